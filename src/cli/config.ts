@@ -1,0 +1,48 @@
+import { defineCommand } from "citty";
+import { ConfigError } from "../config/errors.ts";
+import { getConfigKey, parseCliValue, setConfigKey } from "../config/save.ts";
+import { createContext } from "./context.ts";
+
+function show(value: unknown): string {
+  if (value === null) return "null";
+  if (typeof value === "object") return Bun.YAML.stringify(value, null, 2).trimEnd();
+  return String(value);
+}
+
+const path = defineCommand({
+  meta: { name: "path", description: "Print the path of config.yaml" },
+  run() {
+    console.log(createContext().paths.configFile);
+  },
+});
+
+const get = defineCommand({
+  meta: { name: "get", description: "Print a key's value (dotted, e.g. remote.max_mode); no key: the whole config" },
+  args: { key: { type: "positional", required: false, description: "dotted key" } },
+  run({ args }) {
+    const ctx = createContext();
+    const config = ctx.config();
+    if (!args.key) return void console.log(show(config));
+    const value = getConfigKey(config, args.key);
+    if (value === undefined) throw new ConfigError(ctx.paths.configFile, args.key, "is not a known key");
+    console.log(show(value));
+  },
+});
+
+const set = defineCommand({
+  meta: { name: "set", description: "Set a key (validated, written atomically); VALUE is YAML: edit, true, 300, [~/work, ~/src]" },
+  args: {
+    key: { type: "positional", required: true, description: "dotted key" },
+    value: { type: "positional", required: true, description: "the value, as YAML" },
+  },
+  run({ args }) {
+    const ctx = createContext();
+    const config = setConfigKey(ctx.paths.configFile, args.key, parseCliValue(args.value));
+    console.log(`${args.key} = ${show(getConfigKey(config, args.key))}`);
+  },
+});
+
+export default defineCommand({
+  meta: { name: "config", description: "Read and change config.yaml" },
+  subCommands: { path, get, set },
+});

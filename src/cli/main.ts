@@ -1,0 +1,61 @@
+import { defineCommand, renderUsage, runCommand, type SubCommandsDef } from "citty";
+import { ConfigError } from "../config/errors.ts";
+import { UserError } from "../errors.ts";
+import { StoreError } from "../store/db.ts";
+import { VERSION, versionLine } from "../version.ts";
+
+/** Every subcommand, imported only when it is the one that runs. */
+const subCommands = {
+  config: () => import("./config.ts").then((m) => m.default),
+  trust: () => import("./trust.ts").then((m) => m.default),
+  untrust: () => import("./untrust.ts").then((m) => m.default),
+} satisfies SubCommandsDef;
+
+export const root = defineCommand({
+  meta: { name: "lembas", version: VERSION, description: "A coding agent on your device: for the LLeMbas web UI, your editor and your terminal." },
+  subCommands,
+});
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    if (argv.includes("--help") || argv.includes("-h") || argv.length === 0) {
+      await printUsage(argv);
+      return;
+    }
+    if (argv[0] === "--version" || argv[0] === "-v") {
+      console.log(versionLine());
+      return;
+    }
+    await runCommand(root, { rawArgs: argv });
+  } catch (error) {
+    process.exitCode = report(error);
+  }
+}
+
+async function printUsage(argv: string[]): Promise<void> {
+  const name = argv.find((a) => !a.startsWith("-"));
+  const lazy = name && name in subCommands ? subCommands[name as keyof typeof subCommands] : undefined;
+  console.log(lazy ? await renderUsage(await lazy(), root) : await renderUsage(root));
+}
+
+/** One line on stderr for anything a person can fix; a stack only for what is truly a bug. */
+export function report(error: unknown): number {
+  if (error instanceof ConfigError) {
+    console.error(`lembas: ${error.message}`);
+    return 2;
+  }
+  if (error instanceof UserError) {
+    console.error(`lembas: ${error.message}`);
+    return error.exitCode;
+  }
+  if (error instanceof StoreError) {
+    console.error(`lembas: ${error.message}`);
+    return 2;
+  }
+  if (error instanceof Error && error.name === "CLIError") {
+    console.error(`lembas: ${error.message} (see lembas --help)`);
+    return 2;
+  }
+  console.error(`lembas: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return 1;
+}

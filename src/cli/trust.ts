@@ -1,0 +1,30 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { defineCommand } from "citty";
+import { UserError } from "../errors.ts";
+import { trustDir, trustedDirs } from "../store/trust.ts";
+import { createContext } from "./context.ts";
+
+export function existingDir(dir: string): string {
+  const path = resolve(dir);
+  if (!existsSync(path) || !statSync(path).isDirectory()) throw new UserError(`${path} is not a directory`, 2);
+  return path;
+}
+
+export default defineCommand({
+  meta: { name: "trust", description: "Trust a directory (default: the current one) and everything below it; --list shows them" },
+  args: {
+    dir: { type: "positional", required: false, description: "the directory" },
+    list: { type: "boolean", description: "list the trusted directories" },
+  },
+  run({ args }) {
+    const db = createContext().db();
+    if (args.list) {
+      for (const dir of trustedDirs(db)) console.log(dir);
+      return;
+    }
+    const dir = existingDir(args.dir ?? process.cwd());
+    trustDir(db, dir);
+    console.log(`trusted ${dir}`);
+  },
+});

@@ -1,0 +1,15 @@
+import { resolve } from "node:path";
+import { defineCommand } from "citty";
+import { UserError } from "../errors.ts";
+import { untrustDir } from "../store/trust.ts";
+import { createContext } from "./context.ts";
+
+export default defineCommand({
+  meta: { name: "untrust", description: "Stop trusting a directory" },
+  args: { dir: { type: "positional", required: true, description: "the directory" } },
+  run({ args }) {
+    const dir = resolve(args.dir);
+    if (!untrustDir(createContext().db(), dir)) throw new UserError(`${dir} was not trusted`, 1);
+    console.log(`untrusted ${dir}`);
+  },
+});

@@ -1,0 +1,62 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { ConfigError } from "./errors.ts";
+import { parseYaml, validateConfig } from "./load.ts";
+import type { Config } from "./schema.ts";
+
+type Tree = Record<string, unknown>;
+
+/** Writes a file whole or not at all: a temp file beside it, then a rename. */
+export function writeAtomic(file: string, text: string, mode = 0o600): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(temp, text, { mode });
+  chmodSync(temp, mode);
+  renameSync(temp, file);
+}
+
+/** Reads the file's own keys (not the defaults), so that saving keeps it as small as the person wrote it. */
+function readTree(file: string): Tree {
+  if (!existsSync(file)) return {};
+  const raw = parseYaml(file, readFileSync(file, "utf8")) ?? {};
+  if (typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(file, "", "must be a mapping of keys to values");
+  return raw as Tree;
+}
+
+/** A value typed on the command line: YAML when it parses (numbers, booleans, lists), else the plain string. */
+export function parseCliValue(text: string): unknown {
+  try {
+    const value: unknown = Bun.YAML.parse(text);
+    return value === undefined ? text : value;
+  } catch {
+    return text;
+  }
+}
+
+/** Sets KEY (dotted) to VALUE, validates the whole file, and writes it atomically. Returns the new config. */
+export function setConfigKey(file: string, key: string, value: unknown): Config {
+  const tree = readTree(file);
+  const parts = key.split(".").filter(Boolean);
+  if (parts.length === 0) throw new ConfigError(file, key, "is not a key");
+  let node: Tree = tree;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (next === undefined || next === null) node[part] = {};
+    else if (typeof next !== "object" || Array.isArray(next)) throw new ConfigError(file, key, `cannot be set: ${part} is not a mapping`);
+    node = node[part] as Tree;
+  }
+  node[parts.at(-1) as string] = value;
+  const config = validateConfig(file, tree);
+  writeAtomic(file, Bun.YAML.stringify(tree, null, 2) + "\n");
+  return config;
+}
+
+/** The value at a dotted key of a loaded config, or undefined when there is no such key. */
+export function getConfigKey(config: Config, key: string): unknown {
+  let node: unknown = config;
+  for (const part of key.split(".").filter(Boolean)) {
+    if (typeof node !== "object" || node === null || !(part in node)) return undefined;
+    node = (node as Tree)[part];
+  }
+  return node;
+}

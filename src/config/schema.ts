@@ -1,0 +1,62 @@
+import { z } from "zod";
+
+export const MODES = ["plan", "manual", "edit", "auto"] as const;
+export const Mode = z.enum(MODES);
+export type Mode = z.infer<typeof Mode>;
+
+export const EFFORTS = ["off", "low", "medium", "high"] as const;
+export const Effort = z.enum(EFFORTS);
+export type Effort = z.infer<typeof Effort>;
+
+const rootPath = z
+  .string()
+  .refine((p) => p === "~" || p.startsWith("~/") || p.startsWith("/"), {
+    message: "must be an absolute path or start with ~/",
+  });
+
+/** One OpenAI-compatible endpoint of the device's own. */
+export const Connection = z
+  .object({
+    base_url: z.url({ message: "must be a URL such as http://127.0.0.1:11434/v1" }),
+    api_key_env: z.string().min(1).optional(),
+    api_key: z.string().min(1).optional(),
+    /** Context window for every model of this connection when /v1/models does not say. */
+    context_length: z.number().int().positive().optional(),
+    /** Whether this connection's models take images; unset means: ask /v1/models, else no. */
+    vision: z.boolean().optional(),
+  })
+  .strict();
+export type Connection = z.infer<typeof Connection>;
+
+export const Remote = z
+  .object({
+    roots: z.array(rootPath).default(["~/work"]),
+    max_mode: Mode.default("edit"),
+    require_trust: z.boolean().default(true),
+    terminal: z.boolean().default(false),
+    terminal_integration: z.boolean().default(true),
+    approval_timeout: z.number().int().positive().default(300),
+  })
+  .strict();
+export type Remote = z.infer<typeof Remote>;
+
+export const Config = z
+  .object({
+    model: z.string().min(1).nullable().default(null),
+    effort: Effort.default("medium"),
+    mode: Mode.default("edit"),
+    connections: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: "a connection name is letters, digits, . _ -" }), Connection)
+      .default({}),
+    remote: Remote.default(Remote.parse({})),
+    protected: z.array(z.string().min(1)).default([]),
+    embedding: z.string().min(1).nullable().default(null),
+    library: z.enum(["local", "lembas"]).nullable().default(null),
+    personality: z.string().nullable().default(null),
+    personality_custom: z.string().nullable().default(null),
+    instructions: z.string().nullable().default(null),
+  })
+  .strict();
+export type Config = z.infer<typeof Config>;
+
+export const DEFAULT_CONFIG: Config = Config.parse({});

@@ -1,0 +1,69 @@
+import type { Db } from "./db.ts";
+
+/** A login to a LLeMbas instance. The token is a secret: never print or log it. */
+export type Login = { name: string; url: string; token: string; protocols: number[]; position: number; createdAt: number };
+
+type RawLogin = { name: string; url: string; token: string; protocols: string; position: number; created_at: number };
+
+function toLogin(raw: RawLogin): Login {
+  return {
+    name: raw.name,
+    url: raw.url,
+    token: raw.token,
+    protocols: JSON.parse(raw.protocols) as number[],
+    position: raw.position,
+    createdAt: raw.created_at,
+  };
+}
+
+/** Logins in the order they were made (the naming rules give the first one the short names). */
+export function listLogins(db: Db): Login[] {
+  return db
+    .query<RawLogin, []>("SELECT name, url, token, protocols, position, created_at FROM logins ORDER BY position")
+    .all()
+    .map(toLogin);
+}
+
+export function getLogin(db: Db, name: string): Login | null {
+  const raw = db
+    .query<RawLogin, [string]>("SELECT name, url, token, protocols, position, created_at FROM logins WHERE name = ?")
+    .get(name);
+  return raw ? toLogin(raw) : null;
+}
+
+/** Adds a login or, for a known URL, refreshes its token and protocols while keeping its place in the order. */
+export function saveLogin(db: Db, login: { name: string; url: string; token: string; protocols: number[] }): Login {
+  const run = db.transaction(() => {
+    const existing = db.query<{ position: number }, [string]>("SELECT position FROM logins WHERE url = ?").get(login.url);
+    if (existing) {
+      db.query("UPDATE logins SET name = ?, token = ?, protocols = ? WHERE url = ?").run(
+        login.name,
+        login.token,
+        JSON.stringify(login.protocols),
+        login.url,
+      );
+    } else {
+      const last = db.query<{ p: number | null }, []>("SELECT max(position) AS p FROM logins").get();
+      db.query("INSERT INTO logins (name, url, token, protocols, position, created_at) VALUES (?, ?, ?, ?, ?, ?)").run(
+        login.name,
+        login.url,
+        login.token,
+        JSON.stringify(login.protocols),
+        (last?.p ?? 0) + 1,
+        Date.now(),
+      );
+    }
+    const saved = getLogin(db, login.name);
+    if (!saved) throw new Error(`login ${login.name} was not stored`);
+    return saved;
+  });
+  return run.immediate();
+}
+
+export function setLoginProtocols(db: Db, name: string, protocols: number[]): void {
+  db.query("UPDATE logins SET protocols = ? WHERE name = ?").run(JSON.stringify(protocols), name);
+}
+
+export function deleteLogin(db: Db, name: string): boolean {
+  return db.query("DELETE FROM logins WHERE name = ?").run(name).changes > 0;
+}

@@ -1,0 +1,51 @@
+import type { Db } from "./db.ts";
+
+export type MessageRow = { id: number; seq: number; role: string; body: unknown; turnId: string | null; createdAt: number };
+
+type RawMessage = { id: number; seq: number; role: string; body: string; turn_id: string | null; created_at: number };
+
+function toRow(raw: RawMessage): MessageRow {
+  return {
+    id: raw.id,
+    seq: raw.seq,
+    role: raw.role,
+    body: JSON.parse(raw.body) as unknown,
+    turnId: raw.turn_id,
+    createdAt: raw.created_at,
+  };
+}
+
+/** Appends a message to a session as it happens; seq is the session's next, taken in the same transaction. */
+export function appendMessage(db: Db, sessionId: string, role: string, body: unknown, turnId: string | null): MessageRow {
+  const run = db.transaction(() => {
+    const last = db
+      .query<{ s: number | null }, [string]>("SELECT max(seq) AS s FROM messages WHERE session_id = ?")
+      .get(sessionId);
+    const seq = (last?.s ?? 0) + 1;
+    const now = Date.now();
+    const result = db
+      .query("INSERT INTO messages (session_id, seq, role, body, turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(sessionId, seq, role, JSON.stringify(body), turnId, now);
+    db.query("UPDATE sessions SET updated_at = ? WHERE id = ?").run(now, sessionId);
+    return { id: Number(result.lastInsertRowid), seq, role, body, turnId, createdAt: now };
+  });
+  return run.immediate();
+}
+
+/** Replaces a message's body in place (a streamed answer finished, a tool result filled in). */
+export function updateMessage(db: Db, id: number, body: unknown): void {
+  db.query("UPDATE messages SET body = ? WHERE id = ?").run(JSON.stringify(body), id);
+}
+
+export function listMessages(db: Db, sessionId: string, afterSeq = 0): MessageRow[] {
+  return db
+    .query<RawMessage, [string, number]>(
+      "SELECT id, seq, role, body, turn_id, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
+    )
+    .all(sessionId, afterSeq)
+    .map(toRow);
+}
+
+export function deleteMessagesFrom(db: Db, sessionId: string, fromSeq: number): number {
+  return db.query("DELETE FROM messages WHERE session_id = ? AND seq >= ?").run(sessionId, fromSeq).changes;
+}

@@ -1,0 +1,103 @@
+/**
+ * The database schema, one entry a version. Append only: a released migration never changes.
+ * Several processes (the service and terminals) open the same file, so each runs inside
+ * BEGIN IMMEDIATE and re-checks what is applied.
+ */
+export const MIGRATIONS: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE sessions (
+  id          TEXT PRIMARY KEY,
+  root        TEXT NOT NULL,
+  cwd         TEXT NOT NULL,
+  title       TEXT NOT NULL DEFAULT '',
+  mode        TEXT NOT NULL,
+  model       TEXT,
+  effort      TEXT NOT NULL,
+  origin      TEXT NOT NULL DEFAULT 'terminal',
+  summary     TEXT,
+  summary_seq INTEGER,
+  created_at  INTEGER NOT NULL,
+  updated_at  INTEGER NOT NULL
+);
+CREATE INDEX sessions_updated ON sessions(updated_at);
+CREATE INDEX sessions_root ON sessions(root);
+
+CREATE TABLE messages (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  seq        INTEGER NOT NULL,
+  role       TEXT NOT NULL,
+  body       TEXT NOT NULL,
+  turn_id    TEXT,
+  created_at INTEGER NOT NULL,
+  UNIQUE (session_id, seq)
+);
+
+CREATE TABLE turns (
+  session_id TEXT NOT NULL,
+  turn_id    TEXT NOT NULL,
+  seq        INTEGER NOT NULL,
+  state      TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done')),
+  answer     TEXT,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, turn_id)
+);
+CREATE INDEX turns_seq ON turns(session_id, seq);
+CREATE INDEX turns_updated ON turns(updated_at);
+
+CREATE TABLE holds (
+  session_id TEXT PRIMARY KEY,
+  holder     TEXT NOT NULL,
+  pid        INTEGER NOT NULL,
+  since      INTEGER NOT NULL,
+  heartbeat  INTEGER NOT NULL
+);
+
+CREATE TABLE pending_deletes (
+  session_id TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE client_marks (
+  session_id TEXT NOT NULL,
+  login      TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, login)
+);
+
+CREATE TABLE files (
+  root  TEXT NOT NULL,
+  path  TEXT NOT NULL,
+  kind  TEXT NOT NULL CHECK (kind IN ('file', 'dir')),
+  mtime INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (root, path)
+) WITHOUT ROWID;
+
+CREATE TABLE frecency (
+  root      TEXT NOT NULL,
+  path      TEXT NOT NULL,
+  score     REAL NOT NULL,
+  last_used INTEGER NOT NULL,
+  PRIMARY KEY (root, path)
+) WITHOUT ROWID;
+
+CREATE TABLE logins (
+  name       TEXT PRIMARY KEY,
+  url        TEXT NOT NULL UNIQUE,
+  token      TEXT NOT NULL,
+  protocols  TEXT NOT NULL,
+  position   INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+
+CREATE TABLE trusted (
+  path       TEXT PRIMARY KEY,
+  created_at INTEGER NOT NULL
+);
+`,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

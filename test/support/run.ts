@@ -1,0 +1,48 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const ENTRY = join(ROOT, "src/index.ts");
+
+/** A throwaway config dir and state dir for one test, removed by cleanup(). */
+export type Sandbox = { dir: string; configDir: string; stateDir: string; env: Record<string, string>; cleanup(): void };
+
+export function sandbox(): Sandbox {
+  const dir = mkdtempSync(join(tmpdir(), "lembas-test-"));
+  const configDir = join(dir, "config");
+  const stateDir = join(dir, "state");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(dir, "home"),
+    LEMBAS_CONFIG_DIR: configDir,
+    LEMBAS_STATE_DIR: stateDir,
+    NO_COLOR: "1",
+  };
+  return { dir, configDir, stateDir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export type RunResult = { code: number; stdout: string; stderr: string };
+
+/** Runs `bun src/index.ts ARGS` to completion in the sandbox's environment. */
+export async function runLembas(
+  box: Sandbox,
+  args: string[],
+  opts: { cwd?: string; stdin?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<RunResult> {
+  const proc = Bun.spawn([process.execPath, ENTRY, ...args], {
+    cwd: opts.cwd ?? box.dir,
+    env: { ...box.env, ...opts.env },
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), opts.timeoutMs ?? 20_000);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
