@@ -9,6 +9,8 @@ const subCommands = {
   config: () => import("./config.ts").then((m) => m.default),
   trust: () => import("./trust.ts").then((m) => m.default),
   untrust: () => import("./untrust.ts").then((m) => m.default),
+  run: () => import("./run.ts").then((m) => m.default),
+  models: () => import("./models.ts").then((m) => m.default),
 } satisfies SubCommandsDef;
 
 export const root = defineCommand({

@@ -98,6 +98,21 @@ CREATE TABLE trusted (
 );
 `,
   },
+  {
+    version: 2,
+    sql: `
+CREATE TABLE undo_files (
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  turn_id    TEXT NOT NULL,
+  path       TEXT NOT NULL,
+  existed    INTEGER NOT NULL,
+  content    BLOB,
+  mode       INTEGER,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, turn_id, path)
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

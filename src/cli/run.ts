@@ -1,0 +1,87 @@
+import { resolve } from "node:path";
+import { defineCommand } from "citty";
+import type { Engine } from "../engine/engine.ts";
+import type { Session } from "../engine/session.ts";
+import type { Db } from "../store/db.ts";
+import { listSessions } from "../store/sessions.ts";
+import { Effort, Mode } from "../config/schema.ts";
+import { approveAll, nobody } from "../engine/interaction.ts";
+import { createEngine } from "../engine/create.ts";
+import { UserError } from "../errors.ts";
+import { createContext } from "./context.ts";
+import { terminalInteraction } from "./ask.ts";
+import { printEvent } from "./print.ts";
+
+export default defineCommand({
+  meta: { name: "run", description: "Run one prompt to the end and print the answer" },
+  args: {
+    prompt: { type: "positional", required: true, description: "what to do" },
+    model: { type: "string", description: "model ref (lembas models lists them)" },
+    mode: { type: "string", description: "plan | manual | edit | auto" },
+    effort: { type: "string", description: "off | low | medium | high" },
+    cwd: { type: "string", description: "the directory to work in (default: the current one)" },
+    format: { type: "string", default: "text", description: "text | json (the engine's events as NDJSON)" },
+    yes: { type: "boolean", description: "approve everything the mode would ask" },
+    session: { type: "string", description: "continue this session (its id)" },
+    continue: { type: "boolean", alias: "c", description: "continue the most recent session of this directory" },
+  },
+  async run({ args }) {
+    const mode = args.mode === undefined ? undefined : Mode.safeParse(args.mode);
+    if (mode && !mode.success) throw new UserError(`--mode must be one of ${Mode.options.join(", ")}`, 2);
+    const effort = args.effort === undefined ? undefined : Effort.safeParse(args.effort);
+    if (effort && !effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
+    if (args.format !== "text" && args.format !== "json") throw new UserError("--format must be text or json", 2);
+
+    const ctx = createContext();
+    const { engine, models } = createEngine(ctx);
+    const cwd = resolve(args.cwd ?? process.cwd());
+    const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
+    const session = existing
+      ? await continueSession(engine, existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })
+      : await engine.create({
+          cwd,
+          ...(mode?.success ? { mode: mode.data } : {}),
+          ...(args.model ? { model: args.model } : {}),
+          ...(effort?.success ? { effort: effort.data } : {}),
+          origin: "run",
+        });
+    for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
+    const json = args.format === "json";
+    printEvent(session.info(), json);
+    session.bus.subscribe((event) => printEvent(event, json));
+    session.interaction = args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal");
+
+    const stop = () => session.cancel();
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    const answer = await session.prompt({ text: args.prompt });
+    await session.idle();
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    if (!json) process.stdout.write("\n");
+    if (answer.error) throw new UserError(answer.error, 1);
+    if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);
+  },
+});
+
+async function continueSession(engine: Engine, id: string, change: { mode?: Mode; model?: string; effort?: Effort }): Promise<Session> {
+  const session = engine.open(id);
+  if (!session) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
+  if (change.mode) session.setMode(change.mode);
+  if (change.model || change.effort) await session.configure(change);
+  return session;
+}
+
+function latestSessionIn(db: Db, cwd: string): string {
+  const latest = listSessions(db, { limit: 200 }).find((s) => s.cwd === cwd);
+  if (!latest) throw new UserError(`there is no session in ${cwd} to continue`, 2);
+  return latest.id;
+}
+
+function stopSentence(reason: string): string {
+  if (reason === "cancelled") return "cancelled";
+  if (reason === "max_turn_requests") return "the turn stopped at its step limit before the model finished";
+  if (reason === "max_tokens") return "the model's answer was cut at its token limit";
+  if (reason === "refusal") return "the model refused";
+  return `the turn ended: ${reason}`;
+}

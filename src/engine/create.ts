@@ -1,0 +1,22 @@
+import type { Context } from "../cli/context.ts";
+import { ModelRegistry } from "../model/registry.ts";
+import { listLogins } from "../store/logins.ts";
+import { ALL_TOOLS } from "../tools/index.ts";
+import { Engine } from "./engine.ts";
+
+/** The engine as every front end starts it: the config, the store, the device's models and every tool. */
+export function createEngine(ctx: Context): { engine: Engine; models: ModelRegistry } {
+  const config = ctx.config();
+  const db = ctx.db();
+  const logins = listLogins(db).map(({ name, url, token, protocols }) => ({ name, url, token, protocols }));
+  const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS));
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS });
+  return { engine, models };
+}
+
+/** LEMBAS_LOCAL_PORTS=11434,8080 changes which loopback ports are probed for a local model server. */
+function localPorts(value: string | undefined): number[] | undefined {
+  if (!value) return undefined;
+  const ports = value.split(",").map((p) => Number(p.trim())).filter((p) => Number.isInteger(p) && p > 0 && p < 65536);
+  return ports.length > 0 ? ports : undefined;
+}

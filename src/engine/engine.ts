@@ -1,0 +1,142 @@
+import { existsSync, rmSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { SessionBus } from "../bus/index.ts";
+import type { Paths } from "../config/paths.ts";
+import type { Config, Effort, Mode } from "../config/schema.ts";
+import { UserError } from "../errors.ts";
+import type { RetryPolicy } from "../model/retry.ts";
+import { protectedPaths } from "../project/protected.ts";
+import type { Db } from "../store/db.ts";
+import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
+import { setTurnState, unfinishedTurns } from "../store/turns.ts";
+import type { Tool } from "../tools/tool.ts";
+import type { ModelSource } from "./models.ts";
+import { lowerMode } from "./permissions.ts";
+import { Session, type SessionDeps } from "./session.ts";
+import { snapshotFor } from "./undo.ts";
+
+export type EngineOptions = {
+  db: Db;
+  paths: Paths;
+  config: Config;
+  models: ModelSource;
+  tools: readonly Tool[];
+  retry?: Partial<RetryPolicy>;
+  maxSteps?: number;
+};
+
+export type NewSession = {
+  cwd: string;
+  /** The project root; defaults to the git top-level above cwd, else cwd. */
+  root?: string;
+  mode?: Mode;
+  model?: string | null;
+  effort?: Effort;
+  origin?: string;
+  maxMode?: Mode;
+};
+
+/**
+ * The engine: sessions made or opened from the store, each with its own bus. A library: the ACP
+ * agent, the link and the terminal are its clients, and it knows none of them.
+ */
+export class Engine {
+  private readonly sessions = new Map<string, Session>();
+  private readonly deps: SessionDeps;
+
+  constructor(options: EngineOptions) {
+    const { paths, config } = options;
+    this.deps = {
+      db: options.db,
+      paths,
+      config,
+      models: options.models,
+      tools: options.tools,
+      protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
+      ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+    };
+  }
+
+  get models(): ModelSource {
+    return this.deps.models;
+  }
+
+  async create(input: NewSession): Promise<Session> {
+    const cwd = resolve(input.cwd);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UserError(`${cwd} is not a directory`, 2);
+    const maxMode = input.maxMode ?? "auto";
+    const model = input.model === undefined ? this.deps.config.model : input.model;
+    const resolved = model ? (await this.deps.models.resolve(model)).ref : model;
+    const row = insertSession(this.deps.db, {
+      id: newSessionId(),
+      root: input.root ? resolve(input.root) : projectRoot(cwd),
+      cwd,
+      mode: lowerMode(input.mode ?? this.deps.config.mode, maxMode),
+      model: resolved ?? null,
+      effort: input.effort ?? this.deps.config.effort,
+      origin: input.origin ?? "terminal",
+    });
+    return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode));
+  }
+
+  /** The session in memory, else opened from the store (its unfinished turns marked interrupted), else null. */
+  open(id: string, opts: { maxMode?: Mode } = {}): Session | null {
+    const live = this.sessions.get(id);
+    if (live) return live;
+    const row = getSession(this.deps.db, id);
+    if (!row) return null;
+    for (const turn of unfinishedTurns(this.deps.db, id)) {
+      setTurnState(this.deps.db, id, turn.turnId, "done", { turnId: turn.turnId, stopReason: "cancelled", interrupted: true });
+    }
+    const maxMode = opts.maxMode ?? "auto";
+    const session = new Session({ ...row, mode: lowerMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
+    return this.track(session);
+  }
+
+  get(id: string): Session | null {
+    return this.sessions.get(id) ?? null;
+  }
+
+  list(): Session[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Stops the session if it works and removes it, its messages and its attachments. */
+  async delete(id: string): Promise<boolean> {
+    const session = this.sessions.get(id);
+    if (session) {
+      session.cancel();
+      await session.idle();
+      this.sessions.delete(id);
+    }
+    rmSync(join(this.deps.paths.attachmentsDir, id), { recursive: true, force: true });
+    const root = getSession(this.deps.db, id)?.root;
+    const deleted = deleteSession(this.deps.db, id);
+    if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) snapshotFor(this.deps.paths.stateDir, root).remove();
+    return deleted;
+  }
+
+  /** Cancels every running turn and waits for them to end (shutdown). */
+  async stop(): Promise<void> {
+    for (const session of this.sessions.values()) session.cancel();
+    await Promise.all([...this.sessions.values()].map((s) => s.idle()));
+  }
+
+  private track(session: Session): Session {
+    this.sessions.set(session.id, session);
+    session.bus.emit(session.info());
+    return session;
+  }
+}
+
+/** The directory holding .git above (or at) cwd, else cwd itself. */
+export function projectRoot(cwd: string): string {
+  let dir = resolve(cwd);
+  for (;;) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    const parent = resolve(dir, "..");
+    if (parent === dir) return resolve(cwd);
+    dir = parent;
+  }
+}

@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import type { ChatMessage, ContentPart } from "../model/request.ts";
+import type { StoredMessage } from "./records.ts";
+
+/**
+ * Turns stored messages into what the model is sent: the summary (when the history was compacted)
+ * stands for everything up to the summary's seq; every assistant tool call gets a result, even one
+ * a dead process never wrote; images a tool read go in a user message after the results.
+ */
+export function toChatMessages(
+  system: string,
+  messages: readonly StoredMessage[],
+  opts: { summary: string | null; summarySeq: number | null; vision: boolean },
+): ChatMessage[] {
+  const out: ChatMessage[] = [{ role: "system", content: system }];
+  if (opts.summary) {
+    out.push({ role: "user", content: `A summary of our conversation so far (the full history was compacted):\n\n${opts.summary}` });
+    out.push({ role: "assistant", content: "Understood. I will continue from this summary." });
+  }
+  const visible = messages.filter((m) => opts.summarySeq === null || m.seq > opts.summarySeq);
+  let pendingCalls: string[] = [];
+  let pendingImages: ContentPart[] = [];
+  const closeCalls = () => {
+    for (const id of pendingCalls) out.push({ role: "tool", tool_call_id: id, content: "(no result: the turn was interrupted)" });
+    pendingCalls = [];
+    if (pendingImages.length > 0) {
+      out.push({ role: "user", content: [{ type: "text", text: "The images the tools read:" }, ...pendingImages] });
+      pendingImages = [];
+    }
+  };
+  for (const message of visible) {
+    if (message.role === "tool") {
+      if (!pendingCalls.includes(message.body.callId)) continue;
+      pendingCalls = pendingCalls.filter((id) => id !== message.body.callId);
+      out.push({ role: "tool", tool_call_id: message.body.callId, content: message.body.output });
+      if (opts.vision) {
+        for (const image of message.body.images ?? []) {
+          pendingImages.push({ type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
+        }
+      }
+      continue;
+    }
+    closeCalls();
+    if (message.role === "user") {
+      out.push({ role: "user", content: userContent(message.body.text, message.body.attachments ?? [], opts.vision) });
+      continue;
+    }
+    const calls = message.body.toolCalls;
+    if (!message.body.text && calls.length === 0) continue;
+    out.push({
+      role: "assistant",
+      content: message.body.text || null,
+      ...(calls.length > 0
+        ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments || "{}" } })) }
+        : {}),
+    });
+    pendingCalls = calls.map((c) => c.id);
+  }
+  closeCalls();
+  return out;
+}
+
+function userContent(
+  text: string,
+  attachments: readonly { name: string; mimeType: string; path: string }[],
+  vision: boolean,
+): string | ContentPart[] {
+  const images = attachments.filter((a) => a.mimeType.startsWith("image/"));
+  if (!vision || images.length === 0) return text;
+  const parts: ContentPart[] = [{ type: "text", text }];
+  for (const image of images) {
+    try {
+      const data = readFileSync(image.path).toString("base64");
+      parts.push({ type: "image_url", image_url: { url: `data:${image.mimeType};base64,${data}` } });
+    } catch {
+      parts.push({ type: "text", text: `(the image ${image.name} is no longer on disk)` });
+    }
+  }
+  return parts;
+}

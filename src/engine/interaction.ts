@@ -1,0 +1,51 @@
+import type { PlanOutcome, Question, QuestionOutcome } from "../tools/tool.ts";
+
+/** An approval the engine needs from a person before a tool call runs. */
+export type PermissionRequest = {
+  sessionId: string;
+  callId: string;
+  toolName: string;
+  title: string;
+  kind: string;
+  rawInput: unknown;
+  /** Why it asks: "edit mode asks before running commands", "/etc/hosts is outside the project". */
+  reason: string;
+  /** What "allow for this session" would allow; null: never offered. */
+  always: string | null;
+};
+
+export type PermissionDecision = {
+  outcome: "once" | "session" | "deny";
+  /** A corrected command line, run once instead of the model's. */
+  command?: string;
+  /** Why it was denied, given to the model. */
+  feedback?: string;
+};
+
+/**
+ * Whoever can answer for a person: the ACP client, the link's web UI, the terminal. The engine
+ * emits a request and awaits it; with no interaction attached, nobody can be asked.
+ */
+export type Interaction = {
+  permission(request: PermissionRequest, signal: AbortSignal): Promise<PermissionDecision>;
+  question(request: { sessionId: string; callId: string; questions: Question[]; why?: string }, signal: AbortSignal): Promise<QuestionOutcome>;
+  plan(request: { sessionId: string; callId: string; path: string; text: string }, signal: AbortSignal): Promise<PlanOutcome>;
+};
+
+/** Nobody there: approvals are denied with this reason, questions and plans answer "nobody". */
+export function nobody(reason: string): Interaction {
+  return {
+    permission: async () => ({ outcome: "deny", feedback: reason }),
+    question: async () => ({ outcome: "nobody" }),
+    plan: async () => ({ outcome: "nobody" }),
+  };
+}
+
+/** Approves every request once (`lembas run --yes`); questions and plans still have nobody to answer. */
+export function approveAll(): Interaction {
+  return {
+    permission: async () => ({ outcome: "once" }),
+    question: async () => ({ outcome: "nobody" }),
+    plan: async () => ({ outcome: "nobody" }),
+  };
+}

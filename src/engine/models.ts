@@ -1,0 +1,24 @@
+import type { Endpoint } from "../model/endpoint.ts";
+
+/** A model ready to be called: where requests go and what the engine needs to know of it. */
+export type ResolvedModel = {
+  ref: string;
+  /** The device connection or login requests go to. */
+  connection: string;
+  endpoint: Endpoint;
+  servedId: string;
+  /** The context window, when the server or the config says; null: the engine's safe default. */
+  contextLength: number | null;
+  vision: boolean;
+};
+
+/** Where the engine gets its models; the model layer implements it over connections and logins. */
+export type ModelSource = {
+  /** Resolves a ref (null: the default model); throws a UserError with a sentence when it cannot. */
+  resolve(ref: string | null): Promise<ResolvedModel>;
+  /** Every ref the device can use, for the settings tool and `lembas models`. */
+  refs(): Promise<string[]>;
+};
+
+/** The context window assumed when nothing says otherwise: small enough for most local servers. */
+export const DEFAULT_CONTEXT = 32_768;

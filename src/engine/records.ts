@@ -1,0 +1,61 @@
+import { z } from "zod";
+
+/**
+ * What the store keeps of a conversation, one row a message. These are the engine's own records
+ * (richer than what the model is sent): history, reopening a session and undo read them.
+ */
+export const UserRecord = z.object({
+  /** What the model is sent. */
+  text: z.string(),
+  /** What the person typed, when it differs (a command's name instead of its body). */
+  display: z.string().optional(),
+  attachments: z.array(z.object({ name: z.string(), mimeType: z.string(), size: z.number(), path: z.string() })).optional(),
+  /** A steering message taken in mid-turn. */
+  steer: z.boolean().optional(),
+});
+export type UserRecord = z.infer<typeof UserRecord>;
+
+export const ToolCallRecord = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
+
+export const AssistantRecord = z.object({
+  text: z.string(),
+  reasoning: z.string(),
+  toolCalls: z.array(ToolCallRecord),
+  /** The stream was cut or cancelled before the model finished. */
+  partial: z.boolean().optional(),
+});
+export type AssistantRecord = z.infer<typeof AssistantRecord>;
+
+export const ToolResultRecord = z.object({
+  callId: z.string(),
+  name: z.string(),
+  output: z.string(),
+  isError: z.boolean(),
+  args: z.unknown().optional(),
+  images: z.array(z.object({ mimeType: z.string(), data: z.string(), path: z.string() })).optional(),
+});
+export type ToolResultRecord = z.infer<typeof ToolResultRecord>;
+
+export type StoredMessage =
+  | { seq: number; turnId: string | null; role: "user"; body: UserRecord }
+  | { seq: number; turnId: string | null; role: "assistant"; body: AssistantRecord }
+  | { seq: number; turnId: string | null; role: "tool"; body: ToolResultRecord };
+
+/** Reads a stored row back; a row that no longer parses is skipped rather than breaking the session. */
+export function parseStored(row: { seq: number; role: string; body: unknown; turnId: string | null }): StoredMessage | null {
+  const { seq, turnId } = row;
+  if (row.role === "user") {
+    const body = UserRecord.safeParse(row.body);
+    return body.success ? { seq, turnId, role: "user", body: body.data } : null;
+  }
+  if (row.role === "assistant") {
+    const body = AssistantRecord.safeParse(row.body);
+    return body.success ? { seq, turnId, role: "assistant", body: body.data } : null;
+  }
+  if (row.role === "tool") {
+    const body = ToolResultRecord.safeParse(row.body);
+    return body.success ? { seq, turnId, role: "tool", body: body.data } : null;
+  }
+  return null;
+}

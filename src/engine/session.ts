@@ -1,0 +1,549 @@
+import type { EventOf, SessionBus } from "../bus/index.ts";
+import type { Paths } from "../config/paths.ts";
+import { type Config, Effort, Mode } from "../config/schema.ts";
+import { errorMessage, UserError } from "../errors.ts";
+import { streamChat } from "../model/client.ts";
+import type { ChatMessage } from "../model/request.ts";
+import type { RetryPolicy } from "../model/retry.ts";
+import type { ProtectedPaths } from "../project/protected.ts";
+import type { Db } from "../store/db.ts";
+import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
+import { type SessionRow, updateSession } from "../store/sessions.ts";
+import { acceptTurn, getTurn, listTurns, setTurnState } from "../store/turns.ts";
+import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
+import { toChatMessages } from "./history.ts";
+import { systemPrompt } from "./instructions.ts";
+import { type Interaction, nobody } from "./interaction.ts";
+import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./models.ts";
+import { lowerMode, MODE_ORDER, modeAction } from "./permissions.ts";
+import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
+import { runToolCall } from "./tool-runner.ts";
+import { callModel, type StopReason, skippedResults } from "./turn.ts";
+import { restoreTurn, snapshotFor, TurnUndo } from "./undo.ts";
+
+export type SessionDeps = {
+  db: Db;
+  paths: Paths;
+  config: Config;
+  models: ModelSource;
+  tools: readonly Tool[];
+  protectedPaths: ProtectedPaths;
+  retry?: Partial<RetryPolicy>;
+  /** Model calls a turn may make before it stops with max_turn_requests. */
+  maxSteps?: number;
+};
+
+export type Attachment = { name: string; mimeType: string; size: number; path: string };
+
+export type PromptInput = {
+  /** What the model is sent. */
+  text: string;
+  /** What the person typed, when it differs (a command's name). */
+  display?: string;
+  turnId?: string;
+  attachments?: Attachment[];
+  /** A model for this prompt only (a command's); the session's comes back afterwards. */
+  model?: string;
+  effort?: Effort;
+};
+
+export type TurnAnswer = {
+  turnId: string;
+  stopReason: StopReason;
+  /** Steering messages the turn ended before taking in. */
+  unsent?: string[];
+  /** Why the turn failed (the model unreachable, …), a sentence. */
+  error?: string;
+  /** The process running the turn died before it ended. */
+  interrupted?: boolean;
+};
+
+export type SessionStatus = { busy: boolean; turnId: string | null; queued: string[]; lastTurnId: string | null };
+
+/** Used by the automatic compaction: the share of the context window that triggers it. */
+const COMPACT_AT = 0.8;
+const DEFAULT_MAX_STEPS = 100;
+
+export function newTurnId(): string {
+  return `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+}
+
+/**
+ * One session: its settings, its conversation in the store, and a queue of turns run one at a
+ * time. Everything it does is told on its bus; whoever can answer for the person is `interaction`.
+ */
+export class Session {
+  interaction: Interaction | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private running: { turnId: string; abort: AbortController } | null = null;
+  private waiting: string[] = [];
+  private pending = new Map<string, Promise<TurnAnswer>>();
+  private inbox: { text: string; id?: string }[] = [];
+  private readonly allowed = new Set<string>();
+  private todos: TodoItem[] = [];
+  private readonly reads = new Set<string>();
+  private lastPromptTokens = 0;
+  private compacting = false;
+  private refsCache: string[] = [];
+
+  constructor(
+    private row: SessionRow,
+    readonly bus: SessionBus,
+    private readonly deps: SessionDeps,
+    /** The highest mode this session may be in (remote.max_mode for the link's sessions). */
+    readonly maxMode: Mode = "auto",
+  ) {}
+
+  get id(): string {
+    return this.row.id;
+  }
+  get root(): string {
+    return this.row.root;
+  }
+  get cwd(): string {
+    return this.row.cwd;
+  }
+  get title(): string {
+    return this.row.title;
+  }
+  get mode(): Mode {
+    return Mode.catch("edit").parse(this.row.mode);
+  }
+  get model(): string | null {
+    return this.row.model;
+  }
+  get effort(): Effort {
+    return Effort.catch("medium").parse(this.row.effort);
+  }
+  get busy(): boolean {
+    return this.running !== null || this.waiting.length > 0 || this.compacting;
+  }
+  get todoList(): readonly TodoItem[] {
+    return this.todos;
+  }
+
+  /** The session event: what a client that starts listening now needs first. */
+  info(): EventOf<"session"> {
+    return { type: "session", id: this.id, root: this.root, cwd: this.cwd, title: this.title, mode: this.mode, model: this.model, effort: this.effort };
+  }
+
+  status(): SessionStatus {
+    const done = listTurns(this.deps.db, this.id).filter((t) => t.state === "done");
+    return {
+      busy: this.busy,
+      turnId: this.running?.turnId ?? null,
+      queued: [...this.waiting],
+      lastTurnId: done.at(-1)?.turnId ?? null,
+    };
+  }
+
+  /** The conversation as stored, oldest first. */
+  messages(): StoredMessage[] {
+    return listMessages(this.deps.db, this.id)
+      .map(parseStored)
+      .filter((m): m is StoredMessage => m !== null);
+  }
+
+  /**
+   * Runs a prompt as a turn, after the turns before it. A turn id already accepted does not run
+   * again: the caller gets the original's answer, when it is done.
+   */
+  prompt(input: PromptInput): Promise<TurnAnswer> {
+    const turnId = input.turnId ?? newTurnId();
+    const pending = this.pending.get(turnId);
+    if (pending) return pending;
+    const { accepted, turn } = acceptTurn(this.deps.db, this.id, turnId);
+    if (!accepted) {
+      if (turn.state === "done") return Promise.resolve(turn.answer as TurnAnswer);
+      return this.awaitElsewhere(turnId);
+    }
+    this.waiting.push(turnId);
+    const answer = this.enqueue(() => this.runTurn(turnId, input));
+    this.pending.set(turnId, answer);
+    void answer.finally(() => this.pending.delete(turnId));
+    return answer;
+  }
+
+  /** Stops the running turn: the stream and its tools at once; what was said is kept. */
+  cancel(): void {
+    this.running?.abort.abort();
+  }
+
+  /** A message for the running turn, given to the model at its next step. */
+  steer(text: string, id?: string): { queued: number } {
+    if (!this.running) throw new UserError("nothing is running in this session: send it as a prompt instead", 2);
+    this.inbox.push({ text, ...(id ? { id } : {}) });
+    this.bus.emit({ type: "inbox", count: this.inbox.length, texts: this.inbox.map((m) => m.text) });
+    return { queued: this.inbox.length };
+  }
+
+  setMode(requested: Mode): Mode {
+    const mode = lowerMode(requested, this.maxMode);
+    if (mode === this.mode) return mode;
+    this.row = { ...this.row, mode };
+    updateSession(this.deps.db, this.id, { mode });
+    this.bus.emit({ type: "mode", mode });
+    return mode;
+  }
+
+  /** Changes the model and/or effort (validated); emits the model event when something changed. */
+  async configure(change: { model?: string; effort?: Effort }): Promise<{ model: string | null; effort: Effort }> {
+    let model = this.row.model;
+    if (change.model !== undefined) model = (await this.deps.models.resolve(change.model)).ref;
+    const effort = change.effort ?? this.effort;
+    if (model !== this.row.model || effort !== this.row.effort) {
+      this.row = { ...this.row, model, effort };
+      updateSession(this.deps.db, this.id, { model, effort });
+      const connection = model ? (await this.deps.models.resolve(model)).connection : null;
+      this.bus.emit({ type: "model", ref: model, effort, connection });
+    }
+    return { model, effort };
+  }
+
+  setTitle(title: string): string {
+    const clean = title.replace(/\s+/g, " ").trim().slice(0, 200);
+    this.row = { ...this.row, title: clean };
+    updateSession(this.deps.db, this.id, { title: clean });
+    this.bus.emit({ type: "title", id: this.id, title: clean });
+    return clean;
+  }
+
+  /** Summarises the history so far; the model then sees the summary instead. Refused while a turn runs. */
+  async compact(): Promise<{ summary: string }> {
+    if (this.busy) throw new UserError("the session is working: compact it when the turn has ended", 2);
+    this.compacting = true;
+    return this.enqueue(async () => {
+      try {
+        const model = await this.deps.models.resolve(this.row.model);
+        return { summary: await this.summarise(model, new AbortController().signal, false) };
+      } finally {
+        this.compacting = false;
+      }
+    });
+  }
+
+  /**
+   * Undoes the last turn: its files back byte for byte, its messages gone from what the model sees.
+   * Null when there is no turn to undo. Refused while a turn runs.
+   */
+  undo(): { prompt: string; files: string[] } | null {
+    if (this.busy) throw new UserError("the session is working: undo when the turn has ended", 2);
+    const messages = this.messages();
+    const lastUser = messages.findLast((m) => m.role === "user" && !m.body.steer);
+    if (!lastUser || lastUser.role !== "user") return null;
+    const turnId = lastUser.turnId;
+    const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root) : { files: [], skipped: [] };
+    deleteMessagesFrom(this.deps.db, this.id, lastUser.seq);
+    if (this.row.summarySeq !== null && this.row.summarySeq >= lastUser.seq) {
+      this.row = { ...this.row, summary: null, summarySeq: null };
+      updateSession(this.deps.db, this.id, { summary: null, summarySeq: null });
+    }
+    return { prompt: lastUser.body.display ?? lastUser.body.text, files: restored.files };
+  }
+
+  /** Waits for every queued turn (and the title call after the first) to end. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const chain = this.chain;
+      await chain;
+      if (chain === this.chain) return;
+    }
+  }
+
+  private enqueue<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(run, run);
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** A turn accepted by another process (or one that died): wait for its answer in the store. */
+  private async awaitElsewhere(turnId: string): Promise<TurnAnswer> {
+    for (;;) {
+      const turn = getTurn(this.deps.db, this.id, turnId);
+      if (!turn) return { turnId, stopReason: "cancelled", interrupted: true };
+      if (turn.state === "done") return turn.answer as TurnAnswer;
+      await Bun.sleep(100);
+    }
+  }
+
+  private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
+    this.waiting = this.waiting.filter((id) => id !== turnId);
+    const abort = new AbortController();
+    this.running = { turnId, abort };
+    setTurnState(this.deps.db, this.id, turnId, "running");
+    this.bus.emit({ type: "task", state: "start", turnId });
+    const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
+    this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
+    const user: UserRecord = {
+      text: input.text,
+      ...(input.display !== undefined ? { display: input.display } : {}),
+      ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+    };
+    appendMessage(this.deps.db, this.id, "user", user, turnId);
+    const firstPrompt = !this.row.title;
+    if (firstPrompt) this.setTitle(provisionalTitle(input.display ?? input.text));
+
+    let outcome: { stopReason: StopReason; error?: string };
+    try {
+      outcome = await this.loop(turnId, input, abort.signal);
+    } catch (error) {
+      outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: errorMessage(error) };
+    }
+    if (outcome.error) this.bus.emit({ type: "error", message: outcome.error, turnId });
+    const unsent = this.inbox.splice(0).map((m) => m.text);
+    const answer: TurnAnswer = {
+      turnId,
+      stopReason: outcome.stopReason,
+      ...(unsent.length > 0 ? { unsent } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+    };
+    setTurnState(this.deps.db, this.id, turnId, "done", answer);
+    this.running = null;
+    this.bus.emit({ type: "done", turnId, stopReason: answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
+    this.bus.emit({ type: "task", state: "end", turnId, stopReason: answer.stopReason });
+    if (firstPrompt && !outcome.error) void this.enqueue(() => this.nameSession(input.display ?? input.text));
+    return answer;
+  }
+
+  private async loop(turnId: string, input: PromptInput, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {
+    const model = await this.deps.models.resolve(input.model ?? this.row.model);
+    const effort = input.effort ?? this.effort;
+    const undo = new TurnUndo(this.deps.db, this.id, turnId, snapshotFor(this.deps.paths.stateDir, this.root));
+    const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
+    void this.refreshRefs();
+    for (let step = 1; step <= maxSteps; step++) {
+      if (signal.aborted) return { stopReason: "cancelled" };
+      await this.autoCompact(model, signal);
+      this.takeInbox(turnId);
+      this.bus.emit({ type: "step", turnId, step });
+      const tools = this.toolsFor(this.mode);
+      const outcome = await callModel({
+        bus: this.bus,
+        turnId,
+        step,
+        model,
+        effort,
+        messages: this.chatMessages(model),
+        tools: tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: inputSchema(t) } })),
+        signal,
+        ...(this.deps.retry ? { retry: this.deps.retry } : {}),
+        onUsage: (promptTokens, completionTokens) => {
+          this.lastPromptTokens = promptTokens;
+          this.bus.emit({ type: "usage", promptTokens, completionTokens, contextLimit: contextLimit(model) });
+        },
+      });
+      const { record } = outcome;
+      if (record.text || record.reasoning || record.toolCalls.length > 0) appendMessage(this.deps.db, this.id, "assistant", record, turnId);
+      if (outcome.kind !== "reply") {
+        for (const r of skippedResults(record.toolCalls, "Not run: the reply was cut off.")) appendMessage(this.deps.db, this.id, "tool", r, turnId);
+        if (outcome.kind === "cancelled") return { stopReason: "cancelled" };
+        return { stopReason: "end_turn", error: outcome.error.message };
+      }
+      if (record.toolCalls.length === 0) {
+        if (this.inbox.length > 0 && outcome.finish === "end_turn") continue;
+        return { stopReason: outcome.finish === "tool_calls" ? "end_turn" : outcome.finish };
+      }
+      const byName = new Map(tools.map((t) => [t.name, t] as const));
+      for (const [i, call] of record.toolCalls.entries()) {
+        if (signal.aborted) {
+          for (const r of skippedResults(record.toolCalls.slice(i), "Not run: the turn was cancelled.")) appendMessage(this.deps.db, this.id, "tool", r, turnId);
+          return { stopReason: "cancelled" };
+        }
+        const result = await runToolCall(call, {
+          sessionId: this.id,
+          bus: this.bus,
+          tools: byName,
+          mode: this.mode,
+          root: this.root,
+          protectedPaths: this.deps.protectedPaths,
+          allowed: this.allowed,
+          interaction: this.interaction ?? nobody("nobody can approve it in this session"),
+          signal,
+          context: (callId) => this.toolContext(callId, signal, undo, model),
+        });
+        appendMessage(this.deps.db, this.id, "tool", result, turnId);
+      }
+      if (signal.aborted) return { stopReason: "cancelled" };
+    }
+    return { stopReason: "max_turn_requests" };
+  }
+
+  /** The tools the model is given in a mode: none that the mode refuses outright. */
+  private toolsFor(mode: Mode): Tool[] {
+    return this.deps.tools.filter((t) => {
+      if (t.name === "plan_submit") return mode === "plan";
+      return modeAction(mode, t.permission) !== "deny";
+    });
+  }
+
+  private chatMessages(model: ResolvedModel) {
+    const system = systemPrompt({
+      root: this.root,
+      cwd: this.cwd,
+      mode: this.mode,
+      configDir: this.deps.paths.configDir,
+      personality: this.deps.config.personality,
+      personalityCustom: this.deps.config.personality_custom,
+      instructions: this.deps.config.instructions,
+    });
+    return toChatMessages(system, this.messages(), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision });
+  }
+
+  private takeInbox(turnId: string): void {
+    if (this.inbox.length === 0) return;
+    const taken = this.inbox.splice(0);
+    for (const m of taken) appendMessage(this.deps.db, this.id, "user", { text: m.text, steer: true } satisfies UserRecord, turnId);
+    const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
+    this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
+  }
+
+  private async autoCompact(model: ResolvedModel, signal: AbortSignal): Promise<void> {
+    if (this.lastPromptTokens < contextLimit(model) * COMPACT_AT) return;
+    this.lastPromptTokens = 0;
+    try {
+      await this.summarise(model, signal, true);
+    } catch (error) {
+      this.bus.emit({ type: "notice", level: "warn", message: `could not compact the history: ${errorMessage(error)}` });
+    }
+  }
+
+  /** Asks the model for a summary of the history and keeps it in the store; the full history stays. */
+  private async summarise(model: ResolvedModel, signal: AbortSignal, auto: boolean): Promise<string> {
+    const stored = this.messages();
+    const last = stored.at(-1);
+    if (!last) throw new UserError("there is nothing to compact yet", 2);
+    const messages = toChatMessages(SUMMARY_SYSTEM, stored, { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: false });
+    messages.push({ role: "user", content: SUMMARY_REQUEST });
+    const summary = (await completeText(model, messages, signal)).trim();
+    if (!summary) throw new UserError("the model gave an empty summary", 1);
+    this.row = { ...this.row, summary, summarySeq: last.seq };
+    updateSession(this.deps.db, this.id, { summary, summarySeq: last.seq });
+    this.bus.emit({ type: "compacted", summary, auto });
+    return summary;
+  }
+
+  /** After the first prompt: a short model call names the session. A failure keeps the provisional title. */
+  private async nameSession(prompt: string): Promise<void> {
+    try {
+      const model = await this.deps.models.resolve(this.row.model);
+      const text = await completeText(
+        model,
+        [
+          { role: "system", content: TITLE_SYSTEM },
+          { role: "user", content: prompt.slice(0, 4000) },
+        ],
+        AbortSignal.timeout(30_000),
+      );
+      const title = text.replace(/^["'#\s]+|["'\s.]+$/g, "").split("\n")[0]?.trim();
+      if (title) this.setTitle(title.slice(0, 80));
+    } catch {
+      // the provisional title stays
+    }
+  }
+
+  private async refreshRefs(): Promise<void> {
+    try {
+      this.refsCache = await this.deps.models.refs();
+    } catch {
+      // the settings tool lists what it last knew
+    }
+  }
+
+  private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel): ToolContext {
+    return {
+      sessionId: this.id,
+      callId,
+      root: this.root,
+      cwd: this.cwd,
+      signal,
+      vision: model.vision,
+      progress: (output) => this.bus.emit({ type: "progress", callId, output }),
+      beforeChange: async (path) => undo.beforeChange(path),
+      aroundCommand: (run) => undo.aroundCommand(run),
+      markRead: (path) => void this.reads.add(path),
+      wasRead: (path) => this.reads.has(path),
+      ask: (questions, why) =>
+        (this.interaction ?? nobody("")).question({ sessionId: this.id, callId, questions, ...(why ? { why } : {}) }, signal),
+      submitPlan: async (path, text) => {
+        const outcome = await (this.interaction ?? nobody("")).plan({ sessionId: this.id, callId, path, text }, signal);
+        if (outcome.outcome !== "approve") return outcome;
+        const mode = lowerMode(outcome.mode, this.maxMode);
+        if (mode === "plan") return { outcome: "dismissed" };
+        this.setMode(mode);
+        return { outcome: "approve", mode: mode === "auto" ? "edit" : mode };
+      },
+      setTodos: (todos) => {
+        this.todos = todos;
+        this.bus.emit({ type: "todos", todos });
+      },
+      settings: {
+        get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.refsCache }),
+        set: (change) => this.applySettings(change, callId, signal),
+      },
+    };
+  }
+
+  /** The settings tool: model and effort change at once; a higher mode is asked for first. */
+  private async applySettings(change: { model?: string; effort?: string; mode?: string }, callId: string, signal: AbortSignal): Promise<string> {
+    const said: string[] = [];
+    if (change.effort !== undefined && !Effort.safeParse(change.effort).success) throw new UserError(`effort must be one of ${Effort.options.join(", ")}`);
+    if (change.mode !== undefined && !Mode.safeParse(change.mode).success) throw new UserError(`mode must be one of ${Mode.options.join(", ")}`);
+    if (change.model !== undefined || change.effort !== undefined) {
+      const result = await this.configure({
+        ...(change.model !== undefined ? { model: change.model } : {}),
+        ...(change.effort !== undefined ? { effort: Effort.parse(change.effort) } : {}),
+      });
+      if (change.model !== undefined) this.bus.emit({ type: "setting", key: "model", value: result.model });
+      if (change.effort !== undefined) this.bus.emit({ type: "setting", key: "effort", value: result.effort });
+      said.push(`model ${result.model ?? "(default)"}, effort ${result.effort}`);
+    }
+    if (change.mode !== undefined) {
+      const wanted = lowerMode(Mode.parse(change.mode), this.maxMode);
+      if (MODE_ORDER.indexOf(wanted) > MODE_ORDER.indexOf(this.mode)) {
+        const answer = await (this.interaction ?? nobody("nobody can approve it")).permission(
+          {
+            sessionId: this.id,
+            callId,
+            toolName: "settings",
+            title: `Switch to ${wanted} mode`,
+            kind: "switch_mode",
+            rawInput: change,
+            reason: `the model asks to raise the mode from ${this.mode} to ${wanted}`,
+            always: null,
+          },
+          signal,
+        );
+        if (answer.outcome === "deny") return [...said, `the person kept ${this.mode} mode${answer.feedback ? `: ${answer.feedback}` : ""}`].join("; ");
+      }
+      const mode = this.setMode(wanted);
+      this.bus.emit({ type: "setting", key: "mode", value: mode });
+      said.push(`mode ${mode}${mode !== change.mode ? ` (lowered from ${change.mode} by the device's limits)` : ""}`);
+    }
+    return said.join("; ") || "nothing changed";
+  }
+}
+
+const SUMMARY_SYSTEM =
+  "You summarise a coding session so that it can go on from the summary alone. Keep: the person's goals and instructions, decisions taken, files read and changed (with paths), commands run and what they showed, open problems, and what comes next. Be precise and complete; leave out chatter.";
+const SUMMARY_REQUEST = "Summarise our conversation so far for your own future reference, as instructed. Reply with the summary only.";
+const TITLE_SYSTEM =
+  "You name coding sessions. Reply with a title of at most six words for the session that starts with the person's message below: no quotes, no punctuation at the end, nothing else.";
+
+function provisionalTitle(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || "New session";
+}
+
+export function contextLimit(model: ResolvedModel): number {
+  return model.contextLength ?? DEFAULT_CONTEXT;
+}
+
+/** One model call without tools whose text is wanted whole (titles, summaries). */
+async function completeText(model: ResolvedModel, messages: ChatMessage[], signal: AbortSignal): Promise<string> {
+  let text = "";
+  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal })) {
+    if (event.type === "text") text += event.delta;
+    if (event.type === "error") throw new UserError(event.error.message);
+  }
+  return text;
+}

@@ -1,0 +1,146 @@
+import { relative, resolve } from "node:path";
+import type { z } from "zod";
+import type { SessionBus } from "../bus/index.ts";
+import type { Mode } from "../config/schema.ts";
+import { errorMessage } from "../errors.ts";
+import type { ProtectedPaths } from "../project/protected.ts";
+import type { Tool, ToolContext, ToolResult } from "../tools/tool.ts";
+import type { Interaction } from "./interaction.ts";
+import { decide } from "./permissions.ts";
+import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
+
+export type RunToolDeps = {
+  sessionId: string;
+  bus: SessionBus;
+  tools: ReadonlyMap<string, Tool>;
+  mode: Mode;
+  root: string;
+  protectedPaths: ProtectedPaths;
+  allowed: Set<string>;
+  interaction: Interaction;
+  signal: AbortSignal;
+  /** Everything a tool gets, but for the call's own id. */
+  context(callId: string): ToolContext;
+};
+
+/**
+ * Runs one tool call the model made, from its raw JSON arguments to the result the model sees:
+ * parse, validate, decide (run, ask, refuse), execute. Never throws: every failure is a result.
+ */
+export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Promise<ToolResultRecord> {
+  const fail = (output: string, args?: unknown): ToolResultRecord => ({ callId: call.id, name: call.name, output, isError: true, args });
+  const tool = deps.tools.get(call.name);
+  if (!tool) {
+    return fail(`There is no tool named "${call.name}". The tools are: ${[...deps.tools.keys()].join(", ")}.`);
+  }
+  const parsed = parseArguments(call.arguments);
+  if (!parsed.ok) return fail(`The arguments of ${call.name} are not valid JSON (${parsed.error}). Send them again as one JSON object.`);
+  const input = tool.schema.safeParse(parsed.value);
+  if (!input.success) return fail(`Invalid input for ${call.name}: ${describeIssues(input.error)}. Fix the arguments and call it again.`, parsed.value);
+
+  const ctx = deps.context(call.id);
+  let args: unknown = input.data;
+  const paths = tool.paths?.(input.data, ctx) ?? [];
+  const command = typeof (input.data as { command?: unknown }).command === "string" ? (input.data as { command: string }).command : undefined;
+  const decision = decide({
+    mode: deps.mode,
+    permission: tool.permission,
+    toolName: tool.name,
+    paths,
+    command,
+    root: deps.root,
+    protectedPaths: deps.protectedPaths,
+    allowed: deps.allowed,
+  });
+  const title = safeTitle(tool, input.data, ctx);
+  if (decision.action === "deny") {
+    deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, reason: decision.reason });
+    return fail(`Refused: ${decision.reason}.`, input.data);
+  }
+  if (decision.action === "ask") {
+    const answer = await deps.interaction.permission(
+      {
+        sessionId: deps.sessionId,
+        callId: call.id,
+        toolName: tool.name,
+        title,
+        kind: tool.kind,
+        rawInput: input.data,
+        reason: decision.reason,
+        always: decision.always?.label ?? null,
+      },
+      deps.signal,
+    );
+    if (deps.signal.aborted) return fail("Cancelled before it ran.", input.data);
+    if (answer.outcome === "deny") {
+      deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, reason: decision.reason, ...(answer.feedback ? { feedback: answer.feedback } : {}) });
+      const why = answer.feedback ? ` They said: ${answer.feedback}` : "";
+      return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input.data);
+    }
+    if (answer.outcome === "session" && decision.always) deps.allowed.add(decision.always.key);
+    if (answer.command && command !== undefined) {
+      args = { ...(input.data as Record<string, unknown>), command: answer.command };
+    }
+  }
+
+  const locations = paths.map((p) => ({ path: p }));
+  deps.bus.emit({ type: "tool_start", callId: call.id, name: tool.name, args, title, kind: tool.kind, locations });
+  const result = await execute(tool, args, ctx);
+  const corrected = args !== input.data ? `(The person corrected the command to: ${(args as { command: string }).command})\n` : "";
+  const record: ToolResultRecord = {
+    callId: call.id,
+    name: call.name,
+    output: corrected + result.output,
+    isError: result.isError ?? false,
+    args,
+    ...(result.images && result.images.length > 0 ? { images: result.images } : {}),
+  };
+  deps.bus.emit({
+    type: "tool_end",
+    callId: call.id,
+    name: tool.name,
+    output: record.output,
+    isError: record.isError,
+    ...(result.diffs ? { diffs: result.diffs.map((d) => ({ ...d, path: d.path })) } : {}),
+    ...(result.meta ? { meta: result.meta } : {}),
+  });
+  return record;
+}
+
+async function execute(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
+  try {
+    return await tool.execute(args as z.infer<typeof tool.schema>, ctx);
+  } catch (error) {
+    return { output: `${tool.name} failed: ${errorMessage(error)}`, isError: true };
+  }
+}
+
+function safeTitle(tool: Tool, input: unknown, ctx: ToolContext): string {
+  try {
+    return tool.title(input as z.infer<typeof tool.schema>, ctx);
+  } catch {
+    return tool.name;
+  }
+}
+
+function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (!text.trim()) return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, error: errorMessage(error) };
+  }
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "input"}: ${issue.message}`)
+    .join("; ");
+}
+
+/** A path shown to a person: relative to the root when inside it. */
+export function shownPath(path: string, root: string): string {
+  const rel = relative(root, resolve(path));
+  return rel && !rel.startsWith("..") ? rel : path;
+}

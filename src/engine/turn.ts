@@ -1,0 +1,101 @@
+import type { SessionBus } from "../bus/index.ts";
+import type { Effort } from "../config/schema.ts";
+import { streamChatBatches } from "../model/client.ts";
+import type { ModelError } from "../model/errors.ts";
+import type { FinishReason } from "../model/events.ts";
+import type { ChatMessage, ToolSpec } from "../model/request.ts";
+import type { RetryPolicy } from "../model/retry.ts";
+import { ToolCallAccumulator } from "../model/toolcalls.ts";
+import type { ResolvedModel } from "./models.ts";
+import type { AssistantRecord, ToolCallRecord, ToolResultRecord } from "./records.ts";
+
+export type StopReason = "end_turn" | "max_turn_requests" | "max_tokens" | "cancelled" | "refusal";
+
+/** What one model call produced. */
+export type StepOutcome =
+  | { kind: "reply"; record: AssistantRecord; finish: FinishReason }
+  | { kind: "cancelled"; record: AssistantRecord }
+  | { kind: "failed"; record: AssistantRecord; error: ModelError };
+
+/**
+ * One model call: streams the reply to the bus as it comes and assembles it. A failure after the
+ * first token keeps what was said (partial) so the session stays consistent.
+ */
+export async function callModel(input: {
+  bus: SessionBus;
+  turnId: string;
+  step: number;
+  model: ResolvedModel;
+  effort: Effort;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  signal: AbortSignal;
+  retry?: Partial<RetryPolicy>;
+  onUsage(promptTokens: number, completionTokens: number): void;
+}): Promise<StepOutcome> {
+  const { bus } = input;
+  let text = "";
+  let reasoning = "";
+  const callIds = new Map<number, string>();
+  const idOf = (index: number, given?: string): string => {
+    const known = callIds.get(index);
+    if (known) return known;
+    const id = given ?? `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+    callIds.set(index, id);
+    return id;
+  };
+  const calls = new ToolCallAccumulator();
+  const record = (partial: boolean): AssistantRecord => ({
+    text,
+    reasoning,
+    toolCalls: calls.result(),
+    ...(partial ? { partial: true } : {}),
+  });
+  const stream = streamChatBatches(
+    input.model.endpoint,
+    { model: input.model.servedId, messages: input.messages, tools: input.tools, effort: input.effort },
+    { signal: input.signal, ...(input.retry ? { retry: input.retry } : {}) },
+  );
+  for await (const batch of stream) {
+    for (const event of batch) {
+    switch (event.type) {
+      case "text":
+        text += event.delta;
+        bus.emit({ type: "text", delta: event.delta });
+        break;
+      case "reasoning":
+        reasoning += event.delta;
+        bus.emit({ type: "reasoning", delta: event.delta });
+        break;
+      case "tool_call_delta":
+        calls.add({ ...event, id: idOf(event.index, event.id) });
+        bus.emit({
+          type: "tool_call_delta",
+          callId: idOf(event.index),
+          index: event.index,
+          ...(event.name ? { name: event.name } : {}),
+          argumentsDelta: event.argumentsDelta,
+        });
+        break;
+      case "usage":
+        input.onUsage(event.promptTokens, event.completionTokens);
+        break;
+      case "retry":
+        bus.emit({ type: "notice", level: "warn", message: `${event.error.message}; trying again in ${Math.round(event.delayMs / 100) / 10} s` });
+        break;
+      case "finish":
+        return { kind: "reply", record: record(false), finish: event.reason };
+      case "error":
+        if (event.error.kind === "aborted" || input.signal.aborted) return { kind: "cancelled", record: record(true) };
+        return { kind: "failed", record: record(true), error: event.error };
+    }
+    }
+  }
+  if (input.signal.aborted) return { kind: "cancelled", record: record(true) };
+  return { kind: "reply", record: record(false), finish: "end_turn" };
+}
+
+/** Results for tool calls that will not run (the turn was cancelled first), so the history stays whole. */
+export function skippedResults(calls: readonly ToolCallRecord[], why: string): ToolResultRecord[] {
+  return calls.map((c) => ({ callId: c.id, name: c.name, output: why, isError: true }));
+}

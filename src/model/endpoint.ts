@@ -1,0 +1,56 @@
+import type { Env } from "../config/paths.ts";
+import type { Connection } from "../config/schema.ts";
+
+/**
+ * Where chat requests go: an OpenAI-compatible base URL (ending in /v1) and the key to send.
+ * The key is a secret: it is sent as `Authorization: Bearer` and never put into a message.
+ */
+export type Endpoint = {
+  /** The device connection or login name, as config.yaml and the model refs spell it. */
+  name: string;
+  /** Without a trailing slash, e.g. http://127.0.0.1:11434/v1. */
+  baseUrl: string;
+  apiKey: string | null;
+  /** The connection's context_length, for models whose /v1/models entry does not say. */
+  contextLength?: number;
+  /** What a person does when the server refuses the key; ends an auth error's sentence. */
+  authHint?: string;
+};
+
+/** An endpoint for one of config.yaml's connections; api_key wins over api_key_env. */
+export function endpointFromConnection(name: string, conn: Connection, env: Env): Endpoint {
+  const endpoint: Endpoint = {
+    name,
+    baseUrl: trimSlashes(conn.base_url),
+    apiKey: conn.api_key ?? keyFromEnv(conn.api_key_env, env),
+    authHint: connectionAuthHint(name, conn, env),
+  };
+  if (conn.context_length !== undefined) endpoint.contextLength = conn.context_length;
+  return endpoint;
+}
+
+/** An endpoint for a login: the instance's /v1 with the device token. */
+export function endpointFromLogin(login: { name: string; url: string; token: string }): Endpoint {
+  return {
+    name: login.name,
+    baseUrl: `${trimSlashes(login.url)}/v1`,
+    apiKey: login.token,
+    authHint: `the device token of login "${login.name}" was refused: log in to ${trimSlashes(login.url)} again`,
+  };
+}
+
+function keyFromEnv(variable: string | undefined, env: Env): string | null {
+  if (variable === undefined) return null;
+  return env[variable] || null;
+}
+
+function connectionAuthHint(name: string, conn: Connection, env: Env): string {
+  if (conn.api_key !== undefined) return `check api_key of connection "${name}" in config.yaml`;
+  if (conn.api_key_env === undefined) return `set api_key_env (or api_key) for connection "${name}" in config.yaml`;
+  if (!env[conn.api_key_env]) return `${conn.api_key_env} (api_key_env of connection "${name}") is not set in the environment`;
+  return `check the key in ${conn.api_key_env} (api_key_env of connection "${name}")`;
+}
+
+function trimSlashes(url: string): string {
+  return url.replace(/\/+$/, "");
+}

@@ -1,0 +1,176 @@
+/**
+ * Model refs: the names a person and config.yaml use for models, following the spec's
+ * "How the device names an instance's models" (spec/acp.md).
+ */
+
+/** A model as an instance's /v1/models serves it. */
+export type InstanceModel = { id: string; provider?: string };
+
+/** A login with its chat models; logins are given in login order (first logged in first). */
+export type LoginModels = { name: string; protocols: readonly number[]; models: readonly InstanceModel[] };
+
+/** A connection of config.yaml with the models it listed, if it was asked. */
+export type ConnectionModels = { name: string; models?: readonly { id: string }[] };
+
+export type RefEntry = {
+  /** The name the device shows and stores for the model. */
+  ref: string;
+  /** The device connection or login whose endpoint requests go to. */
+  connection: string;
+  /** The id sent to that endpoint as `model`. */
+  servedId: string;
+  /** The login serving the model; null for a device connection's. */
+  login: string | null;
+  /** Older names that still name the model (<login>/<model>, <login>/<provider>/<model>). */
+  aliases: string[];
+};
+
+/**
+ * Names every model of the device's connections and logins.
+ *
+ * - A device connection's model is `<connection>/<model>`.
+ * - An instance's model with a provider is `<provider>/<model>` (for a protocol 2 instance,
+ *   its served id). The provider is the model's provider field, else, only from an instance
+ *   whose protocols include 2, the id before its first `/`.
+ * - The short form goes to `<login>/<provider>/<model>` when a device connection has the
+ *   provider's name, or an instance logged in to earlier serves that provider. (Also when
+ *   another login has the provider's name: its `<login>/<id>` refs would otherwise clash.)
+ * - A model without a provider stays `<login>/<id>`, a `/` in the id notwithstanding.
+ */
+export function buildRefs(input: { connections: readonly ConnectionModels[]; logins: readonly LoginModels[] }): RefEntry[] {
+  const entries: RefEntry[] = [];
+  const taken = new Set<string>();
+  const add = (entry: RefEntry): void => {
+    if (taken.has(entry.ref)) return;
+    taken.add(entry.ref);
+    entries.push(entry);
+  };
+
+  for (const conn of input.connections) {
+    for (const model of conn.models ?? []) {
+      add({ ref: `${conn.name}/${model.id}`, connection: conn.name, servedId: model.id, login: null, aliases: [] });
+    }
+  }
+
+  const deviceNames = new Set(input.connections.map((c) => c.name));
+  const loginNames = new Set(input.logins.map((l) => l.name));
+  /** provider → the login whose models of it keep the short form */
+  const holders = new Map<string, string>();
+  const mayHold = (provider: string, login: string): boolean =>
+    !deviceNames.has(provider) && (provider === login || !loginNames.has(provider));
+
+  for (const login of input.logins) {
+    const speaks2 = login.protocols.includes(2);
+    for (const model of login.models) {
+      const named = providerOf(model, speaks2);
+      if (named === null) {
+        add({ ref: `${login.name}/${model.id}`, connection: login.name, servedId: model.id, login: login.name, aliases: [] });
+        continue;
+      }
+      if (!holders.has(named.provider) && mayHold(named.provider, login.name)) holders.set(named.provider, login.name);
+      const short = `${named.provider}/${named.model}`;
+      const long = `${login.name}/${short}`;
+      const ref = holders.get(named.provider) === login.name && !taken.has(short) ? short : long;
+      const aliases = unique([long, `${login.name}/${named.model}`, `${login.name}/${model.id}`]).filter((a) => a !== ref);
+      add({ ref, connection: login.name, servedId: model.id, login: login.name, aliases });
+    }
+  }
+  return entries;
+}
+
+/** The provider and the model's own name, or null for a model that has no provider. */
+function providerOf(model: InstanceModel, speaks2: boolean): { provider: string; model: string } | null {
+  if (model.provider) {
+    const prefix = `${model.provider}/`;
+    return { provider: model.provider, model: model.id.startsWith(prefix) ? model.id.slice(prefix.length) : model.id };
+  }
+  if (!speaks2) return null;
+  const slash = model.id.indexOf("/");
+  if (slash <= 0 || slash === model.id.length - 1) return null;
+  return { provider: model.id.slice(0, slash), model: model.id.slice(slash + 1) };
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}
+
+export type Resolved = { ok: true; entry: RefEntry } | { ok: false; error: string };
+
+/**
+ * Finds the model `input` names: a ref, else an old form (alias), else any model of a device
+ * connection named `<connection>/<model>` (listed or not: the server has the last word), else
+ * a served id only one endpoint serves. Otherwise an error sentence naming close refs.
+ */
+export function resolveRef(input: string, refs: readonly RefEntry[], deviceConnections: readonly string[] = []): Resolved {
+  const name = input.trim();
+  const exact = refs.find((e) => e.ref === name);
+  if (exact) return { ok: true, entry: exact };
+
+  const byAlias = refs.filter((e) => e.aliases.includes(name));
+  if (byAlias.length === 1 && byAlias[0]) return { ok: true, entry: byAlias[0] };
+  if (byAlias.length > 1) return { ok: false, error: `"${name}" could be ${orList(byAlias.map((e) => e.ref))}: say which` };
+
+  const slash = name.indexOf("/");
+  const connection = name.slice(0, slash);
+  if (slash > 0 && slash < name.length - 1 && deviceConnections.includes(connection)) {
+    return { ok: true, entry: { ref: name, connection, servedId: name.slice(slash + 1), login: null, aliases: [] } };
+  }
+
+  const served = refs.filter((e) => e.servedId === name);
+  if (served.length === 1 && served[0]) return { ok: true, entry: served[0] };
+  if (served.length > 1) return { ok: false, error: `"${name}" could be ${orList(served.map((e) => e.ref))}: say which` };
+
+  return { ok: false, error: unknownSentence(name, refs) };
+}
+
+/**
+ * The device's ref for a model an instance names by its served name (session/new's
+ * lembas_model, _lembas/configure's model). An unlisted name becomes `<login>/<name>`, as
+ * protocol 1 had it; resolving that then says whether it exists.
+ */
+export function instanceRefFor(login: string, servedName: string, refs: readonly RefEntry[]): string {
+  return refs.find((e) => e.login === login && e.servedId === servedName)?.ref ?? `${login}/${servedName}`;
+}
+
+function unknownSentence(name: string, refs: readonly RefEntry[]): string {
+  if (refs.length === 0) return `there is no model "${name}": no connection or login lists any models (add a connection to config.yaml, or log in to an instance)`;
+  const close = closeRefs(name, refs, 3);
+  if (close.length > 0) return `there is no model "${name}"; did you mean ${orList(close)}?`;
+  const some = refs.slice(0, 5).map((e) => e.ref);
+  return `there is no model "${name}"; models include ${orList(some, "and")}${refs.length > some.length ? ", …" : ""}`;
+}
+
+/** Refs near `name`: containing it (or contained in it), or a few edits away. */
+function closeRefs(name: string, refs: readonly RefEntry[], max: number): string[] {
+  const wanted = name.toLowerCase();
+  const scored: { ref: string; score: number }[] = [];
+  for (const entry of refs) {
+    const ref = entry.ref.toLowerCase();
+    const distance = editDistance(wanted, ref);
+    const contains = ref.includes(wanted) || wanted.includes(ref) || ref.endsWith(`/${wanted.split("/").pop()}`);
+    if (!contains && distance > Math.max(2, Math.floor(wanted.length / 3))) continue;
+    scored.push({ ref: entry.ref, score: contains ? distance - 1000 : distance });
+  }
+  return scored
+    .sort((a, b) => a.score - b.score)
+    .slice(0, max)
+    .map((s) => s.ref);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function orList(items: string[], word = "or"): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} ${word} ${items[items.length - 1]}`;
+}

@@ -1,0 +1,114 @@
+import type { Env } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import type { ModelSource, ResolvedModel } from "../engine/models.ts";
+import { UserError } from "../errors.ts";
+import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
+import { listModels, type ModelInfo, probeLocal } from "./models.ts";
+import { buildRefs, type RefEntry, resolveRef } from "./refs.ts";
+
+/** A login as the registry needs it (the store's logins, in login order). */
+export type RegistryLogin = { name: string; url: string; token: string; protocols: number[] };
+
+type Listed = { endpoint: Endpoint; models: ModelInfo[] | null; vision?: boolean; contextLength?: number };
+
+const NO_MODEL =
+  "no model to talk to: add a connection to config.yaml (connections: {local: {base_url: http://127.0.0.1:11434/v1}}) and set model: local/<name>, or log in to a LLeMbas instance with lembas login URL";
+
+/**
+ * The device's models: its own connections (config.yaml), one connection per login (the
+ * instance's /v1), and, with neither, the first local server found on the usual ports (named
+ * `local`). Lists are fetched once per registry and shared by every session of the process.
+ */
+export class ModelRegistry implements ModelSource {
+  private listing: Promise<Map<string, Listed>> | null = null;
+  private notices: string[] = [];
+
+  constructor(
+    private readonly config: Config,
+    private readonly logins: readonly RegistryLogin[],
+    private readonly env: Env = process.env,
+    private readonly localPorts?: readonly number[],
+  ) {}
+
+  /** What the registry found worth saying (the local server it fell back to). */
+  takeNotices(): string[] {
+    return this.notices.splice(0);
+  }
+
+  async refs(): Promise<string[]> {
+    return (await this.entries()).map((e) => e.ref);
+  }
+
+  async entries(): Promise<RefEntry[]> {
+    const listed = await this.list();
+    return buildRefs({
+      connections: Object.keys(this.config.connections)
+        .concat(listed.has("local") && !this.config.connections.local ? ["local"] : [])
+        .map((name) => ({ name, models: listed.get(name)?.models ?? [] })),
+      logins: this.logins.map((login) => ({
+        name: login.name,
+        protocols: login.protocols,
+        models: listed.get(login.name)?.models ?? [],
+      })),
+    });
+  }
+
+  async resolve(ref: string | null): Promise<ResolvedModel> {
+    const listed = await this.list();
+    const wanted = ref ?? this.config.model ?? (await this.firstModel());
+    if (!wanted) throw new UserError(NO_MODEL, 1);
+    const refs = await this.entries();
+    const found = resolveRef(wanted, refs, [...listed.keys()].filter((name) => !this.logins.some((l) => l.name === name)));
+    if (!found.ok) throw new UserError(found.error, 1);
+    const connection = listed.get(found.entry.connection);
+    if (!connection) throw new UserError(`the connection ${found.entry.connection} is not configured`, 1);
+    const info = connection.models?.find((m) => m.id === found.entry.servedId);
+    return {
+      ref: found.entry.ref,
+      connection: found.entry.connection,
+      endpoint: connection.endpoint,
+      servedId: found.entry.servedId,
+      contextLength: info?.contextLength ?? connection.contextLength ?? null,
+      vision: connection.vision ?? info?.vision ?? false,
+    };
+  }
+
+  /** With no model set: the only connection's first model, so a fresh setup just works. */
+  private async firstModel(): Promise<string | null> {
+    const refs = await this.entries();
+    return refs[0]?.ref ?? null;
+  }
+
+  private list(): Promise<Map<string, Listed>> {
+    this.listing ??= this.fetchAll();
+    return this.listing;
+  }
+
+  private async fetchAll(): Promise<Map<string, Listed>> {
+    const endpoints: Listed[] = [];
+    for (const [name, conn] of Object.entries(this.config.connections)) {
+      endpoints.push({
+        endpoint: endpointFromConnection(name, conn, this.env),
+        models: null,
+        ...(conn.vision !== undefined ? { vision: conn.vision } : {}),
+        ...(conn.context_length !== undefined ? { contextLength: conn.context_length } : {}),
+      });
+    }
+    for (const login of this.logins) endpoints.push({ endpoint: endpointFromLogin(login), models: null });
+    if (endpoints.length === 0) {
+      const local = await probeLocal(this.localPorts);
+      if (local) {
+        this.notices.push(`no connection is configured: using the model server at ${local.baseUrl} as "local"`);
+        const endpoint: Endpoint = { name: "local", baseUrl: local.baseUrl, apiKey: null };
+        return new Map([["local", { endpoint, models: local.models.chat }]]);
+      }
+    }
+    const results = await Promise.all(
+      endpoints.map(async (entry) => {
+        const listed = await listModels(entry.endpoint, { timeoutMs: 5000 });
+        return { ...entry, models: listed.ok ? listed.value.chat : null };
+      }),
+    );
+    return new Map(results.map((r) => [r.endpoint.name, r]));
+  }
+}

@@ -1,0 +1,46 @@
+import type { Effort } from "../config/schema.ts";
+
+/** A part of a user message: text, or an image as a URL (a data: URL for a local file). */
+export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
+/** A tool call an assistant message made, as it is sent back to the server. */
+export type AssistantToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
+
+/** A chat message in the OpenAI chat-completions format. */
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
+  | { role: "assistant"; content: string | null; tool_calls?: AssistantToolCall[]; reasoning_content?: string }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+/** A tool the model may call; `parameters` is a JSON Schema object. */
+export type ToolSpec = {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+};
+
+/** One chat-completions request. */
+export type ChatRequest = {
+  /** The id the endpoint serves the model as (a ref's servedId). */
+  model: string;
+  messages: ChatMessage[];
+  /** Omitted from the request when absent or empty. */
+  tools?: ToolSpec[];
+  /** Sent as reasoning_effort unless "off". */
+  effort: Effort;
+  maxTokens?: number;
+};
+
+/** The JSON body of a streaming request. */
+export function requestBody(request: ChatRequest): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: request.model,
+    messages: request.messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  if (request.tools && request.tools.length > 0) body.tools = request.tools;
+  if (request.effort !== "off") body.reasoning_effort = request.effort;
+  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
+  return body;
+}

@@ -1,0 +1,138 @@
+/**
+ * A server-sent events reader that keeps only the `data` of each event, which is all the
+ * chat-completions stream uses. Lines end in \n, \r\n or \r (also across chunk boundaries);
+ * comments (`:` lines) and other fields are skipped; multi-line data is joined with \n.
+ */
+export class SseParser {
+  /** Pieces of a line not yet ended; joined once, when its end arrives. */
+  private partial: string[] = [];
+  private partialLength = 0;
+  /** The data of the event being read; null before its first data line. */
+  private data: string | null = null;
+  /** The last chunk ended in \r: a \n starting the next one belongs to that line end. */
+  private skipLf = false;
+
+  /** @param maxLineChars a line longer than this is an error, so a broken server cannot fill memory */
+  constructor(private readonly maxLineChars = 16 * 1024 * 1024) {}
+
+  /** Feeds decoded text; appends the data of every event it completes to `out`. */
+  push(text: string, out: string[]): void {
+    let start = 0;
+    if (this.skipLf) {
+      this.skipLf = false;
+      if (text.charCodeAt(0) === 10) start = 1;
+    }
+    if (text.indexOf("\r", start) === -1) this.pushLf(text, start, out);
+    else this.pushAnyEnding(text, start, out);
+  }
+
+  /** Ends the stream: a last line or event left without its blank line still counts. */
+  end(out: string[]): void {
+    if (this.partialLength > 0) this.line(this.takePartial(""), out);
+    this.line("", out);
+  }
+
+  /** The common case: lines end in \n only. */
+  private pushLf(text: string, start: number, out: string[]): void {
+    let lf = text.indexOf("\n", start);
+    while (lf !== -1) {
+      this.line(this.takePartial(text.slice(start, lf)), out);
+      start = lf + 1;
+      lf = text.indexOf("\n", start);
+    }
+    this.keep(text, start);
+  }
+
+  private pushAnyEnding(text: string, start: number, out: string[]): void {
+    const n = text.length;
+    let i = start;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c !== 10 && c !== 13) {
+        i++;
+        continue;
+      }
+      this.line(this.takePartial(text.slice(start, i)), out);
+      i++;
+      if (c === 13) {
+        if (i === n) this.skipLf = true;
+        else if (text.charCodeAt(i) === 10) i++;
+      }
+      start = i;
+    }
+    this.keep(text, start);
+  }
+
+  private keep(text: string, start: number): void {
+    if (start >= text.length) return;
+    const rest = text.slice(start);
+    this.partial.push(rest);
+    this.partialLength += rest.length;
+    if (this.partialLength > this.maxLineChars) throw new SseLineTooLong(this.maxLineChars);
+  }
+
+  private takePartial(end: string): string {
+    if (this.partialLength === 0) return end;
+    this.partial.push(end);
+    const line = this.partial.join("");
+    this.partial = [];
+    this.partialLength = 0;
+    return line;
+  }
+
+  private line(line: string, out: string[]): void {
+    if (line.length === 0) {
+      if (this.data !== null) out.push(this.data);
+      this.data = null;
+      return;
+    }
+    if (!line.startsWith("data")) return; // a comment, or a field the stream does not use
+    let value: string;
+    if (line.length === 4) value = "";
+    else if (line.charCodeAt(4) !== 58 /* : */) return;
+    else value = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
+    this.data = this.data === null ? value : `${this.data}\n${value}`;
+  }
+}
+
+/** A line longer than the parser's limit. */
+export class SseLineTooLong extends Error {
+  override readonly name = "SseLineTooLong";
+  constructor(readonly limit: number) {
+    super(`a line of the stream is longer than ${limit} characters`);
+  }
+}
+
+/**
+ * The data of the events of a byte stream, a batch per read from the network (so a consumer pays
+ * one async step per read, not per event). Stops reading (and releases the body) when the
+ * consumer stops; throws what the body throws (an AbortError when the fetch was aborted).
+ */
+export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<string[], void, undefined> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const out: string[] = [];
+      parser.push(decoder.decode(value, { stream: true }), out);
+      if (out.length > 0) yield out;
+    }
+    finished = true;
+    const out: string[] = [];
+    parser.push(decoder.decode(), out);
+    parser.end(out);
+    if (out.length > 0) yield out;
+  } finally {
+    if (!finished) reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/** The data of each event of a byte stream, one at a time (see {@link sseBatches}). */
+export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string, void, undefined> {
+  for await (const batch of sseBatches(body)) yield* batch;
+}

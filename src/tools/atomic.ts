@@ -1,0 +1,49 @@
+import { chmod, lstat, open, realpath, rename, stat, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { errorCode } from "./result.ts";
+
+/**
+ * Writes a file atomically: a temp file in the same directory, synced, then renamed over the
+ * target. An existing file keeps its mode; a symlink is followed, so the link stays a link.
+ */
+export async function writeAtomic(path: string, content: string): Promise<void> {
+  const target = await followLink(path);
+  const mode = await existingMode(target);
+  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  try {
+    const handle = await open(temp, "wx", mode ?? 0o666);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    // open() applies the umask: chmod gives the existing file's mode back exactly.
+    if (mode !== undefined) await chmod(temp, mode);
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+}
+
+async function followLink(path: string): Promise<string> {
+  try {
+    const info = await lstat(path);
+    if (!info.isSymbolicLink()) return path;
+    // A dangling link is replaced by the file rather than written through.
+    return await realpath(path).catch(() => path);
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return path;
+    throw error;
+  }
+}
+
+async function existingMode(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mode & 0o7777;
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}

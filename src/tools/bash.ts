@@ -1,0 +1,167 @@
+import { z } from "zod";
+import description from "./bash.txt" with { type: "text" };
+import { BoundedOutput, ProgressBatcher } from "./capture.ts";
+import { fail, ok } from "./result.ts";
+import { defineTool, type ToolResult } from "./tool.ts";
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 600_000;
+/** Between SIGTERM and SIGKILL to the command's process group. */
+const KILL_GRACE_MS = 2_000;
+/** After the command exits, how long its pipes may take to close (a background child may hold them). */
+const DRAIN_MS = 300;
+const HEAD_CHARS = 10_000;
+const TAIL_CHARS = 20_000;
+
+const schema = z.object({
+  command: z.string().min(1).describe("The command line to run"),
+  timeout: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_TIMEOUT_MS)
+    .optional()
+    .describe(`Milliseconds before the command is stopped; default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}`),
+  description: z.string().optional().describe("What the command does, in a few words, for the person"),
+});
+
+/** bash: runs a command in its own process group, streaming output, stopping the whole group on timeout or cancel. */
+export const bashTool = defineTool({
+  name: "bash",
+  description,
+  schema,
+  permission: "exec",
+  kind: "execute",
+  title: (input) => input.description?.trim() || `Run ${firstLine(input.command, 60)}`,
+  paths: () => [],
+  async execute(input, ctx) {
+    if (ctx.signal.aborted) return fail("Cancelled before the command started.");
+    const timeoutMs = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+    const progress = new ProgressBatcher((text) => ctx.progress(text));
+    try {
+      const run = await ctx.aroundCommand(() =>
+        runCommand(input.command, { cwd: ctx.cwd, signal: ctx.signal, timeoutMs, onOutput: (text) => progress.push(text) }),
+      );
+      progress.flush();
+      return toResult(run, timeoutMs);
+    } catch (error) {
+      progress.flush();
+      return fail(`The command could not be run: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  },
+});
+
+/** How a command ended. */
+export type CommandRun = {
+  output: string;
+  exitCode: number | null;
+  /** A signal that ended it, other than our own stopping. */
+  signal: string | null;
+  stopped: "timeout" | "cancel" | null;
+  /** Whether background processes still held the output open when the command ended. */
+  outputLeftOpen: boolean;
+};
+
+export type RunOptions = { cwd: string; signal: AbortSignal; timeoutMs: number; onOutput(text: string): void };
+
+let shellCache: string[] | null = null;
+
+/** `bash -c`, or `sh -c` where there is no bash; looked up once. */
+function shell(): string[] {
+  shellCache ??= [Bun.which("bash") ?? Bun.which("sh") ?? "/bin/sh", "-c"];
+  return shellCache;
+}
+
+/**
+ * Runs a command in a new session (its own process group, no controlling terminal), stdin closed.
+ * On timeout or abort the whole group gets SIGTERM, then SIGKILL after a grace period.
+ */
+export async function runCommand(command: string, opts: RunOptions): Promise<CommandRun> {
+  // One pipe for both streams keeps their order exactly; stderr stays a pipe for the shell's own errors.
+  const proc = Bun.spawn([...shell(), `exec 2>&1\n${command}`], {
+    cwd: opts.cwd,
+    detached: true,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const output = new BoundedOutput(HEAD_CHARS, TAIL_CHARS);
+  const onText = (text: string): void => {
+    if (text === "") return;
+    output.append(text);
+    opts.onOutput(text);
+  };
+  let stopped: CommandRun["stopped"] = null;
+  const stop = (why: "timeout" | "cancel"): void => {
+    if (stopped) return;
+    stopped = why;
+    killGroup(proc.pid, "SIGTERM");
+    // Not awaited: whatever ignored SIGTERM is killed even after we have returned.
+    setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS).unref();
+  };
+  const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
+  const onAbort = (): void => stop("cancel");
+  opts.signal.addEventListener("abort", onAbort, { once: true });
+  const readers = [proc.stdout.getReader(), proc.stderr.getReader()];
+  const pumps = Promise.all(readers.map((reader) => pump(reader, onText)));
+  try {
+    await proc.exited;
+    const drained = await Promise.race([pumps.then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
+    if (!drained) await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+    const signal = stopped || proc.signalCode === null ? null : String(proc.signalCode);
+    return { output: output.text(), exitCode: proc.exitCode, signal, stopped, outputLeftOpen: !drained };
+  } finally {
+    clearTimeout(timer);
+    opts.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */
+type ByteReader = { read(): Promise<{ done: boolean; value?: Uint8Array }> };
+
+async function pump(reader: ByteReader, onText: (text: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  try {
+    for (let chunk = await reader.read(); !chunk.done && chunk.value; chunk = await reader.read()) {
+      onText(decoder.decode(chunk.value, { stream: true }));
+    }
+  } catch {
+    // Cancelled after the command ended: what came is kept.
+  }
+  onText(decoder.decode());
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+function toResult(run: CommandRun, timeoutMs: number): ToolResult {
+  const notes: string[] = [];
+  if (run.stopped === "timeout") {
+    notes.push(`The command timed out after ${formatSeconds(timeoutMs)} s: it and every process it started were stopped.`);
+  }
+  if (run.stopped === "cancel") notes.push("The command was cancelled: it and every process it started were stopped.");
+  if (!run.stopped && run.signal) notes.push(`The command was killed by ${run.signal}.`);
+  if (!run.stopped && run.exitCode !== null && run.exitCode !== 0) notes.push(`Exit code ${run.exitCode}.`);
+  if (run.outputLeftOpen && !run.stopped) {
+    notes.push("Background processes still hold the output open: what they print later is not shown (redirect their output to a file).");
+  }
+  const body = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");
+  const text = notes.length ? `${body}\n\n${notes.join("\n")}` : body;
+  const meta = { exitCode: run.exitCode, ...(run.signal ? { signal: run.signal } : {}), ...(run.stopped ? { stopped: run.stopped } : {}) };
+  return run.stopped ? fail(text, meta) : ok(text, { meta });
+}
+
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
+}
+
+function firstLine(text: string, max: number): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  const more = line.length > max || text.trim().includes("\n");
+  return more ? `${line.slice(0, max).trimEnd()}…` : line;
+}

@@ -1,0 +1,62 @@
+import { lstat, stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import { z } from "zod";
+import description from "./glob.txt" with { type: "text" };
+import { walk } from "./ignore-walk.ts";
+import { comparePaths, displayPath, isInside, relativePosix, resolvePath } from "./paths.ts";
+import { fail, ok } from "./result.ts";
+import { defineTool } from "./tool.ts";
+
+const MAX_RESULTS = 1000;
+
+const schema = z.object({
+  pattern: z.string().min(1).describe('The glob, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}"'),
+  path: z.string().optional().describe("The directory to search; default the working directory"),
+});
+
+/** glob: files matching a pattern, honouring .gitignore, newest first. */
+export const globTool = defineTool({
+  name: "glob",
+  description,
+  schema,
+  permission: "read",
+  kind: "search",
+  title: (input, ctx) => {
+    const where = input.path ? ` in ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}` : "";
+    return `Find ${input.pattern}${where}`;
+  },
+  paths: (input, ctx) => [resolvePath(input.path ?? ".", ctx.cwd)],
+  async execute(input, ctx) {
+    const base = resolvePath(input.path ?? ".", ctx.cwd);
+    const shownBase = displayPath(base, ctx.root);
+    const info = await stat(base).catch(() => null);
+    if (!info) return fail(`${shownBase} does not exist: give an existing directory as path.`);
+    if (!info.isDirectory()) return fail(`${shownBase} is a file, not a directory: give its directory as path.`);
+    const matcher = new Bun.Glob(patternFrom(input.pattern, base));
+    const found: { abs: string; rel: string }[] = [];
+    for await (const entry of walk(base, { root: ctx.root, signal: ctx.signal })) {
+      if (entry.type !== "dir" && matcher.match(entry.rel)) found.push(entry);
+    }
+    if (found.length === 0) return ok(`No files match ${input.pattern} in ${shownBase}.`, { meta: { count: 0 } });
+    const sorted = await newestFirst(found);
+    const lines = sorted.slice(0, MAX_RESULTS).map((entry) => relativePosix(entry.abs, ctx.cwd));
+    if (sorted.length > MAX_RESULTS) {
+      lines.push("", `(${MAX_RESULTS} of ${sorted.length} files shown, the newest: narrow the pattern or path to see the rest)`);
+    }
+    return ok(lines.join("\n"), { meta: { count: sorted.length } });
+  },
+});
+
+/** The pattern relative to the base: `./` dropped, an absolute pattern inside the base made relative. */
+function patternFrom(pattern: string, base: string): string {
+  if (isAbsolute(pattern) && isInside(pattern.replace(/[*?[{].*$/, ""), base)) return relativePosix(pattern, base);
+  return pattern.replace(/^\.\//, "");
+}
+
+async function newestFirst<T extends { abs: string; rel: string }>(entries: T[]): Promise<T[]> {
+  const times = await Promise.all(entries.map((entry) => lstat(entry.abs).then((s) => s.mtimeMs, () => 0)));
+  return entries
+    .map((entry, i) => ({ entry, time: times[i] ?? 0 }))
+    .sort((a, b) => b.time - a.time || comparePaths(a.entry.rel, b.entry.rel))
+    .map((item) => item.entry);
+}

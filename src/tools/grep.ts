@@ -1,0 +1,139 @@
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import description from "./grep.txt" with { type: "text" };
+import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
+import { fail, ok } from "./result.ts";
+import { type FileHit, type SearchEngine, type SearchMode, type SearchQuery, type SearchResult, defaultEngine, search } from "./search.ts";
+import { type Tool, type ToolContext, type ToolResult, capOutput, defineTool } from "./tool.ts";
+
+const DEFAULT_LIMIT = 100;
+const MAX_LINE_CHARS = 500;
+
+const schema = z.object({
+  pattern: z.string().min(1).describe("The regular expression to search for (ripgrep syntax)"),
+  path: z.string().optional().describe("A directory or file to search; default the working directory"),
+  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}"; "!glob" leaves files out'),
+  ignore_case: z.boolean().optional().describe("Match regardless of case; default false"),
+  output_mode: z
+    .enum(["content", "files_with_matches", "count"])
+    .optional()
+    .describe('"files_with_matches" (default): matching files; "content": matching lines; "count": matches per file'),
+  context: z.number().int().min(0).max(20).optional().describe("Lines of context around each match (content mode); default 0"),
+  limit: z.number().int().min(1).max(2000).optional().describe(`At most this many files, or lines in content mode; default ${DEFAULT_LIMIT}`),
+});
+
+type GrepInput = z.infer<typeof schema>;
+
+/** The grep tool searching with the given engine; tests pick the fallback with `{ rg: null }`. */
+export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool<typeof schema> {
+  return defineTool({
+    name: "grep",
+    description,
+    schema,
+    permission: "read",
+    kind: "search",
+    title: (input, ctx) => {
+      const where = input.path ? ` in ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}` : "";
+      return `Search for ${JSON.stringify(input.pattern)}${where}`;
+    },
+    paths: (input, ctx) => [resolvePath(input.path ?? ".", ctx.cwd)],
+    execute: (input, ctx) => runGrep(input, ctx, engine()),
+  });
+}
+
+/** grep: a regular-expression search honouring .gitignore, through ripgrep when it is installed. */
+export const grepTool = createGrepTool();
+
+async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine): Promise<ToolResult> {
+  const base = resolvePath(input.path ?? ".", ctx.cwd);
+  const shownBase = displayPath(base, ctx.root);
+  if (!(await stat(base).catch(() => null))) return fail(`${shownBase} does not exist: give an existing directory or file as path.`);
+  const mode: SearchMode = input.output_mode ?? "files_with_matches";
+  const limit = input.limit ?? DEFAULT_LIMIT;
+  const result = await searchSafely(
+    {
+      pattern: input.pattern,
+      base,
+      root: ctx.root,
+      glob: input.glob,
+      ignoreCase: input.ignore_case ?? false,
+      mode,
+      context: input.context ?? 0,
+      limit,
+      signal: ctx.signal,
+    },
+    engine,
+  );
+  if (!result.ok) return fail(result.error);
+  if (result.files.length === 0) return ok(`No matches for ${JSON.stringify(input.pattern)} in ${shownBase}.`, { meta: { files: 0 } });
+  const show = (abs: string): string => relativePosix(abs, ctx.cwd);
+  if (mode === "files_with_matches") return formatFiles(await newestFirst(result.files), limit, show);
+  if (mode === "count") return formatCounts(result.files, limit, show);
+  return formatContent(result.files, { limit, context: input.context ?? 0, complete: result.complete }, show);
+}
+
+/** A search whose unexpected failure (ripgrep gone since it was found, say) is a result too. */
+async function searchSafely(query: SearchQuery, engine: SearchEngine): Promise<SearchResult> {
+  try {
+    return await search(query, engine);
+  } catch (error) {
+    return { ok: false, error: `The search failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+async function newestFirst(files: FileHit[]): Promise<FileHit[]> {
+  const times = await Promise.all(files.map((file) => stat(file.path).then((s) => s.mtimeMs, () => 0)));
+  const order = files.map((file, i) => ({ file, time: times[i] ?? 0 }));
+  order.sort((a, b) => b.time - a.time || comparePaths(a.file.path, b.file.path));
+  return order.map((entry) => entry.file);
+}
+
+function formatFiles(files: FileHit[], limit: number, show: (abs: string) => string): ToolResult {
+  const lines = files.slice(0, limit).map((file) => show(file.path));
+  if (files.length > limit) lines.push("", `(${limit} of ${files.length} files shown: narrow the pattern, path or glob to see the rest)`);
+  return ok(lines.join("\n"), { meta: { files: files.length } });
+}
+
+function formatCounts(files: FileHit[], limit: number, show: (abs: string) => string): ToolResult {
+  const sorted = [...files].sort((a, b) => comparePaths(a.path, b.path));
+  const total = sorted.reduce((sum, file) => sum + file.count, 0);
+  const lines = sorted.slice(0, limit).map((file) => `${show(file.path)}:${file.count}`);
+  if (sorted.length > limit) lines.push("", `(${limit} of ${sorted.length} files shown)`);
+  lines.push("", `${total} matching line${total === 1 ? "" : "s"} in ${sorted.length} file${sorted.length === 1 ? "" : "s"}`);
+  return ok(lines.join("\n"), { meta: { files: sorted.length, matches: total } });
+}
+
+type ContentOptions = { limit: number; context: number; complete: boolean };
+
+/**
+ * ripgrep's own layout: `path:n:text` for matches, `path-n-text` for context, and with context
+ * `--` between groups that do not touch. After `limit` matches only the last one's context follows.
+ */
+function formatContent(files: FileHit[], opts: ContentOptions, show: (abs: string) => string): ToolResult {
+  const out: string[] = [];
+  let matches = 0;
+  for (const file of [...files].sort((a, b) => comparePaths(a.path, b.path))) {
+    if (matches >= opts.limit) break;
+    const path = show(file.path);
+    let previous = -1;
+    let lastMatch = -1;
+    for (const line of file.lines) {
+      if (matches >= opts.limit && (line.match || line.n > lastMatch + opts.context)) break;
+      if (opts.context > 0 && out.length > 0 && line.n !== previous + 1) out.push("--");
+      const sep = line.match ? ":" : "-";
+      out.push(`${path}${sep}${line.n}${sep}${cut(line.text)}`);
+      previous = line.n;
+      if (!line.match) continue;
+      matches++;
+      lastMatch = line.n;
+    }
+  }
+  if (!opts.complete) {
+    out.push("", `(the first ${matches} matching lines are shown; there are more: narrow the pattern, path or glob, or raise limit)`);
+  }
+  return ok(capOutput(out.join("\n")), { meta: { matches, files: files.length } });
+}
+
+function cut(text: string): string {
+  return text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${text.length - MAX_LINE_CHARS} more characters]` : text;
+}

@@ -1,0 +1,34 @@
+import { askUserTool } from "./ask-user.ts";
+import { bashTool } from "./bash.ts";
+import { editTool } from "./edit.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
+import { listTool } from "./list.ts";
+import { planSubmitTool } from "./plan-submit.ts";
+import { readTool } from "./read.ts";
+import { settingsTool } from "./settings.ts";
+import type { Tool } from "./tool.ts";
+import { todoTool } from "./todo.ts";
+import { writeTool } from "./write.ts";
+
+/** Every tool, in the order the model is shown them. */
+export const ALL_TOOLS: Tool[] = [
+  readTool,
+  writeTool,
+  editTool,
+  bashTool,
+  grepTool,
+  globTool,
+  listTool,
+  todoTool,
+  askUserTool,
+  planSubmitTool,
+  settingsTool,
+];
+
+const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
+
+/** The tool with this name, if there is one. */
+export function toolByName(name: string): Tool | undefined {
+  return BY_NAME.get(name);
+}

@@ -1,0 +1,243 @@
+import type { Stats } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { basename, dirname, extname } from "node:path";
+import { z } from "zod";
+import description from "./read.txt" with { type: "text" };
+import { displayPath, resolvePath } from "./paths.ts";
+import { errorCode, fail, fsErrorMessage, ok } from "./result.ts";
+import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
+
+const DEFAULT_LIMIT = 2000;
+const MAX_LINE_CHARS = 2000;
+const SNIFF_BYTES = 8192;
+/** Past the lines shown, newlines are counted in at most this many bytes to tell the total. */
+const COUNT_BUDGET_BYTES = 64 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+const IMAGE_TYPES: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".gif": "image/gif",
+};
+
+const schema = z.object({
+  path: z.string().min(1).describe("The file to read: absolute, or relative to the working directory"),
+  offset: z.number().int().min(1).optional().describe("The line number to start at (1-based); default 1"),
+  limit: z.number().int().min(1).optional().describe(`How many lines to read at most; default ${DEFAULT_LIMIT}`),
+});
+
+/** read: a file's lines, numbered; images for a vision model; never binary garbage. */
+export const readTool = defineTool({
+  name: "read",
+  description,
+  schema,
+  permission: "read",
+  kind: "read",
+  title: (input, ctx) => {
+    const shown = displayPath(resolvePath(input.path, ctx.cwd), ctx.root);
+    return input.offset && input.offset > 1 ? `Read ${shown} from line ${input.offset}` : `Read ${shown}`;
+  },
+  paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
+  async execute(input, ctx) {
+    const abs = resolvePath(input.path, ctx.cwd);
+    const shown = displayPath(abs, ctx.root);
+    let info: Stats;
+    try {
+      info = await stat(abs);
+    } catch (error) {
+      return errorCode(error) === "ENOENT" ? fail(await missingMessage(abs, shown)) : fail(fsErrorMessage(error, shown));
+    }
+    if (info.isDirectory()) return fail(`${shown} is a directory: use the list tool to see what it holds.`);
+    if (!info.isFile()) return fail(`${shown} is not a regular file (a device, socket or pipe): it cannot be read.`);
+    try {
+      const result = await readFileAt(abs, shown, info.size, input, ctx);
+      ctx.markRead(abs);
+      return result;
+    } catch (error) {
+      return fail(fsErrorMessage(error, shown));
+    }
+  },
+});
+
+async function readFileAt(
+  abs: string,
+  shown: string,
+  size: number,
+  input: z.infer<typeof schema>,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const mimeType = IMAGE_TYPES[extname(abs).toLowerCase()];
+  if (mimeType) return readImage(abs, shown, size, mimeType, ctx.vision);
+  const head = new Uint8Array(await Bun.file(abs).slice(0, SNIFF_BYTES).arrayBuffer());
+  if (isBinary(head)) return ok(`${shown} is a binary file, ${size} bytes: it is not shown.`, { meta: { binary: true, bytes: size } });
+  const offset = input.offset ?? 1;
+  const limit = input.limit ?? DEFAULT_LIMIT;
+  const window = await readLines(abs, offset, limit);
+  return ok(formatWindow(shown, window, offset), { meta: { lines: window.lines.length, totalLines: window.total } });
+}
+
+async function readImage(abs: string, shown: string, size: number, mimeType: string, vision: boolean): Promise<ToolResult> {
+  if (!vision) {
+    return ok(`${shown} is an image (${mimeType}, ${size} bytes); this model cannot see images, so its content is not shown.`);
+  }
+  if (size > MAX_IMAGE_BYTES) {
+    return fail(`${shown} is an image of ${size} bytes, more than the ${MAX_IMAGE_BYTES / 1024 / 1024} MB that can be attached.`);
+  }
+  const data = Buffer.from(await Bun.file(abs).arrayBuffer()).toString("base64");
+  return ok(`${shown}: image (${mimeType}, ${size} bytes), attached.`, { images: [{ mimeType, data, path: abs }] });
+}
+
+/** Binary: a NUL byte in the first bytes, or bytes that are not UTF-8. */
+export function isBinary(head: Uint8Array): boolean {
+  if (head.includes(0)) return true;
+  try {
+    // stream: a character cut at the end of the sniffed bytes is not an error.
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+type Window = {
+  lines: string[];
+  /** The file's line count, or null when it was too large to count to the end. */
+  total: number | null;
+  /** Whether lines follow the window. */
+  more: boolean;
+};
+
+/** Reads lines offset..offset+limit-1 (1-based) streaming, so a huge file is never held whole. */
+async function readLines(abs: string, offset: number, limit: number): Promise<Window> {
+  const decoder = new TextDecoder();
+  const lines: string[] = [];
+  let next = 1;
+  let partial = "";
+  // A line longer than shown is kept cut, with the count of what was cut: one huge line stays bounded.
+  let partialCut = 0;
+  let more = false;
+  const take = (line: string, cut: number): void => {
+    if (next >= offset && lines.length < limit) lines.push(cutLine(line.endsWith("\r") ? line.slice(0, -1) : line, cut));
+    else if (next >= offset) more = true;
+    next++;
+  };
+  const stream = Bun.file(abs).stream();
+  const reader = stream.getReader();
+  try {
+    for (let chunk = await reader.read(); !chunk.done && chunk.value; chunk = await reader.read()) {
+      if (more) return { lines, total: await countRest(reader, next - 1, chunk.value), more };
+      const parts = (partial + decoder.decode(chunk.value, { stream: true })).split("\n");
+      partial = parts.pop() ?? "";
+      parts.forEach((part, i) => take(part, i === 0 ? partialCut : 0));
+      if (parts.length > 0) partialCut = 0;
+      if (partial.length > MAX_LINE_CHARS + 1) {
+        partialCut += partial.length - MAX_LINE_CHARS - 1;
+        partial = partial.slice(0, MAX_LINE_CHARS + 1);
+      }
+    }
+  } finally {
+    reader.releaseLock();
+    await stream.cancel().catch(() => {});
+  }
+  partial += decoder.decode();
+  if (partial !== "") take(partial, partialCut);
+  return { lines, total: next - 1, more };
+}
+
+/** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */
+type ByteReader = { read(): Promise<{ done: boolean; value?: Uint8Array }> };
+
+/**
+ * The total line count once the window is full: the lines already split plus the newlines in
+ * the raw bytes left, within a budget (null past it).
+ */
+async function countRest(
+  reader: ByteReader,   done: number,
+  first: Uint8Array,
+): Promise<number | null> {
+  let count = done;
+  let bytes = 0;
+  let last = 10;
+  for (let chunk: Uint8Array | undefined = first; chunk; ) {
+    count += countNewlines(chunk);
+    bytes += chunk.length;
+    if (chunk.length > 0) last = chunk[chunk.length - 1] ?? 10;
+    if (bytes > COUNT_BUDGET_BYTES) return null;
+    const next = await reader.read();
+    chunk = next.done ? undefined : next.value;
+  }
+  // A last line without a newline is a line too.
+  return last === 10 ? count : count + 1;
+}
+
+function countNewlines(bytes: Uint8Array): number {
+  let n = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+function formatWindow(shown: string, window: Window, offset: number): string {
+  const { lines, total, more } = window;
+  if (lines.length === 0) {
+    if ((total ?? 0) === 0) return `${shown} is empty.`;
+    return `${shown} has ${total} lines: offset ${offset} is past its end.`;
+  }
+  const last = offset + lines.length - 1;
+  const width = String(last).length;
+  const body = lines.map((line, i) => `${String(offset + i).padStart(width)}\t${line}`).join("\n");
+  if (!more) return body;
+  const of = total === null ? "" : ` of ${total}`;
+  return `${body}\n\n(lines ${offset}-${last}${of} shown; the file continues: read on with offset ${last + 1})`;
+}
+
+/** A line as shown: at most MAX_LINE_CHARS, with a note of how many more it had (`cut` were dropped already). */
+function cutLine(line: string, cut: number): string {
+  const rest = line.length - MAX_LINE_CHARS + cut;
+  if (rest <= 0) return line;
+  return `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${rest} more characters]`;
+}
+
+/** "x does not exist", with names in its directory that look like the one asked for. */
+async function missingMessage(abs: string, shown: string): Promise<string> {
+  const dir = dirname(abs);
+  const names = await readdir(dir).catch(() => null);
+  if (names === null) return `${shown} does not exist, nor does its directory ${dirname(shown)}.`;
+  const similar = similarNames(basename(abs), names);
+  if (similar.length === 0) return `${shown} does not exist.`;
+  const parent = dirname(shown) === "." ? "" : `${dirname(shown)}/`;
+  return `${shown} does not exist. Did you mean: ${similar.map((name) => parent + name).join(", ")}?`;
+}
+
+/** Up to five names close to `wanted`: same letters ignoring case, one inside the other, or a few typos away. */
+export function similarNames(wanted: string, names: string[]): string[] {
+  const want = wanted.toLowerCase();
+  const stem = want.replace(/\.[^.]*$/, "");
+  const scored = names.flatMap((name) => {
+    const low = name.toLowerCase();
+    const lowStem = low.replace(/\.[^.]*$/, "");
+    if (low === want || lowStem === stem) return [{ name, score: 0 }];
+    if (stem.length >= 3 && (low.includes(stem) || want.includes(lowStem))) return [{ name, score: 1 }];
+    const distance = editDistance(want, low);
+    return distance <= Math.max(2, Math.floor(want.length / 4)) ? [{ name, score: 1 + distance }] : [];
+  });
+  return scored
+    .sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+    .slice(0, 5)
+    .map((s) => s.name);
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 8) return Number.POSITIVE_INFINITY;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}

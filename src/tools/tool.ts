@@ -1,0 +1,118 @@
+import { z } from "zod";
+
+/** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
+export type PermissionClass = "read" | "write" | "exec" | "none";
+
+/** ACP's tool kinds, as the client shows them. */
+export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+
+/** A file a tool is about to change, with its content before and after (for diffs and undo). */
+export type FileDiff = { path: string; oldText: string | null; newText: string };
+
+/** What a tool gives back: the text the model sees, and what clients may show besides. */
+export type ToolResult = {
+  output: string;
+  isError?: boolean;
+  /** Files written, shown as diffs by clients (ACP tool_call_update content of type diff). */
+  diffs?: FileDiff[];
+  /** Images for a vision model (read of an image file). */
+  images?: { mimeType: string; data: string /* base64 */; path: string }[];
+  /** Anything structured a client may want (exit code, match count, …). */
+  meta?: Record<string, unknown>;
+};
+
+/** A question for the person (ask_user). */
+export type Question = {
+  header: string;
+  question: string;
+  multiple: boolean;
+  options: { label: string; description?: string; recommended?: boolean }[];
+};
+export type Answer =
+  | { kind: "options"; labels: string[] }
+  | { kind: "custom"; text: string }
+  | { kind: "back"; text: string }
+  | { kind: "skipped" };
+export type QuestionOutcome = { outcome: "answered"; answers: Answer[] } | { outcome: "dismissed" } | { outcome: "nobody" };
+export type PlanOutcome =
+  | { outcome: "approve"; mode: "edit" | "manual" }
+  | { outcome: "revise"; feedback: string }
+  | { outcome: "dismissed" }
+  | { outcome: "nobody" };
+
+export type TodoItem = { content: string; status: "pending" | "in_progress" | "completed"; priority?: "high" | "medium" | "low" };
+
+/**
+ * Everything a tool may use while it runs, handed in by the engine: the tool never reaches for
+ * globals, so it runs the same in a test, in the service and in a terminal.
+ */
+export type ToolContext = {
+  sessionId: string;
+  callId: string;
+  /** The project root (absolute): writes inside it are "inside the project". */
+  root: string;
+  /** The working directory relative paths resolve against (absolute, inside root or root itself). */
+  cwd: string;
+  signal: AbortSignal;
+  /** Streams partial output (bash) to clients while the tool runs. */
+  progress(text: string): void;
+  /** Must be called with a path (absolute) before the tool changes or deletes it, so the turn can be undone. */
+  beforeChange(path: string): Promise<void>;
+  /** Wraps a command that may change any file of the project (bash), so what it changed can be undone. */
+  aroundCommand<T>(run: () => Promise<T>): Promise<T>;
+  /** Notes that the model has seen a file (edit refuses files never read, or changed since). */
+  markRead(path: string): void;
+  wasRead(path: string): boolean;
+  /** The person, where somebody can be asked. */
+  ask(questions: Question[], why?: string): Promise<QuestionOutcome>;
+  submitPlan(path: string, text: string): Promise<PlanOutcome>;
+  setTodos(todos: TodoItem[]): void;
+  /** The session's settings the `settings` tool reads and changes (within the limits). */
+  settings: {
+    get(): { model: string | null; effort: string; mode: string; models: string[] };
+    set(change: { model?: string; effort?: string; mode?: string }): Promise<string>;
+  };
+  /** Whether the session's model takes images. */
+  vision: boolean;
+};
+
+/**
+ * One tool: its name (the model sees it), a zod schema for its input, a permission class, an ACP
+ * kind, a title for clients, and what it does. `paths` lists the files the call touches so the
+ * permission check can ask for paths outside the project or protected ones.
+ */
+export type Tool<S extends z.ZodType = z.ZodType> = {
+  name: string;
+  description: string;
+  schema: S;
+  permission: PermissionClass;
+  kind: ToolKind;
+  title(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string;
+  paths?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string[];
+  execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+};
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+/** Caps a tool's text output, keeping the head and the tail and saying how much was left out. */
+export function capOutput(text: string, maxChars = 30_000): string {
+  if (text.length <= maxChars) return text;
+  const head = Math.floor(maxChars * 0.6);
+  const tail = maxChars - head;
+  const omitted = text.length - head - tail;
+  return `${text.slice(0, head)}\n\n[… ${omitted} characters left out …]\n\n${text.slice(text.length - tail)}`;
+}
+
+const schemas = new WeakMap<Tool, Record<string, unknown>>();
+
+/** The JSON schema the model is given for a tool's input (made once per tool). */
+export function inputSchema(tool: Tool): Record<string, unknown> {
+  const known = schemas.get(tool);
+  if (known) return known;
+  const schema = z.toJSONSchema(tool.schema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  delete schema.$schema;
+  schemas.set(tool, schema);
+  return schema;
+}

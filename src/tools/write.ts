@@ -1,0 +1,63 @@
+import { mkdir, readFile, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import { z } from "zod";
+import { writeAtomic } from "./atomic.ts";
+import { displayPath, resolvePath } from "./paths.ts";
+import { errorCode, fail, fsErrorMessage, ok } from "./result.ts";
+import { defineTool } from "./tool.ts";
+import description from "./write.txt" with { type: "text" };
+
+const schema = z.object({
+  path: z.string().min(1).describe("The file to write: absolute, or relative to the working directory"),
+  content: z.string().describe("The complete content of the file"),
+});
+
+/** write: creates or replaces a whole file, atomically; an existing file must have been read first. */
+export const writeTool = defineTool({
+  name: "write",
+  description,
+  schema,
+  permission: "write",
+  kind: "edit",
+  title: (input, ctx) => `Write ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
+  paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
+  async execute(input, ctx) {
+    const abs = resolvePath(input.path, ctx.cwd);
+    const shown = displayPath(abs, ctx.root);
+    try {
+      const oldText = await existingText(abs);
+      if (oldText !== null && !ctx.wasRead(abs)) {
+        return fail(`${shown} already exists and has not been read in this session: read it first, then write it (or use edit).`);
+      }
+      await ctx.beforeChange(abs);
+      await mkdir(dirname(abs), { recursive: true });
+      await writeAtomic(abs, input.content);
+      ctx.markRead(abs);
+      const lines = countLines(input.content);
+      const verb = oldText === null ? "Created" : "Wrote";
+      return ok(`${verb} ${shown} (${lines} line${lines === 1 ? "" : "s"}).`, {
+        diffs: [{ path: abs, oldText, newText: input.content }],
+      });
+    } catch (error) {
+      return fail(fsErrorMessage(error, shown));
+    }
+  },
+});
+
+/** The file's text, or null when there is no file; a directory is an error. */
+async function existingText(abs: string): Promise<string | null> {
+  try {
+    const info = await stat(abs);
+    if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+    return await readFile(abs, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return null;
+    throw error;
+  }
+}
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  const newlines = text.split("\n").length - 1;
+  return text.endsWith("\n") ? newlines : newlines + 1;
+}

@@ -1,0 +1,103 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
+import { type EngineHarness, engineHarness, isStep, ofType, step } from "../support/engine.ts";
+import { contentText } from "../support/model.ts";
+
+let h: EngineHarness;
+beforeEach(async () => {
+  h = await engineHarness();
+});
+afterEach(() => h.close());
+
+/** A person who answers each approval from a list, and remembers what was asked. */
+function person(answers: PermissionDecision[]): Interaction & { asked: PermissionRequest[] } {
+  const asked: PermissionRequest[] = [];
+  return {
+    asked,
+    permission: async (request) => {
+      asked.push(request);
+      return answers.shift() ?? { outcome: "deny" };
+    },
+    question: async () => ({ outcome: "nobody" }),
+    plan: async () => ({ outcome: "nobody" }),
+  };
+}
+
+const lastToolOutput = () => {
+  const steps = h.model.requests.filter((r) => isStep(r.body));
+  const messages = steps.at(-1)?.body.messages ?? [];
+  return contentText(messages.findLast((m) => m.role === "tool")?.content);
+};
+
+describe("asking the person", () => {
+  test("edit mode asks before a command; a denial with feedback reaches the model", async () => {
+    h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "edit" });
+    const who = person([{ outcome: "deny", feedback: "use the Makefile" }]);
+    session.interaction = who;
+    await session.prompt({ text: "make a file" });
+    expect(who.asked).toHaveLength(1);
+    expect(who.asked[0]).toMatchObject({ toolName: "bash", kind: "execute", always: "touch commands, for this session" });
+    expect(existsSync(join(h.project, "made.txt"))).toBe(false);
+    expect(ofType(h.events(session), "tool_denied")[0]).toMatchObject({ name: "bash", feedback: "use the Makefile" });
+    expect(lastToolOutput()).toContain("use the Makefile");
+  });
+
+  test("a corrected command runs once instead of the model's", async () => {
+    h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch wrong.txt" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "edit" });
+    session.interaction = person([{ outcome: "once", command: "touch right.txt" }]);
+    await session.prompt({ text: "make a file" });
+    expect(existsSync(join(h.project, "right.txt"))).toBe(true);
+    expect(existsSync(join(h.project, "wrong.txt"))).toBe(false);
+    expect(lastToolOutput()).toContain("corrected the command to: touch right.txt");
+  });
+
+  test("allowed for the session is not asked again", async () => {
+    h.model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "touch a.txt" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "touch b.txt" } }] }),
+      step({ text: "ok" }),
+    );
+    const session = await h.session({ mode: "edit" });
+    const who = person([{ outcome: "session" }]);
+    session.interaction = who;
+    await session.prompt({ text: "two files" });
+    expect(who.asked).toHaveLength(1);
+    expect(existsSync(join(h.project, "b.txt"))).toBe(true);
+  });
+
+  test("with nobody to ask, what would ask is refused and the model is told", async () => {
+    h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "/tmp/lembas-outside-test.txt", content: "x" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "edit" });
+    const answer = await session.prompt({ text: "write outside" });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(existsSync("/tmp/lembas-outside-test.txt")).toBe(false);
+    expect(lastToolOutput()).toContain("denied");
+  });
+
+  test("plan mode offers no writing tools and refuses a write the model tries anyway", async () => {
+    h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "plan" });
+    await session.prompt({ text: "plan it" });
+    const offered = (h.model.requests.find((r) => isStep(r.body))?.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+    expect(offered).toContain("plan_submit");
+    expect(offered).toContain("read");
+    expect(offered).not.toContain("write");
+    expect(offered).not.toContain("bash");
+    expect(existsSync(join(h.project, "x.txt"))).toBe(false);
+    expect(lastToolOutput()).toContain('no tool named "write"');
+  });
+
+  test("manual mode asks before every write", async () => {
+    h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "manual" });
+    const who = person([{ outcome: "once" }]);
+    session.interaction = who;
+    await session.prompt({ text: "write" });
+    expect(who.asked[0]).toMatchObject({ toolName: "write", kind: "edit" });
+    expect(readFileSync(join(h.project, "x.txt"), "utf8")).toBe("x");
+  });
+});

@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { listMessages } from "../../src/store/messages.ts";
+import { type EngineHarness, engineHarness, isStep, isSummary, ofType, step } from "../support/engine.ts";
+import { contentText } from "../support/model.ts";
+
+let h: EngineHarness;
+beforeEach(async () => {
+  h = await engineHarness();
+});
+afterEach(() => h.close());
+
+const waitFor = async (check: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await Bun.sleep(10);
+  }
+};
+
+describe("cancel", () => {
+  test("mid-stream: answers cancelled, keeps what was said, and the session goes on", async () => {
+    h.model.push(step({ text: ["first words", " and", " more", " and more"], chunkDelayMs: 300 }), step({ text: "next answer" }));
+    const session = await h.session();
+    const turn = session.prompt({ text: "talk" });
+    await waitFor(() => ofType(h.events(session), "text").length > 0);
+    session.cancel();
+    const answer = await turn;
+    expect(answer.stopReason).toBe("cancelled");
+    const assistant = listMessages(h.db, session.id).find((m) => m.role === "assistant");
+    expect(assistant?.body).toMatchObject({ text: "first words", partial: true });
+    const next = await session.prompt({ text: "again" });
+    expect(next.stopReason).toBe("end_turn");
+  });
+
+  test("mid-bash: the command's whole process group is killed at once", async () => {
+    const marker = join(h.project, "pid.txt");
+    h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: `sleep 60 & echo $! > ${marker}; wait` } }] }));
+    const session = await h.session({ mode: "auto" });
+    const turn = session.prompt({ text: "sleep" });
+    await waitFor(() => existsSync(marker) && readFileSync(marker, "utf8").trim().length > 0);
+    const pid = Number(readFileSync(marker, "utf8").trim());
+    const started = Date.now();
+    session.cancel();
+    const answer = await turn;
+    expect(answer.stopReason).toBe("cancelled");
+    expect(Date.now() - started).toBeLessThan(5000);
+    await waitFor(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const result = listMessages(h.db, session.id).find((m) => m.role === "tool");
+    expect(result).toBeDefined();
+  });
+});
+
+describe("steering", () => {
+  test("a message sent while the turn works is given to the model at its next step", async () => {
+    h.model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo done" } }] }),
+      step({ text: "took it in" }),
+    );
+    const session = await h.session({ mode: "auto" });
+    const turn = session.prompt({ text: "work" });
+    await waitFor(() => ofType(h.events(session), "tool_start").length > 0);
+    expect(session.steer("also add tests", "m1")).toEqual({ queued: 1 });
+    const answer = await turn;
+    expect(answer).toMatchObject({ stopReason: "end_turn" });
+    expect(answer.unsent).toBeUndefined();
+    expect(ofType(h.events(session), "steered")[0]).toEqual({ type: "steered", texts: ["also add tests"], ids: ["m1"] });
+    const second = h.model.requests.filter((r) => isStep(r.body))[1]?.body.messages ?? [];
+    expect(contentText(second.at(-1)?.content)).toBe("also add tests");
+  });
+
+  test("messages the turn ended before taking in come back as unsent", async () => {
+    h.model.push(step({ text: ["slow", " answer", " here"], chunkDelayMs: 300 }));
+    const session = await h.session();
+    const turn = session.prompt({ text: "go" });
+    await waitFor(() => ofType(h.events(session), "text").length > 0);
+    session.steer("one more thing");
+    session.cancel();
+    const answer = await turn;
+    expect(answer).toMatchObject({ stopReason: "cancelled", unsent: ["one more thing"] });
+  });
+
+  test("steering with nothing running is refused", async () => {
+    const session = await h.session();
+    expect(() => session.steer("hello")).toThrow(/nothing is running/);
+  });
+});
+
+describe("compaction", () => {
+  test("/compact replaces the history the model sees with a summary; the store keeps everything", async () => {
+    h.model.push(step({ text: "first answer" }), step({ text: "second answer" }));
+    const session = await h.session();
+    await session.prompt({ text: "first question" });
+    await session.idle();
+    h.model.push({ match: isSummary, text: "SUMMARY: asked a first question." });
+    const { summary } = await session.compact();
+    expect(summary).toBe("SUMMARY: asked a first question.");
+    expect(ofType(h.events(session), "compacted")[0]).toMatchObject({ summary, auto: false });
+    await session.prompt({ text: "second question" });
+    const last = h.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    const text = last.map((m) => contentText(m.content)).join("\n");
+    expect(text).toContain("SUMMARY: asked a first question.");
+    expect(text).not.toContain("first question\n");
+    expect(text).not.toContain("first answer");
+    expect(listMessages(h.db, session.id).length).toBe(4);
+  });
+
+  test("near the model's context limit the history is compacted automatically", async () => {
+    await h.close();
+    h = await engineHarness({ models: [{ id: "test-model", context_length: 1000 }] });
+    h.model.push(
+      step({ toolCalls: [{ name: "list", arguments: {} }], usage: { prompt_tokens: 900, completion_tokens: 5 } }),
+      { match: isSummary, text: "SUMMARY: listed the project." },
+      step({ text: "continuing" }),
+    );
+    const session = await h.session();
+    const answer = await session.prompt({ text: "look around" });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(ofType(h.events(session), "compacted")[0]).toMatchObject({ auto: true, summary: "SUMMARY: listed the project." });
+    const last = h.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    expect(last.map((m) => contentText(m.content)).join("\n")).toContain("SUMMARY: listed the project.");
+  });
+
+  test("compacting while a turn runs is refused", async () => {
+    h.model.push(step({ text: ["a", "b", "c"], chunkDelayMs: 200 }));
+    const session = await h.session();
+    const turn = session.prompt({ text: "go" });
+    await expect(session.compact()).rejects.toThrow(/working/);
+    await turn;
+  });
+});

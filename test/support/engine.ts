@@ -1,0 +1,86 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { EngineEvent } from "../../src/bus/index.ts";
+import { resolvePaths } from "../../src/config/paths.ts";
+import { Config } from "../../src/config/schema.ts";
+import { Engine } from "../../src/engine/engine.ts";
+import type { Session } from "../../src/engine/session.ts";
+import { ModelRegistry } from "../../src/model/registry.ts";
+import { type Db, openDb } from "../../src/store/db.ts";
+import { ALL_TOOLS } from "../../src/tools/index.ts";
+import { type ChatRequest, type ModelEntry, type Reply, type ScriptedModel, startModel } from "./model.ts";
+import { type Sandbox, sandbox } from "./run.ts";
+
+/** A request the engine makes for a turn's step (it offers tools); titles and summaries do not. */
+export const isStep = (body: ChatRequest) => Array.isArray(body.tools) && body.tools.length > 0;
+export const isTitle = (body: ChatRequest) => !isStep(body) && JSON.stringify(body.messages?.[0] ?? "").includes("You name coding sessions");
+export const isSummary = (body: ChatRequest) => !isStep(body) && JSON.stringify(body.messages?.[0] ?? "").includes("You summarise a coding session");
+
+/** A reply only a turn's step takes, so titles and summaries never eat it. */
+export const step = (reply: Reply): Reply => ({ ...reply, match: isStep });
+
+/**
+ * The real engine, in this process, against the real scripted model server and the real tools,
+ * in a sandbox: a project directory, a config and a state dir of its own.
+ */
+export type EngineHarness = {
+  box: Sandbox;
+  project: string;
+  model: ScriptedModel;
+  db: Db;
+  engine: Engine;
+  session(opts?: { mode?: "plan" | "manual" | "edit" | "auto" }): Promise<Session>;
+  events(session: Session): EngineEvent[];
+  close(): Promise<void>;
+};
+
+export async function engineHarness(opts: { models?: ModelEntry[]; config?: Record<string, unknown>; maxSteps?: number } = {}): Promise<EngineHarness> {
+  const box = sandbox();
+  const project = join(box.dir, "project");
+  mkdirSync(project, { recursive: true });
+  const model = await startModel({ ...(opts.models ? { models: opts.models } : {}) });
+  const paths = resolvePaths(box.env);
+  const config = Config.parse({
+    model: "test/test-model",
+    connections: { test: { base_url: model.url } },
+    ...opts.config,
+  });
+  const db = openDb(paths.dbFile);
+  const models = new ModelRegistry(config, [], box.env, []);
+  const engine = new Engine({
+    db,
+    paths,
+    config,
+    models,
+    tools: ALL_TOOLS,
+    retry: { retries: 2, baseDelayMs: 5, maxDelayMs: 20 },
+    ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
+  });
+  const logs = new Map<string, EngineEvent[]>();
+  return {
+    box,
+    project,
+    model,
+    db,
+    engine,
+    async session(o = {}) {
+      const s = await engine.create({ cwd: project, root: project, mode: o.mode ?? "edit" });
+      const log: EngineEvent[] = [];
+      logs.set(s.id, log);
+      s.bus.subscribe((e) => log.push(e));
+      return s;
+    },
+    events: (s) => logs.get(s.id) ?? [],
+    async close() {
+      await engine.stop();
+      db.close();
+      await model.close();
+      box.cleanup();
+    },
+  };
+}
+
+/** The events of one type, narrowed. */
+export function ofType<K extends EngineEvent["type"]>(events: readonly EngineEvent[], type: K): Extract<EngineEvent, { type: K }>[] {
+  return events.filter((e): e is Extract<EngineEvent, { type: K }> => e.type === type);
+}

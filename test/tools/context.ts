@@ -1,0 +1,88 @@
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { z } from "zod";
+import type { PlanOutcome, Question, QuestionOutcome, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
+
+/** What a test's tool context saw the tools do. */
+export type Recorded = {
+  beforeChange: string[];
+  progress: string[];
+  todos: TodoItem[][];
+  read: Set<string>;
+  commands: number;
+  asked: { questions: Question[]; why?: string }[];
+  plans: { path: string; text: string }[];
+  settingsSet: Record<string, string>[];
+};
+
+export type ContextOptions = {
+  root?: string;
+  cwd?: string;
+  vision?: boolean;
+  signal?: AbortSignal;
+  ask?: (questions: Question[]) => QuestionOutcome;
+  plan?: PlanOutcome;
+};
+
+/** A plain ToolContext over a real directory, recording what the tools call. */
+export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec: Recorded } {
+  const root = opts.root ?? tempDir();
+  const rec: Recorded = { beforeChange: [], progress: [], todos: [], read: new Set(), commands: 0, asked: [], plans: [], settingsSet: [] };
+  const settings = { model: "local/a" as string | null, effort: "medium", mode: "edit", models: ["local/a", "local/b"] };
+  const ctx: ToolContext = {
+    sessionId: "s1",
+    callId: "c1",
+    root,
+    cwd: opts.cwd ?? root,
+    signal: opts.signal ?? new AbortController().signal,
+    progress: (text) => void rec.progress.push(text),
+    beforeChange: async (path) => void rec.beforeChange.push(path),
+    aroundCommand: async (run) => {
+      rec.commands++;
+      return run();
+    },
+    markRead: (path) => void rec.read.add(path),
+    wasRead: (path) => rec.read.has(path),
+    ask: async (questions, why) => {
+      rec.asked.push({ questions, ...(why ? { why } : {}) });
+      return opts.ask ? opts.ask(questions) : { outcome: "nobody" };
+    },
+    submitPlan: async (path, text) => {
+      rec.plans.push({ path, text });
+      return opts.plan ?? { outcome: "nobody" };
+    },
+    setTodos: (todos) => void rec.todos.push(todos),
+    settings: {
+      get: () => ({ ...settings }),
+      set: async (change) => {
+        rec.settingsSet.push({ ...change });
+        if (change.model && !settings.models.includes(change.model)) throw new Error(`${change.model} is not a known model`);
+        Object.assign(settings, change);
+        return `Set ${Object.entries(change)
+          .map(([k, v]) => `${k} to ${v}`)
+          .join(", ")}.`;
+      },
+    },
+    vision: opts.vision ?? false,
+  };
+  return { ctx, rec };
+}
+
+const made: string[] = [];
+
+/** A fresh temp directory (its real path: /tmp may be a symlink), removed by cleanupTempDirs(). */
+export function tempDir(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "lembas-tools-")));
+  made.push(dir);
+  return dir;
+}
+
+export function cleanupTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Validates the input with the tool's schema (as the engine does), then runs it. */
+export async function run<S extends z.ZodType>(tool: Tool<S>, input: z.input<S>, ctx: ToolContext): Promise<ToolResult> {
+  return tool.execute(tool.schema.parse(input), ctx);
+}

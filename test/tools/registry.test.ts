@@ -1,0 +1,39 @@
+import { describe, expect, test } from "bun:test";
+import { ALL_TOOLS, toolByName } from "../../src/tools/index.ts";
+import { inputSchema } from "../../src/tools/tool.ts";
+
+describe("the tool registry", () => {
+  test("holds the tools the model is promised, by name", () => {
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "bash", "grep", "glob", "list", "todo", "ask_user", "plan_submit", "settings"]);
+    expect(toolByName("edit")?.name).toBe("edit");
+    expect(toolByName("nope")).toBeUndefined();
+  });
+
+  test("permission classes and kinds", () => {
+    const classes = Object.fromEntries(ALL_TOOLS.map((t) => [t.name, `${t.permission}/${t.kind}`]));
+    expect(classes).toEqual({
+      read: "read/read",
+      write: "write/edit",
+      edit: "write/edit",
+      bash: "exec/execute",
+      grep: "read/search",
+      glob: "read/search",
+      list: "read/read",
+      todo: "none/think",
+      ask_user: "none/think",
+      plan_submit: "none/switch_mode",
+      settings: "none/other",
+    });
+  });
+
+  test("every tool has a long description and an object schema whose fields are all described", () => {
+    for (const tool of ALL_TOOLS) {
+      expect(tool.description.length).toBeGreaterThan(200);
+      const schema = inputSchema(tool) as { type: string; properties: Record<string, { description?: string }> };
+      expect(schema.type).toBe("object");
+      for (const [field, property] of Object.entries(schema.properties)) {
+        expect(`${tool.name}.${field}: ${property.description ? "described" : "missing"}`).toBe(`${tool.name}.${field}: described`);
+      }
+    }
+  });
+});
