@@ -49,7 +49,14 @@ export const EventSchemas = {
     meta: z.record(z.string(), z.unknown()).optional(),
   }),
   /** A tool call was refused (by the mode, or by the person, with their feedback). */
-  tool_denied: z.object({ callId: z.string(), name: z.string(), reason: z.string(), feedback: z.string().optional() }),
+  tool_denied: z.object({
+    callId: z.string(),
+    name: z.string(),
+    title: z.string(),
+    kind: z.string(),
+    reason: z.string(),
+    feedback: z.string().optional(),
+  }),
   /** Token counts the server reported for one model call; contextLimit is the model's window. */
   usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), contextLimit: z.number().optional() }),
   /** Steering messages waiting for the running turn's next step. */

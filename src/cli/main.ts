@@ -10,6 +10,7 @@ const subCommands = {
   trust: () => import("./trust.ts").then((m) => m.default),
   untrust: () => import("./untrust.ts").then((m) => m.default),
   run: () => import("./run.ts").then((m) => m.default),
+  serve: () => import("./serve.ts").then((m) => m.default),
   models: () => import("./models.ts").then((m) => m.default),
 } satisfies SubCommandsDef;
 

@@ -117,9 +117,9 @@ export class Engine {
     return deleted;
   }
 
-  /** Cancels every running turn and waits for them to end (shutdown). */
+  /** Cancels every running and waiting turn and waits for them to end (shutdown). */
   async stop(): Promise<void> {
-    for (const session of this.sessions.values()) session.cancel();
+    for (const session of this.sessions.values()) session.close();
     await Promise.all([...this.sessions.values()].map((s) => s.idle()));
   }
 

@@ -1,4 +1,4 @@
-import type { PlanOutcome, Question, QuestionOutcome } from "../tools/tool.ts";
+import type { PlanOutcome, Question, QuestionOutcome, ToolKind } from "../tools/tool.ts";
 
 /** An approval the engine needs from a person before a tool call runs. */
 export type PermissionRequest = {
@@ -6,7 +6,7 @@ export type PermissionRequest = {
   callId: string;
   toolName: string;
   title: string;
-  kind: string;
+  kind: ToolKind;
   rawInput: unknown;
   /** Why it asks: "edit mode asks before running commands", "/etc/hosts is outside the project". */
   reason: string;

@@ -85,6 +85,7 @@ export class Session {
   private lastPromptTokens = 0;
   private compacting = false;
   private refsCache: string[] = [];
+  private closed = false;
 
   constructor(
     private row: SessionRow,
@@ -167,6 +168,12 @@ export class Session {
   /** Stops the running turn: the stream and its tools at once; what was said is kept. */
   cancel(): void {
     this.running?.abort.abort();
+  }
+
+  /** Cancels the running turn and every waiting one (they answer cancelled without running). */
+  close(): void {
+    this.closed = true;
+    this.cancel();
   }
 
   /** A message for the running turn, given to the model at its next step. */
@@ -268,6 +275,11 @@ export class Session {
 
   private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
     this.waiting = this.waiting.filter((id) => id !== turnId);
+    if (this.closed) {
+      const answer: TurnAnswer = { turnId, stopReason: "cancelled" };
+      setTurnState(this.deps.db, this.id, turnId, "done", answer);
+      return answer;
+    }
     const abort = new AbortController();
     this.running = { turnId, abort };
     setTurnState(this.deps.db, this.id, turnId, "running");

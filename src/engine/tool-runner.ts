@@ -54,7 +54,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
   });
   const title = safeTitle(tool, input.data, ctx);
   if (decision.action === "deny") {
-    deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, reason: decision.reason });
+    deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: decision.reason });
     return fail(`Refused: ${decision.reason}.`, input.data);
   }
   if (decision.action === "ask") {
@@ -73,7 +73,15 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
     );
     if (deps.signal.aborted) return fail("Cancelled before it ran.", input.data);
     if (answer.outcome === "deny") {
-      deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, reason: decision.reason, ...(answer.feedback ? { feedback: answer.feedback } : {}) });
+      deps.bus.emit({
+        type: "tool_denied",
+        callId: call.id,
+        name: call.name,
+        title,
+        kind: tool.kind,
+        reason: decision.reason,
+        ...(answer.feedback ? { feedback: answer.feedback } : {}),
+      });
       const why = answer.feedback ? ` They said: ${answer.feedback}` : "";
       return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input.data);
     }

@@ -1,0 +1,55 @@
+import type { Config, Mode } from "../config/schema.ts";
+import { HARNESS_SPEC, VERSION } from "../version.ts";
+import type { ClientInfo } from "./client.ts";
+
+/** The link protocol this CLI speaks (spec: _meta.lembas.protocol in initialize, protocol in hello). */
+export const LEMBAS_PROTOCOL = 2;
+
+/** Where the agent is served: to an editor on stdio, or to a LLeMbas instance over the link. */
+export type Transport = "stdio" | "link";
+
+/** The device's limits for remote work, said in initialize; null on stdio. */
+export type Limits = { roots: string[]; max_mode: Mode };
+
+/**
+ * The capability strings this build promises on a transport. Only what works there is listed:
+ * a client relies on nothing unlisted.
+ */
+export function capabilities(transport: Transport, config: Config): string[] {
+  const common = ["turns", "attachments"];
+  if (transport === "stdio") return common;
+  const link = [...common];
+  if (config.remote.terminal) link.push("terminal", "shell");
+  return link;
+}
+
+/** The initialize result, exactly as the spec shows it. */
+export function initializeResult(input: {
+  transport: Transport;
+  config: Config;
+  client: ClientInfo;
+  /** The protocol said to this peer: 2 only to an instance that lists it (link), else 1. */
+  protocol: number;
+  limits: Limits | null;
+  connection: string | null;
+}) {
+  return {
+    protocolVersion: 1,
+    agentCapabilities: {
+      loadSession: false,
+      promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: false, sse: false },
+    },
+    authMethods: [],
+    agentInfo: { name: "LLeMbas CLI", version: VERSION },
+    _meta: {
+      lembas: {
+        protocol: input.protocol,
+        harness_spec: HARNESS_SPEC,
+        limits: input.limits,
+        connection: input.connection,
+        capabilities: capabilities(input.transport, input.config),
+      },
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import type { Interaction, PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
+import type { acp } from "../rpc/agent.ts";
+
+const Answer = z.looseObject({
+  outcome: z.union([
+    z.looseObject({ outcome: z.literal("selected"), optionId: z.string() }),
+    z.looseObject({ outcome: z.literal("cancelled") }),
+  ]),
+  _meta: z.looseObject({ lembas: z.looseObject({ command: z.string().optional(), feedback: z.string().optional() }).optional() }).nullish(),
+});
+
+/** session/request_permission's params for an approval the engine needs (the spec's card). */
+export function permissionParams(request: PermissionRequest, extra: { patient?: boolean } = {}): acp.RequestPermissionRequest {
+  return {
+    sessionId: request.sessionId,
+    toolCall: {
+      toolCallId: request.callId,
+      title: request.title,
+      kind: request.kind,
+      status: "pending" as const,
+      rawInput: request.rawInput,
+    },
+    options: [
+      { optionId: "once", name: "Allow once", kind: "allow_once" as const },
+      ...(request.always ? [{ optionId: "session", name: `Always allow ${request.always}`, kind: "allow_always" as const }] : []),
+      { optionId: "deny", name: "Deny", kind: "reject_once" as const },
+    ],
+    _meta: { lembas: { reason: request.reason, ...(request.always ? { always: request.always } : {}), ...extra } },
+  };
+}
+
+/** Reads the client's answer: a cancelled outcome, or anything unreadable, is a denial. */
+export function readDecision(answer: unknown): PermissionDecision {
+  const parsed = Answer.safeParse(answer);
+  if (!parsed.success || parsed.data.outcome.outcome === "cancelled") return { outcome: "deny" };
+  const id = parsed.data.outcome.optionId;
+  const meta = parsed.data._meta?.lembas;
+  if (id === "once" || id === "session") {
+    return { outcome: id, ...(meta?.command ? { command: meta.command } : {}) };
+  }
+  return { outcome: "deny", ...(meta?.feedback ? { feedback: meta.feedback } : {}) };
+}
+
+/** Approvals asked of an ACP client; questions and plans have nobody to answer them (plain ACP). */
+export function acpInteraction(client: acp.AgentContext): Interaction {
+  return {
+    async permission(request, signal) {
+      try {
+        const answer = await client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal });
+        return readDecision(answer);
+      } catch {
+        return { outcome: "deny" };
+      }
+    },
+    question: async () => ({ outcome: "nobody" }),
+    plan: async () => ({ outcome: "nobody" }),
+  };
+}

@@ -1,0 +1,51 @@
+import { defineCommand } from "citty";
+import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
+import { serveAcp } from "../acp/server.ts";
+import { createEngine } from "../engine/create.ts";
+import { UserError } from "../errors.ts";
+import { guardStdout, lineTransport } from "../rpc/stdio.ts";
+import { createContext } from "./context.ts";
+
+export default defineCommand({
+  meta: { name: "serve", description: "Serve ACP to an editor on stdin/stdout (--stdio)" },
+  args: {
+    stdio: { type: "boolean", description: "speak ACP on stdin/stdout, one JSON-RPC message a line (for Zed and other ACP clients)" },
+  },
+  async run({ args }) {
+    if (!args.stdio) throw new UserError("the device service is not available yet: use lembas serve --stdio for an editor", 2);
+    await serveStdio();
+  },
+});
+
+/** `lembas serve --stdio`: until stdin ends (or SIGTERM), then running turns are cancelled and it exits 0. */
+async function serveStdio(): Promise<void> {
+  const write = guardStdout();
+  const ctx = createContext();
+  const config = ctx.config();
+  const { engine } = createEngine(ctx);
+  const transport = lineTransport(Bun.stdin.stream(), write);
+  const { stream, finished } = transport;
+  const server = serveAcp(stream, {
+    engine,
+    config,
+    paths: ctx.paths,
+    transport: "stdio",
+    protocol: LEMBAS_PROTOCOL,
+    limits: null,
+    connection: null,
+    maxMode: "auto",
+  });
+  const stop = new Promise<void>((resolve) => {
+    process.once("SIGTERM", () => resolve());
+    process.once("SIGINT", () => resolve());
+  });
+  await Promise.race([finished, stop, server.connection.closed]);
+  // Requests already read are answered (a cancelled turn answers "cancelled"), then we leave.
+  const closing = server.close();
+  await Promise.race([transport.answered(), Bun.sleep(5000)]);
+  await closing;
+  transport.end();
+  await engine.stop();
+  ctx.db().close();
+  process.exit(0);
+}

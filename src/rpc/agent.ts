@@ -1,0 +1,37 @@
+import * as acp from "@agentclientprotocol/sdk";
+import type { AnyMessage, Stream } from "./stream.ts";
+
+export { acp };
+
+/**
+ * Our thin wrapper over the SDK's connection: it connects an agent app to a transport's stream,
+ * and gives the SDK's bare "Invalid params" answers a sentence naming what is wrong, taken from the
+ * zod error the SDK attaches, so a client sees "-32602 Invalid params: cwd: expected string".
+ */
+export function connectAgent(app: acp.AgentApp, stream: Stream): acp.AgentConnection {
+  const writer = stream.writable.getWriter();
+  const writable = new WritableStream<AnyMessage>({
+    write: (message) => writer.write(withSentence(message)),
+    close: () => writer.close(),
+  });
+  return app.connect({ readable: stream.readable, writable });
+}
+
+function withSentence(message: AnyMessage): AnyMessage {
+  if (!("error" in message) || !message.error || message.error.code !== -32602) return message;
+  if (message.error.message !== "Invalid params") return message;
+  const sentence = zodTreeSentence(message.error.data);
+  return sentence ? { ...message, error: { ...message.error, message: `Invalid params: ${sentence}` } } : message;
+}
+
+/** zod's `format()` tree → "cwd: expected string; prompt.0.type: …" (the first few). */
+export function zodTreeSentence(tree: unknown, path: string[] = [], out: string[] = []): string {
+  if (typeof tree !== "object" || tree === null) return out.join("; ");
+  const node = tree as Record<string, unknown>;
+  const errors = Array.isArray(node._errors) ? node._errors.filter((e): e is string => typeof e === "string") : [];
+  for (const error of errors) if (out.length < 4) out.push(path.length > 0 ? `${path.join(".")}: ${error}` : error);
+  for (const [key, child] of Object.entries(node)) {
+    if (key !== "_errors") zodTreeSentence(child, [...path, key], out);
+  }
+  return out.join("; ");
+}

@@ -1,0 +1,93 @@
+import { type AnyMessage, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
+
+/**
+ * JSON-RPC over a byte stream, one message a line (ACP over stdio). Lines are split as bytes
+ * arrive; a line longer than the limit is answered with -32600 and skipped up to its end without
+ * being kept, so no single message can exhaust memory or end the connection.
+ */
+export function lineTransport(
+  input: ReadableStream<Uint8Array>,
+  write: (text: string) => Promise<void> | void,
+  opts: { maxLineBytes?: number } = {},
+): { stream: Stream; finished: Promise<void>; answered(): Promise<void>; end(): void } {
+  const max = opts.maxLineBytes ?? MAX_MESSAGE_BYTES;
+  const send = (message: AnyMessage) => write(`${JSON.stringify(message)}\n`);
+  const { stream, deliver, end, answered } = messageStream(send);
+  const decoder = new TextDecoder();
+  let pieces: Uint8Array[] = [];
+  let size = 0;
+  let skipping = false;
+
+  const line = (bytes: Uint8Array) => {
+    const text = decoder.decode(bytes).trim();
+    if (!text) return;
+    const message = parseFrame(text, (m) => void send(m));
+    if (message !== undefined) deliver(message);
+  };
+  const tooLong = () => void send(protocolError(-32600, `Invalid request: the message is longer than ${max} bytes`));
+
+  const take = (chunk: Uint8Array) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      const part = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (skipping) {
+        skipping = false;
+        continue;
+      }
+      if (size + part.length > max) {
+        tooLong();
+        pieces = [];
+        size = 0;
+        continue;
+      }
+      line(size === 0 ? part : Buffer.concat([...pieces, part]));
+      pieces = [];
+      size = 0;
+    }
+    if (start >= chunk.length || skipping) return;
+    const rest = chunk.subarray(start);
+    if (size + rest.length > max) {
+      tooLong();
+      pieces = [];
+      size = 0;
+      skipping = true;
+      return;
+    }
+    pieces.push(rest.slice());
+    size += rest.length;
+  };
+
+  const finished = (async () => {
+    const reader = input.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (value) take(value);
+      }
+      if (size > 0 && !skipping) line(Buffer.concat(pieces));
+    } finally {
+      reader.releaseLock();
+    }
+  })();
+  return { stream, finished, answered, end };
+}
+
+/**
+ * Keeps stdout for protocol messages only: everything else that would print there (console.log,
+ * a stray process.stdout.write) goes to stderr. Returns the one writer that reaches stdout.
+ */
+export function guardStdout(): (text: string) => Promise<void> {
+  const sink = Bun.stdout.writer();
+  const toStderr = (...args: unknown[]) => console.error(...args);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+  console.table = toStderr;
+  process.stdout.write = ((chunk: string | Uint8Array) => process.stderr.write(chunk)) as typeof process.stdout.write;
+  return async (text) => {
+    sink.write(text);
+    await sink.flush();
+  };
+}

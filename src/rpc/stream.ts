@@ -1,0 +1,109 @@
+import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
+
+export type { AnyMessage, Stream };
+
+/** The most a single incoming message may be, in bytes; a larger one is refused, not read whole. */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** A JSON-RPC error answer that belongs to no request (a line that was not JSON, say). */
+export function protocolError(code: number, message: string): AnyMessage {
+  return { jsonrpc: "2.0", id: null, error: { code, message } };
+}
+
+/**
+ * The message stream the ACP SDK speaks, fed by a transport: `deliver` hands it one parsed
+ * message, `reject` answers a frame that was no message at all, `end` closes it. The SDK's own
+ * answers and requests go out through `send`. A transport is this and a few lines of framing.
+ */
+export function messageStream(send: (message: AnyMessage) => Promise<void> | void): {
+  stream: Stream;
+  deliver(message: unknown): void;
+  end(): void;
+  /** Resolves when every request delivered so far has been answered. */
+  answered(): Promise<void>;
+} {
+  let controller: ReadableStreamDefaultController<AnyMessage> | null = null;
+  let ended = false;
+  const open = new Set<string | number>();
+  let wake: (() => void) | null = null;
+  const out = (message: AnyMessage) => {
+    if (!("method" in message) && "id" in message && message.id !== null) {
+      open.delete(message.id);
+      if (open.size === 0) wake?.();
+    }
+    return send(message);
+  };
+  const readable = new ReadableStream<AnyMessage>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      ended = true;
+    },
+  });
+  const writable = new WritableStream<AnyMessage>({
+    write: (message) => out(message),
+  });
+  return {
+    stream: { readable, writable },
+    deliver(message) {
+      if (ended || !controller) return;
+      if (Array.isArray(message)) {
+        void send(protocolError(-32600, "Invalid request: JSON-RPC batches are not supported"));
+        return;
+      }
+      const problem = envelopeProblem(message);
+      if (problem) {
+        void send({ jsonrpc: "2.0", id: idOf(message), error: { code: -32600, message: `Invalid request: ${problem}` } });
+        return;
+      }
+      const m = message as AnyMessage;
+      if ("method" in m && "id" in m && m.id !== null) open.add(m.id);
+      controller.enqueue(m);
+    },
+    answered() {
+      if (open.size === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    },
+    end() {
+      if (ended) return;
+      ended = true;
+      controller?.close();
+    },
+  };
+}
+
+/** Parses one frame; a frame that is not JSON is answered with -32700 and dropped. */
+export function parseFrame(text: string, reply: (message: AnyMessage) => void): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    reply(protocolError(-32700, "Parse error: the message is not valid JSON"));
+    return undefined;
+  }
+}
+
+/** What makes a value no JSON-RPC 2.0 message, in words; null when it is one. */
+export function envelopeProblem(message: unknown): string | null {
+  if (typeof message !== "object" || message === null) return "a JSON-RPC message is an object";
+  const m = message as Record<string, unknown>;
+  if (m.jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
+  if ("id" in m && !(m.id === null || typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id)))) {
+    return "id must be a string, a number or null";
+  }
+  if ("method" in m) {
+    if (typeof m.method !== "string" || m.method.length === 0) return "method must be a non-empty string";
+    if ("params" in m && m.params !== undefined && (typeof m.params !== "object" || m.params === null)) return "params must be an object or an array";
+    return null;
+  }
+  if (!("id" in m)) return "a message needs a method, or an id with a result or an error";
+  if (!("result" in m) && !("error" in m)) return "a response needs a result or an error";
+  return null;
+}
+
+function idOf(message: unknown): string | number | null {
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null;
+}

@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isStep, step } from "../support/engine.ts";
+import { type ScriptedModel, startModel } from "../support/model.ts";
+import { ENTRY, ROOT, type Sandbox, sandbox } from "../support/run.ts";
+
+// acpx (npm, pinned 0.19.1) is a real ACP client from outside this project: what it can do with
+// `lembas serve --stdio`, an editor can.
+const ACPX = join(ROOT, "node_modules/acpx/dist/cli.js");
+
+let box: Sandbox;
+let model: ScriptedModel;
+let project: string;
+beforeEach(async () => {
+  box = sandbox();
+  model = await startModel();
+  project = join(box.dir, "project");
+  mkdirSync(project, { recursive: true });
+  mkdirSync(box.configDir, { recursive: true });
+  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
+});
+afterEach(async () => {
+  await model.close();
+  box.cleanup();
+});
+
+async function acpx(args: string[]) {
+  const proc = Bun.spawn([process.execPath, ACPX, "--agent", `${process.execPath} ${ENTRY} serve --stdio`, "--ttl", "3", "--cwd", project, ...args], {
+    env: box.env,
+    cwd: project,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+describe("acpx drives lembas serve --stdio", () => {
+  test("a turn that writes a file, shown with its diff", async () => {
+    model.push(step({ toolCalls: [{ name: "write", arguments: { path: "notes.md", content: "one\ntwo\n" } }] }), step({ text: "Wrote notes.md." }));
+    const result = await acpx(["--approve-all", "exec", "write notes.md"]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(project, "notes.md"), "utf8")).toBe("one\ntwo\n");
+    expect(result.stdout).toContain("Write notes.md (completed)");
+    expect(result.stdout).toContain("diff");
+    expect(result.stdout).toContain("Wrote notes.md.");
+    expect(result.stdout).toContain("[done] end_turn");
+  });
+
+  test("a denied command is not run", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "It was denied." }));
+    const result = await acpx(["--deny-all", "exec", "make a file"]);
+    expect(result.code).toBe(5); // acpx's exit code for "a permission was denied"
+    expect(existsSync(join(project, "made.txt"))).toBe(false);
+    expect(result.stdout).toContain("[tool] Run touch made.txt (failed)");
+    expect(result.stdout).toContain("It was denied.");
+  });
+
+  test("set-mode plan: the next prompt runs in plan mode", async () => {
+    expect((await acpx(["sessions", "new"])).code).toBe(0);
+    const mode = await acpx(["set-mode", "plan"]);
+    expect(mode.stdout).toContain("mode set: plan");
+    model.push(step({ text: "Here is a plan." }));
+    const result = await acpx(["--approve-all", "prompt", "plan it"]);
+    expect(result.stdout).toContain("Here is a plan.");
+    const tools = (model.requests.findLast((r) => isStep(r.body))?.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+    expect(tools).toContain("plan_submit");
+    expect(tools).not.toContain("write");
+  });
+});
