@@ -23,6 +23,8 @@ async function serveStdio(): Promise<void> {
   const ctx = createContext();
   const config = ctx.config();
   const { engine } = createEngine(ctx);
+  // While the editor sends initialize, list the models and prepare the tools' schemas.
+  void engine.warm();
   const transport = lineTransport(Bun.stdin.stream(), write);
   const { stream, finished } = transport;
   const server = serveAcp(stream, {

@@ -9,7 +9,7 @@ import { protectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { setTurnState, unfinishedTurns } from "../store/turns.ts";
-import type { Tool } from "../tools/tool.ts";
+import { inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
@@ -60,6 +60,21 @@ export class Engine {
 
   get models(): ModelSource {
     return this.deps.models;
+  }
+
+  /**
+   * Does ahead of time what the first turn would otherwise wait for: the model lists (which also
+   * opens the connection to the model server) and the tools' JSON schemas. Never fails.
+   */
+  async warm(): Promise<void> {
+    const listed = this.deps.models.refs().catch(() => {
+      // the first turn will say what is wrong
+    });
+    for (const tool of this.deps.tools) {
+      await Bun.sleep(0); // one schema at a time, so a request that comes in meanwhile is not held up
+      inputSchema(tool);
+    }
+    await listed;
   }
 
   async create(input: NewSession): Promise<Session> {

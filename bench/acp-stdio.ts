@@ -1,0 +1,111 @@
+// `lembas serve --stdio` (the compiled binary) beside a minimal echo agent on the same SDK,
+// compiled the same way: spawn → initialize answered, and session/new + prompt → the first
+// agent_message_chunk (lembas through the scripted model on loopback). One JSON line; goal ≤ 1.3×.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { build } from "../build.ts";
+import { startModel } from "../test/support/model.ts";
+
+const RUNS = 15;
+const dir = mkdtempSync(join(tmpdir(), "lembas-bench-acp-"));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const round = (n: number) => Math.round(n * 100) / 100;
+
+type Timing = { initialize: number; firstChunk: number };
+
+async function measure(cmd: string[], env: Record<string, string>, cwd: string): Promise<Timing> {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { env, cwd, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const decoder = new TextDecoder();
+  const reader = proc.stdout.getReader();
+  let buffer = "";
+  const next = async (match: (message: Record<string, unknown>) => boolean): Promise<void> => {
+    for (;;) {
+      let nl = buffer.indexOf("\n");
+      while (nl !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (line && match(JSON.parse(line) as Record<string, unknown>)) return;
+        nl = buffer.indexOf("\n");
+      }
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`${cmd[0]} ended early`);
+      buffer += decoder.decode(value, { stream: true });
+    }
+  };
+  const send = (message: object) => {
+    proc.stdin.write(`${JSON.stringify(message)}\n`);
+    void proc.stdin.flush();
+  };
+  send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+  await next((m) => m.id === 1);
+  const initialize = performance.now() - started;
+  const sessionStart = performance.now();
+  send({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd, mcpServers: [] } });
+  let sessionId = "";
+  await next((m) => {
+    if (m.id !== 2) return false;
+    sessionId = (m.result as { sessionId: string }).sessionId;
+    return true;
+  });
+  send({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "hi" }] } });
+  await next((m) => m.method === "session/update" && JSON.stringify(m).includes("agent_message_chunk"));
+  const firstChunk = performance.now() - sessionStart;
+  await next((m) => m.id === 3);
+  proc.stdin.end();
+  await proc.exited;
+  return { initialize, firstChunk };
+}
+
+try {
+  const echo = join(dir, "echo-agent");
+  const built = await Bun.build({
+    entrypoints: [join(import.meta.dir, "fixtures/echo-agent.ts")],
+    compile: { outfile: echo },
+    minify: true,
+    bytecode: true,
+    format: "esm",
+    splitting: true,
+  });
+  if (!built.success) throw new Error("echo agent build failed");
+  const lembas = process.env.LEMBAS_BIN ?? (await build(join(dir, "lembas")));
+
+  const model = await startModel({ fallback: { text: "hello" } });
+  const project = join(dir, "project");
+  mkdirSync(join(dir, "config"), { recursive: true });
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(dir, "config", "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LEMBAS_CONFIG_DIR: join(dir, "config"), LEMBAS_STATE_DIR: join(dir, "state") };
+
+  const ours: Timing[] = [];
+  const base: Timing[] = [];
+  for (let i = 0; i < 2; i++) {
+    await measure([lembas, "serve", "--stdio"], env, project);
+    await measure([echo], env, project);
+  }
+  for (let i = 0; i < RUNS; i++) {
+    ours.push(await measure([lembas, "serve", "--stdio"], env, project));
+    base.push(await measure([echo], env, project));
+  }
+  await model.close();
+  const oi = median(ours.map((t) => t.initialize));
+  const bi = median(base.map((t) => t.initialize));
+  const of = median(ours.map((t) => t.firstChunk));
+  const bf = median(base.map((t) => t.firstChunk));
+  console.log(
+    JSON.stringify({
+      bench: "acp-stdio",
+      runs: RUNS,
+      lembas_initialize_ms: round(oi),
+      echo_initialize_ms: round(bi),
+      initialize_ratio: round(oi / bi),
+      lembas_first_chunk_ms: round(of),
+      echo_first_chunk_ms: round(bf),
+      first_chunk_ratio: round(of / bf),
+      goal: 1.3,
+    }),
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
