@@ -11,18 +11,26 @@ import { errorMessage, UserError } from "../errors.ts";
 import { BUILTIN_COMMANDS, parseCommand } from "../project/commands.ts";
 import { acp, connectAgent } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
+import type { Db } from "../store/db.ts";
+import { markGiven } from "../store/marks.ts";
+import { getSession } from "../store/sessions.ts";
 import { initializeResult, type Limits, type Transport } from "./agent.ts";
 import { type Block, BlockError, readBlocks } from "./blocks.ts";
+import { coalescer } from "./coalesce.ts";
+import type { Claims } from "./claims.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
+import { registerLembasMethods } from "./lembas.ts";
 import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
+import { judge } from "./places.ts";
 import { toUpdates } from "./updates.ts";
 
-/** What serving ACP needs from its surroundings (the service or `serve --stdio`). */
+/** What serving ACP needs from its surroundings (the service's link, or `serve --stdio`). */
 export type AgentHost = {
   engine: Engine;
   config: Config;
   paths: Paths;
+  db: Db;
   transport: Transport;
   /** The link protocol said to this peer (1 or 2); on stdio, ours. */
   protocol: number;
@@ -31,6 +39,19 @@ export type AgentHost = {
   connection: string | null;
   /** The highest mode a session made here may have. */
   maxMode: Mode;
+  /** The service's record of which link holds which session (the link only). */
+  claims?: Claims;
+  /** Called once the client has been answered initialize (the link sends kept deletes then). */
+  onInitialized?(cx: acp.AgentContext, client: ClientInfo): void;
+};
+
+/** One connection's view, shared by the standard methods and the _lembas ones. */
+export type Conn = {
+  host: AgentHost;
+  client(): ClientInfo;
+  /** The session a request names: attached here, or (on the link) opened from the store under the same rules. */
+  session(sessionId: string, cx: acp.AgentContext): Session;
+  attached(sessionId: string): Session | null;
 };
 
 const NewSessionMeta = z
@@ -44,65 +65,88 @@ const NewSessionMeta = z
 
 const PromptMeta = z.looseObject({ lembas: z.looseObject({ turnId: z.string().min(1).max(200).optional() }).optional() }).nullish();
 
-const invalid = (sentence: string) => new acp.RequestError(-32602, `Invalid params: ${sentence}`);
+export const invalid = (sentence: string) => new acp.RequestError(-32602, `Invalid params: ${sentence}`);
 
 /**
  * Serves the Agent Client Protocol on one connection: initialize, session/new, session/prompt,
- * session/set_mode, session/cancel, and session/update notifications from each session's bus.
+ * session/set_mode, session/cancel, session/update from each session's bus, and on the link the
+ * _lembas methods and events.
  */
-export function serveAcp(stream: Stream, host: AgentHost): { connection: acp.AgentConnection; close(): Promise<void> } {
+export function serveAcp(stream: Stream, host: AgentHost) {
   let client: ClientInfo = { lembas: false, protocol: 0 };
+  const owner = {};
   const attached = new Map<string, { session: Session; detach: () => void }>();
 
-  const sessionOf = (sessionId: string): Session => {
+  const detach = (sessionId: string) => {
     const entry = attached.get(sessionId);
-    if (!entry) throw invalid(`there is no session ${sessionId} on this connection`);
-    return entry.session;
+    if (!entry) return;
+    entry.detach();
+    attached.delete(sessionId);
+    host.claims?.drop(sessionId, owner);
   };
 
   const attach = (session: Session, cx: acp.AgentContext) => {
-    const forward = (event: EngineEvent) => {
+    if (attached.has(session.id)) return;
+    const forward = coalescer((event: EngineEvent) => {
       for (const update of toUpdates(event, session)) {
         void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
       }
-      if (client.lembas) void cx.notify("_lembas/event", { sessionId: session.id, event }).catch(() => {});
-    };
+      if (client.lembas) void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
+    });
     const unsubscribe = session.bus.subscribe(forward);
-    session.interaction = acpInteraction(cx);
+    const interaction = acpInteraction(cx);
+    session.interaction = interaction;
+    host.claims?.claim(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
       detach: () => {
         unsubscribe();
-        session.interaction = null;
+        if (session.interaction === interaction) session.interaction = null;
       },
     });
+    if (host.connection) markGiven(host.db, session.id, host.connection);
   };
 
-  const commandsUpdate = (sessionId: string, cx: acp.AgentContext) => {
-    const availableCommands = BUILTIN_COMMANDS.map((c) => ({
-      name: c.name,
-      description: c.description,
-      ...(c.hint ? { input: { hint: c.hint } } : {}),
-      _meta: { lembas: { kind: c.kind } },
-    }));
-    // After the answer, never before it: a client drops updates for a session it does not know yet.
-    setTimeout(() => void cx.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands } }).catch(() => {}), 0);
+  const conn: Conn = {
+    host,
+    client: () => client,
+    attached: (id) => attached.get(id)?.session ?? null,
+    session(sessionId, cx) {
+      const here = attached.get(sessionId);
+      if (here) return here.session;
+      if (host.transport !== "link") throw invalid(`there is no session ${sessionId} on this connection`);
+      const row = getSession(host.db, sessionId);
+      if (!row) throw invalid(`there is no session ${sessionId} on this device`);
+      const verdict = judge(row.cwd, host.config.remote, host.db);
+      if (!verdict.accepted) throw invalid(verdict.reason);
+      let session: Session | null;
+      try {
+        session = host.engine.open(sessionId, { maxMode: host.maxMode });
+      } catch (error) {
+        throw invalid(errorMessage(error));
+      }
+      if (!session) throw invalid(`there is no session ${sessionId} on this device`);
+      attach(session, cx);
+      commandsUpdate(session.id, cx);
+      return session;
+    },
   };
 
   const app = acp
     .agent({ name: "lembas" })
-    .onRequest("initialize", ({ params }) => {
+    .onRequest("initialize", ({ params, client: cx }) => {
       client = detectClient(params.clientCapabilities);
+      if (host.onInitialized) setTimeout(() => host.onInitialized?.(cx, client), 0);
       return initializeResult({ transport: host.transport, config: host.config, client, protocol: host.protocol, limits: host.limits, connection: host.connection });
     })
     .onRequest("session/new", async ({ params, client: cx }) => {
-      const cwd = checkCwd(params.cwd);
+      const cwd = checkCwd(params.cwd, host);
       const meta = NewSessionMeta.safeParse(params._meta);
       if (!meta.success) throw invalid(`_meta: ${meta.error.issues[0]?.path.join(".")}: ${meta.error.issues[0]?.message}`);
       const requested = meta.data ?? {};
-      const model = requested.model ?? (requested.lembas_model && host.connection ? `${host.connection}/${requested.lembas_model}` : undefined);
       let session: Session;
       try {
+        const model = requested.model ?? (requested.lembas_model ? await instanceRef(host, requested.lembas_model) : undefined);
         session = await host.engine.create({
           cwd,
           mode: lowerMode(requested.mode ?? host.config.mode, host.maxMode),
@@ -122,11 +166,13 @@ export function serveAcp(stream: Stream, host: AgentHost): { connection: acp.Age
         _meta: { lembas: { model: session.model, mode: session.mode, effort: session.effort } },
       };
     })
-    .onRequest("session/prompt", async ({ params, signal }) => {
-      const session = sessionOf(params.sessionId);
+    .onRequest("session/prompt", async ({ params, signal, client: cx }) => {
+      const session = conn.session(params.sessionId, cx);
       const meta = PromptMeta.safeParse(params._meta);
       const turnId = meta.success ? meta.data?.lembas?.turnId : undefined;
-      const onAbort = () => session.cancel();
+      // The request is aborted by $/cancel_request, and also when the connection closes: a link
+      // that drops must not cancel the turn (it goes on, and the client follows it on the next link).
+      const onAbort = () => setTimeout(() => !connection.signal.aborted && session.cancel(), 0);
       signal.addEventListener("abort", onAbort, { once: true });
       try {
         return await runPrompt(session, params.prompt as Block[], turnId, host);
@@ -134,8 +180,8 @@ export function serveAcp(stream: Stream, host: AgentHost): { connection: acp.Age
         signal.removeEventListener("abort", onAbort);
       }
     })
-    .onRequest("session/set_mode", ({ params }) => {
-      const session = sessionOf(params.sessionId);
+    .onRequest("session/set_mode", ({ params, client: cx }) => {
+      const session = conn.session(params.sessionId, cx);
       const mode = Mode.safeParse(params.modeId);
       if (!mode.success) throw invalid(`modeId must be one of ${Mode.options.join(", ")}`);
       session.setMode(lowerMode(mode.data, host.maxMode));
@@ -144,23 +190,57 @@ export function serveAcp(stream: Stream, host: AgentHost): { connection: acp.Age
     .onNotification("session/cancel", ({ params }) => {
       attached.get(params.sessionId)?.session.cancel();
     });
+  if (host.transport === "link") registerLembasMethods(app, conn);
 
   const connection = connectAgent(app, stream);
   return {
     connection,
+    /** The sessions attached here. */
+    sessions: () => [...attached.keys()],
+    /** Lets go of every session (the link dropped): their turns go on, with nobody attached. */
+    detachAll() {
+      for (const id of [...attached.keys()]) detach(id);
+    },
+    /** Cancels every attached session's turns and lets go of them (end of stdin, shutdown). */
     async close() {
-      for (const { session, detach } of attached.values()) {
-        session.close();
-        await session.idle();
-        detach();
-      }
-      attached.clear();
+      const sessions = [...attached.values()].map((a) => a.session);
+      for (const session of sessions) session.close();
+      await Promise.all(sessions.map((s) => s.idle()));
+      for (const id of [...attached.keys()]) detach(id);
     },
   };
 }
 
-function checkCwd(cwd: string): string {
+/** The model event on the link also says whether the model is this link's instance's. */
+function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEvent & { instance: boolean }) {
+  if (event.type !== "model") return event;
+  return { ...event, instance: host.connection !== null && event.connection === host.connection };
+}
+
+function commandsUpdate(sessionId: string, cx: acp.AgentContext): void {
+  const availableCommands = BUILTIN_COMMANDS.map((c) => ({
+    name: c.name,
+    description: c.description,
+    ...(c.hint ? { input: { hint: c.hint } } : {}),
+    _meta: { lembas: { kind: c.kind } },
+  }));
+  // After the answer, never before it: a client drops updates for a session it does not know yet.
+  setTimeout(() => void cx.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands } }).catch(() => {}), 0);
+}
+
+/** The device's ref for a model the instance names by its served name. */
+export function instanceRef(host: AgentHost, servedName: string): Promise<string> {
+  if (!host.connection) return Promise.resolve(servedName);
+  return host.engine.models.refFor(host.connection, servedName);
+}
+
+function checkCwd(cwd: string, host: AgentHost): string {
   if (!isAbsolute(cwd)) throw invalid(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`);
+  if (host.transport === "link") {
+    const verdict = judge(cwd, host.config.remote, host.db);
+    if (!verdict.accepted) throw invalid(verdict.reason);
+    return cwd;
+  }
   if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw invalid(`cwd ${cwd} is not an existing directory`);
   return cwd;
 }
@@ -175,7 +255,7 @@ async function runPrompt(session: Session, blocks: Block[], turnId: string | und
     throw error;
   }
   const command = read.attachments.length === 0 ? parseCommand(read.text) : null;
-  if (command?.type === "action") return runAction(session, command.name);
+  if (command?.type === "action") return runAction(session, command.name, host);
   if (command?.type === "prompt" && command.mode) session.setMode(lowerMode(command.mode, host.maxMode));
   const answer = await session.prompt({
     text: command?.type === "prompt" ? command.text : read.text,
@@ -187,9 +267,10 @@ async function runPrompt(session: Session, blocks: Block[], turnId: string | und
 }
 
 function promptResult(answer: TurnAnswer, host: AgentHost, command?: string) {
+  // An editor is told a failed turn as an error; the web UI got the error event and the answer.
   if (answer.error && host.transport === "stdio") throw new acp.RequestError(-32603, answer.error);
   return {
-    stopReason: answer.stopReason === "refusal" ? "refusal" : answer.stopReason,
+    stopReason: answer.stopReason,
     _meta: {
       lembas: {
         turnId: answer.turnId,
@@ -197,16 +278,16 @@ function promptResult(answer: TurnAnswer, host: AgentHost, command?: string) {
         ...(command ? { command } : {}),
       },
     },
-  } as const;
+  };
 }
 
 /** compact, undo and plan without a task: they act and send nothing to the model. */
-async function runAction(session: Session, name: "compact" | "undo" | "plan") {
+async function runAction(session: Session, name: "compact" | "undo" | "plan", host: AgentHost) {
   const done = (extra: Record<string, unknown>) => ({ stopReason: "end_turn" as const, _meta: { lembas: { command: name, ...extra } } });
   try {
     if (name === "compact") return done({ summary: (await session.compact()).summary });
     if (name === "undo") return done({ undone: session.undo() });
-    return done({ mode: session.setMode("plan") });
+    return done({ mode: session.setMode(lowerMode("plan", host.maxMode)) });
   } catch (error) {
     if (error instanceof UserError) throw invalid(error.message);
     throw error;

@@ -11,7 +11,13 @@ const subCommands = {
   untrust: () => import("./untrust.ts").then((m) => m.default),
   run: () => import("./run.ts").then((m) => m.default),
   serve: () => import("./serve.ts").then((m) => m.default),
+  login: () => import("./login.ts").then((m) => m.default),
+  logout: () => import("./logout.ts").then((m) => m.default),
+  status: () => import("./status.ts").then((m) => m.default),
+  sessions: () => import("./sessions.ts").then((m) => m.default),
   models: () => import("./models.ts").then((m) => m.default),
+  service: () => import("./service.ts").then((m) => m.default),
+  doctor: () => import("./doctor.ts").then((m) => m.default),
 } satisfies SubCommandsDef;
 
 export const root = defineCommand({

@@ -33,7 +33,7 @@ export default defineCommand({
     if (args.format !== "text" && args.format !== "json") throw new UserError("--format must be text or json", 2);
 
     const ctx = createContext();
-    const { engine, models } = createEngine(ctx);
+    const { engine, models } = createEngine(ctx, "run");
     const cwd = resolve(args.cwd ?? process.cwd());
     const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
     const session = existing
@@ -58,6 +58,7 @@ export default defineCommand({
     await session.idle();
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
+    await engine.stop();
     if (!json) process.stdout.write("\n");
     if (answer.error) throw new UserError(answer.error, 1);
     if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);

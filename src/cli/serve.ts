@@ -2,18 +2,19 @@ import { defineCommand } from "citty";
 import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
 import { serveAcp } from "../acp/server.ts";
 import { createEngine } from "../engine/create.ts";
-import { UserError } from "../errors.ts";
 import { guardStdout, lineTransport } from "../rpc/stdio.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
-  meta: { name: "serve", description: "Serve ACP to an editor on stdin/stdout (--stdio)" },
+  meta: { name: "serve", description: "Run the device service (links to your instances), or serve ACP to an editor with --stdio" },
   args: {
     stdio: { type: "boolean", description: "speak ACP on stdin/stdout, one JSON-RPC message a line (for Zed and other ACP clients)" },
   },
   async run({ args }) {
-    if (!args.stdio) throw new UserError("the device service is not available yet: use lembas serve --stdio for an editor", 2);
-    await serveStdio();
+    if (args.stdio) return serveStdio();
+    const { runService } = await import("../service/daemon.ts");
+    await runService(createContext());
+    process.exit(0);
   },
 });
 
@@ -22,7 +23,7 @@ async function serveStdio(): Promise<void> {
   const write = guardStdout();
   const ctx = createContext();
   const config = ctx.config();
-  const { engine } = createEngine(ctx);
+  const { engine } = createEngine(ctx, "editor");
   // While the editor sends initialize, list the models and prepare the tools' schemas.
   void engine.warm();
   const transport = lineTransport(Bun.stdin.stream(), write);
@@ -31,6 +32,7 @@ async function serveStdio(): Promise<void> {
     engine,
     config,
     paths: ctx.paths,
+    db: ctx.db(),
     transport: "stdio",
     protocol: LEMBAS_PROTOCOL,
     limits: null,

@@ -8,7 +8,8 @@ import type { RetryPolicy } from "../model/retry.ts";
 import { protectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
-import { setTurnState, unfinishedTurns } from "../store/turns.ts";
+import { claimHold, releaseHold } from "../store/holds.ts";
+import { settleInterrupted } from "../store/turns.ts";
 import { inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
@@ -23,6 +24,8 @@ export type EngineOptions = {
   tools: readonly Tool[];
   retry?: Partial<RetryPolicy>;
   maxSteps?: number;
+  /** Who this process is, in the store's holds: "service", "terminal", "editor", "run". */
+  holder?: string;
 };
 
 export type NewSession = {
@@ -43,8 +46,10 @@ export type NewSession = {
 export class Engine {
   private readonly sessions = new Map<string, Session>();
   private readonly deps: SessionDeps;
+  private readonly holder: string;
 
   constructor(options: EngineOptions) {
+    this.holder = options.holder ?? "lembas";
     const { paths, config } = options;
     this.deps = {
       db: options.db,
@@ -92,18 +97,22 @@ export class Engine {
       effort: input.effort ?? this.deps.config.effort,
       origin: input.origin ?? "terminal",
     });
+    claimHold(this.deps.db, row.id, this.holder);
     return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode));
   }
 
-  /** The session in memory, else opened from the store (its unfinished turns marked interrupted), else null. */
+  /**
+   * The session in memory, else opened from the store (the turns a dead process left unfinished
+   * marked interrupted), else null. A session another live process holds is refused with a sentence.
+   */
   open(id: string, opts: { maxMode?: Mode } = {}): Session | null {
     const live = this.sessions.get(id);
     if (live) return live;
     const row = getSession(this.deps.db, id);
     if (!row) return null;
-    for (const turn of unfinishedTurns(this.deps.db, id)) {
-      setTurnState(this.deps.db, id, turn.turnId, "done", { turnId: turn.turnId, stopReason: "cancelled", interrupted: true });
-    }
+    const other = claimHold(this.deps.db, id, this.holder);
+    if (other) throw new UserError(`session ${id} is open in another lembas process (${other.holder}, pid ${other.pid})`, 1);
+    settleInterrupted(this.deps.db, id);
     const maxMode = opts.maxMode ?? "auto";
     const session = new Session({ ...row, mode: lowerMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
     return this.track(session);
@@ -125,6 +134,7 @@ export class Engine {
       await session.idle();
       this.sessions.delete(id);
     }
+    releaseHold(this.deps.db, id);
     rmSync(join(this.deps.paths.attachmentsDir, id), { recursive: true, force: true });
     const root = getSession(this.deps.db, id)?.root;
     const deleted = deleteSession(this.deps.db, id);
@@ -136,6 +146,17 @@ export class Engine {
   async stop(): Promise<void> {
     for (const session of this.sessions.values()) session.close();
     await Promise.all([...this.sessions.values()].map((s) => s.idle()));
+    for (const id of this.sessions.keys()) releaseHold(this.deps.db, id);
+  }
+
+  /** Lets go of a session: its turns end first, and another process may then hold it. */
+  async release(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    session.close();
+    await session.idle();
+    this.sessions.delete(id);
+    releaseHold(this.deps.db, id);
   }
 
   private track(session: Session): Session {

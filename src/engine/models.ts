@@ -18,6 +18,8 @@ export type ModelSource = {
   resolve(ref: string | null): Promise<ResolvedModel>;
   /** Every ref the device can use, for the settings tool and `lembas models`. */
   refs(): Promise<string[]>;
+  /** The device's ref for a model a login's instance names by its served name (the link's lembas_model). */
+  refFor(login: string, servedName: string): Promise<string>;
 };
 
 /** The context window assumed when nothing says otherwise: small enough for most local servers. */

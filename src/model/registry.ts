@@ -4,7 +4,7 @@ import type { ModelSource, ResolvedModel } from "../engine/models.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { listModels, type ModelInfo, probeLocal } from "./models.ts";
-import { buildRefs, type RefEntry, resolveRef } from "./refs.ts";
+import { buildRefs, instanceRefFor, type RefEntry, resolveRef } from "./refs.ts";
 
 /** A login as the registry needs it (the store's logins, in login order). */
 export type RegistryLogin = { name: string; url: string; token: string; protocols: number[] };
@@ -37,6 +37,10 @@ export class ModelRegistry implements ModelSource {
 
   async refs(): Promise<string[]> {
     return (await this.entries()).map((e) => e.ref);
+  }
+
+  async refFor(login: string, servedName: string): Promise<string> {
+    return instanceRefFor(login, servedName, await this.entries());
   }
 
   async entries(): Promise<RefEntry[]> {

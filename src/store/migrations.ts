@@ -113,6 +113,19 @@ CREATE TABLE undo_files (
 );
 `,
   },
+  {
+    // A delete made with no link up is kept for every login, and each link's client is told once.
+    version: 3,
+    sql: `
+DROP TABLE pending_deletes;
+CREATE TABLE pending_deletes (
+  session_id TEXT NOT NULL,
+  login      TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, login)
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

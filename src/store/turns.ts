@@ -95,3 +95,15 @@ export function pruneTurns(db: Db, now = Date.now()): number {
     )
     .run(cutoff).changes;
 }
+
+/**
+ * Marks as done the turns a dead process left queued or running (they will never finish): their
+ * answer says cancelled and interrupted. Call only when no live process holds the session.
+ */
+export function settleInterrupted(db: Db, sessionId: string): number {
+  const stale = unfinishedTurns(db, sessionId);
+  for (const turn of stale) {
+    setTurnState(db, sessionId, turn.turnId, "done", { turnId: turn.turnId, stopReason: "cancelled", interrupted: true });
+  }
+  return stale.length;
+}

@@ -113,7 +113,7 @@ describe("the store", () => {
       .all();
     expect(perSession).toHaveLength(10);
     for (const s of perSession) expect(s).toEqual({ n: 200, seqs: 200 });
-    expect(db.query<{ r: string }, []>("PRAGMA integrity_check").get()?.r ?? "ok").toBe("ok");
+    expect(db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
     db.close();
   });
 });

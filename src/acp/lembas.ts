@@ -1,0 +1,127 @@
+import { isAbsolute } from "node:path";
+import { z } from "zod";
+import { Effort } from "../config/schema.ts";
+import { parseStored, type StoredMessage } from "../engine/records.ts";
+import { errorMessage, UserError } from "../errors.ts";
+import type { acp } from "../rpc/agent.ts";
+import { keepDelete } from "../store/deletes.ts";
+import { givenTo, wasGiven } from "../store/marks.ts";
+import { listMessages } from "../store/messages.ts";
+import { getSession } from "../store/sessions.ts";
+import { isInside } from "../store/trust.ts";
+import { getHold, isAlive } from "../store/holds.ts";
+import { listTurns, settleInterrupted } from "../store/turns.ts";
+import { historyTurns } from "./history.ts";
+import { listing, places, rootsOf } from "./places.ts";
+import { type Conn, instanceRef, invalid } from "./server.ts";
+
+const SessionRef = z.object({ sessionId: z.string().min(1) });
+
+/** Wraps a handler so a UserError (a sentence about the request) answers -32602. */
+function asParams<T>(run: () => Promise<T> | T): Promise<T> {
+  return Promise.resolve()
+    .then(run)
+    .catch((error: unknown) => {
+      if (error instanceof UserError) throw invalid(error.message);
+      throw error;
+    });
+}
+
+/** The _lembas/* methods of the link (spec/acp.md), on one connection. */
+export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
+  const { host } = conn;
+  const { db, config } = host;
+
+  app.onRequest("_lembas/directories", z.object({ path: z.string().optional() }), ({ params }) => {
+    if (params.path === undefined || params.path === "") return places(config.remote, db);
+    if (!isAbsolute(params.path)) throw invalid(`path must be absolute, not ${JSON.stringify(params.path)}`);
+    if (!rootsOf(config.remote).some((root) => isInside(params.path as string, root))) {
+      throw invalid(`${params.path} is outside the device's remote roots (${config.remote.roots.join(", ")})`);
+    }
+    return listing(params.path, config.remote, db);
+  });
+
+  app.onRequest(
+    "_lembas/configure",
+    SessionRef.extend({ model: z.string().min(1).optional(), effort: Effort.optional() }),
+    ({ params, client }) =>
+      asParams(async () => {
+        const session = conn.session(params.sessionId, client);
+        const model = params.model ? await instanceRef(host, params.model) : undefined;
+        try {
+          return await session.configure({ ...(model ? { model } : {}), ...(params.effort ? { effort: params.effort } : {}) });
+        } catch (error) {
+          throw invalid(errorMessage(error));
+        }
+      }),
+  );
+
+  app.onRequest("_lembas/steer", SessionRef.extend({ text: z.string().min(1), messageId: z.string().optional() }), ({ params, client }) =>
+    asParams(() => conn.session(params.sessionId, client).steer(params.text, params.messageId)),
+  );
+
+  app.onRequest("_lembas/session/history", SessionRef, ({ params }) => {
+    const row = getSession(db, params.sessionId);
+    if (!row) throw invalid(`there is no session ${params.sessionId} on this device`);
+    const messages = listMessages(db, row.id)
+      .map(parseStored)
+      .filter((m): m is StoredMessage => m !== null);
+    return { sessionId: row.id, title: row.title, root: row.root, turns: historyTurns(messages) };
+  });
+
+  app.onRequest("_lembas/session/status", SessionRef, ({ params }) => {
+    const row = getSession(db, params.sessionId);
+    if (!row) return { sessionId: params.sessionId, exists: false, held: "none", busy: false, title: "", queued: [] };
+    const live = host.engine.get(row.id);
+    if (live) {
+      const status = live.status();
+      return {
+        sessionId: row.id,
+        exists: true,
+        held: "here",
+        busy: status.busy,
+        title: live.title,
+        ...(status.turnId ? { turnId: status.turnId } : {}),
+        queued: status.queued,
+        ...(status.lastTurnId ? { lastTurnId: status.lastTurnId } : {}),
+      };
+    }
+    const hold = getHold(db, row.id);
+    if (!hold || !isAlive(hold.pid)) settleInterrupted(db, row.id);
+    const last = listTurns(db, row.id).filter((t) => t.state === "done").at(-1);
+    return { sessionId: row.id, exists: true, held: "none", busy: false, title: row.title, queued: [], ...(last ? { lastTurnId: last.turnId } : {}) };
+  });
+
+  app.onRequest("_lembas/session/delete", SessionRef, async ({ params }) => {
+    const row = getSession(db, params.sessionId);
+    if (!row) return { deleted: false };
+    const login = host.connection ?? "";
+    const held = conn.attached(row.id) !== null;
+    const given = wasGiven(db, row.id, login);
+    const roots = rootsOf(config.remote);
+    const inRoots = roots.length > 0 && roots.some((root) => isInside(row.root, root));
+    if (!held && !given && !inRoots) {
+      throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
+    }
+    const others = givenTo(db, row.id).filter((l) => l !== login);
+    const deleted = await host.engine.delete(row.id);
+    if (others.length > 0) keepDelete(db, row.id, others);
+    return { deleted };
+  });
+
+  app.onRequest("_lembas/session/compact", SessionRef, ({ params, client }) =>
+    asParams(async () => {
+      const session = conn.session(params.sessionId, client);
+      if (session.busy) throw new UserError("the session is working: compact it when the turn has ended");
+      return session.compact();
+    }),
+  );
+
+  app.onRequest("_lembas/session/title", SessionRef.extend({ title: z.string() }), ({ params, client }) =>
+    asParams(() => {
+      if (params.title.length > 200) throw new UserError(`a title is at most 200 characters (this one has ${params.title.length})`);
+      if (!params.title.trim()) throw new UserError("a title cannot be empty");
+      return { title: conn.session(params.sessionId, client).setTitle(params.title) };
+    }),
+  );
+}

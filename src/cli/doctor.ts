@@ -1,0 +1,19 @@
+import { defineCommand } from "citty";
+import { resolvePaths } from "../config/paths.ts";
+import { formatFinding, runDoctor } from "../service/doctor.ts";
+
+export default defineCommand({
+  meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service and the shells" },
+  async run() {
+    const findings = await runDoctor({ paths: resolvePaths(), env: process.env, localPorts: localPorts(process.env.LEMBAS_LOCAL_PORTS) });
+    for (const finding of findings) console.log(formatFinding(finding));
+    if (findings.some((f) => !f.ok)) process.exitCode = 1;
+  },
+});
+
+/** LEMBAS_LOCAL_PORTS=11434,8080 changes which loopback ports are probed for a local model server (as lembas run does). */
+function localPorts(value: string | undefined): number[] | undefined {
+  if (!value) return undefined;
+  const ports = value.split(",").map((p) => Number(p.trim())).filter((p) => Number.isInteger(p) && p > 0 && p < 65536);
+  return ports.length > 0 ? ports : undefined;
+}

@@ -1,0 +1,48 @@
+import { defineCommand } from "citty";
+import { UserError } from "../errors.ts";
+import { login } from "../link/login.ts";
+import { createContext } from "./context.ts";
+
+export default defineCommand({
+  meta: { name: "login", description: "Link this device to a LLeMbas instance with a device token" },
+  args: {
+    url: { type: "positional", required: true, description: "the instance, e.g. https://lembas.example.org" },
+    token: { type: "string", description: "the device token (visible in your shell history: prefer --token-stdin)" },
+    "token-stdin": { type: "boolean", description: "read the device token from stdin" },
+    name: { type: "string", description: "the connection name for this instance (default: from its host)" },
+  },
+  async run({ args }) {
+    const token = args.token ?? (args["token-stdin"] ? await readStdin() : await askToken());
+    const ctx = createContext();
+    const result = await login({
+      url: args.url,
+      token,
+      ...(args.name ? { name: args.name } : {}),
+      db: ctx.db(),
+      config: ctx.config(),
+      paths: ctx.paths,
+    });
+    const { login: saved } = result;
+    console.log(`logged in to ${saved.url} as "${saved.name}" (link protocol ${saved.protocols.includes(2) ? 2 : 1})`);
+    if (result.chatModels.length > 0) console.log(`models: ${result.chatModels.length} (lembas models lists them)`);
+    for (const note of result.notes) console.log(note);
+    console.log("run lembas serve (or lembas service install) to link this device");
+  },
+});
+
+async function readStdin(): Promise<string> {
+  const text = (await new Response(Bun.stdin.stream()).text()).trim();
+  if (!text) throw new UserError("--token-stdin: stdin was empty", 2);
+  return text;
+}
+
+async function askToken(): Promise<string> {
+  if (!process.stdin.isTTY) throw new UserError("give the device token with --token-stdin (or --token)", 2);
+  const { createInterface } = await import("node:readline/promises");
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    return (await rl.question("device token: ")).trim();
+  } finally {
+    rl.close();
+  }
+}

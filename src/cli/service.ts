@@ -1,0 +1,63 @@
+import { existsSync } from "node:fs";
+import { defineCommand } from "citty";
+import { resolvePaths } from "../config/paths.ts";
+import { UserError } from "../errors.ts";
+import { readServiceStatus } from "../service/control.ts";
+import { followFile, tailLines } from "../service/logs.ts";
+import { serviceManager } from "../service/manager.ts";
+import { describeStatus } from "../service/status.ts";
+import { logFile, serviceSpec } from "../service/units.ts";
+
+/** `lembas service status` exits 3 when the service is not running (as LSB init scripts do). */
+const NOT_RUNNING = 3;
+
+const install = defineCommand({
+  meta: { name: "install", description: "Run lembas serve as a service: start it now and at login, restart it when it fails" },
+  async run() {
+    for (const line of await serviceManager().install(serviceSpec())) console.log(line);
+  },
+});
+
+const uninstall = defineCommand({
+  meta: { name: "uninstall", description: "Stop the service and remove it" },
+  async run() {
+    for (const line of await serviceManager().uninstall()) console.log(line);
+  },
+});
+
+const status = defineCommand({
+  meta: { name: "status", description: "Whether the service runs, and its links (exit 3 when it does not run)" },
+  async run() {
+    const paths = resolvePaths();
+    const [state, reading] = await Promise.all([serviceManager().state(), readServiceStatus(paths.socketFile)]);
+    const report = describeStatus(state, reading);
+    for (const line of report.lines) console.log(line);
+    if (!report.running) process.exitCode = NOT_RUNNING;
+  },
+});
+
+const logs = defineCommand({
+  meta: { name: "logs", description: "Print the end of the service's log; -f keeps printing what it writes" },
+  args: {
+    follow: { type: "boolean", alias: "f", description: "keep printing new lines until Ctrl-C" },
+    lines: { type: "string", alias: "n", default: "50", description: "how many lines to print first" },
+  },
+  async run({ args }) {
+    const count = Number(args.lines);
+    if (!Number.isInteger(count) || count < 0) throw new UserError(`--lines must be a whole number, not ${args.lines}`, 2);
+    const file = logFile(resolvePaths());
+    if (!existsSync(file) && !args.follow) throw new UserError(`there is no log at ${file} yet: the service writes it once it runs (lembas service install)`);
+    const { text, size } = existsSync(file) ? await tailLines(file, count) : { text: "", size: 0 };
+    process.stdout.write(text);
+    if (!args.follow) return;
+    const stop = new AbortController();
+    process.once("SIGINT", () => stop.abort());
+    process.once("SIGTERM", () => stop.abort());
+    await followFile(file, size, (chunk) => process.stdout.write(chunk), stop.signal);
+  },
+});
+
+export default defineCommand({
+  meta: { name: "service", description: "Run lembas serve as a systemd (Linux) or launchd (macOS) service" },
+  subCommands: { install, uninstall, status, logs },
+});

@@ -1,0 +1,75 @@
+import { defineCommand } from "citty";
+import { createEngine } from "../engine/create.ts";
+import { UserError } from "../errors.ts";
+import { keepDelete } from "../store/deletes.ts";
+import { getHold, isAlive } from "../store/holds.ts";
+import { listLogins } from "../store/logins.ts";
+import { getSession, listSessions } from "../store/sessions.ts";
+import { pruneTurns } from "../store/turns.ts";
+import { createContext } from "./context.ts";
+
+const list = defineCommand({
+  meta: { name: "list", description: "The sessions on this device, newest first" },
+  run() {
+    const sessions = listSessions(createContext().db(), { limit: 500 });
+    for (const s of sessions) {
+      console.log(`${s.id}  ${new Date(s.updatedAt).toISOString().slice(0, 16).replace("T", " ")}  ${s.title || "(untitled)"}  ${s.cwd}`);
+    }
+  },
+});
+
+const del = defineCommand({
+  meta: { name: "delete", description: "Delete a session (its messages and attachments); the web UI is told at the next link" },
+  args: { id: { type: "positional", required: true, description: "the session's id" } },
+  async run({ args }) {
+    const ctx = createContext();
+    const db = ctx.db();
+    if (!getSession(db, args.id)) throw new UserError(`there is no session ${args.id}`, 2);
+    await deleteSessions(ctx, [args.id]);
+    console.log(`deleted ${args.id}`);
+  },
+});
+
+const prune = defineCommand({
+  meta: { name: "prune", description: "Delete the sessions untouched for a while (default 30 days)" },
+  args: { "older-than": { type: "string", default: "30d", description: "an age: 30d, 12h, 90m" } },
+  async run({ args }) {
+    const ctx = createContext();
+    const db = ctx.db();
+    const cutoff = Date.now() - parseAge(args["older-than"]);
+    const old = listSessions(db, { limit: 100_000 }).filter((s) => s.updatedAt < cutoff);
+    await deleteSessions(ctx, old.map((s) => s.id));
+    pruneTurns(db);
+    console.log(`deleted ${old.length} session${old.length === 1 ? "" : "s"}`);
+  },
+});
+
+export default defineCommand({
+  meta: { name: "sessions", description: "List, delete and prune the sessions on this device" },
+  subCommands: { list, delete: del, prune },
+});
+
+/** Deletes from a shell: each session gone now, and kept as a delete for every login's client. */
+async function deleteSessions(ctx: ReturnType<typeof createContext>, ids: string[]): Promise<void> {
+  const db = ctx.db();
+  for (const id of ids) {
+    const hold = getHold(db, id);
+    if (hold && hold.pid !== process.pid && isAlive(hold.pid)) {
+      throw new UserError(`session ${id} is open in another lembas process (${hold.holder}, pid ${hold.pid}): delete it there`, 1);
+    }
+  }
+  const { engine } = createEngine(ctx, "terminal");
+  const logins = listLogins(db).map((l) => l.name);
+  for (const id of ids) {
+    await engine.delete(id);
+    if (logins.length > 0) keepDelete(db, id, logins);
+  }
+}
+
+/** "30d", "12h", "90m", "45s" → milliseconds. */
+export function parseAge(text: string): number {
+  const match = /^(\d+)\s*([dhms])$/.exec(text.trim());
+  if (!match?.[1] || !match[2]) throw new UserError(`--older-than ${text}: say an age like 30d, 12h or 90m`, 2);
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[match[2] as "d" | "h" | "m" | "s"];
+  return Number(match[1]) * unit;
+}

@@ -1,0 +1,215 @@
+import type { Paths } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import type { Claims } from "../acp/claims.ts";
+import { serveAcp } from "../acp/server.ts";
+import type { Engine } from "../engine/engine.ts";
+import { errorMessage, UserError } from "../errors.ts";
+import { webSocketTransport } from "../rpc/websocket.ts";
+import type { Db } from "../store/db.ts";
+import { forgetDelete, pendingDeletes } from "../store/deletes.ts";
+import { type Login, setLoginProtocols } from "../store/logins.ts";
+import { type Backoff, backoffDelay, DEFAULT_BACKOFF, RESET_AFTER_MS } from "./backoff.ts";
+import { discover, protocolFor } from "./discovery.ts";
+import { helloParams, linkUrl } from "./hello.ts";
+
+export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
+
+export type DialerDeps = {
+  engine: Engine;
+  config: Config;
+  paths: Paths;
+  db: Db;
+  claims: Claims;
+  log(line: string): void;
+  backoff?: Backoff;
+  /** How often to ping, and how long a pong may take before the socket counts as dead. */
+  keepalive?: { intervalMs: number; timeoutMs: number };
+};
+
+export const PROTOCOL_MISMATCH = "the instance and this CLI speak different link protocols — update one of them";
+const TOKEN_REJECTED = "the instance rejected the device token: log in again with lembas login";
+
+type Outcome = { kind: "closed"; code: number; reason: string; upMs: number } | { kind: "failed"; why: string } | { kind: "fatal"; why: string };
+
+/**
+ * One login's link: dials out, says hello, serves ACP and the _lembas methods over it, and
+ * redials with backoff when it drops — until it is stopped, or the instance says it never
+ * will work (close 4400: protocols differ; 4401 or HTTP 401: the token is rejected).
+ */
+export class LinkDialer {
+  state: LinkState = "connecting";
+  since = Date.now();
+  reason: string | null = null;
+  private stopping = false;
+  private socket: WebSocket | null = null;
+  private wake: (() => void) | null = null;
+  private running: Promise<void> | null = null;
+  private server: ReturnType<typeof serveAcp> | null = null;
+
+  constructor(
+    private login: Login,
+    private readonly deps: DialerDeps,
+  ) {}
+
+  get name(): string {
+    return this.login.name;
+  }
+  get url(): string {
+    return this.login.url;
+  }
+  sessions(): string[] {
+    return this.server?.sessions() ?? [];
+  }
+
+  start(): void {
+    this.running ??= this.run();
+  }
+
+  /** Closes the link and stops redialling. Running turns are the engine's to stop. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    this.socket?.close(1001, "the device service is stopping");
+    await this.running;
+  }
+
+  private set(state: LinkState, reason: string | null = null): void {
+    if (this.state === state && this.reason === reason) return;
+    this.state = state;
+    this.reason = reason;
+    this.since = Date.now();
+    this.deps.log(`link ${this.login.name}: ${state}${reason ? ` (${reason})` : ""}`);
+  }
+
+  private async run(): Promise<void> {
+    let attempt = 0;
+    while (!this.stopping) {
+      this.set("connecting");
+      const outcome = await this.dialOnce();
+      if (this.stopping) break;
+      if (outcome.kind === "fatal") {
+        this.set("stopped", outcome.why);
+        return;
+      }
+      if (outcome.kind === "closed" && outcome.upMs >= RESET_AFTER_MS) attempt = 0;
+      const why = outcome.kind === "closed" ? `closed ${outcome.code}${outcome.reason ? ` ${outcome.reason}` : ""}` : outcome.why;
+      const delay = backoffDelay(attempt++, this.deps.backoff ?? DEFAULT_BACKOFF);
+      this.set("waiting", `${why}; redialling in ${(delay / 1000).toFixed(1)} s`);
+      await this.sleep(delay);
+    }
+    this.set("stopped", "the service stopped");
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async dialOnce(): Promise<Outcome> {
+    let protocol: number;
+    try {
+      const discovered = await discover(this.login.url, AbortSignal.timeout(10_000));
+      if (discovered.protocols.join() !== this.login.protocols.join()) {
+        setLoginProtocols(this.deps.db, this.login.name, discovered.protocols);
+        this.login = { ...this.login, protocols: discovered.protocols };
+      }
+      protocol = protocolFor(discovered.protocols);
+    } catch (error) {
+      if (error instanceof UserError && error.message.includes("speaks link protocol")) return { kind: "fatal", why: PROTOCOL_MISMATCH };
+      return { kind: "failed", why: errorMessage(error) };
+    }
+    const ws = new WebSocket(linkUrl(this.login.url), { headers: { authorization: `Bearer ${this.login.token}` } });
+    this.socket = ws;
+    const opened = await new Promise<boolean>((resolve) => {
+      ws.addEventListener("open", () => resolve(true), { once: true });
+      ws.addEventListener("close", () => resolve(false), { once: true });
+    });
+    if (!opened) {
+      this.socket = null;
+      return (await this.tokenRejected()) ? { kind: "fatal", why: TOKEN_REJECTED } : { kind: "failed", why: "the link could not be opened" };
+    }
+    return this.serve(ws, protocol);
+  }
+
+  /** Bun's client does not tell why an upgrade failed: ask the instance whether it was the token. */
+  private async tokenRejected(): Promise<boolean> {
+    try {
+      const response = await fetch(`${this.login.url}/api/v1/instance`, {
+        headers: { authorization: `Bearer ${this.login.token}` },
+        signal: AbortSignal.timeout(5000),
+      });
+      return response.status === 401 || response.status === 403;
+    } catch {
+      return false;
+    }
+  }
+
+  private async serve(ws: WebSocket, protocol: number): Promise<Outcome> {
+    const openedAt = Date.now();
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+      ws.addEventListener("close", (event) => resolve({ code: event.code, reason: event.reason }), { once: true });
+    });
+    const { config, db } = this.deps;
+    ws.send(JSON.stringify({ jsonrpc: "2.0", method: "_lembas/hello", params: helloParams(protocol, config) }));
+    const transport = webSocketTransport(ws);
+    const login = this.login.name;
+    this.server = serveAcp(transport.stream, {
+      engine: this.deps.engine,
+      config,
+      paths: this.deps.paths,
+      db,
+      transport: "link",
+      protocol,
+      limits: { roots: config.remote.roots, max_mode: config.remote.max_mode },
+      connection: login,
+      maxMode: config.remote.max_mode,
+      claims: this.deps.claims,
+      onInitialized: (cx, client) => {
+        if (!client.lembas) return;
+        for (const sessionId of pendingDeletes(db, login)) {
+          void cx.notify("_lembas/session/deleted", { sessionId }).then(() => forgetDelete(db, sessionId, login), () => {});
+        }
+      },
+    });
+    this.set("connected");
+    const stopKeepalive = this.keepalive(ws);
+    const { code, reason } = await closed;
+    stopKeepalive();
+    this.server.detachAll();
+    this.server = null;
+    this.socket = null;
+    transport.end();
+    if (code === 4400) return { kind: "fatal", why: PROTOCOL_MISMATCH };
+    if (code === 4401) return { kind: "fatal", why: TOKEN_REJECTED };
+    return { kind: "closed", code, reason, upMs: Date.now() - openedAt };
+  }
+
+  /** Pings the instance; a pong that does not come in time means the socket is dead: close it. */
+  private keepalive(ws: WebSocket): () => void {
+    const { intervalMs, timeoutMs } = this.deps.keepalive ?? { intervalMs: 20_000, timeoutMs: 10_000 };
+    let lastPong = Date.now();
+    const onPong = () => {
+      lastPong = Date.now();
+    };
+    ws.addEventListener("pong", onPong);
+    const timer = setInterval(() => {
+      if (ws.readyState !== WebSocket.OPEN) return;
+      if (Date.now() - lastPong > intervalMs + timeoutMs) {
+        this.deps.log(`link ${this.login.name}: no pong for ${Math.round((Date.now() - lastPong) / 1000)} s, closing`);
+        ws.terminate();
+        return;
+      }
+      ws.ping();
+    }, intervalMs);
+    return () => {
+      clearInterval(timer);
+      ws.removeEventListener("pong", onPong);
+    };
+  }
+}

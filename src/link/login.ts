@@ -1,0 +1,76 @@
+import type { Paths } from "../config/paths.ts";
+import { setConfigKey } from "../config/save.ts";
+import type { Config } from "../config/schema.ts";
+import { errorMessage, UserError } from "../errors.ts";
+import { endpointFromLogin } from "../model/endpoint.ts";
+import { listModels } from "../model/models.ts";
+import type { Db } from "../store/db.ts";
+import { type Login, listLogins, saveLogin } from "../store/logins.ts";
+import { discover, normalizeUrl } from "./discovery.ts";
+
+export type LoginResult = { login: Login; chatModels: string[]; embedding: string | null; notes: string[] };
+
+/**
+ * Logs in to an instance: discovery (protocol 1 or 2), the token checked against /api/v1/instance,
+ * the login kept in the store (a known URL keeps its name and place), and the instance's models
+ * read: its first embedding model becomes config.yaml's `embedding:` when none is set.
+ */
+export async function login(input: { url: string; token: string; name?: string; db: Db; config: Config; paths: Paths }): Promise<LoginResult> {
+  const url = normalizeUrl(input.url);
+  const token = input.token.trim();
+  if (!token) throw new UserError("the token is empty", 2);
+  const discovered = await discover(url);
+  await checkToken(url, token);
+  const existing = listLogins(input.db).find((l) => l.url === url);
+  const name = input.name ?? existing?.name ?? connectionName(url, input.db, input.config);
+  checkName(name, url, input.db, input.config);
+  const saved = saveLogin(input.db, { name, url, token, protocols: discovered.protocols });
+
+  const notes: string[] = [];
+  const models = await listModels(endpointFromLogin(saved), { timeoutMs: 10_000 });
+  if (!models.ok) {
+    notes.push(`could not list the instance's models: ${models.error.message}`);
+    return { login: saved, chatModels: [], embedding: null, notes };
+  }
+  const chatModels = models.value.chat.map((m) => m.id);
+  let embedding: string | null = null;
+  const first = models.value.embedding[0];
+  if (first && !input.config.embedding) {
+    embedding = `${name}/${first.id}`;
+    setConfigKey(input.paths.configFile, "embedding", embedding);
+    notes.push(`embedding: ${embedding} (set in config.yaml)`);
+  }
+  return { login: saved, chatModels, embedding, notes };
+}
+
+async function checkToken(url: string, token: string): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(`${url}/api/v1/instance`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    throw new UserError(`could not reach ${url}: ${errorMessage(error)}`, 1);
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new UserError(`${url} did not accept the token: make a new device token in the web UI and log in again`, 1);
+  }
+  if (!response.ok) throw new UserError(`${url} answered ${response.status} when the token was checked`, 1);
+}
+
+/** A connection name from the host: app.example.org → example; localhost:8000 → localhost. */
+export function connectionName(url: string, db: Db, config: Config): string {
+  const host = new URL(url).hostname;
+  const labels = host.split(".").filter(Boolean);
+  const ip = /^[\d.]+$/.test(host) || host.includes(":");
+  let base = ip ? "lembas" : labels.length >= 2 ? (labels.at(-2) ?? host) : (labels[0] ?? "lembas");
+  base = base.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "lembas";
+  const taken = new Set([...Object.keys(config.connections), ...listLogins(db).map((l) => l.name)]);
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+function checkName(name: string, url: string, db: Db, config: Config): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UserError(`--name ${name}: a name is letters, digits, . _ -`, 2);
+  if (config.connections[name]) throw new UserError(`--name ${name}: config.yaml has a connection of that name already`, 2);
+  const other = listLogins(db).find((l) => l.name === name && l.url !== url);
+  if (other) throw new UserError(`--name ${name}: the login to ${other.url} has that name already`, 2);
+}

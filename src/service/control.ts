@@ -1,0 +1,114 @@
+/**
+ * The service's control socket (`service.sock` in the state dir): a Hono app on a unix socket in
+ * a mode-0700 directory. Today it answers `GET /status`; the JSON-RPC a terminal shares a session
+ * with will come over the same socket.
+ */
+import { chmodSync, lstatSync, mkdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { Hono } from "hono";
+import { z } from "zod";
+import { UserError, errorMessage } from "../errors.ts";
+
+/** One link to a LLeMbas instance, as the service sees it now. */
+export const LinkStatus = z.object({
+  /** The login's name. */
+  name: z.string(),
+  /** The instance's URL. */
+  url: z.string(),
+  /** The link layer's word for it: `connected`, `connecting`, `waiting`, `refused`… */
+  state: z.string(),
+  /** When it entered that state (ISO 8601). */
+  since: z.string(),
+  /** The sessions the instance has open over it. */
+  sessions: z.array(z.string()),
+});
+export type LinkStatus = z.infer<typeof LinkStatus>;
+
+/** What `GET /status` answers. */
+export const ServiceStatus = z.object({
+  pid: z.number().int(),
+  version: z.string(),
+  /** ISO 8601. */
+  startedAt: z.string(),
+  links: z.array(LinkStatus),
+});
+export type ServiceStatus = z.infer<typeof ServiceStatus>;
+
+/** Gives the service's status when asked (the link layer knows the links). */
+export type StatusProvider = () => ServiceStatus | Promise<ServiceStatus>;
+
+/** A stop function: closes the server and removes its socket file. */
+export type StopControlServer = () => Promise<void>;
+
+/** The control socket's HTTP app. */
+export function controlApp(provider: StatusProvider): Hono {
+  return new Hono()
+    .get("/status", async (c) => c.json(ServiceStatus.parse(await provider())))
+    .notFound((c) => c.json({ error: `no such control endpoint: ${c.req.method} ${c.req.path}` }, 404))
+    .onError((error, c) => c.json({ error: errorMessage(error) }, 500));
+}
+
+/** The longest unix socket path every supported system takes (macOS: 104 bytes with the NUL). */
+const MAX_SOCKET_PATH = 103;
+
+/**
+ * Serves the control app on `socketPath`. Its directory is made (or made again) mode 0700 and the
+ * socket mode 0600. A socket file nobody answers on (left by a service that died) is replaced; one
+ * a running service answers on is a UserError.
+ */
+export async function startControlServer(socketPath: string, provider: StatusProvider): Promise<StopControlServer> {
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
+    throw new UserError(`the control socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes: set LEMBAS_STATE_DIR to a shorter directory`);
+  }
+  const dir = dirname(socketPath);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  await clearStaleSocket(socketPath);
+  const server = Bun.serve({ unix: socketPath, fetch: controlApp(provider).fetch });
+  chmodSync(socketPath, 0o600);
+  const inode = lstatSync(socketPath).ino;
+  return async () => {
+    await server.stop(true);
+    // Bun removes the file itself; this is for the case it did not, and never another server's socket.
+    if (lstatSync(socketPath, { throwIfNoEntry: false })?.ino === inode) rmSync(socketPath, { force: true });
+  };
+}
+
+async function clearStaleSocket(socketPath: string): Promise<void> {
+  const info = lstatSync(socketPath, { throwIfNoEntry: false });
+  if (!info) return;
+  if (!info.isSocket()) throw new UserError(`${socketPath} is in the way of the control socket: it is not a socket, so move it aside`);
+  const reading = await readServiceStatus(socketPath);
+  if (reading.running) throw new UserError(`a lembas service is already running (pid ${reading.status.pid}): stop it first, or use lembas service status`);
+  if (!reading.stale) throw new UserError(`${reading.reason}: stop that process first`);
+  rmSync(socketPath, { force: true });
+}
+
+/** What {@link readServiceStatus} found: the status, or why there is none (`stale`: a socket no one listens on). */
+export type StatusReading = { running: true; status: ServiceStatus } | { running: false; stale: boolean; reason: string };
+
+/** Asks the service on `socketPath` for its status, giving up after `timeoutMs`. */
+export async function readServiceStatus(socketPath: string, timeoutMs = 2000): Promise<StatusReading> {
+  let response: Response;
+  try {
+    response = await fetch("http://lembas/status", { unix: socketPath, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    return notAnswering(socketPath, error, timeoutMs);
+  }
+  const body: unknown = await response.json().catch(() => null);
+  const status = ServiceStatus.safeParse(body);
+  if (!response.ok || !status.success) {
+    return { running: false, stale: false, reason: `the process on ${socketPath} answered, but not with a lembas status (HTTP ${response.status})` };
+  }
+  return { running: true, status: status.data };
+}
+
+function notAnswering(socketPath: string, error: unknown, timeoutMs: number): StatusReading {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  if (code === "ENOENT") return { running: false, stale: false, reason: `there is no control socket at ${socketPath}` };
+  if (code === "ECONNREFUSED") return { running: false, stale: true, reason: `nothing listens on ${socketPath} (left by a service that stopped)` };
+  if (error instanceof DOMException && error.name === "TimeoutError") {
+    return { running: false, stale: false, reason: `the process on ${socketPath} did not answer within ${timeoutMs} ms` };
+  }
+  return { running: false, stale: false, reason: `could not reach ${socketPath}: ${errorMessage(error)}` };
+}

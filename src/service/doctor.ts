@@ -1,0 +1,155 @@
+/**
+ * `lembas doctor`: checks what lembas needs, one finding a line — the config, the database, the
+ * models, the logins and their links, the service, the shells terminal integration supports.
+ */
+import { existsSync } from "node:fs";
+import { loadConfig } from "../config/load.ts";
+import type { Env, Paths } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import { errorMessage } from "../errors.ts";
+import { type Endpoint, endpointFromConnection, endpointFromLogin } from "../model/endpoint.ts";
+import { displayUrl, type ModelError } from "../model/errors.ts";
+import { listModels, probeLocal } from "../model/models.ts";
+import { appliedVersion, openDb } from "../store/db.ts";
+import { type Login, listLogins } from "../store/logins.ts";
+import { type StatusReading, readServiceStatus } from "./control.ts";
+
+/** One finding: fine, or a problem with what to do about it. */
+export type Finding = { ok: true; text: string } | { ok: false; text: string; todo: string };
+
+/** What the checks read; the timeouts keep `lembas doctor` quick when something does not answer. */
+export type DoctorOptions = {
+  paths: Paths;
+  env: Env;
+  /** Per model server (default 3 s). */
+  modelTimeoutMs?: number;
+  /** Loopback ports probed for a local model server when nothing is configured (default: the usual ones). */
+  localPorts?: readonly number[];
+};
+
+/** `ok   …` or `fix  … — what to do`. */
+export function formatFinding(finding: Finding): string {
+  return finding.ok ? `ok   ${finding.text}` : `fix  ${finding.text} — ${finding.todo}`;
+}
+
+const ok = (text: string): Finding => ({ ok: true, text });
+const fix = (text: string, todo: string): Finding => ({ ok: false, text, todo });
+
+/** Runs every check; a check that cannot run (a broken config) leaves out those that need it. */
+export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
+  const { paths, env } = options;
+  const config = checkConfig(paths.configFile);
+  const store = checkDatabase(paths.dbFile);
+  const reading = await readServiceStatus(paths.socketFile);
+  const models = config.value ? await checkModels(config.value, store.logins, options) : [];
+  return [
+    config.finding,
+    store.finding,
+    ...models,
+    ...checkLinks(store.logins, reading),
+    checkService(store.logins, reading),
+    checkShells(env),
+  ];
+}
+
+function checkConfig(file: string): { finding: Finding; value: Config | null } {
+  try {
+    const value = loadConfig(file);
+    return { finding: ok(existsSync(file) ? `config ${file}` : `config: the defaults (${file} is not written yet)`), value };
+  } catch (error) {
+    return { finding: fix(`config ${errorMessage(error)}`, "edit the file, or set the key with lembas config set KEY VALUE"), value: null };
+  }
+}
+
+function checkDatabase(file: string): { finding: Finding; logins: Login[] } {
+  if (!existsSync(file)) return { finding: ok(`database: not made yet (lembas makes ${file} when first needed)`), logins: [] };
+  try {
+    const db = openDb(file);
+    try {
+      return { finding: ok(`database ${file} (schema ${appliedVersion(db)})`), logins: listLogins(db) };
+    } finally {
+      db.close();
+    }
+  } catch (error) {
+    return {
+      finding: fix(`database ${file} cannot be read: ${errorMessage(error)}`, "update lembas if a newer one wrote it, else move the file aside and lembas makes a new one"),
+      logins: [],
+    };
+  }
+}
+
+type Target = { label: string; endpoint: Endpoint; where: string };
+
+async function checkModels(config: Config, logins: Login[], options: DoctorOptions): Promise<Finding[]> {
+  const targets: Target[] = [
+    ...Object.entries(config.connections).map(([name, conn]) => ({
+      label: `model connection ${name}`,
+      endpoint: endpointFromConnection(name, conn, options.env),
+      where: `correct base_url of connection ${name} in config.yaml, or start that server`,
+    })),
+    ...logins.map((login) => ({
+      label: `model login ${login.name}`,
+      endpoint: endpointFromLogin(login),
+      where: `check your network, and that ${login.url} is up`,
+    })),
+  ];
+  if (targets.length === 0) return [await checkLocal(options)];
+  return Promise.all(targets.map((target) => checkEndpoint(target, options.modelTimeoutMs ?? 3000)));
+}
+
+async function checkEndpoint(target: Target, timeoutMs: number): Promise<Finding> {
+  const at = displayUrl(target.endpoint.baseUrl);
+  const listed = await listModels(target.endpoint, { timeoutMs });
+  if (listed.ok) return ok(`${target.label} ${at}: ${count(listed.value.chat.length, "chat model")}`);
+  return fix(`${target.label}: ${problem(listed.error)}`, todo(listed.error, target));
+}
+
+function problem(error: ModelError): string {
+  // An auth error's sentence ends in its hint (after "; "): the hint becomes the line's todo.
+  return error.kind === "auth" ? (error.message.split("; ")[0] ?? error.message) : error.message;
+}
+
+function todo(error: ModelError, target: Target): string {
+  if (error.kind === "auth") return target.endpoint.authHint ?? `check the key of ${target.endpoint.name}`;
+  if (error.kind === "unreachable" || error.kind === "bad_request" || error.kind === "malformed") return target.where;
+  return "check the server; lembas retries such failures on its own";
+}
+
+async function checkLocal(options: DoctorOptions): Promise<Finding> {
+  const found = await probeLocal(options.localPorts);
+  if (found) return ok(`model: no connection is set, so lembas uses the local server at ${found.baseUrl} (${count(found.models.chat.length, "chat model")})`);
+  return fix(
+    "model: no connection, no login, and no local model server on the usual ports",
+    "add a connection to config.yaml (connections: {local: {base_url: http://127.0.0.1:11434/v1}}) or log in with lembas login URL",
+  );
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
+}
+
+function checkLinks(logins: Login[], reading: StatusReading): Finding[] {
+  return logins.map((login) => {
+    const label = `login ${login.name} (${login.url})`;
+    if (!reading.running) return ok(`${label}: its link is unknown while the service is not running`);
+    const link = reading.status.links.find((l) => l.name === login.name);
+    if (!link) return fix(`${label}: the service has no link for it`, "restart the service: lembas service install");
+    if (link.state === "connected") return ok(`${label}: link connected since ${link.since}`);
+    return fix(`${label}: link ${link.state} since ${link.since}`, "lembas service logs shows why; check your network, or log in again with lembas login");
+  });
+}
+
+function checkService(logins: Login[], reading: StatusReading): Finding {
+  if (reading.running) return ok(`service running: pid ${reading.status.pid}, lembas ${reading.status.version}`);
+  if (logins.length === 0) return ok("service: not running (only the web UI needs it)");
+  return fix(`service: not running, so the web UI cannot reach this device (${reading.reason})`, "start it with lembas service install");
+}
+
+const SHELLS = ["bash", "zsh", "fish"] as const;
+
+function checkShells(env: Env): Finding {
+  const found = SHELLS.filter((shell) => Bun.which(shell, { PATH: env.PATH ?? "" }) !== null);
+  const missing = SHELLS.filter((shell) => !found.includes(shell));
+  if (found.length === 0) return fix("shells: none of bash, zsh, fish is on PATH", "install one of them for terminals with shell integration");
+  return ok(`shells for terminal integration: ${found.join(", ")}${missing.length > 0 ? ` (not found: ${missing.join(", ")})` : ""}`);
+}

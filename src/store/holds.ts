@@ -1,0 +1,50 @@
+import type { Db } from "./db.ts";
+
+/**
+ * Which process runs a session: one row a session, claimed in a BEGIN IMMEDIATE transaction so
+ * that two processes never both think they hold it. A holder whose pid is gone is dead, and its
+ * session can be taken.
+ */
+export type Hold = { sessionId: string; holder: string; pid: number; since: number; heartbeat: number };
+
+type RawHold = { session_id: string; holder: string; pid: number; since: number; heartbeat: number };
+
+export function getHold(db: Db, sessionId: string): Hold | null {
+  const raw = db
+    .query<RawHold, [string]>("SELECT session_id, holder, pid, since, heartbeat FROM holds WHERE session_id = ?")
+    .get(sessionId);
+  return raw ? { sessionId: raw.session_id, holder: raw.holder, pid: raw.pid, since: raw.since, heartbeat: raw.heartbeat } : null;
+}
+
+export function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
+
+/**
+ * Claims a session for this process. Returns the live holder that keeps it instead, or null when
+ * the claim succeeded (no holder, a dead one, or this process already).
+ */
+export function claimHold(db: Db, sessionId: string, holder: string): Hold | null {
+  return db
+    .transaction(() => {
+      const current = getHold(db, sessionId);
+      if (current && current.pid !== process.pid && isAlive(current.pid)) return current;
+      const now = Date.now();
+      db.query(
+        `INSERT INTO holds (session_id, holder, pid, since, heartbeat) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (session_id) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, since = excluded.since, heartbeat = excluded.heartbeat`,
+      ).run(sessionId, holder, process.pid, now, now);
+      return null;
+    })
+    .immediate();
+}
+
+export function releaseHold(db: Db, sessionId: string): void {
+  db.query("DELETE FROM holds WHERE session_id = ? AND pid = ?").run(sessionId, process.pid);
+}
