@@ -18,7 +18,7 @@ export type Limits = { roots: string[]; max_mode: Mode };
 export function capabilities(transport: Transport, config: Config): string[] {
   const common = ["turns", "attachments"];
   if (transport === "stdio") return common;
-  const link = ["directories", "configure", "steer", "sessions", "status", "delete", "compact", "title", "model", ...common];
+  const link = ["directories", "configure", "steer", "sessions", "status", "delete", "compact", "title", "model", "ask", "plan", ...common];
   if (config.remote.terminal) link.push("terminal", "shell");
   return link;
 }

@@ -16,6 +16,7 @@ import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import { initializeResult, type Limits, type Transport } from "./agent.ts";
 import { type Block, BlockError, readBlocks } from "./blocks.ts";
+import { CardDesk, type CardTarget, deskInteraction } from "./cards.ts";
 import { coalescer } from "./coalesce.ts";
 import type { Claims } from "./claims.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
@@ -41,8 +42,15 @@ export type AgentHost = {
   maxMode: Mode;
   /** The service's record of which link holds which session (the link only). */
   claims?: Claims;
+  /** Each session's open cards, kept across links (the link only). */
+  desks?: Map<string, CardDesk>;
   /** Called once the client has been answered initialize (the link sends kept deletes then). */
   onInitialized?(cx: acp.AgentContext, client: ClientInfo): void;
+  /**
+   * Sessions to take up again right after initialize: those the previous link of this login held,
+   * so that their turns' events and open cards reach the client without it asking.
+   */
+  adopt?(): string[];
 };
 
 /** One connection's view, shared by the standard methods and the _lembas ones. */
@@ -94,17 +102,47 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (client.lembas) void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
     });
     const unsubscribe = session.bus.subscribe(forward);
-    const interaction = acpInteraction(cx);
-    session.interaction = interaction;
+    const release = host.desks ? attachDesk(host.desks, session, cx) : attachEditor(session, cx);
     host.claims?.claim(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
       detach: () => {
         unsubscribe();
-        if (session.interaction === interaction) session.interaction = null;
+        release();
       },
     });
     if (host.connection) markGiven(host.db, session.id, host.connection);
+  };
+
+  /** On the link: the session's cards go through its desk, shown on this connection while it holds it. */
+  const attachDesk = (desks: Map<string, CardDesk>, session: Session, cx: acp.AgentContext) => {
+    let desk = desks.get(session.id);
+    if (!desk) {
+      desk = new CardDesk(session.id, host.config.remote.approval_timeout * 1000);
+      desks.set(session.id, desk);
+    }
+    session.interaction = deskInteraction(desk);
+    const target: CardTarget = {
+      shows: (kind) => kind === "permission" || (client.lembas && client.protocol >= 2),
+      send: (method, params) => cx.request(method, params),
+      settled: (toolCallId) => {
+        if (client.lembas) void cx.notify("_lembas/permission/settled", { sessionId: session.id, toolCallId }).catch(() => {});
+      },
+      downgrade: () => {
+        client = { ...client, protocol: 1 };
+      },
+    };
+    desk.attach(target);
+    return () => desk.detach(target);
+  };
+
+  /** On stdio: approvals asked of the editor; questions and plans have nobody to answer. */
+  const attachEditor = (session: Session, cx: acp.AgentContext) => {
+    const interaction = acpInteraction(cx);
+    session.interaction = interaction;
+    return () => {
+      if (session.interaction === interaction) session.interaction = null;
+    };
   };
 
   const conn: Conn = {
@@ -136,7 +174,16 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     .agent({ name: "lembas" })
     .onRequest("initialize", ({ params, client: cx }) => {
       client = detectClient(params.clientCapabilities);
-      if (host.onInitialized) setTimeout(() => host.onInitialized?.(cx, client), 0);
+      setTimeout(() => {
+        host.onInitialized?.(cx, client);
+        for (const id of host.adopt?.() ?? []) {
+          try {
+            conn.session(id, cx);
+          } catch {
+            // deleted, or no longer allowed here: the client will hear of it when it asks
+          }
+        }
+      }, 0);
       return initializeResult({ transport: host.transport, config: host.config, client, protocol: host.protocol, limits: host.limits, connection: host.connection });
     })
     .onRequest("session/new", async ({ params, client: cx }) => {

@@ -1,5 +1,6 @@
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
+import type { CardDesk } from "../acp/cards.ts";
 import type { Claims } from "../acp/claims.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -20,6 +21,7 @@ export type DialerDeps = {
   paths: Paths;
   db: Db;
   claims: Claims;
+  desks: Map<string, CardDesk>;
   log(line: string): void;
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
@@ -45,6 +47,8 @@ export class LinkDialer {
   private wake: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private server: ReturnType<typeof serveAcp> | null = null;
+  /** The sessions the last link held when it dropped: the next one takes them up. */
+  private heldBefore: string[] = [];
 
   constructor(
     private login: Login,
@@ -170,6 +174,8 @@ export class LinkDialer {
       connection: login,
       maxMode: config.remote.max_mode,
       claims: this.deps.claims,
+      desks: this.deps.desks,
+      adopt: () => this.heldBefore.splice(0),
       onInitialized: (cx, client) => {
         if (!client.lembas) return;
         for (const sessionId of pendingDeletes(db, login)) {
@@ -181,6 +187,7 @@ export class LinkDialer {
     const stopKeepalive = this.keepalive(ws);
     const { code, reason } = await closed;
     stopKeepalive();
+    this.heldBefore = this.server.sessions();
     this.server.detachAll();
     this.server = null;
     this.socket = null;

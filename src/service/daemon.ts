@@ -1,5 +1,6 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { CardDesk } from "../acp/cards.ts";
 import { Claims } from "../acp/claims.ts";
 import type { Context } from "../cli/context.ts";
 import { createEngine } from "../engine/create.ts";
@@ -42,6 +43,7 @@ export async function runService(ctx: Context): Promise<void> {
   const { engine } = createEngine(ctx, "service");
   void engine.warm();
   const claims = new Claims();
+  const desks = new Map<string, CardDesk>();
   const dialers = new Map<string, LinkDialer>();
   const startedAt = new Date().toISOString();
 
@@ -51,7 +53,7 @@ export async function runService(ctx: Context): Promise<void> {
       const known = dialers.get(login.name);
       if (known && known.url === login.url) continue;
       void known?.stop();
-      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, log });
+      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, log });
       dialers.set(login.name, dialer);
       dialer.start();
     }

@@ -1,13 +1,17 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
-import { ENTRY, ROOT, type Sandbox, sandbox } from "../support/run.ts";
+import { ensureAcpx } from "../support/acpx.ts";
+import { ENTRY, type Sandbox, sandbox } from "../support/run.ts";
 
 // acpx (npm, pinned 0.19.1) is a real ACP client from outside this project: what it can do with
 // `lembas serve --stdio`, an editor can.
-const ACPX = join(ROOT, "node_modules/acpx/dist/cli.js");
+let ACPX = "";
+beforeAll(async () => {
+  ACPX = await ensureAcpx();
+}, 180_000);
 
 let box: Sandbox;
 let model: ScriptedModel;
