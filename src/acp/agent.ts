@@ -16,7 +16,7 @@ export type Limits = { roots: string[]; max_mode: Mode };
  * a client relies on nothing unlisted.
  */
 export function capabilities(transport: Transport, config: Config): string[] {
-  const common = ["turns", "attachments"];
+  const common = ["turns", "attachments", "commands"];
   if (transport === "stdio") return common;
   const link = ["directories", "configure", "steer", "sessions", "status", "delete", "compact", "title", "model", "ask", "plan", ...common];
   if (config.remote.terminal) link.push("terminal", "shell");

@@ -19,8 +19,11 @@ export class BlockError extends Error {
   override name = "BlockError";
 }
 
-/** What a prompt's blocks become: the text the model is sent, and the files written for it. */
-export type ReadBlocks = { text: string; attachments: Attachment[] };
+/**
+ * What a prompt's blocks become: what the person typed (text blocks and resource links, where
+ * @mentions and /commands are read), what the uploads add to it, and the files written for them.
+ */
+export type ReadBlocks = { typed: string; added: string; attachments: Attachment[] };
 
 /**
  * Turns blocks into a prompt: text blocks joined by a blank line; a resource link as "(see uri)";
@@ -34,15 +37,16 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
   if (total > MAX_PROMPT_BYTES) {
     throw new BlockError(`the prompt's attachments are ${mb(total)} decoded; the limit is 25 MB a prompt`);
   }
+  const typed: string[] = [];
   const parts: string[] = [];
   const attachments: Attachment[] = [];
   for (const [i, block] of blocks.entries()) {
     if (block.type === "text") {
-      parts.push(block.text);
+      typed.push(block.text);
       continue;
     }
     if (block.type === "resource_link") {
-      parts.push(`(see ${block.uri})`);
+      typed.push(`(see ${block.uri})`);
       continue;
     }
     const file = decoded[i];
@@ -58,7 +62,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
       parts.push(`(binary file, ${file.bytes.length} bytes: ${file.name}, at ${path})`);
     }
   }
-  return { text: parts.join("\n\n"), attachments };
+  return { typed: typed.join("\n\n"), added: parts.join("\n\n"), attachments };
 }
 
 type Decoded = { name: string; mimeType: string; bytes: Uint8Array; text: string | null };

@@ -2,7 +2,9 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { Effort } from "../config/schema.ts";
 import { parseStored, type StoredMessage } from "../engine/records.ts";
+import { projectRoot } from "../engine/engine.ts";
 import { errorMessage, UserError } from "../errors.ts";
+import { availableCommands, loadCommands } from "../project/commands.ts";
 import type { acp } from "../rpc/agent.ts";
 import { keepDelete } from "../store/deletes.ts";
 import { givenTo, wasGiven } from "../store/marks.ts";
@@ -12,7 +14,7 @@ import { isInside } from "../store/trust.ts";
 import { getHold, isAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
-import { listing, places, rootsOf } from "./places.ts";
+import { judge, listing, places, rootsOf } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./server.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
@@ -59,6 +61,19 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   app.onRequest("_lembas/steer", SessionRef.extend({ text: z.string().min(1), messageId: z.string().optional() }), ({ params, client }) =>
     asParams(() => conn.session(params.sessionId, client).steer(params.text, params.messageId)),
   );
+
+  app.onRequest("_lembas/commands", z.object({ sessionId: z.string().min(1).optional(), cwd: z.string().min(1).optional() }), ({ params, client }) => {
+    const root = params.sessionId ? conn.session(params.sessionId, client).root : params.cwd ? placeRoot(params.cwd) : null;
+    if (!root) throw invalid("say sessionId or cwd");
+    return { commands: availableCommands(loadCommands({ root, configDir: host.paths.configDir })) };
+  });
+
+  /** A composer's directory with no session yet: the same rules as session/new, then its project root. */
+  const placeRoot = (cwd: string): string => {
+    const verdict = judge(cwd, config.remote, db);
+    if (!verdict.accepted) throw invalid(verdict.reason);
+    return projectRoot(cwd);
+  };
 
   app.onRequest("_lembas/session/history", SessionRef, ({ params }) => {
     const row = getSession(db, params.sessionId);

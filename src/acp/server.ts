@@ -8,7 +8,9 @@ import type { Engine } from "../engine/engine.ts";
 import { lowerMode } from "../engine/permissions.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { errorMessage, UserError } from "../errors.ts";
-import { BUILTIN_COMMANDS, parseCommand } from "../project/commands.ts";
+import { expandMentions } from "../project/attach.ts";
+import { availableCommands, type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
+import { reviewInput } from "../project/review.ts";
 import { acp, connectAgent } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import type { Db } from "../store/db.ts";
@@ -23,7 +25,7 @@ import { type ClientInfo, detectClient } from "./client.ts";
 import { registerLembasMethods } from "./lembas.ts";
 import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
-import { judge } from "./places.ts";
+import { judge, rootsOf } from "./places.ts";
 import { toUpdates } from "./updates.ts";
 
 /** What serving ACP needs from its surroundings (the service's link, or `serve --stdio`). */
@@ -165,7 +167,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       }
       if (!session) throw invalid(`there is no session ${sessionId} on this device`);
       attach(session, cx);
-      commandsUpdate(session.id, cx);
+      commandsUpdate(session, cx, host);
       return session;
     },
   };
@@ -206,7 +208,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
         throw invalid(errorMessage(error));
       }
       attach(session, cx);
-      commandsUpdate(session.id, cx);
+      commandsUpdate(session, cx, host);
       return {
         sessionId: session.id,
         modes: modeState(session.mode, host.maxMode),
@@ -222,7 +224,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       const onAbort = () => setTimeout(() => !connection.signal.aborted && session.cancel(), 0);
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        return await runPrompt(session, params.prompt as Block[], turnId, host);
+        return await runPrompt(session, params.prompt as Block[], turnId, host, cx);
       } finally {
         signal.removeEventListener("abort", onAbort);
       }
@@ -264,15 +266,19 @@ function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEv
   return { ...event, instance: host.connection !== null && event.connection === host.connection };
 }
 
-function commandsUpdate(sessionId: string, cx: acp.AgentContext): void {
-  const availableCommands = BUILTIN_COMMANDS.map((c) => ({
-    name: c.name,
-    description: c.description,
-    ...(c.hint ? { input: { hint: c.hint } } : {}),
-    _meta: { lembas: { kind: c.kind } },
-  }));
+/** available_commands_update: the session's command set, after the answer that made the session. */
+function commandsUpdate(session: Session, cx: acp.AgentContext, host: AgentHost): void {
+  const set = loadCommands({ root: session.root, configDir: host.paths.configDir });
   // After the answer, never before it: a client drops updates for a session it does not know yet.
-  setTimeout(() => void cx.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands } }).catch(() => {}), 0);
+  setTimeout(() => {
+    sendCommands(session.id, cx, set);
+    for (const notice of set.notices) session.notice(notice);
+  }, 0);
+}
+
+function sendCommands(sessionId: string, cx: acp.AgentContext, set: CommandSet): void {
+  const update = { sessionUpdate: "available_commands_update" as const, availableCommands: availableCommands(set) };
+  void cx.notify("session/update", { sessionId, update }).catch(() => {});
 }
 
 /** The device's ref for a model the instance names by its served name. */
@@ -292,8 +298,8 @@ function checkCwd(cwd: string, host: AgentHost): string {
   return cwd;
 }
 
-/** Runs one session/prompt: blocks read, a command acted on or expanded, the turn awaited. */
-async function runPrompt(session: Session, blocks: Block[], turnId: string | undefined, host: AgentHost) {
+/** Runs one session/prompt: blocks read, a command acted on or expanded, @mentions attached, the turn awaited. */
+async function runPrompt(session: Session, blocks: Block[], turnId: string | undefined, host: AgentHost, cx: acp.AgentContext) {
   let read: ReturnType<typeof readBlocks>;
   try {
     read = readBlocks(blocks, join(host.paths.attachmentsDir, session.id));
@@ -301,15 +307,42 @@ async function runPrompt(session: Session, blocks: Block[], turnId: string | und
     if (error instanceof BlockError) throw invalid(error.message);
     throw error;
   }
-  const command = read.attachments.length === 0 ? parseCommand(read.text) : null;
+  const commands = loadCommands({ root: session.root, configDir: host.paths.configDir });
+  const command = parseCommand(read.typed, commands);
   if (command?.type === "action") return runAction(session, command.name, host);
-  if (command?.type === "prompt" && command.mode) session.setMode(lowerMode(command.mode, host.maxMode));
-  const answer = await session.prompt({
-    text: command?.type === "prompt" ? command.text : read.text,
-    ...(command?.type === "prompt" ? { display: command.display } : {}),
-    ...(turnId ? { turnId } : {}),
-    ...(read.attachments.length > 0 ? { attachments: read.attachments } : {}),
+  const mentions = expandMentions(read.typed, {
+    cwd: session.cwd,
+    root: session.root,
+    roots: host.transport === "link" ? rootsOf(host.config.remote) : null,
+    protectedPaths: host.engine.protectedPaths,
   });
+  let text = mentions.text;
+  if (command?.type === "review") {
+    const review = await reviewInput(session.cwd, command.args);
+    if (!review.ok) return { stopReason: "end_turn" as const, _meta: { lembas: { command: "review", message: review.message } } };
+    text = review.text + mentions.text.slice(read.typed.length);
+  } else if (command?.type === "prompt") {
+    // The command's own text is never searched for @mentions; what the person typed is.
+    text = command.text + mentions.text.slice(read.typed.length);
+    if (command.mode) session.setMode(lowerMode(command.mode, host.maxMode));
+  }
+  if (read.added) text = `${text}\n\n${read.added}`;
+  session.markRead(mentions.read);
+  const attachments = [...read.attachments, ...mentions.images];
+  const before = commandsKey(commands);
+  const answer = await session.prompt({
+    text,
+    ...(text !== read.typed ? { display: read.typed } : {}),
+    ...(turnId ? { turnId } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
+    ...(command?.type === "prompt" && command.model ? { model: command.model } : {}),
+    ...(command?.type === "prompt" && command.effort ? { effort: command.effort } : {}),
+  });
+  const after = loadCommands({ root: session.root, configDir: host.paths.configDir });
+  if (commandsKey(after) !== before) {
+    sendCommands(session.id, cx, after);
+    for (const notice of after.notices.filter((n) => !commands.notices.includes(n))) session.notice(notice);
+  }
   return promptResult(answer, host, command?.name);
 }
 

@@ -5,7 +5,7 @@ import type { Paths } from "../config/paths.ts";
 import type { Config, Effort, Mode } from "../config/schema.ts";
 import { UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
-import { protectedPaths } from "../project/protected.ts";
+import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { claimHold, releaseHold } from "../store/holds.ts";
@@ -65,6 +65,11 @@ export class Engine {
 
   get models(): ModelSource {
     return this.deps.models;
+  }
+
+  /** The paths no tool (nor @mention) touches without asking. */
+  get protectedPaths(): ProtectedPaths {
+    return this.deps.protectedPaths;
   }
 
   /**

@@ -165,6 +165,16 @@ export class Session {
     return answer;
   }
 
+  /** Tells whoever listens something the person should know (a command file that was skipped). */
+  notice(message: string, level: "info" | "warn" = "warn"): void {
+    this.bus.emit({ type: "notice", message, level });
+  }
+
+  /** Files the person attached (@mentions): the model has seen them, as if it had read them. */
+  markRead(paths: readonly string[]): void {
+    for (const path of paths) this.reads.add(path);
+  }
+
   /** Stops the running turn: the stream and its tools at once; what was said is kept. */
   cancel(): void {
     this.running?.abort.abort();

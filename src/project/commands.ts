@@ -1,34 +1,229 @@
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join, relative } from "node:path";
+import { z } from "zod";
+import { Effort, Mode } from "../config/schema.ts";
+import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
+
 /**
- * Slash commands shared by every front end: the built-ins, then (with the prompts issue) custom
- * commands and skills. A command is either an action (it does something and sends nothing to the
+ * Slash commands shared by every front end: the built-ins, custom commands (.agent/commands and
+ * the config dir's commands/, Markdown with frontmatter) and skills (.agent/skills/<name>/SKILL.md
+ * and the config dir's skills/). A command is an action (it does something and sends nothing to the
  * model) or a prompt (its text is sent, shown in the transcript as typed).
  */
 export type CommandKind = "builtin" | "custom" | "skill";
 
 export type CommandInfo = { name: string; description: string; hint?: string; kind: CommandKind };
 
+/** A custom command or skill as read from its file. */
+type Defined = CommandInfo & { body: string; model?: string; mode?: Mode; effort?: Effort; path: string };
+
+/** A project's commands in the spec's order, and what was skipped (a broken command file) and why. */
+export type CommandSet = { all: (CommandInfo & Partial<Defined>)[]; notices: string[] };
+
 export type Invocation =
   | { type: "action"; name: "compact" | "undo" | "plan"; args: string }
-  | { type: "prompt"; name: string; text: string; display: string; mode?: "plan" };
+  | { type: "review"; name: "review"; args: string }
+  | { type: "prompt"; name: string; text: string; display: string; mode?: Mode; model?: string; effort?: Effort };
 
-/** The built-ins that exist so far, in the spec's order. */
+/** The built-ins, in the spec's order. */
 export const BUILTIN_COMMANDS: readonly CommandInfo[] = [
   { name: "compact", description: "Summarise the conversation so far to free the context", kind: "builtin" },
   { name: "plan", description: "Switch to plan mode, or plan a task: /plan <task>", hint: "<task>", kind: "builtin" },
   { name: "undo", description: "Undo the last turn: its file changes and its messages", kind: "builtin" },
+  { name: "review", description: "Review the uncommitted changes, or those since a branch", hint: "head | <branch>", kind: "builtin" },
+  { name: "changelog", description: "Update CHANGELOG.md from the changes since its last entry", kind: "builtin" },
+  { name: "init", description: "Write or update AGENTS.md: how to build, test and work in this project", kind: "builtin" },
+  { name: "continue", description: "Continue where the last turn left off", kind: "builtin" },
 ];
 
-/** The command a prompt's text invokes, or null when it is not one (then it goes to the model as is). */
-export function parseCommand(text: string, commands: readonly CommandInfo[] = BUILTIN_COMMANDS): Invocation | null {
-  const match = /^\/([A-Za-z0-9][\w:-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+/**
+ * Names the terminal UI keeps for its own screens: never listed, and a custom command or skill
+ * named like one is not a command (the built-in wins in the TUI).
+ */
+export const TUI_COMMANDS = new Set([
+  "sessions", "settings", "theme", "login", "logout", "quit", "exit", "help", "model", "models", "effort", "mode",
+  "clear", "new", "resume", "share", "unshare", "usage", "delete", "rename", "copy", "export", "status", "editor",
+  "personality", "instructions", "library", "doctor", "keys", "trust", "compact", "plan", "undo", "review",
+  "changelog", "init", "continue",
+]);
+
+const Frontmatter = z.looseObject({
+  description: z.string().optional(),
+  "argument-hint": z.string().optional(),
+  argument_hint: z.string().optional(),
+  name: z.string().optional(),
+  model: z.string().optional(),
+  mode: Mode.optional(),
+  effort: Effort.optional(),
+});
+
+/** Reads every command available in a project: built-ins, then custom commands, then skills. */
+export function loadCommands(opts: { root: string; configDir: string }): CommandSet {
+  const notices: string[] = [];
+  const custom = new Map<string, Defined>();
+  for (const dir of [join(opts.configDir, "commands"), join(opts.root, ".agent", "commands")]) {
+    for (const command of readCommandDir(dir, notices)) custom.set(command.name, command);
+  }
+  const skills = new Map<string, Defined>();
+  for (const dir of [join(opts.configDir, "skills"), join(opts.root, ".agent", "skills")]) {
+    for (const skill of readSkillDir(dir, notices)) skills.set(skill.name, skill);
+  }
+  const all = [
+    ...BUILTIN_COMMANDS,
+    ...[...custom.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    ...[...skills.values()].filter((s) => !custom.has(s.name)).sort((a, b) => a.name.localeCompare(b.name)),
+  ];
+  return { all, notices };
+}
+
+const NAME = /^[A-Za-z0-9][\w-]*$/;
+
+function readCommandDir(dir: string, notices: string[]): Defined[] {
+  if (!isDir(dir)) return [];
+  const out: Defined[] = [];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith(".md")).sort()) {
+    const name = basename(file, ".md");
+    if (!NAME.test(name) || TUI_COMMANDS.has(name)) continue;
+    const path = join(dir, file);
+    const read = readDefined(path, notices);
+    if (!read) continue;
+    out.push({
+      name,
+      kind: "custom",
+      description: read.meta.description ?? firstLine(read.body) ?? `/${name}`,
+      ...hintOf(read.meta),
+      body: read.body,
+      path,
+      ...(read.meta.model ? { model: read.meta.model } : {}),
+      ...(read.meta.mode ? { mode: read.meta.mode } : {}),
+      ...(read.meta.effort ? { effort: read.meta.effort } : {}),
+    });
+  }
+  return out;
+}
+
+function readSkillDir(dir: string, notices: string[]): Defined[] {
+  if (!isDir(dir)) return [];
+  const out: Defined[] = [];
+  for (const entry of readdirSync(dir).sort()) {
+    const path = join(dir, entry, "SKILL.md");
+    if (!existsSync(path)) continue;
+    const read = readDefined(path, notices);
+    if (!read) continue;
+    const name = read.meta.name ?? entry;
+    if (!NAME.test(name) || TUI_COMMANDS.has(name)) continue;
+    out.push({
+      name,
+      kind: "skill",
+      description: read.meta.description ?? firstLine(read.body) ?? `the ${name} skill`,
+      ...hintOf(read.meta),
+      body: read.body,
+      path,
+    });
+  }
+  return out;
+}
+
+function readDefined(path: string, notices: string[]): { meta: z.infer<typeof Frontmatter>; body: string } | null {
+  try {
+    const parsed = parseFrontmatter(readFileSync(path, "utf8"));
+    const meta = Frontmatter.safeParse(parsed.meta);
+    if (!meta.success) {
+      const issue = meta.error.issues[0];
+      notices.push(`${path} is skipped: ${issue?.path.join(".")}: ${issue?.message}`);
+      return null;
+    }
+    return { meta: meta.data, body: parsed.body.trim() };
+  } catch (error) {
+    if (error instanceof FrontmatterError) {
+      notices.push(`${path} is skipped: ${error.message}`);
+      return null;
+    }
+    notices.push(`${path} is skipped: it cannot be read`);
+    return null;
+  }
+}
+
+function hintOf(meta: z.infer<typeof Frontmatter>): { hint?: string } {
+  const hint = meta["argument-hint"] ?? meta.argument_hint;
+  return hint ? { hint } : {};
+}
+
+function firstLine(text: string): string | undefined {
+  const line = text.split("\n").find((l) => l.trim())?.replace(/^#+\s*/, "").trim();
+  return line ? line.slice(0, 120) : undefined;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The commands as ACP's available_commands_update lists them. */
+export function availableCommands(set: CommandSet) {
+  return set.all.map((c) => ({
+    name: c.name,
+    description: c.description,
+    ...(c.hint ? { input: { hint: c.hint } } : {}),
+    _meta: { lembas: { kind: c.kind } },
+  }));
+}
+
+/** A fingerprint of a set, to tell whether it changed after a turn. */
+export function commandsKey(set: CommandSet): string {
+  return set.all.map((c) => `${c.kind}:${c.name}:${c.description}:${c.hint ?? ""}`).join("\n");
+}
+
+const BUILTIN_PROMPTS: Record<string, (args: string) => string> = {
+  changelog: (args) =>
+    `Update CHANGELOG.md (create it if the project has none) with what changed since its last entry: read it and the git history since then (git log, git diff), and add a concise entry in the file's own style, grouped the way it groups changes.${args ? `\n\n${args}` : ""}`,
+  init: (args) =>
+    `Write AGENTS.md for this project (or update the one there is): read the project first, then say briefly how to install, build, run and test it, its layout, its conventions and anything an agent must know to work in it. Keep it short and concrete; do not invent what you did not see.${args ? `\n\n${args}` : ""}`,
+  continue: (args) => `Continue where you left off.${args ? ` ${args}` : ""}`,
+};
+
+/**
+ * The command a prompt's text invokes, or null when it is not one (then the text goes to the model
+ * as is, slash and all). Custom commands and skills expand their body; `$ARGUMENTS` takes the
+ * arguments (without it, they follow the body).
+ */
+export function parseCommand(text: string, set: CommandSet = { all: [...BUILTIN_COMMANDS], notices: [] }): Invocation | null {
+  const match = /^\/([A-Za-z0-9][\w:-]*)(?:[ \t]+([\s\S]*)|\n([\s\S]*))?$/.exec(text.trim());
   if (!match?.[1]) return null;
   const name = match[1];
-  const args = (match[2] ?? "").trim();
-  if (!commands.some((c) => c.name === name)) return null;
-  if (name === "compact" || name === "undo") return { type: "action", name, args };
-  if (name === "plan") {
-    if (!args) return { type: "action", name: "plan", args };
-    return { type: "prompt", name, text: args, display: text.trim(), mode: "plan" };
+  const args = (match[2] ?? match[3] ?? "").trim();
+  const command = set.all.find((c) => c.name === name);
+  if (!command) return null;
+  const display = text.trim();
+  if (command.kind === "builtin") {
+    if (name === "compact" || name === "undo") return { type: "action", name, args };
+    if (name === "plan") return args ? { type: "prompt", name, text: args, display, mode: "plan" } : { type: "action", name: "plan", args };
+    if (name === "review") return { type: "review", name: "review", args };
+    const prompt = BUILTIN_PROMPTS[name];
+    return prompt ? { type: "prompt", name, text: prompt(args), display } : null;
   }
-  return null;
+  const body = command.body ?? "";
+  const expanded =
+    command.kind === "skill"
+      ? `Use the skill "${name}" (${command.path ? relativeOrAbsolute(command.path) : name}):\n\n${body}${args ? `\n\nThe task: ${args}` : ""}`
+      : body.includes("$ARGUMENTS")
+        ? body.replaceAll("$ARGUMENTS", args)
+        : `${body}${args ? `\n\n${args}` : ""}`;
+  return {
+    type: "prompt",
+    name,
+    text: expanded,
+    display,
+    ...(command.mode ? { mode: command.mode } : {}),
+    ...(command.model ? { model: command.model } : {}),
+    ...(command.effort ? { effort: command.effort } : {}),
+  };
+}
+
+function relativeOrAbsolute(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel.startsWith("..") ? path : rel;
 }

@@ -1,0 +1,215 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Device, lembasEvents, startDevice } from "../support/device.ts";
+import { isStep, step } from "../support/engine.ts";
+import type { Link } from "../support/instance.ts";
+import { contentText } from "../support/model.ts";
+
+let d: Device;
+let link: Link;
+let sessionId: string;
+beforeEach(async () => {
+  d = await startDevice();
+  link = await d.serve();
+  sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+});
+afterEach(() => d.close());
+
+const rpcError = async (promise: Promise<unknown>) => {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code: number; message: string };
+  }
+  throw new Error("expected an error");
+};
+const send = (prompt: unknown[], extra: Record<string, unknown> = {}) => link.request("session/prompt", { sessionId, prompt, ...extra }, 30_000);
+const say = (text: string) => send([{ type: "text", text }]);
+/** The user message of the last turn's model request, as text (parts joined). */
+const lastUser = () => {
+  const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+  return contentText(messages.findLast((m) => m.role === "user")?.content);
+};
+const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+
+describe("blocks", () => {
+  test("an image is written under the session's attachment dir, named its own way, and shown to the model by a line", async () => {
+    d.model.push(step({ text: "nice" }), step({ text: "again" }));
+    const image = { type: "image", data: png.toString("base64"), mimeType: "image/png", uri: "file:///home/me/shot.png" };
+    await send([{ type: "text", text: "what is this?" }, image]);
+    await send([{ type: "text", text: "and this?" }, image]);
+    const dir = join(d.box.stateDir, "attachments", sessionId);
+    const files = readdirSync(dir);
+    expect(files).toHaveLength(2);
+    for (const f of files) expect(f).toMatch(/^\d+-[0-9a-f]{8}-shot\.png$/);
+    expect(lastUser()).toContain("(image attached: shot.png");
+    const prompt = lembasEvents(link, sessionId).find((e) => e.type === "prompt");
+    expect(prompt).toMatchObject({ text: "what is this?", attachments: [{ name: "shot.png", mimeType: "image/png", size: png.length }] });
+    const history = (await link.request("_lembas/session/history", { sessionId })) as { turns: { role: string; attachments?: unknown[] }[] };
+    expect(history.turns[0]?.attachments).toEqual([{ name: "shot.png", mimeType: "image/png", size: png.length }]);
+    expect(await link.request("_lembas/session/delete", { sessionId })).toEqual({ deleted: true });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  test("a vision model gets the image itself", async () => {
+    const { writeFileSync: write } = await import("node:fs");
+    write(join(d.box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${d.model.url}\n    vision: true\nremote:\n  roots: [${d.work}]\n`);
+    await d.kill("SIGTERM");
+    link = await d.serve();
+    sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+    d.model.push(step({ text: "a pixel" }));
+    await send([{ type: "text", text: "look" }, { type: "image", data: png.toString("base64"), mimeType: "image/png" }]);
+    const user = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.findLast((m) => m.role === "user");
+    expect(JSON.stringify(user?.content)).toContain(`data:image/png;base64,${png.toString("base64")}`);
+  });
+
+  test("a text resource is attached line-numbered; a binary one by path", async () => {
+    d.model.push(step({ text: "ok" }));
+    await send([
+      { type: "text", text: "see" },
+      { type: "resource", resource: { uri: "file:///x/notes.md", mimeType: "text/markdown", text: "one\ntwo\n" } },
+      { type: "resource", resource: { uri: "file:///x/data.bin", mimeType: "application/octet-stream", blob: Buffer.from([0, 1, 2]).toString("base64") } },
+    ]);
+    expect(lastUser()).toContain("1\tone\n2\ttwo");
+    expect(lastUser()).toMatch(/\(binary file, 3 bytes: data\.bin, at .*data\.bin\)/);
+  });
+
+  test("limits and bad data: 11 MB, five blocks of 6 MB, invalid base64, an unknown image type — each -32602, nothing written", async () => {
+    const big = (mb: number) => Buffer.alloc(mb * 1024 * 1024, 7).toString("base64");
+    const blob = (data: string, name: string) => ({ type: "resource", resource: { uri: `file:///x/${name}`, mimeType: "application/octet-stream", blob: data } });
+    const eleven = await rpcError(send([{ type: "text", text: "x" }, blob(big(11), "big.bin")]));
+    expect(eleven).toMatchObject({ code: -32602, message: expect.stringContaining("10 MB a block") });
+    const six = big(6);
+    const five = await rpcError(send([{ type: "text", text: "x" }, ...[1, 2, 3, 4, 5].map((i) => blob(six, `p${i}.bin`))]));
+    expect(five.message).toContain("25 MB a prompt");
+    const bad = await rpcError(send([{ type: "image", data: "not*base64!", mimeType: "image/png" }]));
+    expect(bad.message).toContain("not valid base64");
+    const tiff = await rpcError(send([{ type: "image", data: png.toString("base64"), mimeType: "image/tiff" }]));
+    expect(tiff.message).toContain("image/png, image/jpeg, image/webp, image/gif");
+    expect(existsSync(join(d.box.stateDir, "attachments", sessionId))).toBe(false);
+    expect(d.model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
+  }, 30_000);
+});
+
+describe("@mentions", () => {
+  beforeEach(() => {
+    writeFileSync(join(d.project, "a.txt"), "alpha\nbeta\ngamma\ndelta\n");
+    writeFileSync(join(d.project, "my notes.md"), "spaced\n");
+    writeFileSync(join(d.project, "a#b.md"), "hashed\n");
+    mkdirSync(join(d.project, "src"));
+    writeFileSync(join(d.project, "src", "main.ts"), "export {};\n");
+    writeFileSync(join(d.project, ".env"), "SECRET=1\n");
+    writeFileSync(join(d.box.dir, "outside.txt"), "OUTSIDE\n");
+    symlinkSync(join(d.box.dir, "outside.txt"), join(d.project, "link-to-outside"));
+  });
+
+  test("files line-numbered, ranges, escaped names, directory listings", async () => {
+    d.model.push(step({ text: "ok" }));
+    await say("read @a.txt#2-3 and @my\\ notes.md and @a\\#b.md and @src/");
+    const text = lastUser();
+    expect(text).toStartWith("read @a.txt#2-3 and @my\\ notes.md and @a\\#b.md and @src/");
+    expect(text).toContain('<file path="a.txt" lines="2-3">\n     2\tbeta\n     3\tgamma\n</file>');
+    expect(text).toContain('<file path="my notes.md">\n     1\tspaced');
+    expect(text).toContain('<file path="a#b.md">\n     1\thashed');
+    expect(text).toContain('<directory path="src/">\nmain.ts\n</directory>');
+    const prompt = lembasEvents(link, sessionId).find((e) => e.type === "prompt");
+    expect(prompt?.text).toBe("read @a.txt#2-3 and @my\\ notes.md and @a\\#b.md and @src/");
+  });
+
+  test("@../../etc/passwd, @link-to-outside, @.env and @missing.txt stay plain text and are never read", async () => {
+    d.model.push(step({ text: "ok" }));
+    const typed = "see @../../etc/passwd @link-to-outside @.env @missing.txt";
+    await say(typed);
+    const text = lastUser();
+    expect(text).toBe(typed);
+    expect(text).not.toContain("root:");
+    expect(text).not.toContain("OUTSIDE");
+    expect(text).not.toContain("SECRET");
+  });
+
+  test("a mentioned file counts as read: the model may edit it at once", async () => {
+    d.model.push(step({ toolCalls: [{ name: "edit", arguments: { path: "a.txt", old_string: "beta", new_string: "BETA" } }] }), step({ text: "ok" }));
+    await say("fix @a.txt");
+    const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    expect(contentText(messages.findLast((m) => m.role === "tool")?.content)).not.toContain("read it first");
+  });
+});
+
+describe("commands", () => {
+  const commandFile = (name: string, text: string) => {
+    mkdirSync(join(d.project, ".agent", "commands"), { recursive: true });
+    writeFileSync(join(d.project, ".agent", "commands", `${name}.md`), text);
+  };
+
+  test("available_commands_update lists built-ins, then custom commands, then skills; never TUI names", async () => {
+    commandFile("fix", "---\ndescription: Fix an issue\nargument-hint: <issue>\n---\nFix issue $ARGUMENTS carefully.");
+    commandFile("settings", "---\ndescription: shadows a TUI command\n---\nnope");
+    mkdirSync(join(d.project, ".agent", "skills", "deploy"), { recursive: true });
+    writeFileSync(join(d.project, ".agent", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Ship it\n---\nRun the deploy script.");
+    const result = (await link.request("_lembas/commands", { cwd: d.project })) as { commands: { name: string; _meta: { lembas: { kind: string } } }[] };
+    expect(result.commands.map((c) => `${c._meta.lembas.kind}:${c.name}`)).toEqual([
+      "builtin:compact", "builtin:plan", "builtin:undo", "builtin:review", "builtin:changelog", "builtin:init", "builtin:continue",
+      "custom:fix", "skill:deploy",
+    ]);
+    expect(result.commands.find((c) => c.name === "fix")).toMatchObject({ description: "Fix an issue", input: { hint: "<issue>" } });
+  });
+
+  test("a custom command expands $ARGUMENTS, is shown as typed, and its model holds for its prompt only", async () => {
+    commandFile("fix", "---\ndescription: Fix\nmodel: test/other-model\n---\nFix issue $ARGUMENTS carefully.");
+    d.model.push(step({ text: "fixed" }), step({ text: "next" }));
+    const result = await say("/fix #42");
+    expect(result).toMatchObject({ _meta: { lembas: { command: "fix" } } });
+    const steps = d.model.requests.filter((r) => isStep(r.body));
+    expect(contentText(steps[0]?.body.messages?.at(-1)?.content)).toBe("Fix issue #42 carefully.");
+    expect(steps[0]?.body.model).toBe("other-model");
+    expect(lembasEvents(link, sessionId).find((e) => e.type === "prompt")?.text).toBe("/fix #42");
+    await say("and then?");
+    expect(d.model.requests.filter((r) => isStep(r.body))[1]?.body.model).toBe("test-model");
+  });
+
+  test("a /name not in the set goes to the model as plain text", async () => {
+    d.model.push(step({ text: "ok" }));
+    await say("/usr/bin/env is a path");
+    expect(lastUser()).toBe("/usr/bin/env is a path");
+  });
+
+  test("a command file with broken frontmatter is skipped, with a notice", async () => {
+    commandFile("broken", "---\ndescription: [unclosed\n---\nbody");
+    const fresh = (await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string };
+    const notice = await link.waitForNotification(
+      (n) => n.method === "_lembas/event" && (n.params as { sessionId: string; event: { type: string } }).sessionId === fresh.sessionId && (n.params as { event: { type: string } }).event.type === "notice",
+    );
+    expect(JSON.stringify(notice.params)).toContain("broken.md is skipped");
+    const result = (await link.request("_lembas/commands", { sessionId: fresh.sessionId })) as { commands: { name: string }[] };
+    expect(result.commands.map((c) => c.name)).not.toContain("broken");
+  });
+
+  test("after a turn that writes a command file, the set is sent again", async () => {
+    d.model.push(step({ toolCalls: [{ name: "write", arguments: { path: ".agent/commands/hello.md", content: "Say hello." } }] }), step({ text: "made it" }));
+    const from = link.notifications.length;
+    await say("make a /hello command");
+    const update = await link.waitForNotification((n) => JSON.stringify(n.params).includes("available_commands_update") && JSON.stringify(n.params).includes('"hello"'), 5000, from);
+    expect(update).toBeDefined();
+  });
+
+  test("/review with no changes answers a message and sends nothing; with changes the diff goes to the model", async () => {
+    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.email=t@t", "-c", "user.name=t", ...args], { cwd: d.project });
+    git("init", "-q");
+    writeFileSync(join(d.project, "code.ts"), "export const a = 1;\n");
+    git("add", ".");
+    git("commit", "-qm", "first");
+    const none = await say("/review");
+    expect(none).toEqual({ stopReason: "end_turn", _meta: { lembas: { command: "review", message: "There are no changes to review." } } });
+    expect(d.model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
+    writeFileSync(join(d.project, "code.ts"), "export const a = 2;\n");
+    d.model.push(step({ text: "looks fine" }));
+    await say("/review head");
+    expect(lastUser()).toContain("-export const a = 1;\n+export const a = 2;");
+  });
+
+  test("/plan without a task switches to plan mode; /undo answers undone", async () => {
+    expect(await say("/plan")).toEqual({ stopReason: "end_turn", _meta: { lembas: { command: "plan", mode: "plan" } } });
+    expect(await say("/undo")).toEqual({ stopReason: "end_turn", _meta: { lembas: { command: "undo", undone: null } } });
+  });
+});
