@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 import { ensureAcpx } from "../support/acpx.ts";
-import { ENTRY, type Sandbox, sandbox } from "../support/run.ts";
+import { ENTRY, projectSandbox, type Sandbox } from "../support/run.ts";
 
 // acpx (npm, pinned 0.19.1) is a real ACP client from outside this project: what it can do with
 // `lembas serve --stdio`, an editor can.
@@ -17,12 +17,9 @@ let box: Sandbox;
 let model: ScriptedModel;
 let project: string;
 beforeEach(async () => {
-  box = sandbox();
   model = await startModel();
+  box = projectSandbox(model.url);
   project = join(box.dir, "project");
-  mkdirSync(project, { recursive: true });
-  mkdirSync(box.configDir, { recursive: true });
-  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
 });
 afterEach(async () => {
   await model.close();

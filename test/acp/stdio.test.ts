@@ -5,6 +5,7 @@ import { openDb } from "../../src/store/db.ts";
 import { listTurns } from "../../src/store/turns.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { step } from "../support/engine.ts";
+import { rpcError } from "../support/rpc.ts";
 
 let a: StdioAgent;
 beforeEach(async () => {
@@ -17,14 +18,6 @@ const newSession = async (extra: Record<string, unknown> = {}) => {
   return a.agent.request("session/new", { cwd: a.project, mcpServers: [], ...extra });
 };
 const updatesOf = (kind: string) => a.updates.filter((u) => u.update.sessionUpdate === kind);
-const rpcError = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: number; message: string };
-  }
-  throw new Error("expected an error");
-};
 
 describe("initialize", () => {
   test("answers exactly as the spec shows, with limits and connection null on stdio", async () => {

@@ -1,20 +1,17 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { type Sandbox, runLembas, sandbox } from "../support/run.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let model: ScriptedModel;
 let project: string;
 beforeEach(async () => {
-  box = sandbox();
   model = await startModel();
+  box = projectSandbox(model.url);
   project = join(box.dir, "project");
-  mkdirSync(project, { recursive: true });
-  mkdirSync(box.configDir, { recursive: true });
-  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
 });
 afterEach(async () => {
   await model.close();

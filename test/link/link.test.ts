@@ -5,19 +5,12 @@ import { type Device, LEMBAS_INIT, lembasEvents, startDevice } from "../support/
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { runLembas } from "../support/run.ts";
+import { rpcError } from "../support/rpc.ts";
 
 let d: Device;
 let link: Link;
 afterEach(() => d.close());
 
-const rpcError = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: number; message: string };
-  }
-  throw new Error("expected an error");
-};
 
 describe("hello and initialize", () => {
   test("protocol 2 to an instance that lists 2: hello first, then initialize with limits and the connection", async () => {

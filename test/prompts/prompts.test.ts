@@ -5,6 +5,7 @@ import { type Device, lembasEvents, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { contentText } from "../support/model.ts";
+import { rpcError } from "../support/rpc.ts";
 
 let d: Device;
 let link: Link;
@@ -16,14 +17,6 @@ beforeEach(async () => {
 });
 afterEach(() => d.close());
 
-const rpcError = async (promise: Promise<unknown>) => {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code: number; message: string };
-  }
-  throw new Error("expected an error");
-};
 const send = (prompt: unknown[], extra: Record<string, unknown> = {}) => link.request("session/prompt", { sessionId, prompt, ...extra }, 30_000);
 const say = (text: string) => send([{ type: "text", text }]);
 /** The user message of the last turn's model request, as text (parts joined). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -45,4 +45,14 @@ export async function runLembas(
   ]);
   clearTimeout(timer);
   return { code, stdout, stderr };
+}
+
+/** A sandbox with a project directory and a config.yaml whose one connection, `test`, is `modelUrl`. */
+export function projectSandbox(modelUrl: string): Sandbox & { project: string } {
+  const box = sandbox();
+  const project = join(box.dir, "project");
+  mkdirSync(project, { recursive: true });
+  mkdirSync(box.configDir, { recursive: true });
+  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${modelUrl}\n`);
+  return { ...box, project };
 }
