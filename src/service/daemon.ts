@@ -53,7 +53,7 @@ export async function runService(ctx: Context): Promise<void> {
       const known = dialers.get(login.name);
       if (known && known.url === login.url) continue;
       void known?.stop();
-      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, log });
+      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, log, ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE) });
       dialers.set(login.name, dialer);
       dialer.start();
     }
@@ -101,4 +101,11 @@ export async function runService(ctx: Context): Promise<void> {
   await stopControl();
   db.close();
   log("stopped");
+}
+
+/** LEMBAS_LINK_KEEPALIVE=<interval ms>,<timeout ms> changes how often the link pings (default 20 s, 10 s). */
+function keepaliveFrom(value: string | undefined): { keepalive?: { intervalMs: number; timeoutMs: number } } {
+  const [interval, timeout] = (value ?? "").split(",").map(Number);
+  if (!interval || !timeout || interval < 10 || timeout < 10) return {};
+  return { keepalive: { intervalMs: interval, timeoutMs: timeout } };
 }

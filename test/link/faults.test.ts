@@ -137,3 +137,12 @@ test("lembas status and lembas service status read the running service's control
   expect(service.stdout).toContain("inst");
   expect(service.stdout).toContain("connected");
 }, 30_000);
+
+test("keepalive: an instance that stops answering pings is given up on and redialled", async () => {
+  d = await startDevice();
+  const link = await d.serve({ env: { LEMBAS_LINK_KEEPALIVE: "200,300" } });
+  link.pause();
+  await waitUntil(() => d.log().includes("no pong"), 10_000);
+  const again = await d.instance.waitForLink(10_000);
+  expect(await again.hello).toMatchObject({ protocol: 2 });
+}, 30_000);

@@ -25,7 +25,7 @@ export type Device = {
   service: Bun.Subprocess<"ignore", "pipe", "pipe"> | null;
   log(): string;
   /** Starts `lembas serve`, waits for its link and answers initialize as LLeMbas would. */
-  serve(opts?: { init?: object | null }): Promise<Link>;
+  serve(opts?: { init?: object | null; env?: Record<string, string> }): Promise<Link>;
   /** Kills the service: SIGTERM (clean) or SIGKILL. */
   kill(signal?: "SIGTERM" | "SIGKILL"): Promise<number>;
   close(): Promise<void>;
@@ -67,7 +67,7 @@ export async function startDevice(opts: { protocols?: number[] | null; protocol?
     async serve(o = {}) {
       const proc = Bun.spawn([process.execPath, ENTRY, "serve"], {
         cwd: box.dir,
-        env: { ...box.env, LEMBAS_LOG_STDERR: "1" },
+        env: { ...box.env, LEMBAS_LOG_STDERR: "1", ...o.env },
         stdin: "ignore",
         stdout: "pipe",
         stderr: "pipe",
