@@ -55,7 +55,6 @@ export default defineCommand({
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
     const answer = await session.prompt({ text: args.prompt });
-    await session.idle();
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await engine.stop();

@@ -86,6 +86,8 @@ export class Session {
   private compacting = false;
   private refsCache: string[] = [];
   private closed = false;
+  /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
+  private readonly closing = new AbortController();
 
   constructor(
     private row: SessionRow,
@@ -183,6 +185,7 @@ export class Session {
   /** Cancels the running turn and every waiting one (they answer cancelled without running). */
   close(): void {
     this.closed = true;
+    this.closing.abort();
     this.cancel();
   }
 
@@ -454,7 +457,7 @@ export class Session {
           { role: "system", content: TITLE_SYSTEM },
           { role: "user", content: prompt.slice(0, 4000) },
         ],
-        AbortSignal.timeout(30_000),
+        AbortSignal.any([AbortSignal.timeout(30_000), this.closing.signal]),
       );
       const title = text.replace(/^["'#\s]+|["'\s.]+$/g, "").split("\n")[0]?.trim();
       if (title) this.setTitle(title.slice(0, 80));
