@@ -16,6 +16,7 @@ export type Limits = { roots: string[]; max_mode: Mode };
  * a client relies on nothing unlisted.
  */
 export function capabilities(transport: Transport, config: Config): string[] {
+  // (with the terminal capability comes "shell": shell and integration in terminal/open's answer)
   const common = ["turns", "attachments", "commands"];
   if (transport === "stdio") return common;
   const link = ["directories", "configure", "steer", "sessions", "status", "delete", "compact", "title", "model", "ask", "plan", ...common];

@@ -24,6 +24,7 @@ import type { Claims } from "./claims.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { registerLembasMethods } from "./lembas.ts";
 import { modeState } from "./modes.ts";
+import { registerTerminals } from "./terminals.ts";
 import { acpInteraction } from "./permission.ts";
 import { judge, rootsOf } from "./places.ts";
 import { toUpdates } from "./updates.ts";
@@ -53,6 +54,8 @@ export type AgentHost = {
    * so that their turns' events and open cards reach the client without it asking.
    */
   adopt?(): string[];
+  /** Bytes the transport has queued and not yet sent (the link's WebSocket), for terminal flow control. */
+  bufferedAmount?(): number;
 };
 
 /** One connection's view, shared by the standard methods and the _lembas ones. */
@@ -240,6 +243,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       attached.get(params.sessionId)?.session.cancel();
     });
   if (host.transport === "link") registerLembasMethods(app, conn);
+  const terminals = host.transport === "link" ? registerTerminals(app, { config: host.config, bufferedAmount: host.bufferedAmount ?? (() => 0) }) : null;
 
   const connection = connectAgent(app, stream);
   return {
@@ -248,10 +252,12 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     sessions: () => [...attached.keys()],
     /** Lets go of every session (the link dropped): their turns go on, with nobody attached. */
     detachAll() {
+      terminals?.closeAll();
       for (const id of [...attached.keys()]) detach(id);
     },
     /** Cancels every attached session's turns and lets go of them (end of stdin, shutdown). */
     async close() {
+      terminals?.closeAll();
       const sessions = [...attached.values()].map((a) => a.session);
       for (const session of sessions) session.close();
       await Promise.all(sessions.map((s) => s.idle()));

@@ -176,6 +176,7 @@ export class LinkDialer {
       claims: this.deps.claims,
       desks: this.deps.desks,
       adopt: () => this.heldBefore.splice(0),
+      bufferedAmount: () => ws.bufferedAmount,
       onInitialized: (cx, client) => {
         if (!client.lembas) return;
         for (const sessionId of pendingDeletes(db, login)) {
