@@ -19,7 +19,7 @@ export function capabilities(transport: Transport, config: Config): string[] {
   // (with the terminal capability comes "shell": shell and integration in terminal/open's answer)
   const common = ["turns", "attachments", "commands"];
   if (transport === "stdio") return common;
-  const link = ["directories", "configure", "steer", "sessions", "status", "delete", "compact", "title", "model", "ask", "plan", ...common];
+  const link = ["directories", "configure", "steer", "sessions", "status", "delete", "compact", "title", "model", "ask", "plan", "files", ...common];
   if (config.remote.terminal) link.push("terminal", "shell");
   return link;
 }

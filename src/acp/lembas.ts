@@ -5,6 +5,7 @@ import { parseStored, type StoredMessage } from "../engine/records.ts";
 import { projectRoot } from "../engine/engine.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { availableCommands, loadCommands } from "../project/commands.ts";
+import { DEFAULT_LIMIT, MAX_LIMIT } from "../project/files.ts";
 import type { acp } from "../rpc/agent.ts";
 import { keepDelete } from "../store/deletes.ts";
 import { givenTo, wasGiven } from "../store/marks.ts";
@@ -73,6 +74,26 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     const verdict = judge(cwd, config.remote, db);
     if (!verdict.accepted) throw invalid(verdict.reason);
     return projectRoot(cwd);
+  };
+
+  app.onRequest(
+    "_lembas/files/search",
+    z.object({ sessionId: z.string().min(1).optional(), cwd: z.string().min(1).optional(), query: z.string(), limit: z.number().int().optional() }),
+    async ({ params, client }) => {
+      if (params.limit !== undefined && (params.limit < 1 || params.limit > MAX_LIMIT)) throw invalid(`limit is 1 to ${MAX_LIMIT}, not ${params.limit}`);
+      const root = params.sessionId ? conn.session(params.sessionId, client).cwd : params.cwd ? placeDir(params.cwd) : null;
+      if (!root) throw invalid("say sessionId or cwd");
+      if (!host.files) throw invalid("the file picker is not available here");
+      const files = await host.files.search(root, { query: params.query, limit: params.limit ?? DEFAULT_LIMIT });
+      return { root, files };
+    },
+  );
+
+  /** A composer's directory with no session yet, checked as session/new would check it. */
+  const placeDir = (cwd: string): string => {
+    const verdict = judge(cwd, config.remote, db);
+    if (!verdict.accepted) throw invalid(verdict.reason);
+    return cwd;
   };
 
   app.onRequest("_lembas/session/history", SessionRef, ({ params }) => {

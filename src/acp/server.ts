@@ -9,6 +9,7 @@ import { lowerMode } from "../engine/permissions.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { expandMentions } from "../project/attach.ts";
+import type { FileIndexes } from "../project/files.ts";
 import { availableCommands, type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
 import { reviewInput } from "../project/review.ts";
 import { acp, connectAgent } from "../rpc/agent.ts";
@@ -56,6 +57,8 @@ export type AgentHost = {
   adopt?(): string[];
   /** Bytes the transport has queued and not yet sent (the link's WebSocket), for terminal flow control. */
   bufferedAmount?(): number;
+  /** The @ picker's file indexes (capability files, the link only). */
+  files?: FileIndexes;
 };
 
 /** One connection's view, shared by the standard methods and the _lembas ones. */
@@ -334,6 +337,7 @@ async function runPrompt(session: Session, blocks: Block[], turnId: string | und
   }
   if (read.added) text = `${text}\n\n${read.added}`;
   session.markRead(mentions.read);
+  for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) host.files?.recordUse(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];
   const before = commandsKey(commands);
   const answer = await session.prompt({

@@ -5,12 +5,16 @@ import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "./engine.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
-export function createEngine(ctx: Context, holder = "terminal"): { engine: Engine; models: ModelRegistry } {
+export function createEngine(
+  ctx: Context,
+  holder = "terminal",
+  onFileUse?: (root: string, path: string) => void,
+): { engine: Engine; models: ModelRegistry } {
   const config = ctx.config();
   const db = ctx.db();
   const logins = listLogins(db).map(({ name, url, token, protocols }) => ({ name, url, token, protocols }));
   const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS));
-  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder });
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, ...(onFileUse ? { onFileUse } : {}) });
   return { engine, models };
 }
 

@@ -26,6 +26,8 @@ export type EngineOptions = {
   maxSteps?: number;
   /** Who this process is, in the store's holds: "service", "terminal", "editor", "run". */
   holder?: string;
+  /** A file the model read or changed (for the @ picker's frecency). */
+  onFileUse?: (root: string, path: string) => void;
 };
 
 export type NewSession = {
@@ -60,6 +62,7 @@ export class Engine {
       protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
+      ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),
     };
   }
 

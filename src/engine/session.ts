@@ -31,6 +31,7 @@ export type SessionDeps = {
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;
+  onFileUse?: (root: string, path: string) => void;
 };
 
 export type Attachment = { name: string; mimeType: string; size: number; path: string };
@@ -485,7 +486,10 @@ export class Session {
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       aroundCommand: (run) => undo.aroundCommand(run),
-      markRead: (path) => void this.reads.add(path),
+      markRead: (path) => {
+        this.reads.add(path);
+        this.deps.onFileUse?.(this.root, path);
+      },
       wasRead: (path) => this.reads.has(path),
       ask: (questions, why) =>
         (this.interaction ?? nobody("")).question({ sessionId: this.id, callId, questions, ...(why ? { why } : {}) }, signal),

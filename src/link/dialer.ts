@@ -4,6 +4,7 @@ import type { CardDesk } from "../acp/cards.ts";
 import type { Claims } from "../acp/claims.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
+import type { FileIndexes } from "../project/files.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
 import type { Db } from "../store/db.ts";
@@ -22,6 +23,7 @@ export type DialerDeps = {
   db: Db;
   claims: Claims;
   desks: Map<string, CardDesk>;
+  files: FileIndexes;
   log(line: string): void;
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
@@ -177,6 +179,7 @@ export class LinkDialer {
       desks: this.deps.desks,
       adopt: () => this.heldBefore.splice(0),
       bufferedAmount: () => ws.bufferedAmount,
+      files: this.deps.files,
       onInitialized: (cx, client) => {
         if (!client.lembas) return;
         for (const sessionId of pendingDeletes(db, login)) {

@@ -6,6 +6,7 @@ import type { Context } from "../cli/context.ts";
 import { createEngine } from "../engine/create.ts";
 import { errorMessage } from "../errors.ts";
 import { LinkDialer } from "../link/dialer.ts";
+import { createFileIndexes } from "../project/files.ts";
 import { listLogins } from "../store/logins.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
@@ -40,7 +41,8 @@ export async function runService(ctx: Context): Promise<void> {
   const log = serviceLogger(ctx.paths.logsDir);
   const config = ctx.config();
   const db = ctx.db();
-  const { engine } = createEngine(ctx, "service");
+  const files = createFileIndexes(db);
+  const { engine } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path));
   void engine.warm();
   const claims = new Claims();
   const desks = new Map<string, CardDesk>();
@@ -53,7 +55,7 @@ export async function runService(ctx: Context): Promise<void> {
       const known = dialers.get(login.name);
       if (known && known.url === login.url) continue;
       void known?.stop();
-      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, log, ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE) });
+      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, files, log, ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE) });
       dialers.set(login.name, dialer);
       dialer.start();
     }

@@ -1,7 +1,8 @@
 import { type Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import ignore from "ignore";
+import { type Env, type Layer, outsideLayers } from "./ignore-outside.ts";
 import { isInside } from "./paths.ts";
 
 /** One entry found by {@link walk}. */
@@ -25,22 +26,30 @@ export type WalkOptions = {
    * if ignored, false skips it, null leaves it to the ignore rules.
    */
   override?: (rel: string, isDir: boolean) => boolean | null;
+  /**
+   * Also apply what ripgrep applies from outside the tree (see {@link outsideLayers}): ignore
+   * files above the root (the base when no root is given), `.git/info/exclude`, git's global excludes.
+   */
+  parents?: boolean;
+  /** Where HOME and XDG_CONFIG_HOME are read to find git's global excludes (default: process.env). */
+  env?: Env;
 };
 
-/** The rules of one directory's .gitignore and .ignore, which match paths relative to it. */
-type Layer = { dir: string; rules: Ignore };
 type Pending = { abs: string; rel: string; depth: number; layers: Layer[] };
 
-const IGNORE_FILES = [".gitignore", ".ignore"];
+// In rising precedence: a later file's rules win, as in ripgrep.
+const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"];
 
 /**
  * Walks a directory breadth first, entries of each directory sorted by name, honouring
- * .gitignore and .ignore files (nested ones too, the deeper one winning as in git) and always
+ * .gitignore, .ignore and .rgignore files (nested ones too, the deeper one winning as in git) and always
  * skipping `.git`. Symlinks are reported, never followed. Unreadable directories are skipped.
  */
 export async function* walk(base: string, opts: WalkOptions = {}): AsyncGenerator<WalkEntry> {
   const extra = opts.ignore?.length ? ignore().add(opts.ignore) : null;
-  const queue: Pending[] = [{ abs: base, rel: "", depth: 0, layers: await ancestorLayers(base, opts.root) }];
+  const outside = opts.parents ? await outsideLayers(opts.root ?? base, opts.env) : [];
+  const layers = [...outside, ...(await ancestorLayers(base, opts.root))];
+  const queue: Pending[] = [{ abs: base, rel: "", depth: 0, layers }];
   // An index, not shift(): the queue of a large tree would make shift() quadratic.
   for (let i = 0; i < queue.length; i++) {
     const next = queue[i];

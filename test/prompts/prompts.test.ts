@@ -206,3 +206,40 @@ describe("commands", () => {
     expect(await say("/undo")).toEqual({ stopReason: "end_turn", _meta: { lembas: { command: "undo", undone: null } } });
   });
 });
+
+describe("_lembas/files/search", () => {
+  beforeEach(() => {
+    mkdirSync(join(d.project, "src", "components"), { recursive: true });
+    mkdirSync(join(d.project, "node_modules", "lib"), { recursive: true });
+    writeFileSync(join(d.project, ".gitignore"), "node_modules/\n");
+    writeFileSync(join(d.project, "src", "components", "Button.tsx"), "");
+    writeFileSync(join(d.project, "src", "button-utils.ts"), "");
+    writeFileSync(join(d.project, "node_modules", "lib", "button.js"), "");
+    writeFileSync(join(d.project, "README.md"), "");
+  });
+
+  test("answers from the device's index: relative paths, gitignored files left out, directories too", async () => {
+    const result = (await link.request("_lembas/files/search", { sessionId, query: "button" })) as { root: string; files: { path: string; kind: string }[] };
+    expect(result.root).toBe(d.project);
+    const paths = result.files.map((f) => f.path);
+    expect(paths).toContain("src/components/Button.tsx");
+    expect(paths).toContain("src/button-utils.ts");
+    expect(paths.some((p) => p.includes("node_modules"))).toBe(false);
+    const dirs = (await link.request("_lembas/files/search", { cwd: d.project, query: "comp" })) as { files: { path: string; kind: string }[] };
+    expect(dirs.files).toContainEqual({ path: "src/components", kind: "dir" });
+  });
+
+  test("a file attached with @ comes first for an empty query", async () => {
+    d.model.push(step({ text: "ok" }));
+    await say("look at @README.md");
+    const recent = (await link.request("_lembas/files/search", { sessionId, query: "" })) as { files: { path: string }[] };
+    expect(recent.files[0]?.path).toBe("README.md");
+  });
+
+  test("a cwd outside the roots and a limit of 500 are refused", async () => {
+    const outside = await rpcError(link.request("_lembas/files/search", { cwd: d.box.dir, query: "x" }));
+    expect(outside).toMatchObject({ code: -32602, message: expect.stringContaining("outside the device's remote roots") });
+    const tooMany = await rpcError(link.request("_lembas/files/search", { sessionId, query: "x", limit: 500 }));
+    expect(tooMany).toMatchObject({ code: -32602, message: expect.stringContaining("limit is 1 to 50") });
+  });
+});

@@ -1,0 +1,379 @@
+import { type AlignState, advance, align, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
+import { charBit, type DirPart, maskOf, type Prepared, upperMaskOf } from "./prepared.ts";
+import { TopK } from "./top-k.ts";
+
+/**
+ * Kinds of match, best first, far enough apart that nothing within a kind (alignment, length,
+ * frecency) crosses into another: the basename starts with the query; the query lies within the
+ * basename; it spans the path. For a query with `/`, the part after the last `/` plays the
+ * basename's part and the part before it must lie in the directories above.
+ */
+const TIER = 100_000;
+const PREFIX = 3 * TIER;
+const IN_NAME = 2 * TIER;
+const IN_PATH = 1 * TIER;
+/** A basename that is the query (or whose stem is) goes first among prefix matches. */
+const EXACT_NAME = 4;
+const EXACT_STEM = 3;
+/** Within a kind, shorter basenames and shorter paths first. */
+const PER_BASENAME_CHAR = 0.5;
+const PER_PATH_CHAR = 0.05;
+
+/** One ranked entry: its index in the prepared list and its score (higher is better). */
+export type Ranked = { id: number; score: number };
+
+/** How many entries {@link rank} gives, and the frecency bonuses it adds. */
+export type RankOptions = {
+  limit: number;
+  /** A bonus per path (frecency), at most `maxBoost`: it orders close matches, never kinds of match. */
+  boost?: ReadonlyMap<string, number>;
+  maxBoost?: number;
+};
+
+/** What is worked out from (part of) a query once, before the entries are looked at. */
+type Plan = {
+  query: string;
+  mask: number;
+  /** UTF-16 units, as charCodeAt sees the paths. */
+  chars: string[];
+  codes: Int32Array;
+  /** The first character lowercased, to compare with a basename's first, and its bit. */
+  first: number;
+  firstBit: number;
+  /** The bits of the other characters. */
+  restMask: number;
+  /** suffixMasks[j]: the bits of the characters from the j-th on. */
+  suffixMasks: Int32Array;
+  /** A single lowercase letter: the character mask alone says whether it is there. */
+  single: boolean;
+};
+
+type Query = {
+  whole: Plan;
+  sensitive: boolean;
+  /** The query's uppercase letters, each of which a path must hold. */
+  upper: number;
+  /** For a query with `/`: the part before its last `/` and the part after. */
+  split: { dir: Plan; name: Plan } | null;
+};
+
+function queryOf(query: string): Query {
+  const sensitive = query !== query.toLowerCase();
+  const slash = query.lastIndexOf("/");
+  const split = slash < 0 ? null : { dir: planOf(query.slice(0, slash), sensitive), name: planOf(query.slice(slash + 1), sensitive) };
+  return { whole: planOf(query, sensitive), sensitive, upper: upperMaskOf(query), split };
+}
+
+function planOf(query: string, sensitive: boolean): Plan {
+  const lower = query.toLowerCase();
+  const chars = Array.from({ length: query.length }, (_, i) => query.charAt(i));
+  return {
+    query,
+    mask: maskOf(lower),
+    chars,
+    codes: Int32Array.from(chars, (c) => c.charCodeAt(0)),
+    first: lower.charCodeAt(0),
+    firstBit: lower ? charBit(lower.charCodeAt(0)) : 0,
+    restMask: maskOf(lower.slice(1)),
+    suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
+    single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
+  };
+}
+
+/** A row's fate in one search: not a match, kept (as a candidate), or put off to a later pass. */
+const DROP = 0;
+const KEEP = 1;
+const LATER = 2;
+const LAST = 3;
+
+// The rows put off to the later passes; reused between searches.
+let later = new Int32Array(0);
+let last = new Int32Array(0);
+
+/**
+ * The best `limit` entries of `prep` for a non-empty query, best first: the query's characters in
+ * order, case-insensitive unless the query has an uppercase letter (smart case). Exact: the top
+ * `limit` of scoring every entry, found without scoring most of them: the likeliest entries are
+ * scored first (the basename starts with the query's first character), then the other entries
+ * holding the query's characters in the basename, then the rest, so that by then the heap's floor
+ * has risen and turns most away from typed arrays alone (whole passes at once when nothing in them
+ * could get in). A query extending an earlier one only looks at the entries that one kept.
+ */
+export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[] {
+  const source = narrowFrom(prep, query);
+  // What the last queries left behind is for the one typed after them only.
+  if (!source) prep.dirPart = null;
+  const search = new Search(prep, queryOf(query), opts);
+  const total = source ? source.length : prep.count;
+  const kept = new Int32Array(total);
+  let keptCount = 0;
+  if (later.length < total) later = new Int32Array(total);
+  if (last.length < total) last = new Int32Array(total);
+  let laterCount = 0;
+  let lastCount = 0;
+  const { mask, upperMask, baseFirst, baseMask, dirs } = prep;
+  const { whole, upper, split } = search.q;
+  const name = split ? split.name : whole;
+  // A query ending in `/` names a directory: only directories match it within their "basename".
+  const nameless = name.codes.length === 0;
+  for (let s = 0; s < total; s++) {
+    const id = source ? (source[s] ?? 0) : s;
+    if (((mask[id] ?? 0) & whole.mask) !== whole.mask || ((upperMask[id] ?? 0) & upper) !== upper) continue;
+    if (baseFirst[id] === name.first) {
+      const fate = search.inName(id);
+      if (fate === KEEP) kept[keptCount++] = id;
+      else if (fate === LAST) last[lastCount++] = id;
+    } else if (nameless ? dirs[id] === 1 : ((baseMask[id] ?? 0) & name.mask) === name.mask) later[laterCount++] = id;
+    else last[lastCount++] = id;
+  }
+  if (search.floor > search.laterMost) {
+    kept.set(later.subarray(0, laterCount), keptCount);
+    keptCount += laterCount;
+  } else {
+    for (let i = 0; i < laterCount; i++) {
+      const id = later[i] ?? 0;
+      const fate = search.inName(id);
+      if (fate === KEEP) kept[keptCount++] = id;
+      else if (fate === LAST) last[lastCount++] = id;
+    }
+  }
+  if (search.floor > search.lastMost) {
+    kept.set(last.subarray(0, lastCount), keptCount);
+    keptCount += lastCount;
+  } else {
+    for (let i = 0; i < lastCount; i++) {
+      const id = last[i] ?? 0;
+      if (search.inPath(id) === KEEP) kept[keptCount++] = id;
+    }
+  }
+  // A short list is copied out of the long buffer, so that the trail does not hold on to it.
+  remember(prep, query, keptCount < total >> 2 ? kept.slice(0, keptCount) : kept.subarray(0, keptCount));
+  return search.top.sorted();
+}
+
+/** One search's state: the query, the heap, and how a row is judged. */
+class Search {
+  readonly top: TopK;
+  private readonly texts: readonly string[];
+  private readonly boost: ReadonlyMap<string, number> | null;
+  private readonly maxBoost: number;
+  /** Per directory, how much of the whole query a greedy scan of it finds; -1 not yet known. */
+  private wholeDone: Int32Array | null = null;
+  /** Per directory, where the whole query's alignment stands at its end. */
+  private readonly folderStates = new Map<number, AlignState>();
+  /** The most an entry can score whose basename does not start with the query (or name part). */
+  readonly laterMost: number;
+  /** The most an entry can score that does not match within its basename. */
+  readonly lastMost: number;
+
+  constructor(
+    private readonly prep: Prepared,
+    readonly q: Query,
+    opts: RankOptions,
+  ) {
+    this.top = new TopK(Math.max(0, opts.limit), prep.paths);
+    this.texts = q.sensitive ? prep.paths : prep.lower;
+    this.boost = opts.boost && opts.boost.size > 0 ? opts.boost : null;
+    this.maxBoost = this.boost ? (opts.maxBoost ?? 0) : 0;
+    this.laterMost = IN_NAME + (q.split ? bestScore(q.split.dir.codes.length) + bestScore(q.split.name.codes.length) : bestScore(q.whole.codes.length));
+    this.lastMost = IN_PATH + bestScore(q.whole.codes.length);
+  }
+
+  /** The lowest score that could still get in, allowing for the largest boost. */
+  get floor(): number {
+    return this.top.floor - this.maxBoost;
+  }
+
+  private push(id: number, score: number): void {
+    const boost = this.boost?.get(this.prep.paths[id] ?? "") ?? 0;
+    this.top.push(id, score + boost);
+  }
+
+  /** A match within the basename, scored if it could get in; LAST when not within it. */
+  inName(id: number): number {
+    if (this.q.split) return this.inNameSplit(id, this.q.split.dir, this.q.split.name);
+    const p = this.q.whole;
+    const { base, length, baseFirst, baseMask } = this.prep;
+    const b = base[id] ?? 0;
+    const len = length[id] ?? 0;
+    const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
+    if (baseFirst[id] === p.first) {
+      // Nothing this entry could score gets in: a prefix match is the best it can be.
+      if (PREFIX + bestScore(p.codes.length) + exactBound(p.codes.length, len - b) - penalty < this.floor) return KEEP;
+      const text = this.texts[id] ?? "";
+      if (p.single || text.startsWith(p.query, b)) {
+        this.push(id, PREFIX + bestScore(p.codes.length) + exactness(p.query, text, b) - penalty);
+        return KEEP;
+      }
+    }
+    if (((baseMask[id] ?? 0) & p.mask) !== p.mask) return LAST;
+    if (IN_NAME + this.bound(id, p) - penalty < this.floor) return KEEP;
+    const text = this.texts[id] ?? "";
+    if (!p.single && !inOrder(text, p.chars, b, len)) return LAST;
+    this.push(id, IN_NAME + align(text, this.prep.paths[id] ?? "", b, len, p.codes) - penalty);
+    return KEEP;
+  }
+
+  /** {@link inName} for a query with `/`: its name part in the basename (none: a directory), the rest above. */
+  private inNameSplit(id: number, dir: Plan, name: Plan): number {
+    const { base, length, baseFirst, baseMask, dirs } = this.prep;
+    const b = base[id] ?? 0;
+    const len = length[id] ?? 0;
+    if (name.codes.length === 0) {
+      if (dirs[id] !== 1) return LAST;
+      if (IN_NAME + bestScore(dir.codes.length) - PER_PATH_CHAR * len < this.floor) return KEEP;
+      const text = this.texts[id] ?? "";
+      if (!inOrder(text, dir.chars, 0, len)) return LAST;
+      this.push(id, IN_NAME + align(text, this.prep.paths[id] ?? "", 0, len, dir.codes) - PER_PATH_CHAR * len);
+      return KEEP;
+    }
+    if (((baseMask[id] ?? 0) & name.mask) !== name.mask) return LAST;
+    const dirPart = this.dirPart(dir);
+    if (this.throughFolder(id, dir, dirPart.done, false) < dir.chars.length) return LAST;
+    const dirScore = this.alignFolder(this.prep.folderOf[id] ?? -1, dir);
+    const mayPrefix = baseFirst[id] === name.first;
+    const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
+    const most = (mayPrefix ? PREFIX + EXACT_NAME : IN_NAME) + dirScore + this.bound(id, name);
+    if (most - penalty < this.floor) return KEEP;
+    const text = this.texts[id] ?? "";
+    if (!inOrder(text, name.chars, b, len)) return LAST;
+    const prefix = mayPrefix && text.startsWith(name.query, b);
+    const nameScore = prefix
+      ? PREFIX + bestScore(name.codes.length) + exactness(name.query, text, b)
+      : IN_NAME + align(text, this.prep.paths[id] ?? "", b, len, name.codes);
+    this.push(id, dirScore + nameScore - penalty);
+    return KEEP;
+  }
+
+  /**
+   * How many of `p`'s characters a greedy scan of the directory holding `id` finds (with
+   * `separator`, the `/` after it too): worked out once per directory and query, in `done`, since a
+   * directory's entries share it; the rest must then lie in the basename.
+   */
+  private throughFolder(id: number, p: Plan, done: Int32Array, separator: boolean): number {
+    const folder = this.prep.folderOf[id] ?? -1;
+    if (folder < 0) return 0;
+    const known = done[folder] ?? -1;
+    if (known >= 0) return known;
+    const text = (this.q.sensitive ? this.prep.folders : this.prep.foldersLower)[folder] ?? "";
+    let count = matched(text, p.chars, 0, 0, text.length);
+    if (separator && p.chars[count] === "/") count++;
+    done[folder] = count;
+    return count;
+  }
+
+  /** The most plan `p` can score within the basename of `id`. */
+  private bound(id: number, p: Plan): number {
+    const starts = this.prep.startMask[id] ?? 0;
+    return nameBound(p.codes.length, this.prep.baseFirst[id] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+  }
+
+  /** The last pass: the whole query spread over the path, the weakest kind of match. */
+  inPath(id: number): number {
+    const p = this.q.whole;
+    const len = this.prep.length[id] ?? 0;
+    const penalty = PER_PATH_CHAR * len;
+    if (IN_PATH + bestScore(p.codes.length) - penalty < this.floor) return KEEP;
+    const text = this.texts[id] ?? "";
+    if (!p.single) {
+      this.wholeDone ??= new Int32Array(this.prep.folders.length).fill(-1);
+      const done = this.throughFolder(id, p, this.wholeDone, true);
+      // What the directory leaves of the query must lie in the basename: first by its mask.
+      const rest = p.suffixMasks[done] ?? 0;
+      if (((this.prep.baseMask[id] ?? 0) & rest) !== rest) return DROP;
+      if (matched(text, p.chars, done, this.prep.base[id] ?? 0, len) < p.chars.length) return DROP;
+    }
+    const orig = this.prep.paths[id] ?? "";
+    const folder = this.folderState(id, text, orig, p);
+    const score = folder ? alignOn(folder, text, orig, this.prep.base[id] ?? 0, len, p.codes) : align(text, orig, 0, len, p.codes);
+    this.push(id, IN_PATH + score - penalty);
+    return KEEP;
+  }
+
+  /** Where the alignment of `p` stands at the end of the directory holding `id` (null at the top), worked out once per directory. */
+  private folderState(id: number, text: string, orig: string, p: Plan): AlignState | null {
+    const folder = this.prep.folderOf[id] ?? -1;
+    if (folder < 0) return null;
+    let state = this.folderStates.get(folder);
+    if (state) return state;
+    state = startState(p.codes.length);
+    const base = this.prep.base[id] ?? 0;
+    const start = text.indexOf(p.chars[0] ?? "");
+    if (start >= 0 && start < base) advance(state, text, orig, start, base, p.codes);
+    this.folderStates.set(folder, state);
+    return state;
+  }
+
+  /**
+   * What is known of the directory part of a query with `/`, per directory: kept on the prepared
+   * list, since typing the name part keeps the directory part the same.
+   */
+  private dirPart(dir: Plan): DirPart {
+    const known = this.prep.dirPart;
+    if (known?.query === dir.query && known.sensitive === this.q.sensitive) return known;
+    const fresh = { query: dir.query, sensitive: this.q.sensitive, done: new Int32Array(this.prep.folders.length).fill(-1), scores: new Map<number, number>() };
+    this.prep.dirPart = fresh;
+    return fresh;
+  }
+
+  /** The alignment of the directory part of a query with `/` over a directory (-1: the top), once per directory. */
+  private alignFolder(folder: number, dir: Plan): number {
+    if (folder < 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
+    const scores = this.dirPart(dir).scores;
+    const known = scores.get(folder);
+    if (known !== undefined) return known;
+    const orig = this.prep.folders[folder] ?? "";
+    const text = this.q.sensitive ? orig : (this.prep.foldersLower[folder] ?? "");
+    const score = align(text, orig, 0, text.length, dir.codes);
+    scores.set(folder, score);
+    return score;
+  }
+}
+
+/** Whether `chars` occur in `text` in order within [from, to). */
+function inOrder(text: string, chars: readonly string[], from: number, to: number): boolean {
+  return matched(text, chars, 0, from, to) === chars.length;
+}
+
+/** How many of chars[done..] a greedy left-to-right scan of text[from, to) finds in order, plus `done`. */
+function matched(text: string, chars: readonly string[], done: number, from: number, to: number): number {
+  let at = from;
+  let j = done;
+  for (; j < chars.length; j++) {
+    const found = text.indexOf(chars[j] ?? "", at);
+    if (found < 0 || found >= to) break;
+    at = found + 1;
+  }
+  return j;
+}
+
+/** The most {@link exactness} can give a basename of `nameLength` for a query of `m` characters. */
+function exactBound(m: number, nameLength: number): number {
+  if (nameLength === m) return EXACT_NAME;
+  return nameLength > m + 1 ? EXACT_STEM : 0;
+}
+
+function exactness(query: string, text: string, base: number): number {
+  const after = base + query.length;
+  if (after === text.length) return EXACT_NAME;
+  return text.charCodeAt(after) === 46 && text.indexOf(".", after + 1) < 0 ? EXACT_STEM : 0;
+}
+
+const TRAIL_MAX = 64;
+
+/** The entries kept by the longest remembered query that `query` extends, or null for all. */
+function narrowFrom(prep: Prepared, query: string): Int32Array | null {
+  while (prep.trail.length > 0) {
+    const last = prep.trail[prep.trail.length - 1];
+    if (last && query.startsWith(last.query)) return last.candidates;
+    prep.trail.pop();
+  }
+  return null;
+}
+
+function remember(prep: Prepared, query: string, candidates: Int32Array): void {
+  const last = prep.trail[prep.trail.length - 1];
+  if (last?.query === query) return;
+  if (prep.trail.length >= TRAIL_MAX) prep.trail.shift();
+  prep.trail.push({ query, candidates });
+}
