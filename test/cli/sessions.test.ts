@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openDb } from "../../src/store/db.ts";
+import { pendingDeletes } from "../../src/store/deletes.ts";
+import { saveLogin } from "../../src/store/logins.ts";
+import { insertSession, listSessions } from "../../src/store/sessions.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+
+let box: Sandbox & { project: string };
+beforeEach(() => {
+  box = projectSandbox("http://127.0.0.1:9/v1");
+});
+afterEach(() => box.cleanup());
+
+const db = () => openDb(join(box.stateDir, "lembas.db"));
+
+function seed(): void {
+  const store = db();
+  saveLogin(store, { name: "inst", url: "https://inst.example", token: "t", protocols: [1, 2] });
+  for (const [id, title] of [["ses_old", "old work"], ["ses_new", "new work"]] as const) {
+    insertSession(store, { id, root: box.project, cwd: box.project, mode: "edit", model: null, effort: "medium", origin: "terminal", title });
+  }
+  store.query("UPDATE sessions SET updated_at = ? WHERE id = 'ses_old'").run(Date.now() - 40 * 86_400_000);
+  store.close();
+}
+
+test("sessions list shows each session, newest first", async () => {
+  seed();
+  const result = await runLembas(box, ["sessions", "list"]);
+  expect(result.code).toBe(0);
+  const lines = result.stdout.trim().split("\n");
+  expect(lines[0]).toStartWith("ses_new");
+  expect(lines[0]).toContain("new work");
+  expect(lines[1]).toStartWith("ses_old");
+});
+
+test("sessions prune deletes what is older than asked and keeps the deletes for the web UI", async () => {
+  seed();
+  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d"]);
+  expect(result).toMatchObject({ code: 0, stdout: "deleted 1 session\n" });
+  const store = db();
+  expect(listSessions(store).map((s) => s.id)).toEqual(["ses_new"]);
+  expect(pendingDeletes(store, "inst")).toEqual(["ses_old"]);
+  store.close();
+});
+
+test("bad input: an age that is no age, a session that is not there", async () => {
+  const age = await runLembas(box, ["sessions", "prune", "--older-than", "soon"]);
+  expect(age.code).toBe(2);
+  expect(age.stderr.trim()).toBe("lembas: --older-than soon: say an age like 30d, 12h or 90m");
+  const missing = await runLembas(box, ["sessions", "delete", "ses_nope"]);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr.trim()).toBe("lembas: there is no session ses_nope");
+});
