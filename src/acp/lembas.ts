@@ -15,7 +15,7 @@ import { isInside } from "../store/trust.ts";
 import { getHold, isAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
-import { judge, listing, places, rootsOf } from "./places.ts";
+import { insideRoots, judge, listing, places, rootsOf } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./server.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
@@ -38,7 +38,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   app.onRequest("_lembas/directories", z.object({ path: z.string().optional() }), ({ params }) => {
     if (params.path === undefined || params.path === "") return places(config.remote, db);
     if (!isAbsolute(params.path)) throw invalid(`path must be absolute, not ${JSON.stringify(params.path)}`);
-    if (!rootsOf(config.remote).some((root) => isInside(params.path as string, root))) {
+    if (!insideRoots(params.path, config.remote)) {
       throw invalid(`${params.path} is outside the device's remote roots (${config.remote.roots.join(", ")})`);
     }
     return listing(params.path, config.remote, db);

@@ -13,12 +13,18 @@ export function rootsOf(remote: Remote): string[] {
   return remote.roots.map((r) => real(resolve(expandHome(r))));
 }
 
-function real(path: string): string {
+export function real(path: string): string {
   try {
     return realpathSync(path);
   } catch {
     return path;
   }
+}
+
+/** Whether a path — `..` resolved and symlinks followed — is inside one of the remote roots. */
+export function insideRoots(path: string, remote: Remote): boolean {
+  const target = real(resolve(path));
+  return rootsOf(remote).some((root) => isInside(target, root));
 }
 
 /** The rule session/new applies on the link: inside remote.roots, and trusted when require_trust. */

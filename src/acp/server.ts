@@ -6,8 +6,8 @@ import type { Paths } from "../config/paths.ts";
 import { type Config, Effort, Mode } from "../config/schema.ts";
 import type { Engine } from "../engine/engine.ts";
 import { lowerMode } from "../engine/permissions.ts";
-import type { Session, TurnAnswer } from "../engine/session.ts";
-import { errorMessage, UserError } from "../errors.ts";
+import { newTurnId, type Session, type TurnAnswer } from "../engine/session.ts";
+import { errorMessage } from "../errors.ts";
 import { expandMentions } from "../project/attach.ts";
 import type { FileIndexes } from "../project/files.ts";
 import { availableCommands, type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
@@ -107,7 +107,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       for (const update of toUpdates(event, session)) {
         void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
       }
-      if (client.lembas) void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
+      if (client.lembas && host.transport === "link") void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
     });
     const unsubscribe = session.bus.subscribe(forward);
     const release = host.desks ? attachDesk(host.desks, session, cx) : attachEditor(session, cx);
@@ -224,10 +224,11 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     .onRequest("session/prompt", async ({ params, signal, client: cx }) => {
       const session = conn.session(params.sessionId, cx);
       const meta = PromptMeta.safeParse(params._meta);
-      const turnId = meta.success ? meta.data?.lembas?.turnId : undefined;
-      // The request is aborted by $/cancel_request, and also when the connection closes: a link
-      // that drops must not cancel the turn (it goes on, and the client follows it on the next link).
-      const onAbort = () => setTimeout(() => !connection.signal.aborted && session.cancel(), 0);
+      const turnId = (meta.success ? meta.data?.lembas?.turnId : undefined) ?? newTurnId();
+      // The request is aborted by $/cancel_request (which stops this request's own turn, running or
+      // still waiting, and no other), and also when the connection closes: a link that drops must
+      // not cancel the turn (it goes on, and the client follows it on the next link).
+      const onAbort = () => setTimeout(() => !connection.signal.aborted && session.cancelTurn(turnId), 0);
       signal.addEventListener("abort", onAbort, { once: true });
       try {
         return await runPrompt(session, params.prompt as Block[], turnId, host, cx);
@@ -308,7 +309,7 @@ function checkCwd(cwd: string, host: AgentHost): string {
 }
 
 /** Runs one session/prompt: blocks read, a command acted on or expanded, @mentions attached, the turn awaited. */
-async function runPrompt(session: Session, blocks: Block[], turnId: string | undefined, host: AgentHost, cx: acp.AgentContext) {
+async function runPrompt(session: Session, blocks: Block[], turnId: string, host: AgentHost, cx: acp.AgentContext) {
   let read: ReturnType<typeof readBlocks>;
   try {
     read = readBlocks(blocks, join(host.paths.attachmentsDir, session.id));
@@ -318,7 +319,7 @@ async function runPrompt(session: Session, blocks: Block[], turnId: string | und
   }
   const commands = loadCommands({ root: session.root, configDir: host.paths.configDir });
   const command = parseCommand(read.typed, commands);
-  if (command?.type === "action") return runAction(session, command.name, host);
+  if (command?.type === "action") return runAction(session, command.name, turnId, host);
   const mentions = expandMentions(read.typed, {
     cwd: session.cwd,
     root: session.root,
@@ -328,7 +329,7 @@ async function runPrompt(session: Session, blocks: Block[], turnId: string | und
   let text = mentions.text;
   if (command?.type === "review") {
     const review = await reviewInput(session.cwd, command.args);
-    if (!review.ok) return { stopReason: "end_turn" as const, _meta: { lembas: { command: "review", message: review.message } } };
+    if (!review.ok) return promptResult(await session.action(turnId, () => ({ message: review.message })), host, "review");
     text = review.text + mentions.text.slice(read.typed.length);
   } else if (command?.type === "prompt") {
     // The command's own text is never searched for @mentions; what the person typed is.
@@ -343,7 +344,7 @@ async function runPrompt(session: Session, blocks: Block[], turnId: string | und
   const answer = await session.prompt({
     text,
     ...(text !== read.typed ? { display: read.typed } : {}),
-    ...(turnId ? { turnId } : {}),
+    turnId,
     ...(attachments.length > 0 ? { attachments } : {}),
     ...(command?.type === "prompt" && command.model ? { model: command.model } : {}),
     ...(command?.type === "prompt" && command.effort ? { effort: command.effort } : {}),
@@ -366,20 +367,20 @@ function promptResult(answer: TurnAnswer, host: AgentHost, command?: string) {
         turnId: answer.turnId,
         ...(answer.unsent ? { unsent: answer.unsent } : {}),
         ...(command ? { command } : {}),
+        ...(answer.meta ?? {}),
       },
     },
   };
 }
 
-/** compact, undo and plan without a task: they act and send nothing to the model. */
-async function runAction(session: Session, name: "compact" | "undo" | "plan", host: AgentHost) {
-  const done = (extra: Record<string, unknown>) => ({ stopReason: "end_turn" as const, _meta: { lembas: { command: name, ...extra } } });
-  try {
-    if (name === "compact") return done({ summary: (await session.compact()).summary });
-    if (name === "undo") return done({ undone: session.undo() });
-    return done({ mode: session.setMode(lowerMode("plan", host.maxMode)) });
-  } catch (error) {
-    if (error instanceof UserError) throw invalid(error.message);
-    throw error;
-  }
+/** compact, undo and plan without a task: they act and send nothing to the model, in the turn queue. */
+async function runAction(session: Session, name: "compact" | "undo" | "plan", turnId: string, host: AgentHost) {
+  const answer = await session.action(turnId, async () => {
+    if (name === "compact") return { summary: (await session.compactNow()).summary };
+    if (name === "undo") return { undone: session.undoNow() };
+    return { mode: session.setMode(lowerMode("plan", host.maxMode)) };
+  });
+  // An action that could not be done (nothing to compact yet) is the request's error, on either side.
+  if (answer.error) throw invalid(answer.error);
+  return promptResult(answer, host, name);
 }

@@ -4,9 +4,8 @@ import { z } from "zod";
 import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../errors.ts";
 import { acp } from "../rpc/agent.ts";
-import { isInside } from "../store/trust.ts";
 import { openTerminal, type Terminal } from "../terminal/terminal.ts";
-import { rootsOf } from "./places.ts";
+import { insideRoots, rootsOf } from "./places.ts";
 
 /** At most this many terminals on one link. */
 export const MAX_TERMINALS = 4;
@@ -44,7 +43,7 @@ export function registerTerminals(app: acp.AgentApp, opts: { config: Config; buf
     const cwd = params.cwd ?? roots[0];
     if (!cwd) throw invalid("the device has no remote roots to open a terminal in");
     if (!isAbsolute(cwd)) throw invalid(`cwd must be absolute, not ${JSON.stringify(cwd)}`);
-    if (!roots.some((root) => isInside(cwd, root))) throw invalid(`${cwd} is outside the device's remote roots (${opts.config.remote.roots.join(", ")})`);
+    if (!insideRoots(cwd, opts.config.remote)) throw invalid(`${cwd} is outside the device's remote roots (${opts.config.remote.roots.join(", ")})`);
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw invalid(`${cwd} is not an existing directory`);
     const cols = params.cols ?? 80;
     const rows = params.rows ?? 24;

@@ -9,6 +9,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
+import { getHold, isAlive } from "../store/holds.ts";
 import { acceptTurn, getTurn, listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
@@ -57,6 +58,8 @@ export type TurnAnswer = {
   error?: string;
   /** The process running the turn died before it ended. */
   interrupted?: boolean;
+  /** What an action (a command that sends nothing to the model) answers: summary, undone, mode, message. */
+  meta?: Record<string, unknown>;
 };
 
 export type SessionStatus = { busy: boolean; turnId: string | null; queued: string[]; lastTurnId: string | null };
@@ -87,6 +90,8 @@ export class Session {
   private compacting = false;
   private refsCache: string[] = [];
   private closed = false;
+  /** Waiting turns whose request was cancelled: they answer cancelled when their time comes. */
+  private readonly dropped = new Set<string>();
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
 
@@ -164,7 +169,10 @@ export class Session {
     this.waiting.push(turnId);
     const answer = this.enqueue(() => this.runTurn(turnId, input));
     this.pending.set(turnId, answer);
-    void answer.finally(() => this.pending.delete(turnId));
+    answer.then(
+      () => this.pending.delete(turnId),
+      () => this.pending.delete(turnId),
+    );
     return answer;
   }
 
@@ -178,9 +186,57 @@ export class Session {
     for (const path of paths) this.reads.add(path);
   }
 
+  /**
+   * Runs an action (/compact, /undo, /plan without a task) as a turn of its own: after the turns
+   * before it, its turn id deduplicated like a prompt's, its answer kept. A UserError it throws
+   * becomes the answer's error.
+   */
+  action(turnId: string, run: () => Promise<Record<string, unknown>> | Record<string, unknown>): Promise<TurnAnswer> {
+    const pending = this.pending.get(turnId);
+    if (pending) return pending;
+    const { accepted, turn } = acceptTurn(this.deps.db, this.id, turnId);
+    if (!accepted) return turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId);
+    this.waiting.push(turnId);
+    const answer = this.enqueue(async (): Promise<TurnAnswer> => {
+      this.waiting = this.waiting.filter((id) => id !== turnId);
+      if (this.closed || this.dropped.delete(turnId)) {
+        const cancelled: TurnAnswer = { turnId, stopReason: "cancelled" };
+        this.finish(turnId, cancelled);
+        return cancelled;
+      }
+      this.bus.emit({ type: "task", state: "start", turnId });
+      let result: TurnAnswer;
+      try {
+        result = { turnId, stopReason: "end_turn", meta: await run() };
+      } catch (error) {
+        if (!(error instanceof UserError)) throw error;
+        result = { turnId, stopReason: "end_turn", error: error.message };
+      } finally {
+        this.bus.emit({ type: "task", state: "end", turnId, stopReason: "end_turn" });
+      }
+      this.finish(turnId, result);
+      return result;
+    });
+    this.pending.set(turnId, answer);
+    answer.then(
+      () => this.pending.delete(turnId),
+      () => this.pending.delete(turnId),
+    );
+    return answer;
+  }
+
   /** Stops the running turn: the stream and its tools at once; what was said is kept. */
   cancel(): void {
     this.running?.abort.abort();
+  }
+
+  /**
+   * Cancels one turn: the running one is stopped; a waiting one is dropped (it answers cancelled
+   * without running). Other turns are left alone.
+   */
+  cancelTurn(turnId: string): void {
+    if (this.running?.turnId === turnId) this.running.abort.abort();
+    else if (this.waiting.includes(turnId)) this.dropped.add(turnId);
   }
 
   /** Cancels the running turn and every waiting one (they answer cancelled without running). */
@@ -235,12 +291,17 @@ export class Session {
     this.compacting = true;
     return this.enqueue(async () => {
       try {
-        const model = await this.deps.models.resolve(this.row.model);
-        return { summary: await this.summarise(model, new AbortController().signal, false) };
+        return await this.compactNow();
       } finally {
         this.compacting = false;
       }
     });
+  }
+
+  /** Compacts now (from within the turn queue: /compact). */
+  async compactNow(): Promise<{ summary: string }> {
+    const model = await this.deps.models.resolve(this.row.model);
+    return { summary: await this.summarise(model, new AbortController().signal, false) };
   }
 
   /**
@@ -249,6 +310,11 @@ export class Session {
    */
   undo(): { prompt: string; files: string[] } | null {
     if (this.busy) throw new UserError("the session is working: undo when the turn has ended", 2);
+    return this.undoNow();
+  }
+
+  /** Undoes the last turn now (from within the turn queue: /undo). */
+  undoNow(): { prompt: string; files: string[] } | null {
     const messages = this.messages();
     const lastUser = messages.findLast((m) => m.role === "user" && !m.body.steer);
     if (!lastUser || lastUser.role !== "user") return null;
@@ -277,40 +343,40 @@ export class Session {
     return result;
   }
 
-  /** A turn accepted by another process (or one that died): wait for its answer in the store. */
+  /**
+   * A turn accepted by another process: wait for its answer in the store. A holder that died
+   * leaves it unfinished, so its turns are settled as interrupted; and the wait ends with the session.
+   */
   private async awaitElsewhere(turnId: string): Promise<TurnAnswer> {
     for (;;) {
       const turn = getTurn(this.deps.db, this.id, turnId);
-      if (!turn) return { turnId, stopReason: "cancelled", interrupted: true };
+      if (!turn || this.closed) return { turnId, stopReason: "cancelled", interrupted: true };
       if (turn.state === "done") return turn.answer as TurnAnswer;
+      const hold = getHold(this.deps.db, this.id);
+      if (!hold || hold.pid === process.pid || !isAlive(hold.pid)) {
+        // Not ours (ours are in `pending`), and nobody alive runs it: it will never finish.
+        const answer: TurnAnswer = { turnId, stopReason: "cancelled", interrupted: true };
+        setTurnState(this.deps.db, this.id, turnId, "done", answer);
+        return answer;
+      }
       await Bun.sleep(100);
     }
   }
 
   private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
     this.waiting = this.waiting.filter((id) => id !== turnId);
-    if (this.closed) {
+    if (this.closed || this.dropped.delete(turnId)) {
       const answer: TurnAnswer = { turnId, stopReason: "cancelled" };
-      setTurnState(this.deps.db, this.id, turnId, "done", answer);
+      this.finish(turnId, answer);
       return answer;
     }
     const abort = new AbortController();
     this.running = { turnId, abort };
-    setTurnState(this.deps.db, this.id, turnId, "running");
-    this.bus.emit({ type: "task", state: "start", turnId });
-    const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
-    this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
-    const user: UserRecord = {
-      text: input.text,
-      ...(input.display !== undefined ? { display: input.display } : {}),
-      ...(input.attachments?.length ? { attachments: input.attachments } : {}),
-    };
-    appendMessage(this.deps.db, this.id, "user", user, turnId);
-    const firstPrompt = !this.row.title;
-    if (firstPrompt) this.setTitle(provisionalTitle(input.display ?? input.text));
-
+    let firstPrompt = false;
     let outcome: { stopReason: StopReason; error?: string };
+    // Whatever fails (the store, a listener), the turn ends with an answer and the session is free.
     try {
+      firstPrompt = this.beginTurn(turnId, input);
       outcome = await this.loop(turnId, input, abort.signal);
     } catch (error) {
       outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: errorMessage(error) };
@@ -323,12 +389,38 @@ export class Session {
       ...(unsent.length > 0 ? { unsent } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
     };
-    setTurnState(this.deps.db, this.id, turnId, "done", answer);
     this.running = null;
+    this.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: answer.stopReason });
     if (firstPrompt && !outcome.error) void this.enqueue(() => this.nameSession(input.display ?? input.text));
     return answer;
+  }
+
+  /** Marks the turn running, says so, and stores the person's message. True for the session's first prompt. */
+  private beginTurn(turnId: string, input: PromptInput): boolean {
+    setTurnState(this.deps.db, this.id, turnId, "running");
+    this.bus.emit({ type: "task", state: "start", turnId });
+    const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
+    this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
+    const user: UserRecord = {
+      text: input.text,
+      ...(input.display !== undefined ? { display: input.display } : {}),
+      ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+    };
+    appendMessage(this.deps.db, this.id, "user", user, turnId);
+    const firstPrompt = !this.row.title;
+    if (firstPrompt) this.setTitle(provisionalTitle(input.display ?? input.text));
+    return firstPrompt;
+  }
+
+  /** Stores a turn's answer; a store that fails here is said, and the caller still gets the answer. */
+  private finish(turnId: string, answer: TurnAnswer): void {
+    try {
+      setTurnState(this.deps.db, this.id, turnId, "done", answer);
+    } catch (error) {
+      this.bus.emit({ type: "notice", level: "warn", message: `the turn's answer could not be stored: ${errorMessage(error)}` });
+    }
   }
 
   private async loop(turnId: string, input: PromptInput, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {

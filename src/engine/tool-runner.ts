@@ -1,4 +1,5 @@
-import { relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import type { z } from "zod";
 import type { SessionBus } from "../bus/index.ts";
 import type { Mode } from "../config/schema.ts";
@@ -41,12 +42,15 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
   const ctx = deps.context(call.id);
   let args: unknown = input.data;
   const paths = tool.paths?.(input.data, ctx) ?? [];
+  // A path is judged as written and as it really is: a symlink inside the project may point out of
+  // it, or at a protected file.
+  const judged = [...new Set(paths.flatMap((p) => [p, realTarget(p)]))];
   const command = typeof (input.data as { command?: unknown }).command === "string" ? (input.data as { command: string }).command : undefined;
   const decision = decide({
     mode: deps.mode,
     permission: tool.permission,
     toolName: tool.name,
-    paths,
+    paths: judged,
     command,
     root: deps.root,
     protectedPaths: deps.protectedPaths,
@@ -145,6 +149,25 @@ function describeIssues(error: z.ZodError): string {
     .slice(0, 5)
     .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "input"}: ${issue.message}`)
     .join("; ");
+}
+
+/**
+ * Where a path really leads: its deepest existing ancestor with symlinks resolved, and the rest
+ * (not there yet) appended. A path that cannot be resolved is returned as it is.
+ */
+export function realTarget(path: string): string {
+  let existing = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(existing), ...rest.reverse());
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return resolve(path);
+      rest.push(basename(existing));
+      existing = parent;
+    }
+  }
 }
 
 /** A path shown to a person: relative to the root when inside it. */

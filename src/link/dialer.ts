@@ -31,6 +31,7 @@ export type DialerDeps = {
 };
 
 export const PROTOCOL_MISMATCH = "the instance and this CLI speak different link protocols — update one of them";
+const HANDSHAKE_TIMEOUT_MS = 15_000;
 const TOKEN_REJECTED = "the instance rejected the device token: log in again with lembas login";
 
 type Outcome = { kind: "closed"; code: number; reason: string; upMs: number } | { kind: "failed"; why: string } | { kind: "fatal"; why: string };
@@ -133,8 +134,13 @@ export class LinkDialer {
     const ws = new WebSocket(linkUrl(this.login.url), { headers: { authorization: `Bearer ${this.login.token}` } });
     this.socket = ws;
     const opened = await new Promise<boolean>((resolve) => {
-      ws.addEventListener("open", () => resolve(true), { once: true });
-      ws.addEventListener("close", () => resolve(false), { once: true });
+      // An instance that takes the connection but never finishes the upgrade is given up on.
+      const timer = setTimeout(() => {
+        ws.terminate();
+        resolve(false);
+      }, HANDSHAKE_TIMEOUT_MS);
+      ws.addEventListener("open", () => (clearTimeout(timer), resolve(true)), { once: true });
+      ws.addEventListener("close", () => (clearTimeout(timer), resolve(false)), { once: true });
     });
     if (!opened) {
       this.socket = null;
@@ -191,7 +197,7 @@ export class LinkDialer {
     const stopKeepalive = this.keepalive(ws);
     const { code, reason } = await closed;
     stopKeepalive();
-    this.heldBefore = this.server.sessions();
+    this.heldBefore = [...new Set([...this.heldBefore, ...this.server.sessions()])];
     this.server.detachAll();
     this.server = null;
     this.socket = null;

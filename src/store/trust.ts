@@ -23,9 +23,11 @@ export function trustedRootOf(db: Db, path: string): string | null {
   return null;
 }
 
-/** True when CHILD is DIR or below it (both absolute, already resolved). */
+/** True when CHILD is DIR or below it (both absolute; `..` and `.` are resolved first). */
 export function isInside(child: string, dir: string): boolean {
-  if (child === dir) return true;
-  const prefix = dir.endsWith(sep) ? dir : dir + sep;
-  return child.startsWith(prefix);
+  const c = resolve(child);
+  const d = resolve(dir);
+  if (c === d) return true;
+  const prefix = d.endsWith(sep) ? d : d + sep;
+  return c.startsWith(prefix);
 }

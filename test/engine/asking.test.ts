@@ -101,3 +101,32 @@ describe("asking the person", () => {
     expect(readFileSync(join(h.project, "x.txt"), "utf8")).toBe("x");
   });
 });
+
+describe("symlinks", () => {
+  test("a write through a symlink that leads out of the project asks, even in auto mode", async () => {
+    const { mkdirSync, symlinkSync } = await import("node:fs");
+    const outside = join(h.box.dir, "outside");
+    mkdirSync(outside);
+    symlinkSync(outside, join(h.project, "docs"));
+    h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "docs/.bashrc", content: "evil" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "auto" });
+    const who = person([{ outcome: "deny" }]);
+    session.interaction = who;
+    await session.prompt({ text: "write" });
+    expect(who.asked[0]?.reason).toContain("outside the project");
+    expect(existsSync(join(outside, ".bashrc"))).toBe(false);
+  });
+
+  test("a read through a symlink to a protected file asks", async () => {
+    const { writeFileSync, symlinkSync } = await import("node:fs");
+    writeFileSync(join(h.project, ".env"), "SECRET=1\n");
+    symlinkSync(join(h.project, ".env"), join(h.project, "notes.txt"));
+    h.model.push(step({ toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "auto" });
+    const who = person([{ outcome: "deny" }]);
+    session.interaction = who;
+    await session.prompt({ text: "read" });
+    expect(who.asked[0]?.reason).toContain("protected");
+    expect(lastToolOutput()).not.toContain("SECRET");
+  });
+});

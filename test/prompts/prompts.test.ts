@@ -193,7 +193,7 @@ describe("commands", () => {
     git("add", ".");
     git("commit", "-qm", "first");
     const none = await say("/review");
-    expect(none).toEqual({ stopReason: "end_turn", _meta: { lembas: { command: "review", message: "There are no changes to review." } } });
+    expect(none).toEqual({ stopReason: "end_turn", _meta: { lembas: { turnId: expect.any(String), command: "review", message: "There are no changes to review." } } });
     expect(d.model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
     writeFileSync(join(d.project, "code.ts"), "export const a = 2;\n");
     d.model.push(step({ text: "looks fine" }));
@@ -202,8 +202,33 @@ describe("commands", () => {
   });
 
   test("/plan without a task switches to plan mode; /undo answers undone", async () => {
-    expect(await say("/plan")).toEqual({ stopReason: "end_turn", _meta: { lembas: { command: "plan", mode: "plan" } } });
-    expect(await say("/undo")).toEqual({ stopReason: "end_turn", _meta: { lembas: { command: "undo", undone: null } } });
+    expect(await say("/plan")).toEqual({ stopReason: "end_turn", _meta: { lembas: { turnId: expect.any(String), command: "plan", mode: "plan" } } });
+    expect(await say("/undo")).toEqual({ stopReason: "end_turn", _meta: { lembas: { turnId: expect.any(String), command: "undo", undone: null } } });
+  });
+
+  test("/undo is a turn of its own: re-sent with its turn id it does not undo a second turn", async () => {
+    d.model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "one.txt", content: "1" } }] }),
+      step({ text: "ok" }),
+      step({ toolCalls: [{ name: "write", arguments: { path: "two.txt", content: "2" } }] }),
+      step({ text: "ok" }),
+    );
+    await say("first");
+    await say("second");
+    const undo = { sessionId, prompt: [{ type: "text", text: "/undo" }], _meta: { lembas: { turnId: "undo-1" } } };
+    const first = (await link.request("session/prompt", undo)) as { _meta: { lembas: { undone: { files: string[] } } } };
+    expect(first._meta.lembas.undone.files).toEqual(["two.txt"]);
+    expect(await link.request("session/prompt", undo)).toEqual(first);
+    expect(existsSync(join(d.project, "one.txt"))).toBe(true);
+  });
+
+  test("/compact sent while a turn works waits its turn instead of failing", async () => {
+    d.model.push(step({ text: ["slow ", "answer"], chunkDelayMs: 200 }), { match: (b) => !isStep(b) && JSON.stringify(b.messages?.[0]).includes("summarise"), text: "SUMMARY" });
+    const turn = say("talk");
+    await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text");
+    const compacted = (await say("/compact")) as { _meta: { lembas: { summary: string } } };
+    await turn;
+    expect(compacted._meta.lembas.summary).toBe("SUMMARY");
   });
 });
 
