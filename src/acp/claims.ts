@@ -17,6 +17,13 @@ export class Claims {
     if (this.holders.get(sessionId)?.owner === owner) this.holders.delete(sessionId);
   }
 
+  /** The session is gone: whoever holds it lets go. */
+  release(sessionId: string): void {
+    const holder = this.holders.get(sessionId);
+    this.holders.delete(sessionId);
+    holder?.release();
+  }
+
   heldBy(sessionId: string): object | null {
     return this.holders.get(sessionId)?.owner ?? null;
   }

@@ -12,7 +12,7 @@ import { givenTo, wasGiven } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
 import { isInside } from "../store/trust.ts";
-import { getHold, isAlive } from "../store/holds.ts";
+import { getHold, holderAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
 import { insideRoots, judge, listing, places, rootsOf } from "./places.ts";
@@ -99,6 +99,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   app.onRequest("_lembas/session/history", SessionRef, ({ params }) => {
     const row = getSession(db, params.sessionId);
     if (!row) throw invalid(`there is no session ${params.sessionId} on this device`);
+    mayKnow(row);
     const messages = listMessages(db, row.id)
       .map(parseStored)
       .filter((m): m is StoredMessage => m !== null);
@@ -122,11 +123,40 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
         ...(status.lastTurnId ? { lastTurnId: status.lastTurnId } : {}),
       };
     }
-    const hold = getHold(db, row.id);
-    if (!hold || !isAlive(hold.pid)) settleInterrupted(db, row.id);
-    const last = listTurns(db, row.id).filter((t) => t.state === "done").at(-1);
-    return { sessionId: row.id, exists: true, held: "none", busy: false, title: row.title, queued: [], ...(last ? { lastTurnId: last.turnId } : {}) };
+    mayKnow(row);
+    // Read, and settle what a dead holder left, in one transaction: a process claiming the session
+    // meanwhile cannot have its new turn taken for a dead one's.
+    return db
+      .transaction(() => {
+        const hold = getHold(db, row.id);
+        const elsewhere = hold !== null && hold.pid !== process.pid && holderAlive(hold);
+        if (!elsewhere) settleInterrupted(db, row.id);
+        const turns = listTurns(db, row.id);
+        const last = turns.filter((t) => t.state === "done").at(-1);
+        const running = elsewhere ? turns.find((t) => t.state === "running") : undefined;
+        const queued = elsewhere ? turns.filter((t) => t.state === "queued").map((t) => t.turnId) : [];
+        return {
+          sessionId: row.id,
+          exists: true,
+          held: elsewhere ? "terminal" : "none",
+          busy: running !== undefined || queued.length > 0,
+          title: row.title,
+          ...(running ? { turnId: running.turnId } : {}),
+          queued,
+          ...(last ? { lastTurnId: last.turnId } : {}),
+        };
+      })
+      .immediate();
   });
+
+  /**
+   * Whether this link's client may read a session (history, status): it holds it, was given it, or
+   * the session's project is inside the remote roots — the rule delete applies.
+   */
+  function mayKnow(row: { id: string; root: string }): void {
+    if (conn.attached(row.id) || wasGiven(db, row.id, host.connection ?? "") || insideRoots(row.root, config.remote)) return;
+    throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
+  }
 
   app.onRequest("_lembas/session/delete", SessionRef, async ({ params }) => {
     const row = getSession(db, params.sessionId);
@@ -140,7 +170,14 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
       throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
     }
     const others = givenTo(db, row.id).filter((l) => l !== login);
-    const deleted = await host.engine.delete(row.id);
+    let deleted: boolean;
+    try {
+      deleted = await host.engine.delete(row.id);
+    } catch (error) {
+      throw invalid(errorMessage(error));
+    }
+    host.claims?.release(row.id);
+    host.desks?.delete(row.id);
     if (others.length > 0) keepDelete(db, row.id, others);
     return { deleted };
   });

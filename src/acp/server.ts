@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
 import type { Paths } from "../config/paths.ts";
 import { type Config, Effort, Mode } from "../config/schema.ts";
-import type { Engine } from "../engine/engine.ts";
+import { type Engine, projectRoot } from "../engine/engine.ts";
 import { lowerMode } from "../engine/permissions.ts";
 import { newTurnId, type Session, type TurnAnswer } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
@@ -27,7 +27,7 @@ import { registerLembasMethods } from "./lembas.ts";
 import { modeState } from "./modes.ts";
 import { registerTerminals } from "./terminals.ts";
 import { acpInteraction } from "./permission.ts";
-import { judge, rootsOf } from "./places.ts";
+import { insideRoots, judge, rootsOf } from "./places.ts";
 import { toUpdates } from "./updates.ts";
 
 /** What serving ACP needs from its surroundings (the service's link, or `serve --stdio`). */
@@ -165,6 +165,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
       const verdict = judge(row.cwd, host.config.remote, host.db);
       if (!verdict.accepted) throw invalid(verdict.reason);
+      if (!insideRoots(row.root, host.config.remote)) throw invalid(`session ${sessionId}'s project ${row.root} is outside the device's remote roots`);
       let session: Session | null;
       try {
         session = host.engine.open(sessionId, { maxMode: host.maxMode });
@@ -204,6 +205,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
         const model = requested.model ?? (requested.lembas_model ? await instanceRef(host, requested.lembas_model) : undefined);
         session = await host.engine.create({
           cwd,
+          ...(host.transport === "link" ? { root: linkRoot(cwd, host) } : {}),
           mode: lowerMode(requested.mode ?? host.config.mode, host.maxMode),
           maxMode: host.maxMode,
           origin: host.transport,
@@ -295,6 +297,16 @@ function sendCommands(sessionId: string, cx: acp.AgentContext, set: CommandSet):
 export function instanceRef(host: AgentHost, servedName: string): Promise<string> {
   if (!host.connection) return Promise.resolve(servedName);
   return host.engine.models.refFor(host.connection, servedName);
+}
+
+/**
+ * A link session's project root: the git top-level above cwd, unless that lies outside the remote
+ * roots (a dotfiles repository at ~, say) — then cwd itself, so nothing outside the roots counts as
+ * "inside the project".
+ */
+function linkRoot(cwd: string, host: AgentHost): string {
+  const root = projectRoot(cwd);
+  return insideRoots(root, host.config.remote) ? root : cwd;
 }
 
 function checkCwd(cwd: string, host: AgentHost): string {

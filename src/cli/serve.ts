@@ -21,6 +21,7 @@ export default defineCommand({
 /** `lembas serve --stdio`: until stdin ends (or SIGTERM), then running turns are cancelled and it exits 0. */
 async function serveStdio(): Promise<void> {
   const write = guardStdout();
+  process.on("unhandledRejection", (reason) => console.error(`lembas: unexpected error (serving goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
   const ctx = createContext();
   const config = ctx.config();
   const { engine } = createEngine(ctx, "editor");

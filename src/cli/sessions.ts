@@ -2,7 +2,7 @@ import { defineCommand } from "citty";
 import { createEngine } from "../engine/create.ts";
 import { UserError } from "../errors.ts";
 import { keepDelete } from "../store/deletes.ts";
-import { getHold, isAlive } from "../store/holds.ts";
+import { getHold, holderAlive } from "../store/holds.ts";
 import { listLogins } from "../store/logins.ts";
 import { getSession, listSessions } from "../store/sessions.ts";
 import { pruneTurns } from "../store/turns.ts";
@@ -54,7 +54,7 @@ async function deleteSessions(ctx: ReturnType<typeof createContext>, ids: string
   const db = ctx.db();
   for (const id of ids) {
     const hold = getHold(db, id);
-    if (hold && hold.pid !== process.pid && isAlive(hold.pid)) {
+    if (hold && hold.pid !== process.pid && holderAlive(hold)) {
       throw new UserError(`session ${id} is open in another lembas process (${hold.holder}, pid ${hold.pid}): delete it there`, 1);
     }
   }

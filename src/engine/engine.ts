@@ -8,7 +8,7 @@ import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
-import { claimHold, releaseHold } from "../store/holds.ts";
+import { beat, claimHold, getHold, HEARTBEAT_MS, holderAlive, releaseHold } from "../store/holds.ts";
 import { settleInterrupted } from "../store/turns.ts";
 import { inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
@@ -52,6 +52,14 @@ export class Engine {
 
   constructor(options: EngineOptions) {
     this.holder = options.holder ?? "lembas";
+    // The holds of this process's sessions stay fresh while it runs (it never keeps the process up).
+    setInterval(() => {
+      try {
+        beat(options.db);
+      } catch {
+        // the next beat tries again
+      }
+    }, HEARTBEAT_MS).unref();
     const { paths, config } = options;
     this.deps = {
       db: options.db,
@@ -136,9 +144,14 @@ export class Engine {
 
   /** Stops the session if it works and removes it, its messages and its attachments. */
   async delete(id: string): Promise<boolean> {
+    const other = getHold(this.deps.db, id);
+    if (other && other.pid !== process.pid && holderAlive(other)) {
+      throw new UserError(`session ${id} is open in another lembas process (${other.holder}, pid ${other.pid})`, 1);
+    }
     const session = this.sessions.get(id);
     if (session) {
-      session.cancel();
+      // Its running turn stops and the waiting ones never run: nothing is done for a deleted chat.
+      session.close();
       await session.idle();
       this.sessions.delete(id);
     }
@@ -147,6 +160,7 @@ export class Engine {
     const root = getSession(this.deps.db, id)?.root;
     const deleted = deleteSession(this.deps.db, id);
     if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) snapshotFor(this.deps.paths.stateDir, root).remove();
+    else if (root) rmSync(join(snapshotFor(this.deps.paths.stateDir, root).gitDir, `index-${id}`), { force: true });
     return deleted;
   }
 

@@ -9,7 +9,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
-import { getHold, isAlive } from "../store/holds.ts";
+import { getHold, holderAlive } from "../store/holds.ts";
 import { acceptTurn, getTurn, listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
@@ -353,7 +353,7 @@ export class Session {
       if (!turn || this.closed) return { turnId, stopReason: "cancelled", interrupted: true };
       if (turn.state === "done") return turn.answer as TurnAnswer;
       const hold = getHold(this.deps.db, this.id);
-      if (!hold || hold.pid === process.pid || !isAlive(hold.pid)) {
+      if (!hold || hold.pid === process.pid || !holderAlive(hold)) {
         // Not ours (ours are in `pending`), and nobody alive runs it: it will never finish.
         const answer: TurnAnswer = { turnId, stopReason: "cancelled", interrupted: true };
         setTurnState(this.deps.db, this.id, turnId, "done", answer);
@@ -426,7 +426,7 @@ export class Session {
   private async loop(turnId: string, input: PromptInput, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {
     const model = await this.deps.models.resolve(input.model ?? this.row.model);
     const effort = input.effort ?? this.effort;
-    const undo = new TurnUndo(this.deps.db, this.id, turnId, snapshotFor(this.deps.paths.stateDir, this.root));
+    const undo = new TurnUndo(this.deps.db, this.id, turnId, snapshotFor(this.deps.paths.stateDir, this.root, this.id));
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
     void this.refreshRefs();
     for (let step = 1; step <= maxSteps; step++) {

@@ -13,6 +13,8 @@ export class ProjectSnapshot {
   constructor(
     readonly gitDir: string,
     readonly root: string,
+    /** Each session keeps its own index, so two sessions on one project never share a staging area. */
+    private readonly indexName = "index",
   ) {}
 
   static dirFor(stateDir: string, root: string): string {
@@ -23,7 +25,9 @@ export class ProjectSnapshot {
   /** The tree id of the project as it is now, or null when git is unavailable or fails. */
   async tree(): Promise<string | null> {
     if (!(await this.init())) return null;
-    const add = await this.git(["add", "--all", "--force", "--ignore-errors", "--", "."], true);
+    // Ignored files (node_modules, build output, .env) are left out, as git leaves them out: a
+    // command's changes to them are not undoable, and the store does not fill with build output.
+    const add = await this.git(["add", "--all", "--ignore-errors", "--", "."], true);
     if (add === null) return null;
     const tree = await this.git(["write-tree"]);
     return tree?.trim() || null;
@@ -84,7 +88,7 @@ export class ProjectSnapshot {
     for (const [key, value] of Object.entries(process.env)) {
       if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
     }
-    env.GIT_INDEX_FILE = join(this.gitDir, "index");
+    env.GIT_INDEX_FILE = join(this.gitDir, this.indexName);
     env.GIT_CONFIG_NOSYSTEM = "1";
     env.GIT_TERMINAL_PROMPT = "0";
     return env;

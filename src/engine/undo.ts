@@ -77,8 +77,8 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
   return { files, skipped };
 }
 
-export function snapshotFor(stateDir: string, root: string): ProjectSnapshot {
-  return new ProjectSnapshot(ProjectSnapshot.dirFor(stateDir, root), root);
+export function snapshotFor(stateDir: string, root: string, sessionId?: string): ProjectSnapshot {
+  return new ProjectSnapshot(ProjectSnapshot.dirFor(stateDir, root), root, sessionId ? `index-${sessionId}` : "index");
 }
 
 export function hasSnapshotDir(stateDir: string, root: string): boolean {

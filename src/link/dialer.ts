@@ -64,6 +64,9 @@ export class LinkDialer {
   get url(): string {
     return this.login.url;
   }
+  get token(): string {
+    return this.login.token;
+  }
   sessions(): string[] {
     return this.server?.sessions() ?? [];
   }

@@ -11,6 +11,9 @@ export type RegistryLogin = { name: string; url: string; token: string; protocol
 
 type Listed = { endpoint: Endpoint; models: ModelInfo[] | null; vision?: boolean; contextLength?: number };
 
+/** A server that did not answer /models is asked again after this long. */
+const RETRY_MS = 30_000;
+
 const NO_MODEL =
   "no model to talk to: add a connection to config.yaml (connections: {local: {base_url: http://127.0.0.1:11434/v1}}) and set model: local/<name>, or log in to a LLeMbas instance with lembas login URL";
 
@@ -21,11 +24,13 @@ const NO_MODEL =
  */
 export class ModelRegistry implements ModelSource {
   private listing: Promise<Map<string, Listed>> | null = null;
+  /** When a listing had a server that did not answer: it is asked again after RETRY_MS. */
+  private failedAt: number | null = null;
   private notices: string[] = [];
 
   constructor(
     private readonly config: Config,
-    private readonly logins: readonly RegistryLogin[],
+    private logins: readonly RegistryLogin[],
     private readonly env: Env = process.env,
     private readonly localPorts?: readonly number[],
   ) {}
@@ -83,8 +88,18 @@ export class ModelRegistry implements ModelSource {
     return refs[0]?.ref ?? null;
   }
 
+  /** The logins changed (a login made, removed, or its token renewed): list their models afresh. */
+  setLogins(logins: readonly RegistryLogin[]): void {
+    this.logins = logins;
+    this.listing = null;
+  }
+
   private list(): Promise<Map<string, Listed>> {
-    this.listing ??= this.fetchAll();
+    if (this.listing && this.failedAt !== null && Date.now() - this.failedAt > RETRY_MS) this.listing = null;
+    this.listing ??= this.fetchAll().then((listed) => {
+      this.failedAt = [...listed.values()].some((l) => l.models === null) ? Date.now() : null;
+      return listed;
+    });
     return this.listing;
   }
 

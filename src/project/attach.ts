@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, relative, resolve, sep } from "node:path";
 import { isInside } from "../store/trust.ts";
 import { isProtected, type ProtectedPaths } from "./protected.ts";
@@ -7,6 +7,9 @@ import { isProtected, type ProtectedPaths } from "./protected.ts";
 const MAX_LINES = 2000;
 const MAX_BYTES = 256 * 1024;
 const MAX_ENTRIES = 200;
+/** The most read from disk for a line range, and the largest image attached. */
+const MAX_RANGE_READ = 64 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const IMAGE_TYPES: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif" };
 
 /** One @path in what the person typed. */
@@ -84,7 +87,15 @@ export function expandMentions(text: string, rules: AttachRules): Attached {
       blocks.push(listing(target, shown));
       continue;
     }
+    if (!stat.isFile()) {
+      skipped.push({ mention: mention.raw, why: "not a regular file" });
+      continue;
+    }
     const mimeType = IMAGE_TYPES[extname(target).toLowerCase()];
+    if (mimeType && stat.size > MAX_IMAGE_BYTES) {
+      blocks.push(`(${shown} is an image of ${stat.size} bytes: too large to attach)`);
+      continue;
+    }
     if (mimeType) {
       images.push({ name: shown, mimeType, size: stat.size, path: target });
       blocks.push(`(image attached: ${shown}, ${stat.size} bytes)`);
@@ -115,8 +126,21 @@ function real(path: string): string | null {
   }
 }
 
+/** The first `max` bytes of a file, without reading the rest (a huge dump stays on disk). */
+function head(path: string, max: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const buffer = Buffer.alloc(max);
+    const read = readSync(fd, buffer, 0, max, 0);
+    return buffer.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function fileBlock(path: string, shown: string, range: Mention["range"], size: number): string {
-  const bytes = readFileSync(path);
+  // A range may reach past the first MAX_BYTES: read more for it, within a hard bound.
+  const bytes = head(path, Math.min(size, range ? MAX_RANGE_READ : MAX_BYTES + 1));
   if (bytes.subarray(0, 8192).includes(0)) return `<file path="${shown}">(binary file, ${size} bytes)</file>`;
   const lines = bytes.toString("utf8").split("\n");
   if (lines.at(-1) === "") lines.pop();

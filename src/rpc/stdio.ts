@@ -11,7 +11,14 @@ export function lineTransport(
   opts: { maxLineBytes?: number } = {},
 ): { stream: Stream; finished: Promise<void>; answered(): Promise<void>; end(): void } {
   const max = opts.maxLineBytes ?? MAX_MESSAGE_BYTES;
-  const send = (message: AnyMessage) => write(`${JSON.stringify(message)}\n`);
+  // A closed stdout (the editor went away) must not crash the process: what cannot be sent is dropped.
+  const send = async (message: AnyMessage) => {
+    try {
+      await write(`${JSON.stringify(message)}\n`);
+    } catch {
+      // EPIPE: nobody reads any more; end of stdin follows
+    }
+  };
   const { stream, deliver, end, answered } = messageStream(send);
   const decoder = new TextDecoder();
   let pieces: Uint8Array[] = [];

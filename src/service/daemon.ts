@@ -8,6 +8,7 @@ import { errorMessage } from "../errors.ts";
 import { LinkDialer } from "../link/dialer.ts";
 import { createFileIndexes } from "../project/files.ts";
 import { listLogins } from "../store/logins.ts";
+import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
 
@@ -39,21 +40,31 @@ export function serviceLogger(logsDir: string, toStderr = process.stderr.isTTY =
  */
 export async function runService(ctx: Context): Promise<void> {
   const log = serviceLogger(ctx.paths.logsDir);
+  // A bug in one handler must not take every link and session down with it: say it, go on.
+  process.on("unhandledRejection", (reason) => log(`unexpected error (the service goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  process.on("uncaughtException", (error) => log(`unexpected error (the service goes on): ${error.stack ?? error.message}`));
   const config = ctx.config();
   const db = ctx.db();
   const files = createFileIndexes(db);
-  const { engine } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path));
+  const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path));
   void engine.warm();
   const claims = new Claims();
   const desks = new Map<string, CardDesk>();
   const dialers = new Map<string, LinkDialer>();
   const startedAt = new Date().toISOString();
 
+  let loginsKey = JSON.stringify(listLogins(db).map(({ name, url, token, protocols }) => [name, url, token, protocols]));
   const syncLogins = () => {
     const logins = listLogins(db);
+    const key = JSON.stringify(logins.map(({ name, url, token, protocols }) => [name, url, token, protocols]));
+    if (key !== loginsKey) {
+      loginsKey = key;
+      models.setLogins(logins.map(({ name, url, token, protocols }) => ({ name, url, token, protocols })));
+    }
     for (const login of logins) {
       const known = dialers.get(login.name);
-      if (known && known.url === login.url) continue;
+      // A new token (logged in again) restarts the link, even one that stopped on the old token.
+      if (known && known.url === login.url && known.token === login.token) continue;
       void known?.stop();
       const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, files, log, ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE) });
       dialers.set(login.name, dialer);
@@ -69,6 +80,26 @@ export async function runService(ctx: Context): Promise<void> {
   };
   if (!syncLogins()) log("no logins yet: lembas login URL links this device to an instance");
   const loginTimer = setInterval(syncLogins, LOGINS_EVERY_MS);
+  // Turn ids of sessions untouched for 30 days are forgotten (the spec's pruning of the turns file).
+  const prune = () => {
+    try {
+      pruneTurns(db);
+    } catch (error) {
+      log(`could not prune old turn ids: ${errorMessage(error)}`);
+    }
+  };
+  prune();
+  const pruneTimer = setInterval(prune, 6 * 60 * 60 * 1000);
+  // A session no link holds, with no turn and no open card, is let go: a terminal may take it,
+  // and the service does not keep every session it ever ran in memory.
+  const sweep = async () => {
+    for (const session of engine.list()) {
+      if (claims.heldBy(session.id) || session.busy || (desks.get(session.id)?.open ?? 0) > 0) continue;
+      await engine.release(session.id);
+      desks.delete(session.id);
+    }
+  };
+  const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${errorMessage(error)}`)), 60_000);
 
   let stopControl: (() => Promise<void>) | null = null;
   try {
@@ -98,6 +129,8 @@ export async function runService(ctx: Context): Promise<void> {
   });
   log("stopping: cancelling running turns and closing the links");
   clearInterval(loginTimer);
+  clearInterval(pruneTimer);
+  clearInterval(sweepTimer);
   await engine.stop();
   await Promise.all([...dialers.values()].map((d) => d.stop()));
   await stopControl();

@@ -16,6 +16,22 @@ export function getHold(db: Db, sessionId: string): Hold | null {
   return raw ? { sessionId: raw.session_id, holder: raw.holder, pid: raw.pid, since: raw.since, heartbeat: raw.heartbeat } : null;
 }
 
+/** A holder that has not beaten its heart for this long is dead, whatever its pid says (reused after a reboot). */
+export const HOLD_STALE_MS = 2 * 60 * 1000;
+/** How often a live process beats for the sessions it holds. */
+export const HEARTBEAT_MS = 30 * 1000;
+
+/** Whether a hold's holder still runs: its process is there and its heart beats. */
+export function holderAlive(hold: Hold, now = Date.now()): boolean {
+  if (hold.pid === process.pid) return true;
+  return now - hold.heartbeat < HOLD_STALE_MS && isAlive(hold.pid);
+}
+
+/** Keeps this process's holds fresh. */
+export function beat(db: Db, now = Date.now()): void {
+  db.query("UPDATE holds SET heartbeat = ? WHERE pid = ?").run(now, process.pid);
+}
+
 export function isAlive(pid: number): boolean {
   if (pid === process.pid) return true;
   try {
@@ -34,7 +50,7 @@ export function claimHold(db: Db, sessionId: string, holder: string): Hold | nul
   return db
     .transaction(() => {
       const current = getHold(db, sessionId);
-      if (current && current.pid !== process.pid && isAlive(current.pid)) return current;
+      if (current && current.pid !== process.pid && holderAlive(current)) return current;
       const now = Date.now();
       db.query(
         `INSERT INTO holds (session_id, holder, pid, since, heartbeat) VALUES (?, ?, ?, ?, ?)

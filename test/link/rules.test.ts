@@ -1,0 +1,67 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { openDb } from "../../src/store/db.ts";
+import { insertSession } from "../../src/store/sessions.ts";
+import { acceptTurn, setTurnState } from "../../src/store/turns.ts";
+import { type Device, startDevice } from "../support/device.ts";
+import { step } from "../support/engine.ts";
+import type { Link } from "../support/instance.ts";
+import { rpcError } from "../support/rpc.ts";
+
+let d: Device;
+let link: Link;
+beforeEach(async () => {
+  d = await startDevice();
+  link = await d.serve();
+});
+afterEach(() => d.close());
+
+const newSession = async () => ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+
+test("deleting a working session stops its turn, never runs the waiting one, and lets go of it", async () => {
+  d.model.push(step({ text: Array.from({ length: 20 }, (_, i) => `w${i} `), chunkDelayMs: 100 }), step({ toolCalls: [{ name: "write", arguments: { path: "late.txt", content: "x" } }] }));
+  const sessionId = await newSession();
+  const first = link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] }, 20_000);
+  const second = link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two" }] }, 20_000);
+  await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text");
+  expect(await link.request("_lembas/session/delete", { sessionId })).toEqual({ deleted: true });
+  const answers = (await Promise.all([first, second])) as { stopReason: string }[];
+  expect(answers.map((a) => a.stopReason)).toEqual(["cancelled", "cancelled"]);
+  const { existsSync } = await import("node:fs");
+  expect(existsSync(join(d.project, "late.txt"))).toBe(false);
+  const gone = await rpcError(link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "three" }] }));
+  expect(gone.message).toContain(`there is no session ${sessionId}`);
+}, 30_000);
+
+test("a directories path that climbs out of the roots with .. is refused", async () => {
+  const error = await rpcError(link.request("_lembas/directories", { path: `${d.work}/../../../etc` }));
+  expect(error).toMatchObject({ code: -32602, message: expect.stringContaining("outside the device's remote roots") });
+});
+
+test("history and status of a session outside the roots, never given to this client, are refused", async () => {
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  insertSession(db, { id: "ses_private", root: d.box.dir, cwd: d.box.dir, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+  db.close();
+  for (const method of ["_lembas/session/history", "_lembas/session/status"]) {
+    const error = await rpcError(link.request(method, { sessionId: "ses_private" }));
+    expect(error.message).toContain("never given to this client");
+  }
+});
+
+test("a session a live terminal holds is reported held by the terminal, with its running turn", async () => {
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  insertSession(db, { id: "ses_term", root: d.project, cwd: d.project, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+  acceptTurn(db, "ses_term", "t-run");
+  setTurnState(db, "ses_term", "t-run", "running");
+  db.query("INSERT INTO holds (session_id, holder, pid, since, heartbeat) VALUES (?, 'terminal', ?, ?, ?)").run("ses_term", process.pid, Date.now(), Date.now());
+  db.close();
+  expect(await link.request("_lembas/session/status", { sessionId: "ses_term" })).toMatchObject({ held: "terminal", busy: true, turnId: "t-run" });
+});
+
+test("a project root above the remote roots (a repository at home) is not the session's root: its cwd is", async () => {
+  mkdirSync(join(d.box.dir, ".git"));
+  const sessionId = await newSession();
+  const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
+  expect(history.root).toBe(d.project);
+});
