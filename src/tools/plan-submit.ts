@@ -1,7 +1,8 @@
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, realpath, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { writeAtomic } from "./atomic.ts";
+import { isInside } from "./paths.ts";
 import description from "./plan-submit.txt" with { type: "text" };
 import { fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type PlanOutcome } from "./tool.ts";
@@ -28,6 +29,11 @@ export const planSubmitTool = defineTool({
     try {
       rel = await freePlanPath(ctx.root, planTitle(input.plan, input.title), new Date());
       const abs = join(ctx.root, rel);
+      // The tool writes without asking: only where the plan really stays inside the project.
+      const dir = dirname(abs);
+      await mkdir(dir, { recursive: true });
+      const realDir = await realpath(dir);
+      if (!isInside(realDir, await realpath(ctx.root))) return fail(`${PLANS_DIR} leads outside the project (${realDir}): the plan was not saved`);
       await ctx.beforeChange(abs);
       await mkdir(dirname(abs), { recursive: true });
       await writeAtomic(abs, input.plan.endsWith("\n") ? input.plan : `${input.plan}\n`);
