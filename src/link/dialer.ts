@@ -32,6 +32,7 @@ export type DialerDeps = {
 
 export const PROTOCOL_MISMATCH = "the instance and this CLI speak different link protocols — update one of them";
 const HANDSHAKE_TIMEOUT_MS = 15_000;
+const KEPT_DELETES_EVERY_MS = 3000;
 const TOKEN_REJECTED = "the instance rejected the device token: log in again with lembas login";
 
 type Outcome = { kind: "closed"; code: number; reason: string; upMs: number } | { kind: "failed"; why: string } | { kind: "fatal"; why: string };
@@ -174,6 +175,7 @@ export class LinkDialer {
     ws.send(JSON.stringify({ jsonrpc: "2.0", method: "_lembas/hello", params: helloParams(protocol, config) }));
     const transport = webSocketTransport(ws);
     const login = this.login.name;
+    let keptTimer: ReturnType<typeof setInterval> | null = null;
     this.server = serveAcp(transport.stream, {
       engine: this.deps.engine,
       config,
@@ -191,15 +193,22 @@ export class LinkDialer {
       files: this.deps.files,
       onInitialized: (cx, client) => {
         if (!client.lembas) return;
-        for (const sessionId of pendingDeletes(db, login)) {
-          void cx.notify("_lembas/session/deleted", { sessionId }).then(() => forgetDelete(db, sessionId, login), () => {});
-        }
+        const sendKept = () => {
+          for (const sessionId of pendingDeletes(db, login)) {
+            void cx.notify("_lembas/session/deleted", { sessionId }).then(() => forgetDelete(db, sessionId, login), () => {});
+          }
+        };
+        sendKept();
+        // Deletes kept while this link is up (from a shell, or a delete on another instance's link)
+        // go out within a few seconds, not at the next link.
+        keptTimer = setInterval(sendKept, KEPT_DELETES_EVERY_MS);
       },
     });
     this.set("connected");
     const stopKeepalive = this.keepalive(ws);
     const { code, reason } = await closed;
     stopKeepalive();
+    if (keptTimer) clearInterval(keptTimer);
     this.heldBefore = [...new Set([...this.heldBefore, ...this.server.sessions()])];
     this.server.detachAll();
     this.server = null;

@@ -146,3 +146,15 @@ test("keepalive: an instance that stops answering pings is given up on and redia
   const again = await d.instance.waitForLink(10_000);
   expect(await again.hello).toMatchObject({ protocol: 2 });
 }, 30_000);
+
+test("a delete made from a shell while the link is up reaches the client within seconds", async () => {
+  d = await startDevice();
+  const link = await d.serve();
+  d.model.push(step({ text: "hi" }));
+  const run = await runLembas(d.box, ["run", "--format", "json", "hello"], { cwd: d.project });
+  const sessionId = (JSON.parse(run.stdout.split("\n")[0] ?? "{}") as { id: string }).id;
+  expect(sessionId).toStartWith("ses_");
+  expect((await runLembas(d.box, ["sessions", "delete", sessionId])).code).toBe(0);
+  const note = await link.waitForNotification("_lembas/session/deleted", 10_000);
+  expect(note.params).toEqual({ sessionId });
+}, 30_000);
