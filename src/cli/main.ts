@@ -44,7 +44,10 @@ export async function main(argv: string[]): Promise<void> {
 async function printUsage(argv: string[]): Promise<void> {
   const name = argv.find((a) => !a.startsWith("-"));
   const lazy = name && name in subCommands ? subCommands[name as keyof typeof subCommands] : undefined;
-  console.log(lazy ? await renderUsage(await lazy(), root) : await renderUsage(root));
+  const usage = lazy ? await renderUsage(await lazy(), root) : await renderUsage(root);
+  // Colours for a person at a terminal; plain text for a pipe, a file, or NO_COLOR.
+  const plain = !process.stdout.isTTY || process.env.NO_COLOR !== undefined;
+  console.log(plain ? Bun.stripANSI(usage) : usage);
 }
 
 /** One line on stderr for anything a person can fix; a stack only for what is truly a bug. */

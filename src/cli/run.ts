@@ -48,7 +48,11 @@ export default defineCommand({
     for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
     const json = args.format === "json";
     printEvent(session.info(), json);
-    session.bus.subscribe((event) => printEvent(event, json));
+    let printed = false;
+    session.bus.subscribe((event) => {
+      if (event.type === "text") printed = true;
+      printEvent(event, json);
+    });
     session.interaction = args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal");
 
     const stop = () => session.cancel();
@@ -58,7 +62,7 @@ export default defineCommand({
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await engine.stop();
-    if (!json) process.stdout.write("\n");
+    if (!json && printed) process.stdout.write("\n");
     if (answer.error) throw new UserError(answer.error, 1);
     if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);
   },
