@@ -59,6 +59,9 @@ function frecencyOf(index: FileIndex): Frecency {
   return index.frecency;
 }
 
+/** How many roots' indexes a process keeps in memory at once. */
+export const MAX_OPEN_INDEXES = 16;
+
 /** The file indexes of one process, one per root, over one database. */
 export type FileIndexes = {
   /** The index of `root`, opened from the store on first use. */
@@ -78,9 +81,19 @@ export function createFileIndexes(db: Db, options: FileIndexOptions = {}): FileI
   const get = (root: string): FileIndex => {
     const absolute = resolve(root);
     let index = indexes.get(absolute);
-    if (!index) {
+    if (index) {
+      // Most recently used last: the map's order is the eviction order.
+      indexes.delete(absolute);
+    } else {
       index = openFileIndex(db, absolute, options);
-      indexes.set(absolute, index);
+    }
+    indexes.set(absolute, index);
+    // A long-running service keeps the prepared lists of the roots searched lately, not of every root
+    // it ever saw (each is in the store, and opens again warm).
+    while (indexes.size > MAX_OPEN_INDEXES) {
+      const oldest = indexes.keys().next().value;
+      if (oldest === undefined) break;
+      indexes.delete(oldest);
     }
     return index;
   };

@@ -202,10 +202,12 @@ describe("bad input never kills the agent", () => {
     await expectAlive();
   });
 
-  test("an unknown method gets -32601", async () => {
+  test("an unknown method gets -32601, and so do the link's _lembas methods on stdio", async () => {
     await a.agent.request("initialize", initializeParams);
     const error = await rpcError(a.agent.request("lembas/teleport", {}));
     expect(error.code).toBe(-32601);
+    const directories = await rpcError(a.agent.request("_lembas/directories", {}));
+    expect(directories.code).toBe(-32601);
     await expectAlive();
   });
 
