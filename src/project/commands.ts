@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { basename, join } from "node:path";
 import { z } from "zod";
 import { Effort, Mode } from "../config/schema.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
@@ -208,7 +208,7 @@ export function parseCommand(text: string, set: CommandSet = { all: [...BUILTIN_
   const body = command.body ?? "";
   const expanded =
     command.kind === "skill"
-      ? `Use the skill "${name}" (${command.path ? relativeOrAbsolute(command.path) : name}):\n\n${body}${args ? `\n\nThe task: ${args}` : ""}`
+      ? `Use the skill "${name}" (${command.path ?? name}):\n\n${body}${args ? `\n\nThe task: ${args}` : ""}`
       : body.includes("$ARGUMENTS")
         ? body.replaceAll("$ARGUMENTS", args)
         : `${body}${args ? `\n\n${args}` : ""}`;
@@ -221,9 +221,4 @@ export function parseCommand(text: string, set: CommandSet = { all: [...BUILTIN_
     ...(command.model ? { model: command.model } : {}),
     ...(command.effort ? { effort: command.effort } : {}),
   };
-}
-
-function relativeOrAbsolute(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel.startsWith("..") ? path : rel;
 }

@@ -146,6 +146,11 @@ describe("commands", () => {
       "custom:fix", "skill:deploy",
     ]);
     expect(result.commands.find((c) => c.name === "fix")).toMatchObject({ description: "Fix an issue", input: { hint: "<issue>" } });
+    d.model.push(step({ text: "deployed" }));
+    expect(await say("/deploy to staging")).toMatchObject({ _meta: { lembas: { command: "deploy" } } });
+    expect(lastUser()).toContain('Use the skill "deploy"');
+    expect(lastUser()).toContain("Run the deploy script.");
+    expect(lastUser()).toContain("The task: to staging");
   });
 
   test("a custom command expands $ARGUMENTS, is shown as typed, and its model holds for its prompt only", async () => {
