@@ -151,6 +151,9 @@ describe("session/prompt", () => {
       a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two" }] }),
     ]);
     expect([first.stopReason, second.stopReason]).toEqual(["end_turn", "end_turn"]);
+    // The second turn's words came after all of the first's.
+    const text = updatesOf("agent_message_chunk").map((u) => (u.update as { content: { text: string } }).content.text).join("");
+    expect(text).toBe("absecond");
   });
 
   test("a model failure is a JSON-RPC error with a sentence, and the session goes on", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -42,6 +42,7 @@ describe("lembas run", () => {
     const refused = await run(["make ran.txt"]);
     expect(refused.code).toBe(0);
     expect(refused.stderr).toContain("refused");
+    expect(existsSync(join(project, "ran.txt"))).toBe(false);
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "ok" }));
     const approved = await run(["--yes", "make ran.txt"]);
     expect(approved.code).toBe(0);

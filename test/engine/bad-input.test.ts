@@ -34,6 +34,7 @@ describe("the model misbehaves", () => {
     expect(answer.error).toMatch(/did not answer|refused|unreachable|connect/i);
     expect(ofType(h.events(session), "error")[0]?.message).toBe(answer.error as string);
     expect(listTurns(h.db, session.id).every((t) => t.state === "done")).toBe(true);
+    expect(listMessages(h.db, session.id).map((m) => m.role)).toEqual(["user"]);
   });
 
   test("401: a sentence about the key, no retry", async () => {
@@ -45,12 +46,13 @@ describe("the model misbehaves", () => {
     await stillUsable(session);
   });
 
-  test("500 before the first token is retried", async () => {
+  test("500 before the first token is retried, and the answer is written once", async () => {
     h.model.push(step({ fail: { status: 500 }, failTimes: 1, text: "recovered" }));
     const session = await h.session();
     const answer = await session.prompt({ text: "hello" });
     expect(answer).toMatchObject({ stopReason: "end_turn" });
     expect(ofType(h.events(session), "notice").length).toBeGreaterThan(0);
+    expect(listMessages(h.db, session.id).map((m) => m.role)).toEqual(["user", "assistant"]);
   });
 
   test("a stream cut mid-reply keeps what was said and ends the turn with an error", async () => {
@@ -61,6 +63,19 @@ describe("the model misbehaves", () => {
     const assistant = listMessages(h.db, session.id).find((m) => m.role === "assistant");
     expect(assistant?.body).toMatchObject({ partial: true });
     await stillUsable(session);
+  });
+
+  test("500 mid-stream: what was said is kept once, the turn ends with the server's words, the session goes on", async () => {
+    h.model.push(step({ text: ["one ", "two ", "three ", "four ", "five ", "six"], fail: "error" }));
+    const session = await h.session();
+    const answer = await session.prompt({ text: "count" });
+    expect(answer.error).toContain("internal server error");
+    expect(h.model.requests.filter((r) => isStep(r.body))).toHaveLength(1);
+    const assistants = listMessages(h.db, session.id).filter((m) => m.role === "assistant");
+    expect(assistants).toHaveLength(1);
+    expect(assistants[0]?.body).toMatchObject({ partial: true, text: expect.stringMatching(/^one two/) });
+    await stillUsable(session);
+    expect(listMessages(h.db, session.id).filter((m) => m.role === "assistant")).toHaveLength(2);
   });
 
   test("malformed SSE JSON ends the turn with an error", async () => {

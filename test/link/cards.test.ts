@@ -9,14 +9,14 @@ import { contentText } from "../support/model.ts";
 let d: Device;
 afterEach(() => d.close());
 
-const config = (d0: { modelUrl: string; work: string }, timeout = 30) =>
-  `model: test/test-model\nconnections:\n  test:\n    base_url: ${d0.modelUrl}\nremote:\n  roots: [${d0.work}]\n  max_mode: auto\n  approval_timeout: ${timeout}\n`;
+const config = (d0: { modelUrl: string; work: string }, timeout: number, maxMode: string) =>
+  `model: test/test-model\nconnections:\n  test:\n    base_url: ${d0.modelUrl}\nremote:\n  roots: [${d0.work}]\n  max_mode: ${maxMode}\n  approval_timeout: ${timeout}\n`;
 
-/** A device whose approvals wait `timeout` seconds. */
-async function device(timeout = 30): Promise<Device> {
+/** A device whose cards wait `timeout` seconds, with remote.max_mode `maxMode`. */
+async function device(timeout = 30, maxMode = "auto"): Promise<Device> {
   const first = await startDevice();
   const { writeFileSync } = await import("node:fs");
-  writeFileSync(join(first.box.configDir, "config.yaml"), config({ modelUrl: first.model.url, work: first.work }, timeout) + "embedding: null\n");
+  writeFileSync(join(first.box.configDir, "config.yaml"), config({ modelUrl: first.model.url, work: first.work }, timeout, maxMode) + "embedding: null\n");
   return first;
 }
 
@@ -216,6 +216,31 @@ describe("questions", () => {
   });
 });
 
+describe("timeouts of questions and plans", () => {
+  test("a question nobody answers in time is dismissed for the model and taken down", async () => {
+    d = await device(1);
+    const link = await d.serve();
+    link.onRequest("_lembas/question", () => new Promise(() => {}));
+    d.model.push(
+      step({ toolCalls: [{ name: "ask_user", arguments: { questions: [{ header: "Q", question: "Which?", options: [{ label: "A" }, { label: "B" }] }] } }] }),
+      step({ text: "ok" }),
+    );
+    await prompt(link, await newSession(link));
+    expect(lastToolResult()).toContain("dismissed");
+    await link.waitForNotification("_lembas/permission/settled");
+  });
+
+  test("a plan nobody answers in time is dismissed for the model and taken down", async () => {
+    d = await device(1);
+    const link = await d.serve();
+    link.onRequest("_lembas/plan", () => new Promise(() => {}));
+    d.model.push(step({ toolCalls: [{ name: "plan_submit", arguments: { plan: "# P\n1. x", title: "P" } }] }), step({ text: "ok" }));
+    await prompt(link, await newSession(link, "plan"));
+    expect(lastToolResult()).toContain("dismissed");
+    await link.waitForNotification("_lembas/permission/settled");
+  });
+});
+
 describe("plans", () => {
   const submit = step({ toolCalls: [{ name: "plan_submit", arguments: { plan: "# Plan\n\n1. Add the route\n2. Test it", title: "Add route" } }] });
 
@@ -237,6 +262,18 @@ describe("plans", () => {
     const mode = await link.waitForNotification((n) => n.method === "session/update" && JSON.stringify(n.params).includes("current_mode_update"));
     expect(JSON.stringify(mode.params)).toContain('"currentModeId":"manual"');
   });
+
+  test("approve with edit mode; a device capped at manual lowers it; one capped at plan decides nothing", async () => {
+    for (const [cap, expected] of [["auto", "edit mode"], ["manual", "manual mode"], ["plan", "dismissed"]] as const) {
+      d = await device(30, cap);
+      const link = await d.serve();
+      link.onRequest("_lembas/plan", () => ({ outcome: "approve", mode: "edit" }));
+      d.model.push(submit, step({ text: "ok" }));
+      await prompt(link, await newSession(link, "plan"));
+      expect(lastToolResult()).toContain(expected);
+      if (cap !== "plan") await d.close();
+    }
+  }, 60_000);
 
   test("revise with feedback, and dismissed", async () => {
     d = await device();

@@ -83,6 +83,16 @@ describe("the instance says no", () => {
     expect(status.stdout).toContain("stopped: the instance and this CLI speak different link protocols — update one of them");
   }, 20_000);
 
+  test("close 4401 (the token revoked while linked) stops the link with the same sentence", async () => {
+    d = await startDevice();
+    const link = await d.serve();
+    await link.close(4401, "token revoked");
+    await waitUntil(() => d.log().includes("log in again"));
+    const dials = d.instance.dials.length;
+    await Bun.sleep(1500);
+    expect(d.instance.dials.length).toBe(dials);
+  }, 20_000);
+
   test("a rejected token stops the link with a sentence telling the person to log in again", async () => {
     d = await startDevice();
     const link = await d.serve();

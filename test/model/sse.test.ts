@@ -83,6 +83,7 @@ describe("sseData", () => {
     let count = 0;
     for await (const _ of sseData(body)) count++;
     expect(count).toBe(20_000);
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Not a benchmark (bench/engine.ts is): only a guard against a parser gone quadratic.
+    expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -94,6 +94,9 @@ describe("@mentions", () => {
     writeFileSync(join(d.project, "src", "main.ts"), "export {};\n");
     writeFileSync(join(d.project, ".env"), "SECRET=1\n");
     writeFileSync(join(d.box.dir, "outside.txt"), "OUTSIDE\n");
+    // What @../../etc/passwd names from the project (work/project): a file that is there.
+    mkdirSync(join(d.box.dir, "etc"));
+    writeFileSync(join(d.box.dir, "etc", "passwd"), "root:x:0:0\n");
     symlinkSync(join(d.box.dir, "outside.txt"), join(d.project, "link-to-outside"));
   });
 
@@ -231,9 +234,12 @@ describe("commands", () => {
     d.model.push(step({ text: ["slow ", "answer"], chunkDelayMs: 200 }), { match: (b) => !isStep(b) && JSON.stringify(b.messages?.[0]).includes("summarise"), text: "SUMMARY" });
     const turn = say("talk");
     await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text");
-    const compacted = (await say("/compact")) as { _meta: { lembas: { summary: string } } };
+    const compacted = (await say("/compact")) as { _meta: { lembas: { summary: string; turnId: string } } };
     await turn;
     expect(compacted._meta.lembas.summary).toBe("SUMMARY");
+    // The compact's own turn started only after the talking turn ended.
+    const tasks = lembasEvents(link, sessionId).filter((e) => e.type === "task").map((e) => `${e.state}:${e.turnId === compacted._meta.lembas.turnId ? "compact" : "talk"}`);
+    expect(tasks).toEqual(["start:talk", "end:talk", "start:compact", "end:compact"]);
   });
 });
 

@@ -99,9 +99,8 @@ function expectUntouched(old: string): void {
   expect(readdirSync(tmp)).toEqual([]);
 }
 
-test("install.sh is POSIX sh that shellcheck passes (where shellcheck is installed)", () => {
-  const shellcheck = Bun.which("shellcheck");
-  if (!shellcheck) return;
+test.skipIf(!Bun.which("shellcheck"))("install.sh is POSIX sh that shellcheck passes (where shellcheck is installed)", () => {
+  const shellcheck = Bun.which("shellcheck") ?? "shellcheck";
   const result = Bun.spawnSync([shellcheck, "--shell=sh", INSTALL_SH], { stdout: "pipe" });
   expect(result.stdout.toString()).toBe("");
   expect(result.exitCode).toBe(0);
@@ -196,8 +195,7 @@ test("it replaces a binary that is running: the old process keeps running, the n
   }
 });
 
-test("without curl and sha256sum it uses wget and shasum", async () => {
-  if (!Bun.which("wget") || !Bun.which("shasum")) return;
+test.skipIf(!Bun.which("wget") || !Bun.which("shasum"))("without curl and sha256sum it uses wget and shasum", async () => {
   // Every tool of /usr/bin and /bin but curl and sha256sum.
   const tools = join(box, "tools");
   mkdirSync(tools);

@@ -59,9 +59,10 @@ export interface HttpFailure {
  * How a reply fails: an HTTP error; `"cut"` streams some chunks and then destroys the
  * connection without `[DONE]`; `"malformed"` puts a `data:` line of invalid JSON mid-stream
  * (then carries on to `[DONE]`); `"hang"` sends the headers and then nothing until the client
- * aborts. Without `stream: true` the same modes apply to the one JSON body.
+ * aborts; `"error"` is a 500 after the stream started, as vLLM and OpenRouter report one: an
+ * `{ error: { message, code: 500 } }` chunk mid-stream, then the stream ends. Without `stream: true` the same modes apply to the one JSON body.
  */
-export type FailMode = HttpFailure | "cut" | "malformed" | "hang";
+export type FailMode = HttpFailure | "cut" | "malformed" | "hang" | "error";
 
 /** One scripted answer. */
 export interface Reply {
@@ -478,7 +479,7 @@ const BATCH_CHARS = 32 * 1024;
 const CUT_LINGER_MS = 20;
 const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache" };
 
-type StreamFail = "cut" | "malformed" | "hang" | undefined;
+type StreamFail = "cut" | "malformed" | "hang" | "error" | undefined;
 
 function sseResponse(frames: string[], opts: { delayMs: number; fail: StreamFail }): Response {
   if (opts.fail === "hang") return new Response(hangingStream(": scripted hang\n\n"), { headers: SSE_HEADERS });
@@ -488,6 +489,10 @@ function sseResponse(frames: string[], opts: { delayMs: number; fail: StreamFail
     frames.splice(middle, 0, 'data: {"id":"chatcmpl-malformed","choices":[{"delta":{"content":\n\n');
   }
   if (opts.fail === "cut") cutAfter = Math.max(1, Math.floor((frames.length - 2) / 2));
+  if (opts.fail === "error") {
+    const middle = Math.max(1, Math.floor((frames.length - 1) / 2));
+    frames.splice(middle, frames.length - middle, 'data: {"error":{"message":"internal server error","code":500}}\n\n');
+  }
   return new Response(frameStream(frames, { delayMs: opts.delayMs, cutAfter }), { headers: SSE_HEADERS });
 }
 
@@ -495,7 +500,7 @@ function jsonResponse(body: Record<string, unknown>, fail: StreamFail): Response
   const headers = { "content-type": "application/json" };
   const text = JSON.stringify(body);
   if (fail === "hang") return new Response(hangingStream(" "), { headers });
-  if (fail === "malformed") return new Response(text.slice(0, Math.floor(text.length / 2)), { headers });
+  if (fail === "malformed" || fail === "error") return new Response(text.slice(0, Math.floor(text.length / 2)), { headers });
   if (fail === "cut") {
     const half = text.slice(0, Math.floor(text.length / 2));
     return new Response(frameStream([half], { delayMs: 0, cutAfter: 1 }), { headers });

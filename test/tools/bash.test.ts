@@ -54,7 +54,7 @@ describe("bash", () => {
     const { ctx } = makeContext();
     const started = Date.now();
     const result = await run(bashTool, { command: "echo started; sleep 1000", timeout: 300 }, ctx);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.isError).toBe(true);
     expect(result.output).toBe("started\n\nThe command timed out after 0.3 s: it and every process it started were stopped.");
     expect(result.meta).toMatchObject({ stopped: "timeout" });
@@ -103,8 +103,8 @@ describe("bash", () => {
   test("a background child holding the output open does not hold the result", async () => {
     const { ctx } = makeContext();
     const started = Date.now();
-    const result = await run(bashTool, { command: "sleep 5 & echo $!" }, ctx);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    const result = await run(bashTool, { command: "sleep 30 & echo $!" }, ctx);
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.output).toContain("Background processes still hold the output open");
     process.kill(Number(result.output.split("\n")[0]), "SIGKILL");
   });
