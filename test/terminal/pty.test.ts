@@ -130,10 +130,24 @@ describe("openPty", () => {
   });
 });
 
-/** Bytes that arrive while paused, after what was already in flight came in. */
+/**
+ * Bytes that arrive while paused, after what was already in flight came in: waits (up to 5 s) for
+ * the count to hold still for 200 ms — a loaded machine delivers the in-flight bytes late — then
+ * measures 300 ms more.
+ */
 async function pausedGrowth(pty: Pty, count: () => number): Promise<number> {
   pty.pauseOutput();
-  await Bun.sleep(150);
+  const deadline = Date.now() + 5000;
+  let seen = count();
+  let stillSince = Date.now();
+  while (Date.now() - stillSince < 200 && Date.now() < deadline) {
+    await Bun.sleep(25);
+    const now = count();
+    if (now !== seen) {
+      seen = now;
+      stillSince = Date.now();
+    }
+  }
   const before = count();
   await Bun.sleep(300);
   return count() - before;

@@ -60,7 +60,8 @@ describe("openTerminal", () => {
       sink: { send: (frame) => void (sent += frame.length), bufferedAmount: () => 64 * 1024 * 1024 },
     });
     terminal.input("yes\r");
-    await Bun.sleep(300);
+    const deadline = Date.now() + 5000;
+    while (!terminal.stats().paused && Date.now() < deadline) await Bun.sleep(20);
     expect(terminal.stats().paused).toBe(true);
     terminal.dispose();
     expect(await terminal.exited).toBe(129);
