@@ -1,6 +1,9 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+/** The most a project's shadow store may hold before it is dropped and started afresh. */
+export const MAX_STORE_BYTES = 1024 * 1024 * 1024;
+
 /**
  * A shadow git object store per project, outside the project (in the state dir), used only to see
  * what a shell command changed: a tree before, a tree after, their difference. The project's own
@@ -50,6 +53,22 @@ export class ProjectSnapshot {
     const content = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
     if ((await proc.exited) !== 0) return null;
     return { content, mode: match[1] === "100755" ? 0o755 : 0o644 };
+  }
+
+  /**
+   * Keeps the store bounded: its objects only serve to tell what a command changed (the pre-images
+   * that undo needs are copied to the database at once), so a store past `maxBytes` is dropped whole
+   * and the next snapshot starts afresh. Returns whether it was dropped.
+   */
+  async bound(maxBytes = MAX_STORE_BYTES): Promise<boolean> {
+    if (!existsSync(join(this.gitDir, "HEAD"))) return false;
+    const counts = await this.git(["count-objects", "-v"]);
+    if (!counts) return false;
+    const kib = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, "m").exec(counts)?.[1] ?? 0);
+    if ((kib("size") + kib("size-pack")) * 1024 <= maxBytes) return false;
+    this.remove();
+    this.ready = null;
+    return true;
   }
 
   /** Removes the object store (its sessions are gone). */

@@ -10,6 +10,9 @@ import { ProjectSnapshot } from "./snapshot.ts";
  * comparing shadow-git trees taken before and after it). Only what the turn touched is kept.
  */
 export class TurnUndo {
+  /** Whether the store's size was checked this turn (once is enough). */
+  private bounded = false;
+
   constructor(
     private readonly db: Db,
     private readonly sessionId: string,
@@ -23,6 +26,10 @@ export class TurnUndo {
   }
 
   async aroundCommand<T>(run: () => Promise<T>): Promise<T> {
+    if (!this.bounded) {
+      this.bounded = true;
+      await this.snapshot.bound();
+    }
     const before = await this.snapshot.tree();
     try {
       return await run();

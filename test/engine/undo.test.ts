@@ -71,3 +71,16 @@ test("only the last turn is undone; the one before stays", async () => {
   expect(existsSync(join(h.project, "a.txt"))).toBe(true);
   expect(existsSync(join(h.project, "b.txt"))).toBe(false);
 });
+
+test("the shadow store is dropped when it grows past its bound, and the next snapshot starts afresh", async () => {
+  const { existsSync: exists } = await import("node:fs");
+  const { snapshotFor } = await import("../../src/engine/undo.ts");
+  writeFileSync(join(h.project, "a.txt"), "a".repeat(10_000));
+  const snapshot = snapshotFor(h.box.stateDir, h.project, "ses_test");
+  const first = await snapshot.tree();
+  expect(first).toMatch(/^[0-9a-f]{40}$/);
+  expect(await snapshot.bound(1024 * 1024 * 1024)).toBe(false);
+  expect(await snapshot.bound(1)).toBe(true);
+  expect(exists(snapshot.gitDir)).toBe(false);
+  expect(await snapshot.tree()).toBe(first as string);
+});
