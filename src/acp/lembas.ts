@@ -16,7 +16,7 @@ import { getHold, holderAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
 import { insideRoots, judge, listing, places, rootsOf } from "./places.ts";
-import { type Conn, instanceRef, invalid } from "./server.ts";
+import { type Conn, instanceRef, invalid } from "./host.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
 

@@ -1,74 +1,30 @@
 import { existsSync, statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
-import type { Paths } from "../config/paths.ts";
-import { type Config, Effort, Mode } from "../config/schema.ts";
-import { type Engine, projectRoot } from "../engine/engine.ts";
+import { Effort, Mode } from "../config/schema.ts";
+import { projectRoot } from "../engine/engine.ts";
 import { lowerMode } from "../engine/permissions.ts";
-import { newTurnId, type Session, type TurnAnswer } from "../engine/session.ts";
+import { newTurnId, type Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
-import { expandMentions } from "../project/attach.ts";
-import type { FileIndexes } from "../project/files.ts";
-import { availableCommands, type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
-import { reviewInput } from "../project/review.ts";
 import { acp, connectAgent } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
-import type { Db } from "../store/db.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
-import { initializeResult, type Limits, type Transport } from "./agent.ts";
-import { type Block, BlockError, readBlocks } from "./blocks.ts";
+import { initializeResult } from "./agent.ts";
+import type { Block } from "./blocks.ts";
 import { CardDesk, type CardTarget, deskInteraction } from "./cards.ts";
-import { coalescer } from "./coalesce.ts";
-import type { Claims } from "./claims.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
+import { coalescer } from "./coalesce.ts";
+import { type AgentHost, type Conn, instanceRef, invalid } from "./host.ts";
 import { registerLembasMethods } from "./lembas.ts";
 import { modeState } from "./modes.ts";
-import { registerTerminals } from "./terminals.ts";
 import { acpInteraction } from "./permission.ts";
-import { insideRoots, judge, rootsOf } from "./places.ts";
+import { insideRoots, judge } from "./places.ts";
+import { commandsUpdate, runPrompt } from "./prompt.ts";
+import { registerTerminals } from "./terminals.ts";
 import { toUpdates } from "./updates.ts";
 
-/** What serving ACP needs from its surroundings (the service's link, or `serve --stdio`). */
-export type AgentHost = {
-  engine: Engine;
-  config: Config;
-  paths: Paths;
-  db: Db;
-  transport: Transport;
-  /** The link protocol said to this peer (1 or 2); on stdio, ours. */
-  protocol: number;
-  limits: Limits | null;
-  /** The login's connection name on a link; null on stdio. */
-  connection: string | null;
-  /** The highest mode a session made here may have. */
-  maxMode: Mode;
-  /** The service's record of which link holds which session (the link only). */
-  claims?: Claims;
-  /** Each session's open cards, kept across links (the link only). */
-  desks?: Map<string, CardDesk>;
-  /** Called once the client has been answered initialize (the link sends kept deletes then). */
-  onInitialized?(cx: acp.AgentContext, client: ClientInfo): void;
-  /**
-   * Sessions to take up again right after initialize: those the previous link of this login held,
-   * so that their turns' events and open cards reach the client without it asking.
-   */
-  adopt?(): string[];
-  /** Bytes the transport has queued and not yet sent (the link's WebSocket), for terminal flow control. */
-  bufferedAmount?(): number;
-  /** The @ picker's file indexes (capability files, the link only). */
-  files?: FileIndexes;
-};
-
-/** One connection's view, shared by the standard methods and the _lembas ones. */
-export type Conn = {
-  host: AgentHost;
-  client(): ClientInfo;
-  /** The session a request names: attached here, or (on the link) opened from the store under the same rules. */
-  session(sessionId: string, cx: acp.AgentContext): Session;
-  attached(sessionId: string): Session | null;
-};
 
 const NewSessionMeta = z
   .looseObject({
@@ -80,8 +36,6 @@ const NewSessionMeta = z
   .nullish();
 
 const PromptMeta = z.looseObject({ lembas: z.looseObject({ turnId: z.string().min(1).max(200).optional() }).optional() }).nullish();
-
-export const invalid = (sentence: string) => new acp.RequestError(-32602, `Invalid params: ${sentence}`);
 
 /**
  * Serves the Agent Client Protocol on one connection: initialize, session/new, session/prompt,
@@ -278,27 +232,6 @@ function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEv
   return { ...event, instance: host.connection !== null && event.connection === host.connection };
 }
 
-/** available_commands_update: the session's command set, after the answer that made the session. */
-function commandsUpdate(session: Session, cx: acp.AgentContext, host: AgentHost): void {
-  const set = loadCommands({ root: session.root, configDir: host.paths.configDir });
-  // After the answer, never before it: a client drops updates for a session it does not know yet.
-  setTimeout(() => {
-    sendCommands(session.id, cx, set);
-    for (const notice of set.notices) session.notice(notice);
-  }, 0);
-}
-
-function sendCommands(sessionId: string, cx: acp.AgentContext, set: CommandSet): void {
-  const update = { sessionUpdate: "available_commands_update" as const, availableCommands: availableCommands(set) };
-  void cx.notify("session/update", { sessionId, update }).catch(() => {});
-}
-
-/** The device's ref for a model the instance names by its served name. */
-export function instanceRef(host: AgentHost, servedName: string): Promise<string> {
-  if (!host.connection) return Promise.resolve(servedName);
-  return host.engine.models.refFor(host.connection, servedName);
-}
-
 /**
  * A link session's project root: the git top-level above cwd, unless that lies outside the remote
  * roots (a dotfiles repository at ~, say) — then cwd itself, so nothing outside the roots counts as
@@ -320,79 +253,3 @@ function checkCwd(cwd: string, host: AgentHost): string {
   return cwd;
 }
 
-/** Runs one session/prompt: blocks read, a command acted on or expanded, @mentions attached, the turn awaited. */
-async function runPrompt(session: Session, blocks: Block[], turnId: string, host: AgentHost, cx: acp.AgentContext) {
-  let read: ReturnType<typeof readBlocks>;
-  try {
-    read = readBlocks(blocks, join(host.paths.attachmentsDir, session.id));
-  } catch (error) {
-    if (error instanceof BlockError) throw invalid(error.message);
-    throw error;
-  }
-  const commands = loadCommands({ root: session.root, configDir: host.paths.configDir });
-  const command = parseCommand(read.typed, commands);
-  if (command?.type === "action") return runAction(session, command.name, turnId, host);
-  const mentions = expandMentions(read.typed, {
-    cwd: session.cwd,
-    root: session.root,
-    roots: host.transport === "link" ? rootsOf(host.config.remote) : null,
-    protectedPaths: host.engine.protectedPaths,
-  });
-  let text = mentions.text;
-  if (command?.type === "review") {
-    const review = await reviewInput(session.cwd, command.args);
-    if (!review.ok) return promptResult(await session.action(turnId, () => ({ message: review.message })), host, "review");
-    text = review.text + mentions.text.slice(read.typed.length);
-  } else if (command?.type === "prompt") {
-    // The command's own text is never searched for @mentions; what the person typed is.
-    text = command.text + mentions.text.slice(read.typed.length);
-    if (command.mode) session.setMode(lowerMode(command.mode, host.maxMode));
-  }
-  if (read.added) text = `${text}\n\n${read.added}`;
-  session.markRead(mentions.read);
-  for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) host.files?.recordUse(session.root, path);
-  const attachments = [...read.attachments, ...mentions.images];
-  const before = commandsKey(commands);
-  const answer = await session.prompt({
-    text,
-    ...(text !== read.typed ? { display: read.typed } : {}),
-    turnId,
-    ...(attachments.length > 0 ? { attachments } : {}),
-    ...(command?.type === "prompt" && command.model ? { model: command.model } : {}),
-    ...(command?.type === "prompt" && command.effort ? { effort: command.effort } : {}),
-  });
-  const after = loadCommands({ root: session.root, configDir: host.paths.configDir });
-  if (commandsKey(after) !== before) {
-    sendCommands(session.id, cx, after);
-    for (const notice of after.notices.filter((n) => !commands.notices.includes(n))) session.notice(notice);
-  }
-  return promptResult(answer, host, command?.name);
-}
-
-function promptResult(answer: TurnAnswer, host: AgentHost, command?: string) {
-  // An editor is told a failed turn as an error; the web UI got the error event and the answer.
-  if (answer.error && host.transport === "stdio") throw new acp.RequestError(-32603, answer.error);
-  return {
-    stopReason: answer.stopReason,
-    _meta: {
-      lembas: {
-        turnId: answer.turnId,
-        ...(answer.unsent ? { unsent: answer.unsent } : {}),
-        ...(command ? { command } : {}),
-        ...(answer.meta ?? {}),
-      },
-    },
-  };
-}
-
-/** compact, undo and plan without a task: they act and send nothing to the model, in the turn queue. */
-async function runAction(session: Session, name: "compact" | "undo" | "plan", turnId: string, host: AgentHost) {
-  const answer = await session.action(turnId, async () => {
-    if (name === "compact") return { summary: (await session.compactNow()).summary };
-    if (name === "undo") return { undone: session.undoNow() };
-    return { mode: session.setMode(lowerMode("plan", host.maxMode)) };
-  });
-  // An action that could not be done (nothing to compact yet) is the request's error, on either side.
-  if (answer.error) throw invalid(answer.error);
-  return promptResult(answer, host, name);
-}

@@ -1,0 +1,60 @@
+import type { Paths } from "../config/paths.ts";
+import type { Config, Mode } from "../config/schema.ts";
+import type { Engine } from "../engine/engine.ts";
+import type { Session } from "../engine/session.ts";
+import type { FileIndexes } from "../project/files.ts";
+import { acp } from "../rpc/agent.ts";
+import type { Db } from "../store/db.ts";
+import type { Limits, Transport } from "./agent.ts";
+import type { CardDesk } from "./cards.ts";
+import type { Claims } from "./claims.ts";
+import type { ClientInfo } from "./client.ts";
+
+/** What serving ACP needs from its surroundings (the service's link, or `serve --stdio`). */
+export type AgentHost = {
+  engine: Engine;
+  config: Config;
+  paths: Paths;
+  db: Db;
+  transport: Transport;
+  /** The link protocol said to this peer (1 or 2); on stdio, ours. */
+  protocol: number;
+  limits: Limits | null;
+  /** The login's connection name on a link; null on stdio. */
+  connection: string | null;
+  /** The highest mode a session made here may have. */
+  maxMode: Mode;
+  /** The service's record of which link holds which session (the link only). */
+  claims?: Claims;
+  /** Each session's open cards, kept across links (the link only). */
+  desks?: Map<string, CardDesk>;
+  /** Called once the client has been answered initialize (the link sends kept deletes then). */
+  onInitialized?(cx: acp.AgentContext, client: ClientInfo): void;
+  /**
+   * Sessions to take up again right after initialize: those the previous link of this login held,
+   * so that their turns' events and open cards reach the client without it asking.
+   */
+  adopt?(): string[];
+  /** Bytes the transport has queued and not yet sent (the link's WebSocket), for terminal flow control. */
+  bufferedAmount?(): number;
+  /** The @ picker's file indexes (capability files, the link only). */
+  files?: FileIndexes;
+};
+
+/** One connection's view, shared by the standard methods and the _lembas ones. */
+export type Conn = {
+  host: AgentHost;
+  client(): ClientInfo;
+  /** The session a request names: attached here, or (on the link) opened from the store under the same rules. */
+  session(sessionId: string, cx: acp.AgentContext): Session;
+  attached(sessionId: string): Session | null;
+};
+
+/** -32602 with a sentence: what the request asked cannot be done, and why. */
+export const invalid = (sentence: string) => new acp.RequestError(-32602, `Invalid params: ${sentence}`);
+
+/** The device's ref for a model the instance names by its served name. */
+export function instanceRef(host: AgentHost, servedName: string): Promise<string> {
+  if (!host.connection) return Promise.resolve(servedName);
+  return host.engine.models.refFor(host.connection, servedName);
+}
