@@ -159,21 +159,34 @@ export class Session {
    */
   prompt(input: PromptInput): Promise<TurnAnswer> {
     const turnId = input.turnId ?? newTurnId();
+    return this.admit(turnId, () => this.runTurn(turnId, input));
+  }
+
+  /**
+   * Admits a turn: one already accepted (here or by another process) gets the original's answer;
+   * a new one is accepted in the store and queued after the turns before it.
+   */
+  private admit(turnId: string, run: () => Promise<TurnAnswer>): Promise<TurnAnswer> {
     const pending = this.pending.get(turnId);
     if (pending) return pending;
     const { accepted, turn } = acceptTurn(this.deps.db, this.id, turnId);
-    if (!accepted) {
-      if (turn.state === "done") return Promise.resolve(turn.answer as TurnAnswer);
-      return this.awaitElsewhere(turnId);
-    }
+    if (!accepted) return turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId);
     this.waiting.push(turnId);
-    const answer = this.enqueue(() => this.runTurn(turnId, input));
+    const answer = this.enqueue(run);
     this.pending.set(turnId, answer);
     answer.then(
       () => this.pending.delete(turnId),
       () => this.pending.delete(turnId),
     );
     return answer;
+  }
+
+  /** A queued turn's time has come: false (and its answer kept as cancelled) when it must not run. */
+  private start(turnId: string): boolean {
+    this.waiting = this.waiting.filter((id) => id !== turnId);
+    if (!this.closed && !this.dropped.delete(turnId)) return true;
+    this.finish(turnId, { turnId, stopReason: "cancelled" });
+    return false;
   }
 
   /** Tells whoever listens something the person should know (a command file that was skipped). */
@@ -192,18 +205,8 @@ export class Session {
    * becomes the answer's error.
    */
   action(turnId: string, run: () => Promise<Record<string, unknown>> | Record<string, unknown>): Promise<TurnAnswer> {
-    const pending = this.pending.get(turnId);
-    if (pending) return pending;
-    const { accepted, turn } = acceptTurn(this.deps.db, this.id, turnId);
-    if (!accepted) return turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId);
-    this.waiting.push(turnId);
-    const answer = this.enqueue(async (): Promise<TurnAnswer> => {
-      this.waiting = this.waiting.filter((id) => id !== turnId);
-      if (this.closed || this.dropped.delete(turnId)) {
-        const cancelled: TurnAnswer = { turnId, stopReason: "cancelled" };
-        this.finish(turnId, cancelled);
-        return cancelled;
-      }
+    return this.admit(turnId, async (): Promise<TurnAnswer> => {
+      if (!this.start(turnId)) return { turnId, stopReason: "cancelled" };
       this.bus.emit({ type: "task", state: "start", turnId });
       let result: TurnAnswer;
       try {
@@ -217,12 +220,6 @@ export class Session {
       this.finish(turnId, result);
       return result;
     });
-    this.pending.set(turnId, answer);
-    answer.then(
-      () => this.pending.delete(turnId),
-      () => this.pending.delete(turnId),
-    );
-    return answer;
   }
 
   /** Stops the running turn: the stream and its tools at once; what was said is kept. */
@@ -364,12 +361,7 @@ export class Session {
   }
 
   private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
-    this.waiting = this.waiting.filter((id) => id !== turnId);
-    if (this.closed || this.dropped.delete(turnId)) {
-      const answer: TurnAnswer = { turnId, stopReason: "cancelled" };
-      this.finish(turnId, answer);
-      return answer;
-    }
+    if (!this.start(turnId)) return { turnId, stopReason: "cancelled" };
     const abort = new AbortController();
     this.running = { turnId, abort };
     let firstPrompt = false;
