@@ -11,12 +11,12 @@ import { keepDelete } from "../store/deletes.ts";
 import { givenTo, wasGiven } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
-import { isInside } from "../store/trust.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
 import { insideRoots, judge, listing, places, rootsOf } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./host.ts";
+import { isInside } from "../paths.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
 

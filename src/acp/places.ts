@@ -3,7 +3,8 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../config/paths.ts";
 import type { Remote } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
-import { isInside, trustedDirs, trustedRootOf } from "../store/trust.ts";
+import { trustedDirs, trustedRootOf } from "../store/trust.ts";
+import { isInside } from "../paths.ts";
 
 /** Whether session/new would accept a directory, and if not, why (a sentence). */
 export type Verdict = { accepted: true } | { accepted: false; reason: string };

@@ -1,7 +1,7 @@
 import type { Mode } from "../config/schema.ts";
 import { isProtected, type ProtectedPaths } from "../project/protected.ts";
-import { isInside } from "../store/trust.ts";
 import type { PermissionClass } from "../tools/tool.ts";
+import { isInside } from "../paths.ts";
 
 export type Action = "allow" | "ask" | "deny";
 type Rule = { permission: PermissionClass | "*"; action: Action };

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, relative, resolve, sep } from "node:path";
-import { isInside } from "../store/trust.ts";
 import { isProtected, type ProtectedPaths } from "./protected.ts";
+import { isInside } from "../paths.ts";
 
 /** The most of one file an @mention attaches; a larger one is cut with a note. */
 const MAX_LINES = 2000;

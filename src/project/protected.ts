@@ -1,5 +1,5 @@
 import { basename, relative, sep } from "node:path";
-import { isInside } from "../store/trust.ts";
+import { isInside } from "../paths.ts";
 
 /**
  * Paths no tool touches without asking, whatever the mode: git's internals, env files, private

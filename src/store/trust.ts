@@ -1,5 +1,6 @@
-import { resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import type { Db } from "./db.ts";
+import { isInside } from "../paths.ts";
 
 /** Trusted directories: trusting one covers everything below it. */
 export function trustDir(db: Db, path: string): void {
@@ -23,11 +24,3 @@ export function trustedRootOf(db: Db, path: string): string | null {
   return null;
 }
 
-/** True when CHILD is DIR or below it (both absolute; `..` and `.` are resolved first). */
-export function isInside(child: string, dir: string): boolean {
-  const c = resolve(child);
-  const d = resolve(dir);
-  if (c === d) return true;
-  const prefix = d.endsWith(sep) ? d : d + sep;
-  return c.startsWith(prefix);
-}

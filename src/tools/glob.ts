@@ -3,9 +3,10 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import description from "./glob.txt" with { type: "text" };
 import { walk } from "./ignore-walk.ts";
-import { comparePaths, displayPath, isInside, relativePosix, resolvePath } from "./paths.ts";
+import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
 import { defineTool } from "./tool.ts";
+import { isInside } from "../paths.ts";
 
 const MAX_RESULTS = 1000;
 

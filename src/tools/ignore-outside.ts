@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { isInside } from "./paths.ts";
+import { isInside } from "../paths.ts";
 
 const DOT_IGNORES = [".ignore", ".rgignore"];
 

@@ -3,7 +3,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import ignore from "ignore";
 import { type Env, type Layer, outsideLayers } from "./ignore-outside.ts";
-import { isInside } from "./paths.ts";
+import { isInside } from "../paths.ts";
 
 /** One entry found by {@link walk}. */
 export type WalkEntry = {

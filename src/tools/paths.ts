@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isInside } from "../paths.ts";
 
 /** Resolves a path the model gave against the working directory; `~` and `~/x` mean the home directory. */
 export function resolvePath(input: string, cwd: string): string {
@@ -8,11 +9,6 @@ export function resolvePath(input: string, cwd: string): string {
   return isAbsolute(input) ? resolve(input) : resolve(cwd, input);
 }
 
-/** Whether `path` is `dir` or lies beneath it (both absolute). */
-export function isInside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
 
 /** A path relative to `base` with forward slashes, or `.` for `base` itself. */
 export function relativePosix(path: string, base: string): string {

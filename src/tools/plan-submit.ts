@@ -2,10 +2,10 @@ import { mkdir, realpath, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { writeAtomic } from "./atomic.ts";
-import { isInside } from "./paths.ts";
 import description from "./plan-submit.txt" with { type: "text" };
 import { fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type PlanOutcome } from "./tool.ts";
+import { isInside } from "../paths.ts";
 
 export const PLANS_DIR = ".agent/plans";
 
