@@ -1,7 +1,7 @@
 // Builds the standalone binary.
 //   bun build.ts          → dist/lembas for this machine
 //   bun build.ts --all    → dist/lembas-<os>-<arch>[-musl] for every released platform, and dist/SHA256SUMS
-// Version and commit are stamped in with `define`.
+// Version, commit and the tools' JSON schemas are stamped in with `define`.
 //
 // Cross-compiling needs the Bun runtime of each target. Bun would download it itself, always from
 // registry.npmjs.org and into ~/.bun; instead --all takes it from the npm package @oven/bun-<platform>
@@ -38,6 +38,13 @@ async function gitCommit(): Promise<string> {
   return dirty ? `${commit}-dirty` : commit;
 }
 
+/** The tools' input JSON schemas, made here once so the binary never converts them at run time. */
+async function toolSchemas(): Promise<Record<string, Record<string, unknown>>> {
+  const { ALL_TOOLS } = await import("./src/tools/index.ts");
+  const { inputSchema } = await import("./src/tools/tool.ts");
+  return Object.fromEntries(ALL_TOOLS.map((tool) => [tool.name, inputSchema(tool)]));
+}
+
 /** How to compile for another platform: its target and the runtime to embed the program in. */
 export type CrossCompile = { target: Bun.Build.CompileTarget; executablePath: string };
 
@@ -54,6 +61,7 @@ export async function build(outfile = join(DIST, "lembas"), cross?: CrossCompile
     define: {
       LEMBAS_VERSION: JSON.stringify(pkg.version),
       LEMBAS_COMMIT: JSON.stringify(commit ?? (await gitCommit())),
+      LEMBAS_TOOL_SCHEMAS: JSON.stringify(await toolSchemas()),
     },
   });
   if (!result.success) throw new Error(`the build failed: ${result.logs.map(String).join("; ")}`);

@@ -6,6 +6,10 @@ import { versionLine } from "./version.ts";
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   console.log(versionLine());
+} else if (argv.length === 2 && argv[0] === "serve" && argv[1] === "--stdio") {
+  // What editors start, and then wait on: it goes straight to serving, without the argument parser.
+  const { runStdio } = await import("./cli/stdio.ts");
+  await runStdio();
 } else {
   const { main } = await import("./cli/main.ts");
   await main(argv);

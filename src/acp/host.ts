@@ -39,6 +39,16 @@ export type AgentHost = {
   bufferedAmount?(): number;
   /** The @ picker's file indexes (capability files, the link only). */
   files?: FileIndexes;
+  /** The link's methods and cards (src/acp/link.ts); absent on stdio, which never loads them. */
+  link?: LinkSurface;
+};
+
+/** What only a link connection adds: its methods, and cards through each session's desk. */
+export type LinkSurface = {
+  /** Registers the _lembas methods and terminals; closeAll ends the terminals when the link goes. */
+  register(app: acp.AgentApp, conn: Conn): { closeAll(): void };
+  /** Sends the session's cards to this connection; returns how to stop. */
+  attachDesk(conn: Conn, session: Session, cx: acp.AgentContext): () => void;
 };
 
 /** One connection's view, shared by the standard methods and the _lembas ones. */
@@ -48,6 +58,8 @@ export type Conn = {
   /** The session a request names: attached here, or (on the link) opened from the store under the same rules. */
   session(sessionId: string, cx: acp.AgentContext): Session;
   attached(sessionId: string): Session | null;
+  /** The client turned out to speak the link's protocol 1: no question or plan cards for it. */
+  downgrade(): void;
 };
 
 /** -32602 with a sentence: what the request asked cannot be done, and why. */

@@ -11,9 +11,9 @@ import { rootsOf } from "./places.ts";
 
 /** available_commands_update: the session's command set, after the answer that made the session. */
 export function commandsUpdate(session: Session, cx: acp.AgentContext, host: AgentHost): void {
-  const set = loadCommands({ root: session.root, configDir: host.paths.configDir });
   // After the answer, never before it: a client drops updates for a session it does not know yet.
   setTimeout(() => {
+    const set = loadCommands({ root: session.root, configDir: host.paths.configDir });
     sendCommands(session.id, cx, set);
     for (const notice of set.notices) session.notice(notice);
   }, 0);

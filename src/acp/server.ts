@@ -13,16 +13,13 @@ import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import { initializeResult } from "./agent.ts";
 import type { Block } from "./blocks.ts";
-import { CardDesk, type CardTarget, deskInteraction } from "./cards.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { coalescer } from "./coalesce.ts";
 import { type AgentHost, type Conn, instanceRef, invalid } from "./host.ts";
-import { registerLembasMethods } from "./lembas.ts";
 import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
 import { insideRoots, judge } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
-import { registerTerminals } from "./terminals.ts";
 import { toUpdates } from "./updates.ts";
 
 
@@ -64,7 +61,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (client.lembas && host.transport === "link") void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
     });
     const unsubscribe = session.bus.subscribe(forward);
-    const release = host.desks ? attachDesk(host.desks, session, cx) : attachEditor(session, cx);
+    const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx);
     host.claims?.claim(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
@@ -74,28 +71,6 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       },
     });
     if (host.connection) markGiven(host.db, session.id, host.connection);
-  };
-
-  /** On the link: the session's cards go through its desk, shown on this connection while it holds it. */
-  const attachDesk = (desks: Map<string, CardDesk>, session: Session, cx: acp.AgentContext) => {
-    let desk = desks.get(session.id);
-    if (!desk) {
-      desk = new CardDesk(session.id, host.config.remote.approval_timeout * 1000);
-      desks.set(session.id, desk);
-    }
-    session.interaction = deskInteraction(desk);
-    const target: CardTarget = {
-      shows: (kind) => kind === "permission" || (client.lembas && client.protocol >= 2),
-      send: (method, params) => cx.request(method, params),
-      settled: (toolCallId) => {
-        if (client.lembas) void cx.notify("_lembas/permission/settled", { sessionId: session.id, toolCallId }).catch(() => {});
-      },
-      downgrade: () => {
-        client = { ...client, protocol: 1 };
-      },
-    };
-    desk.attach(target);
-    return () => desk.detach(target);
   };
 
   /** On stdio: approvals asked of the editor; questions and plans have nobody to answer. */
@@ -111,6 +86,9 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     host,
     client: () => client,
     attached: (id) => attached.get(id)?.session ?? null,
+    downgrade: () => {
+      client = { ...client, protocol: 1 };
+    },
     session(sessionId, cx) {
       const here = attached.get(sessionId);
       if (here) return here.session;
@@ -202,8 +180,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     .onNotification("session/cancel", ({ params }) => {
       attached.get(params.sessionId)?.session.cancel();
     });
-  if (host.transport === "link") registerLembasMethods(app, conn);
-  const terminals = host.transport === "link" ? registerTerminals(app, { config: host.config, bufferedAmount: host.bufferedAmount ?? (() => 0) }) : null;
+  const terminals = host.link?.register(app, conn) ?? null;
 
   const connection = connectAgent(app, stream);
   return {

@@ -1,8 +1,6 @@
 import { defineCommand, renderUsage, runCommand, type SubCommandsDef } from "citty";
-import { ConfigError } from "../config/errors.ts";
-import { UserError } from "../errors.ts";
-import { StoreError } from "../store/db.ts";
 import { VERSION, versionLine } from "../version.ts";
+import { report } from "./report.ts";
 
 /** Every subcommand, imported only when it is the one that runs. */
 const subCommands = {
@@ -48,26 +46,4 @@ async function printUsage(argv: string[]): Promise<void> {
   // Colours for a person at a terminal; plain text for a pipe, a file, or NO_COLOR.
   const plain = !process.stdout.isTTY || process.env.NO_COLOR !== undefined;
   console.log(plain ? Bun.stripANSI(usage) : usage);
-}
-
-/** One line on stderr for anything a person can fix; a stack only for what is truly a bug. */
-export function report(error: unknown): number {
-  if (error instanceof ConfigError) {
-    console.error(`lembas: ${error.message}`);
-    return 2;
-  }
-  if (error instanceof UserError) {
-    console.error(`lembas: ${error.message}`);
-    return error.exitCode;
-  }
-  if (error instanceof StoreError) {
-    console.error(`lembas: ${error.message}`);
-    return 2;
-  }
-  if (error instanceof Error && error.name === "CLIError") {
-    console.error(`lembas: ${error.message} (see lembas --help)`);
-    return 2;
-  }
-  console.error(`lembas: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  return 1;
 }

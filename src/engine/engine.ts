@@ -10,7 +10,7 @@ import type { Db } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, claimHold, getHold, HEARTBEAT_MS, holderAlive, releaseHold } from "../store/holds.ts";
 import { settleInterrupted } from "../store/turns.ts";
-import { inputSchema, type Tool } from "../tools/tool.ts";
+import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
@@ -92,6 +92,7 @@ export class Engine {
       // the first turn will say what is wrong
     });
     for (const tool of this.deps.tools) {
+      if (hasSchema(tool)) continue;
       await Bun.sleep(0); // one schema at a time, so a request that comes in meanwhile is not held up
       inputSchema(tool);
     }

@@ -66,7 +66,15 @@ export type SessionStatus = { busy: boolean; turnId: string | null; queued: stri
 
 /** Used by the automatic compaction: the share of the context window that triggers it. */
 const COMPACT_AT = 0.8;
+/** A stored mode or effort this version does not know reads as the default (made once: these are hot). */
+const MODE_OR_EDIT = Mode.catch("edit");
+const EFFORT_OR_MEDIUM = Effort.catch("medium");
 const DEFAULT_MAX_STEPS = 100;
+
+/** A title on one line, at most 200 characters. */
+function cleanTitle(title: string): string {
+  return title.replace(/\s+/g, " ").trim().slice(0, 200);
+}
 
 export function newTurnId(): string {
   return `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
@@ -89,6 +97,8 @@ export class Session {
   private lastPromptTokens = 0;
   private compacting = false;
   private refsCache: string[] = [];
+  /** The conversation as stored, read from the store once and then kept as it is written. */
+  private history: StoredMessage[] | null = null;
   private closed = false;
   /** Waiting turns whose request was cancelled: they answer cancelled when their time comes. */
   private readonly dropped = new Set<string>();
@@ -116,13 +126,13 @@ export class Session {
     return this.row.title;
   }
   get mode(): Mode {
-    return Mode.catch("edit").parse(this.row.mode);
+    return MODE_OR_EDIT.parse(this.row.mode);
   }
   get model(): string | null {
     return this.row.model;
   }
   get effort(): Effort {
-    return Effort.catch("medium").parse(this.row.effort);
+    return EFFORT_OR_MEDIUM.parse(this.row.effort);
   }
   get busy(): boolean {
     return this.running !== null || this.waiting.length > 0 || this.compacting;
@@ -148,9 +158,16 @@ export class Session {
 
   /** The conversation as stored, oldest first. */
   messages(): StoredMessage[] {
-    return listMessages(this.deps.db, this.id)
+    this.history ??= listMessages(this.deps.db, this.id)
       .map(parseStored)
       .filter((m): m is StoredMessage => m !== null);
+    return [...this.history];
+  }
+
+  /** Stores a message of the conversation and keeps it in the history in memory. */
+  private append(message: Omit<StoredMessage, "seq">): void {
+    const row = appendMessage(this.deps.db, this.id, message.role, message.body, message.turnId);
+    this.history?.push({ ...message, seq: row.seq } as StoredMessage);
   }
 
   /**
@@ -275,7 +292,7 @@ export class Session {
   }
 
   setTitle(title: string): string {
-    const clean = title.replace(/\s+/g, " ").trim().slice(0, 200);
+    const clean = cleanTitle(title);
     this.row = { ...this.row, title: clean };
     updateSession(this.deps.db, this.id, { title: clean });
     this.bus.emit({ type: "title", id: this.id, title: clean });
@@ -318,6 +335,7 @@ export class Session {
     const turnId = lastUser.turnId;
     const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root) : { files: [], skipped: [] };
     deleteMessagesFrom(this.deps.db, this.id, lastUser.seq);
+    this.history = null;
     if (this.row.summarySeq !== null && this.row.summarySeq >= lastUser.seq) {
       this.row = { ...this.row, summary: null, summarySeq: null };
       updateSession(this.deps.db, this.id, { summary: null, summarySeq: null });
@@ -391,20 +409,33 @@ export class Session {
 
   /** Marks the turn running, says so, and stores the person's message. True for the session's first prompt. */
   private beginTurn(turnId: string, input: PromptInput): boolean {
-    setTurnState(this.deps.db, this.id, turnId, "running");
-    this.bus.emit({ type: "task", state: "start", turnId });
-    const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
-    this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
     const user: UserRecord = {
       text: input.text,
       ...(input.display !== undefined ? { display: input.display } : {}),
       ...(input.attachments?.length ? { attachments: input.attachments } : {}),
     };
-    appendMessage(this.deps.db, this.id, "user", user, turnId);
     const firstPrompt = !this.row.title;
-    if (firstPrompt) this.setTitle(provisionalTitle(input.display ?? input.text));
+    const title = firstPrompt ? cleanTitle(provisionalTitle(input.display ?? input.text)) : null;
+    // One commit for the turn's start: its state, the person's message and a first title.
+    const { seq } = this.deps.db
+      .transaction(() => {
+        setTurnState(this.deps.db, this.id, turnId, "running");
+        const row = appendMessage(this.deps.db, this.id, "user", user, turnId);
+        if (title) updateSession(this.deps.db, this.id, { title });
+        return row;
+      })
+      .immediate();
+    this.history?.push({ seq, role: "user", body: user, turnId });
+    this.bus.emit({ type: "task", state: "start", turnId });
+    const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
+    this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
+    if (title) {
+      this.row = { ...this.row, title };
+      this.bus.emit({ type: "title", id: this.id, title });
+    }
     return firstPrompt;
   }
+
 
   /** Stores a turn's answer; a store that fails here is said, and the caller still gets the answer. */
   private finish(turnId: string, answer: TurnAnswer): void {
@@ -443,9 +474,9 @@ export class Session {
         },
       });
       const { record } = outcome;
-      if (record.text || record.reasoning || record.toolCalls.length > 0) appendMessage(this.deps.db, this.id, "assistant", record, turnId);
+      if (record.text || record.reasoning || record.toolCalls.length > 0) this.append({ role: "assistant", body: record, turnId });
       if (outcome.kind !== "reply") {
-        for (const r of skippedResults(record.toolCalls, "Not run: the reply was cut off.")) appendMessage(this.deps.db, this.id, "tool", r, turnId);
+        for (const r of skippedResults(record.toolCalls, "Not run: the reply was cut off.")) this.append({ role: "tool", body: r, turnId });
         if (outcome.kind === "cancelled") return { stopReason: "cancelled" };
         return { stopReason: "end_turn", error: outcome.error.message };
       }
@@ -456,7 +487,7 @@ export class Session {
       const byName = new Map(tools.map((t) => [t.name, t] as const));
       for (const [i, call] of record.toolCalls.entries()) {
         if (signal.aborted) {
-          for (const r of skippedResults(record.toolCalls.slice(i), "Not run: the turn was cancelled.")) appendMessage(this.deps.db, this.id, "tool", r, turnId);
+          for (const r of skippedResults(record.toolCalls.slice(i), "Not run: the turn was cancelled.")) this.append({ role: "tool", body: r, turnId });
           return { stopReason: "cancelled" };
         }
         const result = await runToolCall(call, {
@@ -471,7 +502,7 @@ export class Session {
           signal,
           context: (callId) => this.toolContext(callId, signal, undo, model),
         });
-        appendMessage(this.deps.db, this.id, "tool", result, turnId);
+        this.append({ role: "tool", body: result, turnId });
       }
       if (signal.aborted) return { stopReason: "cancelled" };
     }
@@ -502,7 +533,7 @@ export class Session {
   private takeInbox(turnId: string): void {
     if (this.inbox.length === 0) return;
     const taken = this.inbox.splice(0);
-    for (const m of taken) appendMessage(this.deps.db, this.id, "user", { text: m.text, steer: true } satisfies UserRecord, turnId);
+    for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
     const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
     this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
   }

@@ -2,6 +2,7 @@ import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { CardDesk } from "../acp/cards.ts";
 import type { Claims } from "../acp/claims.ts";
+import { linkSurface } from "../acp/link.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { FileIndexes } from "../project/files.ts";
@@ -188,6 +189,7 @@ export class LinkDialer {
       maxMode: config.remote.max_mode,
       claims: this.deps.claims,
       desks: this.deps.desks,
+      link: linkSurface,
       adopt: () => this.heldBefore.splice(0),
       bufferedAmount: () => ws.bufferedAmount,
       files: this.deps.files,

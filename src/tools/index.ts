@@ -7,7 +7,7 @@ import { listTool } from "./list.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
 import { settingsTool } from "./settings.ts";
-import type { Tool } from "./tool.ts";
+import { primeSchemas, type Tool } from "./tool.ts";
 import { todoTool } from "./todo.ts";
 import { writeTool } from "./write.ts";
 
@@ -25,6 +25,10 @@ export const ALL_TOOLS: Tool[] = [
   planSubmitTool,
   settingsTool,
 ];
+
+/** Stamped in by build.ts: the schemas of the tools above, so the binary does not convert them at run time. */
+declare const LEMBAS_TOOL_SCHEMAS: Record<string, Record<string, unknown>> | undefined;
+if (typeof LEMBAS_TOOL_SCHEMAS !== "undefined") primeSchemas(ALL_TOOLS, LEMBAS_TOOL_SCHEMAS);
 
 const BY_NAME = new Map(ALL_TOOLS.map((tool) => [tool.name, tool]));
 

@@ -107,6 +107,19 @@ export function capOutput(text: string, maxChars = 30_000): string {
 
 const schemas = new WeakMap<Tool, Record<string, unknown>>();
 
+/** Takes schemas made ahead of time (by the build) for these tools, so inputSchema need not make them. */
+export function primeSchemas(tools: readonly Tool[], made: Record<string, Record<string, unknown>>): void {
+  for (const tool of tools) {
+    const schema = made[tool.name];
+    if (schema) schemas.set(tool, schema);
+  }
+}
+
+/** Whether the tool's schema is made already (inputSchema costs nothing then). */
+export function hasSchema(tool: Tool): boolean {
+  return schemas.has(tool);
+}
+
 /** The JSON schema the model is given for a tool's input (made once per tool). */
 export function inputSchema(tool: Tool): Record<string, unknown> {
   const known = schemas.get(tool);

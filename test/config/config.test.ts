@@ -54,6 +54,16 @@ describe("config.yaml", () => {
   test("a connection without a URL is refused", () =>
     expectConfigError("connections:\n  local:\n    base_url: localhost\n", "connections.local.base_url", /URL/));
   test("a file that is a list, not a mapping", () => expectConfigError("- a\n- b\n", "", /mapping/));
+
+  test("serve --stdio, which skips the argument parser, says it the same way and writes nothing to stdout", async () => {
+    const file = writeConfig("mode: fast\n");
+    const result = await runLembas(box, ["serve", "--stdio"], { stdin: "" });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain(file);
+    expect(result.stderr).toContain("mode:");
+  });
 });
 
 describe("lembas config set", () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listMessages } from "../../src/store/messages.ts";
-import { type EngineHarness, engineHarness, step } from "../support/engine.ts";
+import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
 
 let h: EngineHarness;
 beforeEach(async () => {
@@ -70,6 +70,23 @@ test("only the last turn is undone; the one before stays", async () => {
   expect(session.undo()?.files).toEqual(["b.txt"]);
   expect(existsSync(join(h.project, "a.txt"))).toBe(true);
   expect(existsSync(join(h.project, "b.txt"))).toBe(false);
+});
+
+test("after undo the model is sent the turns before it and never the undone one", async () => {
+  h.model.push(step({ text: "one done" }), step({ text: "two done" }), step({ text: "three done" }));
+  const session = await h.session();
+  await session.prompt({ text: "turn one" });
+  await session.prompt({ text: "turn two" });
+  await session.idle();
+  expect(session.undo()?.prompt).toBe("turn two");
+  await session.prompt({ text: "turn three" });
+  const steps = (await h.model.waitForRequests(3)).filter((r) => isStep(r.body));
+  const last = JSON.stringify(steps.at(-1)?.body.messages);
+  expect(last).toContain("turn one");
+  expect(last).toContain("one done");
+  expect(last).not.toContain("turn two");
+  expect(last).not.toContain("two done");
+  expect(session.messages().map((m) => m.seq)).toEqual(listMessages(h.db, session.id).map((m) => m.seq));
 });
 
 test("the shadow store is dropped when it grows past its bound, and the next snapshot starts afresh", async () => {

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { EngineEvent } from "../../src/bus/index.ts";
+import { type EngineEvent, eventSchemas } from "../../src/bus/index.ts";
 import { resolvePaths } from "../../src/config/paths.ts";
 import { Config } from "../../src/config/schema.ts";
 import { Engine } from "../../src/engine/engine.ts";
@@ -57,6 +57,13 @@ export async function engineHarness(opts: { models?: ModelEntry[]; config?: Reco
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
   });
   const logs = new Map<string, EngineEvent[]>();
+  // Every event the engine emits must match its schema (the contract clients are built from).
+  const broken: string[] = [];
+  const check = (e: EngineEvent) => {
+    const schema = eventSchemas()[e.type];
+    const parsed = schema.safeParse(e);
+    if (!parsed.success) broken.push(`${e.type}: ${parsed.error.issues.map((i) => `${i.path.join(".")} ${i.message}`).join("; ")}`);
+  };
   return {
     box,
     project,
@@ -67,7 +74,10 @@ export async function engineHarness(opts: { models?: ModelEntry[]; config?: Reco
       const s = await engine.create({ cwd: project, root: project, mode: o.mode ?? "edit" });
       const log: EngineEvent[] = [];
       logs.set(s.id, log);
-      s.bus.subscribe((e) => log.push(e));
+      s.bus.subscribe((e) => {
+        check(e);
+        log.push(e);
+      });
       return s;
     },
     events: (s) => logs.get(s.id) ?? [],
@@ -76,6 +86,7 @@ export async function engineHarness(opts: { models?: ModelEntry[]; config?: Reco
       db.close();
       await model.close();
       box.cleanup();
+      if (broken.length > 0) throw new Error(`events that do not match their schema: ${broken.slice(0, 5).join(" | ")}`);
     },
   };
 }
