@@ -48,7 +48,7 @@ export const Config = z
     connections: z
       .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: "a connection name is letters, digits, . _ -" }), Connection)
       .default({}),
-    remote: Remote.default(Remote.parse({})),
+    remote: Remote.prefault({}),
     protected: z.array(z.string().min(1)).default([]),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
@@ -59,4 +59,3 @@ export const Config = z
   .strict();
 export type Config = z.infer<typeof Config>;
 
-export const DEFAULT_CONFIG: Config = Config.parse({});

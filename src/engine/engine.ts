@@ -115,7 +115,7 @@ export class Engine {
       origin: input.origin ?? "terminal",
     });
     claimHold(this.deps.db, row.id, this.holder);
-    return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode));
+    return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode, []));
   }
 
   /**

@@ -111,7 +111,11 @@ export class Session {
     private readonly deps: SessionDeps,
     /** The highest mode this session may be in (remote.max_mode for the link's sessions). */
     readonly maxMode: Mode = "auto",
-  ) {}
+    /** The conversation when the caller knows it (a session just made has none); else read on first use. */
+    history: StoredMessage[] | null = null,
+  ) {
+    this.history = history;
+  }
 
   get id(): string {
     return this.row.id;
