@@ -3,31 +3,33 @@ import description from "./ask-user.txt" with { type: "text" };
 import { ok } from "./result.ts";
 import { type Answer, defineTool, type Question, type QuestionOutcome } from "./tool.ts";
 
-const schema = z.object({
-  questions: z
-    .array(
-      z.object({
-        header: z.string().min(1).max(60).describe('A very short label for the question, e.g. "Database"'),
-        question: z.string().min(1).describe("The full question"),
-        multiple: z.boolean().optional().describe("Whether several options may be chosen; default false"),
-        options: z
-          .array(
-            z.object({
-              label: z.string().min(1).describe("The option, in a few words"),
-              description: z.string().optional().describe("What choosing it means or implies"),
-              recommended: z.boolean().optional().describe("True on the option you advise"),
-            }),
-          )
-          .min(1)
-          .max(6)
-          .describe("1 to 6 choices; the person may also answer in their own words"),
-      }),
-    )
-    .min(1)
-    .max(4)
-    .describe("1 to 4 questions"),
-  why: z.string().optional().describe("One sentence on why you need to know"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    questions: z
+      .array(
+        z.object({
+          header: z.string().min(1).max(60).describe('A very short label for the question, e.g. "Database"'),
+          question: z.string().min(1).describe("The full question"),
+          multiple: z.boolean().optional().describe("Whether several options may be chosen; default false"),
+          options: z
+            .array(
+              z.object({
+                label: z.string().min(1).describe("The option, in a few words"),
+                description: z.string().optional().describe("What choosing it means or implies"),
+                recommended: z.boolean().optional().describe("True on the option you advise"),
+              }),
+            )
+            .min(1)
+            .max(6)
+            .describe("1 to 6 choices; the person may also answer in their own words"),
+        }),
+      )
+      .min(1)
+      .max(4)
+      .describe("1 to 4 questions"),
+    why: z.string().optional().describe("One sentence on why you need to know"),
+  });
 
 /** Clients may send a long label back cut to this many characters. */
 const LABEL_CUT = 240;
@@ -52,7 +54,7 @@ export const askUserTool = defineTool({
 });
 
 /** A question as it is asked: the recommended option first, the others in their order. */
-export function toQuestion(input: z.infer<typeof schema>["questions"][number]): Question {
+export function toQuestion(input: z.infer<ReturnType<typeof schema>>["questions"][number]): Question {
   const options = input.options.map((o) => ({
     label: o.label,
     ...(o.description ? { description: o.description } : {}),

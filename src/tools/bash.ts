@@ -13,17 +13,19 @@ const DRAIN_MS = 300;
 const HEAD_CHARS = 10_000;
 const TAIL_CHARS = 20_000;
 
-const schema = z.object({
-  command: z.string().min(1).describe("The command line to run"),
-  timeout: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_TIMEOUT_MS)
-    .optional()
-    .describe(`Milliseconds before the command is stopped; default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}`),
-  description: z.string().optional().describe("What the command does, in a few words, for the person"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    command: z.string().min(1).describe("The command line to run"),
+    timeout: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TIMEOUT_MS)
+      .optional()
+      .describe(`Milliseconds before the command is stopped; default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}`),
+    description: z.string().optional().describe("What the command does, in a few words, for the person"),
+  });
 
 /** bash: runs a command in its own process group, streaming output, stopping the whole group on timeout or cancel. */
 export const bashTool = defineTool({

@@ -7,12 +7,14 @@ import { displayPath, resolvePath } from "./paths.ts";
 import { errorCode, fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
 
-const schema = z.object({
-  path: z.string().min(1).describe("The file to change: absolute, or relative to the working directory"),
-  old_string: z.string().min(1).describe("The exact text to replace, copied from the file (without read's line numbers)"),
-  new_string: z.string().describe("The text to put in its place"),
-  replace_all: z.boolean().optional().describe("Replace every occurrence, not just a single unique one; default false"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    path: z.string().min(1).describe("The file to change: absolute, or relative to the working directory"),
+    old_string: z.string().min(1).describe("The exact text to replace, copied from the file (without read's line numbers)"),
+    new_string: z.string().describe("The text to put in its place"),
+    replace_all: z.boolean().optional().describe("Replace every occurrence, not just a single unique one; default false"),
+  });
 
 /** edit: an exact string replacement in a file read before; CRLF files keep their line endings. */
 export const editTool = defineTool({

@@ -10,10 +10,12 @@ import { isInside } from "../paths.ts";
 
 const MAX_RESULTS = 1000;
 
-const schema = z.object({
-  pattern: z.string().min(1).describe('The glob, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}"'),
-  path: z.string().optional().describe("The directory to search; default the working directory"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    pattern: z.string().min(1).describe('The glob, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}"'),
+    path: z.string().optional().describe("The directory to search; default the working directory"),
+  });
 
 /** glob: files matching a pattern, honouring .gitignore, newest first. */
 export const globTool = defineTool({

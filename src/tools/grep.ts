@@ -9,23 +9,25 @@ import { type Tool, type ToolContext, type ToolResult, capOutput, defineTool } f
 const DEFAULT_LIMIT = 100;
 const MAX_LINE_CHARS = 500;
 
-const schema = z.object({
-  pattern: z.string().min(1).describe("The regular expression to search for (ripgrep syntax)"),
-  path: z.string().optional().describe("A directory or file to search; default the working directory"),
-  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}"; "!glob" leaves files out'),
-  ignore_case: z.boolean().optional().describe("Match regardless of case; default false"),
-  output_mode: z
-    .enum(["content", "files_with_matches", "count"])
-    .optional()
-    .describe('"files_with_matches" (default): matching files; "content": matching lines; "count": matches per file'),
-  context: z.number().int().min(0).max(20).optional().describe("Lines of context around each match (content mode); default 0"),
-  limit: z.number().int().min(1).max(2000).optional().describe(`At most this many files, or lines in content mode; default ${DEFAULT_LIMIT}`),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    pattern: z.string().min(1).describe("The regular expression to search for (ripgrep syntax)"),
+    path: z.string().optional().describe("A directory or file to search; default the working directory"),
+    glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}"; "!glob" leaves files out'),
+    ignore_case: z.boolean().optional().describe("Match regardless of case; default false"),
+    output_mode: z
+      .enum(["content", "files_with_matches", "count"])
+      .optional()
+      .describe('"files_with_matches" (default): matching files; "content": matching lines; "count": matches per file'),
+    context: z.number().int().min(0).max(20).optional().describe("Lines of context around each match (content mode); default 0"),
+    limit: z.number().int().min(1).max(2000).optional().describe(`At most this many files, or lines in content mode; default ${DEFAULT_LIMIT}`),
+  });
 
-type GrepInput = z.infer<typeof schema>;
+type GrepInput = z.infer<ReturnType<typeof schema>>;
 
 /** The grep tool searching with the given engine; tests pick the fallback with `{ rg: null }`. */
-export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool<typeof schema> {
+export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool<ReturnType<typeof schema>> {
   return defineTool({
     name: "grep",
     description,

@@ -8,10 +8,12 @@ import { defineTool } from "./tool.ts";
 
 const MAX_ENTRIES = 500;
 
-const schema = z.object({
-  path: z.string().optional().describe("The directory to list; default the working directory"),
-  ignore: z.array(z.string()).optional().describe('More patterns to leave out, .gitignore syntax, e.g. ["*.log", "dist/"]'),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    path: z.string().optional().describe("The directory to list; default the working directory"),
+    ignore: z.array(z.string()).optional().describe('More patterns to leave out, .gitignore syntax, e.g. ["*.log", "dist/"]'),
+  });
 
 /** list: a directory as an indented tree, honouring .gitignore, breadth first within a cap. */
 export const listTool = defineTool({

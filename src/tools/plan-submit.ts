@@ -9,10 +9,12 @@ import { isInside } from "../paths.ts";
 
 export const PLANS_DIR = ".agent/plans";
 
-const schema = z.object({
-  plan: z.string().min(1).describe("The plan, in Markdown"),
-  title: z.string().optional().describe("A short name for the plan; default its first heading"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    plan: z.string().min(1).describe("The plan, in Markdown"),
+    title: z.string().optional().describe("A short name for the plan; default its first heading"),
+  });
 
 /** plan_submit: saves the plan under .agent/plans and asks the person to approve it. */
 export const planSubmitTool = defineTool({

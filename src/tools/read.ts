@@ -22,11 +22,13 @@ const IMAGE_TYPES: Record<string, string> = {
   ".gif": "image/gif",
 };
 
-const schema = z.object({
-  path: z.string().min(1).describe("The file to read: absolute, or relative to the working directory"),
-  offset: z.number().int().min(1).optional().describe("The line number to start at (1-based); default 1"),
-  limit: z.number().int().min(1).optional().describe(`How many lines to read at most; default ${DEFAULT_LIMIT}`),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    path: z.string().min(1).describe("The file to read: absolute, or relative to the working directory"),
+    offset: z.number().int().min(1).optional().describe("The line number to start at (1-based); default 1"),
+    limit: z.number().int().min(1).optional().describe(`How many lines to read at most; default ${DEFAULT_LIMIT}`),
+  });
 
 /** read: a file's lines, numbered; images for a vision model; never binary garbage. */
 export const readTool = defineTool({
@@ -65,7 +67,7 @@ async function readFileAt(
   abs: string,
   shown: string,
   size: number,
-  input: z.infer<typeof schema>,
+  input: z.infer<ReturnType<typeof schema>>,
   ctx: ToolContext,
 ): Promise<ToolResult> {
   const mimeType = IMAGE_TYPES[extname(abs).toLowerCase()];

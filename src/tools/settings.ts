@@ -3,12 +3,14 @@ import { fail, ok } from "./result.ts";
 import description from "./settings.txt" with { type: "text" };
 import { defineTool } from "./tool.ts";
 
-const schema = z.object({
-  action: z.enum(["get", "set"]).describe('"get" to see the settings, "set" to change them'),
-  model: z.string().min(1).optional().describe("With set: the model to use, one of those get lists"),
-  effort: z.enum(["off", "low", "medium", "high"]).optional().describe("With set: the reasoning effort"),
-  mode: z.enum(["plan", "manual", "edit", "auto"]).optional().describe("With set: the session's mode"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    action: z.enum(["get", "set"]).describe('"get" to see the settings, "set" to change them'),
+    model: z.string().min(1).optional().describe("With set: the model to use, one of those get lists"),
+    effort: z.enum(["off", "low", "medium", "high"]).optional().describe("With set: the reasoning effort"),
+    mode: z.enum(["plan", "manual", "edit", "auto"]).optional().describe("With set: the session's mode"),
+  });
 
 type Change = { model?: string; effort?: string; mode?: string };
 
@@ -37,7 +39,7 @@ export const settingsTool = defineTool({
   },
 });
 
-function changeOf(input: z.infer<typeof schema>): Change {
+function changeOf(input: z.infer<ReturnType<typeof schema>>): Change {
   return {
     ...(input.model !== undefined ? { model: input.model } : {}),
     ...(input.effort !== undefined ? { effort: input.effort } : {}),

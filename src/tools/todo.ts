@@ -3,17 +3,19 @@ import { ok } from "./result.ts";
 import { defineTool, type TodoItem } from "./tool.ts";
 import description from "./todo.txt" with { type: "text" };
 
-const schema = z.object({
-  todos: z
-    .array(
-      z.object({
-        content: z.string().min(1).describe("What to do, in a few words"),
-        status: z.enum(["pending", "in_progress", "completed"]).describe("pending, in_progress or completed"),
-        priority: z.enum(["high", "medium", "low"]).optional().describe("high, medium or low"),
-      }),
-    )
-    .describe("The whole task list, replacing the previous one"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    todos: z
+      .array(
+        z.object({
+          content: z.string().min(1).describe("What to do, in a few words"),
+          status: z.enum(["pending", "in_progress", "completed"]).describe("pending, in_progress or completed"),
+          priority: z.enum(["high", "medium", "low"]).optional().describe("high, medium or low"),
+        }),
+      )
+      .describe("The whole task list, replacing the previous one"),
+  });
 
 const MARK: Record<TodoItem["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
 

@@ -92,8 +92,23 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 };
 
-export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
-  return tool;
+/** A tool as it is written: its input schema is a function, called the first time it is needed. */
+export type ToolDefinition<S extends z.ZodType> = Omit<Tool<S>, "schema"> & { schema: () => S };
+
+/**
+ * Makes a tool. Its zod schema is built on first use (a call to validate, or the JSON schema when
+ * the build has not stamped it in): a process that starts up builds none, and allocates less.
+ */
+export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<S> {
+  const { schema: make, ...rest } = definition;
+  let made: S | undefined;
+  return {
+    ...rest,
+    get schema() {
+      made ??= make();
+      return made;
+    },
+  };
 }
 
 /** Caps a tool's text output, keeping the head and the tail and saying how much was left out. */

@@ -7,10 +7,12 @@ import { errorCode, fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool } from "./tool.ts";
 import description from "./write.txt" with { type: "text" };
 
-const schema = z.object({
-  path: z.string().min(1).describe("The file to write: absolute, or relative to the working directory"),
-  content: z.string().describe("The complete content of the file"),
-});
+/** The input schema, made on first use (see defineTool). */
+const schema = () =>
+  z.object({
+    path: z.string().min(1).describe("The file to write: absolute, or relative to the working directory"),
+    content: z.string().describe("The complete content of the file"),
+  });
 
 /** write: creates or replaces a whole file, atomically; an existing file must have been read first. */
 export const writeTool = defineTool({
