@@ -29,26 +29,41 @@ export type Chunk = z.infer<typeof Chunk>;
 
 const isNullish = (v: unknown) => v === undefined || v === null;
 const isText = (v: unknown) => v === undefined || v === null || typeof v === "string";
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function isToolCallChunk(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  const { index, id, function: fn } = value;
+  if (!(index === undefined || (Number.isInteger(index) && (index as number) >= 0))) return false;
+  if (!isText(id)) return false;
+  return isNullish(fn) || (isRecord(fn) && isText(fn.name) && isText(fn.arguments));
+}
+
+function isDelta(value: unknown): boolean {
+  if (isNullish(value)) return true;
+  if (!isRecord(value)) return false;
+  if (!isText(value.content) || !isText(value.reasoning_content) || !isText(value.reasoning)) return false;
+  const calls = value.tool_calls;
+  return isNullish(calls) || (Array.isArray(calls) && calls.every(isToolCallChunk));
+}
+
+function isChoice(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  const { index, finish_reason } = value;
+  return (index === undefined || typeof index === "number") && isText(finish_reason) && isDelta(value.delta);
+}
 
 /**
- * The hot path of a stream: a chunk with one choice whose delta carries only text (content or
- * reasoning) is certainly a valid {@link Chunk}, and is checked here in a few comparisons instead
- * of a full schema parse per token. Anything else (tool calls, usage, errors, several choices)
- * goes through the schema.
+ * The hot path of a stream: a chunk without an error (text, reasoning, tool call pieces, the
+ * finish, the usage) is checked here with a few comparisons, accepting exactly what {@link Chunk}
+ * accepts, instead of a schema parse per token (and the schema's first-use cost in a fresh
+ * process). A chunk carrying an error goes through the schema.
  */
-export function isPlainTextChunk(value: unknown): value is Chunk {
-  if (typeof value !== "object" || value === null) return false;
-  const chunk = value as Record<string, unknown>;
-  if (!isNullish(chunk.usage) || !isNullish(chunk.error)) return false;
-  const choices = chunk.choices;
-  if (!Array.isArray(choices) || choices.length !== 1) return false;
-  const choice: unknown = choices[0];
-  if (typeof choice !== "object" || choice === null) return false;
-  const { index, delta, finish_reason } = choice as Record<string, unknown>;
-  if (!(index === undefined || typeof index === "number") || !isText(finish_reason)) return false;
-  if (typeof delta !== "object" || delta === null) return false;
-  const d = delta as Record<string, unknown>;
-  return isText(d.content) && isText(d.reasoning_content) && isText(d.reasoning) && isNullish(d.tool_calls);
+export function isWellFormedChunk(value: unknown): value is Chunk {
+  if (!isRecord(value) || !isNullish(value.error)) return false;
+  const { choices, usage } = value;
+  if (!(isNullish(choices) || (Array.isArray(choices) && choices.every(isChoice)))) return false;
+  return isNullish(usage) || (isRecord(usage) && typeof usage.prompt_tokens === "number" && typeof usage.completion_tokens === "number");
 }
 
 type ToolSlot = { id: string | undefined; index: number };

@@ -1,4 +1,4 @@
-import { ChunkReader, Chunk, isPlainTextChunk } from "./chunks.ts";
+import { ChunkReader, Chunk, isWellFormedChunk } from "./chunks.ts";
 import type { Endpoint } from "./endpoint.ts";
 import {
   ModelError,
@@ -172,7 +172,7 @@ function parseChunk(data: string): Chunk | null {
   } catch {
     return null;
   }
-  if (isPlainTextChunk(json)) return json;
+  if (isWellFormedChunk(json)) return json;
   const parsed = Chunk.safeParse(json);
   return parsed.success ? parsed.data : null;
 }
