@@ -3,7 +3,7 @@ import { defineCommand } from "citty";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { readServiceStatus } from "../service/control.ts";
-import { followFile, tailLines } from "../service/logs.ts";
+import { followFile, tailLog } from "../service/logs.ts";
 import { serviceManager } from "../service/manager.ts";
 import { describeStatus } from "../service/status.ts";
 import { logFile, serviceSpec } from "../service/units.ts";
@@ -46,14 +46,14 @@ const logs = defineCommand({
     const count = Number(args.lines);
     if (!Number.isInteger(count) || count < 0) throw new UserError(`--lines must be a whole number, not ${args.lines}`, 2);
     const file = logFile(resolvePaths());
-    if (!existsSync(file) && !args.follow) throw new UserError(`there is no log at ${file} yet: the service writes it once it runs (lembas service install)`);
-    const { text, size } = existsSync(file) ? await tailLines(file, count) : { text: "", size: 0 };
+    if (!existsSync(file) && !existsSync(`${file}.1`) && !args.follow) throw new UserError(`there is no log at ${file} yet: the service writes it once it runs (lembas service install)`);
+    const { text, ...position } = await tailLog(file, count);
     process.stdout.write(text);
     if (!args.follow) return;
     const stop = new AbortController();
     process.once("SIGINT", () => stop.abort());
     process.once("SIGTERM", () => stop.abort());
-    await followFile(file, size, (chunk) => process.stdout.write(chunk), stop.signal);
+    await followFile(file, position, (chunk) => process.stdout.write(chunk), stop.signal);
   },
 });
 

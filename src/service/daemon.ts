@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { CardDesk } from "../acp/cards.ts";
 import { Claims } from "../acp/claims.ts";
@@ -11,6 +11,8 @@ import { listLogins } from "../store/logins.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
+import { rotatingLog } from "./logfile.ts";
+import { LOG_NAME } from "./units.ts";
 
 /** How often the service looks for logins made or removed since it started. */
 const LOGINS_EVERY_MS = 5000;
@@ -18,20 +20,27 @@ const LOGINS_EVERY_MS = 5000;
 /**
  * The service's log: a line an event, to <state>/logs/lembas.log, and to stderr when a person
  * watches it (a terminal) or asks (LEMBAS_LOG_STDERR=1) — under systemd or launchd stderr is
- * captured too, and would store every line twice. Never a token.
+ * captured too, and would store every line twice. Never a token. The file is rotated past
+ * 8 MiB, three old ones kept (LEMBAS_LOG_MAX_BYTES changes the size, for tests).
  */
 export function serviceLogger(logsDir: string, toStderr = process.stderr.isTTY === true || process.env.LEMBAS_LOG_STDERR === "1"): (line: string) => void {
   mkdirSync(logsDir, { recursive: true, mode: 0o700 });
-  const file = join(logsDir, "lembas.log");
+  const append = rotatingLog(join(logsDir, LOG_NAME), logLimits(process.env.LEMBAS_LOG_MAX_BYTES));
   return (line) => {
     const text = `${new Date().toISOString()} ${line}\n`;
     if (toStderr) process.stderr.write(text);
     try {
-      appendFileSync(file, text, { mode: 0o600 });
+      append(text);
     } catch {
       // the log on stderr still has it
     }
   };
+}
+
+/** LEMBAS_LOG_MAX_BYTES=N rotates the log past N bytes instead of the default. */
+function logLimits(value: string | undefined): { maxBytes?: number } {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n > 0 ? { maxBytes: n } : {};
 }
 
 /**

@@ -1,0 +1,47 @@
+import { appendFileSync, renameSync, rmSync, statSync } from "node:fs";
+
+/** Past this size the log is rotated: `lembas.log` becomes `lembas.log.1`, and so on. */
+export const LOG_MAX_BYTES = 8 * 1024 * 1024;
+/** How many rotated files are kept beside the live one (so at most about 4 × LOG_MAX_BYTES on disk). */
+export const LOG_KEEP = 3;
+
+/**
+ * Appends lines to a log file that never grows past `maxBytes`: when a line would take it over,
+ * the file moves to `<file>.1` (the older ones to `.2`, … up to `keep`, the oldest dropped) and a
+ * new file starts. One writer per file (the service); readers that follow it (`service logs -f`)
+ * notice the new file by its inode.
+ */
+export function rotatingLog(file: string, opts: { maxBytes?: number; keep?: number } = {}): (text: string) => void {
+  const maxBytes = opts.maxBytes ?? LOG_MAX_BYTES;
+  const keep = Math.max(1, opts.keep ?? LOG_KEEP);
+  let size = sizeOf(file);
+  return (text) => {
+    const bytes = Buffer.byteLength(text);
+    if (size > 0 && size + bytes > maxBytes) {
+      rotate(file, keep);
+      size = 0;
+    }
+    appendFileSync(file, text, { mode: 0o600 });
+    size += bytes;
+  };
+}
+
+function rotate(file: string, keep: number): void {
+  rmSync(`${file}.${keep}`, { force: true });
+  for (let n = keep - 1; n >= 1; n--) {
+    try {
+      renameSync(`${file}.${n}`, `${file}.${n + 1}`);
+    } catch {
+      // that one did not exist yet
+    }
+  }
+  renameSync(file, `${file}.1`);
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
