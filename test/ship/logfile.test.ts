@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { rotatingLog } from "../../src/service/logfile.ts";
 import { startDevice } from "../support/device.ts";
-import { ENTRY, runLembas, type Sandbox, sandbox } from "../support/run.ts";
+import { ENTRY, outputOf, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -78,20 +78,12 @@ test("service logs -f goes on across a rotation, with the old file's last lines"
   append(line(1));
   const proc = Bun.spawn([process.execPath, ENTRY, "service", "logs", "-f", "-n", "1"], { env: box.env, stdout: "pipe", stderr: "pipe" });
   try {
-    const reader = proc.stdout.getReader();
-    let seen = "";
-    const waitFor = async (text: string) => {
-      while (!seen.includes(text)) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`output ended before ${JSON.stringify(text)}: ${seen}`);
-        seen += new TextDecoder().decode(value);
-      }
-    };
+    const { waitFor, seen } = outputOf(proc.stdout);
     await waitFor(line(1));
     // Written within one look of the follower: 2 and 3 fill the file, 4 rotates it.
     for (let n = 2; n <= 6; n++) append(line(n));
     await waitFor(line(6));
-    expect(seen).toBe([1, 2, 3, 4, 5, 6].map(line).join(""));
+    expect(seen()).toBe([1, 2, 3, 4, 5, 6].map(line).join(""));
     proc.kill("SIGINT");
     expect(await proc.exited).toBe(0);
   } finally {

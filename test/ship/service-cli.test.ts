@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startControlServer } from "../../src/service/control.ts";
-import { ENTRY, type Sandbox, runLembas, sandbox } from "../support/run.ts";
+import { ENTRY, outputOf, type Sandbox, runLembas, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let fakeBin: string;
@@ -127,19 +127,11 @@ test("service logs -f prints what is appended until Ctrl-C", async () => {
   writeFileSync(log, "old 1\nold 2\n");
   const proc = Bun.spawn([process.execPath, ENTRY, "service", "logs", "-f", "-n", "1"], { env: { ...box.env, ...env() }, stdout: "pipe", stderr: "pipe" });
   try {
-    const reader = proc.stdout.getReader();
-    let seen = "";
-    const waitFor = async (text: string) => {
-      while (!seen.includes(text)) {
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`output ended before ${JSON.stringify(text)}: ${seen}`);
-        seen += new TextDecoder().decode(value);
-      }
-    };
+    const { waitFor, seen } = outputOf(proc.stdout);
     await waitFor("old 2\n");
     appendFileSync(log, "new 1\nnew 2\n");
     await waitFor("new 2\n");
-    expect(seen).toBe("old 2\nnew 1\nnew 2\n");
+    expect(seen()).toBe("old 2\nnew 1\nnew 2\n");
     proc.kill("SIGINT");
     expect(await proc.exited).toBe(0);
   } finally {

@@ -56,3 +56,20 @@ export function projectSandbox(modelUrl: string): Sandbox & { project: string } 
   writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${modelUrl}\n`);
   return { ...box, project };
 }
+
+/** Reads a process's output as it comes: `waitFor` resolves once the text has appeared. */
+export function outputOf(stream: ReadableStream<Uint8Array>): { waitFor(text: string): Promise<void>; seen(): string } {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  return {
+    async waitFor(text) {
+      while (!seen.includes(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`output ended before ${JSON.stringify(text)}: ${seen}`);
+        seen += decoder.decode(value, { stream: true });
+      }
+    },
+    seen: () => seen,
+  };
+}
