@@ -2,8 +2,6 @@ import type { EventOf, SessionBus } from "../bus/index.ts";
 import type { Paths } from "../config/paths.ts";
 import { type Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
-import { streamChat } from "../model/client.ts";
-import type { ChatMessage } from "../model/request.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
@@ -16,8 +14,10 @@ import { toChatMessages } from "./history.ts";
 import { systemPrompt } from "./instructions.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./models.ts";
-import { lowerMode, MODE_ORDER, modeAction } from "./permissions.ts";
+import { lowerMode, modeAction } from "./permissions.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
+import { applySettings } from "./settings.ts";
+import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
 import { callModel, type StopReason, skippedResults } from "./turn.ts";
 import { restoreTurn, snapshotFor, TurnUndo } from "./undo.ts";
@@ -70,11 +70,6 @@ const COMPACT_AT = 0.8;
 const MODE_OR_EDIT = Mode.catch("edit");
 const EFFORT_OR_MEDIUM = Effort.catch("medium");
 const DEFAULT_MAX_STEPS = 100;
-
-/** A title on one line, at most 200 characters. */
-function cleanTitle(title: string): string {
-  return title.replace(/\s+/g, " ").trim().slice(0, 200);
-}
 
 export function newTurnId(): string {
   return `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
@@ -557,10 +552,7 @@ export class Session {
     const stored = this.messages();
     const last = stored.at(-1);
     if (!last) throw new UserError("there is nothing to compact yet", 2);
-    const messages = toChatMessages(SUMMARY_SYSTEM, stored, { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: false });
-    messages.push({ role: "user", content: SUMMARY_REQUEST });
-    const summary = (await completeText(model, messages, signal)).trim();
-    if (!summary) throw new UserError("the model gave an empty summary", 1);
+    const summary = await modelSummary(model, stored, { summary: this.row.summary, summarySeq: this.row.summarySeq }, signal);
     this.row = { ...this.row, summary, summarySeq: last.seq };
     updateSession(this.deps.db, this.id, { summary, summarySeq: last.seq });
     this.bus.emit({ type: "compacted", summary, auto });
@@ -571,16 +563,8 @@ export class Session {
   private async nameSession(prompt: string): Promise<void> {
     try {
       const model = await this.deps.models.resolve(this.row.model);
-      const text = await completeText(
-        model,
-        [
-          { role: "system", content: TITLE_SYSTEM },
-          { role: "user", content: prompt.slice(0, 4000) },
-        ],
-        AbortSignal.any([AbortSignal.timeout(30_000), this.closing.signal]),
-      );
-      const title = text.replace(/^["'#\s]+|["'\s.]+$/g, "").split("\n")[0]?.trim();
-      if (title) this.setTitle(title.slice(0, 80));
+      const title = await modelTitle(model, prompt, AbortSignal.any([AbortSignal.timeout(30_000), this.closing.signal]));
+      if (title) this.setTitle(title);
     } catch {
       // the provisional title stays
     }
@@ -626,72 +610,12 @@ export class Session {
       },
       settings: {
         get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.refsCache }),
-        set: (change) => this.applySettings(change, callId, signal),
+        set: (change) => applySettings(this, change, callId, signal),
       },
     };
   }
-
-  /** The settings tool: model and effort change at once; a higher mode is asked for first. */
-  private async applySettings(change: { model?: string; effort?: string; mode?: string }, callId: string, signal: AbortSignal): Promise<string> {
-    const said: string[] = [];
-    if (change.effort !== undefined && !Effort.safeParse(change.effort).success) throw new UserError(`effort must be one of ${Effort.options.join(", ")}`);
-    if (change.mode !== undefined && !Mode.safeParse(change.mode).success) throw new UserError(`mode must be one of ${Mode.options.join(", ")}`);
-    if (change.model !== undefined || change.effort !== undefined) {
-      const result = await this.configure({
-        ...(change.model !== undefined ? { model: change.model } : {}),
-        ...(change.effort !== undefined ? { effort: Effort.parse(change.effort) } : {}),
-      });
-      if (change.model !== undefined) this.bus.emit({ type: "setting", key: "model", value: result.model });
-      if (change.effort !== undefined) this.bus.emit({ type: "setting", key: "effort", value: result.effort });
-      said.push(`model ${result.model ?? "(default)"}, effort ${result.effort}`);
-    }
-    if (change.mode !== undefined) {
-      const wanted = lowerMode(Mode.parse(change.mode), this.maxMode);
-      if (MODE_ORDER.indexOf(wanted) > MODE_ORDER.indexOf(this.mode)) {
-        const answer = await (this.interaction ?? nobody("nobody can approve it")).permission(
-          {
-            sessionId: this.id,
-            callId,
-            toolName: "settings",
-            title: `Switch to ${wanted} mode`,
-            kind: "switch_mode",
-            rawInput: change,
-            reason: `the model asks to raise the mode from ${this.mode} to ${wanted}`,
-            always: null,
-          },
-          signal,
-        );
-        if (answer.outcome === "deny") return [...said, `the person kept ${this.mode} mode${answer.feedback ? `: ${answer.feedback}` : ""}`].join("; ");
-      }
-      const mode = this.setMode(wanted);
-      this.bus.emit({ type: "setting", key: "mode", value: mode });
-      said.push(`mode ${mode}${mode !== change.mode ? ` (lowered from ${change.mode} by the device's limits)` : ""}`);
-    }
-    return said.join("; ") || "nothing changed";
-  }
-}
-
-const SUMMARY_SYSTEM =
-  "You summarise a coding session so that it can go on from the summary alone. Keep: the person's goals and instructions, decisions taken, files read and changed (with paths), commands run and what they showed, open problems, and what comes next. Be precise and complete; leave out chatter.";
-const SUMMARY_REQUEST = "Summarise our conversation so far for your own future reference, as instructed. Reply with the summary only.";
-const TITLE_SYSTEM =
-  "You name coding sessions. Reply with a title of at most six words for the session that starts with the person's message below: no quotes, no punctuation at the end, nothing else.";
-
-function provisionalTitle(text: string): string {
-  const line = text.trim().split("\n")[0] ?? "";
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line || "New session";
 }
 
 export function contextLimit(model: ResolvedModel): number {
   return model.contextLength ?? DEFAULT_CONTEXT;
-}
-
-/** One model call without tools whose text is wanted whole (titles, summaries). */
-async function completeText(model: ResolvedModel, messages: ChatMessage[], signal: AbortSignal): Promise<string> {
-  let text = "";
-  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal })) {
-    if (event.type === "text") text += event.delta;
-    if (event.type === "error") throw new UserError(event.error.message);
-  }
-  return text;
 }

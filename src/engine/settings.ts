@@ -1,0 +1,57 @@
+import type { SessionBus } from "../bus/index.ts";
+import { Effort, Mode } from "../config/schema.ts";
+import { UserError } from "../errors.ts";
+import { type Interaction, nobody } from "./interaction.ts";
+import { lowerMode, MODE_ORDER } from "./permissions.ts";
+
+export type SettingsChange = { model?: string; effort?: string; mode?: string };
+
+/** What the settings tool reads and changes in a session. */
+export type SettingsHost = {
+  readonly id: string;
+  readonly mode: Mode;
+  readonly maxMode: Mode;
+  readonly bus: SessionBus;
+  readonly interaction: Interaction | null;
+  configure(change: { model?: string; effort?: Effort }): Promise<{ model: string | null; effort: Effort }>;
+  setMode(requested: Mode): Mode;
+};
+
+/** The settings tool on a session: model and effort change at once; a higher mode is asked for first. */
+export async function applySettings(session: SettingsHost, change: SettingsChange, callId: string, signal: AbortSignal): Promise<string> {
+  const said: string[] = [];
+  if (change.effort !== undefined && !Effort.safeParse(change.effort).success) throw new UserError(`effort must be one of ${Effort.options.join(", ")}`);
+  if (change.mode !== undefined && !Mode.safeParse(change.mode).success) throw new UserError(`mode must be one of ${Mode.options.join(", ")}`);
+  if (change.model !== undefined || change.effort !== undefined) {
+    const result = await session.configure({
+      ...(change.model !== undefined ? { model: change.model } : {}),
+      ...(change.effort !== undefined ? { effort: Effort.parse(change.effort) } : {}),
+    });
+    if (change.model !== undefined) session.bus.emit({ type: "setting", key: "model", value: result.model });
+    if (change.effort !== undefined) session.bus.emit({ type: "setting", key: "effort", value: result.effort });
+    said.push(`model ${result.model ?? "(default)"}, effort ${result.effort}`);
+  }
+  if (change.mode !== undefined) {
+    const wanted = lowerMode(Mode.parse(change.mode), session.maxMode);
+    if (MODE_ORDER.indexOf(wanted) > MODE_ORDER.indexOf(session.mode)) {
+      const answer = await (session.interaction ?? nobody("nobody can approve it")).permission(
+        {
+          sessionId: session.id,
+          callId,
+          toolName: "settings",
+          title: `Switch to ${wanted} mode`,
+          kind: "switch_mode",
+          rawInput: change,
+          reason: `the model asks to raise the mode from ${session.mode} to ${wanted}`,
+          always: null,
+        },
+        signal,
+      );
+      if (answer.outcome === "deny") return [...said, `the person kept ${session.mode} mode${answer.feedback ? `: ${answer.feedback}` : ""}`].join("; ");
+    }
+    const mode = session.setMode(wanted);
+    session.bus.emit({ type: "setting", key: "mode", value: mode });
+    said.push(`mode ${mode}${mode !== change.mode ? ` (lowered from ${change.mode} by the device's limits)` : ""}`);
+  }
+  return said.join("; ") || "nothing changed";
+}

@@ -1,0 +1,64 @@
+import { UserError } from "../errors.ts";
+import { streamChat } from "../model/client.ts";
+import type { ChatMessage } from "../model/request.ts";
+import { toChatMessages } from "./history.ts";
+import type { ResolvedModel } from "./models.ts";
+import type { StoredMessage } from "./records.ts";
+
+// The model calls a session makes beside its turns: a title after the first prompt, and a summary
+// when the history is compacted. Neither offers tools; both want the text whole.
+
+const SUMMARY_SYSTEM =
+  "You summarise a coding session so that it can go on from the summary alone. Keep: the person's goals and instructions, decisions taken, files read and changed (with paths), commands run and what they showed, open problems, and what comes next. Be precise and complete; leave out chatter.";
+const SUMMARY_REQUEST = "Summarise our conversation so far for your own future reference, as instructed. Reply with the summary only.";
+const TITLE_SYSTEM =
+  "You name coding sessions. Reply with a title of at most six words for the session that starts with the person's message below: no quotes, no punctuation at the end, nothing else.";
+
+/** A title on one line, at most 200 characters. */
+export function cleanTitle(title: string): string {
+  return title.replace(/\s+/g, " ").trim().slice(0, 200);
+}
+
+/** The title a session has until the model names it: the prompt's first line, cut. */
+export function provisionalTitle(text: string): string {
+  const line = text.trim().split("\n")[0] ?? "";
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || "New session";
+}
+
+/** The model's name for a session that starts with `prompt`; null when it gave nothing usable. */
+export async function modelTitle(model: ResolvedModel, prompt: string, signal: AbortSignal): Promise<string | null> {
+  const text = await completeText(
+    model,
+    [
+      { role: "system", content: TITLE_SYSTEM },
+      { role: "user", content: prompt.slice(0, 4000) },
+    ],
+    signal,
+  );
+  const title = text.replace(/^["'#\s]+|["'\s.]+$/g, "").split("\n")[0]?.trim();
+  return title ? title.slice(0, 80) : null;
+}
+
+/** The model's summary of the conversation so far (over the summary before it, if any). */
+export async function modelSummary(
+  model: ResolvedModel,
+  stored: StoredMessage[],
+  previous: { summary: string | null; summarySeq: number | null },
+  signal: AbortSignal,
+): Promise<string> {
+  const messages = toChatMessages(SUMMARY_SYSTEM, stored, { ...previous, vision: false });
+  messages.push({ role: "user", content: SUMMARY_REQUEST });
+  const summary = (await completeText(model, messages, signal)).trim();
+  if (!summary) throw new UserError("the model gave an empty summary", 1);
+  return summary;
+}
+
+/** One model call without tools whose text is wanted whole. */
+async function completeText(model: ResolvedModel, messages: ChatMessage[], signal: AbortSignal): Promise<string> {
+  let text = "";
+  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal })) {
+    if (event.type === "text") text += event.delta;
+    if (event.type === "error") throw new UserError(event.error.message);
+  }
+  return text;
+}
