@@ -110,8 +110,8 @@ export function createFileIndexes(db: Db, options: FileIndexOptions = {}): FileI
     recordUse(root, path, now) {
       const absolute = resolve(root);
       recordUse(db, absolute, path, now ?? (options.now ?? Date.now)(), options.halfLifeMs ?? HALF_LIFE_MS);
-      const index = indexes.get(absolute);
-      if (index) index.frecency = null;
+      // The use counts in the indexes of the directories above and below `root` too.
+      for (const index of indexes.values()) index.frecency = null;
     },
   };
 }

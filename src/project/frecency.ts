@@ -1,4 +1,4 @@
-import { isAbsolute, posix, relative, sep } from "node:path";
+import { isAbsolute, join, posix, relative, sep } from "node:path";
 import type { Db } from "../store/db.ts";
 import { loadFrecency, pruneFrecency, updateFrecency } from "../store/files.ts";
 
@@ -36,10 +36,19 @@ export function recordUse(db: Db, root: string, path: string, now = Date.now(), 
   pruneFrecency(db, root, now - FORGET_AFTER * halfLife);
 }
 
-/** The paths of `root` used lately, most used (after decay) first, with their decayed counts. */
+/**
+ * The paths below `root` used lately, most used (after decay) first, with their decayed counts:
+ * uses recorded for `root` itself, for a directory above it or for one below it, all alike.
+ */
 export function recentUses(db: Db, root: string, now: number, halfLife = HALF_LIFE_MS): { path: string; score: number }[] {
-  return loadFrecency(db, root)
-    .map((row) => ({ path: row.path, score: decayed(row.score, row.lastUsed, now, halfLife) }))
+  const scores = new Map<string, number>();
+  for (const row of loadFrecency(db, root)) {
+    const path = row.root === root ? row.path : relativeTo(root, join(row.root, row.path));
+    if (path === null) continue;
+    scores.set(path, (scores.get(path) ?? 0) + decayed(row.score, row.lastUsed, now, halfLife));
+  }
+  return [...scores]
+    .map(([path, score]) => ({ path, score }))
     .sort((a, b) => b.score - a.score || (a.path < b.path ? -1 : 1));
 }
 

@@ -25,10 +25,17 @@ export function saveFileChanges(db: Db, root: string, added: readonly FileRow[],
   apply.immediate();
 }
 
-/** The frecency rows of `root`. */
-export function loadFrecency(db: Db, root: string): FrecencyRow[] {
+/**
+ * The frecency rows recorded under `root`, and under the directories above and below it (a use
+ * recorded for a project counts in a search rooted in its subdirectory, and the other way round);
+ * each with the root it was recorded under.
+ */
+export function loadFrecency(db: Db, root: string): (FrecencyRow & { root: string })[] {
   return db
-    .query<FrecencyRow, [string]>("SELECT path, score, last_used AS lastUsed FROM frecency WHERE root = ?")
+    .query<FrecencyRow & { root: string }, [string]>(
+      `SELECT root, path, score, last_used AS lastUsed FROM frecency
+       WHERE root = ?1 OR substr(?1, 1, length(root) + 1) = root || '/' OR substr(root, 1, length(?1) + 1) = ?1 || '/'`,
+    )
     .all(root);
 }
 

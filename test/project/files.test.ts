@@ -175,6 +175,31 @@ describe("frecency", () => {
     ]);
   });
 
+  test("a use counts in searches rooted above and below where it was recorded", async () => {
+    const { db, root, options } = setup(TWINS);
+    const files = createFileIndexes(db, options);
+    files.recordUse(root, "z/deep/file.ts");
+    files.recordUse(join(root, "b"), "config.ts");
+    files.recordUse(join(root, "b"), "config.ts");
+    // Rooted in a subdirectory: the project's use of z/deep/file.ts is there as deep/file.ts.
+    expect((await files.search(join(root, "z"), { query: "", limit: 1 }))[0]).toEqual({ path: "deep/file.ts", kind: "file" });
+    // Rooted at the project: b's uses of config.ts are b/config.ts's, and lift it over its twin.
+    expect(await config(files, root)).toEqual(["b/config.ts", "a/config.ts", "c/my_conf_ig.ts"]);
+    const recent = await files.search(root, { query: "", limit: 2 });
+    expect(recent).toEqual([
+      { path: "b/config.ts", kind: "file" },
+      { path: "z/deep/file.ts", kind: "file" },
+    ]);
+  });
+
+  test("a use recorded under one directory does not count for the same name under its sibling", async () => {
+    const { db, root, options } = setup({ "a/config.ts": "", "a/zeta.ts": "", "b/zeta.ts": "" });
+    const files = createFileIndexes(db, options);
+    for (let i = 0; i < 3; i++) files.recordUse(join(root, "b"), "zeta.ts");
+    expect((await files.search(join(root, "b"), { query: "", limit: 1 })).map((e) => e.path)).toEqual(["zeta.ts"]);
+    expect((await files.search(join(root, "a"), { query: "", limit: 2 })).map((e) => e.path)).toEqual(["config.ts", "zeta.ts"]);
+  });
+
   test("another process's uses count too", async () => {
     const { db, dbFile, root, clock, options } = setup(TWINS);
     const files = createFileIndexes(db, options);
