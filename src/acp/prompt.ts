@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { lowerMode } from "../engine/permissions.ts";
+import { errorMessage } from "../errors.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { expandMentions } from "../project/attach.ts";
 import { availableCommands, type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
@@ -13,9 +14,14 @@ import { rootsOf } from "./places.ts";
 export function commandsUpdate(session: Session, cx: acp.AgentContext, host: AgentHost): void {
   // After the answer, never before it: a client drops updates for a session it does not know yet.
   setTimeout(() => {
-    const set = loadCommands({ root: session.root, configDir: host.paths.configDir });
-    sendCommands(session.id, cx, set);
-    for (const notice of set.notices) session.notice(notice);
+    try {
+      const set = loadCommands({ root: session.root, configDir: host.paths.configDir });
+      sendCommands(session.id, cx, set);
+      for (const notice of set.notices) session.notice(notice);
+    } catch (error) {
+      // A timer's throw would end the process: the session goes on without its command list.
+      session.notice(`the commands could not be read: ${errorMessage(error)}`);
+    }
   }, 0);
 }
 

@@ -62,6 +62,9 @@ export type TurnAnswer = {
   meta?: Record<string, unknown>;
 };
 
+/** A message about to be stored: a StoredMessage but for its seq, which the store gives it. */
+type NewMessage = StoredMessage extends infer M ? (M extends StoredMessage ? Omit<M, "seq"> : never) : never;
+
 export type SessionStatus = { busy: boolean; turnId: string | null; queued: string[]; lastTurnId: string | null };
 
 /** Used by the automatic compaction: the share of the context window that triggers it. */
@@ -164,9 +167,23 @@ export class Session {
   }
 
   /** Stores a message of the conversation and keeps it in the history in memory. */
-  private append(message: Omit<StoredMessage, "seq">): void {
-    const row = appendMessage(this.deps.db, this.id, message.role, message.body, message.turnId);
-    this.history?.push({ ...message, seq: row.seq } as StoredMessage);
+  private append(message: NewMessage): void {
+    const { seq } = appendMessage(this.deps.db, this.id, message.role, message.body, message.turnId);
+    this.remember({ ...message, seq });
+  }
+
+  /**
+   * Adds a stored message to the history in memory. A seq that does not follow the last one known
+   * means someone else wrote to the session meanwhile (a process that took over a hold gone
+   * stale): the history is read again from the store on next use.
+   */
+  private remember(message: StoredMessage): void {
+    if (!this.history) return;
+    if (message.seq !== (this.history.at(-1)?.seq ?? 0) + 1) {
+      this.history = null;
+      return;
+    }
+    this.history.push(message);
   }
 
   /**
@@ -328,6 +345,8 @@ export class Session {
 
   /** Undoes the last turn now (from within the turn queue: /undo). */
   undoNow(): { prompt: string; files: string[] } | null {
+    // Read afresh: what undo deletes must be what the store holds.
+    this.history = null;
     const messages = this.messages();
     const lastUser = messages.findLast((m) => m.role === "user" && !m.body.steer);
     if (!lastUser || lastUser.role !== "user") return null;
@@ -415,6 +434,7 @@ export class Session {
     };
     const firstPrompt = !this.row.title;
     const title = firstPrompt ? cleanTitle(provisionalTitle(input.display ?? input.text)) : null;
+    this.bus.emit({ type: "task", state: "start", turnId });
     // One commit for the turn's start: its state, the person's message and a first title.
     const { seq } = this.deps.db
       .transaction(() => {
@@ -424,8 +444,7 @@ export class Session {
         return row;
       })
       .immediate();
-    this.history?.push({ seq, role: "user", body: user, turnId });
-    this.bus.emit({ type: "task", state: "start", turnId });
+    this.remember({ seq, role: "user", body: user, turnId });
     const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
     this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
     if (title) {

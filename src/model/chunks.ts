@@ -34,7 +34,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 function isToolCallChunk(value: unknown): boolean {
   if (!isRecord(value)) return false;
   const { index, id, function: fn } = value;
-  if (!(index === undefined || (Number.isInteger(index) && (index as number) >= 0))) return false;
+  // zod's int() is a safe integer; its number() is finite.
+  if (!(index === undefined || (Number.isSafeInteger(index) && (index as number) >= 0))) return false;
   if (!isText(id)) return false;
   return isNullish(fn) || (isRecord(fn) && isText(fn.name) && isText(fn.arguments));
 }
@@ -50,7 +51,7 @@ function isDelta(value: unknown): boolean {
 function isChoice(value: unknown): boolean {
   if (!isRecord(value)) return false;
   const { index, finish_reason } = value;
-  return (index === undefined || typeof index === "number") && isText(finish_reason) && isDelta(value.delta);
+  return (index === undefined || Number.isFinite(index)) && isText(finish_reason) && isDelta(value.delta);
 }
 
 /**
@@ -63,7 +64,7 @@ export function isWellFormedChunk(value: unknown): value is Chunk {
   if (!isRecord(value) || !isNullish(value.error)) return false;
   const { choices, usage } = value;
   if (!(isNullish(choices) || (Array.isArray(choices) && choices.every(isChoice)))) return false;
-  return isNullish(usage) || (isRecord(usage) && typeof usage.prompt_tokens === "number" && typeof usage.completion_tokens === "number");
+  return isNullish(usage) || (isRecord(usage) && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens));
 }
 
 type ToolSlot = { id: string | undefined; index: number };

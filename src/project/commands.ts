@@ -79,9 +79,8 @@ export function loadCommands(opts: { root: string; configDir: string }): Command
 const NAME = /^[A-Za-z0-9][\w-]*$/;
 
 function readCommandDir(dir: string, notices: string[]): Defined[] {
-  if (!isDir(dir)) return [];
   const out: Defined[] = [];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".md")).sort()) {
+  for (const file of listDir(dir, notices).filter((f) => f.endsWith(".md"))) {
     const name = basename(file, ".md");
     if (!NAME.test(name) || TUI_COMMANDS.has(name)) continue;
     const path = join(dir, file);
@@ -103,9 +102,8 @@ function readCommandDir(dir: string, notices: string[]): Defined[] {
 }
 
 function readSkillDir(dir: string, notices: string[]): Defined[] {
-  if (!isDir(dir)) return [];
   const out: Defined[] = [];
-  for (const entry of readdirSync(dir).sort()) {
+  for (const entry of listDir(dir, notices)) {
     const path = join(dir, entry, "SKILL.md");
     if (!existsSync(path)) continue;
     const read = readDefined(path, notices);
@@ -152,6 +150,17 @@ function hintOf(meta: z.infer<typeof Frontmatter>): { hint?: string } {
 function firstLine(text: string): string | undefined {
   const line = text.split("\n").find((l) => l.trim())?.replace(/^#+\s*/, "").trim();
   return line ? line.slice(0, 120) : undefined;
+}
+
+/** A directory's entries, sorted; none when it is absent, and a notice when it cannot be listed. */
+function listDir(dir: string, notices: string[]): string[] {
+  if (!isDir(dir)) return [];
+  try {
+    return readdirSync(dir).sort();
+  } catch (error) {
+    notices.push(`${dir} is skipped: it cannot be listed (${error instanceof Error && "code" in error ? String(error.code) : "unreadable"})`);
+    return [];
+  }
 }
 
 function isDir(path: string): boolean {

@@ -18,8 +18,12 @@ export function rotatingLog(file: string, opts: { maxBytes?: number; keep?: numb
   return (text) => {
     const bytes = Buffer.byteLength(text);
     if (size > 0 && size + bytes > maxBytes) {
-      rotate(file, keep);
-      size = 0;
+      try {
+        rotate(file, keep);
+      } finally {
+        // Rotated, or the file was gone (removed by hand): either way the next line starts a file.
+        size = sizeOf(file);
+      }
     }
     appendFileSync(file, text, { mode: 0o600 });
     size += bytes;
@@ -35,7 +39,11 @@ function rotate(file: string, keep: number): void {
       // that one did not exist yet
     }
   }
-  renameSync(file, `${file}.1`);
+  try {
+    renameSync(file, `${file}.1`);
+  } catch (error) {
+    if (!(error instanceof Error && "code" in error && error.code === "ENOENT")) throw error;
+  }
 }
 
 function sizeOf(file: string): number {

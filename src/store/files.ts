@@ -31,12 +31,23 @@ export function saveFileChanges(db: Db, root: string, added: readonly FileRow[],
  * each with the root it was recorded under.
  */
 export function loadFrecency(db: Db, root: string): (FrecencyRow & { root: string })[] {
+  const around = [...ancestors(root), root];
+  // Below: every root that starts with "<root>/", i.e. from "<root>/" up to "<root>0" ('0' follows '/').
+  const below = root === "/" ? "/" : `${root}/`;
+  const end = `${below.slice(0, -1)}0`;
   return db
-    .query<FrecencyRow & { root: string }, [string]>(
+    .query<FrecencyRow & { root: string }, string[]>(
       `SELECT root, path, score, last_used AS lastUsed FROM frecency
-       WHERE root = ?1 OR substr(?1, 1, length(root) + 1) = root || '/' OR substr(root, 1, length(?1) + 1) = ?1 || '/'`,
+       WHERE root IN (${around.map(() => "?").join(", ")}) OR (root >= ? AND root < ?)`,
     )
-    .all(root);
+    .all(...around, below, end);
+}
+
+/** The directories above an absolute path: "/a/b" → "/", "/a". */
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf("/", 1); i !== -1; i = path.indexOf("/", i + 1)) out.push(path.slice(0, i));
+  return path === "/" ? [] : ["/", ...out];
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { listMessages } from "../../src/store/messages.ts";
+import { appendMessage, listMessages } from "../../src/store/messages.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
 
 let h: EngineHarness;
@@ -86,6 +86,19 @@ test("after undo the model is sent the turns before it and never the undone one"
   expect(last).toContain("one done");
   expect(last).not.toContain("turn two");
   expect(last).not.toContain("two done");
+  expect(session.messages().map((m) => m.seq)).toEqual(listMessages(h.db, session.id).map((m) => m.seq));
+});
+
+test("what another process wrote to the session meanwhile is in the next request (the history is read again)", async () => {
+  h.model.push(step({ text: "first answer" }), step({ text: "second answer" }));
+  const session = await h.session();
+  await session.prompt({ text: "turn one" });
+  await session.idle();
+  // As a process that took the session over (its hold gone stale) would have written it.
+  appendMessage(h.db, session.id, "user", { text: "written elsewhere" }, null);
+  await session.prompt({ text: "turn two" });
+  const steps = (await h.model.waitForRequests(2)).filter((r) => isStep(r.body));
+  expect(JSON.stringify(steps.at(-1)?.body.messages)).toContain("written elsewhere");
   expect(session.messages().map((m) => m.seq)).toEqual(listMessages(h.db, session.id).map((m) => m.seq));
 });
 

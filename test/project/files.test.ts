@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { createFileIndexes, entriesOf, type FileIndexOptions, openFileIndex, refreshFileIndex, searchFiles } from "../../src/project/files.ts";
-import { boostOf, decayed, HALF_LIFE_MS, MAX_BOOST } from "../../src/project/frecency.ts";
+import { boostOf, decayed, HALF_LIFE_MS, MAX_BOOST, recentUses, recordUse } from "../../src/project/frecency.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { cleanup, tempDir, writeFiles } from "./tree.ts";
 
@@ -198,6 +198,19 @@ describe("frecency", () => {
     for (let i = 0; i < 3; i++) files.recordUse(join(root, "b"), "zeta.ts");
     expect((await files.search(join(root, "b"), { query: "", limit: 1 })).map((e) => e.path)).toEqual(["zeta.ts"]);
     expect((await files.search(join(root, "a"), { query: "", limit: 2 })).map((e) => e.path)).toEqual(["config.ts", "zeta.ts"]);
+  });
+
+  test("uses under the filesystem's root and under look-alike names are placed exactly", () => {
+    const { db } = setup({});
+    const now = 1_000_000;
+    recordUse(db, "/", "/a/b/under-slash.ts", now);
+    recordUse(db, "/a", "b/under-a.ts", now);
+    recordUse(db, "/a/b/c", "deeper.ts", now);
+    recordUse(db, "/a/bc", "look-alike.ts", now);
+    recordUse(db, "/a/b-x", "other.ts", now);
+    const paths = (root: string) => recentUses(db, root, now).map((u) => u.path).sort();
+    expect(paths("/a/b")).toEqual(["c/deeper.ts", "under-a.ts", "under-slash.ts"]);
+    expect(paths("/")).toEqual(["a/b-x/other.ts", "a/b/c/deeper.ts", "a/b/under-a.ts", "a/b/under-slash.ts", "a/bc/look-alike.ts"]);
   });
 
   test("another process's uses count too", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { rotatingLog } from "../../src/service/logfile.ts";
 import { startDevice } from "../support/device.ts";
@@ -89,4 +89,15 @@ test("service logs -f goes on across a rotation, with the old file's last lines"
   } finally {
     proc.kill("SIGKILL");
   }
+});
+
+test("a log removed by hand just before a rotation starts afresh, and no later line is lost", () => {
+  const file = join(box.dir, "lembas.log");
+  const append = rotatingLog(file, { maxBytes: 20, keep: 2 });
+  append(line(1));
+  append(line(2));
+  rmSync(file); // the next line would rotate a file that is gone
+  for (let n = 3; n <= 7; n++) append(line(n));
+  const kept = [`${file}.2`, `${file}.1`, file].filter(existsSync).map((f) => readFileSync(f, "utf8")).join("");
+  expect(kept).toBe([3, 4, 5, 6, 7].map(line).join(""));
 });
