@@ -1,22 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { RpcError, startInstance, type Instance } from "./instance.ts";
+import { MessageSchema, RpcError, type RpcMessage, startInstance, type Instance } from "./instance.ts";
 import { startModel, type ScriptedModel } from "./model.ts";
 
 const TOKEN = "dev-token";
-const Message = z.looseObject({
-  jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number(), z.null()]).optional(),
-  method: z.string().optional(),
-  params: z.unknown().optional(),
-  result: z.unknown().optional(),
-  error: z.looseObject({ code: z.number(), message: z.string(), data: z.unknown().optional() }).optional(),
-});
-type Message = z.infer<typeof Message>;
 
 /** Plays the device's side of the link with Bun's WebSocket client. */
 class Device {
-  readonly received: Message[] = [];
+  readonly received: RpcMessage[] = [];
   /** Frames that were not JSON. */
   readonly raw: string[] = [];
   readonly opened: Promise<boolean>;
@@ -32,7 +23,7 @@ class Device {
     ws.addEventListener("message", (e) => {
       const text = String(e.data);
       try {
-        this.received.push(Message.parse(JSON.parse(text)));
+        this.received.push(MessageSchema.parse(JSON.parse(text)));
       } catch {
         this.raw.push(text);
       }
@@ -60,7 +51,7 @@ class Device {
   }
 
   /** The first received message (from `from` on) that passes `predicate`. */
-  next(predicate: (m: Message) => boolean, from = 0): Promise<Message> {
+  next(predicate: (m: RpcMessage) => boolean, from = 0): Promise<RpcMessage> {
     return new Promise((resolve, reject) => {
       const check = (): boolean => {
         const found = this.received.slice(from).find(predicate);

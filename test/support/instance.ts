@@ -59,7 +59,7 @@ export type RequestHandler = (params: unknown, request: RpcRequest) => unknown;
 /** Any well-formed JSON-RPC 2.0 message the agent sent. */
 export type RpcMessage = z.infer<typeof MessageSchema>;
 
-const MessageSchema = z.looseObject({
+export const MessageSchema = z.looseObject({
   jsonrpc: z.literal("2.0"),
   id: z.union([z.string(), z.number(), z.null()]).optional(),
   method: z.string().optional(),
