@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { cleanup, ends, makeHome, openScreen } from "./support.ts";
+import { cleanup, commandMarks, ends, makeHome, openScreen, startDirectoryMarks } from "./support.ts";
 
 afterEach(cleanup);
 
@@ -27,15 +27,9 @@ function readCount(home: string): string[] {
 describe("bash with integration", () => {
   test("marks prompts and commands: A, B, C, D with the status, OSC 7; an empty line ends no command", async () => {
     const home = bashHome();
-    const screen = openScreen({ shell: BASH, home });
-    await screen.waitFor(/\x1b\]133;B\x07/);
-    const start = screen.text().length;
-    await screen.run("cd /tmp");
-    await screen.run("false");
-    const beforeEmpty = screen.text().length;
-    await screen.run("");
+    const marks = await commandMarks(openScreen({ shell: BASH, home }), [""]);
     const host = hostname();
-    expect(screen.marks(start)).toEqual([
+    expect(marks.commands).toEqual([
       "133;C",
       "133;D;0",
       `7;file://${host}/tmp`,
@@ -50,16 +44,13 @@ describe("bash with integration", () => {
       "133;A",
       "133;B",
     ]);
-    expect(ends(screen.marks(beforeEmpty))).toEqual([]);
+    expect(ends(marks.after)).toEqual([]);
   });
 
   test("the first prompt is marked, with OSC 7 for the start directory, percent-encoded byte by byte", async () => {
     const home = bashHome();
-    const dir = join(home, "a b", "é%");
-    mkdirSync(dir, { recursive: true });
-    const screen = openScreen({ shell: BASH, home, cwd: dir });
-    await screen.waitFor(/\x1b\]133;B\x07/);
-    expect(screen.marks()).toEqual([`7;file://${hostname()}${home}/a%20b/%C3%A9%25`, "133;A", "133;B"]);
+    const { marks, expected } = await startDirectoryMarks({ shell: BASH, home });
+    expect(marks).toEqual([expected, "133;A", "133;B"]);
   });
 
   test("reads the person's login files once each, as bash -l does; their alias works", async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { cleanup, ends, makeHome, openScreen } from "./support.ts";
+import { cleanup, commandMarks, ends, makeHome, openScreen, startDirectoryMarks } from "./support.ts";
 
 afterEach(cleanup);
 
@@ -26,17 +26,9 @@ describe.skipIf(!FISH)("fish with integration", () => {
 
   test("marks prompts and commands: A, B, C, D with the status, OSC 7; a blank line ends no command", async () => {
     const home = fishHome();
-    const screen = openScreen({ shell: fish, home });
-    await screen.waitFor(/\x1b\]133;B\x07/);
-    const start = screen.text().length;
-    await screen.run("cd /tmp");
-    await screen.run("false");
-    const beforeEmpty = screen.text().length;
-    await screen.run("");
-    await screen.run("   ");
-    await screen.run("# a comment");
+    const marks = await commandMarks(openScreen({ shell: fish, home }), ["", "   ", "# a comment"]);
     const host = hostname();
-    expect(screen.marks(start).slice(0, 10)).toEqual([
+    expect(marks.commands.slice(0, 10)).toEqual([
       "133;C",
       "133;D;0",
       "133;A",
@@ -48,18 +40,14 @@ describe.skipIf(!FISH)("fish with integration", () => {
       `7;file://${host}/tmp`,
       "133;B",
     ]);
-    const rest = screen.marks(beforeEmpty);
-    expect(ends(rest)).toEqual([]);
-    expect(rest).not.toContain("133;C");
+    expect(ends(marks.after)).toEqual([]);
+    expect(marks.after).not.toContain("133;C");
   });
 
   test("OSC 7 for the start directory is percent-encoded byte by byte", async () => {
     const home = fishHome();
-    const dir = join(home, "a b", "é%");
-    mkdirSync(dir, { recursive: true });
-    const screen = openScreen({ shell: fish, home, cwd: dir });
-    await screen.waitFor(/\x1b\]133;B\x07/);
-    expect(screen.marks()).toContain(`7;file://${hostname()}${home}/a%20b/%C3%A9%25`);
+    const { marks, expected } = await startDirectoryMarks({ shell: fish, home });
+    expect(marks).toContain(expected);
   });
 
   test("reads the person's configuration as a login shell, with nothing of ours visible; their alias works", async () => {

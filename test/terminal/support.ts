@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { detectShell } from "../../src/terminal/shell.ts";
 import { openTerminal, type Terminal } from "../../src/terminal/terminal.ts";
@@ -122,4 +122,27 @@ export function isAlive(pid: number): boolean {
   } catch {
     return process.platform !== "linux";
   }
+}
+
+/** The marks a shell writes for `cd /tmp` then `false`, and for the lines typed after them (blank ones). */
+export async function commandMarks(screen: Screen, after: string[]): Promise<{ commands: string[]; after: string[] }> {
+  await screen.waitFor(/\x1b\]133;B\x07/);
+  const start = screen.text().length;
+  await screen.run("cd /tmp");
+  await screen.run("false");
+  const beforeAfter = screen.text().length;
+  for (const line of after) await screen.run(line);
+  return { commands: screen.marks(start), after: screen.marks(beforeAfter) };
+}
+
+/**
+ * The marks of a shell started in `<home>/a b/é%`, beside the OSC 7 mark it must write for it
+ * (percent-encoded byte by byte).
+ */
+export async function startDirectoryMarks(options: Omit<ScreenOptions, "cwd">): Promise<{ marks: string[]; expected: string }> {
+  const dir = join(options.home, "a b", "é%");
+  mkdirSync(dir, { recursive: true });
+  const screen = openScreen({ ...options, cwd: dir });
+  await screen.waitFor(/\x1b\]133;B\x07/);
+  return { marks: screen.marks(), expected: `7;file://${hostname()}${options.home}/a%20b/%C3%A9%25` };
 }

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { cleanup, ends, makeHome, openScreen } from "./support.ts";
+import { cleanup, commandMarks, ends, makeHome, openScreen, startDirectoryMarks } from "./support.ts";
 
 afterEach(cleanup);
 
@@ -27,15 +27,9 @@ describe.skipIf(!ZSH)("zsh with integration", () => {
 
   test("marks prompts and commands: A, B, C, D with the status, OSC 7; an empty line ends no command", async () => {
     const home = makeHome({ ".zshrc": "PS1='%~ %# '\n" });
-    const screen = openScreen({ shell: zsh, home });
-    await screen.waitFor(/\x1b\]133;B\x07/);
-    const start = screen.text().length;
-    await screen.run("cd /tmp");
-    await screen.run("false");
-    const beforeEmpty = screen.text().length;
-    await screen.run("");
+    const marks = await commandMarks(openScreen({ shell: zsh, home }), [""]);
     const host = hostname();
-    expect(screen.marks(start)).toEqual([
+    expect(marks.commands).toEqual([
       "133;C",
       "133;D;0",
       `7;file://${host}/tmp`,
@@ -50,16 +44,13 @@ describe.skipIf(!ZSH)("zsh with integration", () => {
       "133;A",
       "133;B",
     ]);
-    expect(ends(screen.marks(beforeEmpty))).toEqual([]);
+    expect(ends(marks.after)).toEqual([]);
   });
 
   test("OSC 7 for the start directory is percent-encoded byte by byte", async () => {
     const home = makeHome({ ".zshrc": "PS1='%~ %# '\n" });
-    const dir = join(home, "a b", "é%");
-    mkdirSync(dir, { recursive: true });
-    const screen = openScreen({ shell: zsh, home, cwd: dir });
-    await screen.waitFor(/\x1b\]133;B\x07/);
-    expect(screen.marks()).toContain(`7;file://${hostname()}${home}/a%20b/%C3%A9%25`);
+    const { marks, expected } = await startDirectoryMarks({ shell: zsh, home });
+    expect(marks).toContain(expected);
   });
 
   test("follows a ZDOTDIR set in ~/.zshenv; no lembas variable is visible to the person's files", async () => {
