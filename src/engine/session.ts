@@ -95,8 +95,6 @@ export class Session {
   private lastPromptTokens = 0;
   private compacting = false;
   private refsCache: string[] = [];
-  /** The conversation as stored, read from the store once and then kept as it is written. */
-  private history: StoredMessage[] | null = null;
   private closed = false;
   /** Waiting turns whose request was cancelled: they answer cancelled when their time comes. */
   private readonly dropped = new Set<string>();
@@ -109,11 +107,12 @@ export class Session {
     private readonly deps: SessionDeps,
     /** The highest mode this session may be in (remote.max_mode for the link's sessions). */
     readonly maxMode: Mode = "auto",
-    /** The conversation when the caller knows it (a session just made has none); else read on first use. */
-    history: StoredMessage[] | null = null,
-  ) {
-    this.history = history;
-  }
+    /**
+     * The conversation as stored, kept as it is written: given when the caller knows it (a session
+     * just made has none), else read from the store on first use.
+     */
+    private history: StoredMessage[] | null = null,
+  ) {}
 
   get id(): string {
     return this.row.id;
@@ -309,10 +308,15 @@ export class Session {
 
   setTitle(title: string): string {
     const clean = cleanTitle(title);
-    this.row = { ...this.row, title: clean };
     updateSession(this.deps.db, this.id, { title: clean });
-    this.bus.emit({ type: "title", id: this.id, title: clean });
+    this.titled(clean);
     return clean;
+  }
+
+  /** The title, stored already, becomes the session's, and is said. */
+  private titled(title: string): void {
+    this.row = { ...this.row, title };
+    this.bus.emit({ type: "title", id: this.id, title });
   }
 
   /** Summarises the history so far; the model then sees the summary instead. Refused while a turn runs. */
@@ -447,13 +451,9 @@ export class Session {
     this.remember({ seq, role: "user", body: user, turnId });
     const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
     this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
-    if (title) {
-      this.row = { ...this.row, title };
-      this.bus.emit({ type: "title", id: this.id, title });
-    }
+    if (title) this.titled(title);
     return firstPrompt;
   }
-
 
   /** Stores a turn's answer; a store that fails here is said, and the caller still gets the answer. */
   private finish(turnId: string, answer: TurnAnswer): void {
