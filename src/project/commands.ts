@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { Effort, Mode } from "../config/schema.ts";
+import { errorCode } from "../errors.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 
 /**
@@ -158,7 +159,7 @@ function listDir(dir: string, notices: string[]): string[] {
   try {
     return readdirSync(dir).sort();
   } catch (error) {
-    notices.push(`${dir} is skipped: it cannot be listed (${error instanceof Error && "code" in error ? String(error.code) : "unreadable"})`);
+    notices.push(`${dir} is skipped: it cannot be listed (${errorCode(error) ?? "unreadable"})`);
     return [];
   }
 }

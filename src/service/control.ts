@@ -7,7 +7,7 @@ import { chmodSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { Hono } from "hono";
 import { z } from "zod";
-import { UserError, errorMessage } from "../errors.ts";
+import { UserError, errorCode, errorMessage } from "../errors.ts";
 
 /** One link to a LLeMbas instance, as the service sees it now. */
 export const LinkStatus = z.object({
@@ -104,7 +104,7 @@ export async function readServiceStatus(socketPath: string, timeoutMs = 2000): P
 }
 
 function notAnswering(socketPath: string, error: unknown, timeoutMs: number): StatusReading {
-  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  const code = errorCode(error);
   if (code === "ENOENT") return { running: false, stale: false, reason: `there is no control socket at ${socketPath}` };
   if (code === "ECONNREFUSED") return { running: false, stale: true, reason: `nothing listens on ${socketPath} (left by a service that stopped)` };
   if (error instanceof DOMException && error.name === "TimeoutError") {

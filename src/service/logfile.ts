@@ -1,4 +1,5 @@
 import { appendFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { errorCode } from "../errors.ts";
 
 /** Past this size the log is rotated: `lembas.log` becomes `lembas.log.1`, and so on. */
 export const LOG_MAX_BYTES = 8 * 1024 * 1024;
@@ -42,7 +43,7 @@ function rotate(file: string, keep: number): void {
   try {
     renameSync(file, `${file}.1`);
   } catch (error) {
-    if (!(error instanceof Error && "code" in error && error.code === "ENOENT")) throw error;
+    if (errorCode(error) !== "ENOENT") throw error;
   }
 }
 

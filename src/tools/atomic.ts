@@ -1,6 +1,6 @@
 import { chmod, lstat, open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { errorCode } from "./result.ts";
+import { errorCode } from "../errors.ts";
 
 /**
  * Writes a file atomically: a temp file in the same directory, synced, then renamed over the

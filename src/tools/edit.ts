@@ -4,7 +4,8 @@ import { writeAtomic } from "./atomic.ts";
 import { unifiedDiff } from "./diff.ts";
 import description from "./edit.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
-import { errorCode, fail, fsErrorMessage, ok } from "./result.ts";
+import { errorCode } from "../errors.ts";
+import { fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
 
 /** The input schema, made on first use (see defineTool). */

@@ -4,7 +4,8 @@ import { basename, dirname, extname } from "node:path";
 import { z } from "zod";
 import description from "./read.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
-import { errorCode, fail, fsErrorMessage, ok } from "./result.ts";
+import { errorCode } from "../errors.ts";
+import { fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 
 const DEFAULT_LIMIT = 2000;

@@ -1,3 +1,4 @@
+import { errorCode } from "../errors.ts";
 import type { ToolResult } from "./tool.ts";
 
 /** A successful result. */
@@ -8,12 +9,6 @@ export function ok(output: string, extra: Omit<ToolResult, "output" | "isError">
 /** A failed result: `output` is a sentence the model can act on. */
 export function fail(output: string, meta?: Record<string, unknown>): ToolResult {
   return meta ? { output, isError: true, meta } : { output, isError: true };
-}
-
-/** The errno code of a Node-style error, if any. */
-export function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null || !("code" in error)) return undefined;
-  return typeof error.code === "string" ? error.code : undefined;
 }
 
 /** Turns a file-system error into a sentence naming the path as the model knows it. */

@@ -3,7 +3,8 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { writeAtomic } from "./atomic.ts";
 import { displayPath, resolvePath } from "./paths.ts";
-import { errorCode, fail, fsErrorMessage, ok } from "./result.ts";
+import { errorCode } from "../errors.ts";
+import { fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool } from "./tool.ts";
 import description from "./write.txt" with { type: "text" };
 
