@@ -1,3 +1,4 @@
+import { isAlive } from "../processes.ts";
 import type { Db } from "./db.ts";
 
 /**
@@ -32,15 +33,6 @@ export function beat(db: Db, now = Date.now()): void {
   db.query("UPDATE holds SET heartbeat = ? WHERE pid = ?").run(now, process.pid);
 }
 
-export function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
-  }
-}
 
 /**
  * Claims a session for this process. Returns the live holder that keeps it instead, or null when

@@ -1,6 +1,7 @@
 import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { isAlive } from "../processes.ts";
 import bashRc from "./bash-rc.sh" with { type: "text" };
 import fishRc from "./fish-rc.fish" with { type: "text" };
 import zshEnv from "./zsh-env.zsh" with { type: "text" };
@@ -162,17 +163,8 @@ function sweepStaleDirs(): void {
   }
   for (const name of names) {
     const pid = Number(/^lembas-shell-(\d+)-/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    if (!pid || isAlive(pid)) continue;
     rmSync(join(tmpdir(), name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
