@@ -15,6 +15,7 @@ import { systemPrompt } from "./instructions.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./models.ts";
 import { lowerMode, modeAction } from "./permissions.ts";
+import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings } from "./settings.ts";
 import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-calls.ts";
@@ -91,7 +92,7 @@ export class Session {
   private inbox: { text: string; id?: string }[] = [];
   private readonly allowed = new Set<string>();
   private todos: TodoItem[] = [];
-  private readonly reads = new Set<string>();
+  private readonly reads = new ReadLedger();
   private lastPromptTokens = 0;
   private compacting = false;
   private refsCache: string[] = [];
@@ -228,7 +229,7 @@ export class Session {
 
   /** Files the person attached (@mentions): the model has seen them, as if it had read them. */
   markRead(paths: readonly string[]): void {
-    for (const path of paths) this.reads.add(path);
+    for (const path of paths) this.reads.mark(path);
   }
 
   /**
@@ -608,11 +609,11 @@ export class Session {
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       aroundCommand: (run) => undo.aroundCommand(run),
-      markRead: (path) => {
-        this.reads.add(path);
+      markRead: (path, content) => {
+        this.reads.mark(path, content);
         this.deps.onFileUse?.(this.root, path);
       },
-      wasRead: (path) => this.reads.has(path),
+      readState: (path) => this.reads.state(path),
       ask: (questions, why) =>
         (this.interaction ?? nobody("")).question({ sessionId: this.id, callId, questions, ...(why ? { why } : {}) }, signal),
       submitPlan: async (path, text) => {

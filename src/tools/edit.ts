@@ -5,7 +5,7 @@ import { unifiedDiff } from "./diff.ts";
 import description from "./edit.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { errorCode } from "../errors.ts";
-import { fail, fsErrorMessage, ok } from "./result.ts";
+import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
 
 /** The input schema, made on first use (see defineTool). */
@@ -35,13 +35,15 @@ export const editTool = defineTool({
     const read = await readText(abs);
     if ("error" in read) return fail(missingOrError(read.error, shown));
     const content = read.text;
-    if (!ctx.wasRead(abs)) return fail(`${shown} has not been read in this session: read it first, then edit it.`);
+    const state = ctx.readState(abs);
+    if (state === "unread") return fail(`${shown} has not been read in this session: read it first, then edit it.`);
+    if (state === "changed") return fail(changedSinceRead(shown, "edit"));
     const change = planChange(content, input.old_string, input.new_string, input.replace_all ?? false, shown);
     if ("output" in change) return change;
     try {
       await ctx.beforeChange(abs);
       await writeAtomic(abs, change.newText);
-      ctx.markRead(abs);
+      ctx.markRead(abs, change.newText);
     } catch (error) {
       return fail(fsErrorMessage(error, shown));
     }

@@ -31,3 +31,8 @@ export function fsErrorMessage(error: unknown, shown: string): string {
       return `${shown}: ${error instanceof Error ? error.message : String(error)}`;
   }
 }
+
+/** A write or edit refused because the file changed after the model last saw it. */
+export function changedSinceRead(shown: string, verb: "write" | "edit"): string {
+  return `${shown} has changed since you last read it (the person or a command changed it): read it again, then ${verb} it, so that their changes are kept.`;
+}

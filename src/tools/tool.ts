@@ -6,6 +6,9 @@ export type PermissionClass = "read" | "write" | "exec" | "none";
 /** ACP's tool kinds, as the client shows them. */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
 
+/** Whether the model has seen a file as it is now: never, as it is, or before someone changed it. */
+export type ReadState = "unread" | "current" | "changed";
+
 /** A file a tool is about to change, with its content before and after (for diffs and undo). */
 export type FileDiff = { path: string; oldText: string | null; newText: string };
 
@@ -60,9 +63,13 @@ export type ToolContext = {
   beforeChange(path: string): Promise<void>;
   /** Wraps a command that may change any file of the project (bash), so what it changed can be undone. */
   aroundCommand<T>(run: () => Promise<T>): Promise<T>;
-  /** Notes that the model has seen a file (edit refuses files never read, or changed since). */
-  markRead(path: string): void;
-  wasRead(path: string): boolean;
+  /**
+   * Notes that the model has seen a file (absolute path), as it is now; `content` is what it saw
+   * when the tool has it (a write's text), so the file need not be read again for its stamp.
+   */
+  markRead(path: string, content?: string | Uint8Array): void;
+  /** Whether the model has seen the file as it is now: write and edit refuse "unread" and "changed". */
+  readState(path: string): ReadState;
   /** The person, where somebody can be asked. */
   ask(questions: Question[], why?: string): Promise<QuestionOutcome>;
   submitPlan(path: string, text: string): Promise<PlanOutcome>;

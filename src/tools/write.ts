@@ -4,7 +4,7 @@ import { z } from "zod";
 import { writeAtomic } from "./atomic.ts";
 import { displayPath, resolvePath } from "./paths.ts";
 import { errorCode } from "../errors.ts";
-import { fail, fsErrorMessage, ok } from "./result.ts";
+import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool } from "./tool.ts";
 import description from "./write.txt" with { type: "text" };
 
@@ -29,13 +29,17 @@ export const writeTool = defineTool({
     const shown = displayPath(abs, ctx.root);
     try {
       const oldText = await existingText(abs);
-      if (oldText !== null && !ctx.wasRead(abs)) {
-        return fail(`${shown} already exists and has not been read in this session: read it first, then write it (or use edit).`);
+      if (oldText !== null) {
+        const state = ctx.readState(abs);
+        if (state === "unread") {
+          return fail(`${shown} already exists and has not been read in this session: read it first, then write it (or use edit).`);
+        }
+        if (state === "changed") return fail(changedSinceRead(shown, "write"));
       }
       await ctx.beforeChange(abs);
       await mkdir(dirname(abs), { recursive: true });
       await writeAtomic(abs, input.content);
-      ctx.markRead(abs);
+      ctx.markRead(abs, input.content);
       const lines = countLines(input.content);
       const verb = oldText === null ? "Created" : "Wrote";
       return ok(`${verb} ${shown} (${lines} line${lines === 1 ? "" : "s"}).`, {

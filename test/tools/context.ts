@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
+import { ReadLedger } from "../../src/engine/read-ledger.ts";
 import type { PlanOutcome, Question, QuestionOutcome, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
@@ -29,6 +30,7 @@ export type ContextOptions = {
 export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec: Recorded } {
   const root = opts.root ?? tempDir();
   const rec: Recorded = { beforeChange: [], progress: [], todos: [], read: new Set(), commands: 0, asked: [], plans: [], settingsSet: [] };
+  const ledger = new ReadLedger();
   const settings = { model: "local/a" as string | null, effort: "medium", mode: "edit", models: ["local/a", "local/b"] };
   const ctx: ToolContext = {
     sessionId: "s1",
@@ -42,8 +44,11 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
       rec.commands++;
       return run();
     },
-    markRead: (path) => void rec.read.add(path),
-    wasRead: (path) => rec.read.has(path),
+    markRead: (path, content) => {
+      rec.read.add(path);
+      ledger.mark(path, content);
+    },
+    readState: (path) => ledger.state(path),
     ask: async (questions, why) => {
       rec.asked.push({ questions, ...(why ? { why } : {}) });
       return opts.ask ? opts.ask(questions) : { outcome: "nobody" };

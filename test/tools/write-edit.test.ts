@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { unifiedDiff } from "../../src/tools/diff.ts";
 import { editTool } from "../../src/tools/edit.ts";
@@ -48,7 +48,7 @@ describe("write", () => {
     expect(readFileSync(abs, "utf8")).toBe("a\nb");
     expect(readdirSync(join(ctx.root, "deep/er"))).toEqual(["new.ts"]);
     expect(rec.beforeChange).toEqual([abs]);
-    expect(ctx.wasRead(abs)).toBe(true);
+    expect(ctx.readState(abs)).toBe("current");
   });
 
   test("keeps an existing file's mode", async () => {
@@ -72,6 +72,64 @@ describe("write", () => {
     mkdirSync(join(ctx.root, "dir"));
     const result = await run(writeTool, { path: "dir", content: "x" }, ctx);
     expect(result).toMatchObject({ isError: true, output: "dir is a directory." });
+  });
+});
+
+describe("a file the person changed after the model read it", () => {
+  test("write is refused, says to read it again, and the person's text stays", async () => {
+    const { ctx, rec, path } = await withFile("a.txt", "old\n");
+    writeFileSync(path, "the person's edit\n");
+    const result = await run(writeTool, { path: "a.txt", content: "model's\n" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.output).toContain("a.txt has changed since you last read it");
+    expect(result.output).toContain("read it again");
+    expect(readFileSync(path, "utf8")).toBe("the person's edit\n");
+    expect(rec.beforeChange).toEqual([]);
+  });
+
+  test("edit is refused the same way, even when the old text is still there", async () => {
+    const { ctx, path } = await withFile("a.ts", "one\ntwo\n");
+    writeFileSync(path, "one\ntwo\nthree, typed by the person\n");
+    const result = await run(editTool, { path: "a.ts", old_string: "two", new_string: "2" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.output).toContain("a.ts has changed since you last read it");
+    expect(readFileSync(path, "utf8")).toBe("one\ntwo\nthree, typed by the person\n");
+  });
+
+  test("after reading it again, the edit goes through", async () => {
+    const { ctx, path } = await withFile("a.ts", "one\ntwo\n");
+    writeFileSync(path, "one\ntwo\nthree\n");
+    await run(readTool, { path: "a.ts" }, ctx);
+    const result = await run(editTool, { path: "a.ts", old_string: "two", new_string: "2" }, ctx);
+    expect(result.isError ?? false).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe("one\n2\nthree\n");
+  });
+
+  test("a file only touched (same bytes, new mtime) still counts as read", async () => {
+    const { ctx, path } = await withFile("a.ts", "one\n");
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(path, later, later);
+    const result = await run(editTool, { path: "a.ts", old_string: "one", new_string: "1" }, ctx);
+    expect(result.isError ?? false).toBe(false);
+  });
+
+  test("the model's own edits keep the file current: a second edit needs no read", async () => {
+    const { ctx, path } = await withFile("a.ts", "one\ntwo\n");
+    await run(editTool, { path: "a.ts", old_string: "one", new_string: "1" }, ctx);
+    const second = await run(editTool, { path: "a.ts", old_string: "two", new_string: "2" }, ctx);
+    expect(second.isError ?? false).toBe(false);
+    await run(writeTool, { path: "a.ts", content: "x\n" }, ctx);
+    expect((await run(editTool, { path: "a.ts", old_string: "x", new_string: "y" }, ctx)).isError ?? false).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe("y\n");
+  });
+
+  test("a file deleted after it was read is not written over by edit", async () => {
+    const { ctx, path } = await withFile("a.ts", "one\n");
+    rmSync(path);
+    writeFileSync(path, "new file, same name\n");
+    const result = await run(editTool, { path: "a.ts", old_string: "new", new_string: "old" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe("new file, same name\n");
   });
 });
 

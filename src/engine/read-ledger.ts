@@ -1,0 +1,69 @@
+import { readFileSync, statSync } from "node:fs";
+import type { ReadState } from "../tools/tool.ts";
+
+/** A file as it was when the model last saw it (read it, or wrote it itself). */
+type Stamp = { size: number; mtimeNs: bigint; ino: bigint; hash: bigint | null };
+
+/** Files larger than this are stamped by size, mtime and inode alone (hashing them costs too much). */
+const HASH_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The files the model has seen in a session, each with a stamp of what it saw: so that a write
+ * or an edit to a file changed since (by the person, or by a command) is refused until the model
+ * reads it again, and the person's own edits are never written over from a stale copy.
+ */
+export class ReadLedger {
+  private readonly stamps = new Map<string, Stamp>();
+
+  /**
+   * Notes that the model has seen a file (absolute path). `content` is what it saw, when the
+   * caller has it (a write's new text): the file is then not read again to be hashed.
+   */
+  mark(path: string, content?: string | Uint8Array): void {
+    const stamp = stampOf(path, content);
+    if (stamp) this.stamps.set(path, stamp);
+    else this.stamps.delete(path);
+  }
+
+  state(path: string): ReadState {
+    const seen = this.stamps.get(path);
+    if (!seen) return "unread";
+    const now = statOf(path);
+    if (!now) return "changed";
+    if (now.size === seen.size && now.mtimeNs === seen.mtimeNs && now.ino === seen.ino) return "current";
+    // Touched, or written back as it was: the same bytes are still what the model saw.
+    if (seen.hash === null || now.size !== seen.size || now.size > HASH_MAX_BYTES) return "changed";
+    const hash = hashFile(path);
+    if (hash !== seen.hash) return "changed";
+    this.stamps.set(path, { ...now, hash });
+    return "current";
+  }
+}
+
+function statOf(path: string): Omit<Stamp, "hash"> | null {
+  try {
+    const info = statSync(path, { bigint: true });
+    if (!info.isFile()) return null;
+    return { size: Number(info.size), mtimeNs: info.mtimeNs, ino: info.ino };
+  } catch {
+    return null;
+  }
+}
+
+function stampOf(path: string, content?: string | Uint8Array): Stamp | null {
+  const info = statOf(path);
+  if (!info) return null;
+  if (info.size > HASH_MAX_BYTES) return { ...info, hash: null };
+  const bytes = typeof content === "string" ? Buffer.from(content) : content;
+  // What the caller says it wrote is hashed only when its size agrees with the file's.
+  const hash = bytes && bytes.length === info.size ? BigInt(Bun.hash.wyhash(bytes)) : hashFile(path);
+  return { ...info, hash };
+}
+
+function hashFile(path: string): bigint | null {
+  try {
+    return BigInt(Bun.hash.wyhash(readFileSync(path)));
+  } catch {
+    return null;
+  }
+}
