@@ -25,6 +25,13 @@ export class BlockError extends Error {
  */
 export type ReadBlocks = { typed: string; added: string; attachments: Attachment[] };
 
+/** What the person typed: text blocks and resource links ("(see uri)"), joined by a blank line. Writes nothing. */
+export function typedText(blocks: readonly Block[]): string {
+  return blocks
+    .flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`(see ${b.uri})`] : []))
+    .join("\n\n");
+}
+
 /**
  * Turns blocks into a prompt: text blocks joined by a blank line; a resource link as "(see uri)";
  * images and embedded resources written under the session's attachment directory with a name of
@@ -37,18 +44,10 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
   if (total > MAX_PROMPT_BYTES) {
     throw new BlockError(`the prompt's attachments are ${mb(total)} decoded; the limit is 25 MB a prompt`);
   }
-  const typed: string[] = [];
   const parts: string[] = [];
   const attachments: Attachment[] = [];
   for (const [i, block] of blocks.entries()) {
-    if (block.type === "text") {
-      typed.push(block.text);
-      continue;
-    }
-    if (block.type === "resource_link") {
-      typed.push(`(see ${block.uri})`);
-      continue;
-    }
+    if (block.type === "text" || block.type === "resource_link") continue;
     const file = decoded[i];
     if (!file) continue;
     const path = save(attachmentsDir, file.name, file.bytes);
@@ -62,7 +61,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
       parts.push(`(binary file, ${file.bytes.length} bytes: ${file.name}, at ${path})`);
     }
   }
-  return { typed: typed.join("\n\n"), added: parts.join("\n\n"), attachments };
+  return { typed: typedText(blocks), added: parts.join("\n\n"), attachments };
 }
 
 type Decoded = { name: string; mimeType: string; bytes: Uint8Array; text: string | null };

@@ -8,7 +8,7 @@ import type { Db } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
-import { acceptTurn, getTurn, listTurns, setTurnState } from "../store/turns.ts";
+import { acceptTurn, forgetTurn, getTurn, listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
 import { systemPrompt } from "./instructions.ts";
@@ -48,6 +48,8 @@ export type PromptInput = {
   /** A model for this prompt only (a command's); the session's comes back afterwards. */
   model?: string;
   effort?: Effort;
+  /** The command the prompt was, said in its answer. */
+  command?: string;
 };
 
 export type TurnAnswer = {
@@ -61,6 +63,21 @@ export type TurnAnswer = {
   interrupted?: boolean;
   /** What an action (a command that sends nothing to the model) answers: summary, undone, mode, message. */
   meta?: Record<string, unknown>;
+  /** The command the prompt was (kept with the answer, so that a re-sent turn is answered alike). */
+  command?: string;
+  /** The turn was an action: its error is the request's. */
+  action?: boolean;
+};
+
+export type ActionRun = () => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+/** A turn accepted and held for its caller: run it once as a prompt or an action, or abandon it. */
+export type TurnClaim = {
+  readonly turnId: string;
+  prompt(input: Omit<PromptInput, "turnId">): Promise<TurnAnswer>;
+  action(run: ActionRun, command?: string): Promise<TurnAnswer>;
+  /** The turn could not be prepared (a block refused): it is forgotten, and a re-send meanwhile gets this error. */
+  abandon(error: unknown): void;
 };
 
 /** A message about to be stored: a StoredMessage but for its seq, which the store gives it. */
@@ -192,33 +209,91 @@ export class Session {
    */
   prompt(input: PromptInput): Promise<TurnAnswer> {
     const turnId = input.turnId ?? newTurnId();
-    return this.admit(turnId, () => this.runTurn(turnId, input));
+    const claimed = this.claim(turnId);
+    return "known" in claimed ? claimed.known : claimed.claim.prompt(input);
   }
 
   /**
-   * Admits a turn: one already accepted (here or by another process) gets the original's answer;
-   * a new one is accepted in the store and queued after the turns before it.
+   * Looks a turn id up before anything is done for it. A known one (running, waiting, done, here or
+   * in another process) gets its answer and nothing else happens; a new one is accepted in the
+   * store and held for the caller, who prepares it (attachments, a command's mode) and then runs it
+   * through the claim, or abandons it when it cannot be prepared.
    */
-  private admit(turnId: string, run: () => Promise<TurnAnswer>): Promise<TurnAnswer> {
+  claim(turnId: string): { known: Promise<TurnAnswer> } | { claim: TurnClaim } {
     const pending = this.pending.get(turnId);
-    if (pending) return pending;
-    const { accepted, turn } = acceptTurn(this.deps.db, this.id, turnId);
-    if (!accepted) return turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId);
-    this.waiting.push(turnId);
-    const answer = this.enqueue(run);
-    this.pending.set(turnId, answer);
-    answer.then(
-      () => this.pending.delete(turnId),
-      () => this.pending.delete(turnId),
-    );
-    return answer;
+    if (pending) return { known: pending };
+    let { accepted, turn } = acceptTurn(this.deps.db, this.id, turnId);
+    if (!accepted && turn.state !== "done" && !this.heldElsewhere()) {
+      // Accepted earlier, and nobody alive will run it: one that never started is forgotten and
+      // accepted afresh; one that was running ended with its process.
+      if (turn.state === "queued") {
+        forgetTurn(this.deps.db, this.id, turnId);
+        ({ accepted, turn } = acceptTurn(this.deps.db, this.id, turnId));
+      } else {
+        const answer: TurnAnswer = { turnId, stopReason: "cancelled", interrupted: true };
+        setTurnState(this.deps.db, this.id, turnId, "done", answer);
+        return { known: Promise.resolve(answer) };
+      }
+    }
+    if (!accepted) return { known: turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId) };
+    return { claim: this.hold(turnId) };
   }
 
-  /** A queued turn's time has come: false (and its answer kept as cancelled) when it must not run. */
+  /** A turn accepted here: its place in the queue is kept, and a re-send meanwhile waits for it. */
+  private hold(turnId: string): TurnClaim {
+    this.waiting.push(turnId);
+    const settled = Promise.withResolvers<TurnAnswer>();
+    this.pending.set(turnId, settled.promise);
+    const release = () => this.pending.delete(turnId);
+    settled.promise.then(release, release);
+    let used = false;
+    const run = (work: () => Promise<TurnAnswer>): Promise<TurnAnswer> => {
+      if (used) throw new Error(`turn ${turnId} was run already`);
+      used = true;
+      this.enqueue(work).then(settled.resolve, settled.reject);
+      return settled.promise;
+    };
+    return {
+      turnId,
+      prompt: (input) => run(() => this.runTurn(turnId, { ...input, turnId })),
+      action: (work, command) => run(() => this.runAction(turnId, work, command)),
+      abandon: (error) => {
+        if (used) return;
+        used = true;
+        this.waiting = this.waiting.filter((id) => id !== turnId);
+        this.forget(turnId);
+        settled.reject(error);
+      },
+    };
+  }
+
+  /** Whether another live process holds this session (and so runs the turns it accepted). */
+  private heldElsewhere(): boolean {
+    const hold = getHold(this.deps.db, this.id);
+    return hold !== null && hold.pid !== process.pid && holderAlive(hold);
+  }
+
+  /** Forgets a turn that never started, so that a re-send runs it once; a failing store is said. */
+  private forget(turnId: string): void {
+    try {
+      forgetTurn(this.deps.db, this.id, turnId);
+    } catch (error) {
+      this.notice(`turn ${turnId} could not be forgotten: ${errorMessage(error)}`);
+    }
+  }
+
+  /**
+   * A queued turn's time has come: false when it must not run. One whose request was cancelled
+   * answers cancelled; one the session closed on (a stop, a release) never started, and is forgotten.
+   */
   private start(turnId: string): boolean {
     this.waiting = this.waiting.filter((id) => id !== turnId);
-    if (!this.closed && !this.dropped.delete(turnId)) return true;
-    this.finish(turnId, { turnId, stopReason: "cancelled" });
+    if (this.dropped.delete(turnId)) {
+      this.finish(turnId, { turnId, stopReason: "cancelled" });
+      return false;
+    }
+    if (!this.closed) return true;
+    this.forget(turnId);
     return false;
   }
 
@@ -237,22 +312,28 @@ export class Session {
    * before it, its turn id deduplicated like a prompt's, its answer kept. A UserError it throws
    * becomes the answer's error.
    */
-  action(turnId: string, run: () => Promise<Record<string, unknown>> | Record<string, unknown>): Promise<TurnAnswer> {
-    return this.admit(turnId, async (): Promise<TurnAnswer> => {
-      if (!this.start(turnId)) return { turnId, stopReason: "cancelled" };
-      this.bus.emit({ type: "task", state: "start", turnId });
-      let result: TurnAnswer;
-      try {
-        result = { turnId, stopReason: "end_turn", meta: await run() };
-      } catch (error) {
-        if (!(error instanceof UserError)) throw error;
-        result = { turnId, stopReason: "end_turn", error: error.message };
-      } finally {
-        this.bus.emit({ type: "task", state: "end", turnId, stopReason: "end_turn" });
-      }
-      this.finish(turnId, result);
-      return result;
-    });
+  action(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {
+    const claimed = this.claim(turnId);
+    return "known" in claimed ? claimed.known : claimed.claim.action(run, command);
+  }
+
+  private async runAction(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {
+    if (!this.start(turnId)) return { turnId, stopReason: "cancelled" };
+    // Running from here: an action cut short by the process's end is never done twice (/undo).
+    setTurnState(this.deps.db, this.id, turnId, "running");
+    this.bus.emit({ type: "task", state: "start", turnId });
+    let result: TurnAnswer;
+    const named = { action: true, ...(command ? { command } : {}) } as const;
+    try {
+      result = { turnId, stopReason: "end_turn", ...named, meta: await run() };
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      result = { turnId, stopReason: "end_turn", ...named, error: error.message };
+    } finally {
+      this.bus.emit({ type: "task", state: "end", turnId, stopReason: "end_turn" });
+    }
+    this.finish(turnId, result);
+    return result;
   }
 
   /** Stops the running turn: the stream and its tools at once; what was said is kept. */
@@ -392,9 +473,11 @@ export class Session {
       if (turn.state === "done") return turn.answer as TurnAnswer;
       const hold = getHold(this.deps.db, this.id);
       if (!hold || hold.pid === process.pid || !holderAlive(hold)) {
-        // Not ours (ours are in `pending`), and nobody alive runs it: it will never finish.
+        // Not ours (ours are in `pending`), and nobody alive runs it: it will never finish. One that
+        // never started is forgotten (a re-send runs it); a running one ended with its process.
         const answer: TurnAnswer = { turnId, stopReason: "cancelled", interrupted: true };
-        setTurnState(this.deps.db, this.id, turnId, "done", answer);
+        if (turn.state === "queued") forgetTurn(this.deps.db, this.id, turnId);
+        else setTurnState(this.deps.db, this.id, turnId, "done", answer);
         return answer;
       }
       await Bun.sleep(100);
@@ -419,6 +502,7 @@ export class Session {
     const answer: TurnAnswer = {
       turnId,
       stopReason: outcome.stopReason,
+      ...(input.command ? { command: input.command } : {}),
       ...(unsent.length > 0 ? { unsent } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
     };

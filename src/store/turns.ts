@@ -61,6 +61,11 @@ export function setTurnState(db: Db, sessionId: string, turnId: string, state: T
   );
 }
 
+/** Forgets a turn id (one that never started): a re-send of it is a new turn. */
+export function forgetTurn(db: Db, sessionId: string, turnId: string): void {
+  db.query("DELETE FROM turns WHERE session_id = ? AND turn_id = ? AND state != 'done'").run(sessionId, turnId);
+}
+
 /** The session's kept turns, oldest first. */
 export function listTurns(db: Db, sessionId: string): TurnRow[] {
   return db
@@ -97,13 +102,16 @@ export function pruneTurns(db: Db, now = Date.now()): number {
 }
 
 /**
- * Marks as done the turns a dead process left queued or running (they will never finish): their
- * answer says cancelled and interrupted. Call only when no live process holds the session.
+ * Settles the turns a dead process left unfinished (they will never finish): one still queued
+ * never started, and is forgotten (a re-send runs it once); one that was running is done, its
+ * answer cancelled and interrupted (it never runs again). Call only when no live process holds the
+ * session. Returns how many were settled.
  */
 export function settleInterrupted(db: Db, sessionId: string): number {
   const stale = unfinishedTurns(db, sessionId);
   for (const turn of stale) {
-    setTurnState(db, sessionId, turn.turnId, "done", { turnId: turn.turnId, stopReason: "cancelled", interrupted: true });
+    if (turn.state === "queued") forgetTurn(db, sessionId, turn.turnId);
+    else setTurnState(db, sessionId, turn.turnId, "done", { turnId: turn.turnId, stopReason: "cancelled", interrupted: true });
   }
   return stale.length;
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { listTurns } from "../../src/store/turns.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
-import { step } from "../support/engine.ts";
+import { isStep, step } from "../support/engine.ts";
 import { rpcError } from "../support/rpc.ts";
 
 let a: StdioAgent;
@@ -97,7 +97,7 @@ describe("session/prompt", () => {
         { type: "resource", resource: { uri: "file:///home/me/notes.md", mimeType: "text/markdown", text: "alpha\nbeta\n" } },
       ],
     });
-    const user = a.model.requests.at(-1)?.body.messages?.find((m) => m.role === "user");
+    const user = a.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.find((m) => m.role === "user");
     const text = String(user?.content);
     expect(text).toStartWith("look at these\n\n(see file:///tmp/x.ts)\n\n<file name=\"notes.md\"");
     expect(text).toContain("1\talpha\n2\tbeta");
