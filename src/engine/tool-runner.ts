@@ -5,7 +5,7 @@ import type { SessionBus } from "../bus/index.ts";
 import type { Mode } from "../config/schema.ts";
 import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
-import type { Tool, ToolContext, ToolResult } from "../tools/tool.ts";
+import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
 import { decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
@@ -102,7 +102,8 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
   const record: ToolResultRecord = {
     callId: call.id,
     name: call.name,
-    output: corrected + result.output,
+    // One cap for every tool, so that no result can flood the model's context.
+    output: capOutput(corrected + result.output, MAX_RESULT_CHARS, tool.more),
     isError: result.isError ?? false,
     args,
     ...(result.images && result.images.length > 0 ? { images: result.images } : {}),

@@ -10,6 +10,8 @@ import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 
 const DEFAULT_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
+/** The lines shown stop before this many characters, so that the result is never cut in the middle. */
+const MAX_WINDOW_CHARS = 29_000;
 const SNIFF_BYTES = 8192;
 /** Past the lines shown, newlines are counted in at most this many bytes to tell the total. */
 const COUNT_BUDGET_BYTES = 64 * 1024 * 1024;
@@ -43,6 +45,7 @@ export const readTool = defineTool({
     return input.offset && input.offset > 1 ? `Read ${shown} from line ${input.offset}` : `Read ${shown}`;
   },
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
+  more: "read a smaller range with offset and limit",
   async execute(input, ctx) {
     const abs = resolvePath(input.path, ctx.cwd);
     const shown = displayPath(abs, ctx.root);
@@ -121,9 +124,16 @@ async function readLines(abs: string, offset: number, limit: number): Promise<Wi
   // A line longer than shown is kept cut, with the count of what was cut: one huge line stays bounded.
   let partialCut = 0;
   let more = false;
+  let chars = 0;
   const take = (line: string, cut: number): void => {
-    if (next >= offset && lines.length < limit) lines.push(cutLine(line.endsWith("\r") ? line.slice(0, -1) : line, cut));
-    else if (next >= offset) more = true;
+    if (next >= offset && !more) {
+      const shown = cutLine(line.endsWith("\r") ? line.slice(0, -1) : line, cut);
+      // The first line is always shown; the window ends at its line count or its character budget.
+      if (lines.length < limit && (lines.length === 0 || chars + shown.length < MAX_WINDOW_CHARS)) {
+        lines.push(shown);
+        chars += shown.length + String(next).length + 2;
+      } else more = true;
+    }
     next++;
   };
   const stream = Bun.file(abs).stream();

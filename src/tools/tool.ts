@@ -96,6 +96,8 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   kind: ToolKind;
   title(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string;
   paths?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string[];
+  /** How the model sees what was left out of a result too long to send whole ("read on with offset"). */
+  more?: string;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 };
 
@@ -118,13 +120,21 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
   };
 }
 
-/** Caps a tool's text output, keeping the head and the tail and saying how much was left out. */
-export function capOutput(text: string, maxChars = 30_000): string {
+/** The most characters of one tool result the model is sent, whatever the tool. */
+export const MAX_RESULT_CHARS = 30_000;
+
+const DEFAULT_MORE = "call the tool again on a smaller part to see the rest";
+
+/**
+ * Caps a tool's text output, keeping the head and the tail and saying how much was left out and
+ * how to see it (`more`: the tool's own way, else a general one).
+ */
+export function capOutput(text: string, maxChars = MAX_RESULT_CHARS, more = DEFAULT_MORE): string {
   if (text.length <= maxChars) return text;
   const head = Math.floor(maxChars * 0.6);
   const tail = maxChars - head;
   const omitted = text.length - head - tail;
-  return `${text.slice(0, head)}\n\n[… ${omitted} characters left out …]\n\n${text.slice(text.length - tail)}`;
+  return `${text.slice(0, head)}\n\n[… ${omitted} characters left out: ${more} …]\n\n${text.slice(text.length - tail)}`;
 }
 
 const schemas = new WeakMap<Tool, Record<string, unknown>>();

@@ -34,12 +34,21 @@ describe("read", () => {
   });
 
   test("reads 2000 lines by default and counts the rest", async () => {
-    const { ctx } = setup({ "big.txt": `${lines(2500).join("\n")}\n` });
+    const { ctx } = setup({ "big.txt": `${lines(2500, "l").join("\n")}\n` });
     const result = await run(readTool, { path: "big.txt" }, ctx);
     const out = result.output.split("\n");
-    expect(out[0]).toBe("   1\tline 1");
-    expect(out[1999]).toBe("2000\tline 2000");
+    expect(out[0]).toBe("   1\tl 1");
+    expect(out[1999]).toBe("2000\tl 2000");
     expect(result.output).toContain("(lines 1-2000 of 2500 shown; the file continues: read on with offset 2001)");
+  });
+
+  test("stops at about 30,000 characters, at a line's end, and says which offset reads on", async () => {
+    const { ctx } = setup({ "code.ts": `${lines(2000, "const value = someFunction(argument, other);").join("\n")}\n` });
+    const result = await run(readTool, { path: "code.ts" }, ctx);
+    expect(result.output.length).toBeLessThanOrEqual(30_000);
+    const shownLines = result.output.split("\n\n(lines")[0]?.split("\n") ?? [];
+    expect(shownLines.at(-1)).toMatch(/^\s*\d+\tconst value = someFunction\(argument, other\); \d+$/);
+    expect(result.output).toContain(`(lines 1-${shownLines.length} of 2000 shown; the file continues: read on with offset ${shownLines.length + 1})`);
   });
 
   test("counts lines of a file larger than one stream chunk", async () => {
