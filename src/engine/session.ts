@@ -552,6 +552,20 @@ export class Session {
   private async loop(turnId: string, input: PromptInput, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {
     const model = await this.deps.models.resolve(input.model ?? this.row.model);
     const effort = input.effort ?? this.effort;
+    // A command's model or effort holds for its prompt: said when it takes over, and when the
+    // session's own comes back.
+    const own = (input.model !== undefined && model.ref !== this.row.model) || effort !== this.effort;
+    if (!own) return this.steps(turnId, model, effort, signal);
+    this.bus.emit({ type: "model", ref: model.ref, effort, connection: model.connection });
+    try {
+      return await this.steps(turnId, model, effort, signal);
+    } finally {
+      const back = await this.deps.models.resolve(this.row.model).catch(() => null);
+      this.bus.emit({ type: "model", ref: this.row.model, effort: this.effort, connection: back?.connection ?? null });
+    }
+  }
+
+  private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {
     const undo = new TurnUndo(this.deps.db, this.id, turnId, snapshotFor(this.deps.paths.stateDir, this.root, this.id));
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
     void this.refreshRefs();

@@ -165,6 +165,12 @@ describe("commands", () => {
     expect(contentText(steps[0]?.body.messages?.at(-1)?.content)).toBe("Fix issue #42 carefully.");
     expect(steps[0]?.body.model).toBe("other-model");
     expect(lembasEvents(link, sessionId).find((e) => e.type === "prompt")?.text).toBe("/fix #42");
+    // The model event says the command's model when it takes over and the session's when it is back.
+    const models = lembasEvents(link, sessionId).filter((e) => e.type === "model");
+    expect(models).toEqual([
+      expect.objectContaining({ ref: "test/other-model", connection: "test" }),
+      expect.objectContaining({ ref: "test/test-model", connection: "test" }),
+    ]);
     await say("and then?");
     expect(d.model.requests.filter((r) => isStep(r.body))[1]?.body.model).toBe("test-model");
   });
