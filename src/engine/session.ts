@@ -7,8 +7,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
-import { getHold, holderAlive } from "../store/holds.ts";
-import { acceptTurn, forgetTurn, getTurn, listTurns, setTurnState } from "../store/turns.ts";
+import { listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
 import { systemPrompt } from "./instructions.ts";
@@ -21,6 +20,7 @@ import { applySettings } from "./settings.ts";
 import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
 import { callModel, type StopReason, skippedResults } from "./turn.ts";
+import { type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, snapshotFor, TurnUndo } from "./undo.ts";
 
 export type SessionDeps = {
@@ -52,22 +52,7 @@ export type PromptInput = {
   command?: string;
 };
 
-export type TurnAnswer = {
-  turnId: string;
-  stopReason: StopReason;
-  /** Steering messages the turn ended before taking in. */
-  unsent?: string[];
-  /** Why the turn failed (the model unreachable, …), a sentence. */
-  error?: string;
-  /** The process running the turn died before it ended. */
-  interrupted?: boolean;
-  /** What an action (a command that sends nothing to the model) answers: summary, undone, mode, message. */
-  meta?: Record<string, unknown>;
-  /** The command the prompt was (kept with the answer, so that a re-sent turn is answered alike). */
-  command?: string;
-  /** The turn was an action: its error is the request's. */
-  action?: boolean;
-};
+export type { TurnAnswer } from "./turn-queue.ts";
 
 export type ActionRun = () => Promise<Record<string, unknown>> | Record<string, unknown>;
 
@@ -102,10 +87,7 @@ export function newTurnId(): string {
  */
 export class Session {
   interaction: Interaction | null = null;
-  private chain: Promise<unknown> = Promise.resolve();
   private running: { turnId: string; abort: AbortController } | null = null;
-  private waiting: string[] = [];
-  private pending = new Map<string, Promise<TurnAnswer>>();
   private inbox: { text: string; id?: string }[] = [];
   private readonly allowed = new Set<string>();
   private todos: TodoItem[] = [];
@@ -113,9 +95,7 @@ export class Session {
   private lastPromptTokens = 0;
   private compacting = false;
   private refsCache: string[] = [];
-  private closed = false;
-  /** Waiting turns whose request was cancelled: they answer cancelled when their time comes. */
-  private readonly dropped = new Set<string>();
+  private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
 
@@ -130,7 +110,9 @@ export class Session {
      * just made has none), else read from the store on first use.
      */
     private history: StoredMessage[] | null = null,
-  ) {}
+  ) {
+    this.turns = new TurnQueue(deps.db, row.id, (message) => this.notice(message));
+  }
 
   get id(): string {
     return this.row.id;
@@ -154,7 +136,7 @@ export class Session {
     return EFFORT_OR_MEDIUM.parse(this.row.effort);
   }
   get busy(): boolean {
-    return this.running !== null || this.waiting.length > 0 || this.compacting;
+    return this.running !== null || this.turns.waiting.length > 0 || this.compacting;
   }
   get todoList(): readonly TodoItem[] {
     return this.todos;
@@ -170,7 +152,7 @@ export class Session {
     return {
       busy: this.busy,
       turnId: this.running?.turnId ?? null,
-      queued: [...this.waiting],
+      queued: [...this.turns.waiting],
       lastTurnId: done.at(-1)?.turnId ?? null,
     };
   }
@@ -220,81 +202,17 @@ export class Session {
    * through the claim, or abandons it when it cannot be prepared.
    */
   claim(turnId: string): { known: Promise<TurnAnswer> } | { claim: TurnClaim } {
-    const pending = this.pending.get(turnId);
-    if (pending) return { known: pending };
-    let { accepted, turn } = acceptTurn(this.deps.db, this.id, turnId);
-    if (!accepted && turn.state !== "done" && !this.heldElsewhere()) {
-      // Accepted earlier, and nobody alive will run it: one that never started is forgotten and
-      // accepted afresh; one that was running ended with its process.
-      if (turn.state === "queued") {
-        forgetTurn(this.deps.db, this.id, turnId);
-        ({ accepted, turn } = acceptTurn(this.deps.db, this.id, turnId));
-      } else {
-        const answer: TurnAnswer = { turnId, stopReason: "cancelled", interrupted: true };
-        setTurnState(this.deps.db, this.id, turnId, "done", answer);
-        return { known: Promise.resolve(answer) };
-      }
-    }
-    if (!accepted) return { known: turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId) };
-    return { claim: this.hold(turnId) };
-  }
-
-  /** A turn accepted here: its place in the queue is kept, and a re-send meanwhile waits for it. */
-  private hold(turnId: string): TurnClaim {
-    this.waiting.push(turnId);
-    const settled = Promise.withResolvers<TurnAnswer>();
-    this.pending.set(turnId, settled.promise);
-    const release = () => this.pending.delete(turnId);
-    settled.promise.then(release, release);
-    let used = false;
-    const run = (work: () => Promise<TurnAnswer>): Promise<TurnAnswer> => {
-      if (used) throw new Error(`turn ${turnId} was run already`);
-      used = true;
-      this.enqueue(work).then(settled.resolve, settled.reject);
-      return settled.promise;
-    };
+    const claimed = this.turns.claim(turnId);
+    if ("known" in claimed) return claimed;
+    const { ticket } = claimed;
     return {
-      turnId,
-      prompt: (input) => run(() => this.runTurn(turnId, { ...input, turnId })),
-      action: (work, command) => run(() => this.runAction(turnId, work, command)),
-      abandon: (error) => {
-        if (used) return;
-        used = true;
-        this.waiting = this.waiting.filter((id) => id !== turnId);
-        this.forget(turnId);
-        settled.reject(error);
+      claim: {
+        turnId,
+        prompt: (input) => ticket.run(() => this.runTurn(turnId, { ...input, turnId })),
+        action: (work, command) => ticket.run(() => this.runAction(turnId, work, command)),
+        abandon: (error) => ticket.abandon(error),
       },
     };
-  }
-
-  /** Whether another live process holds this session (and so runs the turns it accepted). */
-  private heldElsewhere(): boolean {
-    const hold = getHold(this.deps.db, this.id);
-    return hold !== null && hold.pid !== process.pid && holderAlive(hold);
-  }
-
-  /** Forgets a turn that never started, so that a re-send runs it once; a failing store is said. */
-  private forget(turnId: string): void {
-    try {
-      forgetTurn(this.deps.db, this.id, turnId);
-    } catch (error) {
-      this.notice(`turn ${turnId} could not be forgotten: ${errorMessage(error)}`);
-    }
-  }
-
-  /**
-   * A queued turn's time has come: false when it must not run. One whose request was cancelled
-   * answers cancelled; one the session closed on (a stop, a release) never started, and is forgotten.
-   */
-  private start(turnId: string): boolean {
-    this.waiting = this.waiting.filter((id) => id !== turnId);
-    if (this.dropped.delete(turnId)) {
-      this.finish(turnId, { turnId, stopReason: "cancelled" });
-      return false;
-    }
-    if (!this.closed) return true;
-    this.forget(turnId);
-    return false;
   }
 
   /** Tells whoever listens something the person should know (a command file that was skipped). */
@@ -318,7 +236,7 @@ export class Session {
   }
 
   private async runAction(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {
-    if (!this.start(turnId)) return { turnId, stopReason: "cancelled" };
+    if (!this.turns.start(turnId)) return { turnId, stopReason: "cancelled" };
     // Running from here: an action cut short by the process's end is never done twice (/undo).
     setTurnState(this.deps.db, this.id, turnId, "running");
     this.bus.emit({ type: "task", state: "start", turnId });
@@ -332,7 +250,7 @@ export class Session {
     } finally {
       this.bus.emit({ type: "task", state: "end", turnId, stopReason: "end_turn" });
     }
-    this.finish(turnId, result);
+    this.turns.finish(turnId, result);
     return result;
   }
 
@@ -347,12 +265,12 @@ export class Session {
    */
   cancelTurn(turnId: string): void {
     if (this.running?.turnId === turnId) this.running.abort.abort();
-    else if (this.waiting.includes(turnId)) this.dropped.add(turnId);
+    else this.turns.drop(turnId);
   }
 
   /** Cancels the running turn and every waiting one (they answer cancelled without running). */
   close(): void {
-    this.closed = true;
+    this.turns.close();
     this.closing.abort();
     this.cancel();
   }
@@ -405,7 +323,7 @@ export class Session {
   async compact(): Promise<{ summary: string }> {
     if (this.busy) throw new UserError("the session is working: compact it when the turn has ended", 2);
     this.compacting = true;
-    return this.enqueue(async () => {
+    return this.turns.enqueue(async () => {
       try {
         return await this.compactNow();
       } finally {
@@ -448,44 +366,12 @@ export class Session {
   }
 
   /** Waits for every queued turn (and the title call after the first) to end. */
-  async idle(): Promise<void> {
-    for (;;) {
-      const chain = this.chain;
-      await chain;
-      if (chain === this.chain) return;
-    }
-  }
-
-  private enqueue<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.chain.then(run, run);
-    this.chain = result.catch(() => undefined);
-    return result;
-  }
-
-  /**
-   * A turn accepted by another process: wait for its answer in the store. A holder that died
-   * leaves it unfinished, so its turns are settled as interrupted; and the wait ends with the session.
-   */
-  private async awaitElsewhere(turnId: string): Promise<TurnAnswer> {
-    for (;;) {
-      const turn = getTurn(this.deps.db, this.id, turnId);
-      if (!turn || this.closed) return { turnId, stopReason: "cancelled", interrupted: true };
-      if (turn.state === "done") return turn.answer as TurnAnswer;
-      const hold = getHold(this.deps.db, this.id);
-      if (!hold || hold.pid === process.pid || !holderAlive(hold)) {
-        // Not ours (ours are in `pending`), and nobody alive runs it: it will never finish. One that
-        // never started is forgotten (a re-send runs it); a running one ended with its process.
-        const answer: TurnAnswer = { turnId, stopReason: "cancelled", interrupted: true };
-        if (turn.state === "queued") forgetTurn(this.deps.db, this.id, turnId);
-        else setTurnState(this.deps.db, this.id, turnId, "done", answer);
-        return answer;
-      }
-      await Bun.sleep(100);
-    }
+  idle(): Promise<void> {
+    return this.turns.idle();
   }
 
   private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
-    if (!this.start(turnId)) return { turnId, stopReason: "cancelled" };
+    if (!this.turns.start(turnId)) return { turnId, stopReason: "cancelled" };
     const abort = new AbortController();
     this.running = { turnId, abort };
     let firstPrompt = false;
@@ -507,10 +393,10 @@ export class Session {
       ...(outcome.error ? { error: outcome.error } : {}),
     };
     this.running = null;
-    this.finish(turnId, answer);
+    this.turns.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: answer.stopReason });
-    if (firstPrompt && !outcome.error) void this.enqueue(() => this.nameSession(input.display ?? input.text));
+    if (firstPrompt && !outcome.error) void this.turns.enqueue(() => this.nameSession(input.display ?? input.text));
     return answer;
   }
 
@@ -538,15 +424,6 @@ export class Session {
     this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
     if (title) this.titled(title);
     return firstPrompt;
-  }
-
-  /** Stores a turn's answer; a store that fails here is said, and the caller still gets the answer. */
-  private finish(turnId: string, answer: TurnAnswer): void {
-    try {
-      setTurnState(this.deps.db, this.id, turnId, "done", answer);
-    } catch (error) {
-      this.bus.emit({ type: "notice", level: "warn", message: `the turn's answer could not be stored: ${errorMessage(error)}` });
-    }
   }
 
   private async loop(turnId: string, input: PromptInput, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {

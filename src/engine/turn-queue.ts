@@ -1,0 +1,193 @@
+import { errorMessage } from "../errors.ts";
+import type { Db } from "../store/db.ts";
+import { getHold, holderAlive } from "../store/holds.ts";
+import { acceptTurn, forgetTurn, getTurn, setTurnState } from "../store/turns.ts";
+import type { StopReason } from "./turn.ts";
+
+/** How a turn ended, as its caller is answered (and a re-send of its turn id is, later). */
+export type TurnAnswer = {
+  turnId: string;
+  stopReason: StopReason;
+  /** Steering messages the turn ended before taking in. */
+  unsent?: string[];
+  /** Why the turn failed (the model unreachable, …), a sentence. */
+  error?: string;
+  /** The process running the turn died before it ended. */
+  interrupted?: boolean;
+  /** What an action (a command that sends nothing to the model) answers: summary, undone, mode, message. */
+  meta?: Record<string, unknown>;
+  /** The command the prompt was (kept with the answer, so that a re-sent turn is answered alike). */
+  command?: string;
+  /** The turn was an action: its error is the request's. */
+  action?: boolean;
+};
+
+/** A turn accepted and held for its caller, who runs it once or abandons it. */
+export type Ticket = {
+  run(work: () => Promise<TurnAnswer>): Promise<TurnAnswer>;
+  /** The turn could not be prepared: it is forgotten, and a re-send meanwhile gets this error. */
+  abandon(error: unknown): void;
+};
+
+/**
+ * A session's turn admission and queue: turn ids accepted in the store (a known one is answered,
+ * never run again), turns run one at a time in the order they came, and what happens to the ones
+ * that never start. The one place a turn is let in, for every front end.
+ */
+export class TurnQueue {
+  private chain: Promise<unknown> = Promise.resolve();
+  private waitingIds: string[] = [];
+  private readonly pending = new Map<string, Promise<TurnAnswer>>();
+  /** Waiting turns whose request was cancelled: they answer cancelled when their time comes. */
+  private readonly dropped = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly sessionId: string,
+    /** Tells the person something went wrong that the turn cannot answer for. */
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** The turns accepted and not started yet, oldest first. */
+  get waiting(): readonly string[] {
+    return this.waitingIds;
+  }
+
+  /**
+   * Looks a turn id up before anything is done for it. A known one (running, waiting, done, here or
+   * in another process) gets its answer; a new one is accepted in the store and held for the caller.
+   */
+  claim(turnId: string): { known: Promise<TurnAnswer> } | { ticket: Ticket } {
+    const pending = this.pending.get(turnId);
+    if (pending) return { known: pending };
+    let { accepted, turn } = acceptTurn(this.db, this.sessionId, turnId);
+    if (!accepted && turn.state !== "done" && !this.heldElsewhere()) {
+      // Accepted earlier, and nobody alive will run it: one that never started is forgotten and
+      // accepted afresh; one that was running ended with its process.
+      if (turn.state === "running") return { known: Promise.resolve(this.interrupted(turnId)) };
+      forgetTurn(this.db, this.sessionId, turnId);
+      ({ accepted, turn } = acceptTurn(this.db, this.sessionId, turnId));
+    }
+    if (!accepted) return { known: turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId) };
+    return { ticket: this.hold(turnId) };
+  }
+
+  /**
+   * A queued turn's time has come: false when it must not run. One whose request was cancelled
+   * answers cancelled; one the queue closed on (a stop, a release) never started, and is forgotten.
+   */
+  start(turnId: string): boolean {
+    this.waitingIds = this.waitingIds.filter((id) => id !== turnId);
+    if (this.dropped.delete(turnId)) {
+      this.finish(turnId, { turnId, stopReason: "cancelled" });
+      return false;
+    }
+    if (!this.closed) return true;
+    this.forget(turnId);
+    return false;
+  }
+
+  /** Stores a turn's answer; a store that fails here is said, and the caller still gets the answer. */
+  finish(turnId: string, answer: TurnAnswer): void {
+    try {
+      setTurnState(this.db, this.sessionId, turnId, "done", answer);
+    } catch (error) {
+      this.warn(`the turn's answer could not be stored: ${errorMessage(error)}`);
+    }
+  }
+
+  /** A waiting turn is dropped: it answers cancelled without running. False when it is not waiting. */
+  drop(turnId: string): boolean {
+    if (!this.waitingIds.includes(turnId)) return false;
+    this.dropped.add(turnId);
+    return true;
+  }
+
+  /** No turn waiting starts any more (each is forgotten when its time comes). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Runs work after everything queued before it. */
+  enqueue<T>(run: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(run, run);
+    this.chain = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Waits until nothing is queued any more. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const chain = this.chain;
+      await chain;
+      if (chain === this.chain) return;
+    }
+  }
+
+  /** A turn accepted here: its place in the queue is kept, and a re-send meanwhile waits for it. */
+  private hold(turnId: string): Ticket {
+    this.waitingIds.push(turnId);
+    const settled = Promise.withResolvers<TurnAnswer>();
+    this.pending.set(turnId, settled.promise);
+    const release = () => this.pending.delete(turnId);
+    settled.promise.then(release, release);
+    let used = false;
+    return {
+      run: (work) => {
+        if (used) throw new Error(`turn ${turnId} was run already`);
+        used = true;
+        this.enqueue(work).then(settled.resolve, settled.reject);
+        return settled.promise;
+      },
+      abandon: (error) => {
+        if (used) return;
+        used = true;
+        this.waitingIds = this.waitingIds.filter((id) => id !== turnId);
+        this.forget(turnId);
+        settled.reject(error);
+      },
+    };
+  }
+
+  /** Whether another live process holds the session (and so runs the turns it accepted). */
+  private heldElsewhere(): boolean {
+    const hold = getHold(this.db, this.sessionId);
+    return hold !== null && hold.pid !== process.pid && holderAlive(hold);
+  }
+
+  /** Forgets a turn that never started, so that a re-send runs it once; a failing store is said. */
+  private forget(turnId: string): void {
+    try {
+      forgetTurn(this.db, this.sessionId, turnId);
+    } catch (error) {
+      this.warn(`turn ${turnId} could not be forgotten: ${errorMessage(error)}`);
+    }
+  }
+
+  /** A turn that was running when its process ended: done, as cancelled by the interruption. */
+  private interrupted(turnId: string): TurnAnswer {
+    const answer: TurnAnswer = { turnId, stopReason: "cancelled", interrupted: true };
+    setTurnState(this.db, this.sessionId, turnId, "done", answer);
+    return answer;
+  }
+
+  /**
+   * A turn accepted by another process: wait for its answer in the store. A holder that died
+   * leaves it unfinished: one it never started is forgotten (a re-send runs it), a running one is
+   * settled as interrupted; and the wait ends with the queue.
+   */
+  private async awaitElsewhere(turnId: string): Promise<TurnAnswer> {
+    for (;;) {
+      const turn = getTurn(this.db, this.sessionId, turnId);
+      if (!turn || this.closed) return { turnId, stopReason: "cancelled", interrupted: true };
+      if (turn.state === "done") return turn.answer as TurnAnswer;
+      if (!this.heldElsewhere()) {
+        if (turn.state === "running") return this.interrupted(turnId);
+        forgetTurn(this.db, this.sessionId, turnId);
+        return { turnId, stopReason: "cancelled", interrupted: true };
+      }
+      await Bun.sleep(100);
+    }
+  }
+}
