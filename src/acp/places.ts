@@ -55,7 +55,10 @@ function dirEntry(path: string, remote: Remote, db: Db): Dir {
 export function places(remote: Remote, db: Db): { path: ""; places: Dir[] } {
   const roots = rootsOf(remote);
   const found = new Set<string>(roots.filter((r) => existsSync(r)));
-  for (const dir of trustedDirs(db)) if (roots.some((r) => isInside(dir, r))) found.add(dir);
+  for (const stored of trustedDirs(db)) {
+    const dir = real(stored);
+    if (roots.some((r) => isInside(dir, r))) found.add(dir);
+  }
   return { path: "", places: [...found].sort().map((p) => dirEntry(p, remote, db)) };
 }
 

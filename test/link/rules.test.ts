@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { insertSession } from "../../src/store/sessions.ts";
@@ -8,6 +8,7 @@ import { type Device, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { rpcError } from "../support/rpc.ts";
+import { runLembas } from "../support/run.ts";
 
 let d: Device;
 let link: Link;
@@ -64,4 +65,14 @@ test("a project root above the remote roots (a repository at home) is not the se
   const sessionId = await newSession();
   const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
   expect(history.root).toBe(d.project);
+});
+
+test("a project trusted through a symlink is trusted: session/new in the real directory is accepted", async () => {
+  const real = join(d.work, "real");
+  const alias = join(d.box.dir, "alias");
+  mkdirSync(real);
+  symlinkSync(real, alias);
+  expect((await runLembas(d.box, ["trust", alias])).code).toBe(0);
+  const answer = (await link.request("session/new", { cwd: real, mcpServers: [] })) as { sessionId: string };
+  expect(answer.sessionId).toStartWith("ses_");
 });
