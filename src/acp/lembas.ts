@@ -14,9 +14,8 @@ import { getSession } from "../store/sessions.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
-import { insideRoots, judge, listing, places, rootsOf } from "./places.ts";
+import { insideRoots, judge, listing, places } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./host.ts";
-import { isInside } from "../paths.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
 
@@ -164,9 +163,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     const login = host.connection ?? "";
     const held = conn.attached(row.id) !== null;
     const given = wasGiven(db, row.id, login);
-    const roots = rootsOf(config.remote);
-    const inRoots = roots.length > 0 && roots.some((root) => isInside(row.root, root));
-    if (!held && !given && !inRoots) {
+    if (!held && !given && !insideRoots(row.root, config.remote)) {
       throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
     }
     const others = givenTo(db, row.id).filter((l) => l !== login);

@@ -76,3 +76,13 @@ test("a project trusted through a symlink is trusted: session/new in the real di
   const answer = (await link.request("session/new", { cwd: real, mcpServers: [] })) as { sessionId: string };
   expect(answer.sessionId).toStartWith("ses_");
 });
+
+test("delete judges a session's root by its real path: a root spelled through a symlink into the roots is deleted", async () => {
+  const alias = join(d.box.dir, "alias");
+  symlinkSync(d.work, alias);
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  const root = join(alias, "project");
+  insertSession(db, { id: "ses_linked", root, cwd: root, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+  db.close();
+  expect(await link.request("_lembas/session/delete", { sessionId: "ses_linked" })).toEqual({ deleted: true });
+});
