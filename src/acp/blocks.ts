@@ -21,9 +21,10 @@ export class BlockError extends Error {
 
 /**
  * What a prompt's blocks become: what the person typed (text blocks and resource links, where
- * @mentions and /commands are read), what the uploads add to it, and the files written for them.
+ * @mentions and /commands are read), what the uploads add to it, the files written for them, and
+ * those the model was shown whole (text resources: they count as read, like an @file).
  */
-export type ReadBlocks = { typed: string; added: string; attachments: Attachment[] };
+export type ReadBlocks = { typed: string; added: string; attachments: Attachment[]; read: string[] };
 
 /**
  * Turns blocks into a prompt: text blocks joined by a blank line; a resource link as "(see uri)";
@@ -40,6 +41,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
   const typed: string[] = [];
   const parts: string[] = [];
   const attachments: Attachment[] = [];
+  const read: string[] = [];
   for (const [i, block] of blocks.entries()) {
     if (block.type === "text") {
       typed.push(block.text);
@@ -58,11 +60,12 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
       parts.push(`(image attached: ${file.name}, at ${path})`);
     } else if (file.text !== null) {
       parts.push(numbered(file.name, path, file.text));
+      read.push(path);
     } else {
       parts.push(`(binary file, ${file.bytes.length} bytes: ${file.name}, at ${path})`);
     }
   }
-  return { typed: typed.join("\n\n"), added: parts.join("\n\n"), attachments };
+  return { typed: typed.join("\n\n"), added: parts.join("\n\n"), attachments, read };
 }
 
 type Decoded = { name: string; mimeType: string; bytes: Uint8Array; text: string | null };

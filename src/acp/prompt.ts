@@ -59,7 +59,7 @@ export async function runPrompt(session: Session, blocks: Block[], turnId: strin
     if (command.mode) session.setMode(lowerMode(command.mode, host.maxMode));
   }
   if (read.added) text = `${text}\n\n${read.added}`;
-  session.markRead(mentions.read);
+  session.markRead([...mentions.read, ...read.read]);
   for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) host.files?.recordUse(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];
   const before = commandsKey(commands);

@@ -68,6 +68,21 @@ describe("blocks", () => {
     expect(lastUser()).toMatch(/\(binary file, 3 bytes: data\.bin, at .*data\.bin\)/);
   });
 
+  test("an embedded text resource counts as read: the model may edit the attached file at once", async () => {
+    d.model.push(step({ text: "seen" }));
+    await send([{ type: "text", text: "see" }, { type: "resource", resource: { uri: "file:///x/notes.md", text: "one\ntwo\n" } }]);
+    const dir = join(d.box.stateDir, "attachments", sessionId);
+    const [name] = readdirSync(dir);
+    const path = join(dir, name ?? "");
+    expect(lastUser()).toContain(`path="${path}"`);
+    // The attachment lies outside the project: the write is asked, and allowed once.
+    link.onRequest("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "once" } }));
+    d.model.push(step({ toolCalls: [{ name: "edit", arguments: { path, old_string: "two", new_string: "TWO" } }] }), step({ text: "ok" }));
+    await say("fix it");
+    const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    expect(contentText(messages.findLast((m) => m.role === "tool")?.content)).toStartWith("Edited");
+  });
+
   test("limits and bad data: 11 MB, five blocks of 6 MB, invalid base64, an unknown image type — each -32602, nothing written", async () => {
     const big = (mb: number) => Buffer.alloc(mb * 1024 * 1024, 7).toString("base64");
     const blob = (data: string, name: string) => ({ type: "resource", resource: { uri: `file:///x/${name}`, mimeType: "application/octet-stream", blob: data } });
