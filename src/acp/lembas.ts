@@ -2,7 +2,6 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { Effort } from "../config/schema.ts";
 import { parseStored, type StoredMessage } from "../engine/records.ts";
-import { projectRoot } from "../engine/engine.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { availableCommands, loadCommands } from "../project/commands.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../project/files.ts";
@@ -14,7 +13,7 @@ import { getSession } from "../store/sessions.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
-import { insideRoots, judge, listing, places } from "./places.ts";
+import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./host.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
@@ -68,11 +67,11 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     return { commands: availableCommands(loadCommands({ root, configDir: host.paths.configDir })) };
   });
 
-  /** A composer's directory with no session yet: the same rules as session/new, then its project root. */
+  /** A composer's directory with no session yet: the same rules as session/new, then the root it would take. */
   const placeRoot = (cwd: string): string => {
     const verdict = judge(cwd, config.remote, db);
     if (!verdict.accepted) throw invalid(verdict.reason);
-    return projectRoot(cwd);
+    return linkRoot(cwd, config.remote, db);
   };
 
   app.onRequest(

@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import { acceptTurn, setTurnState } from "../../src/store/turns.ts";
 import { type Device, startDevice } from "../support/device.ts";
-import { step } from "../support/engine.ts";
+import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
+import { contentText } from "../support/model.ts";
 import { rpcError } from "../support/rpc.ts";
 import { runLembas } from "../support/run.ts";
 
@@ -85,4 +86,29 @@ test("delete judges a session's root by its real path: a root spelled through a 
   insertSession(db, { id: "ses_linked", root, cwd: root, mode: "edit", model: null, effort: "medium", origin: "terminal" });
   db.close();
   expect(await link.request("_lembas/session/delete", { sessionId: "ses_linked" })).toEqual({ deleted: true });
+});
+
+test("roots that are a repository: a session in a trusted subfolder takes the subfolder as its root, not the untrusted top", async () => {
+  mkdirSync(join(d.work, ".git"));
+  writeFileSync(join(d.work, "AGENTS.md"), "UNTRUSTED TOP INSTRUCTIONS\n");
+  mkdirSync(join(d.work, ".agent", "commands"), { recursive: true });
+  writeFileSync(join(d.work, ".agent", "commands", "topcmd.md"), "Run the top's command.");
+  const sessionId = await newSession();
+  const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
+  expect(history.root).toBe(d.project);
+  d.model.push(step({ text: "ok" }));
+  await link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] }, 20_000);
+  const system = contentText(d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.[0]?.content);
+  expect(system).toContain(`project root: ${d.project}`);
+  expect(system).not.toContain("UNTRUSTED TOP INSTRUCTIONS");
+  const commands = (await link.request("_lembas/commands", { cwd: d.project })) as { commands: { name: string }[] };
+  expect(commands.commands.map((c) => c.name)).not.toContain("topcmd");
+}, 30_000);
+
+test("a session in a subfolder of a trusted repository inside the roots takes the repository's top as its root", async () => {
+  mkdirSync(join(d.project, ".git"));
+  mkdirSync(join(d.project, "src"));
+  const { sessionId } = (await link.request("session/new", { cwd: join(d.project, "src"), mcpServers: [] })) as { sessionId: string };
+  const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
+  expect(history.root).toBe(d.project);
 });
