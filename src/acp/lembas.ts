@@ -2,6 +2,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { Effort } from "../config/schema.ts";
 import { parseStored, type StoredMessage } from "../engine/records.ts";
+import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { availableCommands, loadCommands } from "../project/commands.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../project/files.ts";
@@ -189,7 +190,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   app.onRequest("_lembas/session/title", SessionRef.extend({ title: z.string() }), ({ params, client }) =>
     asParams(() => {
       if (params.title.length > 200) throw new UserError(`a title is at most 200 characters (this one has ${params.title.length})`);
-      if (!params.title.trim()) throw new UserError("a title cannot be empty");
+      if (!cleanTitle(params.title)) throw new UserError("a title cannot be empty (control characters do not count)");
       return { title: conn.session(params.sessionId, client).setTitle(params.title) };
     }),
   );

@@ -1,5 +1,7 @@
 import { defineCommand } from "citty";
+import { withoutControls } from "../controls.ts";
 import { createEngine } from "../engine/create.ts";
+import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { keepDelete } from "../store/deletes.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
@@ -13,7 +15,9 @@ const list = defineCommand({
   run() {
     const sessions = listSessions(createContext().db(), { limit: 500 });
     for (const s of sessions) {
-      console.log(`${s.id}  ${new Date(s.updatedAt).toISOString().slice(0, 16).replace("T", " ")}  ${s.title || "(untitled)"}  ${s.cwd}`);
+      // Titles stored before they were cleaned may still carry terminal control: print text only.
+      const title = cleanTitle(s.title) || "(untitled)";
+      console.log(`${s.id}  ${new Date(s.updatedAt).toISOString().slice(0, 16).replace("T", " ")}  ${title}  ${withoutControls(s.cwd)}`);
     }
   },
 });
