@@ -172,7 +172,10 @@ function fileBlock(path: string, shown: string, range: Mention["range"], size: n
   const wanted = range ? Math.max(range.end, range.start) : Number.POSITIVE_INFINITY;
   const out: string[] = [];
   let used = 0;
-  const end = scanLines(path, { first, last: wanted, maxScan: MAX_RANGE_READ, maxLineBytes: budget + 1 }, marks, (n, text) => {
+  // A line is at most three UTF-8 bytes a character: one held to 3 × budget + 4 bytes and still
+  // under budget was whole.
+  const scan = { first, last: wanted, maxScan: MAX_RANGE_READ, maxLineBytes: 3 * budget + 4 };
+  const end = scanLines(path, scan, marks, (n, text) => {
     const line = `${String(n).padStart(6)}\t${text}`;
     if (out.length >= MAX_LINES || used + line.length > budget) return false;
     out.push(line);

@@ -22,3 +22,8 @@ test("a second range of one file, far down, is read right after a first one near
   expect(text).toContain('lines="11001-11002">\n 11001\tline 11001\n 11002\tline 11002\n</file>');
   expect(text).toContain('lines="1500-1500">\n  1500\tline 1500\n</file>');
 });
+
+test("a long line of many-byte characters past the budget is cut with a note, never shown short without one", () => {
+  const root = writeFiles(tempDir(), { "wide.txt": `${"日".repeat(300_000)}\nnext\n` });
+  expect(expand(root, "@wide.txt")).toBe('<file path="wide.txt">\n\n[… cut at line 0: read the file for the rest]\n</file>');
+});
