@@ -2,7 +2,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Attachment } from "../engine/session.ts";
 
-/** Decoded bytes a single block may carry, and a whole prompt. */
+/**
+ * Decoded bytes a single block may carry, of any kind, and a whole prompt. The spec's "10 MB" and
+ * "25 MB" are read as MiB: an upload of exactly 10 MiB is one block's worth.
+ */
 export const MAX_BLOCK_BYTES = 10 * 1024 * 1024;
 export const MAX_PROMPT_BYTES = 25 * 1024 * 1024;
 export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
@@ -21,9 +24,10 @@ export class BlockError extends Error {
 
 /**
  * What a prompt's blocks become: what the person typed (text blocks and resource links, where
- * @mentions and /commands are read), what the uploads add to it, and the files written for them.
+ * @mentions and /commands are read), what the uploads add to it, the files written for them, and
+ * those the model was shown whole (text resources: they count as read, like an @file).
  */
-export type ReadBlocks = { typed: string; added: string; attachments: Attachment[] };
+export type ReadBlocks = { typed: string; added: string; attachments: Attachment[]; read: string[] };
 
 /** What the person typed: text blocks and resource links ("(see uri)"), joined by a blank line. Writes nothing. */
 export function typedText(blocks: readonly Block[]): string {
@@ -39,13 +43,11 @@ export function typedText(blocks: readonly Block[]): string {
  * binary one referenced by path). Limits are checked on decoded sizes before anything is written.
  */
 export function readBlocks(blocks: readonly Block[], attachmentsDir: string): ReadBlocks {
+  checkSizes(blocks);
   const decoded = blocks.map(decode);
-  const total = decoded.reduce((sum, d) => sum + (d?.bytes.length ?? 0), 0);
-  if (total > MAX_PROMPT_BYTES) {
-    throw new BlockError(`the prompt's attachments are ${mb(total)} decoded; the limit is 25 MB a prompt`);
-  }
   const parts: string[] = [];
   const attachments: Attachment[] = [];
+  const read: string[] = [];
   for (const [i, block] of blocks.entries()) {
     if (block.type === "text" || block.type === "resource_link") continue;
     const file = decoded[i];
@@ -57,11 +59,12 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
       parts.push(`(image attached: ${file.name}, at ${path})`);
     } else if (file.text !== null) {
       parts.push(numbered(file.name, path, file.text));
+      read.push(path);
     } else {
       parts.push(`(binary file, ${file.bytes.length} bytes: ${file.name}, at ${path})`);
     }
   }
-  return { typed: typedText(blocks), added: parts.join("\n\n"), attachments };
+  return { typed: typedText(blocks), added: parts.join("\n\n"), attachments, read };
 }
 
 type Decoded = { name: string; mimeType: string; bytes: Uint8Array; text: string | null };
@@ -80,7 +83,6 @@ function decode(block: Block): Decoded | null {
   const name = nameFrom(resource.uri, "attachment");
   if ("text" in resource) {
     const bytes = Buffer.from(resource.text, "utf8");
-    checkSize(bytes.length, name);
     return { name, mimeType: resource.mimeType ?? "text/plain", bytes, text: resource.text };
   }
   const bytes = base64(resource.blob, name);
@@ -91,22 +93,52 @@ function decode(block: Block): Decoded | null {
   return { name, mimeType, bytes, text: null };
 }
 
-function base64(data: string, what: string): Uint8Array {
+/**
+ * Every block within MAX_BLOCK_BYTES and all of them within MAX_PROMPT_BYTES, decoded, measured
+ * before anything is decoded or written.
+ */
+function checkSizes(blocks: readonly Block[]): void {
+  let total = 0;
+  for (const [i, block] of blocks.entries()) {
+    const bytes = decodedSize(block);
+    if (bytes > MAX_BLOCK_BYTES) {
+      throw new BlockError(`block ${i + 1} (${block.type}) is ${bytes} bytes decoded; the limit is 10 MiB (${MAX_BLOCK_BYTES} bytes) a block`);
+    }
+    total += bytes;
+  }
+  if (total > MAX_PROMPT_BYTES) {
+    throw new BlockError(`the prompt's blocks are ${total} bytes decoded; the limit is 25 MiB (${MAX_PROMPT_BYTES} bytes) a prompt`);
+  }
+}
+
+function decodedSize(block: Block): number {
+  if (block.type === "text") return Buffer.byteLength(block.text, "utf8");
+  if (block.type === "resource_link") return Buffer.byteLength(block.uri, "utf8");
+  // Audio is refused whatever its size, when it is decoded.
+  if (block.type === "audio") return 0;
+  if (block.type === "image") return base64Size(block.data, "image");
+  const { resource } = block;
+  if ("text" in resource) return Buffer.byteLength(resource.text, "utf8");
+  return base64Size(resource.blob, nameFrom(resource.uri, "attachment"));
+}
+
+/** The exact number of bytes base64 text decodes to: three a quartet, less its padding. */
+function base64Size(data: string, what: string): number {
+  const clean = cleanBase64(data, what);
+  const padding = clean.endsWith("==") ? 2 : clean.endsWith("=") ? 1 : 0;
+  const rest = clean.length % 4;
+  return Math.floor(clean.length / 4) * 3 - padding + (rest === 0 ? 0 : rest - 1);
+}
+
+function cleanBase64(data: string, what: string): string {
   const clean = data.replace(/\s+/g, "");
   if (clean.length % 4 === 1 || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean)) throw new BlockError(`the data of ${what} is not valid base64`);
-  const estimated = Math.floor((clean.length * 3) / 4);
-  checkSize(estimated, what);
-  const bytes = Buffer.from(clean, "base64");
-  checkSize(bytes.length, what);
-  return bytes;
+  if (clean.includes("=") && clean.length % 4 !== 0) throw new BlockError(`the data of ${what} is not valid base64`);
+  return clean;
 }
 
-function checkSize(bytes: number, what: string): void {
-  if (bytes > MAX_BLOCK_BYTES) throw new BlockError(`${what} is ${mb(bytes)} decoded; the limit is 10 MB a block`);
-}
-
-function mb(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+function base64(data: string, what: string): Uint8Array {
+  return Buffer.from(cleanBase64(data, what), "base64");
 }
 
 function nameFrom(uri: string | null, fallback: string): string {

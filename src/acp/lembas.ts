@@ -2,7 +2,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { Effort } from "../config/schema.ts";
 import { parseStored, type StoredMessage } from "../engine/records.ts";
-import { projectRoot } from "../engine/engine.ts";
+import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { availableCommands, loadCommands } from "../project/commands.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../project/files.ts";
@@ -14,9 +14,8 @@ import { getSession } from "../store/sessions.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
-import { insideRoots, judge, listing, places, rootsOf } from "./places.ts";
+import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./host.ts";
-import { isInside } from "../paths.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
 
@@ -69,11 +68,11 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     return { commands: availableCommands(loadCommands({ root, configDir: host.paths.configDir })) };
   });
 
-  /** A composer's directory with no session yet: the same rules as session/new, then its project root. */
+  /** A composer's directory with no session yet: the same rules as session/new, then the root it would take. */
   const placeRoot = (cwd: string): string => {
     const verdict = judge(cwd, config.remote, db);
     if (!verdict.accepted) throw invalid(verdict.reason);
-    return projectRoot(cwd);
+    return linkRoot(cwd, config.remote, db);
   };
 
   app.onRequest(
@@ -164,9 +163,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     const login = host.connection ?? "";
     const held = conn.attached(row.id) !== null;
     const given = wasGiven(db, row.id, login);
-    const roots = rootsOf(config.remote);
-    const inRoots = roots.length > 0 && roots.some((root) => isInside(row.root, root));
-    if (!held && !given && !inRoots) {
+    if (!held && !given && !insideRoots(row.root, config.remote)) {
       throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
     }
     const others = givenTo(db, row.id).filter((l) => l !== login);
@@ -193,7 +190,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   app.onRequest("_lembas/session/title", SessionRef.extend({ title: z.string() }), ({ params, client }) =>
     asParams(() => {
       if (params.title.length > 200) throw new UserError(`a title is at most 200 characters (this one has ${params.title.length})`);
-      if (!params.title.trim()) throw new UserError("a title cannot be empty");
+      if (!cleanTitle(params.title)) throw new UserError("a title cannot be empty (control characters do not count)");
       return { title: conn.session(params.sessionId, client).setTitle(params.title) };
     }),
   );

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../config/paths.ts";
+import { projectRoot } from "../engine/engine.ts";
 import type { Remote } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
 import { trustedDirs, trustedRootOf } from "../store/trust.ts";
@@ -44,6 +45,16 @@ export function judge(path: string, remote: Remote, db: Db): Verdict {
   return { accepted: true };
 }
 
+/**
+ * A link session's project root: the git top-level above cwd only when session/new would accept it
+ * too (inside the roots, trusted when require_trust); else cwd itself. A repository at ~, or roots
+ * that are one, must not make an untrusted directory the project (its AGENTS.md, its commands).
+ */
+export function linkRoot(cwd: string, remote: Remote, db: Db): string {
+  const top = projectRoot(cwd);
+  return top === cwd || judge(top, remote, db).accepted ? top : cwd;
+}
+
 export type Dir = { path: string; name: string; accepted: boolean; reason?: string };
 
 function dirEntry(path: string, remote: Remote, db: Db): Dir {
@@ -55,7 +66,10 @@ function dirEntry(path: string, remote: Remote, db: Db): Dir {
 export function places(remote: Remote, db: Db): { path: ""; places: Dir[] } {
   const roots = rootsOf(remote);
   const found = new Set<string>(roots.filter((r) => existsSync(r)));
-  for (const dir of trustedDirs(db)) if (roots.some((r) => isInside(dir, r))) found.add(dir);
+  for (const stored of trustedDirs(db)) {
+    const dir = real(stored);
+    if (roots.some((r) => isInside(dir, r))) found.add(dir);
+  }
   return { path: "", places: [...found].sort().map((p) => dirEntry(p, remote, db)) };
 }
 

@@ -100,7 +100,7 @@ function preparedInput(
   if (review !== null) text = review + after;
   else if (command?.type === "prompt") text = command.text + after;
   if (read.added) text = `${text}\n\n${read.added}`;
-  session.markRead(mentions.read);
+  session.markRead([...mentions.read, ...read.read]);
   for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) host.files?.recordUse(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];
   return {

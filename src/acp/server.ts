@@ -3,7 +3,6 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
 import { Effort, Mode } from "../config/schema.ts";
-import { projectRoot } from "../engine/engine.ts";
 import { lowerMode } from "../engine/permissions.ts";
 import { newTurnId, type Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
@@ -18,7 +17,7 @@ import { coalescer } from "./coalesce.ts";
 import { type AgentHost, type Conn, instanceRef, invalid } from "./host.ts";
 import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
-import { insideRoots, judge } from "./places.ts";
+import { insideRoots, judge, linkRoot } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { toUpdates } from "./updates.ts";
 
@@ -138,7 +137,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
         const model = requested.model ?? (requested.lembas_model ? await instanceRef(host, requested.lembas_model) : undefined);
         session = await host.engine.create({
           cwd,
-          ...(host.transport === "link" ? { root: linkRoot(cwd, host) } : {}),
+          ...(host.transport === "link" ? { root: linkRoot(cwd, host.config.remote, host.db) } : {}),
           mode: lowerMode(requested.mode ?? host.config.mode, host.maxMode),
           maxMode: host.maxMode,
           origin: host.transport,
@@ -208,16 +207,6 @@ export function serveAcp(stream: Stream, host: AgentHost) {
 function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEvent & { instance: boolean }) {
   if (event.type !== "model") return event;
   return { ...event, instance: host.connection !== null && event.connection === host.connection };
-}
-
-/**
- * A link session's project root: the git top-level above cwd, unless that lies outside the remote
- * roots (a dotfiles repository at ~, say) — then cwd itself, so nothing outside the roots counts as
- * "inside the project".
- */
-function linkRoot(cwd: string, host: AgentHost): string {
-  const root = projectRoot(cwd);
-  return insideRoots(root, host.config.remote) ? root : cwd;
 }
 
 function checkCwd(cwd: string, host: AgentHost): string {

@@ -1,6 +1,8 @@
 import { defineCommand } from "citty";
+import { withoutControls } from "../controls.ts";
 import { createEngine } from "../engine/create.ts";
-import { UserError } from "../errors.ts";
+import { cleanTitle } from "../engine/side-calls.ts";
+import { errorMessage, UserError } from "../errors.ts";
 import { keepDelete } from "../store/deletes.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
 import { listLogins } from "../store/logins.ts";
@@ -13,7 +15,9 @@ const list = defineCommand({
   run() {
     const sessions = listSessions(createContext().db(), { limit: 500 });
     for (const s of sessions) {
-      console.log(`${s.id}  ${new Date(s.updatedAt).toISOString().slice(0, 16).replace("T", " ")}  ${s.title || "(untitled)"}  ${s.cwd}`);
+      // Titles stored before they were cleaned may still carry terminal control: print text only.
+      const title = cleanTitle(s.title) || "(untitled)";
+      console.log(`${s.id}  ${new Date(s.updatedAt).toISOString().slice(0, 16).replace("T", " ")}  ${title}  ${withoutControls(s.cwd)}`);
     }
   },
 });
@@ -25,7 +29,8 @@ const del = defineCommand({
     const ctx = createContext();
     const db = ctx.db();
     if (!getSession(db, args.id)) throw new UserError(`there is no session ${args.id}`, 2);
-    await deleteSessions(ctx, [args.id]);
+    const [failure] = await deleteSessions(ctx, [args.id]);
+    if (failure) throw new UserError(failure.message, 1);
     console.log(`deleted ${args.id}`);
   },
 });
@@ -38,9 +43,11 @@ const prune = defineCommand({
     const db = ctx.db();
     const cutoff = Date.now() - parseAge(args["older-than"]);
     const old = listSessions(db, { limit: 100_000 }).filter((s) => s.updatedAt < cutoff);
-    await deleteSessions(ctx, old.map((s) => s.id));
+    const failures = await deleteSessions(ctx, old.map((s) => s.id));
     pruneTurns(db);
-    console.log(`deleted ${old.length} session${old.length === 1 ? "" : "s"}`);
+    for (const failure of failures) console.error(`lembas: ${failure.message}`);
+    console.log(`deleted ${count(old.length - failures.length)}`);
+    if (failures.length > 0) throw new UserError(`${count(failures.length)} could not be deleted`, 1);
   },
 });
 
@@ -49,21 +56,36 @@ export default defineCommand({
   subCommands: { list, delete: del, prune },
 });
 
-/** Deletes from a shell: each session gone now, and kept as a delete for every login's client. */
-async function deleteSessions(ctx: ReturnType<typeof createContext>, ids: string[]): Promise<void> {
+function count(n: number): string {
+  return `${n} session${n === 1 ? "" : "s"}`;
+}
+
+type Failure = { id: string; message: string };
+
+/**
+ * Deletes from a shell: each session gone now, and kept as a delete for every login's client. One
+ * that cannot be deleted (open in another process) does not stop the rest: it is returned, said.
+ */
+async function deleteSessions(ctx: ReturnType<typeof createContext>, ids: string[]): Promise<Failure[]> {
   const db = ctx.db();
+  const { engine } = createEngine(ctx, "terminal");
+  const logins = listLogins(db).map((l) => l.name);
+  const failures: Failure[] = [];
   for (const id of ids) {
     const hold = getHold(db, id);
     if (hold && hold.pid !== process.pid && holderAlive(hold)) {
-      throw new UserError(`session ${id} is open in another lembas process (${hold.holder}, pid ${hold.pid}): delete it there`, 1);
+      failures.push({ id, message: `session ${id} is open in another lembas process (${hold.holder}, pid ${hold.pid}): delete it there` });
+      continue;
     }
-  }
-  const { engine } = createEngine(ctx, "terminal");
-  const logins = listLogins(db).map((l) => l.name);
-  for (const id of ids) {
-    await engine.delete(id);
+    try {
+      await engine.delete(id);
+    } catch (error) {
+      failures.push({ id, message: `session ${id} could not be deleted: ${errorMessage(error)}` });
+      continue;
+    }
     if (logins.length > 0) keepDelete(db, id, logins);
   }
+  return failures;
 }
 
 /** "30d", "12h", "90m", "45s" → milliseconds. */

@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { UserError } from "../errors.ts";
-import { trustDir, trustedDirs } from "../store/trust.ts";
+import { realOrResolved, trustDir, trustedDirs } from "../store/trust.ts";
 import { createContext } from "./context.ts";
 
 export function existingDir(dir: string): string {
@@ -25,6 +25,7 @@ export default defineCommand({
     }
     const dir = existingDir(args.dir ?? process.cwd());
     trustDir(db, dir);
-    console.log(`trusted ${dir}`);
+    const real = realOrResolved(dir);
+    console.log(real === dir ? `trusted ${dir}` : `trusted ${real} (${dir} leads there)`);
   },
 });

@@ -1,3 +1,4 @@
+import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
 import { streamChat } from "../model/client.ts";
 import type { ChatMessage } from "../model/request.ts";
@@ -14,14 +15,17 @@ const SUMMARY_REQUEST = "Summarise our conversation so far for your own future r
 const TITLE_SYSTEM =
   "You name coding sessions. Reply with a title of at most six words for the session that starts with the person's message below: no quotes, no punctuation at the end, nothing else.";
 
-/** A title on one line, at most 200 characters. */
+/**
+ * A title on one line, at most 200 characters, and text only: every title a session takes (from
+ * the link, the model, a first prompt) passes here, and terminal control in it is dropped.
+ */
 export function cleanTitle(title: string): string {
-  return title.replace(/\s+/g, " ").trim().slice(0, 200);
+  return withoutControls(title).replace(/\s+/g, " ").trim().slice(0, 200);
 }
 
 /** The title a session has until the model names it: the prompt's first line, cut. */
 export function provisionalTitle(text: string): string {
-  const line = text.trim().split("\n")[0] ?? "";
+  const line = cleanTitle(text.trim().split("\n")[0] ?? "");
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || "New session";
 }
 
@@ -35,7 +39,7 @@ export async function modelTitle(model: ResolvedModel, prompt: string, signal: A
     ],
     signal,
   );
-  const title = text.replace(/^["'#\s]+|["'\s.]+$/g, "").split("\n")[0]?.trim();
+  const title = cleanTitle(withoutControls(text).replace(/^["'#\s]+|["'\s.]+$/g, "").split("\n")[0] ?? "");
   return title ? title.slice(0, 80) : null;
 }
 

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, relative, resolve, sep } from "node:path";
+import { LineMarks, scanLines } from "./lines.ts";
 import { isProtected, type ProtectedPaths } from "./protected.ts";
 import { isInside } from "../paths.ts";
 
@@ -7,7 +8,9 @@ import { isInside } from "../paths.ts";
 const MAX_LINES = 2000;
 const MAX_BYTES = 256 * 1024;
 const MAX_ENTRIES = 200;
-/** The most read from disk for a line range, and the largest image attached. */
+/** The most text the mentions of one prompt attach together; what is past it is said, not attached. */
+export const MAX_ATTACHED = 1024 * 1024;
+/** How far into a file a line range is looked for (streamed, never held), and the largest image attached. */
 const MAX_RANGE_READ = 64 * 1024 * 1024;
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const IMAGE_TYPES: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif" };
@@ -71,7 +74,14 @@ export function expandMentions(text: string, rules: AttachRules): Attached {
   const read: string[] = [];
   const skipped: Attached["skipped"] = [];
   const seen = new Set<string>();
+  const marks = new Map<string, LineMarks>();
   const root = real(rules.root) ?? resolve(rules.root);
+  const leftOut: string[] = [];
+  let room = MAX_ATTACHED;
+  const add = (block: string): void => {
+    blocks.push(block);
+    room -= block.length;
+  };
   for (const mention of findMentions(text)) {
     const target = allowed(mention, rules, root);
     if (typeof target !== "string") {
@@ -83,8 +93,13 @@ export function expandMentions(text: string, rules: AttachRules): Attached {
     seen.add(key);
     const shown = relative(root, target).split(sep).join("/") || ".";
     const stat = statSync(target);
+    const textual = stat.isDirectory() || (stat.isFile() && !IMAGE_TYPES[extname(target).toLowerCase()]);
+    if (textual && room <= 0) {
+      leftOut.push(mention.raw);
+      continue;
+    }
     if (stat.isDirectory()) {
-      blocks.push(listing(target, shown));
+      add(listing(target, shown));
       continue;
     }
     if (!stat.isFile()) {
@@ -101,10 +116,20 @@ export function expandMentions(text: string, rules: AttachRules): Attached {
       blocks.push(`(image attached: ${shown}, ${stat.size} bytes)`);
       continue;
     }
-    blocks.push(fileBlock(target, shown, mention.range, stat.size));
+    const fileMarks = marks.get(target) ?? new LineMarks();
+    marks.set(target, fileMarks);
+    add(fileBlock(target, shown, mention.range, stat.size, Math.min(MAX_BYTES, room), fileMarks));
     read.push(target);
   }
+  if (leftOut.length > 0) blocks.push(leftOutNote(leftOut));
   return { text: blocks.length > 0 ? `${text}\n\n${blocks.join("\n\n")}` : text, images, read, skipped };
+}
+
+/** The mentions past the prompt's limit, said once (a few by name): they are not read. */
+function leftOutNote(mentions: string[]): string {
+  const named = mentions.slice(0, 10).join(" ");
+  const more = mentions.length > 10 ? ` and ${mentions.length - 10} more` : "";
+  return `(not attached, as this prompt's attachments reached their limit of ${MAX_ATTACHED} characters: ${named}${more}; read them with a tool)`;
 }
 
 function allowed(mention: Mention, rules: AttachRules, root: string): string | { why: string } {
@@ -126,40 +151,50 @@ function real(path: string): string | null {
   }
 }
 
-/** The first `max` bytes of a file, without reading the rest (a huge dump stays on disk). */
-function head(path: string, max: number): Buffer {
+/** Whether a file is binary: a NUL byte in its first 8 KiB. */
+function binary(path: string): boolean {
   const fd = openSync(path, "r");
   try {
-    const buffer = Buffer.alloc(max);
-    const read = readSync(fd, buffer, 0, max, 0);
-    return buffer.subarray(0, read);
+    const buffer = Buffer.alloc(8192);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).includes(0);
   } finally {
     closeSync(fd);
   }
 }
 
-function fileBlock(path: string, shown: string, range: Mention["range"], size: number): string {
-  // A range may reach past the first MAX_BYTES: read more for it, within a hard bound.
-  const bytes = head(path, Math.min(size, range ? MAX_RANGE_READ : MAX_BYTES + 1));
-  if (bytes.subarray(0, 8192).includes(0)) return `<file path="${shown}">(binary file, ${size} bytes)</file>`;
-  const lines = bytes.toString("utf8").split("\n");
-  if (lines.at(-1) === "") lines.pop();
+/**
+ * A file (or its line range) line-numbered, within `budget` characters and MAX_LINES, streamed so
+ * that only the lines shown are ever held. A cut says where, and why when it was the prompt's limit.
+ */
+function fileBlock(path: string, shown: string, range: Mention["range"], size: number, budget: number, marks: LineMarks): string {
+  if (binary(path)) return `<file path="${shown}">(binary file, ${size} bytes)</file>`;
   const first = range ? Math.max(1, range.start) : 1;
-  const last = range ? Math.min(lines.length, Math.max(range.end, range.start)) : lines.length;
+  const wanted = range ? Math.max(range.end, range.start) : Number.POSITIVE_INFINITY;
   const out: string[] = [];
   let used = 0;
-  let cut = "";
-  for (let n = first; n <= last; n++) {
-    const line = `${String(n).padStart(6)}\t${lines[n - 1] ?? ""}`;
-    if (out.length >= MAX_LINES || used + line.length > MAX_BYTES) {
-      cut = `\n[… cut at line ${n - 1} of ${last}: read the file for the rest]`;
-      break;
-    }
+  // A line is at most three UTF-8 bytes a character: one held to 3 × budget + 4 bytes and still
+  // under budget was whole.
+  const scan = { first, last: wanted, maxScan: MAX_RANGE_READ, maxLineBytes: 3 * budget + 4 };
+  const end = scanLines(path, scan, marks, (n, text) => {
+    const line = `${String(n).padStart(6)}\t${text}`;
+    if (out.length >= MAX_LINES || used + line.length > budget) return false;
     out.push(line);
     used += line.length + 1;
+    return true;
+  });
+  const last = end.why === "eof" ? Math.min(end.lines, wanted) : wanted;
+  let note = "";
+  if (end.why === "full") {
+    const of = Number.isFinite(last) ? ` of ${last}` : "";
+    const why = budget < MAX_BYTES && out.length < MAX_LINES ? ` (this prompt's attachments reached their limit of ${MAX_ATTACHED} characters)` : "";
+    note = `\n[… cut at line ${end.line - 1}${of}${why}: read the file for the rest]`;
+  } else if (end.why === "scan") {
+    note = `\n[… lines past ${end.line} lie beyond the first ${MAX_RANGE_READ / 1024 / 1024} MiB of the file: read the file for them]`;
+  } else if (range && end.why === "eof" && end.lines < first) {
+    note = `\n[the file has ${end.lines} lines]`;
   }
-  const lineAttr = range ? ` lines="${first}-${last}"` : "";
-  return `<file path="${shown}"${lineAttr}>\n${out.join("\n")}${cut}\n</file>`;
+  const lineAttr = range ? ` lines="${first}-${last >= first ? last : wanted}"` : "";
+  return `<file path="${shown}"${lineAttr}>\n${out.join("\n")}${note}\n</file>`;
 }
 
 function listing(path: string, shown: string): string {

@@ -1,26 +1,46 @@
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Db } from "./db.ts";
 import { isInside } from "../paths.ts";
 
-/** Trusted directories: trusting one covers everything below it. */
+/**
+ * Trusted directories: trusting one covers everything below it. Stored and judged with symlinks
+ * resolved, so a directory trusted through a link is the one a session over the real path opens.
+ */
 export function trustDir(db: Db, path: string): void {
-  db.query("INSERT INTO trusted (path, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING").run(resolve(path), Date.now());
+  db.query("INSERT INTO trusted (path, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING").run(realOrResolved(path), Date.now());
 }
 
+/** Forgets a trusted directory named by either spelling: as stored, or through a link to it. */
 export function untrustDir(db: Db, path: string): boolean {
-  return db.query("DELETE FROM trusted WHERE path = ?").run(resolve(path)).changes > 0;
+  const spellings = [...new Set([resolve(path), realOrResolved(path)])];
+  const stored = trustedDirs(db).filter((dir) => spellings.includes(dir) || spellings.includes(realOrResolved(dir)));
+  let removed = 0;
+  for (const dir of stored) removed += db.query("DELETE FROM trusted WHERE path = ?").run(dir).changes;
+  return removed > 0;
 }
 
 export function trustedDirs(db: Db): string[] {
   return db.query<{ path: string }, []>("SELECT path FROM trusted ORDER BY path").all().map((r) => r.path);
 }
 
-/** The trusted directory that covers PATH (itself or an ancestor), or null. */
+/**
+ * The trusted directory that covers PATH (itself or an ancestor), or null. Both sides are taken
+ * with symlinks resolved: rows stored before trust resolved them may still name a link.
+ */
 export function trustedRootOf(db: Db, path: string): string | null {
-  const target = resolve(path);
+  const target = realOrResolved(path);
   for (const dir of trustedDirs(db)) {
-    if (isInside(target, dir)) return dir;
+    if (isInside(target, realOrResolved(dir))) return dir;
   }
   return null;
 }
 
+/** PATH absolute, with symlinks resolved where it exists. */
+export function realOrResolved(path: string): string {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return resolve(path);
+  }
+}

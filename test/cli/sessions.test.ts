@@ -52,3 +52,25 @@ test("bad input: an age that is no age, a session that is not there", async () =
   expect(missing.code).toBe(2);
   expect(missing.stderr.trim()).toBe("lembas: there is no session ses_nope");
 });
+
+test("sessions prune goes on past a session it cannot delete, says it in one line, and exits 1", async () => {
+  seed();
+  const store = db();
+  insertSession(store, { id: "ses_held", root: box.project, cwd: box.project, mode: "edit", model: null, effort: "medium", origin: "terminal", title: "held" });
+  insertSession(store, { id: "ses_zold", root: box.project, cwd: box.project, mode: "edit", model: null, effort: "medium", origin: "terminal", title: "old too" });
+  store.query("UPDATE sessions SET updated_at = ? WHERE id IN ('ses_held', 'ses_zold')").run(Date.now() - 40 * 86_400_000);
+  // Held by a live process (this test's): another lembas has it open.
+  store.query("INSERT INTO holds (session_id, holder, pid, since, heartbeat) VALUES ('ses_held', 'terminal', ?, ?, ?)").run(process.pid, Date.now(), Date.now());
+  store.close();
+  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d"]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe("deleted 2 sessions\n");
+  expect(result.stderr.trim().split("\n")).toEqual([
+    `lembas: session ses_held is open in another lembas process (terminal, pid ${process.pid}): delete it there`,
+    "lembas: 1 session could not be deleted",
+  ]);
+  const after = db();
+  expect(listSessions(after).map((s) => s.id).sort()).toEqual(["ses_held", "ses_new"]);
+  expect(pendingDeletes(after, "inst").sort()).toEqual(["ses_old", "ses_zold"]);
+  after.close();
+});

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { trustedRootOf } from "../../src/store/trust.ts";
@@ -55,4 +55,23 @@ test("an unknown subcommand is one line and exit 2", async () => {
   const result = await runLembas(box, ["frobnicate"]);
   expect(result.code).toBe(2);
   expect(result.stderr.trim().split("\n")).toHaveLength(1);
+});
+
+test("trusting through a symlink stores the real directory; list shows it once and untrust takes either spelling", async () => {
+  const real = join(box.dir, "work", "real");
+  const alias = join(box.dir, "alias");
+  mkdirSync(join(real, "src"), { recursive: true });
+  symlinkSync(real, alias);
+  expect(await runLembas(box, ["trust", alias])).toMatchObject({ code: 0, stdout: `trusted ${real} (${alias} leads there)\n` });
+  expect((await runLembas(box, ["trust", real])).code).toBe(0);
+  expect((await runLembas(box, ["trust", "--list"])).stdout).toBe(`${real}\n`);
+  const db = openDb(join(box.stateDir, "lembas.db"));
+  expect(trustedRootOf(db, join(real, "src"))).toBe(real);
+  expect(trustedRootOf(db, join(alias, "src"))).toBe(real);
+  db.close();
+  expect((await runLembas(box, ["untrust", alias])).code).toBe(0);
+  expect((await runLembas(box, ["trust", "--list"])).stdout).toBe("");
+  await runLembas(box, ["trust", alias]);
+  expect((await runLembas(box, ["untrust", real])).code).toBe(0);
+  expect((await runLembas(box, ["trust", "--list"])).stdout).toBe("");
 });

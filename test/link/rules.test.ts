@@ -1,13 +1,15 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import { acceptTurn, setTurnState } from "../../src/store/turns.ts";
 import { type Device, startDevice } from "../support/device.ts";
-import { step } from "../support/engine.ts";
+import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
+import { contentText } from "../support/model.ts";
 import { rpcError } from "../support/rpc.ts";
+import { runLembas } from "../support/run.ts";
 
 let d: Device;
 let link: Link;
@@ -62,6 +64,51 @@ test("a session a live terminal holds is reported held by the terminal, with its
 test("a project root above the remote roots (a repository at home) is not the session's root: its cwd is", async () => {
   mkdirSync(join(d.box.dir, ".git"));
   const sessionId = await newSession();
+  const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
+  expect(history.root).toBe(d.project);
+});
+
+test("a project trusted through a symlink is trusted: session/new in the real directory is accepted", async () => {
+  const real = join(d.work, "real");
+  const alias = join(d.box.dir, "alias");
+  mkdirSync(real);
+  symlinkSync(real, alias);
+  expect((await runLembas(d.box, ["trust", alias])).code).toBe(0);
+  const answer = (await link.request("session/new", { cwd: real, mcpServers: [] })) as { sessionId: string };
+  expect(answer.sessionId).toStartWith("ses_");
+});
+
+test("delete judges a session's root by its real path: a root spelled through a symlink into the roots is deleted", async () => {
+  const alias = join(d.box.dir, "alias");
+  symlinkSync(d.work, alias);
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  const root = join(alias, "project");
+  insertSession(db, { id: "ses_linked", root, cwd: root, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+  db.close();
+  expect(await link.request("_lembas/session/delete", { sessionId: "ses_linked" })).toEqual({ deleted: true });
+});
+
+test("roots that are a repository: a session in a trusted subfolder takes the subfolder as its root, not the untrusted top", async () => {
+  mkdirSync(join(d.work, ".git"));
+  writeFileSync(join(d.work, "AGENTS.md"), "UNTRUSTED TOP INSTRUCTIONS\n");
+  mkdirSync(join(d.work, ".agent", "commands"), { recursive: true });
+  writeFileSync(join(d.work, ".agent", "commands", "topcmd.md"), "Run the top's command.");
+  const sessionId = await newSession();
+  const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
+  expect(history.root).toBe(d.project);
+  d.model.push(step({ text: "ok" }));
+  await link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] }, 20_000);
+  const system = contentText(d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.[0]?.content);
+  expect(system).toContain(`project root: ${d.project}`);
+  expect(system).not.toContain("UNTRUSTED TOP INSTRUCTIONS");
+  const commands = (await link.request("_lembas/commands", { cwd: d.project })) as { commands: { name: string }[] };
+  expect(commands.commands.map((c) => c.name)).not.toContain("topcmd");
+}, 30_000);
+
+test("a session in a subfolder of a trusted repository inside the roots takes the repository's top as its root", async () => {
+  mkdirSync(join(d.project, ".git"));
+  mkdirSync(join(d.project, "src"));
+  const { sessionId } = (await link.request("session/new", { cwd: join(d.project, "src"), mcpServers: [] })) as { sessionId: string };
   const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
   expect(history.root).toBe(d.project);
 });

@@ -68,14 +68,49 @@ describe("blocks", () => {
     expect(lastUser()).toMatch(/\(binary file, 3 bytes: data\.bin, at .*data\.bin\)/);
   });
 
+  test("an embedded text resource counts as read: the model may edit the attached file at once", async () => {
+    d.model.push(step({ text: "seen" }));
+    await send([{ type: "text", text: "see" }, { type: "resource", resource: { uri: "file:///x/notes.md", text: "one\ntwo\n" } }]);
+    const dir = join(d.box.stateDir, "attachments", sessionId);
+    const [name] = readdirSync(dir);
+    const path = join(dir, name ?? "");
+    expect(lastUser()).toContain(`path="${path}"`);
+    // The attachment lies outside the project: the write is asked, and allowed once.
+    link.onRequest("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "once" } }));
+    d.model.push(step({ toolCalls: [{ name: "edit", arguments: { path, old_string: "two", new_string: "TWO" } }] }), step({ text: "ok" }));
+    await say("fix it");
+    const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    expect(contentText(messages.findLast((m) => m.role === "tool")?.content)).toStartWith("Edited");
+  });
+
+  test("a block of exactly 10 MiB is accepted; one byte more is refused with a sentence", async () => {
+    const MiB = 1024 * 1024;
+    const image = (bytes: number) => ({ type: "image", data: Buffer.concat([png, Buffer.alloc(bytes - png.length)]).toString("base64"), mimeType: "image/png" });
+    d.model.push(step({ text: "big" }));
+    expect(await send([{ type: "text", text: "x" }, image(10 * MiB)])).toMatchObject({ stopReason: "end_turn" });
+    const over = await rpcError(send([{ type: "text", text: "x" }, image(10 * MiB + 1)]));
+    expect(over).toMatchObject({ code: -32602, message: expect.stringContaining("block 2 (image) is 10485761 bytes decoded; the limit is 10 MiB (10485760 bytes) a block") });
+  }, 30_000);
+
+  test("a text block over 10 MiB, and a prompt of text over 25 MiB, are refused: the limits are of every kind of block", async () => {
+    const MiB = 1024 * 1024;
+    const text = await rpcError(send([{ type: "text", text: "y".repeat(10 * MiB + 1) }]));
+    expect(text).toMatchObject({ code: -32602, message: expect.stringContaining("block 1 (text) is 10485761 bytes decoded") });
+    const nine = "z".repeat(9 * MiB);
+    const total = await rpcError(send([{ type: "text", text: nine }, { type: "text", text: nine }, { type: "resource", resource: { uri: "file:///x/n.md", text: nine } }]));
+    expect(total).toMatchObject({ code: -32602, message: expect.stringContaining("the limit is 25 MiB (26214400 bytes) a prompt") });
+    expect(d.model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
+    expect(existsSync(join(d.box.stateDir, "attachments", sessionId))).toBe(false);
+  }, 30_000);
+
   test("limits and bad data: 11 MB, five blocks of 6 MB, invalid base64, an unknown image type — each -32602, nothing written", async () => {
     const big = (mb: number) => Buffer.alloc(mb * 1024 * 1024, 7).toString("base64");
     const blob = (data: string, name: string) => ({ type: "resource", resource: { uri: `file:///x/${name}`, mimeType: "application/octet-stream", blob: data } });
     const eleven = await rpcError(send([{ type: "text", text: "x" }, blob(big(11), "big.bin")]));
-    expect(eleven).toMatchObject({ code: -32602, message: expect.stringContaining("10 MB a block") });
+    expect(eleven).toMatchObject({ code: -32602, message: expect.stringContaining("10 MiB (10485760 bytes) a block") });
     const six = big(6);
     const five = await rpcError(send([{ type: "text", text: "x" }, ...[1, 2, 3, 4, 5].map((i) => blob(six, `p${i}.bin`))]));
-    expect(five.message).toContain("25 MB a prompt");
+    expect(five.message).toContain("25 MiB (26214400 bytes) a prompt");
     const bad = await rpcError(send([{ type: "image", data: "not*base64!", mimeType: "image/png" }]));
     expect(bad.message).toContain("not valid base64");
     const tiff = await rpcError(send([{ type: "image", data: png.toString("base64"), mimeType: "image/tiff" }]));
