@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
+import { protectedPaths, protection } from "../../src/project/protected.ts";
 import type { PlanOutcome, Question, QuestionOutcome, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
@@ -23,12 +24,15 @@ export type ContextOptions = {
   signal?: AbortSignal;
   ask?: (questions: Question[]) => QuestionOutcome;
   plan?: PlanOutcome;
+  /** config.yaml's `protected:` globs, besides the built-in list. */
+  protected?: string[];
 };
 
 /** A plain ToolContext over a real directory, recording what the tools call. */
 export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec: Recorded } {
   const root = opts.root ?? tempDir();
   const rec: Recorded = { beforeChange: [], progress: [], todos: [], read: new Set(), commands: 0, asked: [], plans: [], settingsSet: [] };
+  const rules = protectedPaths(opts.protected ?? [], []);
   const settings = { model: "local/a" as string | null, effort: "medium", mode: "edit", models: ["local/a", "local/b"] };
   const ctx: ToolContext = {
     sessionId: "s1",
@@ -65,6 +69,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
       },
     },
     vision: opts.vision ?? false,
+    protection: (path) => protection(path, root, rules),
   };
   return { ctx, rec };
 }
