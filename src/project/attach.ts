@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { extname, relative, resolve, sep } from "node:path";
-import { isProtected, type ProtectedPaths } from "./protected.ts";
+import { extname, join, relative, resolve, sep } from "node:path";
+import { isProtected, type ProtectedPaths, protection } from "./protected.ts";
 import { isInside } from "../paths.ts";
 
 /** The most of one file an @mention attaches; a larger one is cut with a note. */
@@ -84,7 +84,7 @@ export function expandMentions(text: string, rules: AttachRules): Attached {
     const shown = relative(root, target).split(sep).join("/") || ".";
     const stat = statSync(target);
     if (stat.isDirectory()) {
-      blocks.push(listing(target, shown));
+      blocks.push(listing(target, shown, (path) => protection(path, root, rules.protectedPaths) === "secret"));
       continue;
     }
     if (!stat.isFile()) {
@@ -162,9 +162,10 @@ function fileBlock(path: string, shown: string, range: Mention["range"], size: n
   return `<file path="${shown}"${lineAttr}>\n${out.join("\n")}${cut}\n</file>`;
 }
 
-function listing(path: string, shown: string): string {
+/** A directory's entries, `.git` and secrets (by name too) left out. */
+function listing(path: string, shown: string, secret: (path: string) => boolean): string {
   const entries = readdirSync(path, { withFileTypes: true })
-    .filter((e) => e.name !== ".git")
+    .filter((e) => e.name !== ".git" && !secret(join(path, e.name)))
     .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
     .sort((a, b) => Number(b.endsWith("/")) - Number(a.endsWith("/")) || a.localeCompare(b));
   const shownEntries = entries.slice(0, MAX_ENTRIES);
