@@ -1,4 +1,4 @@
-import { relative, sep } from "node:path";
+import { basename, dirname, relative, sep } from "node:path";
 import { isInside } from "../paths.ts";
 
 /**
@@ -61,6 +61,47 @@ export function protection(path: string, root: string, rules: ProtectedPaths): P
     if (rules.globs.some((glob) => glob.match(prefix))) return "protected";
   }
   return null;
+}
+
+/** Directories whose verdict a judge remembers before it starts again (a listing judges every file). */
+const MAX_REMEMBERED = 20_000;
+/** A `.` or `..` segment: such a path is judged the long way, which normalises it. */
+const DOT_SEGMENT = /(^|[\\/])\.\.?([\\/]|$)/;
+
+/**
+ * {@link protection} for many paths under one root, as a listing or a tool call asks: each
+ * directory is judged once, and a path below it by its own name and relative path only.
+ */
+export function protectionJudge(root: string, rules: ProtectedPaths): (path: string) => Protection | null {
+  const below = root.endsWith(sep) ? root : `${root}${sep}`;
+  const dirs = new Map<string, Protection | null>();
+  const judge = (path: string): Protection | null => {
+    if (!path.startsWith(below) || DOT_SEGMENT.test(path)) return protection(path, root, rules);
+    const parent = dirname(path);
+    let above = dirs.get(parent);
+    if (above === undefined) {
+      above = judge(parent);
+      if (dirs.size >= MAX_REMEMBERED) dirs.clear();
+      dirs.set(parent, above);
+    }
+    if (above === "secret") return "secret";
+    return ownProtection(path, path.slice(below.length), rules) ?? above;
+  };
+  return judge;
+}
+
+/**
+ * How a path inside the root is protected by itself (its parent's verdict aside): being a
+ * protected dir, its name, or its path relative to the root (`rel`).
+ */
+function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protection | null {
+  if (rules.dirs.includes(path)) return "secret";
+  const name = basename(path);
+  if (rules.secret.some((glob) => glob.match(name))) return "secret";
+  if (rules.names.some((glob) => glob.match(name))) return "protected";
+  if (rules.globs.length === 0) return null;
+  const posix = sep === "/" ? rel : rel.split(sep).join("/");
+  return rules.globs.some((glob) => glob.match(posix)) ? "protected" : null;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { isProtected, protectedPaths, protection } from "../../src/project/protected.ts";
+import { isProtected, protectedPaths, protection, protectionJudge } from "../../src/project/protected.ts";
 
 const root = "/home/p/project";
 const rules = protectedPaths(["secrets/**", "generated"], ["/home/p/.config/lembas", "/home/p/.local/state/lembas"]);
@@ -37,5 +37,15 @@ describe("protected paths", () => {
     expect(protection(inEnvDir, inEnvDir, rules)).toBeNull();
     expect(isProtected(`${root}/.git`, root, rules)).toBe(true);
     expect(isProtected(`${root}/src/a.ts`, root, rules)).toBe(false);
+  });
+
+  test("a judge for many paths, remembering directories, says what protection says", () => {
+    const judge = protectionJudge(root, rules);
+    const paths = [
+      ".env", ".envrc", ".env.d/app.conf", "src/.env.d/x/y.ts", "src/a.ts", "src/generated/out.ts", "secrets/deep/b.txt", "src/secrets/a.txt",
+      ".git", ".git/objects/ab", ".ssh/config", "id_rsa", "docs/readme.md", "src/../.env", "src/./a.ts",
+      "/home/p/.config/lembas/config.yaml", "/home/p/other/.env", "/etc/hosts",
+    ].map((rel) => (rel.startsWith("/") ? rel : `${root}/${rel}`));
+    for (const path of [...paths, ...paths]) expect([path, judge(path)]).toEqual([path, protection(path, root, rules)]);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
-import { protectedPaths, protection } from "../../src/project/protected.ts";
+import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
 import type { PlanOutcome, Question, QuestionOutcome, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
@@ -69,7 +69,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
       },
     },
     vision: opts.vision ?? false,
-    protection: (path) => protection(path, root, rules),
+    protection: protectionJudge(root, rules),
   };
   return { ctx, rec };
 }
