@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { globTool } from "../../src/tools/glob.ts";
 import { createGrepTool } from "../../src/tools/grep.ts";
 import { listTool } from "../../src/tools/list.ts";
+import { readTool } from "../../src/tools/read.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -98,5 +99,13 @@ describe("list", () => {
     const result = await run(listTool, {}, context(project()));
     for (const secret of SECRETS) expect([secret, result.output.includes(secret)]).toEqual([secret, false]);
     expect(result.output).toBe(["./", "  api/", "  certs/", "  infra/", "    prod.tf", "  src/", "    app.ts", "  README.md"].join("\n"));
+  });
+});
+
+describe("read", () => {
+  test("a missing file's suggestions never name a secret", async () => {
+    const result = await run(readTool, { path: ".en" }, context(project()));
+    expect(result.isError).toBe(true);
+    expect(result.output).toBe(".en does not exist.");
   });
 });
