@@ -110,9 +110,9 @@ function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protec
  */
 export type PathGuard = { names: readonly string[]; leaveOut(path: string): boolean };
 
-/** A guard leaving out what `leaveOut` says, with ripgrep skipping the secrets by name. */
+/** A guard leaving out what `leaveOut` says, with ripgrep skipping the secrets by name (`.git` it skips anyway). */
 export function pathGuard(leaveOut: (path: string) => boolean): PathGuard {
-  return { names: [...SECRET_NAMES, ...GUARDED_NAMES], leaveOut };
+  return { names: SECRET_NAMES, leaveOut };
 }
 
 /** ripgrep's arguments skipping the guard's names; they come after any glob of the caller's, so they win. */
