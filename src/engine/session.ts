@@ -3,7 +3,7 @@ import type { Paths } from "../config/paths.ts";
 import { type Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
-import type { ProtectedPaths } from "../project/protected.ts";
+import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
@@ -581,6 +581,7 @@ export class Session {
       cwd: this.cwd,
       signal,
       vision: model.vision,
+      protection: protectionJudge(this.root, this.deps.protectedPaths),
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       aroundCommand: (run) => undo.aroundCommand(run),

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { extname, relative, resolve, sep } from "node:path";
+import { extname, join, relative, resolve, sep } from "node:path";
 import { LineMarks, scanLines } from "./lines.ts";
-import { isProtected, type ProtectedPaths } from "./protected.ts";
+import { isProtected, type ProtectedPaths, protection } from "./protected.ts";
 import { isInside } from "../paths.ts";
 
 /** The most of one file an @mention attaches; a larger one is cut with a note. */
@@ -99,7 +99,7 @@ export function expandMentions(text: string, rules: AttachRules): Attached {
       continue;
     }
     if (stat.isDirectory()) {
-      add(listing(target, shown));
+      add(listing(target, shown, (path) => protection(path, root, rules.protectedPaths) === "secret"));
       continue;
     }
     if (!stat.isFile()) {
@@ -197,9 +197,10 @@ function fileBlock(path: string, shown: string, range: Mention["range"], size: n
   return `<file path="${shown}"${lineAttr}>\n${out.join("\n")}${note}\n</file>`;
 }
 
-function listing(path: string, shown: string): string {
+/** A directory's entries, `.git` and secrets (by name too) left out. */
+function listing(path: string, shown: string, secret: (path: string) => boolean): string {
   const entries = readdirSync(path, { withFileTypes: true })
-    .filter((e) => e.name !== ".git")
+    .filter((e) => e.name !== ".git" && !secret(join(path, e.name)))
     .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
     .sort((a, b) => Number(b.endsWith("/")) - Number(a.endsWith("/")) || a.localeCompare(b));
   const shownEntries = entries.slice(0, MAX_ENTRIES);

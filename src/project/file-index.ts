@@ -1,9 +1,10 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Db } from "../store/db.ts";
-import { type FileKind, loadFiles } from "../store/files.ts";
+import { type FileKind, loadFiles, saveFileChanges } from "../store/files.ts";
 import { HALF_LIFE_MS } from "./frecency.ts";
 import { defaultLister, type FileLister } from "./list-files.ts";
 import type { Prepared } from "./prepared.ts";
+import { type PathGuard, pathGuard, type ProtectedPaths, protectedPaths, protectionJudge } from "./protected.ts";
 
 export type { FileKind } from "../store/files.ts";
 
@@ -20,6 +21,8 @@ export type FileIndexOptions = {
   halfLifeMs?: number;
   /** The clock for refreshes and frecency (tests move it). */
   now?: () => number;
+  /** Left out of the index, names and all (the built-in list when not given): the picker offers no protected path. */
+  protectedPaths?: ProtectedPaths;
 };
 
 /**
@@ -32,6 +35,8 @@ export type FileIndex = {
   /** Absolute. */
   readonly root: string;
   readonly options: Required<FileIndexOptions>;
+  /** What listings of the tree leave out: protected paths. */
+  readonly guard: PathGuard;
   /**
    * Path to kind, as stored. Null after a first listing until something needs it (see
    * {@link entriesOf}): a map of every path costs time the first answer need not wait for.
@@ -62,8 +67,17 @@ const REFRESH_EVERY_MS = 3_000;
 /** Opens the index of `root` from what is stored (empty when it was never listed). */
 export function openFileIndex(db: Db, root: string, options: FileIndexOptions = {}): FileIndex {
   const absolute = resolve(root);
+  const rules = options.protectedPaths ?? protectedPaths([], []);
+  const judge = protectionJudge(absolute, rules);
+  const guard = pathGuard((path) => judge(path) !== null);
   const entries = new Map<string, FileKind>();
-  for (const row of loadFiles(db, absolute)) entries.set(row.path, row.kind);
+  const stale: string[] = [];
+  for (const row of loadFiles(db, absolute)) {
+    if (guard.leaveOut(join(absolute, row.path))) stale.push(row.path);
+    else entries.set(row.path, row.kind);
+  }
+  // An older version listed protected paths: they go from the store too.
+  if (stale.length > 0) saveFileChanges(db, absolute, [], stale);
   return {
     db,
     root: absolute,
@@ -72,7 +86,9 @@ export function openFileIndex(db: Db, root: string, options: FileIndexOptions = 
       refreshEveryMs: options.refreshEveryMs ?? REFRESH_EVERY_MS,
       halfLifeMs: options.halfLifeMs ?? HALF_LIFE_MS,
       now: options.now ?? Date.now,
+      protectedPaths: rules,
     },
+    guard,
     entries,
     prepared: null,
     preparing: null,

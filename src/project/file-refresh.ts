@@ -32,7 +32,7 @@ async function relist(index: FileIndex): Promise<RefreshResult> {
     next.set(path, kind);
     if (before.get(path) !== kind) added.push({ path, kind });
   };
-  for await (const batch of listFileBatches(index.root, index.options.lister)) {
+  for await (const batch of listFileBatches(index.root, index.options.lister, index.guard)) {
     for (const file of batch) addWithDirectories(next, file, add);
   }
   index.listedAt = index.options.now();
@@ -54,7 +54,7 @@ async function relist(index: FileIndex): Promise<RefreshResult> {
 async function firstListing(index: FileIndex): Promise<RefreshResult> {
   const builder = new PreparedBuilder();
   const dirs = new Set<string>();
-  for await (const batch of listFileBatches(index.root, index.options.lister)) {
+  for await (const batch of listFileBatches(index.root, index.options.lister, index.guard)) {
     for (const file of batch) {
       builder.add(file, false);
       for (let cut = file.lastIndexOf("/"); cut > 0; cut = file.lastIndexOf("/", cut - 1)) {

@@ -1,6 +1,8 @@
 import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import type { Env } from "../tools/ignore-outside.ts";
 import { walk } from "../tools/ignore-walk.ts";
+import { type PathGuard, rgExclusions } from "./protected.ts";
 
 /**
  * Which program lists a project's files: ripgrep at the path given, or the TypeScript walker when
@@ -19,11 +21,11 @@ export const RG_ARGS = ["--files", "--no-config", "--hidden", "--no-require-git"
 
 /**
  * The files of the tree at `root` as `rg --files` lists them: relative, `/`-separated, in no
- * particular order; ignored files, `.git` and symlinks left out.
+ * particular order; ignored files, `.git`, symlinks and what the guard leaves out left out.
  */
-export async function listFiles(root: string, lister: FileLister): Promise<string[]> {
+export async function listFiles(root: string, lister: FileLister, guard?: PathGuard): Promise<string[]> {
   const files: string[] = [];
-  for await (const batch of listFileBatches(root, lister)) for (const file of batch) files.push(file);
+  for await (const batch of listFileBatches(root, lister, guard)) for (const file of batch) files.push(file);
   return files;
 }
 
@@ -32,14 +34,21 @@ export async function listFiles(root: string, lister: FileLister): Promise<strin
  * Throws when `root` is not a directory (rather than listing nothing, which would read as every
  * file gone).
  */
-export async function* listFileBatches(root: string, lister: FileLister): AsyncGenerator<string[]> {
+export async function* listFileBatches(root: string, lister: FileLister, guard?: PathGuard): AsyncGenerator<string[]> {
   const isDir = await stat(root).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw new Error(`cannot list the files of ${root}: it is not a directory`);
-  yield* lister.rg ? rgBatches(lister.rg, root, lister.env) : walkerBatches(root, lister.env);
+  if (!lister.rg) {
+    yield* walkerBatches(root, lister.env, guard);
+    return;
+  }
+  for await (const batch of rgBatches(lister.rg, root, lister.env, guard)) {
+    const kept = guard ? batch.filter((file) => !guard.leaveOut(join(root, file))) : batch;
+    if (kept.length > 0) yield kept;
+  }
 }
 
-async function* rgBatches(rg: string, root: string, env: Env | undefined): AsyncGenerator<string[]> {
-  const proc = Bun.spawn([rg, ...RG_ARGS], { cwd: root, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+async function* rgBatches(rg: string, root: string, env: Env | undefined, guard: PathGuard | undefined): AsyncGenerator<string[]> {
+  const proc = Bun.spawn([rg, ...RG_ARGS, ...rgExclusions(guard)], { cwd: root, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const stderr = new Response(proc.stderr).text();
   const decoder = new TextDecoder();
   let pending = "";
@@ -66,9 +75,9 @@ async function* rgBatches(rg: string, root: string, env: Env | undefined): Async
 
 const WALK_BATCH = 2_000;
 
-async function* walkerBatches(root: string, env: Env | undefined): AsyncGenerator<string[]> {
+async function* walkerBatches(root: string, env: Env | undefined, guard: PathGuard | undefined): AsyncGenerator<string[]> {
   let batch: string[] = [];
-  for await (const entry of walk(root, { root, parents: true, env })) {
+  for await (const entry of walk(root, { root, parents: true, env, leaveOut: guard?.leaveOut })) {
     if (entry.type !== "file") continue;
     batch.push(entry.rel);
     if (batch.length >= WALK_BATCH) {

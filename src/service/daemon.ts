@@ -54,8 +54,9 @@ export async function runService(ctx: Context): Promise<void> {
   process.on("uncaughtException", (error) => log(`unexpected error (the service goes on): ${error.stack ?? error.message}`));
   const config = ctx.config();
   const db = ctx.db();
-  const files = createFileIndexes(db);
   const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path));
+  // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
+  const files = createFileIndexes(db, { protectedPaths: engine.protectedPaths });
   void engine.warm();
   const claims = new Claims();
   const desks = new Map<string, CardDesk>();

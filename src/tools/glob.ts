@@ -5,6 +5,7 @@ import description from "./glob.txt" with { type: "text" };
 import { walk } from "./ignore-walk.ts";
 import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
+import { secretsUnder } from "./secrets.ts";
 import { defineTool } from "./tool.ts";
 import { isInside } from "../paths.ts";
 
@@ -37,7 +38,7 @@ export const globTool = defineTool({
     if (!info.isDirectory()) return fail(`${shownBase} is a file, not a directory: give its directory as path.`);
     const matcher = new Bun.Glob(patternFrom(input.pattern, base));
     const found: { abs: string; rel: string }[] = [];
-    for await (const entry of walk(base, { root: ctx.root, signal: ctx.signal })) {
+    for await (const entry of walk(base, { root: ctx.root, signal: ctx.signal, leaveOut: secretsUnder(base, ctx) })) {
       if (entry.type !== "dir" && matcher.match(entry.rel)) found.push(entry);
     }
     if (found.length === 0) return ok(`No files match ${input.pattern} in ${shownBase}.`, { meta: { count: 0 } });

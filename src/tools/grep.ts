@@ -3,6 +3,7 @@ import { z } from "zod";
 import description from "./grep.txt" with { type: "text" };
 import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
+import { type PathGuard, pathGuard } from "../project/protected.ts";
 import { type FileHit, type SearchEngine, type SearchMode, type SearchQuery, type SearchResult, defaultEngine, search } from "./search.ts";
 import { type Tool, type ToolContext, type ToolResult, capOutput, defineTool } from "./tool.ts";
 
@@ -62,6 +63,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine)
       mode,
       context: input.context ?? 0,
       limit,
+      ...searchGuard(base, ctx),
       signal: ctx.signal,
     },
     engine,
@@ -72,6 +74,15 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine)
   if (mode === "files_with_matches") return formatFiles(await newestFirst(result.files), limit, show);
   if (mode === "count") return formatCounts(result.files, limit, show);
   return formatContent(result.files, { limit, context: input.context ?? 0, complete: result.complete }, show);
+}
+
+/**
+ * Protected files under the base are left out, content and name. A base that is protected itself
+ * was asked about by name (see `paths`), and what the person allowed is searched whole.
+ */
+function searchGuard(base: string, ctx: ToolContext): { guard?: PathGuard } {
+  if (ctx.protection(base)) return {};
+  return { guard: pathGuard((path) => ctx.protection(path) !== null) };
 }
 
 /** A search whose unexpected failure (ripgrep gone since it was found, say) is a result too. */

@@ -26,6 +26,8 @@ export type WalkOptions = {
    * if ignored, false skips it, null leaves it to the ignore rules.
    */
   override?: (rel: string, isDir: boolean) => boolean | null;
+  /** Entries never yielded nor entered, whatever the ignore rules and the override say (protected paths). */
+  leaveOut?: (abs: string) => boolean;
   /**
    * Also apply what ripgrep applies from outside the tree (see {@link outsideLayers}): ignore
    * files above the root (the base when no root is given), `.git/info/exclude`, git's global excludes.
@@ -65,6 +67,7 @@ export async function* walk(base: string, opts: WalkOptions = {}): AsyncGenerato
       const rel = next.rel ? `${next.rel}/${entry.name}` : entry.name;
       const isDir = type === "dir";
       if (extra?.ignores(isDir ? `${rel}/` : rel)) continue;
+      if (opts.leaveOut?.(abs)) continue;
       const decided = opts.override?.(rel, isDir) ?? null;
       if (decided === false || (decided === null && isIgnored(layers, abs, isDir))) continue;
       yield { abs, rel, type, depth: next.depth };

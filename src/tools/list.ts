@@ -4,6 +4,7 @@ import { type WalkEntry, walk } from "./ignore-walk.ts";
 import description from "./list.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
+import { secretsUnder } from "./secrets.ts";
 import { defineTool } from "./tool.ts";
 
 const MAX_ENTRIES = 500;
@@ -33,7 +34,7 @@ export const listTool = defineTool({
     const entries: WalkEntry[] = [];
     let more = false;
     // Breadth first: a cap cuts the deepest levels, never the top ones.
-    for await (const entry of walk(base, { root: ctx.root, ignore: input.ignore, signal: ctx.signal })) {
+    for await (const entry of walk(base, { root: ctx.root, ignore: input.ignore, signal: ctx.signal, leaveOut: secretsUnder(base, ctx) })) {
       if (entries.length === MAX_ENTRIES) {
         more = true;
         break;

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { basename, dirname, extname } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import { z } from "zod";
 import description from "./read.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
@@ -53,7 +53,7 @@ export const readTool = defineTool({
     try {
       info = await stat(abs);
     } catch (error) {
-      return errorCode(error) === "ENOENT" ? fail(await missingMessage(abs, shown)) : fail(fsErrorMessage(error, shown));
+      return errorCode(error) === "ENOENT" ? fail(await missingMessage(abs, shown, ctx)) : fail(fsErrorMessage(error, shown));
     }
     if (info.isDirectory()) return fail(`${shown} is a directory: use the list tool to see what it holds.`);
     if (!info.isFile()) return fail(`${shown} is not a regular file (a device, socket or pipe): it cannot be read.`);
@@ -212,12 +212,13 @@ function cutLine(line: string, cut: number): string {
   return `${line.slice(0, MAX_LINE_CHARS)}… [line cut: ${rest} more characters]`;
 }
 
-/** "x does not exist", with names in its directory that look like the one asked for. */
-async function missingMessage(abs: string, shown: string): Promise<string> {
+/** "x does not exist", with names in its directory that look like the one asked for (secrets left out). */
+async function missingMessage(abs: string, shown: string, ctx: Pick<ToolContext, "protection">): Promise<string> {
   const dir = dirname(abs);
   const names = await readdir(dir).catch(() => null);
   if (names === null) return `${shown} does not exist, nor does its directory ${dirname(shown)}.`;
-  const similar = similarNames(basename(abs), names);
+  // A secret's name is not offered: the model would only be told of a file it may not see.
+  const similar = similarNames(basename(abs), names.filter((name) => ctx.protection(join(dir, name)) !== "secret"));
   if (similar.length === 0) return `${shown} does not exist.`;
   const parent = dirname(shown) === "." ? "" : `${dirname(shown)}/`;
   return `${shown} does not exist. Did you mean: ${similar.map((name) => parent + name).join(", ")}?`;

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { walk } from "./ignore-walk.ts";
 import { comparePaths } from "./paths.ts";
+import { type PathGuard, rgExclusions } from "../project/protected.ts";
 
 export type SearchMode = "content" | "files_with_matches" | "count";
 
@@ -20,6 +21,8 @@ export type SearchQuery = {
   context: number;
   /** Content mode stops once more than this many matching lines were found. */
   limit: number;
+  /** Files left out of the search entirely, whatever the glob says: neither matched nor counted. */
+  guard?: PathGuard;
   signal?: AbortSignal;
 };
 
@@ -50,6 +53,7 @@ function rgArgs(q: SearchQuery): string[] {
   const args = ["--no-config", "--hidden", "--no-require-git", "--color", "never", "--glob", "!.git"];
   if (q.ignoreCase) args.push("--ignore-case");
   if (q.glob) args.push("--glob", q.glob);
+  args.push(...rgExclusions(q.guard));
   if (q.mode === "content") {
     args.push("--json", "--sort", "path");
     if (q.context > 0) args.push("--context", String(q.context));
@@ -66,7 +70,8 @@ async function searchWithRg(rg: string, q: SearchQuery): Promise<SearchResult> {
   q.signal?.addEventListener("abort", kill, { once: true });
   try {
     const stderr = new Response(proc.stderr).text();
-    const parsed = q.mode === "content" ? await readRgJson(proc.stdout, q.limit, kill) : await readRgList(proc.stdout, q.mode);
+    const keep = (path: string): boolean => !q.guard?.leaveOut(path);
+    const parsed = q.mode === "content" ? await readRgJson(proc.stdout, q.limit, keep, kill) : await readRgList(proc.stdout, q.mode, keep);
     const code = await proc.exited;
     if (code === 2 && parsed.files.length === 0) return { ok: false, error: rgError(await stderr) };
     return { ok: true, ...parsed };
@@ -81,10 +86,17 @@ function rgError(stderr: string): string {
 }
 
 /** `path\0` (files) or `path\0count\n` (count) records. */
-async function readRgList(stdout: ReadableStream<Uint8Array>, mode: SearchMode): Promise<{ files: FileHit[]; complete: boolean }> {
+async function readRgList(
+  stdout: ReadableStream<Uint8Array>,
+  mode: SearchMode,
+  keep: (path: string) => boolean,
+): Promise<{ files: FileHit[]; complete: boolean }> {
   const text = await new Response(stdout).text();
   if (mode === "files_with_matches") {
-    const files = text.split("\0").filter(Boolean).map((path) => ({ path, count: 0, lines: [] }));
+    const files = text
+      .split("\0")
+      .filter((path) => path && keep(path))
+      .map((path) => ({ path, count: 0, lines: [] }));
     return { files, complete: true };
   }
   const files = text
@@ -92,7 +104,8 @@ async function readRgList(stdout: ReadableStream<Uint8Array>, mode: SearchMode):
     .filter(Boolean)
     .flatMap((record) => {
       const at = record.lastIndexOf("\0");
-      return at === -1 ? [] : [{ path: record.slice(0, at), count: Number(record.slice(at + 1)), lines: [] }];
+      const path = record.slice(0, at);
+      return at === -1 || !keep(path) ? [] : [{ path, count: Number(record.slice(at + 1)), lines: [] }];
     });
   return { files, complete: true };
 }
@@ -109,21 +122,29 @@ function rgText(data: z.infer<typeof rgData>): string {
   return "text" in data ? data.text : Buffer.from(data.bytes, "base64").toString("utf8");
 }
 
-/** ripgrep's JSON lines, stopping (and killing it) once more than `limit` matching lines came. */
+/**
+ * ripgrep's JSON lines, stopping (and killing it) once more than `limit` matching lines came. A
+ * file `keep` refuses is skipped whole: its lines neither shown nor counted.
+ */
 async function readRgJson(
   stdout: ReadableStream<Uint8Array>,
   limit: number,
+  keep: (path: string) => boolean,
   kill: () => void,
 ): Promise<{ files: FileHit[]; complete: boolean }> {
   const files: FileHit[] = [];
+  let file: FileHit | null = null;
   let matches = 0;
   for await (const line of jsonLines(stdout)) {
     const message = rgMessage.safeParse(safeJson(line));
     if (!message.success) continue;
     const { type, data } = message.data;
-    if (type === "begin" && data?.path) files.push({ path: rgText(data.path), count: 0, lines: [] });
+    if (type === "begin" && data?.path) {
+      const path = rgText(data.path);
+      file = keep(path) ? { path, count: 0, lines: [] } : null;
+      if (file) files.push(file);
+    }
     if ((type !== "match" && type !== "context") || !data?.lines || !data.line_number) continue;
-    const file = files.at(-1);
     if (!file) continue;
     const isMatch = type === "match";
     file.lines.push({ n: data.line_number, text: rgText(data.lines).replace(/\r?\n$/, ""), match: isMatch });
@@ -194,7 +215,7 @@ async function filesToSearch(q: SearchQuery): Promise<string[] | null> {
   if (info.isFile()) return [q.base];
   const override = q.glob ? globOverride(q.glob) : undefined;
   const found: { abs: string; rel: string }[] = [];
-  for await (const entry of walk(q.base, { root: q.root, signal: q.signal, override })) {
+  for await (const entry of walk(q.base, { root: q.root, signal: q.signal, override, leaveOut: q.guard?.leaveOut })) {
     if (entry.type === "file") found.push(entry);
   }
   return found.sort((a, b) => comparePaths(a.rel, b.rel)).map((entry) => entry.abs);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Protection } from "../project/protected.ts";
 
 /** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
 export type PermissionClass = "read" | "write" | "exec" | "none";
@@ -81,6 +82,8 @@ export type ToolContext = {
   };
   /** Whether the session's model takes images. */
   vision: boolean;
+  /** How a path (absolute) is protected, or null: searches leave protected files out, listings secrets' names too. */
+  protection(path: string): Protection | null;
 };
 
 /**

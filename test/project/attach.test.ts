@@ -1,10 +1,11 @@
 import { afterAll, expect, test } from "bun:test";
 import { expandMentions } from "../../src/project/attach.ts";
+import { protectedPaths } from "../../src/project/protected.ts";
 import { cleanup, tempDir, writeFiles } from "./tree.ts";
 
 afterAll(cleanup);
 
-const expand = (root: string, text: string) => expandMentions(text, { cwd: root, root, roots: null, protectedPaths: { globs: [], dirs: [] } }).text.slice(text.length + 2);
+const expand = (root: string, text: string) => expandMentions(text, { cwd: root, root, roots: null, protectedPaths: protectedPaths([], []) }).text.slice(text.length + 2);
 
 test("ranges are read line by line: a last line without a newline, a range past the end, a long line across read chunks", () => {
   const long = "y".repeat(150_000);

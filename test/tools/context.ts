@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
 import { ReadLedger } from "../../src/engine/read-ledger.ts";
+import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
 import type { PlanOutcome, Question, QuestionOutcome, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
@@ -24,6 +25,8 @@ export type ContextOptions = {
   signal?: AbortSignal;
   ask?: (questions: Question[]) => QuestionOutcome;
   plan?: PlanOutcome;
+  /** config.yaml's `protected:` globs, besides the built-in list. */
+  protected?: string[];
 };
 
 /** A plain ToolContext over a real directory, recording what the tools call. */
@@ -31,6 +34,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
   const root = opts.root ?? tempDir();
   const rec: Recorded = { beforeChange: [], progress: [], todos: [], read: new Set(), commands: 0, asked: [], plans: [], settingsSet: [] };
   const ledger = new ReadLedger();
+  const rules = protectedPaths(opts.protected ?? [], []);
   const settings = { model: "local/a" as string | null, effort: "medium", mode: "edit", models: ["local/a", "local/b"] };
   const ctx: ToolContext = {
     sessionId: "s1",
@@ -70,6 +74,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
       },
     },
     vision: opts.vision ?? false,
+    protection: protectionJudge(root, rules),
   };
   return { ctx, rec };
 }

@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
+import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
+import { contentText } from "../support/model.ts";
+
+let h: EngineHarness;
+beforeEach(async () => {
+  h = await engineHarness();
+});
+afterEach(() => h.close());
+
+/** A person who answers each approval from a list (deny when it runs out), and remembers what was asked. */
+function person(answers: PermissionDecision[] = []): Interaction & { asked: PermissionRequest[] } {
+  const asked: PermissionRequest[] = [];
+  return {
+    asked,
+    permission: async (request) => {
+      asked.push(request);
+      return answers.shift() ?? { outcome: "deny" };
+    },
+    question: async () => ({ outcome: "nobody" }),
+    plan: async () => ({ outcome: "nobody" }),
+  };
+}
+
+/** The tool results the model was sent, in order. */
+const toolOutputs = () => {
+  const messages = h.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+  return messages.filter((m) => m.role === "tool").map((m) => contentText(m.content));
+};
+
+const SECRETS = [".env", ".envrc", "id_rsa", ".ssh"];
+
+function secrets(): void {
+  writeFileSync(join(h.project, ".env"), "OPENAI_API_KEY=sk-live-123\n");
+  writeFileSync(join(h.project, ".envrc"), "export KEY=envrc\n");
+  writeFileSync(join(h.project, "id_rsa"), "KEY material\n");
+  mkdirSync(join(h.project, ".ssh"));
+  writeFileSync(join(h.project, ".ssh", "config"), "KEY ssh\n");
+  writeFileSync(join(h.project, "app.ts"), "const KEY = readKey();\n");
+}
+
+describe("grep, glob and list from the project root", () => {
+  for (const mode of ["plan", "auto"] as const) {
+    test(`${mode} mode: grep KEY shows no protected file's line or name, and nobody is asked`, async () => {
+      secrets();
+      h.model.push(
+        step({
+          toolCalls: [
+            { name: "grep", arguments: { pattern: "KEY", output_mode: "content" } },
+            { name: "grep", arguments: { pattern: "KEY" } },
+            { name: "glob", arguments: { pattern: "**/*" } },
+            { name: "list", arguments: {} },
+          ],
+        }),
+        step({ text: "ok" }),
+      );
+      const session = await h.session({ mode });
+      const who = person();
+      session.interaction = who;
+      await session.prompt({ text: "find the key" });
+      const [content, files, globbed, listed] = toolOutputs();
+      expect(content).toBe("app.ts:1:const KEY = readKey();");
+      expect(files).toBe("app.ts");
+      expect(globbed).toBe("app.ts");
+      expect(listed).toBe("./\n  app.ts");
+      for (const output of toolOutputs()) for (const secret of [...SECRETS, "sk-live"]) expect(output).not.toContain(secret);
+      expect(who.asked).toEqual([]);
+    });
+  }
+
+  test("plan mode: grep with .env as its path asks first, as read does", async () => {
+    secrets();
+    h.model.push(step({ toolCalls: [{ name: "grep", arguments: { pattern: "KEY", path: ".env", output_mode: "content" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "plan" });
+    const who = person([{ outcome: "deny" }]);
+    session.interaction = who;
+    await session.prompt({ text: "find the key" });
+    expect(who.asked[0]?.reason).toContain("protected");
+    expect(toolOutputs().join("\n")).not.toContain("sk-live");
+  });
+});
+
+describe("every name starting .env, and .git itself, are protected", () => {
+  for (const name of [".envrc", ".env-local", ".env_prod"]) {
+    test(`auto mode: read ${name} asks and, denied, shows nothing`, async () => {
+      writeFileSync(join(h.project, name), "SECRET=1\n");
+      h.model.push(step({ toolCalls: [{ name: "read", arguments: { path: name } }] }), step({ text: "ok" }));
+      const session = await h.session({ mode: "auto" });
+      const who = person([{ outcome: "deny" }]);
+      session.interaction = who;
+      await session.prompt({ text: "read" });
+      expect(who.asked[0]?.reason).toContain("protected");
+      expect(toolOutputs().join("\n")).not.toContain("SECRET");
+    });
+  }
+
+  test("auto mode: writing a new .envrc2 asks and, denied, writes nothing", async () => {
+    h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: ".envrc2", content: "export X=1\n" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "auto" });
+    const who = person([{ outcome: "deny" }]);
+    session.interaction = who;
+    await session.prompt({ text: "write" });
+    expect(who.asked[0]?.reason).toContain("protected");
+    expect(existsSync(join(h.project, ".envrc2"))).toBe(false);
+  });
+
+  test("auto mode: write .git and list .git ask", async () => {
+    mkdirSync(join(h.project, ".git"));
+    writeFileSync(join(h.project, ".git", "HEAD"), "ref: refs/heads/main\n");
+    h.model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: ".git", content: "gone" } }, { name: "list", arguments: { path: ".git" } }] }),
+      step({ text: "ok" }),
+    );
+    const session = await h.session({ mode: "auto" });
+    const who = person([{ outcome: "deny" }, { outcome: "deny" }]);
+    session.interaction = who;
+    await session.prompt({ text: "clean up" });
+    expect(who.asked.map((a) => [a.toolName, a.reason.includes("protected")])).toEqual([
+      ["write", true],
+      ["list", true],
+    ]);
+    expect(readFileSync(join(h.project, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
+    expect(toolOutputs().join("\n")).not.toContain("HEAD");
+  });
+});

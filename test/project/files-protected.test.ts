@@ -1,0 +1,69 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { createFileIndexes, entriesOf, openFileIndex, refreshFileIndex, searchFiles } from "../../src/project/files.ts";
+import { protectedPaths } from "../../src/project/protected.ts";
+import { openDb } from "../../src/store/db.ts";
+import { saveFileChanges } from "../../src/store/files.ts";
+import { cleanup, tempDir, writeFiles } from "./tree.ts";
+
+afterAll(cleanup);
+
+/** A repository whose .gitignore leaves its secrets untracked but not ignored. */
+const PROJECT = {
+  ".git/HEAD": "ref: refs/heads/main\n",
+  ".gitignore": "dist/\n",
+  ".env": "OPENAI_API_KEY=sk-live-1\n",
+  ".envrc": "",
+  ".env.example": "",
+  "api/.env.local": "",
+  "id_rsa": "",
+  "certs/server.pem": "",
+  ".ssh/config": "",
+  "infra/prod.tf": "",
+  "src/env.ts": "",
+  "src/environment.ts": "",
+};
+const SECRET = /(^|\/)(\.env|id_rsa|server\.pem|\.ssh)/;
+
+const rg = Bun.which("rg");
+const listers: [string, string | null][] = [
+  ["ripgrep", rg],
+  ["the walker", null],
+];
+
+function setup(lister: string | null) {
+  const db = openDb(join(tempDir(), "lembas.db"));
+  const root = writeFiles(tempDir(), PROJECT);
+  return { db, root, options: { lister: { rg: lister, env: { PATH: process.env.PATH ?? "", HOME: tempDir() } } } };
+}
+
+describe.each(listers)("the @ picker's index with %s", (name, lister) => {
+  const skip = name === "ripgrep" && !lister;
+
+  test.skipIf(skip)("lists no secret, not even an untracked one nothing ignores: a query for env finds only the ordinary files", async () => {
+    const { db, root, options } = setup(lister);
+    const index = openFileIndex(db, root, options);
+    await refreshFileIndex(index);
+    expect([...entriesOf(index).keys()].filter((path) => SECRET.test(path))).toEqual([]);
+    expect(searchFiles(index, { query: "env", limit: 50 }).map((e) => e.path).sort()).toEqual(["src/env.ts", "src/environment.ts"]);
+    expect(searchFiles(index, { query: "id_rsa" })).toEqual([]);
+  });
+
+  test.skipIf(skip)("leaves out what config.yaml protects and what is in the config and state dirs", async () => {
+    const { db, root, options } = setup(lister);
+    writeFiles(root, { "state/lembas.db": "" });
+    const files = createFileIndexes(db, { ...options, protectedPaths: protectedPaths(["infra/**"], [join(root, "state")]) });
+    const found = (await files.search(root, { query: "", limit: 50 })).map((e) => e.path);
+    expect(found.sort()).toEqual([".gitignore", "src", "src/env.ts", "src/environment.ts"]);
+  });
+});
+
+test("a secret an older version stored is not offered, and goes from the store", async () => {
+  const { db, root, options } = setup(rg);
+  saveFileChanges(db, root, [{ path: ".env", kind: "file" }, { path: "README.md", kind: "file" }], []);
+  const index = openFileIndex(db, root, options);
+  expect(searchFiles(index, { query: "", limit: 50 })).toEqual([{ path: "README.md", kind: "file" }]);
+  expect(searchFiles(openFileIndex(db, root, { ...options, protectedPaths: protectedPaths([], []) }), { query: "env" })).toEqual([]);
+  const stored = db.query("SELECT path FROM files WHERE root = ?").all(root) as { path: string }[];
+  expect(stored.map((row) => row.path)).toEqual(["README.md"]);
+});

@@ -1,0 +1,111 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { globTool } from "../../src/tools/glob.ts";
+import { createGrepTool } from "../../src/tools/grep.ts";
+import { listTool } from "../../src/tools/list.ts";
+import { readTool } from "../../src/tools/read.ts";
+import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
+
+afterAll(cleanupTempDirs);
+
+/** Secrets (env files, keys, .ssh), a file config.yaml protects, and ordinary files, each holding KEY. */
+const PROJECT: Record<string, string> = {
+  ".env": "OPENAI_API_KEY=sk-live-1\n",
+  ".envrc": "export KEY=envrc\n",
+  ".env-local": "KEY=local\n",
+  ".env_prod": "KEY=prod\n",
+  "api/.env.local": "KEY=api\n",
+  ".env.d/app.conf": "KEY=dir\n",
+  "id_rsa": "-----BEGIN KEY-----\n",
+  "certs/server.pem": "KEY pem\n",
+  "tls.key": "KEY tls\n",
+  ".ssh/config": "KEY ssh\n",
+  "infra/prod.tf": "KEY infra\n",
+  "src/app.ts": "const KEY = 1;\n",
+  "README.md": "set KEY first\n",
+};
+const SECRETS = [".env", ".envrc", ".env-local", ".env_prod", "api/.env.local", ".env.d", "id_rsa", "server.pem", "tls.key", ".ssh"];
+
+function project(): string {
+  const root = tempDir();
+  for (const [name, content] of Object.entries(PROJECT)) {
+    mkdirSync(join(root, name, ".."), { recursive: true });
+    writeFileSync(join(root, name), content);
+  }
+  return root;
+}
+
+const context = (root: string) => makeContext({ root, protected: ["infra/**"] }).ctx;
+
+const rg = Bun.which("rg");
+const engines: [string, string | null][] = [
+  ["ripgrep", rg],
+  ["the fallback", null],
+];
+
+describe.each(engines)("grep with %s", (name, rgPath) => {
+  const grep = createGrepTool(() => ({ rg: rgPath }));
+  const skip = name === "ripgrep" && !rgPath;
+
+  test.skipIf(skip)("from the root finds KEY in ordinary files only: no protected file's line, name or count", async () => {
+    const ctx = context(project());
+    for (const output_mode of ["content", "files_with_matches", "count"] as const) {
+      const result = await run(grep, { pattern: "KEY", output_mode }, ctx);
+      expect(result.isError).toBeFalsy();
+      for (const secret of [...SECRETS, "infra", "sk-live"]) expect([output_mode, result.output.includes(secret)]).toEqual([output_mode, false]);
+      expect(result.output).toContain("src/app.ts");
+      expect(result.output).toContain("README.md");
+    }
+    const counted = await run(grep, { pattern: "KEY", output_mode: "count" }, ctx);
+    expect(counted.meta).toMatchObject({ files: 2, matches: 2 });
+  });
+
+  test.skipIf(skip)("a glob naming them finds nothing: they are left out whatever the glob says", async () => {
+    const ctx = context(project());
+    for (const glob of [".env*", "**/.env*", "id_rsa", "*.pem", ".ssh/**", "infra/**"]) {
+      const result = await run(grep, { pattern: "KEY", glob, output_mode: "content" }, ctx);
+      expect([glob, result.output]).toEqual([glob, `No matches for "KEY" in ..`]);
+    }
+  });
+
+  test.skipIf(skip)("matches in a protected file do not count against the limit", async () => {
+    const root = project();
+    writeFileSync(join(root, "infra", "a.tf"), "KEY\nKEY\nKEY\n");
+    const result = await run(grep, { pattern: "KEY", output_mode: "content", limit: 2 }, context(root));
+    expect(result.output).toBe("README.md:1:set KEY first\nsrc/app.ts:1:const KEY = 1;");
+  });
+
+  test.skipIf(skip)("a protected file or directory named as the path is searched: the ask before it named it", async () => {
+    const ctx = context(project());
+    expect((await run(grep, { pattern: "KEY", path: ".env", output_mode: "content" }, ctx)).output).toContain("OPENAI_API_KEY");
+    expect((await run(grep, { pattern: "KEY", path: ".ssh" }, ctx)).output).toBe(".ssh/config");
+  });
+});
+
+describe("glob", () => {
+  test("**/* and .env* leave the secrets out; a file config.yaml protects is listed by name", async () => {
+    const ctx = context(project());
+    const all = await run(globTool, { pattern: "**/*" }, ctx);
+    for (const secret of SECRETS) expect([secret, all.output.includes(secret)]).toEqual([secret, false]);
+    expect(all.output.split("\n").sort()).toEqual(["README.md", "infra/prod.tf", "src/app.ts"]);
+    expect((await run(globTool, { pattern: ".env*" }, ctx)).output).toBe("No files match .env* in ..");
+    expect((await run(globTool, { pattern: "**/id_*" }, ctx)).output).toBe("No files match **/id_* in ..");
+  });
+});
+
+describe("list", () => {
+  test("the root's listing leaves out env files, keys and .ssh, name and all", async () => {
+    const result = await run(listTool, {}, context(project()));
+    for (const secret of SECRETS) expect([secret, result.output.includes(secret)]).toEqual([secret, false]);
+    expect(result.output).toBe(["./", "  api/", "  certs/", "  infra/", "    prod.tf", "  src/", "    app.ts", "  README.md"].join("\n"));
+  });
+});
+
+describe("read", () => {
+  test("a missing file's suggestions never name a secret", async () => {
+    const result = await run(readTool, { path: ".en" }, context(project()));
+    expect(result.isError).toBe(true);
+    expect(result.output).toBe(".en does not exist.");
+  });
+});
