@@ -30,6 +30,7 @@ export const globTool = defineTool({
     return `Find ${input.pattern}${where}`;
   },
   paths: (input, ctx) => [resolvePath(input.path ?? ".", ctx.cwd)],
+  more: "narrow the pattern or give a path deeper in the tree",
   async execute(input, ctx) {
     const base = resolvePath(input.path ?? ".", ctx.cwd);
     const shownBase = displayPath(base, ctx.root);

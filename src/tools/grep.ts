@@ -40,6 +40,7 @@ export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool
       return `Search for ${JSON.stringify(input.pattern)}${where}`;
     },
     paths: (input, ctx) => [resolvePath(input.path ?? ".", ctx.cwd)],
+    more: "narrow the search: a more specific pattern, path or glob, a lower limit, or output_mode files_with_matches",
     execute: (input, ctx) => runGrep(input, ctx, engine()),
   });
 }

@@ -25,6 +25,7 @@ export const listTool = defineTool({
   kind: "read",
   title: (input, ctx) => `List ${displayPath(resolvePath(input.path ?? ".", ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path ?? ".", ctx.cwd)],
+  more: "list a subdirectory, or use glob with a pattern",
   async execute(input, ctx) {
     const base = resolvePath(input.path ?? ".", ctx.cwd);
     const shown = displayPath(base, ctx.root);
