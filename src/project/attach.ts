@@ -1,15 +1,17 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, join, relative, resolve, sep } from "node:path";
+import { MAX_RESULT_CHARS } from "../tools/tool.ts";
 import { LineMarks, scanLines } from "./lines.ts";
 import { isProtected, type ProtectedPaths, protection } from "./protected.ts";
 import { isInside } from "../paths.ts";
 
 /** The most of one file an @mention attaches; a larger one is cut with a note. */
 const MAX_LINES = 2000;
-const MAX_BYTES = 256 * 1024;
+/** The most characters one file mention attaches, as much as one tool result may carry. */
+const MAX_BYTES = MAX_RESULT_CHARS;
 const MAX_ENTRIES = 200;
 /** The most text the mentions of one prompt attach together; what is past it is said, not attached. */
-export const MAX_ATTACHED = 1024 * 1024;
+export const MAX_ATTACHED = 4 * MAX_RESULT_CHARS;
 /** How far into a file a line range is looked for (streamed, never held), and the largest image attached. */
 const MAX_RANGE_READ = 64 * 1024 * 1024;
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;

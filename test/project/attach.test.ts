@@ -8,7 +8,7 @@ afterAll(cleanup);
 const expand = (root: string, text: string) => expandMentions(text, { cwd: root, root, roots: null, protectedPaths: protectedPaths([], []) }).text.slice(text.length + 2);
 
 test("ranges are read line by line: a last line without a newline, a range past the end, a long line across read chunks", () => {
-  const long = "y".repeat(150_000);
+  const long = "€".repeat(25_000); // 75 KB: across read chunks, within one mention's budget
   const root = writeFiles(tempDir(), { "a.txt": "one\ntwo\nthree", "b.txt": `first\n${long}\nthird\n` });
   expect(expand(root, "@a.txt#3-9")).toBe('<file path="a.txt" lines="3-3">\n     3\tthree\n</file>');
   expect(expand(root, "@a.txt#5-6")).toBe('<file path="a.txt" lines="5-6">\n\n[the file has 3 lines]\n</file>');
