@@ -68,7 +68,7 @@ export async function runService(ctx: Context): Promise<void> {
     const key = JSON.stringify(logins.map(({ name, url, token, protocols }) => [name, url, token, protocols]));
     if (key !== loginsKey) {
       loginsKey = key;
-      models.setLogins(logins.map(({ name, url, token, protocols }) => ({ name, url, token, protocols })));
+      models.setLogins(logins.map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers })));
     }
     for (const login of logins) {
       const known = dialers.get(login.name);
