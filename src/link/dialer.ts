@@ -9,11 +9,11 @@ import type { FileIndexes } from "../project/files.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
 import type { Db } from "../store/db.ts";
-import { forgetDelete, pendingDeletes } from "../store/deletes.ts";
 import { type Login, setLoginProtocols } from "../store/logins.ts";
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, RESET_AFTER_MS } from "./backoff.ts";
 import { discover, protocolFor } from "./discovery.ts";
 import { helloParams, linkUrl } from "./hello.ts";
+import { keptDeletes } from "./kept-deletes.ts";
 
 export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
 
@@ -34,6 +34,8 @@ export type DialerDeps = {
 export const PROTOCOL_MISMATCH = "the instance and this CLI speak different link protocols — update one of them";
 const HANDSHAKE_TIMEOUT_MS = 15_000;
 const KEPT_DELETES_EVERY_MS = 3000;
+/** How long stopping waits for the instance to confirm deletes just sent, so they are not sent again. */
+const STOP_PROOF_MS = 1000;
 const TOKEN_REJECTED = "the instance rejected the device token: log in again with lembas login";
 
 type Outcome = { kind: "closed"; code: number; reason: string; upMs: number } | { kind: "failed"; why: string } | { kind: "fatal"; why: string };
@@ -52,6 +54,8 @@ export class LinkDialer {
   private wake: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private server: ReturnType<typeof serveAcp> | null = null;
+  /** The deletes told on the link that is up now, waited for (briefly) at stop. */
+  private kept: ReturnType<typeof keptDeletes> | null = null;
   /** The sessions the last link held when it dropped: the next one takes them up. */
   private heldBefore: string[] = [];
 
@@ -81,6 +85,7 @@ export class LinkDialer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
+    await this.kept?.proven(STOP_PROOF_MS);
     this.socket?.close(1001, "the device service is stopping");
     await this.running;
   }
@@ -195,15 +200,12 @@ export class LinkDialer {
       files: this.deps.files,
       onInitialized: (cx, client) => {
         if (!client.lembas) return;
-        const sendKept = () => {
-          for (const sessionId of pendingDeletes(db, login)) {
-            void cx.notify("_lembas/session/deleted", { sessionId }).then(() => forgetDelete(db, sessionId, login), () => {});
-          }
-        };
-        sendKept();
+        const kept = keptDeletes({ ws, db, login, notify: (sessionId) => cx.notify("_lembas/session/deleted", { sessionId }) });
+        this.kept = kept;
+        kept.send();
         // Deletes kept while this link is up (from a shell, or a delete on another instance's link)
         // go out within a few seconds, not at the next link.
-        keptTimer = setInterval(sendKept, KEPT_DELETES_EVERY_MS);
+        keptTimer = setInterval(kept.send, KEPT_DELETES_EVERY_MS);
       },
     });
     this.set("connected");
@@ -211,6 +213,8 @@ export class LinkDialer {
     const { code, reason } = await closed;
     stopKeepalive();
     if (keptTimer) clearInterval(keptTimer);
+    this.kept?.stop();
+    this.kept = null;
     this.heldBefore = [...new Set([...this.heldBefore, ...this.server.sessions()])];
     this.server.detachAll();
     this.server = null;
