@@ -7,7 +7,7 @@ import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { FileIndexes } from "../project/files.ts";
 import { errorMessage, UserError } from "../errors.ts";
-import { webSocketTransport } from "../rpc/websocket.ts";
+import { TOO_BIG, webSocketTransport } from "../rpc/websocket.ts";
 import type { Db } from "../store/db.ts";
 import { type Login, setLoginProtocols } from "../store/logins.ts";
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, RESET_AFTER_MS } from "./backoff.ts";
@@ -29,6 +29,8 @@ export type DialerDeps = {
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
   keepalive?: { intervalMs: number; timeoutMs: number };
+  /** The most a message from the instance may be (default: the stdio limit, MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
 };
 
 export const PROTOCOL_MISMATCH = "the instance and this CLI speak different link protocols — update one of them";
@@ -179,7 +181,11 @@ export class LinkDialer {
     });
     const { config, db } = this.deps;
     ws.send(JSON.stringify({ jsonrpc: "2.0", method: "_lembas/hello", params: helloParams(protocol, config) }));
-    const transport = webSocketTransport(ws);
+    const transport = webSocketTransport(ws, {
+      ...(this.deps.maxMessageBytes ? { maxMessageBytes: this.deps.maxMessageBytes } : {}),
+      onTooBig: (bytes, max) =>
+        this.deps.log(`link ${this.login.name}: the instance sent a message of ${bytes} bytes, more than the ${max} a message may be: not read, the link is closed (${TOO_BIG}) and redialled`),
+    });
     const login = this.login.name;
     let keptTimer: ReturnType<typeof setInterval> | null = null;
     this.server = serveAcp(transport.stream, {

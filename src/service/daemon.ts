@@ -75,7 +75,18 @@ export async function runService(ctx: Context): Promise<void> {
       // A new token (logged in again) restarts the link, even one that stopped on the old token.
       if (known && known.url === login.url && known.token === login.token) continue;
       void known?.stop();
-      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, files, log, ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE) });
+      const dialer = new LinkDialer(login, {
+        engine,
+        config,
+        paths: ctx.paths,
+        db,
+        claims,
+        desks,
+        files,
+        log,
+        ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE),
+        ...maxMessageFrom(process.env.LEMBAS_LINK_MAX_MESSAGE_BYTES),
+      });
       dialers.set(login.name, dialer);
       dialer.start();
     }
@@ -145,6 +156,12 @@ export async function runService(ctx: Context): Promise<void> {
   await stopControl();
   db.close();
   log("stopped");
+}
+
+/** LEMBAS_LINK_MAX_MESSAGE_BYTES=N caps a message from the instance at N bytes instead of the default (for tests). */
+function maxMessageFrom(value: string | undefined): { maxMessageBytes?: number } {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n > 0 ? { maxMessageBytes: n } : {};
 }
 
 /** LEMBAS_LINK_KEEPALIVE=<interval ms>,<timeout ms> changes how often the link pings (default 20 s, 10 s). */
