@@ -20,6 +20,7 @@ import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
 import { insideRoots, judge } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
+import { storeRequestError } from "./store-errors.ts";
 import { toUpdates } from "./updates.ts";
 
 
@@ -103,7 +104,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       try {
         session = host.engine.open(sessionId, { maxMode: host.maxMode });
       } catch (error) {
-        throw invalid(errorMessage(error));
+        throw storeRequestError(error, host) ?? invalid(errorMessage(error));
       }
       if (!session) throw invalid(`there is no session ${sessionId} on this device`);
       attach(session, cx);
@@ -146,7 +147,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
           ...(requested.effort ? { effort: requested.effort } : {}),
         });
       } catch (error) {
-        throw invalid(errorMessage(error));
+        throw storeRequestError(error, host) ?? invalid(errorMessage(error));
       }
       attach(session, cx);
       commandsUpdate(session, cx, host);
@@ -167,6 +168,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       signal.addEventListener("abort", onAbort, { once: true });
       try {
         return await runPrompt(session, params.prompt as Block[], turnId, host, cx);
+      } catch (error) {
+        throw storeRequestError(error, host) ?? error;
       } finally {
         signal.removeEventListener("abort", onAbort);
       }

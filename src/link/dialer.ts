@@ -204,6 +204,7 @@ export class LinkDialer {
       adopt: () => this.heldBefore.splice(0),
       bufferedAmount: () => ws.bufferedAmount,
       files: this.deps.files,
+      log: (line) => this.deps.log(`link ${login}: ${line}`),
       onInitialized: (cx, client) => {
         if (!client.lembas) return;
         const kept = keptDeletes({ ws, db, login, notify: (sessionId) => cx.notify("_lembas/session/deleted", { sessionId }) });

@@ -29,7 +29,11 @@ export function keptDeletes(link: KeptDeletesLink): { send(): void; proven(timeo
     const batch = unproven.get(pongText(event));
     if (!batch) return;
     unproven.delete(pongText(event));
-    for (const sessionId of batch) forgetDelete(db, sessionId, login);
+    try {
+      for (const sessionId of batch) forgetDelete(db, sessionId, login);
+    } catch {
+      // the store will not take the write (a full disk): still kept, told again at the next link
+    }
     if (unproven.size === 0) wake?.();
   };
   ws.addEventListener("pong", onPong);
