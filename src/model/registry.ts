@@ -100,8 +100,21 @@ export class ModelRegistry implements ModelSource {
 
   /** With no model set: the only connection's first model, so a fresh setup just works. */
   private async firstModel(): Promise<string | null> {
-    const refs = await this.entries();
-    return refs[0]?.ref ?? null;
+    const { entries, withheld } = await this.names();
+    const first = entries[0];
+    if (first && first.login === null) return first.ref;
+    // The first login's first model is the default: while that login is away, no later one's stands in.
+    const before = first ? this.logins.findIndex((l) => l.name === first.login) : this.logins.length;
+    for (const login of this.logins.slice(0, before)) {
+      const away = withheld.find((w) => w.prefix === `${login.name}/`);
+      if (away) {
+        throw new UserError(
+          `no model is set, and the instance ${away.login}, whose first model would be the one, could not be reached: ${away.why} (set model: in config.yaml to use another)`,
+          1,
+        );
+      }
+    }
+    return first?.ref ?? null;
   }
 
   /** The logins changed (a login made, removed, or its token renewed): list their models afresh. */

@@ -48,7 +48,8 @@ afterEach(async () => {
   close = null;
 });
 
-const run = (box: Sandbox, project: string, model: string) => runLembas(box, ["run", "--yes", "--cwd", project, "--model", model, "say hi"]);
+const run = (box: Sandbox, project: string, model: string | null) =>
+  runLembas(box, ["run", "--yes", "--cwd", project, ...(model ? ["--model", model] : []), "say hi"]);
 
 describe("a short model ref belongs to the first login that serves its provider", () => {
   test("the first login's list down: the turn fails with a sentence and the second instance gets nothing", async () => {
@@ -81,6 +82,16 @@ describe("a short model ref belongs to the first login that serves its provider"
     expect(long.stderr).toBe("");
     expect(long.code).toBe(0);
     expect(setup.home.model.requests.length).toBe(1);
+  }, 60_000);
+
+  test("no model set and the first login's list down: the default is not taken from the second", async () => {
+    const setup = await twoLogins({ workListsAtFirst: true });
+    close = setup.close;
+    setup.work.instance.failModels(500);
+    const turn = await run(setup.box, setup.project, null);
+    expect(turn.code).not.toBe(0);
+    expect(turn.stderr).toStartWith("lembas: no model is set, and the instance work, whose first model would be the one, could not be reached: ");
+    expect(setup.home.model.requests.length).toBe(0);
   }, 60_000);
 
   test("once the first login lists again, the short ref is its own again", async () => {
