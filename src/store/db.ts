@@ -32,13 +32,13 @@ export function openDb(file: string): Db {
     closeSync(openSync(file, "a", 0o600));
     chmodSync(file, 0o600);
   } catch (error) {
-    throw storeFailure(error, file) ?? error;
+    throw openFailure(error, file) ?? error;
   }
   let db: Db;
   try {
     db = new Database(file, { create: true, strict: true });
   } catch (error) {
-    throw storeFailure(error, file) ?? error;
+    throw openFailure(error, file) ?? error;
   }
   try {
     db.exec("PRAGMA busy_timeout = 10000");
@@ -48,30 +48,25 @@ export function openDb(file: string): Db {
     migrate(db, file);
   } catch (error) {
     db.close();
-    throw storeFailure(error, file) ?? error;
+    throw openFailure(error, file) ?? error;
   }
   return db;
 }
 
 /**
- * What a failure of the store (SQLite's, or the file system's under it) means, as a StoreError
- * whose sentence names `file` and what to do; null for an error that is none of these.
+ * What a failure of SQLite on the store means, as a StoreError whose sentence names `file` and
+ * what to do; null for any other error (a file-system error met elsewhere is not the store's).
  */
 export function storeFailure(error: unknown, file: string): StoreError | null {
   if (error instanceof StoreError) return error;
   const code = errorCode(error) ?? "";
+  if (!code.startsWith("SQLITE_")) return null;
   const dir = dirname(file);
-  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT") return new StoreError(`the state database ${file} is full: free some disk space`);
+  if (code === "SQLITE_FULL") return full(file);
   if (code.startsWith("SQLITE_NOTADB") || code.startsWith("SQLITE_CORRUPT")) {
     return new StoreError(`the state database ${file} is not a database (corrupt?): move it aside and start again`);
   }
-  if (code.startsWith("SQLITE_READONLY") || code === "EROFS") {
-    return new StoreError(`the state directory ${dir} is read-only: make it writable, or set LEMBAS_STATE_DIR to one that is`);
-  }
-  if (code === "EACCES" || code === "EPERM") {
-    return new StoreError(`the state directory ${dir} is not writable by this user: make it so, or set LEMBAS_STATE_DIR to one that is`);
-  }
-  if (code === "ENOTDIR" || code === "EEXIST") return new StoreError(`the state directory ${dir} is not a directory: move what is there aside`);
+  if (code.startsWith("SQLITE_READONLY")) return readOnly(dir);
   if (code.startsWith("SQLITE_CANTOPEN")) return new StoreError(`the state database ${file} could not be opened: check that ${dir} is a directory you can write to`);
   if (code.startsWith("SQLITE_IOERR")) return new StoreError(`the state database ${file} could not be read or written (a disk I/O error): check the disk`);
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) {
@@ -79,6 +74,22 @@ export function storeFailure(error: unknown, file: string): StoreError | null {
   }
   return null;
 }
+
+/** A failure making the store's directory or file, which is the store's whatever its kind. */
+function openFailure(error: unknown, file: string): StoreError | null {
+  const code = errorCode(error) ?? "";
+  const dir = dirname(file);
+  if (code === "ENOSPC" || code === "EDQUOT") return full(file);
+  if (code === "EROFS") return readOnly(dir);
+  if (code === "EACCES" || code === "EPERM") {
+    return new StoreError(`the state directory ${dir} is not writable by this user: make it so, or set LEMBAS_STATE_DIR to one that is`);
+  }
+  if (code === "ENOTDIR" || code === "EEXIST") return new StoreError(`the state directory ${dir} is not a directory: move what is there aside`);
+  return storeFailure(error, file);
+}
+
+const full = (file: string) => new StoreError(`the state database ${file} is full: free some disk space`);
+const readOnly = (dir: string) => new StoreError(`the state directory ${dir} is read-only: make it writable, or set LEMBAS_STATE_DIR to one that is`);
 
 function migrate(db: Db, file: string): void {
   db.exec("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
