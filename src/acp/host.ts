@@ -41,6 +41,8 @@ export type AgentHost = {
   files?: FileIndexes;
   /** The link's methods and cards (src/acp/link.ts); absent on stdio, which never loads them. */
   link?: LinkSurface;
+  /** The service's log (the link); absent on stdio, whose log is stderr. */
+  log?(line: string): void;
 };
 
 /** What only a link connection adds: its methods, and cards through each session's desk. */

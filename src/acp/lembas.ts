@@ -16,16 +16,20 @@ import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "./history.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./host.ts";
+import { storeRequestError } from "./store-errors.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
 
-/** Wraps a handler so a UserError (a sentence about the request) answers -32602. */
-function asParams<T>(run: () => Promise<T> | T): Promise<T> {
+/**
+ * Wraps a handler so a UserError (a sentence about the request) answers -32602, and a failing
+ * store -32603 with its sentence (logged).
+ */
+function asParams<T>(host: Conn["host"], run: () => Promise<T> | T): Promise<T> {
   return Promise.resolve()
     .then(run)
     .catch((error: unknown) => {
       if (error instanceof UserError) throw invalid(error.message);
-      throw error;
+      throw storeRequestError(error, host) ?? error;
     });
 }
 
@@ -47,7 +51,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     "_lembas/configure",
     SessionRef.extend({ model: z.string().min(1).optional(), effort: Effort.optional() }),
     ({ params, client }) =>
-      asParams(async () => {
+      asParams(host, async () => {
         const session = conn.session(params.sessionId, client);
         const model = params.model ? await instanceRef(host, params.model) : undefined;
         try {
@@ -59,7 +63,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   );
 
   app.onRequest("_lembas/steer", SessionRef.extend({ text: z.string().min(1), messageId: z.string().optional() }), ({ params, client }) =>
-    asParams(() => conn.session(params.sessionId, client).steer(params.text, params.messageId)),
+    asParams(host, () => conn.session(params.sessionId, client).steer(params.text, params.messageId)),
   );
 
   app.onRequest("_lembas/commands", z.object({ sessionId: z.string().min(1).optional(), cwd: z.string().min(1).optional() }), ({ params, client }) => {
@@ -180,7 +184,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   });
 
   app.onRequest("_lembas/session/compact", SessionRef, ({ params, client }) =>
-    asParams(async () => {
+    asParams(host, async () => {
       const session = conn.session(params.sessionId, client);
       if (session.busy) throw new UserError("the session is working: compact it when the turn has ended");
       return session.compact();
@@ -188,7 +192,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   );
 
   app.onRequest("_lembas/session/title", SessionRef.extend({ title: z.string() }), ({ params, client }) =>
-    asParams(() => {
+    asParams(host, () => {
       if (params.title.length > 200) throw new UserError(`a title is at most 200 characters (this one has ${params.title.length})`);
       if (!cleanTitle(params.title)) throw new UserError("a title cannot be empty (control characters do not count)");
       return { title: conn.session(params.sessionId, client).setTitle(params.title) };

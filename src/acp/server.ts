@@ -19,6 +19,7 @@ import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
 import { insideRoots, judge, linkRoot } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
+import { storeRequestError } from "./store-errors.ts";
 import { toUpdates } from "./updates.ts";
 
 
@@ -102,7 +103,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       try {
         session = host.engine.open(sessionId, { maxMode: host.maxMode });
       } catch (error) {
-        throw invalid(errorMessage(error));
+        throw storeRequestError(error, host) ?? invalid(errorMessage(error));
       }
       if (!session) throw invalid(`there is no session ${sessionId} on this device`);
       attach(session, cx);
@@ -145,7 +146,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
           ...(requested.effort ? { effort: requested.effort } : {}),
         });
       } catch (error) {
-        throw invalid(errorMessage(error));
+        throw storeRequestError(error, host) ?? invalid(errorMessage(error));
       }
       attach(session, cx);
       commandsUpdate(session, cx, host);
@@ -166,6 +167,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       signal.addEventListener("abort", onAbort, { once: true });
       try {
         return await runPrompt(session, params.prompt as Block[], turnId, host, cx);
+      } catch (error) {
+        throw storeRequestError(error, host) ?? error;
       } finally {
         signal.removeEventListener("abort", onAbort);
       }

@@ -1,6 +1,6 @@
 import type { Context } from "../cli/context.ts";
 import { ModelRegistry } from "../model/registry.ts";
-import { listLogins } from "../store/logins.ts";
+import { listLogins, setLoginProviders } from "../store/logins.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "./engine.ts";
 
@@ -12,8 +12,15 @@ export function createEngine(
 ): { engine: Engine; models: ModelRegistry } {
   const config = ctx.config();
   const db = ctx.db();
-  const logins = listLogins(db).map(({ name, url, token, protocols }) => ({ name, url, token, protocols }));
-  const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS));
+  const logins = listLogins(db).map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers }));
+  const remember = (login: string, providers: string[]) => {
+    try {
+      setLoginProviders(db, login, providers);
+    } catch {
+      // kept in memory all the same; the next list tries again
+    }
+  };
+  const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember);
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, ...(onFileUse ? { onFileUse } : {}) });
   return { engine, models };
 }

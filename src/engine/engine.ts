@@ -3,10 +3,10 @@ import { join, resolve } from "node:path";
 import { SessionBus } from "../bus/index.ts";
 import type { Paths } from "../config/paths.ts";
 import type { Config, Effort, Mode } from "../config/schema.ts";
-import { UserError } from "../errors.ts";
+import { errorMessage, UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
-import type { Db } from "../store/db.ts";
+import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, claimHold, getHold, HEARTBEAT_MS, holderAlive, releaseHold } from "../store/holds.ts";
 import { settleInterrupted } from "../store/turns.ts";
@@ -165,11 +165,38 @@ export class Engine {
     return deleted;
   }
 
-  /** Cancels every running and waiting turn and waits for them to end (shutdown). */
-  async stop(): Promise<void> {
-    for (const session of this.sessions.values()) session.close();
-    await Promise.all([...this.sessions.values()].map((s) => s.idle()));
-    for (const id of this.sessions.keys()) releaseHold(this.deps.db, id);
+  /**
+   * Cancels every running and waiting turn, waits for them to end and lets go of their holds
+   * (shutdown). Never throws: it does what it can, and returns what it could not do, a sentence
+   * each (a full disk fails every release alike: said once).
+   */
+  async stop(): Promise<string[]> {
+    const problems = new Set<string>();
+    const sessions = [...this.sessions.values()];
+    for (const session of sessions) {
+      try {
+        session.close();
+      } catch (error) {
+        problems.add(`session ${session.id} could not be stopped: ${this.sentence(error)}`);
+      }
+    }
+    const ended = await Promise.allSettled(sessions.map((s) => s.idle()));
+    ended.forEach((end, i) => {
+      if (end.status === "rejected") problems.add(`session ${sessions[i]?.id} did not end cleanly: ${this.sentence(end.reason)}`);
+    });
+    for (const id of this.sessions.keys()) {
+      try {
+        releaseHold(this.deps.db, id);
+      } catch (error) {
+        // A hold left behind names this process, which is gone by then: the next one takes it.
+        problems.add(`the sessions' holds could not be let go: ${this.sentence(error)}`);
+      }
+    }
+    return [...problems];
+  }
+
+  private sentence(error: unknown): string {
+    return storeFailure(error, this.deps.paths.dbFile)?.message ?? errorMessage(error);
   }
 
   /** Lets go of a session: its turns end first, and another process may then hold it. */

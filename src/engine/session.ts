@@ -4,7 +4,7 @@ import { type Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
-import type { Db } from "../store/db.ts";
+import { type Db, storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
@@ -381,7 +381,8 @@ export class Session {
       firstPrompt = this.beginTurn(turnId, input);
       outcome = await this.loop(turnId, input, abort.signal);
     } catch (error) {
-      outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: errorMessage(error) };
+      const said = storeFailure(error, this.deps.paths.dbFile)?.message ?? errorMessage(error);
+      outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: said };
     }
     if (outcome.error) this.bus.emit({ type: "error", message: outcome.error, turnId });
     const unsent = this.inbox.splice(0).map((m) => m.text);

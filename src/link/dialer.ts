@@ -7,13 +7,13 @@ import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { FileIndexes } from "../project/files.ts";
 import { errorMessage, UserError } from "../errors.ts";
-import { webSocketTransport } from "../rpc/websocket.ts";
+import { TOO_BIG, webSocketTransport } from "../rpc/websocket.ts";
 import type { Db } from "../store/db.ts";
-import { forgetDelete, pendingDeletes } from "../store/deletes.ts";
 import { type Login, setLoginProtocols } from "../store/logins.ts";
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF, RESET_AFTER_MS } from "./backoff.ts";
 import { discover, protocolFor } from "./discovery.ts";
 import { helloParams, linkUrl } from "./hello.ts";
+import { keptDeletes } from "./kept-deletes.ts";
 
 export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
 
@@ -29,11 +29,15 @@ export type DialerDeps = {
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
   keepalive?: { intervalMs: number; timeoutMs: number };
+  /** The most a message from the instance may be (default: the stdio limit, MAX_MESSAGE_BYTES). */
+  maxMessageBytes?: number;
 };
 
 export const PROTOCOL_MISMATCH = "the instance and this CLI speak different link protocols — update one of them";
 const HANDSHAKE_TIMEOUT_MS = 15_000;
 const KEPT_DELETES_EVERY_MS = 3000;
+/** How long stopping waits for the instance to confirm deletes just sent, so they are not sent again. */
+const STOP_PROOF_MS = 1000;
 const TOKEN_REJECTED = "the instance rejected the device token: log in again with lembas login";
 
 type Outcome = { kind: "closed"; code: number; reason: string; upMs: number } | { kind: "failed"; why: string } | { kind: "fatal"; why: string };
@@ -52,6 +56,8 @@ export class LinkDialer {
   private wake: (() => void) | null = null;
   private running: Promise<void> | null = null;
   private server: ReturnType<typeof serveAcp> | null = null;
+  /** The deletes told on the link that is up now, waited for (briefly) at stop. */
+  private kept: ReturnType<typeof keptDeletes> | null = null;
   /** The sessions the last link held when it dropped: the next one takes them up. */
   private heldBefore: string[] = [];
 
@@ -81,6 +87,7 @@ export class LinkDialer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.wake?.();
+    await this.kept?.proven(STOP_PROOF_MS);
     this.socket?.close(1001, "the device service is stopping");
     await this.running;
   }
@@ -174,7 +181,11 @@ export class LinkDialer {
     });
     const { config, db } = this.deps;
     ws.send(JSON.stringify({ jsonrpc: "2.0", method: "_lembas/hello", params: helloParams(protocol, config) }));
-    const transport = webSocketTransport(ws);
+    const transport = webSocketTransport(ws, {
+      ...(this.deps.maxMessageBytes ? { maxMessageBytes: this.deps.maxMessageBytes } : {}),
+      onTooBig: (bytes, max) =>
+        this.deps.log(`link ${this.login.name}: the instance sent a message of ${bytes} bytes, more than the ${max} a message may be: not read, the link is closed (${TOO_BIG}) and redialled`),
+    });
     const login = this.login.name;
     let keptTimer: ReturnType<typeof setInterval> | null = null;
     this.server = serveAcp(transport.stream, {
@@ -193,17 +204,15 @@ export class LinkDialer {
       adopt: () => this.heldBefore.splice(0),
       bufferedAmount: () => ws.bufferedAmount,
       files: this.deps.files,
+      log: (line) => this.deps.log(`link ${login}: ${line}`),
       onInitialized: (cx, client) => {
         if (!client.lembas) return;
-        const sendKept = () => {
-          for (const sessionId of pendingDeletes(db, login)) {
-            void cx.notify("_lembas/session/deleted", { sessionId }).then(() => forgetDelete(db, sessionId, login), () => {});
-          }
-        };
-        sendKept();
+        const kept = keptDeletes({ ws, db, login, notify: (sessionId) => cx.notify("_lembas/session/deleted", { sessionId }) });
+        this.kept = kept;
+        kept.send();
         // Deletes kept while this link is up (from a shell, or a delete on another instance's link)
         // go out within a few seconds, not at the next link.
-        keptTimer = setInterval(sendKept, KEPT_DELETES_EVERY_MS);
+        keptTimer = setInterval(kept.send, KEPT_DELETES_EVERY_MS);
       },
     });
     this.set("connected");
@@ -211,6 +220,8 @@ export class LinkDialer {
     const { code, reason } = await closed;
     stopKeepalive();
     if (keptTimer) clearInterval(keptTimer);
+    this.kept?.stop();
+    this.kept = null;
     this.heldBefore = [...new Set([...this.heldBefore, ...this.server.sessions()])];
     this.server.detachAll();
     this.server = null;

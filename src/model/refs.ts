@@ -6,8 +6,17 @@
 /** A model as an instance's /v1/models serves it. */
 export type InstanceModel = { id: string; provider?: string };
 
-/** A login with its chat models; logins are given in login order (first logged in first). */
-export type LoginModels = { name: string; protocols: readonly number[]; models: readonly InstanceModel[] };
+/**
+ * A login with its chat models; logins are given in login order (first logged in first).
+ * `unlisted`: its list could not be had now — why, and the providers it served when it was
+ * last listed (null: never listed), which keep their short form all the same.
+ */
+export type LoginModels = {
+  name: string;
+  protocols: readonly number[];
+  models: readonly InstanceModel[];
+  unlisted?: { why: string; providers: readonly string[] | null };
+};
 
 /** A connection of config.yaml with the models it listed, if it was asked. */
 export type ConnectionModels = { name: string; models?: readonly { id: string }[] };
@@ -26,6 +35,20 @@ export type RefEntry = {
 };
 
 /**
+ * Names that belong to a login whose models cannot be listed now: `<provider>/…` of a provider
+ * it holds the short form of, and its own `<login>/…`. `known` is false where the login was
+ * never listed, so whether it holds the provider cannot be told.
+ */
+export type Withheld = { prefix: string; login: string; why: string; known: boolean };
+
+type Input = { connections: readonly ConnectionModels[]; logins: readonly LoginModels[] };
+
+/** Every model's entry; see {@link buildNames}. */
+export function buildRefs(input: Input): RefEntry[] {
+  return buildNames(input).entries;
+}
+
+/**
  * Names every model of the device's connections and logins.
  *
  * - A device connection's model is `<connection>/<model>`.
@@ -35,9 +58,12 @@ export type RefEntry = {
  * - The short form goes to `<login>/<provider>/<model>` when a device connection has the
  *   provider's name, or an instance logged in to earlier serves that provider. (Also when
  *   another login has the provider's name: its `<login>/<id>` refs would otherwise clash.)
+ * - Login order alone decides who holds a provider: a login whose list cannot be had now holds
+ *   the providers it served last, and one never listed holds every provider no earlier login
+ *   does — their short forms are then withheld, never given to a later login.
  * - A model without a provider stays `<login>/<id>`, a `/` in the id notwithstanding.
  */
-export function buildRefs(input: { connections: readonly ConnectionModels[]; logins: readonly LoginModels[] }): RefEntry[] {
+export function buildNames(input: Input): { entries: RefEntry[]; withheld: Withheld[] } {
   const entries: RefEntry[] = [];
   const taken = new Set<string>();
   const add = (entry: RefEntry): void => {
@@ -52,14 +78,9 @@ export function buildRefs(input: { connections: readonly ConnectionModels[]; log
     }
   }
 
-  const deviceNames = new Set(input.connections.map((c) => c.name));
-  const loginNames = new Set(input.logins.map((l) => l.name));
-  /** provider → the login whose models of it keep the short form */
-  const holders = new Map<string, string>();
-  const mayHold = (provider: string, login: string): boolean =>
-    !deviceNames.has(provider) && (provider === login || !loginNames.has(provider));
-
+  const holders = holdersOf(input);
   for (const login of input.logins) {
+    if (login.unlisted) continue;
     const speaks2 = login.protocols.includes(2);
     for (const model of login.models) {
       const named = providerOf(model, speaks2);
@@ -67,7 +88,6 @@ export function buildRefs(input: { connections: readonly ConnectionModels[]; log
         add({ ref: `${login.name}/${model.id}`, connection: login.name, servedId: model.id, login: login.name, aliases: [] });
         continue;
       }
-      if (!holders.has(named.provider) && mayHold(named.provider, login.name)) holders.set(named.provider, login.name);
       const short = `${named.provider}/${named.model}`;
       const long = `${login.name}/${short}`;
       const ref = holders.get(named.provider) === login.name && !taken.has(short) ? short : long;
@@ -75,7 +95,50 @@ export function buildRefs(input: { connections: readonly ConnectionModels[]; log
       add({ ref, connection: login.name, servedId: model.id, login: login.name, aliases });
     }
   }
-  return entries;
+  return { entries, withheld: withheldOf(input.logins, holders) };
+}
+
+/** provider → the login whose models of it keep the short form, by login order alone. */
+function holdersOf(input: Input): Map<string, string> {
+  const deviceNames = new Set(input.connections.map((c) => c.name));
+  const loginNames = new Set(input.logins.map((l) => l.name));
+  const mayHold = (provider: string, login: string): boolean =>
+    !deviceNames.has(provider) && (provider === login || !loginNames.has(provider));
+  const holders = new Map<string, string>();
+  /** The first login never listed: it may hold any provider no earlier login holds. */
+  let unknown: string | null = null;
+  for (const login of input.logins) {
+    const providers = login.unlisted ? login.unlisted.providers : providersOf(login.models, login.protocols);
+    if (providers === null) {
+      unknown ??= login.name;
+      continue;
+    }
+    for (const provider of providers) {
+      if (holders.has(provider)) continue;
+      if (unknown !== null && mayHold(provider, unknown)) holders.set(provider, unknown);
+      else if (mayHold(provider, login.name)) holders.set(provider, login.name);
+    }
+  }
+  return holders;
+}
+
+function withheldOf(logins: readonly LoginModels[], holders: ReadonlyMap<string, string>): Withheld[] {
+  const withheld: Withheld[] = [];
+  for (const login of logins) {
+    if (!login.unlisted) continue;
+    const { why, providers } = login.unlisted;
+    for (const [provider, holder] of holders) {
+      if (holder === login.name) withheld.push({ prefix: `${provider}/`, login: login.name, why, known: providers !== null });
+    }
+    withheld.push({ prefix: `${login.name}/`, login: login.name, why, known: true });
+  }
+  return withheld;
+}
+
+/** The providers a login's models name (what the store remembers of its list). */
+export function providersOf(models: readonly InstanceModel[], protocols: readonly number[]): string[] {
+  const speaks2 = protocols.includes(2);
+  return unique(models.flatMap((model) => providerOf(model, speaks2)?.provider ?? []));
 }
 
 /** The provider and the model's own name, or null for a model that has no provider. */
@@ -99,12 +162,22 @@ export type Resolved = { ok: true; entry: RefEntry } | { ok: false; error: strin
 /**
  * Finds the model `input` names: a ref, else an old form (alias), else any model of a device
  * connection named `<connection>/<model>` (listed or not: the server has the last word), else
- * a served id only one endpoint serves. Otherwise an error sentence naming close refs.
+ * a served id only one endpoint serves. Otherwise an error sentence naming close refs. A name
+ * that belongs to a login whose list cannot be had (`withheld`) is an error saying so, never
+ * another login's model.
  */
-export function resolveRef(input: string, refs: readonly RefEntry[], deviceConnections: readonly string[] = []): Resolved {
+export function resolveRef(
+  input: string,
+  refs: readonly RefEntry[],
+  deviceConnections: readonly string[] = [],
+  withheld: readonly Withheld[] = [],
+): Resolved {
   const name = input.trim();
   const exact = refs.find((e) => e.ref === name);
   if (exact) return { ok: true, entry: exact };
+
+  const away = withheld.find((w) => name.startsWith(w.prefix) && name.length > w.prefix.length);
+  if (away) return { ok: false, error: withheldSentence(name, away, refs) };
 
   const byAlias = refs.filter((e) => e.aliases.includes(name));
   if (byAlias.length === 1 && byAlias[0]) return { ok: true, entry: byAlias[0] };
@@ -130,6 +203,13 @@ export function resolveRef(input: string, refs: readonly RefEntry[], deviceConne
  */
 export function instanceRefFor(login: string, servedName: string, refs: readonly RefEntry[]): string {
   return refs.find((e) => e.login === login && e.servedId === servedName)?.ref ?? `${login}/${servedName}`;
+}
+
+function withheldSentence(name: string, away: Withheld, refs: readonly RefEntry[]): string {
+  const others = refs.filter((e) => e.login !== null && e.ref === `${e.login}/${name}`).map((e) => e.ref);
+  const instead = others.length > 0 ? ` (${orList(others)} names another instance's)` : "";
+  if (away.known) return `the instance ${away.login} that serves ${name} could not be reached: ${away.why}${instead}`;
+  return `which instance serves ${name} is not known: ${away.login}, logged in to earlier, has not listed its models yet and could not be reached: ${away.why}${instead}`;
 }
 
 function unknownSentence(name: string, refs: readonly RefEntry[]): string {

@@ -4,12 +4,19 @@ import type { ModelSource, ResolvedModel } from "../engine/models.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { listModels, type ModelInfo, probeLocal } from "./models.ts";
-import { buildRefs, instanceRefFor, type RefEntry, resolveRef } from "./refs.ts";
+import { buildNames, instanceRefFor, providersOf, type RefEntry, resolveRef, type Withheld } from "./refs.ts";
 
-/** A login as the registry needs it (the store's logins, in login order). */
-export type RegistryLogin = { name: string; url: string; token: string; protocols: number[] };
+/**
+ * A login as the registry needs it (the store's logins, in login order). providers: those its
+ * list named when it was last read, in this process or another (null: never).
+ */
+export type RegistryLogin = { name: string; url: string; token: string; protocols: number[]; providers: string[] | null };
 
-type Listed = { endpoint: Endpoint; models: ModelInfo[] | null; vision?: boolean; contextLength?: number };
+/** Keeps the providers a login's list named (the store's logins.providers). */
+export type RememberProviders = (login: string, providers: string[]) => void;
+
+/** An endpoint's models, or null with why they could not be listed. */
+type Listed = { endpoint: Endpoint; models: ModelInfo[] | null; error: string | null; vision?: boolean; contextLength?: number };
 
 /** A server that did not answer /models is asked again after this long. */
 const RETRY_MS = 30_000;
@@ -33,6 +40,7 @@ export class ModelRegistry implements ModelSource {
     private logins: readonly RegistryLogin[],
     private readonly env: Env = process.env,
     private readonly localPorts?: readonly number[],
+    private readonly remember: RememberProviders = () => {},
   ) {}
 
   /** What the registry found worth saying (the local server it fell back to). */
@@ -49,16 +57,23 @@ export class ModelRegistry implements ModelSource {
   }
 
   async entries(): Promise<RefEntry[]> {
+    return (await this.names()).entries;
+  }
+
+  /** The refs, and the names kept for logins whose lists cannot be had now (see refs.ts). */
+  private async names(): Promise<{ entries: RefEntry[]; withheld: Withheld[] }> {
     const listed = await this.list();
-    return buildRefs({
+    return buildNames({
       connections: Object.keys(this.config.connections)
         .concat(listed.has("local") && !this.config.connections.local ? ["local"] : [])
         .map((name) => ({ name, models: listed.get(name)?.models ?? [] })),
-      logins: this.logins.map((login) => ({
-        name: login.name,
-        protocols: login.protocols,
-        models: listed.get(login.name)?.models ?? [],
-      })),
+      logins: this.logins.map((login) => {
+        const found = listed.get(login.name);
+        const base = { name: login.name, protocols: login.protocols };
+        if (found?.models) return { ...base, models: found.models };
+        const why = found?.error ?? "its models were not listed";
+        return { ...base, models: [], unlisted: { why, providers: login.providers } };
+      }),
     });
   }
 
@@ -66,8 +81,9 @@ export class ModelRegistry implements ModelSource {
     const listed = await this.list();
     const wanted = ref ?? this.config.model ?? (await this.firstModel());
     if (!wanted) throw new UserError(NO_MODEL, 1);
-    const refs = await this.entries();
-    const found = resolveRef(wanted, refs, [...listed.keys()].filter((name) => !this.logins.some((l) => l.name === name)));
+    const { entries: refs, withheld } = await this.names();
+    const deviceConnections = [...listed.keys()].filter((name) => !this.logins.some((l) => l.name === name));
+    const found = resolveRef(wanted, refs, deviceConnections, withheld);
     if (!found.ok) throw new UserError(found.error, 1);
     const connection = listed.get(found.entry.connection);
     if (!connection) throw new UserError(`the connection ${found.entry.connection} is not configured`, 1);
@@ -84,8 +100,21 @@ export class ModelRegistry implements ModelSource {
 
   /** With no model set: the only connection's first model, so a fresh setup just works. */
   private async firstModel(): Promise<string | null> {
-    const refs = await this.entries();
-    return refs[0]?.ref ?? null;
+    const { entries, withheld } = await this.names();
+    const first = entries[0];
+    if (first && first.login === null) return first.ref;
+    // The first login's first model is the default: while that login is away, no later one's stands in.
+    const before = first ? this.logins.findIndex((l) => l.name === first.login) : this.logins.length;
+    for (const login of this.logins.slice(0, before)) {
+      const away = withheld.find((w) => w.prefix === `${login.name}/`);
+      if (away) {
+        throw new UserError(
+          `no model is set, and the instance ${away.login}, whose first model would be the one, could not be reached: ${away.why} (set model: in config.yaml to use another)`,
+          1,
+        );
+      }
+    }
+    return first?.ref ?? null;
   }
 
   /** The logins changed (a login made, removed, or its token renewed): list their models afresh. */
@@ -98,9 +127,22 @@ export class ModelRegistry implements ModelSource {
     if (this.listing && this.failedAt !== null && Date.now() - this.failedAt > RETRY_MS) this.listing = null;
     this.listing ??= this.fetchAll().then((listed) => {
       this.failedAt = [...listed.values()].some((l) => l.models === null) ? Date.now() : null;
+      this.keepProviders(listed);
       return listed;
     });
     return this.listing;
+  }
+
+  /** Remembers, for each login listed, the providers it serves: they keep their short form while it is away. */
+  private keepProviders(listed: ReadonlyMap<string, Listed>): void {
+    this.logins = this.logins.map((login) => {
+      const models = listed.get(login.name)?.models;
+      if (!models) return login;
+      const providers = providersOf(models, login.protocols);
+      if (login.providers?.join("\n") === providers.join("\n")) return login;
+      this.remember(login.name, providers);
+      return { ...login, providers };
+    });
   }
 
   private async fetchAll(): Promise<Map<string, Listed>> {
@@ -109,23 +151,24 @@ export class ModelRegistry implements ModelSource {
       endpoints.push({
         endpoint: endpointFromConnection(name, conn, this.env),
         models: null,
+        error: null,
         ...(conn.vision !== undefined ? { vision: conn.vision } : {}),
         ...(conn.context_length !== undefined ? { contextLength: conn.context_length } : {}),
       });
     }
-    for (const login of this.logins) endpoints.push({ endpoint: endpointFromLogin(login), models: null });
+    for (const login of this.logins) endpoints.push({ endpoint: endpointFromLogin(login), models: null, error: null });
     if (endpoints.length === 0) {
       const local = await probeLocal(this.localPorts);
       if (local) {
         this.notices.push(`no connection is configured: using the model server at ${local.baseUrl} as "local"`);
         const endpoint: Endpoint = { name: "local", baseUrl: local.baseUrl, apiKey: null };
-        return new Map([["local", { endpoint, models: local.models.chat }]]);
+        return new Map([["local", { endpoint, models: local.models.chat, error: null }]]);
       }
     }
     const results = await Promise.all(
       endpoints.map(async (entry) => {
         const listed = await listModels(entry.endpoint, { timeoutMs: 5000 });
-        return { ...entry, models: listed.ok ? listed.value.chat : null };
+        return listed.ok ? { ...entry, models: listed.value.chat } : { ...entry, error: listed.error.message };
       }),
     );
     return new Map(results.map((r) => [r.endpoint.name, r]));

@@ -7,6 +7,7 @@ import { createEngine } from "../engine/create.ts";
 import { errorMessage } from "../errors.ts";
 import { LinkDialer } from "../link/dialer.ts";
 import { createFileIndexes } from "../project/files.ts";
+import { storeFailure } from "../store/db.ts";
 import { listLogins } from "../store/logins.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
@@ -24,13 +25,20 @@ const LOGINS_EVERY_MS = 5000;
  * 8 MiB, three old ones kept (LEMBAS_LOG_MAX_BYTES changes the size, for tests).
  */
 export function serviceLogger(logsDir: string, toStderr = process.stderr.isTTY === true || process.env.LEMBAS_LOG_STDERR === "1"): (line: string) => void {
-  mkdirSync(logsDir, { recursive: true, mode: 0o700 });
-  const append = rotatingLog(join(logsDir, LOG_NAME), logLimits(process.env.LEMBAS_LOG_MAX_BYTES));
+  let append: ((text: string) => void) | null = null;
+  try {
+    mkdirSync(logsDir, { recursive: true, mode: 0o700 });
+    append = rotatingLog(join(logsDir, LOG_NAME), logLimits(process.env.LEMBAS_LOG_MAX_BYTES));
+  } catch {
+    // a state directory that cannot be written: the service says so (on stderr) and stops
+  }
+  // Without a file to write, stderr is the log, whoever watches it.
+  const echo = toStderr || append === null;
   return (line) => {
     const text = `${new Date().toISOString()} ${line}\n`;
-    if (toStderr) process.stderr.write(text);
+    if (echo) process.stderr.write(text);
     try {
-      append(text);
+      append?.(text);
     } catch {
       // the log on stderr still has it
     }
@@ -53,7 +61,8 @@ export async function runService(ctx: Context): Promise<void> {
   process.on("unhandledRejection", (reason) => log(`unexpected error (the service goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
   process.on("uncaughtException", (error) => log(`unexpected error (the service goes on): ${error.stack ?? error.message}`));
   const config = ctx.config();
-  const db = ctx.db();
+  const db = openStore(ctx, log);
+  const said = (error: unknown) => storeFailure(error, ctx.paths.dbFile)?.message ?? errorMessage(error);
   const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path));
   // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
   const files = createFileIndexes(db, { protectedPaths: engine.protectedPaths });
@@ -69,14 +78,25 @@ export async function runService(ctx: Context): Promise<void> {
     const key = JSON.stringify(logins.map(({ name, url, token, protocols }) => [name, url, token, protocols]));
     if (key !== loginsKey) {
       loginsKey = key;
-      models.setLogins(logins.map(({ name, url, token, protocols }) => ({ name, url, token, protocols })));
+      models.setLogins(logins.map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers })));
     }
     for (const login of logins) {
       const known = dialers.get(login.name);
       // A new token (logged in again) restarts the link, even one that stopped on the old token.
       if (known && known.url === login.url && known.token === login.token) continue;
       void known?.stop();
-      const dialer = new LinkDialer(login, { engine, config, paths: ctx.paths, db, claims, desks, files, log, ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE) });
+      const dialer = new LinkDialer(login, {
+        engine,
+        config,
+        paths: ctx.paths,
+        db,
+        claims,
+        desks,
+        files,
+        log,
+        ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE),
+        ...maxMessageFrom(process.env.LEMBAS_LINK_MAX_MESSAGE_BYTES),
+      });
       dialers.set(login.name, dialer);
       dialer.start();
     }
@@ -95,7 +115,7 @@ export async function runService(ctx: Context): Promise<void> {
     try {
       pruneTurns(db);
     } catch (error) {
-      log(`could not prune old turn ids: ${errorMessage(error)}`);
+      log(`could not prune old turn ids: ${said(error)}`);
     }
   };
   prune();
@@ -109,7 +129,7 @@ export async function runService(ctx: Context): Promise<void> {
       desks.delete(session.id);
     }
   };
-  const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${errorMessage(error)}`)), 60_000);
+  const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
   let stopControl: (() => Promise<void>) | null = null;
   try {
@@ -141,11 +161,33 @@ export async function runService(ctx: Context): Promise<void> {
   clearInterval(loginTimer);
   clearInterval(pruneTimer);
   clearInterval(sweepTimer);
-  await engine.stop();
-  await Promise.all([...dialers.values()].map((d) => d.stop()));
-  await stopControl();
-  db.close();
+  // Every step runs whatever the one before met (a full disk, say): the links close and it exits.
+  for (const problem of await engine.stop()) log(`while stopping: ${problem}`);
+  await Promise.allSettled([...dialers.values()].map((d) => d.stop()));
+  await stopControl().catch((error: unknown) => log(`while stopping: the control socket: ${errorMessage(error)}`));
+  try {
+    db.close();
+  } catch (error) {
+    log(`while stopping: ${said(error)}`);
+  }
   log("stopped");
+}
+
+/** The store, or the sentence saying why not, logged before it ends the service. */
+function openStore(ctx: Context, log: (line: string) => void) {
+  try {
+    return ctx.db();
+  } catch (error) {
+    const failure = storeFailure(error, ctx.paths.dbFile);
+    if (failure) log(`cannot start: ${failure.message}`);
+    throw failure ?? error;
+  }
+}
+
+/** LEMBAS_LINK_MAX_MESSAGE_BYTES=N caps a message from the instance at N bytes instead of the default (for tests). */
+function maxMessageFrom(value: string | undefined): { maxMessageBytes?: number } {
+  const n = Number(value);
+  return value && Number.isInteger(n) && n > 0 ? { maxMessageBytes: n } : {};
 }
 
 /** LEMBAS_LINK_KEEPALIVE=<interval ms>,<timeout ms> changes how often the link pings (default 20 s, 10 s). */

@@ -1,9 +1,22 @@
 import type { Db } from "./db.ts";
 
-/** A login to a LLeMbas instance. The token is a secret: never print or log it. */
-export type Login = { name: string; url: string; token: string; protocols: number[]; position: number; createdAt: number };
+/**
+ * A login to a LLeMbas instance. The token is a secret: never print or log it. providers: those
+ * its /v1/models listed the last time it was read (null: never), which keep their short refs.
+ */
+export type Login = {
+  name: string;
+  url: string;
+  token: string;
+  protocols: number[];
+  providers: string[] | null;
+  position: number;
+  createdAt: number;
+};
 
-type RawLogin = { name: string; url: string; token: string; protocols: string; position: number; created_at: number };
+type RawLogin = { name: string; url: string; token: string; protocols: string; providers: string | null; position: number; created_at: number };
+
+const COLUMNS = "name, url, token, protocols, providers, position, created_at";
 
 function toLogin(raw: RawLogin): Login {
   return {
@@ -11,6 +24,7 @@ function toLogin(raw: RawLogin): Login {
     url: raw.url,
     token: raw.token,
     protocols: JSON.parse(raw.protocols) as number[],
+    providers: raw.providers === null ? null : (JSON.parse(raw.providers) as string[]),
     position: raw.position,
     createdAt: raw.created_at,
   };
@@ -19,14 +33,14 @@ function toLogin(raw: RawLogin): Login {
 /** Logins in the order they were made (the naming rules give the first one the short names). */
 export function listLogins(db: Db): Login[] {
   return db
-    .query<RawLogin, []>("SELECT name, url, token, protocols, position, created_at FROM logins ORDER BY position")
+    .query<RawLogin, []>(`SELECT ${COLUMNS} FROM logins ORDER BY position`)
     .all()
     .map(toLogin);
 }
 
 export function getLogin(db: Db, name: string): Login | null {
   const raw = db
-    .query<RawLogin, [string]>("SELECT name, url, token, protocols, position, created_at FROM logins WHERE name = ?")
+    .query<RawLogin, [string]>(`SELECT ${COLUMNS} FROM logins WHERE name = ?`)
     .get(name);
   return raw ? toLogin(raw) : null;
 }
@@ -62,6 +76,11 @@ export function saveLogin(db: Db, login: { name: string; url: string; token: str
 
 export function setLoginProtocols(db: Db, name: string, protocols: number[]): void {
   db.query("UPDATE logins SET protocols = ? WHERE name = ?").run(JSON.stringify(protocols), name);
+}
+
+/** Remembers the providers a login's model list named (see {@link Login}). */
+export function setLoginProviders(db: Db, name: string, providers: readonly string[]): void {
+  db.query("UPDATE logins SET providers = ? WHERE name = ?").run(JSON.stringify(providers), name);
 }
 
 export function deleteLogin(db: Db, name: string): boolean {

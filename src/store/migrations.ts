@@ -126,6 +126,14 @@ CREATE TABLE pending_deletes (
 );
 `,
   },
+  {
+    // logins.providers: the providers a login's /v1/models listed last, so the short form of a
+    // model ref stays with its login while that list cannot be had (NULL: never listed).
+    version: 4,
+    sql: `
+ALTER TABLE logins ADD COLUMN providers TEXT;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

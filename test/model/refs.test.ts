@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { type ConnectionModels, type LoginModels, type RefEntry, buildRefs, instanceRefFor, resolveRef } from "../../src/model/refs.ts";
+import { type ConnectionModels, type LoginModels, type RefEntry, buildNames, buildRefs, instanceRefFor, resolveRef } from "../../src/model/refs.ts";
 
 const p2 = (name: string, models: LoginModels["models"]): LoginModels => ({ name, protocols: [1, 2], models });
 const p1 = (name: string, models: LoginModels["models"]): LoginModels => ({ name, protocols: [1], models });
@@ -259,4 +259,35 @@ describe("instanceRefFor: the instance's served name → the device's ref", () =
       expect(instanceRefFor(login, served, entries)).toBe(ref);
     });
   }
+});
+
+describe("a login whose list cannot be had keeps its short forms", () => {
+  const away = (name: string, providers: string[] | null): LoginModels => ({ ...p2(name, []), unlisted: { why: "HTTP 500", providers } });
+
+  test("the providers it served last stay its own: withheld, not given to the next login", () => {
+    const { entries, withheld } = buildNames({ connections: [], logins: [away("work", ["deepseek"]), p2("home", [{ id: "deepseek/flash" }, { id: "mistral/large" }])] });
+    expect(refOf(entries, "home", "deepseek/flash").ref).toBe("home/deepseek/flash");
+    expect(refOf(entries, "home", "mistral/large").ref).toBe("mistral/large");
+    const resolved = resolveRef("deepseek/flash", entries, [], withheld);
+    expect(resolved).toEqual({ ok: false, error: "the instance work that serves deepseek/flash could not be reached: HTTP 500 (home/deepseek/flash names another instance's)" });
+    expect(resolveRef("work/deepseek/flash", entries, [], withheld).ok).toBe(false);
+    expect(resolveRef("home/deepseek/flash", entries, [], withheld).ok).toBe(true);
+  });
+
+  test("one never listed holds every provider no earlier login holds", () => {
+    const { entries, withheld } = buildNames({
+      connections: [],
+      logins: [p2("first", [{ id: "openai/gpt-5" }]), away("work", null), p2("home", [{ id: "openai/gpt-5" }, { id: "deepseek/flash" }])],
+    });
+    expect(refOf(entries, "first", "openai/gpt-5").ref).toBe("openai/gpt-5");
+    expect(refOf(entries, "home", "deepseek/flash").ref).toBe("home/deepseek/flash");
+    const resolved = resolveRef("deepseek/flash", entries, [], withheld);
+    expect(!resolved.ok && resolved.error).toStartWith("which instance serves deepseek/flash is not known: work, logged in to earlier,");
+  });
+
+  test("a later login away changes nothing for an earlier one", () => {
+    const { entries, withheld } = buildNames({ connections: [], logins: [p2("work", [{ id: "deepseek/flash" }]), away("home", ["deepseek"])] });
+    const resolved = resolveRef("deepseek/flash", entries, [], withheld);
+    expect(resolved.ok && resolved.entry.login).toBe("work");
+  });
 });

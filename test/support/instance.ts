@@ -153,6 +153,8 @@ export interface Instance {
   setDiscovery(discovery: Partial<Discovery>): void;
   /** Changes the accepted device token (the old one gets 401 from now on). */
   setToken(token: string): void;
+  /** `GET /v1/models` answers this HTTP status from now on (null: lists the models again). */
+  failModels(status: number | null): void;
   /**
    * Stops accepting and closes everything, like an instance going down. Links are closed with
    * `code` (default: Bun's 1001 going away).
@@ -478,6 +480,7 @@ class SimulatedInstance implements Instance {
   readonly dials: Dial[] = [];
   private handedOut = 0;
   private token: string;
+  private modelsFailure: number | null = null;
   private discovery: Discovery;
   private readonly app: Hono<Env>;
   private server: Bun.Server<LinkData> | null = null;
@@ -521,6 +524,10 @@ class SimulatedInstance implements Instance {
 
   setToken(token: string): void {
     this.token = token;
+  }
+
+  failModels(status: number | null): void {
+    this.modelsFailure = status;
   }
 
   async stop(opts: { code?: number; reason?: string } = {}): Promise<void> {
@@ -587,6 +594,12 @@ class SimulatedInstance implements Instance {
       if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
       const model = this.opts.model;
       if (!model) return c.json({ error: { message: "no scripted model attached", type: "server_error" } }, 503);
+      if (this.modelsFailure !== null && c.req.method === "GET" && c.req.path === "/v1/models") {
+        return new Response(JSON.stringify({ error: { message: "the model list is down", type: "server_error" } }), {
+          status: this.modelsFailure,
+          headers: { "content-type": "application/json" },
+        });
+      }
       return model.handle(c.req.raw);
     });
     app.get("/api/devices/link", (c) => {
