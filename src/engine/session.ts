@@ -9,6 +9,7 @@ import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messag
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
 import { acceptTurn, getTurn, listTurns, setTurnState } from "../store/turns.ts";
+import { toolEnvironment } from "../tools/environment.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
 import { systemPrompt } from "./instructions.ts";
@@ -605,6 +606,7 @@ export class Session {
       cwd: this.cwd,
       signal,
       vision: model.vision,
+      commands: { env: toolEnvironment(this.deps.config, process.env), hidden: [this.deps.paths.configDir, this.deps.paths.stateDir] },
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       aroundCommand: (run) => undo.aroundCommand(run),

@@ -74,6 +74,11 @@ export type ToolContext = {
   };
   /** Whether the session's model takes images. */
   vision: boolean;
+  /**
+   * How the commands a tool starts (bash, MCP servers) run: their environment, the secrets left
+   * out (src/tools/environment.ts), and the dirs a sandbox hides from them (src/tools/sandbox.ts).
+   */
+  commands: { env: Record<string, string>; hidden: readonly string[] };
 };
 
 /**
