@@ -11,6 +11,8 @@ const MAX_TIMEOUT_MS = 600_000;
 const KILL_GRACE_MS = 2_000;
 /** After the command exits, how long its pipes may take to close (a background child may hold them). */
 const DRAIN_MS = 300;
+/** After the output has ended, how long the shell's own stderr may take to close. */
+const STDERR_MS = 50;
 const HEAD_CHARS = 10_000;
 const TAIL_CHARS = 20_000;
 
@@ -126,21 +128,31 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = (): void => stop("cancel");
   opts.signal.addEventListener("abort", onAbort, { once: true });
-  const readers = [proc.stdout.getReader(), proc.stderr.getReader()];
-  const pumps = Promise.all(readers.map((reader) => pump(reader, onText)));
+  const out = proc.stdout.getReader();
+  const err = proc.stderr.getReader();
+  const pumps = { out: pump(out, onText), err: pump(err, onText) };
   try {
     await proc.exited;
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
     // its output is read until its group is gone, the SIGKILL at the latest.
     const drainMs = stopped ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS;
-    const drained = await Promise.race([pumps.then(() => true), Bun.sleep(drainMs).then(() => false)]);
-    if (!drained) await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+    const drained = await ended(pumps.out, drainMs);
+    // stderr has the shell's (or bwrap's) own errors, written before it ended; a sandbox's PID 1
+    // holds it open while a background process lives, so it is not waited for.
+    const errEnded = await ended(pumps.err, STDERR_MS);
+    if (!drained) await out.cancel().catch(() => {});
+    if (!errEnded) await err.cancel().catch(() => {});
     const signal = stopped || proc.signalCode === null ? null : String(proc.signalCode);
     return { output: output.text(), exitCode: proc.exitCode, signal, stopped, outputLeftOpen: !drained };
   } finally {
     clearTimeout(timer);
     opts.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** Whether PUMP ends within MS. */
+function ended(pump: Promise<void>, ms: number): Promise<boolean> {
+  return Promise.race([pump.then(() => true), Bun.sleep(ms).then(() => false)]);
 }
 
 /** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */

@@ -13,13 +13,13 @@ import { sep } from "node:path";
 
 export type SandboxTool = { kind: "bwrap" | "sandbox-exec"; path: string };
 
-/** Which sandbox this machine has, or why there is none. */
-export type Found = SandboxTool | { kind: "none"; why: string };
+/** Which sandbox this machine has, or why there is none (`broken`: it is there, but does not start). */
+export type Found = SandboxTool | { kind: "none"; why: string; broken: boolean };
 
 /** How one command runs: wrapped in a sandbox, or as it is (and why). */
 export type Plan =
   | { kind: "bwrap" | "sandbox-exec"; argv(command: string[], cwd: string): string[] }
-  /** `fallback`: a sandbox was there but could not be used for this command, which the person is told once. */
+  /** `fallback`: a sandbox is there but could not be used for this command, which the person is told once. */
   | { kind: "none"; why: string; fallback: boolean };
 
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -39,12 +39,12 @@ export function findSandbox(opts: { PATH?: string; platform?: NodeJS.Platform } 
 
 function locate(platform: NodeJS.Platform, PATH: string | undefined): Found {
   if (platform === "darwin") {
-    if (!existsSync(SANDBOX_EXEC)) return { kind: "none", why: `${SANDBOX_EXEC} is not there` };
+    if (!existsSync(SANDBOX_EXEC)) return { kind: "none", why: `${SANDBOX_EXEC} is not there`, broken: false };
     return tried({ kind: "sandbox-exec", path: SANDBOX_EXEC });
   }
-  if (platform !== "linux") return { kind: "none", why: `lembas has no sandbox for ${platform}` };
+  if (platform !== "linux") return { kind: "none", why: `lembas has no sandbox for ${platform}`, broken: false };
   const bwrap = Bun.which("bwrap", PATH === undefined ? {} : { PATH });
-  if (!bwrap) return { kind: "none", why: "bwrap (bubblewrap) is not installed" };
+  if (!bwrap) return { kind: "none", why: "bwrap (bubblewrap) is not installed", broken: false };
   return tried({ kind: "bwrap", path: bwrap });
 }
 
@@ -53,7 +53,7 @@ function tried(tool: SandboxTool): Found {
   const probe = Bun.spawnSync(wrap(tool, [], ["true"], "/"), { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   if (probe.exitCode === 0) return tool;
   const said = probe.stderr.toString().trim().split("\n")[0] ?? "";
-  return { kind: "none", why: `${tool.kind} could not start a sandbox${said ? ` (${said})` : ""}` };
+  return { kind: "none", why: `${tool.kind} could not start a sandbox${said ? ` (${said})` : ""}`, broken: true };
 }
 
 /**
@@ -62,18 +62,26 @@ function tried(tool: SandboxTool): Found {
  * the project, so the command then runs without the sandbox.
  */
 export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox()): Plan {
-  if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: false };
   const dirs = existing(hidden);
   if (dirs.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
+  if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: tool.broken };
   const project = real(root);
-  const overlap = dirs.find((dir) => within(dir, project) || within(project, dir));
-  if (overlap) return { kind: "none", why: `${overlap} is inside the project ${project}, so it cannot be hidden from its commands`, fallback: true };
+  const inside = dirs.find((dir) => within(dir, project));
+  if (inside) return { kind: "none", why: `${inside} is inside the project ${project}, so it cannot be hidden from its commands`, fallback: true };
+  const holder = dirs.find((dir) => within(project, dir));
+  if (holder) return { kind: "none", why: `the project ${project} is inside ${holder}, which the sandbox would hide`, fallback: true };
   return { kind: tool.kind, argv: (command, cwd) => wrap(tool, dirs, command, cwd) };
 }
 
 function wrap(tool: SandboxTool, hidden: readonly string[], command: string[], cwd: string): string[] {
   if (tool.kind === "sandbox-exec") return [tool.path, "-p", seatbeltProfile(hidden), ...command];
-  return [tool.path, ...bwrapArgs(hidden, cwd), ...command];
+  // bwrap's PID 1 keeps stdin, stdout and stderr open until the last process of the sandbox ends,
+  // so a background process would hold the output open even when it writes elsewhere. The output
+  // goes in as fd 3 (which PID 1 closes) and becomes the command's stdout again inside; bwrap's
+  // own stdout is /dev/null, its stderr (its own errors) stays.
+  const outside = ["/bin/sh", "-c", 'exec 3>&1 >/dev/null; exec "$@"', "sh"];
+  const inside = ["/bin/sh", "-c", 'exec 1>&3 3>&-; exec "$@"', "sh"];
+  return [...outside, tool.path, ...bwrapArgs(hidden, cwd), ...inside, ...command];
 }
 
 /**
