@@ -119,7 +119,7 @@ const said = new Set<string>();
 export function sayOnce(why: string): string | null {
   if (said.has(why)) return null;
   said.add(why);
-  return `This command ran without the sandbox: ${why}. Commands can read lembas's config and state dirs (lembas doctor says more).`;
+  return `This command ran without the sandbox (${why}): commands can read lembas's config and state dirs.`;
 }
 
 /** The dirs that exist, by their real paths (a mount point must exist, and macOS's /tmp is a symlink). */

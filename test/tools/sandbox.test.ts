@@ -128,7 +128,7 @@ describe("when the command runs without the sandbox", () => {
     const { ctx } = makeContext({ root, hidden: [state] });
     const first = await run(bashTool, { command: "cat .state/lembas.db" }, ctx);
     expect(first.output).toBe(
-      `db\n\nThis command ran without the sandbox: ${state} is inside the project ${root}, so it cannot be hidden from its commands. Commands can read lembas's config and state dirs (lembas doctor says more).`,
+      `db\n\nThis command ran without the sandbox (${state} is inside the project ${root}, so it cannot be hidden from its commands): commands can read lembas's config and state dirs.`,
     );
     expect((await run(bashTool, { command: "cat .state/lembas.db" }, ctx)).output).toBe("db");
   });
