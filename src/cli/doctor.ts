@@ -3,7 +3,7 @@ import { resolvePaths } from "../config/paths.ts";
 import { formatFinding, runDoctor } from "../service/doctor.ts";
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service and the shells" },
+  meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service, the shells and the tools' sandbox" },
   async run() {
     const findings = await runDoctor({ paths: resolvePaths(), env: process.env, localPorts: localPorts(process.env.LEMBAS_LOCAL_PORTS) });
     for (const finding of findings) console.log(formatFinding(finding));

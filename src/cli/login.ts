@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { UserError } from "../errors.ts";
-import { login } from "../link/login.ts";
+import { encryptedUrl, login } from "../link/login.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
@@ -10,14 +10,18 @@ export default defineCommand({
     token: { type: "string", description: "the device token (visible in your shell history: prefer --token-stdin)" },
     "token-stdin": { type: "boolean", description: "read the device token from stdin" },
     name: { type: "string", description: "the connection name for this instance (default: from its host)" },
+    insecure: { type: "boolean", description: "allow an http:// URL to another host than this device (the token travels unencrypted)" },
   },
   async run({ args }) {
+    // Refused before the token is asked for.
+    encryptedUrl(args.url, args.insecure === true);
     const token = args.token ?? (args["token-stdin"] ? await readStdin() : await askToken());
     const ctx = createContext();
     const result = await login({
       url: args.url,
       token,
       ...(args.name ? { name: args.name } : {}),
+      insecure: args.insecure === true,
       db: ctx.db(),
       config: ctx.config(),
       paths: ctx.paths,

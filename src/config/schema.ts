@@ -40,6 +40,15 @@ export const Remote = z
   .strict();
 export type Remote = z.infer<typeof Remote>;
 
+/** What the tools' commands (bash, MCP servers) are given. */
+export const Tools = z
+  .object({
+    /** Variables a command may still see although they look like secrets (see src/tools/environment.ts). */
+    env_passthrough: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "a variable name is letters, digits and _" })).default([]),
+  })
+  .strict();
+export type Tools = z.infer<typeof Tools>;
+
 export const Config = z
   .object({
     model: z.string().min(1).nullable().default(null),
@@ -50,6 +59,7 @@ export const Config = z
       .default({}),
     remote: Remote.prefault({}),
     protected: z.array(z.string().min(1)).default([]),
+    tools: Tools.prefault({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     personality: z.string().nullable().default(null),

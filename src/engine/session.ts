@@ -8,6 +8,7 @@ import { type Db, storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
+import { toolEnvironment } from "../tools/environment.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
 import { systemPrompt } from "./instructions.ts";
@@ -583,6 +584,7 @@ export class Session {
       signal,
       vision: model.vision,
       protection: protectionJudge(this.root, this.deps.protectedPaths),
+      commands: { env: toolEnvironment(this.deps.config, process.env), hidden: [this.deps.paths.configDir, this.deps.paths.stateDir] },
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       aroundCommand: (run) => undo.aroundCommand(run),

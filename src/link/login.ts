@@ -15,8 +15,17 @@ export type LoginResult = { login: Login; chatModels: string[]; embedding: strin
  * the login kept in the store (a known URL keeps its name and place), and the instance's models
  * read: its first embedding model becomes config.yaml's `embedding:` when none is set.
  */
-export async function login(input: { url: string; token: string; name?: string; db: Db; config: Config; paths: Paths }): Promise<LoginResult> {
-  const url = normalizeUrl(input.url);
+export async function login(input: {
+  url: string;
+  token: string;
+  name?: string;
+  /** Lets an http:// URL to a host other than this device's loopback through (`--insecure`). */
+  insecure?: boolean;
+  db: Db;
+  config: Config;
+  paths: Paths;
+}): Promise<LoginResult> {
+  const url = encryptedUrl(input.url, input.insecure ?? false);
   const token = input.token.trim();
   if (!token) throw new UserError("the token is empty", 2);
   const discovered = await discover(url);
@@ -41,6 +50,21 @@ export async function login(input: { url: string; token: string; name?: string; 
     notes.push(`embedding: ${embedding} (set in config.yaml)`);
   }
   return { login: saved, chatModels, embedding, notes };
+}
+
+/**
+ * The instance URL, normalized; refused when it is http:// to another host than loopback (the
+ * device token would cross the network in the clear), unless the person says `--insecure`.
+ */
+export function encryptedUrl(input: string, insecure: boolean): string {
+  const url = normalizeUrl(input);
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "https:" || insecure || isLoopback(hostname)) return url;
+  throw new UserError(`${url} would send the device token unencrypted: use https://, or add --insecure if you trust every network between here and ${hostname}`, 2);
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 async function checkToken(url: string, token: string): Promise<void> {

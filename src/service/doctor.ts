@@ -1,6 +1,7 @@
 /**
  * `lembas doctor`: checks what lembas needs, one finding a line — the config, the database, the
- * models, the logins and their links, the service, the shells terminal integration supports.
+ * models, the logins and their links, the service, the shells terminal integration supports, and
+ * the sandbox the tools' commands run in.
  */
 import { existsSync } from "node:fs";
 import { loadConfig } from "../config/load.ts";
@@ -12,6 +13,7 @@ import { displayUrl, type ModelError } from "../model/errors.ts";
 import { listModels, probeLocal } from "../model/models.ts";
 import { appliedVersion, openDb } from "../store/db.ts";
 import { type Login, listLogins } from "../store/logins.ts";
+import { findSandbox } from "../tools/sandbox.ts";
 import { type StatusReading, readServiceStatus } from "./control.ts";
 
 /** One finding: fine, or a problem with what to do about it. */
@@ -49,6 +51,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     ...checkLinks(store.logins, reading),
     checkService(store.logins, reading),
     checkShells(env),
+    checkSandbox(env, paths.stateDir),
   ];
 }
 
@@ -152,4 +155,20 @@ function checkShells(env: Env): Finding {
   const missing = SHELLS.filter((shell) => !found.includes(shell));
   if (found.length === 0) return fix("shells: none of bash, zsh, fish is on PATH", "install one of them for terminals with shell integration");
   return ok(`shells for terminal integration: ${found.join(", ")}${missing.length > 0 ? ` (not found: ${missing.join(", ")})` : ""}`);
+}
+
+function checkSandbox(env: Env, stateDir: string): Finding {
+  const label = "sandbox for the tools' commands";
+  const found = findSandbox(env.PATH === undefined ? {} : { PATH: env.PATH });
+  if (found.kind !== "none") {
+    return ok(
+      found.kind === "bwrap"
+        ? `${label}: bwrap (${found.path}), which hides the config and state dirs and the lembas process from them`
+        : `${label}: sandbox-exec, which keeps them out of the config and state dirs`,
+    );
+  }
+  const text = `${label}: none (${found.why}), so a command the model runs can read the device tokens in ${stateDir}`;
+  if (found.broken) return fix(text, "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu, an AppArmor profile for bwrap)");
+  if (process.platform === "linux") return fix(text, "install bubblewrap (apt install bubblewrap, dnf install bubblewrap)");
+  return fix(text, "keep the state dir's secrets in mind: lembas has no sandbox for this system");
 }

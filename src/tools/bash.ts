@@ -2,6 +2,7 @@ import { z } from "zod";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { fail, ok } from "./result.ts";
+import { type Plan, planFor, sayOnce } from "./sandbox.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -10,6 +11,8 @@ const MAX_TIMEOUT_MS = 600_000;
 const KILL_GRACE_MS = 2_000;
 /** After the command exits, how long its pipes may take to close (a background child may hold them). */
 const DRAIN_MS = 300;
+/** After the output has ended, how long the shell's own stderr may take to close. */
+const STDERR_MS = 50;
 const HEAD_CHARS = 10_000;
 const TAIL_CHARS = 20_000;
 
@@ -27,7 +30,10 @@ const schema = () =>
     description: z.string().optional().describe("What the command does, in a few words, for the person"),
   });
 
-/** bash: runs a command in its own process group, streaming output, stopping the whole group on timeout or cancel. */
+/**
+ * bash: runs a command in its own process group, streaming output, stopping the whole group on
+ * timeout or cancel; in the sandbox where there is one, and with the secrets left out of its environment.
+ */
 export const bashTool = defineTool({
   name: "bash",
   description,
@@ -40,12 +46,20 @@ export const bashTool = defineTool({
     if (ctx.signal.aborted) return fail("Cancelled before the command started.");
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     const progress = new ProgressBatcher((text) => ctx.progress(text));
+    const plan = planFor(ctx.commands.hidden, ctx.root);
     try {
       const run = await ctx.aroundCommand(() =>
-        runCommand(input.command, { cwd: ctx.cwd, signal: ctx.signal, timeoutMs, onOutput: (text) => progress.push(text) }),
+        runCommand(input.command, {
+          cwd: ctx.cwd,
+          env: ctx.commands.env,
+          plan,
+          signal: ctx.signal,
+          timeoutMs,
+          onOutput: (text) => progress.push(text),
+        }),
       );
       progress.flush();
-      return toResult(run, timeoutMs);
+      return toResult(run, timeoutMs, plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null);
     } catch (error) {
       progress.flush();
       return fail(`The command could not be run: ${error instanceof Error ? error.message : String(error)}`);
@@ -64,7 +78,15 @@ export type CommandRun = {
   outputLeftOpen: boolean;
 };
 
-export type RunOptions = { cwd: string; signal: AbortSignal; timeoutMs: number; onOutput(text: string): void };
+export type RunOptions = {
+  cwd: string;
+  env: Record<string, string>;
+  /** The sandbox to run in; none when not given. */
+  plan?: Plan;
+  signal: AbortSignal;
+  timeoutMs: number;
+  onOutput(text: string): void;
+};
 
 let shellCache: string[] | null = null;
 
@@ -80,8 +102,10 @@ function shell(): string[] {
  */
 export async function runCommand(command: string, opts: RunOptions): Promise<CommandRun> {
   // One pipe for both streams keeps their order exactly; stderr stays a pipe for the shell's own errors.
-  const proc = Bun.spawn([...shell(), `exec 2>&1\n${command}`], {
+  const argv = [...shell(), `exec 2>&1\n${command}`];
+  const proc = Bun.spawn(opts.plan && opts.plan.kind !== "none" ? opts.plan.argv(argv, opts.cwd) : argv, {
     cwd: opts.cwd,
+    env: opts.env,
     detached: true,
     stdin: "ignore",
     stdout: "pipe",
@@ -104,18 +128,31 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = (): void => stop("cancel");
   opts.signal.addEventListener("abort", onAbort, { once: true });
-  const readers = [proc.stdout.getReader(), proc.stderr.getReader()];
-  const pumps = Promise.all(readers.map((reader) => pump(reader, onText)));
+  const out = proc.stdout.getReader();
+  const err = proc.stderr.getReader();
+  const pumps = { out: pump(out, onText), err: pump(err, onText) };
   try {
     await proc.exited;
-    const drained = await Promise.race([pumps.then(() => true), Bun.sleep(DRAIN_MS).then(() => false)]);
-    if (!drained) await Promise.all(readers.map((reader) => reader.cancel().catch(() => {})));
+    // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
+    // its output is read until its group is gone, the SIGKILL at the latest.
+    const drainMs = stopped ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS;
+    const drained = await ended(pumps.out, drainMs);
+    // stderr has the shell's (or bwrap's) own errors, written before it ended; a sandbox's PID 1
+    // holds it open while a background process lives, so it is not waited for.
+    const errEnded = await ended(pumps.err, STDERR_MS);
+    if (!drained) await out.cancel().catch(() => {});
+    if (!errEnded) await err.cancel().catch(() => {});
     const signal = stopped || proc.signalCode === null ? null : String(proc.signalCode);
     return { output: output.text(), exitCode: proc.exitCode, signal, stopped, outputLeftOpen: !drained };
   } finally {
     clearTimeout(timer);
     opts.signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** Whether PUMP ends within MS. */
+function ended(pump: Promise<void>, ms: number): Promise<boolean> {
+  return Promise.race([pump.then(() => true), Bun.sleep(ms).then(() => false)]);
 }
 
 /** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */
@@ -141,7 +178,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function toResult(run: CommandRun, timeoutMs: number): ToolResult {
+function toResult(run: CommandRun, timeoutMs: number, notice: string | null): ToolResult {
   const notes: string[] = [];
   if (run.stopped === "timeout") {
     notes.push(`The command timed out after ${formatSeconds(timeoutMs)} s: it and every process it started were stopped.`);
@@ -152,6 +189,7 @@ function toResult(run: CommandRun, timeoutMs: number): ToolResult {
   if (run.outputLeftOpen && !run.stopped) {
     notes.push("Background processes still hold the output open: what they print later is not shown (redirect their output to a file).");
   }
+  if (notice) notes.push(notice);
   const body = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");
   const text = notes.length ? `${body}\n\n${notes.join("\n")}` : body;
   const meta = { exitCode: run.exitCode, ...(run.signal ? { signal: run.signal } : {}), ...(run.stopped ? { stopped: run.stopped } : {}) };

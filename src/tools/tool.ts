@@ -84,6 +84,11 @@ export type ToolContext = {
   vision: boolean;
   /** How a path (absolute) is protected, or null: searches leave protected files out, listings secrets' names too. */
   protection(path: string): Protection | null;
+  /**
+   * How the commands a tool starts (bash, MCP servers) run: their environment, the secrets left
+   * out (src/tools/environment.ts), and the dirs a sandbox hides from them (src/tools/sandbox.ts).
+   */
+  commands: { env: Record<string, string>; hidden: readonly string[] };
 };
 
 /**

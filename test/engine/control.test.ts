@@ -5,6 +5,15 @@ import { listMessages } from "../../src/store/messages.ts";
 import { type EngineHarness, engineHarness, isStep, isSummary, ofType, step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 
+/** Whether a `sleep SECONDS` runs (ps: on Linux and macOS alike). */
+function sleeping(seconds: string): boolean {
+  const ps = Bun.spawnSync(["ps", "-axo", "stat=,args="], { stdout: "pipe" }).stdout.toString();
+  return ps.split("\n").some((line) => {
+    const [stat = "", ...args] = line.trim().split(/\s+/);
+    return !stat.startsWith("Z") && args.join(" ") === `sleep ${seconds}`;
+  });
+}
+
 let h: EngineHarness;
 beforeEach(async () => {
   h = await engineHarness();
@@ -35,25 +44,20 @@ describe("cancel", () => {
   });
 
   test("mid-bash: the command's whole process group is killed at once", async () => {
-    const marker = join(h.project, "pid.txt");
-    h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: `sleep 60 & echo $! > ${marker}; wait` } }] }));
+    const marker = join(h.project, "started.txt");
+    // Found by its argument: in the sandbox's PID namespace $! is not a pid this process knows.
+    const seconds = `60.${process.pid}`;
+    h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: `sleep ${seconds} & echo up > ${marker}; wait` } }] }));
     const session = await h.session({ mode: "auto" });
     const turn = session.prompt({ text: "sleep" });
     await waitFor(() => existsSync(marker) && readFileSync(marker, "utf8").trim().length > 0);
-    const pid = Number(readFileSync(marker, "utf8").trim());
+    await waitFor(() => sleeping(seconds));
     const started = Date.now();
     session.cancel();
     const answer = await turn;
     expect(answer.stopReason).toBe("cancelled");
     expect(Date.now() - started).toBeLessThan(5000);
-    await waitFor(() => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    await waitFor(() => !sleeping(seconds));
     const result = listMessages(h.db, session.id).find((m) => m.role === "tool");
     expect(result).toBeDefined();
   });

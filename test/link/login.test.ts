@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { encryptedUrl } from "../../src/link/login.ts";
 import { openDb } from "../../src/store/db.ts";
 import { listLogins } from "../../src/store/logins.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
@@ -88,6 +89,24 @@ describe("lembas login", () => {
     expect(result.stderr).toContain("is not a LLeMbas instance");
   });
 
+  test("http:// to a host other than loopback is refused before any connection, in one line, and nothing is kept", async () => {
+    const result = await runLembas(box, ["login", "http://example.invalid", "--token-stdin"], { stdin: "good-token" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "lembas: http://example.invalid would send the device token unencrypted: use https://, or add --insecure if you trust every network between here and example.invalid\n",
+    );
+    expect(existsSync(box.stateDir)).toBe(false);
+    expect(existsSync(box.configDir)).toBe(false);
+  });
+
+  test("with --insecure the http:// login goes ahead (here to a host that does not exist)", async () => {
+    const result = await runLembas(box, ["login", "http://example.invalid", "--token-stdin", "--insecure"], { stdin: "good-token" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toContain("unencrypted");
+    expect(result.stderr).toStartWith("lembas: could not reach http://example.invalid: ");
+    expect(logins()).toEqual([]);
+  });
+
   test("logout forgets the login", async () => {
     await login(["--name", "work"]);
     expect((await runLembas(box, ["logout", "nope"])).code).toBe(2);
@@ -101,5 +120,17 @@ describe("lembas login", () => {
     const status = await runLembas(box, ["status"]);
     expect(status.stdout).toContain(`work  ${instance.url}  no link (the service is not running)`);
     expect(status.stdout).toContain("service: not running");
+  });
+});
+
+describe("which instance URLs a token may travel to unencrypted", () => {
+  test("https anywhere, http only to loopback (127.0.0.0/8, ::1, localhost), or with --insecure", () => {
+    for (const url of ["https://lembas.example", "http://127.0.0.1:8000", "http://127.9.8.7", "http://[::1]:8000", "http://localhost:3000", "http://LOCALHOST"]) {
+      expect(() => encryptedUrl(url, false)).not.toThrow();
+    }
+    for (const url of ["http://10.0.0.1", "http://128.0.0.1", "http://localhost.evil.example", "http://127.0.0.1.nip.io", "http://[::2]", "http://lembas.example"]) {
+      expect(() => encryptedUrl(url, false)).toThrow("would send the device token unencrypted");
+      expect(encryptedUrl(url, true)).toBe(url);
+    }
   });
 });

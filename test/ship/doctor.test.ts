@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startControlServer } from "../../src/service/control.ts";
 import { openDb } from "../../src/store/db.ts";
@@ -36,6 +36,7 @@ test("a broken config and no shell on PATH are fix lines, the other checks still
     `ok   database: not made yet (lembas makes ${join(box.stateDir, "lembas.db")} when first needed)`,
     "ok   service: not running (only the web UI needs it)",
     "fix  shells: none of bash, zsh, fish is on PATH — install one of them for terminals with shell integration",
+    `fix  sandbox for the tools' commands: none (bwrap (bubblewrap) is not installed), so a command the model runs can read the device tokens in ${box.stateDir} — install bubblewrap (apt install bubblewrap, dnf install bubblewrap)`,
     "",
   ]);
 });
@@ -52,7 +53,26 @@ test("a good config with a reachable model is all ok, exit 0", async () => {
     "ok   service: not running (only the web UI needs it)",
   ]);
   expect(lines[4]).toStartWith("ok   shells for terminal integration: ");
+  expect(lines[5]).toStartWith("ok   sandbox for the tools' commands: ");
   expect(result.code).toBe(0);
+});
+
+test("doctor says which sandbox the tools' commands run in, or that there is none and what that means", async () => {
+  const bwrap = Bun.which("bwrap");
+  if (!bwrap) console.warn("SKIPPED in part: the bwrap line of doctor needs bubblewrap");
+  const result = await runLembas(box, ["doctor"]);
+  const line = result.stdout.split("\n").find((l) => l.includes("sandbox for the tools' commands"));
+  if (bwrap) expect(line).toBe(`ok   sandbox for the tools' commands: bwrap (${bwrap}), which hides the config and state dirs and the lembas process from them`);
+  // A bwrap that cannot start (a system without user namespaces) is told apart from none at all.
+  const bin = join(box.dir, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n");
+  chmodSync(join(bin, "bwrap"), 0o755);
+  const broken = await runLembas(box, ["doctor"], { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
+  expect(broken.code).toBe(1);
+  expect(broken.stdout).toContain(
+    `fix  sandbox for the tools' commands: none (bwrap could not start a sandbox (bwrap: No permissions to create new namespace)), so a command the model runs can read the device tokens in ${box.stateDir} — allow unprivileged user namespaces`,
+  );
 });
 
 test("with nothing configured doctor finds a local server on the usual ports, or says how to add one", async () => {

@@ -27,6 +27,9 @@ export type ContextOptions = {
   plan?: PlanOutcome;
   /** config.yaml's `protected:` globs, besides the built-in list. */
   protected?: string[];
+  /** The commands' environment (default: this process's) and the dirs the sandbox hides from them (default: none, no sandbox). */
+  env?: Record<string, string>;
+  hidden?: string[];
 };
 
 /** A plain ToolContext over a real directory, recording what the tools call. */
@@ -75,8 +78,13 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     },
     vision: opts.vision ?? false,
     protection: protectionJudge(root, rules),
+    commands: { env: opts.env ?? processEnv(), hidden: opts.hidden ?? [] },
   };
   return { ctx, rec };
+}
+
+function processEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
 const made: string[] = [];

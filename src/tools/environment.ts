@@ -1,0 +1,31 @@
+import type { Env } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+
+/** Names that say "secret": …_TOKEN, …_KEY, …_SECRET (or just TOKEN, KEY, SECRET), and anything with PASSWORD. */
+const SECRET_NAME = /(^|_)(TOKEN|KEY|SECRET)$|PASSWORD/i;
+
+export function looksSecret(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/**
+ * The environment a tool's command (bash, an MCP server) is started with: ENV without the
+ * secrets lembas knows of or can guess. Left out are the variables named like secrets, the
+ * variables the connections read their keys from (`api_key_env`), and any variable whose value
+ * is a connection's `api_key`, whatever its name; a variable named in `tools.env_passthrough`
+ * is kept all the same, because the person said so.
+ */
+export function toolEnvironment(config: Pick<Config, "connections" | "tools">, env: Env): Record<string, string> {
+  const passthrough = new Set(config.tools.env_passthrough);
+  const connections = Object.values(config.connections);
+  const keyNames = new Set(connections.flatMap((c) => (c.api_key_env ? [c.api_key_env] : [])));
+  const keyValues = new Set(connections.flatMap((c) => (c.api_key ? [c.api_key] : [])));
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const secret = looksSecret(name) || keyNames.has(name) || keyValues.has(value);
+    if (secret && !passthrough.has(name)) continue;
+    kept[name] = value;
+  }
+  return kept;
+}
