@@ -52,9 +52,11 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
     toolName: tool.name,
     paths: judged,
     command,
+    cwd: ctx.cwd,
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,
+    realPath: realTarget,
   });
   const title = safeTitle(tool, input.data, ctx);
   if (decision.action === "deny") {
@@ -89,7 +91,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
       const why = answer.feedback ? ` They said: ${answer.feedback}` : "";
       return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input.data);
     }
-    if (answer.outcome === "session" && decision.always) deps.allowed.add(decision.always.key);
+    if (answer.outcome === "session" && decision.always) for (const key of decision.always.keys) deps.allowed.add(key);
     if (answer.command && command !== undefined) {
       args = { ...(input.data as Record<string, unknown>), command: answer.command };
     }
