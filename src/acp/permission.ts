@@ -20,6 +20,7 @@ export function permissionParams(request: PermissionRequest, extra: { patient?: 
       kind: request.kind,
       status: "pending" as const,
       rawInput: request.rawInput,
+      ...cardContent(request),
     },
     options: [
       { optionId: "once", name: "Allow once", kind: "allow_once" as const },
@@ -28,6 +29,24 @@ export function permissionParams(request: PermissionRequest, extra: { patient?: 
     ],
     _meta: { lembas: { reason: request.reason, ...(request.always ? { always: request.always } : {}), ...extra } },
   };
+}
+
+/**
+ * What the card shows under its title: the command and the directory it runs in (the model's
+ * description after them), or the diffs of the files it would change.
+ */
+function cardContent(request: PermissionRequest): { content?: acp.ToolCallContent[]; locations?: acp.ToolCallLocation[] } {
+  const content: acp.ToolCallContent[] = [];
+  if (request.command) {
+    const fence = "`".repeat(Math.max(3, ...[...request.command.line.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+    const said = request.description ? `\nThe model describes it as: ${request.description}` : "";
+    const text = `${fence}sh\n${request.command.line}\n${fence}\nin ${request.command.cwd}${said}`;
+    content.push({ type: "content", content: { type: "text", text } });
+  }
+  for (const diff of request.diffs ?? []) content.push({ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText });
+  if (content.length === 0) return {};
+  const locations = (request.diffs ?? []).map((d) => ({ path: d.path }));
+  return { content, ...(locations.length > 0 ? { locations } : {}) };
 }
 
 /** Reads the client's answer: a cancelled outcome, or anything unreadable, is a denial. */

@@ -7,6 +7,7 @@ import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import type { Tool, ToolContext, ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
+import { whatItDoes } from "./approval.ts";
 import { decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
@@ -72,6 +73,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
         title,
         kind: tool.kind,
         rawInput: input.data,
+        ...(await whatItDoes(tool, input.data, ctx)),
         reason: decision.reason,
         always: decision.always?.label ?? null,
       },
