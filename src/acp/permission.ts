@@ -27,7 +27,14 @@ export function permissionParams(request: PermissionRequest, extra: { patient?: 
       ...(request.always ? [{ optionId: "session", name: `Always allow ${request.always}`, kind: "allow_always" as const }] : []),
       { optionId: "deny", name: "Deny", kind: "reject_once" as const },
     ],
-    _meta: { lembas: { reason: request.reason, ...(request.always ? { always: request.always } : {}), ...extra } },
+    _meta: {
+      lembas: {
+        reason: request.reason,
+        ...(request.description ? { purpose: request.description } : {}),
+        ...(request.always ? { always: request.always } : {}),
+        ...extra,
+      },
+    },
   };
 }
 
@@ -35,7 +42,7 @@ export function permissionParams(request: PermissionRequest, extra: { patient?: 
  * What the card shows under its title: the command and the directory it runs in (the model's
  * description after them), or the diffs of the files it would change.
  */
-function cardContent(request: PermissionRequest): { content?: acp.ToolCallContent[]; locations?: acp.ToolCallLocation[] } {
+function cardContent(request: PermissionRequest): { content?: acp.ToolCallContent[] } {
   const content: acp.ToolCallContent[] = [];
   if (request.command) {
     const fence = "`".repeat(Math.max(3, ...[...request.command.line.matchAll(/`+/g)].map((m) => m[0].length + 1)));
@@ -44,9 +51,7 @@ function cardContent(request: PermissionRequest): { content?: acp.ToolCallConten
     content.push({ type: "content", content: { type: "text", text } });
   }
   for (const diff of request.diffs ?? []) content.push({ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText });
-  if (content.length === 0) return {};
-  const locations = (request.diffs ?? []).map((d) => ({ path: d.path }));
-  return { content, ...(locations.length > 0 ? { locations } : {}) };
+  return content.length > 0 ? { content } : {};
 }
 
 /** Reads the client's answer: a cancelled outcome, or anything unreadable, is a denial. */

@@ -36,6 +36,8 @@ const RUNNERS: Record<string, ReadonlySet<string>> = {
   uv: new Set(["run", "tool"]),
   poetry: new Set(["run"]),
   bundle: new Set(["exec"]),
+  python: new Set(["-m"]),
+  python3: new Set(["-m"]),
 };
 
 /** Options before a subcommand that change nothing about what runs; left out of the key. */
@@ -102,8 +104,9 @@ function judge(command: SimpleCommand, cwds: string[], place: CommandPlace): { k
   while (rest[0] && harmless?.has(rest[0].text)) rest = rest.slice(1);
   const [sub, next] = rest;
   if (!sub) return { key: program.text };
-  if (!sub.literal || sub.text.startsWith("-")) return { never: `options before ${program.text}'s subcommand can change what it runs` };
-  if (!RUNNERS[program.text]?.has(sub.text) || !next) return { key: `${program.text} ${sub.text}` };
+  const runner = RUNNERS[program.text]?.has(sub.text) ?? false;
+  if (!sub.literal || (sub.text.startsWith("-") && !runner)) return { never: `options before ${program.text}'s subcommand can change what it runs` };
+  if (!runner || !next) return { key: `${program.text} ${sub.text}` };
   if (!next.literal || next.text.startsWith("-")) return { never: `what ${program.text} ${sub.text} runs is not named plainly` };
   return { key: `${program.text} ${sub.text} ${next.text}` };
 }

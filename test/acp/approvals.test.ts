@@ -28,6 +28,7 @@ describe("an approval card shows what will run", () => {
     expect(card?.content).toEqual([
       { type: "content", content: { type: "text", text: `\`\`\`sh\n${command}\n\`\`\`\nin ${a.project}\nThe model describes it as: write out.txt` } },
     ]);
+    expect(a.permissionRequests[0]?._meta).toEqual({ lembas: { reason: "edit mode asks before running commands", purpose: "write out.txt", always: "echo and cat commands, for this session" } });
     // What the client then shows for the running call says the same.
     expect(toolCalls()[0]?.title).toBe(`Run ${command}`);
   });
@@ -48,7 +49,6 @@ describe("an approval card shows what will run", () => {
     const card = a.permissionRequests[0]?.toolCall;
     expect(card?.title).toBe("Write notes.md");
     expect(card?.content).toEqual([{ type: "diff", path: join(a.project, "notes.md"), oldText: null, newText: "# Notes\n" }]);
-    expect(card?.locations).toEqual([{ path: join(a.project, "notes.md") }]);
   });
 
   test("an edit's card carries the file before and after the edit", async () => {

@@ -96,7 +96,9 @@ describe('what "always" allows for a command line', () => {
     expect(exec("npm run deploy", ["exec:npm run build"]).action).toBe("ask");
     expect(exec("npx tsc --noEmit").always?.keys).toEqual(["exec:npx tsc"]);
     expect(exec("node build.js").always?.keys).toEqual(["exec:node build.js"]);
+    expect(exec("python3 -m pytest -q").always?.keys).toEqual(["exec:python3 -m pytest"]);
     expect(exec('node -e "process.exit()"').always).toBeNull();
+    expect(exec("python3 -c 'import os'").always).toBeNull();
   });
 
   test("a command with assignments before it is not allowed by an always for the bare program", () => {
