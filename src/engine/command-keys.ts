@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { isInside } from "../paths.ts";
 import { parseCommandLine, type Redirect, type SimpleCommand } from "./command-line.ts";
 
@@ -95,19 +95,21 @@ function judge(command: SimpleCommand, cwds: string[], place: CommandPlace): { k
   const [program, ...args] = command.words;
   if (!program) return { key: null };
   if (!program.literal) return { never: `its program (${program.text}) is only known when it runs` };
+  // Judged by name wherever it lives (/usr/bin/env is env); keyed as written.
+  const name = basename(program.text);
   if (program.text === "cd") return cdInside(args, cwds, place);
-  if (NEVER.has(program.text)) return { never: `${program.text} is never allowed for a session` };
-  if (program.text === "find" && args.some((a) => FIND_ACTIONS.test(a.text))) return { never: "find runs, deletes or writes here" };
-  if (!SUBCOMMANDS.has(program.text)) return { key: program.text };
-  const harmless = HARMLESS_OPTIONS[program.text];
+  if (NEVER.has(name)) return { never: `${name} is never allowed for a session` };
+  if (name === "find" && args.some((a) => FIND_ACTIONS.test(a.text))) return { never: "find runs, deletes or writes here" };
+  if (!SUBCOMMANDS.has(name) && !SUBCOMMANDS.has(program.text)) return { key: program.text };
+  const harmless = HARMLESS_OPTIONS[name];
   let rest = args;
   while (rest[0] && harmless?.has(rest[0].text)) rest = rest.slice(1);
   const [sub, next] = rest;
   if (!sub) return { key: program.text };
-  const runner = RUNNERS[program.text]?.has(sub.text) ?? false;
-  if (!sub.literal || (sub.text.startsWith("-") && !runner)) return { never: `options before ${program.text}'s subcommand can change what it runs` };
+  const runner = RUNNERS[name]?.has(sub.text) ?? false;
+  if (!sub.literal || (sub.text.startsWith("-") && !runner)) return { never: `options before ${name}'s subcommand can change what it runs` };
   if (!runner || !next) return { key: `${program.text} ${sub.text}` };
-  if (!next.literal || next.text.startsWith("-")) return { never: `what ${program.text} ${sub.text} runs is not named plainly` };
+  if (!next.literal || next.text.startsWith("-")) return { never: `what ${name} ${sub.text} runs is not named plainly` };
   return { key: `${program.text} ${sub.text} ${next.text}` };
 }
 

@@ -86,6 +86,7 @@ describe('what "always" allows for a command line', () => {
     expect(exec("git status --short", allowed).action).toBe("allow");
     expect(exec("git --no-pager status", allowed).action).toBe("allow");
     expect(exec("git push --force", allowed).action).toBe("ask");
+    expect(exec("/usr/bin/git push --force").always?.keys).toEqual(["exec:/usr/bin/git push"]);
     expect(exec("git -c core.pager=evil status", allowed)).toMatchObject({ action: "ask", always: null });
     expect(exec("git status && git push --force", allowed).always?.label).toBe("git push commands, for this session");
   });
@@ -125,6 +126,9 @@ describe('what "always" allows for a command line', () => {
       "exec ls",
       "nohup ls",
       "rm -rf build",
+      "/bin/rm -rf build",
+      "/usr/bin/env ls",
+      "./node_modules/.bin/../../bash -c ls",
       "export PATH=.:$PATH && ls",
       "find . -name x -exec rm {} ;",
       "(cd pkg && npm test)",
