@@ -49,19 +49,30 @@ export function terminalInteraction(): Interaction {
 export function approvalText(request: PermissionRequest): string {
   const lines = [""];
   if (request.command) {
-    lines.push(`${request.toolName} wants to run, in ${request.command.cwd}:`);
-    lines.push(...request.command.line.split("\n").map((line, i) => `${i === 0 ? "  $ " : "    "}${line}`));
-    if (request.description) lines.push(`  (the model describes it as: ${request.description})`);
+    lines.push(`${request.toolName} wants to run, in ${visible(request.command.cwd)}:`);
+    lines.push(...request.command.line.split("\n").map((line, i) => `${i === 0 ? "  $ " : "    "}${visible(line)}`));
+    if (request.description) lines.push(`  (the model describes it as: ${visible(request.description)})`);
   } else {
-    lines.push(request.title);
+    lines.push(visible(request.title));
   }
   for (const diff of request.diffs ?? []) {
     if (diff.oldText === null) lines.push("  (a new file)");
-    lines.push(...unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: DIFF_LINES }).split("\n").map((line) => `  ${line}`));
+    lines.push(...unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: DIFF_LINES }).split("\n").map((line) => `  ${visible(line)}`));
   }
-  const always = request.always ? ` / [a]lways (${request.always})` : "";
-  lines.push(`  ${request.reason}`, `  allow? [y]es once${always} / [n]o: `);
+  const always = request.always ? ` / [a]lways (${visible(request.always)})` : "";
+  lines.push(`  ${visible(request.reason)}`, `  allow? [y]es once${always} / [n]o: `);
   return lines.join("\n");
+}
+
+/**
+ * Control characters and bidi overrides written out (`\x1b`, `\u202e`): the model writes this
+ * text, and must not be able to erase or reorder what the terminal shows of it.
+ */
+function visible(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
+  });
 }
 
 async function askLine(question: string, signal: AbortSignal): Promise<string> {

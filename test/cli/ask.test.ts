@@ -69,4 +69,21 @@ describe("an approval at the terminal", () => {
     };
     expect(approvalText(request)).toContain("Write b.txt\n  (a new file)\n  @@ -0,0 +1,1 @@\n  +hi\n");
   });
+
+  test("control characters and bidi overrides in what the model wrote are shown, not obeyed", () => {
+    const request: PermissionRequest = {
+      ...base,
+      toolName: "bash",
+      title: "Run …",
+      kind: "execute",
+      rawInput: {},
+      command: { line: "rm -rf ~ #\x1b[2K\r$ ls \u202e", cwd: "/p" },
+      description: "list\x1b[1A",
+      reason: "edit mode asks before running commands",
+    };
+    const text = approvalText(request);
+    expect(text).toContain("  $ rm -rf ~ #\\x1b[2K\\x0d$ ls \\u202e\n");
+    expect(text).toContain("(the model describes it as: list\\x1b[1A)");
+    expect(text).not.toMatch(/[\x1b\r\u202e]/);
+  });
 });
