@@ -84,43 +84,47 @@ export function commandKeys(line: string, place: CommandPlace): CommandKeys {
     if (written) return { never: `it writes to ${written.target.text}, which may be outside the project` };
     const judged = judge(command, cwds, place);
     if ("never" in judged) return judged;
-    if (judged.key && !keys.includes(judged.key)) keys.push(judged.key);
+    if (judged.key.length === 0) continue;
+    // A key is words joined by spaces: a word holding one ('git status') would pass for two.
+    if (judged.key.some((word) => /[\s\x00-\x1f\x7f]/.test(word))) return { never: "its program or subcommand holds spaces" };
+    const key = judged.key.join(" ");
+    if (!keys.includes(key)) keys.push(key);
   }
   return { keys };
 }
 
-/** One simple command's key; null for a harmless cd (which adds the directories it may lead to). */
-function judge(command: SimpleCommand, cwds: string[], place: CommandPlace): { key: string | null } | { never: string } {
+/** One simple command's key, as words; none for a harmless cd (which adds the directories it may lead to). */
+function judge(command: SimpleCommand, cwds: string[], place: CommandPlace): { key: string[] } | { never: string } {
   if (command.assignments.length > 0) return { never: "it sets variables for the commands it runs" };
   const [program, ...args] = command.words;
-  if (!program) return { key: null };
+  if (!program) return { key: [] };
   if (!program.literal) return { never: `its program (${program.text}) is only known when it runs` };
   // Judged by name wherever it lives (/usr/bin/env is env); keyed as written.
   const name = basename(program.text);
   if (program.text === "cd") return cdInside(args, cwds, place);
   if (NEVER.has(name)) return { never: `${name} is never allowed for a session` };
   if (name === "find" && args.some((a) => FIND_ACTIONS.test(a.text))) return { never: "find runs, deletes or writes here" };
-  if (!SUBCOMMANDS.has(name) && !SUBCOMMANDS.has(program.text)) return { key: program.text };
+  if (!SUBCOMMANDS.has(name) && !SUBCOMMANDS.has(program.text)) return { key: [program.text] };
   const harmless = HARMLESS_OPTIONS[name];
   let rest = args;
   while (rest[0] && harmless?.has(rest[0].text)) rest = rest.slice(1);
   const [sub, next] = rest;
-  if (!sub) return { key: program.text };
+  if (!sub) return { key: [program.text] };
   const runner = RUNNERS[name]?.has(sub.text) ?? false;
   if (!sub.literal || (sub.text.startsWith("-") && !runner)) return { never: `options before ${name}'s subcommand can change what it runs` };
-  if (!runner || !next) return { key: `${program.text} ${sub.text}` };
+  if (!runner || !next) return { key: [program.text, sub.text] };
   if (!next.literal || next.text.startsWith("-")) return { never: `what ${name} ${sub.text} runs is not named plainly` };
-  return { key: `${program.text} ${sub.text} ${next.text}` };
+  return { key: [program.text, sub.text, next.text] };
 }
 
-function cdInside(args: SimpleCommand["words"], cwds: string[], place: CommandPlace): { key: null } | { never: string } {
+function cdInside(args: SimpleCommand["words"], cwds: string[], place: CommandPlace): { key: [] } | { never: string } {
   const target = args[0];
   if (args.length !== 1 || !target?.literal || target.text.startsWith("-")) return { never: "it changes to a directory not named plainly" };
   // Read as bash reads it without CDPATH (which a person exports rarely, and scripts break under).
   const reached = cwds.map((cwd) => resolve(cwd, target.text));
   if (reached.some((dir) => !insideProject(dir, place))) return { never: `cd ${target.text} may leave the project` };
   cwds.push(...reached);
-  return { key: null };
+  return { key: [] };
 }
 
 function writesInside(redirect: Redirect, cwds: string[], place: CommandPlace): boolean {

@@ -93,6 +93,7 @@ describe('what "always" allows for a command line', () => {
 
   test("programs without subcommands are keyed by the program; runners by what they run", () => {
     expect(exec("ls -la src").always?.keys).toEqual(["exec:ls"]);
+    expect(exec("ls 'my notes' \"a b\"").always?.keys).toEqual(["exec:ls"]);
     expect(exec("npm run build").always?.keys).toEqual(["exec:npm run build"]);
     expect(exec("npm run deploy", ["exec:npm run build"]).action).toBe("ask");
     expect(exec("npx tsc --noEmit").always?.keys).toEqual(["exec:npx tsc"]);
@@ -127,6 +128,8 @@ describe('what "always" allows for a command line', () => {
       "nohup ls",
       "rm -rf build",
       "/bin/rm -rf build",
+      "'git status' --force",
+      "git 'status --force'",
       "/usr/bin/env ls",
       "./node_modules/.bin/../../bash -c ls",
       "export PATH=.:$PATH && ls",
