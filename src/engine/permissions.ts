@@ -90,10 +90,7 @@ export function decide(check: Check): Decision {
   }
   if (base === "allow") return { action: "allow", reason: `${check.mode} mode`, always: null };
   const asking = `${check.mode} mode asks before ${describe(check.permission)}`;
-  if (check.permission === "write") {
-    if (check.allowed.has(WRITE_KEY)) return { action: "allow", reason: "allowed for this session", always: null };
-    return { action: "ask", reason: asking, always: { keys: [WRITE_KEY], label: "file changes in the project, for this session" } };
-  }
+  if (check.permission === "write") return byKeys(check, [WRITE_KEY], "file changes in the project, for this session", asking);
   if (check.permission !== "exec") return { action: "ask", reason: asking, always: null };
   const judged = commandKeys(check.command ?? "", {
     cwd: check.cwd ?? check.root,
@@ -103,8 +100,13 @@ export function decide(check: Check): Decision {
   });
   if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
-  if (missing.length === 0) return { action: "allow", reason: "allowed for this session", always: null };
-  return { action: "ask", reason: asking, always: { keys: missing.map(execKey), label: `${listed(missing)} commands, for this session` } };
+  return byKeys(check, missing.map(execKey), `${listed(missing)} commands, for this session`, asking);
+}
+
+/** Allowed when the session holds every key; otherwise asks, offering the keys it lacks. */
+function byKeys(check: Check, keys: string[], label: string, asking: string): Decision {
+  if (keys.every((k) => check.allowed.has(k))) return { action: "allow", reason: "allowed for this session", always: null };
+  return { action: "ask", reason: asking, always: { keys, label } };
 }
 
 const WRITE_KEY = "write:project";
