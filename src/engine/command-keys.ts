@@ -86,7 +86,7 @@ export function commandKeys(line: string, place: CommandPlace): CommandKeys {
     if ("never" in judged) return judged;
     if (judged.key.length === 0) continue;
     // A key is words joined by spaces: a word holding one ('git status') would pass for two.
-    if (judged.key.some((word) => /[\s\x00-\x1f\x7f]/.test(word))) return { never: "its program or subcommand holds spaces" };
+    if (judged.key.some((word) => word === "" || /[\s\x00-\x1f\x7f]/.test(word))) return { never: "its program or subcommand is empty or holds spaces" };
     const key = judged.key.join(" ");
     if (!keys.includes(key)) keys.push(key);
   }

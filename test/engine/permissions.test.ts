@@ -130,6 +130,7 @@ describe('what "always" allows for a command line', () => {
       "/bin/rm -rf build",
       "'git status' --force",
       "git 'status --force'",
+      "'' ls",
       "/usr/bin/env ls",
       "./node_modules/.bin/../../bash -c ls",
       "export PATH=.:$PATH && ls",
