@@ -20,14 +20,38 @@ export function permissionParams(request: PermissionRequest, extra: { patient?: 
       kind: request.kind,
       status: "pending" as const,
       rawInput: request.rawInput,
+      ...cardContent(request),
     },
     options: [
       { optionId: "once", name: "Allow once", kind: "allow_once" as const },
       ...(request.always ? [{ optionId: "session", name: `Always allow ${request.always}`, kind: "allow_always" as const }] : []),
       { optionId: "deny", name: "Deny", kind: "reject_once" as const },
     ],
-    _meta: { lembas: { reason: request.reason, ...(request.always ? { always: request.always } : {}), ...extra } },
+    _meta: {
+      lembas: {
+        reason: request.reason,
+        ...(request.description ? { purpose: request.description } : {}),
+        ...(request.always ? { always: request.always } : {}),
+        ...extra,
+      },
+    },
   };
+}
+
+/**
+ * What the card shows under its title: the command and the directory it runs in (the model's
+ * description after them), or the diffs of the files it would change.
+ */
+function cardContent(request: PermissionRequest): { content?: acp.ToolCallContent[] } {
+  const content: acp.ToolCallContent[] = [];
+  if (request.command) {
+    const fence = "`".repeat(Math.max(3, ...[...request.command.line.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+    const said = request.description ? `\nThe model describes it as: ${request.description}` : "";
+    const text = `${fence}sh\n${request.command.line}\n${fence}\nin ${request.command.cwd}${said}`;
+    content.push({ type: "content", content: { type: "text", text } });
+  }
+  for (const diff of request.diffs ?? []) content.push({ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText });
+  return content.length > 0 ? { content } : {};
 }
 
 /** Reads the client's answer: a cancelled outcome, or anything unreadable, is a denial. */

@@ -1,12 +1,15 @@
 import { createInterface } from "node:readline/promises";
-import type { Interaction, PermissionDecision } from "../engine/interaction.ts";
+import type { Interaction, PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
+import { unifiedDiff } from "../tools/diff.ts";
+
+/** A diff at the prompt is cut after this many lines (with a note saying how many more). */
+const DIFF_LINES = 120;
 
 /** Asks the person at the terminal (stdin is a TTY); answers go to stderr so stdout stays the answer. */
 export function terminalInteraction(): Interaction {
   return {
     async permission(request, signal) {
-      const always = request.always ? ` / [a]lways (${request.always})` : "";
-      const answer = await askLine(`\n${request.title}\n  ${request.reason}\n  allow? [y]es once${always} / [n]o: `, signal);
+      const answer = await askLine(approvalText(request), signal);
       const key = answer.trim().toLowerCase();
       if (key === "y" || key === "yes") return { outcome: "once" } satisfies PermissionDecision;
       if (request.always && (key === "a" || key === "always")) return { outcome: "session" };
@@ -37,6 +40,39 @@ export function terminalInteraction(): Interaction {
       return { outcome: "revise", feedback: reply };
     },
   };
+}
+
+/**
+ * The approval as the terminal shows it: what will run and where (or the diff of what changes)
+ * first, the model's description after, then why it asks and the choices.
+ */
+export function approvalText(request: PermissionRequest): string {
+  const lines = [""];
+  if (request.command) {
+    lines.push(`${request.toolName} wants to run, in ${visible(request.command.cwd)}:`);
+    lines.push(...request.command.line.split("\n").map((line, i) => `${i === 0 ? "  $ " : "    "}${visible(line)}`));
+    if (request.description) lines.push(`  (the model describes it as: ${visible(request.description)})`);
+  } else {
+    lines.push(visible(request.title));
+  }
+  for (const diff of request.diffs ?? []) {
+    if (diff.oldText === null) lines.push("  (a new file)");
+    lines.push(...unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: DIFF_LINES }).split("\n").map((line) => `  ${visible(line)}`));
+  }
+  const always = request.always ? ` / [a]lways (${visible(request.always)})` : "";
+  lines.push(`  ${visible(request.reason)}`, `  allow? [y]es once${always} / [n]o: `);
+  return lines.join("\n");
+}
+
+/**
+ * Control characters and bidi overrides written out (`\x1b`, `\u202e`): the model writes this
+ * text, and must not be able to erase or reorder what the terminal shows of it.
+ */
+function visible(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
+  });
 }
 
 async function askLine(question: string, signal: AbortSignal): Promise<string> {

@@ -1,6 +1,9 @@
-import type { PlanOutcome, Question, QuestionOutcome, ToolKind } from "../tools/tool.ts";
+import type { FileDiff, PlanOutcome, Question, QuestionOutcome, ToolKind } from "../tools/tool.ts";
 
-/** An approval the engine needs from a person before a tool call runs. */
+/**
+ * An approval the engine needs from a person before a tool call runs. Whoever shows it shows what
+ * will run or change first (command and cwd, diffs); the model's description only beside it.
+ */
 export type PermissionRequest = {
   sessionId: string;
   callId: string;
@@ -8,6 +11,12 @@ export type PermissionRequest = {
   title: string;
   kind: ToolKind;
   rawInput: unknown;
+  /** The exact command line a command tool would run, and the directory it runs in. */
+  command?: { line: string; cwd: string };
+  /** The model's own words for the call (bash's description): never shown instead of the command. */
+  description?: string;
+  /** The files the call would change, before and after, computed before it runs. */
+  diffs?: FileDiff[];
   /** Why it asks: "edit mode asks before running commands", "/etc/hosts is outside the project". */
   reason: string;
   /** What "allow for this session" would allow; null: never offered. */

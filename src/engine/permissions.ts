@@ -2,6 +2,7 @@ import type { Mode } from "../config/schema.ts";
 import { isProtected, type ProtectedPaths } from "../project/protected.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { isInside } from "../paths.ts";
+import { commandKeys } from "./command-keys.ts";
 
 export type Action = "allow" | "ask" | "deny";
 type Rule = { permission: PermissionClass | "*"; action: Action };
@@ -47,8 +48,8 @@ export type Decision = {
   action: Action;
   /** Why it asks or is refused, said to the person and (when refused) to the model. */
   reason: string;
-  /** What "allow for this session" would allow, as a key remembered by the session; null: never offered. */
-  always: { key: string; label: string } | null;
+  /** What "allow for this session" would allow, as keys remembered by the session; null: never offered. */
+  always: { keys: string[]; label: string } | null;
 };
 
 export type Check = {
@@ -59,10 +60,14 @@ export type Check = {
   paths: string[];
   /** The command line, for exec. */
   command?: string;
+  /** The directory the command runs in (absolute); the root when absent. */
+  cwd?: string;
   root: string;
   protectedPaths: ProtectedPaths;
   /** Keys the person allowed for this session. */
   allowed: ReadonlySet<string>;
+  /** Where a path really leads (symlinks followed); the path itself when absent. */
+  realPath?: (path: string) => string;
 };
 
 /** Decides whether a tool call runs, asks, or is refused. */
@@ -80,13 +85,37 @@ export function decide(check: Check): Decision {
     return {
       action: "ask",
       reason: `${outside} is outside the project`,
-      always: { key, label: `${describe(check.permission)} outside the project, for this session` },
+      always: { keys: [key], label: `${describe(check.permission)} outside the project, for this session` },
     };
   }
   if (base === "allow") return { action: "allow", reason: `${check.mode} mode`, always: null };
-  const always = alwaysFor(check);
-  if (always && check.allowed.has(always.key)) return { action: "allow", reason: "allowed for this session", always: null };
-  return { action: "ask", reason: `${check.mode} mode asks before ${describe(check.permission)}`, always };
+  const asking = `${check.mode} mode asks before ${describe(check.permission)}`;
+  if (check.permission === "write") return byKeys(check, [WRITE_KEY], "file changes in the project, for this session", asking);
+  if (check.permission !== "exec") return { action: "ask", reason: asking, always: null };
+  const judged = commandKeys(check.command ?? "", {
+    cwd: check.cwd ?? check.root,
+    root: check.root,
+    isProtected: (p) => isProtected(p, check.root, check.protectedPaths),
+    realPath: check.realPath ?? ((p) => p),
+  });
+  if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };
+  const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
+  return byKeys(check, missing.map(execKey), `${listed(missing)} commands, for this session`, asking);
+}
+
+/** Allowed when the session holds every key; otherwise asks, offering the keys it lacks. */
+function byKeys(check: Check, keys: string[], label: string, asking: string): Decision {
+  if (keys.every((k) => check.allowed.has(k))) return { action: "allow", reason: "allowed for this session", always: null };
+  return { action: "ask", reason: asking, always: { keys, label } };
+}
+
+const WRITE_KEY = "write:project";
+const execKey = (key: string): string => `exec:${key}`;
+
+/** "a", "a and b", "a, b and c". */
+function listed(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
 function describe(permission: PermissionClass): string {
@@ -94,28 +123,4 @@ function describe(permission: PermissionClass): string {
   if (permission === "exec") return "running commands";
   if (permission === "read") return "reading files";
   return "this";
-}
-
-/** What "for this session" remembers: a command's program (`npm …`), or writes in general. */
-function alwaysFor(check: Check): { key: string; label: string } | null {
-  if (check.permission === "exec") {
-    const program = commandProgram(check.command ?? "");
-    if (!program) return null;
-    return { key: `exec:${program}`, label: `${program} commands, for this session` };
-  }
-  if (check.permission === "write") return { key: "write:project", label: "file changes in the project, for this session" };
-  return null;
-}
-
-/**
- * The program a command line runs, when it is one simple command: `npm test` → npm. A line that
- * chains, pipes, substitutes or redirects gets null, so "always" is never offered for it.
- */
-export function commandProgram(command: string): string | null {
-  const line = command.trim();
-  if (!line || /[;&|`$<>(){}\n]/.test(line)) return null;
-  const words = line.split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
-  const first = words[0];
-  if (!first || /^(sudo|env|xargs|nohup|eval|exec|sh|bash|zsh|fish|rm)$/.test(first)) return null;
-  return first;
 }

@@ -7,6 +7,7 @@ import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
+import { whatItDoes } from "./approval.ts";
 import { decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
@@ -52,9 +53,11 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
     toolName: tool.name,
     paths: judged,
     command,
+    cwd: ctx.cwd,
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,
+    realPath: realTarget,
   });
   const title = safeTitle(tool, input.data, ctx);
   if (decision.action === "deny") {
@@ -70,6 +73,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
         title,
         kind: tool.kind,
         rawInput: input.data,
+        ...(await whatItDoes(tool, input.data, ctx)),
         reason: decision.reason,
         always: decision.always?.label ?? null,
       },
@@ -89,7 +93,8 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
       const why = answer.feedback ? ` They said: ${answer.feedback}` : "";
       return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input.data);
     }
-    if (answer.outcome === "session" && decision.always) deps.allowed.add(decision.always.key);
+    // A line the person corrected is theirs to run once: "always" was offered for the model's.
+    if (answer.outcome === "session" && decision.always && !answer.command) for (const key of decision.always.keys) deps.allowed.add(key);
     if (answer.command && command !== undefined) {
       args = { ...(input.data as Record<string, unknown>), command: answer.command };
     }

@@ -40,7 +40,8 @@ export const bashTool = defineTool({
   schema,
   permission: "exec",
   kind: "execute",
-  title: (input) => input.description?.trim() || `Run ${firstLine(input.command, 60)}`,
+  // What runs, never the model's own words for it: the person approves the title they read.
+  title: (input) => `Run ${firstLine(input.command, 120)}`,
   paths: () => [],
   async execute(input, ctx) {
     if (ctx.signal.aborted) return fail("Cancelled before the command started.");

@@ -26,6 +26,13 @@ export const editTool = defineTool({
   kind: "edit",
   title: (input, ctx) => `Edit ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
+  async preview(input, ctx) {
+    const abs = resolvePath(input.path, ctx.cwd);
+    const read = await readText(abs);
+    if ("error" in read) return [];
+    const change = planChange(read.text, input.old_string, input.new_string, input.replace_all ?? false, abs);
+    return "output" in change ? [] : [{ path: abs, oldText: read.text, newText: change.newText }];
+  },
   async execute(input, ctx) {
     const abs = resolvePath(input.path, ctx.cwd);
     const shown = displayPath(abs, ctx.root);

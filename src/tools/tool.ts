@@ -94,7 +94,8 @@ export type ToolContext = {
 /**
  * One tool: its name (the model sees it), a zod schema for its input, a permission class, an ACP
  * kind, a title for clients, and what it does. `paths` lists the files the call touches so the
- * permission check can ask for paths outside the project or protected ones.
+ * permission check can ask for paths outside the project or protected ones; `preview` shows an
+ * approval what the call would change.
  */
 export type Tool<S extends z.ZodType = z.ZodType> = {
   name: string;
@@ -106,6 +107,8 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   paths?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string[];
   /** How the model sees what was left out of a result too long to send whole ("read on with offset"). */
   more?: string;
+  /** The files the call would change, before and after, for the person approving it. Only reads. */
+  preview?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): Promise<FileDiff[]>;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 };
 

@@ -24,6 +24,10 @@ export const writeTool = defineTool({
   kind: "edit",
   title: (input, ctx) => `Write ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
+  async preview(input, ctx) {
+    const abs = resolvePath(input.path, ctx.cwd);
+    return [{ path: abs, oldText: await existingText(abs), newText: input.content }];
+  },
   async execute(input, ctx) {
     const abs = resolvePath(input.path, ctx.cwd);
     const shown = displayPath(abs, ctx.root);

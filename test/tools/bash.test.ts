@@ -125,10 +125,10 @@ describe("bash", () => {
     expect(result.output).toStartWith("The command could not be run:");
   });
 
-  test("the title is the description, else the command", () => {
+  test("the title is the command, never the model's description of it", () => {
     const where = { root: "/p", cwd: "/p" };
     expect(bashTool.title({ command: "npm test" }, where)).toBe("Run npm test");
-    expect(bashTool.title({ command: "npm test", description: "Run the tests" }, where)).toBe("Run the tests");
+    expect(bashTool.title({ command: "rm -rf ~", description: "Run the tests" }, where)).toBe("Run rm -rf ~");
     expect(bashTool.paths?.({ command: "rm -rf x" }, where)).toEqual([]);
   });
 });

@@ -1,0 +1,75 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openPty, type Pty } from "../../src/terminal/pty.ts";
+import { step } from "../support/engine.ts";
+import { type ScriptedModel, startModel } from "../support/model.ts";
+import { ENTRY, projectSandbox, type Sandbox } from "../support/run.ts";
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+let pty: Pty | null = null;
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  pty?.close();
+  pty = null;
+  await model.close();
+  box.cleanup();
+});
+
+/** `lembas run` in a real terminal: what it prints, and a way to wait for text and answer. */
+function runInTerminal(args: string[]) {
+  let screen = "";
+  pty = openPty({ command: [process.execPath, ENTRY, "run", ...args], cwd: box.project, env: box.env, cols: 200, rows: 50 });
+  const decoder = new TextDecoder();
+  pty.onData((bytes) => {
+    screen += decoder.decode(bytes, { stream: true }).replace(/\r/g, "");
+  });
+  const term = pty;
+  return {
+    screen: () => screen,
+    async waitFor(text: string, timeoutMs = 15_000) {
+      const end = Date.now() + timeoutMs;
+      while (!screen.includes(text)) {
+        if (Date.now() > end) throw new Error(`never printed ${JSON.stringify(text)}; got:\n${screen}`);
+        await Bun.sleep(20);
+      }
+    },
+    type: (keys: string) => term.write(keys),
+    exited: term.exited,
+  };
+}
+
+describe("lembas run at a terminal", () => {
+  test("asks with the command and where it runs, not the model's description in its place", async () => {
+    const command = "echo secret > out.txt && cat out.txt";
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command, description: "write out.txt" } }] }), step({ text: "ok" }));
+    const t = runInTerminal(["make out.txt"]);
+    await t.waitFor("allow?");
+    const asked = t.screen();
+    expect(asked).toContain(`bash wants to run, in ${box.project}:\n  $ ${command}\n  (the model describes it as: write out.txt)\n  edit mode asks before running commands\n`);
+    expect(asked).toContain("[a]lways (echo and cat commands, for this session)");
+    t.type("n\r");
+    expect(await t.exited).toBe(0);
+    expect(existsSync(join(box.project, "out.txt"))).toBe(false);
+  });
+
+  test("an edit is asked with its diff", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `${readFileSync(join(box.configDir, "config.yaml"), "utf8")}mode: manual\n`);
+    writeFileSync(join(box.project, "a.txt"), "one\ntwo\nthree\n");
+    model.push(
+      step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "a.txt", old_string: "two", new_string: "TWO" } }] }),
+      step({ text: "ok" }),
+    );
+    const t = runInTerminal(["change a.txt"]);
+    await t.waitFor("allow?");
+    expect(t.screen()).toContain("Edit a.txt\n  @@ -1,3 +1,3 @@\n   one\n  -two\n  +TWO\n   three\n  manual mode asks before changing files\n");
+    t.type("y\r");
+    expect(await t.exited).toBe(0);
+    expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("one\nTWO\nthree\n");
+  });
+});

@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
+import { type EngineHarness, engineHarness, ofType, step } from "../support/engine.ts";
+
+let h: EngineHarness;
+beforeEach(async () => {
+  h = await engineHarness();
+});
+afterEach(() => h.close());
+
+/** A person who answers each approval from a list, and remembers what was asked. */
+function person(answers: PermissionDecision[]): Interaction & { asked: PermissionRequest[] } {
+  const asked: PermissionRequest[] = [];
+  return {
+    asked,
+    permission: async (request) => {
+      asked.push(request);
+      return answers.shift() ?? { outcome: "deny" };
+    },
+    question: async () => ({ outcome: "nobody" }),
+    plan: async () => ({ outcome: "nobody" }),
+  };
+}
+
+/** A turn in edit mode where the model runs these command lines one after another. */
+async function run(commands: string[], answers: PermissionDecision[]) {
+  h.model.push(...commands.map((command) => step({ toolCalls: [{ name: "bash", arguments: { command } }] })), step({ text: "ok" }));
+  const session = await h.session({ mode: "edit" });
+  const who = person(answers);
+  session.interaction = who;
+  await session.prompt({ text: "go" });
+  const ran = ofType(h.events(session), "tool_start").map((e) => (e.args as { command: string }).command);
+  return { asked: who.asked, ran };
+}
+
+describe('"always" in a session', () => {
+  test("cd x && npm test, allowed for the session once, runs unasked the second time", async () => {
+    mkdirSync(join(h.project, "x"));
+    const { asked, ran } = await run(["cd x && npm test", "cd x && npm test"], [{ outcome: "session" }]);
+    expect(asked.map((a) => a.always)).toEqual(["npm test commands, for this session"]);
+    expect(ran).toEqual(["cd x && npm test", "cd x && npm test"]);
+  });
+
+  test("a command the person corrected runs once: always on it allows neither the model's line nor theirs", async () => {
+    const { asked, ran } = await run(
+      ["git log", "git log"],
+      [{ outcome: "session", command: "git log --oneline -5" }, { outcome: "deny" }],
+    );
+    expect(asked).toHaveLength(2);
+    expect(ran).toEqual(["git log --oneline -5"]);
+  });
+
+  test("git status allowed for the session still asks before git push --force", async () => {
+    const { asked, ran } = await run(["git status", "git push --force"], [{ outcome: "session" }, { outcome: "deny" }]);
+    expect(asked.map((a) => a.always)).toEqual(["git status commands, for this session", "git push commands, for this session"]);
+    expect(ran).toEqual(["git status"]);
+  });
+
+  test("ls allowed for the session still asks before LD_PRELOAD=./x.so ls, and offers no always for it", async () => {
+    const { asked, ran } = await run(["ls", "LD_PRELOAD=./x.so ls"], [{ outcome: "session" }, { outcome: "deny" }]);
+    expect(asked.map((a) => a.always)).toEqual(["ls commands, for this session", null]);
+    expect(ran).toEqual(["ls"]);
+  });
+
+  test("a line that substitutes, or writes outside the project, is never offered always", async () => {
+    const { asked } = await run(["echo $(cat ~/.ssh/id_rsa)", "echo hi > /tmp/outside"], [{ outcome: "deny" }, { outcome: "deny" }]);
+    expect(asked.map((a) => a.always)).toEqual([null, null]);
+  });
+});
