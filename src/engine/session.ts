@@ -20,7 +20,7 @@ import { applySettings } from "./settings.ts";
 import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
 import { callModel, type StopReason, skippedResults } from "./turn.ts";
-import { restoreTurn, snapshotFor, TurnUndo } from "./undo.ts";
+import { restoreTurn, type Skipped, TurnUndo } from "./undo.ts";
 
 export type SessionDeps = {
   db: Db;
@@ -64,6 +64,9 @@ export type TurnAnswer = {
 
 /** A message about to be stored: a StoredMessage but for its seq, which the store gives it. */
 type NewMessage = StoredMessage extends infer M ? (M extends StoredMessage ? Omit<M, "seq"> : never) : never;
+
+/** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
+export type Undone = { prompt: string; files: string[]; skipped: Skipped[] };
 
 export type SessionStatus = { busy: boolean; turnId: string | null; queued: string[]; lastTurnId: string | null };
 
@@ -342,13 +345,13 @@ export class Session {
    * Undoes the last turn: its files back byte for byte, its messages gone from what the model sees.
    * Null when there is no turn to undo. Refused while a turn runs.
    */
-  undo(): { prompt: string; files: string[] } | null {
+  undo(): Undone | null {
     if (this.busy) throw new UserError("the session is working: undo when the turn has ended", 2);
     return this.undoNow();
   }
 
   /** Undoes the last turn now (from within the turn queue: /undo). */
-  undoNow(): { prompt: string; files: string[] } | null {
+  undoNow(): Undone | null {
     // Read afresh: what undo deletes must be what the store holds.
     this.history = null;
     const messages = this.messages();
@@ -362,7 +365,7 @@ export class Session {
       this.row = { ...this.row, summary: null, summarySeq: null };
       updateSession(this.deps.db, this.id, { summary: null, summarySeq: null });
     }
-    return { prompt: lastUser.body.display ?? lastUser.body.text, files: restored.files };
+    return { prompt: lastUser.body.display ?? lastUser.body.text, files: restored.files, skipped: restored.skipped };
   }
 
   /** Waits for every queued turn (and the title call after the first) to end. */
@@ -406,13 +409,15 @@ export class Session {
     this.running = { turnId, abort };
     let firstPrompt = false;
     let outcome: { stopReason: StopReason; error?: string };
+    const undo = new TurnUndo(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir);
     // Whatever fails (the store, a listener), the turn ends with an answer and the session is free.
     try {
       firstPrompt = this.beginTurn(turnId, input);
-      outcome = await this.loop(turnId, input, abort.signal);
+      outcome = await this.loop(turnId, input, abort.signal, undo);
     } catch (error) {
       outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: errorMessage(error) };
     }
+    undo.finish();
     if (outcome.error) this.bus.emit({ type: "error", message: outcome.error, turnId });
     const unsent = this.inbox.splice(0).map((m) => m.text);
     const answer: TurnAnswer = {
@@ -464,10 +469,9 @@ export class Session {
     }
   }
 
-  private async loop(turnId: string, input: PromptInput, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {
+  private async loop(turnId: string, input: PromptInput, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const model = await this.deps.models.resolve(input.model ?? this.row.model);
     const effort = input.effort ?? this.effort;
-    const undo = new TurnUndo(this.deps.db, this.id, turnId, snapshotFor(this.deps.paths.stateDir, this.root, this.id));
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
     void this.refreshRefs();
     for (let step = 1; step <= maxSteps; step++) {
@@ -520,7 +524,7 @@ export class Session {
           signal,
           context: (callId) => this.toolContext(callId, signal, undo, model),
         });
-        this.append({ role: "tool", body: result, turnId });
+        this.append({ role: "tool", body: undo.annotate(result), turnId });
       }
       if (signal.aborted) return { stopReason: "cancelled" };
     }
@@ -607,7 +611,7 @@ export class Session {
       vision: model.vision,
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
-      aroundCommand: (run) => undo.aroundCommand(run),
+      aroundCommand: (run) => undo.aroundCommand(run, callId),
       markRead: (path) => {
         this.reads.add(path);
         this.deps.onFileUse?.(this.root, path);
