@@ -38,7 +38,11 @@ export class ProjectFiles {
   readonly gitDir: string | null;
   private index: IndexSnapshot | null = null;
 
-  constructor(readonly root: string) {
+  constructor(
+    readonly root: string,
+    /** False: never inotify, each sync walks (as where there is no inotify). */
+    private readonly useInotify = true,
+  ) {
     this.gitDir = gitDirOf(root);
   }
 
@@ -116,7 +120,7 @@ export class ProjectFiles {
 
   private start(): void {
     this.started = true;
-    this.watch = Inotify.open();
+    this.watch = this.useInotify ? Inotify.open() : null;
     const index = this.gitIndex();
     const found = new Map<string, Seen>();
     if (!this.walk("", found)) {

@@ -1,0 +1,74 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Change, ProjectFiles } from "../../src/engine/project-files.ts";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "lembas-files-"));
+  writeFileSync(join(dir, "a.txt"), "a before\n");
+  mkdirSync(join(dir, "d", "e"), { recursive: true });
+  writeFileSync(join(dir, "d", "b.txt"), "b\n");
+  writeFileSync(join(dir, "d", "e", "c.txt"), "c\n");
+  writeFileSync(join(dir, "gone.txt"), "gone\n");
+  mkdirSync(join(dir, ".git"));
+  writeFileSync(join(dir, ".git", "HEAD"), "ref: refs/heads/main\n");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const sh = (command: string) => Bun.spawnSync(["sh", "-c", command], { cwd: dir });
+
+/** A window's changes as `path: before → after`, content kept for the before side when there is. */
+function described(changes: Change[]): string[] {
+  return changes
+    .map((c) => `${c.rel}: ${c.before ? "was" : "absent"} → ${c.after ? "is" : "absent"}${c.kept ? ` (kept ${JSON.stringify(Buffer.from(c.kept).toString())})` : ""}`)
+    .sort();
+}
+
+for (const inotify of [true, false]) {
+  describe(inotify ? "followed by inotify" : "followed by walking", () => {
+    test("a command's changes: changed, created, deleted, a directory moved and one made, but never .git", async () => {
+      const files = new ProjectFiles(dir, inotify);
+      files.end(files.begin());
+      expect(files.watching).toBe(inotify);
+      const window = files.begin();
+      sh("echo changed > a.txt && rm gone.txt && mv d moved && mkdir -p n/m && echo x > n/m/x.txt && echo y > .git/y");
+      expect(described(files.end(window))).toEqual([
+        'a.txt: was → is (kept "a before\\n")',
+        'd/b.txt: was → absent (kept "b\\n")',
+        'd/e/c.txt: was → absent (kept "c\\n")',
+        'gone.txt: was → absent (kept "gone\\n")',
+        "moved/b.txt: absent → is",
+        "moved/e/c.txt: absent → is",
+        "n/m/x.txt: absent → is",
+      ]);
+      // The moved directory is followed where it went.
+      const next = files.begin();
+      sh("echo again > moved/e/c.txt && echo z > n/m/z.txt");
+      expect(described(files.end(next))).toEqual(['moved/e/c.txt: was → is (kept "c\\n")', "n/m/z.txt: absent → is"]);
+      files.close();
+    });
+
+    test("what changed before a window opened is not the window's, and its content then is what is kept", async () => {
+      const files = new ProjectFiles(dir, inotify);
+      files.end(files.begin());
+      writeFileSync(join(dir, "a.txt"), "the person's\n");
+      const window = files.begin();
+      sh("echo by-command > a.txt");
+      expect(described(files.end(window))).toEqual(['a.txt: was → is (kept "the person\'s\\n")']);
+      files.close();
+    });
+
+    test("two windows open at once both see a change made while both were open", async () => {
+      const files = new ProjectFiles(dir, inotify);
+      files.end(files.begin());
+      const one = files.begin();
+      const two = files.begin();
+      sh("echo both > a.txt");
+      expect(described(files.end(one))).toEqual(['a.txt: was → is (kept "a before\\n")']);
+      expect(described(files.end(two))).toEqual(['a.txt: was → is (kept "a before\\n")']);
+      files.close();
+    });
+  });
+}
