@@ -99,17 +99,20 @@ export class TurnUndo {
     }
     const blobs = files.gitDir && wanted.size > 0 ? await readBlobs(files.gitDir, [...new Set(wanted.values())]) : new Map<string, Uint8Array>();
     const lost: string[] = [];
-    for (const c of fresh) {
-      const sha = wanted.get(c.rel);
-      const image = preImageOf(join(this.root, c.rel), c, sha ? (blobs.get(sha) ?? null) : null);
-      recordPreImage(this.db, this.sessionId, this.turnId, image);
-      if (image.missing) lost.push(`${c.rel} (${image.missing})`);
-    }
-    for (const c of changes) {
-      const path = join(this.root, c.rel);
-      recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
-    }
-    trimPreImages(this.db, this.sessionId);
+    if (changes.length === 0) return lost;
+    this.db.transaction(() => {
+      for (const c of fresh) {
+        const sha = wanted.get(c.rel);
+        const image = preImageOf(join(this.root, c.rel), c, sha ? (blobs.get(sha) ?? null) : null);
+        recordPreImage(this.db, this.sessionId, this.turnId, image);
+        if (image.missing) lost.push(`${c.rel} (${image.missing})`);
+      }
+      for (const c of changes) {
+        const path = join(this.root, c.rel);
+        recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+      }
+      trimPreImages(this.db, this.sessionId);
+    })();
     if (lost.length === 0) return [];
     const named = lost.slice(0, NOTE_PATHS).join(", ");
     const more = lost.length > NOTE_PATHS ? ` and ${lost.length - NOTE_PATHS} more` : "";

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseStored } from "../../src/engine/records.ts";
 import { listMessages } from "../../src/store/messages.ts";
 import { type EngineHarness, engineHarness, step } from "../support/engine.ts";
 
@@ -27,7 +28,10 @@ function sizeOf(dir: string): number {
 
 /** The text the model was given for the session's bash calls. */
 function bashResults(sessionId: string): string[] {
-  return listMessages(h.db, sessionId).flatMap((m) => (m.role === "tool" && m.body.name === "bash" ? [m.body.output] : []));
+  return listMessages(h.db, sessionId).flatMap((m) => {
+    const stored = parseStored(m);
+    return stored?.role === "tool" && stored.body.name === "bash" ? [stored.body.output] : [];
+  });
 }
 
 test("a command's change to a git-ignored file is undone", async () => {
