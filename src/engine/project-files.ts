@@ -1,10 +1,11 @@
-import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
 import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
 
 /** A file as last seen: enough to tell that it changed (git's own test: size, mtime, inode, mode). */
-export type Seen = { size: number; mtimeNs: bigint; ino: bigint; mode: number; regular: boolean };
+/** ctime too: a write that puts the mtime back (cp -p, tar) still moves it. */
+export type Seen = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; mode: number; regular: boolean };
 
 /** One path a sync found different: how it was at the last sync and how it is now (null: absent). */
 export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null };
@@ -37,6 +38,7 @@ export class ProjectFiles {
   tooLarge = false;
   readonly gitDir: string | null;
   private index: IndexSnapshot | null = null;
+  private readonly base: string;
 
   constructor(
     readonly root: string,
@@ -44,6 +46,12 @@ export class ProjectFiles {
     private readonly useInotify = true,
   ) {
     this.gitDir = gitDirOf(root);
+    // Watches are made on the real directory: inotify does not follow a symlinked root.
+    try {
+      this.base = realpathSync(root);
+    } catch {
+      this.base = root;
+    }
   }
 
   /** Whether files are followed by inotify (else each sync walks the project). */
@@ -136,7 +144,7 @@ export class ProjectFiles {
 
   /** Walks a directory into `found`, watching each directory before listing it; false past the bounds. */
   private walk(dir: string, found: Map<string, Seen>): boolean {
-    const abs = dir ? join(this.root, dir) : this.root;
+    const abs = dir ? join(this.base, dir) : this.base;
     if (this.watch && !this.dirs.has(dir)) {
       const wd = this.dirs.size < MAX_DIRS ? this.watch.add(abs) : -1;
       if (wd >= 0) {
@@ -160,7 +168,7 @@ export class ProjectFiles {
         if (!this.walk(rel, found)) return false;
         continue;
       }
-      const seen = statOf(join(this.root, rel));
+      const seen = statOf(join(this.base, rel));
       if (seen) found.set(rel, seen);
       if (found.size > MAX_FILES) return false;
     }
@@ -229,7 +237,7 @@ export class ProjectFiles {
     const changes: Change[] = [];
     for (const rel of suspects) {
       const before = this.seen.get(rel) ?? null;
-      const after = found.get(rel) ?? statOf(join(this.root, rel));
+      const after = found.get(rel) ?? statOf(join(this.base, rel));
       if (before === null && after === null) continue;
       if (before && after && sameSeen(before, after)) continue;
       changes.push({ rel, before, after, kept: null });
@@ -265,12 +273,12 @@ export class ProjectFiles {
     if (!evict && this.cacheBytes + seen.size > CACHE_MAX_BYTES) return;
     let bytes: Uint8Array;
     try {
-      bytes = readFileSync(join(this.root, rel));
+      bytes = readFileSync(join(this.base, rel));
     } catch {
       return;
     }
     // Changed while read: the stat no longer matches what the bytes are.
-    const now = statOf(join(this.root, rel));
+    const now = statOf(join(this.base, rel));
     if (!now || !sameSeen(now, seen) || bytes.length !== seen.size) return;
     for (const [old, hit] of this.cache) {
       if (this.cacheBytes + bytes.length <= CACHE_MAX_BYTES) break;
@@ -294,14 +302,14 @@ export function statOf(path: string, dirs = false): Seen | null {
   try {
     const s = lstatSync(path, { bigint: true });
     if (s.isDirectory() && !dirs) return null;
-    return { size: Number(s.size), mtimeNs: s.mtimeNs, ino: s.ino, mode: Number(s.mode), regular: s.isFile() };
+    return { size: Number(s.size), mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, ino: s.ino, mode: Number(s.mode), regular: s.isFile() };
   } catch {
     return null;
   }
 }
 
 export function sameSeen(a: Seen, b: Seen): boolean {
-  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino && a.mode === b.mode;
+  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino && a.mode === b.mode;
 }
 
 /**

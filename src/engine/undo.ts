@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import {
   forgetPreImages,
@@ -64,9 +65,7 @@ export class TurnUndo {
     try {
       return await run();
     } finally {
-      const lost = files.tooLarge
-        ? [`This project has too many files for lembas to follow what commands change: what this command changed cannot be undone.`]
-        : await this.record(files, files.end(window), index);
+      const lost = await this.recordSafely(files, window, index);
       if (callId && lost.length > 0) this.notes.set(callId, lost.join("\n"));
     }
   }
@@ -79,14 +78,32 @@ export class TurnUndo {
     return { ...result, output: `${result.output}\n\n${note}` };
   }
 
-  /** At the turn's end: the last files the edit tools wrote are stamped. */
+  /**
+   * At the turn's end: the last files the edit tools wrote are stamped. A stamp that cannot be
+   * taken is left out, and undo then leaves that file alone (the safe side).
+   */
   finish(): void {
-    this.stampPending();
+    try {
+      this.stampPending();
+    } catch {
+      this.unstamped.clear();
+    }
   }
 
   private stampPending(): void {
     for (const path of this.unstamped) recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
     this.unstamped.clear();
+  }
+
+  /** The command's result stands whatever happens here: a failure to record is said beside it. */
+  private async recordSafely(files: ProjectFiles, window: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
+    try {
+      const changes = files.end(window);
+      if (files.tooLarge) return ["This project has too many files for lembas to follow what commands change: what this command changed cannot be undone."];
+      return await this.record(files, changes, index);
+    } catch (error) {
+      return [`What this command changed could not be recorded, so it cannot be undone: ${errorMessage(error)}.`];
+    }
   }
 
   /** Records the command's changes; returns the note lines for what cannot be restored. */

@@ -63,9 +63,14 @@ export function stampOf(path: string): Stamp {
   const size = Number(stat.size);
   const mtime = Number(stat.mtimeMs);
   const hasher = new Bun.CryptoHasher("sha256");
-  if (stat.isSymbolicLink()) hasher.update(`link:${readlinkSync(path)}`);
-  else if (stat.isFile() && size <= UNDO_MAX_FILE) hasher.update(readFileSync(path));
-  else hasher.update(`stat:${stat.ino}:${stat.mtimeNs}:${stat.mode}`);
+  try {
+    if (stat.isSymbolicLink()) hasher.update(`link:${readlinkSync(path)}`);
+    else if (stat.isFile() && size <= UNDO_MAX_FILE) hasher.update(readFileSync(path));
+    else hasher.update(`stat:${stat.ino}:${stat.mtimeNs}:${stat.mode}`);
+  } catch {
+    // Unreadable now: a stamp no later state will match, so undo leaves the file alone.
+    hasher.update(`unreadable:${Math.random()}`);
+  }
   return { existed: true, size, mtime, hash: hasher.digest("hex") };
 }
 
