@@ -79,7 +79,7 @@ async function measure(withGit: boolean) {
   const changeGrowth = sizeOf(stateDir) - beforeChange;
   const watching = projectFilesFor(project).watching;
   // Where there is no inotify (not Linux, the watch limit reached) each sync walks the project.
-  const walker = new ProjectFiles(project, false);
+  const walker = new ProjectFiles(project, { inotify: false });
   walker.end(walker.begin());
   const walks: number[] = [];
   for (let i = 0; i < 11; i++) await timed(walks, async () => walker.end(walker.begin()));

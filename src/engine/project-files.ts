@@ -1,5 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
 import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
 
@@ -15,7 +15,7 @@ export const CACHE_MAX_BYTES = 24 * 1024 * 1024;
 /** Files larger than this are never kept in that cache. */
 export const CACHE_MAX_FILE = 256 * 1024;
 /** A project with more directories or files than this is not followed: its commands are not undoable. */
-export const MAX_DIRS = 30_000;
+export const MAX_DIRS = 16_000;
 export const MAX_FILES = 300_000;
 
 /**
@@ -39,18 +39,24 @@ export class ProjectFiles {
   readonly gitDir: string | null;
   private index: IndexSnapshot | null = null;
   private readonly base: string;
+  private readonly useInotify: boolean;
+  private readonly excluded = new Set<string>();
 
+  /**
+   * `inotify: false` never watches, each sync walks (as where there is no inotify). `exclude`:
+   * directories never followed (lembas's own state dir, whose database changes all the time).
+   */
   constructor(
     readonly root: string,
-    /** False: never inotify, each sync walks (as where there is no inotify). */
-    private readonly useInotify = true,
+    opts: { inotify?: boolean; exclude?: readonly string[] } = {},
   ) {
     this.gitDir = gitDirOf(root);
+    this.useInotify = opts.inotify ?? true;
     // Watches are made on the real directory: inotify does not follow a symlinked root.
-    try {
-      this.base = realpathSync(root);
-    } catch {
-      this.base = root;
+    this.base = realOr(root);
+    for (const dir of opts.exclude ?? []) {
+      const rel = relative(this.base, realOr(dir));
+      if (rel && !rel.startsWith("..") && !isAbsolute(rel)) this.excluded.add(rel.split(sep).join("/"));
     }
   }
 
@@ -136,9 +142,13 @@ export class ProjectFiles {
       this.close();
       return;
     }
-    for (const [rel, seen] of found) {
-      this.seen.set(rel, seen);
-      if (!isClean(rel, seen, index)) this.keep(rel, seen, false);
+    for (const [rel, seen] of found) this.seen.set(rel, seen);
+    // The most recently changed files first: they are the likeliest to be changed again.
+    const candidates = [...found].filter(([rel, seen]) => seen.regular && seen.size <= CACHE_MAX_FILE && !isClean(rel, seen, index));
+    candidates.sort((a, b) => (a[1].mtimeNs < b[1].mtimeNs ? 1 : a[1].mtimeNs > b[1].mtimeNs ? -1 : 0));
+    for (const [rel, seen] of candidates) {
+      if (this.cacheBytes + seen.size > CACHE_MAX_BYTES) continue;
+      this.keep(rel, seen, false);
     }
   }
 
@@ -164,6 +174,7 @@ export class ProjectFiles {
     for (const entry of names) {
       if (entry.name === ".git") continue;
       const rel = dir ? `${dir}/${entry.name}` : entry.name;
+      if (this.excluded.has(rel)) continue;
       if (entry.isDirectory()) {
         if (!this.walk(rel, found)) return false;
         continue;
@@ -217,6 +228,7 @@ export class ProjectFiles {
       }
       if (event.name === ".git" || event.name === "") continue;
       const rel = dir ? `${dir}/${event.name}` : event.name;
+      if (this.excluded.has(rel)) continue;
       if (event.mask & IN_ISDIR) {
         if (event.mask & (IN_CREATE | IN_MOVED_TO)) newDirs.push(rel);
         if (event.mask & (IN_DELETE | IN_MOVED_FROM)) goneDirs.push(rel);
@@ -298,6 +310,14 @@ export class ProjectFiles {
 }
 
 /** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 export function statOf(path: string, dirs = false): Seen | null {
   try {
     const s = lstatSync(path, { bigint: true });

@@ -59,7 +59,7 @@ export class TurnUndo {
   async aroundCommand<T>(run: () => Promise<T>, callId?: string): Promise<T> {
     this.stampPending();
     sweepLegacySnapshots(this.stateDir);
-    const files = projectFilesFor(this.root);
+    const files = projectFilesFor(this.root, this.stateDir);
     const window = files.begin();
     const index = files.gitIndex();
     try {
@@ -195,14 +195,15 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
 const MAX_PROJECTS = 4;
 const followed = new Map<string, ProjectFiles>();
 
-export function projectFilesFor(root: string): ProjectFiles {
+/** The project's files as this process follows them; lembas's state dir, if inside, is not followed. */
+export function projectFilesFor(root: string, stateDir?: string): ProjectFiles {
   const known = followed.get(root);
   if (known) {
     followed.delete(root);
     followed.set(root, known);
     return known;
   }
-  const files = new ProjectFiles(root);
+  const files = new ProjectFiles(root, stateDir ? { exclude: [stateDir] } : {});
   followed.set(root, files);
   for (const [old, project] of followed) {
     if (followed.size <= MAX_PROJECTS) break;

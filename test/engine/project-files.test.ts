@@ -29,7 +29,7 @@ function described(changes: Change[]): string[] {
 for (const inotify of [true, false]) {
   describe(inotify ? "followed by inotify" : "followed by walking", () => {
     test("a command's changes: changed, created, deleted, a directory moved and one made, but never .git", async () => {
-      const files = new ProjectFiles(dir, inotify);
+      const files = new ProjectFiles(dir, { inotify });
       files.end(files.begin());
       expect(files.watching).toBe(inotify);
       const window = files.begin();
@@ -51,7 +51,7 @@ for (const inotify of [true, false]) {
     });
 
     test("what changed before a window opened is not the window's, and its content then is what is kept", async () => {
-      const files = new ProjectFiles(dir, inotify);
+      const files = new ProjectFiles(dir, { inotify });
       files.end(files.begin());
       writeFileSync(join(dir, "a.txt"), "the person's\n");
       const window = files.begin();
@@ -60,8 +60,18 @@ for (const inotify of [true, false]) {
       files.close();
     });
 
+    test("lembas's state dir inside the project is never followed", async () => {
+      mkdirSync(join(dir, "state"));
+      const files = new ProjectFiles(dir, { inotify, exclude: [join(dir, "state")] });
+      files.end(files.begin());
+      const window = files.begin();
+      sh("echo db > state/lembas.db && echo changed > a.txt");
+      expect(described(files.end(window))).toEqual(['a.txt: was → is (kept "a before\\n")']);
+      files.close();
+    });
+
     test("two windows open at once both see a change made while both were open", async () => {
-      const files = new ProjectFiles(dir, inotify);
+      const files = new ProjectFiles(dir, { inotify });
       files.end(files.begin());
       const one = files.begin();
       const two = files.begin();
