@@ -128,9 +128,11 @@ export async function readBlobs(gitDir: string, shas: readonly string[]): Promis
   }
   env.GIT_OPTIONAL_LOCKS = "0";
   const proc = Bun.spawn(["git", "--git-dir", gitDir, "cat-file", "--batch"], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
+  // Read while writing: git stops reading its input once its output pipe is full.
+  const reading = new Response(proc.stdout).arrayBuffer();
   proc.stdin.write(`${shas.join("\n")}\n`);
   await proc.stdin.end();
-  const out = new Uint8Array(await new Response(proc.stdout).arrayBuffer());
+  const out = new Uint8Array(await reading);
   await proc.exited;
   let at = 0;
   for (const sha of shas) {

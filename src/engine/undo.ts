@@ -21,6 +21,8 @@ import type { ToolResultRecord } from "./records.ts";
 
 /** How many paths a command's "cannot be undone" note names before it counts the rest. */
 const NOTE_PATHS = 20;
+/** The most earlier content read from git at once. */
+const BATCH_BYTES = 64 * 1024 * 1024;
 
 /** A file undo did not touch, and why. */
 export type Skipped = { path: string; why: string };
@@ -108,22 +110,26 @@ export class TurnUndo {
 
   /** Records the command's changes; returns the note lines for what cannot be restored. */
   private async record(files: ProjectFiles, changes: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
+    if (changes.length === 0) return [];
     const fresh = changes.filter((c) => !hasPreImage(this.db, this.sessionId, this.turnId, join(this.root, c.rel)));
-    const wanted = new Map<string, string>();
-    for (const c of fresh) {
-      const sha = c.before && !c.kept ? cleanBlob(c.rel, c.before, index) : null;
-      if (sha) wanted.set(c.rel, sha);
-    }
-    const blobs = files.gitDir && wanted.size > 0 ? await readBlobs(files.gitDir, [...new Set(wanted.values())]) : new Map<string, Uint8Array>();
     const lost: string[] = [];
-    if (changes.length === 0) return lost;
-    this.db.transaction(() => {
-      for (const c of fresh) {
-        const sha = wanted.get(c.rel);
-        const image = preImageOf(join(this.root, c.rel), c, sha ? (blobs.get(sha) ?? null) : null);
-        recordPreImage(this.db, this.sessionId, this.turnId, image);
-        if (image.missing) lost.push(`${c.rel} (${image.missing})`);
+    for (const batch of batches(fresh)) {
+      const wanted = new Map<string, string>();
+      for (const c of batch) {
+        const sha = c.before && !c.kept && c.before.size <= UNDO_MAX_FILE ? cleanBlob(c.rel, c.before, index) : null;
+        if (sha) wanted.set(c.rel, sha);
       }
+      const blobs = files.gitDir && wanted.size > 0 ? await readBlobs(files.gitDir, [...new Set(wanted.values())]) : new Map<string, Uint8Array>();
+      this.db.transaction(() => {
+        for (const c of batch) {
+          const sha = wanted.get(c.rel);
+          const image = preImageOf(join(this.root, c.rel), c, sha ? (blobs.get(sha) ?? null) : null);
+          recordPreImage(this.db, this.sessionId, this.turnId, image);
+          if (image.missing) lost.push(`${c.rel} (${image.missing})`);
+        }
+      })();
+    }
+    this.db.transaction(() => {
       for (const c of changes) {
         const path = join(this.root, c.rel);
         recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
@@ -135,6 +141,23 @@ export class TurnUndo {
     const more = lost.length > NOTE_PATHS ? ` and ${lost.length - NOTE_PATHS} more` : "";
     return [`Undo cannot restore what this command did to: ${named}${more}.`];
   }
+}
+
+/** Changes in groups of at most BATCH_BYTES of earlier content, so blobs read from git stay bounded in memory. */
+function* batches(changes: Change[]): Generator<Change[]> {
+  let batch: Change[] = [];
+  let bytes = 0;
+  for (const c of changes) {
+    const size = c.before?.size ?? 0;
+    if (batch.length > 0 && bytes + size > BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(c);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /** A command's pre-image of one path: absent before, or its bytes from the cache or from git. */

@@ -102,3 +102,22 @@ test("a command that changes nothing in a project of 2,000 files (32 MB) does no
   expect(sizeOf(h.box.stateDir) - before).toBeLessThan(256 * 1024);
   expect(session.undo()).toEqual({ prompt: "do nothing", files: [], skipped: [] });
 });
+
+test("a command that rewrites 3,000 clean tracked files is undone from git's objects, all of them", async () => {
+  mkdirSync(join(h.project, "many"));
+  for (let i = 0; i < 3000; i++) writeFileSync(join(h.project, "many", `f${i}.txt`), `file ${i}\n`);
+  await Bun.sleep(30);
+  git(h.project, "init", "-q");
+  git(h.project, "add", "-A");
+  git(h.project, "commit", "-qm", "start");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "for f in many/*.txt; do echo over > $f; done" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "rewrite them" });
+  expect(readFileSync(join(h.project, "many", "f1234.txt"), "utf8")).toBe("over\n");
+
+  const undone = session.undo();
+  expect(undone?.files).toHaveLength(3000);
+  expect(undone?.skipped).toEqual([]);
+  expect(readFileSync(join(h.project, "many", "f1234.txt"), "utf8")).toBe("file 1234\n");
+  expect(readFileSync(join(h.project, "many", "f2999.txt"), "utf8")).toBe("file 2999\n");
+});
