@@ -20,7 +20,7 @@ import { applySettings } from "./settings.ts";
 import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
 import { callModel, type StopReason, skippedResults } from "./turn.ts";
-import { restoreTurn, type Skipped, TurnUndo } from "./undo.ts";
+import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
 export type SessionDeps = {
   db: Db;
@@ -64,9 +64,6 @@ export type TurnAnswer = {
 
 /** A message about to be stored: a StoredMessage but for its seq, which the store gives it. */
 type NewMessage = StoredMessage extends infer M ? (M extends StoredMessage ? Omit<M, "seq"> : never) : never;
-
-/** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
-export type Undone = { prompt: string; files: string[]; skipped: Skipped[] };
 
 export type SessionStatus = { busy: boolean; turnId: string | null; queued: string[]; lastTurnId: string | null };
 

@@ -27,6 +27,8 @@ const BATCH_BYTES = 64 * 1024 * 1024;
 /** A file undo did not touch, and why. */
 export type Skipped = { path: string; why: string };
 export type Restored = { files: string[]; skipped: Skipped[] };
+/** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
+export type Undone = Restored & { prompt: string };
 
 /**
  * Keeps, for one turn, each file's content from before the turn first changed it: files the edit
