@@ -1,4 +1,4 @@
-import { dlopen, FFIType, ptr } from "bun:ffi";
+import { dlopen, FFIType } from "bun:ffi";
 
 /** One event inotify reported: the watch it came from, what happened, the entry's name in that directory. */
 export type WatchEvent = { wd: number; mask: number; name: string };
@@ -71,7 +71,8 @@ export class Inotify {
 
   /** Watches a directory's entries (not its subdirectories'); the watch id, or -1 (the limit reached, gone). */
   add(dir: string): number {
-    return this.lib.inotify_add_watch(this.fd, ptr(Buffer.from(`${dir}\0`)), DIR_MASK);
+    // A typed array passed as a pointer is kept alive for the call (a bare ptr() would not be).
+    return this.lib.inotify_add_watch(this.fd, Buffer.from(`${dir}\0`), DIR_MASK);
   }
 
   remove(wd: number): void {
@@ -83,7 +84,7 @@ export class Inotify {
     const events: WatchEvent[] = [];
     const view = new DataView(this.buffer.buffer);
     for (;;) {
-      const n = Number(this.lib.read(this.fd, ptr(this.buffer), this.buffer.length));
+      const n = Number(this.lib.read(this.fd, this.buffer, this.buffer.length));
       if (n <= 0) return events;
       for (let at = 0; at + 16 <= n; ) {
         const wd = view.getInt32(at, true);
