@@ -114,30 +114,35 @@ export class TurnUndo {
   private async record(files: ProjectFiles, changes: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
     if (changes.length === 0) return [];
     const fresh = changes.filter((c) => !hasPreImage(this.db, this.sessionId, this.turnId, join(this.root, c.rel)));
+    const freshPaths = new Set(fresh.map((c) => c.rel));
+    const again = changes.filter((c) => !freshPaths.has(c.rel));
     const lost: string[] = [];
-    for (const batch of batches(fresh)) {
+    const groups = [...batches(fresh)];
+    if (groups.length === 0) groups.push([]);
+    for (const [i, batch] of groups.entries()) {
       const wanted = new Map<string, string>();
       for (const c of batch) {
         const sha = c.before && !c.kept && c.before.size <= UNDO_MAX_FILE ? cleanBlob(c.rel, c.before, index) : null;
         if (sha) wanted.set(c.rel, sha);
       }
       const blobs = files.gitDir && wanted.size > 0 ? await readBlobs(files.gitDir, [...new Set(wanted.values())]) : new Map<string, Uint8Array>();
+      // One transaction a batch, each row written once with its stamp: the store grows by what changed.
       this.db.transaction(() => {
         for (const c of batch) {
+          const path = join(this.root, c.rel);
           const sha = wanted.get(c.rel);
-          const image = preImageOf(join(this.root, c.rel), c, sha ? (blobs.get(sha) ?? null) : null);
-          recordPreImage(this.db, this.sessionId, this.turnId, image);
+          const image = preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null);
+          recordPreImage(this.db, this.sessionId, this.turnId, image, stampOf(path));
           if (image.missing) lost.push(`${c.rel} (${image.missing})`);
         }
+        if (i < groups.length - 1) return;
+        for (const c of again) {
+          const path = join(this.root, c.rel);
+          recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+        }
+        trimPreImages(this.db, this.sessionId);
       })();
     }
-    this.db.transaction(() => {
-      for (const c of changes) {
-        const path = join(this.root, c.rel);
-        recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
-      }
-      trimPreImages(this.db, this.sessionId);
-    })();
     if (lost.length === 0) return [];
     const named = lost.slice(0, NOTE_PATHS).join(", ");
     const more = lost.length > NOTE_PATHS ? ` and ${lost.length - NOTE_PATHS} more` : "";

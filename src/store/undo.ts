@@ -19,13 +19,28 @@ export type Stamp = { existed: boolean; size: number | null; mtime: number | nul
 
 /**
  * Keeps a file's content as it was before the turn first changed it (later changes in the same
- * turn keep the first pre-image). Absent files are kept as "did not exist".
+ * turn keep the first pre-image). Absent files are kept as "did not exist". With a stamp when the
+ * change is already made (a command's).
  */
-export function recordPreImage(db: Db, sessionId: string, turnId: string, image: PreImage): void {
+export function recordPreImage(db: Db, sessionId: string, turnId: string, image: PreImage, stamp?: Stamp): void {
   db.query(
-    `INSERT INTO undo_files (session_id, turn_id, path, existed, content, mode, missing_why, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-  ).run(sessionId, turnId, image.path, image.existed ? 1 : 0, image.content, image.mode, image.missing ?? null, Date.now());
+    `INSERT INTO undo_files (session_id, turn_id, path, existed, content, mode, missing_why, created_at,
+                             after_existed, after_size, after_mtime, after_hash)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+  ).run(
+    sessionId,
+    turnId,
+    image.path,
+    image.existed ? 1 : 0,
+    image.content,
+    image.mode,
+    image.missing ?? null,
+    Date.now(),
+    stamp ? (stamp.existed ? 1 : 0) : null,
+    stamp?.size ?? null,
+    stamp?.mtime ?? null,
+    stamp?.hash ?? null,
+  );
 }
 
 export function hasPreImage(db: Db, sessionId: string, turnId: string, path: string): boolean {
