@@ -64,7 +64,14 @@ export class TurnUndo {
     this.stampPending();
     sweepLegacySnapshots(this.stateDir);
     const files = projectFilesFor(this.root, this.stateDir);
-    const window = files.begin();
+    let window: Change[];
+    try {
+      window = files.begin();
+    } catch (error) {
+      // The command runs all the same, only not undoably.
+      if (callId) this.notes.set(callId, `What this command changes cannot be undone: ${errorMessage(error)}.`);
+      return run();
+    }
     const index = files.gitIndex();
     try {
       return await run();
