@@ -40,16 +40,19 @@ export class ProjectFiles {
   private index: IndexSnapshot | null = null;
   private readonly base: string;
   private readonly useInotify: boolean;
+  private readonly maxFiles: number;
   private readonly excluded = new Set<string>();
 
   /**
    * `inotify: false` never watches, each sync walks (as where there is no inotify). `exclude`:
    * directories never followed (lembas's own state dir, whose database changes all the time).
+   * `maxFiles`: past it the project is not followed (MAX_FILES).
    */
   constructor(
     readonly root: string,
-    opts: { inotify?: boolean; exclude?: readonly string[] } = {},
+    opts: { inotify?: boolean; exclude?: readonly string[]; maxFiles?: number } = {},
   ) {
+    this.maxFiles = opts.maxFiles ?? MAX_FILES;
     this.gitDir = gitDirOf(root);
     this.useInotify = opts.inotify ?? true;
     // Watches are made on the real directory: inotify does not follow a symlinked root.
@@ -138,8 +141,7 @@ export class ProjectFiles {
     const index = this.gitIndex();
     const found = new Map<string, Seen>();
     if (!this.walk("", found)) {
-      this.tooLarge = true;
-      this.close();
+      this.giveUp();
       return;
     }
     for (const [rel, seen] of found) this.seen.set(rel, seen);
@@ -181,9 +183,18 @@ export class ProjectFiles {
       }
       const seen = statOf(join(this.base, rel));
       if (seen) found.set(rel, seen);
-      if (found.size > MAX_FILES) return false;
+      if (found.size > this.maxFiles) return false;
     }
     return true;
+  }
+
+  /** Past the bounds: nothing is followed any more, and what was kept is let go. */
+  private giveUp(): void {
+    this.tooLarge = true;
+    this.unwatchAll();
+    this.seen.clear();
+    this.cache.clear();
+    this.cacheBytes = 0;
   }
 
   private unwatchAll(): void {
@@ -197,8 +208,7 @@ export class ProjectFiles {
   private rescan(): Change[] {
     const found = new Map<string, Seen>();
     if (!this.walk("", found)) {
-      this.tooLarge = true;
-      this.close();
+      this.giveUp();
       return [];
     }
     const changes: Change[] = [];
@@ -240,8 +250,7 @@ export class ProjectFiles {
     const found = new Map<string, Seen>();
     for (const dir of newDirs) {
       if (!this.walk(dir, found)) {
-        this.tooLarge = true;
-        this.close();
+        this.giveUp();
         return [];
       }
     }

@@ -70,6 +70,16 @@ for (const inotify of [true, false]) {
       files.close();
     });
 
+    test("a project past its bound of files is not followed, and keeps nothing", async () => {
+      const files = new ProjectFiles(dir, { inotify, maxFiles: 3 });
+      files.end(files.begin());
+      expect(files.tooLarge).toBe(true);
+      expect(files.watching).toBe(false);
+      const window = files.begin();
+      sh("echo changed > a.txt");
+      expect(files.end(window)).toEqual([]);
+    });
+
     test("two windows open at once both see a change made while both were open", async () => {
       const files = new ProjectFiles(dir, { inotify });
       files.end(files.begin());
