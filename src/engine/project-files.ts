@@ -110,9 +110,12 @@ export class ProjectFiles {
     }
     if (this.tooLarge) return [];
     const changes = this.watch ? this.fromEvents(this.watch) : this.rescan();
+    // A sync reads at most the cache's size: many changes at once (an install) do not read them all.
+    let budget = CACHE_MAX_BYTES;
     for (const change of changes) {
       change.kept = change.before ? this.cached(change.rel, change.before) : null;
-      this.remember(change);
+      this.remember(change, budget > 0);
+      if (change.after?.regular && change.after.size <= CACHE_MAX_FILE) budget -= change.after.size;
     }
     return changes;
   }
@@ -278,11 +281,11 @@ export class ProjectFiles {
     for (const rel of this.seen.keys()) if (rel.startsWith(prefix)) suspects.add(rel);
   }
 
-  private remember(change: Change): void {
+  private remember(change: Change, read: boolean): void {
     if (change.after) this.seen.set(change.rel, change.after);
     else this.seen.delete(change.rel);
     this.drop(change.rel);
-    if (change.after) this.keep(change.rel, change.after, true);
+    if (change.after && read) this.keep(change.rel, change.after, true);
   }
 
   /**
