@@ -3,8 +3,10 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
 import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
 
-/** A file as last seen: enough to tell that it changed (git's own test: size, mtime, inode, mode). */
-/** ctime too: a write that puts the mtime back (cp -p, tar) still moves it. */
+/**
+ * A file as last seen: enough to tell that it changed (git's own test: size, mtime, ctime, inode,
+ * mode; ctime because a write that puts the mtime back, as cp -p and tar do, still moves it).
+ */
 export type Seen = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; mode: number; regular: boolean };
 
 /** One path a sync found different: how it was at the last sync and how it is now (null: absent). */
@@ -14,8 +16,9 @@ export type Change = { rel: string; before: Seen | null; after: Seen | null; kep
 export const CACHE_MAX_BYTES = 24 * 1024 * 1024;
 /** Files larger than this are never kept in that cache. */
 export const CACHE_MAX_FILE = 256 * 1024;
-/** A project with more directories or files than this is not followed: its commands are not undoable. */
+/** Past this many directories a project is not watched (inotify watches are shared by all the person's programs): each sync walks it. */
 export const MAX_DIRS = 16_000;
+/** Past this many files a project is not followed at all: its commands are not undoable (and said so). */
 export const MAX_FILES = 300_000;
 
 /**
