@@ -44,18 +44,20 @@ export class ProjectFiles {
   private readonly base: string;
   private readonly useInotify: boolean;
   private readonly maxFiles: number;
+  private readonly maxDirs: number;
   private readonly excluded = new Set<string>();
 
   /**
    * `inotify: false` never watches, each sync walks (as where there is no inotify). `exclude`:
    * directories never followed (lembas's own state dir, whose database changes all the time).
-   * `maxFiles`: past it the project is not followed (MAX_FILES).
+   * `maxFiles`, `maxDirs`: the bounds (MAX_FILES, MAX_DIRS).
    */
   constructor(
     readonly root: string,
-    opts: { inotify?: boolean; exclude?: readonly string[]; maxFiles?: number } = {},
+    opts: { inotify?: boolean; exclude?: readonly string[]; maxFiles?: number; maxDirs?: number } = {},
   ) {
     this.maxFiles = opts.maxFiles ?? MAX_FILES;
+    this.maxDirs = opts.maxDirs ?? MAX_DIRS;
     this.gitDir = gitDirOf(root);
     this.useInotify = opts.inotify ?? true;
     // Watches are made on the real directory: inotify does not follow a symlinked root.
@@ -164,7 +166,7 @@ export class ProjectFiles {
   private walk(dir: string, found: Map<string, Seen>): boolean {
     const abs = dir ? join(this.base, dir) : this.base;
     if (this.watch && !this.dirs.has(dir)) {
-      const wd = this.dirs.size < MAX_DIRS ? this.watch.add(abs) : -1;
+      const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -1;
       if (wd >= 0) {
         this.dirs.set(dir, wd);
         this.dirOf.set(wd, dir);

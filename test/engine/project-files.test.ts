@@ -80,6 +80,15 @@ for (const inotify of [true, false]) {
       expect(files.end(window)).toEqual([]);
     });
 
+    test("past its bound of watched directories, it walks instead, and misses nothing", async () => {
+      const files = new ProjectFiles(dir, { inotify, maxDirs: 2 });
+      files.end(files.begin());
+      expect(files.watching).toBe(false);
+      const window = files.begin();
+      sh("echo changed > d/e/c.txt && echo new > d/new.txt");
+      expect(described(files.end(window))).toEqual(['d/e/c.txt: was → is (kept "c\\n")', "d/new.txt: absent → is"]);
+    });
+
     test("two windows open at once both see a change made while both were open", async () => {
       const files = new ProjectFiles(dir, { inotify });
       files.end(files.begin());
