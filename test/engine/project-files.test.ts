@@ -101,3 +101,19 @@ for (const inotify of [true, false]) {
     });
   });
 }
+
+test("when inotify's queue overflows, a walk finds every change all the same", async () => {
+  const files = new ProjectFiles(dir);
+  files.end(files.begin());
+  const window = files.begin();
+  // Three events a file, past the kernel's 16,384 queued events.
+  sh("mkdir many && cd many && seq 1 8000 | xargs touch && echo changed > ../a.txt");
+  const changes = files.end(window);
+  expect(changes.filter((c) => c.rel.startsWith("many/") && !c.before && c.after)).toHaveLength(8000);
+  expect(described(changes.filter((c) => c.rel === "a.txt"))).toEqual(['a.txt: was → is (kept "a before\\n")']);
+  // Still watched afterwards.
+  const next = files.begin();
+  sh("echo again > many/77");
+  expect(described(files.end(next))).toEqual([`many/77: was → is (kept "")`]);
+  files.close();
+});
