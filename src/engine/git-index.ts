@@ -2,7 +2,7 @@ import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 
 /** What the project's git index says of a tracked file: its blob, and the file's stat when it was added. */
-export type IndexEntry = { sha: string; mtimeSec: number; mtimeNsec: number; ino: number; size: number };
+export type IndexEntry = { sha: string; ctimeSec: number; ctimeNsec: number; mtimeSec: number; mtimeNsec: number; ino: number; size: number };
 
 /** The index as it was at one moment: its bytes, parsed on first use; `mtimeNs` tells racily clean entries. */
 export class IndexSnapshot {
@@ -66,6 +66,8 @@ export function parseIndex(bytes: Uint8Array): Map<string, IndexEntry> {
     for (let i = 0; i < count; i++) {
       const start = at;
       const entry = {
+        ctimeSec: view.getUint32(at),
+        ctimeNsec: view.getUint32(at + 4),
         mtimeSec: view.getUint32(at + 8),
         mtimeNsec: view.getUint32(at + 12),
         ino: view.getUint32(at + 20),

@@ -351,7 +351,8 @@ export function sameSeen(a: Seen, b: Seen): boolean {
 
 /**
  * Whether the file was, when `seen`, exactly its blob in the index: its stat is the one the index
- * recorded, and it was not changed in the same instant the index was written (git's racy case).
+ * recorded (mtime, ctime, size, inode), and it was not changed in the same instant the index was
+ * written (git's racy case).
  */
 export function isClean(rel: string, seen: Seen, index: IndexSnapshot | null): boolean {
   return cleanBlob(rel, seen, index) !== null;
@@ -361,10 +362,16 @@ export function cleanBlob(rel: string, seen: Seen, index: IndexSnapshot | null):
   if (!index || !seen.regular) return null;
   const entry = index.entries().get(rel);
   if (!entry) return null;
-  const sec = Number(seen.mtimeNs / 1_000_000_000n);
-  const nsec = Number(seen.mtimeNs % 1_000_000_000n);
+  const [sec, nsec] = secNsec(seen.mtimeNs);
   if (entry.mtimeSec !== sec || entry.mtimeNsec !== nsec) return null;
+  // Stricter than git's default: a write that put the mtime back still moved the ctime.
+  const [csec, cnsec] = secNsec(seen.ctimeNs);
+  if (entry.ctimeSec !== csec || entry.ctimeNsec !== cnsec) return null;
   if (entry.size !== seen.size % 2 ** 32 || (entry.ino !== 0 && entry.ino !== Number(seen.ino % 2n ** 32n))) return null;
   if (seen.mtimeNs >= index.mtimeNs) return null;
   return entry.sha;
+}
+
+function secNsec(ns: bigint): [number, number] {
+  return [Number((ns / 1_000_000_000n) % 2n ** 32n), Number(ns % 1_000_000_000n)];
 }

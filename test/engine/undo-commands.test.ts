@@ -121,3 +121,27 @@ test("a command that rewrites 3,000 clean tracked files is undone from git's obj
   expect(readFileSync(join(h.project, "many", "f1234.txt"), "utf8")).toBe("file 1234\n");
   expect(readFileSync(join(h.project, "many", "f2999.txt"), "utf8")).toBe("file 2999\n");
 });
+
+test("a tracked file changed with its mtime put back is not taken for its committed blob", async () => {
+  const file = join(h.project, "tracked.bin");
+  writeFileSync(file, randomBytes(400 * 1024));
+  await Bun.sleep(30);
+  git(h.project, "init", "-q");
+  git(h.project, "add", "tracked.bin");
+  git(h.project, "commit", "-qm", "start");
+  // The person's edit, same size and same inode, its mtime put back as cp -p or tar would.
+  const reference = join(h.box.dir, "reference");
+  Bun.spawnSync(["cp", "-p", file, reference]);
+  const edited = randomBytes(400 * 1024);
+  writeFileSync(file, edited);
+  Bun.spawnSync(["touch", "-r", reference, file]);
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo over > tracked.bin" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "overwrite" });
+  expect(bashResults(session.id)[0]).toContain("Undo cannot restore what this command did to: tracked.bin");
+
+  const undone = session.undo();
+  expect(undone?.files).toEqual([]);
+  expect(undone?.skipped.map((s) => s.path)).toEqual(["tracked.bin"]);
+  expect(readFileSync(file, "utf8")).toBe("over\n");
+});
