@@ -145,8 +145,15 @@ export async function readBlobs(gitDir: string, shas: readonly string[]): Promis
     const match = /^([0-9a-f]+) blob (\d+)$/.exec(header);
     if (!match) continue;
     const size = Number(match[2]);
-    found.set(sha, out.slice(at, at + size));
+    const blob = out.slice(at, at + size);
     at += size + 1;
+    // Only bytes that are the blob asked for are used (a misread index would ask for others).
+    if (blobId(blob) === sha) found.set(sha, blob);
   }
   return found;
+}
+
+/** A blob's object id in a SHA-1 repository. */
+export function blobId(content: Uint8Array): string {
+  return new Bun.CryptoHasher("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
 }
