@@ -14,7 +14,7 @@ import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
-import { snapshotFor } from "./undo.ts";
+import { forgetProjectFiles } from "./undo.ts";
 
 export type EngineOptions = {
   db: Db;
@@ -160,8 +160,7 @@ export class Engine {
     rmSync(join(this.deps.paths.attachmentsDir, id), { recursive: true, force: true });
     const root = getSession(this.deps.db, id)?.root;
     const deleted = deleteSession(this.deps.db, id);
-    if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) snapshotFor(this.deps.paths.stateDir, root).remove();
-    else if (root) rmSync(join(snapshotFor(this.deps.paths.stateDir, root).gitDir, `index-${id}`), { force: true });
+    if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) forgetProjectFiles(root);
     return deleted;
   }
 

@@ -22,7 +22,7 @@ import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-c
 import { runToolCall } from "./tool-runner.ts";
 import { callModel, type StopReason, skippedResults } from "./turn.ts";
 import { type TurnAnswer, TurnQueue } from "./turn-queue.ts";
-import { restoreTurn, snapshotFor, TurnUndo } from "./undo.ts";
+import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
 export type SessionDeps = {
   db: Db;
@@ -343,13 +343,13 @@ export class Session {
    * Undoes the last turn: its files back byte for byte, its messages gone from what the model sees.
    * Null when there is no turn to undo. Refused while a turn runs.
    */
-  undo(): { prompt: string; files: string[] } | null {
+  undo(): Undone | null {
     if (this.busy) throw new UserError("the session is working: undo when the turn has ended", 2);
     return this.undoNow();
   }
 
   /** Undoes the last turn now (from within the turn queue: /undo). */
-  undoNow(): { prompt: string; files: string[] } | null {
+  undoNow(): Undone | null {
     // Read afresh: what undo deletes must be what the store holds.
     this.history = null;
     const messages = this.messages();
@@ -363,7 +363,7 @@ export class Session {
       this.row = { ...this.row, summary: null, summarySeq: null };
       updateSession(this.deps.db, this.id, { summary: null, summarySeq: null });
     }
-    return { prompt: lastUser.body.display ?? lastUser.body.text, files: restored.files };
+    return { prompt: lastUser.body.display ?? lastUser.body.text, files: restored.files, skipped: restored.skipped };
   }
 
   /** Waits for every queued turn (and the title call after the first) to end. */
@@ -377,14 +377,16 @@ export class Session {
     this.running = { turnId, abort };
     let firstPrompt = false;
     let outcome: { stopReason: StopReason; error?: string };
+    const undo = new TurnUndo(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir);
     // Whatever fails (the store, a listener), the turn ends with an answer and the session is free.
     try {
       firstPrompt = this.beginTurn(turnId, input);
-      outcome = await this.loop(turnId, input, abort.signal);
+      outcome = await this.loop(turnId, input, abort.signal, undo);
     } catch (error) {
       const said = storeFailure(error, this.deps.paths.dbFile)?.message ?? errorMessage(error);
       outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: said };
     }
+    undo.finish();
     if (outcome.error) this.bus.emit({ type: "error", message: outcome.error, turnId });
     const unsent = this.inbox.splice(0).map((m) => m.text);
     const answer: TurnAnswer = {
@@ -428,24 +430,23 @@ export class Session {
     return firstPrompt;
   }
 
-  private async loop(turnId: string, input: PromptInput, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {
+  private async loop(turnId: string, input: PromptInput, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const model = await this.deps.models.resolve(input.model ?? this.row.model);
     const effort = input.effort ?? this.effort;
     // A command's model or effort holds for its prompt: said when it takes over, and when the
     // session's own comes back.
     const own = (input.model !== undefined && model.ref !== this.row.model) || effort !== this.effort;
-    if (!own) return this.steps(turnId, model, effort, signal);
+    if (!own) return this.steps(turnId, model, effort, signal, undo);
     this.bus.emit({ type: "model", ref: model.ref, effort, connection: model.connection });
     try {
-      return await this.steps(turnId, model, effort, signal);
+      return await this.steps(turnId, model, effort, signal, undo);
     } finally {
       const back = await this.deps.models.resolve(this.row.model).catch(() => null);
       this.bus.emit({ type: "model", ref: this.row.model, effort: this.effort, connection: back?.connection ?? null });
     }
   }
 
-  private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal): Promise<{ stopReason: StopReason; error?: string }> {
-    const undo = new TurnUndo(this.deps.db, this.id, turnId, snapshotFor(this.deps.paths.stateDir, this.root, this.id));
+  private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
     void this.refreshRefs();
     for (let step = 1; step <= maxSteps; step++) {
@@ -498,7 +499,7 @@ export class Session {
           signal,
           context: (callId) => this.toolContext(callId, signal, undo, model),
         });
-        this.append({ role: "tool", body: result, turnId });
+        this.append({ role: "tool", body: undo.annotate(result), turnId });
       }
       if (signal.aborted) return { stopReason: "cancelled" };
     }
@@ -587,7 +588,7 @@ export class Session {
       commands: { env: toolEnvironment(this.deps.config, process.env), hidden: [this.deps.paths.configDir, this.deps.paths.stateDir] },
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
-      aroundCommand: (run) => undo.aroundCommand(run),
+      aroundCommand: (run) => undo.aroundCommand(run, callId),
       markRead: (path, content) => {
         this.reads.mark(path, content);
         this.deps.onFileUse?.(this.root, path);

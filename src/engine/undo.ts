@@ -1,76 +1,220 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { forgetPreImages, hasPreImage, preImagesOf, readPreImage, recordPreImage, trimPreImages } from "../store/undo.ts";
-import { ProjectSnapshot } from "./snapshot.ts";
+import {
+  forgetPreImages,
+  hasPreImage,
+  type PreImage,
+  preImagesOf,
+  readPreImage,
+  recordPreImage,
+  recordStamp,
+  sameStamp,
+  stampOf,
+  trimPreImages,
+  UNDO_MAX_FILE,
+} from "../store/undo.ts";
+import { readBlobs } from "./git-index.ts";
+import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, ProjectFiles } from "./project-files.ts";
+import type { ToolResultRecord } from "./records.ts";
+
+/** How many paths a command's "cannot be undone" note names before it counts the rest. */
+const NOTE_PATHS = 20;
+/** The most earlier content read from git at once. */
+const BATCH_BYTES = 64 * 1024 * 1024;
+
+/** A file undo did not touch, and why. */
+export type Skipped = { path: string; why: string };
+export type Restored = { files: string[]; skipped: Skipped[] };
+/** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
+export type Undone = Restored & { prompt: string };
 
 /**
  * Keeps, for one turn, each file's content from before the turn first changed it: files the edit
- * tools name (beforeChange), and files a command created, changed or deleted (aroundCommand, by
- * comparing shadow-git trees taken before and after it). Only what the turn touched is kept.
+ * tools name (beforeChange), and files a command created, changed or deleted (aroundCommand). After
+ * each change it stamps the file as the turn left it, so that undo never overwrites a later edit.
+ *
+ * A command's pre-images come from what is known without copying the project first: the project's
+ * own git objects for files clean in its index, and a bounded in-memory copy of small other files
+ * (ProjectFiles). What a command changed that neither holds is said in the command's result.
  */
 export class TurnUndo {
-  /** Whether the store's size was checked this turn (once is enough). */
-  private bounded = false;
+  /** Paths the edit tools named whose stamp waits for the tool to have written. */
+  private readonly unstamped = new Set<string>();
+  private readonly notes = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
     private readonly sessionId: string,
     private readonly turnId: string,
-    private readonly snapshot: ProjectSnapshot,
+    private readonly root: string,
+    private readonly stateDir: string,
   ) {}
 
   beforeChange(path: string): void {
-    if (hasPreImage(this.db, this.sessionId, this.turnId, path)) return;
-    recordPreImage(this.db, this.sessionId, this.turnId, readPreImage(path));
+    this.stampPending();
+    if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
+      recordPreImage(this.db, this.sessionId, this.turnId, readPreImage(path));
+    }
+    this.unstamped.add(path);
   }
 
-  async aroundCommand<T>(run: () => Promise<T>): Promise<T> {
-    if (!this.bounded) {
-      this.bounded = true;
-      await this.snapshot.bound();
+  async aroundCommand<T>(run: () => Promise<T>, callId?: string): Promise<T> {
+    this.stampPending();
+    sweepLegacySnapshots(this.stateDir);
+    const files = projectFilesFor(this.root, this.stateDir);
+    let window: Change[];
+    try {
+      window = files.begin();
+    } catch (error) {
+      // The command runs all the same, only not undoably.
+      if (callId) this.notes.set(callId, `What this command changes cannot be undone: ${errorMessage(error)}.`);
+      return run();
     }
-    const before = await this.snapshot.tree();
+    const index = files.gitIndex();
     try {
       return await run();
     } finally {
-      if (before) await this.recordChanges(before);
+      const lost = await this.recordSafely(files, window, index);
+      if (callId && lost.length > 0) this.notes.set(callId, lost.join("\n"));
     }
   }
 
-  private async recordChanges(before: string): Promise<void> {
-    const after = await this.snapshot.tree();
-    if (!after) return;
-    for (const rel of await this.snapshot.changed(before, after)) {
-      const path = join(this.snapshot.root, rel);
-      if (hasPreImage(this.db, this.sessionId, this.turnId, path)) continue;
-      const old = await this.snapshot.file(before, rel);
-      recordPreImage(this.db, this.sessionId, this.turnId, {
-        path,
-        existed: old !== null,
-        content: old?.content ?? null,
-        mode: old?.mode ?? null,
-      });
+  /** The tool's result with what undo cannot restore of its command said, for the model. */
+  annotate(result: ToolResultRecord): ToolResultRecord {
+    const note = this.notes.get(result.callId);
+    if (!note) return result;
+    this.notes.delete(result.callId);
+    return { ...result, output: `${result.output}\n\n${note}` };
+  }
+
+  /**
+   * At the turn's end: the last files the edit tools wrote are stamped. A stamp that cannot be
+   * taken is left out, and undo then leaves that file alone (the safe side).
+   */
+  finish(): void {
+    try {
+      this.stampPending();
+    } catch {
+      this.unstamped.clear();
     }
-    trimPreImages(this.db, this.sessionId);
+  }
+
+  private stampPending(): void {
+    for (const path of this.unstamped) recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+    this.unstamped.clear();
+  }
+
+  /** The command's result stands whatever happens here: a failure to record is said beside it. */
+  private async recordSafely(files: ProjectFiles, window: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
+    try {
+      const changes = files.end(window);
+      if (files.tooLarge) return ["This project has too many files for lembas to follow what commands change: what this command changed cannot be undone."];
+      return await this.record(files, changes, index);
+    } catch (error) {
+      return [`What this command changed could not be recorded, so it cannot be undone: ${errorMessage(error)}.`];
+    }
+  }
+
+  /** Records the command's changes; returns the note lines for what cannot be restored. */
+  private async record(files: ProjectFiles, changes: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
+    if (changes.length === 0) return [];
+    const fresh = changes.filter((c) => !hasPreImage(this.db, this.sessionId, this.turnId, join(this.root, c.rel)));
+    const freshPaths = new Set(fresh.map((c) => c.rel));
+    const again = changes.filter((c) => !freshPaths.has(c.rel));
+    const lost: string[] = [];
+    const groups = [...batches(fresh)];
+    if (groups.length === 0) groups.push([]);
+    for (const [i, batch] of groups.entries()) {
+      const wanted = new Map<string, string>();
+      for (const c of batch) {
+        const sha = c.before && !c.kept && c.before.size <= UNDO_MAX_FILE ? cleanBlob(c.rel, c.before, index) : null;
+        if (sha) wanted.set(c.rel, sha);
+      }
+      const blobs = files.gitDir && wanted.size > 0 ? await readBlobs(files.gitDir, [...new Set(wanted.values())]) : new Map<string, Uint8Array>();
+      // One transaction a batch, each row written once with its stamp: the store grows by what changed.
+      this.db.transaction(() => {
+        for (const c of batch) {
+          const path = join(this.root, c.rel);
+          const sha = wanted.get(c.rel);
+          const image = preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null);
+          recordPreImage(this.db, this.sessionId, this.turnId, image, stampOf(path));
+          if (image.missing) lost.push(`${c.rel} (${image.missing})`);
+        }
+        if (i < groups.length - 1) return;
+        for (const c of again) {
+          const path = join(this.root, c.rel);
+          recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+        }
+        trimPreImages(this.db, this.sessionId);
+      })();
+    }
+    if (lost.length === 0) return [];
+    const named = lost.slice(0, NOTE_PATHS).join(", ");
+    const more = lost.length > NOTE_PATHS ? ` and ${lost.length - NOTE_PATHS} more` : "";
+    return [`Undo cannot restore what this command did to: ${named}${more}.`];
   }
 }
 
-export type Restored = { files: string[]; skipped: string[] };
+/** Changes in groups of at most BATCH_BYTES of earlier content, so blobs read from git stay bounded in memory. */
+function* batches(changes: Change[]): Generator<Change[]> {
+  let batch: Change[] = [];
+  let bytes = 0;
+  for (const c of changes) {
+    const size = c.before?.size ?? 0;
+    if (batch.length > 0 && bytes + size > BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(c);
+    bytes += size;
+  }
+  if (batch.length > 0) yield batch;
+}
 
-/** Puts back every file the turn changed, byte for byte, and deletes the files it created. */
+/** A command's pre-image of one path: absent before, or its bytes from the cache or from git. */
+function preImageOf(path: string, change: Change, blob: Uint8Array | null): PreImage {
+  const before = change.before;
+  if (!before) return { path, existed: false, content: null, mode: null };
+  const mode = before.mode & 0o7777;
+  if (!before.regular) return { path, existed: true, content: null, mode, missing: "it was not a regular file" };
+  const content = change.kept ?? (blob && blob.length === before.size ? blob : null);
+  if (content) return { path, existed: true, content, mode };
+  if (before.size > UNDO_MAX_FILE) return { path, existed: true, content: null, mode, missing: "it was larger than 32 MiB" };
+  const why =
+    before.size > CACHE_MAX_FILE
+      ? `its earlier content was not kept: not clean in git, and larger than ${CACHE_MAX_FILE / 1024} KiB`
+      : `its earlier content was not kept: not clean in git, and past the ${CACHE_MAX_BYTES / 1024 / 1024} MiB kept of other files`;
+  return { path, existed: true, content: null, mode, missing: why };
+}
+
+/**
+ * Puts back every file the turn changed, byte for byte, and deletes the files it created, but only
+ * files still as the turn left them: one changed since (by the person, by another program) is left
+ * alone and said, as is one whose earlier content was not kept.
+ */
 export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string): Restored {
   const files: string[] = [];
-  const skipped: string[] = [];
+  const skipped: Skipped[] = [];
   for (const image of preImagesOf(db, sessionId, turnId)) {
     const shown = relative(root, image.path) || image.path;
+    if (!image.stamp) {
+      skipped.push({ path: shown, why: "what the turn left in it was not recorded (the turn did not end), so it is left as it is" });
+      continue;
+    }
+    if (!sameStamp(stampOf(image.path), image.stamp)) {
+      skipped.push({ path: shown, why: "it changed after the turn (by you or another program), so it is left as it is" });
+      continue;
+    }
     if (!image.existed) {
       rmSync(image.path, { force: true });
       files.push(shown);
       continue;
     }
     if (image.content === null) {
-      skipped.push(shown);
+      skipped.push({ path: shown, why: `its content from before the turn was not kept: ${image.missing ?? "unknown"}` });
       continue;
     }
     mkdirSync(dirname(image.path), { recursive: true });
@@ -84,10 +228,40 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
   return { files, skipped };
 }
 
-export function snapshotFor(stateDir: string, root: string, sessionId?: string): ProjectSnapshot {
-  return new ProjectSnapshot(ProjectSnapshot.dirFor(stateDir, root), root, sessionId ? `index-${sessionId}` : "index");
+/** Projects followed in this process; the least recently used goes past this many. */
+const MAX_PROJECTS = 4;
+const followed = new Map<string, ProjectFiles>();
+
+/** The project's files as this process follows them; lembas's state dir, if inside, is not followed. */
+export function projectFilesFor(root: string, stateDir?: string): ProjectFiles {
+  const known = followed.get(root);
+  if (known) {
+    followed.delete(root);
+    followed.set(root, known);
+    return known;
+  }
+  const files = new ProjectFiles(root, stateDir ? { exclude: [stateDir] } : {});
+  followed.set(root, files);
+  for (const [old, project] of followed) {
+    if (followed.size <= MAX_PROJECTS) break;
+    project.close();
+    followed.delete(old);
+  }
+  return files;
 }
 
-export function hasSnapshotDir(stateDir: string, root: string): boolean {
-  return existsSync(ProjectSnapshot.dirFor(stateDir, root));
+/** Stops following a project (its last session is gone). */
+export function forgetProjectFiles(root: string): void {
+  followed.get(root)?.close();
+  followed.delete(root);
+}
+
+let swept = false;
+
+/** Earlier versions kept a shadow git store per project in the state dir; it is no longer used. */
+function sweepLegacySnapshots(stateDir: string): void {
+  if (swept) return;
+  swept = true;
+  const dir = join(stateDir, "snapshots");
+  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
 }

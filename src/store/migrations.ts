@@ -134,6 +134,17 @@ CREATE TABLE pending_deletes (
 ALTER TABLE logins ADD COLUMN providers TEXT;
 `,
   },
+  {
+    // Undo says why a file cannot be restored, and restores only files still as the turn left them.
+    version: 5,
+    sql: `
+ALTER TABLE undo_files ADD COLUMN missing_why TEXT;
+ALTER TABLE undo_files ADD COLUMN after_existed INTEGER;
+ALTER TABLE undo_files ADD COLUMN after_size INTEGER;
+ALTER TABLE undo_files ADD COLUMN after_mtime INTEGER;
+ALTER TABLE undo_files ADD COLUMN after_hash TEXT;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -53,7 +53,7 @@ test("undo with no turn is null, and a turn that changed nothing restores nothin
   h.model.push(step({ text: "just talk" }));
   await session.prompt({ text: "talk" });
   await session.idle();
-  expect(session.undo()).toEqual({ prompt: "talk", files: [] });
+  expect(session.undo()).toEqual({ prompt: "talk", files: [], skipped: [] });
 });
 
 test("only the last turn is undone; the one before stays", async () => {
@@ -102,15 +102,65 @@ test("what another process wrote to the session meanwhile is in the next request
   expect(session.messages().map((m) => m.seq)).toEqual(listMessages(h.db, session.id).map((m) => m.seq));
 });
 
-test("the shadow store is dropped when it grows past its bound, and the next snapshot starts afresh", async () => {
-  const { existsSync: exists } = await import("node:fs");
-  const { snapshotFor } = await import("../../src/engine/undo.ts");
-  writeFileSync(join(h.project, "a.txt"), "a".repeat(10_000));
-  const snapshot = snapshotFor(h.box.stateDir, h.project, "ses_test");
-  const first = await snapshot.tree();
-  expect(first).toMatch(/^[0-9a-f]{40}$/);
-  expect(await snapshot.bound(1024 * 1024 * 1024)).toBe(false);
-  expect(await snapshot.bound(1)).toBe(true);
-  expect(exists(snapshot.gitDir)).toBe(false);
-  expect(await snapshot.tree()).toBe(first as string);
+test("a file the person changed after the turn is left alone by undo, said with a reason, and keeps the person's content", async () => {
+  writeFileSync(join(h.project, "mine.txt"), "before\n");
+  writeFileSync(join(h.project, "theirs.txt"), "before\n");
+  h.model.push(
+    step({ toolCalls: [{ name: "read", arguments: { path: "mine.txt" } }] }),
+    step({ toolCalls: [{ name: "write", arguments: { path: "mine.txt", content: "by the turn\n" } }] }),
+    step({ toolCalls: [{ name: "bash", arguments: { command: "echo by-bash > theirs.txt && echo by-bash > bash-mine.txt" } }] }),
+    step({ text: "done" }),
+  );
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "change them" });
+  expect(readFileSync(join(h.project, "mine.txt"), "utf8")).toBe("by the turn\n");
+  writeFileSync(join(h.project, "mine.txt"), "the person's edit\n");
+  writeFileSync(join(h.project, "bash-mine.txt"), "the person's too\n");
+
+  const undone = session.undo();
+  expect(undone?.files).toEqual(["theirs.txt"]);
+  expect(undone?.skipped.map((s) => s.path).sort()).toEqual(["bash-mine.txt", "mine.txt"]);
+  for (const s of undone?.skipped ?? []) expect(s.why).toContain("changed after the turn");
+  expect(readFileSync(join(h.project, "mine.txt"), "utf8")).toBe("the person's edit\n");
+  expect(readFileSync(join(h.project, "bash-mine.txt"), "utf8")).toBe("the person's too\n");
+  expect(readFileSync(join(h.project, "theirs.txt"), "utf8")).toBe("before\n");
+});
+
+test("files the turn created are deleted by undo only if unchanged since; one deleted stays deleted if re-created", async () => {
+  writeFileSync(join(h.project, "doomed.txt"), "old\n");
+  h.model.push(
+    step({ toolCalls: [{ name: "write", arguments: { path: "made.txt", content: "made\n" } }] }),
+    step({ toolCalls: [{ name: "write", arguments: { path: "kept.txt", content: "made\n" } }] }),
+    step({ toolCalls: [{ name: "bash", arguments: { command: "echo x > by-bash.txt && rm doomed.txt" } }] }),
+    step({ text: "done" }),
+  );
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "make files" });
+  writeFileSync(join(h.project, "kept.txt"), "now the person's\n");
+  writeFileSync(join(h.project, "doomed.txt"), "re-created by the person\n");
+
+  const undone = session.undo();
+  expect(undone?.files.sort()).toEqual(["by-bash.txt", "made.txt"]);
+  expect(undone?.skipped.map((s) => s.path).sort()).toEqual(["doomed.txt", "kept.txt"]);
+  expect(existsSync(join(h.project, "made.txt"))).toBe(false);
+  expect(existsSync(join(h.project, "by-bash.txt"))).toBe(false);
+  expect(readFileSync(join(h.project, "kept.txt"), "utf8")).toBe("now the person's\n");
+  expect(readFileSync(join(h.project, "doomed.txt"), "utf8")).toBe("re-created by the person\n");
+});
+
+test("a session keeps at most its byte bound of pre-images: older turns go first, the last one never", async () => {
+  const { recordPreImage, trimPreImages, preImagesOf } = await import("../../src/store/undo.ts");
+  const session = await h.session();
+  const image = (name: string) => ({ path: join(h.project, name), existed: true, content: new Uint8Array(1000), mode: 0o644 });
+  recordPreImage(h.db, session.id, "t1", image("a"));
+  await Bun.sleep(2);
+  recordPreImage(h.db, session.id, "t2", image("b"));
+  await Bun.sleep(2);
+  recordPreImage(h.db, session.id, "t3", image("c"));
+  trimPreImages(h.db, session.id, 2500);
+  expect(preImagesOf(h.db, session.id, "t1")).toHaveLength(0);
+  expect(preImagesOf(h.db, session.id, "t2")).toHaveLength(1);
+  trimPreImages(h.db, session.id, 10);
+  expect(preImagesOf(h.db, session.id, "t2")).toHaveLength(0);
+  expect(preImagesOf(h.db, session.id, "t3")).toHaveLength(1);
 });

@@ -1,0 +1,377 @@
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
+import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
+
+/**
+ * A file as last seen: enough to tell that it changed (git's own test: size, mtime, ctime, inode,
+ * mode; ctime because a write that puts the mtime back, as cp -p and tar do, still moves it).
+ */
+export type Seen = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; mode: number; regular: boolean };
+
+/** One path a sync found different: how it was at the last sync and how it is now (null: absent). */
+export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null };
+
+/** The most bytes of file content kept in memory to undo commands with, per project. */
+export const CACHE_MAX_BYTES = 24 * 1024 * 1024;
+/** Files larger than this are never kept in that cache. */
+export const CACHE_MAX_FILE = 256 * 1024;
+/** Past this many directories a project is not watched (inotify watches are shared by all the person's programs): each sync walks it. */
+export const MAX_DIRS = 16_000;
+/** Past this many files a project is not followed at all: its commands are not undoable (and said so). */
+export const MAX_FILES = 300_000;
+
+/**
+ * Follows one project's files, so that what a command changed is known at the cost of what it
+ * changed: one walk at first use, then inotify names the paths that changed (elsewhere, or after an
+ * event overflow, a walk compares every file's stat). Keeps, for files whose content may be needed
+ * to undo a command (not clean in git's index), a bounded in-memory copy of the small ones.
+ * Everything under the root is followed, ignored files too, but `.git` directories.
+ */
+export class ProjectFiles {
+  private readonly seen = new Map<string, Seen>();
+  private readonly cache = new Map<string, { seen: Seen; bytes: Uint8Array }>();
+  private cacheBytes = 0;
+  private readonly windows = new Set<Change[]>();
+  private readonly dirs = new Map<string, number>();
+  private readonly dirOf = new Map<number, string>();
+  private watch: Inotify | null = null;
+  private started = false;
+  /** Set when the project is past the bounds: commands are then not followed. */
+  tooLarge = false;
+  readonly gitDir: string | null;
+  private index: IndexSnapshot | null = null;
+  private readonly base: string;
+  private readonly useInotify: boolean;
+  private readonly maxFiles: number;
+  private readonly maxDirs: number;
+  private readonly excluded = new Set<string>();
+
+  /**
+   * `inotify: false` never watches, each sync walks (as where there is no inotify). `exclude`:
+   * directories never followed (lembas's own state dir, whose database changes all the time).
+   * `maxFiles`, `maxDirs`: the bounds (MAX_FILES, MAX_DIRS).
+   */
+  constructor(
+    readonly root: string,
+    opts: { inotify?: boolean; exclude?: readonly string[]; maxFiles?: number; maxDirs?: number } = {},
+  ) {
+    this.maxFiles = opts.maxFiles ?? MAX_FILES;
+    this.maxDirs = opts.maxDirs ?? MAX_DIRS;
+    this.gitDir = gitDirOf(root);
+    this.useInotify = opts.inotify ?? true;
+    // Watches are made on the real directory: inotify does not follow a symlinked root.
+    this.base = realOr(root);
+    for (const dir of opts.exclude ?? []) {
+      const rel = relative(this.base, realOr(dir));
+      if (rel && !rel.startsWith("..") && !isAbsolute(rel)) this.excluded.add(rel.split(sep).join("/"));
+    }
+  }
+
+  /** Whether files are followed by inotify (else each sync walks the project). */
+  get watching(): boolean {
+    return this.watch !== null;
+  }
+
+  /**
+   * Opens a window on the project for one command: what changed before it is taken in first (the
+   * edit tools', the person's), so it is not counted as the command's.
+   */
+  begin(): Change[] {
+    this.dispatch(this.sync());
+    const window: Change[] = [];
+    this.windows.add(window);
+    return window;
+  }
+
+  /**
+   * What changed while the window was open, one change a path (as it was at the start, as it is
+   * now). Another command running in the project at the same time is in it too: they cannot be
+   * told apart.
+   */
+  end(window: Change[]): Change[] {
+    this.dispatch(this.sync());
+    this.windows.delete(window);
+    const byPath = new Map<string, Change>();
+    for (const change of window) {
+      const first = byPath.get(change.rel);
+      byPath.set(change.rel, first ? { ...first, after: change.after } : change);
+    }
+    return [...byPath.values()].filter((c) => c.before !== null || c.after !== null);
+  }
+
+  private dispatch(changes: Change[]): void {
+    for (const window of this.windows) window.push(...changes);
+  }
+
+  /**
+   * Brings the view up to date and returns what changed since the last sync. The first sync walks
+   * the project and returns nothing.
+   */
+  private sync(): Change[] {
+    if (!this.started) {
+      this.start();
+      return [];
+    }
+    if (this.tooLarge) return [];
+    const changes = this.watch ? this.fromEvents(this.watch) : this.rescan();
+    // A sync reads at most the cache's size: many changes at once (an install) do not read them all.
+    let budget = CACHE_MAX_BYTES;
+    for (const change of changes) {
+      change.kept = change.before ? this.cached(change.rel, change.before) : null;
+      this.remember(change, budget > 0);
+      if (change.after?.regular && change.after.size <= CACHE_MAX_FILE) budget -= change.after.size;
+    }
+    return changes;
+  }
+
+  /** The git index as it is now (read again only when it changed). */
+  gitIndex(): IndexSnapshot | null {
+    if (!this.gitDir) return null;
+    this.index = readIndex(this.gitDir, this.index);
+    return this.index;
+  }
+
+  /** The content kept for a file as it was when `seen`, if any. */
+  private cached(rel: string, seen: Seen): Uint8Array | null {
+    const hit = this.cache.get(rel);
+    return hit && sameSeen(hit.seen, seen) ? hit.bytes : null;
+  }
+
+  close(): void {
+    this.watch?.close();
+    this.watch = null;
+  }
+
+  private start(): void {
+    this.started = true;
+    this.watch = this.useInotify ? Inotify.open() : null;
+    const index = this.gitIndex();
+    const found = new Map<string, Seen>();
+    if (!this.walk("", found)) {
+      this.giveUp();
+      return;
+    }
+    for (const [rel, seen] of found) this.seen.set(rel, seen);
+    // The most recently changed files first: they are the likeliest to be changed again.
+    const candidates = [...found].filter(([rel, seen]) => seen.regular && seen.size <= CACHE_MAX_FILE && !isClean(rel, seen, index));
+    candidates.sort((a, b) => (a[1].mtimeNs < b[1].mtimeNs ? 1 : a[1].mtimeNs > b[1].mtimeNs ? -1 : 0));
+    for (const [rel, seen] of candidates) {
+      if (this.cacheBytes + seen.size > CACHE_MAX_BYTES) continue;
+      this.keep(rel, seen, false);
+    }
+  }
+
+  /** Walks a directory into `found`, watching each directory before listing it; false past the bounds. */
+  private walk(dir: string, found: Map<string, Seen>): boolean {
+    const abs = dir ? join(this.base, dir) : this.base;
+    if (this.watch && !this.dirs.has(dir)) {
+      const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -1;
+      if (wd >= 0) {
+        this.dirs.set(dir, wd);
+        this.dirOf.set(wd, dir);
+      } else if (statOf(abs, true)) {
+        // The watch limit reached: from now on each sync walks the project.
+        this.unwatchAll();
+      }
+    }
+    let names: Dirent[];
+    try {
+      names = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return true;
+    }
+    for (const entry of names) {
+      if (entry.name === ".git") continue;
+      const rel = dir ? `${dir}/${entry.name}` : entry.name;
+      if (this.excluded.has(rel)) continue;
+      if (entry.isDirectory()) {
+        if (!this.walk(rel, found)) return false;
+        continue;
+      }
+      const seen = statOf(join(this.base, rel));
+      if (seen) found.set(rel, seen);
+      if (found.size > this.maxFiles) return false;
+    }
+    return true;
+  }
+
+  /** Past the bounds: nothing is followed any more, and what was kept is let go. */
+  private giveUp(): void {
+    this.tooLarge = true;
+    this.unwatchAll();
+    this.seen.clear();
+    this.cache.clear();
+    this.cacheBytes = 0;
+  }
+
+  private unwatchAll(): void {
+    this.watch?.close();
+    this.watch = null;
+    this.dirs.clear();
+    this.dirOf.clear();
+  }
+
+  /** Every file's stat compared with what was seen. */
+  private rescan(): Change[] {
+    const found = new Map<string, Seen>();
+    if (!this.walk("", found)) {
+      this.giveUp();
+      return [];
+    }
+    const changes: Change[] = [];
+    for (const [rel, before] of this.seen) {
+      const after = found.get(rel) ?? null;
+      if (!after || !sameSeen(before, after)) changes.push({ rel, before, after, kept: null });
+    }
+    for (const [rel, after] of found) if (!this.seen.has(rel)) changes.push({ rel, before: null, after, kept: null });
+    return changes;
+  }
+
+  /** The paths inotify named, stat'ed again; new directories walked, gone ones' files looked at. */
+  private fromEvents(watch: Inotify): Change[] {
+    const suspects = new Set<string>();
+    const newDirs: string[] = [];
+    const goneDirs: string[] = [];
+    for (const event of watch.drain()) {
+      if (event.mask & IN_Q_OVERFLOW) {
+        // Events were lost: compare every file, and watch what appeared meanwhile.
+        return this.rescan();
+      }
+      const dir = this.dirOf.get(event.wd);
+      if (dir === undefined) continue;
+      if (event.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+        if (event.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) goneDirs.push(dir);
+        continue;
+      }
+      if (event.name === ".git" || event.name === "") continue;
+      const rel = dir ? `${dir}/${event.name}` : event.name;
+      if (this.excluded.has(rel)) continue;
+      if (event.mask & IN_ISDIR) {
+        if (event.mask & (IN_CREATE | IN_MOVED_TO)) newDirs.push(rel);
+        if (event.mask & (IN_DELETE | IN_MOVED_FROM)) goneDirs.push(rel);
+        continue;
+      }
+      suspects.add(rel);
+    }
+    for (const gone of goneDirs) this.forgetDir(gone, suspects);
+    const found = new Map<string, Seen>();
+    for (const dir of newDirs) {
+      if (!this.walk(dir, found)) {
+        this.giveUp();
+        return [];
+      }
+    }
+    for (const rel of found.keys()) suspects.add(rel);
+    const changes: Change[] = [];
+    for (const rel of suspects) {
+      const before = this.seen.get(rel) ?? null;
+      const after = found.get(rel) ?? statOf(join(this.base, rel));
+      if (before === null && after === null) continue;
+      if (before && after && sameSeen(before, after)) continue;
+      changes.push({ rel, before, after, kept: null });
+    }
+    return changes;
+  }
+
+  /** A directory gone (deleted, moved away): its watches go, its files are looked at again. */
+  private forgetDir(dir: string, suspects: Set<string>): void {
+    const prefix = `${dir}/`;
+    for (const [path, wd] of this.dirs) {
+      if (path !== dir && !path.startsWith(prefix)) continue;
+      this.watch?.remove(wd);
+      this.dirs.delete(path);
+      this.dirOf.delete(wd);
+    }
+    for (const rel of this.seen.keys()) if (rel.startsWith(prefix)) suspects.add(rel);
+  }
+
+  private remember(change: Change, read: boolean): void {
+    if (change.after) this.seen.set(change.rel, change.after);
+    else this.seen.delete(change.rel);
+    this.drop(change.rel);
+    if (change.after && read) this.keep(change.rel, change.after, true);
+  }
+
+  /**
+   * Keeps a small file's content. At the first walk the cache fills until it is full; later, what
+   * changed most recently pushes out what was kept longest.
+   */
+  private keep(rel: string, seen: Seen, evict: boolean): void {
+    if (!seen.regular || seen.size > CACHE_MAX_FILE) return;
+    if (!evict && this.cacheBytes + seen.size > CACHE_MAX_BYTES) return;
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(join(this.base, rel));
+    } catch {
+      return;
+    }
+    // Changed while read: the stat no longer matches what the bytes are.
+    const now = statOf(join(this.base, rel));
+    if (!now || !sameSeen(now, seen) || bytes.length !== seen.size) return;
+    for (const [old, hit] of this.cache) {
+      if (this.cacheBytes + bytes.length <= CACHE_MAX_BYTES) break;
+      this.cache.delete(old);
+      this.cacheBytes -= hit.bytes.length;
+    }
+    this.cache.set(rel, { seen, bytes });
+    this.cacheBytes += bytes.length;
+  }
+
+  private drop(rel: string): void {
+    const hit = this.cache.get(rel);
+    if (!hit) return;
+    this.cache.delete(rel);
+    this.cacheBytes -= hit.bytes.length;
+  }
+}
+
+/** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+export function statOf(path: string, dirs = false): Seen | null {
+  try {
+    const s = lstatSync(path, { bigint: true });
+    if (s.isDirectory() && !dirs) return null;
+    return { size: Number(s.size), mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, ino: s.ino, mode: Number(s.mode), regular: s.isFile() };
+  } catch {
+    return null;
+  }
+}
+
+export function sameSeen(a: Seen, b: Seen): boolean {
+  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino && a.mode === b.mode;
+}
+
+/**
+ * Whether the file was, when `seen`, exactly its blob in the index: its stat is the one the index
+ * recorded (mtime, ctime, size, inode), and it was not changed in the same instant the index was
+ * written (git's racy case).
+ */
+export function isClean(rel: string, seen: Seen, index: IndexSnapshot | null): boolean {
+  return cleanBlob(rel, seen, index) !== null;
+}
+
+export function cleanBlob(rel: string, seen: Seen, index: IndexSnapshot | null): string | null {
+  if (!index || !seen.regular) return null;
+  const entry = index.entries().get(rel);
+  if (!entry) return null;
+  const [sec, nsec] = secNsec(seen.mtimeNs);
+  if (entry.mtimeSec !== sec || entry.mtimeNsec !== nsec) return null;
+  // Stricter than git's default: a write that put the mtime back still moved the ctime.
+  const [csec, cnsec] = secNsec(seen.ctimeNs);
+  if (entry.ctimeSec !== csec || entry.ctimeNsec !== cnsec) return null;
+  if (entry.size !== seen.size % 2 ** 32 || (entry.ino !== 0 && entry.ino !== Number(seen.ino % 2n ** 32n))) return null;
+  if (seen.mtimeNs >= index.mtimeNs) return null;
+  return entry.sha;
+}
+
+function secNsec(ns: bigint): [number, number] {
+  return [Number((ns / 1_000_000_000n) % 2n ** 32n), Number(ns % 1_000_000_000n)];
+}

@@ -1,0 +1,35 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type Device, startDevice } from "../support/device.ts";
+import { step } from "../support/engine.ts";
+import type { Link } from "../support/instance.ts";
+
+let d: Device;
+let link: Link;
+let sessionId: string;
+beforeEach(async () => {
+  d = await startDevice();
+  link = await d.serve();
+  sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+});
+afterEach(() => d.close());
+
+const say = (text: string) => link.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, 30_000);
+
+test("/undo over ACP answers the files it left alone and why, beside those it put back", async () => {
+  d.model.push(
+    step({ toolCalls: [{ name: "write", arguments: { path: "one.txt", content: "by the turn\n" } }] }),
+    step({ toolCalls: [{ name: "write", arguments: { path: "two.txt", content: "by the turn\n" } }] }),
+    step({ text: "ok" }),
+  );
+  await say("write two files");
+  writeFileSync(join(d.project, "one.txt"), "the person's\n");
+  const answer = (await say("/undo")) as { _meta: { lembas: { undone: unknown } } };
+  expect(answer._meta.lembas.undone).toEqual({
+    prompt: "write two files",
+    files: ["two.txt"],
+    skipped: [{ path: "one.txt", why: expect.stringContaining("changed after the turn") }],
+  });
+  expect(readFileSync(join(d.project, "one.txt"), "utf8")).toBe("the person's\n");
+});
