@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "../../build.ts";
@@ -39,6 +39,33 @@ test("the compiled binary runs a turn over ACP, offering the tools with the sche
       if (tool) expect(f.parameters).toEqual(inputSchema(tool));
     }
     expect(ALL_TOOLS.length).toBeGreaterThanOrEqual(offered.length);
+  } finally {
+    await a.close();
+  }
+}, 60_000);
+
+test("the compiled binary runs a command (in its sandbox, watched for undo) and /undo puts the file back", async () => {
+  const a = await startStdioAgent({ cmd: [bin, "serve", "--stdio"] });
+  try {
+    writeFileSync(join(a.project, "notes.txt"), "the person's notes\n");
+    await a.agent.request("initialize", initializeParams);
+    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [], _meta: { mode: "auto" } });
+    a.model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo overwritten > notes.txt && ls \"$LEMBAS_STATE_DIR\" | wc -l" } }] }),
+      step({ text: "done" }),
+    );
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "change it" }] });
+    expect(readFileSync(join(a.project, "notes.txt"), "utf8")).toBe("overwritten\n");
+    const step2 = a.model.requests.filter((r) => isStep(r.body)).at(-1);
+    const result = String(step2?.body.messages?.findLast((m) => m.role === "tool")?.content ?? "");
+    // The state dir is empty inside the sandbox (bwrap is installed in CI).
+    if (Bun.which("bwrap")) expect(result.trim().split("\n").at(-1)?.trim()).toBe("0");
+    else console.warn("SKIPPED the sandbox check: bwrap is not installed");
+    const undo = (await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] })) as unknown as {
+      _meta: { lembas: { undone: { files: string[] } } };
+    };
+    expect(undo._meta.lembas.undone.files).toEqual(["notes.txt"]);
+    expect(readFileSync(join(a.project, "notes.txt"), "utf8")).toBe("the person's notes\n");
   } finally {
     await a.close();
   }
