@@ -63,7 +63,7 @@ export function buildRefs(input: Input): RefEntry[] {
  *   does — their short forms are then withheld, never given to a later login.
  * - A model without a provider stays `<login>/<id>`, a `/` in the id notwithstanding.
  */
-export function buildNames(input: Input): { entries: RefEntry[]; withheld: Withheld[] } {
+export function buildNames(input: Input): Names {
   const entries: RefEntry[] = [];
   const taken = new Set<string>();
   const add = (entry: RefEntry): void => {
@@ -95,7 +95,7 @@ export function buildNames(input: Input): { entries: RefEntry[]; withheld: Withh
       add({ ref, connection: login.name, servedId: model.id, login: login.name, aliases });
     }
   }
-  return { entries, withheld: withheldOf(input.logins, holders) };
+  return { entries, withheld: withheldOf(input.logins, holders), holders };
 }
 
 /** provider → the login whose models of it keep the short form, by login order alone. */
@@ -159,6 +159,9 @@ function unique(items: string[]): string[] {
 
 export type Resolved = { ok: true; entry: RefEntry } | { ok: false; error: string };
 
+/** The refs, the names kept for logins whose lists cannot be had, and who holds each provider's short forms. */
+export type Names = { entries: RefEntry[]; withheld: Withheld[]; holders: ReadonlyMap<string, string> };
+
 /**
  * Finds the model `input` names: a ref, else an old form (alias), else any model of a device
  * connection named `<connection>/<model>` (listed or not: the server has the last word), else
@@ -171,6 +174,7 @@ export function resolveRef(
   refs: readonly RefEntry[],
   deviceConnections: readonly string[] = [],
   withheld: readonly Withheld[] = [],
+  holders: ReadonlyMap<string, string> = new Map(),
 ): Resolved {
   const name = input.trim();
   const exact = refs.find((e) => e.ref === name);
@@ -189,7 +193,19 @@ export function resolveRef(
     return { ok: true, entry: { ref: name, connection, servedId: name.slice(slash + 1), login: null, aliases: [] } };
   }
 
-  const served = refs.filter((e) => e.servedId === name);
+  // A served id in a provider's short form belongs to the login holding that provider alone: it
+  // never finds another login's model (another account) by its id.
+  const holder = slash > 0 ? holders.get(connection) : undefined;
+  const served = refs.filter((e) => e.servedId === name && (holder === undefined || e.login === holder));
+  if (holder !== undefined && served.length === 0) {
+    const elsewhere = refs.filter((e) => e.servedId === name && e.login !== holder);
+    if (elsewhere.length > 0) {
+      return {
+        ok: false,
+        error: `${holder} serves the ${connection} models here and has no ${name}; ${orList(elsewhere.map((e) => e.ref))} is another instance's: name it so to use it`,
+      };
+    }
+  }
   if (served.length === 1 && served[0]) return { ok: true, entry: served[0] };
   if (served.length > 1) return { ok: false, error: `"${name}" could be ${orList(served.map((e) => e.ref))}: say which` };
 

@@ -4,7 +4,7 @@ import type { ModelSource, ResolvedModel } from "../engine/models.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { listModels, type ModelInfo, probeLocal } from "./models.ts";
-import { buildNames, instanceRefFor, providersOf, type RefEntry, resolveRef, type Withheld } from "./refs.ts";
+import { buildNames, instanceRefFor, type Names, providersOf, type RefEntry, resolveRef } from "./refs.ts";
 
 /**
  * A login as the registry needs it (the store's logins, in login order). providers: those its
@@ -61,7 +61,7 @@ export class ModelRegistry implements ModelSource {
   }
 
   /** The refs, and the names kept for logins whose lists cannot be had now (see refs.ts). */
-  private async names(): Promise<{ entries: RefEntry[]; withheld: Withheld[] }> {
+  private async names(): Promise<Names> {
     const listed = await this.list();
     return buildNames({
       connections: Object.keys(this.config.connections)
@@ -81,9 +81,9 @@ export class ModelRegistry implements ModelSource {
     const listed = await this.list();
     const wanted = ref ?? this.config.model ?? (await this.firstModel());
     if (!wanted) throw new UserError(NO_MODEL, 1);
-    const { entries: refs, withheld } = await this.names();
+    const { entries: refs, withheld, holders } = await this.names();
     const deviceConnections = [...listed.keys()].filter((name) => !this.logins.some((l) => l.name === name));
-    const found = resolveRef(wanted, refs, deviceConnections, withheld);
+    const found = resolveRef(wanted, refs, deviceConnections, withheld, holders);
     if (!found.ok) throw new UserError(found.error, 1);
     const connection = listed.get(found.entry.connection);
     if (!connection) throw new UserError(`the connection ${found.entry.connection} is not configured`, 1);

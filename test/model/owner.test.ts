@@ -11,7 +11,7 @@ const FLASH = "deepseek/deepseek-flash";
 type Account = { name: string; model: ScriptedModel; instance: Instance };
 
 /** Two instances serving the same provider, logged in to in order: work first, then home. */
-async function twoLogins(opts: { workListsAtFirst: boolean }): Promise<{ box: Sandbox; project: string; work: Account; home: Account; close(): Promise<void> }> {
+async function twoLogins(opts: { workListsAtFirst: boolean; workServes?: string }): Promise<{ box: Sandbox; project: string; work: Account; home: Account; close(): Promise<void> }> {
   const box = sandbox();
   const project = join(box.dir, "project");
   mkdirSync(project, { recursive: true });
@@ -19,7 +19,8 @@ async function twoLogins(opts: { workListsAtFirst: boolean }): Promise<{ box: Sa
   writeFileSync(join(box.configDir, "config.yaml"), "effort: off\n");
   const accounts: Account[] = [];
   for (const name of ["work", "home"]) {
-    const model = await startModel({ models: [{ id: FLASH, kind: "chat" }] });
+    const served = name === "work" && opts.workServes ? opts.workServes : FLASH;
+    const model = await startModel({ models: [{ id: served, kind: "chat" }] });
     const instance = await startInstance({ token: TOKEN, model, name });
     if (name === "work" && !opts.workListsAtFirst) instance.failModels(500);
     const login = await runLembas(box, ["login", instance.url, "--token-stdin", "--name", name], { stdin: TOKEN });
@@ -67,6 +68,18 @@ describe("a short model ref belongs to the first login that serves its provider"
     expect(second.stderr.trim().split("\n")).toHaveLength(1);
     expect(setup.home.model.requests.length).toBe(0);
     expect(setup.work.model.requests.length).toBe(1);
+  }, 60_000);
+
+  test("the first login serves the provider but not that model: the short ref is refused, never sent to the second", async () => {
+    const setup = await twoLogins({ workListsAtFirst: true, workServes: "deepseek/deepseek-chat" });
+    close = setup.close;
+    const short = await run(setup.box, setup.project, FLASH);
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toContain(`work serves the deepseek models here and has no ${FLASH}; home/${FLASH} is another instance's`);
+    expect(setup.home.model.requests.length).toBe(0);
+    const long = await run(setup.box, setup.project, `home/${FLASH}`);
+    expect(long.code).toBe(0);
+    expect(setup.home.model.requests.length).toBeGreaterThan(0);
   }, 60_000);
 
   test("a first login never listed: the short ref is not given to the second, whose long ref still works", async () => {

@@ -285,6 +285,18 @@ describe("a login whose list cannot be had keeps its short forms", () => {
     expect(!resolved.ok && resolved.error).toStartWith("which instance serves deepseek/flash is not known: work, logged in to earlier,");
   });
 
+  test("a short form the first login holds never finds a later login's model by its served id", () => {
+    const names = buildNames({ connections: [], logins: [p2("work", [{ id: "deepseek/chat" }]), p2("home", [{ id: "deepseek/flash" }])] });
+    expect(refOf(names.entries, "home", "deepseek/flash").ref).toBe("home/deepseek/flash");
+    const resolved = resolveRef("deepseek/flash", names.entries, [], names.withheld, names.holders);
+    expect(resolved.ok).toBe(false);
+    expect(!resolved.ok && resolved.error).toBe(
+      "work serves the deepseek models here and has no deepseek/flash; home/deepseek/flash is another instance's: name it so to use it",
+    );
+    expect(resolveRef("home/deepseek/flash", names.entries, [], names.withheld, names.holders).ok).toBe(true);
+    expect(resolveRef("deepseek/chat", names.entries, [], names.withheld, names.holders)).toMatchObject({ ok: true, entry: { login: "work" } });
+  });
+
   test("a later login away changes nothing for an earlier one", () => {
     const { entries, withheld } = buildNames({ connections: [], logins: [p2("work", [{ id: "deepseek/flash" }]), away("home", ["deepseek"])] });
     const resolved = resolveRef("deepseek/flash", entries, [], withheld);
