@@ -36,7 +36,7 @@ export function sendCommands(sessionId: string, cx: acp.AgentContext, set: Comma
  * its command acted on or expanded, its @mentions attached, and is run.
  */
 export async function runPrompt(session: Session, blocks: Block[], turnId: string, host: AgentHost, cx: acp.AgentContext) {
-  const claimed = session.claim(turnId);
+  const claimed = await session.claim(turnId);
   if ("known" in claimed) return promptResult(await claimed.known, host);
   const { claim } = claimed;
   let commands: CommandSet;
@@ -69,8 +69,9 @@ async function startPrompt(session: Session, claim: TurnClaim, blocks: Block[], 
     review = input.text;
   }
   const input = preparedInput(session, blocks, command, review, host);
-  if (command?.type === "prompt" && command.mode) session.setMode(lowerMode(command.mode, host.maxMode));
-  return claim.prompt(input);
+  // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
+  const mode = command?.type === "prompt" && command.mode ? { mode: lowerMode(command.mode, host.maxMode) } : {};
+  return claim.prompt({ ...input, ...mode });
 }
 
 /** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */

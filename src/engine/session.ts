@@ -51,6 +51,8 @@ export type PromptInput = {
   effort?: Effort;
   /** The command the prompt was, said in its answer. */
   command?: string;
+  /** A mode the session takes when the turn starts (a command's: /plan with a task), and keeps. */
+  mode?: Mode;
 };
 
 export type { TurnAnswer } from "./turn-queue.ts";
@@ -190,9 +192,9 @@ export class Session {
    * Runs a prompt as a turn, after the turns before it. A turn id already accepted does not run
    * again: the caller gets the original's answer, when it is done.
    */
-  prompt(input: PromptInput): Promise<TurnAnswer> {
+  async prompt(input: PromptInput): Promise<TurnAnswer> {
     const turnId = input.turnId ?? newTurnId();
-    const claimed = this.claim(turnId);
+    const claimed = await this.claim(turnId);
     return "known" in claimed ? claimed.known : claimed.claim.prompt(input);
   }
 
@@ -202,8 +204,8 @@ export class Session {
    * store and held for the caller, who prepares it (attachments, a command's mode) and then runs it
    * through the claim, or abandons it when it cannot be prepared.
    */
-  claim(turnId: string): { known: Promise<TurnAnswer> } | { claim: TurnClaim } {
-    const claimed = this.turns.claim(turnId);
+  async claim(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { claim: TurnClaim }> {
+    const claimed = await this.turns.claim(turnId);
     if ("known" in claimed) return claimed;
     const { ticket } = claimed;
     return {
@@ -231,8 +233,8 @@ export class Session {
    * before it, its turn id deduplicated like a prompt's, its answer kept. A UserError it throws
    * becomes the answer's error.
    */
-  action(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {
-    const claimed = this.claim(turnId);
+  async action(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {
+    const claimed = await this.claim(turnId);
     return "known" in claimed ? claimed.known : claimed.claim.action(run, command);
   }
 
@@ -373,6 +375,7 @@ export class Session {
 
   private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
     if (!this.turns.start(turnId)) return { turnId, stopReason: "cancelled" };
+    if (input.mode) this.setMode(input.mode);
     const abort = new AbortController();
     this.running = { turnId, abort };
     let firstPrompt = false;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
@@ -21,6 +22,24 @@ export type TurnAnswer = {
   /** The turn was an action: its error is the request's. */
   action?: boolean;
 };
+
+let answerSchema: z.ZodType<TurnAnswer> | null = null;
+
+/** A stored answer as it is read back (made on first use: the editor's first answer builds none). */
+function storedAnswer(turnId: string, raw: unknown): TurnAnswer {
+  answerSchema ??= z.object({
+    turnId: z.string(),
+    stopReason: z.enum(["end_turn", "max_turn_requests", "max_tokens", "cancelled", "refusal"]),
+    unsent: z.array(z.string()).optional(),
+    error: z.string().optional(),
+    interrupted: z.boolean().optional(),
+    meta: z.record(z.string(), z.unknown()).optional(),
+    command: z.string().optional(),
+    action: z.boolean().optional(),
+  });
+  const parsed = answerSchema.safeParse(raw);
+  return parsed.success ? parsed.data : { turnId, stopReason: "end_turn", error: `the answer of turn ${turnId} kept on the device could not be read` };
+}
 
 /** A turn accepted and held for its caller, who runs it once or abandons it. */
 export type Ticket = {
@@ -57,20 +76,25 @@ export class TurnQueue {
   /**
    * Looks a turn id up before anything is done for it. A known one (running, waiting, done, here or
    * in another process) gets its answer; a new one is accepted in the store and held for the caller.
+   * A turn another process accepted and died before starting is taken over: it runs here.
    */
-  claim(turnId: string): { known: Promise<TurnAnswer> } | { ticket: Ticket } {
-    const pending = this.pending.get(turnId);
-    if (pending) return { known: pending };
-    let { accepted, turn } = acceptTurn(this.db, this.sessionId, turnId);
-    if (!accepted && turn.state !== "done" && !this.heldElsewhere()) {
-      // Accepted earlier, and nobody alive will run it: one that never started is forgotten and
-      // accepted afresh; one that was running ended with its process.
-      if (turn.state === "running") return { known: Promise.resolve(this.interrupted(turnId)) };
-      forgetTurn(this.db, this.sessionId, turnId);
-      ({ accepted, turn } = acceptTurn(this.db, this.sessionId, turnId));
+  async claim(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { ticket: Ticket }> {
+    for (;;) {
+      const pending = this.pending.get(turnId);
+      if (pending) return { known: pending };
+      let { accepted, turn } = acceptTurn(this.db, this.sessionId, turnId);
+      if (!accepted && turn.state !== "done" && !this.heldElsewhere()) {
+        // Accepted earlier, and nobody alive will run it: one that never started is forgotten and
+        // accepted afresh; one that was running ended with its process.
+        if (turn.state === "running") return { known: Promise.resolve(this.interrupted(turnId)) };
+        forgetTurn(this.db, this.sessionId, turnId);
+        ({ accepted, turn } = acceptTurn(this.db, this.sessionId, turnId));
+      }
+      if (accepted) return { ticket: this.hold(turnId) };
+      if (turn.state === "done") return { known: Promise.resolve(storedAnswer(turnId, turn.answer)) };
+      const elsewhere = await this.awaitElsewhere(turnId);
+      if (elsewhere !== "forgotten") return { known: Promise.resolve(elsewhere) };
     }
-    if (!accepted) return { known: turn.state === "done" ? Promise.resolve(turn.answer as TurnAnswer) : this.awaitElsewhere(turnId) };
-    return { ticket: this.hold(turnId) };
   }
 
   /**
@@ -125,27 +149,31 @@ export class TurnQueue {
     }
   }
 
-  /** A turn accepted here: its place in the queue is kept, and a re-send meanwhile waits for it. */
+  /**
+   * A turn accepted here: its place in the queue is kept from now (the work it will run comes when
+   * the caller has prepared it), and a re-send meanwhile waits for it.
+   */
   private hold(turnId: string): Ticket {
     this.waitingIds.push(turnId);
-    const settled = Promise.withResolvers<TurnAnswer>();
-    this.pending.set(turnId, settled.promise);
+    const work = Promise.withResolvers<() => Promise<TurnAnswer>>();
+    const answer = this.enqueue(async () => (await work.promise)());
+    this.pending.set(turnId, answer);
     const release = () => this.pending.delete(turnId);
-    settled.promise.then(release, release);
+    answer.then(release, release);
     let used = false;
     return {
-      run: (work) => {
+      run: (run) => {
         if (used) throw new Error(`turn ${turnId} was run already`);
         used = true;
-        this.enqueue(work).then(settled.resolve, settled.reject);
-        return settled.promise;
+        work.resolve(run);
+        return answer;
       },
       abandon: (error) => {
         if (used) return;
         used = true;
         this.waitingIds = this.waitingIds.filter((id) => id !== turnId);
         this.forget(turnId);
-        settled.reject(error);
+        work.resolve(() => Promise.reject(error));
       },
     };
   }
@@ -174,18 +202,19 @@ export class TurnQueue {
 
   /**
    * A turn accepted by another process: wait for its answer in the store. A holder that died
-   * leaves it unfinished: one it never started is forgotten (a re-send runs it), a running one is
-   * settled as interrupted; and the wait ends with the queue.
+   * leaves it unfinished: one it never started is forgotten ("forgotten": the caller takes it
+   * over), a running one is settled as interrupted; and the wait ends with the queue.
    */
-  private async awaitElsewhere(turnId: string): Promise<TurnAnswer> {
+  private async awaitElsewhere(turnId: string): Promise<TurnAnswer | "forgotten"> {
     for (;;) {
       const turn = getTurn(this.db, this.sessionId, turnId);
-      if (!turn || this.closed) return { turnId, stopReason: "cancelled", interrupted: true };
-      if (turn.state === "done") return turn.answer as TurnAnswer;
+      if (this.closed) return { turnId, stopReason: "cancelled", interrupted: true };
+      if (!turn) return "forgotten";
+      if (turn.state === "done") return storedAnswer(turnId, turn.answer);
       if (!this.heldElsewhere()) {
         if (turn.state === "running") return this.interrupted(turnId);
         forgetTurn(this.db, this.sessionId, turnId);
-        return { turnId, stopReason: "cancelled", interrupted: true };
+        return "forgotten";
       }
       await Bun.sleep(100);
     }

@@ -3,6 +3,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { listMessages } from "../../src/store/messages.ts";
+import { getSession } from "../../src/store/sessions.ts";
 import { listTurns } from "../../src/store/turns.ts";
 import { type Device, lembasEvents, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
@@ -96,6 +97,21 @@ describe("a turn that never started is not lost", () => {
     check.close();
     expect(texts).toEqual(["talk", "the waiting one"]);
     expect(steps().filter((r) => JSON.stringify(r.body.messages).includes("the waiting one"))).toHaveLength(1);
+  }, 40_000);
+
+  test("a queued /plan turn that never ran leaves the session's mode as it was", async () => {
+    d.model.push(slow());
+    void link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }], _meta: { lembas: { turnId: "run-3" } } }, 30_000).catch(() => {});
+    await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text");
+    const plan = { sessionId, prompt: [{ type: "text", text: "/plan sketch the change" }], _meta: { lembas: { turnId: "plan-3" } } };
+    void link.request("session/prompt", plan, 30_000).catch(() => {});
+    await waitUntil(async () => queuedNow().then((q) => q.includes("plan-3")));
+    expect(modeEvents()).toEqual([]);
+    await d.kill("SIGTERM");
+    const db = openDb(join(d.box.stateDir, "lembas.db"));
+    const mode = getSession(db, sessionId)?.mode;
+    db.close();
+    expect(mode).toBe("edit");
   }, 40_000);
 
   test("the service killed with a turn queued: after the restart status does not know it, and the re-send runs it", async () => {
