@@ -2,10 +2,15 @@ import { readFileSync, statSync } from "node:fs";
 import type { ReadState } from "../tools/tool.ts";
 
 /** A file as it was when the model last saw it (read it, or wrote it itself). */
-type Stamp = { size: number; mtimeNs: bigint; ino: bigint; hash: bigint | null };
+type Stamp = { size: number; mtimeNs: bigint; ino: bigint; hash: bigint | null; takenAt: number };
 
 /** Files larger than this are stamped by size, mtime and inode alone (hashing them costs too much). */
 const HASH_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * A stamp taken this soon after the file's mtime cannot tell a later change of the same size in
+ * the same clock tick (coarse mtimes: FAT, some network mounts): such a file is hashed to be sure.
+ */
+const RACY_MS = 3000;
 
 /**
  * The files the model has seen in a session, each with a stamp of what it saw: so that a write
@@ -30,17 +35,23 @@ export class ReadLedger {
     if (!seen) return "unread";
     const now = statOf(path);
     if (!now) return "changed";
-    if (now.size === seen.size && now.mtimeNs === seen.mtimeNs && now.ino === seen.ino) return "current";
-    // Touched, or written back as it was: the same bytes are still what the model saw.
-    if (seen.hash === null || now.size !== seen.size || now.size > HASH_MAX_BYTES) return "changed";
+    const same = now.size === seen.size && now.mtimeNs === seen.mtimeNs && now.ino === seen.ino;
+    if (same && !racy(seen)) return "current";
+    // Touched, written back as it was, or stamped in the file's own clock tick: the bytes decide.
+    if (seen.hash === null) return same ? "current" : "changed";
+    if (now.size !== seen.size || now.size > HASH_MAX_BYTES) return "changed";
     const hash = hashFile(path);
     if (hash !== seen.hash) return "changed";
-    this.stamps.set(path, { ...now, hash });
+    this.stamps.set(path, { ...now, hash, takenAt: Date.now() });
     return "current";
   }
 }
 
-function statOf(path: string): Omit<Stamp, "hash"> | null {
+function racy(stamp: Stamp): boolean {
+  return stamp.takenAt - Number(stamp.mtimeNs / 1_000_000n) < RACY_MS;
+}
+
+function statOf(path: string): Omit<Stamp, "hash" | "takenAt"> | null {
   try {
     const info = statSync(path, { bigint: true });
     if (!info.isFile()) return null;
@@ -53,11 +64,12 @@ function statOf(path: string): Omit<Stamp, "hash"> | null {
 function stampOf(path: string, content?: string | Uint8Array): Stamp | null {
   const info = statOf(path);
   if (!info) return null;
-  if (info.size > HASH_MAX_BYTES) return { ...info, hash: null };
+  const takenAt = Date.now();
+  if (info.size > HASH_MAX_BYTES) return { ...info, hash: null, takenAt };
   const bytes = typeof content === "string" ? Buffer.from(content) : content;
   // What the caller says it wrote is hashed only when its size agrees with the file's.
   const hash = bytes && bytes.length === info.size ? BigInt(Bun.hash.wyhash(bytes)) : hashFile(path);
-  return { ...info, hash };
+  return { ...info, hash, takenAt };
 }
 
 function hashFile(path: string): bigint | null {

@@ -123,6 +123,21 @@ describe("a file the person changed after the model read it", () => {
     expect(readFileSync(path, "utf8")).toBe("y\n");
   });
 
+  test("a change of the same size in the same coarse mtime tick is still seen (the bytes are checked)", async () => {
+    const made = makeContext();
+    const path = join(made.ctx.root, "a.ts");
+    writeFileSync(path, "one\n");
+    const tick = Math.floor(Date.now() / 1000);
+    utimesSync(path, tick, tick);
+    await run(readTool, { path: "a.ts" }, made.ctx);
+    writeFileSync(path, "two\n");
+    utimesSync(path, tick, tick);
+    const result = await run(editTool, { path: "a.ts", old_string: "two", new_string: "2" }, made.ctx);
+    expect(result.isError).toBe(true);
+    expect(result.output).toContain("has changed since you last read it");
+    expect(readFileSync(path, "utf8")).toBe("two\n");
+  });
+
   test("a file deleted after it was read is not written over by edit", async () => {
     const { ctx, path } = await withFile("a.ts", "one\n");
     rmSync(path);
