@@ -3,7 +3,7 @@ import { z } from "zod";
 import description from "./grep.txt" with { type: "text" };
 import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
-import { type PathGuard, pathGuard } from "../project/protected.ts";
+import { judgeFound, type PathGuard, pathGuard } from "../project/protected.ts";
 import { type FileHit, type SearchEngine, type SearchMode, type SearchQuery, type SearchResult, defaultEngine, search } from "./search.ts";
 import { type Tool, type ToolContext, type ToolResult, capOutput, defineTool } from "./tool.ts";
 
@@ -78,12 +78,14 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine)
 }
 
 /**
- * Protected files under the base are left out, content and name. A base that is protected itself
- * was asked about by name (see `paths`), and what the person allowed is searched whole.
+ * Protected files under the base are left out, content and name, judged as written and as they
+ * really are (the base may be a symlink into a protected directory). A base that is protected
+ * itself was asked about (see `paths`), and what the person allowed is searched whole.
  */
 function searchGuard(base: string, ctx: ToolContext): { guard?: PathGuard } {
-  if (ctx.protection(base)) return {};
-  return { guard: pathGuard((path) => ctx.protection(path) !== null) };
+  const judge = judgeFound(base, ctx.root, ctx.protection);
+  if (judge(base)) return {};
+  return { guard: pathGuard((path) => judge(path) !== null) };
 }
 
 /** A search whose unexpected failure (ripgrep gone since it was found, say) is a result too. */
