@@ -104,7 +104,10 @@ const UNUSUAL = /(^|[\\/])\.\.?([\\/]|$)|[\\/]{2}|.[\\/]$/;
  * directory is judged once, and a path below it by its own name and relative path only.
  */
 export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
-  const below = root.endsWith(sep) ? root : `${root}${sep}`;
+  const below = withSep(root);
+  const dirsBelow = rules.dirs.map(withSep);
+  // Paths here are normalised (odd forms go the long way), so a prefix says what isInside would.
+  const inDir = (path: string): boolean => dirsBelow.some((dir) => path.startsWith(dir) || (dir.length === path.length + 1 && dir.startsWith(path)));
   const dirs = new Map<string, Protection | null>();
   const judge = (path: string): Protection | null => {
     if (!path.startsWith(below) || UNUSUAL.test(path)) return protection(path, root, rules);
@@ -115,21 +118,25 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
       if (dirs.size >= MAX_REMEMBERED) dirs.clear();
       dirs.set(parent, above);
     }
-    if (above === "secret") return "secret";
+    if (above === "secret" || inDir(path)) return "secret";
     return ownProtection(path, path.slice(below.length), rules) ?? above;
   };
   return judge;
 }
 
+function withSep(path: string): string {
+  return path.endsWith(sep) ? path : `${path}${sep}`;
+}
+
 /**
- * How a path inside the root is protected by itself (its parent's verdict aside): being in a
- * protected dir, its name, or its path relative to the root (`rel`).
+ * How a path inside the root is protected by its own name or its path relative to the root
+ * (`rel`), its parent's verdict and the protected dirs aside.
  */
 function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protection | null {
-  if (inProtectedDir(path, rules)) return "secret";
   const name = basename(path);
-  if (isSecretName(name, rules)) return "secret";
-  if (isGuardedName(name, rules)) return "protected";
+  const lower = name.toLowerCase();
+  if (rules.secret.some((glob) => glob.match(lower))) return "secret";
+  if (rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(name))) return "protected";
   if (rules.globs.length === 0) return null;
   const posix = sep === "/" ? rel : rel.split(sep).join("/");
   return rules.globs.some((glob) => glob.match(posix)) ? "protected" : null;
