@@ -153,13 +153,24 @@ export function judgeFound(base: string, root: string, judge: Judge): Judge {
   const realBase = realPath(base);
   const realRoot = realPath(root);
   if (realBase === base && realRoot === root) return judge;
+  const toReal = rebase(base, realBase);
+  const toRoot = realRoot === root ? () => null : rebase(realRoot, root);
   return (path) => {
     const written = judge(path);
-    if (written === "secret" || !isInside(path, base)) return written;
-    const real = join(realBase, relative(base, path));
-    let verdict = stronger(written, judge(real));
-    if (verdict !== "secret" && realRoot !== root && isInside(real, realRoot)) verdict = stronger(verdict, judge(join(root, relative(realRoot, real))));
-    return verdict;
+    const real = toReal(path);
+    if (written === "secret" || real === null) return written;
+    const verdict = stronger(written, judge(real));
+    const asRoot = verdict === "secret" ? null : toRoot(real);
+    return asRoot === null ? verdict : stronger(verdict, judge(asRoot));
+  };
+}
+
+/** `path` with the directory `from` at its start swapped for `to`; null when `path` is not in `from`. */
+function rebase(from: string, to: string): (path: string) => string | null {
+  const below = withSep(from);
+  return (path) => {
+    if (path === from) return to;
+    return path.startsWith(below) ? join(to, path.slice(below.length)) : null;
   };
 }
 
