@@ -4,7 +4,7 @@ import { type FileKind, loadFiles, saveFileChanges } from "../store/files.ts";
 import { HALF_LIFE_MS } from "./frecency.ts";
 import { defaultLister, type FileLister } from "./list-files.ts";
 import type { Prepared } from "./prepared.ts";
-import { type PathGuard, pathGuard, type ProtectedPaths, protectedPaths, protectionJudge } from "./protected.ts";
+import { judgeFound, type PathGuard, pathGuard, type ProtectedPaths, protectedPaths, protectionJudge } from "./protected.ts";
 
 export type { FileKind } from "../store/files.ts";
 
@@ -68,7 +68,8 @@ const REFRESH_EVERY_MS = 3_000;
 export function openFileIndex(db: Db, root: string, options: FileIndexOptions = {}): FileIndex {
   const absolute = resolve(root);
   const rules = options.protectedPaths ?? protectedPaths([], []);
-  const judge = protectionJudge(absolute, rules);
+  // The root may be reached through a symlink, and the config and state dirs named by their real paths.
+  const judge = judgeFound(absolute, absolute, protectionJudge(absolute, rules));
   const guard = pathGuard((path) => judge(path) !== null);
   const entries = new Map<string, FileKind>();
   const stale: string[] = [];

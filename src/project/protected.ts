@@ -1,14 +1,16 @@
-import { basename, dirname, relative, sep } from "node:path";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { isInside } from "../paths.ts";
+import { realPath } from "../real-path.ts";
 
 /**
  * Secrets: env files (every name starting `.env`), private keys and `.ssh`. Name globs, matched
  * against the name of the path and of every directory above it, so a directory protects what is
- * in it. Listings and searches leave their names out too, not only their content.
+ * in it. Listings and searches leave their names out too, not only their content. Matched
+ * regardless of case: on a case-insensitive filesystem (macOS) `.ENV` opens `.env`.
  */
 export const SECRET_NAMES = [".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "id_dsa*", "*.p12", "*.pfx", ".ssh"] as const;
 
-/** Protected but not secret: git's repository, `.git` itself and everything in it. */
+/** Protected but not secret: git's repository, `.git` itself and everything in it (any case, as the secrets). */
 const GUARDED_NAMES = [".git"] as const;
 
 /**
@@ -17,25 +19,40 @@ const GUARDED_NAMES = [".git"] as const;
  */
 export type Protection = "secret" | "protected";
 
+/** A verdict on one absolute path. */
+export type Judge = (path: string) => Protection | null;
+
 export type ProtectedPaths = {
-  /** Name globs of secrets (the built-in list). */
+  /** Name globs of secrets (the built-in list, lower case), matched against the name in lower case. */
   secret: Bun.Glob[];
-  /** Name globs (no `/`) of protected paths: `.git` and config.yaml's that have no slash. */
+  /** Name globs of the built-in protected names (`.git`), matched in lower case too. */
+  guarded: Bun.Glob[];
+  /** config.yaml's name globs (no `/`), matched as written. */
   names: Bun.Glob[];
-  /** config.yaml's globs with a slash, matched against the path relative to the project root. */
+  /**
+   * config.yaml's globs with a slash, matched against the path relative to the project root; one
+   * ending `/**` also matches the directory itself, which protects it and (through it) what it holds.
+   */
   globs: Bun.Glob[];
-  /** lembas's config and state dirs (absolute): secrets, with all they hold. */
+  /** lembas's config and state dirs (absolute, normalised, each as given and as it really is): secrets, with all they hold. */
   dirs: string[];
 };
 
-/** The built-in list plus config.yaml's `protected:`, and the config and state dirs. */
+/**
+ * The built-in list plus config.yaml's `protected:`, and the config and state dirs (resolved
+ * against the working directory when relative; a trailing slash or a symlink on the way is the same dir).
+ */
 export function protectedPaths(extra: readonly string[], dirs: readonly string[]): ProtectedPaths {
   const glob = (pattern: string): Bun.Glob => new Bun.Glob(pattern);
+  const slashed = extra.filter((p) => p.includes("/"));
+  const dirsOfGlobs = slashed.filter((p) => p.endsWith("/**")).map((p) => p.slice(0, -3)).filter((p) => p !== "" && p !== "**");
+  const forms = dirs.flatMap((dir) => [resolve(dir), realPath(dir)]);
   return {
     secret: SECRET_NAMES.map(glob),
-    names: [...GUARDED_NAMES, ...extra.filter((p) => !p.includes("/"))].map(glob),
-    globs: extra.filter((p) => p.includes("/")).map(glob),
-    dirs: [...dirs],
+    guarded: GUARDED_NAMES.map(glob),
+    names: extra.filter((p) => !p.includes("/")).map(glob),
+    globs: [...slashed, ...dirsOfGlobs].map(glob),
+    dirs: [...new Set(forms)],
   };
 }
 
@@ -50,10 +67,10 @@ export function isProtected(path: string, root: string, rules: ProtectedPaths): 
  * the directories it shares with the root are not judged.
  */
 export function protection(path: string, root: string, rules: ProtectedPaths): Protection | null {
-  if (rules.dirs.some((dir) => isInside(path, dir))) return "secret";
+  if (inProtectedDir(path, rules)) return "secret";
   const parts = relative(root, path).split(sep).filter((part) => part !== ".." && part !== "");
-  if (parts.some((name) => rules.secret.some((glob) => glob.match(name)))) return "secret";
-  if (parts.some((name) => rules.names.some((glob) => glob.match(name)))) return "protected";
+  if (parts.some((name) => isSecretName(name, rules))) return "secret";
+  if (parts.some((name) => isGuardedName(name, rules))) return "protected";
   if (rules.globs.length === 0) return null;
   const rel = relative(root, path).split(sep).join("/");
   for (let end = rel.length; end > 0; end = rel.lastIndexOf("/", end - 1)) {
@@ -63,20 +80,37 @@ export function protection(path: string, root: string, rules: ProtectedPaths): P
   return null;
 }
 
+function inProtectedDir(path: string, rules: ProtectedPaths): boolean {
+  return rules.dirs.some((dir) => isInside(path, dir));
+}
+
+function isSecretName(name: string, rules: ProtectedPaths): boolean {
+  const lower = name.toLowerCase();
+  return rules.secret.some((glob) => glob.match(lower));
+}
+
+function isGuardedName(name: string, rules: ProtectedPaths): boolean {
+  const lower = name.toLowerCase();
+  return rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(name));
+}
+
 /** Directories whose verdict a judge remembers before it starts again (a listing judges every file). */
 const MAX_REMEMBERED = 20_000;
-/** A `.` or `..` segment: such a path is judged the long way, which normalises it. */
-const DOT_SEGMENT = /(^|[\\/])\.\.?([\\/]|$)/;
+/** A `.` or `..` segment, a doubled separator or a trailing one: such a path is judged the long way, which normalises it. */
+const UNUSUAL = /(^|[\\/])\.\.?([\\/]|$)|[\\/]{2}|.[\\/]$/;
 
 /**
  * {@link protection} for many paths under one root, as a listing or a tool call asks: each
  * directory is judged once, and a path below it by its own name and relative path only.
  */
-export function protectionJudge(root: string, rules: ProtectedPaths): (path: string) => Protection | null {
-  const below = root.endsWith(sep) ? root : `${root}${sep}`;
+export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
+  const below = withSep(root);
+  const dirsBelow = rules.dirs.map(withSep);
+  // Paths here are normalised (odd forms go the long way), so a prefix says what isInside would.
+  const inDir = (path: string): boolean => dirsBelow.some((dir) => path.startsWith(dir) || (dir.length === path.length + 1 && dir.startsWith(path)));
   const dirs = new Map<string, Protection | null>();
   const judge = (path: string): Protection | null => {
-    if (!path.startsWith(below) || DOT_SEGMENT.test(path)) return protection(path, root, rules);
+    if (!path.startsWith(below) || UNUSUAL.test(path)) return protection(path, root, rules);
     const parent = dirname(path);
     let above = dirs.get(parent);
     if (above === undefined) {
@@ -84,24 +118,65 @@ export function protectionJudge(root: string, rules: ProtectedPaths): (path: str
       if (dirs.size >= MAX_REMEMBERED) dirs.clear();
       dirs.set(parent, above);
     }
-    if (above === "secret") return "secret";
+    if (above === "secret" || inDir(path)) return "secret";
     return ownProtection(path, path.slice(below.length), rules) ?? above;
   };
   return judge;
 }
 
+function withSep(path: string): string {
+  return path.endsWith(sep) ? path : `${path}${sep}`;
+}
+
 /**
- * How a path inside the root is protected by itself (its parent's verdict aside): being a
- * protected dir, its name, or its path relative to the root (`rel`).
+ * How a path inside the root is protected by its own name or its path relative to the root
+ * (`rel`), its parent's verdict and the protected dirs aside.
  */
 function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protection | null {
-  if (rules.dirs.includes(path)) return "secret";
   const name = basename(path);
-  if (rules.secret.some((glob) => glob.match(name))) return "secret";
-  if (rules.names.some((glob) => glob.match(name))) return "protected";
+  const lower = name.toLowerCase();
+  if (rules.secret.some((glob) => glob.match(lower))) return "secret";
+  if (rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(name))) return "protected";
   if (rules.globs.length === 0) return null;
   const posix = sep === "/" ? rel : rel.split(sep).join("/");
   return rules.globs.some((glob) => glob.match(posix)) ? "protected" : null;
+}
+
+/**
+ * A judge of what a search or a listing under `base` finds, by each path as written and as it
+ * really is: the base, or the root, may lead through a symlink (into a protected directory, or
+ * to where a protected dir is named by its real path). The real paths of the base and the root
+ * are found once and each path is mapped, not resolved: the walkers follow no symlink below the
+ * base. A real path inside the real root is judged relative to the root as well.
+ */
+export function judgeFound(base: string, root: string, judge: Judge): Judge {
+  const realBase = realPath(base);
+  const realRoot = realPath(root);
+  if (realBase === base && realRoot === root) return judge;
+  const toReal = rebase(base, realBase);
+  const toRoot = realRoot === root ? () => null : rebase(realRoot, root);
+  return (path) => {
+    const written = judge(path);
+    const real = toReal(path);
+    if (written === "secret" || real === null) return written;
+    const verdict = stronger(written, judge(real));
+    const asRoot = verdict === "secret" ? null : toRoot(real);
+    return asRoot === null ? verdict : stronger(verdict, judge(asRoot));
+  };
+}
+
+/** `path` with the directory `from` at its start swapped for `to`; null when `path` is not in `from`. */
+function rebase(from: string, to: string): (path: string) => string | null {
+  const below = withSep(from);
+  return (path) => {
+    if (path === from) return to;
+    return path.startsWith(below) ? join(to, path.slice(below.length)) : null;
+  };
+}
+
+function stronger(a: Protection | null, b: Protection | null): Protection | null {
+  if (a === "secret" || b === "secret") return "secret";
+  return a ?? b;
 }
 
 /**
@@ -115,7 +190,10 @@ export function pathGuard(leaveOut: (path: string) => boolean): PathGuard {
   return { names: SECRET_NAMES, leaveOut };
 }
 
-/** ripgrep's arguments skipping the guard's names; they come after any glob of the caller's, so they win. */
+/**
+ * ripgrep's arguments skipping the guard's names, regardless of case as the judge matches them;
+ * ripgrep applies `--iglob` after every `--glob` of the caller's, so they win.
+ */
 export function rgExclusions(guard: PathGuard | undefined): string[] {
-  return guard ? guard.names.flatMap((name) => ["--glob", `!${name}`]) : [];
+  return guard ? guard.names.flatMap((name) => ["--iglob", `!${name}`]) : [];
 }

@@ -3,8 +3,8 @@ import { z } from "zod";
 import description from "./grep.txt" with { type: "text" };
 import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
-import { type PathGuard, pathGuard } from "../project/protected.ts";
-import { type FileHit, type SearchEngine, type SearchMode, type SearchQuery, type SearchResult, defaultEngine, search } from "./search.ts";
+import { judgeFound, type PathGuard, pathGuard } from "../project/protected.ts";
+import { type FileHit, type HitLine, type SearchEngine, type SearchMode, type SearchQuery, type SearchResult, defaultEngine, search } from "./search.ts";
 import { type Tool, type ToolContext, type ToolResult, capOutput, defineTool } from "./tool.ts";
 
 const DEFAULT_LIMIT = 100;
@@ -78,12 +78,14 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine)
 }
 
 /**
- * Protected files under the base are left out, content and name. A base that is protected itself
- * was asked about by name (see `paths`), and what the person allowed is searched whole.
+ * Protected files under the base are left out, content and name, judged as written and as they
+ * really are (the base may be a symlink into a protected directory). A base that is protected
+ * itself was asked about (see `paths`), and what the person allowed is searched whole.
  */
 function searchGuard(base: string, ctx: ToolContext): { guard?: PathGuard } {
-  if (ctx.protection(base)) return {};
-  return { guard: pathGuard((path) => ctx.protection(path) !== null) };
+  const judge = judgeFound(base, ctx.root, ctx.protection);
+  if (judge(base)) return {};
+  return { guard: pathGuard((path) => judge(path) !== null) };
 }
 
 /** A search whose unexpected failure (ripgrep gone since it was found, say) is a result too. */
@@ -135,7 +137,7 @@ function formatContent(files: FileHit[], opts: ContentOptions, show: (abs: strin
       if (matches >= opts.limit && (line.match || line.n > lastMatch + opts.context)) break;
       if (opts.context > 0 && out.length > 0 && line.n !== previous + 1) out.push("--");
       const sep = line.match ? ":" : "-";
-      out.push(`${path}${sep}${line.n}${sep}${cut(line.text)}`);
+      out.push(`${path}${sep}${line.n}${sep}${cut(line)}`);
       previous = line.n;
       if (!line.match) continue;
       matches++;
@@ -148,6 +150,12 @@ function formatContent(files: FileHit[], opts: ContentOptions, show: (abs: strin
   return ok(capOutput(out.join("\n")), { meta: { matches, files: files.length } });
 }
 
-function cut(text: string): string {
-  return text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)}… [${text.length - MAX_LINE_CHARS} more characters]` : text;
+/** A line's first MAX_LINE_CHARS characters, saying how much more there is (only that there is more when the search cut it unmeasured). */
+function cut(line: HitLine): string {
+  const { text } = line;
+  if (text.length <= MAX_LINE_CHARS && !line.cut) return text;
+  const shown = text.slice(0, MAX_LINE_CHARS);
+  const length = line.cut ? line.cut.length : text.length;
+  if (length === undefined) return `${shown}… [the line is cut: over ${text.length - shown.length} more characters]`;
+  return `${shown}… [${length - shown.length} more characters]`;
 }

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
-import { z } from "zod";
 import { walk } from "./ignore-walk.ts";
+import { MAX_COLUMNS, scanLines } from "./line-scan.ts";
 import { comparePaths } from "./paths.ts";
 import { type PathGuard, rgExclusions } from "../project/protected.ts";
 
@@ -26,7 +26,8 @@ export type SearchQuery = {
   signal?: AbortSignal;
 };
 
-export type HitLine = { n: number; text: string; match: boolean };
+/** A line found: `text` is its start only when `cut` (ripgrep says a line was cut, not its length). */
+export type HitLine = { n: number; text: string; match: boolean; cut?: { length?: number } };
 /** A file with matches: for content mode its lines (matches and context), for count mode the count. */
 export type FileHit = { path: string; count: number; lines: HitLine[] };
 export type SearchResult = { ok: true; files: FileHit[]; complete: boolean } | { ok: false; error: string };
@@ -55,7 +56,9 @@ function rgArgs(q: SearchQuery): string[] {
   if (q.glob) args.push("--glob", q.glob);
   args.push(...rgExclusions(q.guard));
   if (q.mode === "content") {
-    args.push("--json", "--sort", "path");
+    // Not --json, which ignores --max-columns: a match in a long minified line would come whole.
+    args.push("--sort", "path", "--null", "--line-number", "--with-filename", "--no-heading");
+    args.push("--max-columns", String(MAX_COLUMNS), "--max-columns-preview");
     if (q.context > 0) args.push("--context", String(q.context));
   }
   if (q.mode === "files_with_matches") args.push("--files-with-matches", "--null");
@@ -71,7 +74,7 @@ async function searchWithRg(rg: string, q: SearchQuery): Promise<SearchResult> {
   try {
     const stderr = new Response(proc.stderr).text();
     const keep = (path: string): boolean => !q.guard?.leaveOut(path);
-    const parsed = q.mode === "content" ? await readRgJson(proc.stdout, q.limit, keep, kill) : await readRgList(proc.stdout, q.mode, keep);
+    const parsed = q.mode === "content" ? await readRgContent(proc.stdout, q.limit, keep, kill) : await readRgList(proc.stdout, q.mode, keep);
     const code = await proc.exited;
     if (code === 2 && parsed.files.length === 0) return { ok: false, error: rgError(await stderr) };
     return { ok: true, ...parsed };
@@ -110,23 +113,20 @@ async function readRgList(
   return { files, complete: true };
 }
 
-const rgData = z.union([z.object({ text: z.string() }), z.object({ bytes: z.string() })]);
-const rgMessage = z.object({
-  type: z.string(),
-  data: z
-    .object({ path: rgData.optional(), lines: rgData.optional(), line_number: z.number().nullable().optional() })
-    .optional(),
-});
-
-function rgText(data: z.infer<typeof rgData>): string {
-  return "text" in data ? data.text : Buffer.from(data.bytes, "base64").toString("utf8");
-}
+/** A content record longer than this is cut as it is read (ripgrep keeps lines to MAX_COLUMNS, but a path may be long). */
+const MAX_RECORD = MAX_COLUMNS + 8192;
+/** What ripgrep's `--max-columns-preview` puts after the start of a line it cut. */
+const PREVIEW_END = / \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]$/;
+/** `N:text` (a match) or `N-text` (context) after the path and its NUL. */
+const RECORD = /^(\d+)([:-])(.*)$/s;
 
 /**
- * ripgrep's JSON lines, stopping (and killing it) once more than `limit` matching lines came. A
- * file `keep` refuses is skipped whole: its lines neither shown nor counted.
+ * ripgrep's `path\0N:text` and `path\0N-text` lines, stopping (and killing it) once more than
+ * `limit` matching lines came. A file `keep` refuses is skipped whole: its lines neither shown
+ * nor counted. Lines without a NUL (`--` between groups, a note on a binary file) are not lines
+ * of a file.
  */
-async function readRgJson(
+async function readRgContent(
   stdout: ReadableStream<Uint8Array>,
   limit: number,
   keep: (path: string) => boolean,
@@ -134,20 +134,22 @@ async function readRgJson(
 ): Promise<{ files: FileHit[]; complete: boolean }> {
   const files: FileHit[] = [];
   let file: FileHit | null = null;
+  let path: string | null = null;
   let matches = 0;
-  for await (const line of jsonLines(stdout)) {
-    const message = rgMessage.safeParse(safeJson(line));
-    if (!message.success) continue;
-    const { type, data } = message.data;
-    if (type === "begin" && data?.path) {
-      const path = rgText(data.path);
+  for await (const record of boundedLines(stdout, MAX_RECORD)) {
+    const nul = record.text.indexOf("\0");
+    if (nul === -1) continue;
+    const parsed = RECORD.exec(record.text.slice(nul + 1));
+    if (!parsed) continue;
+    const recordPath = record.text.slice(0, nul);
+    if (recordPath !== path) {
+      path = recordPath;
       file = keep(path) ? { path, count: 0, lines: [] } : null;
       if (file) files.push(file);
     }
-    if ((type !== "match" && type !== "context") || !data?.lines || !data.line_number) continue;
     if (!file) continue;
-    const isMatch = type === "match";
-    file.lines.push({ n: data.line_number, text: rgText(data.lines).replace(/\r?\n$/, ""), match: isMatch });
+    const isMatch = parsed[2] === ":";
+    file.lines.push(rgLine(Number(parsed[1]), parsed[3] ?? "", isMatch, record.cut));
     if (!isMatch) continue;
     file.count++;
     if (++matches > limit) {
@@ -158,23 +160,40 @@ async function readRgJson(
   return { files, complete: true };
 }
 
-async function* jsonLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let partial = "";
-  for await (const chunk of stream) {
-    const parts = (partial + decoder.decode(chunk, { stream: true })).split("\n");
-    partial = parts.pop() ?? "";
-    yield* parts;
-  }
-  if (partial) yield partial;
+function rgLine(n: number, raw: string, match: boolean, cutHere: boolean): HitLine {
+  // A short line that happens to end like a preview is not one: ripgrep cuts at MAX_COLUMNS bytes.
+  const found = PREVIEW_END.exec(raw);
+  const preview = found && found.index >= MAX_COLUMNS / 4 ? found : null;
+  const text = (preview ? raw.slice(0, preview.index) : raw).replace(/\r$/, "");
+  return preview || cutHere ? { n, text, match, cut: {} } : { n, text, match };
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
+/** The lines of a stream, none held past `max` characters: the rest of a longer one is dropped as it comes, and it is marked cut. */
+async function* boundedLines(stream: ReadableStream<Uint8Array>, max: number): AsyncGenerator<{ text: string; cut: boolean }> {
+  const decoder = new TextDecoder();
+  let partial = "";
+  let cut = false;
+  const add = (piece: string): void => {
+    if (cut) return;
+    partial += piece;
+    if (partial.length <= max) return;
+    partial = partial.slice(0, max);
+    cut = true;
+  };
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    let from = 0;
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", from)) {
+      add(text.slice(from, at));
+      yield { text: partial, cut };
+      partial = "";
+      cut = false;
+      from = at + 1;
+    }
+    add(text.slice(from));
   }
+  add(decoder.decode());
+  if (partial) yield { text: partial, cut };
 }
 
 // ── the fallback: the ignore-aware walker and JavaScript regular expressions ──
@@ -240,45 +259,49 @@ export function globOverride(glob: string): (rel: string, isDir: boolean) => boo
   };
 }
 
+/**
+ * Searches one file a line at a time, holding a bounded amount of each line (see scanLines) and,
+ * in content mode, only the lines to show: matches, their context, the `context` lines before.
+ */
 async function searchFile(path: string, regex: RegExp, q: SearchQuery): Promise<FileHit | null> {
-  const text = await readSearchable(path);
-  if (text === null) return null;
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  const matched: number[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (!regex.test(lines[i] ?? "")) continue;
-    matched.push(i);
-    if (q.mode === "files_with_matches") break;
+  const stream = await searchableStream(path);
+  if (!stream) return null;
+  const hit: FileHit = { path, count: 0, lines: [] };
+  const before: HitLine[] = [];
+  let after = 0;
+  for await (const line of scanLines(stream, regex)) {
+    const shown: HitLine = { n: line.n, text: line.text, match: line.match, ...(line.cut ? { cut: line.cut } : {}) };
+    if (line.match) {
+      hit.count++;
+      if (q.mode === "files_with_matches") break;
+      if (q.mode !== "content") continue;
+      hit.lines.push(...before.splice(0), shown);
+      after = q.context;
+      // The search stops past the limit: more of this file would not be shown.
+      if (hit.count > q.limit) break;
+      continue;
+    }
+    if (q.mode !== "content") continue;
+    if (after > 0) {
+      hit.lines.push(shown);
+      after--;
+      continue;
+    }
+    if (q.context === 0) continue;
+    before.push(shown);
+    if (before.length > q.context) before.shift();
   }
-  if (matched.length === 0) return null;
-  const hit: FileHit = { path, count: matched.length, lines: [] };
-  if (q.mode === "content") hit.lines = withContext(lines, matched, q.context);
-  return hit;
+  return hit.count > 0 ? hit : null;
 }
 
-/** Matching lines and `context` lines around each, in order, each line once. */
-function withContext(lines: string[], matched: number[], context: number): HitLine[] {
-  const isMatch = new Set(matched);
-  const out: HitLine[] = [];
-  let next = 0;
-  for (const i of matched) {
-    const from = Math.max(next, i - context);
-    const to = Math.min(lines.length - 1, i + context);
-    for (let j = from; j <= to; j++) out.push({ n: j + 1, text: (lines[j] ?? "").replace(/\r$/, ""), match: isMatch.has(j) });
-    next = Math.max(next, to + 1);
-  }
-  return out;
-}
-
-/** A file's text, or null when it is binary (a NUL byte near its start), too large or unreadable. */
-async function readSearchable(path: string): Promise<string | null> {
+/** A file's bytes as a stream, or null when it is binary (a NUL byte near its start), too large or unreadable. */
+async function searchableStream(path: string): Promise<ReadableStream<Uint8Array> | null> {
   try {
     const file = Bun.file(path);
     if (file.size > MAX_FILE_BYTES) return null;
-    const bytes = await file.bytes();
-    if (bytes.subarray(0, SNIFF_BYTES).includes(0)) return null;
-    return new TextDecoder().decode(bytes);
+    const head = await file.slice(0, SNIFF_BYTES).bytes();
+    if (head.includes(0)) return null;
+    return file.stream();
   } catch {
     return null;
   }

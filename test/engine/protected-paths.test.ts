@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
@@ -124,5 +124,53 @@ describe("every name starting .env, and .git itself, are protected", () => {
     ]);
     expect(readFileSync(join(h.project, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
     expect(toolOutputs().join("\n")).not.toContain("HEAD");
+  });
+});
+
+describe("symlinks into protected places", () => {
+  test("plan mode: grep through a symlinked directory into one config.yaml protects asks first and, denied, shows nothing", async () => {
+    await h.close();
+    h = await engineHarness({ config: { protected: ["infra/**"] } });
+    mkdirSync(join(h.project, "infra"));
+    writeFileSync(join(h.project, "infra", "prod.tf"), "KEY = prod-material\n");
+    symlinkSync("infra", join(h.project, "view"));
+    h.model.push(step({ toolCalls: [{ name: "grep", arguments: { pattern: "KEY", path: "view", output_mode: "content" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "plan" });
+    const who = person([{ outcome: "deny" }]);
+    session.interaction = who;
+    await session.prompt({ text: "find the key" });
+    expect(who.asked[0]?.reason).toContain("protected");
+    expect(toolOutputs().join("\n")).not.toContain("prod-material");
+  });
+
+  for (const mode of ["plan", "auto"] as const) {
+    test(`${mode} mode: grep over the project shows nothing of a file symlinked to .env, nor of a directory symlinked to .ssh`, async () => {
+      secrets();
+      symlinkSync(".env", join(h.project, "notes"));
+      symlinkSync(".ssh", join(h.project, "keys"));
+      h.model.push(
+        step({ toolCalls: [{ name: "grep", arguments: { pattern: "KEY", output_mode: "content" } }, { name: "glob", arguments: { pattern: "**/*" } }] }),
+        step({ text: "ok" }),
+      );
+      const session = await h.session({ mode });
+      const who = person();
+      session.interaction = who;
+      await session.prompt({ text: "find the key" });
+      const [content, globbed] = toolOutputs();
+      expect(content).toBe("app.ts:1:const KEY = readKey();");
+      expect(globbed?.split("\n").sort()).toEqual(["app.ts", "keys", "notes"]);
+      expect(who.asked).toEqual([]);
+    });
+  }
+
+  test("auto mode: read .ENV asks, as .env does (on a case-insensitive filesystem it is the same file)", async () => {
+    writeFileSync(join(h.project, ".ENV"), "SECRET=1\n");
+    h.model.push(step({ toolCalls: [{ name: "read", arguments: { path: ".ENV" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "auto" });
+    const who = person([{ outcome: "deny" }]);
+    session.interaction = who;
+    await session.prompt({ text: "read" });
+    expect(who.asked[0]?.reason).toContain("protected");
+    expect(toolOutputs().join("\n")).not.toContain("SECRET");
   });
 });

@@ -37,4 +37,21 @@ describe("@mentions of protected paths", () => {
     expect(attached.text).not.toContain("env");
     expect(attached.text).not.toContain("id_rsa");
   });
+
+  test("@.ENV, @ID_RSA and @Server.PEM are secrets too: on a case-insensitive filesystem they open .env and the keys", () => {
+    const root = writeFiles(project(), { ".ENV": "SECRET=upper\n", "ID_RSA": "SECRET=KEY\n", "Server.PEM": "SECRET=pem\n" });
+    const typed = "see @.ENV @ID_RSA @Server.PEM";
+    const attached = expand(root, typed);
+    expect(attached.text).toBe(typed);
+    expect(attached.read).toEqual([]);
+    expect(attached.skipped.map((s) => s.why)).toEqual(Array(3).fill("a protected path"));
+  });
+
+  test("@ through a symlinked directory into one config.yaml protects with a /** glob stays plain text", () => {
+    const root = writeFiles(project(), { "infra/prod.tf": "SECRET=infra\n", "view": { link: "infra" } });
+    const typed = "see @view/ and @view/prod.tf";
+    const attached = expandMentions(typed, { cwd: root, root, roots: null, protectedPaths: protectedPaths(["infra/**"], []) });
+    expect(attached.text).toBe(typed);
+    expect(attached.skipped.map((s) => s.why)).toEqual(["a protected path", "a protected path"]);
+  });
 });

@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { globTool } from "../../src/tools/glob.ts";
 import { createGrepTool } from "../../src/tools/grep.ts";
 import { listTool } from "../../src/tools/list.ts";
+import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
 import { readTool } from "../../src/tools/read.ts";
+import type { ToolContext } from "../../src/tools/tool.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -37,6 +39,19 @@ function project(): string {
 }
 
 const context = (root: string) => makeContext({ root, protected: ["infra/**"] }).ctx;
+
+/** The project with symlinks: `view` to infra (protected), `keys` to .ssh, `notes` to .env, `mirror` to the root; its state dir inside it. */
+function linkedProject(globs: string[] = ["infra/**"]): { root: string; ctx: ToolContext } {
+  const root = project();
+  symlinkSync("infra", join(root, "view"));
+  symlinkSync(".ssh", join(root, "keys"));
+  symlinkSync(".env", join(root, "notes"));
+  symlinkSync(".", join(root, "mirror"));
+  mkdirSync(join(root, ".lembas", "logs"), { recursive: true });
+  writeFileSync(join(root, ".lembas", "logs", "service.log"), "KEY in the log\n");
+  const rules = protectedPaths(globs, [`${root}/.lembas/`]);
+  return { root, ctx: { ...context(root), protection: protectionJudge(root, rules) } };
+}
 
 const rg = Bun.which("rg");
 const engines: [string, string | null][] = [
@@ -80,6 +95,45 @@ describe.each(engines)("grep with %s", (name, rgPath) => {
     const ctx = context(project());
     expect((await run(grep, { pattern: "KEY", path: ".env", output_mode: "content" }, ctx)).output).toContain("OPENAI_API_KEY");
     expect((await run(grep, { pattern: "KEY", path: ".ssh" }, ctx)).output).toBe(".ssh/config");
+  });
+});
+
+describe.each(engines)("grep through symlinks with %s", (name, rgPath) => {
+  const grep = createGrepTool(() => ({ rg: rgPath }));
+  const skip = name === "ripgrep" && !rgPath;
+
+  test.skipIf(skip)("a symlinked directory as the path: what is found is judged by where it leads, nothing from the protected files", async () => {
+    // infra itself is not protected by *.tf, so the engine does not ask about view: its files are left out.
+    const { ctx } = linkedProject(["infra/*.tf"]);
+    for (const output_mode of ["content", "files_with_matches", "count"] as const) {
+      const result = await run(grep, { pattern: "KEY", path: "view", output_mode }, ctx);
+      expect([output_mode, result.output]).toEqual([output_mode, `No matches for "KEY" in view.`]);
+    }
+  });
+
+  test.skipIf(skip)("from the root, and through a link to the root: no symlinked secret's content, nothing from the state dir", async () => {
+    const { ctx } = linkedProject();
+    for (const path of [".", "mirror"]) {
+      const result = await run(grep, { pattern: "KEY", path, output_mode: "content" }, ctx);
+      for (const leak of ["sk-live", "KEY in the log", "KEY infra", "KEY ssh", "notes", ".lembas"]) expect([path, leak, result.output.includes(leak)]).toEqual([path, leak, false]);
+      expect(result.output).toContain("src/app.ts");
+    }
+  });
+});
+
+describe("glob and list through symlinks", () => {
+  test("a link to the root lists nothing of the state dir, nor any secret", async () => {
+    const { ctx } = linkedProject();
+    const globbed = await run(globTool, { pattern: "**/*", path: "mirror" }, ctx);
+    expect(globbed.output.split("\n").sort()).toEqual(["mirror/README.md", "mirror/infra/prod.tf", "mirror/keys", "mirror/mirror", "mirror/notes", "mirror/src/app.ts", "mirror/view"]);
+    const listed = await run(listTool, { path: "mirror" }, ctx);
+    for (const leak of [".lembas", "service.log", ...SECRETS]) expect([leak, listed.output.includes(leak)]).toEqual([leak, false]);
+  });
+
+  test("the state dir inside the project, named with a trailing slash, is left out of the root's glob and list", async () => {
+    const { ctx } = linkedProject();
+    expect((await run(globTool, { pattern: "**/*.log" }, ctx)).output).toBe("No files match **/*.log in ..");
+    expect((await run(listTool, {}, ctx)).output).not.toContain(".lembas");
   });
 });
 

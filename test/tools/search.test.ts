@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { globTool } from "../../src/tools/glob.ts";
 import { createGrepTool } from "../../src/tools/grep.ts";
 import { listTool } from "../../src/tools/list.ts";
+import { search } from "../../src/tools/search.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -108,6 +109,25 @@ describe.each(engines)("grep with %s", (name, rgPath) => {
     const { ctx } = makeContext({ root: tree(PROJECT) });
     const result = await run(grep, { pattern: "needle", limit: 1 }, ctx);
     expect(result.output).toBe("src/a.ts\n\n(1 of 4 files shown: narrow the pattern, path or glob to see the rest)");
+  });
+
+  test.skipIf(skip)("a match in a 5 MB line: what the search holds of the line is bounded, and the result says it was cut", async () => {
+    const root = tree({ "dist/app.min.js": `${"x".repeat(3_000_000)}needle${"y".repeat(2_000_000)}\n`, "dist/b.js": `short\n${"z".repeat(10_000)}\nneedle\n` });
+    const found = await search(
+      { pattern: "needle", base: root, root, ignoreCase: false, mode: "content", context: 1, limit: 10 },
+      { rg: rgPath },
+    );
+    if (!found.ok) throw new Error(found.error);
+    const lines = found.files.flatMap((file) => file.lines);
+    expect(lines.map((line) => [line.n, line.match, line.text.length <= 4000, line.cut !== undefined])).toEqual([
+      [1, true, true, true],
+      [2, false, true, true],
+      [3, true, true, false],
+    ]);
+    const { ctx } = makeContext({ root });
+    const result = await run(grep, { pattern: "needle", output_mode: "content" }, ctx);
+    expect(result.output.length).toBeLessThan(1200);
+    expect(result.output).toMatch(/^dist\/app\.min\.js:1:x{500}… \[(the line is cut: over 3500|4999506) more characters\]\ndist\/b\.js:3:needle$/);
   });
 
   test.skipIf(skip)("no match is a plain answer; a bad pattern and a missing path are errors", async () => {
