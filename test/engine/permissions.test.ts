@@ -187,7 +187,7 @@ describe("what always never covers", () => {
     const decision = exec(line, allowed);
     return { line, action: decision.action, always: decision.always };
   };
-  const ASKS = (line: string) => ({ line, action: "ask", always: null });
+  const ASKS = (line: string) => ({ line, action: "ask" as const, always: null });
 
   test("builtins that evaluate a name as arithmetic, or run a command they are given, are never allowed", () => {
     for (const line of [
