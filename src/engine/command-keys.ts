@@ -140,15 +140,16 @@ function writerRefusal(name: string, args: Word[], places: Places): string | nul
       options = false;
       continue;
     }
-    const paths = name === "dd" ? ddOutput(arg.text) : options && arg.text.startsWith("-") ? optionValue(arg.text) : [arg.text];
-    const outside = paths.find((path) => !places.writable(path));
+    const outside = writtenPaths(name, arg.text, options).find((path) => !places.writable(path));
     if (outside !== undefined) return `${name} writes to ${outside}, which may be outside the project or protected`;
   }
   return null;
 }
 
-function ddOutput(text: string): string[] {
-  return text.startsWith("of=") ? [text.slice(3)] : [];
+/** The paths one argument of a writer may write to: dd's of=, an option's value, or the argument. */
+function writtenPaths(name: string, text: string, options: boolean): string[] {
+  if (name === "dd") return text.startsWith("of=") ? [text.slice(3)] : [];
+  return options && text.startsWith("-") ? optionValue(text) : [text];
 }
 
 /** What an option carries that may be a path: `--target=x` gives x, `-tx` gives x. */

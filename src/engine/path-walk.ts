@@ -55,6 +55,8 @@ const MAX_GLOB_MATCHES = 2_000;
  * (as bash without dotglob); null when there are more than can be judged or the scan fails.
  */
 export function globOnDisk(dir: string, pattern: string): string[] | null {
+  // bash without globstar reads ** as *; scanning a whole tree for it could take minutes.
+  if (pattern.includes("**")) return null;
   const absolute = isAbsolute(pattern);
   const found: string[] = [];
   try {

@@ -85,6 +85,9 @@ describe("session keys never let a command read a protected file", () => {
       ["wc --files0-from=.env", root],
       ["cat $HOME/x", root],
       ["cat ~/.ssh/id_rsa", root],
+      ["cd .git && cat config", root],
+      ["cat HEAD:.env", root],
+      ["cat **/*.key", root],
     ] as const) {
       expect({ line, decision: exec(line, keys, cwd) }).toMatchObject({ line, decision: { action: "ask", always: null } });
     }
@@ -120,5 +123,28 @@ describe("a program or script is keyed by the file it is", () => {
     expect(exec("cd vendor/x && node build.js", allowed)).toMatchObject({ action: "ask", always: null });
     expect(exec("node build.js", allowed, join(root, "vendor", "x")).always?.keys).toEqual(["exec:node ./vendor/x/build.js"]);
     expect(exec("./gradlew build").always?.keys).toEqual(["exec:./gradlew build"]);
+  });
+});
+
+describe("builtins that run $(…) from a quoted argument", () => {
+  test("bash runs the command hidden in each, and none is ever allowed for a session", () => {
+    for (const line of [
+      "printf -v 'a[$(touch marker)]' x",
+      "test -v 'a[$(touch marker)]'",
+      "[ -v 'a[$(touch marker)]' ]",
+      "read 'a[$(touch marker)]' <<< x",
+      "let 'a[$(touch marker)]=1'",
+      "mapfile -C 'touch marker;:' -c 1 a <<< q",
+      "readarray -C 'touch marker;:' -c 1 a <<< q",
+      "compgen -C 'touch marker' x",
+      "declare 'a[$(touch marker)]=1'",
+      "typeset 'a[$(touch marker)]=1'",
+      "[[ -v 'a[$(touch marker)]' ]]",
+    ]) {
+      const dir = mkdtempSync(join(base, "run-"));
+      bash(line, dir);
+      const program = line.split(" ")[0] ?? "";
+      expect({ line, ran: existsSync(join(dir, "marker")), decision: exec(line, [`exec:${program}`]) }).toMatchObject({ line, ran: true, decision: { action: "ask", always: null } });
+    }
   });
 });

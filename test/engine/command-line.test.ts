@@ -131,6 +131,10 @@ describe("a backslash-newline, removed where bash removes it", () => {
     ["echo a # note \\\ntouch marker", true],
     ["echo a \\\n# note\ntouch marker", true],
     ["to\\\nuch marker", true],
+    ["echo \"it's \\\n\" ; touch marker", true],
+    ["echo 'a\"b' \\\n touch marker", false],
+    ["echo $'a\\'' \\\n; touch marker", true],
+    ["cat <<\"E\\\nOF\"\nhi\nEOF\ntouch marker", true],
   ];
   for (const [line, runs] of lines) {
     test(`${JSON.stringify(line)}: bash ${runs ? "runs" : "does not run"} touch, and the parser agrees`, () => {
