@@ -59,9 +59,9 @@ export const NEVER = new Set([
   "function", "coproc", "{", "}", "[[", "]]", "!",
 ]);
 
-/** Subcommands that run commands of the person's config or the line's choosing. */
+/** Subcommands that run commands of the person's config or the line's choosing, or delete like rm. */
 export const NEVER_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
-  git: new Set(["config", "submodule", "bisect", "filter-branch", "difftool", "mergetool", "send-email"]),
+  git: new Set(["config", "submodule", "bisect", "filter-branch", "difftool", "mergetool", "send-email", "clean"]),
 };
 
 /**
@@ -106,4 +106,9 @@ export const RECURSIVE_READERS: Record<string, { always: boolean; long?: readonl
   cp: { always: false, long: ["recursive", "archive"], short: "rRa" },
   scp: { always: false, short: "r" },
   zip: { always: false, long: ["recurse-paths"], short: "rR" },
+  // Not readers, but they change every file of a tree, protected ones too.
+  chmod: { always: false, long: ["recursive"], short: "R" },
+  chown: { always: false, long: ["recursive"], short: "R" },
+  chgrp: { always: false, long: ["recursive"], short: "R" },
+  gzip: { always: false, long: ["recursive"], short: "r" },
 };

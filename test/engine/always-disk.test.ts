@@ -68,7 +68,7 @@ describe("redirections through symlinks, judged as bash walks them", () => {
 });
 
 describe("session keys never let a command read a protected file", () => {
-  const keys = ["exec:cat", "exec:grep", "exec:cp", "exec:head", "exec:rg", "exec:tar", "exec:find", "exec:ls", "exec:wc"];
+  const keys = ["exec:cat", "exec:grep", "exec:cp", "exec:head", "exec:rg", "exec:tar", "exec:find", "exec:ls", "exec:wc", "exec:chmod", "exec:gzip"];
 
   test("a word naming a protected path, as written, through .., through a symlink or by a glob, asks with no always", () => {
     for (const [line, cwd] of [
@@ -94,7 +94,7 @@ describe("session keys never let a command read a protected file", () => {
   });
 
   test("a recursive reader never matches a session key: the tree may hold protected files", () => {
-    for (const line of ["grep -r KEY .", "grep -rn KEY", "grep --recursive KEY src", "rg KEY", "find . -name x", "tar czf out.tgz .", "cp -r . ../copy"]) {
+    for (const line of ["grep -r KEY .", "grep -rn KEY", "grep --recursive KEY src", "rg KEY", "find . -name x", "tar czf out.tgz .", "cp -r . ../copy", "chmod -R 777 .", "gzip -r src"]) {
       expect({ line, decision: exec(line, keys) }).toMatchObject({ line, decision: { action: "ask", always: null } });
     }
   });

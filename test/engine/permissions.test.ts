@@ -250,6 +250,7 @@ describe("what always never covers", () => {
       ["git rebase -x 'rm -rf ~' main", "git rebase"],
       ["git submodule foreach rm -rf .", "git submodule"],
       ["git config core.pager 'rm -rf ~'", "git config"],
+      ["git clean -fd", "git clean"],
       ["sort -o /tmp/x f", "sort"],
       ["make test -f /tmp/evil.mk", "make test"],
       ["make test SHELL=/tmp/evil", "make test"],
