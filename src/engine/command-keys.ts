@@ -1,6 +1,12 @@
-import { basename, resolve } from "node:path";
-import { isInside } from "../paths.ts";
-import { parseCommandLine, type Redirect, type SimpleCommand } from "./command-line.ts";
+import { basename } from "node:path";
+import { parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./command-line.ts";
+import {
+  DANGEROUS_OPTIONS, HARMLESS_OPTIONS, INTERPRETERS, MAYBE_SCRIPT, NEVER, NEVER_SUBCOMMANDS, PROGRAM_RUNNERS,
+  RECURSIVE_READERS, RUNNERS, SUBCOMMANDS, WRITERS,
+} from "./command-names.ts";
+import { type CommandPlace, Places } from "./command-places.ts";
+
+export type { CommandPlace } from "./command-places.ts";
 
 /**
  * What "always allow" means for a command line: one key per simple command it runs (`git status`,
@@ -8,81 +14,31 @@ import { parseCommandLine, type Redirect, type SimpleCommand } from "./command-l
  */
 export type CommandKeys = { keys: string[] } | { never: string };
 
-/** Where a line runs, and how to judge the paths it writes to. */
-export type CommandPlace = {
-  cwd: string;
-  root: string;
-  /** Whether an absolute path is protected (the project's protected paths). */
-  isProtected(path: string): boolean;
-  /** Where a path really leads (symlinks followed); the path itself when unknown. */
-  realPath(path: string): string;
-};
+type Judged = { key: string[] } | { never: string };
 
-/** Programs whose first argument says what they do: "always" is kept per subcommand. */
-const SUBCOMMANDS = new Set([
-  "git", "npm", "pnpm", "yarn", "bun", "deno", "npx", "bunx", "pnpx", "cargo", "go", "rustup", "make", "just",
-  "docker", "podman", "kubectl", "helm", "terraform", "gh", "pip", "pip3", "uv", "poetry", "dotnet", "mvn",
-  "gradle", "./gradlew", "mix", "swift", "composer", "bundle", "brew", "apt", "apt-get", "systemctl",
-  // An interpreter's "subcommand" is its script: `node build.js`, never `node -e …`.
-  "node", "python", "python3", "ruby", "perl", "php",
-]);
-
-/** Subcommands that run something named by the next word (`npm run build`): that word is kept too. */
-const RUNNERS: Record<string, ReadonlySet<string>> = {
-  npm: new Set(["run", "run-script", "exec", "x"]),
-  pnpm: new Set(["run", "exec", "dlx"]),
-  yarn: new Set(["run", "exec", "dlx"]),
-  bun: new Set(["run", "x"]),
-  uv: new Set(["run", "tool"]),
-  poetry: new Set(["run"]),
-  bundle: new Set(["exec"]),
-  python: new Set(["-m"]),
-  python3: new Set(["-m"]),
-};
-
-/** Options before a subcommand that change nothing about what runs; left out of the key. */
-const HARMLESS_OPTIONS: Record<string, ReadonlySet<string>> = {
-  git: new Set(["--no-pager", "-P", "--no-optional-locks"]),
-};
-
-/**
- * Never allowed for a session: programs that run other commands (sudo, env, xargs…), shells,
- * builtins that change the shell's state for what follows (export, set, alias…), rm, and the
- * shell's own keywords (a line with `if` or `for` is judged each time).
- */
-const NEVER = new Set([
-  "sudo", "doas", "su", "env", "xargs", "parallel", "exec", "nohup", "eval", "source", ".", "command", "builtin",
-  "time", "timeout", "nice", "ionice", "stdbuf", "watch", "strace", "ltrace", "chroot", "setsid", "unbuffer",
-  "script", "sh", "bash", "zsh", "fish", "dash", "ksh", "csh", "tcsh", "rm", "export", "declare", "typeset",
-  "local", "readonly", "unset", "set", "shopt", "alias", "unalias", "enable", "hash", "trap", "pushd", "popd",
-  "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for", "in", "select",
-  "function", "coproc", "{", "}", "[[", "]]", "!",
-]);
-
-/** find's actions that run a command, delete, or write files. */
-const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
-
-/** Files a redirection may write to anywhere. */
-const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
 const WRITES = new Set<Redirect["op"]>([">", ">>", ">|", "&>", "&>>", "<>"]);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+/** Runners whose program may be a file of the project (`bun run build.ts`, `go run main.go`). */
+const FILE_RUNNERS = new Set(["bun", "deno", "go", "uv"]);
 
 /**
  * The keys of a command line. Every simple command must be one that can be allowed; `cd` into a
  * directory inside the project is harmless and needs no key. Redirections must write inside the
- * project, judged from every directory the line may be in when they happen.
+ * project, judged from every directory the line may be in when they happen; no word may name a
+ * protected path.
  */
 export function commandKeys(line: string, place: CommandPlace): CommandKeys {
   const parsed = parseCommandLine(line);
   if (parsed.kind === "substitutes") return { never: "it runs commands it builds itself ($(…), backticks, <(…))" };
   if (parsed.kind === "unreadable") return { never: `it cannot be read for certain (${parsed.why})` };
   if (parsed.grouped) return { never: "it runs commands in a subshell" };
-  // A cd may fail, or run in a pipeline's subshell: every directory seen so far stays possible.
-  const cwds = [place.cwd];
+  const places = Places.of(place);
+  if (!places) return { never: "where it runs cannot be told for certain" };
   const keys: string[] = [];
   for (const command of parsed.commands) {
-    const written = command.redirects.find((r) => !writesInside(r, cwds, place));
-    if (written) return { never: `it writes to ${written.target.text}, which may be outside the project` };
-    const judged = judge(command, cwds, place);
+    const redirect = command.redirects.find((r) => !redirectFine(r, places));
+    if (redirect) return { never: `it redirects to ${redirect.target.text}, which may be outside the project or protected` };
+    const judged = judge(command, places);
     if ("never" in judged) return judged;
     if (judged.key.length === 0) continue;
     // A key is words joined by spaces: a word holding one ('git status') would pass for two.
@@ -93,56 +49,147 @@ export function commandKeys(line: string, place: CommandPlace): CommandKeys {
   return { keys };
 }
 
+function redirectFine(redirect: Redirect, places: Places): boolean {
+  const target = redirect.target;
+  if (redirect.op === "<<" || redirect.op === "<<-" || redirect.op === "<<<") return true;
+  if ((redirect.op === ">&" || redirect.op === "<&") && /^([0-9]+|-)$/.test(target.text)) return true;
+  if (redirect.op === "<&") return false;
+  if (redirect.op === "<") return !places.mayNameProtected(target);
+  if (!WRITES.has(redirect.op) && redirect.op !== ">&") return false;
+  return target.literal && places.writable(target.text);
+}
+
 /** One simple command's key, as words; none for a harmless cd (which adds the directories it may lead to). */
-function judge(command: SimpleCommand, cwds: string[], place: CommandPlace): { key: string[] } | { never: string } {
+function judge(command: SimpleCommand, places: Places): Judged {
   if (command.assignments.length > 0) return { never: "it sets variables for the commands it runs" };
   const [program, ...args] = command.words;
   if (!program) return { key: [] };
   if (!program.literal) return { never: `its program (${program.text}) is only known when it runs` };
-  // Judged by name wherever it lives (/usr/bin/env is env); keyed as written.
-  const name = basename(program.text);
-  if (program.text === "cd") return cdInside(args, cwds, place);
+  if (program.text === "cd") return cdInside(args, places);
+  // Judged by name wherever it lives (/usr/bin/env is env), whatever its case (RM is rm on macOS).
+  const name = basename(program.text).toLowerCase();
   if (NEVER.has(name)) return { never: `${name} is never allowed for a session` };
-  if (name === "find" && args.some((a) => FIND_ACTIONS.test(a.text))) return { never: "find runs, deletes or writes here" };
-  if (!SUBCOMMANDS.has(name) && !SUBCOMMANDS.has(program.text)) return { key: [program.text] };
+  const named = command.words.find((word) => places.mayNameProtected(word));
+  if (named) return { never: `${named.text} is or may be a protected path, which no session key lets a command touch` };
+  const refused = refusal(name, args, places);
+  if (refused) return { never: refused };
+  let programKey = program.text;
+  if (program.text.includes("/")) {
+    // ./test.sh from another directory is another file: keyed by where it is.
+    const file = places.fileKey(program.text);
+    if (file === null) return { never: `which file ${program.text} is depends on the directory it runs in` };
+    if (NEVER.has(basename(file).toLowerCase())) return { never: `${program.text} is ${basename(file)}, never allowed for a session` };
+    programKey = file;
+  }
+  if (!SUBCOMMANDS.has(name)) return { key: [programKey] };
+  return bySubcommand(name, programKey, args, places);
+}
+
+function bySubcommand(name: string, programKey: string, args: Word[], places: Places): Judged {
   const harmless = HARMLESS_OPTIONS[name];
   let rest = args;
   while (rest[0] && harmless?.has(rest[0].text)) rest = rest.slice(1);
   const [sub, next] = rest;
-  if (!sub) return { key: [program.text] };
+  if (!sub) return { key: [programKey] };
   const runner = RUNNERS[name]?.has(sub.text) ?? false;
   if (!sub.literal || (sub.text.startsWith("-") && !runner)) return { never: `options before ${name}'s subcommand can change what it runs` };
-  if (!runner || !next) return { key: [program.text, sub.text] };
+  if (NEVER_SUBCOMMANDS[name]?.has(sub.text)) return { never: `${name} ${sub.text} can run commands of its own choosing` };
+  const script = !runner && (INTERPRETERS.has(name) || (MAYBE_SCRIPT.has(name) && looksLikeFile(sub.text)));
+  if (script) return byScript(programKey, sub.text, places);
+  if (PROGRAM_RUNNERS.has(name) && runsAnything(sub.text)) return { never: `${name} ${sub.text} can run anything` };
+  if (!runner || !next) return { key: [programKey, sub.text] };
   if (!next.literal || next.text.startsWith("-")) return { never: `what ${name} ${sub.text} runs is not named plainly` };
-  return { key: [program.text, sub.text, next.text] };
+  if (runsAnything(next.text)) return { never: `${name} ${sub.text} ${next.text} can run anything` };
+  if (FILE_RUNNERS.has(name) && looksLikeFile(next.text)) {
+    const script = places.fileKey(next.text);
+    if (script === null) return { never: `which file ${next.text} is depends on the directory it runs in` };
+    return { key: [programKey, sub.text, script] };
+  }
+  return { key: [programKey, sub.text, next.text] };
 }
 
-function cdInside(args: SimpleCommand["words"], cwds: string[], place: CommandPlace): { key: [] } | { never: string } {
+/** An interpreter and its script, the script keyed by where it is (`node ./build.js`). */
+function byScript(programKey: string, script: string, places: Places): Judged {
+  const file = places.fileKey(script);
+  if (file === null) return { never: `which file ${script} is depends on the directory it runs in` };
+  return { key: [programKey, file] };
+}
+
+/** Why a program's arguments make it unfit for a session key; null when they do not. */
+function refusal(name: string, args: Word[], places: Places): string | null {
+  if (name === "printf" && args.some((a) => a.text.startsWith("-v"))) return "printf -v assigns to a name bash evaluates, which can run commands";
+  if ((name === "test" || name === "[") && args.some((a) => a.text === "-v" || a.text === "-R")) return `${name} -v evaluates a name, which can run commands`;
+  const recursive = RECURSIVE_READERS[name];
+  if (recursive && (recursive.always || findOption(args, recursive.long ?? [], recursive.short ?? ""))) {
+    return `${name} reads whole directories, which may hold protected files`;
+  }
+  const dangerous = DANGEROUS_OPTIONS[name];
+  const option = dangerous ? findOption(args, dangerous.long, dangerous.short) : undefined;
+  if (option) return `${name} ${option.text} can run another program or write where it says`;
+  if (name === "make" && args.some((a) => ASSIGNMENT.test(a.text))) return "make NAME=value can change what the Makefile runs";
+  if (WRITERS.has(name) || name === "dd") return writerRefusal(name, args, places);
+  return null;
+}
+
+/** A writer's paths, judged as a redirection's targets: in the project, off protected paths. */
+function writerRefusal(name: string, args: Word[], places: Places): string | null {
+  let options = true;
+  for (const arg of args) {
+    if (!arg.literal) return `${name} writes to ${arg.text}, only known when it runs`;
+    if (options && arg.text === "--") {
+      options = false;
+      continue;
+    }
+    const outside = writtenPaths(name, arg.text, options).find((path) => !places.writable(path));
+    if (outside !== undefined) return `${name} writes to ${outside}, which may be outside the project or protected`;
+  }
+  return null;
+}
+
+/** The paths one argument of a writer may write to: dd's of=, an option's value, or the argument. */
+function writtenPaths(name: string, text: string, options: boolean): string[] {
+  if (name === "dd") return text.startsWith("of=") ? [text.slice(3)] : [];
+  return options && text.startsWith("-") ? optionValue(text) : [text];
+}
+
+/** What an option carries that may be a path: `--target=x` gives x, `-tx` gives x. */
+function optionValue(text: string): string[] {
+  if (text.startsWith("--")) {
+    const at = text.indexOf("=");
+    return at === -1 ? [] : [text.slice(at + 1)];
+  }
+  return text.length > 2 ? [text.slice(2)] : [];
+}
+
+/** The first argument that is one of these options: a long name or its abbreviation, or a short letter in a cluster. */
+function findOption(args: Word[], long: readonly string[], short: string): Word | undefined {
+  for (const arg of args) {
+    const text = arg.text;
+    if (text === "--") return undefined;
+    if (text.startsWith("--")) {
+      const optionName = text.slice(2).split("=")[0] ?? "";
+      if (optionName !== "" && long.some((l) => l.startsWith(optionName))) return arg;
+    } else if (text.startsWith("-") && [...text.slice(1)].some((letter) => short.includes(letter))) {
+      return arg;
+    }
+  }
+  return undefined;
+}
+
+function cdInside(args: Word[], places: Places): Judged {
   const target = args[0];
   if (args.length !== 1 || !target?.literal || target.text.startsWith("-")) return { never: "it changes to a directory not named plainly" };
-  // Read as bash reads it without CDPATH (which a person exports rarely, and scripts break under).
-  const reached = cwds.map((cwd) => resolve(cwd, target.text));
-  if (reached.some((dir) => !insideProject(dir, place))) return { never: `cd ${target.text} may leave the project` };
-  cwds.push(...reached);
+  // Read as bash reads it without CDPATH, which the tool environment leaves out.
+  if (!places.cd(target.text)) return { never: `cd ${target.text} may leave the project or enter a protected directory` };
   return { key: [] };
 }
 
-function writesInside(redirect: Redirect, cwds: string[], place: CommandPlace): boolean {
-  const target = redirect.target;
-  if (redirect.op === ">&" || redirect.op === "<&") {
-    if (/^([0-9]+|-)$/.test(target.text)) return true;
-    if (redirect.op === "<&") return false;
-  } else if (!WRITES.has(redirect.op)) {
-    return true;
-  }
-  if (!target.literal) return false;
-  if (HARMLESS_TARGETS.has(target.text)) return true;
-  return cwds.every((cwd) => {
-    const path = resolve(cwd, target.text);
-    return insideProject(path, place) && !place.isProtected(path) && !place.isProtected(place.realPath(path));
-  });
+/** Whether a program a runner starts can run anything (a shell, an interpreter, a wrapper). */
+function runsAnything(program: string): boolean {
+  const name = basename(program).toLowerCase();
+  return NEVER.has(name) || INTERPRETERS.has(name) || PROGRAM_RUNNERS.has(name);
 }
 
-function insideProject(path: string, place: CommandPlace): boolean {
-  return isInside(path, place.root) && isInside(place.realPath(path), place.realPath(place.root));
+function looksLikeFile(text: string): boolean {
+  return text.includes("/") || /\.[A-Za-z0-9]+$/.test(text);
 }

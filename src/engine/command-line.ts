@@ -1,3 +1,5 @@
+import { joinContinuations } from "./continuations.ts";
+
 /**
  * Reads a bash command line far enough to say which simple commands it runs, with what words and
  * redirections. It does not run or expand anything: it is for judging a line before it runs, so
@@ -39,8 +41,10 @@ const REDIRECTS: readonly RedirectOp[] = ["&>>", "&>", "<<<", "<<-", "<<", "<>",
 
 /** Parses a command line as bash would read it. */
 export function parseCommandLine(line: string): ParsedLine {
+  const joined = joinContinuations(line);
+  if ("unreadable" in joined) return { kind: "unreadable", why: joined.unreadable };
   try {
-    return new Reader(line).read();
+    return new Reader(joined.text).read();
   } catch (error) {
     if (error instanceof Stop) return error.result;
     throw error;
@@ -65,8 +69,6 @@ class Reader {
       const c = s[this.i] ?? "";
       if (BLANK.has(c)) {
         this.i++;
-      } else if (s.startsWith("\\\n", this.i)) {
-        this.i += 2;
       } else if (c === "\n") {
         this.i++;
         this.end();
@@ -129,6 +131,8 @@ class Reader {
     this.i += op.length;
     while (BLANK.has(s[this.i] ?? "")) this.i++;
     if (this.i >= s.length || META.has(s[this.i] ?? "")) unreadable(`${op} without a target`);
+    // bash reads a # here as a comment, leaving the redirection without its target.
+    if (s[this.i] === "#") unreadable(`${op} followed by a comment`);
     const target = this.readWord();
     if (op === "<<" || op === "<<-") {
       this.heredocs.push({ delimiter: target.text, quoted: target.quoted, stripTabs: op === "<<-" });
@@ -164,7 +168,7 @@ class Reader {
       if (META.has(c)) break;
       if (c === "\\") {
         quoted = true;
-        if (s[this.i + 1] !== "\n") text += s[this.i + 1] ?? "";
+        text += s[this.i + 1] ?? "";
         this.i += 2;
       } else if (c === "'") {
         quoted = true;
@@ -181,8 +185,8 @@ class Reader {
         substitutes();
       } else if (c === "$") {
         const dollar = this.readDollar(false);
-        text += dollar;
-        if (dollar !== "$") literal = false;
+        text += dollar.text;
+        literal &&= dollar.literal;
       } else {
         if ("*?[{".includes(c) || (c === "~" && this.i === first)) literal = false;
         text += c;
@@ -205,16 +209,15 @@ class Reader {
       }
       if (c === "\\") {
         const next = s[this.i + 1] ?? "";
-        if (next === "\n") text += "";
-        else if ("$`\"\\".includes(next)) text += next;
+        if ("$`\"\\".includes(next)) text += next;
         else text += `\\${next}`;
         this.i += 2;
       } else if (c === "`") {
         substitutes();
       } else if (c === "$") {
         const dollar = this.readDollar(true);
-        text += dollar;
-        if (dollar !== "$") literal = false;
+        text += dollar.text;
+        literal &&= dollar.literal;
       } else {
         text += c;
         this.i++;
@@ -224,7 +227,7 @@ class Reader {
   }
 
   /** A `$…` expansion, as written; substitutions stop the reading. */
-  private readDollar(inDoubleQuotes: boolean): string {
+  private readDollar(inDoubleQuotes: boolean): { text: string; literal: boolean } {
     const s = this.s;
     const next = s[this.i + 1] ?? "";
     if (next === "(" || next === "[") substitutes();
@@ -234,21 +237,22 @@ class Reader {
       // ${name} only: operators, subscripts, indirection and transformations (${x@P}) can run code.
       if (!/^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)$/.test(inner)) substitutes();
       this.i = close + 1;
-      return `\${${inner}}`;
+      return { text: `\${${inner}}`, literal: false };
     }
     if (!inDoubleQuotes && (next === "'" || next === '"')) {
       // $'…' and $"…" mean something other than their letters: never literal.
       this.i++;
       const word = next === "'" ? this.readAnsiC() : this.readDoubleQuoted().text;
-      return `$${word}`;
+      return { text: `$${word}`, literal: false };
     }
     const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!_-])/.exec(s.slice(this.i + 1));
     if (!name) {
       this.i++;
-      return "$";
+      // A $ before a quote or a backslash is where bash's reading and ours may part: never literal.
+      return { text: "$", literal: !"'\"\\".includes(next) };
     }
     this.i += 1 + (name[1]?.length ?? 0);
-    return `$${name[1]}`;
+    return { text: `$${name[1]}`, literal: false };
   }
 
   private readAnsiC(): string {

@@ -3,6 +3,7 @@ import { isProtected, type ProtectedPaths } from "../project/protected.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { isInside } from "../paths.ts";
 import { commandKeys } from "./command-keys.ts";
+import { globOnDisk, walkPath } from "./path-walk.ts";
 
 export type Action = "allow" | "ask" | "deny";
 type Rule = { permission: PermissionClass | "*"; action: Action };
@@ -66,8 +67,6 @@ export type Check = {
   protectedPaths: ProtectedPaths;
   /** Keys the person allowed for this session. */
   allowed: ReadonlySet<string>;
-  /** Where a path really leads (symlinks followed); the path itself when absent. */
-  realPath?: (path: string) => string;
 };
 
 /** Decides whether a tool call runs, asks, or is refused. */
@@ -96,11 +95,22 @@ export function decide(check: Check): Decision {
     cwd: check.cwd ?? check.root,
     root: check.root,
     isProtected: (p) => isProtected(p, check.root, check.protectedPaths),
-    realPath: check.realPath ?? ((p) => p),
+    // The disk as it is now: symlinks are followed as bash will follow them.
+    walk: walkPath,
+    glob: globOnDisk,
   });
   if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
-  return byKeys(check, missing.map(execKey), `${listed(missing)} commands, for this session`, asking);
+  return byKeys(check, missing.map(execKey), commandsLabel(missing), asking);
+}
+
+/** Programs whose subcommands run what the project's own files say (package.json, a Makefile). */
+const PROJECT_SCRIPTS = /^(npm|pnpm|yarn|bun|make|just) /;
+
+/** What "always" allows, said plainly: `npm test` runs whatever the project's script is at the time. */
+function commandsLabel(keys: string[]): string {
+  const scripts = keys.some((key) => PROJECT_SCRIPTS.test(key)) ? " (they run the project's own scripts, as those then are)" : "";
+  return `${listed(keys)} commands${scripts}, for this session`;
 }
 
 /** Allowed when the session holds every key; otherwise asks, offering the keys it lacks. */

@@ -1,5 +1,4 @@
-import { realpathSync } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import type { z } from "zod";
 import type { SessionBus } from "../bus/index.ts";
 import type { Mode } from "../config/schema.ts";
@@ -8,6 +7,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
 import { whatItDoes } from "./approval.ts";
+import { walkPath } from "./path-walk.ts";
 import { decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
@@ -57,7 +57,6 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,
-    realPath: realTarget,
   });
   const title = safeTitle(tool, input.data, ctx);
   if (decision.action === "deny") {
@@ -158,22 +157,13 @@ function describeIssues(error: z.ZodError): string {
 }
 
 /**
- * Where a path really leads: its deepest existing ancestor with symlinks resolved, and the rest
- * (not there yet) appended. A path that cannot be resolved is returned as it is.
+ * Where a path really leads, as the kernel walks it: each symlink followed where it stands, the
+ * last one too when it dangles (a write through it creates its target). A path whose links loop
+ * is returned as it is.
  */
 export function realTarget(path: string): string {
-  let existing = resolve(path);
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return join(realpathSync(existing), ...rest.reverse());
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return resolve(path);
-      rest.push(basename(existing));
-      existing = parent;
-    }
-  }
+  const absolute = isAbsolute(path) ? path : resolve(path);
+  return walkPath("/", absolute) ?? absolute;
 }
 
 /** A path shown to a person: relative to the root when inside it. */

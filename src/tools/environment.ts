@@ -4,6 +4,12 @@ import type { Config } from "../config/schema.ts";
 /** Names that say "secret": …_TOKEN, …_KEY, …_SECRET (or just TOKEN, KEY, SECRET), and anything with PASSWORD. */
 const SECRET_NAME = /(^|_)(TOKEN|KEY|SECRET)$|PASSWORD/i;
 
+/**
+ * Never passed on: CDPATH makes `cd x` land elsewhere than the approval judged, BASH_ENV and ENV
+ * make bash run a file before the command.
+ */
+const UNSAFE = new Set(["CDPATH", "BASH_ENV", "ENV"]);
+
 export function looksSecret(name: string): boolean {
   return SECRET_NAME.test(name);
 }
@@ -13,7 +19,7 @@ export function looksSecret(name: string): boolean {
  * secrets lembas knows of or can guess. Left out are the variables named like secrets, the
  * variables the connections read their keys from (`api_key_env`), and any variable whose value
  * is a connection's `api_key`, whatever its name; a variable named in `tools.env_passthrough`
- * is kept all the same, because the person said so.
+ * is kept all the same, because the person said so. CDPATH, BASH_ENV and ENV always go.
  */
 export function toolEnvironment(config: Pick<Config, "connections" | "tools">, env: Env): Record<string, string> {
   const passthrough = new Set(config.tools.env_passthrough);
@@ -22,7 +28,7 @@ export function toolEnvironment(config: Pick<Config, "connections" | "tools">, e
   const keyValues = new Set(connections.flatMap((c) => (c.api_key ? [c.api_key] : [])));
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
+    if (value === undefined || UNSAFE.has(name)) continue;
     const secret = looksSecret(name) || keyNames.has(name) || keyValues.has(value);
     if (secret && !passthrough.has(name)) continue;
     kept[name] = value;

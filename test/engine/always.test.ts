@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
 import { type EngineHarness, engineHarness, ofType, step } from "../support/engine.ts";
@@ -39,7 +39,7 @@ describe('"always" in a session', () => {
   test("cd x && npm test, allowed for the session once, runs unasked the second time", async () => {
     mkdirSync(join(h.project, "x"));
     const { asked, ran } = await run(["cd x && npm test", "cd x && npm test"], [{ outcome: "session" }]);
-    expect(asked.map((a) => a.always)).toEqual(["npm test commands, for this session"]);
+    expect(asked.map((a) => a.always)).toEqual(["npm test commands (they run the project's own scripts, as those then are), for this session"]);
     expect(ran).toEqual(["cd x && npm test", "cd x && npm test"]);
   });
 
@@ -67,5 +67,22 @@ describe('"always" in a session', () => {
   test("a line that substitutes, or writes outside the project, is never offered always", async () => {
     const { asked } = await run(["echo $(cat ~/.ssh/id_rsa)", "echo hi > /tmp/outside"], [{ outcome: "deny" }, { outcome: "deny" }]);
     expect(asked.map((a) => a.always)).toEqual([null, null]);
+  });
+
+  test("cat allowed for the session still asks before cat .env and grep -r KEY ., and offers no always for them", async () => {
+    writeFileSync(join(h.project, ".env"), "KEY=1\n");
+    writeFileSync(join(h.project, "notes.txt"), "hi\n");
+    const { asked, ran } = await run(["cat notes.txt", "cat .env", "grep -r KEY ."], [{ outcome: "session" }, { outcome: "deny" }, { outcome: "deny" }]);
+    expect(asked.map((a) => a.always)).toEqual(["cat commands, for this session", null, null]);
+    expect(ran).toEqual(["cat notes.txt"]);
+  });
+
+  test("./test.sh allowed at the root still asks before vendor/x's test.sh", async () => {
+    mkdirSync(join(h.project, "vendor", "x"), { recursive: true });
+    writeFileSync(join(h.project, "test.sh"), "");
+    writeFileSync(join(h.project, "vendor", "x", "test.sh"), "");
+    const { asked, ran } = await run(["./test.sh", "cd vendor/x && ./test.sh"], [{ outcome: "session" }, { outcome: "deny" }]);
+    expect(asked.map((a) => a.always)).toEqual(["./test.sh commands, for this session", null]);
+    expect(ran).toEqual(["./test.sh"]);
   });
 });

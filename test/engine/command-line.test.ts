@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseCommandLine, type SimpleCommand } from "../../src/engine/command-line.ts";
 
 /** A command as the table writes it: its words, then assignments and redirections where it has any. */
@@ -91,6 +94,61 @@ describe("reading a command line", () => {
   test("what cannot be read for certain is unreadable", () => {
     for (const line of ["echo 'open", 'echo "open', "f() { ls; }", "echo )", "(ls", "cat <<EOF\nno end", "case x in a) ls;; esac", "echo >", "a=(1 2)"]) {
       expect({ line, kind: parseCommandLine(line).kind }).toEqual({ line, kind: "unreadable" });
+    }
+  });
+});
+
+/** Whether real bash, running the line in an empty directory, created ./marker. */
+function bashTouches(line: string): boolean {
+  const dir = mkdtempSync(join(tmpdir(), "lembas-bash-"));
+  try {
+    Bun.spawnSync(["bash", "-c", line], { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    return existsSync(join(dir, "marker"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether the parser says the line may run touch: it names it, or cannot tell what runs. */
+function parserSeesTouch(line: string): boolean {
+  const parsed = parseCommandLine(line);
+  if (parsed.kind !== "commands") return true;
+  return parsed.commands.some((c) => c.words[0]?.text === "touch");
+}
+
+describe("a backslash-newline, removed where bash removes it", () => {
+  const lines: [string, boolean][] = [
+    ["cat <<EOF\nEO\\\nF\ntouch marker\nEOF", true],
+    ["cat <<EOF\n$\\\n(touch marker)\nEOF", true],
+    ["cat <<'EOF'\nEO\\\nF\ntouch marker\nEOF", false],
+    ["cat <<'EOF'\n$\\\n(touch marker)\nEOF", false],
+    ["cat <<E\\\nOF\nhi\nEOF\ntouch marker", true],
+    ["cat <\\\n<EOF\ntouch marker\nEOF", false],
+    ["cat <<EOF\nEO\\\\\nF\ntouch marker\nEOF", false],
+    ['echo "$\\\n(touch marker)"', true],
+    ["echo $\\\n(touch marker)", true],
+    ["echo 'a\\\n'; echo b", false],
+    ["echo a # note \\\ntouch marker", true],
+    ["echo a \\\n# note\ntouch marker", true],
+    ["to\\\nuch marker", true],
+    ["echo \"it's \\\n\" ; touch marker", true],
+    ["echo 'a\"b' \\\n touch marker", false],
+    ["echo $'a\\'' \\\n; touch marker", true],
+    ["cat <<\"E\\\nOF\"\nhi\nEOF\ntouch marker", true],
+  ];
+  for (const [line, runs] of lines) {
+    test(`${JSON.stringify(line)}: bash ${runs ? "runs" : "does not run"} touch, and the parser agrees`, () => {
+      expect(bashTouches(line)).toBe(runs);
+      expect(parserSeesTouch(line)).toBe(runs);
+    });
+  }
+
+  test("a $ before a quote or a backslash is not literal: $\\+newline+'…' is $'…' to bash", () => {
+    const parsed = parseCommandLine("echo hi > $\\\n'\\x2e\\x2e/pwG'");
+    expect(parsed.kind === "commands" && parsed.commands[0]?.redirects[0]?.target.literal).toBe(false);
+    for (const line of ['echo "$\'"', "echo $\\x", 'echo $"x"']) {
+      const words = parseCommandLine(line);
+      expect({ line, literal: words.kind === "commands" && words.commands[0]?.words[1]?.literal }).toEqual({ line, literal: false });
     }
   });
 });

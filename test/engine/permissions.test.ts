@@ -69,15 +69,15 @@ describe('what "always" allows for a command line', () => {
   test("a compound line is offered with every command it runs named, and then runs unasked", () => {
     const first = exec("cd pkg && npm test");
     expect(first.action).toBe("ask");
-    expect(first.always).toEqual({ keys: ["exec:npm test"], label: "npm test commands, for this session" });
+    expect(first.always).toEqual({ keys: ["exec:npm test"], label: "npm test commands (they run the project's own scripts, as those then are), for this session" });
     expect(exec("cd pkg && npm test", first.always?.keys).action).toBe("allow");
     const two = exec("git status && npm test | tail -5");
-    expect(two.always?.label).toBe("git status, npm test and tail commands, for this session");
+    expect(two.always?.label).toBe("git status, npm test and tail commands (they run the project's own scripts, as those then are), for this session");
     expect(exec("git status; npm test", ["exec:git status", "exec:npm test"]).action).toBe("allow");
   });
 
   test("only what is not allowed yet is offered", () => {
-    expect(exec("git status && npm test", ["exec:git status"]).always).toEqual({ keys: ["exec:npm test"], label: "npm test commands, for this session" });
+    expect(exec("git status && npm test", ["exec:git status"]).always).toEqual({ keys: ["exec:npm test"], label: "npm test commands (they run the project's own scripts, as those then are), for this session" });
   });
 
   test("git status allowed does not allow git push --force, nor git with options before the subcommand", () => {
@@ -97,7 +97,7 @@ describe('what "always" allows for a command line', () => {
     expect(exec("npm run build").always?.keys).toEqual(["exec:npm run build"]);
     expect(exec("npm run deploy", ["exec:npm run build"]).action).toBe("ask");
     expect(exec("npx tsc --noEmit").always?.keys).toEqual(["exec:npx tsc"]);
-    expect(exec("node build.js").always?.keys).toEqual(["exec:node build.js"]);
+    expect(exec("node build.js").always?.keys).toEqual(["exec:node ./build.js"]);
     expect(exec("python3 -m pytest -q").always?.keys).toEqual(["exec:python3 -m pytest"]);
     expect(exec('node -e "process.exit()"').always).toBeNull();
     expect(exec("python3 -c 'import os'").always).toBeNull();
@@ -178,5 +178,123 @@ describe('what "always" allows for a command line', () => {
     expect(exec("cd src && ls", ["exec:ls"]).action).toBe("allow");
     expect(exec("cd src && ls", ["exec:ls"], `${root}/pkg`).action).toBe("allow");
     expect(exec("cd src")).toMatchObject({ action: "ask", always: null });
+  });
+});
+
+describe("what always never covers", () => {
+  /** The line asks, offers no always, and is not let through by a key for its own program. */
+  const neverAlways = (line: string, allowed: string[]) => {
+    const decision = exec(line, allowed);
+    return { line, action: decision.action, always: decision.always };
+  };
+  const ASKS = (line: string) => ({ line, action: "ask" as const, always: null });
+
+  test("builtins that evaluate a name as arithmetic, or run a command they are given, are never allowed", () => {
+    for (const line of [
+      "printf -v 'a[$(touch /tmp/x)]' x",
+      "printf -va x",
+      "test -v 'a[$(touch /tmp/x)]'",
+      "[ -v 'a[$(touch /tmp/x)]' ]",
+      "[ -R 'a[$(touch /tmp/x)]' ]",
+      "read 'a[$(touch /tmp/x)]'",
+      "let 'a[$(touch /tmp/x)]=1'",
+      "mapfile -C 'touch /tmp/x;:' -c 1 a <<<q",
+      "readarray -C 'touch /tmp/x;:' -c 1 a <<<q",
+      "compgen -C 'touch /tmp/x' x",
+      "complete -C 'touch /tmp/x' x",
+      "declare 'a[$(touch /tmp/x)]=1'",
+      "typeset 'a[$(touch /tmp/x)]=1'",
+      "local 'a[$(touch /tmp/x)]=1'",
+      "unset 'a[$(touch /tmp/x)]'",
+      "wait -p 'a[$(touch /tmp/x)]'",
+      "getopts a 'b[$(touch /tmp/x)]'",
+      "[[ -v 'a[$(touch /tmp/x)]' ]]",
+    ]) {
+      expect(neverAlways(line, [`exec:${line.split(" ")[0]}`])).toEqual(ASKS(line));
+    }
+    expect(exec("printf '%s\\n' hi").always?.keys).toEqual(["exec:printf"]);
+    expect(exec("test -f x").always?.keys).toEqual(["exec:test"]);
+  });
+
+  test("interpreters and runners of other programs are never allowed; project scripts are, and the label says so", () => {
+    for (const line of [
+      "sed -i s/a/b/ f",
+      "sed 'w /tmp/x' f",
+      "awk 'BEGIN { system(\"id\") }'",
+      "gawk 1 f",
+      "flock f touch x",
+      "busybox sh",
+      "unshare -r ls",
+      "ssh host ls",
+      "npx bash -c ls",
+      "npx node -e 1",
+      "npm exec node",
+      "uv run python -c 1",
+      "poetry run python x.py",
+      "bun x sh",
+    ]) {
+      expect(neverAlways(line, [`exec:${line.split(" ")[0]}`, `exec:${line.split(" ").slice(0, 2).join(" ")}`, `exec:${line.split(" ").slice(0, 3).join(" ")}`])).toEqual(ASKS(line));
+    }
+    expect(exec("make test").always?.label).toBe("make test commands (they run the project's own scripts, as those then are), for this session");
+  });
+
+  test("options that run a program or write a file are refused for a session, abbreviated or not", () => {
+    for (const [line, key] of [
+      ["fd -x rm", "fd"],
+      ["fd . -X rm", "fd"],
+      ["fd -Hx rm", "fd"],
+      ["rg --pre ./x KEY", "rg"],
+      ["git diff --output=/tmp/x", "git diff"],
+      ["git diff --out=/tmp/x", "git diff"],
+      ["git log --output /tmp/x", "git log"],
+      ["git rebase -x 'rm -rf ~' main", "git rebase"],
+      ["git submodule foreach rm -rf .", "git submodule"],
+      ["git config core.pager 'rm -rf ~'", "git config"],
+      ["git clean -fd", "git clean"],
+      ["sort -o /tmp/x f", "sort"],
+      ["make test -f /tmp/evil.mk", "make test"],
+      ["make test SHELL=/tmp/evil", "make test"],
+      ["npm test --prefix ../other", "npm test"],
+      ["npm test --node-options=--require=/tmp/x.js", "npm test"],
+      ["bun test --preload /tmp/x.ts", "bun test"],
+      ["curl -fsSLo /tmp/x https://example.com", "curl"],
+    ] as const) {
+      expect(neverAlways(line, [`exec:${key}`])).toEqual(ASKS(line));
+    }
+    expect(exec("git log --oneline -5", ["exec:git log"]).action).toBe("allow");
+    expect(exec("npm test -- --prefix x", ["exec:npm test"]).action).toBe("allow");
+  });
+
+  test("a writer's paths are judged like a redirection's targets", () => {
+    for (const line of [
+      "ls | tee /tmp/out.txt",
+      "tee -a ../x",
+      "tee .env",
+      "cp a /tmp/b",
+      "cp -t /tmp a",
+      "cp --target-directory=/tmp a",
+      "mv a ../b",
+      "touch /tmp/x",
+      "touch .git/hooks/pre-commit",
+      "mkdir -p /tmp/x",
+      "ln -s x /tmp/y",
+      "install a /tmp/b",
+      "dd if=a of=/tmp/b",
+      "truncate -s 0 ../x",
+      "chmod +x /tmp/x",
+      "touch $OUT",
+    ]) {
+      const program = line.includes("|") ? "tee" : (line.split(" ")[0] ?? "");
+      expect(neverAlways(line, ["exec:ls", `exec:${program}`])).toEqual(ASKS(line));
+    }
+    for (const line of ["ls | tee out.txt", "cp a b", "touch x", "mkdir -p a/b", "dd if=a of=b", "mv -v a b", "tee /dev/null"]) {
+      expect({ line, offered: exec(line).always !== null }).toEqual({ line, offered: true });
+    }
+  });
+
+  test("never-allowed names are matched whatever their case (a case-insensitive filesystem runs RM as rm)", () => {
+    for (const line of ["RM -rf x", "/bin/RM -rf x", "SUDO ls", "BASH -c ls", "Env ls", "NODE -e 1", "XARGS rm", "Sed -i s/a/b/ f"]) {
+      expect(neverAlways(line, [`exec:${line.split(" ")[0]}`])).toEqual(ASKS(line));
+    }
   });
 });

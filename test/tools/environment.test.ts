@@ -24,6 +24,12 @@ describe("toolEnvironment", () => {
     const env = { PATH: "/bin", LOCAL_CRED: "c", COPY_OF_KEY: "sk-inline", COPY: "sk-inline", GITHUB_TOKEN: "gh", NPM_TOKEN: "npm", UNSET: undefined };
     expect(toolEnvironment(config, env)).toEqual({ PATH: "/bin", COPY: "sk-inline", GITHUB_TOKEN: "gh" });
   });
+
+  test("CDPATH, BASH_ENV and ENV are left out, even when env_passthrough names them: cd and bash's start-up would follow them", () => {
+    const config = Config.parse({ tools: { env_passthrough: ["BASH_ENV"] } });
+    const env = { PATH: "/bin", CDPATH: "/tmp", BASH_ENV: "/tmp/run-me.sh", ENV: "/tmp/run-me.sh", HOME: "/home/p" };
+    expect(toolEnvironment(config, env)).toEqual({ PATH: "/bin", HOME: "/home/p" });
+  });
 });
 
 describe("tools.env_passthrough in config.yaml", () => {

@@ -1,0 +1,142 @@
+import { join, relative, resolve } from "node:path";
+import { isInside } from "../paths.ts";
+import type { Word } from "./command-line.ts";
+
+/** Where a line runs, and how to judge the paths it names. */
+export type CommandPlace = {
+  cwd: string;
+  root: string;
+  /** Whether an absolute path is protected (the project's protected paths). */
+  isProtected(path: string): boolean;
+  /** Where `written` leads from the directory `from` as the kernel walks it (see walkPath); null when it cannot be told. */
+  walk(from: string, written: string): string | null;
+  /** The absolute paths a glob matches from `dir` now; null when there are too many to judge. */
+  glob(dir: string, pattern: string): string[] | null;
+};
+
+/** A directory the line may be in: as bash's $PWD says (what `cd ..` starts from) and as it is on disk. */
+type Dir = { logical: string; physical: string };
+
+/** Files a redirection or a writer may write to anywhere. */
+const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
+
+/**
+ * Every directory a line may be in at one point (a cd may fail, or run in a pipeline's subshell,
+ * so every directory seen so far stays possible), and the judgement of paths written there.
+ */
+export class Places {
+  private readonly dirs: Dir[];
+
+  private constructor(
+    private readonly place: CommandPlace,
+    private readonly realRoot: string,
+    start: Dir,
+  ) {
+    this.dirs = [start];
+  }
+
+  static of(place: CommandPlace): Places | null {
+    const physical = place.walk("/", place.cwd);
+    if (physical === null) return null;
+    return new Places(place, place.walk("/", place.root) ?? place.root, { logical: place.cwd, physical });
+  }
+
+  /** Where a written path leads from each directory; null when one walk cannot be told. */
+  private reach(written: string): string[] | null {
+    const reached: string[] = [];
+    for (const dir of this.dirs) {
+      const path = this.place.walk(dir.physical, written);
+      if (path === null) return null;
+      reached.push(path);
+    }
+    return reached;
+  }
+
+  /** A real path as the same path under the root as written (what protected rules are judged on); null when outside. */
+  private inProject(real: string): string | null {
+    return isInside(real, this.realRoot) ? join(this.place.root, relative(this.realRoot, real)) : null;
+  }
+
+  private guarded(real: string): boolean {
+    return this.place.isProtected(this.inProject(real) ?? real);
+  }
+
+  /** Whether a written path, read the plain way from each directory, names a protected path. */
+  private guardedAsWritten(written: string): boolean {
+    return this.dirs.some((dir) => this.place.isProtected(resolve(dir.logical, written)));
+  }
+
+  /** Whether writing to this path, from every directory the line may be in, stays in the project and off protected paths. */
+  writable(written: string): boolean {
+    if (HARMLESS_TARGETS.has(written)) return true;
+    const reached = this.reach(written);
+    if (reached === null || this.guardedAsWritten(written)) return false;
+    return reached.every((path) => this.inProject(path) !== null && !this.guarded(path));
+  }
+
+  /** Whether a word is, or may be, a protected path (a literal in any of its path-like parts, a glob by what it matches). */
+  mayNameProtected(word: Word): boolean {
+    if (!word.literal) return this.globMayNameProtected(word.text);
+    return pathsIn(word.text).some((written) => {
+      const reached = this.reach(written);
+      return reached === null || this.guardedAsWritten(written) || reached.some((path) => this.guarded(path));
+    });
+  }
+
+  private globMayNameProtected(pattern: string): boolean {
+    // A variable, a ~ or a brace may become any path at all.
+    if (/[$~{`]/.test(pattern)) return true;
+    if (this.guardedAsWritten(pattern)) return true;
+    return this.dirs.some((dir) => {
+      const matches = this.place.glob(dir.physical, pattern);
+      return matches === null || matches.some((path) => this.guarded(this.place.walk("/", path) ?? path));
+    });
+  }
+
+  /**
+   * A file the line runs (`./test.sh`, `node build.js`), named by where it is: `./` and its path in
+   * the project, or its absolute path outside it. Null when it depends on the directory the line is in.
+   */
+  fileKey(written: string): string | null {
+    const reached = this.reach(written);
+    if (reached === null || new Set(reached).size !== 1) return null;
+    const path = reached[0] ?? "";
+    const inside = this.inProject(path);
+    if (inside === null) return path;
+    const rel = relative(this.place.root, inside);
+    return rel === "" ? "." : `./${rel}`;
+  }
+
+  /**
+   * A cd to a plainly named directory: true, and its possible ends added, when it stays in the
+   * project. bash resolves the name against $PWD first (so `link/..` is `.`), and falls back to
+   * the name as the kernel walks it; both are taken.
+   */
+  cd(written: string): boolean {
+    const next: Dir[] = [];
+    for (const dir of this.dirs) {
+      const logical = resolve(dir.logical, written);
+      const canonical = this.place.walk("/", logical);
+      const walked = this.place.walk(dir.physical, written);
+      if (canonical === null || walked === null) return false;
+      next.push({ logical, physical: canonical }, { logical: walked, physical: walked });
+    }
+    if (next.some((dir) => this.inProject(dir.physical) === null || this.guarded(dir.physical))) return false;
+    for (const dir of next) {
+      if (!this.dirs.some((d) => d.logical === dir.logical && d.physical === dir.physical)) this.dirs.push(dir);
+    }
+    return true;
+  }
+}
+
+/** The parts of a word that may be paths: the word, what follows `=`, `:` or `@`, and a short option's value. */
+function pathsIn(text: string): string[] {
+  const parts = [text];
+  for (const mark of ["=", ":"]) {
+    const at = text.indexOf(mark);
+    if (at !== -1) parts.push(text.slice(at + 1));
+  }
+  if (text.startsWith("@")) parts.push(text.slice(1));
+  if (/^-[^-]/.test(text)) parts.push(text.slice(2));
+  return parts.filter((part) => part !== "");
+}
