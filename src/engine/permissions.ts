@@ -3,7 +3,8 @@ import { isProtected, type ProtectedPaths } from "../project/protected.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { isInside } from "../paths.ts";
 import { commandKeys } from "./command-keys.ts";
-import { globOnDisk, walkPath } from "./path-walk.ts";
+import { walkPath } from "../real-path.ts";
+import { globOnDisk } from "./disk-glob.ts";
 
 export type Action = "allow" | "ask" | "deny";
 type Rule = { permission: PermissionClass | "*"; action: Action };

@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import type { z } from "zod";
 import type { SessionBus } from "../bus/index.ts";
 import type { Mode } from "../config/schema.ts";
@@ -7,7 +7,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
 import { whatItDoes } from "./approval.ts";
-import { walkPath } from "./path-walk.ts";
+import { realPath } from "../real-path.ts";
 import { decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
@@ -45,7 +45,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
   const paths = tool.paths?.(input.data, ctx) ?? [];
   // A path is judged as written and as it really is: a symlink inside the project may point out of
   // it, or at a protected file.
-  const judged = [...new Set(paths.flatMap((p) => [p, realTarget(p)]))];
+  const judged = [...new Set(paths.flatMap((p) => [p, realPath(p)]))];
   const command = typeof (input.data as { command?: unknown }).command === "string" ? (input.data as { command: string }).command : undefined;
   const decision = decide({
     mode: deps.mode,
@@ -156,15 +156,6 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-/**
- * Where a path really leads, as the kernel walks it: each symlink followed where it stands, the
- * last one too when it dangles (a write through it creates its target). A path whose links loop
- * is returned as it is.
- */
-export function realTarget(path: string): string {
-  const absolute = isAbsolute(path) ? path : resolve(path);
-  return walkPath("/", absolute) ?? absolute;
-}
 
 /** A path shown to a person: relative to the root when inside it. */
 export function shownPath(path: string, root: string): string {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decide } from "../../src/engine/permissions.ts";
-import { realTarget } from "../../src/engine/tool-runner.ts";
+import { realPath } from "../../src/real-path.ts";
 import { protectedPaths } from "../../src/project/protected.ts";
 
 /** A project on disk with a directory outside it, for what only the disk can tell. */
@@ -55,10 +55,10 @@ describe("redirections through symlinks, judged as bash walks them", () => {
     expect(existsSync(join(outside, "newfile"))).toBe(true);
   });
 
-  test("realTarget follows a dangling symlink to where a write would land", () => {
-    expect(realTarget(join(root, "dangle"))).toBe(join(outside, "newfile"));
-    expect(realTarget(`${root}/link/../escaped`)).toBe(join(outside, "escaped"));
-    expect(realTarget(join(root, "src", "new.ts"))).toBe(join(root, "src", "new.ts"));
+  test("realPath follows a dangling symlink to where a write would land", () => {
+    expect(realPath(join(root, "dangle"))).toBe(join(outside, "newfile"));
+    expect(realPath(`${root}/link/../escaped`)).toBe(join(outside, "escaped"));
+    expect(realPath(join(root, "src", "new.ts"))).toBe(join(root, "src", "new.ts"));
   });
 
   test("cd link/.. may end outside (bash falls back to the walk through the link), so it asks; a plain cd and write are fine", () => {
