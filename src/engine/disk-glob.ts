@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, join } from "node:path";
+import { isAbsolute } from "node:path";
 
 /** Matches beyond this many are not judged one by one: the glob is taken to match anything. */
 const MAX_GLOB_MATCHES = 2_000;
