@@ -154,6 +154,7 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
 });
 
 const asRoot = process.getuid?.() === 0;
+const python = Bun.which("python3");
 if (bwrap && !asRoot) console.warn("SKIPPED: the sandbox tests for root need to run as root");
 
 describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the sandbox apart", () => {
@@ -169,6 +170,20 @@ describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the san
     const result = await run(bashTool, { command: `cat /proc/1/root${state}/lembas.db /proc/self/root${state}/lembas.db` }, ctx);
     expect(result.output).not.toContain("the-device-token");
     expect(result.output).toContain(`cat: /proc/1/root${state}/lembas.db: No such file or directory`);
+  });
+
+  test.skipIf(!python)("a file handle taken outside is refused inside (open_by_handle_at reaches past any mount)", async () => {
+    const { ctx, state, dir } = sandboxed();
+    const script = join(dir, "handle.py");
+    writeFileSync(script, HANDLE_PY);
+    const handle = Bun.spawnSync([python ?? "", script, "get", join(state, "lembas.db")]).stdout.toString().trim();
+    if (!/^\d+ [0-9a-f]+$/.test(handle)) {
+      console.warn("SKIPPED in part: the temp dir's filesystem gives no file handles, so there is nothing to refuse");
+      return;
+    }
+    const result = await run(bashTool, { command: `python3 ${script} open ${handle}` }, ctx);
+    expect(result.output).not.toContain("the-device-token");
+    expect(result.output).toContain("refused: Operation not permitted");
   });
 
   test("/proc/sys and /sys are read-only (a core_pattern or uevent helper would run outside), /dev has no disks", async () => {
@@ -191,6 +206,26 @@ describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the san
     expect(readFileSync(join(root, "theirs.txt"), "utf8")).toBe("theirs\nmore\n");
   });
 });
+
+/** `get PATH` prints a file's handle; `open TYPE HEX` opens the file by it and prints what it reads. */
+const HANDLE_PY = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+class Handle(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint), ("type", ctypes.c_int), ("bytes", ctypes.c_ubyte * 128)]
+h = Handle()
+if sys.argv[1] == "get":
+    h.size = 128
+    mount = ctypes.c_int()
+    if libc.name_to_handle_at(-100, sys.argv[2].encode(), ctypes.byref(h), ctypes.byref(mount), 0) != 0: sys.exit("no handle")
+    print(h.type, bytes(h.bytes[:h.size]).hex())
+else:
+    data = bytes.fromhex(sys.argv[3])
+    h.size, h.type = len(data), int(sys.argv[2])
+    ctypes.memmove(h.bytes, data, len(data))
+    fd = libc.open_by_handle_at(os.open("/", os.O_RDONLY), ctypes.byref(h), os.O_RDONLY)
+    print(os.read(fd, 100).decode() if fd >= 0 else "refused: " + os.strerror(ctypes.get_errno()))
+`;
 
 /** A file under /sys/kernel that root may write to outside the sandbox, if this kernel has one. */
 function writableSysFile(): string | null {
