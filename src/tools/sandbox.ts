@@ -99,7 +99,7 @@ export type Host = { root: boolean; devices: readonly string[] };
  * What root keeps in the sandbox: enough to work on files that are not its own and to use low
  * ports as it would outside. Not CAP_SYS_ADMIN (unmounting the tmpfs), not CAP_DAC_READ_SEARCH
  * (open_by_handle_at reaches a file past any mount), not CAP_MKNOD (a disk's device node), not
- * CAP_NET_RAW (reading lembas's traffic on the loopback), not CAP_SYS_PTRACE.
+ * CAP_NET_RAW (reading lembas's traffic on the loopback).
  */
 const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_NET_BIND_SERVICE"];
 
