@@ -160,12 +160,11 @@ function checkShells(env: Env): Finding {
 function checkSandbox(env: Env, stateDir: string): Finding {
   const label = "sandbox for the tools' commands";
   const found = findSandbox(env.PATH === undefined ? {} : { PATH: env.PATH });
+  if (found.kind === "sandbox-exec") return ok(`${label}: sandbox-exec, which keeps them out of the config and state dirs`);
   if (found.kind !== "none") {
-    return ok(
-      found.kind === "bwrap"
-        ? `${label}: bwrap (${found.path}), which hides the config and state dirs and the lembas process from them`
-        : `${label}: sandbox-exec, which keeps them out of the config and state dirs`,
-    );
+    // Root's commands cannot mount or reach the disks there; whoever wonders why is told here.
+    const root = process.getuid?.() === 0 ? ", and runs root's commands without the capabilities that would undo that" : "";
+    return ok(`${label}: bwrap (${found.path}), which hides the config and state dirs and the lembas process from them${root}`);
   }
   const text = `${label}: none (${found.why}), so a command the model runs can read the device tokens in ${stateDir}`;
   if (found.broken) return fix(text, "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu, an AppArmor profile for bwrap)");

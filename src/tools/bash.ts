@@ -48,6 +48,9 @@ export const bashTool = defineTool({
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     const progress = new ProgressBatcher((text) => ctx.progress(text));
     const plan = planFor(ctx.commands.hidden, ctx.root);
+    const unsandboxed = plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null;
+    // The live output is where the person watching sees it; the result is where the model does.
+    if (unsandboxed) progress.push(`${unsandboxed}\n`);
     try {
       const run = await ctx.aroundCommand(() =>
         runCommand(input.command, {
@@ -60,7 +63,7 @@ export const bashTool = defineTool({
         }),
       );
       progress.flush();
-      return toResult(run, timeoutMs, plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null);
+      return toResult(run, timeoutMs, unsandboxed);
     } catch (error) {
       progress.flush();
       return fail(`The command could not be run: ${error instanceof Error ? error.message : String(error)}`);

@@ -2,13 +2,14 @@
  * The sandbox a tool's command runs in, so that it cannot read what lembas keeps from it: the
  * config dir and the state dir (the database with the device tokens, the control socket) are
  * hidden, and the lembas process itself is out of sight. Everything else stays as it is: the
- * filesystem read-write, the network, the same user.
+ * filesystem read-write, the network, the same user (root too, without the capabilities that
+ * would take the sandbox apart).
  *
  * Linux: bubblewrap (`bwrap`) with a tmpfs over each hidden dir and a PID namespace of its own
  * with a fresh /proc (so /proc/<lembas pid>/fd and /environ are not there). macOS: sandbox-exec
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import { sep } from "node:path";
 
 export type SandboxTool = { kind: "bwrap" | "sandbox-exec"; path: string };
@@ -19,7 +20,7 @@ export type Found = SandboxTool | { kind: "none"; why: string; broken: boolean }
 /** How one command runs: wrapped in a sandbox, or as it is (and why). */
 export type Plan =
   | { kind: "bwrap" | "sandbox-exec"; argv(command: string[], cwd: string): string[] }
-  /** `fallback`: a sandbox is there but could not be used for this command, which the person is told once. */
+  /** `fallback`: a sandbox is there but cannot start, which the person is told once. */
   | { kind: "none"; why: string; fallback: boolean };
 
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -57,56 +58,98 @@ function tried(tool: SandboxTool): Found {
 }
 
 /**
- * How a command in the project at ROOT runs with the dirs in HIDDEN out of its reach. A hidden
- * dir inside the project (or the project inside one) cannot be hidden without hiding part of
- * the project, so the command then runs without the sandbox.
+ * How a command in the project at ROOT runs with the dirs in HIDDEN out of its reach. A hidden dir
+ * inside the project is hidden all the same (the command sees it empty); a project inside a hidden
+ * dir stays in sight, the rest of that dir does not.
  */
 export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox()): Plan {
   const dirs = existing(hidden);
   if (dirs.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
   if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: tool.broken };
-  const project = real(root);
-  const inside = dirs.find((dir) => within(dir, project));
-  if (inside) return { kind: "none", why: `${inside} is inside the project ${project}, so it cannot be hidden from its commands`, fallback: true };
-  const holder = dirs.find((dir) => within(project, dir));
-  if (holder) return { kind: "none", why: `the project ${project} is inside ${holder}, which the sandbox would hide`, fallback: true };
-  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, dirs, command, cwd) };
+  const view = layers(dirs, real(root));
+  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd) };
 }
 
-function wrap(tool: SandboxTool, hidden: readonly string[], command: string[], cwd: string): string[] {
-  if (tool.kind === "sandbox-exec") return [tool.path, "-p", seatbeltProfile(hidden), ...command];
+/** One step of what the command sees, in order: a dir hidden, or the project put back in sight. */
+export type Layer = { hide: string } | { keep: string };
+
+/** The hidden dirs that hold the project go first, then the project back, then the other hidden dirs. */
+export function layers(hidden: readonly string[], project: string): Layer[] {
+  const holders = hidden.filter((dir) => within(project, dir)).sort((a, b) => a.length - b.length);
+  const others = hidden.filter((dir) => !within(project, dir));
+  if (holders.length === 0) return others.map((dir) => ({ hide: dir }));
+  return [...holders.map((dir) => ({ hide: dir })), { keep: project }, ...others.map((dir) => ({ hide: dir }))];
+}
+
+function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd: string): string[] {
+  if (tool.kind === "sandbox-exec") return [tool.path, "-p", seatbeltProfile(view), ...command];
   // bwrap's PID 1 keeps stdin, stdout and stderr open until the last process of the sandbox ends,
   // so a background process would hold the output open even when it writes elsewhere. The output
   // goes in as fd 3 (which PID 1 closes) and becomes the command's stdout again inside; bwrap's
   // own stdout is /dev/null, its stderr (its own errors) stays.
   const outside = ["/bin/sh", "-c", 'exec 3>&1 >/dev/null; exec "$@"', "sh"];
   const inside = ["/bin/sh", "-c", 'exec 1>&3 3>&-; exec "$@"', "sh"];
-  return [...outside, tool.path, ...bwrapArgs(hidden, cwd), ...inside, ...command];
+  return [...outside, tool.path, ...bwrapArgs(view, cwd), ...inside, ...command];
 }
 
+/** What bwrap needs to know of the machine: whether lembas runs as root, and which devices to pass. */
+export type Host = { root: boolean; devices: readonly string[] };
+
 /**
- * bwrap's arguments: the filesystem as it is (read-write, devices too), a tmpfs over each hidden
- * dir, a PID namespace with its own /proc. Not --die-with-parent: bwrap dies of the SIGTERM a
- * stopped command's group gets, which would SIGKILL the command at once, with no grace period.
- * Not --new-session: the command stays in the process group lembas stops it by.
+ * What root keeps in the sandbox: enough to work on files that are not its own and to use low
+ * ports as it would outside. Not CAP_SYS_ADMIN (unmounting the tmpfs), not CAP_DAC_READ_SEARCH
+ * (open_by_handle_at reaches a file past any mount), not CAP_MKNOD (a disk's device node), not
+ * CAP_NET_RAW (reading lembas's traffic on the loopback).
  */
-export function bwrapArgs(hidden: readonly string[], cwd: string): string[] {
+const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_NET_BIND_SERVICE"];
+
+/**
+ * bwrap's arguments: the filesystem as it is (read-write), a fresh /dev with the host's shared
+ * memory and GPUs but no disks, a tmpfs over each hidden dir (the project bound back where it is
+ * inside one), a PID namespace with its own /proc, and no capabilities. For root, /sys and
+ * /proc/sys are read-only too: root may write there without any capability, and a core_pattern
+ * or a uevent helper runs a program outside the sandbox. Not --die-with-parent: bwrap dies of the
+ * SIGTERM a stopped command's group gets, which would SIGKILL the command at once, with no grace
+ * period. Not --new-session: the command stays in the process group lembas stops it by.
+ */
+export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost()): string[] {
   return [
     "--bind", "/", "/",
-    "--dev-bind", "/dev", "/dev",
-    ...hidden.flatMap((dir) => ["--tmpfs", dir]),
+    ...(host.root ? ["--ro-bind-try", "/sys", "/sys"] : []),
+    "--dev", "/dev",
+    "--bind-try", "/dev/shm", "/dev/shm",
+    ...host.devices.flatMap((path) => ["--dev-bind-try", path, path]),
+    ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : ["--bind", layer.keep, layer.keep])),
     "--unshare-pid",
     "--proc", "/proc",
+    ...(host.root ? ["--ro-bind-try", "/proc/sys", "/proc/sys"] : []),
+    "--cap-drop", "ALL",
+    ...(host.root ? ROOT_CAPS.flatMap((cap) => ["--cap-add", cap]) : []),
     "--chdir", cwd,
     "--",
   ];
 }
 
-/** sandbox-exec's profile: everything allowed but reading or writing under the hidden dirs. */
-export function seatbeltProfile(hidden: readonly string[]): string {
-  const lines = ["(version 1)", "(allow default)"];
-  if (hidden.length > 0) lines.push(`(deny file-read* file-write* ${hidden.map((dir) => `(subpath ${sbplString(dir)})`).join(" ")})`);
-  return lines.join("\n");
+/** GPUs (CUDA, OpenCL, Vulkan) and KVM (emulators) work in the sandbox as outside; they are no way to a file. */
+function thisHost(): Host {
+  const nvidia = safeList("/dev").filter((name) => name.startsWith("nvidia")).map((name) => `/dev/${name}`);
+  return { root: process.getuid?.() === 0, devices: ["/dev/dri", "/dev/kvm", ...nvidia] };
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** sandbox-exec's profile: everything allowed but reading or writing under the hidden dirs (the last rule that matches wins). */
+export function seatbeltProfile(view: readonly Layer[]): string {
+  const rules = view.map((layer) =>
+    "hide" in layer ? `(deny file-read* file-write* (subpath ${sbplString(layer.hide)}))` : `(allow file-read* file-write* (subpath ${sbplString(layer.keep)}))`,
+  );
+  return ["(version 1)", "(allow default)", ...rules].join("\n");
 }
 
 function sbplString(text: string): string {
@@ -115,11 +158,11 @@ function sbplString(text: string): string {
 
 const said = new Set<string>();
 
-/** The sentence for a command run without the sandbox, the first time only (per reason and process). */
+/** The sentence for commands run without the sandbox, the first time only (per reason and process). */
 export function sayOnce(why: string): string | null {
   if (said.has(why)) return null;
   said.add(why);
-  return `This command ran without the sandbox (${why}): commands can read lembas's config and state dirs.`;
+  return `Commands run without the sandbox (${why}): they can read lembas's config and state dirs, the device tokens too.`;
 }
 
 /** The dirs that exist, by their real paths (a mount point must exist, and macOS's /tmp is a symlink). */

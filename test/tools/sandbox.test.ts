@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
-import { findSandbox, planFor, seatbeltProfile } from "../../src/tools/sandbox.ts";
+import { bwrapArgs, findSandbox, layers, planFor, seatbeltProfile } from "../../src/tools/sandbox.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -117,22 +117,131 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
     expect(pidsWith(marker).length).toBe(1);
     for (const pid of pidsWith(marker)) process.kill(pid, "SIGKILL");
   });
-});
 
-describe("when the command runs without the sandbox", () => {
-  test.skipIf(!bwrap)("a state dir inside the project is not hidden (that would hide part of the project), and that is said once", async () => {
+  test("a project holding the state dir (a session rooted at ~) is sandboxed: the dir is empty to its commands, the rest of the project is not", async () => {
     const root = tempDir();
-    const state = join(root, ".state");
-    mkdirSync(state);
-    writeFileSync(join(state, "lembas.db"), "db");
+    const state = join(root, ".local", "state", "lembas");
+    mkdirSync(state, { recursive: true });
+    writeFileSync(join(state, "lembas.db"), "the-device-token");
+    writeFileSync(join(root, "notes.txt"), "mine\n");
     const { ctx } = makeContext({ root, hidden: [state] });
-    const first = await run(bashTool, { command: "cat .state/lembas.db" }, ctx);
-    expect(first.output).toBe(
-      `db\n\nThis command ran without the sandbox (${state} is inside the project ${root}, so it cannot be hidden from its commands): commands can read lembas's config and state dirs.`,
-    );
-    expect((await run(bashTool, { command: "cat .state/lembas.db" }, ctx)).output).toBe("db");
+    const result = await run(bashTool, { command: "cat .local/state/lembas/lembas.db; ls -A .local/state/lembas; cat notes.txt" }, ctx);
+    expect(result.output).toBe(`cat: .local/state/lembas/lembas.db: No such file or directory\nmine`);
   });
 
+  test("a project inside the state dir is read and written as ever, while the rest of the state dir stays hidden", async () => {
+    const state = tempDir();
+    const root = join(state, "worktrees", "p");
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(state, "lembas.db"), "the-device-token");
+    writeFileSync(join(root, "a.txt"), "in the project\n");
+    const { ctx } = makeContext({ root, hidden: [state] });
+    const result = await run(bashTool, { command: `cat a.txt; echo made > b.txt; cat ${state}/lembas.db; ls -A ${state}` }, ctx);
+    expect(result.output).toBe(`in the project\ncat: ${state}/lembas.db: No such file or directory\nworktrees`);
+    expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("made\n");
+  });
+
+  test("a state dir given through a symlink, with a trailing slash, is hidden by its real path and by the given one", async () => {
+    const dir = tempDir();
+    const state = join(dir, "real-state");
+    mkdirSync(state);
+    writeFileSync(join(state, "lembas.db"), "the-device-token");
+    symlinkSync(state, join(dir, "link"));
+    const { ctx } = makeContext({ root: tempDir(), hidden: [`${join(dir, "link")}/`] });
+    const result = await run(bashTool, { command: `cat ${dir}/link/lembas.db ${state}/lembas.db 2>&1 | grep -c 'No such file'` }, ctx);
+    expect(result.output).toBe("2");
+  });
+});
+
+const asRoot = process.getuid?.() === 0;
+const python = Bun.which("python3");
+if (bwrap && !asRoot) console.warn("SKIPPED: the sandbox tests for root need to run as root");
+
+describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the sandbox apart", () => {
+  test("unmounting the hidden dir is refused, so the database stays out of reach", async () => {
+    const { ctx, state } = sandboxed();
+    const result = await run(bashTool, { command: `umount ${state}; umount -l ${state}; cat ${state}/lembas.db` }, ctx);
+    expect(result.output).not.toContain("the-device-token");
+    expect(result.output).toContain(`cat: ${state}/lembas.db: No such file or directory`);
+  });
+
+  test("nor is the database reached through /proc/1/root or /proc/self/root", async () => {
+    const { ctx, state } = sandboxed();
+    const result = await run(bashTool, { command: `cat /proc/1/root${state}/lembas.db /proc/self/root${state}/lembas.db` }, ctx);
+    expect(result.output).not.toContain("the-device-token");
+    expect(result.output).toContain(`cat: /proc/1/root${state}/lembas.db: No such file or directory`);
+  });
+
+  test.skipIf(!python)("a file handle taken outside is refused inside (open_by_handle_at reaches past any mount)", async () => {
+    const { ctx, state, dir } = sandboxed();
+    const script = join(dir, "handle.py");
+    writeFileSync(script, HANDLE_PY);
+    const handle = Bun.spawnSync([python ?? "", script, "get", join(state, "lembas.db")]).stdout.toString().trim();
+    if (!/^\d+ [0-9a-f]+$/.test(handle)) {
+      console.warn("SKIPPED in part: the temp dir's filesystem gives no file handles, so there is nothing to refuse");
+      return;
+    }
+    const result = await run(bashTool, { command: `python3 ${script} open ${handle}` }, ctx);
+    expect(result.output).not.toContain("the-device-token");
+    expect(result.output).toContain("refused: Operation not permitted");
+  });
+
+  test("/proc/sys and /sys are read-only (a core_pattern or uevent helper would run outside), /dev has no disks", async () => {
+    const { ctx } = sandboxed();
+    const sysFile = writableSysFile();
+    const command = `[ -w /proc/sys/kernel/core_pattern ] && echo sysctl writable; ${sysFile ? `[ -w ${sysFile} ] && echo sysfs writable; ` : ""}ls /dev`;
+    const result = await run(bashTool, { command }, ctx);
+    expect(result.output).not.toContain("writable");
+    expect(result.output.split("\n")).toEqual(expect.arrayContaining(["null", "zero", "urandom", "shm", "pts"]));
+    expect(result.output).not.toMatch(/^(sd|vd|nvme|xvd|loop|dm-)/m);
+  });
+
+  test("root still works on files that are not its own", async () => {
+    const { ctx, root } = sandboxed();
+    writeFileSync(join(root, "theirs.txt"), "theirs\n");
+    chmodSync(join(root, "theirs.txt"), 0o644);
+    Bun.spawnSync(["chown", "65534:65534", join(root, "theirs.txt"), root]);
+    const result = await run(bashTool, { command: "echo more >> theirs.txt && touch new.txt && ls -n new.txt | awk '{print $3}'" }, ctx);
+    expect(result.output).toBe("0");
+    expect(readFileSync(join(root, "theirs.txt"), "utf8")).toBe("theirs\nmore\n");
+  });
+});
+
+/** `get PATH` prints a file's handle; `open TYPE HEX` opens the file by it and prints what it reads. */
+const HANDLE_PY = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+class Handle(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint), ("type", ctypes.c_int), ("bytes", ctypes.c_ubyte * 128)]
+h = Handle()
+if sys.argv[1] == "get":
+    h.size = 128
+    mount = ctypes.c_int()
+    if libc.name_to_handle_at(-100, sys.argv[2].encode(), ctypes.byref(h), ctypes.byref(mount), 0) != 0: sys.exit("no handle")
+    print(h.type, bytes(h.bytes[:h.size]).hex())
+else:
+    data = bytes.fromhex(sys.argv[3])
+    h.size, h.type = len(data), int(sys.argv[2])
+    ctypes.memmove(h.bytes, data, len(data))
+    fd = libc.open_by_handle_at(os.open("/", os.O_RDONLY), ctypes.byref(h), os.O_RDONLY)
+    print(os.read(fd, 100).decode() if fd >= 0 else "refused: " + os.strerror(ctypes.get_errno()))
+`;
+
+/** A file under /sys/kernel that root may write to outside the sandbox, if this kernel has one. */
+function writableSysFile(): string | null {
+  for (const name of ["uevent_helper", "mm/transparent_hugepage/enabled", "mm/ksm/run", "profiling"]) {
+    const path = `/sys/kernel/${name}`;
+    try {
+      accessSync(path, constants.W_OK);
+      return path;
+    } catch {
+      // not on this kernel, or not writable here
+    }
+  }
+  return null;
+}
+
+describe("when the command runs without the sandbox", () => {
   test("a bwrap that cannot start (no user namespaces) is found broken, and commands run without it", async () => {
     const bin = tempDir();
     writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n");
@@ -141,6 +250,28 @@ describe("when the command runs without the sandbox", () => {
     expect(broken).toEqual({ kind: "none", why: "bwrap could not start a sandbox (bwrap: No permissions to create new namespace)", broken: true });
     const state = tempDir();
     expect(planFor([state], tempDir(), broken)).toEqual({ kind: "none", why: broken.kind === "none" ? broken.why : "", fallback: true });
+  });
+
+  test("where bwrap cannot start, the first command's live output and its result say so, for the person and the model", async () => {
+    const bin = tempDir();
+    writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n");
+    chmodSync(join(bin, "bwrap"), 0o755);
+    const state = tempDir();
+    writeFileSync(join(state, "lembas.db"), "db");
+    const script = [
+      `import { bashTool } from ${JSON.stringify(join(import.meta.dir, "../../src/tools/bash.ts"))};`,
+      `import { makeContext, run } from ${JSON.stringify(join(import.meta.dir, "context.ts"))};`,
+      `const { ctx, rec } = makeContext({ hidden: [${JSON.stringify(state)}] });`,
+      `const first = await run(bashTool, { command: "cat ${state}/lembas.db" }, ctx);`,
+      `const second = await run(bashTool, { command: "echo again" }, ctx);`,
+      "console.log(JSON.stringify({ first: first.output, second: second.output, progress: rec.progress.join('') }));",
+    ].join("\n");
+    const proc = Bun.spawnSync([process.execPath, "-e", script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ""}` } });
+    const seen = JSON.parse(proc.stdout.toString()) as { first: string; second: string; progress: string };
+    const said = "Commands run without the sandbox (bwrap could not start a sandbox (bwrap: No permissions to create new namespace)): they can read lembas's config and state dirs, the device tokens too.";
+    expect(seen.first).toBe(`db\n\n${said}`);
+    expect(seen.progress).toStartWith(`${said}\n`);
+    expect(seen.second).toBe("again");
   });
 
   test("no bwrap at all: no sandbox, nothing said per command (lembas doctor says it)", () => {
@@ -155,22 +286,56 @@ describe("when the command runs without the sandbox", () => {
   });
 });
 
+describe("what the command sees, in order", () => {
+  test("the hidden dirs that hold the project go first, then the project is put back, then the other hidden dirs", () => {
+    expect(layers(["/s", "/p/.cfg"], "/p")).toEqual([{ hide: "/s" }, { hide: "/p/.cfg" }]);
+    expect(layers(["/h/.local/state/lembas", "/h/.local/state"], "/h/.local/state/lembas/wt/p")).toEqual([
+      { hide: "/h/.local/state" },
+      { hide: "/h/.local/state/lembas" },
+      { keep: "/h/.local/state/lembas/wt/p" },
+    ]);
+  });
+
+  test("bwrap binds the project back after the tmpfs over the dir that holds it; root gets no capability that unmounts", () => {
+    const args = bwrapArgs([{ hide: "/s" }, { keep: "/s/p" }], "/s/p", { root: true, devices: [] });
+    expect(args.join(" ")).toContain("--tmpfs /s --bind /s/p /s/p");
+    expect(args.join(" ")).toContain("--dev /dev");
+    expect(args).not.toContain("--dev-bind");
+    expect(args.join(" ")).toContain("--cap-drop ALL");
+    expect(args).not.toContain("CAP_SYS_ADMIN");
+    expect(args).not.toContain("CAP_DAC_READ_SEARCH");
+    expect(bwrapArgs([], "/", { root: false, devices: [] })).not.toContain("--cap-add");
+  });
+});
+
 describe("macOS: the sandbox-exec profile", () => {
   test("allows everything but reading or writing under the hidden dirs, quoting them as SBPL strings", () => {
-    expect(seatbeltProfile(["/Users/me/.config/lembas", '/Users/me/odd "dir"\\x'])).toBe(
+    expect(seatbeltProfile([{ hide: "/Users/me/.config/lembas" }, { hide: '/Users/me/odd "dir"\\x' }])).toBe(
       [
         "(version 1)",
         "(allow default)",
-        '(deny file-read* file-write* (subpath "/Users/me/.config/lembas") (subpath "/Users/me/odd \\"dir\\"\\\\x"))',
+        '(deny file-read* file-write* (subpath "/Users/me/.config/lembas"))',
+        '(deny file-read* file-write* (subpath "/Users/me/odd \\"dir\\"\\\\x"))',
       ].join("\n"),
     );
     expect(seatbeltProfile([])).toBe("(version 1)\n(allow default)");
+  });
+
+  test("a project inside a hidden dir is allowed again after that dir is denied", () => {
+    expect(seatbeltProfile(layers(["/Users/me/.local/state/lembas"], "/Users/me/.local/state/lembas/p"))).toBe(
+      [
+        "(version 1)",
+        "(allow default)",
+        '(deny file-read* file-write* (subpath "/Users/me/.local/state/lembas"))',
+        '(allow file-read* file-write* (subpath "/Users/me/.local/state/lembas/p"))',
+      ].join("\n"),
+    );
   });
 
   test("sandbox-exec wraps the command with that profile", () => {
     const state = tempDir();
     const plan = planFor([state], tempDir(), { kind: "sandbox-exec", path: "/usr/bin/sandbox-exec" });
     if (plan.kind === "none") throw new Error(plan.why);
-    expect(plan.argv(["/bin/bash", "-c", "ls"], "/p")).toEqual(["/usr/bin/sandbox-exec", "-p", seatbeltProfile([state]), "/bin/bash", "-c", "ls"]);
+    expect(plan.argv(["/bin/bash", "-c", "ls"], "/p")).toEqual(["/usr/bin/sandbox-exec", "-p", seatbeltProfile([{ hide: state }]), "/bin/bash", "-c", "ls"]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openDb } from "../../src/store/db.ts";
 import { saveLogin } from "../../src/store/logins.ts";
 import { findSandbox } from "../../src/tools/sandbox.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
@@ -80,6 +81,8 @@ describe.skipIf(sandbox.kind !== "bwrap")("the device token is out of the bash t
       `ls /proc/${process.pid}/fd >/dev/null 2>&1; echo "fds: $?"`,
       `cat /proc/${process.pid}/environ >/dev/null 2>&1; echo "environ: $?"`,
       `ls /proc | grep -cx ${process.pid}`,
+      `umount ${stateDir} 2>/dev/null; cat ${stateDir}/lembas.db /proc/1/root${stateDir}/lembas.db 2>/dev/null; echo "unmounted: $?"`,
+      `ls -l /proc/self/fd/ | grep -c lembas.db`,
       "echo written > made.txt && cat made.txt",
       `cat ${outside}; rm ${outside}`,
     ].join("\n");
@@ -91,7 +94,33 @@ describe.skipIf(sandbox.kind !== "bwrap")("the device token is out of the bash t
     expect(seen).toContain(`cat: ${stateDir}/lembas.db: No such file or directory\ndb: 1`);
     expect(seen).toContain("dirs: 0");
     expect(seen).not.toContain("config.yaml");
-    expect(seen).toContain("fds: 2\nenviron: 1\n0\nwritten\nread from outside");
+    expect(seen).toContain("fds: 2\nenviron: 1\n0\nunmounted: 1\n0\nwritten\nread from outside");
     expect(readFileSync(join(h.project, "made.txt"), "utf8")).toBe("written\n");
+  });
+});
+
+describe.skipIf(sandbox.kind !== "bwrap")("the state dir is hidden however it is given and wherever the session is", () => {
+  test("a LEMBAS_STATE_DIR through a symlink, with a trailing slash, in a session rooted at a dir holding it", async () => {
+    const model = await startModel();
+    const box = projectSandbox(model.url);
+    try {
+      const real = join(box.dir, "real-state");
+      mkdirSync(box.stateDir, { recursive: true });
+      renameSync(box.stateDir, real);
+      symlinkSync(real, box.stateDir);
+      const db = openDb(join(real, "lembas.db"));
+      saveLogin(db, { name: "work", url: "https://lembas.example", token: "the-device-token-value", protocols: [1] });
+      db.close();
+      const command = `cat state/lembas.db real-state/lembas.db ${real}/lembas.db 2>&1 | grep -c 'No such file'; ls -A real-state | wc -l`;
+      model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "done" }));
+      const result = await runLembas(box, ["run", "--mode", "auto", "look"], { cwd: box.dir, env: { LEMBAS_STATE_DIR: `${box.stateDir}/` } });
+      expect(result.code).toBe(0);
+      const seen = lastToolResult(model);
+      expect(seen).not.toContain("the-device-token-value");
+      expect(seen).toBe("3\n0");
+    } finally {
+      await model.close();
+      box.cleanup();
+    }
   });
 });
