@@ -49,6 +49,27 @@ export function commandKeys(line: string, place: CommandPlace): CommandKeys {
   return { keys };
 }
 
+/**
+ * What makes even auto mode ask before a line: a word that plainly names a protected path, or a
+ * redirection that plainly writes outside the project or to a protected path. A line that cannot
+ * be read for certain is left to the mode: auto runs it (the sandbox keeps lembas's own secrets).
+ */
+export function plainConcern(line: string, place: CommandPlace): string | null {
+  const parsed = parseCommandLine(line);
+  if (parsed.kind !== "commands") return null;
+  const places = Places.of(place);
+  if (!places) return null;
+  for (const command of parsed.commands) {
+    const named = command.words.find((word) => places.plainlyNamesProtected(word));
+    if (named) return `${named.text} is a protected path`;
+    const write = command.redirects.find((r) => WRITES.has(r.op) && r.target.literal && !places.writable(r.target.text));
+    if (write) return `it writes to ${write.target.text}, outside the project or a protected path`;
+    const [program, target] = command.words;
+    if (program?.literal && program.text === "cd" && target?.literal) places.cd(target.text);
+  }
+  return null;
+}
+
 function redirectFine(redirect: Redirect, places: Places): boolean {
   const target = redirect.target;
   if (redirect.op === "<<" || redirect.op === "<<-" || redirect.op === "<<<") return true;

@@ -83,6 +83,20 @@ export class Places {
     });
   }
 
+  /**
+   * Whether a word plainly names a protected path: a literal (any of its path-like parts, as
+   * written or where it leads), or a glob without variables whose matches now include one.
+   * Unlike mayNameProtected, what cannot be told (a variable, a walk that fails) does not count.
+   */
+  plainlyNamesProtected(word: Word): boolean {
+    if (!word.literal) {
+      if (/[$~{`]/.test(word.text)) return false;
+      if (this.guardedAsWritten(word.text)) return true;
+      return this.dirs.some((dir) => (this.place.glob(dir.physical, word.text) ?? []).some((path) => this.guarded(this.place.walk("/", path) ?? path)));
+    }
+    return pathsIn(word.text).some((written) => this.guardedAsWritten(written) || (this.reach(written) ?? []).some((path) => this.guarded(path)));
+  }
+
   private globMayNameProtected(pattern: string): boolean {
     // A variable, a ~ or a brace may become any path at all.
     if (/[$~{`]/.test(pattern)) return true;

@@ -2,7 +2,7 @@ import type { Mode } from "../config/schema.ts";
 import { isProtected, type ProtectedPaths } from "../project/protected.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { isInside } from "../paths.ts";
-import { commandKeys } from "./command-keys.ts";
+import { type CommandPlace, commandKeys, plainConcern } from "./command-keys.ts";
 import { walkPath } from "../real-path.ts";
 import { globOnDisk } from "./disk-glob.ts";
 
@@ -88,21 +88,30 @@ export function decide(check: Check): Decision {
       always: { keys: [key], label: `${describe(check.permission)} outside the project, for this session` },
     };
   }
-  if (base === "allow") return { action: "allow", reason: `${check.mode} mode`, always: null };
+  if (base === "allow") {
+    const concern = check.permission === "exec" ? plainConcern(check.command ?? "", commandPlace(check)) : null;
+    // A protected path or a write outside the project asks in every mode, a command's too.
+    if (concern) return { action: "ask", reason: concern, always: null };
+    return { action: "allow", reason: `${check.mode} mode`, always: null };
+  }
   const asking = `${check.mode} mode asks before ${describe(check.permission)}`;
   if (check.permission === "write") return byKeys(check, [WRITE_KEY], "file changes in the project, for this session", asking);
   if (check.permission !== "exec") return { action: "ask", reason: asking, always: null };
-  const judged = commandKeys(check.command ?? "", {
-    cwd: check.cwd ?? check.root,
-    root: check.root,
-    isProtected: (p) => isProtected(p, check.root, check.protectedPaths),
-    // The disk as it is now: symlinks are followed as bash will follow them.
-    walk: walkPath,
-    glob: globOnDisk,
-  });
+  const judged = commandKeys(check.command ?? "", commandPlace(check));
   if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
   return byKeys(check, missing.map(execKey), commandsLabel(missing), asking);
+}
+
+/** Where a command line runs, and how its paths are judged: the disk as it is now, symlinks followed as bash will. */
+function commandPlace(check: Check): CommandPlace {
+  return {
+    cwd: check.cwd ?? check.root,
+    root: check.root,
+    isProtected: (p) => isProtected(p, check.root, check.protectedPaths),
+    walk: walkPath,
+    glob: globOnDisk,
+  };
 }
 
 /** Programs whose subcommands run what the project's own files say (package.json, a Makefile). */

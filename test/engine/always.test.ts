@@ -71,6 +71,7 @@ describe('"always" in a session', () => {
 
   test("cat allowed for the session still asks before cat .env and grep -r KEY ., and offers no always for them", async () => {
     writeFileSync(join(h.project, ".env"), "KEY=1\n");
+    mkdirSync(join(h.project, "sub"));
     writeFileSync(join(h.project, "notes.txt"), "hi\n");
     const { asked, ran } = await run(["cat notes.txt", "cat .env", "grep -r KEY ."], [{ outcome: "session" }, { outcome: "deny" }, { outcome: "deny" }]);
     expect(asked.map((a) => a.always)).toEqual(["cat commands, for this session", null, null]);
@@ -84,5 +85,29 @@ describe('"always" in a session', () => {
     const { asked, ran } = await run(["./test.sh", "cd vendor/x && ./test.sh"], [{ outcome: "session" }, { outcome: "deny" }]);
     expect(asked.map((a) => a.always)).toEqual(["./test.sh commands, for this session", null]);
     expect(ran).toEqual(["./test.sh"]);
+  });
+});
+
+describe("auto mode still asks before a protected path or a write outside the project", () => {
+  const auto = async (commands: string[], answers: PermissionDecision[]) => {
+    h.model.push(...commands.map((command) => step({ toolCalls: [{ name: "bash", arguments: { command } }] })), step({ text: "ok" }));
+    const session = await h.session({ mode: "auto" });
+    const who = person(answers);
+    session.interaction = who;
+    await session.prompt({ text: "go" });
+    const ran = ofType(h.events(session), "tool_start").map((e) => (e.args as { command: string }).command);
+    return { asked: who.asked, ran };
+  };
+
+  test("cat .env, a glob that matches it, and a redirect outside ask; plain commands and unknowable words run", async () => {
+    writeFileSync(join(h.project, ".env"), "KEY=1\n");
+    mkdirSync(join(h.project, "sub"));
+    const { asked, ran } = await auto(
+      ["cat .env", "cat .env*", "echo hi > /tmp/lembas-auto-outside", "cd sub && cat ../.env", "ls", "echo $HOME", "echo ok > inside.txt"],
+      [],
+    );
+    expect(asked.map((a) => (a.rawInput as { command: string }).command)).toEqual(["cat .env", "cat .env*", "echo hi > /tmp/lembas-auto-outside", "cd sub && cat ../.env"]);
+    expect(asked.every((a) => a.always === null)).toBe(true);
+    expect(ran).toEqual(["ls", "echo $HOME", "echo ok > inside.txt"]);
   });
 });

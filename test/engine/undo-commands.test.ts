@@ -1,3 +1,4 @@
+import { approveAll } from "../../src/engine/interaction.ts";
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -48,6 +49,7 @@ test("a command's change to a git-ignored file is undone", async () => {
     step({ text: "done" }),
   );
   const session = await h.session({ mode: "auto" });
+  session.interaction = approveAll(); // rm .env asks even in auto mode: the person allows it
   await session.prompt({ text: "build" });
   expect(readFileSync(join(h.project, "build", "out.txt"), "utf8")).toBe("rebuilt\n");
 

@@ -1,3 +1,4 @@
+import { approveAll } from "../../src/engine/interaction.ts";
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -87,6 +88,8 @@ describe.skipIf(sandbox.kind !== "bwrap")("the device token is out of the bash t
       `cat ${outside}; rm ${outside}`,
     ].join("\n");
     const session = await h.session({ mode: "auto" });
+    // The command names the state dir, so even auto mode asks: the person says yes, and the sandbox is what stops it.
+    session.interaction = approveAll();
     h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "done" }));
     await session.prompt({ text: "look" });
     const seen = lastToolResult(h.model);
@@ -113,7 +116,7 @@ describe.skipIf(sandbox.kind !== "bwrap")("the state dir is hidden however it is
       db.close();
       const command = `cat state/lembas.db real-state/lembas.db ${real}/lembas.db 2>&1 | grep -c 'No such file'; ls -A real-state | wc -l`;
       model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "done" }));
-      const result = await runLembas(box, ["run", "--mode", "auto", "look"], { cwd: box.dir, env: { LEMBAS_STATE_DIR: `${box.stateDir}/` } });
+      const result = await runLembas(box, ["run", "--mode", "auto", "--yes", "look"], { cwd: box.dir, env: { LEMBAS_STATE_DIR: `${box.stateDir}/` } });
       expect(result.code).toBe(0);
       const seen = lastToolResult(model);
       expect(seen).not.toContain("the-device-token-value");
