@@ -501,6 +501,7 @@ export class Session {
           interaction: this.interaction ?? nobody("nobody can approve it in this session"),
           signal,
           context: (callId) => this.toolContext(callId, signal, undo, model),
+          afterExecute: () => undo.afterTool(),
         });
         this.append({ role: "tool", body: undo.annotate(result), turnId });
       }
@@ -591,6 +592,7 @@ export class Session {
       commands: { env: toolEnvironment(this.deps.config, process.env), hidden: [this.deps.paths.configDir, this.deps.paths.stateDir] },
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
+      afterChange: (path) => undo.afterChange(path),
       aroundCommand: (run) => undo.aroundCommand(run, callId),
       markRead: (path, content) => {
         this.reads.mark(path, content);

@@ -40,7 +40,7 @@ export type Undone = Restored & { prompt: string };
  * (ProjectFiles). What a command changed that neither holds is said in the command's result.
  */
 export class TurnUndo {
-  /** Paths the edit tools named whose stamp waits for the tool to have written. */
+  /** Paths the edit tools named and have not stamped yet (they stamp right after writing). */
   private readonly unstamped = new Set<string>();
   private readonly notes = new Map<string, string>();
 
@@ -89,21 +89,34 @@ export class TurnUndo {
     return { ...result, output: `${result.output}\n\n${note}` };
   }
 
-  /**
-   * At the turn's end: the last files the edit tools wrote are stamped. A stamp that cannot be
-   * taken is left out, and undo then leaves that file alone (the safe side).
-   */
+  /** Right after an edit tool wrote the path: what the person saves later must not count as the turn's. */
+  afterChange(path: string): void {
+    this.unstamped.delete(path);
+    this.stampSafely(path);
+  }
+
+  /** When a tool returns: whatever it named and did not stamp itself is stamped now. */
+  afterTool(): void {
+    this.stampPending();
+  }
+
+  /** At the turn's end, as a last resort (a tool that threw between naming a file and returning). */
   finish(): void {
-    try {
-      this.stampPending();
-    } catch {
-      this.unstamped.clear();
-    }
+    this.stampPending();
   }
 
   private stampPending(): void {
-    for (const path of this.unstamped) recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+    for (const path of this.unstamped) this.stampSafely(path);
     this.unstamped.clear();
+  }
+
+  /** A stamp that cannot be taken is left out, and undo then leaves that file alone (the safe side). */
+  private stampSafely(path: string): void {
+    try {
+      recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+    } catch {
+      // left unstamped on purpose
+    }
   }
 
   /** The command's result stands whatever happens here: a failure to record is said beside it. */
