@@ -248,7 +248,11 @@ export class Session {
     try {
       result = { turnId, stopReason: "end_turn", ...named, meta: await run() };
     } catch (error) {
-      if (!(error instanceof UserError)) throw error;
+      if (!(error instanceof UserError)) {
+        // Stored as done all the same: a turn left running would be taken for one cut short.
+        this.turns.finish(turnId, { turnId, stopReason: "end_turn", ...named, error: errorMessage(error) });
+        throw error;
+      }
       result = { turnId, stopReason: "end_turn", ...named, error: error.message };
     } finally {
       this.bus.emit({ type: "task", state: "end", turnId, stopReason: "end_turn" });

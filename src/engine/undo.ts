@@ -1,20 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import {
-  forgetPreImages,
-  hasPreImage,
-  type PreImage,
-  preImagesOf,
-  readPreImage,
-  recordPreImage,
-  recordStamp,
-  sameStamp,
-  stampOf,
-  trimPreImages,
-  UNDO_MAX_FILE,
-} from "../store/undo.ts";
+import { hasPreImage, type PreImage, readPreImage, recordPreImage, recordStamp, stampOf, trimPreImages, UNDO_MAX_FILE } from "../store/undo.ts";
 import { readBlobs } from "./git-index.ts";
 import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, ProjectFiles } from "./project-files.ts";
 import type { ToolResultRecord } from "./records.ts";
@@ -24,11 +12,7 @@ const NOTE_PATHS = 20;
 /** The most earlier content read from git at once. */
 const BATCH_BYTES = 64 * 1024 * 1024;
 
-/** A file undo did not touch, and why. */
-export type Skipped = { path: string; why: string };
-export type Restored = { files: string[]; skipped: Skipped[] };
-/** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
-export type Undone = Restored & { prompt: string };
+export { type Restored, restoreTurn, type Skipped, type Undone } from "./undo-restore.ts";
 
 /**
  * Keeps, for one turn, each file's content from before the turn first changed it: files the edit
@@ -201,44 +185,6 @@ function preImageOf(path: string, change: Change, blob: Uint8Array | null): PreI
       ? `its earlier content was not kept: not clean in git, and larger than ${CACHE_MAX_FILE / 1024} KiB`
       : `its earlier content was not kept: not clean in git, and past the ${CACHE_MAX_BYTES / 1024 / 1024} MiB kept of other files`;
   return { path, existed: true, content: null, mode, missing: why };
-}
-
-/**
- * Puts back every file the turn changed, byte for byte, and deletes the files it created, but only
- * files still as the turn left them: one changed since (by the person, by another program) is left
- * alone and said, as is one whose earlier content was not kept.
- */
-export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string): Restored {
-  const files: string[] = [];
-  const skipped: Skipped[] = [];
-  for (const image of preImagesOf(db, sessionId, turnId)) {
-    const shown = relative(root, image.path) || image.path;
-    if (!image.stamp) {
-      skipped.push({ path: shown, why: "what the turn left in it was not recorded (the turn did not end), so it is left as it is" });
-      continue;
-    }
-    if (!sameStamp(stampOf(image.path), image.stamp)) {
-      skipped.push({ path: shown, why: "it changed after the turn (by you or another program), so it is left as it is" });
-      continue;
-    }
-    if (!image.existed) {
-      rmSync(image.path, { force: true });
-      files.push(shown);
-      continue;
-    }
-    if (image.content === null) {
-      skipped.push({ path: shown, why: `its content from before the turn was not kept: ${image.missing ?? "unknown"}` });
-      continue;
-    }
-    mkdirSync(dirname(image.path), { recursive: true });
-    const temp = `${image.path}.lembas-undo-${process.pid}`;
-    writeFileSync(temp, image.content);
-    if (image.mode !== null) chmodSync(temp, image.mode);
-    renameSync(temp, image.path);
-    files.push(shown);
-  }
-  forgetPreImages(db, sessionId, turnId);
-  return { files, skipped };
 }
 
 /** Projects followed in this process; the least recently used goes past this many. */

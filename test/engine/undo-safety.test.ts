@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type EngineHarness, engineHarness, step } from "../support/engine.ts";
 
@@ -25,4 +25,29 @@ test("the person's edit saved after the write tool, while the model still answer
   const undone = session.undo();
   expect(readFileSync(join(h.project, "a.txt"), "utf8")).toBe("the person's edit, saved in their editor\n");
   expect(undone?.skipped.map((s) => s.path)).toEqual(["a.txt"]);
+});
+
+test("a file a command replaced with a directory: undo answers, says why, restores the rest and leaves no temp file", async () => {
+  writeFileSync(join(h.project, "out"), "a file\n");
+  writeFileSync(join(h.project, "zz.txt"), "zz\n");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo changed > zz.txt && rm out && mkdir out && echo x > out/x" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "dir" });
+  const undone = session.undo();
+  expect(undone?.files).toContain("zz.txt");
+  expect(undone?.skipped.find((s) => s.path === "out")?.why).toContain("directory");
+  expect(readFileSync(join(h.project, "zz.txt"), "utf8")).toBe("zz\n");
+  expect(existsSync(join(h.project, "out"))).toBe(true);
+  expect(readdirSync(h.project).filter((n) => n.includes("lembas-undo"))).toEqual([]);
+});
+
+test("/undo as an action answers even when a file cannot be restored, and the turn is done", async () => {
+  writeFileSync(join(h.project, "out"), "a file\n");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "rm out && mkdir out" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "dir" });
+  const answer = await session.action("turn_undo_action", () => ({ undone: session.undoNow() }), "undo");
+  expect(answer.error).toBeUndefined();
+  const turn = h.db.query("SELECT state FROM turns WHERE session_id = ? AND turn_id = ?").get(session.id, "turn_undo_action") as { state: string };
+  expect(turn.state).toBe("done");
 });

@@ -1,0 +1,68 @@
+import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, type Stats, writeFileSync } from "node:fs";
+import { dirname, relative } from "node:path";
+import { errorMessage } from "../errors.ts";
+import type { Db } from "../store/db.ts";
+import { forgetPreImages, preImagesOf, type StoredImage, sameStamp, stampOf } from "../store/undo.ts";
+
+/** A file undo did not touch, and why. */
+export type Skipped = { path: string; why: string };
+export type Restored = { files: string[]; skipped: Skipped[] };
+/** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
+export type Undone = Restored & { prompt: string };
+
+/**
+ * Puts back every file the turn changed, byte for byte, and deletes the files it created, but only
+ * files still as the turn left them: one changed since (by the person, by another program) is left
+ * alone and said, as is one whose earlier content was not kept. A file that cannot be restored is
+ * said too, and the others are restored all the same: undo always answers.
+ */
+export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string): Restored {
+  const files: string[] = [];
+  const skipped: Skipped[] = [];
+  for (const image of preImagesOf(db, sessionId, turnId)) {
+    const shown = relative(root, image.path) || image.path;
+    let why: string | null;
+    try {
+      why = restoreFile(image);
+    } catch (error) {
+      why = `it could not be restored: ${errorMessage(error)}`;
+    }
+    if (why) skipped.push({ path: shown, why });
+    else files.push(shown);
+  }
+  forgetPreImages(db, sessionId, turnId);
+  return { files, skipped };
+}
+
+/** Restores one file; null when done, else why it was left as it is. */
+function restoreFile(image: StoredImage): string | null {
+  if (!image.stamp) return "what the turn left in it was not recorded (the turn did not end), so it is left as it is";
+  if (!sameStamp(stampOf(image.path), image.stamp)) return "it changed after the turn (by you or another program), so it is left as it is";
+  const now = lstatOrNull(image.path);
+  if (now?.isDirectory()) return "it is a directory now, so it is left as it is";
+  if (!image.existed) {
+    if (image.missing) return image.missing;
+    if (now) rmSync(image.path);
+    return null;
+  }
+  if (image.content === null) return `its content from before the turn was not kept: ${image.missing ?? "unknown"}`;
+  mkdirSync(dirname(image.path), { recursive: true });
+  const temp = `${image.path}.lembas-undo-${process.pid}`;
+  try {
+    writeFileSync(temp, image.content);
+    if (image.mode !== null) chmodSync(temp, image.mode);
+    renameSync(temp, image.path);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  return null;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
