@@ -15,6 +15,7 @@ import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { forgetProjectFiles } from "./undo.ts";
+import { trashDirOf } from "./undo-trash.ts";
 
 export type EngineOptions = {
   db: Db;
@@ -158,6 +159,7 @@ export class Engine {
     }
     releaseHold(this.deps.db, id);
     rmSync(join(this.deps.paths.attachmentsDir, id), { recursive: true, force: true });
+    rmSync(trashDirOf(this.deps.paths.stateDir, id), { recursive: true, force: true });
     const root = getSession(this.deps.db, id)?.root;
     const deleted = deleteSession(this.deps.db, id);
     if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) forgetProjectFiles(root);

@@ -362,14 +362,14 @@ export class Session {
     const lastUser = messages.findLast((m) => m.role === "user" && !m.body.steer);
     if (!lastUser || lastUser.role !== "user") return null;
     const turnId = lastUser.turnId;
-    const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root) : { files: [], skipped: [] };
+    const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir) : { files: [], skipped: [] };
     deleteMessagesFrom(this.deps.db, this.id, lastUser.seq);
     this.history = null;
     if (this.row.summarySeq !== null && this.row.summarySeq >= lastUser.seq) {
       this.row = { ...this.row, summary: null, summarySeq: null };
       updateSession(this.deps.db, this.id, { summary: null, summarySeq: null });
     }
-    return { prompt: lastUser.body.display ?? lastUser.body.text, files: restored.files, skipped: restored.skipped };
+    return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
   }
 
   /** Waits for every queued turn (and the title call after the first) to end. */

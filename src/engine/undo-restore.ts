@@ -2,11 +2,13 @@ import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, type Stats, writeF
 import { dirname, relative } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
+import { UndoTrash } from "./undo-trash.ts";
 import { forgetPreImages, preImagesOf, type StoredImage, sameStamp, stampOf } from "../store/undo.ts";
 
 /** A file undo did not touch, and why. */
 export type Skipped = { path: string; why: string };
-export type Restored = { files: string[]; skipped: Skipped[] };
+/** `trash`: where what undo replaced or deleted was put first, when it replaced or deleted anything. */
+export type Restored = { files: string[]; skipped: Skipped[]; trash?: string };
 /** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
 export type Undone = Restored & { prompt: string };
 
@@ -16,14 +18,15 @@ export type Undone = Restored & { prompt: string };
  * alone and said, as is one whose earlier content was not kept. A file that cannot be restored is
  * said too, and the others are restored all the same: undo always answers.
  */
-export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string): Restored {
+export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string, stateDir: string): Restored {
   const files: string[] = [];
   const skipped: Skipped[] = [];
+  const trash = new UndoTrash(stateDir, sessionId, root);
   for (const image of preImagesOf(db, sessionId, turnId)) {
     const shown = relative(root, image.path) || image.path;
     let why: string | null;
     try {
-      why = restoreFile(image);
+      why = restoreFile(image, trash);
     } catch (error) {
       why = `it could not be restored: ${errorMessage(error)}`;
     }
@@ -31,22 +34,24 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
     else files.push(shown);
   }
   forgetPreImages(db, sessionId, turnId);
-  return { files, skipped };
+  const kept = trashSafely(trash, skipped);
+  return { files, skipped, ...(kept ? { trash: kept } : {}) };
 }
 
 /** Restores one file; null when done, else why it was left as it is. */
-function restoreFile(image: StoredImage): string | null {
+function restoreFile(image: StoredImage, trash: UndoTrash): string | null {
   if (!image.stamp) return "what the turn left in it was not recorded (the turn did not end), so it is left as it is";
   if (!sameStamp(stampOf(image.path), image.stamp)) return "it changed after the turn (by you or another program), so it is left as it is";
   const now = lstatOrNull(image.path);
   if (now?.isDirectory()) return "it is a directory now, so it is left as it is";
   if (!image.existed) {
     if (image.missing) return image.missing;
-    if (now) rmSync(image.path);
+    if (now) trash.take(image.path);
     return null;
   }
   if (image.content === null) return `its content from before the turn was not kept: ${image.missing ?? "unknown"}`;
   mkdirSync(dirname(image.path), { recursive: true });
+  if (now) trash.keep(image.path);
   const temp = `${image.path}.lembas-undo-${process.pid}`;
   try {
     writeFileSync(temp, image.content);
@@ -57,6 +62,16 @@ function restoreFile(image: StoredImage): string | null {
     throw error;
   }
   return null;
+}
+
+/** The trash is bounded after the restore; a failure there loses nothing undo did, and is said. */
+function trashSafely(trash: UndoTrash, skipped: Skipped[]): string | null {
+  try {
+    return trash.finish();
+  } catch (error) {
+    skipped.push({ path: "(undo trash)", why: `older undos' trash could not be trimmed: ${errorMessage(error)}` });
+    return null;
+  }
 }
 
 function lstatOrNull(path: string): Stats | null {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { UndoTrash } from "../../src/engine/undo-trash.ts";
 import { type EngineHarness, engineHarness, step } from "../support/engine.ts";
 
 let h: EngineHarness;
@@ -50,4 +51,50 @@ test("/undo as an action answers even when a file cannot be restored, and the tu
   expect(answer.error).toBeUndefined();
   const turn = h.db.query("SELECT state FROM turns WHERE session_id = ? AND turn_id = ?").get(session.id, "turn_undo_action") as { state: string };
   expect(turn.state).toBe("done");
+});
+
+test("what undo overwrites or deletes is put in the session's undo trash first, and the answer says where", async () => {
+  writeFileSync(join(h.project, "kept.txt"), "before\n");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo by-turn > kept.txt && echo new > made.txt" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "change" });
+  const undone = session.undo();
+  expect([...(undone?.files ?? [])].sort()).toEqual(["kept.txt", "made.txt"]);
+  const trash = undone?.trash ?? "";
+  expect(trash.startsWith(join(h.box.stateDir, "undo-trash", session.id))).toBe(true);
+  expect(readFileSync(join(trash, "kept.txt"), "utf8")).toBe("by-turn\n");
+  expect(readFileSync(join(trash, "made.txt"), "utf8")).toBe("new\n");
+  expect(readFileSync(join(h.project, "kept.txt"), "utf8")).toBe("before\n");
+  expect(existsSync(join(h.project, "made.txt"))).toBe(false);
+  await h.engine.delete(session.id);
+  expect(existsSync(join(h.box.stateDir, "undo-trash", session.id))).toBe(false);
+});
+
+test("the person's edit saved while a command runs cannot be told from the command's: undo reverts it, but keeps it in the trash", async () => {
+  writeFileSync(join(h.project, "mine.txt"), "before\n");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.6" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  const done = session.prompt({ text: "run the tests" });
+  await Bun.sleep(300);
+  writeFileSync(join(h.project, "mine.txt"), "the person's edit during the test run\n");
+  await done;
+  const undone = session.undo();
+  expect(readFileSync(join(undone?.trash ?? "", "mine.txt"), "utf8")).toBe("the person's edit during the test run\n");
+}, 30_000);
+
+test("a session's undo trash keeps the newest undos within its bound, the last one always", () => {
+  const base = join(h.box.stateDir, "trash-bound");
+  mkdirSync(join(base, "p"), { recursive: true });
+  const made: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    writeFileSync(join(base, "p", "f"), Buffer.alloc(1000, i));
+    const trash = new UndoTrash(base, "s", join(base, "p"));
+    trash.keep(join(base, "p", "f"));
+    made.push(trash.finish(2500) ?? "");
+  }
+  expect(made.map((d) => existsSync(d))).toEqual([false, true, true]);
+  const big = new UndoTrash(base, "s", join(base, "p"));
+  big.keep(join(base, "p", "f"));
+  expect(existsSync(big.finish(10) ?? "")).toBe(true);
+  expect(made.map((d) => existsSync(d))).toEqual([false, false, false]);
 });
