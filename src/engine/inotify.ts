@@ -1,7 +1,10 @@
 import { dlopen, FFIType } from "bun:ffi";
 
-/** One event inotify reported: the watch it came from, what happened, the entry's name in that directory. */
-export type WatchEvent = { wd: number; mask: number; name: string };
+/**
+ * One event inotify reported: the watch it came from, what happened, the entry's name in that
+ * directory, and the cookie that pairs a rename's MOVED_FROM with its MOVED_TO (0 otherwise).
+ */
+export type WatchEvent = { wd: number; mask: number; cookie: number; name: string };
 
 export const IN_MODIFY = 0x2;
 export const IN_ATTRIB = 0x4;
@@ -89,10 +92,11 @@ export class Inotify {
       for (let at = 0; at + 16 <= n; ) {
         const wd = view.getInt32(at, true);
         const mask = view.getUint32(at + 4, true);
+        const cookie = view.getUint32(at + 8, true);
         const len = view.getUint32(at + 12, true);
         const raw = this.buffer.subarray(at + 16, at + 16 + len);
         const end = raw.indexOf(0);
-        events.push({ wd, mask, name: Buffer.from(end < 0 ? raw : raw.subarray(0, end)).toString() });
+        events.push({ wd, mask, cookie, name: Buffer.from(end < 0 ? raw : raw.subarray(0, end)).toString() });
         at += 16 + len;
       }
     }

@@ -9,8 +9,14 @@ import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SEL
  */
 export type Seen = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; mode: number; regular: boolean };
 
-/** One path a sync found different: how it was at the last sync and how it is now (null: absent). */
-export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null };
+/**
+ * One path a sync found different: how it was at the last sync and how it is now (null: absent).
+ * `refused`: why undo must leave it alone whatever it holds.
+ */
+export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null; refused?: string };
+
+export const MOVED_IN =
+  "it was moved in from outside the project, so undo leaves it where it is (it may be the only copy)";
 
 /** The most bytes of file content kept in memory to undo commands with, per project. */
 export const CACHE_MAX_BYTES = 24 * 1024 * 1024;
@@ -95,7 +101,8 @@ export class ProjectFiles {
     const byPath = new Map<string, Change>();
     for (const change of window) {
       const first = byPath.get(change.rel);
-      byPath.set(change.rel, first ? { ...first, after: change.after } : change);
+      const refused = first?.refused ?? change.refused;
+      byPath.set(change.rel, first ? { ...first, after: change.after, ...(refused ? { refused } : {}) } : change);
     }
     return [...byPath.values()].filter((c) => c.before !== null || c.after !== null);
   }
@@ -233,7 +240,11 @@ export class ProjectFiles {
     const suspects = new Set<string>();
     const newDirs: string[] = [];
     const goneDirs: string[] = [];
-    for (const event of watch.drain()) {
+    const events = watch.drain();
+    // A rename inside the project says both halves in the same read; a MOVED_TO alone came from outside.
+    const movedFrom = new Set(events.filter((e) => e.mask & IN_MOVED_FROM).map((e) => e.cookie));
+    const movedIn = new Set<string>();
+    for (const event of events) {
       if (event.mask & IN_Q_OVERFLOW) {
         // Events were lost: compare every file, and watch what appeared meanwhile.
         return this.rescan();
@@ -247,6 +258,7 @@ export class ProjectFiles {
       if (event.name === ".git" || event.name === "") continue;
       const rel = dir ? `${dir}/${event.name}` : event.name;
       if (this.excluded.has(rel)) continue;
+      if (event.mask & IN_MOVED_TO && !movedFrom.has(event.cookie)) movedIn.add(rel);
       if (event.mask & IN_ISDIR) {
         if (event.mask & (IN_CREATE | IN_MOVED_TO)) newDirs.push(rel);
         if (event.mask & (IN_DELETE | IN_MOVED_FROM)) goneDirs.push(rel);
@@ -269,7 +281,9 @@ export class ProjectFiles {
       const after = found.get(rel) ?? statOf(join(this.base, rel));
       if (before === null && after === null) continue;
       if (before && after && sameSeen(before, after)) continue;
-      changes.push({ rel, before, after, kept: null });
+      const change: Change = { rel, before, after, kept: null };
+      if (after && underAny(rel, movedIn)) change.refused = MOVED_IN;
+      changes.push(change);
     }
     return changes;
   }
@@ -326,7 +340,15 @@ export class ProjectFiles {
   }
 }
 
-/** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
+/** Whether the path is one of `tops` or inside one of them. */
+function underAny(rel: string, tops: ReadonlySet<string>): boolean {
+  if (tops.size === 0) return false;
+  for (let at = rel.length; at > 0; at = rel.lastIndexOf("/", at - 1)) {
+    if (tops.has(rel.slice(0, at))) return true;
+  }
+  return false;
+}
+
 function realOr(path: string): string {
   try {
     return realpathSync(path);
@@ -335,6 +357,7 @@ function realOr(path: string): string {
   }
 }
 
+/** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
 export function statOf(path: string, dirs = false): Seen | null {
   try {
     const s = lstatSync(path, { bigint: true });

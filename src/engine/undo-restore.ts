@@ -40,12 +40,12 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
 
 /** Restores one file; null when done, else why it was left as it is. */
 function restoreFile(image: StoredImage, trash: UndoTrash): string | null {
+  if (image.refused) return image.refused;
   if (!image.stamp) return "what the turn left in it was not recorded (the turn did not end), so it is left as it is";
   if (!sameStamp(stampOf(image.path), image.stamp)) return "it changed after the turn (by you or another program), so it is left as it is";
   const now = lstatOrNull(image.path);
   if (now?.isDirectory()) return "it is a directory now, so it is left as it is";
   if (!image.existed) {
-    if (image.missing) return image.missing;
     if (now) trash.take(image.path);
     return null;
   }

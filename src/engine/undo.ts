@@ -137,7 +137,7 @@ export class TurnUndo {
           const sha = wanted.get(c.rel);
           const image = preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null);
           recordPreImage(this.db, this.sessionId, this.turnId, image, stampOf(path));
-          if (image.missing) lost.push(`${c.rel} (${image.missing})`);
+          if (image.missing || image.refused) lost.push(`${c.rel} (${image.missing ?? image.refused})`);
         }
         if (i < groups.length - 1) return;
         for (const c of again) {
@@ -174,6 +174,7 @@ function* batches(changes: Change[]): Generator<Change[]> {
 /** A command's pre-image of one path: absent before, or its bytes from the cache or from git. */
 function preImageOf(path: string, change: Change, blob: Uint8Array | null): PreImage {
   const before = change.before;
+  if (change.refused) return { path, existed: before !== null, content: null, mode: before ? before.mode & 0o7777 : null, refused: change.refused };
   if (!before) return { path, existed: false, content: null, mode: null };
   const mode = before.mode & 0o7777;
   if (!before.regular) return { path, existed: true, content: null, mode, missing: "it was not a regular file" };

@@ -10,9 +10,10 @@ export const UNDO_MAX_BYTES = 1024 * 1024 * 1024;
 
 /**
  * A file as it was before the turn first changed it. `content` null with `existed` means it cannot
- * be restored, and `missing` says why.
+ * be restored, and `missing` says why. `refused`: undo leaves the file alone whatever it holds, and
+ * says this sentence (a file moved in from outside the project, whose only copy it may be).
  */
-export type PreImage = { path: string; existed: boolean; content: Uint8Array | null; mode: number | null; missing?: string };
+export type PreImage = { path: string; existed: boolean; content: Uint8Array | null; mode: number | null; missing?: string; refused?: string };
 
 /** A file as the turn left it: what undo compares with before it touches the file. */
 export type Stamp = { existed: boolean; size: number | null; mtime: number | null; hash: string | null };
@@ -24,9 +25,9 @@ export type Stamp = { existed: boolean; size: number | null; mtime: number | nul
  */
 export function recordPreImage(db: Db, sessionId: string, turnId: string, image: PreImage, stamp?: Stamp): void {
   db.query(
-    `INSERT INTO undo_files (session_id, turn_id, path, existed, content, mode, missing_why, created_at,
+    `INSERT INTO undo_files (session_id, turn_id, path, existed, content, mode, missing_why, refused_why, created_at,
                              after_existed, after_size, after_mtime, after_hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   ).run(
     sessionId,
     turnId,
@@ -35,6 +36,7 @@ export function recordPreImage(db: Db, sessionId: string, turnId: string, image:
     image.content,
     image.mode,
     image.missing ?? null,
+    image.refused ?? null,
     Date.now(),
     stamp ? (stamp.existed ? 1 : 0) : null,
     stamp?.size ?? null,
@@ -103,6 +105,7 @@ type RawImage = {
   content: Uint8Array | null;
   mode: number | null;
   missing_why: string | null;
+  refused_why: string | null;
   after_existed: number | null;
   after_size: number | null;
   after_mtime: number | null;
@@ -112,7 +115,7 @@ type RawImage = {
 export function preImagesOf(db: Db, sessionId: string, turnId: string): StoredImage[] {
   return db
     .query<RawImage, [string, string]>(
-      `SELECT path, existed, content, mode, missing_why, after_existed, after_size, after_mtime, after_hash
+      `SELECT path, existed, content, mode, missing_why, refused_why, after_existed, after_size, after_mtime, after_hash
        FROM undo_files WHERE session_id = ? AND turn_id = ? ORDER BY path`,
     )
     .all(sessionId, turnId)
@@ -122,6 +125,7 @@ export function preImagesOf(db: Db, sessionId: string, turnId: string): StoredIm
       content: r.content,
       mode: r.mode,
       ...(r.missing_why ? { missing: r.missing_why } : {}),
+      ...(r.refused_why ? { refused: r.refused_why } : {}),
       stamp: r.after_existed === null ? null : { existed: r.after_existed === 1, size: r.after_size, mtime: r.after_mtime, hash: r.after_hash },
     }));
 }

@@ -98,3 +98,27 @@ test("a session's undo trash keeps the newest undos within its bound, the last o
   expect(existsSync(big.finish(10) ?? "")).toBe(true);
   expect(made.map((d) => existsSync(d))).toEqual([false, false, false]);
 });
+
+test("a file or directory a command moved in from outside the project is left where it is by undo, and said", async () => {
+  const outside = join(h.box.dir, "notes-outside.txt");
+  writeFileSync(outside, "the person's only copy\n");
+  mkdirSync(join(h.box.dir, "olddir"));
+  writeFileSync(join(h.box.dir, "olddir", "x.txt"), "another only copy\n");
+  writeFileSync(join(h.project, "inside.txt"), "moved within\n");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "true" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "warm" });
+  h.model.push(
+    step({ toolCalls: [{ name: "bash", arguments: { command: `mv ${outside} notes.txt && mv ${join(h.box.dir, "olddir")} moved-in && mv inside.txt renamed.txt` } }] }),
+    step({ text: "done" }),
+  );
+  await session.prompt({ text: "move" });
+  const undone = session.undo();
+  expect(readFileSync(join(h.project, "notes.txt"), "utf8")).toBe("the person's only copy\n");
+  expect(readFileSync(join(h.project, "moved-in", "x.txt"), "utf8")).toBe("another only copy\n");
+  expect(undone?.skipped.map((s) => s.path).sort()).toEqual(["moved-in/x.txt", "notes.txt"]);
+  expect(undone?.skipped[0]?.why).toContain("moved in from outside the project");
+  // A rename inside the project is still undone.
+  expect(readFileSync(join(h.project, "inside.txt"), "utf8")).toBe("moved within\n");
+  expect(undone?.files.sort()).toEqual(["inside.txt", "renamed.txt"]);
+});
