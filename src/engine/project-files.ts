@@ -15,6 +15,8 @@ export type Seen = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint
  */
 export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null; refused?: string };
 
+export const UNFOLLOWED =
+  "lembas was not following its directory when the command started, so what it held before is not known for sure and undo leaves it as it is";
 export const MOVED_IN =
   "it was moved in from outside the project, so undo leaves it where it is (it may be the only copy)";
 
@@ -175,6 +177,8 @@ export class ProjectFiles {
     if (this.watch && !this.dirs.has(dir)) {
       const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -1;
       if (wd >= 0) {
+        // A directory already watched under another name (moved) gets its watch back: it is this name's now.
+        this.unmap(wd);
         this.dirs.set(dir, wd);
         this.dirOf.set(wd, dir);
       } else if (statOf(abs, true)) {
@@ -212,6 +216,19 @@ export class ProjectFiles {
     this.cacheBytes = 0;
   }
 
+  /** A new inotify instance, no watches yet: the next walk makes them. */
+  private rewatch(): void {
+    this.unwatchAll();
+    this.watch = Inotify.open();
+  }
+
+  private unmap(wd: number): void {
+    const dir = this.dirOf.get(wd);
+    if (dir === undefined) return;
+    this.dirOf.delete(wd);
+    if (this.dirs.get(dir) === wd) this.dirs.delete(dir);
+  }
+
   private unwatchAll(): void {
     this.watch?.close();
     this.watch = null;
@@ -219,8 +236,12 @@ export class ProjectFiles {
     this.dirOf.clear();
   }
 
-  /** Every file's stat compared with what was seen. */
-  private rescan(): Change[] {
+  /**
+   * Every file's stat compared with what was seen. After an overflow, `watched` are the directories
+   * that were watched until then: a file elsewhere may have changed unseen before the window
+   * opened, so what was seen of it is no before-state undo can trust.
+   */
+  private rescan(watched?: ReadonlySet<string>): Change[] {
     const found = new Map<string, Seen>();
     if (!this.walk("", found)) {
       this.giveUp();
@@ -229,7 +250,10 @@ export class ProjectFiles {
     const changes: Change[] = [];
     for (const [rel, before] of this.seen) {
       const after = found.get(rel) ?? null;
-      if (!after || !sameSeen(before, after)) changes.push({ rel, before, after, kept: null });
+      if (after && sameSeen(before, after)) continue;
+      const change: Change = { rel, before, after, kept: null };
+      if (watched && !watched.has(parentOf(rel))) change.refused = UNFOLLOWED;
+      changes.push(change);
     }
     for (const [rel, after] of found) if (!this.seen.has(rel)) changes.push({ rel, before: null, after, kept: null });
     return changes;
@@ -246,12 +270,19 @@ export class ProjectFiles {
     const movedIn = new Set<string>();
     for (const event of events) {
       if (event.mask & IN_Q_OVERFLOW) {
-        // Events were lost: compare every file, and watch what appeared meanwhile.
-        return this.rescan();
+        // Events were lost, among them which directories went and came back: the watches are
+        // made again from nothing, and every file compared.
+        const watched = new Set(this.dirs.keys());
+        this.rewatch();
+        return this.rescan(watched);
       }
       const dir = this.dirOf.get(event.wd);
       if (dir === undefined) continue;
-      if (event.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+      if (event.mask & IN_IGNORED) {
+        this.unmap(event.wd);
+        continue;
+      }
+      if (event.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
         if (event.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) goneDirs.push(dir);
         continue;
       }
@@ -338,6 +369,11 @@ export class ProjectFiles {
     this.cache.delete(rel);
     this.cacheBytes -= hit.bytes.length;
   }
+}
+
+function parentOf(rel: string): string {
+  const at = rel.lastIndexOf("/");
+  return at < 0 ? "" : rel.slice(0, at);
 }
 
 /** Whether the path is one of `tops` or inside one of them. */

@@ -122,3 +122,19 @@ test("a file or directory a command moved in from outside the project is left wh
   expect(readFileSync(join(h.project, "inside.txt"), "utf8")).toBe("moved within\n");
   expect(undone?.files.sort()).toEqual(["inside.txt", "renamed.txt"]);
 });
+
+test("after an overflow that re-created a directory, undo of a later turn leaves the person's edit there alone", async () => {
+  mkdirSync(join(h.project, "d"));
+  writeFileSync(join(h.project, "d", "x"), "one\n");
+  const flood = "seq -f j%g 1 9000 | xargs touch && seq -f j%g 1 9000 | xargs rm";
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "true" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "warm" });
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: `rm -rf d && mkdir d && echo two > d/x && ${flood}` } }] }), step({ text: "done" }));
+  await session.prompt({ text: "regenerate d" });
+  writeFileSync(join(h.project, "d", "x"), "the person's edit\n");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: flood } }] }), step({ text: "done" }));
+  await session.prompt({ text: "something unrelated with many events" });
+  session.undo();
+  expect(readFileSync(join(h.project, "d", "x"), "utf8")).toBe("the person's edit\n");
+}, 60_000);
