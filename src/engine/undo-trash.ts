@@ -12,7 +12,7 @@ export function trashDirOf(stateDir: string, sessionId: string): string {
 /**
  * What one /undo replaced or deleted, kept before it did: nothing undo touches is lost for good,
  * not even what it could not tell from the turn's work (the person's edit during a command).
- * The directory is made on first use, one per undo, named by its time so the oldest sort first.
+ * The directory is made on first use, one per undo.
  */
 export class UndoTrash {
   private dir: string | null = null;
@@ -57,18 +57,27 @@ export class UndoTrash {
   }
 }
 
+/** Undos are numbered in the order they were made (clocks can go back), their time beside for people. */
 function freshDir(base: string): string {
+  mkdirSync(base, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-  for (let i = 0; ; i++) {
-    const dir = join(base, i === 0 ? stamp : `${stamp}-${i}`);
+  for (let next = lastNumber(base) + 1; ; next++) {
+    const dir = join(base, `${String(next).padStart(6, "0")}-${stamp}`);
     try {
-      mkdirSync(base, { recursive: true });
       mkdirSync(dir);
       return dir;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   }
+}
+
+function numberOf(name: string): number {
+  return Number.parseInt(name, 10) || 0;
+}
+
+function lastNumber(base: string): number {
+  return readdirSync(base).reduce((max, name) => Math.max(max, numberOf(name)), 0);
 }
 
 /** A symlink is kept as a symlink: its target is not followed out of the project. */
@@ -79,7 +88,7 @@ function copyInto(path: string, to: string): void {
 
 /** Drops the oldest undos' trash past `maxBytes` in all; `newest` always stays. */
 function boundTrash(base: string, newest: string, maxBytes: number): void {
-  const entries = readdirSync(base).sort().reverse();
+  const entries = readdirSync(base).sort((a, b) => numberOf(b) - numberOf(a));
   let total = 0;
   for (const name of entries) {
     const dir = join(base, name);
