@@ -1,5 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
 import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
 
@@ -17,6 +17,8 @@ export type Change = { rel: string; before: Seen | null; after: Seen | null; kep
 
 export const UNFOLLOWED =
   "lembas was not following its directory when the command started, so what it held before is not known for sure and undo leaves it as it is";
+export const OVERLAPPED =
+  "it changed while another command ran in the project at the same time (another session's), so whose change it was cannot be told and undo leaves it as it is";
 export const MOVED_IN =
   "it was moved in from outside the project, so undo leaves it where it is (it may be the only copy)";
 
@@ -94,8 +96,9 @@ export class ProjectFiles {
 
   /**
    * What changed while the window was open, one change a path (as it was at the start, as it is
-   * now). Another command running in the project at the same time is in it too: they cannot be
-   * told apart.
+   * now). What changed while another window was open too (another session's command) cannot be
+   * told apart: it is marked refused. The person's own edits during a command cannot be told from
+   * the command's at all (undo's trash keeps what it replaces).
    */
   end(window: Change[]): Change[] {
     this.dispatch(this.sync());
@@ -109,7 +112,25 @@ export class ProjectFiles {
     return [...byPath.values()].filter((c) => c.before !== null || c.after !== null);
   }
 
+  /** Before an edit tool writes: what changed until now goes to the open windows (another session's commands). */
+  beforeWrite(): void {
+    if (!this.started || this.windows.size === 0) return;
+    this.dispatch(this.sync());
+  }
+
+  /** After an edit tool wrote `path`: the write is taken in, but in no window (its own turn undoes it). */
+  afterWrite(path: string): void {
+    if (!this.started || this.windows.size === 0) return;
+    const rel = relative(this.base, join(realOr(dirname(path)), basename(path))).split(sep).join("/");
+    this.dispatch(this.sync().filter((c) => c.rel !== rel));
+  }
+
   private dispatch(changes: Change[]): void {
+    if (this.windows.size > 1) {
+      const marked = changes.map((c) => ({ ...c, refused: c.refused ?? OVERLAPPED }));
+      for (const window of this.windows) window.push(...marked);
+      return;
+    }
     for (const window of this.windows) window.push(...changes);
   }
 

@@ -38,6 +38,7 @@ export class TurnUndo {
 
   beforeChange(path: string): void {
     this.stampPending();
+    tellProject(this.root, (files) => files.beforeWrite());
     if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
       recordPreImage(this.db, this.sessionId, this.turnId, readPreImage(path));
     }
@@ -77,6 +78,7 @@ export class TurnUndo {
   afterChange(path: string): void {
     this.unstamped.delete(path);
     this.stampSafely(path);
+    tellProject(this.root, (files) => files.afterWrite(path));
   }
 
   /** When a tool returns: whatever it named and did not stamp itself is stamped now. */
@@ -208,6 +210,20 @@ export function projectFilesFor(root: string, stateDir?: string): ProjectFiles {
     followed.delete(old);
   }
   return files;
+}
+
+/**
+ * Tells the project's open command windows (another session's) of an edit tool's write. The write
+ * goes on if this fails: such a window then counts it as its command's.
+ */
+function tellProject(root: string, tell: (files: ProjectFiles) => void): void {
+  const files = followed.get(root);
+  if (!files) return;
+  try {
+    tell(files);
+  } catch {
+    // said above: the write is not held up by what only refines another window
+  }
 }
 
 /** Stops following a project (its last session is gone). */

@@ -138,3 +138,44 @@ test("after an overflow that re-created a directory, undo of a later turn leaves
   session.undo();
   expect(readFileSync(join(h.project, "d", "x"), "utf8")).toBe("the person's edit\n");
 }, 60_000);
+
+test("what another session's command changes while this session's command runs is not undone by this session", async () => {
+  writeFileSync(join(h.project, "a.txt"), "the person's\n");
+  const s2 = await h.session({ mode: "auto" });
+  const s1 = await h.session({ mode: "auto" });
+  h.model.push(
+    step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.8" } }] }),
+    step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.2 && echo by-session-1 > a.txt" } }] }),
+    step({ text: "done" }),
+    step({ text: "done" }),
+  );
+  const idle = s2.prompt({ text: "two" });
+  await h.model.waitForRequests(1);
+  await s1.prompt({ text: "one" });
+  await idle;
+  const undone = s2.undo();
+  expect(readFileSync(join(h.project, "a.txt"), "utf8")).toBe("by-session-1\n");
+  expect(undone?.skipped.map((s) => s.path)).toEqual(["a.txt"]);
+  expect(undone?.skipped[0]?.why).toContain("at the same time");
+}, 30_000);
+
+test("an edit tool's write in another session while this session's command runs is left out of it: only its own turn undoes it", async () => {
+  writeFileSync(join(h.project, "a.txt"), "the person's\n");
+  const s2 = await h.session({ mode: "auto" });
+  const s1 = await h.session({ mode: "auto" });
+  h.model.push(
+    step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 1" } }] }),
+    step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }),
+    step({ toolCalls: [{ name: "write", arguments: { path: "a.txt", content: "by session 1\n" } }] }),
+    step({ text: "done" }),
+    step({ text: "done" }),
+  );
+  const idle = s2.prompt({ text: "two" });
+  await h.model.waitForRequests(1);
+  await s1.prompt({ text: "one" });
+  await idle;
+  expect(s2.undo()).toEqual({ prompt: "two", files: [], skipped: [] });
+  expect(readFileSync(join(h.project, "a.txt"), "utf8")).toBe("by session 1\n");
+  expect(s1.undo()?.files).toEqual(["a.txt"]);
+  expect(readFileSync(join(h.project, "a.txt"), "utf8")).toBe("the person's\n");
+}, 30_000);
