@@ -1,5 +1,5 @@
-import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, type Stats, writeFileSync } from "node:fs";
-import { dirname, relative } from "node:path";
+import { chmodSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, type Stats, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, relative } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { UndoTrash } from "./undo-trash.ts";
@@ -22,11 +22,12 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
   const files: string[] = [];
   const skipped: Skipped[] = [];
   const trash = new UndoTrash(stateDir, sessionId, root);
+  const realRoot = realOr(root);
   for (const image of preImagesOf(db, sessionId, turnId)) {
     const shown = relative(root, image.path) || image.path;
     let why: string | null;
     try {
-      why = restoreFile(image, trash);
+      why = restoreFile(image, realRoot, trash);
     } catch (error) {
       why = `it could not be restored: ${errorMessage(error)}`;
     }
@@ -39,10 +40,11 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
 }
 
 /** Restores one file; null when done, else why it was left as it is. */
-function restoreFile(image: StoredImage, trash: UndoTrash): string | null {
+function restoreFile(image: StoredImage, realRoot: string, trash: UndoTrash): string | null {
   if (image.refused) return image.refused;
   if (!image.stamp) return "what the turn left in it was not recorded (the turn did not end), so it is left as it is";
   if (!sameStamp(stampOf(image.path), image.stamp)) return "it changed after the turn (by you or another program), so it is left as it is";
+  if (!insideReal(dirname(image.path), realRoot)) return "its directory now leads outside the project (a symlink), so it is left as it is";
   const now = lstatOrNull(image.path);
   if (now?.isDirectory()) return "it is a directory now, so it is left as it is";
   if (!image.existed) {
@@ -71,6 +73,26 @@ function trashSafely(trash: UndoTrash, skipped: Skipped[]): string | null {
   } catch (error) {
     skipped.push({ path: "(undo trash)", why: `older undos' trash could not be trimmed: ${errorMessage(error)}` });
     return null;
+  }
+}
+
+/** Whether a directory, as the kernel would walk it (its nearest existing ancestor's real path), is inside the root. */
+function insideReal(dir: string, realRoot: string): boolean {
+  let at = dir;
+  while (!lstatOrNull(at)) {
+    const up = dirname(at);
+    if (up === at) return false;
+    at = up;
+  }
+  const rel = relative(realRoot, realOr(at));
+  return !rel.startsWith("..") && !isAbsolute(rel);
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }
 

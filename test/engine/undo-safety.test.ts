@@ -179,3 +179,21 @@ test("an edit tool's write in another session while this session's command runs 
   expect(s1.undo()?.files).toEqual(["a.txt"]);
   expect(readFileSync(join(h.project, "a.txt"), "utf8")).toBe("the person's\n");
 }, 30_000);
+
+test("undo never writes outside the project through a directory replaced with a symlink since", async () => {
+  mkdirSync(join(h.project, "sub"));
+  writeFileSync(join(h.project, "sub", "a"), "turn deletes me\n");
+  const outside = join(h.box.dir, "outside");
+  mkdirSync(outside);
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "true" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "warm" });
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "rm sub/a" } }] }), step({ text: "done" }));
+  await session.prompt({ text: "delete" });
+  renameSync(join(h.project, "sub"), join(h.project, "sub-old"));
+  symlinkSync(outside, join(h.project, "sub"));
+  const undone = session.undo();
+  expect(existsSync(join(outside, "a"))).toBe(false);
+  expect(undone?.skipped.map((s) => s.path)).toEqual(["sub/a"]);
+  expect(undone?.skipped[0]?.why).toContain("outside the project");
+});
