@@ -2,7 +2,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { hasPreImage, type PreImage, readPreImage, recordPreImage, recordStamp, stampOf, trimPreImages, UNDO_MAX_FILE } from "../store/undo.ts";
+import { hasPreImage, type PreImage, readPreImage, recordPreImage, recordStamp, type Stamp, stampOf, trimPreImages, UNDO_MAX_FILE } from "../store/undo.ts";
 import { readBlobs } from "./git-index.ts";
 import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, ProjectFiles } from "./project-files.ts";
 import type { ToolResultRecord } from "./records.ts";
@@ -110,14 +110,21 @@ export class TurnUndo {
     try {
       const changes = files.end(window);
       if (files.tooLarge) return ["This project has too many files for lembas to follow what commands change: what this command changed cannot be undone."];
-      return await this.record(files, changes, index);
+      // Stamped now, as the command left them: what is saved while git is read is not the command's.
+      const stamps = new Map(changes.map((c) => [c.rel, stampOf(join(this.root, c.rel))] as const));
+      return await this.record(files, changes, index, stamps);
     } catch (error) {
       return [`What this command changed could not be recorded, so it cannot be undone: ${errorMessage(error)}.`];
     }
   }
 
   /** Records the command's changes; returns the note lines for what cannot be restored. */
-  private async record(files: ProjectFiles, changes: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
+  private async record(
+    files: ProjectFiles,
+    changes: Change[],
+    index: ReturnType<ProjectFiles["gitIndex"]>,
+    stamps: ReadonlyMap<string, Stamp>,
+  ): Promise<string[]> {
     if (changes.length === 0) return [];
     const fresh = changes.filter((c) => !hasPreImage(this.db, this.sessionId, this.turnId, join(this.root, c.rel)));
     const freshPaths = new Set(fresh.map((c) => c.rel));
@@ -138,13 +145,13 @@ export class TurnUndo {
           const path = join(this.root, c.rel);
           const sha = wanted.get(c.rel);
           const image = preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null);
-          recordPreImage(this.db, this.sessionId, this.turnId, image, stampOf(path));
+          recordPreImage(this.db, this.sessionId, this.turnId, image, stamps.get(c.rel) ?? stampOf(path));
           if (image.missing || image.refused) lost.push(`${c.rel} (${image.missing ?? image.refused})`);
         }
         if (i < groups.length - 1) return;
         for (const c of again) {
           const path = join(this.root, c.rel);
-          recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+          recordStamp(this.db, this.sessionId, this.turnId, path, stamps.get(c.rel) ?? stampOf(path));
         }
         trimPreImages(this.db, this.sessionId);
       })();
