@@ -142,7 +142,8 @@ export async function readBlobs(gitDir: string, shas: readonly string[]): Promis
     const reading = new Response(proc.stdout).arrayBuffer();
     // A git that exits early (not a repository) closes its input: the write fails, and what it printed counts.
     const writing = (async () => {
-      proc.stdin.write(`${shas.join("\n")}\n`);
+      // write() may hand back a promise of its own, which rejects on its own when git has gone.
+      await proc.stdin.write(`${shas.join("\n")}\n`);
       await proc.stdin.end();
     })().catch(() => undefined);
     out = new Uint8Array(await reading);
