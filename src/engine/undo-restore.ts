@@ -3,7 +3,7 @@ import { dirname, isAbsolute, relative } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { UndoTrash } from "./undo-trash.ts";
-import { forgetPreImages, preImagesOf, type StoredImage, sameStamp, stampOf } from "../store/undo.ts";
+import { forgetPreImages, preImagesOf, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
 
 /** A file undo did not touch, and why. */
 export type Skipped = { path: string; why: string };
@@ -11,6 +11,9 @@ export type Skipped = { path: string; why: string };
 export type Restored = { files: string[]; skipped: Skipped[]; trash?: string };
 /** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
 export type Undone = Restored & { prompt: string };
+
+/** What `skipped` names when what is said is of the turn, not of one file (its undo data was dropped). */
+export const WHOLE_TURN = "(the whole turn)";
 
 /**
  * Puts back every file the turn changed, byte for byte, and deletes the files it created, but only
@@ -34,6 +37,8 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
     if (why) skipped.push({ path: shown, why });
     else files.push(shown);
   }
+  const mark = turnMarkOf(db, sessionId, turnId);
+  if (mark) skipped.push({ path: WHOLE_TURN, why: mark });
   forgetPreImages(db, sessionId, turnId);
   const kept = trashSafely(trash, skipped);
   return { files, skipped, ...(kept ? { trash: kept } : {}) };

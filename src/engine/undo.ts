@@ -2,7 +2,19 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { hasPreImage, type PreImage, readPreImage, recordPreImage, recordStamp, type Stamp, stampOf, trimPreImages, UNDO_MAX_FILE } from "../store/undo.ts";
+import {
+  hasPreImage,
+  markTurn,
+  type PreImage,
+  readPreImage,
+  recordPreImage,
+  recordStamp,
+  type Stamp,
+  stampOf,
+  trimPreImages,
+  UNDO_MAX_FILE,
+  UNDO_TURN_MAX_BYTES,
+} from "../store/undo.ts";
 import { readBlobs } from "./git-index.ts";
 import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, ProjectFiles } from "./project-files.ts";
 import type { ToolResultRecord } from "./records.ts";
@@ -27,6 +39,8 @@ export class TurnUndo {
   /** Paths the edit tools named and have not stamped yet (they stamp right after writing). */
   private readonly unstamped = new Set<string>();
   private readonly notes = new Map<string, string>();
+  /** Bytes of earlier content this turn has kept so far. */
+  private kept = 0;
 
   constructor(
     private readonly db: Db,
@@ -34,15 +48,29 @@ export class TurnUndo {
     private readonly turnId: string,
     private readonly root: string,
     private readonly stateDir: string,
+    private readonly maxTurnBytes = UNDO_TURN_MAX_BYTES,
   ) {}
 
   beforeChange(path: string): void {
     this.stampPending();
     tellProject(this.root, (files) => files.beforeWrite());
     if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
-      recordPreImage(this.db, this.sessionId, this.turnId, readPreImage(path));
+      this.keep(readPreImage(path));
+      trimPreImages(this.db, this.sessionId);
     }
     this.unstamped.add(path);
+  }
+
+  /** Records a pre-image within the turn's bound: past it, only that the content was not kept. */
+  private keep(image: PreImage, stamp?: Stamp): PreImage {
+    const size = image.content?.length ?? 0;
+    const bounded: PreImage =
+      size > 0 && this.kept + size > this.maxTurnBytes
+        ? { ...image, content: null, missing: `the turn's undo data passed ${this.maxTurnBytes / 1024 / 1024} MiB, so no more was kept` }
+        : image;
+    this.kept += bounded.content?.length ?? 0;
+    recordPreImage(this.db, this.sessionId, this.turnId, bounded, stamp);
+    return bounded;
   }
 
   async aroundCommand<T>(run: () => Promise<T>, callId?: string): Promise<T> {
@@ -54,7 +82,9 @@ export class TurnUndo {
       window = files.begin();
     } catch (error) {
       // The command runs all the same, only not undoably.
-      if (callId) this.notes.set(callId, `What this command changes cannot be undone: ${errorMessage(error)}.`);
+      const why = `What this command changes cannot be undone: ${errorMessage(error)}.`;
+      if (callId) this.notes.set(callId, why);
+      this.markSafely(why);
       return run();
     }
     const index = files.gitIndex();
@@ -63,6 +93,7 @@ export class TurnUndo {
     } finally {
       const lost = await this.recordSafely(files, window, index);
       if (callId && lost.length > 0) this.notes.set(callId, lost.join("\n"));
+      if (unrecorded(lost)) this.markSafely(lost.join(" "));
     }
   }
 
@@ -89,6 +120,11 @@ export class TurnUndo {
   /** At the turn's end, as a last resort (a tool that threw between naming a file and returning). */
   finish(): void {
     this.stampPending();
+    try {
+      trimPreImages(this.db, this.sessionId);
+    } catch {
+      // the next turn trims
+    }
   }
 
   private stampPending(): void {
@@ -105,16 +141,25 @@ export class TurnUndo {
     }
   }
 
+  /** The turn's undo then says that what a command did was not recorded at all. */
+  private markSafely(why: string): void {
+    try {
+      markTurn(this.db, this.sessionId, this.turnId, why);
+    } catch {
+      // the command's result says it all the same
+    }
+  }
+
   /** The command's result stands whatever happens here: a failure to record is said beside it. */
   private async recordSafely(files: ProjectFiles, window: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
     try {
       const changes = files.end(window);
-      if (files.tooLarge) return ["This project has too many files for lembas to follow what commands change: what this command changed cannot be undone."];
+      if (files.tooLarge) return [TOO_LARGE];
       // Stamped now, as the command left them: what is saved while git is read is not the command's.
       const stamps = new Map(changes.map((c) => [c.rel, stampOf(join(this.root, c.rel))] as const));
       return await this.record(files, changes, index, stamps);
     } catch (error) {
-      return [`What this command changed could not be recorded, so it cannot be undone: ${errorMessage(error)}.`];
+      return [`${NOT_RECORDED}: ${errorMessage(error)}.`];
     }
   }
 
@@ -144,8 +189,7 @@ export class TurnUndo {
         for (const c of batch) {
           const path = join(this.root, c.rel);
           const sha = wanted.get(c.rel);
-          const image = preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null);
-          recordPreImage(this.db, this.sessionId, this.turnId, image, stamps.get(c.rel) ?? stampOf(path));
+          const image = this.keep(preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null), stamps.get(c.rel) ?? stampOf(path));
           if (image.missing || image.refused) lost.push(`${c.rel} (${image.missing ?? image.refused})`);
         }
         if (i < groups.length - 1) return;
@@ -161,6 +205,14 @@ export class TurnUndo {
     const more = lost.length > NOTE_PATHS ? ` and ${lost.length - NOTE_PATHS} more` : "";
     return [`Undo cannot restore what this command did to: ${named}${more}.`];
   }
+}
+
+const TOO_LARGE = "This project has too many files for lembas to follow what commands change: what this command changed cannot be undone.";
+const NOT_RECORDED = "What this command changed could not be recorded, so it cannot be undone";
+
+/** Whether a command's note says that nothing of it was recorded (rather than some files). */
+function unrecorded(lost: readonly string[]): boolean {
+  return lost.some((line) => line === TOO_LARGE || line.startsWith(NOT_RECORDED));
 }
 
 /** Changes in groups of at most BATCH_BYTES of earlier content, so blobs read from git stay bounded in memory. */

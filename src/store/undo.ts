@@ -5,6 +5,8 @@ import type { Db } from "./db.ts";
 export const UNDO_MAX_FILE = 32 * 1024 * 1024;
 /** How many turns of a session keep their pre-images: older ones can no longer be undone. */
 export const UNDO_TURNS_KEPT = 20;
+/** The most pre-image bytes one turn keeps: past it, a file's earlier content is not kept (and said). */
+export const UNDO_TURN_MAX_BYTES = 256 * 1024 * 1024;
 /** The most pre-image bytes a session keeps: older turns are forgotten past it (the last one never). */
 export const UNDO_MAX_BYTES = 1024 * 1024 * 1024;
 
@@ -132,22 +134,46 @@ export function preImagesOf(db: Db, sessionId: string, turnId: string): StoredIm
 
 export function forgetPreImages(db: Db, sessionId: string, turnId: string): void {
   db.query("DELETE FROM undo_files WHERE session_id = ? AND turn_id = ?").run(sessionId, turnId);
+  db.query("DELETE FROM undo_turns WHERE session_id = ? AND turn_id = ?").run(sessionId, turnId);
 }
+
+/** Notes that a turn's undo data was dropped or never recorded, and why (the first reason stays). */
+export function markTurn(db: Db, sessionId: string, turnId: string, why: string): void {
+  db.query("INSERT INTO undo_turns (session_id, turn_id, why, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
+    sessionId,
+    turnId,
+    why,
+    Date.now(),
+  );
+}
+
+export function turnMarkOf(db: Db, sessionId: string, turnId: string): string | null {
+  return db.query<{ why: string }, [string, string]>("SELECT why FROM undo_turns WHERE session_id = ? AND turn_id = ?").get(sessionId, turnId)?.why ?? null;
+}
+
+export const TRIMMED = `its undo data was dropped to keep the session's bound (the last ${UNDO_TURNS_KEPT} turns, ${UNDO_MAX_BYTES / 1024 / 1024 / 1024} GiB): what it changed cannot be undone`;
 
 /**
  * Drops the pre-images of all but the session's last UNDO_TURNS_KEPT turns that have any, and of
- * the older turns past `maxBytes` of content (the last turn is always kept).
+ * the older turns past `maxBytes` of content (the last turn is always kept). Each turn dropped is
+ * marked, so that its undo says so.
  */
 export function trimPreImages(db: Db, sessionId: string, maxBytes = UNDO_MAX_BYTES): void {
-  db.query(
-    `DELETE FROM undo_files WHERE session_id = ?1 AND turn_id IN (
-       SELECT turn_id FROM (
-         SELECT turn_id,
-                row_number() OVER newest AS rank,
-                sum(sum(coalesce(length(content), 0))) OVER newest AS running
-         FROM undo_files WHERE session_id = ?1 GROUP BY turn_id
-         WINDOW newest AS (ORDER BY max(created_at) DESC, turn_id DESC ROWS UNBOUNDED PRECEDING)
-       ) WHERE rank > 1 AND (rank > ${UNDO_TURNS_KEPT} OR running > ?2)
-     )`,
-  ).run(sessionId, maxBytes);
+  db.transaction(() => {
+    const dropped = db
+      .query<{ turn_id: string }, [string, number]>(
+        `SELECT turn_id FROM (
+           SELECT turn_id,
+                  row_number() OVER newest AS rank,
+                  sum(sum(coalesce(length(content), 0))) OVER newest AS running
+           FROM undo_files WHERE session_id = ?1 GROUP BY turn_id
+           WINDOW newest AS (ORDER BY max(created_at) DESC, turn_id DESC ROWS UNBOUNDED PRECEDING)
+         ) WHERE rank > 1 AND (rank > ${UNDO_TURNS_KEPT} OR running > ?2)`,
+      )
+      .all(sessionId, maxBytes);
+    for (const { turn_id } of dropped) {
+      db.query("DELETE FROM undo_files WHERE session_id = ? AND turn_id = ?").run(sessionId, turn_id);
+      markTurn(db, sessionId, turn_id, TRIMMED);
+    }
+  })();
 }

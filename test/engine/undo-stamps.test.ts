@@ -38,3 +38,51 @@ test("a command's files are stamped as it left them before anything is awaited (
   expect(readFileSync(join(h.project, "other.txt"), "utf8")).toBe("the person's edit\n");
   expect(restored.files).toEqual(["tracked.txt"]);
 });
+
+test("turns that only use the edit tools are trimmed too: a session keeps at most 20 turns of undo data", async () => {
+  const session = await h.session();
+  const file = join(h.project, "big.bin");
+  for (let i = 0; i < 25; i++) {
+    writeFileSync(file, Buffer.alloc(1024, i));
+    const undo = new TurnUndo(h.db, session.id, `t${i}`, h.project, h.box.stateDir);
+    undo.beforeChange(file);
+    writeFileSync(file, Buffer.alloc(1024, 255));
+    undo.afterChange(file);
+    undo.finish();
+  }
+  const row = h.db.query("SELECT count(DISTINCT turn_id) AS turns FROM undo_files WHERE session_id = ?").get(session.id) as { turns: number };
+  expect(row.turns).toBe(20);
+});
+
+test("a turn keeps at most its byte bound of earlier content; past it a file is said as not restorable", async () => {
+  const session = await h.session();
+  const undo = new TurnUndo(h.db, session.id, "t", h.project, h.box.stateDir, 1500);
+  for (const name of ["a", "b"]) {
+    const file = join(h.project, name);
+    writeFileSync(file, Buffer.alloc(1000, 1));
+    undo.beforeChange(file);
+    writeFileSync(file, "changed\n");
+    undo.afterChange(file);
+  }
+  undo.finish();
+  const restored = restoreTurn(h.db, session.id, "t", h.project, h.box.stateDir);
+  expect(restored.files).toEqual(["a"]);
+  expect(restored.skipped).toEqual([{ path: "b", why: expect.stringContaining("the turn's undo data passed") }]);
+});
+
+test("undoing a turn whose undo data was trimmed says so instead of answering that nothing changed", async () => {
+  const session = await h.session();
+  const file = join(h.project, "f");
+  for (let i = 0; i < 22; i++) {
+    writeFileSync(file, `${i}\n`);
+    const undo = new TurnUndo(h.db, session.id, `t${i}`, h.project, h.box.stateDir);
+    undo.beforeChange(file);
+    writeFileSync(file, "changed\n");
+    undo.afterChange(file);
+    undo.finish();
+  }
+  const restored = restoreTurn(h.db, session.id, "t0", h.project, h.box.stateDir);
+  expect(restored.files).toEqual([]);
+  expect(restored.skipped).toEqual([{ path: "(the whole turn)", why: expect.stringContaining("dropped") }]);
+  expect(restoreTurn(h.db, session.id, "t0", h.project, h.box.stateDir).skipped).toEqual([]);
+});
