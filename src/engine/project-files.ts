@@ -1,7 +1,7 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
-import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
+import { EACCES, ENOMEM, ENOSPC, IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
 
 /**
  * A file as last seen: enough to tell that it changed (git's own test: size, mtime, ctime, inode,
@@ -56,6 +56,9 @@ export class ProjectFiles {
   private readonly maxFiles: number;
   private readonly maxDirs: number;
   private readonly excluded = new Set<string>();
+  /** Directories inotify refused to watch (permission denied): what changes in them is not seen. */
+  private readonly unwatched = new Set<string>();
+  private unsaid: string[] = [];
 
   /**
    * `inotify: false` never watches, each sync walks (as where there is no inotify). `exclude`:
@@ -76,6 +79,11 @@ export class ProjectFiles {
       const rel = relative(this.base, realOr(dir));
       if (rel && !rel.startsWith("..") && !isAbsolute(rel)) this.excluded.add(rel.split(sep).join("/"));
     }
+  }
+
+  /** The directories found unwatchable since the last call, to be said once. */
+  takeUnwatched(): string[] {
+    return this.unsaid.splice(0);
   }
 
   /** Whether files are followed by inotify (else each sync walks the project). */
@@ -196,15 +204,18 @@ export class ProjectFiles {
   private walk(dir: string, found: Map<string, Seen>): boolean {
     const abs = dir ? join(this.base, dir) : this.base;
     if (this.watch && !this.dirs.has(dir)) {
-      const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -1;
+      const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -ENOSPC;
       if (wd >= 0) {
         // A directory already watched under another name (moved) gets its watch back: it is this name's now.
         this.unmap(wd);
         this.dirs.set(dir, wd);
         this.dirOf.set(wd, dir);
-      } else if (statOf(abs, true)) {
+      } else if (wd === -ENOSPC || wd === -ENOMEM) {
         // The watch limit reached: from now on each sync walks the project.
         this.unwatchAll();
+      } else if (wd === -EACCES && !this.unwatched.has(dir)) {
+        this.unwatched.add(dir);
+        this.unsaid.push(dir);
       }
     }
     let names: Dirent[];

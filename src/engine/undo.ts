@@ -155,9 +155,11 @@ export class TurnUndo {
     try {
       const changes = files.end(window);
       if (files.tooLarge) return [TOO_LARGE];
+      const unwatched = files.takeUnwatched();
+      const said = unwatched.length > 0 ? [`lembas may not watch ${unwatched.slice(0, NOTE_PATHS).join(", ")} (permission denied): what commands change there cannot be undone.`] : [];
       // Stamped now, as the command left them: what is saved while git is read is not the command's.
       const stamps = new Map(changes.map((c) => [c.rel, stampOf(join(this.root, c.rel))] as const));
-      return await this.record(files, changes, index, stamps);
+      return [...said, ...(await this.record(files, changes, index, stamps))];
     } catch (error) {
       return [`${NOT_RECORDED}: ${errorMessage(error)}.`];
     }
