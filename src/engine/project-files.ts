@@ -6,8 +6,18 @@ import { EACCES, ENOMEM, ENOSPC, IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORE
 /**
  * A file as last seen: enough to tell that it changed (git's own test: size, mtime, ctime, inode,
  * mode; ctime because a write that puts the mtime back, as cp -p and tar do, still moves it).
+ * Plain numbers, not bigints: a project's every file is kept so.
  */
-export type Seen = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; mode: number; regular: boolean };
+export type Seen = {
+  size: number;
+  mtimeSec: number;
+  mtimeNsec: number;
+  ctimeSec: number;
+  ctimeNsec: number;
+  ino: number;
+  mode: number;
+  regular: boolean;
+};
 
 /**
  * One path a sync found different: how it was at the last sync and how it is now (null: absent).
@@ -160,6 +170,11 @@ export class ProjectFiles {
       this.remember(change, budget > 0);
       if (change.after?.regular && change.after.size <= CACHE_MAX_FILE) budget -= change.after.size;
     }
+    // The bound holds as the project grows, not only at the first walk.
+    if (this.seen.size > this.maxFiles) {
+      this.giveUp();
+      return [];
+    }
     return changes;
   }
 
@@ -193,7 +208,7 @@ export class ProjectFiles {
     for (const [rel, seen] of found) this.seen.set(rel, seen);
     // The most recently changed files first: they are the likeliest to be changed again.
     const candidates = [...found].filter(([rel, seen]) => seen.regular && seen.size <= CACHE_MAX_FILE && !isClean(rel, seen, index));
-    candidates.sort((a, b) => (a[1].mtimeNs < b[1].mtimeNs ? 1 : a[1].mtimeNs > b[1].mtimeNs ? -1 : 0));
+    candidates.sort((a, b) => b[1].mtimeSec - a[1].mtimeSec || b[1].mtimeNsec - a[1].mtimeNsec);
     for (const [rel, seen] of candidates) {
       if (this.cacheBytes + seen.size > CACHE_MAX_BYTES) continue;
       this.keep(rel, seen, false);
@@ -430,14 +445,24 @@ export function statOf(path: string, dirs = false): Seen | null {
   try {
     const s = lstatSync(path, { bigint: true });
     if (s.isDirectory() && !dirs) return null;
-    return { size: Number(s.size), mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, ino: s.ino, mode: Number(s.mode), regular: s.isFile() };
+    const [mtimeSec, mtimeNsec] = secNsec(s.mtimeNs);
+    const [ctimeSec, ctimeNsec] = secNsec(s.ctimeNs);
+    return { size: Number(s.size), mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, ino: Number(s.ino), mode: Number(s.mode), regular: s.isFile() };
   } catch {
     return null;
   }
 }
 
 export function sameSeen(a: Seen, b: Seen): boolean {
-  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino && a.mode === b.mode;
+  return (
+    a.size === b.size &&
+    a.mtimeSec === b.mtimeSec &&
+    a.mtimeNsec === b.mtimeNsec &&
+    a.ctimeSec === b.ctimeSec &&
+    a.ctimeNsec === b.ctimeNsec &&
+    a.ino === b.ino &&
+    a.mode === b.mode
+  );
 }
 
 /**
@@ -453,16 +478,15 @@ export function cleanBlob(rel: string, seen: Seen, index: IndexSnapshot | null):
   if (!index || !seen.regular) return null;
   const entry = index.entries().get(rel);
   if (!entry) return null;
-  const [sec, nsec] = secNsec(seen.mtimeNs);
-  if (entry.mtimeSec !== sec || entry.mtimeNsec !== nsec) return null;
+  if (entry.mtimeSec !== seen.mtimeSec % 2 ** 32 || entry.mtimeNsec !== seen.mtimeNsec) return null;
   // Stricter than git's default: a write that put the mtime back still moved the ctime.
-  const [csec, cnsec] = secNsec(seen.ctimeNs);
-  if (entry.ctimeSec !== csec || entry.ctimeNsec !== cnsec) return null;
-  if (entry.size !== seen.size % 2 ** 32 || (entry.ino !== 0 && entry.ino !== Number(seen.ino % 2n ** 32n))) return null;
-  if (seen.mtimeNs >= index.mtimeNs) return null;
+  if (entry.ctimeSec !== seen.ctimeSec % 2 ** 32 || entry.ctimeNsec !== seen.ctimeNsec) return null;
+  if (entry.size !== seen.size % 2 ** 32 || (entry.ino !== 0 && entry.ino !== seen.ino % 2 ** 32)) return null;
+  const [indexSec, indexNsec] = secNsec(index.mtimeNs);
+  if (seen.mtimeSec > indexSec || (seen.mtimeSec === indexSec && seen.mtimeNsec >= indexNsec)) return null;
   return entry.sha;
 }
 
 function secNsec(ns: bigint): [number, number] {
-  return [Number((ns / 1_000_000_000n) % 2n ** 32n), Number(ns % 1_000_000_000n)];
+  return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
 }

@@ -56,3 +56,22 @@ test("after an event overflow, a directory moved and then re-created under its o
   expect(window(files, root, "mkdir a && echo new > a/g")).toEqual(["a/g"]);
   expect(window(files, root, "echo changed > a/g && echo changed > b/f")).toEqual(["a/g", "b/f"]);
 }, 30_000);
+
+test("the file bound holds after the first walk too: past it the project is no longer followed", () => {
+  const root = project();
+  for (let i = 0; i < 5; i++) writeFileSync(join(root, `f${i}`), "x");
+  const files = followed(root, { maxFiles: 10 });
+  expect(files.tooLarge).toBe(false);
+  window(files, root, "seq 1 200 | xargs touch");
+  expect(files.tooLarge).toBe(true);
+});
+
+test("what is seen of a file is kept as plain numbers, not bigints", () => {
+  const root = project();
+  writeFileSync(join(root, "f"), "x");
+  const files = followed(root);
+  const w = files.begin();
+  sh(root, "echo y > f");
+  const [change] = files.end(w);
+  expect(Object.values(change?.after ?? {}).filter((v) => typeof v === "bigint")).toEqual([]);
+});
