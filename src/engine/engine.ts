@@ -14,7 +14,7 @@ import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
-import { forgetProjectFiles } from "./undo.ts";
+import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
 export type EngineOptions = {
@@ -185,6 +185,7 @@ export class Engine {
     ended.forEach((end, i) => {
       if (end.status === "rejected") problems.add(`session ${sessions[i]?.id} did not end cleanly: ${this.sentence(end.reason)}`);
     });
+    forgetAllProjectFiles();
     for (const id of this.sessions.keys()) {
       try {
         releaseHold(this.deps.db, id);

@@ -1,4 +1,5 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
@@ -287,18 +288,30 @@ function tellProject(root: string, tell: (files: ProjectFiles) => void): void {
   }
 }
 
+/** Stops following every project (the engine stops): their inotify instances are closed. */
+export function forgetAllProjectFiles(): void {
+  for (const files of followed.values()) files.close();
+  followed.clear();
+}
+
 /** Stops following a project (its last session is gone). */
 export function forgetProjectFiles(root: string): void {
   followed.get(root)?.close();
   followed.delete(root);
 }
 
-let swept = false;
+const swept = new Set<string>();
 
-/** Earlier versions kept a shadow git store per project in the state dir; it is no longer used. */
+/**
+ * Earlier versions kept a shadow git store per project in the state dir; it is no longer used. It
+ * may be large: it is removed in the background, and the command does not wait for it.
+ */
 function sweepLegacySnapshots(stateDir: string): void {
-  if (swept) return;
-  swept = true;
+  if (swept.has(stateDir)) return;
+  swept.add(stateDir);
   const dir = join(stateDir, "snapshots");
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  if (!existsSync(dir)) return;
+  rm(dir, { recursive: true, force: true }).catch(() => {
+    // tried again by the next process
+  });
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { restoreTurn, TurnUndo } from "../../src/engine/undo.ts";
 import { type EngineHarness, engineHarness } from "../support/engine.ts";
@@ -85,4 +85,39 @@ test("undoing a turn whose undo data was trimmed says so instead of answering th
   expect(restored.files).toEqual([]);
   expect(restored.skipped).toEqual([{ path: "(the whole turn)", why: expect.stringContaining("dropped") }]);
   expect(restoreTurn(h.db, session.id, "t0", h.project, h.box.stateDir).skipped).toEqual([]);
+});
+
+function inotifyFds(): number {
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === "anon_inode:inotify";
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+test("the engine's stop closes the inotify instances of the projects it followed", async () => {
+  const before = inotifyFds();
+  const session = await h.session();
+  const undo = new TurnUndo(h.db, session.id, "t", h.project, h.box.stateDir);
+  await undo.aroundCommand(async () => {});
+  expect(inotifyFds()).toBe(before + 1);
+  await h.engine.stop();
+  expect(inotifyFds()).toBe(before);
+});
+
+test("the legacy snapshot store is removed without holding up the first command", async () => {
+  const legacy = join(h.box.stateDir, "snapshots");
+  mkdirSync(join(legacy, "p"), { recursive: true });
+  writeFileSync(join(legacy, "p", "x"), "old");
+  const session = await h.session();
+  const undo = new TurnUndo(h.db, session.id, "t", h.project, h.box.stateDir);
+  let seenDuring = false;
+  await undo.aroundCommand(async () => {
+    seenDuring = existsSync(legacy);
+  });
+  expect(seenDuring).toBe(true);
+  await Bun.sleep(100);
+  expect(existsSync(legacy)).toBe(false);
 });
