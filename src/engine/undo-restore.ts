@@ -52,6 +52,8 @@ function restoreFile(image: StoredImage, realRoot: string, trash: UndoTrash): st
   if (!insideReal(dirname(image.path), realRoot)) return "its directory now leads outside the project (a symlink), so it is left as it is";
   const now = lstatOrNull(image.path);
   if (now?.isDirectory()) return "it is a directory now, so it is left as it is";
+  // A pipe or a device would block the copy into the trash, or be written through.
+  if (now && !now.isFile() && !now.isSymbolicLink()) return "it is not a regular file now, so it is left as it is";
   if (!image.existed) {
     if (now) trash.take(image.path);
     return null;

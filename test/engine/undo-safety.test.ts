@@ -197,3 +197,12 @@ test("undo never writes outside the project through a directory replaced with a 
   expect(undone?.skipped.map((s) => s.path)).toEqual(["sub/a"]);
   expect(undone?.skipped[0]?.why).toContain("outside the project");
 });
+
+test("a file a command replaced with a named pipe is left alone by undo, which does not hang on it", async () => {
+  writeFileSync(join(h.project, "p"), "a file\n");
+  h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "rm p && mkfifo p" } }] }), step({ text: "done" }));
+  const session = await h.session({ mode: "auto" });
+  await session.prompt({ text: "fifo" });
+  const undone = session.undo();
+  expect(undone?.skipped).toEqual([{ path: "p", why: expect.stringContaining("not a regular file") }]);
+});
