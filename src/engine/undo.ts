@@ -53,7 +53,6 @@ export class TurnUndo {
   ) {}
 
   beforeChange(path: string): void {
-    this.stampPending();
     tellProject(this.root, (files) => files.beforeWrite());
     if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
       this.keep(readPreImage(path));
@@ -75,7 +74,6 @@ export class TurnUndo {
   }
 
   async aroundCommand<T>(run: () => Promise<T>, callId?: string): Promise<T> {
-    this.stampPending();
     sweepLegacySnapshots(this.stateDir);
     const files = projectFilesFor(this.root, this.stateDir);
     let window: Change[];
@@ -118,9 +116,12 @@ export class TurnUndo {
     this.stampPending();
   }
 
-  /** At the turn's end, as a last resort (a tool that threw between naming a file and returning). */
+  /**
+   * At the turn's end. A file still unstamped is left so, never stamped this late (what the person
+   * saved meanwhile would count as the turn's): undo then leaves it alone.
+   */
   finish(): void {
-    this.stampPending();
+    this.unstamped.clear();
     try {
       trimPreImages(this.db, this.sessionId);
     } catch {
