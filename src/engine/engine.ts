@@ -14,7 +14,8 @@ import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
-import { forgetProjectFiles } from "./undo.ts";
+import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
+import { trashDirOf } from "./undo-trash.ts";
 
 export type EngineOptions = {
   db: Db;
@@ -158,6 +159,7 @@ export class Engine {
     }
     releaseHold(this.deps.db, id);
     rmSync(join(this.deps.paths.attachmentsDir, id), { recursive: true, force: true });
+    rmSync(trashDirOf(this.deps.paths.stateDir, id), { recursive: true, force: true });
     const root = getSession(this.deps.db, id)?.root;
     const deleted = deleteSession(this.deps.db, id);
     if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) forgetProjectFiles(root);
@@ -183,6 +185,7 @@ export class Engine {
     ended.forEach((end, i) => {
       if (end.status === "rejected") problems.add(`session ${sessions[i]?.id} did not end cleanly: ${this.sentence(end.reason)}`);
     });
+    forgetAllProjectFiles();
     for (const id of this.sessions.keys()) {
       try {
         releaseHold(this.deps.db, id);

@@ -117,6 +117,9 @@ function varint(bytes: Uint8Array, at: number): [number, number] {
   return [value, i - at];
 }
 
+/** A git that has not answered by then is stopped (a hung filesystem, a lock): what undo lacks is said. */
+const BLOBS_TIMEOUT_MS = 60_000;
+
 /**
  * Reads blobs from the project's object store with `git cat-file --batch`, which only reads (no
  * index refresh, no lock). A blob that is missing is absent from the answer.
@@ -129,13 +132,28 @@ export async function readBlobs(gitDir: string, shas: readonly string[]): Promis
     if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
   }
   env.GIT_OPTIONAL_LOCKS = "0";
+  // A partial clone would otherwise fetch a missing blob from the network.
+  env.GIT_NO_LAZY_FETCH = "1";
   const proc = Bun.spawn(["git", "--git-dir", gitDir, "cat-file", "--batch"], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
-  // Read while writing: git stops reading its input once its output pipe is full.
-  const reading = new Response(proc.stdout).arrayBuffer();
-  proc.stdin.write(`${shas.join("\n")}\n`);
-  await proc.stdin.end();
-  const out = new Uint8Array(await reading);
-  await proc.exited;
+  const timer = setTimeout(() => proc.kill(), BLOBS_TIMEOUT_MS);
+  let out: Uint8Array;
+  try {
+    // Read while writing: git stops reading its input once its output pipe is full.
+    const reading = new Response(proc.stdout).arrayBuffer();
+    // A git that exits early (not a repository) closes its input: the write fails, and what it printed counts.
+    const writing = (async () => {
+      // write() may hand back a promise of its own, which rejects on its own when git has gone.
+      await proc.stdin.write(`${shas.join("\n")}\n`);
+      await proc.stdin.end();
+    })().catch(() => undefined);
+    out = new Uint8Array(await reading);
+    await writing;
+    await proc.exited;
+  } catch {
+    return found;
+  } finally {
+    clearTimeout(timer);
+  }
   let at = 0;
   for (const sha of shas) {
     const eol = out.indexOf(10, at);

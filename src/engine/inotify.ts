@@ -1,7 +1,10 @@
-import { dlopen, FFIType } from "bun:ffi";
+import { dlopen, FFIType, read } from "bun:ffi";
 
-/** One event inotify reported: the watch it came from, what happened, the entry's name in that directory. */
-export type WatchEvent = { wd: number; mask: number; name: string };
+/**
+ * One event inotify reported: the watch it came from, what happened, the entry's name in that
+ * directory, and the cookie that pairs a rename's MOVED_FROM with its MOVED_TO (0 otherwise).
+ */
+export type WatchEvent = { wd: number; mask: number; cookie: number; name: string };
 
 export const IN_MODIFY = 0x2;
 export const IN_ATTRIB = 0x4;
@@ -24,15 +27,25 @@ const DIR_MASK =
   IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF |
   IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK;
 
+export const ENOENT = 2;
+export const ENOMEM = 12;
+export const EACCES = 13;
+export const ENOTDIR = 20;
+export const ENOSPC = 28;
+
 type Libc = ReturnType<typeof openLibc>;
 
-function openLibc() {
-  return dlopen("libc.so.6", {
+/** glibc's name, then a linker script's (rarely loadable) and musl's. */
+const LIBC_NAMES = ["libc.so.6", "libc.so", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`];
+
+function openLibc(name = "libc.so.6") {
+  return dlopen(name, {
     inotify_init1: { args: [FFIType.i32], returns: FFIType.i32 },
     inotify_add_watch: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
     inotify_rm_watch: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
     read: { args: [FFIType.i32, FFIType.ptr, FFIType.u64], returns: FFIType.i64 },
     close: { args: [FFIType.i32], returns: FFIType.i32 },
+    __errno_location: { args: [], returns: FFIType.ptr },
   }).symbols;
 }
 
@@ -40,10 +53,15 @@ let libc: Libc | null | undefined;
 
 function loadLibc(): Libc | null {
   if (libc !== undefined) return libc;
-  try {
-    libc = process.platform === "linux" ? openLibc() : null;
-  } catch {
-    libc = null;
+  libc = null;
+  if (process.platform !== "linux") return libc;
+  for (const name of LIBC_NAMES) {
+    try {
+      libc = openLibc(name);
+      return libc;
+    } catch {
+      // the next name
+    }
   }
   return libc;
 }
@@ -69,10 +87,16 @@ export class Inotify {
     return fd < 0 ? null : new Inotify(lib, fd);
   }
 
-  /** Watches a directory's entries (not its subdirectories'); the watch id, or -1 (the limit reached, gone). */
+  /**
+   * Watches a directory's entries (not its subdirectories'); the watch id, or minus the errno
+   * (ENOSPC: the watch limit reached, EACCES, ENOENT: gone meanwhile).
+   */
   add(dir: string): number {
     // A typed array passed as a pointer is kept alive for the call (a bare ptr() would not be).
-    return this.lib.inotify_add_watch(this.fd, Buffer.from(`${dir}\0`), DIR_MASK);
+    const wd = this.lib.inotify_add_watch(this.fd, Buffer.from(`${dir}\0`), DIR_MASK);
+    if (wd >= 0) return wd;
+    const where = this.lib.__errno_location();
+    return where ? -read.i32(where, 0) : -ENOSPC;
   }
 
   remove(wd: number): void {
@@ -89,10 +113,11 @@ export class Inotify {
       for (let at = 0; at + 16 <= n; ) {
         const wd = view.getInt32(at, true);
         const mask = view.getUint32(at + 4, true);
+        const cookie = view.getUint32(at + 8, true);
         const len = view.getUint32(at + 12, true);
         const raw = this.buffer.subarray(at + 16, at + 16 + len);
         const end = raw.indexOf(0);
-        events.push({ wd, mask, name: Buffer.from(end < 0 ? raw : raw.subarray(0, end)).toString() });
+        events.push({ wd, mask, cookie, name: Buffer.from(end < 0 ? raw : raw.subarray(0, end)).toString() });
         at += 16 + len;
       }
     }

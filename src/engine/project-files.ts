@@ -1,16 +1,36 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
-import { IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
+import { EACCES, ENOMEM, ENOSPC, IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
 
 /**
  * A file as last seen: enough to tell that it changed (git's own test: size, mtime, ctime, inode,
  * mode; ctime because a write that puts the mtime back, as cp -p and tar do, still moves it).
+ * Plain numbers, not bigints: a project's every file is kept so.
  */
-export type Seen = { size: number; mtimeNs: bigint; ctimeNs: bigint; ino: bigint; mode: number; regular: boolean };
+export type Seen = {
+  size: number;
+  mtimeSec: number;
+  mtimeNsec: number;
+  ctimeSec: number;
+  ctimeNsec: number;
+  ino: number;
+  mode: number;
+  regular: boolean;
+};
 
-/** One path a sync found different: how it was at the last sync and how it is now (null: absent). */
-export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null };
+/**
+ * One path a sync found different: how it was at the last sync and how it is now (null: absent).
+ * `refused`: why undo must leave it alone whatever it holds.
+ */
+export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null; refused?: string };
+
+export const UNFOLLOWED =
+  "lembas was not following its directory when the command started, so what it held before is not known for sure and undo leaves it as it is";
+export const OVERLAPPED =
+  "it changed while another command ran in the project at the same time (another session's), so whose change it was cannot be told and undo leaves it as it is";
+export const MOVED_IN =
+  "it was moved in from outside the project, so undo leaves it where it is (it may be the only copy)";
 
 /** The most bytes of file content kept in memory to undo commands with, per project. */
 export const CACHE_MAX_BYTES = 24 * 1024 * 1024;
@@ -46,6 +66,9 @@ export class ProjectFiles {
   private readonly maxFiles: number;
   private readonly maxDirs: number;
   private readonly excluded = new Set<string>();
+  /** Directories inotify refused to watch (permission denied): what changes in them is not seen. */
+  private readonly unwatched = new Set<string>();
+  private unsaid: string[] = [];
 
   /**
    * `inotify: false` never watches, each sync walks (as where there is no inotify). `exclude`:
@@ -68,6 +91,11 @@ export class ProjectFiles {
     }
   }
 
+  /** The directories found unwatchable since the last call, to be said once. */
+  takeUnwatched(): string[] {
+    return this.unsaid.splice(0);
+  }
+
   /** Whether files are followed by inotify (else each sync walks the project). */
   get watching(): boolean {
     return this.watch !== null;
@@ -86,8 +114,9 @@ export class ProjectFiles {
 
   /**
    * What changed while the window was open, one change a path (as it was at the start, as it is
-   * now). Another command running in the project at the same time is in it too: they cannot be
-   * told apart.
+   * now). What changed while another window was open too (another session's command) cannot be
+   * told apart: it is marked refused. The person's own edits during a command cannot be told from
+   * the command's at all (undo's trash keeps what it replaces).
    */
   end(window: Change[]): Change[] {
     this.dispatch(this.sync());
@@ -95,12 +124,31 @@ export class ProjectFiles {
     const byPath = new Map<string, Change>();
     for (const change of window) {
       const first = byPath.get(change.rel);
-      byPath.set(change.rel, first ? { ...first, after: change.after } : change);
+      const refused = first?.refused ?? change.refused;
+      byPath.set(change.rel, first ? { ...first, after: change.after, ...(refused ? { refused } : {}) } : change);
     }
     return [...byPath.values()].filter((c) => c.before !== null || c.after !== null);
   }
 
+  /** Before an edit tool writes: what changed until now goes to the open windows (another session's commands). */
+  beforeWrite(): void {
+    if (!this.started || this.windows.size === 0) return;
+    this.dispatch(this.sync());
+  }
+
+  /** After an edit tool wrote `path`: the write is taken in, but in no window (its own turn undoes it). */
+  afterWrite(path: string): void {
+    if (!this.started || this.windows.size === 0) return;
+    const rel = relative(this.base, join(realOr(dirname(path)), basename(path))).split(sep).join("/");
+    this.dispatch(this.sync().filter((c) => c.rel !== rel));
+  }
+
   private dispatch(changes: Change[]): void {
+    if (this.windows.size > 1) {
+      const marked = changes.map((c) => ({ ...c, refused: c.refused ?? OVERLAPPED }));
+      for (const window of this.windows) window.push(...marked);
+      return;
+    }
     for (const window of this.windows) window.push(...changes);
   }
 
@@ -121,6 +169,11 @@ export class ProjectFiles {
       change.kept = change.before ? this.cached(change.rel, change.before) : null;
       this.remember(change, budget > 0);
       if (change.after?.regular && change.after.size <= CACHE_MAX_FILE) budget -= change.after.size;
+    }
+    // The bound holds as the project grows, not only at the first walk.
+    if (this.seen.size > this.maxFiles) {
+      this.giveUp();
+      return [];
     }
     return changes;
   }
@@ -155,7 +208,7 @@ export class ProjectFiles {
     for (const [rel, seen] of found) this.seen.set(rel, seen);
     // The most recently changed files first: they are the likeliest to be changed again.
     const candidates = [...found].filter(([rel, seen]) => seen.regular && seen.size <= CACHE_MAX_FILE && !isClean(rel, seen, index));
-    candidates.sort((a, b) => (a[1].mtimeNs < b[1].mtimeNs ? 1 : a[1].mtimeNs > b[1].mtimeNs ? -1 : 0));
+    candidates.sort((a, b) => b[1].mtimeSec - a[1].mtimeSec || b[1].mtimeNsec - a[1].mtimeNsec);
     for (const [rel, seen] of candidates) {
       if (this.cacheBytes + seen.size > CACHE_MAX_BYTES) continue;
       this.keep(rel, seen, false);
@@ -166,13 +219,18 @@ export class ProjectFiles {
   private walk(dir: string, found: Map<string, Seen>): boolean {
     const abs = dir ? join(this.base, dir) : this.base;
     if (this.watch && !this.dirs.has(dir)) {
-      const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -1;
+      const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -ENOSPC;
       if (wd >= 0) {
+        // A directory already watched under another name (moved) gets its watch back: it is this name's now.
+        this.unmap(wd);
         this.dirs.set(dir, wd);
         this.dirOf.set(wd, dir);
-      } else if (statOf(abs, true)) {
+      } else if (wd === -ENOSPC || wd === -ENOMEM) {
         // The watch limit reached: from now on each sync walks the project.
         this.unwatchAll();
+      } else if (wd === -EACCES && !this.unwatched.has(dir)) {
+        this.unwatched.add(dir);
+        this.unsaid.push(dir);
       }
     }
     let names: Dirent[];
@@ -205,6 +263,19 @@ export class ProjectFiles {
     this.cacheBytes = 0;
   }
 
+  /** A new inotify instance, no watches yet: the next walk makes them. */
+  private rewatch(): void {
+    this.unwatchAll();
+    this.watch = Inotify.open();
+  }
+
+  private unmap(wd: number): void {
+    const dir = this.dirOf.get(wd);
+    if (dir === undefined) return;
+    this.dirOf.delete(wd);
+    if (this.dirs.get(dir) === wd) this.dirs.delete(dir);
+  }
+
   private unwatchAll(): void {
     this.watch?.close();
     this.watch = null;
@@ -212,8 +283,12 @@ export class ProjectFiles {
     this.dirOf.clear();
   }
 
-  /** Every file's stat compared with what was seen. */
-  private rescan(): Change[] {
+  /**
+   * Every file's stat compared with what was seen. After an overflow, `watched` are the directories
+   * that were watched until then: a file elsewhere may have changed unseen before the window
+   * opened, so what was seen of it is no before-state undo can trust.
+   */
+  private rescan(watched?: ReadonlySet<string>): Change[] {
     const found = new Map<string, Seen>();
     if (!this.walk("", found)) {
       this.giveUp();
@@ -222,7 +297,10 @@ export class ProjectFiles {
     const changes: Change[] = [];
     for (const [rel, before] of this.seen) {
       const after = found.get(rel) ?? null;
-      if (!after || !sameSeen(before, after)) changes.push({ rel, before, after, kept: null });
+      if (after && sameSeen(before, after)) continue;
+      const change: Change = { rel, before, after, kept: null };
+      if (watched && !watched.has(parentOf(rel))) change.refused = UNFOLLOWED;
+      changes.push(change);
     }
     for (const [rel, after] of found) if (!this.seen.has(rel)) changes.push({ rel, before: null, after, kept: null });
     return changes;
@@ -233,20 +311,32 @@ export class ProjectFiles {
     const suspects = new Set<string>();
     const newDirs: string[] = [];
     const goneDirs: string[] = [];
-    for (const event of watch.drain()) {
+    const events = watch.drain();
+    // A rename inside the project says both halves in the same read; a MOVED_TO alone came from outside.
+    const movedFrom = new Set(events.filter((e) => e.mask & IN_MOVED_FROM).map((e) => e.cookie));
+    const movedIn = new Set<string>();
+    for (const event of events) {
       if (event.mask & IN_Q_OVERFLOW) {
-        // Events were lost: compare every file, and watch what appeared meanwhile.
-        return this.rescan();
+        // Events were lost, among them which directories went and came back: the watches are
+        // made again from nothing, and every file compared.
+        const watched = new Set(this.dirs.keys());
+        this.rewatch();
+        return this.rescan(watched);
       }
       const dir = this.dirOf.get(event.wd);
       if (dir === undefined) continue;
-      if (event.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
+      if (event.mask & IN_IGNORED) {
+        this.unmap(event.wd);
+        continue;
+      }
+      if (event.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) {
         if (event.mask & (IN_DELETE_SELF | IN_MOVE_SELF)) goneDirs.push(dir);
         continue;
       }
       if (event.name === ".git" || event.name === "") continue;
       const rel = dir ? `${dir}/${event.name}` : event.name;
       if (this.excluded.has(rel)) continue;
+      if (event.mask & IN_MOVED_TO && !movedFrom.has(event.cookie)) movedIn.add(rel);
       if (event.mask & IN_ISDIR) {
         if (event.mask & (IN_CREATE | IN_MOVED_TO)) newDirs.push(rel);
         if (event.mask & (IN_DELETE | IN_MOVED_FROM)) goneDirs.push(rel);
@@ -269,7 +359,9 @@ export class ProjectFiles {
       const after = found.get(rel) ?? statOf(join(this.base, rel));
       if (before === null && after === null) continue;
       if (before && after && sameSeen(before, after)) continue;
-      changes.push({ rel, before, after, kept: null });
+      const change: Change = { rel, before, after, kept: null };
+      if (after && underAny(rel, movedIn)) change.refused = MOVED_IN;
+      changes.push(change);
     }
     return changes;
   }
@@ -326,7 +418,20 @@ export class ProjectFiles {
   }
 }
 
-/** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
+function parentOf(rel: string): string {
+  const at = rel.lastIndexOf("/");
+  return at < 0 ? "" : rel.slice(0, at);
+}
+
+/** Whether the path is one of `tops` or inside one of them. */
+function underAny(rel: string, tops: ReadonlySet<string>): boolean {
+  if (tops.size === 0) return false;
+  for (let at = rel.length; at > 0; at = rel.lastIndexOf("/", at - 1)) {
+    if (tops.has(rel.slice(0, at))) return true;
+  }
+  return false;
+}
+
 function realOr(path: string): string {
   try {
     return realpathSync(path);
@@ -335,18 +440,29 @@ function realOr(path: string): string {
   }
 }
 
+/** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
 export function statOf(path: string, dirs = false): Seen | null {
   try {
     const s = lstatSync(path, { bigint: true });
     if (s.isDirectory() && !dirs) return null;
-    return { size: Number(s.size), mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs, ino: s.ino, mode: Number(s.mode), regular: s.isFile() };
+    const [mtimeSec, mtimeNsec] = secNsec(s.mtimeNs);
+    const [ctimeSec, ctimeNsec] = secNsec(s.ctimeNs);
+    return { size: Number(s.size), mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, ino: Number(s.ino), mode: Number(s.mode), regular: s.isFile() };
   } catch {
     return null;
   }
 }
 
 export function sameSeen(a: Seen, b: Seen): boolean {
-  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.ino === b.ino && a.mode === b.mode;
+  return (
+    a.size === b.size &&
+    a.mtimeSec === b.mtimeSec &&
+    a.mtimeNsec === b.mtimeNsec &&
+    a.ctimeSec === b.ctimeSec &&
+    a.ctimeNsec === b.ctimeNsec &&
+    a.ino === b.ino &&
+    a.mode === b.mode
+  );
 }
 
 /**
@@ -362,16 +478,15 @@ export function cleanBlob(rel: string, seen: Seen, index: IndexSnapshot | null):
   if (!index || !seen.regular) return null;
   const entry = index.entries().get(rel);
   if (!entry) return null;
-  const [sec, nsec] = secNsec(seen.mtimeNs);
-  if (entry.mtimeSec !== sec || entry.mtimeNsec !== nsec) return null;
+  if (entry.mtimeSec !== seen.mtimeSec % 2 ** 32 || entry.mtimeNsec !== seen.mtimeNsec) return null;
   // Stricter than git's default: a write that put the mtime back still moved the ctime.
-  const [csec, cnsec] = secNsec(seen.ctimeNs);
-  if (entry.ctimeSec !== csec || entry.ctimeNsec !== cnsec) return null;
-  if (entry.size !== seen.size % 2 ** 32 || (entry.ino !== 0 && entry.ino !== Number(seen.ino % 2n ** 32n))) return null;
-  if (seen.mtimeNs >= index.mtimeNs) return null;
+  if (entry.ctimeSec !== seen.ctimeSec % 2 ** 32 || entry.ctimeNsec !== seen.ctimeNsec) return null;
+  if (entry.size !== seen.size % 2 ** 32 || (entry.ino !== 0 && entry.ino !== seen.ino % 2 ** 32)) return null;
+  const [indexSec, indexNsec] = secNsec(index.mtimeNs);
+  if (seen.mtimeSec > indexSec || (seen.mtimeSec === indexSec && seen.mtimeNsec >= indexNsec)) return null;
   return entry.sha;
 }
 
 function secNsec(ns: bigint): [number, number] {
-  return [Number((ns / 1_000_000_000n) % 2n ** 32n), Number(ns % 1_000_000_000n)];
+  return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
 }

@@ -248,7 +248,11 @@ export class Session {
     try {
       result = { turnId, stopReason: "end_turn", ...named, meta: await run() };
     } catch (error) {
-      if (!(error instanceof UserError)) throw error;
+      if (!(error instanceof UserError)) {
+        // Stored as done all the same: a turn left running would be taken for one cut short.
+        this.turns.finish(turnId, { turnId, stopReason: "end_turn", ...named, error: errorMessage(error) });
+        throw error;
+      }
       result = { turnId, stopReason: "end_turn", ...named, error: error.message };
     } finally {
       this.bus.emit({ type: "task", state: "end", turnId, stopReason: "end_turn" });
@@ -358,14 +362,14 @@ export class Session {
     const lastUser = messages.findLast((m) => m.role === "user" && !m.body.steer);
     if (!lastUser || lastUser.role !== "user") return null;
     const turnId = lastUser.turnId;
-    const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root) : { files: [], skipped: [] };
+    const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir) : { files: [], skipped: [] };
     deleteMessagesFrom(this.deps.db, this.id, lastUser.seq);
     this.history = null;
     if (this.row.summarySeq !== null && this.row.summarySeq >= lastUser.seq) {
       this.row = { ...this.row, summary: null, summarySeq: null };
       updateSession(this.deps.db, this.id, { summary: null, summarySeq: null });
     }
-    return { prompt: lastUser.body.display ?? lastUser.body.text, files: restored.files, skipped: restored.skipped };
+    return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
   }
 
   /** Waits for every queued turn (and the title call after the first) to end. */
@@ -501,6 +505,7 @@ export class Session {
           interaction: this.interaction ?? nobody("nobody can approve it in this session"),
           signal,
           context: (callId) => this.toolContext(callId, signal, undo, model),
+          afterExecute: () => undo.afterTool(),
         });
         this.append({ role: "tool", body: undo.annotate(result), turnId });
       }
@@ -591,6 +596,7 @@ export class Session {
       commands: { env: toolEnvironment(this.deps.config, process.env), hidden: [this.deps.paths.configDir, this.deps.paths.stateDir] },
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
+      afterChange: (path) => undo.afterChange(path),
       aroundCommand: (run) => undo.aroundCommand(run, callId),
       markRead: (path, content) => {
         this.reads.mark(path, content);

@@ -23,6 +23,8 @@ export type RunToolDeps = {
   signal: AbortSignal;
   /** Everything a tool gets, but for the call's own id. */
   context(callId: string): ToolContext;
+  /** Called as soon as the tool's execute returns (or throws), before anything else is done. */
+  afterExecute?: () => void;
 };
 
 /**
@@ -102,6 +104,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
   const locations = paths.map((p) => ({ path: p }));
   deps.bus.emit({ type: "tool_start", callId: call.id, name: tool.name, args, title, kind: tool.kind, locations });
   const result = await execute(tool, args, ctx);
+  deps.afterExecute?.();
   const corrected = args !== input.data ? `(The person corrected the command to: ${(args as { command: string }).command})\n` : "";
   const record: ToolResultRecord = {
     callId: call.id,

@@ -1,19 +1,20 @@
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import {
-  forgetPreImages,
   hasPreImage,
+  markTurn,
   type PreImage,
-  preImagesOf,
   readPreImage,
   recordPreImage,
   recordStamp,
-  sameStamp,
+  type Stamp,
   stampOf,
   trimPreImages,
   UNDO_MAX_FILE,
+  UNDO_TURN_MAX_BYTES,
 } from "../store/undo.ts";
 import { readBlobs } from "./git-index.ts";
 import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, ProjectFiles } from "./project-files.ts";
@@ -24,11 +25,7 @@ const NOTE_PATHS = 20;
 /** The most earlier content read from git at once. */
 const BATCH_BYTES = 64 * 1024 * 1024;
 
-/** A file undo did not touch, and why. */
-export type Skipped = { path: string; why: string };
-export type Restored = { files: string[]; skipped: Skipped[] };
-/** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
-export type Undone = Restored & { prompt: string };
+export { type Restored, restoreTurn, type Skipped, type Undone } from "./undo-restore.ts";
 
 /**
  * Keeps, for one turn, each file's content from before the turn first changed it: files the edit
@@ -40,9 +37,11 @@ export type Undone = Restored & { prompt: string };
  * (ProjectFiles). What a command changed that neither holds is said in the command's result.
  */
 export class TurnUndo {
-  /** Paths the edit tools named whose stamp waits for the tool to have written. */
+  /** Paths the edit tools named and have not stamped yet (they stamp right after writing). */
   private readonly unstamped = new Set<string>();
   private readonly notes = new Map<string, string>();
+  /** Bytes of earlier content this turn has kept so far. */
+  private kept = 0;
 
   constructor(
     private readonly db: Db,
@@ -50,18 +49,31 @@ export class TurnUndo {
     private readonly turnId: string,
     private readonly root: string,
     private readonly stateDir: string,
+    private readonly maxTurnBytes = UNDO_TURN_MAX_BYTES,
   ) {}
 
   beforeChange(path: string): void {
-    this.stampPending();
+    tellProject(this.root, (files) => files.beforeWrite());
     if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
-      recordPreImage(this.db, this.sessionId, this.turnId, readPreImage(path));
+      this.keep(readPreImage(path));
+      trimPreImages(this.db, this.sessionId);
     }
     this.unstamped.add(path);
   }
 
+  /** Records a pre-image within the turn's bound: past it, only that the content was not kept. */
+  private keep(image: PreImage, stamp?: Stamp): PreImage {
+    const size = image.content?.length ?? 0;
+    const bounded: PreImage =
+      size > 0 && this.kept + size > this.maxTurnBytes
+        ? { ...image, content: null, missing: `the turn's undo data passed ${this.maxTurnBytes / 1024 / 1024} MiB, so no more was kept` }
+        : image;
+    this.kept += bounded.content?.length ?? 0;
+    recordPreImage(this.db, this.sessionId, this.turnId, bounded, stamp);
+    return bounded;
+  }
+
   async aroundCommand<T>(run: () => Promise<T>, callId?: string): Promise<T> {
-    this.stampPending();
     sweepLegacySnapshots(this.stateDir);
     const files = projectFilesFor(this.root, this.stateDir);
     let window: Change[];
@@ -69,7 +81,9 @@ export class TurnUndo {
       window = files.begin();
     } catch (error) {
       // The command runs all the same, only not undoably.
-      if (callId) this.notes.set(callId, `What this command changes cannot be undone: ${errorMessage(error)}.`);
+      const why = `What this command changes cannot be undone: ${errorMessage(error)}.`;
+      if (callId) this.notes.set(callId, why);
+      this.markSafely(why);
       return run();
     }
     const index = files.gitIndex();
@@ -78,6 +92,7 @@ export class TurnUndo {
     } finally {
       const lost = await this.recordSafely(files, window, index);
       if (callId && lost.length > 0) this.notes.set(callId, lost.join("\n"));
+      if (unrecorded(lost)) this.markSafely(lost.join(" "));
     }
   }
 
@@ -89,36 +104,76 @@ export class TurnUndo {
     return { ...result, output: `${result.output}\n\n${note}` };
   }
 
+  /** Right after an edit tool wrote the path: what the person saves later must not count as the turn's. */
+  afterChange(path: string): void {
+    this.unstamped.delete(path);
+    this.stampSafely(path);
+    tellProject(this.root, (files) => files.afterWrite(path));
+  }
+
+  /** When a tool returns: whatever it named and did not stamp itself is stamped now. */
+  afterTool(): void {
+    this.stampPending();
+  }
+
   /**
-   * At the turn's end: the last files the edit tools wrote are stamped. A stamp that cannot be
-   * taken is left out, and undo then leaves that file alone (the safe side).
+   * At the turn's end. A file still unstamped is left so, never stamped this late (what the person
+   * saved meanwhile would count as the turn's): undo then leaves it alone.
    */
   finish(): void {
+    this.unstamped.clear();
     try {
-      this.stampPending();
+      trimPreImages(this.db, this.sessionId);
     } catch {
-      this.unstamped.clear();
+      // the next turn trims
     }
   }
 
   private stampPending(): void {
-    for (const path of this.unstamped) recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+    for (const path of this.unstamped) this.stampSafely(path);
     this.unstamped.clear();
+  }
+
+  /** A stamp that cannot be taken is left out, and undo then leaves that file alone (the safe side). */
+  private stampSafely(path: string): void {
+    try {
+      recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+    } catch {
+      // left unstamped on purpose
+    }
+  }
+
+  /** The turn's undo then says that what a command did was not recorded at all. */
+  private markSafely(why: string): void {
+    try {
+      markTurn(this.db, this.sessionId, this.turnId, why);
+    } catch {
+      // the command's result says it all the same
+    }
   }
 
   /** The command's result stands whatever happens here: a failure to record is said beside it. */
   private async recordSafely(files: ProjectFiles, window: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
     try {
       const changes = files.end(window);
-      if (files.tooLarge) return ["This project has too many files for lembas to follow what commands change: what this command changed cannot be undone."];
-      return await this.record(files, changes, index);
+      if (files.tooLarge) return [TOO_LARGE];
+      const unwatched = files.takeUnwatched();
+      const said = unwatched.length > 0 ? [`lembas may not watch ${unwatched.slice(0, NOTE_PATHS).join(", ")} (permission denied): what commands change there cannot be undone.`] : [];
+      // Stamped now, as the command left them: what is saved while git is read is not the command's.
+      const stamps = new Map(changes.map((c) => [c.rel, stampOf(join(this.root, c.rel))] as const));
+      return [...said, ...(await this.record(files, changes, index, stamps))];
     } catch (error) {
-      return [`What this command changed could not be recorded, so it cannot be undone: ${errorMessage(error)}.`];
+      return [`${NOT_RECORDED}: ${errorMessage(error)}.`];
     }
   }
 
   /** Records the command's changes; returns the note lines for what cannot be restored. */
-  private async record(files: ProjectFiles, changes: Change[], index: ReturnType<ProjectFiles["gitIndex"]>): Promise<string[]> {
+  private async record(
+    files: ProjectFiles,
+    changes: Change[],
+    index: ReturnType<ProjectFiles["gitIndex"]>,
+    stamps: ReadonlyMap<string, Stamp>,
+  ): Promise<string[]> {
     if (changes.length === 0) return [];
     const fresh = changes.filter((c) => !hasPreImage(this.db, this.sessionId, this.turnId, join(this.root, c.rel)));
     const freshPaths = new Set(fresh.map((c) => c.rel));
@@ -138,14 +193,13 @@ export class TurnUndo {
         for (const c of batch) {
           const path = join(this.root, c.rel);
           const sha = wanted.get(c.rel);
-          const image = preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null);
-          recordPreImage(this.db, this.sessionId, this.turnId, image, stampOf(path));
-          if (image.missing) lost.push(`${c.rel} (${image.missing})`);
+          const image = this.keep(preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null), stamps.get(c.rel) ?? stampOf(path));
+          if (image.missing || image.refused) lost.push(`${c.rel} (${image.missing ?? image.refused})`);
         }
         if (i < groups.length - 1) return;
         for (const c of again) {
           const path = join(this.root, c.rel);
-          recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+          recordStamp(this.db, this.sessionId, this.turnId, path, stamps.get(c.rel) ?? stampOf(path));
         }
         trimPreImages(this.db, this.sessionId);
       })();
@@ -155,6 +209,14 @@ export class TurnUndo {
     const more = lost.length > NOTE_PATHS ? ` and ${lost.length - NOTE_PATHS} more` : "";
     return [`Undo cannot restore what this command did to: ${named}${more}.`];
   }
+}
+
+const TOO_LARGE = "This project has too many files for lembas to follow what commands change: what this command changed cannot be undone.";
+const NOT_RECORDED = "What this command changed could not be recorded, so it cannot be undone";
+
+/** Whether a command's note says that nothing of it was recorded (rather than some files). */
+function unrecorded(lost: readonly string[]): boolean {
+  return lost.some((line) => line === TOO_LARGE || line.startsWith(NOT_RECORDED));
 }
 
 /** Changes in groups of at most BATCH_BYTES of earlier content, so blobs read from git stay bounded in memory. */
@@ -177,6 +239,7 @@ function* batches(changes: Change[]): Generator<Change[]> {
 /** A command's pre-image of one path: absent before, or its bytes from the cache or from git. */
 function preImageOf(path: string, change: Change, blob: Uint8Array | null): PreImage {
   const before = change.before;
+  if (change.refused) return { path, existed: before !== null, content: null, mode: before ? before.mode & 0o7777 : null, refused: change.refused };
   if (!before) return { path, existed: false, content: null, mode: null };
   const mode = before.mode & 0o7777;
   if (!before.regular) return { path, existed: true, content: null, mode, missing: "it was not a regular file" };
@@ -188,44 +251,6 @@ function preImageOf(path: string, change: Change, blob: Uint8Array | null): PreI
       ? `its earlier content was not kept: not clean in git, and larger than ${CACHE_MAX_FILE / 1024} KiB`
       : `its earlier content was not kept: not clean in git, and past the ${CACHE_MAX_BYTES / 1024 / 1024} MiB kept of other files`;
   return { path, existed: true, content: null, mode, missing: why };
-}
-
-/**
- * Puts back every file the turn changed, byte for byte, and deletes the files it created, but only
- * files still as the turn left them: one changed since (by the person, by another program) is left
- * alone and said, as is one whose earlier content was not kept.
- */
-export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string): Restored {
-  const files: string[] = [];
-  const skipped: Skipped[] = [];
-  for (const image of preImagesOf(db, sessionId, turnId)) {
-    const shown = relative(root, image.path) || image.path;
-    if (!image.stamp) {
-      skipped.push({ path: shown, why: "what the turn left in it was not recorded (the turn did not end), so it is left as it is" });
-      continue;
-    }
-    if (!sameStamp(stampOf(image.path), image.stamp)) {
-      skipped.push({ path: shown, why: "it changed after the turn (by you or another program), so it is left as it is" });
-      continue;
-    }
-    if (!image.existed) {
-      rmSync(image.path, { force: true });
-      files.push(shown);
-      continue;
-    }
-    if (image.content === null) {
-      skipped.push({ path: shown, why: `its content from before the turn was not kept: ${image.missing ?? "unknown"}` });
-      continue;
-    }
-    mkdirSync(dirname(image.path), { recursive: true });
-    const temp = `${image.path}.lembas-undo-${process.pid}`;
-    writeFileSync(temp, image.content);
-    if (image.mode !== null) chmodSync(temp, image.mode);
-    renameSync(temp, image.path);
-    files.push(shown);
-  }
-  forgetPreImages(db, sessionId, turnId);
-  return { files, skipped };
 }
 
 /** Projects followed in this process; the least recently used goes past this many. */
@@ -250,18 +275,44 @@ export function projectFilesFor(root: string, stateDir?: string): ProjectFiles {
   return files;
 }
 
+/**
+ * Tells the project's open command windows (another session's) of an edit tool's write. The write
+ * goes on if this fails: such a window then counts it as its command's.
+ */
+function tellProject(root: string, tell: (files: ProjectFiles) => void): void {
+  const files = followed.get(root);
+  if (!files) return;
+  try {
+    tell(files);
+  } catch {
+    // said above: the write is not held up by what only refines another window
+  }
+}
+
+/** Stops following every project (the engine stops): their inotify instances are closed. */
+export function forgetAllProjectFiles(): void {
+  for (const files of followed.values()) files.close();
+  followed.clear();
+}
+
 /** Stops following a project (its last session is gone). */
 export function forgetProjectFiles(root: string): void {
   followed.get(root)?.close();
   followed.delete(root);
 }
 
-let swept = false;
+const swept = new Set<string>();
 
-/** Earlier versions kept a shadow git store per project in the state dir; it is no longer used. */
+/**
+ * Earlier versions kept a shadow git store per project in the state dir; it is no longer used. It
+ * may be large: it is removed in the background, and the command does not wait for it.
+ */
 function sweepLegacySnapshots(stateDir: string): void {
-  if (swept) return;
-  swept = true;
+  if (swept.has(stateDir)) return;
+  swept.add(stateDir);
   const dir = join(stateDir, "snapshots");
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  if (!existsSync(dir)) return;
+  rm(dir, { recursive: true, force: true }).catch(() => {
+    // tried again by the next process
+  });
 }

@@ -145,6 +145,21 @@ ALTER TABLE undo_files ADD COLUMN after_mtime INTEGER;
 ALTER TABLE undo_files ADD COLUMN after_hash TEXT;
 `,
   },
+  {
+    // refused_why: undo leaves the file alone whatever it holds (moved in from outside, changed by
+    // two commands at once). undo_turns: a turn whose undo data was dropped or never recorded, and why.
+    version: 6,
+    sql: `
+ALTER TABLE undo_files ADD COLUMN refused_why TEXT;
+CREATE TABLE undo_turns (
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  turn_id    TEXT NOT NULL,
+  why        TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, turn_id)
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -5,14 +5,17 @@ import type { Db } from "./db.ts";
 export const UNDO_MAX_FILE = 32 * 1024 * 1024;
 /** How many turns of a session keep their pre-images: older ones can no longer be undone. */
 export const UNDO_TURNS_KEPT = 20;
+/** The most pre-image bytes one turn keeps: past it, a file's earlier content is not kept (and said). */
+export const UNDO_TURN_MAX_BYTES = 256 * 1024 * 1024;
 /** The most pre-image bytes a session keeps: older turns are forgotten past it (the last one never). */
 export const UNDO_MAX_BYTES = 1024 * 1024 * 1024;
 
 /**
  * A file as it was before the turn first changed it. `content` null with `existed` means it cannot
- * be restored, and `missing` says why.
+ * be restored, and `missing` says why. `refused`: undo leaves the file alone whatever it holds, and
+ * says this sentence (a file moved in from outside the project, whose only copy it may be).
  */
-export type PreImage = { path: string; existed: boolean; content: Uint8Array | null; mode: number | null; missing?: string };
+export type PreImage = { path: string; existed: boolean; content: Uint8Array | null; mode: number | null; missing?: string; refused?: string };
 
 /** A file as the turn left it: what undo compares with before it touches the file. */
 export type Stamp = { existed: boolean; size: number | null; mtime: number | null; hash: string | null };
@@ -24,9 +27,9 @@ export type Stamp = { existed: boolean; size: number | null; mtime: number | nul
  */
 export function recordPreImage(db: Db, sessionId: string, turnId: string, image: PreImage, stamp?: Stamp): void {
   db.query(
-    `INSERT INTO undo_files (session_id, turn_id, path, existed, content, mode, missing_why, created_at,
+    `INSERT INTO undo_files (session_id, turn_id, path, existed, content, mode, missing_why, refused_why, created_at,
                              after_existed, after_size, after_mtime, after_hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
   ).run(
     sessionId,
     turnId,
@@ -35,6 +38,7 @@ export function recordPreImage(db: Db, sessionId: string, turnId: string, image:
     image.content,
     image.mode,
     image.missing ?? null,
+    image.refused ?? null,
     Date.now(),
     stamp ? (stamp.existed ? 1 : 0) : null,
     stamp?.size ?? null,
@@ -103,6 +107,7 @@ type RawImage = {
   content: Uint8Array | null;
   mode: number | null;
   missing_why: string | null;
+  refused_why: string | null;
   after_existed: number | null;
   after_size: number | null;
   after_mtime: number | null;
@@ -112,7 +117,7 @@ type RawImage = {
 export function preImagesOf(db: Db, sessionId: string, turnId: string): StoredImage[] {
   return db
     .query<RawImage, [string, string]>(
-      `SELECT path, existed, content, mode, missing_why, after_existed, after_size, after_mtime, after_hash
+      `SELECT path, existed, content, mode, missing_why, refused_why, after_existed, after_size, after_mtime, after_hash
        FROM undo_files WHERE session_id = ? AND turn_id = ? ORDER BY path`,
     )
     .all(sessionId, turnId)
@@ -122,28 +127,53 @@ export function preImagesOf(db: Db, sessionId: string, turnId: string): StoredIm
       content: r.content,
       mode: r.mode,
       ...(r.missing_why ? { missing: r.missing_why } : {}),
+      ...(r.refused_why ? { refused: r.refused_why } : {}),
       stamp: r.after_existed === null ? null : { existed: r.after_existed === 1, size: r.after_size, mtime: r.after_mtime, hash: r.after_hash },
     }));
 }
 
 export function forgetPreImages(db: Db, sessionId: string, turnId: string): void {
   db.query("DELETE FROM undo_files WHERE session_id = ? AND turn_id = ?").run(sessionId, turnId);
+  db.query("DELETE FROM undo_turns WHERE session_id = ? AND turn_id = ?").run(sessionId, turnId);
 }
+
+/** Notes that a turn's undo data was dropped or never recorded, and why (the first reason stays). */
+export function markTurn(db: Db, sessionId: string, turnId: string, why: string): void {
+  db.query("INSERT INTO undo_turns (session_id, turn_id, why, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING").run(
+    sessionId,
+    turnId,
+    why,
+    Date.now(),
+  );
+}
+
+export function turnMarkOf(db: Db, sessionId: string, turnId: string): string | null {
+  return db.query<{ why: string }, [string, string]>("SELECT why FROM undo_turns WHERE session_id = ? AND turn_id = ?").get(sessionId, turnId)?.why ?? null;
+}
+
+export const TRIMMED = `its undo data was dropped to keep the session's bound (the last ${UNDO_TURNS_KEPT} turns, ${UNDO_MAX_BYTES / 1024 / 1024 / 1024} GiB): what it changed cannot be undone`;
 
 /**
  * Drops the pre-images of all but the session's last UNDO_TURNS_KEPT turns that have any, and of
- * the older turns past `maxBytes` of content (the last turn is always kept).
+ * the older turns past `maxBytes` of content (the last turn is always kept). Each turn dropped is
+ * marked, so that its undo says so.
  */
 export function trimPreImages(db: Db, sessionId: string, maxBytes = UNDO_MAX_BYTES): void {
-  db.query(
-    `DELETE FROM undo_files WHERE session_id = ?1 AND turn_id IN (
-       SELECT turn_id FROM (
-         SELECT turn_id,
-                row_number() OVER newest AS rank,
-                sum(sum(coalesce(length(content), 0))) OVER newest AS running
-         FROM undo_files WHERE session_id = ?1 GROUP BY turn_id
-         WINDOW newest AS (ORDER BY max(created_at) DESC, turn_id DESC ROWS UNBOUNDED PRECEDING)
-       ) WHERE rank > 1 AND (rank > ${UNDO_TURNS_KEPT} OR running > ?2)
-     )`,
-  ).run(sessionId, maxBytes);
+  db.transaction(() => {
+    const dropped = db
+      .query<{ turn_id: string }, [string, number]>(
+        `SELECT turn_id FROM (
+           SELECT turn_id,
+                  row_number() OVER newest AS rank,
+                  sum(sum(coalesce(length(content), 0))) OVER newest AS running
+           FROM undo_files WHERE session_id = ?1 GROUP BY turn_id
+           WINDOW newest AS (ORDER BY max(created_at) DESC, turn_id DESC ROWS UNBOUNDED PRECEDING)
+         ) WHERE rank > 1 AND (rank > ${UNDO_TURNS_KEPT} OR running > ?2)`,
+      )
+      .all(sessionId, maxBytes);
+    for (const { turn_id } of dropped) {
+      db.query("DELETE FROM undo_files WHERE session_id = ? AND turn_id = ?").run(sessionId, turn_id);
+      markTurn(db, sessionId, turn_id, TRIMMED);
+    }
+  })();
 }

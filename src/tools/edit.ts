@@ -50,6 +50,7 @@ export const editTool = defineTool({
     try {
       await ctx.beforeChange(abs);
       await writeAtomic(abs, change.newText);
+      ctx.afterChange(abs);
       ctx.markRead(abs, change.newText);
     } catch (error) {
       return fail(fsErrorMessage(error, shown));

@@ -39,6 +39,7 @@ export const planSubmitTool = defineTool({
       await ctx.beforeChange(abs);
       await mkdir(dirname(abs), { recursive: true });
       await writeAtomic(abs, input.plan.endsWith("\n") ? input.plan : `${input.plan}\n`);
+      ctx.afterChange(abs);
     } catch (error) {
       return fail(`The plan could not be saved: ${fsErrorMessage(error, PLANS_DIR)}`);
     }

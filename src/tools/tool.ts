@@ -62,6 +62,8 @@ export type ToolContext = {
   progress(text: string): void;
   /** Must be called with a path (absolute) before the tool changes or deletes it, so the turn can be undone. */
   beforeChange(path: string): Promise<void>;
+  /** Must be called right after the tool wrote the path: what the turn left in it is stamped then, not later. */
+  afterChange(path: string): void;
   /** Wraps a command that may change any file of the project (bash), so what it changed can be undone. */
   aroundCommand<T>(run: () => Promise<T>): Promise<T>;
   /**

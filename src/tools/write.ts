@@ -43,6 +43,7 @@ export const writeTool = defineTool({
       await ctx.beforeChange(abs);
       await mkdir(dirname(abs), { recursive: true });
       await writeAtomic(abs, input.content);
+      ctx.afterChange(abs);
       ctx.markRead(abs, input.content);
       const lines = countLines(input.content);
       const verb = oldText === null ? "Created" : "Wrote";

@@ -52,3 +52,18 @@ test("blobs are read from the project's objects by id; an unknown id is left out
 test("what is not an index reads as empty", () => {
   expect(parseIndex(Buffer.from("not an index at all"))).toEqual(new Map());
 });
+
+test("reading blobs from a git dir git refuses, with more ids than a pipe holds, settles with nothing", async () => {
+  const ids = Array.from({ length: 20000 }, (_, i) => i.toString(16).padStart(40, "0"));
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+  process.on("unhandledRejection", onUnhandled);
+  try {
+    const result = await Promise.race([readBlobs(join(tmpdir(), "lembas-not-a-git-dir"), ids).then((m) => m.size), Bun.sleep(10_000).then(() => "hung")]);
+    await Bun.sleep(50);
+    expect(result).toBe(0);
+    expect(unhandled).toEqual([]);
+  } finally {
+    process.off("unhandledRejection", onUnhandled);
+  }
+}, 20_000);

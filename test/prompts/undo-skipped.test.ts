@@ -30,6 +30,7 @@ test("/undo over ACP answers the files it left alone and why, beside those it pu
     prompt: "write two files",
     files: ["two.txt"],
     skipped: [{ path: "one.txt", why: expect.stringContaining("changed after the turn") }],
+    trash: expect.stringContaining("undo-trash"),
   });
   expect(readFileSync(join(d.project, "one.txt"), "utf8")).toBe("the person's\n");
 });

@@ -47,6 +47,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     signal: opts.signal ?? new AbortController().signal,
     progress: (text) => void rec.progress.push(text),
     beforeChange: async (path) => void rec.beforeChange.push(path),
+    afterChange: () => {},
     aroundCommand: async (run) => {
       rec.commands++;
       return run();
