@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
-import { type EngineHarness, engineHarness, ofType, step } from "../support/engine.ts";
+import type { PermissionDecision } from "../../src/engine/interaction.ts";
+import { type EngineHarness, engineHarness, ofType, step, person } from "../support/engine.ts";
 
 let h: EngineHarness;
 beforeEach(async () => {
@@ -10,19 +10,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-/** A person who answers each approval from a list, and remembers what was asked. */
-function person(answers: PermissionDecision[]): Interaction & { asked: PermissionRequest[] } {
-  const asked: PermissionRequest[] = [];
-  return {
-    asked,
-    permission: async (request) => {
-      asked.push(request);
-      return answers.shift() ?? { outcome: "deny" };
-    },
-    question: async () => ({ outcome: "nobody" }),
-    plan: async () => ({ outcome: "nobody" }),
-  };
-}
 
 /** A turn in edit mode where the model runs these command lines one after another. */
 async function run(commands: string[], answers: PermissionDecision[]) {

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
-import { type EngineHarness, engineHarness, isStep, ofType, step } from "../support/engine.ts";
+import { type EngineHarness, engineHarness, isStep, ofType, step, person } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 
 let h: EngineHarness;
@@ -11,19 +10,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-/** A person who answers each approval from a list, and remembers what was asked. */
-function person(answers: PermissionDecision[]): Interaction & { asked: PermissionRequest[] } {
-  const asked: PermissionRequest[] = [];
-  return {
-    asked,
-    permission: async (request) => {
-      asked.push(request);
-      return answers.shift() ?? { outcome: "deny" };
-    },
-    question: async () => ({ outcome: "nobody" }),
-    plan: async () => ({ outcome: "nobody" }),
-  };
-}
 
 const lastToolOutput = () => {
   const steps = h.model.requests.filter((r) => isStep(r.body));

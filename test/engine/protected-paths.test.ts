@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
-import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
+import { type EngineHarness, engineHarness, isStep, step, person } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 
 let h: EngineHarness;
@@ -11,19 +10,6 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-/** A person who answers each approval from a list (deny when it runs out), and remembers what was asked. */
-function person(answers: PermissionDecision[] = []): Interaction & { asked: PermissionRequest[] } {
-  const asked: PermissionRequest[] = [];
-  return {
-    asked,
-    permission: async (request) => {
-      asked.push(request);
-      return answers.shift() ?? { outcome: "deny" };
-    },
-    question: async () => ({ outcome: "nobody" }),
-    plan: async () => ({ outcome: "nobody" }),
-  };
-}
 
 /** The tool results the model was sent, in order. */
 const toolOutputs = () => {

@@ -4,6 +4,7 @@ import { type EngineEvent, eventSchemas } from "../../src/bus/index.ts";
 import { resolvePaths } from "../../src/config/paths.ts";
 import { Config } from "../../src/config/schema.ts";
 import { Engine } from "../../src/engine/engine.ts";
+import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
 import type { Session } from "../../src/engine/session.ts";
 import { ModelRegistry } from "../../src/model/registry.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
@@ -96,4 +97,18 @@ export async function engineHarness(
 /** The events of one type, narrowed. */
 export function ofType<K extends EngineEvent["type"]>(events: readonly EngineEvent[], type: K): Extract<EngineEvent, { type: K }>[] {
   return events.filter((e): e is Extract<EngineEvent, { type: K }> => e.type === type);
+}
+
+/** A person who answers each approval from a list (deny when it runs out), and remembers what was asked. */
+export function person(answers: PermissionDecision[] = []): Interaction & { asked: PermissionRequest[] } {
+  const asked: PermissionRequest[] = [];
+  return {
+    asked,
+    permission: async (request) => {
+      asked.push(request);
+      return answers.shift() ?? { outcome: "deny" };
+    },
+    question: async () => ({ outcome: "nobody" }),
+    plan: async () => ({ outcome: "nobody" }),
+  };
 }
