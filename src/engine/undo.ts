@@ -42,6 +42,8 @@ export class TurnUndo {
   private readonly notes = new Map<string, string>();
   /** Bytes of earlier content this turn has kept so far. */
   private kept = 0;
+  /** Whether the turn recorded any pre-image (its end then keeps the store's bounds). */
+  private keptAny = false;
 
   constructor(
     private readonly db: Db,
@@ -70,6 +72,7 @@ export class TurnUndo {
         : image;
     this.kept += bounded.content?.length ?? 0;
     recordPreImage(this.db, this.sessionId, this.turnId, bounded, stamp);
+    this.keptAny = true;
     return bounded;
   }
 
@@ -122,6 +125,9 @@ export class TurnUndo {
    */
   finish(): void {
     this.unstamped.clear();
+    // A turn that kept nothing has nothing to trim (and a write transaction at every turn's end
+    // cost a warm editor's next first answer about 4 ms).
+    if (!this.keptAny) return;
     try {
       trimPreImages(this.db, this.sessionId);
     } catch {
