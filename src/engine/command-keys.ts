@@ -50,22 +50,44 @@ export function commandKeys(line: string, place: CommandPlace): CommandKeys {
 }
 
 /**
- * What makes even auto mode ask before a line: a word that plainly names a protected path, or a
- * redirection that plainly writes outside the project or to a protected path. A line that cannot
- * be read for certain is left to the mode: auto runs it (the sandbox keeps lembas's own secrets).
+ * What makes even auto mode ask before a line: a word that plainly names a protected path, a
+ * redirection that reads one or writes outside the project or to one, or a cd out of the project
+ * (what follows it is outside). A line that cannot be read for certain has its words judged
+ * plainly all the same; what cannot be told before it runs (`cat $FILE`) is left to the mode.
  */
 export function plainConcern(line: string, place: CommandPlace): string | null {
-  const parsed = parseCommandLine(line);
-  if (parsed.kind !== "commands") return null;
   const places = Places.of(place);
   if (!places) return null;
+  const parsed = parseCommandLine(line);
+  if (parsed.kind !== "commands") return roughConcern(line, places);
   for (const command of parsed.commands) {
     const named = command.words.find((word) => places.plainlyNamesProtected(word));
     if (named) return `${named.text} is a protected path`;
-    const write = command.redirects.find((r) => WRITES.has(r.op) && r.target.literal && !places.writable(r.target.text));
+    const read = command.redirects.find((r) => READS.has(r.op) && !/^([0-9]+|-)$/.test(r.target.text) && places.plainlyNamesProtected(r.target));
+    if (read) return `it reads ${read.target.text}, a protected path`;
+    const write = command.redirects.find((r) => writesFile(r) && r.target.literal && !places.writable(r.target.text));
     if (write) return `it writes to ${write.target.text}, outside the project or a protected path`;
     const [program, target] = command.words;
-    if (program?.literal && program.text === "cd" && target?.literal) places.cd(target.text);
+    if (program?.literal && program.text === "cd" && target?.literal && !places.cd(target.text)) {
+      return `it changes to ${target.text}, outside the project (or where it cannot be told)`;
+    }
+  }
+  return null;
+}
+
+const READS = new Set<Redirect["op"]>(["<", "<>", "<&"]);
+
+/** A redirection that writes a file: `>`, `>>`, … and `>&` to a name rather than a descriptor. */
+function writesFile(redirect: Redirect): boolean {
+  if (WRITES.has(redirect.op)) return true;
+  return redirect.op === ">&" && !/^([0-9]+|-)$/.test(redirect.target.text);
+}
+
+/** For a line the parser could not take apart ($(…), backticks): each plain word it holds, judged. */
+function roughConcern(line: string, places: Places): string | null {
+  for (const text of line.split(/[\s;&|()<>`"'{}]+/)) {
+    if (text === "" || text.includes("$") || text.includes("\\")) continue;
+    if (places.plainlyNamesProtected({ text, literal: !/[*?[]/.test(text) })) return `${text} is a protected path`;
   }
   return null;
 }

@@ -24,6 +24,9 @@ const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
  * Every directory a line may be in at one point (a cd may fail, or run in a pipeline's subshell,
  * so every directory seen so far stays possible), and the judgement of paths written there.
  */
+/** The most directories a line is judged from (see cd). */
+const MAX_PLACES = 32;
+
 export class Places {
   private readonly dirs: Dir[];
 
@@ -127,6 +130,9 @@ export class Places {
    * the name as the kernel walks it; both are taken.
    */
   cd(written: string): boolean {
+    // Every cd may fail, so every directory seen stays possible: past a few dozen, a line's
+    // places are not worth judging (each walk lstat()s every part, synchronously).
+    if (this.dirs.length * 2 > MAX_PLACES) return false;
     const next: Dir[] = [];
     for (const dir of this.dirs) {
       const logical = resolve(dir.logical, written);

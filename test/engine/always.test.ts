@@ -98,3 +98,42 @@ describe("auto mode still asks before a protected path or a write outside the pr
     expect(ran).toEqual(["ls", "echo $HOME", "echo ok > inside.txt"]);
   });
 });
+
+describe("auto mode's check cannot be stepped round", () => {
+  const decideAuto = async (command: string) => {
+    const { decide } = await import("../../src/engine/permissions.ts");
+    const { protectedPaths } = await import("../../src/project/protected.ts");
+    return decide({ mode: "auto", permission: "exec", toolName: "bash", paths: [], command, cwd: h.project, root: h.project, protectedPaths: protectedPaths([], []), allowed: new Set() });
+  };
+
+  test("a cd out of the project, a substitution elsewhere in the line, a read redirect, >& to a file: each asks", async () => {
+    writeFileSync(join(h.project, ".env"), "KEY=1\n");
+    for (const line of [
+      "cd /tmp && echo hi > x",
+      "cd .. && echo x > y",
+      "true $(true); cat .env",
+      "cat .env; echo \"$(date)\"",
+      "diff <(cat .env) x",
+      "echo `cat .env`",
+      "cat < .env",
+      "cat 0<.env",
+      "echo x >& /tmp/lembas-auto-y",
+    ]) {
+      expect({ line, action: (await decideAuto(line)).action }).toEqual({ line, action: "ask" });
+    }
+  });
+
+  test("common commands still run unasked in auto mode", async () => {
+    for (const line of ["git status", "npm test", "ls -la", "cat README.md", "echo $X > out.txt", "ls 2>/dev/null", "echo hi >&2", "bun test 2>&1 | tail", "echo \"$(date)\" > stamp.txt", "cd src && ls"]) {
+      expect({ line, action: (await decideAuto(line)).action }).toEqual({ line, action: "allow" });
+    }
+  });
+
+  test("a line of many cds stops being judged past a few dozen places, and asks", async () => {
+    mkdirSync(join(h.project, "src"), { recursive: true });
+    // Each cd may fail, so every directory seen stays possible: without a bound, 240 cds took seconds.
+    const decision = await decideAuto(`${"cd src && cd .. && ".repeat(120)}ls`);
+    expect(decision.action).toBe("ask");
+    expect(decision.reason).toContain("where it cannot be told");
+  });
+});
