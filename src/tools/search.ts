@@ -102,14 +102,19 @@ async function readRgList(
       .map((path) => ({ path, count: 0, lines: [] }));
     return { files, complete: true };
   }
-  const files = text
-    .split("\n")
-    .filter(Boolean)
-    .flatMap((record) => {
-      const at = record.lastIndexOf("\0");
-      const path = record.slice(0, at);
-      return at === -1 || !keep(path) ? [] : [{ path, count: Number(record.slice(at + 1)), lines: [] }];
-    });
+  const files: FileHit[] = [];
+  // A newline in a file's name splits its record: what comes before the NUL is carried over.
+  let carried = "";
+  for (const record of text.split("\n")) {
+    const at = record.lastIndexOf("\0");
+    if (at === -1) {
+      carried += `${record}\n`;
+      continue;
+    }
+    const path = carried + record.slice(0, at);
+    carried = "";
+    if (keep(path)) files.push({ path, count: Number(record.slice(at + 1)), lines: [] });
+  }
   return { files, complete: true };
 }
 
@@ -136,12 +141,19 @@ async function readRgContent(
   let file: FileHit | null = null;
   let path: string | null = null;
   let matches = 0;
+  // A newline in a file's name splits its record: what comes before the NUL is carried over
+  // (`--` between groups is ripgrep's own line, never part of a name).
+  let carried = "";
   for await (const record of boundedLines(stdout, MAX_RECORD)) {
     const nul = record.text.indexOf("\0");
-    if (nul === -1) continue;
+    if (nul === -1) {
+      carried = record.text === "--" || carried.length > MAX_RECORD ? "" : `${carried}${record.text}\n`;
+      continue;
+    }
     const parsed = RECORD.exec(record.text.slice(nul + 1));
+    const recordPath = carried + record.text.slice(0, nul);
+    carried = "";
     if (!parsed) continue;
-    const recordPath = record.text.slice(0, nul);
     if (recordPath !== path) {
       path = recordPath;
       file = keep(path) ? { path, count: 0, lines: [] } : null;

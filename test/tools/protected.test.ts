@@ -63,6 +63,18 @@ describe.each(engines)("grep with %s", (name, rgPath) => {
   const grep = createGrepTool(() => ({ rg: rgPath }));
   const skip = name === "ripgrep" && !rgPath;
 
+  test.skipIf(skip)("a newline in a protected file's name does not turn its lines into another file's", async () => {
+    const root = tempDir();
+    mkdirSync(join(root, "infra"), { recursive: true });
+    writeFileSync(join(root, "infra", "a\nb"), "TOKEN=supersecret\n");
+    writeFileSync(join(root, "ok.txt"), "TOKEN=public\n");
+    for (const output_mode of ["content", "count", "files_with_matches"] as const) {
+      const result = await run(grep, { pattern: "TOKEN", output_mode }, context(root));
+      expect({ output_mode, leaked: result.output.includes("supersecret") || /(^|\n)b[:\s]/.test(result.output) }).toEqual({ output_mode, leaked: false });
+      expect(result.output).toContain("ok.txt");
+    }
+  });
+
   test.skipIf(skip)("from the root finds KEY in ordinary files only: no protected file's line, name or count", async () => {
     const ctx = context(project());
     for (const output_mode of ["content", "files_with_matches", "count"] as const) {
