@@ -27,8 +27,10 @@ export type ProtectedPaths = {
   secret: Bun.Glob[];
   /** Name globs of the built-in protected names (`.git`), matched in lower case too. */
   guarded: Bun.Glob[];
-  /** config.yaml's name globs (no `/`), matched as written. */
+  /** config.yaml's name globs (no `/`), matched as written (lower-cased where case is folded). */
   names: Bun.Glob[];
+  /** Whether config.yaml's globs ignore case, as the file system does (macOS, Windows). */
+  foldCase: boolean;
   /**
    * config.yaml's globs with a slash, matched against the path relative to the project root; one
    * ending `/**` also matches the directory itself, which protects it and (through it) what it holds.
@@ -42,15 +44,17 @@ export type ProtectedPaths = {
  * The built-in list plus config.yaml's `protected:`, and the config and state dirs (resolved
  * against the working directory when relative; a trailing slash or a symlink on the way is the same dir).
  */
-export function protectedPaths(extra: readonly string[], dirs: readonly string[]): ProtectedPaths {
+export function protectedPaths(extra: readonly string[], dirs: readonly string[], foldCase = FOLDS_CASE): ProtectedPaths {
   const glob = (pattern: string): Bun.Glob => new Bun.Glob(pattern);
-  const slashed = extra.filter((p) => p.includes("/"));
+  const fold = (text: string): string => (foldCase ? text.toLowerCase() : text);
+  const slashed = extra.filter((p) => p.includes("/")).map(fold);
   const dirsOfGlobs = slashed.filter((p) => p.endsWith("/**")).map((p) => p.slice(0, -3)).filter((p) => p !== "" && p !== "**");
   const forms = dirs.flatMap((dir) => [resolve(dir), realPath(dir)]);
   return {
     secret: SECRET_NAMES.map(glob),
     guarded: GUARDED_NAMES.map(glob),
-    names: extra.filter((p) => !p.includes("/")).map(glob),
+    names: extra.filter((p) => !p.includes("/")).map((p) => glob(fold(p))),
+    foldCase,
     globs: [...slashed, ...dirsOfGlobs].map(glob),
     dirs: [...new Set(forms)],
   };
@@ -72,7 +76,7 @@ export function protection(path: string, root: string, rules: ProtectedPaths): P
   if (parts.some((name) => isSecretName(name, rules))) return "secret";
   if (parts.some((name) => isGuardedName(name, rules))) return "protected";
   if (rules.globs.length === 0) return null;
-  const rel = relative(root, path).split(sep).join("/");
+  const rel = folded(relative(root, path).split(sep).join("/"), rules);
   for (let end = rel.length; end > 0; end = rel.lastIndexOf("/", end - 1)) {
     const prefix = rel.slice(0, end);
     if (rules.globs.some((glob) => glob.match(prefix))) return "protected";
@@ -91,7 +95,17 @@ function isSecretName(name: string, rules: ProtectedPaths): boolean {
 
 function isGuardedName(name: string, rules: ProtectedPaths): boolean {
   const lower = name.toLowerCase();
-  return rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(name));
+  return rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(folded(name, rules)));
+}
+
+/**
+ * Where the file system ignores case (macOS, Windows), config.yaml's globs and the names they are
+ * matched against are lower-cased, so `*.secret` also covers `A.SECRET`; elsewhere they match as written.
+ */
+const FOLDS_CASE = process.platform === "darwin" || process.platform === "win32";
+
+function folded(text: string, rules: ProtectedPaths): string {
+  return rules.foldCase ? text.toLowerCase() : text;
 }
 
 /** Directories whose verdict a judge remembers before it starts again (a listing judges every file). */
@@ -136,9 +150,9 @@ function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protec
   const name = basename(path);
   const lower = name.toLowerCase();
   if (rules.secret.some((glob) => glob.match(lower))) return "secret";
-  if (rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(name))) return "protected";
+  if (rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(folded(name, rules)))) return "protected";
   if (rules.globs.length === 0) return null;
-  const posix = sep === "/" ? rel : rel.split(sep).join("/");
+  const posix = folded(sep === "/" ? rel : rel.split(sep).join("/"), rules);
   return rules.globs.some((glob) => glob.match(posix)) ? "protected" : null;
 }
 

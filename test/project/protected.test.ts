@@ -144,3 +144,14 @@ describe("protected paths", () => {
     expect(judge(join(link, "src/a.ts"))).toBeNull();
   });
 });
+
+test("where the file system ignores case, config.yaml's globs do too: *.secret covers A.SECRET, infra/** covers INFRA/x", () => {
+  const root = "/work/p";
+  const folding = protectedPaths(["*.secret", "infra/**"], [], true);
+  expect(protection(`${root}/A.SECRET`, root, folding)).toBe("protected");
+  expect(protection(`${root}/INFRA/prod.tf`, root, folding)).toBe("protected");
+  expect(protectionJudge(root, folding)(`${root}/INFRA/prod.tf`)).toBe("protected");
+  const exact = protectedPaths(["*.secret", "infra/**"], [], false);
+  expect(protection(`${root}/A.SECRET`, root, exact)).toBeNull();
+  expect(protection(`${root}/a.secret`, root, exact)).toBe("protected");
+});
