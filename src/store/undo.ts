@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync, readlinkSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import type { Db } from "./db.ts";
 
 /** The largest file whose pre-image is kept; a larger one is noted, not copied. */
@@ -55,12 +55,21 @@ export function hasPreImage(db: Db, sessionId: string, turnId: string, path: str
 
 /** Reads a file's current state as a pre-image. */
 export function readPreImage(path: string): PreImage {
-  if (!existsSync(path)) return { path, existed: false, content: null, mode: null };
-  const stat = lstatSync(path);
+  // lstat, not exists: a dangling symlink exists (undo must not take it for a file the turn made).
+  const stat = lstatIfThere(path);
+  if (!stat) return { path, existed: false, content: null, mode: null };
   const mode = stat.mode & 0o7777;
   if (!stat.isFile()) return { path, existed: true, content: null, mode, missing: "it is not a regular file" };
   if (stat.size > UNDO_MAX_FILE) return { path, existed: true, content: null, mode, missing: "it is larger than 32 MiB" };
   return { path, existed: true, content: readFileSync(path), mode };
+}
+
+function lstatIfThere(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** Records how the turn left a file (after each change it makes; the last one counts). */
