@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, type
 import { dirname, isAbsolute, relative } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { UndoTrash } from "./undo-trash.ts";
+import { TRASH_MAX_BYTES, UndoTrash } from "./undo-trash.ts";
 import { forgetPreImages, preImagesOf, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
 
 /** A file undo did not touch, and why. */
@@ -41,6 +41,10 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
   if (mark) skipped.push({ path: WHOLE_TURN, why: mark });
   forgetPreImages(db, sessionId, turnId);
   const kept = trashSafely(trash, skipped);
+  if (trash.notKept > 0) {
+    const why = `${trash.notKept} file(s) past the trash's ${TRASH_MAX_BYTES / 1024 / 1024} MiB were not kept there: they were as the turn left them`;
+    skipped.push({ path: "(undo trash)", why });
+  }
   return { files, skipped, ...(kept ? { trash: kept } : {}) };
 }
 

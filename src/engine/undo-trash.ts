@@ -16,15 +16,32 @@ export function trashDirOf(stateDir: string, sessionId: string): string {
  */
 export class UndoTrash {
   private dir: string | null = null;
+  /** Bytes this undo put in the trash, and how many files did not fit. */
+  private used = 0;
+  private overflow = 0;
 
   constructor(
     private readonly stateDir: string,
     private readonly sessionId: string,
     private readonly root: string,
+    /** The most one undo puts in the trash (the session's bound is finish's). */
+    private readonly maxBytes = TRASH_MAX_BYTES,
   ) {}
 
-  /** Moves a file (undo deletes it) into the trash; throws, leaving it where it is, when it cannot. */
+  /** Files that did not fit in this undo's trash (they were as the turn left them, and went). */
+  get notKept(): number {
+    return this.overflow;
+  }
+
+  /**
+   * Moves a file (undo deletes it) into the trash; throws, leaving it where it is, when it cannot.
+   * Past the bound (a turn that made gigabytes) the file, still as the turn left it, is deleted.
+   */
   take(path: string): void {
+    if (!this.fits(path)) {
+      rmSync(path, { force: true });
+      return;
+    }
     const to = this.place(path);
     try {
       renameSync(path, to);
@@ -35,15 +52,25 @@ export class UndoTrash {
     }
   }
 
-  /** Copies a file (undo overwrites it) into the trash. */
+  /** Copies a file (undo overwrites it) into the trash, within the bound. */
   keep(path: string): void {
-    copyInto(path, this.place(path));
+    if (this.fits(path)) copyInto(path, this.place(path));
+  }
+
+  private fits(path: string): boolean {
+    const size = lstatSync(path).size;
+    if (this.used + size > this.maxBytes) {
+      this.overflow++;
+      return false;
+    }
+    this.used += size;
+    return true;
   }
 
   /** The trash of this undo when anything went in, after the session's trash is brought within its bound. */
-  finish(maxBytes = TRASH_MAX_BYTES): string | null {
+  finish(sessionMaxBytes = TRASH_MAX_BYTES): string | null {
     if (!this.dir) return null;
-    boundTrash(trashDirOf(this.stateDir, this.sessionId), this.dir, maxBytes);
+    boundTrash(trashDirOf(this.stateDir, this.sessionId), this.dir, sessionMaxBytes);
     return this.dir;
   }
 

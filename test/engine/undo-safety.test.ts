@@ -206,3 +206,16 @@ test("a file a command replaced with a named pipe is left alone by undo, which d
   const undone = session.undo();
   expect(undone?.skipped).toEqual([{ path: "p", why: expect.stringContaining("not a regular file") }]);
 });
+
+test("one undo puts at most its bound in the trash: past it, files still as the turn left them simply go, and it says so", () => {
+  const base = join(h.box.stateDir, "trash-one");
+  const project = join(base, "p");
+  mkdirSync(project, { recursive: true });
+  const trash = new UndoTrash(base, "s", project, 2500);
+  for (const name of ["a", "b", "c"]) writeFileSync(join(project, name), Buffer.alloc(1000));
+  for (const name of ["a", "b", "c"]) trash.take(join(project, name));
+  expect(["a", "b", "c"].map((name) => existsSync(join(project, name)))).toEqual([false, false, false]);
+  const dir = trash.finish() ?? "";
+  expect(readdirSync(dir).sort()).toEqual(["a", "b"]);
+  expect(trash.notKept).toBe(1);
+});
