@@ -60,7 +60,8 @@ function tried(tool: SandboxTool): Found {
 /**
  * How a command in the project at ROOT runs with the dirs in HIDDEN out of its reach. A hidden dir
  * inside the project is hidden all the same (the command sees it empty); a project inside a hidden
- * dir stays in sight, the rest of that dir does not.
+ * dir stays in sight, the rest of that dir does not; a project that is a hidden dir is hidden too
+ * (the command's cwd is an empty dir).
  */
 export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox()): Plan {
   const dirs = existing(hidden);
@@ -73,8 +74,12 @@ export function planFor(hidden: readonly string[], root: string, tool: Found = f
 /** One step of what the command sees, in order: a dir hidden, or the project put back in sight. */
 export type Layer = { hide: string } | { keep: string };
 
-/** The hidden dirs that hold the project go first, then the project back, then the other hidden dirs. */
+/**
+ * The hidden dirs that hold the project go first, then the project back, then the other hidden
+ * dirs. A project that is itself a hidden dir is not put back: that would put back all of the dir.
+ */
 export function layers(hidden: readonly string[], project: string): Layer[] {
+  if (hidden.includes(project)) return hidden.map((dir) => ({ hide: dir }));
   const holders = hidden.filter((dir) => within(project, dir)).sort((a, b) => a.length - b.length);
   const others = hidden.filter((dir) => !within(project, dir));
   if (holders.length === 0) return others.map((dir) => ({ hide: dir }));

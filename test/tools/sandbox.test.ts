@@ -141,6 +141,15 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
     expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("made\n");
   });
 
+  test("a project that is the state dir itself (a session rooted there) sees it empty: the database stays out of reach", async () => {
+    const state = tempDir();
+    writeFileSync(join(state, "lembas.db"), "the-device-token");
+    const { ctx } = makeContext({ root: state, hidden: [state, tempDir()] });
+    const result = await run(bashTool, { command: `cat lembas.db ${state}/lembas.db; ls -A; pwd` }, ctx);
+    expect(result.output).not.toContain("the-device-token");
+    expect(result.output).toStartWith(`cat: lembas.db: No such file or directory\ncat: ${state}/lembas.db: No such file or directory\n${state}`);
+  });
+
   test("a state dir given through a symlink, with a trailing slash, is hidden by its real path and by the given one", async () => {
     const dir = tempDir();
     const state = join(dir, "real-state");
@@ -294,6 +303,8 @@ describe("what the command sees, in order", () => {
       { hide: "/h/.local/state/lembas" },
       { keep: "/h/.local/state/lembas/wt/p" },
     ]);
+    expect(layers(["/h/.config/lembas", "/h/.local/state/lembas"], "/h/.local/state/lembas")).toEqual([{ hide: "/h/.config/lembas" }, { hide: "/h/.local/state/lembas" }]);
+    expect(layers(["/h/.local/state", "/h/.local/state/lembas"], "/h/.local/state/lembas")).toEqual([{ hide: "/h/.local/state" }, { hide: "/h/.local/state/lembas" }]);
   });
 
   test("bwrap binds the project back after the tmpfs over the dir that holds it; root gets no capability that unmounts", () => {
