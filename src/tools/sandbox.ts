@@ -9,8 +9,8 @@
  * with a fresh /proc (so /proc/<lembas pid>/fd and /environ are not there). macOS: sandbox-exec
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
-import { existsSync, readdirSync, realpathSync } from "node:fs";
-import { sep } from "node:path";
+import { existsSync, lstatSync, readdirSync, realpathSync, type Stats } from "node:fs";
+import { join, sep } from "node:path";
 
 export type SandboxTool = { kind: "bwrap" | "sandbox-exec"; path: string };
 
@@ -109,11 +109,13 @@ export type Host = { root: boolean; devices: readonly string[] };
 const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_NET_BIND_SERVICE"];
 
 /**
- * bwrap's arguments: the filesystem as it is (read-write), a fresh /dev with the host's shared
- * memory and GPUs but no disks, a tmpfs over each hidden dir (the project bound back where it is
- * inside one), a PID namespace with its own /proc, and no capabilities. For root, /sys and
- * /proc/sys are read-only too: root may write there without any capability, and a core_pattern
- * or a uevent helper runs a program outside the sandbox. Not --die-with-parent: bwrap dies of the
+ * bwrap's arguments: the filesystem as it is (read-write), a tmpfs over each hidden dir (the
+ * project bound back where it is inside one), a PID namespace with its own /proc, and no
+ * capabilities. /dev is the host's for a user other than root, whom the disks' permissions keep
+ * out; for root, whom they do not, it is a fresh one with the host's shared memory and the
+ * character devices of `passedDevices`, but no disks. For root, /sys and /proc/sys are read-only
+ * too: root may write there without any capability, and a core_pattern or a uevent helper runs a
+ * program outside the sandbox. Not --die-with-parent: bwrap dies of the
  * SIGTERM a stopped command's group gets, which would SIGKILL the command at once, with no grace
  * period. Not --new-session: the command stays in the process group lembas stops it by.
  */
@@ -121,9 +123,7 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
   return [
     "--bind", "/", "/",
     ...(host.root ? ["--ro-bind-try", "/sys", "/sys"] : []),
-    "--dev", "/dev",
-    "--bind-try", "/dev/shm", "/dev/shm",
-    ...host.devices.flatMap((path) => ["--dev-bind-try", path, path]),
+    ...(host.root ? ["--dev", "/dev", "--bind-try", "/dev/shm", "/dev/shm", ...host.devices.flatMap((path) => ["--dev-bind-try", path, path])] : ["--dev-bind", "/dev", "/dev"]),
     ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : ["--bind", layer.keep, layer.keep])),
     "--unshare-pid",
     "--proc", "/proc",
@@ -135,10 +135,42 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
   ];
 }
 
-/** GPUs (CUDA, OpenCL, Vulkan) and KVM (emulators) work in the sandbox as outside; they are no way to a file. */
 function thisHost(): Host {
-  const nvidia = safeList("/dev").filter((name) => name.startsWith("nvidia")).map((name) => `/dev/${name}`);
-  return { root: process.getuid?.() === 0, devices: ["/dev/dri", "/dev/kvm", ...nvidia] };
+  const root = process.getuid?.() === 0;
+  return { root, devices: root ? passedDevices() : [] };
+}
+
+const DEVICE_PREFIXES = ["tty", "video", "nvidia"];
+const DEVICE_PATHS = ["bus/usb", "snd", "fuse", "net/tun", "dri", "kvm"];
+
+/**
+ * The devices root's fresh /dev gets from DEV, those that exist: terminals and serial ports (USB
+ * ones too), USB, sound, cameras, FUSE, TUN, GPUs (CUDA, OpenCL, Vulkan) and KVM work in the
+ * sandbox as outside. Only character devices, or dirs of nothing else: never a disk, nor /dev/mem.
+ */
+export function passedDevices(dev = "/dev"): string[] {
+  const named = safeList(dev).filter((name) => DEVICE_PREFIXES.some((prefix) => name.startsWith(prefix)));
+  return [...named.sort(), ...DEVICE_PATHS].map((name) => join(dev, name)).filter((path) => onlyCharacterDevices(path, false));
+}
+
+/**
+ * A symlink inside a passed dir is let through: in the sandbox it points into the fresh /dev,
+ * where no disk is. One passed itself is not: bwrap would pass what it points to.
+ */
+function onlyCharacterDevices(path: string, inside: boolean): boolean {
+  const stat = safeStat(path);
+  if (!stat) return false;
+  if (stat.isCharacterDevice() || (inside && stat.isSymbolicLink())) return true;
+  if (!stat.isDirectory()) return false;
+  return safeList(path).every((name) => onlyCharacterDevices(join(path, name), true));
+}
+
+function safeStat(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 function safeList(dir: string): string[] {

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { accessSync, chmodSync, constants, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
-import { bwrapArgs, findSandbox, layers, planFor, seatbeltProfile } from "../../src/tools/sandbox.ts";
+import { bwrapArgs, findSandbox, layers, passedDevices, planFor, seatbeltProfile } from "../../src/tools/sandbox.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -205,6 +205,27 @@ describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the san
     expect(result.output).not.toMatch(/^(sd|vd|nvme|xvd|loop|dm-)/m);
   });
 
+  test("root's /dev has the host's character devices (FUSE, TUN, serial ports) but no disk, nor /dev/mem, /dev/kmem or /dev/port", async () => {
+    const { ctx } = sandboxed();
+    const wanted = ["/dev/fuse", "/dev/net/tun", "/dev/ttyS0", "/dev/kvm"].filter((path) => existsSync(path));
+    const probe = [...wanted, "/dev/mem", "/dev/kmem", "/dev/port"].join(" ");
+    const result = await run(bashTool, { command: `find /dev -type b; for d in ${probe}; do [ -c $d ] && echo $d; done; true` }, ctx);
+    expect(result.output.split("\n").filter(Boolean)).toEqual(wanted);
+  });
+
+  test("only character devices are passed, or dirs of nothing else; a symlink passed itself is not (bwrap would pass its target)", () => {
+    const dev = tempDir();
+    const node = (path: string, type: "b" | "c") => Bun.spawnSync(["mknod", join(dev, path), type, type === "b" ? "7" : "1", type === "b" ? "0" : "3"]).exitCode === 0;
+    mkdirSync(join(dev, "snd", "by-path"), { recursive: true });
+    mkdirSync(join(dev, "dri"));
+    mkdirSync(join(dev, "bus", "usb", "001"), { recursive: true });
+    const made = [node("ttyUSB0", "c"), node("ttyBAD", "b"), node("fuse", "c"), node("mem", "c"), node("snd/controlC0", "c"), node("dri/card0", "c"), node("dri/disk", "b"), node("bus/usb/001/001", "c")];
+    if (made.includes(false)) throw new Error("mknod failed");
+    symlinkSync("../controlC0", join(dev, "snd", "by-path", "pci-0"));
+    symlinkSync("ttyBAD", join(dev, "video0"));
+    expect(passedDevices(dev)).toEqual(["ttyUSB0", "bus/usb", "snd", "fuse"].map((name) => join(dev, name)));
+  });
+
   test("root still works on files that are not its own", async () => {
     const { ctx, root } = sandboxed();
     writeFileSync(join(root, "theirs.txt"), "theirs\n");
@@ -213,6 +234,35 @@ describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the san
     const result = await run(bashTool, { command: "echo more >> theirs.txt && touch new.txt && ls -n new.txt | awk '{print $3}'" }, ctx);
     expect(result.output).toBe("0");
     expect(readFileSync(join(root, "theirs.txt"), "utf8")).toBe("theirs\nmore\n");
+  });
+});
+
+const setpriv = Bun.which("setpriv");
+const SANDBOX = join(import.meta.dir, "../../src/tools/sandbox.ts");
+
+describe.skipIf(!bwrap || !asRoot || !setpriv)("run as a user other than root", () => {
+  test("/dev is the host's, so FUSE, TUN, serial ports and the like work as outside", () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    mkdirSync(join(dir, "state"));
+    const wanted = ["/dev/fuse", "/dev/net/tun", "/dev/ttyS0", "/dev/kvm", "/dev/snd", "/dev/bus/usb"].filter((path) => existsSync(path));
+    const script = join(dir, "probe.ts");
+    writeFileSync(
+      script,
+      [
+        `import { planFor } from ${JSON.stringify(SANDBOX)};`,
+        `const plan = planFor([${JSON.stringify(join(dir, "state"))}], ${JSON.stringify(dir)});`,
+        `if (plan.kind === "none") throw new Error(plan.why);`,
+        `const command = "id -u; for d in ${wanted.join(" ")}; do [ -e $d ] && echo $d; done";`,
+        `const proc = Bun.spawnSync(plan.argv(["/bin/sh", "-c", command], "/"), { stderr: "inherit" });`,
+        "process.stdout.write(proc.stdout.toString());",
+      ].join("\n"),
+    );
+    chmodSync(script, 0o644);
+    const proc = Bun.spawnSync([setpriv ?? "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    });
+    expect({ err: proc.stderr.toString(), out: proc.stdout.toString() }).toEqual({ err: "", out: ["65534", ...wanted, ""].join("\n") });
   });
 });
 
@@ -316,6 +366,9 @@ describe("what the command sees, in order", () => {
     expect(args).not.toContain("CAP_SYS_ADMIN");
     expect(args).not.toContain("CAP_DAC_READ_SEARCH");
     expect(bwrapArgs([], "/", { root: false, devices: [] })).not.toContain("--cap-add");
+    expect(bwrapArgs([], "/", { root: false, devices: [] }).join(" ")).toContain("--dev-bind /dev /dev");
+    expect(bwrapArgs([], "/", { root: false, devices: [] })).not.toContain("--dev");
+    expect(bwrapArgs([], "/", { root: true, devices: ["/dev/fuse"] }).join(" ")).toContain("--dev /dev --bind-try /dev/shm /dev/shm --dev-bind-try /dev/fuse /dev/fuse");
   });
 });
 
