@@ -9,8 +9,9 @@
  * with a fresh /proc (so /proc/<lembas pid>/fd and /environ are not there). macOS: sandbox-exec
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
-import { existsSync, lstatSync, readdirSync, realpathSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
 import { join, sep } from "node:path";
+import type { Env } from "../config/paths.ts";
 
 export type SandboxTool = { kind: "bwrap" | "sandbox-exec"; path: string };
 
@@ -51,7 +52,7 @@ function locate(platform: NodeJS.Platform, PATH: string | undefined): Found {
 
 /** The tool, if `true` runs in it; else why not, in its own words. */
 function tried(tool: SandboxTool): Found {
-  const probe = Bun.spawnSync(wrap(tool, [], ["true"], "/"), { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const probe = Bun.spawnSync(wrap(tool, [], ["true"], "/", process.env), { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   if (probe.exitCode === 0) return tool;
   const said = probe.stderr.toString().trim().split("\n")[0] ?? "";
   return { kind: "none", why: `${tool.kind} could not start a sandbox${said ? ` (${said})` : ""}`, broken: true };
@@ -63,12 +64,12 @@ function tried(tool: SandboxTool): Found {
  * dir stays in sight, the rest of that dir does not; a project that is a hidden dir is hidden too
  * (the command's cwd is an empty dir).
  */
-export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox()): Plan {
+export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox(), env: Env = process.env): Plan {
   const dirs = existing(hidden);
   if (dirs.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
   if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: tool.broken };
   const view = layers(dirs, real(root));
-  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd) };
+  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env) };
 }
 
 /** One step of what the command sees, in order: a dir hidden, or the project put back in sight. */
@@ -86,7 +87,8 @@ export function layers(hidden: readonly string[], project: string): Layer[] {
   return [...holders.map((dir) => ({ hide: dir })), { keep: project }, ...others.map((dir) => ({ hide: dir }))];
 }
 
-function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd: string): string[] {
+/** ENV: the command's environment, which says where its service managers listen. */
+function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd: string, env: Env): string[] {
   if (tool.kind === "sandbox-exec") return [tool.path, "-p", seatbeltProfile(view), ...command];
   // bwrap's PID 1 keeps stdin, stdout and stderr open until the last process of the sandbox ends,
   // so a background process would hold the output open even when it writes elsewhere. The output
@@ -94,11 +96,18 @@ function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd:
   // own stdout is /dev/null, its stderr (its own errors) stays.
   const outside = ["/bin/sh", "-c", 'exec 3>&1 >/dev/null; exec "$@"', "sh"];
   const inside = ["/bin/sh", "-c", 'exec 1>&3 3>&-; exec "$@"', "sh"];
-  return [...outside, tool.path, ...bwrapArgs(view, cwd), ...inside, ...command];
+  return [...outside, tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...inside, ...command];
 }
 
-/** What bwrap needs to know of the machine: whether lembas runs as root, and which devices to pass. */
-export type Host = { root: boolean; devices: readonly string[] };
+/** What bwrap needs to know of the machine: whether lembas runs as root, which devices to pass, which service managers to close. */
+export type Host = { root: boolean; devices: readonly string[]; managers: Managers };
+
+/**
+ * Where the service managers listen that would run a command outside the sandbox (`systemd-run
+ * --user --pipe cat …/lembas.db`): their dirs, hidden, and their sockets, each covered with
+ * /dev/null (connecting to it is refused).
+ */
+export type Managers = { dirs: readonly string[]; sockets: readonly string[] };
 
 /**
  * What root keeps in the sandbox: enough to work on files that are not its own and to use low
@@ -119,12 +128,14 @@ const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", 
  * SIGTERM a stopped command's group gets, which would SIGKILL the command at once, with no grace
  * period. Not --new-session: the command stays in the process group lembas stops it by.
  */
-export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost()): string[] {
+export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost(process.env)): string[] {
   return [
     "--bind", "/", "/",
     ...(host.root ? ["--ro-bind-try", "/sys", "/sys"] : []),
     ...(host.root ? ["--dev", "/dev", "--bind-try", "/dev/shm", "/dev/shm", ...host.devices.flatMap((path) => ["--dev-bind-try", path, path])] : ["--dev-bind", "/dev", "/dev"]),
     ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : ["--bind", layer.keep, layer.keep])),
+    ...host.managers.dirs.flatMap((dir) => ["--tmpfs", dir]),
+    ...host.managers.sockets.flatMap((socket) => ["--ro-bind", "/dev/null", socket]),
     "--unshare-pid",
     "--proc", "/proc",
     ...(host.root ? ["--ro-bind-try", "/proc/sys", "/proc/sys"] : []),
@@ -135,9 +146,31 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
   ];
 }
 
-function thisHost(): Host {
+function thisHost(env: Env): Host {
   const root = process.getuid?.() === 0;
-  return { root, devices: root ? passedDevices() : [] };
+  return { root, devices: root ? passedDevices() : [], managers: serviceManagers(env, root) };
+}
+
+/**
+ * The user's systemd (its dir in the runtime dir: the private socket) and session bus, where
+ * they are: at XDG_RUNTIME_DIR and at RUN/user/<uid>, where a command finds them without the
+ * variable. For root, the system's too (systemd's private socket, the system bus).
+ */
+export function serviceManagers(env: Env, root: boolean, run = "/run"): Managers {
+  const uid = process.getuid?.();
+  const runtime = [env.XDG_RUNTIME_DIR, uid === undefined ? undefined : join(run, "user", String(uid))].filter((dir): dir is string => Boolean(dir));
+  const system = root ? [join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")] : [];
+  const dirs = runtime.map((dir) => join(dir, "systemd")).filter((path) => safeFollowedStat(path)?.isDirectory() === true);
+  const sockets = [...runtime.map((dir) => join(dir, "bus")), ...system].filter((path) => safeFollowedStat(path)?.isDirectory() === false);
+  return { dirs: [...new Set(dirs.map(real))], sockets: [...new Set(sockets.map(real))] };
+}
+
+function safeFollowedStat(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
 }
 
 const DEVICE_PREFIXES = ["tty", "video", "nvidia"];

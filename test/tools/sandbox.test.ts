@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
-import { bwrapArgs, findSandbox, layers, passedDevices, planFor, seatbeltProfile } from "../../src/tools/sandbox.ts";
+import { bwrapArgs, findSandbox, layers, passedDevices, planFor, seatbeltProfile, serviceManagers } from "../../src/tools/sandbox.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -345,6 +345,8 @@ describe("when the command runs without the sandbox", () => {
   });
 });
 
+const NONE = { dirs: [], sockets: [] };
+
 describe("what the command sees, in order", () => {
   test("the hidden dirs that hold the project go first, then the project is put back, then the other hidden dirs", () => {
     expect(layers(["/s", "/p/.cfg"], "/p")).toEqual([{ hide: "/s" }, { hide: "/p/.cfg" }]);
@@ -358,19 +360,64 @@ describe("what the command sees, in order", () => {
   });
 
   test("bwrap binds the project back after the tmpfs over the dir that holds it; root gets no capability that unmounts", () => {
-    const args = bwrapArgs([{ hide: "/s" }, { keep: "/s/p" }], "/s/p", { root: true, devices: [] });
+    const args = bwrapArgs([{ hide: "/s" }, { keep: "/s/p" }], "/s/p", { root: true, devices: [], managers: NONE });
     expect(args.join(" ")).toContain("--tmpfs /s --bind /s/p /s/p");
     expect(args.join(" ")).toContain("--dev /dev");
     expect(args).not.toContain("--dev-bind");
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args).not.toContain("CAP_SYS_ADMIN");
     expect(args).not.toContain("CAP_DAC_READ_SEARCH");
-    expect(bwrapArgs([], "/", { root: false, devices: [] })).not.toContain("--cap-add");
-    expect(bwrapArgs([], "/", { root: false, devices: [] }).join(" ")).toContain("--dev-bind /dev /dev");
-    expect(bwrapArgs([], "/", { root: false, devices: [] })).not.toContain("--dev");
-    expect(bwrapArgs([], "/", { root: true, devices: ["/dev/fuse"] }).join(" ")).toContain("--dev /dev --bind-try /dev/shm /dev/shm --dev-bind-try /dev/fuse /dev/fuse");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE })).not.toContain("--cap-add");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE }).join(" ")).toContain("--dev-bind /dev /dev");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE })).not.toContain("--dev");
+    expect(bwrapArgs([], "/", { root: true, devices: ["/dev/fuse"], managers: NONE }).join(" ")).toContain("--dev /dev --bind-try /dev/shm /dev/shm --dev-bind-try /dev/fuse /dev/fuse");
   });
 });
+
+describe("the service managers that would run a command outside the sandbox", () => {
+  test("the user's systemd dir and session bus, at XDG_RUNTIME_DIR and at /run/user/<uid>, and for root the system's too, where they are", () => {
+    const run = tempDir();
+    const xdg = tempDir();
+    const user = join(run, "user", String(process.getuid?.()));
+    for (const dir of [join(xdg, "systemd"), join(user, "systemd"), join(run, "systemd"), join(run, "dbus")]) mkdirSync(dir, { recursive: true });
+    for (const socket of [join(xdg, "bus"), join(user, "bus"), join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")]) writeFileSync(socket, "");
+    expect(serviceManagers({ XDG_RUNTIME_DIR: xdg }, false, run)).toEqual({ dirs: [join(xdg, "systemd"), join(user, "systemd")], sockets: [join(xdg, "bus"), join(user, "bus")] });
+    expect(serviceManagers({ XDG_RUNTIME_DIR: user }, true, run)).toEqual({
+      dirs: [join(user, "systemd")],
+      sockets: [join(user, "bus"), join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")],
+    });
+    expect(serviceManagers({ XDG_RUNTIME_DIR: tempDir() }, true, tempDir())).toEqual({ dirs: [], sockets: [] });
+  });
+
+  test("bwrap hides their dirs and covers their sockets with /dev/null", () => {
+    const args = bwrapArgs([], "/", { root: false, devices: [], managers: { dirs: ["/r/systemd"], sockets: ["/r/bus"] } }).join(" ");
+    expect(args).toContain("--tmpfs /r/systemd --ro-bind /dev/null /r/bus");
+  });
+
+  test.skipIf(!bwrap || !python)("the session bus and the user's systemd cannot be reached from the command", async () => {
+    const xdg = tempDir();
+    mkdirSync(join(xdg, "systemd"));
+    const servers = [join(xdg, "bus"), join(xdg, "systemd", "private")].map((unix) => Bun.listen({ unix, socket: { data() {} } }));
+    try {
+      const state = tempDir();
+      const { ctx } = makeContext({ root: tempDir(), hidden: [state], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_RUNTIME_DIR: xdg } });
+      const command = `python3 -c "${CONNECT_PY}" $XDG_RUNTIME_DIR/bus $XDG_RUNTIME_DIR/systemd/private; ls -A $XDG_RUNTIME_DIR/systemd`;
+      const result = await run(bashTool, { command }, ctx);
+      expect(result.output).toBe(`${xdg}/bus ConnectionRefusedError\n${xdg}/systemd/private FileNotFoundError`);
+    } finally {
+      for (const server of servers) server.stop(true);
+    }
+  });
+});
+
+/** Connects to each unix socket named and says how it went. */
+const CONNECT_PY = [
+  "import socket, sys",
+  "for path in sys.argv[1:]:",
+  "    s = socket.socket(socket.AF_UNIX)",
+  "    try: s.connect(path); print(path, 'connected')",
+  "    except OSError as e: print(path, type(e).__name__)",
+].join("\n");
 
 describe("macOS: the sandbox-exec profile", () => {
   test("allows everything but reading or writing under the hidden dirs, quoting them as SBPL strings", () => {
