@@ -1,7 +1,8 @@
 /**
  * The sandbox a tool's command runs in, so that it cannot read what lembas keeps from it: the
  * config dir and the state dir (the database with the device tokens, the control socket) are
- * hidden, and the lembas process itself is out of sight. Everything else stays as it is: the
+ * hidden, the lembas process itself is out of sight, and so are the service managers that would
+ * run a command outside the sandbox (systemd, the session bus). Everything else stays as it is: the
  * filesystem read-write, the network, the same user (root too, without the capabilities that
  * would take the sandbox apart).
  *
@@ -124,9 +125,10 @@ const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", 
  * out; for root, whom they do not, it is a fresh one with the host's shared memory and the
  * character devices of `passedDevices`, but no disks. For root, /sys and /proc/sys are read-only
  * too: root may write there without any capability, and a core_pattern or a uevent helper runs a
- * program outside the sandbox. Not --die-with-parent: bwrap dies of the
- * SIGTERM a stopped command's group gets, which would SIGKILL the command at once, with no grace
- * period. Not --new-session: the command stays in the process group lembas stops it by.
+ * program outside the sandbox. The service managers of `serviceManagers` are closed. Not
+ * --die-with-parent: bwrap dies of the SIGTERM a stopped command's group gets, which would SIGKILL
+ * the command at once, with no grace period. Not --new-session: the command stays in the process
+ * group lembas stops it by.
  */
 export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost(process.env)): string[] {
   return [
@@ -191,14 +193,14 @@ export function passedDevices(dev = "/dev"): string[] {
  * where no disk is. One passed itself is not: bwrap would pass what it points to.
  */
 function onlyCharacterDevices(path: string, inside: boolean): boolean {
-  const stat = safeStat(path);
+  const stat = safeLstat(path);
   if (!stat) return false;
   if (stat.isCharacterDevice() || (inside && stat.isSymbolicLink())) return true;
   if (!stat.isDirectory()) return false;
   return safeList(path).every((name) => onlyCharacterDevices(join(path, name), true));
 }
 
-function safeStat(path: string): Stats | null {
+function safeLstat(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch {
