@@ -2,7 +2,7 @@ import { z } from "zod";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { fail, ok } from "./result.ts";
-import { type Plan, planFor, sayOnce } from "./sandbox.ts";
+import { findSandbox, type Plan, planFor, sayOnce } from "./sandbox.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -47,7 +47,7 @@ export const bashTool = defineTool({
     if (ctx.signal.aborted) return fail("Cancelled before the command started.");
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     const progress = new ProgressBatcher((text) => ctx.progress(text));
-    const plan = planFor(ctx.commands.hidden, ctx.root);
+    const plan = planFor(ctx.commands.hidden, ctx.root, findSandbox(), ctx.commands.env);
     const unsandboxed = plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null;
     // The live output is where the person watching sees it; the result is where the model does.
     if (unsandboxed) progress.push(`${unsandboxed}\n`);

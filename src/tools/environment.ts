@@ -6,9 +6,10 @@ const SECRET_NAME = /(^|_)(TOKEN|KEY|SECRET)$|PASSWORD/i;
 
 /**
  * Never passed on: CDPATH makes `cd x` land elsewhere than the approval judged, BASH_ENV and ENV
- * make bash run a file before the command.
+ * make bash run a file before the command, DBUS_SESSION_BUS_ADDRESS leads to a session bus
+ * (systemd, through it) that runs commands outside the sandbox.
  */
-const UNSAFE = new Set(["CDPATH", "BASH_ENV", "ENV"]);
+const UNSAFE = new Set(["CDPATH", "BASH_ENV", "ENV", "DBUS_SESSION_BUS_ADDRESS"]);
 
 export function looksSecret(name: string): boolean {
   return SECRET_NAME.test(name);
@@ -19,7 +20,8 @@ export function looksSecret(name: string): boolean {
  * secrets lembas knows of or can guess. Left out are the variables named like secrets, the
  * variables the connections read their keys from (`api_key_env`), and any variable whose value
  * is a connection's `api_key`, whatever its name; a variable named in `tools.env_passthrough`
- * is kept all the same, because the person said so. CDPATH, BASH_ENV and ENV always go.
+ * is kept all the same, because the person said so. CDPATH, BASH_ENV, ENV and
+ * DBUS_SESSION_BUS_ADDRESS always go.
  */
 export function toolEnvironment(config: Pick<Config, "connections" | "tools">, env: Env): Record<string, string> {
   const passthrough = new Set(config.tools.env_passthrough);

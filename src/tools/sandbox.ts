@@ -1,7 +1,8 @@
 /**
  * The sandbox a tool's command runs in, so that it cannot read what lembas keeps from it: the
  * config dir and the state dir (the database with the device tokens, the control socket) are
- * hidden, and the lembas process itself is out of sight. Everything else stays as it is: the
+ * hidden, the lembas process itself is out of sight, and so are the service managers that would
+ * run a command outside the sandbox (systemd, the session bus). Everything else stays as it is: the
  * filesystem read-write, the network, the same user (root too, without the capabilities that
  * would take the sandbox apart).
  *
@@ -9,8 +10,9 @@
  * with a fresh /proc (so /proc/<lembas pid>/fd and /environ are not there). macOS: sandbox-exec
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
-import { existsSync, readdirSync, realpathSync } from "node:fs";
-import { sep } from "node:path";
+import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { join, sep } from "node:path";
+import type { Env } from "../config/paths.ts";
 
 export type SandboxTool = { kind: "bwrap" | "sandbox-exec"; path: string };
 
@@ -51,7 +53,7 @@ function locate(platform: NodeJS.Platform, PATH: string | undefined): Found {
 
 /** The tool, if `true` runs in it; else why not, in its own words. */
 function tried(tool: SandboxTool): Found {
-  const probe = Bun.spawnSync(wrap(tool, [], ["true"], "/"), { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const probe = Bun.spawnSync(wrap(tool, [], ["true"], "/", process.env), { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
   if (probe.exitCode === 0) return tool;
   const said = probe.stderr.toString().trim().split("\n")[0] ?? "";
   return { kind: "none", why: `${tool.kind} could not start a sandbox${said ? ` (${said})` : ""}`, broken: true };
@@ -60,28 +62,34 @@ function tried(tool: SandboxTool): Found {
 /**
  * How a command in the project at ROOT runs with the dirs in HIDDEN out of its reach. A hidden dir
  * inside the project is hidden all the same (the command sees it empty); a project inside a hidden
- * dir stays in sight, the rest of that dir does not.
+ * dir stays in sight, the rest of that dir does not; a project that is a hidden dir is hidden too
+ * (the command's cwd is an empty dir).
  */
-export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox()): Plan {
+export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox(), env: Env = process.env): Plan {
   const dirs = existing(hidden);
   if (dirs.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
   if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: tool.broken };
   const view = layers(dirs, real(root));
-  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd) };
+  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env) };
 }
 
 /** One step of what the command sees, in order: a dir hidden, or the project put back in sight. */
 export type Layer = { hide: string } | { keep: string };
 
-/** The hidden dirs that hold the project go first, then the project back, then the other hidden dirs. */
+/**
+ * The hidden dirs that hold the project go first, then the project back, then the other hidden
+ * dirs. A project that is itself a hidden dir is not put back: that would put back all of the dir.
+ */
 export function layers(hidden: readonly string[], project: string): Layer[] {
+  if (hidden.includes(project)) return hidden.map((dir) => ({ hide: dir }));
   const holders = hidden.filter((dir) => within(project, dir)).sort((a, b) => a.length - b.length);
   const others = hidden.filter((dir) => !within(project, dir));
   if (holders.length === 0) return others.map((dir) => ({ hide: dir }));
   return [...holders.map((dir) => ({ hide: dir })), { keep: project }, ...others.map((dir) => ({ hide: dir }))];
 }
 
-function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd: string): string[] {
+/** ENV: the command's environment, which says where its service managers listen. */
+function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd: string, env: Env): string[] {
   if (tool.kind === "sandbox-exec") return [tool.path, "-p", seatbeltProfile(view), ...command];
   // bwrap's PID 1 keeps stdin, stdout and stderr open until the last process of the sandbox ends,
   // so a background process would hold the output open even when it writes elsewhere. The output
@@ -89,11 +97,18 @@ function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd:
   // own stdout is /dev/null, its stderr (its own errors) stays.
   const outside = ["/bin/sh", "-c", 'exec 3>&1 >/dev/null; exec "$@"', "sh"];
   const inside = ["/bin/sh", "-c", 'exec 1>&3 3>&-; exec "$@"', "sh"];
-  return [...outside, tool.path, ...bwrapArgs(view, cwd), ...inside, ...command];
+  return [...outside, tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...inside, ...command];
 }
 
-/** What bwrap needs to know of the machine: whether lembas runs as root, and which devices to pass. */
-export type Host = { root: boolean; devices: readonly string[] };
+/** What bwrap needs to know of the machine: whether lembas runs as root, which devices to pass, which service managers to close. */
+export type Host = { root: boolean; devices: readonly string[]; managers: Managers };
+
+/**
+ * Where the service managers listen that would run a command outside the sandbox (`systemd-run
+ * --user --pipe cat …/lembas.db`): their dirs, hidden, and their sockets, each covered with
+ * /dev/null (connecting to it is refused).
+ */
+export type Managers = { dirs: readonly string[]; sockets: readonly string[] };
 
 /**
  * What root keeps in the sandbox: enough to work on files that are not its own and to use low
@@ -104,22 +119,25 @@ export type Host = { root: boolean; devices: readonly string[] };
 const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_NET_BIND_SERVICE"];
 
 /**
- * bwrap's arguments: the filesystem as it is (read-write), a fresh /dev with the host's shared
- * memory and GPUs but no disks, a tmpfs over each hidden dir (the project bound back where it is
- * inside one), a PID namespace with its own /proc, and no capabilities. For root, /sys and
- * /proc/sys are read-only too: root may write there without any capability, and a core_pattern
- * or a uevent helper runs a program outside the sandbox. Not --die-with-parent: bwrap dies of the
- * SIGTERM a stopped command's group gets, which would SIGKILL the command at once, with no grace
- * period. Not --new-session: the command stays in the process group lembas stops it by.
+ * bwrap's arguments: the filesystem as it is (read-write), a tmpfs over each hidden dir (the
+ * project bound back where it is inside one), a PID namespace with its own /proc, and no
+ * capabilities. /dev is the host's for a user other than root, whom the disks' permissions keep
+ * out; for root, whom they do not, it is a fresh one with the host's shared memory and the
+ * character devices of `passedDevices`, but no disks. For root, /sys and /proc/sys are read-only
+ * too: root may write there without any capability, and a core_pattern or a uevent helper runs a
+ * program outside the sandbox. The service managers of `serviceManagers` are closed. Not
+ * --die-with-parent: bwrap dies of the SIGTERM a stopped command's group gets, which would SIGKILL
+ * the command at once, with no grace period. Not --new-session: the command stays in the process
+ * group lembas stops it by.
  */
-export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost()): string[] {
+export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost(process.env)): string[] {
   return [
     "--bind", "/", "/",
     ...(host.root ? ["--ro-bind-try", "/sys", "/sys"] : []),
-    "--dev", "/dev",
-    "--bind-try", "/dev/shm", "/dev/shm",
-    ...host.devices.flatMap((path) => ["--dev-bind-try", path, path]),
+    ...(host.root ? ["--dev", "/dev", "--bind-try", "/dev/shm", "/dev/shm", ...host.devices.flatMap((path) => ["--dev-bind-try", path, path])] : ["--dev-bind", "/dev", "/dev"]),
     ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : ["--bind", layer.keep, layer.keep])),
+    ...host.managers.dirs.flatMap((dir) => ["--tmpfs", dir]),
+    ...host.managers.sockets.flatMap((socket) => ["--ro-bind", "/dev/null", socket]),
     "--unshare-pid",
     "--proc", "/proc",
     ...(host.root ? ["--ro-bind-try", "/proc/sys", "/proc/sys"] : []),
@@ -130,10 +148,64 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
   ];
 }
 
-/** GPUs (CUDA, OpenCL, Vulkan) and KVM (emulators) work in the sandbox as outside; they are no way to a file. */
-function thisHost(): Host {
-  const nvidia = safeList("/dev").filter((name) => name.startsWith("nvidia")).map((name) => `/dev/${name}`);
-  return { root: process.getuid?.() === 0, devices: ["/dev/dri", "/dev/kvm", ...nvidia] };
+function thisHost(env: Env): Host {
+  const root = process.getuid?.() === 0;
+  return { root, devices: root ? passedDevices() : [], managers: serviceManagers(env, root) };
+}
+
+/**
+ * The user's systemd (its dir in the runtime dir: the private socket) and session bus, where
+ * they are: at XDG_RUNTIME_DIR and at RUN/user/<uid>, where a command finds them without the
+ * variable. For root, the system's too (systemd's private socket, the system bus).
+ */
+export function serviceManagers(env: Env, root: boolean, run = "/run"): Managers {
+  const uid = process.getuid?.();
+  const runtime = [env.XDG_RUNTIME_DIR, uid === undefined ? undefined : join(run, "user", String(uid))].filter((dir): dir is string => Boolean(dir));
+  const system = root ? [join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")] : [];
+  const dirs = runtime.map((dir) => join(dir, "systemd")).filter((path) => safeFollowedStat(path)?.isDirectory() === true);
+  const sockets = [...runtime.map((dir) => join(dir, "bus")), ...system].filter((path) => safeFollowedStat(path)?.isDirectory() === false);
+  return { dirs: [...new Set(dirs.map(real))], sockets: [...new Set(sockets.map(real))] };
+}
+
+function safeFollowedStat(path: string): Stats | null {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+const DEVICE_PREFIXES = ["tty", "video", "nvidia"];
+const DEVICE_PATHS = ["bus/usb", "snd", "fuse", "net/tun", "dri", "kvm"];
+
+/**
+ * The devices root's fresh /dev gets from DEV, those that exist: terminals and serial ports (USB
+ * ones too), USB, sound, cameras, FUSE, TUN, GPUs (CUDA, OpenCL, Vulkan) and KVM work in the
+ * sandbox as outside. Only character devices, or dirs of nothing else: never a disk, nor /dev/mem.
+ */
+export function passedDevices(dev = "/dev"): string[] {
+  const named = safeList(dev).filter((name) => DEVICE_PREFIXES.some((prefix) => name.startsWith(prefix)));
+  return [...named.sort(), ...DEVICE_PATHS].map((name) => join(dev, name)).filter((path) => onlyCharacterDevices(path, false));
+}
+
+/**
+ * A symlink inside a passed dir is let through: in the sandbox it points into the fresh /dev,
+ * where no disk is. One passed itself is not: bwrap would pass what it points to.
+ */
+function onlyCharacterDevices(path: string, inside: boolean): boolean {
+  const stat = safeLstat(path);
+  if (!stat) return false;
+  if (stat.isCharacterDevice() || (inside && stat.isSymbolicLink())) return true;
+  if (!stat.isDirectory()) return false;
+  return safeList(path).every((name) => onlyCharacterDevices(join(path, name), true));
+}
+
+function safeLstat(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 function safeList(dir: string): string[] {

@@ -25,9 +25,9 @@ describe("toolEnvironment", () => {
     expect(toolEnvironment(config, env)).toEqual({ PATH: "/bin", COPY: "sk-inline", GITHUB_TOKEN: "gh" });
   });
 
-  test("CDPATH, BASH_ENV and ENV are left out, even when env_passthrough names them: cd and bash's start-up would follow them", () => {
-    const config = Config.parse({ tools: { env_passthrough: ["BASH_ENV"] } });
-    const env = { PATH: "/bin", CDPATH: "/tmp", BASH_ENV: "/tmp/run-me.sh", ENV: "/tmp/run-me.sh", HOME: "/home/p" };
+  test("CDPATH, BASH_ENV, ENV and DBUS_SESSION_BUS_ADDRESS are left out, even when env_passthrough names them: cd, bash's start-up and systemd-run would follow them", () => {
+    const config = Config.parse({ tools: { env_passthrough: ["BASH_ENV", "DBUS_SESSION_BUS_ADDRESS"] } });
+    const env = { PATH: "/bin", CDPATH: "/tmp", BASH_ENV: "/tmp/run-me.sh", ENV: "/tmp/run-me.sh", DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus", HOME: "/home/p" };
     expect(toolEnvironment(config, env)).toEqual({ PATH: "/bin", HOME: "/home/p" });
   });
 });

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { accessSync, chmodSync, constants, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
-import { bwrapArgs, findSandbox, layers, planFor, seatbeltProfile } from "../../src/tools/sandbox.ts";
+import { bwrapArgs, findSandbox, layers, passedDevices, planFor, seatbeltProfile, serviceManagers } from "../../src/tools/sandbox.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -141,6 +141,15 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
     expect(readFileSync(join(root, "b.txt"), "utf8")).toBe("made\n");
   });
 
+  test("a project that is the state dir itself (a session rooted there) sees it empty: the database stays out of reach", async () => {
+    const state = tempDir();
+    writeFileSync(join(state, "lembas.db"), "the-device-token");
+    const { ctx } = makeContext({ root: state, hidden: [state, tempDir()] });
+    const result = await run(bashTool, { command: `cat lembas.db ${state}/lembas.db; ls -A; pwd` }, ctx);
+    expect(result.output).not.toContain("the-device-token");
+    expect(result.output).toStartWith(`cat: lembas.db: No such file or directory\ncat: ${state}/lembas.db: No such file or directory\n${state}`);
+  });
+
   test("a state dir given through a symlink, with a trailing slash, is hidden by its real path and by the given one", async () => {
     const dir = tempDir();
     const state = join(dir, "real-state");
@@ -196,6 +205,27 @@ describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the san
     expect(result.output).not.toMatch(/^(sd|vd|nvme|xvd|loop|dm-)/m);
   });
 
+  test("root's /dev has the host's character devices (FUSE, TUN, serial ports) but no disk, nor /dev/mem, /dev/kmem or /dev/port", async () => {
+    const { ctx } = sandboxed();
+    const wanted = ["/dev/fuse", "/dev/net/tun", "/dev/ttyS0", "/dev/kvm"].filter((path) => existsSync(path));
+    const probe = [...wanted, "/dev/mem", "/dev/kmem", "/dev/port"].join(" ");
+    const result = await run(bashTool, { command: `find /dev -type b; for d in ${probe}; do [ -c $d ] && echo $d; done; true` }, ctx);
+    expect(result.output.split("\n").filter(Boolean)).toEqual(wanted);
+  });
+
+  test("only character devices are passed, or dirs of nothing else; a symlink passed itself is not (bwrap would pass its target)", () => {
+    const dev = tempDir();
+    const node = (path: string, type: "b" | "c") => Bun.spawnSync(["mknod", join(dev, path), type, type === "b" ? "7" : "1", type === "b" ? "0" : "3"]).exitCode === 0;
+    mkdirSync(join(dev, "snd", "by-path"), { recursive: true });
+    mkdirSync(join(dev, "dri"));
+    mkdirSync(join(dev, "bus", "usb", "001"), { recursive: true });
+    const made = [node("ttyUSB0", "c"), node("ttyBAD", "b"), node("fuse", "c"), node("mem", "c"), node("snd/controlC0", "c"), node("dri/card0", "c"), node("dri/disk", "b"), node("bus/usb/001/001", "c")];
+    if (made.includes(false)) throw new Error("mknod failed");
+    symlinkSync("../controlC0", join(dev, "snd", "by-path", "pci-0"));
+    symlinkSync("ttyBAD", join(dev, "video0"));
+    expect(passedDevices(dev)).toEqual(["ttyUSB0", "bus/usb", "snd", "fuse"].map((name) => join(dev, name)));
+  });
+
   test("root still works on files that are not its own", async () => {
     const { ctx, root } = sandboxed();
     writeFileSync(join(root, "theirs.txt"), "theirs\n");
@@ -204,6 +234,35 @@ describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the san
     const result = await run(bashTool, { command: "echo more >> theirs.txt && touch new.txt && ls -n new.txt | awk '{print $3}'" }, ctx);
     expect(result.output).toBe("0");
     expect(readFileSync(join(root, "theirs.txt"), "utf8")).toBe("theirs\nmore\n");
+  });
+});
+
+const setpriv = Bun.which("setpriv");
+const SANDBOX = join(import.meta.dir, "../../src/tools/sandbox.ts");
+
+describe.skipIf(!bwrap || !asRoot || !setpriv)("run as a user other than root", () => {
+  test("/dev is the host's, so FUSE, TUN, serial ports and the like work as outside", () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    mkdirSync(join(dir, "state"));
+    const wanted = ["/dev/fuse", "/dev/net/tun", "/dev/ttyS0", "/dev/kvm", "/dev/snd", "/dev/bus/usb"].filter((path) => existsSync(path));
+    const script = join(dir, "probe.ts");
+    writeFileSync(
+      script,
+      [
+        `import { planFor } from ${JSON.stringify(SANDBOX)};`,
+        `const plan = planFor([${JSON.stringify(join(dir, "state"))}], ${JSON.stringify(dir)});`,
+        `if (plan.kind === "none") throw new Error(plan.why);`,
+        `const command = "id -u; for d in ${wanted.join(" ")}; do [ -e $d ] && echo $d; done";`,
+        `const proc = Bun.spawnSync(plan.argv(["/bin/sh", "-c", command], "/"), { stderr: "inherit" });`,
+        "process.stdout.write(proc.stdout.toString());",
+      ].join("\n"),
+    );
+    chmodSync(script, 0o644);
+    const proc = Bun.spawnSync([setpriv ?? "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, script], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir },
+    });
+    expect({ err: proc.stderr.toString(), out: proc.stdout.toString() }).toEqual({ err: "", out: ["65534", ...wanted, ""].join("\n") });
   });
 });
 
@@ -286,6 +345,8 @@ describe("when the command runs without the sandbox", () => {
   });
 });
 
+const NONE = { dirs: [], sockets: [] };
+
 describe("what the command sees, in order", () => {
   test("the hidden dirs that hold the project go first, then the project is put back, then the other hidden dirs", () => {
     expect(layers(["/s", "/p/.cfg"], "/p")).toEqual([{ hide: "/s" }, { hide: "/p/.cfg" }]);
@@ -294,19 +355,69 @@ describe("what the command sees, in order", () => {
       { hide: "/h/.local/state/lembas" },
       { keep: "/h/.local/state/lembas/wt/p" },
     ]);
+    expect(layers(["/h/.config/lembas", "/h/.local/state/lembas"], "/h/.local/state/lembas")).toEqual([{ hide: "/h/.config/lembas" }, { hide: "/h/.local/state/lembas" }]);
+    expect(layers(["/h/.local/state", "/h/.local/state/lembas"], "/h/.local/state/lembas")).toEqual([{ hide: "/h/.local/state" }, { hide: "/h/.local/state/lembas" }]);
   });
 
   test("bwrap binds the project back after the tmpfs over the dir that holds it; root gets no capability that unmounts", () => {
-    const args = bwrapArgs([{ hide: "/s" }, { keep: "/s/p" }], "/s/p", { root: true, devices: [] });
+    const args = bwrapArgs([{ hide: "/s" }, { keep: "/s/p" }], "/s/p", { root: true, devices: [], managers: NONE });
     expect(args.join(" ")).toContain("--tmpfs /s --bind /s/p /s/p");
     expect(args.join(" ")).toContain("--dev /dev");
     expect(args).not.toContain("--dev-bind");
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args).not.toContain("CAP_SYS_ADMIN");
     expect(args).not.toContain("CAP_DAC_READ_SEARCH");
-    expect(bwrapArgs([], "/", { root: false, devices: [] })).not.toContain("--cap-add");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE })).not.toContain("--cap-add");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE }).join(" ")).toContain("--dev-bind /dev /dev");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE })).not.toContain("--dev");
+    expect(bwrapArgs([], "/", { root: true, devices: ["/dev/fuse"], managers: NONE }).join(" ")).toContain("--dev /dev --bind-try /dev/shm /dev/shm --dev-bind-try /dev/fuse /dev/fuse");
   });
 });
+
+describe("the service managers that would run a command outside the sandbox", () => {
+  test("the user's systemd dir and session bus, at XDG_RUNTIME_DIR and at /run/user/<uid>, and for root the system's too, where they are", () => {
+    const run = tempDir();
+    const xdg = tempDir();
+    const user = join(run, "user", String(process.getuid?.()));
+    for (const dir of [join(xdg, "systemd"), join(user, "systemd"), join(run, "systemd"), join(run, "dbus")]) mkdirSync(dir, { recursive: true });
+    for (const socket of [join(xdg, "bus"), join(user, "bus"), join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")]) writeFileSync(socket, "");
+    expect(serviceManagers({ XDG_RUNTIME_DIR: xdg }, false, run)).toEqual({ dirs: [join(xdg, "systemd"), join(user, "systemd")], sockets: [join(xdg, "bus"), join(user, "bus")] });
+    expect(serviceManagers({ XDG_RUNTIME_DIR: user }, true, run)).toEqual({
+      dirs: [join(user, "systemd")],
+      sockets: [join(user, "bus"), join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")],
+    });
+    expect(serviceManagers({ XDG_RUNTIME_DIR: tempDir() }, true, tempDir())).toEqual({ dirs: [], sockets: [] });
+  });
+
+  test("bwrap hides their dirs and covers their sockets with /dev/null", () => {
+    const args = bwrapArgs([], "/", { root: false, devices: [], managers: { dirs: ["/r/systemd"], sockets: ["/r/bus"] } }).join(" ");
+    expect(args).toContain("--tmpfs /r/systemd --ro-bind /dev/null /r/bus");
+  });
+
+  test.skipIf(!bwrap || !python)("the session bus and the user's systemd cannot be reached from the command", async () => {
+    const xdg = tempDir();
+    mkdirSync(join(xdg, "systemd"));
+    const servers = [join(xdg, "bus"), join(xdg, "systemd", "private")].map((unix) => Bun.listen({ unix, socket: { data() {} } }));
+    try {
+      const state = tempDir();
+      const { ctx } = makeContext({ root: tempDir(), hidden: [state], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", XDG_RUNTIME_DIR: xdg } });
+      const command = `python3 -c "${CONNECT_PY}" $XDG_RUNTIME_DIR/bus $XDG_RUNTIME_DIR/systemd/private; ls -A $XDG_RUNTIME_DIR/systemd`;
+      const result = await run(bashTool, { command }, ctx);
+      expect(result.output).toBe(`${xdg}/bus ConnectionRefusedError\n${xdg}/systemd/private FileNotFoundError`);
+    } finally {
+      for (const server of servers) server.stop(true);
+    }
+  });
+});
+
+/** Connects to each unix socket named and says how it went. */
+const CONNECT_PY = [
+  "import socket, sys",
+  "for path in sys.argv[1:]:",
+  "    s = socket.socket(socket.AF_UNIX)",
+  "    try: s.connect(path); print(path, 'connected')",
+  "    except OSError as e: print(path, type(e).__name__)",
+].join("\n");
 
 describe("macOS: the sandbox-exec profile", () => {
   test("allows everything but reading or writing under the hidden dirs, quoting them as SBPL strings", () => {
