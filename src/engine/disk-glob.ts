@@ -1,5 +1,8 @@
 import { isAbsolute } from "node:path";
 
+/** Path levels with a wildcard beyond this many are not scanned: the glob is taken to match anything. */
+const MAX_WILD_LEVELS = 2;
+
 /** Matches beyond this many are not judged one by one: the glob is taken to match anything. */
 const MAX_GLOB_MATCHES = 2_000;
 
@@ -8,8 +11,10 @@ const MAX_GLOB_MATCHES = 2_000;
  * (as bash without dotglob); null when there are more than can be judged or the scan fails.
  */
 export function globOnDisk(dir: string, pattern: string): string[] | null {
-  // bash without globstar reads ** as *; scanning a whole tree for it could take minutes.
+  // bash without globstar reads ** as *; scanning a whole tree for it could take minutes, and so
+  // could a pattern with wildcards at many levels (/usr/*/*/*/x): the scan is synchronous.
   if (pattern.includes("**")) return null;
+  if (pattern.split("/").filter((part) => /[*?[]/.test(part)).length > MAX_WILD_LEVELS) return null;
   const absolute = isAbsolute(pattern);
   const found: string[] = [];
   try {

@@ -106,6 +106,13 @@ describe("session keys never let a command read a protected file", () => {
   });
 });
 
+describe("a glob too costly to scan is not scanned", () => {
+  test("wildcards at many levels (a synchronous scan of half the disk) count as maybe protected: no session key", () => {
+    expect(exec("cat /usr/*/*/*/nothing-here", ["exec:cat"])).toMatchObject({ action: "ask", always: null });
+    expect(exec("cat src/*.ts", ["exec:cat"])).toMatchObject({ action: "allow" });
+  });
+});
+
 describe("a program or script is keyed by the file it is", () => {
   test("./test.sh allowed at the root does not allow vendor/x's test.sh", () => {
     const first = exec("./test.sh");
