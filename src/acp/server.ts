@@ -99,6 +99,11 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       const verdict = judge(row.cwd, host.config.remote, host.db);
       if (!verdict.accepted) throw invalid(verdict.reason);
       if (!insideRoots(row.root, host.config.remote)) throw invalid(`session ${sessionId}'s project ${row.root} is outside the device's remote roots`);
+      // A session kept from before its root had to be trusted too (its AGENTS.md, its commands).
+      const rootVerdict = row.root === row.cwd ? verdict : judge(row.root, host.config.remote, host.db);
+      if (!rootVerdict.accepted) {
+        throw invalid(`session ${sessionId}'s project root ${row.root} is not one the web may open (${rootVerdict.reason}): trust it on the device, or start a new session`);
+      }
       let session: Session | null;
       try {
         session = host.engine.open(sessionId, { maxMode: host.maxMode });

@@ -112,3 +112,13 @@ test("a session in a subfolder of a trusted repository inside the roots takes th
   const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
   expect(history.root).toBe(d.project);
 });
+
+test("a session kept with an untrusted project root above its trusted directory is not opened from the web", async () => {
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  insertSession(db, { id: "ses_above", root: d.work, cwd: d.project, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+  db.close();
+  const error = await rpcError(link.request("session/prompt", { sessionId: "ses_above", prompt: [{ type: "text", text: "hi" }] }));
+  expect(error.code).toBe(-32602);
+  expect(error.message).toContain(`project root ${d.work} is not one the web may open`);
+  expect(d.model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
+});
