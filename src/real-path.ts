@@ -1,5 +1,14 @@
-import { lstatSync, readlinkSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/** The path with its symlinks resolved by the system (realpath), or as given where that fails. */
+export function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
 
 /**
  * Where a path really leads, as the kernel walks it (see walkPath): symlinks followed, a dangling

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { realOr } from "../real-path.ts";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandHome } from "../config/paths.ts";
 import { projectRoot } from "../engine/engine.ts";
@@ -12,20 +13,13 @@ export type Verdict = { accepted: true } | { accepted: false; reason: string };
 
 /** The remote roots, absolute and with symlinks resolved where they exist. */
 export function rootsOf(remote: Remote): string[] {
-  return remote.roots.map((r) => real(resolve(expandHome(r))));
+  return remote.roots.map((r) => realOr(resolve(expandHome(r))));
 }
 
-export function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /** Whether a path — `..` resolved and symlinks followed — is inside one of the remote roots. */
 export function insideRoots(path: string, remote: Remote): boolean {
-  const target = real(resolve(path));
+  const target = realOr(resolve(path));
   return rootsOf(remote).some((root) => isInside(target, root));
 }
 
@@ -33,7 +27,7 @@ export function insideRoots(path: string, remote: Remote): boolean {
 export function judge(path: string, remote: Remote, db: Db): Verdict {
   if (!isAbsolute(path)) return { accepted: false, reason: `${path} is not an absolute path` };
   if (!existsSync(path) || !statSync(path).isDirectory()) return { accepted: false, reason: `${path} is not an existing directory` };
-  const target = real(path);
+  const target = realOr(path);
   const roots = rootsOf(remote);
   if (roots.length === 0) return { accepted: false, reason: "remote work is off on this device (remote.roots is empty)" };
   if (!roots.some((root) => isInside(target, root))) {
@@ -67,7 +61,7 @@ export function places(remote: Remote, db: Db): { path: ""; places: Dir[] } {
   const roots = rootsOf(remote);
   const found = new Set<string>(roots.filter((r) => existsSync(r)));
   for (const stored of trustedDirs(db)) {
-    const dir = real(stored);
+    const dir = realOr(stored);
     if (roots.some((r) => isInside(dir, r))) found.add(dir);
   }
   return { path: "", places: [...found].sort().map((p) => dirEntry(p, remote, db)) };
@@ -77,7 +71,7 @@ export function places(remote: Remote, db: Db): { path: ""; places: Dir[] } {
 export function listing(path: string, remote: Remote, db: Db): Dir & { parent: string | null; entries: Dir[]; error?: string } {
   const self = dirEntry(path, remote, db);
   const roots = rootsOf(remote);
-  const target = real(path);
+  const target = realOr(path);
   const parentPath = dirname(target);
   const parent = roots.some((r) => isInside(parentPath, r)) && target !== parentPath ? parentPath : null;
   try {

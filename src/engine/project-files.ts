@@ -1,4 +1,5 @@
-import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { realOr } from "../real-path.ts";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
 import { EACCES, ENOMEM, ENOSPC, IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
@@ -432,13 +433,6 @@ function underAny(rel: string, tops: ReadonlySet<string>): boolean {
   return false;
 }
 
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
 export function statOf(path: string, dirs = false): Seen | null {

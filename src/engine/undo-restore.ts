@@ -1,5 +1,7 @@
-import { chmodSync, lstatSync, mkdirSync, realpathSync, renameSync, rmSync, type Stats, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, relative } from "node:path";
+import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, type Stats, writeFileSync } from "node:fs";
+import { dirname, relative } from "node:path";
+import { isInside } from "../paths.ts";
+import { realOr } from "../real-path.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { TRASH_MAX_BYTES, UndoTrash } from "./undo-trash.ts";
@@ -95,17 +97,9 @@ function insideReal(dir: string, realRoot: string): boolean {
     if (up === at) return false;
     at = up;
   }
-  const rel = relative(realRoot, realOr(at));
-  return !rel.startsWith("..") && !isAbsolute(rel);
+  return isInside(realOr(at), realRoot);
 }
 
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 function lstatOrNull(path: string): Stats | null {
   try {

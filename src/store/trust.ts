@@ -1,7 +1,7 @@
-import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Db } from "./db.ts";
 import { isInside } from "../paths.ts";
+import { realOr } from "../real-path.ts";
 
 /**
  * Trusted directories: trusting one covers everything below it. Stored and judged with symlinks
@@ -38,9 +38,5 @@ export function trustedRootOf(db: Db, path: string): string | null {
 
 /** PATH absolute, with symlinks resolved where it exists. */
 export function realOrResolved(path: string): string {
-  try {
-    return realpathSync(resolve(path));
-  } catch {
-    return resolve(path);
-  }
+  return realOr(resolve(path));
 }

@@ -10,8 +10,10 @@
  * with a fresh /proc (so /proc/<lembas pid>/fd and /environ are not there). macOS: sandbox-exec
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
-import { existsSync, lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
-import { join, sep } from "node:path";
+import { existsSync, lstatSync, readdirSync, type Stats, statSync } from "node:fs";
+import { join } from "node:path";
+import { isInside } from "../paths.ts";
+import { realOr } from "../real-path.ts";
 import type { Env } from "../config/paths.ts";
 
 export type SandboxTool = { kind: "bwrap" | "sandbox-exec"; path: string };
@@ -69,7 +71,7 @@ export function planFor(hidden: readonly string[], root: string, tool: Found = f
   const dirs = existing(hidden);
   if (dirs.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
   if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: tool.broken };
-  const view = layers(dirs, real(root));
+  const view = layers(dirs, realOr(root));
   return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env) };
 }
 
@@ -82,8 +84,8 @@ export type Layer = { hide: string } | { keep: string };
  */
 export function layers(hidden: readonly string[], project: string): Layer[] {
   if (hidden.includes(project)) return hidden.map((dir) => ({ hide: dir }));
-  const holders = hidden.filter((dir) => within(project, dir)).sort((a, b) => a.length - b.length);
-  const others = hidden.filter((dir) => !within(project, dir));
+  const holders = hidden.filter((dir) => isInside(project, dir)).sort((a, b) => a.length - b.length);
+  const others = hidden.filter((dir) => !isInside(project, dir));
   if (holders.length === 0) return others.map((dir) => ({ hide: dir }));
   return [...holders.map((dir) => ({ hide: dir })), { keep: project }, ...others.map((dir) => ({ hide: dir }))];
 }
@@ -164,7 +166,7 @@ export function serviceManagers(env: Env, root: boolean, run = "/run"): Managers
   const system = root ? [join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")] : [];
   const dirs = runtime.map((dir) => join(dir, "systemd")).filter((path) => safeFollowedStat(path)?.isDirectory() === true);
   const sockets = [...runtime.map((dir) => join(dir, "bus")), ...system].filter((path) => safeFollowedStat(path)?.isDirectory() === false);
-  return { dirs: [...new Set(dirs.map(real))], sockets: [...new Set(sockets.map(real))] };
+  return { dirs: [...new Set(dirs.map(realOr))], sockets: [...new Set(sockets.map(realOr))] };
 }
 
 function safeFollowedStat(path: string): Stats | null {
@@ -239,17 +241,7 @@ export function sayOnce(why: string): string | null {
 
 /** The dirs that exist, by their real paths (a mount point must exist, and macOS's /tmp is a symlink). */
 function existing(dirs: readonly string[]): string[] {
-  return [...new Set(dirs.filter((dir) => existsSync(dir)).map(real))];
+  return [...new Set(dirs.filter((dir) => existsSync(dir)).map(realOr))];
 }
 
-function real(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
-function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
-}
