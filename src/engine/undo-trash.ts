@@ -1,5 +1,6 @@
 import { copyFileSync, lstatSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, isAbsolute, join, relative } from "node:path";
+import { errorCode } from "../errors.ts";
 
 /** The most bytes a session's undo trash keeps: the oldest undos' copies go first (the last one never). */
 export const TRASH_MAX_BYTES = 256 * 1024 * 1024;
@@ -46,7 +47,7 @@ export class UndoTrash {
     try {
       renameSync(path, to);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+      if (errorCode(error) !== "EXDEV") throw error;
       copyInto(path, to);
       rmSync(path);
     }
@@ -94,7 +95,7 @@ function freshDir(base: string): string {
       mkdirSync(dir);
       return dir;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (errorCode(error) !== "EEXIST") throw error;
     }
   }
 }
