@@ -10,6 +10,7 @@ import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, claimHold, getHold, HEARTBEAT_MS, holderAlive, releaseHold } from "../store/holds.ts";
 import { settleInterrupted } from "../store/turns.ts";
+import { toolEnvironment } from "../tools/environment.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
 import { lowerMode } from "./permissions.ts";
@@ -69,6 +70,8 @@ export class Engine {
       models: options.models,
       tools: options.tools,
       protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
+      // Made once: the environment is the process's, and reading it at every tool call bought nothing.
+      commands: { env: toolEnvironment(config, process.env), hidden: [paths.configDir, paths.stateDir] },
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),

@@ -8,7 +8,6 @@ import { type Db, storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
-import { toolEnvironment } from "../tools/environment.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
 import { systemPrompt } from "./instructions.ts";
@@ -31,6 +30,8 @@ export type SessionDeps = {
   models: ModelSource;
   tools: readonly Tool[];
   protectedPaths: ProtectedPaths;
+  /** How tools start commands: their environment (secrets left out) and the dirs a sandbox hides. */
+  commands: ToolContext["commands"];
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;
@@ -593,7 +594,7 @@ export class Session {
       signal,
       vision: model.vision,
       protection: protectionJudge(this.root, this.deps.protectedPaths),
-      commands: { env: toolEnvironment(this.deps.config, process.env), hidden: [this.deps.paths.configDir, this.deps.paths.stateDir] },
+      commands: this.deps.commands,
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       afterChange: (path) => undo.afterChange(path),
