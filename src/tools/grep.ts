@@ -5,7 +5,7 @@ import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.t
 import { fail, ok } from "./result.ts";
 import { judgeFound, type PathGuard, pathGuard } from "../project/protected.ts";
 import { type FileHit, type HitLine, type SearchEngine, type SearchMode, type SearchQuery, type SearchResult, defaultEngine, search } from "./search.ts";
-import { type Tool, type ToolContext, type ToolResult, capOutput, defineTool } from "./tool.ts";
+import { type Tool, type ToolContext, type ToolResult, defineTool } from "./tool.ts";
 
 const DEFAULT_LIMIT = 100;
 const MAX_LINE_CHARS = 500;
@@ -147,7 +147,7 @@ function formatContent(files: FileHit[], opts: ContentOptions, show: (abs: strin
   if (!opts.complete) {
     out.push("", `(the first ${matches} matching lines are shown; there are more: narrow the pattern, path or glob, or raise limit)`);
   }
-  return ok(capOutput(out.join("\n")), { meta: { matches, files: files.length } });
+  return ok(out.join("\n"), { meta: { matches, files: files.length } });
 }
 
 /** A line's first MAX_LINE_CHARS characters, saying how much more there is (only that there is more when the search cut it unmeasured). */
