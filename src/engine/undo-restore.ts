@@ -1,11 +1,11 @@
-import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, type Stats, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { TRASH_MAX_BYTES, UndoTrash } from "./undo-trash.ts";
-import { forgetPreImages, preImagesOf, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
+import { forgetPreImages, lstatOrNull, preImagesOf, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
 
 /** A file undo did not touch, and why. */
 export type Skipped = { path: string; why: string };
@@ -98,13 +98,4 @@ function insideReal(dir: string, realRoot: string): boolean {
     at = up;
   }
   return isInside(realOr(at), realRoot);
-}
-
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
 }

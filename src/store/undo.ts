@@ -56,7 +56,7 @@ export function hasPreImage(db: Db, sessionId: string, turnId: string, path: str
 /** Reads a file's current state as a pre-image. */
 export function readPreImage(path: string): PreImage {
   // lstat, not exists: a dangling symlink exists (undo must not take it for a file the turn made).
-  const stat = lstatIfThere(path);
+  const stat = lstatOrNull(path);
   if (!stat) return { path, existed: false, content: null, mode: null };
   const mode = stat.mode & 0o7777;
   if (!stat.isFile()) return { path, existed: true, content: null, mode, missing: "it is not a regular file" };
@@ -64,7 +64,8 @@ export function readPreImage(path: string): PreImage {
   return { path, existed: true, content: readFileSync(path), mode };
 }
 
-function lstatIfThere(path: string): Stats | null {
+/** A path's own stat (a symlink's, not its target's), or null when there is nothing there. */
+export function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path);
   } catch {
