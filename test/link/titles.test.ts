@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { getSession } from "../../src/store/sessions.ts";
-import { type Device, startDevice } from "../support/device.ts";
+import { type Device, linkedSession } from "../support/device.ts";
 import { isTitle, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { rpcError } from "../support/rpc.ts";
@@ -12,9 +12,7 @@ let d: Device;
 let link: Link;
 let sessionId: string;
 beforeEach(async () => {
-  d = await startDevice();
-  link = await d.serve();
-  sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+  ({ d, link, sessionId } = await linkedSession());
 });
 afterEach(() => d.close());
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { MAX_ATTACHED } from "../../src/project/attach.ts";
-import { type Device, startDevice } from "../support/device.ts";
+import { type Device, linkedSession } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { contentText } from "../support/model.ts";
@@ -11,9 +11,7 @@ let d: Device;
 let link: Link;
 let sessionId: string;
 beforeEach(async () => {
-  d = await startDevice();
-  link = await d.serve();
-  sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+  ({ d, link, sessionId } = await linkedSession());
 });
 afterEach(() => d.close());
 

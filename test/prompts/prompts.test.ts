@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Device, lembasEvents, startDevice } from "../support/device.ts";
+import { type Device, lembasEvents, linkedSession, newSession } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { contentText } from "../support/model.ts";
@@ -11,9 +11,7 @@ let d: Device;
 let link: Link;
 let sessionId: string;
 beforeEach(async () => {
-  d = await startDevice();
-  link = await d.serve();
-  sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+  ({ d, link, sessionId } = await linkedSession());
 });
 afterEach(() => d.close());
 
@@ -50,7 +48,7 @@ describe("blocks", () => {
     write(join(d.box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${d.model.url}\n    vision: true\nremote:\n  roots: [${d.work}]\n`);
     await d.kill("SIGTERM");
     link = await d.serve();
-    sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+    sessionId = await newSession(link, d.project);
     d.model.push(step({ text: "a pixel" }));
     await send([{ type: "text", text: "look" }, { type: "image", data: png.toString("base64"), mimeType: "image/png" }]);
     const user = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.findLast((m) => m.role === "user");

@@ -5,7 +5,7 @@ import { openDb } from "../../src/store/db.ts";
 import { listMessages } from "../../src/store/messages.ts";
 import { getSession } from "../../src/store/sessions.ts";
 import { listTurns } from "../../src/store/turns.ts";
-import { type Device, lembasEvents, startDevice } from "../support/device.ts";
+import { type Device, lembasEvents, linkedSession } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { rpcError } from "../support/rpc.ts";
@@ -14,9 +14,7 @@ let d: Device;
 let link: Link;
 let sessionId: string;
 beforeEach(async () => {
-  d = await startDevice();
-  link = await d.serve();
-  sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+  ({ d, link, sessionId } = await linkedSession());
 });
 afterEach(() => d.close());
 

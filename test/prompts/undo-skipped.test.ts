@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Device, startDevice } from "../support/device.ts";
+import { type Device, linkedSession } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 
@@ -9,9 +9,7 @@ let d: Device;
 let link: Link;
 let sessionId: string;
 beforeEach(async () => {
-  d = await startDevice();
-  link = await d.serve();
-  sessionId = ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
+  ({ d, link, sessionId } = await linkedSession());
 });
 afterEach(() => d.close());
 

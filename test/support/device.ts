@@ -111,3 +111,15 @@ export function lembasEvents(link: Link, sessionId: string, from = 0): { type: s
     .filter((p) => p.sessionId === sessionId)
     .map((p) => p.event as { type: string });
 }
+
+/** A session made over the link in `cwd` (session/new), its id. */
+export async function newSession(link: Link, cwd: string): Promise<string> {
+  return ((await link.request("session/new", { cwd, mcpServers: [] })) as { sessionId: string }).sessionId;
+}
+
+/** A device serving one link, with a session made on it in the device's project. */
+export async function linkedSession(): Promise<{ d: Device; link: Link; sessionId: string }> {
+  const d = await startDevice();
+  const link = await d.serve();
+  return { d, link, sessionId: await newSession(link, d.project) };
+}
