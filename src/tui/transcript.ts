@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from "node:path";
 import type { EngineEvent } from "../bus/index.ts";
 import type { HistoryTurn } from "../front/history.ts";
 import { AnswerBlock } from "./blocks/answer.ts";
@@ -21,6 +22,8 @@ export class Transcript extends Container {
   private todos: TodoBlock | null = null;
   private readonly tools = new Map<string, ToolCallBlock>();
   private md: MarkdownTheme;
+  /** The directory paths are shown relative to (the session's). */
+  cwd = "";
 
   constructor(private theme: Theme) {
     super();
@@ -60,7 +63,7 @@ export class Transcript extends Container {
       }
       if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
       for (const tool of turn.tools) {
-        const block = new ToolCallBlock(tool.id, tool.name, toolTitle(tool.name, tool.args), this.theme);
+        const block = new ToolCallBlock(tool.id, tool.name, toolTitle(tool.name, tool.args), this.theme, this.shown);
         block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);
       }
@@ -164,7 +167,7 @@ export class Transcript extends Container {
   private newTool(callId: string, name: string, title: string): ToolCallBlock {
     this.reasoning?.fold();
     this.answer = null;
-    const block = new ToolCallBlock(callId, name, title, this.theme);
+    const block = new ToolCallBlock(callId, name, title, this.theme, this.shown);
     this.tools.set(callId, block);
     this.addChild(block);
     return block;
@@ -190,6 +193,11 @@ export class Transcript extends Container {
     this.todos = null;
     this.tools.clear();
   }
+
+  private readonly shown = (path: string): string => {
+    const rel = this.cwd ? relative(this.cwd, path) : path;
+    return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+  };
 
   private markdown(): MarkdownTheme {
     const theme = this.theme;
