@@ -167,6 +167,7 @@ export class TuiApp implements AppSurface {
 
   private opened(session: Session, history: Parameters<Transcript["history"]>[0]): void {
     this.transcript.cwd = session.cwd;
+    this.transcript.root = session.root;
     this.status.reset({ model: session.model ?? this.runtime.defaultModel, mode: session.mode, effort: session.effort });
     this.setHeader();
     if (history.length > 0) {

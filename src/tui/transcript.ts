@@ -8,6 +8,7 @@ import { TodoBlock } from "./blocks/todos.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
 import { highlight } from "./highlight.ts";
+import { storedToolTitle } from "./tool-titles.ts";
 import { type Component, Container, type MarkdownTheme } from "./kit.ts";
 import { markdownTheme, type Theme } from "./theme.ts";
 
@@ -24,6 +25,7 @@ export class Transcript extends Container {
   private md: MarkdownTheme;
   /** The directory paths are shown relative to (the session's). */
   cwd = "";
+  root = "";
 
   constructor(private theme: Theme) {
     super();
@@ -63,7 +65,8 @@ export class Transcript extends Container {
       }
       if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
       for (const tool of turn.tools) {
-        const block = new ToolCallBlock(tool.id, tool.name, toolTitle(tool.name, tool.args), this.theme, this.shown);
+        if (tool.name === "todo") continue;
+        const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
         block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);
       }
@@ -104,7 +107,7 @@ export class Transcript extends Container {
         return this.tools.has(event.callId);
       case "tool_end":
         this.tools.get(event.callId)?.end(event);
-        return true;
+        return this.tools.has(event.callId);
       case "tool_denied": {
         const block = this.tools.get(event.callId) ?? this.newTool(event.callId, event.name, event.title);
         block.deny(event.reason, event.feedback);
@@ -114,7 +117,8 @@ export class Transcript extends Container {
         this.retract();
         return true;
       case "todos":
-        if (!this.todos) {
+        // Redrawn in place only while it is the last block: one that scrolled up is left as it was.
+        if (!this.todos || this.children.at(-1) !== this.todos) {
           this.todos = new TodoBlock(this.theme);
           this.addChild(this.todos);
         }
@@ -157,6 +161,8 @@ export class Transcript extends Container {
 
   private toolStart(event: Extract<EngineEvent, { type: "tool_start" }>): boolean {
     this.reasoning?.fold();
+    // The todo list is its own block: a line for the call that wrote it would only repeat it.
+    if (event.name === "todo") return true;
     this.answer = null;
     const known = this.tools.get(event.callId);
     if (known) known.rename(event.title);
@@ -203,14 +209,4 @@ export class Transcript extends Container {
     const theme = this.theme;
     return markdownTheme(theme, (code, lang) => highlight(code, lang, theme));
   }
-}
-
-/** A stored tool call's title, as near as the history can tell it. */
-function toolTitle(name: string, args: unknown): string {
-  if (args && typeof args === "object") {
-    const a = args as Record<string, unknown>;
-    const what = a.command ?? a.path ?? a.pattern ?? a.file_path;
-    if (typeof what === "string") return `${name} ${what.split("\n")[0]}`;
-  }
-  return name;
 }
