@@ -102,6 +102,12 @@ export class TuiApp implements AppSurface {
     this.tui.requestRender();
   }
 
+  /** One line in the transcript from outside the session (stray output, an error nobody caught). */
+  say(line: string, level: "info" | "warn" | "error" = "info"): void {
+    this.transcript.line(line, level);
+    this.render();
+  }
+
   setTheme(name: ThemeName): void {
     this.theme = makeTheme(name);
     this.transcript.setTheme(this.theme);
