@@ -199,6 +199,11 @@ export class TuiApp implements AppSurface {
   private onKey(data: string): { consume: boolean } | undefined {
     const focused = this.panel.current;
     if (matchesKey(data, "ctrl+c")) {
+      // On a card, Ctrl-C interrupts the turn that waits on it (Esc answers the card): the card goes with it.
+      if (focused && focused !== this.picker && this.runtime.hasSession && this.runtime.session.busy) {
+        this.runtime.cancel();
+        return { consume: true };
+      }
       if (focused) return undefined;
       if (this.editor.getText() !== "") {
         this.editor.setText("");
