@@ -98,7 +98,7 @@ export class PermissionCard implements Component {
 function permissionOptions(request: PermissionRequest): Option[] {
   const line = request.command?.line;
   const options: Option[] = [{ label: "Yes, once", decide: () => ({ outcome: "once" }) }];
-  if (request.always) options.push({ label: `Yes, and allow ${request.always} for this session`, decide: () => ({ outcome: "session" }) });
+  if (request.always) options.push({ label: `Yes, and allow ${request.always}${/for this session$/.test(request.always) ? "" : " for this session"}`, decide: () => ({ outcome: "session" }) });
   if (line !== undefined && !line.includes("\n")) {
     options.push({
       label: "Edit the command, then run it once",
