@@ -115,6 +115,8 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     await screen.type("write out.txt", "Enter");
     await screen.waitFor("1. Yes, once");
     expect(screen.text()).toContain("$ echo approved-run > out.txt");
+    expect(screen.text()).toMatch(/2\. Yes, and allow .*for this session/);
+    expect(screen.text()).not.toContain("for this session for this session");
     await screen.type("1");
     await screen.waitFor("wrote it");
     expect(readFileSync(join(box.project, "out.txt"), "utf8")).toBe("approved-run\n");
