@@ -64,7 +64,9 @@ export async function runTerminal(argv: readonly string[]): Promise<void> {
   if (!process.stdin.isTTY || !process.stdout.isTTY) return runPiped(args);
   const { openTerminal } = await import("../tui/main.ts");
   const code = await openTerminal(createContext(), resolve(process.cwd()), args);
-  process.exitCode = code;
+  // The session is closed and the store consistent: what is left (a hung-up terminal's reader,
+  // a model request's socket) must not keep the process alive.
+  process.exit(code);
 }
 
 async function runPiped(args: TerminalArgs): Promise<void> {

@@ -152,8 +152,11 @@ export class TuiApp implements AppSurface {
     } catch (error) {
       this.transcript.line(`the session could not be closed cleanly: ${errorMessage(error)}`, "error");
     }
-    this.render();
-    this.tui.stop();
+    try {
+      this.tui.stop();
+    } catch {
+      // The terminal went away (a hang-up): there is nothing left to restore on it.
+    }
     this.finished(session);
   }
 

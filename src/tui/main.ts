@@ -28,6 +28,15 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   process.off("SIGTERM", quit);
   process.off("SIGHUP", quit);
   process.stdin.off("end", quit);
-  if (session) process.stdout.write(`Session ${session.id}${session.title ? ` (${session.title})` : ""}. Resume it with: lembas -r ${session.id}\n`);
+  if (session) writeQuietly(`Session ${session.id}${session.title ? ` (${session.title})` : ""}. Resume it with: lembas -r ${session.id}\n`);
   return 0;
+}
+
+/** The last line, to a terminal that may be gone (a hang-up): then it is simply not said. */
+function writeQuietly(text: string): void {
+  try {
+    process.stdout.write(text);
+  } catch {
+    // nobody to tell
+  }
 }

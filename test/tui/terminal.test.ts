@@ -180,6 +180,23 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     expect(sessionIdOf(screen.text())).toMatch(/^ses_/);
   });
 
+  test("when the terminal goes away (its tmux server killed), the program ends instead of spinning", async () => {
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    const pid = screen.pid();
+    Bun.spawnSync(["tmux", "-L", screen.socket, "kill-server"]);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 200 && alive(); i++) await Bun.sleep(25);
+    expect(alive()).toBe(false);
+  });
+
   test("Ctrl-Z suspends the program, and when it is continued the screen is drawn again", async () => {
     const screen = await open();
     await screen.waitFor("test/test-model");
