@@ -11,7 +11,8 @@
 //   many full clears (CSI 2J) were among them; the tree's resident memory at the stream's end.
 // The 5,000 lines: the bare app is given them with --prefill; lembas gets a session whose answer
 // has 5,000 lines (`lembas run x` against a scripted reply) and is opened with `-c`.
-// One JSON line on stdout, progress on stderr. Goals (measured, never asserted): first frame and
+// harnessFloorMs: the same first frame of a shell that prints the model ref at once (what tmux and
+// the polling add to every first frame). One JSON line on stdout, progress on stderr. Goals (measured, never asserted): first frame and
 // stream CPU ≤ 1.5× the bare app's, bytes per chunk that do not grow with the transcript.
 //
 //   bun bench/tui.ts [--rounds N] [--only bare|lembas]      (LEMBAS_ENTRY: another src/index.ts)
@@ -46,6 +47,8 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const shq = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 type App = "bare" | "lembas";
+/** "floor": a shell that prints the model ref and sleeps, for the harness's own share of a first frame. */
+type Launch = App | "floor";
 type Run = { firstFrameMs: number; streamCpuS: number; bytes: number; fullClears: number; rssMB: number; quit: boolean };
 
 // ------------------------------------------------------------------------------------------------
@@ -181,7 +184,7 @@ const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 let runCount = 0;
 const isTitleCall = (body: ChatRequest) => JSON.stringify(body.messages?.[0] ?? "").includes("You name coding sessions");
 
-async function runOnce(app: App, big: boolean): Promise<Run> {
+async function runOnce(app: Launch, big: boolean): Promise<Run> {
   const socket = `lembas-bench-tui-${process.pid}-${runCount++}`;
   const stream = { match: (b: ChatRequest) => !isTitleCall(b), text: streamChunks(CHUNKS), chunkDelayMs: CHUNK_DELAY_MS };
   const model: ScriptedModel = await startModel({ fallback: { text: "Bench title" } });
@@ -199,7 +202,9 @@ async function runOnce(app: App, big: boolean): Promise<Run> {
     const cmd =
       app === "bare"
         ? [BUN, BARE, "--url", model.url, "--ref", REF, ...(big ? ["--prefill", String(PREFILL)] : [])]
-        : [BUN, LEMBAS, ...(big ? ["-c"] : [])];
+        : app === "lembas"
+          ? [BUN, LEMBAS, ...(big ? ["-c"] : [])]
+          : ["sh", "-c", `echo ${REF}; exec sleep 60`];
     const env: Record<string, string> = { ...box.env, SHELL: "/bin/sh", TERM: "xterm-256color" };
     liveServers.set(socket, "");
     tmux(socket, ["new-session", "-d", "-s", "bench", "-x", String(COLS), "-y", String(ROWS), "-c", box.project, `read _; exec ${cmd.map(shq).join(" ")}`], env);
@@ -214,6 +219,7 @@ async function runOnce(app: App, big: boolean): Promise<Run> {
     // With 5,000 lines, the frame counts once their end is on the screen too, not just the status bar.
     await waitForScreen(socket, pid, big ? [REF, `line ${PREFILL} of the earlier answer`] : [REF], 30_000, 2);
     const firstFrameMs = performance.now() - started;
+    if (app === "floor") return { firstFrameMs, streamCpuS: 0, bytes: 0, fullClears: 0, rssMB: 0, quit: true };
 
     tmux(socket, ["send-keys", "-t", "bench", "-l", PROMPT]);
     await waitForScreen(socket, pid, [PROMPT], 10_000, 10);
@@ -283,10 +289,12 @@ function figuresOf(small: Run[], big: Run[]): Figures {
 const apps: App[] = ONLY === "bare" || ONLY === "lembas" ? [ONLY] : ["bare", "lembas"];
 const runs: Record<App, { small: Run[]; big: Run[] }> = { bare: { small: [], big: [] }, lembas: { small: [], big: [] } };
 const errors: Partial<Record<App, string>> = {};
+const floors: number[] = [];
 
 try {
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? apps : [...apps].reverse();
+    floors.push((await runOnce("floor", false)).firstFrameMs);
     for (const big of [false, true]) {
       for (const app of order) {
         if (errors[app]) continue;
@@ -323,6 +331,7 @@ console.log(
     chunkDelayMs: CHUNK_DELAY_MS,
     prefillLines: PREFILL,
     screen: `${COLS}x${ROWS}`,
+    harnessFloorMs: round(median(floors), 1),
     lembas: lembas ?? null,
     bare: bare ?? null,
     ratios: {
