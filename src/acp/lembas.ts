@@ -13,7 +13,7 @@ import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
 import { getHold, holderAlive } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
-import { historyTurns } from "./history.ts";
+import { historyTurns } from "../front/history.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
 import { type Conn, instanceRef, invalid } from "./host.ts";
 import { storeRequestError } from "./store-errors.ts";

@@ -1,12 +1,9 @@
-import { join } from "node:path";
-import { lowerMode } from "../engine/permissions.ts";
+import type { Session, TurnAnswer } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
-import type { PromptInput, Session, TurnAnswer, TurnClaim } from "../engine/session.ts";
-import { expandMentions } from "../project/attach.ts";
-import { availableCommands, type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
-import { reviewInput } from "../project/review.ts";
+import { type Block, BlockError } from "../front/blocks.ts";
+import { commandsChanged, type Entered, enterPrompt, type PromptPlace } from "../front/prompt.ts";
+import { availableCommands, type CommandSet, loadCommands } from "../project/commands.ts";
 import { acp } from "../rpc/agent.ts";
-import { type Block, BlockError, readBlocks, typedText } from "./blocks.ts";
 import { type AgentHost, invalid } from "./host.ts";
 import { rootsOf } from "./places.ts";
 
@@ -30,88 +27,32 @@ export function sendCommands(sessionId: string, cx: acp.AgentContext, set: Comma
   void cx.notify("session/update", { sessionId, update }).catch(() => {});
 }
 
-/**
- * Runs one session/prompt. The turn id is looked up first: a known one gets its answer and nothing
- * else happens (no attachment written, no mode changed, no git run). A new one has its blocks read,
- * its command acted on or expanded, its @mentions attached, and is run.
- */
+/** Where this connection's prompts come from, for the one way into a session (src/front/prompt.ts). */
+export function promptPlace(host: AgentHost): PromptPlace {
+  return {
+    attachmentsDir: host.paths.attachmentsDir,
+    configDir: host.paths.configDir,
+    roots: host.transport === "link" ? rootsOf(host.config.remote) : null,
+    protectedPaths: host.engine.protectedPaths,
+    maxMode: host.maxMode,
+    ...(host.files ? { recordUse: (root: string, path: string) => host.files?.recordUse(root, path) } : {}),
+  };
+}
+
+/** Runs one session/prompt through the one way into a session; a block it cannot read is -32602. */
 export async function runPrompt(session: Session, blocks: Block[], turnId: string, host: AgentHost, cx: acp.AgentContext) {
-  const claimed = await session.claim(turnId);
-  if ("known" in claimed) return promptResult(await claimed.known, host);
-  const { claim } = claimed;
-  let commands: CommandSet;
-  let done: TurnAnswer;
+  let entered: Entered;
   try {
-    commands = loadCommands({ root: session.root, configDir: host.paths.configDir });
-    done = await startPrompt(session, claim, blocks, commands, host);
-  } catch (error) {
-    // Not prepared (a block refused): the turn is forgotten. Once started, abandon does nothing.
-    claim.abandon(error);
-    throw error;
-  }
-  const after = loadCommands({ root: session.root, configDir: host.paths.configDir });
-  if (commandsKey(after) !== commandsKey(commands)) {
-    sendCommands(session.id, cx, after);
-    for (const notice of after.notices.filter((n) => !commands.notices.includes(n))) session.notice(notice);
-  }
-  return promptResult(done, host);
-}
-
-/** Prepares a claimed turn (what it writes and changes happens here, once) and runs it. */
-async function startPrompt(session: Session, claim: TurnClaim, blocks: Block[], commands: CommandSet, host: AgentHost): Promise<TurnAnswer> {
-  const typed = typedText(blocks);
-  const command = parseCommand(typed, commands);
-  if (command?.type === "action") return claim.action(() => runAction(session, command.name, host), command.name);
-  let review: string | null = null;
-  if (command?.type === "review") {
-    const input = await reviewInput(session.cwd, command.args);
-    if (!input.ok) return claim.action(() => ({ message: input.message }), "review");
-    review = input.text;
-  }
-  const input = preparedInput(session, blocks, command, review, host);
-  // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
-  const mode = command?.type === "prompt" && command.mode ? { mode: lowerMode(command.mode, host.maxMode) } : {};
-  return claim.prompt({ ...input, ...mode });
-}
-
-/** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */
-function preparedInput(
-  session: Session,
-  blocks: Block[],
-  command: ReturnType<typeof parseCommand>,
-  review: string | null,
-  host: AgentHost,
-): Omit<PromptInput, "turnId"> {
-  let read: ReturnType<typeof readBlocks>;
-  try {
-    read = readBlocks(blocks, join(host.paths.attachmentsDir, session.id));
+    entered = await enterPrompt(session, blocks, turnId, promptPlace(host));
   } catch (error) {
     if (error instanceof BlockError) throw invalid(error.message);
     throw error;
   }
-  const mentions = expandMentions(read.typed, {
-    cwd: session.cwd,
-    root: session.root,
-    roots: host.transport === "link" ? rootsOf(host.config.remote) : null,
-    protectedPaths: host.engine.protectedPaths,
-  });
-  // The command's own text is never searched for @mentions; what the person typed is.
-  const after = mentions.text.slice(read.typed.length);
-  let text = mentions.text;
-  if (review !== null) text = review + after;
-  else if (command?.type === "prompt") text = command.text + after;
-  if (read.added) text = `${text}\n\n${read.added}`;
-  session.markRead([...mentions.read, ...read.read]);
-  for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) host.files?.recordUse(session.root, path);
-  const attachments = [...read.attachments, ...mentions.images];
-  return {
-    text,
-    ...(text !== read.typed ? { display: read.typed } : {}),
-    ...(attachments.length > 0 ? { attachments } : {}),
-    ...(command ? { command: command.name } : {}),
-    ...(command?.type === "prompt" && command.model ? { model: command.model } : {}),
-    ...(command?.type === "prompt" && command.effort ? { effort: command.effort } : {}),
-  };
+  if (!entered.known && commandsChanged(entered)) {
+    sendCommands(session.id, cx, entered.after);
+    for (const notice of entered.after.notices.filter((n) => !entered.before.notices.includes(n))) session.notice(notice);
+  }
+  return promptResult(entered.answer, host);
 }
 
 function promptResult(answer: TurnAnswer, host: AgentHost) {
@@ -130,11 +71,4 @@ function promptResult(answer: TurnAnswer, host: AgentHost) {
       },
     },
   };
-}
-
-/** compact, undo and plan without a task: they act and send nothing to the model, in the turn queue. */
-async function runAction(session: Session, name: "compact" | "undo" | "plan", host: AgentHost): Promise<Record<string, unknown>> {
-  if (name === "compact") return { summary: (await session.compactNow()).summary };
-  if (name === "undo") return { undone: session.undoNow() };
-  return { mode: session.setMode(lowerMode("plan", host.maxMode)) };
 }

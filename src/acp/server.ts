@@ -11,7 +11,7 @@ import type { Stream } from "../rpc/stream.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import { initializeResult } from "./agent.ts";
-import type { Block } from "./blocks.ts";
+import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { coalescer } from "./coalesce.ts";
 import { type AgentHost, type Conn, instanceRef, invalid } from "./host.ts";

@@ -25,12 +25,18 @@ export const root = defineCommand({
 
 export async function main(argv: string[]): Promise<void> {
   try {
-    if (argv.includes("--help") || argv.includes("-h") || argv.length === 0) {
+    if (argv.includes("--help") || argv.includes("-h")) {
       await printUsage(argv);
       return;
     }
     if (argv[0] === "--version" || argv[0] === "-v") {
       console.log(versionLine());
+      return;
+    }
+    if (argv.length === 0 || !(argv[0] && argv[0] in subCommands)) {
+      // Not a subcommand: `lembas [PROMPT] [options]`, the interactive terminal.
+      const { runTerminal } = await import("./tui.ts");
+      await runTerminal(argv);
       return;
     }
     await runCommand(root, { rawArgs: argv });
@@ -42,7 +48,7 @@ export async function main(argv: string[]): Promise<void> {
 async function printUsage(argv: string[]): Promise<void> {
   const name = argv.find((a) => !a.startsWith("-"));
   const lazy = name && name in subCommands ? subCommands[name as keyof typeof subCommands] : undefined;
-  const usage = lazy ? await renderUsage(await lazy(), root) : await renderUsage(root);
+  const usage = lazy ? await renderUsage(await lazy(), root) : `${await renderUsage(root)}\n\n${(await import("./tui.ts")).TERMINAL_USAGE}`;
   // Colours for a person at a terminal; plain text for a pipe, a file, or NO_COLOR.
   const plain = !process.stdout.isTTY || process.env.NO_COLOR !== undefined;
   console.log(plain ? Bun.stripANSI(usage) : usage);

@@ -1,0 +1,84 @@
+import { resolve } from "node:path";
+import { runCommand } from "citty";
+import { Effort, Mode } from "../config/schema.ts";
+import { UserError } from "../errors.ts";
+import { createContext } from "./context.ts";
+
+/** `lembas [PROMPT]`'s own options, as a person types them. */
+export type TerminalArgs = {
+  prompt: string | null;
+  continue: boolean;
+  /** -r with an id, or -r alone (true: a picker). */
+  resume: string | true | null;
+  model?: string;
+  mode?: Mode;
+  effort?: Effort;
+};
+
+export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID]] [--model REF] [--mode plan|manual|edit|auto] [--effort off|low|medium|high]
+  Opens the interactive session in this directory (PROMPT is its first message).
+  -c, --continue   the most recent session of this directory
+  -r, --resume     a session by id, or a picker without one
+  Not at a terminal (a pipe), it runs PROMPT, or the prompt on stdin, as lembas run does.`;
+
+/** Reads the terminal's arguments; a wrong one is a UserError (exit 2). */
+export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
+  const out: TerminalArgs = { prompt: null, continue: false, resume: null };
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = (name: string): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === "") throw new UserError(`${name} needs a value`, 2);
+      return v;
+    };
+    if (flag === "-c" || flag === "--continue") out.continue = true;
+    else if (flag === "-r" || flag === "--resume") {
+      const next = inline ?? argv[i + 1];
+      if (next !== undefined && !next.startsWith("-") && inline === undefined) i++;
+      out.resume = next !== undefined && !next.startsWith("-") ? next : true;
+    } else if (flag === "--model") out.model = value("--model");
+    else if (flag === "--mode") {
+      const mode = Mode.safeParse(value("--mode"));
+      if (!mode.success) throw new UserError(`--mode must be one of ${Mode.options.join(", ")}`, 2);
+      out.mode = mode.data;
+    } else if (flag === "--effort") {
+      const effort = Effort.safeParse(value("--effort"));
+      if (!effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
+      out.effort = effort.data;
+    } else if (flag === "--") {
+      words.push(...argv.slice(i + 1));
+      break;
+    } else if (flag.startsWith("-") && flag.length > 1) throw new UserError(`unknown option ${flag} (lembas --help lists them)`, 2);
+    else words.push(arg);
+  }
+  if (out.continue && out.resume !== null) throw new UserError("say -c or -r, not both", 2);
+  if (words.length > 0) out.prompt = words.join(" ");
+  return out;
+}
+
+/** `lembas [PROMPT]`: the interactive terminal, or `lembas run` when stdin or stdout is not a terminal. */
+export async function runTerminal(argv: readonly string[]): Promise<void> {
+  const args = parseTerminalArgs(argv);
+  if (!process.stdin.isTTY || !process.stdout.isTTY) return runPiped(args);
+  const { openTerminal } = await import("../tui/main.ts");
+  const code = await openTerminal(createContext(), resolve(process.cwd()), args);
+  process.exitCode = code;
+}
+
+async function runPiped(args: TerminalArgs): Promise<void> {
+  if (args.resume === true) throw new UserError("-r without an id needs a terminal to pick in: say the session's id", 2);
+  const prompt = args.prompt ?? (process.stdin.isTTY ? "" : (await Bun.stdin.text()).trim());
+  if (!prompt) throw new UserError("no prompt: give one as an argument or on stdin (lembas \"what to do\")", 2);
+  const run = (await import("./run.ts")).default;
+  const rawArgs = [
+    prompt,
+    ...(args.continue ? ["--continue"] : []),
+    ...(typeof args.resume === "string" ? ["--session", args.resume] : []),
+    ...(args.model ? ["--model", args.model] : []),
+    ...(args.mode ? ["--mode", args.mode] : []),
+    ...(args.effort ? ["--effort", args.effort] : []),
+  ];
+  await runCommand(run, { rawArgs });
+}

@@ -1,0 +1,115 @@
+import { join } from "node:path";
+import type { Mode } from "../config/schema.ts";
+import { lowerMode } from "../engine/permissions.ts";
+import type { PromptInput, Session, TurnAnswer, TurnClaim } from "../engine/session.ts";
+import { expandMentions } from "../project/attach.ts";
+import { type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
+import type { ProtectedPaths } from "../project/protected.ts";
+import { reviewInput } from "../project/review.ts";
+import { type Block, readBlocks, typedText } from "./blocks.ts";
+
+/**
+ * Where a front end's prompts come from: what every front end (ACP, the link, the terminal UI)
+ * tells the one way into a session, so that commands, @mentions and uploads are read alike.
+ */
+export type PromptPlace = {
+  attachmentsDir: string;
+  configDir: string;
+  /** The roots a prompt's @paths must also be inside (a web prompt); null: the project alone. */
+  roots: readonly string[] | null;
+  protectedPaths: ProtectedPaths;
+  /** The highest mode a command may put the session in. */
+  maxMode: Mode;
+  /** Records a picked or attached file, for the @ picker's frecency. */
+  recordUse?(root: string, path: string): void;
+};
+
+/** What entering a prompt came to: a known turn's answer, or a new turn's, with the command set before and after it. */
+export type Entered = { known: true; answer: TurnAnswer } | { known: false; answer: TurnAnswer; before: CommandSet; after: CommandSet };
+
+/**
+ * Enters one prompt into a session. The turn id is looked up first: a known one gets its answer
+ * and nothing else happens (no attachment written, no mode changed, no git run). A new one has its
+ * blocks read, its command acted on or expanded, its @mentions attached, and is run. A block that
+ * cannot be read throws its BlockError, and the turn is forgotten.
+ */
+export async function enterPrompt(session: Session, blocks: Block[], turnId: string, place: PromptPlace): Promise<Entered> {
+  const claimed = await session.claim(turnId);
+  if ("known" in claimed) return { known: true, answer: await claimed.known };
+  const { claim } = claimed;
+  let before: CommandSet;
+  let answer: TurnAnswer;
+  try {
+    before = loadCommands({ root: session.root, configDir: place.configDir });
+    answer = await startPrompt(session, claim, blocks, before, place);
+  } catch (error) {
+    // Not prepared (a block refused): the turn is forgotten. Once started, abandon does nothing.
+    claim.abandon(error);
+    throw error;
+  }
+  const after = loadCommands({ root: session.root, configDir: place.configDir });
+  return { known: false, answer, before, after };
+}
+
+/** Whether the command set changed over a turn (a skill made, a command file written). */
+export function commandsChanged(entered: Entered): boolean {
+  return !entered.known && commandsKey(entered.after) !== commandsKey(entered.before);
+}
+
+/** Prepares a claimed turn (what it writes and changes happens here, once) and runs it. */
+async function startPrompt(session: Session, claim: TurnClaim, blocks: Block[], commands: CommandSet, place: PromptPlace): Promise<TurnAnswer> {
+  const typed = typedText(blocks);
+  const command = parseCommand(typed, commands);
+  if (command?.type === "action") return claim.action(() => runAction(session, command.name, place), command.name);
+  let review: string | null = null;
+  if (command?.type === "review") {
+    const input = await reviewInput(session.cwd, command.args);
+    if (!input.ok) return claim.action(() => ({ message: input.message }), "review");
+    review = input.text;
+  }
+  const input = preparedInput(session, blocks, command, review, place);
+  // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
+  const mode = command?.type === "prompt" && command.mode ? { mode: lowerMode(command.mode, place.maxMode) } : {};
+  return claim.prompt({ ...input, ...mode });
+}
+
+/** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */
+function preparedInput(
+  session: Session,
+  blocks: Block[],
+  command: ReturnType<typeof parseCommand>,
+  review: string | null,
+  place: PromptPlace,
+): Omit<PromptInput, "turnId"> {
+  const read = readBlocks(blocks, join(place.attachmentsDir, session.id));
+  const mentions = expandMentions(read.typed, {
+    cwd: session.cwd,
+    root: session.root,
+    roots: place.roots ? [...place.roots] : null,
+    protectedPaths: place.protectedPaths,
+  });
+  // The command's own text is never searched for @mentions; what the person typed is.
+  const after = mentions.text.slice(read.typed.length);
+  let text = mentions.text;
+  if (review !== null) text = review + after;
+  else if (command?.type === "prompt") text = command.text + after;
+  if (read.added) text = `${text}\n\n${read.added}`;
+  session.markRead([...mentions.read, ...read.read]);
+  for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) place.recordUse?.(session.root, path);
+  const attachments = [...read.attachments, ...mentions.images];
+  return {
+    text,
+    ...(text !== read.typed ? { display: read.typed } : {}),
+    ...(attachments.length > 0 ? { attachments } : {}),
+    ...(command ? { command: command.name } : {}),
+    ...(command?.type === "prompt" && command.model ? { model: command.model } : {}),
+    ...(command?.type === "prompt" && command.effort ? { effort: command.effort } : {}),
+  };
+}
+
+/** compact, undo and plan without a task: they act and send nothing to the model, in the turn queue. */
+async function runAction(session: Session, name: "compact" | "undo" | "plan", place: PromptPlace): Promise<Record<string, unknown>> {
+  if (name === "compact") return { summary: (await session.compactNow()).summary };
+  if (name === "undo") return { undone: session.undoNow() };
+  return { mode: session.setMode(lowerMode("plan", place.maxMode)) };
+}

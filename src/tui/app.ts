@@ -1,0 +1,352 @@
+import type { Mode } from "../config/schema.ts";
+import type { Session, TurnAnswer } from "../engine/session.ts";
+import { errorMessage } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import type { Card } from "./cards.ts";
+import { PermissionCard } from "./cards/permission.ts";
+import { findTuiCommand } from "./commands.ts";
+import { type Component, Editor, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen, truncateToWidth } from "./kit.ts";
+import { Panel, Picker } from "./panel.ts";
+import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
+import { StatusBar } from "./status-bar.ts";
+import { editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
+import { Transcript } from "./transcript.ts";
+
+/** Smaller than this, the screen says so in one line instead of drawing. */
+export const MIN_COLUMNS = 40;
+export const MIN_ROWS = 10;
+/** A second Ctrl-C within this long of the first on an empty composer quits. */
+const QUIT_WINDOW_MS = 2_000;
+const MODES: readonly Mode[] = ["plan", "manual", "edit", "auto"];
+
+/** The screen's parts as the terminal's own commands see them (src/tui/commands.ts). */
+export type AppSurface = {
+  runtime: TuiRuntime;
+  transcript: Transcript;
+  status: StatusBar;
+  theme: Theme;
+  setTheme(name: ThemeName): void;
+  /** Shows a list to pick from; null when the person closes it. */
+  pick<T>(title: string, items: readonly { value: T; label: string; description?: string }[], selected?: number): Promise<T | null>;
+  switchTo(opening: Opening, choice?: SessionChoice): Promise<void>;
+  quit(): void;
+  render(): void;
+};
+
+/**
+ * The interactive terminal: the transcript on the main screen (finished blocks go to the
+ * terminal's own scrollback and are never drawn again), a panel for cards and pickers, the
+ * composer and the status bar. It draws what the runtime says and hands it what the person types.
+ */
+export class TuiApp implements AppSurface {
+  readonly tui: TUI;
+  readonly transcript: Transcript;
+  readonly status: StatusBar;
+  theme: Theme;
+  private readonly header: Text;
+  private readonly panel = new Panel();
+  private readonly editor: Editor;
+  private readonly tooSmall = new Text("", 0, 0);
+  private readonly cards: Card[] = [];
+  private picker: Component | null = null;
+  private lastCtrlC = 0;
+  private ticker: ReturnType<typeof setInterval> | null = null;
+  private quitting: Promise<void> | null = null;
+  private running = 0;
+  private finished: (session: Session | null) => void = () => {};
+  readonly done: Promise<Session | null>;
+
+  constructor(
+    readonly runtime: TuiRuntime,
+    terminal: Terminal = new ProcessTerminal(),
+  ) {
+    this.theme = makeTheme("dark");
+    this.tui = new TuiMainScreen(terminal);
+    this.header = new Text("", 0, 0);
+    this.transcript = new Transcript(this.theme);
+    this.status = new StatusBar(this.theme);
+    this.editor = new Editor(this.tui, editorTheme(this.theme));
+    this.editor.onSubmit = (text) => this.submit(text);
+    this.done = new Promise((resolve) => {
+      this.finished = resolve;
+    });
+    runtime.listen((change) => this.onRuntime(change));
+    runtime.desk.listen((change) => {
+      if (change.type === "open") this.cards.push(change.card);
+      else this.dropCard(change.callId);
+      this.showNext();
+    });
+  }
+
+  start(): void {
+    this.layout();
+    this.tui.addInputListener((data) => this.onKey(data));
+    this.tui.setFocus(this.editor);
+    this.tui.start();
+    process.stdout.on("resize", () => this.layout());
+  }
+
+  private layout(): void {
+    const { columns, rows } = this.tui.terminal;
+    this.tui.clear();
+    if (columns < MIN_COLUMNS || rows < MIN_ROWS) {
+      this.tooSmall.setText(`Too small: lembas needs at least ${MIN_COLUMNS}×${MIN_ROWS} (this is ${columns}×${rows})`);
+      this.tui.addChild(this.tooSmall);
+    } else {
+      for (const part of [this.header, this.transcript, this.panel, this.editor, this.status]) this.tui.addChild(part);
+    }
+    this.render();
+  }
+
+  render(): void {
+    this.tui.requestRender();
+  }
+
+  setTheme(name: ThemeName): void {
+    this.theme = makeTheme(name);
+    this.transcript.setTheme(this.theme);
+    this.status.setTheme(this.theme);
+    this.editor.borderColor = this.theme.border;
+    this.tui.invalidate();
+    this.tui.requestRender(true);
+  }
+
+  pick<T>(title: string, items: readonly { value: T; label: string; description?: string }[], selected = 0): Promise<T | null> {
+    return new Promise((resolve) => {
+      const picker = new Picker<T>(title, items, this.theme, (value) => {
+        this.picker = null;
+        this.showNext();
+        resolve(value);
+      }, selected);
+      this.picker = picker;
+      this.showNext();
+    });
+  }
+
+  /** `-r` without an id: the sessions to resume, picked here. */
+  async resumePicker(): Promise<void> {
+    await findTuiCommand("/resume")?.command.run(this, "");
+  }
+
+  async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<void> {
+    await this.runtime.switchTo(opening, choice);
+  }
+
+  quit(): void {
+    this.quitting ??= this.shutdown();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopTicker();
+    let session: Session | null = null;
+    try {
+      session = await this.runtime.quit();
+    } catch (error) {
+      this.transcript.line(`the session could not be closed cleanly: ${errorMessage(error)}`, "error");
+    }
+    this.render();
+    this.tui.stop();
+    this.finished(session);
+  }
+
+  private onRuntime(change: RuntimeChange): void {
+    if (change.type === "opened") {
+      this.opened(change.session, change.history);
+    } else if (change.type === "note") {
+      this.transcript.line(change.message, change.level);
+    } else {
+      const { event } = change;
+      this.status.apply(event);
+      if (event.type === "task") this.onTask(event.state);
+      if (event.type === "title") this.setHeader();
+      if (event.type === "model" && event.ref === null) this.status.set({ model: this.runtime.defaultModel, mode: this.runtime.session.mode, effort: event.effort });
+      this.transcript.apply(event);
+    }
+    this.render();
+  }
+
+  private opened(session: Session, history: Parameters<Transcript["history"]>[0]): void {
+    this.status.reset({ model: session.model ?? this.runtime.defaultModel, mode: session.mode, effort: session.effort });
+    this.setHeader();
+    if (history.length > 0) {
+      this.transcript.line(`resumed session ${session.id}${session.title ? `: ${session.title}` : ""}`);
+      this.transcript.history(history);
+    }
+  }
+
+  private setHeader(): void {
+    if (!this.runtime.hasSession) return;
+    const s = this.runtime.session;
+    this.header.setText(this.theme.dim(`lembas ${VERSION} · ${s.cwd}${s.title ? ` · ${s.title}` : ""}`));
+  }
+
+  private onTask(state: "start" | "end"): void {
+    if (state === "start") {
+      this.ticker ??= setInterval(() => this.render(), 100);
+      return;
+    }
+    this.stopTicker();
+  }
+
+  private stopTicker(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+  }
+
+  /** Keys that mean the same wherever focus is: interrupt, clear, quit, mode, suspend. */
+  private onKey(data: string): { consume: boolean } | undefined {
+    const focused = this.panel.current;
+    if (matchesKey(data, "ctrl+c")) {
+      if (focused) return undefined;
+      if (this.editor.getText() !== "") {
+        this.editor.setText("");
+        this.lastCtrlC = 0;
+        this.render();
+        return { consume: true };
+      }
+      const now = Date.now();
+      if (now - this.lastCtrlC < QUIT_WINDOW_MS) this.quit();
+      else {
+        this.lastCtrlC = now;
+        this.status.say("press Ctrl-C again to quit");
+        this.render();
+      }
+      return { consume: true };
+    }
+    if (matchesKey(data, "ctrl+d")) {
+      if (focused || this.editor.getText() !== "") return undefined;
+      this.quit();
+      return { consume: true };
+    }
+    if (matchesKey(data, "escape") && !focused && !this.editor.capturesViewportInput && this.runtime.hasSession && this.runtime.session.busy) {
+      this.runtime.cancel();
+      return { consume: true };
+    }
+    if (matchesKey(data, "shift+tab") && !focused) {
+      const session = this.runtime.session;
+      const next = MODES[(MODES.indexOf(session.mode) + 1) % MODES.length] ?? "edit";
+      session.setMode(next);
+      return { consume: true };
+    }
+    if (matchesKey(data, "ctrl+z")) {
+      this.suspend();
+      return { consume: true };
+    }
+    return undefined;
+  }
+
+  private suspend(): void {
+    this.tui.stop();
+    process.once("SIGCONT", () => {
+      this.tui.start();
+      this.tui.requestRender(true);
+    });
+    process.kill(process.pid, "SIGSTOP");
+  }
+
+  /** What the person entered in the composer (or gave as the first message). */
+  submit(raw: string): void {
+    const text = raw.trim();
+    if (!text) return;
+    this.editor.addToHistory(raw);
+    const tui = findTuiCommand(text);
+    if (tui) {
+      void Promise.resolve(tui.command.run(this, tui.args)).catch((error: unknown) => {
+        this.transcript.line(errorMessage(error), "error");
+        this.render();
+      });
+      return;
+    }
+    const session = this.runtime.session;
+    if (session.busy) {
+      this.runtime.steer(text);
+      this.status.say("given to the model at its next step");
+      this.render();
+      return;
+    }
+    void this.send(text, []);
+  }
+
+  /** Sends a prompt; what the turn ended before taking in (steering) is sent next. */
+  private async send(text: string, images: readonly PastedImage[]): Promise<void> {
+    this.running += 1;
+    let answer: TurnAnswer | null = null;
+    try {
+      answer = await this.runtime.submit(text, images);
+    } catch (error) {
+      this.transcript.line(errorMessage(error), "error");
+    } finally {
+      this.running -= 1;
+    }
+    if (answer) this.sayAnswer(answer);
+    this.render();
+    const unsent = answer?.unsent ?? [];
+    if (unsent.length > 0 && !this.quitting) void this.send(unsent.join("\n\n"), []);
+  }
+
+  /** An action's result (compact, undo, plan, review) in one line; a turn's error was said by its event. */
+  private sayAnswer(answer: TurnAnswer): void {
+    if (!answer.action) return;
+    if (answer.error) return this.transcript.line(answer.error, "error");
+    const meta = answer.meta ?? {};
+    if (answer.command === "undo") {
+      const undone = meta.undone as { prompt?: string; files?: unknown[] } | null | undefined;
+      this.transcript.line(undone ? `undid the last turn (${undone.files?.length ?? 0} files restored): “${undone.prompt ?? ""}”` : "there is nothing to undo");
+    } else if (answer.command === "compact") this.transcript.line("the conversation was compacted");
+    else if (typeof meta.message === "string") this.transcript.line(meta.message);
+  }
+
+  private dropCard(callId: string): void {
+    const at = this.cards.findIndex((c) => c.callId === callId);
+    if (at >= 0) this.cards.splice(at, 1);
+  }
+
+  /** The panel shows the picker if one is open, else the oldest card; the composer has focus otherwise. */
+  private showNext(): void {
+    const next = this.picker ?? this.cardView(this.cards[0]);
+    if (!next) {
+      this.panel.hide();
+      this.tui.setFocus(this.editor);
+    } else if (next !== this.panel.current) {
+      this.panel.show(next);
+      this.tui.setFocus(next);
+    }
+    this.render();
+  }
+
+  private readonly views = new Map<string, Component>();
+
+  private cardView(card: Card | undefined): Component | null {
+    if (!card) return null;
+    const known = this.views.get(card.callId);
+    if (known) return known;
+    const view = this.makeCardView(card);
+    this.views.set(card.callId, view);
+    return view;
+  }
+
+  private makeCardView(card: Card): Component {
+    if (card.kind === "permission") return new PermissionCard(card.request, this.theme, (decision) => card.answer(decision));
+    // Questions and plans the terminal cannot show yet are answered as dismissed, never left hanging.
+    return new DismissedCard(card, this.theme);
+  }
+}
+
+/** A card of a kind this screen does not draw: said in one line and dismissed at once. */
+class DismissedCard implements Component {
+  constructor(
+    private readonly card: Card,
+    private readonly theme: Theme,
+  ) {
+    queueMicrotask(() => {
+      if (card.kind === "question") card.answer({ outcome: "dismissed" });
+      else if (card.kind === "plan") card.answer({ outcome: "dismissed" });
+    });
+  }
+
+  render(width: number): readonly string[] {
+    return [truncateToWidth(this.theme.dim(`(${this.card.kind} dismissed)`), width)];
+  }
+
+  invalidate(): void {}
+}

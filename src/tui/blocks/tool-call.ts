@@ -1,0 +1,111 @@
+import type { FileDiff } from "../../tools/tool.ts";
+import { unifiedDiff } from "../../tools/diff.ts";
+import type { Theme } from "../theme.ts";
+import { CachedBlock, hanging } from "./lines.ts";
+
+/** Lines of a diff shown in the transcript; the rest is counted. */
+const DIFF_LINES = 40;
+/** Lines of a command's output shown once it ended (its last ones while it runs). */
+const OUTPUT_LINES = 8;
+const LIVE_OUTPUT_LINES = 5;
+/** A running command's output kept to show: the newest, never the whole flood. */
+const LIVE_KEEP_CHARS = 16_384;
+
+type State = "running" | "done" | "error" | "denied";
+
+/** A tool call: its title and state, then a short result: a diff, a command's output cut with a count. */
+export class ToolCallBlock extends CachedBlock {
+  private state: State = "running";
+  private live = "";
+  private output = "";
+  private diffs: FileDiff[] = [];
+  private why = "";
+
+  constructor(
+    readonly callId: string,
+    private readonly name: string,
+    private title: string,
+    private readonly theme: Theme,
+  ) {
+    super();
+  }
+
+  progress(output: string): void {
+    this.live = (this.live + output).slice(-LIVE_KEEP_CHARS);
+    this.invalidate();
+  }
+
+  end(event: { output: string; isError: boolean; diffs?: FileDiff[] }): void {
+    this.state = event.isError ? "error" : "done";
+    this.output = event.output;
+    this.diffs = event.diffs ?? [];
+    this.live = "";
+    this.invalidate();
+  }
+
+  deny(reason: string, feedback?: string): void {
+    this.state = "denied";
+    this.why = feedback ? `${reason}: “${feedback}”` : reason;
+    this.invalidate();
+  }
+
+  rename(title: string): void {
+    this.title = title;
+    this.invalidate();
+  }
+
+  get running(): boolean {
+    return this.state === "running";
+  }
+
+  protected draw(width: number): string[] {
+    const t = this.theme;
+    const mark = { running: t.accent("○ "), done: t.ok("● "), error: t.error("✗ "), denied: t.warn("⊘ ") }[this.state];
+    const lines = ["", ...hanging(t.bold(this.title), width, mark, "  ")];
+    if (this.state === "denied") return [...lines, ...hanging(`refused: ${this.why}`, width, "  ⎿ ", "    ").map(t.warn)];
+    if (this.state === "running") return [...lines, ...this.tailOf(this.live, LIVE_OUTPUT_LINES, width)];
+    if (this.diffs.length > 0) return [...lines, ...this.drawDiffs(width)];
+    return [...lines, ...this.summary(width)];
+  }
+
+  private tailOf(text: string, count: number, width: number): string[] {
+    const all = text.replace(/\r/g, "").split("\n").filter((l, i, a) => l !== "" || i < a.length - 1);
+    return all.slice(-count).flatMap((line) => hanging(line, width, "  │ ", "  │ ").slice(0, 1)).map(this.theme.dim);
+  }
+
+  private summary(width: number): string[] {
+    const t = this.theme;
+    const all = this.output.replace(/\r/g, "").replace(/\n+$/, "").split("\n");
+    if (this.state === "error") return all.slice(0, 3).map((line) => `  ⎿ ${line}`).map(t.error).map((l) => clip(l, width));
+    if (this.name !== "bash") {
+      const first = all[0] ?? "";
+      const more = all.length > 1 ? t.dim(` (${all.length} lines)`) : "";
+      return [clip(`  ⎿ ${t.dim(first)}${more}`, width)];
+    }
+    const shown = all.slice(0, OUTPUT_LINES).map((line) => clip(`  │ ${line}`, width)).map(t.dim);
+    if (all.length > OUTPUT_LINES) shown.push(t.dim(`  … ${all.length - OUTPUT_LINES} more lines (${all.length} in all)`));
+    return shown;
+  }
+
+  private drawDiffs(width: number): string[] {
+    const t = this.theme;
+    const out: string[] = [];
+    for (const diff of this.diffs) {
+      const text = unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 });
+      const lines = text ? text.split("\n") : [];
+      const added = lines.filter((l) => l.startsWith("+")).length;
+      const removed = lines.filter((l) => l.startsWith("-")).length;
+      out.push(t.dim(clip(`  ⎿ ${diff.path}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
+      for (const line of lines.slice(0, DIFF_LINES)) {
+        const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : line.startsWith("@@") ? t.accent : t.dim;
+        out.push(paint(clip(`    ${line}`, width)));
+      }
+      if (lines.length > DIFF_LINES) out.push(t.dim(`    … ${lines.length - DIFF_LINES} more diff lines`));
+    }
+    return out;
+  }
+}
+
+function clip(line: string, width: number): string {
+  return line.length > width * 4 ? line.slice(0, width * 4) : line;
+}

@@ -1,0 +1,19 @@
+import type { Theme } from "../theme.ts";
+import { CachedBlock, hanging } from "./lines.ts";
+
+/** What the person sent, as they typed it (a command's name, not its body), and what it carried. */
+export class UserMessage extends CachedBlock {
+  constructor(
+    private readonly text: string,
+    private readonly theme: Theme,
+    private readonly attachments: readonly { name: string }[] = [],
+  ) {
+    super();
+  }
+
+  protected draw(width: number): string[] {
+    const lines = hanging(this.text, width, "› ", "  ").map((line) => this.theme.bold(this.theme.user(line)));
+    for (const a of this.attachments) lines.push(this.theme.dim(`  [attached ${a.name}]`));
+    return ["", ...lines];
+  }
+}

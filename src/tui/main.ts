@@ -1,0 +1,30 @@
+import type { Context } from "../cli/context.ts";
+import type { TerminalArgs } from "../cli/tui.ts";
+import { TuiApp } from "./app.ts";
+import { type Opening, TuiRuntime } from "./runtime.ts";
+
+/**
+ * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, or the
+ * end of stdin). A session that cannot be opened (an id that is not there) throws its UserError
+ * before the screen starts. Returns the exit code.
+ */
+export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
+  const runtime = new TuiRuntime(ctx, cwd);
+  const app = new TuiApp(runtime);
+  const opening: Opening = args.continue ? { kind: "continue" } : typeof args.resume === "string" ? { kind: "resume", id: args.resume } : { kind: "new" };
+  await runtime.open(opening, { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) });
+  void runtime.engine.warm();
+  const quit = () => app.quit();
+  process.on("SIGTERM", quit);
+  process.on("SIGHUP", quit);
+  process.stdin.on("end", quit);
+  app.start();
+  if (args.resume === true) void app.resumePicker();
+  if (args.prompt) app.submit(args.prompt);
+  const session = await app.done;
+  process.off("SIGTERM", quit);
+  process.off("SIGHUP", quit);
+  process.stdin.off("end", quit);
+  if (session) process.stdout.write(`Session ${session.id}${session.title ? ` (${session.title})` : ""}. Resume it with: lembas -r ${session.id}\n`);
+  return 0;
+}

@@ -1,0 +1,73 @@
+import { type Component, Container, matchesKey, type SelectItem, SelectList, Text } from "./kit.ts";
+import { selectListTheme, type Theme } from "./theme.ts";
+
+/**
+ * The place between the transcript and the composer where the person is asked something: a card
+ * waiting on them, or a picker. One thing is shown at a time; the rest wait their turn.
+ */
+export class Panel extends Container {
+  private shown: Component | null = null;
+
+  show(component: Component): void {
+    this.clear();
+    this.shown = component;
+    this.addChild(component);
+  }
+
+  hide(component?: Component): void {
+    if (component && component !== this.shown) return;
+    this.clear();
+    this.shown = null;
+  }
+
+  get current(): Component | null {
+    return this.shown;
+  }
+}
+
+/** A list to pick one of, with a title; Enter picks, Esc gives null. Items filter as the person types. */
+export class Picker<T> implements Component {
+  private readonly list: SelectList;
+  private readonly head: Text;
+  private filter = "";
+  focused = false;
+
+  constructor(
+    title: string,
+    private readonly items: readonly { value: T; label: string; description?: string }[],
+    theme: Theme,
+    private readonly done: (value: T | null) => void,
+    selected = 0,
+  ) {
+    this.head = new Text(theme.bold(title), 0, 0);
+    const entries: SelectItem[] = items.map((item, i) => ({ value: String(i), label: item.label, ...(item.description ? { description: item.description } : {}) }));
+    this.list = new SelectList(entries, Math.min(12, Math.max(1, entries.length)), selectListTheme(theme));
+    if (selected > 0) this.list.setSelectedIndex(selected);
+    this.list.onSelect = (item) => this.done(this.items[Number(item.value)]?.value ?? null);
+    this.list.onCancel = () => this.done(null);
+  }
+
+  handleInput(data: string): void {
+    if (matchesKey(data, "backspace")) {
+      this.filter = this.filter.slice(0, -1);
+      this.list.setFilter(this.filter);
+      return;
+    }
+    if (data.length === 1 && data >= " " && data !== "\x7f") {
+      this.filter += data;
+      this.list.setFilter(this.filter);
+      return;
+    }
+    this.list.handleInput(data);
+  }
+
+  render(width: number): readonly string[] {
+    const hint = this.filter ? `  filter: ${this.filter}` : "  type to filter · ↑↓ Enter to pick · Esc to close";
+    return ["", ...this.head.render(width), ...this.list.render(width), hint.slice(0, width)];
+  }
+
+  invalidate(): void {
+    this.head.invalidate();
+    this.list.invalidate();
+  }
+}

@@ -1,0 +1,198 @@
+import type { EngineEvent } from "../bus/index.ts";
+import type { Context } from "../cli/context.ts";
+import type { Effort, Mode } from "../config/schema.ts";
+import { createEngine } from "../engine/create.ts";
+import type { Engine } from "../engine/engine.ts";
+import { newTurnId, type Session, type TurnAnswer } from "../engine/session.ts";
+import { errorMessage, UserError } from "../errors.ts";
+import { type Block, BlockError } from "../front/blocks.ts";
+import { historyTurns, type HistoryTurn } from "../front/history.ts";
+import { enterPrompt, type PromptPlace } from "../front/prompt.ts";
+import type { ModelRegistry } from "../model/registry.ts";
+import { createFileIndexes, type FileIndexes } from "../project/files.ts";
+import { listSessions, type SessionRow } from "../store/sessions.ts";
+import { CardDesk } from "./cards.ts";
+
+/** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
+export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
+
+export type SessionChoice = { model?: string; mode?: Mode; effort?: Effort };
+
+/** What the screen hears: the session's events, and when the terminal moved to another session. */
+export type RuntimeChange = { type: "event"; event: EngineEvent } | { type: "opened"; session: Session; history: HistoryTurn[] } | { type: "note"; level: "info" | "warn"; message: string };
+
+/** An image the person pasted or dragged in, as the prompt's upload. */
+export type PastedImage = { data: string; mimeType: string; name?: string };
+
+/**
+ * The terminal's session runtime: the engine it drives (exactly as the ACP server drives it), the
+ * session it shows, the cards the engine waits on, and the one way into that session for what the
+ * person types. It knows nothing of the screen: the screen listens and calls.
+ */
+export class TuiRuntime {
+  readonly engine: Engine;
+  readonly models: ModelRegistry;
+  readonly files: FileIndexes;
+  readonly desk = new CardDesk();
+  private current: Session | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private readonly listeners = new Set<(change: RuntimeChange) => void>();
+
+  constructor(
+    readonly ctx: Context,
+    readonly cwd: string,
+  ) {
+    const { engine, models } = createEngine(ctx, "terminal", (root, path) => this.files.recordUse(root, path));
+    this.engine = engine;
+    this.models = models;
+    this.files = createFileIndexes(ctx.db(), { protectedPaths: engine.protectedPaths });
+  }
+
+  listen(listener: (change: RuntimeChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get session(): Session {
+    if (!this.current) throw new Error("the terminal has no session open yet");
+    return this.current;
+  }
+
+  /** The model a session without its own uses (config.yaml's), or null when none is set. */
+  get defaultModel(): string | null {
+    return this.ctx.config().model ?? null;
+  }
+
+  get hasSession(): boolean {
+    return this.current !== null;
+  }
+
+  /** Opens the first session; a resume of an id that is not there is a UserError (exit 2). */
+  async open(opening: Opening, choice: SessionChoice = {}): Promise<Session> {
+    const session = await this.sessionFor(opening, choice);
+    this.show(session);
+    for (const notice of this.models.takeNotices()) this.emit({ type: "note", level: "info", message: notice });
+    return session;
+  }
+
+  /** Moves to another session (or a new one), discarding the one left if nothing was ever sent in it. */
+  async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<Session> {
+    const left = this.current;
+    const session = await this.sessionFor(opening, choice);
+    if (left && left.id !== session.id) await this.leave(left);
+    this.show(session);
+    return session;
+  }
+
+  /** The sessions to pick from: this directory's project first, or every one. */
+  sessions(scope: "project" | "all"): SessionRow[] {
+    const rows = listSessions(this.ctx.db(), { limit: 200 });
+    if (scope === "all") return rows;
+    const root = this.current?.root;
+    return rows.filter((row) => row.cwd === this.cwd || (root !== undefined && row.root === root));
+  }
+
+  /**
+   * Enters what the person typed, with a turn id made here (the spec's "one made here for a turn
+   * typed in a terminal"). A prompt that cannot be read (an image too large) is said as a note.
+   */
+  async submit(text: string, images: readonly PastedImage[] = []): Promise<TurnAnswer | null> {
+    const session = this.session;
+    const blocks: Block[] = [{ type: "text", text }, ...images.map((i) => ({ type: "image" as const, data: i.data, mimeType: i.mimeType, ...(i.name ? { uri: `file://${i.name}` } : {}) }))];
+    try {
+      const entered = await enterPrompt(session, blocks, newTurnId(), this.place());
+      return entered.answer;
+    } catch (error) {
+      if (!(error instanceof BlockError) && !(error instanceof UserError)) throw error;
+      this.emit({ type: "note", level: "warn", message: errorMessage(error) });
+      return null;
+    }
+  }
+
+  /** Gives text to the running turn at its next step (_lembas/steer's semantics). */
+  steer(text: string): void {
+    this.session.steer(text);
+  }
+
+  cancel(): void {
+    this.current?.cancel();
+  }
+
+  /**
+   * Ends the terminal: the running turn cancelled, the store left consistent. Returns the session
+   * to name for resuming, or null when nothing was ever sent in it (it is discarded).
+   */
+  async quit(): Promise<Session | null> {
+    const session = this.current;
+    this.unsubscribe?.();
+    this.current = null;
+    if (!session) {
+      await this.engine.stop();
+      return null;
+    }
+    session.interaction = null;
+    session.close();
+    await session.idle();
+    const empty = session.messages().length === 0;
+    if (empty) await this.engine.delete(session.id);
+    await this.engine.stop();
+    return empty ? null : session;
+  }
+
+  private async sessionFor(opening: Opening, choice: SessionChoice): Promise<Session> {
+    if (opening.kind === "new") {
+      return this.engine.create({ cwd: this.cwd, origin: "terminal", maxMode: "auto", ...choice });
+    }
+    const id = opening.kind === "resume" ? opening.id : this.latestHere();
+    if (this.current?.id === id) return this.current;
+    const session = this.engine.open(id, { maxMode: "auto" });
+    if (!session) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
+    if (choice.mode) session.setMode(choice.mode);
+    if (choice.model || choice.effort) await session.configure({ ...(choice.model ? { model: choice.model } : {}), ...(choice.effort ? { effort: choice.effort } : {}) });
+    return session;
+  }
+
+  private latestHere(): string {
+    const latest = listSessions(this.ctx.db(), { limit: 200 }).find((s) => s.cwd === this.cwd && s.id !== this.current?.id);
+    if (!latest) throw new UserError(`there is no session in ${this.cwd} to continue`, 2);
+    return latest.id;
+  }
+
+  private show(session: Session): void {
+    this.unsubscribe?.();
+    this.current = session;
+    session.interaction = this.desk.interaction;
+    this.unsubscribe = session.bus.subscribe((event) => this.emit({ type: "event", event }));
+    this.emit({ type: "opened", session, history: historyTurns(session.messages()) });
+  }
+
+  private async leave(session: Session): Promise<void> {
+    session.interaction = null;
+    if (session.messages().length > 0) {
+      await this.engine.release(session.id);
+      return;
+    }
+    await this.engine.delete(session.id);
+  }
+
+  private place(): PromptPlace {
+    return {
+      attachmentsDir: this.ctx.paths.attachmentsDir,
+      configDir: this.ctx.paths.configDir,
+      roots: null,
+      protectedPaths: this.engine.protectedPaths,
+      maxMode: "auto",
+      recordUse: (root, path) => this.files.recordUse(root, path),
+    };
+  }
+
+  private emit(change: RuntimeChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        process.stderr.write(`lembas: the screen failed on ${change.type}: ${errorMessage(error)}\n`);
+      }
+    }
+  }
+}

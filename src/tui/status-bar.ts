@@ -1,0 +1,100 @@
+import type { EngineEvent } from "../bus/index.ts";
+import { type Component, truncateToWidth, visibleWidth } from "./kit.ts";
+import type { Theme } from "./theme.ts";
+
+const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/** How long a flash (a short-lived message) stays. */
+const FLASH_MS = 4_000;
+
+export type StatusFacts = { model: string | null; mode: string; effort: string };
+
+/**
+ * The one line under the composer: model ref, mode, effort, context fill, the session's tokens and
+ * the instance's balance; "working" with the elapsed time and a spinner while a turn runs.
+ */
+export class StatusBar implements Component {
+  private facts: StatusFacts = { model: null, mode: "edit", effort: "medium" };
+  private workingSince: number | null = null;
+  private tokens = 0;
+  private context: { used: number; limit: number } | null = null;
+  private waiting = 0;
+  private flash: { message: string; until: number } | null = null;
+  /** Filled in by the account's work: the instance's balance, as it says it. */
+  balance: string | null = null;
+  /** A note in place of the facts (a narrow terminal, a first run). */
+  note: string | null = null;
+
+  constructor(
+    private theme: Theme,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  setTheme(theme: Theme): void {
+    this.theme = theme;
+  }
+
+  set(facts: StatusFacts): void {
+    this.facts = facts;
+  }
+
+  /** A new session: its counts start over. */
+  reset(facts: StatusFacts): void {
+    this.facts = facts;
+    this.tokens = 0;
+    this.context = null;
+    this.waiting = 0;
+    this.workingSince = null;
+  }
+
+  get working(): boolean {
+    return this.workingSince !== null;
+  }
+
+  say(message: string): void {
+    this.flash = { message, until: this.now() + FLASH_MS };
+  }
+
+  apply(event: EngineEvent): void {
+    if (event.type === "task") this.workingSince = event.state === "start" ? this.now() : null;
+    else if (event.type === "usage") {
+      this.tokens += event.promptTokens + event.completionTokens;
+      if (event.contextLimit) this.context = { used: event.promptTokens + event.completionTokens, limit: event.contextLimit };
+    } else if (event.type === "mode") this.facts = { ...this.facts, mode: event.mode };
+    else if (event.type === "model") this.facts = { ...this.facts, model: event.ref, effort: event.effort };
+    else if (event.type === "inbox") this.waiting = event.count;
+    else if (event.type === "flash") this.say(event.message);
+    else if (event.type === "done") this.waiting = 0;
+  }
+
+  render(width: number): readonly string[] {
+    const t = this.theme;
+    if (this.note) return [truncateToWidth(t.warn(this.note), width)];
+    const parts = [t.accent(this.facts.model ?? "no model"), this.facts.mode, `effort ${this.facts.effort}`];
+    if (this.context) parts.push(`${Math.min(999, Math.round((this.context.used / this.context.limit) * 100))}% context`);
+    parts.push(`${formatTokens(this.tokens)} tokens`);
+    if (this.balance) parts.push(this.balance);
+    let left = "";
+    if (this.workingSince !== null) {
+      const elapsed = this.now() - this.workingSince;
+      const frame = SPINNER[Math.floor(elapsed / 100) % SPINNER.length];
+      left = `${t.accent(frame ?? "")} working ${formatElapsed(elapsed)}${this.waiting ? ` · ${this.waiting} waiting for the next step` : ""} · esc to interrupt   `;
+    } else if (this.flash && this.flash.until > this.now()) left = `${t.warn(this.flash.message)}   `;
+    const right = parts.join(t.dim(" · "));
+    const line = left + right;
+    if (visibleWidth(line) <= width) return [line];
+    return [truncateToWidth(line, width)];
+  }
+
+  invalidate(): void {}
+}
+
+function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
+function formatElapsed(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`;
+}

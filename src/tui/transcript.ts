@@ -1,0 +1,208 @@
+import type { EngineEvent } from "../bus/index.ts";
+import type { HistoryTurn } from "../front/history.ts";
+import { AnswerBlock } from "./blocks/answer.ts";
+import { LineBlock } from "./blocks/lines.ts";
+import { ReasoningBlock } from "./blocks/reasoning.ts";
+import { TodoBlock } from "./blocks/todos.ts";
+import { ToolCallBlock } from "./blocks/tool-call.ts";
+import { UserMessage } from "./blocks/user-message.ts";
+import { highlight } from "./highlight.ts";
+import { type Component, Container, type MarkdownTheme } from "./kit.ts";
+import { markdownTheme, type Theme } from "./theme.ts";
+
+/**
+ * The conversation as blocks, from the engine's events (and a resumed session's history). Blocks
+ * are only ever added at the end or changed while they are the live turn's, so that what scrolled
+ * into the terminal's scrollback is never drawn again.
+ */
+export class Transcript extends Container {
+  private answer: AnswerBlock | null = null;
+  private reasoning: ReasoningBlock | null = null;
+  private todos: TodoBlock | null = null;
+  private readonly tools = new Map<string, ToolCallBlock>();
+  private md: MarkdownTheme;
+
+  constructor(private theme: Theme) {
+    super();
+    this.md = this.markdown();
+  }
+
+  /** A new theme: every block is drawn again with it. */
+  setTheme(theme: Theme): void {
+    this.theme = theme;
+    this.md = this.markdown();
+  }
+
+  get blocks(): readonly Component[] {
+    return this.children;
+  }
+
+  /** The last answer's text, for /copy. */
+  lastAnswer(): string {
+    for (let i = this.children.length - 1; i >= 0; i--) {
+      const block = this.children[i];
+      if (block instanceof AnswerBlock && block.text.trim()) return block.text;
+    }
+    return "";
+  }
+
+  line(text: string, level: "info" | "warn" | "error" = "info"): void {
+    const paint = level === "error" ? this.theme.error : level === "warn" ? this.theme.warn : this.theme.dim;
+    this.addChild(new LineBlock(text, paint, level === "error" ? "✗ " : level === "warn" ? "! " : "· "));
+  }
+
+  /** The turns a resumed session already had, drawn finished. */
+  history(turns: readonly HistoryTurn[]): void {
+    for (const turn of turns) {
+      if (turn.role === "user") {
+        this.addChild(new UserMessage(turn.text, this.theme, turn.attachments ?? []));
+        continue;
+      }
+      if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
+      for (const tool of turn.tools) {
+        const block = new ToolCallBlock(tool.id, tool.name, toolTitle(tool.name, tool.args), this.theme);
+        block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
+        this.addChild(block);
+      }
+      if (turn.text.trim()) this.addChild(new AnswerBlock(this.md, turn.text));
+    }
+    this.settle();
+  }
+
+  /** Draws one engine event; returns whether anything changed on screen. */
+  apply(event: EngineEvent): boolean {
+    switch (event.type) {
+      case "prompt":
+        this.settle();
+        this.addChild(new UserMessage(event.text, this.theme, event.attachments ?? []));
+        return true;
+      case "step":
+        this.endStep();
+        return false;
+      case "reasoning":
+        if (!this.reasoning || this.reasoning.isFolded) {
+          this.reasoning = new ReasoningBlock(this.theme);
+          this.addChild(this.reasoning);
+        }
+        this.reasoning.append(event.delta);
+        return true;
+      case "text":
+        this.reasoning?.fold();
+        if (!this.answer) {
+          this.answer = new AnswerBlock(this.md);
+          this.addChild(this.answer);
+        }
+        this.answer.append(event.delta);
+        return true;
+      case "tool_start":
+        return this.toolStart(event);
+      case "progress":
+        this.tools.get(event.callId)?.progress(event.output);
+        return this.tools.has(event.callId);
+      case "tool_end":
+        this.tools.get(event.callId)?.end(event);
+        return true;
+      case "tool_denied": {
+        const block = this.tools.get(event.callId) ?? this.newTool(event.callId, event.name, event.title);
+        block.deny(event.reason, event.feedback);
+        return true;
+      }
+      case "retract":
+        this.retract();
+        return true;
+      case "todos":
+        if (!this.todos) {
+          this.todos = new TodoBlock(this.theme);
+          this.addChild(this.todos);
+        }
+        this.todos.set(event.todos);
+        return true;
+      case "steered":
+        for (const text of event.texts) this.addChild(new UserMessage(`(while it worked) ${text}`, this.theme));
+        this.endStep();
+        return true;
+      case "notice":
+        this.line(event.message, event.level === "warn" ? "warn" : "info");
+        return true;
+      case "error":
+        this.line(event.message, "error");
+        return true;
+      case "compacted":
+        this.line(event.auto ? "the history was compacted to fit the model's window" : "the history was compacted");
+        return true;
+      case "mode":
+        this.line(`mode: ${event.mode}`);
+        return true;
+      case "model":
+        this.line(`model: ${event.ref ?? "the default"} · effort ${event.effort}`);
+        return true;
+      case "setting":
+        this.line(`setting ${event.key} = ${JSON.stringify(event.value)}`);
+        return true;
+      case "done":
+        this.endStep();
+        if (event.stopReason === "cancelled") this.line("interrupted", "warn");
+        else if (event.stopReason === "max_tokens") this.line("the answer was cut at the model's token limit", "warn");
+        else if (event.stopReason === "max_turn_requests") this.line("the turn stopped at its step limit", "warn");
+        else if (event.stopReason === "refusal") this.line("the model refused", "warn");
+        this.settle();
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private toolStart(event: Extract<EngineEvent, { type: "tool_start" }>): boolean {
+    this.reasoning?.fold();
+    this.answer = null;
+    const known = this.tools.get(event.callId);
+    if (known) known.rename(event.title);
+    else this.newTool(event.callId, event.name, event.title);
+    return true;
+  }
+
+  private newTool(callId: string, name: string, title: string): ToolCallBlock {
+    this.reasoning?.fold();
+    this.answer = null;
+    const block = new ToolCallBlock(callId, name, title, this.theme);
+    this.tools.set(callId, block);
+    this.addChild(block);
+    return block;
+  }
+
+  /** A retried or cut model call: what its step streamed is taken back. */
+  private retract(): void {
+    if (this.answer) this.removeChild(this.answer);
+    if (this.reasoning && !this.reasoning.isFolded) this.removeChild(this.reasoning);
+    this.answer = null;
+    this.reasoning = null;
+  }
+
+  private endStep(): void {
+    this.reasoning?.fold();
+    this.answer = null;
+    this.reasoning = null;
+  }
+
+  /** The turn is over: its blocks are final. */
+  private settle(): void {
+    this.endStep();
+    this.todos = null;
+    this.tools.clear();
+  }
+
+  private markdown(): MarkdownTheme {
+    const theme = this.theme;
+    return markdownTheme(theme, (code, lang) => highlight(code, lang, theme));
+  }
+}
+
+/** A stored tool call's title, as near as the history can tell it. */
+function toolTitle(name: string, args: unknown): string {
+  if (args && typeof args === "object") {
+    const a = args as Record<string, unknown>;
+    const what = a.command ?? a.path ?? a.pattern ?? a.file_path;
+    if (typeof what === "string") return `${name} ${what.split("\n")[0]}`;
+  }
+  return name;
+}

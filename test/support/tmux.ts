@@ -1,0 +1,140 @@
+/**
+ * Drives the interactive terminal in tmux, as a person would: each screen in its own tmux server
+ * (`tmux -L <socket>`), 120×40 unless told, the program spawned with the sandbox's environment.
+ *
+ * ```ts
+ * const screen = await openScreen(box, { cwd: box.project });
+ * await screen.waitFor("test/test-model");
+ * await screen.type("hello", "Enter");
+ * await screen.waitFor("› hello");
+ * await screen.close();
+ * ```
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { DEFAULT_WAIT_MS, sleep } from "./recorder.ts";
+import { ENTRY, type Sandbox } from "./run.ts";
+
+export const HAVE_TMUX = Bun.which("tmux") !== null;
+if (!HAVE_TMUX) console.warn("\n!!! tmux is not installed: the terminal UI tests are SKIPPED (CI installs it) !!!\n");
+
+let count = 0;
+
+export type Screen = {
+  socket: string;
+  /** What the pane shows now, one string, lines joined by "\n" (trailing blanks trimmed). */
+  text(): string;
+  /** Waits until the pane shows `what` (a string or a pattern); throws with the screen if it never does. */
+  waitFor(what: string | RegExp, timeoutMs?: number): Promise<string>;
+  /** Waits until `what` is gone from the pane. */
+  waitGone(what: string | RegExp, timeoutMs?: number): Promise<string>;
+  /** tmux send-keys: each argument a key name ("Enter", "Escape", "C-c", "BTab") or literal text (`-l`). */
+  type(...keys: string[]): Promise<void>;
+  /** Literal text, then nothing else. */
+  write(text: string): Promise<void>;
+  /** A bracketed paste of `text`, as a terminal sends one. */
+  paste(text: string): Promise<void>;
+  resize(columns: number, rows: number): Promise<void>;
+  /** The program's exit code once it ended (the pane stays), or null while it runs. */
+  exitCode(): number | null;
+  /** Waits for the program to end; its code. */
+  exited(timeoutMs?: number): Promise<number>;
+  /** The program's pid (the shell's child), for signals. */
+  pid(): number;
+  close(): Promise<void>;
+};
+
+/** Starts `lembas ARGS` in a new tmux server of its own, in the sandbox's environment. */
+export async function openScreen(
+  box: Sandbox,
+  opts: { args?: string[]; cwd?: string; columns?: number; rows?: number; env?: Record<string, string> } = {},
+): Promise<Screen> {
+  const socket = `lembas-test-${process.pid}-${++count}`;
+  const dir = mkdtempSync(join(tmpdir(), "lembas-tmux-"));
+  const codeFile = join(dir, "code");
+  const pidFile = join(dir, "pid");
+  const env = { ...box.env, ...opts.env, TERM: "xterm-256color" };
+  const exports = Object.entries(env)
+    .map(([k, v]) => `export ${k}=${shellQuote(v)}`)
+    .join("; ");
+  const command = [process.execPath, ENTRY, ...(opts.args ?? [])].map(shellQuote).join(" ");
+  const script = join(dir, "run.sh");
+  // In the foreground (a background job's stdin is not the terminal); the pid is the program's, by exec.
+  const inner = `echo $$ > ${shellQuote(pidFile)}; exec ${command}`;
+  writeFileSync(script, `${exports}\ncd ${shellQuote(opts.cwd ?? box.dir)}\nbash -c ${shellQuote(inner)}\necho $? > ${shellQuote(codeFile)}\nsleep 600\n`);
+  await tmux(socket, ["new-session", "-d", "-x", String(opts.columns ?? 120), "-y", String(opts.rows ?? 40), `bash ${shellQuote(script)}`]);
+  const text = () => capture(socket);
+  const waitUntil = async (test: (screen: string) => boolean, what: string, timeoutMs: number) => {
+    const until = Date.now() + timeoutMs;
+    let screen = text();
+    while (!test(screen)) {
+      if (Date.now() > until) throw new Error(`the screen never ${what} in ${timeoutMs} ms; it shows:\n${screen}`);
+      await sleep(25);
+      screen = text();
+    }
+    return screen;
+  };
+  const matches = (screen: string, what: string | RegExp) => (typeof what === "string" ? screen.includes(what) : what.test(screen));
+  const exitCode = () => {
+    try {
+      return Number(readFileSync(codeFile, "utf8").trim());
+    } catch {
+      return null;
+    }
+  };
+  return {
+    socket,
+    text,
+    waitFor: (what, timeoutMs = DEFAULT_WAIT_MS) => waitUntil((s) => matches(s, what), `showed ${what}`, timeoutMs),
+    waitGone: (what, timeoutMs = DEFAULT_WAIT_MS) => waitUntil((s) => !matches(s, what), `stopped showing ${what}`, timeoutMs),
+    async type(...keys) {
+      for (const key of keys) {
+        const named = /^(Enter|Escape|Tab|BTab|BSpace|Up|Down|Left|Right|Home|End|PPage|NPage|Space|[CM]-.+|F\d+)$/.test(key);
+        await tmux(socket, ["send-keys", "-t", "0", ...(named ? [key] : ["-l", key])]);
+      }
+    },
+    write: (literal) => tmux(socket, ["send-keys", "-t", "0", "-l", literal]),
+    async paste(literal) {
+      await tmux(socket, ["set-buffer", "--", literal]);
+      await tmux(socket, ["paste-buffer", "-p", "-t", "0"]);
+    },
+    resize: (columns, rows) => tmux(socket, ["resize-window", "-t", "0", "-x", String(columns), "-y", String(rows)]),
+    exitCode,
+    async exited(timeoutMs = DEFAULT_WAIT_MS) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const code = exitCode();
+        if (code !== null) return code;
+        if (Date.now() > until) throw new Error(`the program did not end in ${timeoutMs} ms; the screen:\n${text()}`);
+        await sleep(25);
+      }
+    },
+    pid: () => Number(readFileSync(pidFile, "utf8").trim()),
+    async close() {
+      try {
+        const pid = Number(readFileSync(pidFile, "utf8").trim());
+        if (exitCode() === null && pid > 0) process.kill(pid, "SIGKILL");
+      } catch {
+        // never started, or already gone
+      }
+      await tmux(socket, ["kill-server"]).catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function capture(socket: string): string {
+  const out = Bun.spawnSync(["tmux", "-L", socket, "capture-pane", "-p", "-t", "0"], { stdout: "pipe", stderr: "pipe" });
+  return out.stdout.toString().replace(/\s+$/, "");
+}
+
+async function tmux(socket: string, args: string[]): Promise<void> {
+  const proc = Bun.spawn(["tmux", "-L", socket, ...args], { stdout: "ignore", stderr: "pipe" });
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`tmux ${args[0]} failed (${code}): ${await new Response(proc.stderr).text()}`);
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,205 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { step } from "../support/engine.ts";
+import { type ScriptedModel, startModel } from "../support/model.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+const screens: Screen[] = [];
+
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  for (const screen of screens.splice(0)) await screen.close();
+  await model.close();
+  box.cleanup();
+});
+
+async function open(args: string[] = [], opts: { columns?: number; rows?: number } = {}): Promise<Screen> {
+  const screen = await openScreen(box, { args, cwd: box.project, ...opts });
+  screens.push(screen);
+  return screen;
+}
+
+const sessionIdOf = (text: string) => /lembas -r (ses_\w+)/.exec(text)?.[1] ?? "";
+
+describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
+  test("opens with the status bar, streams an answer, and on quit names the session and how to resume it", async () => {
+    model.push(step({ text: "Here is **the** answer:\n\n```ts\nconst x = 1;\n```\n\nAll done.", chunkDelayMs: 5 }));
+    const screen = await open();
+    await screen.waitFor("test/test-model · edit · effort medium");
+    await screen.type("say hello", "Enter");
+    await screen.waitFor("› say hello");
+    await screen.waitFor("All done.");
+    expect(screen.text()).toContain("const x = 1;");
+    expect(screen.text()).toContain("Here is the answer:");
+    await screen.type("C-d");
+    expect(await screen.exited()).toBe(0);
+    const id = sessionIdOf(screen.text());
+    expect(id).toMatch(/^ses_/);
+    expect(screen.text()).toContain(`Resume it with: lembas -r ${id}`);
+  });
+
+  test("-c resumes the directory's most recent session and shows its turns", async () => {
+    model.push(step({ text: "first answer" }));
+    const first = await open();
+    await first.waitFor("test/test-model");
+    await first.type("remember the word banana", "Enter");
+    await first.waitFor("first answer");
+    await first.type("C-d");
+    await first.exited();
+    const id = sessionIdOf(first.text());
+
+    model.push(step({ text: "second answer" }));
+    const second = await open(["-c"]);
+    await second.waitFor(`resumed session ${id}`);
+    expect(second.text()).toContain("› remember the word banana");
+    expect(second.text()).toContain("first answer");
+    await second.type("and now?", "Enter");
+    await second.waitFor("second answer");
+    const steps = model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0);
+    expect(JSON.stringify(steps.at(-1)?.body.messages)).toContain("banana");
+    await second.type("C-d");
+    await second.exited();
+    expect(sessionIdOf(second.text())).toBe(id);
+  });
+
+  test("an empty session is discarded on quit: nothing to resume is named", async () => {
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("C-d");
+    expect(await screen.exited()).toBe(0);
+    expect(screen.text()).not.toContain("lembas -r");
+    const list = await runLembas(box, ["sessions", "list"], { cwd: box.project });
+    expect(list.stdout).not.toContain("ses_");
+  });
+
+  test("Esc interrupts the running turn: it answers cancelled and the composer takes the next prompt", async () => {
+    model.push(step({ text: "slow ".repeat(400), chunkDelayMs: 30 }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("write a lot", "Enter");
+    await screen.waitFor("working");
+    await screen.waitFor("slow slow");
+    await screen.type("Escape");
+    await screen.waitFor("interrupted");
+    await screen.waitGone("esc to interrupt");
+    model.push(step({ text: "fresh reply" }));
+    await screen.type("next one", "Enter");
+    await screen.waitFor("fresh reply");
+  });
+
+  test("Ctrl-C clears the composer; on an empty one a second Ctrl-C quits", async () => {
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.write("some draft text");
+    await screen.waitFor("some draft text");
+    await screen.type("C-c");
+    await screen.waitGone("some draft text");
+    expect(screen.exitCode()).toBeNull();
+    await screen.type("C-c");
+    await screen.waitFor("press Ctrl-C again to quit");
+    await screen.type("C-c");
+    expect(await screen.exited()).toBe(0);
+  });
+
+  test("an approval answered with 1 runs the command; Shift+Tab cycles the mode", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo approved-run > out.txt", description: "write a file" } }] }), step({ text: "wrote it" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model · edit");
+    await screen.type("write out.txt", "Enter");
+    await screen.waitFor("1. Yes, once");
+    expect(screen.text()).toContain("$ echo approved-run > out.txt");
+    await screen.type("1");
+    await screen.waitFor("wrote it");
+    expect(readFileSync(join(box.project, "out.txt"), "utf8")).toBe("approved-run\n");
+    await screen.type("BTab");
+    await screen.waitFor("test/test-model · auto");
+  });
+
+  test("an approval denied with Esc does not run, and the model is told", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch denied.txt" } }] }), step({ text: "understood" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("make a file", "Enter");
+    await screen.waitFor("1. Yes, once");
+    await screen.type("Escape");
+    await screen.waitFor("understood");
+    expect(existsSync(join(box.project, "denied.txt"))).toBe(false);
+    expect(screen.text()).toContain("refused");
+  });
+
+  test("a terminal narrower than 40 columns gets a one-line notice, and the full screen once it grows", async () => {
+    const screen = await open([], { columns: 30, rows: 20 });
+    await screen.waitFor("Too small: lembas needs at");
+    await screen.resize(100, 30);
+    await screen.waitFor("test/test-model");
+  });
+
+  test("a model server that answers 500 is said in one line, and the composer is usable again", async () => {
+    for (let i = 0; i < 4; i++) model.push(step({ fail: { status: 500, body: "boom" } }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("hello", "Enter");
+    await screen.waitFor("✗ ", 20_000);
+    await screen.waitGone("esc to interrupt");
+    model.push(step({ text: "back again" }));
+    await screen.type("retry", "Enter");
+    await screen.waitFor("back again");
+  }, 30_000);
+
+  test("SIGTERM cancels the running turn and exits with the session kept", async () => {
+    model.push(step({ text: "long ".repeat(500), chunkDelayMs: 30 }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("go", "Enter");
+    await screen.waitFor("long long");
+    process.kill(screen.pid(), "SIGTERM");
+    expect(await screen.exited()).toBe(0);
+    const id = sessionIdOf(screen.text());
+    expect(id).toMatch(/^ses_/);
+    const list = await runLembas(box, ["sessions", "list"], { cwd: box.project });
+    expect(list.stdout).toContain(id);
+  });
+});
+
+describe("lembas [PROMPT] outside a terminal", () => {
+  test("with stdout a pipe, it behaves as lembas run", async () => {
+    model.push(step({ text: "piped answer" }));
+    const result = await runLembas(box, ["say it"], { cwd: box.project });
+    expect(result).toMatchObject({ code: 0, stdout: "piped answer\n" });
+  });
+
+  test("a prompt on stdin is run", async () => {
+    model.push(step({ text: "from stdin" }));
+    const result = await runLembas(box, [], { cwd: box.project, stdin: "the prompt\n" });
+    expect(result).toMatchObject({ code: 0, stdout: "from stdin\n" });
+  });
+
+  test("a session id that does not exist: one line, exit 2", async () => {
+    const result = await runLembas(box, ["-r", "ses_nothere", "hi"], { cwd: box.project });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain("ses_nothere");
+  });
+
+  test("an unknown option: one line, exit 2", async () => {
+    const result = await runLembas(box, ["--frobnicate"], { cwd: box.project });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--frobnicate");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("lembas -r in a terminal", () => {
+  test("a session id that does not exist: one line, exit 2, before any screen is drawn", async () => {
+    const screen = await open(["-r", "ses_missing"]);
+    expect(await screen.exited()).toBe(2);
+    expect(screen.text()).toContain("there is no session ses_missing");
+    expect(screen.text()).not.toContain("test/test-model");
+  });
+});
