@@ -15,8 +15,8 @@
 // the polling add to every first frame). One JSON line on stdout, progress on stderr. Goals (measured, never asserted): first frame and
 // stream CPU ≤ 1.5× the bare app's, bytes per chunk that do not grow with the transcript.
 //
-//   bun bench/tui.ts [--rounds N] [--only bare|lembas]      (LEMBAS_ENTRY: another src/index.ts)
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+//   bun bench/tui.ts [--rounds N] [--only bare|lembas] [--screens DIR]      (LEMBAS_ENTRY: another src/index.ts)
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ChatRequest, startModel, type ScriptedModel } from "../test/support/model.ts";
 import { ENTRY, projectSandbox, runLembas } from "../test/support/run.ts";
@@ -29,6 +29,8 @@ const flag = (name: string) => {
 };
 const ROUNDS = Number(flag("--rounds") ?? 3);
 const ONLY = flag("--only");
+/** --screens DIR: each run's screen after the stream, and the bytes it wrote during the stream, go there. */
+const SCREENS = flag("--screens");
 const CHUNKS = 500;
 const CHUNK_DELAY_MS = 10;
 const PREFILL = 5_000;
@@ -234,6 +236,12 @@ async function runOnce(app: Launch, big: boolean): Promise<Run> {
     const bytes1 = sizeOf(pipeFile);
     const written = readFileSync(pipeFile).subarray(bytes0, bytes1).toString("latin1");
     const fullClears = written.split("\x1b[2J").length - 1;
+    if (SCREENS) {
+      mkdirSync(SCREENS, { recursive: true });
+      const name = join(SCREENS, `${socket}-${app}${big ? "-5k" : ""}`);
+      writeFileSync(`${name}.txt`, await screenOf(socket));
+      writeFileSync(`${name}.stream.bytes`, written, "latin1");
+    }
 
     tmux(socket, ["send-keys", "-t", "bench", "C-d"]);
     const quitBy = performance.now() + 3_000;
