@@ -1,5 +1,6 @@
 import { defineCommand, renderUsage, runCommand, type SubCommandsDef } from "citty";
 import { VERSION, versionLine } from "../version.ts";
+import { UserError } from "../errors.ts";
 import { report } from "./report.ts";
 
 /** Every subcommand, imported only when it is the one that runs. */
@@ -34,6 +35,8 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     if (argv.length === 0 || !(argv[0] && argv[0] in subCommands)) {
+      const near = argv.length === 1 && argv[0] ? nearestSubcommand(argv[0]) : null;
+      if (near) throw new UserError(`there is no subcommand ${argv[0]} (did you mean ${near}?); to send it as a prompt: lembas -- ${argv[0]}`, 2);
       // Not a subcommand: `lembas [PROMPT] [options]`, the interactive terminal.
       const { runTerminal } = await import("./tui.ts");
       await runTerminal(argv);
@@ -43,6 +46,27 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     process.exitCode = report(error);
   }
+}
+
+/** A subcommand one word is a likely typo of (two edits or fewer), so that `lembas sevre` is not sent to the model. */
+function nearestSubcommand(word: string): string | null {
+  if (!/^[a-z]{3,}$/.test(word)) return null;
+  for (const name of Object.keys(subCommands)) if (editDistance(word, name) <= 2) return name;
+  return null;
+}
+
+/** Edits (insert, delete, change, swap two neighbours) from one word to another. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
+  for (let i = 1; i <= a.length; i++) {
+    const row = d[i] ?? [];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(at(i, j), at(i - 2, j - 2) + 1);
+    }
+  }
+  return at(a.length, b.length);
 }
 
 async function printUsage(argv: string[]): Promise<void> {

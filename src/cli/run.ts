@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Engine } from "../engine/engine.ts";
-import type { Session } from "../engine/session.ts";
+import { newTurnId, type Session } from "../engine/session.ts";
+import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";
 import { Effort, Mode } from "../config/schema.ts";
@@ -58,7 +59,8 @@ export default defineCommand({
     const stop = () => session.cancel();
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
-    const answer = await session.prompt({ text: args.prompt });
+    const entered = await enterPrompt(session, [{ type: "text", text: args.prompt }], newTurnId(), devicePlace(ctx.paths, engine.protectedPaths));
+    const answer = entered.answer;
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await engine.stop();

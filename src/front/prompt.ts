@@ -24,6 +24,11 @@ export type PromptPlace = {
   recordUse?(root: string, path: string): void;
 };
 
+/** The place of a front end on the device itself (the terminal, `lembas run`): the project alone, up to auto. */
+export function devicePlace(paths: { attachmentsDir: string; configDir: string }, protectedPaths: ProtectedPaths, recordUse?: (root: string, path: string) => void): PromptPlace {
+  return { attachmentsDir: paths.attachmentsDir, configDir: paths.configDir, roots: null, protectedPaths, maxMode: "auto", ...(recordUse ? { recordUse } : {}) };
+}
+
 /** What entering a prompt came to: a known turn's answer, or a new turn's, with the command set before and after it. */
 export type Entered = { known: true; answer: TurnAnswer } | { known: false; answer: TurnAnswer; before: CommandSet; after: CommandSet };
 

@@ -4,8 +4,10 @@ import { errorMessage } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { Card } from "./cards.ts";
 import { PermissionCard } from "./cards/permission.ts";
+import { PlanCard } from "./cards/plan.ts";
+import { QuestionCard } from "./cards/question.ts";
 import { findTuiCommand } from "./commands.ts";
-import { type Component, Editor, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen, truncateToWidth } from "./kit.ts";
+import { type Component, Editor, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen } from "./kit.ts";
 import { Panel, Picker } from "./panel.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import { StatusBar } from "./status-bar.ts";
@@ -102,6 +104,12 @@ export class TuiApp implements AppSurface {
     this.tui.requestRender();
   }
 
+  /** One line in the transcript from outside the session (stray output, an error nobody caught). */
+  say(line: string, level: "info" | "warn" | "error" = "info"): void {
+    this.transcript.line(line, level);
+    this.render();
+  }
+
   setTheme(name: ThemeName): void {
     this.theme = makeTheme(name);
     this.transcript.setTheme(this.theme);
@@ -166,6 +174,8 @@ export class TuiApp implements AppSurface {
   }
 
   private opened(session: Session, history: Parameters<Transcript["history"]>[0]): void {
+    this.transcript.cwd = session.cwd;
+    this.transcript.root = session.root;
     this.status.reset({ model: session.model ?? this.runtime.defaultModel, mode: session.mode, effort: session.effort });
     this.setHeader();
     if (history.length > 0) {
@@ -197,6 +207,11 @@ export class TuiApp implements AppSurface {
   private onKey(data: string): { consume: boolean } | undefined {
     const focused = this.panel.current;
     if (matchesKey(data, "ctrl+c")) {
+      // On a card, Ctrl-C interrupts the turn that waits on it (Esc answers the card): the card goes with it.
+      if (focused && focused !== this.picker && this.runtime.hasSession && this.runtime.session.busy) {
+        this.runtime.cancel();
+        return { consume: true };
+      }
       if (focused) return undefined;
       if (this.editor.getText() !== "") {
         this.editor.setText("");
@@ -299,6 +314,7 @@ export class TuiApp implements AppSurface {
   private dropCard(callId: string): void {
     const at = this.cards.findIndex((c) => c.callId === callId);
     if (at >= 0) this.cards.splice(at, 1);
+    this.views.delete(callId);
   }
 
   /** The panel shows the picker if one is open, else the oldest card; the composer has focus otherwise. */
@@ -327,26 +343,7 @@ export class TuiApp implements AppSurface {
 
   private makeCardView(card: Card): Component {
     if (card.kind === "permission") return new PermissionCard(card.request, this.theme, (decision) => card.answer(decision));
-    // Questions and plans the terminal cannot show yet are answered as dismissed, never left hanging.
-    return new DismissedCard(card, this.theme);
+    if (card.kind === "question") return new QuestionCard(card.questions, card.why, this.theme, (outcome) => card.answer(outcome));
+    return new PlanCard(card.path, card.text, this.theme, (outcome) => card.answer(outcome));
   }
-}
-
-/** A card of a kind this screen does not draw: said in one line and dismissed at once. */
-class DismissedCard implements Component {
-  constructor(
-    private readonly card: Card,
-    private readonly theme: Theme,
-  ) {
-    queueMicrotask(() => {
-      if (card.kind === "question") card.answer({ outcome: "dismissed" });
-      else if (card.kind === "plan") card.answer({ outcome: "dismissed" });
-    });
-  }
-
-  render(width: number): readonly string[] {
-    return [truncateToWidth(this.theme.dim(`(${this.card.kind} dismissed)`), width)];
-  }
-
-  invalidate(): void {}
 }

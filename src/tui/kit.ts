@@ -11,6 +11,7 @@ export {
   Editor,
   type EditorTheme,
   type Focusable,
+  Input,
   Key,
   Markdown,
   type MarkdownTheme,

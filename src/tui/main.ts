@@ -1,6 +1,7 @@
 import type { Context } from "../cli/context.ts";
 import type { TerminalArgs } from "../cli/tui.ts";
 import { TuiApp } from "./app.ts";
+import { catchStrayOutput } from "./stray-output.ts";
 import { type Opening, TuiRuntime } from "./runtime.ts";
 
 /**
@@ -19,9 +20,11 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   process.on("SIGHUP", quit);
   process.stdin.on("end", quit);
   app.start();
+  const restore = catchStrayOutput(ctx.paths.logsDir, (line) => app.say(line, "warn"));
   if (args.resume === true) void app.resumePicker();
   if (args.prompt) app.submit(args.prompt);
   const session = await app.done;
+  restore();
   process.off("SIGTERM", quit);
   process.off("SIGHUP", quit);
   process.stdin.off("end", quit);

@@ -7,7 +7,7 @@ import { newTurnId, type Session, type TurnAnswer } from "../engine/session.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { type Block, BlockError } from "../front/blocks.ts";
 import { historyTurns, type HistoryTurn } from "../front/history.ts";
-import { enterPrompt, type PromptPlace } from "../front/prompt.ts";
+import { devicePlace, enterPrompt, type PromptPlace } from "../front/prompt.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
 import { listSessions, type SessionRow } from "../store/sessions.ts";
@@ -176,14 +176,7 @@ export class TuiRuntime {
   }
 
   private place(): PromptPlace {
-    return {
-      attachmentsDir: this.ctx.paths.attachmentsDir,
-      configDir: this.ctx.paths.configDir,
-      roots: null,
-      protectedPaths: this.engine.protectedPaths,
-      maxMode: "auto",
-      recordUse: (root, path) => this.files.recordUse(root, path),
-    };
+    return devicePlace(this.ctx.paths, this.engine.protectedPaths, (root, path) => this.files.recordUse(root, path));
   }
 
   private emit(change: RuntimeChange): void {

@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from "node:path";
 import type { EngineEvent } from "../bus/index.ts";
 import type { HistoryTurn } from "../front/history.ts";
 import { AnswerBlock } from "./blocks/answer.ts";
@@ -7,6 +8,7 @@ import { TodoBlock } from "./blocks/todos.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
 import { highlight } from "./highlight.ts";
+import { storedToolTitle } from "./tool-titles.ts";
 import { type Component, Container, type MarkdownTheme } from "./kit.ts";
 import { markdownTheme, type Theme } from "./theme.ts";
 
@@ -21,6 +23,9 @@ export class Transcript extends Container {
   private todos: TodoBlock | null = null;
   private readonly tools = new Map<string, ToolCallBlock>();
   private md: MarkdownTheme;
+  /** The directory paths are shown relative to (the session's). */
+  cwd = "";
+  root = "";
 
   constructor(private theme: Theme) {
     super();
@@ -60,7 +65,8 @@ export class Transcript extends Container {
       }
       if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
       for (const tool of turn.tools) {
-        const block = new ToolCallBlock(tool.id, tool.name, toolTitle(tool.name, tool.args), this.theme);
+        if (tool.name === "todo") continue;
+        const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
         block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);
       }
@@ -101,7 +107,7 @@ export class Transcript extends Container {
         return this.tools.has(event.callId);
       case "tool_end":
         this.tools.get(event.callId)?.end(event);
-        return true;
+        return this.tools.has(event.callId);
       case "tool_denied": {
         const block = this.tools.get(event.callId) ?? this.newTool(event.callId, event.name, event.title);
         block.deny(event.reason, event.feedback);
@@ -111,7 +117,8 @@ export class Transcript extends Container {
         this.retract();
         return true;
       case "todos":
-        if (!this.todos) {
+        // Redrawn in place only while it is the last block: one that scrolled up is left as it was.
+        if (!this.todos || this.children.at(-1) !== this.todos) {
           this.todos = new TodoBlock(this.theme);
           this.addChild(this.todos);
         }
@@ -154,6 +161,8 @@ export class Transcript extends Container {
 
   private toolStart(event: Extract<EngineEvent, { type: "tool_start" }>): boolean {
     this.reasoning?.fold();
+    // The todo list is its own block: a line for the call that wrote it would only repeat it.
+    if (event.name === "todo") return true;
     this.answer = null;
     const known = this.tools.get(event.callId);
     if (known) known.rename(event.title);
@@ -164,7 +173,7 @@ export class Transcript extends Container {
   private newTool(callId: string, name: string, title: string): ToolCallBlock {
     this.reasoning?.fold();
     this.answer = null;
-    const block = new ToolCallBlock(callId, name, title, this.theme);
+    const block = new ToolCallBlock(callId, name, title, this.theme, this.shown);
     this.tools.set(callId, block);
     this.addChild(block);
     return block;
@@ -191,18 +200,13 @@ export class Transcript extends Container {
     this.tools.clear();
   }
 
+  private readonly shown = (path: string): string => {
+    const rel = this.cwd ? relative(this.cwd, path) : path;
+    return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+  };
+
   private markdown(): MarkdownTheme {
     const theme = this.theme;
     return markdownTheme(theme, (code, lang) => highlight(code, lang, theme));
   }
-}
-
-/** A stored tool call's title, as near as the history can tell it. */
-function toolTitle(name: string, args: unknown): string {
-  if (args && typeof args === "object") {
-    const a = args as Record<string, unknown>;
-    const what = a.command ?? a.path ?? a.pattern ?? a.file_path;
-    if (typeof what === "string") return `${name} ${what.split("\n")[0]}`;
-  }
-  return name;
 }

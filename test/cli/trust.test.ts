@@ -51,10 +51,11 @@ test("--version prints the version and --help lists the commands", async () => {
   expect(help.stdout).toContain("config");
 });
 
-test("an unknown subcommand is one line and exit 2", async () => {
-  const result = await runLembas(box, ["frobnicate"]);
+test("a mistyped subcommand is one line and exit 2, not a prompt", async () => {
+  const result = await runLembas(box, ["trsut"]);
   expect(result.code).toBe(2);
   expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  expect(result.stderr).toContain("did you mean trust?");
 });
 
 test("trusting through a symlink stores the real directory; list shows it once and untrust takes either spelling", async () => {

@@ -166,6 +166,30 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     const list = await runLembas(box, ["sessions", "list"], { cwd: box.project });
     expect(list.stdout).toContain(id);
   });
+
+  test("SIGHUP (the terminal went away) takes the quit path: the session is kept", async () => {
+    model.push(step({ text: "kept answer" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("hello", "Enter");
+    await screen.waitFor("kept answer");
+    process.kill(screen.pid(), "SIGHUP");
+    expect(await screen.exited()).toBe(0);
+    expect(sessionIdOf(screen.text())).toMatch(/^ses_/);
+  });
+
+  test("Ctrl-Z suspends the program, and when it is continued the screen is drawn again", async () => {
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("C-z");
+    const state = () => readFileSync(`/proc/${screen.pid()}/stat`, "utf8").split(") ")[1]?.[0];
+    for (let i = 0; i < 100 && state() !== "T"; i++) await Bun.sleep(20);
+    expect(state()).toBe("T");
+    await screen.write("typed while stopped");
+    process.kill(screen.pid(), "SIGCONT");
+    await screen.waitFor("typed while stopped");
+    await screen.waitFor("test/test-model");
+  });
 });
 
 describe("lembas [PROMPT] outside a terminal", () => {

@@ -9,6 +9,7 @@ export class ReasoningBlock extends CachedBlock {
   private text = "";
   private folded = false;
   private readonly started = Date.now();
+  private last = this.started;
   private seconds: number | null = null;
 
   constructor(private readonly theme: Theme) {
@@ -17,6 +18,7 @@ export class ReasoningBlock extends CachedBlock {
 
   append(delta: string): void {
     this.text += delta;
+    this.last = Date.now();
     this.invalidate();
   }
 
@@ -28,7 +30,8 @@ export class ReasoningBlock extends CachedBlock {
   fold(): void {
     if (this.folded) return;
     this.folded = true;
-    this.seconds = Math.max(1, Math.round((Date.now() - this.started) / 1000));
+    // Until its last piece, not until the fold: an approval waited on after it is not thinking.
+    this.seconds = Math.max(1, Math.round((this.last - this.started) / 1000));
     this.invalidate();
   }
 

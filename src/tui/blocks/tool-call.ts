@@ -26,6 +26,7 @@ export class ToolCallBlock extends CachedBlock {
     private readonly name: string,
     private title: string,
     private readonly theme: Theme,
+    private readonly shown: (path: string) => string = (path) => path,
   ) {
     super();
   }
@@ -95,7 +96,7 @@ export class ToolCallBlock extends CachedBlock {
       const lines = text ? text.split("\n") : [];
       const added = lines.filter((l) => l.startsWith("+")).length;
       const removed = lines.filter((l) => l.startsWith("-")).length;
-      out.push(t.dim(clip(`  ⎿ ${diff.path}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
+      out.push(t.dim(clip(`  ⎿ ${this.shown(diff.path)}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
       for (const line of lines.slice(0, DIFF_LINES)) {
         const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : line.startsWith("@@") ? t.accent : t.dim;
         out.push(paint(clip(`    ${line}`, width)));

@@ -3,19 +3,28 @@ import { unifiedDiff } from "../../tools/diff.ts";
 import { hanging } from "../blocks/lines.ts";
 import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
 import type { Theme } from "../theme.ts";
+import { ChoiceList } from "./choices.ts";
+import { LineInput } from "./line-input.ts";
 
 /** Diff lines an approval shows before it says how many more there are. */
 const DIFF_LINES = 30;
 
-type Option = { label: string; decide: () => PermissionDecision };
+/**
+ * A row either decides at once or first asks for a line (the corrected command, the feedback);
+ * an ask's decide gives null where the line cannot be taken (an emptied command): the input stays.
+ */
+type Option = { label: string } & ({ decide: () => PermissionDecision } | { ask: { label: string; prefill: string; decide: (text: string) => PermissionDecision | null } });
 
 /**
  * An approval, inline: what will run or change first (the command and where, the diffs), why it
- * asks, then the options numbered. A digit picks one, arrows and Enter the highlighted one, Esc denies.
+ * asks, then the options numbered: once, for the session where offered, the command corrected
+ * (run once instead), no, and no with a word for the model. A digit picks one, arrows and Enter
+ * the highlighted one, Esc denies.
  */
 export class PermissionCard implements Component {
-  private selected = 0;
   private readonly options: Option[];
+  private readonly list: ChoiceList;
+  private input: LineInput | null = null;
   focused = false;
 
   constructor(
@@ -23,23 +32,30 @@ export class PermissionCard implements Component {
     private readonly theme: Theme,
     private readonly answer: (decision: PermissionDecision) => void,
   ) {
-    this.options = [
-      { label: "Yes, once", decide: () => ({ outcome: "once" }) },
-      ...(request.always ? [{ label: `Yes, and allow ${request.always} for this session`, decide: () => ({ outcome: "session" as const }) }] : []),
-      { label: "No", decide: () => ({ outcome: "deny" as const }) },
-    ];
+    this.options = permissionOptions(request);
+    this.list = new ChoiceList(this.options);
   }
 
   handleInput(data: string): void {
-    const digit = Number(data);
-    if (data.length === 1 && Number.isInteger(digit) && digit >= 1 && digit <= this.options.length) {
-      this.answer(this.options[digit - 1]?.decide() ?? { outcome: "deny" });
-      return;
-    }
+    if (this.input) return this.input.handleInput(data);
     if (matchesKey(data, "escape")) return this.answer({ outcome: "deny" });
-    if (matchesKey(data, "up")) this.selected = (this.selected + this.options.length - 1) % this.options.length;
-    else if (matchesKey(data, "down")) this.selected = (this.selected + 1) % this.options.length;
-    else if (matchesKey(data, "enter")) this.answer(this.options[this.selected]?.decide() ?? { outcome: "deny" });
+    const key = this.list.key(data);
+    if (key?.type !== "pick") return;
+    const option = this.options[key.index];
+    if (!option) return;
+    if ("decide" in option) return this.answer(option.decide());
+    const { label, prefill, decide } = option.ask;
+    this.input = new LineInput(
+      label,
+      prefill,
+      (text) => {
+        const decision = decide(text);
+        if (decision) this.answer(decision);
+      },
+      () => {
+        this.input = null;
+      },
+    );
   }
 
   render(width: number): readonly string[] {
@@ -53,10 +69,8 @@ export class PermissionCard implements Component {
     if (r.description) lines.push(...hanging(r.description, width, "│ ", "│ ").map(t.dim));
     for (const diff of r.diffs ?? []) lines.push(...this.diffLines(diff.path, diff.oldText, diff.newText, width));
     lines.push(...hanging(r.reason, width, "│ ", "│ ").map(t.dim));
-    this.options.forEach((option, i) => {
-      const line = truncateToWidth(`${i === this.selected ? "› " : "  "}${i + 1}. ${option.label}`, width);
-      lines.push(i === this.selected ? t.selected(line) : line);
-    });
+    if (this.input) return [...lines, ...this.input.render(width, t, this.focused)];
+    lines.push(...this.list.render(width, t));
     lines.push(t.dim(truncateToWidth("  digit or ↑↓ Enter to answer · Esc to deny", width)));
     return lines;
   }
@@ -75,4 +89,33 @@ export class PermissionCard implements Component {
     if (all.length > DIFF_LINES) out.push(t.dim(`│ … ${all.length - DIFF_LINES} more diff lines`));
     return out;
   }
+}
+
+/**
+ * The rows an approval offers. "Edit" only for a command of one line: the input is one line, and
+ * a script of several would come back joined.
+ */
+function permissionOptions(request: PermissionRequest): Option[] {
+  const line = request.command?.line;
+  const options: Option[] = [{ label: "Yes, once", decide: () => ({ outcome: "once" }) }];
+  if (request.always) options.push({ label: `Yes, and allow ${request.always} for this session`, decide: () => ({ outcome: "session" }) });
+  if (line !== undefined && !line.includes("\n")) {
+    options.push({
+      label: "Edit the command, then run it once",
+      ask: { label: "The command to run instead:", prefill: line, decide: (text) => corrected(line, text) },
+    });
+  }
+  options.push({ label: "No", decide: () => ({ outcome: "deny" }) });
+  options.push({
+    label: "No, and tell the model what to do instead",
+    ask: { label: "What should the model do instead?", prefill: "", decide: (text) => (text.trim() ? { outcome: "deny", feedback: text.trim() } : { outcome: "deny" }) },
+  });
+  return options;
+}
+
+/** The corrected line runs once; left as it was, it is a plain "once"; emptied, nothing yet. */
+function corrected(original: string, text: string): PermissionDecision | null {
+  const line = text.trim();
+  if (!line) return null;
+  return line !== original.trim() ? { outcome: "once", command: line } : { outcome: "once" };
 }
