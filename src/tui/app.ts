@@ -169,7 +169,7 @@ export class TuiApp implements AppSurface {
       const { event } = change;
       this.status.apply(event);
       if (event.type === "task") this.onTask(event.state);
-      if (event.type === "title") this.setHeader();
+      if (event.type === "title") this.setWindowTitle(event.title);
       if (event.type === "model" && event.ref === null) this.status.set({ model: this.runtime.defaultModel, mode: this.runtime.session.mode, effort: event.effort });
       this.transcript.apply(event);
     }
@@ -187,10 +187,21 @@ export class TuiApp implements AppSurface {
     }
   }
 
+  /**
+   * The header says what does not change while the session is open (it soon scrolls away, and a
+   * line changed above the screen redraws everything); the session's title goes to the window's.
+   */
   private setHeader(): void {
     if (!this.runtime.hasSession) return;
     const s = this.runtime.session;
-    this.header.setText(this.theme.dim(`lembas ${VERSION} · ${s.cwd}${s.title ? ` · ${s.title}` : ""}`));
+    this.header.setText(this.theme.dim(`lembas ${VERSION} · ${s.cwd}`));
+    this.setWindowTitle(s.title);
+  }
+
+  private setWindowTitle(title: string): void {
+    // Control characters from a model-made title never reach the terminal.
+    const clean = title.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").slice(0, 120);
+    this.tui.terminal.write(`\x1b]0;${clean ? `${clean} · lembas` : "lembas"}\x07`);
   }
 
   private onTask(state: "start" | "end"): void {

@@ -36,6 +36,8 @@ export type Screen = {
   /** A bracketed paste of `text`, as a terminal sends one. */
   paste(text: string): Promise<void>;
   resize(columns: number, rows: number): Promise<void>;
+  /** Records every byte the program writes to the terminal from now on; `bytes()` reads them so far. */
+  record(): Promise<{ bytes(): string }>;
   /** The program's exit code once it ended (the pane stays), or null while it runs. */
   exitCode(): number | null;
   /** Waits for the program to end; its code. */
@@ -100,6 +102,12 @@ export async function openScreen(
       await tmux(socket, ["paste-buffer", "-p", "-t", "0"]);
     },
     resize: (columns, rows) => tmux(socket, ["resize-window", "-t", "0", "-x", String(columns), "-y", String(rows)]),
+    async record() {
+      const file = join(dir, "bytes");
+      writeFileSync(file, "");
+      await tmux(socket, ["pipe-pane", "-o", "-t", "0", `cat >> ${shellQuote(file)}`]);
+      return { bytes: () => readFileSync(file, "latin1") };
+    },
     exitCode,
     async exited(timeoutMs = DEFAULT_WAIT_MS) {
       const until = Date.now() + timeoutMs;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { step } from "../support/engine.ts";
+import { isTitle, step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
@@ -78,6 +78,19 @@ describe.skipIf(!HAVE_TMUX)("the transcript", () => {
     expect(text).toContain("☒ write the parser");
     expect(text).toContain("▶ test it");
     expect(text.match(/☰ Todos/g)?.length).toBe(1);
+  });
+
+  test("a session title that arrives after the header scrolled away does not redraw the whole screen", async () => {
+    model.push({ match: isTitle, text: ["Late", " title"], chunkDelayMs: 600 });
+    model.push(step({ text: Array.from({ length: 60 }, (_, i) => `row ${i}`).join("\n\n") }));
+    const screen = await open();
+    const recording = await screen.record();
+    await screen.type("many rows", "Enter");
+    await screen.waitFor("row 59");
+    for (let i = 0; i < 200 && !recording.bytes().includes("Late title"); i++) await Bun.sleep(25);
+    await Bun.sleep(200);
+    expect(recording.bytes()).toContain("\x1b]0;Late title");
+    expect(recording.bytes()).not.toContain("\x1b[3J");
   });
 
   test("a resize reflows the transcript to the new width", async () => {
