@@ -17,15 +17,27 @@ export async function chooseModel(app: AppSurface, args: string): Promise<void> 
     refs = [];
   }
   const current = session.model ?? app.runtime.defaultModel;
-  const ref = args || (await pickModel(app, refs, current));
-  if (!ref) return;
+  const wanted = args || (await pickModel(app, refs, current));
+  if (!wanted) return;
+  let ref: string;
+  try {
+    ref = (await app.runtime.engine.models.resolve(wanted)).ref;
+  } catch (error) {
+    return say(app, `${errorMessage(error)}${accepted(refs)}`, "warn");
+  }
+  // A ref a connection would take although its list does not name it is refused: its requests would fail.
+  if (refs.length > 0 && !refs.includes(ref)) return say(app, `/model takes a model this device has${accepted(refs)}`, "warn");
   if (ref === session.model) return say(app, `the model is ${ref} already`);
   try {
     await session.configure({ model: ref });
   } catch (error) {
-    const known = refs.length > 0 ? ` (one of ${refs.slice(0, 8).join(", ")}${refs.length > 8 ? ", …; /model lists them all" : ""})` : "";
-    say(app, `${errorMessage(error)}${known}`, "error");
+    say(app, errorMessage(error), "error");
   }
+}
+
+function accepted(refs: readonly string[]): string {
+  if (refs.length === 0) return "";
+  return ` (one of ${refs.slice(0, 8).join(", ")}${refs.length > 8 ? ", …; /model lists them all" : ""})`;
 }
 
 function pickModel(app: AppSurface, refs: readonly string[], current: string | null): Promise<string | null> {
