@@ -20,8 +20,8 @@ afterEach(async () => {
   box.cleanup();
 });
 
-async function open(args: string[] = []): Promise<Screen> {
-  const screen = await openScreen(box, { args, cwd: box.project });
+async function open(args: string[] = [], env: Record<string, string> = {}): Promise<Screen> {
+  const screen = await openScreen(box, { args, cwd: box.project, env });
   screens.push(screen);
   await screen.waitFor("test/test-model");
   return screen;
@@ -223,6 +223,22 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     await screen.waitFor("/compact — Summarise the conversation");
     expect(screen.text()).toContain("/quit — Quit");
     expect(screen.text()).toContain("/continue — ");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("/copy", () => {
+  test("without a clipboard program the last answer goes to the terminal by OSC 52", async () => {
+    model.push(step({ text: "copy **this** answer" }));
+    const screen = await open([], { DISPLAY: "", WAYLAND_DISPLAY: "" });
+    const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", screen.socket, ...args], { stdout: "pipe" }).stdout.toString();
+    tmux("set-option", "-g", "set-clipboard", "on");
+    await screen.type("/copy", "Enter");
+    await screen.waitFor("there is no answer to copy yet");
+    await screen.type("give me text", "Enter");
+    await screen.waitFor("copy this answer");
+    await screen.type("/copy", "Enter");
+    await screen.waitFor("sent the last answer (20 characters) to the terminal's clipboard (OSC 52");
+    expect(tmux("show-buffer")).toBe("copy **this** answer");
   });
 });
 
