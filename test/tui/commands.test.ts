@@ -177,7 +177,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     const file = join(box.project, `lembas-${id}.md`);
     const markdown = readFileSync(file, "utf8");
     expect(markdown).toContain("## You\n\nrun the echo");
-    expect(markdown).toContain("- `bash echo exported-run`");
+    expect(markdown).toContain("- `Run echo exported-run`");
     expect(markdown).toContain("The **answer** it gave.");
     await screen.type("/export", "Enter");
     await screen.waitFor(`lembas-${id}-1.md`);
