@@ -9,6 +9,15 @@ function show(value: unknown): string {
   return String(value);
 }
 
+/**
+ * `lembas config set`'s work, for every front end (the terminal's /settings too): KEY set to VALUE
+ * read as YAML, validated and written atomically. Returns the line that says what it now is.
+ */
+export function setConfigText(file: string, key: string, value: string): string {
+  const config = setConfigKey(file, key, parseCliValue(value));
+  return `${key} = ${show(getConfigKey(config, key))}`;
+}
+
 const path = defineCommand({
   meta: { name: "path", description: "Print the path of config.yaml" },
   run() {
@@ -36,9 +45,7 @@ const set = defineCommand({
     value: { type: "positional", required: true, description: "the value, as YAML" },
   },
   run({ args }) {
-    const ctx = createContext();
-    const config = setConfigKey(ctx.paths.configFile, args.key, parseCliValue(args.value));
-    console.log(`${args.key} = ${show(getConfigKey(config, args.key))}`);
+    console.log(setConfigText(createContext().paths.configFile, args.key, args.value));
   },
 });
 

@@ -1,11 +1,16 @@
 import { defineCommand } from "citty";
-import { resolvePaths } from "../config/paths.ts";
-import { formatFinding, runDoctor } from "../service/doctor.ts";
+import { type Paths, resolvePaths } from "../config/paths.ts";
+import { type Finding, formatFinding, runDoctor } from "../service/doctor.ts";
+
+/** `lembas doctor`'s checks, as every front end runs them (the terminal's /doctor too). */
+export function checkDevice(paths: Paths): Promise<Finding[]> {
+  return runDoctor({ paths, env: process.env, localPorts: localPorts(process.env.LEMBAS_LOCAL_PORTS) });
+}
 
 export default defineCommand({
   meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service, the shells and the tools' sandbox" },
   async run() {
-    const findings = await runDoctor({ paths: resolvePaths(), env: process.env, localPorts: localPorts(process.env.LEMBAS_LOCAL_PORTS) });
+    const findings = await checkDevice(resolvePaths());
     for (const finding of findings) console.log(formatFinding(finding));
     if (findings.some((f) => !f.ok)) process.exitCode = 1;
   },

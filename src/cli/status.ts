@@ -1,22 +1,28 @@
 import { defineCommand } from "citty";
 import { readServiceStatus } from "../service/control.ts";
 import { listLogins } from "../store/logins.ts";
-import { createContext } from "./context.ts";
+import { type Context, createContext } from "./context.ts";
+
+/** What `lembas status` says, a line each: every login with its link's state and sessions, then the service. */
+export async function statusLines(ctx: Context): Promise<string[]> {
+  const lines: string[] = [];
+  const logins = listLogins(ctx.db());
+  const service = await readServiceStatus(ctx.paths.socketFile);
+  if (logins.length === 0) lines.push("no logins: lembas login URL links this device to an instance");
+  for (const login of logins) {
+    const link = service.running ? service.status.links.find((l) => l.name === login.name) : undefined;
+    const state = !service.running ? "no link (the service is not running)" : link ? `${link.state} since ${link.since}` : "no link yet";
+    lines.push(`${login.name}  ${login.url}  ${state}`);
+    for (const session of link?.sessions ?? []) lines.push(`  ${session}`);
+  }
+  if (service.running) lines.push(`service: running (pid ${service.status.pid}, lembas ${service.status.version})`);
+  else lines.push(`service: not running (${service.reason})`);
+  return lines;
+}
 
 export default defineCommand({
   meta: { name: "status", description: "Each login, its link's state, and the sessions it holds" },
   async run() {
-    const ctx = createContext();
-    const logins = listLogins(ctx.db());
-    const service = await readServiceStatus(ctx.paths.socketFile);
-    if (logins.length === 0) console.log("no logins: lembas login URL links this device to an instance");
-    for (const login of logins) {
-      const link = service.running ? service.status.links.find((l) => l.name === login.name) : undefined;
-      const state = !service.running ? "no link (the service is not running)" : link ? `${link.state} since ${link.since}` : "no link yet";
-      console.log(`${login.name}  ${login.url}  ${state}`);
-      for (const session of link?.sessions ?? []) console.log(`  ${session}`);
-    }
-    if (service.running) console.log(`service: running (pid ${service.status.pid}, lembas ${service.status.version})`);
-    else console.log(`service: not running (${service.reason})`);
+    for (const line of await statusLines(createContext())) console.log(line);
   },
 });

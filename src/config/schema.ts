@@ -8,6 +8,10 @@ export const EFFORTS = ["off", "low", "medium", "high"] as const;
 export const Effort = z.enum(EFFORTS);
 export type Effort = z.infer<typeof Effort>;
 
+/** The terminal's colours (lembas in a terminal; /theme changes it). */
+export const THEME_NAMES = ["dark", "light"] as const;
+export const ThemeSetting = z.enum(THEME_NAMES);
+
 const rootPath = z
   .string()
   .refine((p) => p === "~" || p.startsWith("~/") || p.startsWith("/"), {
@@ -65,6 +69,7 @@ export const Config = z
     personality: z.string().nullable().default(null),
     personality_custom: z.string().nullable().default(null),
     instructions: z.string().nullable().default(null),
+    theme: ThemeSetting.default("dark"),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -49,3 +49,15 @@ export function listMessages(db: Db, sessionId: string, afterSeq = 0): MessageRo
 export function deleteMessagesFrom(db: Db, sessionId: string, fromSeq: number): number {
   return db.query("DELETE FROM messages WHERE session_id = ? AND seq >= ?").run(sessionId, fromSeq).changes;
 }
+
+/** How many messages the person sent in each of these sessions (a session with none is left out). */
+export function userMessageCounts(db: Db, sessionIds: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (sessionIds.length === 0) return counts;
+  const marks = sessionIds.map(() => "?").join(", ");
+  const rows = db
+    .query<{ session_id: string; n: number }, string[]>(`SELECT session_id, count(*) AS n FROM messages WHERE role = 'user' AND session_id IN (${marks}) GROUP BY session_id`)
+    .all(...sessionIds);
+  for (const row of rows) counts.set(row.session_id, row.n);
+  return counts;
+}

@@ -31,6 +31,10 @@ export type AppSurface = {
   /** Shows a list to pick from; null when the person closes it. */
   pick<T>(title: string, items: readonly { value: T; label: string; description?: string }[], selected?: number): Promise<T | null>;
   switchTo(opening: Opening, choice?: SessionChoice): Promise<void>;
+  /** Puts text in the composer for the person to finish (a command waiting for its argument). */
+  compose(text: string): void;
+  /** Writes straight to the terminal (an OSC 52 copy). */
+  writeTerminal(data: string): void;
   quit(): void;
   render(): void;
 };
@@ -62,7 +66,7 @@ export class TuiApp implements AppSurface {
     readonly runtime: TuiRuntime,
     terminal: Terminal = new ProcessTerminal(),
   ) {
-    this.theme = makeTheme("dark");
+    this.theme = makeTheme(configuredTheme(runtime));
     this.tui = new TuiMainScreen(terminal);
     this.header = new Text("", 0, 0);
     this.transcript = new Transcript(this.theme);
@@ -138,6 +142,15 @@ export class TuiApp implements AppSurface {
 
   async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<void> {
     await this.runtime.switchTo(opening, choice);
+  }
+
+  compose(text: string): void {
+    this.editor.setText(text);
+    this.render();
+  }
+
+  writeTerminal(data: string): void {
+    this.tui.terminal.write(data);
   }
 
   quit(): void {
@@ -359,5 +372,14 @@ export class TuiApp implements AppSurface {
     if (card.kind === "permission") return new PermissionCard(card.request, this.theme, (decision) => card.answer(decision));
     if (card.kind === "question") return new QuestionCard(card.questions, card.why, this.theme, (outcome) => card.answer(outcome));
     return new PlanCard(card.path, card.text, this.theme, (outcome) => card.answer(outcome));
+  }
+}
+
+/** config.yaml's theme; a config that cannot be read here was said already where it is read. */
+function configuredTheme(runtime: TuiRuntime): ThemeName {
+  try {
+    return runtime.ctx.config().theme;
+  } catch {
+    return "dark";
   }
 }

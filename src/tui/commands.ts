@@ -1,4 +1,12 @@
+import { loadCommands } from "../project/commands.ts";
 import type { AppSurface } from "./app.ts";
+import { copy } from "./commands/copy.ts";
+import { exportTranscript } from "./commands/export.ts";
+import { chooseEffort, chooseMode, chooseModel } from "./commands/model.ts";
+import { say } from "./commands/say.ts";
+import { deleteCurrent, rename, resume, sessions } from "./commands/sessions.ts";
+import { settings, theme } from "./commands/settings.ts";
+import { doctor, status } from "./commands/status.ts";
 
 /**
  * The terminal's own commands: the screens and settings only a terminal has. Their names are
@@ -9,75 +17,53 @@ export type TuiCommand = {
   name: string;
   aliases?: string[];
   description: string;
+  /** The argument it takes, as help shows it; a command without one refuses an argument in one line. */
   hint?: string;
   run(app: AppSurface, args: string): void | Promise<void>;
 };
 
-export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
-  {
-    name: "new",
-    aliases: ["clear"],
-    description: "Start a new session in this directory",
-    run: (app) => app.switchTo({ kind: "new" }),
-  },
-  {
-    name: "resume",
-    description: "Resume a session of this project: /resume ID, or pick one",
-    hint: "[id]",
-    async run(app, args) {
-      const id = args || (await pickSession(app));
-      if (id) await app.switchTo({ kind: "resume", id });
-    },
-  },
-  {
-    name: "help",
-    description: "The terminal's keys and commands",
-    run(app) {
-      const lines = [
-        "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts",
-        "Esc interrupts the turn · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
-        "While a turn runs, Enter gives the text to the model at its next step.",
-        ...TUI_COMMAND_LIST.map((c) => `/${c.name}${c.hint ? ` ${c.hint}` : ""} — ${c.description}`),
-      ];
-      for (const line of lines) app.transcript.line(line);
-    },
-  },
-  {
-    name: "quit",
-    aliases: ["exit"],
-    description: "Quit (the session stays; lembas -r resumes it)",
-    run: (app) => app.quit(),
-  },
+const KEYS = [
+  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts",
+  "Esc interrupts the turn · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
+  "While a turn runs, Enter gives the text to the model at its next step.",
 ];
+
+export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
+  { name: "new", aliases: ["clear"], description: "Start a new session in this directory", run: (app) => app.switchTo({ kind: "new" }) },
+  { name: "resume", description: "Resume a session of this project: /resume ID, or pick one", hint: "[id]", run: resume },
+  { name: "sessions", description: "This project's sessions (or all): resume, rename or delete one", hint: "[all | resume|rename|delete ID]", run: sessions },
+  { name: "rename", description: "Rename this session", hint: "<title>", run: rename },
+  { name: "delete", description: "Delete this session, then start a new one", run: deleteCurrent },
+  { name: "model", description: "The session's model: /model REF, or pick one", hint: "[ref]", run: chooseModel },
+  { name: "effort", description: "The reasoning effort: off, low, medium or high", hint: "[level]", run: chooseEffort },
+  { name: "mode", description: "The mode: plan, manual, edit or auto", hint: "[mode]", run: chooseMode },
+  { name: "settings", description: "Change config.yaml: pick a key, or /settings KEY VALUE", hint: "[key value]", run: settings },
+  { name: "theme", description: "The colours: dark or light", hint: "[dark|light]", run: theme },
+  { name: "copy", description: "Copy the last answer to the clipboard", run: copy },
+  { name: "export", description: "Write this session as Markdown (default ./lembas-<id>.md)", hint: "[path]", run: exportTranscript },
+  { name: "status", description: "This session, the logins, their links and the service", run: status },
+  { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },
+  { name: "help", description: "The terminal's keys and commands", run: help },
+  { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: (app) => app.quit() },
+];
+
+function help(app: AppSurface): void {
+  const line = (c: { name: string; hint?: string; description: string }) => `/${c.name}${c.hint ? ` ${c.hint}` : ""} — ${c.description}`;
+  for (const text of KEYS) say(app, text);
+  for (const c of TUI_COMMAND_LIST) say(app, line(c));
+  const { root } = app.runtime.session;
+  const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir }).all;
+  for (const c of shared) say(app, `${line(c)}${c.kind === "builtin" ? "" : ` (${c.kind})`}`);
+}
 
 /** The terminal command a typed line is, with its argument; null when it is not one. */
 export function findTuiCommand(text: string): { command: TuiCommand; args: string } | null {
   const match = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (!match?.[1]) return null;
   const name = match[1];
-  const command = TUI_COMMAND_LIST.find((c) => c.name === name || c.aliases?.includes(name));
-  return command ? { command, args: (match[2] ?? "").trim() } : null;
-}
-
-/** A session of this project to move to, picked from a list (newest first); null when closed. */
-async function pickSession(app: AppSurface): Promise<string | null> {
-  const here = app.runtime.hasSession ? app.runtime.session.id : null;
-  const rows = app.runtime.sessions("project").filter((row) => row.id !== here);
-  if (rows.length === 0) {
-    app.transcript.line("there is no other session in this project");
-    app.render();
-    return null;
-  }
-  return app.pick(
-    "Resume a session",
-    rows.map((row) => ({ value: row.id, label: row.title || "(untitled)", description: `${ago(row.updatedAt)} · ${row.id}` })),
-  );
-}
-
-function ago(at: number): string {
-  const s = Math.max(0, Math.round((Date.now() - at) / 1000));
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86_400) return `${Math.round(s / 3600)}h ago`;
-  return `${Math.round(s / 86_400)}d ago`;
+  const found = TUI_COMMAND_LIST.find((c) => c.name === name || c.aliases?.includes(name));
+  if (!found) return null;
+  const args = (match[2] ?? "").trim();
+  if (args && !found.hint) return { command: { ...found, run: (app) => say(app, `/${found.name} takes no argument`, "warn") }, args };
+  return { command: found, args };
 }

@@ -25,6 +25,8 @@ export class Panel extends Container {
   }
 }
 
+const INDEX_MARK = "\u0000";
+
 /** A list to pick one of, with a title; Enter picks, Esc gives null. Items filter as the person types. */
 export class Picker<T> implements Component {
   private readonly list: SelectList;
@@ -40,10 +42,11 @@ export class Picker<T> implements Component {
     selected = 0,
   ) {
     this.head = new Text(theme.bold(title), 0, 0);
-    const entries: SelectItem[] = items.map((item, i) => ({ value: String(i), label: item.label, ...(item.description ? { description: item.description } : {}) }));
+    // SelectList filters on an item's value (its start): the label leads it, the index follows.
+    const entries: SelectItem[] = items.map((item, i) => ({ value: `${item.label}${INDEX_MARK}${i}`, label: item.label, ...(item.description ? { description: item.description } : {}) }));
     this.list = new SelectList(entries, Math.min(12, Math.max(1, entries.length)), selectListTheme(theme));
     if (selected > 0) this.list.setSelectedIndex(selected);
-    this.list.onSelect = (item) => this.done(this.items[Number(item.value)]?.value ?? null);
+    this.list.onSelect = (item) => this.done(this.items[Number(item.value.slice(item.value.lastIndexOf(INDEX_MARK) + 1))]?.value ?? null);
     this.list.onCancel = () => this.done(null);
   }
 

@@ -46,6 +46,11 @@ export class StatusBar implements Component {
     this.workingSince = null;
   }
 
+  /** The tokens this session's turns used since it was opened here. */
+  get sessionTokens(): number {
+    return this.tokens;
+  }
+
   get working(): boolean {
     return this.workingSince !== null;
   }

@@ -1,0 +1,63 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { extname, isAbsolute, join, resolve } from "node:path";
+import { errorCode, errorMessage } from "../../errors.ts";
+import { type HistoryTurn, historyTurns } from "../../front/history.ts";
+import type { AppSurface } from "../app.ts";
+import { storedToolTitle } from "../tool-titles.ts";
+import { say } from "./say.ts";
+
+/** /export [PATH]: the session's turns from the store as Markdown; an existing file is never overwritten. */
+export function exportTranscript(app: AppSurface, args: string): void {
+  const session = app.runtime.session;
+  const turns = historyTurns(session.messages());
+  if (turns.length === 0) return say(app, "there is nothing to export yet");
+  const wanted = args ? place(args, session.cwd) : join(session.cwd, `lembas-${session.id}.md`);
+  const markdown = toMarkdown({ id: session.id, title: session.title, cwd: session.cwd, root: session.root }, turns);
+  try {
+    const written = writeFresh(wanted, markdown);
+    say(app, `exported ${turns.filter((t) => t.role === "user").length} turns to ${written}`);
+  } catch (error) {
+    say(app, `the transcript could not be written to ${wanted}: ${errorMessage(error)}`, "error");
+  }
+}
+
+function place(path: string, cwd: string): string {
+  const home = path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
+  return isAbsolute(home) ? home : resolve(cwd, home);
+}
+
+/** Writes to PATH, or to PATH-1, PATH-2, … (before the extension) when it is taken; the path written. */
+function writeFresh(path: string, text: string): string {
+  const ext = extname(path);
+  const stem = ext ? path.slice(0, -ext.length) : path;
+  for (let n = 0; n < 1000; n++) {
+    const candidate = n === 0 ? path : `${stem}-${n}${ext}`;
+    if (existsSync(candidate)) continue;
+    try {
+      writeFileSync(candidate, text, { flag: "wx" });
+      return candidate;
+    } catch (error) {
+      if (errorCode(error) !== "EEXIST") throw error;
+    }
+  }
+  throw new Error("every name up to -999 is taken");
+}
+
+/** The turns as Markdown: the person's and the assistant's words, each tool call a short line. */
+export function toMarkdown(session: { id: string; title: string; cwd: string; root: string }, turns: readonly HistoryTurn[]): string {
+  const out = [`# ${session.title || session.id}`, "", `Session ${session.id} in ${session.cwd}, exported ${new Date().toISOString().slice(0, 16).replace("T", " ")}.`];
+  for (const turn of turns) {
+    out.push("");
+    if (turn.role === "user") {
+      out.push("## You", "", turn.text);
+      for (const a of turn.attachments ?? []) out.push(`- attached ${a.name} (${a.mimeType})`);
+      continue;
+    }
+    out.push("## lembas", "");
+    for (const tool of turn.tools) out.push(`- \`${storedToolTitle(tool.name, tool.args, session).replace(/`/g, "'")}\`${tool.isError ? " (failed)" : ""}`);
+    if (turn.tools.length > 0 && turn.text) out.push("");
+    if (turn.text) out.push(turn.text);
+  }
+  return `${out.join("\n")}\n`;
+}

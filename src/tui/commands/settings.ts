@@ -1,0 +1,100 @@
+import { setConfigText } from "../../cli/config.ts";
+import { loadConfig } from "../../config/load.ts";
+import { getConfigKey, parseCliValue } from "../../config/save.ts";
+import { EFFORTS, MODES, THEME_NAMES, ThemeSetting } from "../../config/schema.ts";
+import { errorMessage } from "../../errors.ts";
+import type { AppSurface } from "../app.ts";
+import { say } from "./say.ts";
+
+/**
+ * /settings and /theme: the config.yaml keys a person changes most, written exactly as
+ * `lembas config set` writes them (validated, atomically). The engine read config.yaml when this
+ * lembas started, so a change applies from the next start; the theme applies at once as well.
+ */
+type Setting = { key: string; about: string; values?: () => Promise<readonly string[]> | readonly string[] };
+
+const BOOL = () => ["true", "false"];
+
+const SETTINGS: readonly Setting[] = [
+  { key: "model", about: "the model a new session uses", values: () => [] },
+  { key: "effort", about: "a new session's reasoning effort", values: () => EFFORTS },
+  { key: "mode", about: "a new session's mode", values: () => MODES },
+  { key: "theme", about: "the terminal's colours", values: () => THEME_NAMES },
+  { key: "remote.max_mode", about: "the highest mode the web UI may set", values: () => MODES },
+  { key: "remote.require_trust", about: "the web UI works only in trusted folders", values: BOOL },
+  { key: "remote.terminal", about: "the web UI may open a shell on this device", values: BOOL },
+  { key: "remote.terminal_integration", about: "the shell's rc wrapper (bash, zsh, fish)", values: BOOL },
+  { key: "remote.approval_timeout", about: "seconds an approval waits for the web UI" },
+  { key: "personality", about: "how the model speaks (a preset, or custom)" },
+  { key: "personality_custom", about: "the custom personality's text" },
+  { key: "instructions", about: "what the model is told in every session" },
+];
+
+/** /settings: pick a key, then its value; /settings KEY VALUE sets it at once (any key config set takes). */
+export async function settings(app: AppSurface, args: string): Promise<void> {
+  const [key = "", ...rest] = args.split(/\s+/).filter(Boolean);
+  if (key && rest.length > 0) return write(app, key, args.slice(args.indexOf(key) + key.length).trim());
+  const file = app.runtime.ctx.paths.configFile;
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(file);
+  } catch (error) {
+    return say(app, errorMessage(error), "error");
+  }
+  const shown = (k: string) => show(getConfigKey(config, k));
+  let setting = key ? SETTINGS.find((s) => s.key === key) : null;
+  if (key && !setting) return say(app, `/settings takes KEY VALUE, or one of ${SETTINGS.map((s) => s.key).join(", ")}`, "warn");
+  setting ??= await app.pick(
+    "Settings (config.yaml)",
+    SETTINGS.map((s) => ({ value: s, label: s.key, description: `${shown(s.key)} · ${s.about}` })),
+  );
+  if (!setting) return;
+  const values = setting.key === "model" ? await modelRefs(app) : await (setting.values?.() ?? []);
+  if (values.length === 0) {
+    app.compose(`/settings ${setting.key} `);
+    return say(app, `${setting.key} is ${shown(setting.key)}: type its new value and Enter`);
+  }
+  const now = shown(setting.key);
+  const value = await app.pick(setting.key, values.map((v) => ({ value: v, label: v, ...(v === now ? { description: "(now)" } : {}) })), Math.max(0, values.indexOf(now)));
+  if (value !== null) write(app, setting.key, value);
+}
+
+/** /theme: dark or light, for now and for the next start (config.yaml's theme). */
+export async function theme(app: AppSurface, args: string): Promise<void> {
+  const name = args ? ThemeSetting.safeParse(args).data : await app.pick("Theme", THEME_NAMES.map((t) => ({ value: t, label: t })), THEME_NAMES.indexOf(app.theme.name));
+  if (name === null) return;
+  if (name === undefined) return say(app, `/theme takes one of ${THEME_NAMES.join(", ")}`, "warn");
+  app.setTheme(name);
+  try {
+    setConfigText(app.runtime.ctx.paths.configFile, "theme", name);
+    say(app, `theme: ${name} (kept in config.yaml)`);
+  } catch (error) {
+    say(app, `theme: ${name} until lembas ends; config.yaml was not changed: ${errorMessage(error)}`, "warn");
+  }
+}
+
+function write(app: AppSurface, key: string, value: string): void {
+  let line: string;
+  try {
+    line = setConfigText(app.runtime.ctx.paths.configFile, key, value);
+  } catch (error) {
+    return say(app, errorMessage(error), "warn");
+  }
+  const named = key === "theme" ? ThemeSetting.safeParse(parseCliValue(value)) : null;
+  if (named?.success) app.setTheme(named.data);
+  say(app, key === "theme" ? `${line} (kept in config.yaml)` : `${line} (saved in config.yaml; lembas uses it from its next start)`);
+}
+
+async function modelRefs(app: AppSurface): Promise<string[]> {
+  try {
+    return await app.runtime.engine.models.refs();
+  } catch {
+    return [];
+  }
+}
+
+function show(value: unknown): string {
+  if (value === null || value === undefined) return "not set";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}

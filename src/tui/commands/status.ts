@@ -1,0 +1,27 @@
+import { checkDevice } from "../../cli/doctor.ts";
+import { statusLines } from "../../cli/status.ts";
+import { errorMessage } from "../../errors.ts";
+import { formatFinding } from "../../service/doctor.ts";
+import type { AppSurface } from "../app.ts";
+import { say } from "./say.ts";
+
+/** /status: this session's facts, then what `lembas status` says (the logins, their links, the service). */
+export async function status(app: AppSurface): Promise<void> {
+  const runtime = app.runtime;
+  const s = runtime.session;
+  say(app, `session ${s.id}${s.title ? ` · ${s.title}` : ""}`);
+  say(app, `model ${s.model ?? runtime.defaultModel ?? "none"} · mode ${s.mode} · effort ${s.effort} · ${app.status.sessionTokens} tokens here`);
+  say(app, s.cwd === s.root ? `in ${s.cwd}` : `in ${s.cwd} (project ${s.root})`);
+  try {
+    for (const line of await statusLines(runtime.ctx)) say(app, line);
+  } catch (error) {
+    say(app, `the service's status could not be read: ${errorMessage(error)}`, "warn");
+  }
+}
+
+/** /doctor: `lembas doctor`'s checks, a line each, problems as warnings. */
+export async function doctor(app: AppSurface): Promise<void> {
+  say(app, "checking…");
+  const findings = await checkDevice(app.runtime.ctx.paths);
+  for (const finding of findings) say(app, formatFinding(finding), finding.ok ? "info" : "warn");
+}
