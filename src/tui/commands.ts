@@ -1,4 +1,5 @@
 import type { AppSurface } from "./app.ts";
+import { LOGIN_COMMANDS } from "./commands/login.ts";
 
 /**
  * The terminal's own commands: the screens and settings only a terminal has. Their names are
@@ -42,6 +43,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
       for (const line of lines) app.transcript.line(line);
     },
   },
+  ...LOGIN_COMMANDS,
   {
     name: "quit",
     aliases: ["exit"],
