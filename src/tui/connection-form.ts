@@ -46,10 +46,7 @@ async function checkConnection(app: AppSurface, input: string, apiKey: string, w
   if (!NAME.test(name)) return `the name ${name}: a name is letters, digits, . _ -`;
   if (taken.has(name)) return `the name ${name} is taken already (by a connection or a login): give another`;
   const listed = await listModels({ name, baseUrl, apiKey: apiKey || null }, { timeoutMs: 10_000 });
-  if (!listed.ok) {
-    const hint = listed.error.status === 404 && !/\/v\d+$/.test(baseUrl) ? ` (did you mean ${baseUrl}/v1?)` : "";
-    return `${listed.error.message}${hint}`;
-  }
+  if (!listed.ok) return listed.error.message;
   if (listed.value.chat.length === 0) return `${baseUrl} lists no chat models: load or pull one there, then try again`;
   return { name, connection: { base_url: baseUrl, ...(apiKey ? { api_key: apiKey } : {}) }, models: listed.value.chat };
 }

@@ -1,5 +1,5 @@
 import { errorMessage } from "../errors.ts";
-import { type Component, CURSOR_MARKER, type Focusable, Input, matchesKey, renderFakeCursor, truncateToWidth } from "./kit.ts";
+import { type Component, CURSOR_MARKER, type Focusable, Input, matchesKey, renderFakeCursor, truncateToWidth, wrapTextWithAnsi } from "./kit.ts";
 import type { Theme } from "./theme.ts";
 
 /** One line of a form. secret: drawn as dots (a token), never as typed. */
@@ -100,7 +100,7 @@ export class Form implements Component, Focusable {
       lines.push(truncateToWidth(mark + drawn, width));
     });
     if (this.busy) lines.push(t.dim("  checking…"));
-    else if (this.message) lines.push(truncateToWidth(t.error(`  ${this.message}`), width));
+    else if (this.message) lines.push(...wrapTextWithAnsi(this.message, Math.max(10, width - 2)).map((line) => `  ${t.error(line)}`));
     lines.push(t.dim("  Enter: next, or done on the last line · ↑↓ move · Esc: back"));
     return lines;
   }

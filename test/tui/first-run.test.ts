@@ -109,6 +109,31 @@ describe.skipIf(!HAVE_TMUX)("the first run", () => {
     expect(model.requests.at(-1)?.body.model).toBe("beta");
   });
 
+  test("an API key and a name given are written too, the key is sent, and Esc in the model list goes back to the form", async () => {
+    const screen = await open();
+    await connectionForm(screen);
+    await screen.write(model.url);
+    await screen.type("Enter");
+    await screen.write("sk-secret");
+    await screen.type("Enter");
+    await screen.write("mine");
+    await screen.type("Enter");
+    await screen.waitFor("pick one");
+    expect(screen.text()).not.toContain("sk-secret");
+    await screen.type("Escape");
+    await screen.waitGone("pick one");
+    expect(screen.text()).toContain(`base URL: ${model.url}`);
+    await screen.type("Enter");
+    await screen.waitFor("pick one");
+    await screen.type("Enter");
+    await screen.waitFor("mine/test-model");
+    expect(config()).toEqual({ effort: "high", connections: { mine: { base_url: model.url, api_key: "sk-secret" } }, model: "mine/test-model" });
+    model.push(step({ text: "keyed answer" }));
+    await screen.type("hi", "Enter");
+    await screen.waitFor("keyed answer");
+    expect(model.requests.at(-1)?.authorization).toBe("Bearer sk-secret");
+  });
+
   test("a URL that does not answer, one that is not a URL, and a list with no models each give one line, and the form stays; Esc goes back", async () => {
     const screen = await open();
     await connectionForm(screen);
