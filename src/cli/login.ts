@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { UserError } from "../errors.ts";
-import { encryptedUrl, login } from "../link/login.ts";
+import { encryptedUrl, login, loginLines } from "../link/login.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
@@ -26,10 +26,7 @@ export default defineCommand({
       config: ctx.config(),
       paths: ctx.paths,
     });
-    const { login: saved } = result;
-    console.log(`logged in to ${saved.url} as "${saved.name}" (link protocol ${saved.protocols.includes(2) ? 2 : 1})`);
-    if (result.chatModels.length > 0) console.log(`models: ${result.chatModels.length} (lembas models lists them)`);
-    for (const note of result.notes) console.log(note);
+    for (const line of loginLines(result)) console.log(line);
     console.log("run lembas serve (or lembas service install) to link this device");
   },
 });

@@ -1,5 +1,6 @@
 import type { Context } from "../cli/context.ts";
-import { ModelRegistry } from "../model/registry.ts";
+import { ModelRegistry, type RegistryLogin } from "../model/registry.ts";
+import type { Db } from "../store/db.ts";
 import { listLogins, setLoginProviders } from "../store/logins.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "./engine.ts";
@@ -12,7 +13,7 @@ export function createEngine(
 ): { engine: Engine; models: ModelRegistry } {
   const config = ctx.config();
   const db = ctx.db();
-  const logins = listLogins(db).map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers }));
+  const logins = registryLogins(db);
   const remember = (login: string, providers: string[]) => {
     try {
       setLoginProviders(db, login, providers);
@@ -25,8 +26,13 @@ export function createEngine(
   return { engine, models };
 }
 
+/** The store's logins as the registry takes them (again after a login or a logout: ModelRegistry.setLogins). */
+export function registryLogins(db: Db): RegistryLogin[] {
+  return listLogins(db).map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers }));
+}
+
 /** LEMBAS_LOCAL_PORTS=11434,8080 changes which loopback ports are probed for a local model server. */
-function localPorts(value: string | undefined): number[] | undefined {
+export function localPorts(value: string | undefined): number[] | undefined {
   if (!value) return undefined;
   const ports = value.split(",").map((p) => Number(p.trim())).filter((p) => Number.isInteger(p) && p > 0 && p < 65536);
   return ports.length > 0 ? ports : undefined;

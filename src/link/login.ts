@@ -52,6 +52,16 @@ export async function login(input: {
   return { login: saved, chatModels, embedding, notes };
 }
 
+/** What a login did, a line each, as `lembas login` and the terminal's /login say it. */
+export function loginLines(result: LoginResult): string[] {
+  const { login: saved } = result;
+  return [
+    `logged in to ${saved.url} as "${saved.name}" (link protocol ${saved.protocols.includes(2) ? 2 : 1})`,
+    ...(result.chatModels.length > 0 ? [`models: ${result.chatModels.length} (lembas models lists them)`] : []),
+    ...result.notes,
+  ];
+}
+
 /**
  * The instance URL, normalized; refused when it is http:// to another host than loopback (the
  * device token would cross the network in the clear), unless the person says `--insecure`.

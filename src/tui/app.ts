@@ -30,6 +30,8 @@ export type AppSurface = {
   setTheme(name: ThemeName): void;
   /** Shows a list to pick from; null when the person closes it. */
   pick<T>(title: string, items: readonly { value: T; label: string; description?: string }[], selected?: number): Promise<T | null>;
+  /** Shows a component (a form) in the panel, with the keys, until the function returned is called. */
+  present(component: Component): () => void;
   switchTo(opening: Opening, choice?: SessionChoice): Promise<void>;
   /** Puts text in the composer for the person to finish (a command waiting for its argument). */
   compose(text: string): void;
@@ -133,6 +135,16 @@ export class TuiApp implements AppSurface {
       this.picker = picker;
       this.showNext();
     });
+  }
+
+  present(component: Component): () => void {
+    this.picker = component;
+    this.showNext();
+    return () => {
+      if (this.picker !== component) return;
+      this.picker = null;
+      this.showNext();
+    };
   }
 
   /** `-r` without an id: the sessions to resume, picked here. */
@@ -264,7 +276,7 @@ export class TuiApp implements AppSurface {
       this.runtime.cancel();
       return { consume: true };
     }
-    if (matchesKey(data, "shift+tab") && !focused) {
+    if (matchesKey(data, "shift+tab") && !focused && this.runtime.hasSession) {
       const session = this.runtime.session;
       const next = MODES[(MODES.indexOf(session.mode) + 1) % MODES.length] ?? "edit";
       session.setMode(next);

@@ -2,6 +2,7 @@ import { loadCommands } from "../project/commands.ts";
 import type { AppSurface } from "./app.ts";
 import { copy } from "./commands/copy.ts";
 import { exportTranscript } from "./commands/export.ts";
+import { LOGIN_COMMANDS } from "./commands/login.ts";
 import { chooseEffort, chooseMode, chooseModel } from "./commands/model.ts";
 import { say } from "./commands/say.ts";
 import { deleteCurrent, rename, resume, sessions } from "./commands/sessions.ts";
@@ -42,6 +43,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "copy", description: "Copy the last answer to the clipboard", run: copy },
   { name: "export", description: "Write this session as Markdown (default ./lembas-<id>.md)", hint: "[path]", run: exportTranscript },
   { name: "status", description: "This session, the logins, their links and the service", run: status },
+  ...LOGIN_COMMANDS,
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },
   { name: "help", description: "The terminal's keys and commands", run: help },
   { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: (app) => app.quit() },

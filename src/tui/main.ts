@@ -1,35 +1,65 @@
 import type { Context } from "../cli/context.ts";
 import type { TerminalArgs } from "../cli/tui.ts";
+import type { Session } from "../engine/session.ts";
 import { TuiApp } from "./app.ts";
+import { firstRun } from "./first-run.ts";
+import { findNoModel } from "./no-model.ts";
 import { catchStrayOutput } from "./stray-output.ts";
-import { type Opening, TuiRuntime } from "./runtime.ts";
+import { type Opening, type SessionChoice, TuiRuntime } from "./runtime.ts";
 
 /**
  * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, or the
  * end of stdin). A session that cannot be opened (an id that is not there) throws its UserError
- * before the screen starts. Returns the exit code.
+ * before the screen starts. With no model to talk to, the first-run screen comes first (first-run.ts).
+ * Returns the exit code.
  */
 export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
   const runtime = new TuiRuntime(ctx, cwd);
   const app = new TuiApp(runtime);
   const opening: Opening = args.continue ? { kind: "continue" } : typeof args.resume === "string" ? { kind: "resume", id: args.resume } : { kind: "new" };
-  await runtime.open(opening, { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) });
-  void runtime.engine.warm();
+  const choice = { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) };
   const quit = () => app.quit();
+  const noModel = await findNoModel(runtime);
+  if (!noModel) await runtime.open(opening, choice);
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
   process.stdin.on("end", quit);
   app.start();
   const restore = catchStrayOutput(ctx.paths.logsDir, (line) => app.say(line, "warn"));
-  if (args.resume === true) void app.resumePicker();
-  if (args.prompt) app.submit(args.prompt);
-  const session = await app.done;
-  restore();
-  process.off("SIGTERM", quit);
-  process.off("SIGHUP", quit);
-  process.stdin.off("end", quit);
+  let session: Session | null = null;
+  try {
+    if (noModel) {
+      const ready = await Promise.race([firstRun(app, noModel), app.done.then(() => false)]);
+      if (!ready) {
+        app.quit();
+        await app.done;
+        return 0;
+      }
+      await openAfterFirstRun(app, opening, choice);
+    }
+    void runtime.engine.warm();
+    if (args.resume === true) void app.resumePicker();
+    if (args.prompt) app.submit(args.prompt);
+    session = await app.done;
+  } finally {
+    restore();
+    process.off("SIGTERM", quit);
+    process.off("SIGHUP", quit);
+    process.stdin.off("end", quit);
+  }
   if (session) writeQuietly(`Session ${session.id}${session.title ? ` (${session.title})` : ""}. Resume it with: lembas -r ${session.id}\n`);
   return 0;
+}
+
+/** The session opened once the first run set a model up; one that cannot be (-r of an id not there) ends the screen with its error. */
+async function openAfterFirstRun(app: TuiApp, opening: Opening, choice: SessionChoice): Promise<void> {
+  try {
+    await app.runtime.open(opening, choice);
+  } catch (error) {
+    app.quit();
+    await app.done;
+    throw error;
+  }
 }
 
 /** The last line, to a terminal that may be gone (a hang-up): then it is simply not said. */

@@ -1,7 +1,8 @@
 import type { EngineEvent } from "../bus/index.ts";
 import type { Context } from "../cli/context.ts";
 import type { Effort, Mode } from "../config/schema.ts";
-import { createEngine } from "../engine/create.ts";
+import { loadConfig } from "../config/load.ts";
+import { createEngine, registryLogins } from "../engine/create.ts";
 import type { Engine } from "../engine/engine.ts";
 import { newTurnId, type Session, type TurnAnswer } from "../engine/session.ts";
 import { errorMessage, UserError } from "../errors.ts";
@@ -30,22 +31,45 @@ export type PastedImage = { data: string; mimeType: string; name?: string };
  * person types. It knows nothing of the screen: the screen listens and calls.
  */
 export class TuiRuntime {
-  readonly engine: Engine;
-  readonly models: ModelRegistry;
-  readonly files: FileIndexes;
+  // Made again by reload() (a first run wrote config.yaml), so not readonly; nothing else sets them.
+  engine: Engine;
+  models: ModelRegistry;
+  files: FileIndexes;
   readonly desk = new CardDesk();
   private current: Session | null = null;
   private unsubscribe: (() => void) | null = null;
   private readonly listeners = new Set<(change: RuntimeChange) => void>();
 
   constructor(
-    readonly ctx: Context,
+    public ctx: Context,
     readonly cwd: string,
   ) {
     const { engine, models } = createEngine(ctx, "terminal", (root, path) => this.files.recordUse(root, path));
     this.engine = engine;
     this.models = models;
     this.files = createFileIndexes(ctx.db(), { protectedPaths: engine.protectedPaths });
+  }
+
+  /**
+   * Makes the engine again from config.yaml and the store as they are now: a first run added a
+   * connection or a login before any session was opened. With a session open it is refused.
+   */
+  async reload(): Promise<void> {
+    if (this.current) throw new Error("the engine is made again only before a session is open");
+    const left = this.engine;
+    const { paths, db } = this.ctx;
+    const config = loadConfig(paths.configFile);
+    this.ctx = { paths, db, config: () => config };
+    const { engine, models } = createEngine(this.ctx, "terminal", (root, path) => this.files.recordUse(root, path));
+    this.engine = engine;
+    this.models = models;
+    this.files = createFileIndexes(db(), { protectedPaths: engine.protectedPaths });
+    await left.stop();
+  }
+
+  /** A login was made or removed while the terminal runs: the models are listed afresh. */
+  refreshLogins(): void {
+    this.models.setLogins(registryLogins(this.ctx.db()));
   }
 
   listen(listener: (change: RuntimeChange) => void): () => void {

@@ -1,0 +1,17 @@
+import { UserError } from "../errors.ts";
+import type { Db } from "../store/db.ts";
+import { deleteLogin, listLogins } from "../store/logins.ts";
+
+/**
+ * Forgets a login (its token): the one named, or the only one there is. Returns its name; no
+ * login, no name among several, or a name that is not one, is a UserError naming the logins.
+ */
+export function logout(db: Db, name?: string): string {
+  const logins = listLogins(db);
+  if (logins.length === 0) throw new UserError("there is no login", 1);
+  const names = logins.map((l) => l.name).join(", ");
+  const chosen = name ?? (logins.length === 1 ? logins[0]?.name : undefined);
+  if (!chosen) throw new UserError(`say which login: ${names}`, 2);
+  if (!deleteLogin(db, chosen)) throw new UserError(`there is no login named ${chosen} (${names})`, 2);
+  return chosen;
+}
