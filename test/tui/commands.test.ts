@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { step } from "../support/engine.ts";
+import { isTitle, step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
@@ -133,6 +133,9 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     const screen = await open();
     await screen.type("start something", "Enter");
     await screen.waitFor("an answer");
+    // The model names the session after its first turn: the rename comes after that.
+    for (let i = 0; i < 200 && !model.requests.some((r) => isTitle(r.body)); i++) await Bun.sleep(25);
+    await Bun.sleep(200);
     await screen.type("/rename The renamed one", "Enter");
     await screen.waitFor("renamed: The renamed one");
     await screen.type("C-d");
