@@ -11,6 +11,7 @@ export {
   Editor,
   type EditorTheme,
   type Focusable,
+  fuzzyFilter,
   Key,
   Markdown,
   type MarkdownTheme,
