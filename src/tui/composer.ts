@@ -1,7 +1,7 @@
 import { type ClipboardImage, clipboardImage } from "./clipboard.ts";
 import { type CompletionSources, ComposerCompletion } from "./completion.ts";
 import { Editor, type EditorTheme, matchesKey, type TUI } from "./kit.ts";
-import { draggedImagePath, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
+import { draggedImagePaths, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
 import type { PastedImage } from "./runtime.ts";
 
 export type ComposerOptions = {
@@ -44,9 +44,9 @@ export class Composer extends Editor {
       return;
     }
     const pasted = BRACKETED.exec(data)?.[1];
-    const dragged = pasted === undefined ? null : draggedImagePath(pasted, this.options.cwd());
+    const dragged = pasted === undefined ? null : draggedImagePaths(pasted, this.options.cwd());
     if (dragged) {
-      this.attach(imageFromFile(dragged));
+      for (const path of dragged) this.attach(imageFromFile(path));
       return;
     }
     super.handleInput(data);

@@ -10,18 +10,32 @@ const IMAGE_TYPES: Record<string, string> = { ".png": "image/png", ".jpg": "imag
 /** An image taken in, or why it was not (one line to show). */
 export type ImageTake = { ok: true; image: PastedImage; bytes: number } | { ok: false; message: string };
 
+/** One path of a paste: '…', "…", or unquoted with backslash escapes. */
+const PATH_TOKEN = /'([^']*)'|"([^"]*)"|((?:\\.|[^\s\\'"])+)/g;
+
 /**
- * The image file a pasted text names, as terminals paste a dragged file: one path, possibly
- * quoted ('…' or "…"), with backslash-escaped spaces, or a file:// URL; `~` is the home directory
- * and a relative path is read from `cwd`. Null when the text is not the path of an existing
- * .png/.jpg/.jpeg/.webp/.gif file (then it is pasted as text).
+ * The image files a pasted text names, as terminals paste dragged files: paths separated by
+ * spaces, each possibly quoted ('…' or "…"), with backslash-escaped spaces, or a file:// URL; `~`
+ * is the home directory and a relative path is read from `cwd`. Null unless every path is an
+ * existing .png/.jpg/.jpeg/.webp/.gif file (then the paste is text, and pasted as such).
  */
-export function draggedImagePath(pasted: string, cwd: string): string | null {
-  let text = pasted.trim();
+export function draggedImagePaths(pasted: string, cwd: string): string[] | null {
+  const text = pasted.trim();
   if (!text || text.includes("\n")) return null;
-  const quoted = /^(['"])(.*)\1$/.exec(text);
-  if (quoted) text = quoted[2] ?? "";
-  else text = text.replace(/\\(.)/g, "$1");
+  // Anything but paths and the spaces between them (a stray quote): not a drag.
+  if (text.replace(PATH_TOKEN, "").trim() !== "") return null;
+  const paths: string[] = [];
+  for (const match of text.matchAll(PATH_TOKEN)) {
+    const raw = match[1] ?? match[2] ?? (match[3] ?? "").replace(/\\(.)/g, "$1");
+    const path = imagePath(raw, cwd);
+    if (!path) return null;
+    paths.push(path);
+  }
+  return paths.length > 0 ? paths : null;
+}
+
+function imagePath(raw: string, cwd: string): string | null {
+  let text = raw;
   if (text.startsWith("file://")) {
     try {
       text = decodeURIComponent(new URL(text).pathname);
@@ -68,7 +82,7 @@ export function imageFromBytes(bytes: Uint8Array, mimeType: string, name: string
 
 function overLimit(name: string, bytes: number): ImageTake | null {
   if (bytes <= MAX_BLOCK_BYTES) return null;
-  return { ok: false, message: `the image ${name} is ${mebibytes(bytes)}; an image may be at most 10 MiB, so it was not attached` };
+  return { ok: false, message: `the image ${name} is ${mebibytes(bytes)} (${bytes} bytes); an image may be at most 10 MiB (${MAX_BLOCK_BYTES} bytes), so it was not attached` };
 }
 
 /** A size as people read it: bytes, KB or MiB. */

@@ -67,11 +67,13 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
     expect(lastUser((await stepCount(2))[1])).toContain("third line\nfourth line");
   });
 
-  test("Up recalls a prompt typed in an earlier session of the project", async () => {
-    model.push(step({ text: "first answer" }));
+  test("Up recalls the prompts typed in earlier sessions of the project, newest first, each once", async () => {
+    model.push(step({ text: "answer one" }), step({ text: "answer two" }), step({ text: "answer three" }));
     const first = await open();
-    await first.type("remember the word banana", "Enter");
-    await first.waitFor("first answer");
+    for (const [prompt, answer] of [["remember the word banana", "answer one"], ["and cherry", "answer two"], ["remember the word banana", "answer three"]] as const) {
+      await first.type(prompt, "Enter");
+      await first.waitFor(answer);
+    }
     await first.type("C-d");
     await first.exited();
 
@@ -80,9 +82,18 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
     expect(second.text()).not.toContain("banana");
     await second.type("Up");
     await second.waitFor("remember the word banana");
+    await second.type("Up");
+    await second.waitFor("and cherry");
+    // Nothing older: the repeated banana is one entry, its newest use.
+    await second.type("Up");
+    await Bun.sleep(200);
+    expect(second.text()).toContain("and cherry");
+    expect(second.text()).not.toContain("banana");
+    await second.type("Down");
+    await second.waitFor("remember the word banana");
     await second.type("Enter");
     await second.waitFor("second answer");
-    expect(lastUser((await stepCount(2))[1])).toContain("remember the word banana");
+    expect(lastUser((await stepCount(4))[3])).toContain("remember the word banana");
   });
 
   test("a 20-line paste is folded to a marker in the composer and sent whole", async () => {
@@ -98,14 +109,25 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
     expect(lastUser((await stepCount(1))[0])).toContain(`summarise: ${lines.join("\n")}`);
   });
 
-  test("@ completes a project file, writes its path escaped, and the prompt attaches the file", async () => {
+  test("@ completes a project file, writes its path escaped, counts the pick, and the prompt attaches the file", async () => {
     writeFileSync(join(box.project, "my notes.md"), "the secret word is pomegranate\n");
-    writeFileSync(join(box.project, "other.txt"), "nothing here\n");
+    writeFileSync(join(box.project, "aaa.txt"), "nothing here\n");
     model.push(step({ text: "noted" }));
     const screen = await open();
+    // Unused files come shallowest first, by name.
+    await screen.write("@");
+    await screen.waitFor("→ aaa.txt");
+    await screen.type("C-c");
     await screen.write("read @my");
     await screen.waitFor("my notes.md");
     await screen.type("Tab");
+    await screen.waitFor("read @my\\ notes.md");
+    await screen.type("C-c");
+    await screen.waitGone("read @my");
+    // The pick was recorded: the recent file comes first now, before anything is sent.
+    await screen.write("read @");
+    await screen.waitFor("→ my notes.md");
+    await screen.type("Enter");
     await screen.waitFor("read @my\\ notes.md");
     await screen.type("Enter");
     await screen.waitFor("noted");
