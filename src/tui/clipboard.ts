@@ -65,6 +65,10 @@ function failure(tool: string, result: Run): ClipboardImage | null {
   return { ok: false, message: `${name} could not read the clipboard: ${why}` };
 }
 
+/**
+ * Runs a tool to its end or its time limit, whichever is first. At the limit it is killed and not
+ * waited for: a child it left behind may hold its output open.
+ */
 async function run(command: string[]): Promise<Run> {
   let proc: ReturnType<typeof spawn>;
   try {
@@ -72,14 +76,18 @@ async function run(command: string[]): Promise<Run> {
   } catch (error) {
     return { code: null, stdout: new Uint8Array(), stderr: error instanceof Error ? error.message : String(error), timedOut: false };
   }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    proc.kill("SIGKILL");
-  }, TOOL_TIMEOUT_MS);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<Run>((resolve) => {
+    timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      resolve({ code: null, stdout: new Uint8Array(), stderr: "", timedOut: true });
+    }, TOOL_TIMEOUT_MS);
+  });
+  const ended = Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).text(), proc.exited]).then(
+    ([stdout, stderr, code]): Run => ({ code, stdout: new Uint8Array(stdout), stderr, timedOut: false }),
+  );
   try {
-    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).arrayBuffer(), new Response(proc.stderr).text(), proc.exited]);
-    return { code, stdout: new Uint8Array(stdout), stderr, timedOut };
+    return await Promise.race([ended, limit]);
   } finally {
     clearTimeout(timer);
   }

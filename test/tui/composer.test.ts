@@ -208,6 +208,40 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
     await bare.waitFor("no clipboard tool for images here");
   });
 
+  test("a clipboard tool that never answers is given up on after its time limit, in one line", async () => {
+    const bin = join(box.dir, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "xclip"), "#!/bin/sh\nsleep 8\n");
+    chmodSync(join(bin, "xclip"), 0o755);
+    const screen = await open([], { PATH: `${bin}:/usr/bin:/bin`, WAYLAND_DISPLAY: "", DISPLAY: ":99" });
+    await screen.type("C-v");
+    // A child left holding the output open (sleep) is not waited for either.
+    await screen.waitFor("xclip did not answer in 3 s", 5_000);
+    await screen.write("still typing");
+    await screen.waitFor("still typing");
+  });
+
+  test("images given while a turn runs wait with their text for the next prompt", async () => {
+    const png = join(box.dir, "later.png");
+    writeFileSync(png, PNG);
+    model.push(step({ text: "slow ".repeat(100), chunkDelayMs: 20 }), step({ text: "now with the image" }));
+    const screen = await open();
+    await screen.type("go slowly", "Enter");
+    await screen.waitFor("slow slow");
+    await screen.write("and this ");
+    await screen.paste(png);
+    await screen.waitFor("[image #1 later.png]");
+    await screen.type("Enter");
+    await screen.waitFor("images go with a prompt");
+    expect(screen.text()).toContain("and this [image #1 later.png]");
+    await screen.waitGone("esc to interrupt");
+    await screen.type("Enter");
+    await screen.waitFor("now with the image");
+    const [first, second] = await stepCount(2);
+    expect(JSON.stringify(first?.body.messages)).not.toContain("later.png");
+    expect(JSON.stringify(second?.body.messages)).toMatch(/image attached: later\.png|image_url/);
+  });
+
   test("text given while a tool runs reaches the model at its next step", async () => {
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 2", description: "wait" } }] }), step({ text: "took the hint" }));
     const screen = await open(["--mode", "auto"]);
