@@ -7,8 +7,11 @@ import { PermissionCard } from "./cards/permission.ts";
 import { PlanCard } from "./cards/plan.ts";
 import { QuestionCard } from "./cards/question.ts";
 import { findTuiCommand } from "./commands.ts";
-import { type Component, Editor, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen } from "./kit.ts";
+import { sessionSources } from "./completion.ts";
+import { Composer } from "./composer.ts";
+import { type Component, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen, truncateToWidth } from "./kit.ts";
 import { Panel, Picker } from "./panel.ts";
+import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import { StatusBar } from "./status-bar.ts";
 import { editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
@@ -53,7 +56,9 @@ export class TuiApp implements AppSurface {
   theme: Theme;
   private readonly header: Text;
   private readonly panel = new Panel();
-  private readonly editor: Editor;
+  private readonly editor: Composer;
+  /** The project whose earlier prompts Up recalls (loaded once a project). */
+  private historyRoot: string | null = null;
   private readonly tooSmall = new Text("", 0, 0);
   private readonly cards: Card[] = [];
   private picker: Component | null = null;
@@ -73,7 +78,14 @@ export class TuiApp implements AppSurface {
     this.header = new Text("", 0, 0);
     this.transcript = new Transcript(this.theme);
     this.status = new StatusBar(this.theme);
-    this.editor = new Editor(this.tui, editorTheme(this.theme));
+    this.editor = new Composer(this.tui, editorTheme(this.theme), {
+      completion: sessionSources(runtime),
+      cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd),
+      say: (message, level) => {
+        this.transcript.line(message, level);
+        this.render();
+      },
+    });
     this.editor.onSubmit = (text) => this.submit(text);
     this.done = new Promise((resolve) => {
       this.finished = resolve;
@@ -204,6 +216,7 @@ export class TuiApp implements AppSurface {
   private opened(session: Session, history: Parameters<Transcript["history"]>[0]): void {
     this.transcript.cwd = session.cwd;
     this.transcript.root = session.root;
+    this.loadPromptHistory(session.root);
     this.status.reset({ model: session.model ?? this.runtime.defaultModel, mode: session.mode, effort: session.effort });
     this.setHeader();
     if (history.length > 0) {
@@ -211,6 +224,18 @@ export class TuiApp implements AppSurface {
       this.transcript.history(history);
     }
   }
+
+  /** Up and Down reach the prompts typed earlier in this project's sessions. */
+  private loadPromptHistory(root: string): void {
+    if (this.historyRoot === root) return;
+    this.historyRoot = root;
+    try {
+      this.editor.loadHistory(projectPrompts(this.runtime.ctx.db(), root));
+    } catch (error) {
+      this.transcript.line(`the earlier prompts could not be read: ${errorMessage(error)}`, "warn");
+    }
+  }
+
 
   /**
    * The header says what does not change while the session is open (it soon scrolls away, and a
@@ -312,13 +337,20 @@ export class TuiApp implements AppSurface {
       return;
     }
     const session = this.runtime.session;
+    if (session.busy && this.editor.hasImagesIn(raw)) {
+      // Steering carries text only: the images wait, with their text, for the turn to end.
+      this.editor.setText(raw);
+      this.status.say("a turn is running: images go with a prompt, send it when the turn ends");
+      this.render();
+      return;
+    }
     if (session.busy) {
       this.runtime.steer(text);
       this.status.say("given to the model at its next step");
       this.render();
       return;
     }
-    void this.send(text, []);
+    void this.send(text, this.editor.takeImages(raw));
   }
 
   /** Sends a prompt; what the turn ended before taking in (steering) is sent next. */

@@ -13,6 +13,7 @@ export {
   type EditorTheme,
   type Focusable,
   Input,
+  fuzzyFilter,
   Key,
   Markdown,
   type MarkdownTheme,

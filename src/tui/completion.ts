@@ -1,0 +1,112 @@
+import { mentionFor } from "../project/attach.ts";
+import { loadCommands } from "../project/commands.ts";
+import type { FileEntry } from "../project/files.ts";
+import { TUI_COMMAND_LIST } from "./commands.ts";
+import { type AutocompleteItem, type AutocompleteProvider, type AutocompleteSuggestions, fuzzyFilter } from "./kit.ts";
+import type { TuiRuntime } from "./runtime.ts";
+
+/** A command the `/` menu offers. */
+export type CompletionCommand = { name: string; description: string; hint?: string };
+
+/** Where the composer's completions come from. */
+export type CompletionSources = {
+  /** The session's commands (built-ins, custom, skills) and the terminal's own, read when a `/` menu opens. */
+  commands(): readonly CompletionCommand[];
+  /** The @ picker's search: the same index and frecency as `_lembas/files/search`. */
+  files(query: string): Promise<readonly FileEntry[]>;
+  /** A file was picked: its use counts for the picker's frecency. */
+  picked(path: string): void;
+};
+
+/**
+ * The completions of the runtime's session: its command set (built-ins, custom commands, skills)
+ * and the terminal's own commands; files from its working directory, which @paths are read from.
+ */
+export function sessionSources(runtime: TuiRuntime): CompletionSources {
+  return {
+    commands() {
+      const session = runtime.session;
+      const shared = loadCommands({ root: session.root, configDir: runtime.ctx.paths.configDir }).all;
+      const names = new Set(shared.map((c) => c.name));
+      return [...shared, ...TUI_COMMAND_LIST.filter((c) => !names.has(c.name))];
+    },
+    files: (query) => runtime.files.search(runtime.session.cwd, { query, limit: FILE_LIMIT }),
+    picked: (path) => runtime.files.recordUse(runtime.session.cwd, path),
+  };
+}
+
+/** How many files the @ menu lists (the protocol's default). */
+const FILE_LIMIT = 20;
+/**
+ * An @path being typed: an @ at the start or after a space or an opening bracket (as the expander
+ * reads mentions, src/project/attach.ts), then the path so far, `\ ` and `\#` escaped, possibly
+ * ending in the backslash of an escape not yet finished.
+ */
+const AT_TOKEN = /(?:^|[\s([{"'])(@(?:\\.|[^\s\\])*\\?)$/;
+/** A command name being typed on the composer's first line. */
+const SLASH_TOKEN = /^\s*(\/[\w-]*)$/;
+
+/**
+ * The composer's completions, as pi-tui's Editor asks for them: `/` on the first line lists the
+ * commands (Tab completes, Enter runs), `@` lists the project's files (Tab or Enter writes the
+ * escaped path, as the spec's picker does: `@my\ notes.md`).
+ */
+export class ComposerCompletion implements AutocompleteProvider {
+  readonly triggerCharacters = ["@"];
+  private commands: readonly CompletionCommand[] = [];
+
+  constructor(private readonly sources: CompletionSources) {}
+
+  async getSuggestions(lines: string[], cursorLine: number, cursorCol: number, options: { signal: AbortSignal; force?: boolean }): Promise<AutocompleteSuggestions | null> {
+    const before = (lines[cursorLine] ?? "").slice(0, cursorCol);
+    const at = AT_TOKEN.exec(before)?.[1];
+    if (at !== undefined) return this.fileSuggestions(at, options.signal);
+    const slash = cursorLine === 0 && !options.force ? SLASH_TOKEN.exec(before)?.[1] : undefined;
+    if (slash !== undefined) return this.commandSuggestions(slash);
+    return null;
+  }
+
+  applyCompletion(lines: string[], cursorLine: number, cursorCol: number, item: AutocompleteItem, prefix: string): { lines: string[]; cursorLine: number; cursorCol: number } {
+    const line = lines[cursorLine] ?? "";
+    const start = Math.max(0, cursorCol - prefix.length);
+    const after = line.slice(cursorCol);
+    // A directory stays open for more typing; a file or a command is followed by a space.
+    const dir = item.value.endsWith("/");
+    const spaced = !dir && after.startsWith(" ");
+    if (prefix.startsWith("@")) this.sources.picked(item.label.replace(/\/$/, ""));
+    const head = line.slice(0, start) + item.value + (dir || spaced ? "" : " ");
+    const next = [...lines];
+    next[cursorLine] = head + after;
+    return { lines: next, cursorLine, cursorCol: head.length + (spaced ? 1 : 0) };
+  }
+
+  private async fileSuggestions(token: string, signal: AbortSignal): Promise<AutocompleteSuggestions | null> {
+    const query = token.slice(1).replace(/\\(.)/g, "$1").replace(/\\$/, "");
+    let entries: readonly FileEntry[];
+    try {
+      entries = await this.sources.files(query);
+    } catch {
+      // The index could not be listed (no ripgrep, an unreadable tree): no menu, the text stays as typed.
+      return null;
+    }
+    if (signal.aborted || entries.length === 0) return null;
+    const items = entries.slice(0, FILE_LIMIT).map((entry) => {
+      const path = entry.kind === "dir" && !entry.path.endsWith("/") ? `${entry.path}/` : entry.path;
+      return { value: mentionFor(path), label: path };
+    });
+    return { items, prefix: token };
+  }
+
+  private commandSuggestions(token: string): AutocompleteSuggestions | null {
+    // Read afresh each time a menu opens: a command file written or a skill made since shows up.
+    if (token === "/" || this.commands.length === 0) this.commands = this.sources.commands();
+    const matches = fuzzyFilter([...this.commands], token.slice(1), (c) => c.name);
+    if (matches.length === 0) return null;
+    const items = matches.map((c) => ({
+      value: `/${c.name}`,
+      label: `/${c.name}`,
+      description: c.hint ? `${c.hint} — ${c.description}` : c.description,
+    }));
+    return { items, prefix: token };
+  }
+}

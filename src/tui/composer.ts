@@ -1,0 +1,113 @@
+import { type ClipboardImage, clipboardImage } from "./clipboard.ts";
+import { type CompletionSources, ComposerCompletion } from "./completion.ts";
+import { Editor, type EditorTheme, matchesKey, type TUI } from "./kit.ts";
+import { draggedImagePaths, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
+import type { PastedImage } from "./runtime.ts";
+
+export type ComposerOptions = {
+  completion: CompletionSources;
+  /** The directory a dragged relative path is read from (the session's). */
+  cwd(): string;
+  /** One line in the transcript: an image attached, or why not. */
+  say(message: string, level: "info" | "warn"): void;
+  /** The clipboard's image (the platform's tool by default). */
+  readClipboard?: () => Promise<ClipboardImage>;
+};
+
+/** A bracketed paste as the terminal delivers it (pi-tui hands the whole paste over at once). */
+const BRACKETED = /^\x1b\[200~([\s\S]*)\x1b\[201~$/;
+
+/**
+ * Where the person writes: pi-tui's Editor (Enter sends; Shift+Enter, Alt+Enter or `\` then Enter
+ * a new line; Up and Down the project's earlier prompts; a large paste folded to a marker and
+ * sent whole) with the `/` and `@` completions, and images: Ctrl+V takes the clipboard's, a
+ * dragged image file's path is taken as that image. An image shows as `[image #1 name.png]` and
+ * goes with the prompt whose text still has its marker.
+ */
+export class Composer extends Editor {
+  private readonly images = new Map<number, PastedImage>();
+  private nextImage = 1;
+  private readingClipboard = false;
+
+  constructor(
+    tui: TUI,
+    theme: EditorTheme,
+    private readonly options: ComposerOptions,
+  ) {
+    super(tui, theme);
+    this.setAutocompleteProvider(new ComposerCompletion(options.completion));
+  }
+
+  override handleInput(data: string): void {
+    if (matchesKey(data, "ctrl+v")) {
+      void this.pasteClipboard();
+      return;
+    }
+    const pasted = BRACKETED.exec(data)?.[1];
+    const dragged = pasted === undefined ? null : draggedImagePaths(pasted, this.options.cwd());
+    if (dragged) {
+      for (const path of dragged) this.attach(imageFromFile(path));
+      return;
+    }
+    super.handleInput(data);
+  }
+
+  /** Earlier prompts, newest first, for Up and Down (after those already there). */
+  loadHistory(prompts: readonly string[]): void {
+    for (const prompt of [...prompts].reverse()) this.addToHistory(prompt);
+  }
+
+  /** Whether `text` carries an image marker of an image waiting to be sent. */
+  hasImagesIn(text: string): boolean {
+    return [...this.images.keys()].some((id) => text.includes(marker(id)));
+  }
+
+  /**
+   * The images whose markers are in `text`, for the prompt being sent; every waiting image is
+   * let go (one whose marker was deleted is not sent).
+   */
+  takeImages(text: string): PastedImage[] {
+    const taken = [...this.images].filter(([id]) => text.includes(marker(id))).map(([, image]) => image);
+    this.images.clear();
+    this.nextImage = 1;
+    return taken;
+  }
+
+  private async pasteClipboard(): Promise<void> {
+    if (this.readingClipboard) return;
+    this.readingClipboard = true;
+    let got: ClipboardImage;
+    try {
+      got = await (this.options.readClipboard ?? clipboardImage)();
+    } catch (error) {
+      got = { ok: false, message: `the clipboard could not be read: ${error instanceof Error ? error.message : String(error)}` };
+    } finally {
+      this.readingClipboard = false;
+    }
+    if (!got.ok) {
+      this.options.say(got.message, "warn");
+      this.tui.requestRender();
+      return;
+    }
+    this.attach(imageFromBytes(got.bytes, got.mimeType, `clipboard.${got.mimeType.split("/")[1] ?? "png"}`));
+  }
+
+  private attach(take: ImageTake): void {
+    if (!take.ok) {
+      this.options.say(take.message, "warn");
+      this.tui.requestRender();
+      return;
+    }
+    const id = this.nextImage++;
+    this.images.set(id, take.image);
+    const name = take.image.name ?? "image";
+    this.insertTextAtCursor(`${marker(id)}${name}] `);
+    this.options.say(`image #${id} ${name} (${sizeText(take.bytes)}) goes with the next prompt`, "info");
+    this.tui.requestRender();
+  }
+}
+
+/** The start of an image's marker, `[image #1 `, by which a prompt's text is matched to its images. */
+function marker(id: number): string {
+  return `[image #${id} `;
+}
