@@ -9,7 +9,7 @@ import { QuestionCard } from "./cards/question.ts";
 import { findTuiCommand } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
-import { type Component, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen, truncateToWidth } from "./kit.ts";
+import { type Component, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen } from "./kit.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
