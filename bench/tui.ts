@@ -16,8 +16,9 @@
 // the polling add to every first frame). One JSON line on stdout, progress on stderr. Goals (measured, never asserted): first frame and
 // stream CPU ≤ 1.5× the bare app's, bytes per chunk that do not grow with the transcript.
 //
-//   bun bench/tui.ts [--rounds N] [--only bare|lembas] [--screens DIR]      (LEMBAS_ENTRY: another src/index.ts)
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+//   bun bench/tui.ts [--rounds N] [--only bare|lembas] [--screens DIR] [--compiled]      (LEMBAS_ENTRY: another src/index.ts)
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ChatRequest, startModel, type ScriptedModel } from "../test/support/model.ts";
 import { ENTRY, projectSandbox, runLembas } from "../test/support/run.ts";
@@ -44,6 +45,24 @@ const PROMPT = "stream the bench answer";
 const BARE = join(import.meta.dir, "tui-bare.ts");
 const LEMBAS = process.env.LEMBAS_ENTRY ?? ENTRY;
 const BUN = process.execPath;
+/**
+ * --compiled: both apps as the product ships, one compiled binary each (build.ts's build for
+ * lembas, the same Bun.build options for the bare app), instead of `bun file.ts`, whose first frame
+ * is mostly the transpiling of every module.
+ */
+const COMPILED = argv.includes("--compiled");
+let binaries: { lembas: string; bare: string } | null = null;
+
+async function compileBoth(): Promise<{ lembas: string; bare: string }> {
+  const dir = mkdtempSync(join(tmpdir(), "lembas-bench-bin-"));
+  liveDirs.add(dir);
+  const { build } = await import("../build.ts");
+  const lembas = await build(join(dir, "lembas"));
+  const result = await Bun.build({ entrypoints: [BARE], compile: { outfile: join(dir, "bare") }, minify: true, bytecode: true, format: "esm", splitting: true });
+  if (!result.success) throw new Error(`the bare app did not compile: ${result.logs.join("; ")}`);
+  log(`compiled ${lembas} and ${join(dir, "bare")}`);
+  return { lembas, bare: join(dir, "bare") };
+}
 const TICK_S = 1 / 100; // USER_HZ: utime and stime count hundredths of a second on Linux
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -207,9 +226,9 @@ async function runOnce(app: Launch, big: boolean, frameOnly = false): Promise<Ru
     model.push(stream);
     const cmd =
       app === "bare"
-        ? [BUN, BARE, "--url", model.url, "--ref", REF, ...(big ? ["--prefill", String(PREFILL)] : [])]
+        ? [...(binaries ? [binaries.bare] : [BUN, BARE]), "--url", model.url, "--ref", REF, ...(big ? ["--prefill", String(PREFILL)] : [])]
         : app === "lembas"
-          ? [BUN, LEMBAS, ...(big ? ["-c"] : [])]
+          ? [...(binaries ? [binaries.lembas] : [BUN, LEMBAS]), ...(big ? ["-c"] : [])]
           : ["sh", "-c", `echo ${REF}; exec sleep 60`];
     const env: Record<string, string> = { ...box.env, SHELL: "/bin/sh", TERM: "xterm-256color" };
     liveServers.set(socket, "");
@@ -306,6 +325,7 @@ const errors: Partial<Record<App, string>> = {};
 const floors: number[] = [];
 
 try {
+  if (COMPILED) binaries = await compileBoth();
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? apps : [...apps].reverse();
     floors.push((await runOnce("floor", false)).firstFrameMs);
@@ -343,6 +363,7 @@ const ratio = (a: number | undefined, b: number | undefined) => (a === undefined
 console.log(
   JSON.stringify({
     bench: "tui",
+    compiled: COMPILED,
     rounds: ROUNDS,
     firstFramesPerCase: ROUNDS * (1 + EXTRA_FRAMES),
     chunks: CHUNKS,
