@@ -1,6 +1,7 @@
 import type { Context } from "../cli/context.ts";
 import type { TerminalArgs } from "../cli/tui.ts";
 import { TuiApp } from "./app.ts";
+import { plain } from "./blocks/plain.ts";
 import { catchStrayOutput } from "./stray-output.ts";
 import { type Opening, TuiRuntime } from "./runtime.ts";
 
@@ -28,6 +29,6 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   process.off("SIGTERM", quit);
   process.off("SIGHUP", quit);
   process.stdin.off("end", quit);
-  if (session) process.stdout.write(`Session ${session.id}${session.title ? ` (${session.title})` : ""}. Resume it with: lembas -r ${session.id}\n`);
+  if (session) process.stdout.write(`Session ${session.id}${session.title ? ` (${plain(session.title)})` : ""}. Resume it with: lembas -r ${session.id}\n`);
   return 0;
 }

@@ -1,5 +1,6 @@
 import type { EngineEvent } from "../bus/index.ts";
 import { type Component, truncateToWidth, visibleWidth } from "./kit.ts";
+import { plain } from "./blocks/plain.ts";
 import type { Theme } from "./theme.ts";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -51,7 +52,7 @@ export class StatusBar implements Component {
   }
 
   say(message: string): void {
-    this.flash = { message, until: this.now() + FLASH_MS };
+    this.flash = { message: plain(message).replace(/\n/g, " "), until: this.now() + FLASH_MS };
   }
 
   apply(event: EngineEvent): void {

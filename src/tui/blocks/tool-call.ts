@@ -2,6 +2,7 @@ import type { FileDiff } from "../../tools/tool.ts";
 import { unifiedDiff } from "../../tools/diff.ts";
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
+import { plain } from "./plain.ts";
 
 /** Lines of a diff shown in the transcript; the rest is counted. */
 const DIFF_LINES = 40;
@@ -29,16 +30,17 @@ export class ToolCallBlock extends CachedBlock {
     private readonly shown: (path: string) => string = (path) => path,
   ) {
     super();
+    this.title = plain(title);
   }
 
   progress(output: string): void {
-    this.live = (this.live + output).slice(-LIVE_KEEP_CHARS);
+    this.live = (this.live + plain(output)).slice(-LIVE_KEEP_CHARS);
     this.invalidate();
   }
 
   end(event: { output: string; isError: boolean; diffs?: FileDiff[] }): void {
     this.state = event.isError ? "error" : "done";
-    this.output = event.output;
+    this.output = plain(event.output);
     this.diffs = event.diffs ?? [];
     this.live = "";
     this.invalidate();
@@ -46,12 +48,12 @@ export class ToolCallBlock extends CachedBlock {
 
   deny(reason: string, feedback?: string): void {
     this.state = "denied";
-    this.why = feedback ? `${reason}: “${feedback}”` : reason;
+    this.why = plain(feedback ? `${reason}: “${feedback}”` : reason);
     this.invalidate();
   }
 
   rename(title: string): void {
-    this.title = title;
+    this.title = plain(title);
     this.invalidate();
   }
 
@@ -92,11 +94,11 @@ export class ToolCallBlock extends CachedBlock {
     const t = this.theme;
     const out: string[] = [];
     for (const diff of this.diffs) {
-      const text = unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 });
+      const text = plain(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
       const lines = text ? text.split("\n") : [];
       const added = lines.filter((l) => l.startsWith("+")).length;
       const removed = lines.filter((l) => l.startsWith("-")).length;
-      out.push(t.dim(clip(`  ⎿ ${this.shown(diff.path)}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
+      out.push(t.dim(clip(`  ⎿ ${plain(this.shown(diff.path))}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
       for (const line of lines.slice(0, DIFF_LINES)) {
         const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : line.startsWith("@@") ? t.accent : t.dim;
         out.push(paint(clip(`    ${line}`, width)));

@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { step } from "../support/engine.ts";
+import { type ScriptedModel, startModel } from "../support/model.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+const screens: Screen[] = [];
+
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  for (const screen of screens.splice(0)) await screen.close();
+  await model.close();
+  box.cleanup();
+});
+
+async function open(args: string[] = [], opts: { columns?: number; rows?: number } = {}): Promise<Screen> {
+  const screen = await openScreen(box, { args, cwd: box.project, ...opts });
+  screens.push(screen);
+  return screen;
+}
+
+function paneTitle(screen: Screen): string {
+  return Bun.spawnSync(["tmux", "-L", screen.socket, "display-message", "-p", "-t", "0", "#{pane_title}"]).stdout.toString().trim();
+}
+
+const lines = (text: string) => text.split("\n").map((l) => l.trimEnd());
+
+describe.skipIf(!HAVE_TMUX)("review: what the model writes cannot drive the terminal", () => {
+  test("escape sequences in the model's answer and a command's output neither retitle the terminal nor clear it", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "printf 'out \\033]2;BYBASH\\007 \\033[2J done\\n'" } }] }),
+      step({ text: ["first words \x1b]0;PWNED\x07 then", " \x1b[2J\x1b[H cleared? \x1b]2;AGAIN\x1b\\ end of answer"] }),
+    );
+    const screen = await open(["--mode", "auto"]);
+    await screen.waitFor("test/test-model");
+    const before = paneTitle(screen);
+    await screen.type("go", "Enter");
+    await screen.waitFor("end of answer");
+    expect(paneTitle(screen)).toBe(before);
+    const text = screen.text();
+    // Nothing was cleared: the prompt and the command's block are still above the answer.
+    expect(text).toContain("› go");
+    expect(text).toContain("first words");
+    expect(text).toContain("␛]0;PWNED␇");
+    expect(text).not.toContain("BYBASH\n");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("review: an answer cut into parts reads as the whole would", () => {
+  test("a ~~~ line inside a ``` fence does not close it, nor does ``` inside a ```` fence", async () => {
+    const answer = "Look:\n\n```\n~~~\n\ninside one\n```\n\nafter one\n\n````md\n```js\ncode\n\ninside two\n```\n````\n\nafter two";
+    model.push(step({ text: answer, chunkDelayMs: 2 }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("show", "Enter");
+    await screen.waitFor("after two");
+    await Bun.sleep(200);
+    const shown = lines(screen.text());
+    const at = (t: string) => shown.findIndex((l) => l.trim() === t);
+    // Each fence is drawn as one code block: its closing line comes before the paragraph after it.
+    const fenceLines = shown.map((l, i) => (/^`{3,}/.test(l) ? i : -1)).filter((i) => i >= 0);
+    expect(fenceLines.filter((i) => i > at("after one") && i < at("after two")).length).toBe(2);
+    expect(fenceLines.filter((i) => i > at("after two")).length).toBe(0);
+    expect(fenceLines.filter((i) => i > at("Look:") && i < at("after one")).length).toBe(2);
+  });
+});
