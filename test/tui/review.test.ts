@@ -69,3 +69,31 @@ describe.skipIf(!HAVE_TMUX)("review: an answer cut into parts reads as the whole
     expect(fenceLines.filter((i) => i > at("Look:") && i < at("after one")).length).toBe(2);
   });
 });
+
+describe("review: the words after lembas", () => {
+  test("a prompt on stdin that starts with a dash (a markdown list) is the prompt, not an option", async () => {
+    const r = await runLembas(box, [], { cwd: box.project, stdin: "- fix the list\n- and this one\n" });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(JSON.stringify(model.requests.at(-1)?.body.messages?.at(-1))).toContain("- fix the list");
+  });
+
+  test("after --, --help is the prompt", async () => {
+    // `bun src/index.ts -- X` drops its first `--` (the compiled lembas does not): the second is the program's.
+    const r = await runLembas(box, ["--", "--", "--help"], { cwd: box.project });
+    expect(r.stdout).not.toContain("USAGE");
+    expect(r.code).toBe(0);
+    expect(JSON.stringify(model.requests.at(-1)?.body.messages?.at(-1))).toContain("--help");
+  });
+
+  test("a short word two edits from a subcommand is a prompt (test is not trust); one edit is still a typo", async () => {
+    const test = await runLembas(box, ["test"], { cwd: box.project });
+    expect(test.stderr).toBe("");
+    expect(test.code).toBe(0);
+    const rum = await runLembas(box, ["rum"], { cwd: box.project });
+    expect(rum.code).toBe(2);
+    expect(rum.stderr).toContain("did you mean run?");
+    const sevre = await runLembas(box, ["sevre"], { cwd: box.project });
+    expect(sevre.stderr).toContain("did you mean serve?");
+  });
+});
