@@ -97,3 +97,19 @@ describe("review: the words after lembas", () => {
     expect(sevre.stderr).toContain("did you mean serve?");
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: wide text never tears the frame", () => {
+  test("emoji with skin tones (four columns in tmux, two to the library) stream without lines drawn twice", async () => {
+    const answer = Array.from({ length: 40 }, (_, i) => `${i} thumb 👍🏽 ok`).join(" ");
+    model.push(step({ text: answer, chunkDelayMs: 5 }));
+    const screen = await open([], { columns: 60, rows: 20 });
+    await screen.waitFor("test/test-model");
+    await screen.type("go", "Enter");
+    await screen.waitFor("39 thumb");
+    await screen.waitFor("% context");
+    await Bun.sleep(300);
+    const text = screen.text();
+    expect(text.match(/(^|\s)35 thumb/gm)?.length).toBe(1);
+    expect(text.match(/test\/test-model · edit/g)?.length).toBe(1);
+  });
+});
