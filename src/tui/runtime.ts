@@ -124,15 +124,17 @@ export class TuiRuntime {
    */
   async quit(): Promise<Session | null> {
     const session = this.current;
-    this.unsubscribe?.();
     this.current = null;
     if (!session) {
+      this.unsubscribe?.();
       await this.engine.stop();
       return null;
     }
     session.interaction = null;
     session.close();
     await session.idle();
+    // Only now: the screen hears the turn end (its cards settled, "interrupted") before it stops.
+    this.unsubscribe?.();
     const empty = session.messages().length === 0;
     if (empty) await this.engine.delete(session.id);
     await this.engine.stop();

@@ -113,3 +113,24 @@ describe.skipIf(!HAVE_TMUX)("review: wide text never tears the frame", () => {
     expect(text.match(/test\/test-model · edit/g)?.length).toBe(1);
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: quitting while a turn runs", () => {
+  test("SIGTERM during an approval: exit 0, the last frame has neither the card nor 'working', and the session resumes", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi > f.txt" } }] }));
+    const screen = await open(["--mode", "manual"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("run it", "Enter");
+    await screen.waitFor("Yes, once");
+    process.kill(screen.pid(), "SIGTERM");
+    expect(await screen.exited()).toBe(0);
+    const text = screen.text();
+    expect(text).toContain("Resume it with");
+    expect(text).not.toContain("Yes, once");
+    expect(text).not.toContain("esc to interrupt");
+    expect(text).toContain("interrupted");
+    const id = /lembas -r (ses_[\w-]+)/.exec(text)?.[1] ?? "";
+    const again = await open(["-r", id]);
+    await again.waitFor(`resumed session ${id}`);
+    expect(again.text()).toContain("› run it");
+  });
+});
