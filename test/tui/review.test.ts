@@ -147,3 +147,20 @@ describe("review: lembas run enters its prompt as the terminal does", () => {
     expect(`${undo.stdout}${undo.stderr}`).toMatch(/undid|nothing to undo/);
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: keys while a turn runs", () => {
+  test("Ctrl-C once while it works says that a second one quits (it was hidden behind 'working'), and steering says it was taken", async () => {
+    model.push(step({ text: "x", fail: "hang" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("hang", "Enter");
+    await screen.waitFor("working");
+    await screen.type("C-c");
+    await screen.waitFor("press Ctrl-C again to quit");
+    await screen.type("also this", "Enter");
+    await screen.waitFor("given to the model at its next step");
+    expect(screen.text()).toContain("working");
+    await screen.type("Escape");
+    await screen.waitFor("interrupted");
+  });
+});
