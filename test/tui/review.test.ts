@@ -164,3 +164,17 @@ describe.skipIf(!HAVE_TMUX)("review: keys while a turn runs", () => {
     await screen.waitFor("interrupted");
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: a card waiting", () => {
+  test("Ctrl-C while an approval waits interrupts the turn and the card goes away (it did nothing: no way to stop but to answer)", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi > f.txt" } }] }));
+    const screen = await open(["--mode", "manual"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("run it", "Enter");
+    await screen.waitFor("Yes, once");
+    await screen.type("C-c");
+    await screen.waitGone("Yes, once");
+    await screen.waitFor("interrupted");
+    await screen.waitGone("esc to interrupt");
+  });
+});
