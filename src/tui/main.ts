@@ -6,8 +6,8 @@ import { catchStrayOutput } from "./stray-output.ts";
 import { type Opening, TuiRuntime } from "./runtime.ts";
 
 /**
- * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, or the
- * end of stdin). A session that cannot be opened (an id that is not there) throws its UserError
+ * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, a SIGINT
+ * from outside — Ctrl-C itself is a key here — or the end of stdin). A session that cannot be opened (an id that is not there) throws its UserError
  * before the screen starts. Returns the exit code.
  */
 export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
@@ -19,6 +19,7 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   const quit = () => app.quit();
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
+  process.on("SIGINT", quit);
   process.stdin.on("end", quit);
   app.start();
   const restore = catchStrayOutput(ctx.paths.logsDir, (line) => app.say(line, "warn"));
@@ -28,6 +29,7 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   restore();
   process.off("SIGTERM", quit);
   process.off("SIGHUP", quit);
+  process.off("SIGINT", quit);
   process.stdin.off("end", quit);
   if (session) process.stdout.write(`Session ${session.id}${session.title ? ` (${plain(session.title)})` : ""}. Resume it with: lembas -r ${session.id}\n`);
   return 0;

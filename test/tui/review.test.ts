@@ -178,3 +178,18 @@ describe.skipIf(!HAVE_TMUX)("review: a card waiting", () => {
     await screen.waitGone("esc to interrupt");
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: signals", () => {
+  test("a SIGINT from outside while a turn runs quits as SIGTERM does: exit 0, the cursor back, the session named", async () => {
+    model.push(step({ text: "x", fail: "hang" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("hang", "Enter");
+    await screen.waitFor("working");
+    process.kill(screen.pid(), "SIGINT");
+    expect(await screen.exited()).toBe(0);
+    expect(screen.text()).toContain("Resume it with");
+    const cursor = Bun.spawnSync(["tmux", "-L", screen.socket, "display-message", "-p", "-t", "0", "#{cursor_flag}"]).stdout.toString().trim();
+    expect(cursor).toBe("1");
+  });
+});
