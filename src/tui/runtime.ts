@@ -9,6 +9,7 @@ import { type Block, BlockError } from "../front/blocks.ts";
 import { historyTurns, type HistoryTurn } from "../front/history.ts";
 import { devicePlace, enterPrompt, type PromptPlace } from "../front/prompt.ts";
 import type { ModelRegistry } from "../model/registry.ts";
+import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
 import { listSessions, type SessionRow } from "../store/sessions.ts";
 import { CardDesk } from "./cards.ts";
@@ -107,6 +108,11 @@ export class TuiRuntime {
       this.emit({ type: "note", level: "warn", message: errorMessage(error) });
       return null;
     }
+  }
+
+  /** Whether the text is one of the session's commands (/compact, /review, a custom one): it waits its turn, it never steers. */
+  isCommand(text: string): boolean {
+    return parseCommand(text, loadCommands({ root: this.session.root, configDir: this.ctx.paths.configDir })) !== null;
   }
 
   /** Gives text to the running turn at its next step (_lembas/steer's semantics). */

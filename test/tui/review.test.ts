@@ -193,3 +193,19 @@ describe.skipIf(!HAVE_TMUX)("review: signals", () => {
     expect(cursor).toBe("1");
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: a command typed while a turn runs", () => {
+  test("/compact typed while the model works is not given to the model as text (it waits its turn as the command it is)", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 1.5; echo slept" } }] }), step({ text: "finished the work" }));
+    const screen = await open(["--mode", "auto"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("work a while", "Enter");
+    await screen.waitFor("Run sleep");
+    await screen.type("/compact", "Enter");
+    await screen.waitFor("finished the work");
+    await Bun.sleep(500);
+    const steps = model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0);
+    const userTexts = steps.flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === "user").map((m) => JSON.stringify(m.content)));
+    expect(userTexts.some((t) => t.includes("/compact"))).toBe(false);
+  });
+});
