@@ -45,9 +45,9 @@ describe.skipIf(!HAVE_TMUX)("review: what the model writes cannot drive the term
     const text = screen.text();
     // Nothing was cleared: the prompt and the command's block are still above the answer.
     expect(text).toContain("› go");
-    expect(text).toContain("first words");
-    expect(text).toContain("␛]0;PWNED␇");
-    expect(text).not.toContain("BYBASH\n");
+    expect(text).toContain("first words  then");
+    expect(text).toContain("│ out   done");
+    expect(text).not.toContain("PWNED");
   });
 });
 
