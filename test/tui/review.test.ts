@@ -209,3 +209,18 @@ describe.skipIf(!HAVE_TMUX)("review: a command typed while a turn runs", () => {
     expect(userTexts.some((t) => t.includes("/compact"))).toBe(false);
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: a failed tool call says why", () => {
+  test("a command cancelled after some output shows the line saying it was cancelled, not only its first lines", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.3; done" } }] }));
+    const screen = await open(["--mode", "auto"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("tick", "Enter");
+    await screen.waitFor("tick 3");
+    await screen.type("Escape");
+    await screen.waitFor("interrupted");
+    const text = screen.text();
+    expect(text).toContain("The command was cancelled");
+    expect(text).toMatch(/⎿ tick 1\n\s+tick 2\n/);
+  });
+});

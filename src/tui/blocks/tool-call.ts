@@ -9,6 +9,8 @@ const DIFF_LINES = 40;
 /** Lines of a command's output shown once it ended (its last ones while it runs). */
 const OUTPUT_LINES = 8;
 const LIVE_OUTPUT_LINES = 5;
+/** Lines of a failed call's output shown: the first ones, and always its last (the reason). */
+const ERROR_LINES = 3;
 /** A running command's output kept to show: the newest, never the whole flood. */
 const LIVE_KEEP_CHARS = 16_384;
 
@@ -79,7 +81,7 @@ export class ToolCallBlock extends CachedBlock {
   private summary(width: number): string[] {
     const t = this.theme;
     const all = this.output.replace(/\r/g, "").replace(/\n+$/, "").split("\n");
-    if (this.state === "error") return all.slice(0, 3).map((line) => `  ⎿ ${line}`).map(t.error).map((l) => clip(l, width));
+    if (this.state === "error") return this.failure(all, width);
     if (this.name !== "bash") {
       const first = all[0] ?? "";
       const more = all.length > 1 ? t.dim(` (${all.length} lines)`) : "";
@@ -88,6 +90,14 @@ export class ToolCallBlock extends CachedBlock {
     const shown = all.slice(0, OUTPUT_LINES).map((line) => clip(`  │ ${line}`, width)).map(t.dim);
     if (all.length > OUTPUT_LINES) shown.push(t.dim(`  … ${all.length - OUTPUT_LINES} more lines (${all.length} in all)`));
     return shown;
+  }
+
+  /** A failed call: its first lines and its last one, which says why (a command cancelled, timed out). */
+  private failure(all: string[], width: number): string[] {
+    const t = this.theme;
+    const cut = all.length > ERROR_LINES;
+    const shown = cut ? [...all.slice(0, ERROR_LINES - 1), t.dim(`… ${all.length - ERROR_LINES} more lines`), all.at(-1) ?? ""] : all;
+    return shown.map((line, i) => t.error(clip(`${i === 0 ? "  ⎿ " : "    "}${line}`, width)));
   }
 
   private drawDiffs(width: number): string[] {
