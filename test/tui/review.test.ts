@@ -224,3 +224,17 @@ describe.skipIf(!HAVE_TMUX)("review: a failed tool call says why", () => {
     expect(text).toMatch(/⎿ tick 1\n\s+tick 2\n/);
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review: an answer that opens with indented code", () => {
+  test("is drawn as code: its first line keeps its indent like the others", async () => {
+    model.push(step({ text: "    $ npm install\n    $ npm test" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("how", "Enter");
+    await screen.waitFor("$ npm test");
+    const shown = lines(screen.text());
+    const install = shown.find((l) => l.includes("$ npm install")) ?? "";
+    const test = shown.find((l) => l.includes("$ npm test")) ?? "";
+    expect(install.indexOf("$")).toBe(test.indexOf("$"));
+  });
+});

@@ -37,7 +37,8 @@ export class AnswerBlock implements Component {
       this.tail = this.tail.slice(cut);
       if (part.trim()) this.done.push(this.part(part.trimEnd()));
     }
-    this.live.setText(this.tail.trim());
+    // Blank lines before it go, never the first line's indent (an answer that opens with indented code).
+    this.live.setText(this.tail.replace(/^(?:[ \t]*\n)+/, "").trimEnd());
   }
 
   /** Replaces the whole text (a retried step took back what it streamed). */
