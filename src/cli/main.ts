@@ -26,7 +26,9 @@ export const root = defineCommand({
 
 export async function main(argv: string[]): Promise<void> {
   try {
-    if (argv.includes("--help") || argv.includes("-h")) {
+    // After `--` every word is the prompt's, --help too.
+    const options = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+    if (options.includes("--help") || options.includes("-h")) {
       await printUsage(argv);
       return;
     }
@@ -48,10 +50,15 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** A subcommand one word is a likely typo of (two edits or fewer), so that `lembas sevre` is not sent to the model. */
+/**
+ * A subcommand one word is a likely typo of, so that `lembas sevre` is not sent to the model: one
+ * edit for a word of four letters or fewer, two for a longer one (else `lembas test` would be
+ * taken for trust, `lembas logs` for login).
+ */
 function nearestSubcommand(word: string): string | null {
   if (!/^[a-z]{3,}$/.test(word)) return null;
-  for (const name of Object.keys(subCommands)) if (editDistance(word, name) <= 2) return name;
+  const most = word.length <= 4 ? 1 : 2;
+  for (const name of Object.keys(subCommands)) if (editDistance(word, name) <= most) return name;
   return null;
 }
 

@@ -74,13 +74,15 @@ async function runPiped(args: TerminalArgs): Promise<void> {
   const prompt = args.prompt ?? (process.stdin.isTTY ? "" : (await Bun.stdin.text()).trim());
   if (!prompt) throw new UserError("no prompt: give one as an argument or on stdin (lembas \"what to do\")", 2);
   const run = (await import("./run.ts")).default;
+  // The prompt after `--`: one that starts with a dash (a markdown list on stdin) is not an option.
   const rawArgs = [
-    prompt,
     ...(args.continue ? ["--continue"] : []),
     ...(typeof args.resume === "string" ? ["--session", args.resume] : []),
     ...(args.model ? ["--model", args.model] : []),
     ...(args.mode ? ["--mode", args.mode] : []),
     ...(args.effort ? ["--effort", args.effort] : []),
+    "--",
+    prompt,
   ];
   await runCommand(run, { rawArgs });
 }

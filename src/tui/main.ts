@@ -4,14 +4,15 @@ import type { Session } from "../engine/session.ts";
 import { TuiApp } from "./app.ts";
 import { firstRun } from "./first-run.ts";
 import { findNoModel } from "./no-model.ts";
+import { plain } from "./blocks/plain.ts";
 import { catchStrayOutput } from "./stray-output.ts";
 import { type Opening, type SessionChoice, TuiRuntime } from "./runtime.ts";
 
 /**
- * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, or the
- * end of stdin). A session that cannot be opened (an id that is not there) throws its UserError
- * before the screen starts. With no model to talk to, the first-run screen comes first (first-run.ts).
- * Returns the exit code.
+ * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, a SIGINT
+ * from outside — Ctrl-C itself is a key here — or the end of stdin). A session that cannot be
+ * opened (an id that is not there) throws its UserError before the screen starts. With no model to
+ * talk to, the first-run screen comes first (first-run.ts). Returns the exit code.
  */
 export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
   const runtime = new TuiRuntime(ctx, cwd);
@@ -23,6 +24,7 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   if (!noModel) await runtime.open(opening, choice);
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
+  process.on("SIGINT", quit);
   process.stdin.on("end", quit);
   app.start();
   const restore = catchStrayOutput(ctx.paths.logsDir, (line) => app.say(line, "warn"));
@@ -45,9 +47,10 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
     restore();
     process.off("SIGTERM", quit);
     process.off("SIGHUP", quit);
+    process.off("SIGINT", quit);
     process.stdin.off("end", quit);
   }
-  if (session) writeQuietly(`Session ${session.id}${session.title ? ` (${session.title})` : ""}. Resume it with: lembas -r ${session.id}\n`);
+  if (session) writeQuietly(`Session ${session.id}${session.title ? ` (${plain(session.title)})` : ""}. Resume it with: lembas -r ${session.id}\n`);
   return 0;
 }
 

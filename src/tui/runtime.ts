@@ -10,6 +10,7 @@ import { type Block, BlockError } from "../front/blocks.ts";
 import { historyTurns, type HistoryTurn } from "../front/history.ts";
 import { devicePlace, enterPrompt, type PromptPlace } from "../front/prompt.ts";
 import type { ModelRegistry } from "../model/registry.ts";
+import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
 import { listSessions, type SessionRow } from "../store/sessions.ts";
 import { CardDesk } from "./cards.ts";
@@ -133,6 +134,11 @@ export class TuiRuntime {
     }
   }
 
+  /** Whether the text is one of the session's commands (/compact, /review, a custom one): it waits its turn, it never steers. */
+  isCommand(text: string): boolean {
+    return parseCommand(text, loadCommands({ root: this.session.root, configDir: this.ctx.paths.configDir })) !== null;
+  }
+
   /** Gives text to the running turn at its next step (_lembas/steer's semantics). */
   steer(text: string): void {
     this.session.steer(text);
@@ -148,15 +154,17 @@ export class TuiRuntime {
    */
   async quit(): Promise<Session | null> {
     const session = this.current;
-    this.unsubscribe?.();
     this.current = null;
     if (!session) {
+      this.unsubscribe?.();
       await this.engine.stop();
       return null;
     }
     session.interaction = null;
     session.close();
     await session.idle();
+    // Only now: the screen hears the turn end (its cards settled, "interrupted") before it stops.
+    this.unsubscribe?.();
     const empty = session.messages().length === 0;
     if (empty) await this.engine.delete(session.id);
     await this.engine.stop();

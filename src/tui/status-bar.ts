@@ -1,5 +1,6 @@
 import type { EngineEvent } from "../bus/index.ts";
 import { type Component, truncateToWidth, visibleWidth } from "./kit.ts";
+import { plain } from "./blocks/plain.ts";
 import type { Theme } from "./theme.ts";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -56,7 +57,7 @@ export class StatusBar implements Component {
   }
 
   say(message: string): void {
-    this.flash = { message, until: this.now() + FLASH_MS };
+    this.flash = { message: plain(message).replace(/\n/g, " "), until: this.now() + FLASH_MS };
   }
 
   apply(event: EngineEvent): void {
@@ -79,11 +80,13 @@ export class StatusBar implements Component {
     parts.push(`${formatTokens(this.tokens)} tokens`);
     if (this.balance) parts.push(this.balance);
     let left = "";
+    // A flash is said while a turn runs too: "press Ctrl-C again to quit" most of all.
+    const flash = this.flash && this.flash.until > this.now() ? t.warn(this.flash.message) : null;
     if (this.workingSince !== null) {
       const elapsed = this.now() - this.workingSince;
       const frame = SPINNER[Math.floor(elapsed / 100) % SPINNER.length];
-      left = `${t.accent(frame ?? "")} working ${formatElapsed(elapsed)}${this.waiting ? ` · ${this.waiting} waiting for the next step` : ""} · esc to interrupt   `;
-    } else if (this.flash && this.flash.until > this.now()) left = `${t.warn(this.flash.message)}   `;
+      left = `${t.accent(frame ?? "")} working ${formatElapsed(elapsed)}${this.waiting ? ` · ${this.waiting} waiting for the next step` : ""} · ${flash ?? "esc to interrupt"}   `;
+    } else if (flash) left = `${flash}   `;
     const right = parts.join(t.dim(" · "));
     const line = left + right;
     if (visibleWidth(line) <= width) return [line];

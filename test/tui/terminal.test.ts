@@ -26,7 +26,7 @@ async function open(args: string[] = [], opts: { columns?: number; rows?: number
   return screen;
 }
 
-const sessionIdOf = (text: string) => /lembas -r (ses_\w+)/.exec(text)?.[1] ?? "";
+const sessionIdOf = (text: string) => /lembas -r (ses_[\w-]+)/.exec(text)?.[1] ?? "";
 
 describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
   test("opens with the status bar, streams an answer, and on quit names the session and how to resume it", async () => {

@@ -1,4 +1,5 @@
 import { type Component, Markdown, type MarkdownTheme } from "../kit.ts";
+import { plain } from "./plain.ts";
 
 /**
  * The model's answer as it streams: markdown cut into parts at blank lines outside code fences.
@@ -9,6 +10,7 @@ export class AnswerBlock implements Component {
   private readonly done: Markdown[] = [];
   private readonly live: Markdown;
   private tail = "";
+  private readonly scan: Scan = { at: 0, fence: null };
   private cache: { width: number; lines: string[]; doneCount: number; doneLines: string[] } | null = null;
 
   constructor(
@@ -26,16 +28,17 @@ export class AnswerBlock implements Component {
   private doneText = "";
 
   append(delta: string): void {
-    this.tail += delta;
+    this.tail += plain(delta);
     for (;;) {
-      const cut = settledEnd(this.tail);
+      const cut = settledEnd(this.tail, this.scan);
       if (cut < 0) break;
       const part = this.tail.slice(0, cut);
       this.doneText += this.tail.slice(0, cut);
       this.tail = this.tail.slice(cut);
       if (part.trim()) this.done.push(this.part(part.trimEnd()));
     }
-    this.live.setText(this.tail.trim());
+    // Blank lines before it go, never the first line's indent (an answer that opens with indented code).
+    this.live.setText(this.tail.replace(/^(?:[ \t]*\n)+/, "").trimEnd());
   }
 
   /** Replaces the whole text (a retried step took back what it streamed). */
@@ -43,6 +46,8 @@ export class AnswerBlock implements Component {
     this.done.length = 0;
     this.doneText = "";
     this.tail = "";
+    this.scan.at = 0;
+    this.scan.fence = null;
     this.cache = null;
     this.append(text);
   }
@@ -73,25 +78,43 @@ export class AnswerBlock implements Component {
   }
 }
 
+/** How far the live part was read: the start of the first line not yet settled, and the fence open there. */
+export type Scan = { at: number; fence: { char: string; length: number } | null };
+
 /**
  * Where the text's first finished part ends (after its blank line), or -1: a blank line outside a
  * code fence, not followed by an indented line (a list item's next paragraph belongs with it).
+ * A fence closes only at a fence of its own character and at least its length, with nothing after
+ * it (CommonMark's rule): a ``` inside a ~~~ or ```` fence is code. `scan` carries where the last
+ * call stopped, so that a long code block streaming is read once, not once per chunk; after a cut
+ * it starts over (the cut text is sliced off).
  */
-export function settledEnd(text: string): number {
-  let fenced = false;
-  let at = 0;
-  while (at < text.length) {
-    const end = text.indexOf("\n", at);
+export function settledEnd(text: string, scan: Scan = { at: 0, fence: null }): number {
+  while (scan.at < text.length) {
+    const end = text.indexOf("\n", scan.at);
     if (end < 0) return -1;
-    const line = text.slice(at, end);
-    if (/^\s{0,3}(```|~~~)/.test(line)) fenced = !fenced;
+    const line = text.slice(scan.at, end);
     const next = end + 1;
-    if (!fenced && line.trim() === "" && at > 0) {
+    const mark = FENCE.exec(line);
+    const run = mark?.[1] ?? "";
+    const after = mark?.[2] ?? "";
+    if (scan.fence) {
+      if (run[0] === scan.fence.char && run.length >= scan.fence.length && after.trim() === "") scan.fence = null;
+    } else if (mark && !(run[0] === "`" && after.includes("`"))) {
+      scan.fence = { char: run[0] ?? "`", length: run.length };
+    } else if (line.trim() === "" && scan.at > 0) {
       // The line after the blank one must have started, and not be indented, to know the part is done.
       const following = text.slice(next, next + 1);
-      if (following && following !== " " && following !== "\t" && following !== "\n") return next;
+      if (!following) return -1;
+      if (following !== " " && following !== "\t" && following !== "\n") {
+        scan.at = 0;
+        return next;
+      }
     }
-    at = next;
+    scan.at = next;
   }
   return -1;
 }
+
+/** A code fence's line: up to three spaces, three or more backticks or tildes, then its info string. */
+const FENCE = /^ {0,3}(`{3,}|~{3,})([^]*)$/;

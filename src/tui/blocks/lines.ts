@@ -1,4 +1,5 @@
 import { type Component, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "../kit.ts";
+import { plain } from "./plain.ts";
 
 /**
  * A block of the transcript whose lines depend only on its text and the width: rendered once per
@@ -43,6 +44,7 @@ export class LineBlock extends CachedBlock {
     private readonly mark = "",
   ) {
     super();
+    this.text = plain(text);
   }
 
   protected draw(width: number): string[] {

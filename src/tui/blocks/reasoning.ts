@@ -1,5 +1,6 @@
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
+import { plain } from "./plain.ts";
 
 /** How many lines of reasoning show while it streams: the newest, so that it never floods the screen. */
 const LIVE_LINES = 6;
@@ -17,7 +18,7 @@ export class ReasoningBlock extends CachedBlock {
   }
 
   append(delta: string): void {
-    this.text += delta;
+    this.text += plain(delta);
     this.last = Date.now();
     this.invalidate();
   }
@@ -38,7 +39,7 @@ export class ReasoningBlock extends CachedBlock {
   /** Folded at once, as a resumed session shows its history. */
   static finished(text: string, theme: Theme): ReasoningBlock {
     const block = new ReasoningBlock(theme);
-    block.text = text;
+    block.text = plain(text);
     block.folded = true;
     return block;
   }

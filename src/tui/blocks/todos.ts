@@ -1,6 +1,7 @@
 import type { TodoItem } from "../../tools/tool.ts";
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
+import { plain } from "./plain.ts";
 
 /** The todo list, whole, as the model last wrote it. */
 export class TodoBlock extends CachedBlock {
@@ -22,7 +23,7 @@ export class TodoBlock extends CachedBlock {
     for (const todo of this.todos) {
       const mark = todo.status === "completed" ? "☒ " : todo.status === "in_progress" ? "▶ " : "☐ ";
       const paint = todo.status === "completed" ? t.dim : todo.status === "in_progress" ? t.accent : (s: string) => s;
-      lines.push(...hanging(todo.content, width, `  ${mark}`, "    ").map(paint));
+      lines.push(...hanging(plain(todo.content), width, `  ${mark}`, "    ").map(paint));
     }
     return lines;
   }

@@ -2,12 +2,15 @@ import type { FileDiff } from "../../tools/tool.ts";
 import { unifiedDiff } from "../../tools/diff.ts";
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
+import { plain } from "./plain.ts";
 
 /** Lines of a diff shown in the transcript; the rest is counted. */
 const DIFF_LINES = 40;
 /** Lines of a command's output shown once it ended (its last ones while it runs). */
 const OUTPUT_LINES = 8;
 const LIVE_OUTPUT_LINES = 5;
+/** Lines of a failed call's output shown: the first ones, and always its last (the reason). */
+const ERROR_LINES = 3;
 /** A running command's output kept to show: the newest, never the whole flood. */
 const LIVE_KEEP_CHARS = 16_384;
 
@@ -29,16 +32,17 @@ export class ToolCallBlock extends CachedBlock {
     private readonly shown: (path: string) => string = (path) => path,
   ) {
     super();
+    this.title = plain(title);
   }
 
   progress(output: string): void {
-    this.live = (this.live + output).slice(-LIVE_KEEP_CHARS);
+    this.live = (this.live + plain(output)).slice(-LIVE_KEEP_CHARS);
     this.invalidate();
   }
 
   end(event: { output: string; isError: boolean; diffs?: FileDiff[] }): void {
     this.state = event.isError ? "error" : "done";
-    this.output = event.output;
+    this.output = plain(event.output);
     this.diffs = event.diffs ?? [];
     this.live = "";
     this.invalidate();
@@ -46,12 +50,12 @@ export class ToolCallBlock extends CachedBlock {
 
   deny(reason: string, feedback?: string): void {
     this.state = "denied";
-    this.why = feedback ? `${reason}: “${feedback}”` : reason;
+    this.why = plain(feedback ? `${reason}: “${feedback}”` : reason);
     this.invalidate();
   }
 
   rename(title: string): void {
-    this.title = title;
+    this.title = plain(title);
     this.invalidate();
   }
 
@@ -77,7 +81,7 @@ export class ToolCallBlock extends CachedBlock {
   private summary(width: number): string[] {
     const t = this.theme;
     const all = this.output.replace(/\r/g, "").replace(/\n+$/, "").split("\n");
-    if (this.state === "error") return all.slice(0, 3).map((line) => `  ⎿ ${line}`).map(t.error).map((l) => clip(l, width));
+    if (this.state === "error") return this.failure(all, width);
     if (this.name !== "bash") {
       const first = all[0] ?? "";
       const more = all.length > 1 ? t.dim(` (${all.length} lines)`) : "";
@@ -88,15 +92,23 @@ export class ToolCallBlock extends CachedBlock {
     return shown;
   }
 
+  /** A failed call: its first lines and its last one, which says why (a command cancelled, timed out). */
+  private failure(all: string[], width: number): string[] {
+    const t = this.theme;
+    const cut = all.length > ERROR_LINES;
+    const shown = cut ? [...all.slice(0, ERROR_LINES - 1), t.dim(`… ${all.length - ERROR_LINES} more lines`), all.at(-1) ?? ""] : all;
+    return shown.map((line, i) => t.error(clip(`${i === 0 ? "  ⎿ " : "    "}${line}`, width)));
+  }
+
   private drawDiffs(width: number): string[] {
     const t = this.theme;
     const out: string[] = [];
     for (const diff of this.diffs) {
-      const text = unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 });
+      const text = plain(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
       const lines = text ? text.split("\n") : [];
       const added = lines.filter((l) => l.startsWith("+")).length;
       const removed = lines.filter((l) => l.startsWith("-")).length;
-      out.push(t.dim(clip(`  ⎿ ${this.shown(diff.path)}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
+      out.push(t.dim(clip(`  ⎿ ${plain(this.shown(diff.path))}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
       for (const line of lines.slice(0, DIFF_LINES)) {
         const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : line.startsWith("@@") ? t.accent : t.dim;
         out.push(paint(clip(`    ${line}`, width)));

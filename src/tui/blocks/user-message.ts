@@ -1,5 +1,6 @@
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
+import { plain } from "./plain.ts";
 
 /** What the person sent, as they typed it (a command's name, not its body), and what it carried. */
 export class UserMessage extends CachedBlock {
@@ -12,8 +13,8 @@ export class UserMessage extends CachedBlock {
   }
 
   protected draw(width: number): string[] {
-    const lines = hanging(this.text, width, "› ", "  ").map((line) => this.theme.bold(this.theme.user(line)));
-    for (const a of this.attachments) lines.push(this.theme.dim(`  [attached ${a.name}]`));
+    const lines = hanging(plain(this.text), width, "› ", "  ").map((line) => this.theme.bold(this.theme.user(line)));
+    for (const a of this.attachments) lines.push(this.theme.dim(`  [attached ${plain(a.name)}]`));
     return ["", ...lines];
   }
 }
