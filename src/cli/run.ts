@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Engine } from "../engine/engine.ts";
 import { newTurnId, type Session } from "../engine/session.ts";
+import { actionResult } from "../front/actions.ts";
 import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";
@@ -61,10 +62,12 @@ export default defineCommand({
     process.once("SIGTERM", stop);
     const entered = await enterPrompt(session, [{ type: "text", text: args.prompt }], newTurnId(), devicePlace(ctx.paths, engine.protectedPaths));
     const answer = entered.answer;
+    const action = actionResult(answer);
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await engine.stop();
     if (!json && printed) process.stdout.write("\n");
+    if (action && !action.failed && !json && answer.command !== "compact") process.stderr.write(`lembas: ${action.line}\n`);
     if (answer.error) throw new UserError(answer.error, 1);
     if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);
   },

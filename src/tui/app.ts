@@ -1,6 +1,7 @@
 import type { Mode } from "../config/schema.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
+import { actionResult } from "../front/actions.ts";
 import { VERSION } from "../version.ts";
 import type { Card } from "./cards.ts";
 import { PermissionCard } from "./cards/permission.ts";
@@ -190,6 +191,8 @@ export class TuiApp implements AppSurface {
       this.transcript.line(`the session could not be closed cleanly: ${errorMessage(error)}`, "error");
     }
     try {
+      // The last frame shows how the session ended (no card, no "working") before the screen stops.
+      this.tui.renderNow();
       this.tui.stop();
     } catch {
       // The terminal went away (a hang-up): there is nothing left to restore on it.
@@ -344,7 +347,8 @@ export class TuiApp implements AppSurface {
       this.render();
       return;
     }
-    if (session.busy) {
+    // A command typed while the model works is its own turn, queued; other text steers the turn.
+    if (session.busy && !this.runtime.isCommand(text)) {
       this.runtime.steer(text);
       this.status.say("given to the model at its next step");
       this.render();
@@ -372,14 +376,8 @@ export class TuiApp implements AppSurface {
 
   /** An action's result (compact, undo, plan, review) in one line; a turn's error was said by its event. */
   private sayAnswer(answer: TurnAnswer): void {
-    if (!answer.action) return;
-    if (answer.error) return this.transcript.line(answer.error, "error");
-    const meta = answer.meta ?? {};
-    if (answer.command === "undo") {
-      const undone = meta.undone as { prompt?: string; files?: unknown[] } | null | undefined;
-      this.transcript.line(undone ? `undid the last turn (${undone.files?.length ?? 0} files restored): “${undone.prompt ?? ""}”` : "there is nothing to undo");
-    } else if (answer.command === "compact") this.transcript.line("the conversation was compacted");
-    else if (typeof meta.message === "string") this.transcript.line(meta.message);
+    const result = actionResult(answer);
+    if (result) this.transcript.line(result.line, result.failed ? "error" : "info");
   }
 
   private dropCard(callId: string): void {

@@ -254,7 +254,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.type("C-c");
     await screen.waitFor("interrupted");
     await screen.waitGone("Which database?");
-    await screen.waitGone("esc to interrupt");
+    await screen.waitGone(/working \d/);
     model.push(step({ text: "fresh start" }));
     await screen.type("next one", "Enter");
     await screen.waitFor("fresh start");

@@ -171,7 +171,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     const screen = await open(["--mode", "auto"]);
     await screen.type("run the echo", "Enter");
     await screen.waitFor("The answer it gave.");
-    await screen.waitGone("esc to interrupt");
+    await screen.waitGone(/working \d/);
     await screen.type("/export", "Enter");
     await screen.waitFor("exported 1 turns to");
     const id = /lembas-(ses_[\w-]+)\.md/.exec(screen.text())?.[1] ?? "";

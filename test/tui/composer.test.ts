@@ -234,7 +234,7 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
     await screen.type("Enter");
     await screen.waitFor("images go with a prompt");
     expect(screen.text()).toContain("and this [image #1 later.png]");
-    await screen.waitGone("esc to interrupt");
+    await screen.waitGone(/working \d/);
     await screen.type("Enter");
     await screen.waitFor("now with the image");
     const [first, second] = await stepCount(2);

@@ -38,10 +38,10 @@ describe.skipIf(!HAVE_TMUX)("review: what the model writes cannot drive the term
     );
     const screen = await open(["--mode", "auto"]);
     await screen.waitFor("test/test-model");
-    const before = paneTitle(screen);
     await screen.type("go", "Enter");
     await screen.waitFor("end of answer");
-    expect(paneTitle(screen)).toBe(before);
+    // The window's title is the session's (set by lembas itself), never one the text carried.
+    expect(paneTitle(screen)).not.toMatch(/BYBASH|PWNED|AGAIN/);
     const text = screen.text();
     // Nothing was cleared: the prompt and the command's block are still above the answer.
     expect(text).toContain("› go");
@@ -175,7 +175,7 @@ describe.skipIf(!HAVE_TMUX)("review: a card waiting", () => {
     await screen.type("C-c");
     await screen.waitGone("Yes, once");
     await screen.waitFor("interrupted");
-    await screen.waitGone("esc to interrupt");
+    await screen.waitGone(/working \d/);
   });
 });
 

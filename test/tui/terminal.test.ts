@@ -88,7 +88,7 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     await screen.waitFor("slow slow");
     await screen.type("Escape");
     await screen.waitFor("interrupted");
-    await screen.waitGone("esc to interrupt");
+    await screen.waitGone(/working \d/);
     model.push(step({ text: "fresh reply" }));
     await screen.type("next one", "Enter");
     await screen.waitFor("fresh reply");
@@ -149,7 +149,7 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     await screen.waitFor("test/test-model");
     await screen.type("hello", "Enter");
     await screen.waitFor("✗ ", 20_000);
-    await screen.waitGone("esc to interrupt");
+    await screen.waitGone(/working \d/);
     model.push(step({ text: "back again" }));
     await screen.type("retry", "Enter");
     await screen.waitFor("back again");

@@ -1,0 +1,20 @@
+import type { TurnAnswer } from "../engine/session.ts";
+
+/**
+ * What an action (a command that sends nothing to the model: /compact, /undo, /plan, a /review
+ * with nothing to review) came to, in one sentence a front end says as it is; null for a turn
+ * that went to the model, whose events said it all.
+ */
+export function actionResult(answer: TurnAnswer): { line: string; failed: boolean } | null {
+  if (!answer.action) return null;
+  if (answer.error) return { line: answer.error, failed: true };
+  const meta = answer.meta ?? {};
+  if (answer.command === "undo") {
+    const undone = meta.undone as { prompt?: string; files?: unknown[] } | null | undefined;
+    return { line: undone ? `undid the last turn (${undone.files?.length ?? 0} files restored): “${undone.prompt ?? ""}”` : "there is nothing to undo", failed: false };
+  }
+  if (answer.command === "compact") return { line: "the conversation was compacted", failed: false };
+  if (answer.command === "plan" && typeof meta.mode === "string") return { line: `mode: ${meta.mode}`, failed: false };
+  if (typeof meta.message === "string") return { line: meta.message, failed: false };
+  return null;
+}
