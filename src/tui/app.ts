@@ -15,7 +15,7 @@ import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import { StatusBar } from "./status-bar.ts";
-import { editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
+import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { Transcript } from "./transcript.ts";
 
 /** Smaller than this, the screen says so in one line instead of drawing. */
@@ -130,10 +130,8 @@ export class TuiApp implements AppSurface {
   }
 
   setTheme(name: ThemeName): void {
-    this.theme = makeTheme(name);
-    this.transcript.setTheme(this.theme);
-    this.status.setTheme(this.theme);
-    this.editor.borderColor = this.theme.border;
+    applyTheme(this.theme, name);
+    // Every block drawn so far is drawn again in the new colours (a full redraw, once).
     this.tui.invalidate();
     this.tui.requestRender(true);
   }

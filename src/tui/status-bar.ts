@@ -26,13 +26,9 @@ export class StatusBar implements Component {
   note: string | null = null;
 
   constructor(
-    private theme: Theme,
+    private readonly theme: Theme,
     private readonly now: () => number = Date.now,
   ) {}
-
-  setTheme(theme: Theme): void {
-    this.theme = theme;
-  }
 
   set(facts: StatusFacts): void {
     this.facts = facts;

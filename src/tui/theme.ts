@@ -64,34 +64,44 @@ export function makeTheme(name: ThemeName, color = process.env.NO_COLOR === unde
   };
 }
 
+/*
+ * The derived themes read the theme's paints when they paint, not when they are made: /theme
+ * changes the one Theme object in place (applyTheme), and everything drawn follows.
+ */
+
 export function selectListTheme(theme: Theme): SelectListTheme {
   return {
-    selectedPrefix: theme.selected,
-    selectedText: theme.selected,
-    description: theme.dim,
-    scrollInfo: theme.dim,
-    noMatch: theme.dim,
+    selectedPrefix: (t) => theme.selected(t),
+    selectedText: (t) => theme.selected(t),
+    description: (t) => theme.dim(t),
+    scrollInfo: (t) => theme.dim(t),
+    noMatch: (t) => theme.dim(t),
   };
 }
 
 export function editorTheme(theme: Theme): EditorTheme {
-  return { borderColor: theme.border, selectList: selectListTheme(theme) };
+  return { borderColor: (t) => theme.border(t), selectList: selectListTheme(theme) };
+}
+
+/** Changes `theme` in place into the one named, so that every block, card and list drawn with it follows. */
+export function applyTheme(theme: Theme, name: ThemeName): void {
+  Object.assign(theme, makeTheme(name, theme.color));
 }
 
 export function markdownTheme(theme: Theme, highlightCode?: (code: string, lang?: string) => string[]): MarkdownTheme {
   return {
     heading: (t) => theme.bold(theme.accent(t)),
-    link: theme.accent,
-    linkUrl: theme.dim,
-    code: theme.code,
+    link: (t) => theme.accent(t),
+    linkUrl: (t) => theme.dim(t),
+    code: (t) => theme.code(t),
     codeBlock: plain,
-    codeBlockBorder: theme.dim,
-    quote: theme.italic,
-    quoteBorder: theme.dim,
-    hr: theme.dim,
-    listBullet: theme.accent,
-    bold: theme.bold,
-    italic: theme.italic,
+    codeBlockBorder: (t) => theme.dim(t),
+    quote: (t) => theme.italic(t),
+    quoteBorder: (t) => theme.dim(t),
+    hr: (t) => theme.dim(t),
+    listBullet: (t) => theme.accent(t),
+    bold: (t) => theme.bold(t),
+    italic: (t) => theme.italic(t),
     strikethrough: (t) => (theme.color ? `\x1b[9m${t}\x1b[29m` : t),
     underline: (t) => (theme.color ? `\x1b[4m${t}\x1b[24m` : t),
     ...(highlightCode ? { highlightCode } : {}),

@@ -22,19 +22,13 @@ export class Transcript extends Container {
   private reasoning: ReasoningBlock | null = null;
   private todos: TodoBlock | null = null;
   private readonly tools = new Map<string, ToolCallBlock>();
-  private md: MarkdownTheme;
+  private readonly md: MarkdownTheme;
   /** The directory paths are shown relative to (the session's). */
   cwd = "";
   root = "";
 
-  constructor(private theme: Theme) {
+  constructor(private readonly theme: Theme) {
     super();
-    this.md = this.markdown();
-  }
-
-  /** A new theme: every block is drawn again with it. */
-  setTheme(theme: Theme): void {
-    this.theme = theme;
     this.md = this.markdown();
   }
 

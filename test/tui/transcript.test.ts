@@ -93,6 +93,23 @@ describe.skipIf(!HAVE_TMUX)("the transcript", () => {
     expect(recording.bytes()).not.toContain("\x1b[3J");
   });
 
+  test("/theme light draws what is already on the screen again in the light theme's colours", async () => {
+    delete box.env.NO_COLOR;
+    model.push(step({ text: "# A heading\n\nbody text" }));
+    const screen = await open();
+    await screen.type("colours", "Enter");
+    await screen.waitFor("body text");
+    const recording = await screen.record();
+    await screen.type("/theme light", "Enter");
+    await screen.waitFor("theme: light");
+    await Bun.sleep(200);
+    // The heading, drawn in the dark theme's accent (256-colour 75), comes again in the light one's (25).
+    const redrawn = recording.bytes();
+    const heading = redrawn.indexOf("A heading");
+    expect(heading).toBeGreaterThan(0);
+    expect(redrawn.slice(Math.max(0, heading - 40), heading)).toContain("38;5;25m");
+  });
+
   test("a resize reflows the transcript to the new width", async () => {
     const long = Array.from({ length: 14 }, (_, i) => `word${i}`).join(" ");
     model.push(step({ text: long }));
