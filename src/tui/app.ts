@@ -208,7 +208,10 @@ export class TuiApp implements AppSurface {
       this.status.apply(event);
       if (event.type === "task") this.onTask(event.state);
       if (event.type === "title") this.setWindowTitle(event.title);
-      if (event.type === "model" && event.ref === null) this.status.set({ model: this.runtime.defaultModel, mode: this.runtime.session.mode, effort: event.effort });
+      if (event.type === "model" && event.ref === null) {
+        this.status.set({ model: this.runtime.defaultModel, mode: this.runtime.session.mode, effort: event.effort });
+        if (!this.runtime.defaultModel) this.showDefaultModel();
+      }
       this.transcript.apply(event);
     }
     this.render();
@@ -219,11 +222,29 @@ export class TuiApp implements AppSurface {
     this.transcript.root = session.root;
     this.loadPromptHistory(session.root);
     this.status.reset({ model: session.model ?? this.runtime.defaultModel, mode: session.mode, effort: session.effort });
+    if (!session.model && !this.runtime.defaultModel) this.showDefaultModel();
     this.setHeader();
     if (history.length > 0) {
       this.transcript.line(`resumed session ${session.id}${session.title ? `: ${session.title}` : ""}`);
       this.transcript.history(history);
     }
+  }
+
+  /**
+   * With no model in config.yaml, the one the engine will use (a login's first, a local server's)
+   * is only known once the lists are read: the status bar says it then, and "no model" meanwhile.
+   */
+  private showDefaultModel(): void {
+    void this.runtime.models
+      .resolve(null)
+      .then((model) => {
+        if (!this.runtime.hasSession || this.runtime.session.model) return;
+        this.status.setModel(model.ref);
+        this.render();
+      })
+      .catch(() => {
+        // no model to be had: the status bar goes on saying so, and a turn says why
+      });
   }
 
   /** Up and Down reach the prompts typed earlier in this project's sessions. */

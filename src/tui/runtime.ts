@@ -216,7 +216,8 @@ export class TuiRuntime {
       try {
         listener(change);
       } catch (error) {
-        process.stderr.write(`lembas: the screen failed on ${change.type}: ${errorMessage(error)}\n`);
+        // console.error, not stderr: while the screen is up it is caught (stray-output.ts), never drawn over the frame.
+        console.error(`lembas: the screen failed on ${change.type}: ${errorMessage(error)}`);
       }
     }
   }

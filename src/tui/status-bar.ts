@@ -34,6 +34,10 @@ export class StatusBar implements Component {
     this.facts = facts;
   }
 
+  setModel(ref: string | null): void {
+    this.facts = { ...this.facts, model: ref };
+  }
+
   /** A new session: its counts start over. */
   reset(facts: StatusFacts): void {
     this.facts = facts;

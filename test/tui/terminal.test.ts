@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
@@ -92,6 +92,13 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     model.push(step({ text: "fresh reply" }));
     await screen.type("next one", "Enter");
     await screen.waitFor("fresh reply");
+  });
+
+  test("with no model in config.yaml, the status bar names the one the engine will use", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `connections:\n  test:\n    base_url: ${model.url}\n`);
+    model.setModels([{ id: "first-of-them" }, { id: "second" }]);
+    const screen = await open();
+    await screen.waitFor("test/first-of-them · edit");
   });
 
   test("Ctrl-C clears the composer; on an empty one a second Ctrl-C quits", async () => {
