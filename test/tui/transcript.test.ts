@@ -54,6 +54,16 @@ describe.skipIf(!HAVE_TMUX)("the transcript", () => {
     expect(text).not.toContain("│ 250");
   });
 
+  test("a command that exits non-zero is shown as failed, with the line that says its exit code", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "seq 1 40; exit 3" } }] }), step({ text: "it failed" }));
+    const screen = await open(["--mode", "auto"]);
+    await screen.type("run it", "Enter");
+    await screen.waitFor("it failed");
+    const text = screen.text();
+    expect(text).toContain("✗ Run seq 1 40; exit 3");
+    expect(text).toContain("Exit code 3.");
+  });
+
   test("reasoning is shown while it streams, then folded to one line once the answer starts", async () => {
     model.push(step({ reasoning: "Let me think about the user's request carefully here.", text: "The answer.", chunkDelayMs: 10 }));
     const screen = await open();

@@ -40,8 +40,10 @@ export class ToolCallBlock extends CachedBlock {
     this.invalidate();
   }
 
-  end(event: { output: string; isError: boolean; diffs?: FileDiff[] }): void {
-    this.state = event.isError ? "error" : "done";
+  end(event: { output: string; isError: boolean; diffs?: FileDiff[]; meta?: Record<string, unknown> }): void {
+    // A command that exited non-zero did run, and the model sees its output: it is shown as failed all the same.
+    const failed = typeof event.meta?.exitCode === "number" && event.meta.exitCode !== 0;
+    this.state = event.isError || failed ? "error" : "done";
     this.output = plain(event.output);
     this.diffs = event.diffs ?? [];
     this.live = "";
