@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.ts";
 import { type Component, CURSOR_MARKER, type Focusable, Input, matchesKey, renderFakeCursor, truncateToWidth, wrapTextWithAnsi } from "./kit.ts";
+import { oneLinePaste } from "./one-line-paste.ts";
 import type { Theme } from "./theme.ts";
 
 /** One line of a form. secret: drawn as dots (a token), never as typed. */
@@ -68,7 +69,7 @@ export class Form implements Component, Focusable {
       this.at = Math.max(0, this.at - 1);
       return;
     }
-    this.inputs[this.at]?.handleInput(data);
+    this.inputs[this.at]?.handleInput(oneLinePaste(data));
   }
 
   private async submit(): Promise<void> {
