@@ -25,9 +25,11 @@ export function connectionForm(app: AppSurface, listed: (checked: CheckedConnect
     ],
     app.theme,
     {
-      async submit([url = "", apiKey = "", name = ""]) {
+      async submit([url = "", apiKey = "", name = ""], signal) {
         const checked = await checkConnection(app, url, apiKey, name);
         if (typeof checked === "string") return checked;
+        // Left with Esc while its models were listed: nothing was written, and no picker opens.
+        if (signal.aborted) return null;
         listed(checked);
         return null;
       },

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
@@ -20,8 +20,8 @@ afterEach(async () => {
   box.cleanup();
 });
 
-async function open(args: string[] = []): Promise<Screen> {
-  const screen = await openScreen(box, { args, cwd: box.project });
+async function open(args: string[] = [], env: Record<string, string> = {}): Promise<Screen> {
+  const screen = await openScreen(box, { args, cwd: box.project, env });
   screens.push(screen);
   await screen.waitFor("test/test-model");
   return screen;
@@ -110,5 +110,150 @@ describe.skipIf(!HAVE_TMUX)("review 2: commands", () => {
     await screen.waitFor(/connections/);
     expect(readFileSync(file, "utf8")).toBe(before);
     expect(readdirSync(box.configDir).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("review 2: the first run's connection form", () => {
+  let server: ReturnType<typeof Bun.serve> | null = null;
+  afterEach(() => {
+    server?.stop(true);
+    server = null;
+  });
+
+  function bare(): void {
+    writeFileSync(join(box.configDir, "config.yaml"), "# keep this comment\neffort: high\n");
+  }
+  async function openBare(): Promise<Screen> {
+    const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const port = closed.port;
+    closed.stop(true);
+    const screen = await openScreen(box, { cwd: box.project, env: { LEMBAS_LOCAL_PORTS: String(port) } });
+    screens.push(screen);
+    await screen.waitFor("Add an OpenAI-compatible connection");
+    await screen.type("Down", "Enter");
+    await screen.waitFor("base URL:");
+    return screen;
+  }
+
+  test("a URL that answers HTML says so in one line and the form stays", async () => {
+    bare();
+    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("<!doctype html><html><body>\n<h1>Welcome</h1>\n</body></html>", { headers: { "content-type": "text/html" } }) });
+    const screen = await openBare();
+    await screen.write(`http://127.0.0.1:${server.port}/v1`);
+    await screen.type("Enter", "Enter", "Enter");
+    await screen.waitGone("checking…");
+    await Bun.sleep(300);
+    expect(screen.text()).toContain("base URL:");
+    expect(screen.text()).not.toMatch(/\bat .*\.ts:\d+/);
+    expect(screen.text()).not.toContain("<h1>");
+  });
+
+  test("Esc while the connection is checked: its models, when they come, do not open a picker over the menu", async () => {
+    bare();
+    server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: async () => {
+        await Bun.sleep(1500);
+        return Response.json({ object: "list", data: [{ id: "late-model", object: "model" }] });
+      },
+    });
+    const screen = await openBare();
+    await screen.write(`http://127.0.0.1:${server.port}/v1`);
+    await screen.type("Enter", "Enter", "Enter");
+    await screen.waitFor("checking…");
+    await screen.type("Escape");
+    await screen.waitGone("base URL:");
+    await Bun.sleep(2500);
+    expect(screen.text()).not.toContain("late-model");
+    expect(screen.text()).toContain("Add an OpenAI-compatible connection");
+  });
+
+  test("an enormous /models list: the picker opens and a model is saved", async () => {
+    bare();
+    const data = Array.from({ length: 20_000 }, (_, i) => ({ id: `model-${i}`, object: "model" }));
+    server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => Response.json({ object: "list", data }) });
+    const screen = await openBare();
+    await screen.write(`http://127.0.0.1:${server.port}/v1`);
+    await screen.type("Enter", "Enter", "Enter");
+    await screen.waitFor("pick one", 10_000);
+    await screen.type("Enter");
+    await screen.waitFor("local/model-0 · edit", 10_000);
+    expect(Bun.YAML.parse(readFileSync(join(box.configDir, "config.yaml"), "utf8"))).toMatchObject({ effort: "high", model: "local/model-0" });
+  });
+});
+
+function sentText(): string {
+  const last = model.requests.filter((r) => isStep(r.body)).at(-1);
+  return JSON.stringify(last?.body.messages ?? []);
+}
+
+describe.skipIf(!HAVE_TMUX)("review 2: the composer", () => {
+  test("@ never offers nor attaches .env, nor a file outside the project by @../", async () => {
+    writeFileSync(join(box.project, ".env"), "API_KEY=hunter2-secret\n");
+    writeFileSync(join(box.project, "envelope.txt"), "a letter\n");
+    writeFileSync(join(box.dir, "outside.txt"), "outside-secret-word\n");
+    model.push(step({ text: "read none" }));
+    const screen = await open();
+    await screen.write("@env");
+    await screen.waitFor("envelope.txt");
+    expect(screen.text()).not.toMatch(/→?\s+\.env\b/);
+    await screen.type("C-c");
+    await screen.write("look at @.env and @../outside.txt ");
+    await Bun.sleep(300);
+    await screen.type("Enter");
+    await screen.waitFor("read none");
+    expect(sentText()).not.toContain("hunter2-secret");
+    expect(sentText()).not.toContain("outside-secret-word");
+  });
+
+  test("a custom command named like a terminal command is not offered: /model is listed once, the terminal's", async () => {
+    mkdirSync(join(box.project, ".agent", "commands"), { recursive: true });
+    writeFileSync(join(box.project, ".agent", "commands", "model.md"), "---\ndescription: A custom model command\n---\nDo the model thing.\n");
+    const screen = await open();
+    await screen.write("/mode");
+    await screen.waitFor("The session's model");
+    expect(screen.text()).not.toContain("A custom model command");
+    expect(screen.text().split("\n").filter((l) => /^\s*(→\s*)?\/model\s/.test(l))).toHaveLength(1);
+  });
+
+  test("a clipboard tool that exits 1 with terminal control in its error: one plain line", async () => {
+    const bin = join(box.dir, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "wl-paste"), `#!/bin/sh\nprintf '\\033]0;PWNED\\007\\033[2Jbroken pipe\\nsecond line\\n' >&2\nexit 1\n`);
+    chmodSync(join(bin, "wl-paste"), 0o755);
+    const screen = await open([], { PATH: `${bin}:/usr/bin:/bin`, WAYLAND_DISPLAY: "wayland-test", DISPLAY: "" });
+    const seen = await screen.record();
+    await screen.type("C-v");
+    await screen.waitFor("wl-paste could not read the clipboard");
+    expect(screen.text()).toContain("broken pipe");
+    expect(screen.text()).not.toContain("second line");
+    expect(seen.bytes()).not.toContain("PWNED");
+  });
+
+  test("a 5 MB paste is folded to a marker in a few seconds and the composer still types", async () => {
+    const screen = await open();
+    const line = "x".repeat(99);
+    const text = Array.from({ length: 50_000 }, () => line).join("\n");
+    const started = Date.now();
+    const file = join(box.dir, "big.txt");
+    writeFileSync(file, text);
+    Bun.spawnSync(["tmux", "-L", screen.socket, "load-buffer", file]);
+    Bun.spawnSync(["tmux", "-L", screen.socket, "paste-buffer", "-p", "-t", "0"]);
+    await screen.waitFor(/\[paste #1 \+50000 lines\]/, 20_000);
+    await screen.write(" and more");
+    await screen.waitFor("and more", 10_000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  test("a dragged path to a file that does not exist, or to a non-image, stays text", async () => {
+    writeFileSync(join(box.project, "notes.txt"), "hello\n");
+    const screen = await open();
+    await screen.paste("/no/such/picture.png");
+    await screen.waitFor("/no/such/picture.png");
+    await screen.type("C-c");
+    await screen.paste(join(box.project, "notes.txt"));
+    await screen.waitFor("notes.txt");
+    expect(screen.text()).not.toContain("[image #");
   });
 });
