@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openDb } from "../../src/store/db.ts";
+import { insertSession } from "../../src/store/sessions.ts";
 import { isStep, step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 import { projectSandbox, type Sandbox } from "../support/run.ts";
@@ -255,5 +257,43 @@ describe.skipIf(!HAVE_TMUX)("review 2: the composer", () => {
     await screen.paste(join(box.project, "notes.txt"));
     await screen.waitFor("notes.txt");
     expect(screen.text()).not.toContain("[image #");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("review 2: sessions", () => {
+  function seed(fill: (db: ReturnType<typeof openDb>) => void): void {
+    const db = openDb(join(box.stateDir, "lembas.db"));
+    fill(db);
+    db.close();
+  }
+  const row = (id: string, root: string, title: string, at: number) => (db: ReturnType<typeof openDb>) => {
+    insertSession(db, { id, root, cwd: root, mode: "edit", model: null, effort: "medium", origin: "terminal", title });
+    db.query("UPDATE sessions SET updated_at = ?, created_at = ? WHERE id = ?").run(at, at, id);
+  };
+
+  test("/sessions lists this project's sessions even when 300 newer ones of other projects exist", async () => {
+    const now = Date.now();
+    seed((db) => {
+      row("ses_mine_old", box.project, "my old work", now - 100_000)(db);
+      for (let i = 0; i < 300; i++) row(`ses_other_${i}`, join(box.dir, "elsewhere"), `other ${i}`, now - i)(db);
+    });
+    const screen = await open();
+    await screen.type("/sessions", "Enter");
+    await screen.waitFor(/Sessions of this project|there is no other session/);
+    expect(screen.text()).toContain("my old work");
+  });
+
+  test("/sessions in a project with 500 sessions opens at once and lists them", async () => {
+    const now = Date.now();
+    seed((db) => {
+      for (let i = 0; i < 500; i++) row(`ses_mine_${String(i).padStart(3, "0")}`, box.project, `task ${i}`, now - i * 1000)(db);
+    });
+    const screen = await open();
+    const started = Date.now();
+    await screen.type("/sessions", "Enter");
+    await screen.waitFor("Sessions of this project");
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await screen.write("task 499");
+    await screen.waitFor("ses_mine_499");
   });
 });
