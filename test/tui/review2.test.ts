@@ -171,6 +171,18 @@ describe.skipIf(!HAVE_TMUX)("review 2: the first run's connection form", () => {
     expect(screen.text()).toContain("Add an OpenAI-compatible connection");
   });
 
+  test("a server that hangs: the check times out in one line and the form stays", async () => {
+    bare();
+    server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: () => new Promise<Response>(() => {}) });
+    const screen = await openBare();
+    await screen.write(`http://127.0.0.1:${server.port}/v1`);
+    await screen.type("Enter", "Enter", "Enter");
+    await screen.waitFor("checking…");
+    await screen.waitFor(/did not list its models within/, 15_000);
+    expect(screen.text()).toContain("base URL:");
+    expect(readFileSync(join(box.configDir, "config.yaml"), "utf8")).toBe("# keep this comment\neffort: high\n");
+  });
+
   test("an enormous /models list: the picker opens and a model is saved", async () => {
     bare();
     const data = Array.from({ length: 20_000 }, (_, i) => ({ id: `model-${i}`, object: "model" }));
@@ -295,5 +307,87 @@ describe.skipIf(!HAVE_TMUX)("review 2: sessions", () => {
     expect(Date.now() - started).toBeLessThan(3_000);
     await screen.write("task 499");
     await screen.waitFor("ses_mine_499");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("review 2: more cards", () => {
+  const ask = (questions: object[]) => step({ toolCalls: [{ name: "ask_user", arguments: { questions } }] });
+
+  test("a very long label is cut on the card, and the model is given the whole label", async () => {
+    const long = `${"very long option ".repeat(30)}END`;
+    model.push(ask([{ header: "Pick", question: "Which one?", options: [{ label: long }, { label: "short" }] }]), step({ text: "got it" }));
+    const screen = await open();
+    await screen.type("ask me", "Enter");
+    await screen.waitFor("Which one?");
+    expect(screen.text().split("\n").every((l) => l.length <= 120)).toBe(true);
+    await screen.type("1");
+    await screen.waitFor("got it");
+    expect(toolResults()).toContain(long);
+  });
+
+  test("duplicate labels in a multiple choice: ticking one ticks only that row", async () => {
+    model.push(ask([{ header: "Pick", question: "Which ones?", multiple: true, options: [{ label: "same" }, { label: "same" }, { label: "other" }] }]), step({ text: "got them" }));
+    const screen = await open();
+    await screen.type("ask me", "Enter");
+    await screen.waitFor("Which ones?");
+    await screen.type("2");
+    await screen.waitFor("[x] same");
+    expect(screen.text().match(/\[x\]/g)?.length).toBe(1);
+    await screen.type("Enter");
+    await screen.waitFor("got them");
+    expect(toolResults()).toContain("→ same");
+  });
+
+  test("a plan of 5,000 lines opens and scrolls quickly", async () => {
+    const steps = Array.from({ length: 5000 }, (_, i) => `- step number ${i + 1}`).join("\n");
+    model.push(step({ toolCalls: [{ name: "plan_submit", arguments: { plan: `# Huge\n\n${steps}\n` } }] }), step({ text: "ok" }));
+    const screen = await open(["--mode", "plan"]);
+    await screen.type("plan it", "Enter");
+    await screen.waitFor(/… lines 1–16 of \d+/, 10_000);
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) await screen.type("NPage");
+    await screen.waitFor(/… lines 301–316 of/, 10_000);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    await screen.type("Escape");
+    await screen.waitFor("ok");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("review 2: /model, /delete, history", () => {
+  test("/model with a ref that is not there is one line and the model stays", async () => {
+    const screen = await open();
+    await screen.type("/model nowhere/ghost", "Enter");
+    await Bun.sleep(500);
+    expect(screen.text()).toContain("test/test-model · edit");
+    expect(screen.text()).toMatch(/ghost|nowhere/);
+    expect(screen.text()).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  test("/sessions delete of a session another lembas holds is refused, and the session stays", async () => {
+    model.push(step({ text: "first answer" }));
+    const other = await open();
+    await other.type("hello", "Enter");
+    await other.waitFor("first answer");
+    await other.type("/status", "Enter");
+    const id = (await other.waitFor(/session (ses_\w+)/)).match(/session (ses_\w+)/)?.[1] ?? "";
+    const screen = await open();
+    await screen.type(`/sessions delete ${id}`, "Enter");
+    await screen.waitFor("is open in another lembas process");
+    const db = openDb(join(box.stateDir, "lembas.db"));
+    const still = db.query("SELECT id FROM sessions WHERE id = ?").get(id);
+    db.close();
+    expect(still).not.toBeNull();
+  });
+
+  test("Up brings back a multi-line prompt whole", async () => {
+    model.push(step({ text: "one" }), step({ text: "two" }));
+    const screen = await open();
+    await screen.write("line one");
+    await screen.type("M-Enter");
+    await screen.write("line two");
+    await screen.type("Enter");
+    await screen.waitFor("one");
+    await screen.type("Up");
+    await screen.waitFor(/line one\n.*line two/);
   });
 });
