@@ -391,3 +391,48 @@ describe.skipIf(!HAVE_TMUX)("review 2: /model, /delete, history", () => {
     await screen.waitFor(/line one\n.*line two/);
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("review 2: the model's text on a card", () => {
+  const EVIL = "\x1b]0;PWNED\x07\x1b[2J";
+  test("an approval's command with terminal control does not reach the terminal", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: `echo hi ${EVIL}there` } }] }), step({ text: "fine" }));
+    const screen = await open();
+    const seen = await screen.record();
+    await screen.type("run it", "Enter");
+    await screen.waitFor("Yes, once");
+    await Bun.sleep(200);
+    expect(seen.bytes()).not.toContain("PWNED");
+    expect(seen.bytes()).not.toContain("\x1b[2J");
+    await screen.type("Escape");
+    await screen.waitFor("fine");
+  });
+
+  test("a question's text and labels with terminal control do not reach the terminal", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "ask_user", arguments: { why: `because ${EVIL}`, questions: [{ header: `H${EVIL}`, question: `Which ${EVIL}one?`, options: [{ label: `first ${EVIL}`, description: `about ${EVIL}` }] }] } }] }),
+      step({ text: "fine" }),
+    );
+    const screen = await open();
+    const seen = await screen.record();
+    await screen.type("ask", "Enter");
+    await screen.waitFor("one?");
+    await Bun.sleep(200);
+    expect(seen.bytes()).not.toContain("PWNED");
+    expect(seen.bytes()).not.toContain("\x1b[2J");
+    await screen.type("Escape");
+    await screen.waitFor("fine");
+  });
+
+  test("a plan with terminal control does not reach the terminal", async () => {
+    model.push(step({ toolCalls: [{ name: "plan_submit", arguments: { plan: `# Plan ${EVIL}\n\n- step ${EVIL} one\n` } }] }), step({ text: "fine" }));
+    const screen = await open(["--mode", "plan"]);
+    const seen = await screen.record();
+    await screen.type("plan", "Enter");
+    await screen.waitFor("Approve, and carry it out in edit mode");
+    await Bun.sleep(200);
+    expect(seen.bytes()).not.toContain("PWNED");
+    expect(seen.bytes()).not.toContain("\x1b[2J");
+    await screen.type("Escape");
+    await screen.waitFor("fine");
+  });
+});
