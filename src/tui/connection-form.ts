@@ -25,9 +25,11 @@ export function connectionForm(app: AppSurface, listed: (checked: CheckedConnect
     ],
     app.theme,
     {
-      async submit([url = "", apiKey = "", name = ""]) {
-        const checked = await checkConnection(app, url, apiKey, name);
+      async submit([url = "", apiKey = "", name = ""], signal) {
+        const checked = await checkConnection(app, url, apiKey, name, signal);
         if (typeof checked === "string") return checked;
+        // Left with Esc while its models were listed: nothing was written, and no picker opens.
+        if (signal.aborted) return null;
         listed(checked);
         return null;
       },
@@ -38,14 +40,14 @@ export function connectionForm(app: AppSurface, listed: (checked: CheckedConnect
 }
 
 /** The connection's chat models, or the one line saying why there are none. */
-async function checkConnection(app: AppSurface, input: string, apiKey: string, wanted: string): Promise<CheckedConnection | string> {
+async function checkConnection(app: AppSurface, input: string, apiKey: string, wanted: string, signal: AbortSignal): Promise<CheckedConnection | string> {
   const baseUrl = baseUrlOf(input);
   if (!baseUrl) return `${input || "(nothing)"} is not an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1`;
   const taken = takenNames(app);
   const name = wanted || nameFor(baseUrl, taken);
   if (!NAME.test(name)) return `the name ${name}: a name is letters, digits, . _ -`;
   if (taken.has(name)) return `the name ${name} is taken already (by a connection or a login): give another`;
-  const listed = await listModels({ name, baseUrl, apiKey: apiKey || null }, { timeoutMs: 10_000 });
+  const listed = await listModels({ name, baseUrl, apiKey: apiKey || null }, { timeoutMs: 10_000, signal });
   if (!listed.ok) return listed.error.message;
   if (listed.value.chat.length === 0) return `${baseUrl} lists no chat models: load or pull one there, then try again`;
   return { name, connection: { base_url: baseUrl, ...(apiKey ? { api_key: apiKey } : {}) }, models: listed.value.chat };

@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors.ts";
 import { type Component, CURSOR_MARKER, type Focusable, Input, matchesKey, renderFakeCursor, truncateToWidth, wrapTextWithAnsi } from "./kit.ts";
+import { oneLinePaste } from "./one-line-paste.ts";
 import type { Theme } from "./theme.ts";
 
 /** One line of a form. secret: drawn as dots (a token), never as typed. */
@@ -12,8 +13,12 @@ export type FieldSpec = { label: string; placeholder?: string; secret?: boolean;
 export type SubmitOutcome = string | null;
 
 export type FormHandlers = {
-  /** The values, in the fields' order, trimmed. A throw is shown as its one-line message. */
-  submit(values: string[]): Promise<SubmitOutcome>;
+  /**
+   * The values, in the fields' order, trimmed. A throw is shown as its one-line message. signal:
+   * aborted when the person left the form (Esc) before the submit ended; what it found is then
+   * not acted on.
+   */
+  submit(values: string[], signal: AbortSignal): Promise<SubmitOutcome>;
   /** Esc (and Ctrl-C): back, or closed. */
   cancel(): void;
   /** Something changed that the screen should draw (an answer came back). */
@@ -32,6 +37,8 @@ export class Form implements Component, Focusable {
   private busy = false;
   /** Counts submits, so that the answer to one left by Esc is dropped. */
   private round = 0;
+  /** The running submit's, aborted by Esc. */
+  private leaving: AbortController | null = null;
 
   constructor(
     private readonly title: string,
@@ -51,6 +58,8 @@ export class Form implements Component, Focusable {
     if (matchesKey(data, "escape") || matchesKey(data, "ctrl+c")) {
       this.round += 1;
       this.busy = false;
+      this.leaving?.abort();
+      this.leaving = null;
       this.handlers.cancel();
       return;
     }
@@ -68,17 +77,22 @@ export class Form implements Component, Focusable {
       this.at = Math.max(0, this.at - 1);
       return;
     }
-    this.inputs[this.at]?.handleInput(data);
+    this.inputs[this.at]?.handleInput(oneLinePaste(data));
   }
 
   private async submit(): Promise<void> {
     const round = ++this.round;
+    const leaving = new AbortController();
+    this.leaving = leaving;
     this.busy = true;
     this.message = null;
     this.handlers.changed();
     let outcome: SubmitOutcome;
     try {
-      outcome = await this.handlers.submit(this.inputs.map((input) => input.getValue().trim()));
+      outcome = await this.handlers.submit(
+        this.inputs.map((input) => input.getValue().trim()),
+        leaving.signal,
+      );
     } catch (error) {
       outcome = errorMessage(error);
     }

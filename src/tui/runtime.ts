@@ -31,6 +31,9 @@ export type PastedImage = { data: string; mimeType: string; name?: string };
  * session it shows, the cards the engine waits on, and the one way into that session for what the
  * person types. It knows nothing of the screen: the screen listens and calls.
  */
+/** The most sessions /sessions lists (newest first). */
+const SESSIONS_LISTED = 1000;
+
 export class TuiRuntime {
   // Made again by reload() (a first run wrote config.yaml), so not readonly; nothing else sets them.
   engine: Engine;
@@ -111,10 +114,15 @@ export class TuiRuntime {
 
   /** The sessions to pick from: this directory's project first, or every one. */
   sessions(scope: "project" | "all"): SessionRow[] {
-    const rows = listSessions(this.ctx.db(), { limit: 200 });
-    if (scope === "all") return rows;
+    const db = this.ctx.db();
+    if (scope === "all") return listSessions(db, { limit: SESSIONS_LISTED });
+    // The project's own, asked of the store by root: filtering the device's newest would leave
+    // them out once other projects had that many newer ones.
     const root = this.current?.root;
-    return rows.filter((row) => row.cwd === this.cwd || (root !== undefined && row.root === root));
+    const mine = root === undefined ? [] : listSessions(db, { root, limit: SESSIONS_LISTED });
+    const ids = new Set(mine.map((row) => row.id));
+    const here = listSessions(db, { limit: SESSIONS_LISTED }).filter((row) => row.cwd === this.cwd && !ids.has(row.id));
+    return [...mine, ...here].sort((a, b) => b.updatedAt - a.updatedAt).slice(0, SESSIONS_LISTED);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Input, truncateToWidth } from "../kit.ts";
+import { oneLinePaste } from "../one-line-paste.ts";
 import type { Theme } from "../theme.ts";
 
 /**
@@ -24,7 +25,7 @@ export class LineInput {
   }
 
   handleInput(data: string): void {
-    this.input.handleInput(data);
+    this.input.handleInput(oneLinePaste(data));
   }
 
   render(width: number, theme: Theme, focused: boolean): string[] {

@@ -1,6 +1,7 @@
 import type { PermissionDecision, PermissionRequest } from "../../engine/interaction.ts";
 import { unifiedDiff } from "../../tools/diff.ts";
 import { hanging } from "../blocks/lines.ts";
+import { plain } from "../blocks/plain.ts";
 import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
 import type { Theme } from "../theme.ts";
 import { ChoiceList } from "./choices.ts";
@@ -61,14 +62,15 @@ export class PermissionCard implements Component {
   render(width: number): readonly string[] {
     const t = this.theme;
     const r = this.request;
-    const lines = ["", t.warn(truncateToWidth(`┌ ${r.title}`, width))];
+    // What the model wrote is drawn without its terminal control (plain), as in the transcript.
+    const lines = ["", t.warn(truncateToWidth(`┌ ${oneLine(r.title)}`, width))];
     if (r.command) {
-      lines.push(...hanging(r.command.line, width, "│ $ ", "│   ").map(t.bold));
-      lines.push(t.dim(truncateToWidth(`│   in ${r.command.cwd}`, width)));
+      lines.push(...hanging(plain(r.command.line), width, "│ $ ", "│   ").map(t.bold));
+      lines.push(t.dim(truncateToWidth(`│   in ${oneLine(r.command.cwd)}`, width)));
     }
-    if (r.description) lines.push(...hanging(r.description, width, "│ ", "│ ").map(t.dim));
+    if (r.description) lines.push(...hanging(plain(r.description), width, "│ ", "│ ").map(t.dim));
     for (const diff of r.diffs ?? []) lines.push(...this.diffLines(diff.path, diff.oldText, diff.newText, width));
-    lines.push(...hanging(r.reason, width, "│ ", "│ ").map(t.dim));
+    lines.push(...hanging(plain(r.reason), width, "│ ", "│ ").map(t.dim));
     if (this.input) return [...lines, ...this.input.render(width, t, this.focused)];
     lines.push(...this.list.render(width, t));
     lines.push(t.dim(truncateToWidth("  digit or ↑↓ Enter to answer · Esc to deny", width)));
@@ -79,9 +81,9 @@ export class PermissionCard implements Component {
 
   private diffLines(path: string, oldText: string | null, newText: string, width: number): string[] {
     const t = this.theme;
-    const text = unifiedDiff(oldText ?? "", newText, { maxLines: 100_000 });
+    const text = plain(unifiedDiff(oldText ?? "", newText, { maxLines: 100_000 }));
     const all = text ? text.split("\n") : [];
-    const out = [t.dim(truncateToWidth(`│ ${path}${oldText === null ? " (new file)" : ""}`, width))];
+    const out = [t.dim(truncateToWidth(`│ ${oneLine(path)}${oldText === null ? " (new file)" : ""}`, width))];
     for (const line of all.slice(0, DIFF_LINES)) {
       const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : t.dim;
       out.push(paint(truncateToWidth(`│ ${line}`, width)));
@@ -98,11 +100,11 @@ export class PermissionCard implements Component {
 function permissionOptions(request: PermissionRequest): Option[] {
   const line = request.command?.line;
   const options: Option[] = [{ label: "Yes, once", decide: () => ({ outcome: "once" }) }];
-  if (request.always) options.push({ label: `Yes, and allow ${request.always}${/for this session$/.test(request.always) ? "" : " for this session"}`, decide: () => ({ outcome: "session" }) });
+  if (request.always) options.push({ label: `Yes, and allow ${oneLine(request.always)}${/for this session$/.test(request.always) ? "" : " for this session"}`, decide: () => ({ outcome: "session" }) });
   if (line !== undefined && !line.includes("\n")) {
     options.push({
       label: "Edit the command, then run it once",
-      ask: { label: "The command to run instead:", prefill: line, decide: (text) => corrected(line, text) },
+      ask: { label: "The command to run instead:", prefill: plain(line), decide: (text) => corrected(line, text) },
     });
   }
   options.push({ label: "No", decide: () => ({ outcome: "deny" }) });
@@ -113,9 +115,17 @@ function permissionOptions(request: PermissionRequest): Option[] {
   return options;
 }
 
-/** The corrected line runs once; left as it was, it is a plain "once"; emptied, nothing yet. */
+/**
+ * The corrected line runs once; left as it was shown (the model's line without its terminal
+ * control), it is a plain "once"; emptied, nothing yet.
+ */
 function corrected(original: string, text: string): PermissionDecision | null {
   const line = text.trim();
   if (!line) return null;
-  return line !== original.trim() ? { outcome: "once", command: line } : { outcome: "once" };
+  return line !== plain(original).trim() ? { outcome: "once", command: line } : { outcome: "once" };
+}
+
+/** A short text of the model's (a title, a path) on one line, without terminal control. */
+function oneLine(text: string): string {
+  return plain(text).replace(/[\t\n]+/g, " ");
 }

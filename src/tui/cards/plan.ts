@@ -1,4 +1,5 @@
 import type { PlanOutcome } from "../../tools/tool.ts";
+import { plain } from "../blocks/plain.ts";
 import { highlight } from "../highlight.ts";
 import { type Component, Markdown, matchesKey, truncateToWidth } from "../kit.ts";
 import { markdownTheme, type Theme } from "../theme.ts";
@@ -33,7 +34,8 @@ export class PlanCard implements Component {
     private readonly theme: Theme,
     private readonly answer: (outcome: PlanOutcome) => void,
   ) {
-    this.markdown = new Markdown(text, 0, 0, markdownTheme(theme, (code, lang) => highlight(code, lang, theme)), undefined, { preserveOrderedListMarkers: true });
+    // The model's markdown without its terminal control (plain), as in the transcript.
+    this.markdown = new Markdown(plain(text), 0, 0, markdownTheme(theme, (code, lang) => highlight(code, lang, theme)), undefined, { preserveOrderedListMarkers: true });
   }
 
   handleInput(data: string): void {
@@ -60,7 +62,7 @@ export class PlanCard implements Component {
   render(width: number): readonly string[] {
     const t = this.theme;
     const plan = this.linesAt(width);
-    const lines = ["", t.warn(truncateToWidth(`┌ Plan · ${this.path}`, width))];
+    const lines = ["", t.warn(truncateToWidth(`┌ Plan · ${plain(this.path).replace(/\s+/g, " ")}`, width))];
     for (const line of plan.slice(this.top, this.top + PLAN_LINES)) lines.push(truncateToWidth(`│ ${line}`, width));
     if (plan.length > PLAN_LINES) {
       const last = Math.min(plan.length, this.top + PLAN_LINES);

@@ -1,5 +1,6 @@
 import type { Answer, Question, QuestionOutcome } from "../../tools/tool.ts";
 import { hanging } from "../blocks/lines.ts";
+import { plain } from "../blocks/plain.ts";
 import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
 import type { Theme } from "../theme.ts";
 import { type Choice, ChoiceList } from "./choices.ts";
@@ -70,10 +71,11 @@ export class QuestionCard implements Component {
     const q = this.question;
     if (!q) return [];
     const of = this.questions.length > 1 ? `Question ${this.at + 1} of ${this.questions.length} · ` : "";
-    const lines = ["", t.warn(truncateToWidth(`┌ ${of}${q.header}`, width))];
-    if (this.why && this.at === 0) lines.push(...hanging(this.why, width, "│ ", "│ ").map(t.dim));
-    this.answers.forEach((a, i) => lines.push(t.dim(truncateToWidth(`│ ${this.questions[i]?.header ?? ""} → ${answerText(a)}`, width))));
-    lines.push(...hanging(q.question, width, "│ ", "│ ").map(t.bold));
+    // What the model wrote is drawn without its terminal control (plain), as in the transcript.
+    const lines = ["", t.warn(truncateToWidth(`┌ ${of}${oneLine(q.header)}`, width))];
+    if (this.why && this.at === 0) lines.push(...hanging(plain(this.why), width, "│ ", "│ ").map(t.dim));
+    this.answers.forEach((a, i) => lines.push(t.dim(truncateToWidth(`│ ${oneLine(this.questions[i]?.header ?? "")} → ${oneLine(answerText(a))}`, width))));
+    lines.push(...hanging(plain(q.question), width, "│ ", "│ ").map(t.bold));
     if (this.input) return [...lines, ...this.input.render(width, t, this.focused)];
     const count = q.options.length;
     lines.push(...this.list.render(width, t, (i) => (q.multiple && i < count ? (this.ticked.has(i) ? "[x] " : "[ ] ") : "")));
@@ -100,7 +102,10 @@ export class QuestionCard implements Component {
 
   private listFor(index: number): ChoiceList {
     const options = this.questions[index]?.options ?? [];
-    const rows: Choice[] = options.map((o) => ({ label: o.recommended ? `${o.label} (recommended)` : o.label, ...(o.description ? { description: o.description } : {}) }));
+    const rows: Choice[] = options.map((o) => ({
+      label: o.recommended ? `${oneLine(o.label)} (recommended)` : oneLine(o.label),
+      ...(o.description ? { description: oneLine(o.description) } : {}),
+    }));
     return new ChoiceList([...rows, ...EXTRAS.map((label) => ({ label }))]);
   }
 }
@@ -110,4 +115,9 @@ function answerText(answer: Answer): string {
   if (answer.kind === "custom") return answer.text;
   if (answer.kind === "back") return `asked back: ${answer.text}`;
   return "skipped";
+}
+
+/** A text of the model's on one line, without terminal control. */
+function oneLine(text: string): string {
+  return plain(text).replace(/[\t\n]+/g, " ");
 }

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { extname, isAbsolute, join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../errors.ts";
@@ -12,7 +12,10 @@ export function exportTranscript(app: AppSurface, args: string): void {
   const session = app.runtime.session;
   const turns = historyTurns(session.messages());
   if (turns.length === 0) return say(app, "there is nothing to export yet");
-  const wanted = args ? place(args, session.cwd) : join(session.cwd, `lembas-${session.id}.md`);
+  const name = `lembas-${session.id}.md`;
+  const given = args ? place(args, session.cwd) : session.cwd;
+  // A directory (the session's by default) gets the file inside it.
+  const wanted = isDirectory(given) ? join(given, name) : given;
   const markdown = toMarkdown({ id: session.id, title: session.title, cwd: session.cwd, root: session.root }, turns);
   try {
     const written = writeFresh(wanted, markdown);
@@ -25,6 +28,14 @@ export function exportTranscript(app: AppSurface, args: string): void {
 function place(path: string, cwd: string): string {
   const home = path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
   return isAbsolute(home) ? home : resolve(cwd, home);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Writes to PATH, or to PATH-1, PATH-2, … (before the extension) when it is taken; the path written. */
