@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { ConfigError } from "./errors.ts";
 import { parseYaml, validateConfig } from "./load.ts";
 import type { Config } from "./schema.ts";
+import { editYamlKey } from "./yaml-edit.ts";
 
 type Tree = Record<string, unknown>;
 
@@ -47,8 +48,24 @@ export function setConfigKey(file: string, key: string, value: unknown): Config 
   }
   node[parts.at(-1) as string] = value;
   const config = validateConfig(file, tree);
-  writeAtomic(file, Bun.YAML.stringify(tree, null, 2) + "\n");
+  writeAtomic(file, editedText(file, parts, value, tree));
   return config;
+}
+
+/**
+ * The file with the key set: only that key's lines changed, so the person's comments stay; the
+ * whole file written anew when the edit cannot be made that way or would not read back as `tree`.
+ */
+function editedText(file: string, parts: readonly string[], value: unknown, tree: Tree): string {
+  const whole = `${Bun.YAML.stringify(tree, null, 2)}\n`;
+  if (!existsSync(file)) return whole;
+  const edited = editYamlKey(readFileSync(file, "utf8"), parts, value);
+  if (edited === null) return whole;
+  try {
+    return Bun.deepEquals(Bun.YAML.parse(edited), tree) ? edited : whole;
+  } catch {
+    return whole;
+  }
 }
 
 /** The value at a dotted key of a loaded config, or undefined when there is no such key. */

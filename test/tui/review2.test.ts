@@ -369,7 +369,7 @@ describe.skipIf(!HAVE_TMUX)("review 2: /model, /delete, history", () => {
     await other.type("hello", "Enter");
     await other.waitFor("first answer");
     await other.type("/status", "Enter");
-    const id = (await other.waitFor(/session (ses_\w+)/)).match(/session (ses_\w+)/)?.[1] ?? "";
+    const id = (await other.waitFor(/session (ses_[\w-]+)/)).match(/session (ses_[\w-]+)/)?.[1] ?? "";
     const screen = await open();
     await screen.type(`/sessions delete ${id}`, "Enter");
     await screen.waitFor("is open in another lembas process");
