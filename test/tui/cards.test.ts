@@ -1,31 +1,19 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, type Sandbox } from "../support/run.ts";
-import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import type { Sandbox } from "../support/run.ts";
+import { screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
 
+const suite = screenSuite({ ready: "test/test-model" });
 let box: Sandbox & { project: string };
 let model: ScriptedModel;
-const screens: Screen[] = [];
-
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
+beforeEach(() => {
+  ({ box, model } = suite);
 });
-afterEach(async () => {
-  for (const screen of screens.splice(0)) await screen.close();
-  await model.close();
-  box.cleanup();
-});
-
-async function open(args: string[] = []): Promise<Screen> {
-  const screen = await openScreen(box, { args, cwd: box.project });
-  screens.push(screen);
-  await screen.waitFor("test/test-model");
-  return screen;
-}
+const open = (args: string[] = []) => suite.open(args);
 
 /** What the model was given back for its tool calls, in the last step it was asked for. */
 function toolResults(): string {

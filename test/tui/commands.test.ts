@@ -1,31 +1,19 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isTitle, step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
-import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { runLembas, type Sandbox } from "../support/run.ts";
+import { screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX } from "../support/tmux.ts";
 
+const suite = screenSuite({ ready: "test/test-model" });
 let box: Sandbox & { project: string };
 let model: ScriptedModel;
-const screens: Screen[] = [];
-
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
+beforeEach(() => {
+  ({ box, model } = suite);
 });
-afterEach(async () => {
-  for (const screen of screens.splice(0)) await screen.close();
-  await model.close();
-  box.cleanup();
-});
-
-async function open(args: string[] = [], env: Record<string, string> = {}): Promise<Screen> {
-  const screen = await openScreen(box, { args, cwd: box.project, env });
-  screens.push(screen);
-  await screen.waitFor("test/test-model");
-  return screen;
-}
+const open = (args: string[] = [], env: Record<string, string> = {}) => suite.open(args, { env });
 
 const sessionIdOf = (text: string) => /lembas -r (ses_[\w-]+)/.exec(text)?.[1] ?? "";
 const listed = async () => (await runLembas(box, ["sessions", "list"], { cwd: box.project })).stdout;

@@ -1,28 +1,17 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
-import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { runLembas, type Sandbox } from "../support/run.ts";
+import { type ScreenOptions, screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
 
+const suite = screenSuite();
 let box: Sandbox & { project: string };
 let model: ScriptedModel;
-const screens: Screen[] = [];
-
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
+beforeEach(() => {
+  ({ box, model } = suite);
 });
-afterEach(async () => {
-  for (const screen of screens.splice(0)) await screen.close();
-  await model.close();
-  box.cleanup();
-});
-
-async function open(args: string[] = [], opts: { columns?: number; rows?: number } = {}): Promise<Screen> {
-  const screen = await openScreen(box, { args, cwd: box.project, ...opts });
-  screens.push(screen);
-  return screen;
-}
+const open = (args: string[] = [], opts: ScreenOptions = {}) => suite.open(args, opts);
 
 function paneTitle(screen: Screen): string {
   return Bun.spawnSync(["tmux", "-L", screen.socket, "display-message", "-p", "-t", "0", "#{pane_title}"]).stdout.toString().trim();

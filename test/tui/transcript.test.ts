@@ -1,31 +1,19 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isTitle, step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
-import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { runLembas, type Sandbox } from "../support/run.ts";
+import { type ScreenOptions, screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX } from "../support/tmux.ts";
 
+const suite = screenSuite({ ready: "test/test-model" });
 let box: Sandbox & { project: string };
 let model: ScriptedModel;
-const screens: Screen[] = [];
-
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
+beforeEach(() => {
+  ({ box, model } = suite);
 });
-afterEach(async () => {
-  for (const screen of screens.splice(0)) await screen.close();
-  await model.close();
-  box.cleanup();
-});
-
-async function open(args: string[] = [], opts: { columns?: number; rows?: number } = {}): Promise<Screen> {
-  const screen = await openScreen(box, { args, cwd: box.project, ...opts });
-  screens.push(screen);
-  await screen.waitFor("test/test-model");
-  return screen;
-}
+const open = (args: string[] = [], opts: ScreenOptions = {}) => suite.open(args, opts);
 
 describe.skipIf(!HAVE_TMUX)("the transcript", () => {
   test("an edit is shown as a unified diff with its counts", async () => {
@@ -141,8 +129,7 @@ describe.skipIf(!HAVE_TMUX)("the transcript", () => {
     const made = await runLembas(box, ["run", "write a lot"], { cwd: box.project });
     expect(made.code).toBe(0);
     model.push(step({ text: "short and new", chunkDelayMs: 5 }));
-    const screen = await openScreen(box, { args: ["-c"], cwd: box.project });
-    screens.push(screen);
+    const screen = await open(["-c"]);
     await screen.waitFor("line 4999 of the long answer", 15_000);
     await screen.write("are you there");
     await screen.waitFor("are you there");
