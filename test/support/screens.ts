@@ -16,7 +16,8 @@ import { type ScriptedModel, startModel } from "./model.ts";
 import { projectSandbox, type Sandbox } from "./run.ts";
 import { openScreen, type Screen } from "./tmux.ts";
 
-export type ScreenOptions = { columns?: number; rows?: number; env?: Record<string, string> };
+/** `ready` overrides the suite's: what to wait for before the screen is handed over. */
+export type ScreenOptions = { columns?: number; rows?: number; env?: Record<string, string>; ready?: string };
 
 export type ScreenSuite = {
   readonly box: Sandbox & { project: string };
@@ -51,10 +52,25 @@ export function screenSuite(defaults: { ready?: string } = {}): ScreenSuite {
     },
     async open(args = [], opts = {}) {
       const sandbox = need(box, "the sandbox");
-      const screen = await openScreen(sandbox, { args, cwd: sandbox.project, ...opts });
+      const { ready = defaults.ready, ...rest } = opts;
+      const screen = await openScreen(sandbox, { args, cwd: sandbox.project, ...rest });
       screens.push(screen);
-      if (defaults.ready) await screen.waitFor(defaults.ready);
+      if (ready) await screen.waitFor(ready);
       return screen;
     },
   };
+}
+
+/** What the model was given back for its tool calls, in the last turn step it was asked for. */
+export function toolResults(model: ScriptedModel): string {
+  const last = model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0).at(-1);
+  const results = (last?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+  return results.join("\n---\n");
+}
+
+/** The digit a card shows before a row's label. */
+export function digitOf(screen: Screen, label: string): string {
+  const digit = new RegExp(`(\\d)\\. (?:\\[[ x]\\] )?${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`).exec(screen.text())?.[1];
+  if (!digit) throw new Error(`no row "${label}" on the screen:\n${screen.text()}`);
+  return digit;
 }

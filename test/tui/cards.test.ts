@@ -1,11 +1,11 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { isStep, step } from "../support/engine.ts";
+import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import type { Sandbox } from "../support/run.ts";
-import { screenSuite } from "../support/screens.ts";
-import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
+import { digitOf, screenSuite, toolResults } from "../support/screens.ts";
+import { HAVE_TMUX } from "../support/tmux.ts";
 
 const suite = screenSuite({ ready: "test/test-model" });
 let box: Sandbox & { project: string };
@@ -14,20 +14,6 @@ beforeEach(() => {
   ({ box, model } = suite);
 });
 const open = (args: string[] = []) => suite.open(args);
-
-/** What the model was given back for its tool calls, in the last step it was asked for. */
-function toolResults(): string {
-  const last = model.requests.filter((r) => isStep(r.body)).at(-1);
-  const results = (last?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
-  return results.join("\n---\n");
-}
-
-/** The digit the card shows before a row's label. */
-function digitOf(screen: Screen, label: string): string {
-  const digit = new RegExp(`(\\d)\\. (?:\\[[ x]\\] )?${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`).exec(screen.text())?.[1];
-  if (!digit) throw new Error(`no row "${label}" on the screen:\n${screen.text()}`);
-  return digit;
-}
 
 const ask = (questions: object[], why?: string) => step({ toolCalls: [{ name: "ask_user", arguments: { questions, ...(why ? { why } : {}) } }] });
 
@@ -42,7 +28,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.type("use the write tool, not bash", "Enter");
     await screen.waitFor("will do it the other way");
     expect(existsSync(join(box.project, "denied.txt"))).toBe(false);
-    expect(toolResults()).toContain("The person denied this bash call. They said: use the write tool, not bash");
+    expect(toolResults(model)).toContain("The person denied this bash call. They said: use the write tool, not bash");
   });
 
   test("a corrected command runs the corrected line once, not the model's", async () => {
@@ -59,7 +45,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.waitFor("ran the corrected one");
     expect(readFileSync(join(box.project, "corrected.txt"), "utf8")).toBe("two\n");
     expect(existsSync(join(box.project, "original.txt"))).toBe(false);
-    expect(toolResults()).toContain("(The person corrected the command to: echo two > corrected.txt)");
+    expect(toolResults(model)).toContain("(The person corrected the command to: echo two > corrected.txt)");
   });
 
   test("an emptied command is not run: the input stays until there is a line, Esc goes back to the options", async () => {
@@ -114,7 +100,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     expect(screen.text()).toContain("to pick the driver");
     await screen.type("2");
     await screen.waitFor("going with sqlite");
-    expect(toolResults()).toContain("Database (Which database?)\n→ SQLite");
+    expect(toolResults(model)).toContain("Database (Which database?)\n→ SQLite");
   });
 
   test("a multiple-choice question: digits tick, Enter answers with the ticked ones", async () => {
@@ -132,7 +118,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     expect(screen.text()).toContain("2. [ ] macOS");
     await screen.type("Enter");
     await screen.waitFor("building for two");
-    expect(toolResults()).toContain("→ Linux, Windows");
+    expect(toolResults(model)).toContain("→ Linux, Windows");
   });
 
   test("a custom answer: typed in the person's own words", async () => {
@@ -144,7 +130,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.waitFor("Your answer:");
     await screen.type("DuckDB, embedded", "Enter");
     await screen.waitFor("duckdb it is");
-    expect(toolResults()).toContain("→ in their own words: DuckDB, embedded");
+    expect(toolResults(model)).toContain("→ in their own words: DuckDB, embedded");
   });
 
   test("several questions answered one after another: one asked back, one skipped", async () => {
@@ -165,7 +151,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     expect(screen.text()).toContain("Database → asked back: which is faster here?");
     await screen.type(digitOf(screen, "Skip this question"));
     await screen.waitFor("let me explain first");
-    const told = toolResults();
+    const told = toolResults(model);
     expect(told).toContain("Database (Which database?)\n→ the person asks you: which is faster here?");
     expect(told).toContain("Cache (Add a cache?)\n→ no answer");
   });
@@ -177,7 +163,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.waitFor("Which database?");
     await screen.type("Escape");
     await screen.waitFor("ok, my own judgement");
-    expect(toolResults()).toContain("The person dismissed the questions without answering");
+    expect(toolResults(model)).toContain("The person dismissed the questions without answering");
   });
 
   test("a long plan scrolls in its card; approved into edit mode, the session goes on in edit mode", async () => {
@@ -195,7 +181,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.type(digitOf(screen, "Approve, and carry it out in edit mode"));
     await screen.waitFor("carrying it out");
     await screen.waitFor("test/test-model · edit");
-    expect(toolResults()).toContain("was approved; the session is now in edit mode");
+    expect(toolResults(model)).toContain("was approved; the session is now in edit mode");
   });
 
   test("a plan revised with feedback: the model gets what to change", async () => {
@@ -207,7 +193,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.waitFor("What should change in the plan?");
     await screen.type("add a rollback step", "Enter");
     await screen.waitFor("revising");
-    expect(toolResults()).toContain("The person wants changes to the plan:\n\nadd a rollback step");
+    expect(toolResults(model)).toContain("The person wants changes to the plan:\n\nadd a rollback step");
     expect(screen.text()).toContain("test/test-model · plan");
   });
 
@@ -231,7 +217,7 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.type("2");
     await screen.waitFor("both answered");
     expect(existsSync(join(box.project, "first.txt"))).toBe(true);
-    expect(toolResults()).toContain("→ beta");
+    expect(toolResults(model)).toContain("→ beta");
   });
 
   test("Ctrl-C on a card interrupts its turn: the card is let go of and the composer takes the next prompt", async () => {

@@ -4,42 +4,18 @@ import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import { isStep, step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, type Sandbox } from "../support/run.ts";
-import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import type { Sandbox } from "../support/run.ts";
+import { digitOf, screenSuite, toolResults } from "../support/screens.ts";
+import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
 
+const suite = screenSuite({ ready: "test/test-model" });
 let box: Sandbox & { project: string };
 let model: ScriptedModel;
-const screens: Screen[] = [];
-
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
+beforeEach(() => {
+  ({ box, model } = suite);
 });
-afterEach(async () => {
-  for (const screen of screens.splice(0)) await screen.close();
-  await model.close();
-  box.cleanup();
-});
-
-async function open(args: string[] = [], env: Record<string, string> = {}): Promise<Screen> {
-  const screen = await openScreen(box, { args, cwd: box.project, env });
-  screens.push(screen);
-  await screen.waitFor("test/test-model");
-  return screen;
-}
-
-function toolResults(): string {
-  const last = model.requests.filter((r) => isStep(r.body)).at(-1);
-  const results = (last?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
-  return results.join("\n---\n");
-}
-
-function digitOf(screen: Screen, label: string): string {
-  const digit = new RegExp(`(\\d)\\. (?:\\[[ x]\\] )?${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`).exec(screen.text())?.[1];
-  if (!digit) throw new Error(`no row "${label}" on the screen:\n${screen.text()}`);
-  return digit;
-}
+const open = (args: string[] = [], env: Record<string, string> = {}) => suite.open(args, { env });
 
 describe.skipIf(!HAVE_TMUX)("review 2: cards", () => {
   test("a corrected command pasted with a newline is not run as the two lines glued together", async () => {
@@ -72,8 +48,8 @@ describe.skipIf(!HAVE_TMUX)("review 2: cards", () => {
     await screen.type("Enter");
     await screen.waitFor("ok, other way");
     expect(seen.bytes()).not.toContain("PWNED");
-    expect(toolResults()).not.toContain("\x1b");
-    expect(toolResults()).toContain("They said: use write instead");
+    expect(toolResults(model)).not.toContain("\x1b");
+    expect(toolResults(model)).toContain("They said: use write instead");
   });
 });
 
@@ -129,9 +105,7 @@ describe.skipIf(!HAVE_TMUX)("review 2: the first run's connection form", () => {
     const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const port = closed.port;
     closed.stop(true);
-    const screen = await openScreen(box, { cwd: box.project, env: { LEMBAS_LOCAL_PORTS: String(port) } });
-    screens.push(screen);
-    await screen.waitFor("Add an OpenAI-compatible connection");
+    const screen = await suite.open([], { env: { LEMBAS_LOCAL_PORTS: String(port) }, ready: "Add an OpenAI-compatible connection" });
     await screen.type("Down", "Enter");
     await screen.waitFor("base URL:");
     return screen;
@@ -322,7 +296,7 @@ describe.skipIf(!HAVE_TMUX)("review 2: more cards", () => {
     expect(screen.text().split("\n").every((l) => l.length <= 120)).toBe(true);
     await screen.type("1");
     await screen.waitFor("got it");
-    expect(toolResults()).toContain(long);
+    expect(toolResults(model)).toContain(long);
   });
 
   test("duplicate labels in a multiple choice: ticking one ticks only that row", async () => {
@@ -335,7 +309,7 @@ describe.skipIf(!HAVE_TMUX)("review 2: more cards", () => {
     expect(screen.text().match(/\[x\]/g)?.length).toBe(1);
     await screen.type("Enter");
     await screen.waitFor("got them");
-    expect(toolResults()).toContain("→ same");
+    expect(toolResults(model)).toContain("→ same");
   });
 
   test("a plan of 5,000 lines opens and scrolls quickly", async () => {
