@@ -14,7 +14,7 @@ import { type Component, matchesKey, ProcessTerminal, type Terminal, Text, type 
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
-import { StatusBar } from "./status-bar.ts";
+import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { Transcript } from "./transcript.ts";
 
@@ -62,6 +62,8 @@ export class TuiApp implements AppSurface {
   private historyRoot: string | null = null;
   private readonly tooSmall = new Text("", 0, 0);
   private readonly cards: Card[] = [];
+  /** Prompts entered before the session was open, sent once it is. */
+  private readonly early: string[] = [];
   private picker: Component | null = null;
   private lastCtrlC = 0;
   private ticker: ReturnType<typeof setInterval> | null = null;
@@ -217,6 +219,15 @@ export class TuiApp implements AppSurface {
     this.render();
   }
 
+  /**
+   * What the first frame says before the session is open (the engine is made and the session
+   * opened right after it): the directory, and the model, mode and effort it will have.
+   */
+  preview(facts: StatusFacts): void {
+    this.status.reset(facts);
+    this.header.setText(this.theme.dim(`lembas ${VERSION} · ${this.runtime.cwd}`));
+  }
+
   private opened(session: Session, history: Parameters<Transcript["history"]>[0]): void {
     this.transcript.cwd = session.cwd;
     this.transcript.root = session.root;
@@ -228,6 +239,7 @@ export class TuiApp implements AppSurface {
       this.transcript.line(`resumed session ${session.id}${session.title ? `: ${session.title}` : ""}`);
       this.transcript.history(history);
     }
+    for (const raw of this.early.splice(0)) queueMicrotask(() => this.submit(raw));
   }
 
   /**
@@ -349,6 +361,11 @@ export class TuiApp implements AppSurface {
   submit(raw: string): void {
     const text = raw.trim();
     if (!text) return;
+    if (!this.runtime.hasSession) {
+      // The screen comes up before the session is open: what is entered meanwhile waits for it.
+      this.early.push(raw);
+      return;
+    }
     this.editor.addToHistory(raw);
     const tui = findTuiCommand(text);
     if (tui) {

@@ -16,12 +16,14 @@ import { type Opening, type SessionChoice, TuiRuntime } from "./runtime.ts";
  */
 export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
   const runtime = new TuiRuntime(ctx, cwd);
-  const app = new TuiApp(runtime);
   const opening: Opening = args.continue ? { kind: "continue" } : typeof args.resume === "string" ? { kind: "resume", id: args.resume } : { kind: "new" };
   const choice = { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) };
+  runtime.checkOpening(opening);
+  const app = new TuiApp(runtime);
+  const config = ctx.config();
+  // The first frame comes first; the engine is made and the session opened right after it.
+  app.preview({ model: args.model ?? config.model, mode: args.mode ?? config.mode, effort: args.effort ?? config.effort });
   const quit = () => app.quit();
-  const noModel = await findNoModel(runtime);
-  if (!noModel) await runtime.open(opening, choice);
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
   process.on("SIGINT", quit);
@@ -30,6 +32,7 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   const restore = catchStrayOutput(ctx.paths.logsDir, (line) => app.say(line, "warn"));
   let session: Session | null = null;
   try {
+    const noModel = await findNoModel(runtime);
     if (noModel) {
       const ready = await Promise.race([firstRun(app, noModel), app.done.then(() => false)]);
       if (!ready) {
@@ -37,8 +40,8 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
         await app.done;
         return 0;
       }
-      await openAfterFirstRun(app, opening, choice);
     }
+    await openOrEnd(app, opening, choice);
     void runtime.engine.warm();
     if (args.resume === true) void app.resumePicker();
     if (args.prompt) app.submit(args.prompt);
@@ -54,8 +57,8 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   return 0;
 }
 
-/** The session opened once the first run set a model up; one that cannot be (-r of an id not there) ends the screen with its error. */
-async function openAfterFirstRun(app: TuiApp, opening: Opening, choice: SessionChoice): Promise<void> {
+/** Opens the session under the screen already drawn; one that cannot be opened ends the screen with its error. */
+async function openOrEnd(app: TuiApp, opening: Opening, choice: SessionChoice): Promise<void> {
   try {
     await app.runtime.open(opening, choice);
   } catch (error) {

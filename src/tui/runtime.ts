@@ -12,7 +12,7 @@ import { devicePlace, enterPrompt, type PromptPlace } from "../front/prompt.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
-import { listSessions, type SessionRow } from "../store/sessions.ts";
+import { getSession, listSessions, type SessionRow } from "../store/sessions.ts";
 import { CardDesk } from "./cards.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
@@ -35,23 +35,36 @@ export type PastedImage = { data: string; mimeType: string; name?: string };
 const SESSIONS_LISTED = 1000;
 
 export class TuiRuntime {
-  // Made again by reload() (a first run wrote config.yaml), so not readonly; nothing else sets them.
-  engine: Engine;
-  models: ModelRegistry;
-  files: FileIndexes;
   readonly desk = new CardDesk();
+  /** The engine and what goes with it, made on first use: the screen's first frame does not wait for them. */
+  private made: { engine: Engine; models: ModelRegistry; files: FileIndexes } | null = null;
   private current: Session | null = null;
+  private quitting = false;
   private unsubscribe: (() => void) | null = null;
   private readonly listeners = new Set<(change: RuntimeChange) => void>();
 
   constructor(
     public ctx: Context,
     readonly cwd: string,
-  ) {
-    const { engine, models } = createEngine(ctx, "terminal", (root, path) => this.files.recordUse(root, path));
-    this.engine = engine;
-    this.models = models;
-    this.files = createFileIndexes(ctx.db(), { protectedPaths: engine.protectedPaths });
+  ) {}
+
+  get engine(): Engine {
+    return this.make().engine;
+  }
+
+  get models(): ModelRegistry {
+    return this.make().models;
+  }
+
+  get files(): FileIndexes {
+    return this.make().files;
+  }
+
+  private make(): { engine: Engine; models: ModelRegistry; files: FileIndexes } {
+    if (this.made) return this.made;
+    const { engine, models } = createEngine(this.ctx, "terminal", (root, path) => this.files.recordUse(root, path));
+    this.made = { engine, models, files: createFileIndexes(this.ctx.db(), { protectedPaths: engine.protectedPaths }) };
+    return this.made;
   }
 
   /**
@@ -60,15 +73,24 @@ export class TuiRuntime {
    */
   async reload(): Promise<void> {
     if (this.current) throw new Error("the engine is made again only before a session is open");
-    const left = this.engine;
+    const left = this.made?.engine;
     const { paths, db } = this.ctx;
     const config = loadConfig(paths.configFile);
     this.ctx = { paths, db, config: () => config };
-    const { engine, models } = createEngine(this.ctx, "terminal", (root, path) => this.files.recordUse(root, path));
-    this.engine = engine;
-    this.models = models;
-    this.files = createFileIndexes(db(), { protectedPaths: engine.protectedPaths });
-    await left.stop();
+    this.made = null;
+    this.make();
+    await left?.stop();
+  }
+
+  /**
+   * Says, from the store alone, whether `opening` can be opened: a session id that is not there,
+   * or no session here to continue, is its UserError (exit 2) before any screen is drawn.
+   */
+  checkOpening(opening: Opening): void {
+    if (opening.kind === "continue") this.latestHere();
+    else if (opening.kind === "resume" && !getSession(this.ctx.db(), opening.id)) {
+      throw new UserError(`there is no session ${opening.id} (lembas sessions list shows them)`, 2);
+    }
   }
 
   /** A login was made or removed while the terminal runs: the models are listed afresh. */
@@ -98,6 +120,11 @@ export class TuiRuntime {
   /** Opens the first session; a resume of an id that is not there is a UserError (exit 2). */
   async open(opening: Opening, choice: SessionChoice = {}): Promise<Session> {
     const session = await this.sessionFor(opening, choice);
+    if (this.quitting) {
+      // The person quit while it opened: it is let go of as quit() would (a new, empty one is discarded).
+      await this.leave(session);
+      return session;
+    }
     this.show(session);
     for (const notice of this.models.takeNotices()) this.emit({ type: "note", level: "info", message: notice });
     return session;
@@ -161,11 +188,12 @@ export class TuiRuntime {
    * to name for resuming, or null when nothing was ever sent in it (it is discarded).
    */
   async quit(): Promise<Session | null> {
+    this.quitting = true;
     const session = this.current;
     this.current = null;
     if (!session) {
       this.unsubscribe?.();
-      await this.engine.stop();
+      await this.made?.engine.stop();
       return null;
     }
     session.interaction = null;
