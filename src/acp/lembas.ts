@@ -11,7 +11,7 @@ import { keepDelete } from "../store/deletes.ts";
 import { givenTo, wasGiven } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
-import { getHold, holderAlive } from "../store/holds.ts";
+import { heldElsewhere } from "../store/holds.ts";
 import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "../front/history.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
@@ -131,8 +131,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     // meanwhile cannot have its new turn taken for a dead one's.
     return db
       .transaction(() => {
-        const hold = getHold(db, row.id);
-        const elsewhere = hold !== null && hold.pid !== process.pid && holderAlive(hold);
+        const elsewhere = heldElsewhere(db, row.id) !== null;
         if (!elsewhere) settleInterrupted(db, row.id);
         const turns = listTurns(db, row.id);
         const last = turns.filter((t) => t.state === "done").at(-1);

@@ -4,7 +4,7 @@ import { createEngine } from "../engine/create.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { keepDelete } from "../store/deletes.ts";
-import { getHold, holderAlive } from "../store/holds.ts";
+import { heldElsewhere, heldElsewhereSentence } from "../store/holds.ts";
 import { listLogins } from "../store/logins.ts";
 import { getSession, listSessions } from "../store/sessions.ts";
 import { pruneTurns } from "../store/turns.ts";
@@ -72,9 +72,9 @@ async function deleteSessions(ctx: ReturnType<typeof createContext>, ids: string
   const logins = listLogins(db).map((l) => l.name);
   const failures: Failure[] = [];
   for (const id of ids) {
-    const hold = getHold(db, id);
-    if (hold && hold.pid !== process.pid && holderAlive(hold)) {
-      failures.push({ id, message: `session ${id} is open in another lembas process (${hold.holder}, pid ${hold.pid}): delete it there` });
+    const hold = heldElsewhere(db, id);
+    if (hold) {
+      failures.push({ id, message: `${heldElsewhereSentence(hold)}: delete it there` });
       continue;
     }
     try {

@@ -8,7 +8,7 @@ import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
 import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
-import { beat, claimHold, getHold, HEARTBEAT_MS, holderAlive, releaseHold } from "../store/holds.ts";
+import { beat, claimHold, HEARTBEAT_MS, heldElsewhere, heldElsewhereSentence, releaseHold } from "../store/holds.ts";
 import { settleInterrupted } from "../store/turns.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
@@ -149,10 +149,8 @@ export class Engine {
 
   /** Stops the session if it works and removes it, its messages and its attachments. */
   async delete(id: string): Promise<boolean> {
-    const other = getHold(this.deps.db, id);
-    if (other && other.pid !== process.pid && holderAlive(other)) {
-      throw new UserError(`session ${id} is open in another lembas process (${other.holder}, pid ${other.pid})`, 1);
-    }
+    const other = heldElsewhere(this.deps.db, id);
+    if (other) throw new UserError(heldElsewhereSentence(other), 1);
     const session = this.sessions.get(id);
     if (session) {
       // Its running turn stops and the waiting ones never run: nothing is done for a deleted chat.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { getHold, holderAlive } from "../store/holds.ts";
+import { heldElsewhere } from "../store/holds.ts";
 import { acceptTurn, forgetTurn, getTurn, setTurnState } from "../store/turns.ts";
 import type { StopReason } from "./turn.ts";
 
@@ -180,8 +180,7 @@ export class TurnQueue {
 
   /** Whether another live process holds the session (and so runs the turns it accepted). */
   private heldElsewhere(): boolean {
-    const hold = getHold(this.db, this.sessionId);
-    return hold !== null && hold.pid !== process.pid && holderAlive(hold);
+    return heldElsewhere(this.db, this.sessionId) !== null;
   }
 
   /** Forgets a turn that never started, so that a re-send runs it once; a failing store is said. */

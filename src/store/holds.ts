@@ -28,6 +28,20 @@ export function holderAlive(hold: Hold, now = Date.now()): boolean {
   return now - hold.heartbeat < HOLD_STALE_MS && isAlive(hold.pid);
 }
 
+/**
+ * The live holder of a session when it is another process, else null (nobody, a dead one, or this
+ * process): the one answer to "is it held elsewhere" that every caller asks.
+ */
+export function heldElsewhere(db: Db, sessionId: string, now = Date.now()): Hold | null {
+  const hold = getHold(db, sessionId);
+  return hold && hold.pid !== process.pid && holderAlive(hold, now) ? hold : null;
+}
+
+/** The sentence for a session another live process holds. */
+export function heldElsewhereSentence(hold: Hold): string {
+  return `session ${hold.sessionId} is open in another lembas process (${hold.holder}, pid ${hold.pid})`;
+}
+
 /** Keeps this process's holds fresh. */
 export function beat(db: Db, now = Date.now()): void {
   db.query("UPDATE holds SET heartbeat = ? WHERE pid = ?").run(now, process.pid);

@@ -1,7 +1,7 @@
 import { cleanTitle } from "../../engine/side-calls.ts";
 import { errorMessage } from "../../errors.ts";
 import { keepDelete } from "../../store/deletes.ts";
-import { getHold, holderAlive } from "../../store/holds.ts";
+import { heldElsewhere, heldElsewhereSentence } from "../../store/holds.ts";
 import { listLogins } from "../../store/logins.ts";
 import { userMessageCounts } from "../../store/messages.ts";
 import { getSession, type SessionRow, updateSession } from "../../store/sessions.ts";
@@ -81,7 +81,7 @@ function renameOther(app: AppSurface, row: SessionRow, text: string): void {
   if (runtime.hasSession && runtime.session.id === row.id) return rename(app, text);
   const title = cleanTitle(text);
   if (!title) return say(app, "that title is empty once cleaned: say it in words", "warn");
-  const busy = heldElsewhere(app, row.id);
+  const busy = busyElsewhere(app, row.id);
   if (busy) return say(app, `${busy}: rename it there`, "warn");
   updateSession(runtime.ctx.db(), row.id, { title });
   say(app, `renamed ${row.id}: ${title}`);
@@ -90,7 +90,7 @@ function renameOther(app: AppSurface, row: SessionRow, text: string): void {
 /** Deletes a session (the current one: a new one opens first); the web UI is told at its next link. */
 async function deleteSession(app: AppSurface, id: string): Promise<void> {
   const runtime = app.runtime;
-  const busy = heldElsewhere(app, id);
+  const busy = busyElsewhere(app, id);
   if (busy) return say(app, `${busy}: delete it there`, "warn");
   if (runtime.hasSession && runtime.session.id === id) await app.switchTo({ kind: "new" });
   let deleted: boolean;
@@ -105,10 +105,9 @@ async function deleteSession(app: AppSurface, id: string): Promise<void> {
   say(app, `deleted ${id}`);
 }
 
-function heldElsewhere(app: AppSurface, id: string): string | null {
-  const hold = getHold(app.runtime.ctx.db(), id);
-  if (!hold || hold.pid === process.pid || !holderAlive(hold)) return null;
-  return `session ${id} is open in another lembas process (${hold.holder}, pid ${hold.pid})`;
+function busyElsewhere(app: AppSurface, id: string): string | null {
+  const hold = heldElsewhere(app.runtime.ctx.db(), id);
+  return hold ? heldElsewhereSentence(hold) : null;
 }
 
 const SCOPE_TOGGLE = "\u0000scope";
