@@ -1,4 +1,4 @@
-import { type Component, Container, matchesKey, type SelectItem, SelectList, Text } from "./kit.ts";
+import { type Component, Container, matchesKey, type SelectItem, SelectList, Text, truncateToWidth } from "./kit.ts";
 import { selectListTheme, type Theme } from "./theme.ts";
 
 /**
@@ -37,7 +37,7 @@ export class Picker<T> implements Component {
   constructor(
     title: string,
     private readonly items: readonly { value: T; label: string; description?: string }[],
-    theme: Theme,
+    private readonly theme: Theme,
     private readonly done: (value: T | null) => void,
     selected = 0,
   ) {
@@ -66,7 +66,10 @@ export class Picker<T> implements Component {
 
   render(width: number): readonly string[] {
     const hint = this.filter ? `  filter: ${this.filter}` : "  type to filter · ↑↓ Enter to pick · Esc to close";
-    return ["", ...this.head.render(width), ...this.list.render(width), hint.slice(0, width)];
+    // The list's own word for an empty filter speaks of commands; a picker's items are anything.
+    const none = this.filter !== "" && !this.items.some((item) => item.label.toLowerCase().startsWith(this.filter.toLowerCase()));
+    const rows = none ? [this.theme.dim(truncateToWidth(`  nothing starts with “${this.filter}” (Backspace to change it)`, width))] : this.list.render(width);
+    return ["", ...this.head.render(width), ...rows, hint.slice(0, width)];
   }
 
   invalidate(): void {

@@ -67,6 +67,19 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     expect(await listed()).not.toContain(id);
   });
 
+  test("a picker filtered down to nothing says so in its own words, and Backspace brings the items back", async () => {
+    model.setModels([{ id: "test-model" }, { id: "other-model" }]);
+    const screen = await open();
+    await screen.type("/model", "Enter");
+    await screen.waitFor("test/other-model");
+    await screen.type("zz");
+    await screen.waitFor("nothing starts with “zz”");
+    expect(screen.text()).not.toContain("No matching commands");
+    await screen.type("BSpace", "BSpace");
+    await screen.waitFor("test/other-model");
+    await screen.type("Escape");
+  });
+
   test("/model switches through the picker and with a ref; the next request uses it", async () => {
     model.setModels([{ id: "test-model" }, { id: "other-model" }, { id: "third-model" }]);
     const screen = await open();
@@ -161,7 +174,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     await screen.waitFor("The answer it gave.");
     await screen.waitGone(/working \d/);
     await screen.type("/export", "Enter");
-    await screen.waitFor("exported 1 turns to");
+    await screen.waitFor("exported 1 turn to");
     const id = /lembas-(ses_[\w-]+)\.md/.exec(screen.text())?.[1] ?? "";
     const file = join(box.project, `lembas-${id}.md`);
     const markdown = readFileSync(file, "utf8");

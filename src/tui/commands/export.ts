@@ -19,7 +19,8 @@ export function exportTranscript(app: AppSurface, args: string): void {
   const markdown = toMarkdown({ id: session.id, title: session.title, cwd: session.cwd, root: session.root }, turns);
   try {
     const written = writeFresh(wanted, markdown);
-    say(app, `exported ${turns.filter((t) => t.role === "user").length} turns to ${written}`);
+    const count = turns.filter((t) => t.role === "user").length;
+    say(app, `exported ${count} ${count === 1 ? "turn" : "turns"} to ${written}`);
   } catch (error) {
     say(app, `the transcript could not be written to ${wanted}: ${errorMessage(error)}`, "error");
   }
