@@ -12,9 +12,10 @@ export type HistoryTurn =
 /**
  * _lembas/session/history's turns from the stored conversation: a user message as the person
  * sees it (a command's name, not its body), and each run of assistant messages and tool results
- * as one assistant turn, its tool calls joined with their results.
+ * as one assistant turn, its tool calls joined with their results. With `steps`, each model call
+ * is its own assistant entry instead, so that its text comes before the tool calls it made.
  */
-export function historyTurns(messages: readonly StoredMessage[]): HistoryTurn[] {
+export function historyTurns(messages: readonly StoredMessage[], opts: { steps?: boolean } = {}): HistoryTurn[] {
   const turns: HistoryTurn[] = [];
   let current: Extract<HistoryTurn, { role: "assistant" }> | null = null;
   for (const message of messages) {
@@ -29,7 +30,8 @@ export function historyTurns(messages: readonly StoredMessage[]): HistoryTurn[] 
       });
       continue;
     }
-    if (!current) {
+    // steps: one assistant entry a model call (what the terminal shows, in the order it came), not one a turn.
+    if (!current || (opts.steps && message.role === "assistant")) {
       current = { role: "assistant", text: "", reasoning: "", tools: [] };
       turns.push(current);
     }

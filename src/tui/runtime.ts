@@ -231,7 +231,7 @@ export class TuiRuntime {
     this.current = session;
     session.interaction = this.desk.interaction;
     this.unsubscribe = session.bus.subscribe((event) => this.emit({ type: "event", event }));
-    this.emit({ type: "opened", session, history: historyTurns(session.messages()) });
+    this.emit({ type: "opened", session, history: historyTurns(session.messages(), { steps: true }) });
   }
 
   private async leave(session: Session): Promise<void> {

@@ -57,14 +57,15 @@ export class Transcript extends Container {
         this.addChild(new UserMessage(turn.text, this.theme, turn.attachments ?? []));
         continue;
       }
+      // One model call: its reasoning, then what it said, then the tools it called, as they came.
       if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
+      if (turn.text.trim()) this.addChild(new AnswerBlock(this.md, turn.text));
       for (const tool of turn.tools) {
         if (tool.name === "todo") continue;
         const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
         block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);
       }
-      if (turn.text.trim()) this.addChild(new AnswerBlock(this.md, turn.text));
     }
     this.settle();
   }

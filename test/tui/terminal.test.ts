@@ -58,6 +58,25 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     expect(sessionIdOf(second.text())).toBe(id);
   });
 
+  test("a resumed session shows each step in the order it came: what the model said, then the tool it called", async () => {
+    model.push(step({ text: "Let me look first.", toolCalls: [{ name: "read", arguments: { path: "notes.md" } }] }), step({ text: "Looked at it." }));
+    writeFileSync(join(box.project, "notes.md"), "hello\n");
+    const first = await open();
+    await first.waitFor("test/test-model");
+    await first.type("check notes", "Enter");
+    await first.waitFor("Looked at it.");
+    await first.type("C-d");
+    await first.exited();
+    const second = await open(["-c"]);
+    await second.waitFor("Looked at it.");
+    const text = second.text();
+    const said = text.indexOf("Let me look first.");
+    const read = text.indexOf("Read notes.md");
+    expect(said).toBeGreaterThan(0);
+    expect(read).toBeGreaterThan(said);
+    expect(text.indexOf("Looked at it.")).toBeGreaterThan(read);
+  });
+
   test("an empty session is discarded on quit: nothing to resume is named", async () => {
     const screen = await open();
     await screen.waitFor("test/test-model");
