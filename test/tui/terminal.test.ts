@@ -77,6 +77,13 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     expect(text.indexOf("Looked at it.")).toBeGreaterThan(read);
   });
 
+  test("lembas PROMPT in a terminal opens the session with PROMPT as its first message", async () => {
+    model.push(step({ text: "answered the first message" }));
+    const screen = await open(["fix", "the", "tests"]);
+    await screen.waitFor("› fix the tests");
+    await screen.waitFor("answered the first message");
+  });
+
   test("an empty session is discarded on quit: nothing to resume is named", async () => {
     const screen = await open();
     await screen.waitFor("test/test-model");
