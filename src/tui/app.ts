@@ -1,16 +1,13 @@
-import type { Mode } from "../config/schema.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
 import { actionResult } from "../front/actions.ts";
 import { VERSION } from "../version.ts";
-import type { Card } from "./cards.ts";
-import { PermissionCard } from "./cards/permission.ts";
-import { PlanCard } from "./cards/plan.ts";
-import { QuestionCard } from "./cards/question.ts";
+import { CardViews } from "./card-views.ts";
+import { GlobalKeys, type KeySurface, nextMode } from "./keys.ts";
 import { findTuiCommand } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
-import { type Component, matchesKey, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen } from "./kit.ts";
+import { type Component, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen } from "./kit.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
@@ -21,9 +18,6 @@ import { Transcript } from "./transcript.ts";
 /** Smaller than this, the screen says so in one line instead of drawing. */
 export const MIN_COLUMNS = 40;
 export const MIN_ROWS = 10;
-/** A second Ctrl-C within this long of the first on an empty composer quits. */
-const QUIT_WINDOW_MS = 2_000;
-const MODES: readonly Mode[] = ["plan", "manual", "edit", "auto"];
 
 /** The screen's parts as the terminal's own commands see them (src/tui/commands.ts). */
 export type AppSurface = {
@@ -61,11 +55,10 @@ export class TuiApp implements AppSurface {
   /** The project whose earlier prompts Up recalls (loaded once a project). */
   private historyRoot: string | null = null;
   private readonly tooSmall = new Text("", 0, 0);
-  private readonly cards: Card[] = [];
+  private readonly cards: CardViews;
   /** Prompts entered before the session was open, sent once it is. */
   private readonly early: string[] = [];
   private picker: Component | null = null;
-  private lastCtrlC = 0;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitting: Promise<void> | null = null;
   private running = 0;
@@ -77,6 +70,7 @@ export class TuiApp implements AppSurface {
     terminal: Terminal = new ProcessTerminal(),
   ) {
     this.theme = makeTheme(configuredTheme(runtime));
+    this.cards = new CardViews(this.theme);
     this.tui = new TuiMainScreen(terminal);
     this.header = new Text("", 0, 0);
     this.transcript = new Transcript(this.theme);
@@ -95,15 +89,16 @@ export class TuiApp implements AppSurface {
     });
     runtime.listen((change) => this.onRuntime(change));
     runtime.desk.listen((change) => {
-      if (change.type === "open") this.cards.push(change.card);
-      else this.dropCard(change.callId);
+      if (change.type === "open") this.cards.add(change.card);
+      else this.cards.drop(change.callId);
       this.showNext();
     });
   }
 
   start(): void {
     this.layout();
-    this.tui.addInputListener((data) => this.onKey(data));
+    const keys = new GlobalKeys(this.keySurface());
+    this.tui.addInputListener((data) => keys.handle(data));
     this.tui.setFocus(this.editor);
     this.tui.start();
     process.stdout.on("resize", () => this.layout());
@@ -301,51 +296,35 @@ export class TuiApp implements AppSurface {
     this.ticker = null;
   }
 
-  /** Keys that mean the same wherever focus is: interrupt, clear, quit, mode, suspend. */
-  private onKey(data: string): { consume: boolean } | undefined {
-    const focused = this.panel.current;
-    if (matchesKey(data, "ctrl+c")) {
-      // On a card, Ctrl-C interrupts the turn that waits on it (Esc answers the card): the card goes with it.
-      if (focused && focused !== this.picker && this.runtime.hasSession && this.runtime.session.busy) {
-        this.runtime.cancel();
-        return { consume: true };
-      }
-      if (focused) return undefined;
-      if (this.editor.getText() !== "") {
+  /** What the keys that mean the same wherever focus is act on (src/tui/keys.ts). */
+  private keySurface(): KeySurface {
+    const busy = () => this.runtime.hasSession && this.runtime.session.busy;
+    return {
+      panel: () => {
+        const shown = this.panel.current;
+        if (!shown) return null;
+        return shown === this.cards.first() ? "card" : "other";
+      },
+      composerText: () => this.editor.getText(),
+      clearComposer: () => {
         this.editor.setText("");
-        this.lastCtrlC = 0;
         this.render();
-        return { consume: true };
-      }
-      const now = Date.now();
-      if (now - this.lastCtrlC < QUIT_WINDOW_MS) this.quit();
-      else {
-        this.lastCtrlC = now;
-        this.status.say("press Ctrl-C again to quit");
+      },
+      completing: () => this.editor.capturesViewportInput,
+      busy,
+      interrupt: () => this.runtime.cancel(),
+      quit: () => this.quit(),
+      cycleMode: () => {
+        if (!this.runtime.hasSession) return;
+        const session = this.runtime.session;
+        session.setMode(nextMode(session.mode));
+      },
+      suspend: () => this.suspend(),
+      say: (message) => {
+        this.status.say(message);
         this.render();
-      }
-      return { consume: true };
-    }
-    if (matchesKey(data, "ctrl+d")) {
-      if (focused || this.editor.getText() !== "") return undefined;
-      this.quit();
-      return { consume: true };
-    }
-    if (matchesKey(data, "escape") && !focused && !this.editor.capturesViewportInput && this.runtime.hasSession && this.runtime.session.busy) {
-      this.runtime.cancel();
-      return { consume: true };
-    }
-    if (matchesKey(data, "shift+tab") && !focused && this.runtime.hasSession) {
-      const session = this.runtime.session;
-      const next = MODES[(MODES.indexOf(session.mode) + 1) % MODES.length] ?? "edit";
-      session.setMode(next);
-      return { consume: true };
-    }
-    if (matchesKey(data, "ctrl+z")) {
-      this.suspend();
-      return { consume: true };
-    }
-    return undefined;
+      },
+    };
   }
 
   private suspend(): void {
@@ -416,15 +395,9 @@ export class TuiApp implements AppSurface {
     if (result) this.transcript.line(result.line, result.failed ? "error" : "info");
   }
 
-  private dropCard(callId: string): void {
-    const at = this.cards.findIndex((c) => c.callId === callId);
-    if (at >= 0) this.cards.splice(at, 1);
-    this.views.delete(callId);
-  }
-
   /** The panel shows the picker if one is open, else the oldest card; the composer has focus otherwise. */
   private showNext(): void {
-    const next = this.picker ?? this.cardView(this.cards[0]);
+    const next = this.picker ?? this.cards.first();
     if (!next) {
       this.panel.hide();
       this.tui.setFocus(this.editor);
@@ -433,23 +406,6 @@ export class TuiApp implements AppSurface {
       this.tui.setFocus(next);
     }
     this.render();
-  }
-
-  private readonly views = new Map<string, Component>();
-
-  private cardView(card: Card | undefined): Component | null {
-    if (!card) return null;
-    const known = this.views.get(card.callId);
-    if (known) return known;
-    const view = this.makeCardView(card);
-    this.views.set(card.callId, view);
-    return view;
-  }
-
-  private makeCardView(card: Card): Component {
-    if (card.kind === "permission") return new PermissionCard(card.request, this.theme, (decision) => card.answer(decision));
-    if (card.kind === "question") return new QuestionCard(card.questions, card.why, this.theme, (outcome) => card.answer(outcome));
-    return new PlanCard(card.path, card.text, this.theme, (outcome) => card.answer(outcome));
   }
 }
 

@@ -1,0 +1,63 @@
+import { describe, expect, test } from "bun:test";
+import { GlobalKeys, type KeySurface, nextMode, QUIT_WINDOW_MS } from "../../src/tui/keys.ts";
+
+function surface(over: Partial<KeySurface> = {}) {
+  const did: string[] = [];
+  const s: KeySurface = {
+    panel: () => null,
+    composerText: () => "",
+    clearComposer: () => did.push("clear"),
+    completing: () => false,
+    busy: () => false,
+    interrupt: () => did.push("interrupt"),
+    quit: () => did.push("quit"),
+    cycleMode: () => did.push("mode"),
+    suspend: () => did.push("suspend"),
+    say: (m) => did.push(`say ${m}`),
+    ...over,
+  };
+  return { s, did };
+}
+
+const CTRL_C = "\x03";
+
+describe("the keys that mean the same wherever focus is", () => {
+  test("a second Ctrl-C quits only within the window; one after it warns again", () => {
+    let now = 1_000;
+    const { s, did } = surface();
+    const keys = new GlobalKeys(s, () => now);
+    keys.handle(CTRL_C);
+    now += QUIT_WINDOW_MS + 1;
+    keys.handle(CTRL_C);
+    expect(did).toEqual(["say press Ctrl-C again to quit", "say press Ctrl-C again to quit"]);
+    now += 100;
+    keys.handle(CTRL_C);
+    expect(did.at(-1)).toBe("quit");
+  });
+
+  test("Ctrl-C clears a composer with text, and on a card interrupts a running turn; a form keeps it", () => {
+    const text = surface({ composerText: () => "draft" });
+    new GlobalKeys(text.s).handle(CTRL_C);
+    expect(text.did).toEqual(["clear"]);
+    const card = surface({ panel: () => "card", busy: () => true });
+    expect(new GlobalKeys(card.s).handle(CTRL_C)).toEqual({ consume: true });
+    expect(card.did).toEqual(["interrupt"]);
+    const form = surface({ panel: () => "other", busy: () => true });
+    expect(new GlobalKeys(form.s).handle(CTRL_C)).toBeUndefined();
+    expect(form.did).toEqual([]);
+  });
+
+  test("Esc interrupts only a running turn with nothing open over the composer", () => {
+    const idle = surface();
+    expect(new GlobalKeys(idle.s).handle("\x1b")).toBeUndefined();
+    const completing = surface({ busy: () => true, completing: () => true });
+    expect(new GlobalKeys(completing.s).handle("\x1b")).toBeUndefined();
+    const busy = surface({ busy: () => true });
+    new GlobalKeys(busy.s).handle("\x1b");
+    expect(busy.did).toEqual(["interrupt"]);
+  });
+
+  test("Shift+Tab cycles plan → manual → edit → auto → plan", () => {
+    expect(["plan", "manual", "edit", "auto"].map((m) => nextMode(m as "plan"))).toEqual(["manual", "edit", "auto", "plan"]);
+  });
+});
