@@ -1,10 +1,14 @@
 import { defineCommand } from "citty";
 import { readServiceStatus } from "../service/control.ts";
+import { terminalsLine } from "../service/status.ts";
 import { listLogins } from "../store/logins.ts";
 import { type Context, createContext } from "./context.ts";
 
-/** What `lembas status` says, a line each: every login with its link's state and sessions, then the service. */
-export async function statusLines(ctx: Context): Promise<string[]> {
+/**
+ * What `lembas status` says, a line each: every login with its link's state and sessions, then the
+ * service and the terminals connected to it. A terminal gives `serviceLine`, its own word on the service.
+ */
+export async function statusLines(ctx: Context, serviceLine?: string): Promise<string[]> {
   const lines: string[] = [];
   const logins = listLogins(ctx.db());
   const service = await readServiceStatus(ctx.paths.socketFile);
@@ -15,8 +19,10 @@ export async function statusLines(ctx: Context): Promise<string[]> {
     lines.push(`${login.name}  ${login.url}  ${state}`);
     for (const session of link?.sessions ?? []) lines.push(`  ${session}`);
   }
-  if (service.running) lines.push(`service: running (pid ${service.status.pid}, lembas ${service.status.version})`);
+  if (serviceLine) lines.push(serviceLine);
+  else if (service.running) lines.push(`service: running (pid ${service.status.pid}, lembas ${service.status.version})`);
   else lines.push(`service: not running (${service.reason})`);
+  if (service.running) lines.push(terminalsLine(service.status.terminals));
   return lines;
 }
 

@@ -1,13 +1,16 @@
 /**
  * The service's control socket (`service.sock` in the state dir): a Hono app on a unix socket in
- * a mode-0700 directory. Today it answers `GET /status`; the JSON-RPC a terminal shares a session
- * with will come over the same socket.
+ * a mode-0700 directory. It answers `GET /status`, and upgrades `GET /v1/ipc` to the WebSocket
+ * terminals speak JSON-RPC over (ipc.ts).
  */
 import { chmodSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { Hono } from "hono";
 import { z } from "zod";
 import { UserError, errorCode, errorMessage } from "../errors.ts";
+import { IPC_PATH, MAX_SOCKET_PATH } from "./ipc-protocol.ts";
+import { IpcServer, TerminalStatus } from "./ipc.ts";
+import { VERSION } from "../version.ts";
 
 /** One link to a LLeMbas instance, as the service sees it now. */
 export const LinkStatus = z.object({
@@ -31,11 +34,13 @@ export const ServiceStatus = z.object({
   /** ISO 8601. */
   startedAt: z.string(),
   links: z.array(LinkStatus),
+  /** The terminals connected over the IPC (absent from a service older than the IPC). */
+  terminals: z.array(TerminalStatus).default([]),
 });
 export type ServiceStatus = z.infer<typeof ServiceStatus>;
 
 /** Gives the service's status when asked (the link layer knows the links). */
-export type StatusProvider = () => ServiceStatus | Promise<ServiceStatus>;
+export type StatusProvider = () => z.input<typeof ServiceStatus> | Promise<z.input<typeof ServiceStatus>>;
 
 /** A stop function: closes the server and removes its socket file. */
 export type StopControlServer = () => Promise<void>;
@@ -48,15 +53,12 @@ export function controlApp(provider: StatusProvider): Hono {
     .onError((error, c) => c.json({ error: errorMessage(error) }, 500));
 }
 
-/** The longest unix socket path every supported system takes (macOS: 104 bytes with the NUL). */
-const MAX_SOCKET_PATH = 103;
-
 /**
  * Serves the control app on `socketPath`. Its directory is made (or made again) mode 0700 and the
  * socket mode 0600. A socket file nobody answers on (left by a service that died) is replaced; one
- * a running service answers on is a UserError.
+ * a running service answers on is a UserError (exit 2). `GET /v1/ipc` is `ipc`'s WebSocket.
  */
-export async function startControlServer(socketPath: string, provider: StatusProvider): Promise<StopControlServer> {
+export async function startControlServer(socketPath: string, provider: StatusProvider, ipc = new IpcServer({ pid: process.pid, version: VERSION })): Promise<StopControlServer> {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new UserError(`the control socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes: set LEMBAS_STATE_DIR to a shorter directory`);
   }
@@ -64,7 +66,17 @@ export async function startControlServer(socketPath: string, provider: StatusPro
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   await clearStaleSocket(socketPath);
-  const server = Bun.serve({ unix: socketPath, fetch: controlApp(provider).fetch });
+  const app = controlApp(provider);
+  const server = Bun.serve({
+    unix: socketPath,
+    fetch(request, srv) {
+      if (new URL(request.url).pathname === IPC_PATH) {
+        return ipc.upgrade(request, srv) ? undefined : Response.json({ error: `${IPC_PATH} is a WebSocket: connect with an upgrade` }, { status: 426 });
+      }
+      return app.fetch(request);
+    },
+    websocket: ipc.websocket,
+  });
   chmodSync(socketPath, 0o600);
   const inode = lstatSync(socketPath).ino;
   return async () => {
@@ -79,9 +91,15 @@ async function clearStaleSocket(socketPath: string): Promise<void> {
   if (!info) return;
   if (!info.isSocket()) throw new UserError(`${socketPath} is in the way of the control socket: it is not a socket, so move it aside`);
   const reading = await readServiceStatus(socketPath);
-  if (reading.running) throw new UserError(`a lembas service is already running (pid ${reading.status.pid}): stop it first, or use lembas service status`);
+  if (reading.running) throw alreadyRunning(reading.status.pid);
   if (!reading.stale) throw new UserError(`${reading.reason}: stop that process first`);
   rmSync(socketPath, { force: true });
+}
+
+/** The one line a second `lembas serve` ends with (exit 2). */
+export function alreadyRunning(pid: number | null): UserError {
+  const who = pid === null ? "another lembas service is starting" : `a lembas service is already running (pid ${pid})`;
+  return new UserError(`${who}: stop it first, or use lembas service status`, 2);
 }
 
 /** What {@link readServiceStatus} found: the status, or why there is none (`stale`: a socket no one listens on). */

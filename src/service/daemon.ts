@@ -12,7 +12,9 @@ import { listLogins } from "../store/logins.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
+import { IpcServer } from "./ipc.ts";
 import { rotatingLog } from "./logfile.ts";
+import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
 
 /** How often the service looks for logins made or removed since it started. */
@@ -56,6 +58,8 @@ function logLimits(value: string | undefined): { maxBytes?: number } {
  * turns are cancelled cleanly, the links closed, and it exits 0.
  */
 export async function runService(ctx: Context): Promise<void> {
+  // Before anything else (a second service must not link to the instances too): one per state dir.
+  const release = await claimService(ctx.paths.stateDir, ctx.paths.socketFile);
   const log = serviceLogger(ctx.paths.logsDir);
   // A bug in one handler must not take every link and session down with it: say it, go on.
   process.on("unhandledRejection", (reason) => log(`unexpected error (the service goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
@@ -131,6 +135,7 @@ export async function runService(ctx: Context): Promise<void> {
   };
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
+  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log);
   let stopControl: (() => Promise<void>) | null = null;
   try {
     stopControl = await startControlServer(ctx.paths.socketFile, () => ({
@@ -144,11 +149,13 @@ export async function runService(ctx: Context): Promise<void> {
         since: new Date(d.since).toISOString(),
         sessions: d.sessions(),
       })),
-    }));
+      terminals: ipc.terminals(),
+    }), ipc);
   } catch (error) {
     log(`the control socket could not start: ${errorMessage(error)}`);
     clearInterval(loginTimer);
     await Promise.all([...dialers.values()].map((d) => d.stop()));
+    release();
     throw error;
   }
   log(`lembas ${VERSION} serving (pid ${process.pid})`);
@@ -164,12 +171,14 @@ export async function runService(ctx: Context): Promise<void> {
   // Every step runs whatever the one before met (a full disk, say): the links close and it exits.
   for (const problem of await engine.stop()) log(`while stopping: ${problem}`);
   await Promise.allSettled([...dialers.values()].map((d) => d.stop()));
+  ipc.closeAll();
   await stopControl().catch((error: unknown) => log(`while stopping: the control socket: ${errorMessage(error)}`));
   try {
     db.close();
   } catch (error) {
     log(`while stopping: ${said(error)}`);
   }
+  release();
   log("stopped");
 }
 

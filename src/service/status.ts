@@ -1,5 +1,6 @@
 /** `lembas service status`: what the service manager says and what the service itself says. */
 import type { StatusReading } from "./control.ts";
+import type { TerminalStatus } from "./ipc.ts";
 import type { ManagerState } from "./manager.ts";
 
 /** The lines to print, and whether the service answers on its control socket. */
@@ -19,7 +20,14 @@ export function describeStatus(manager: ManagerState, reading: StatusReading): S
     const sessions = link.sessions.length === 0 ? "no sessions" : `${link.sessions.length} session${link.sessions.length === 1 ? "" : "s"}: ${link.sessions.join(", ")}`;
     lines.push(`link ${link.name} (${link.url}): ${link.state} since ${link.since}, ${sessions}`);
   }
+  lines.push(terminalsLine(status.terminals));
   return { lines, running: true };
+}
+
+/** The terminals connected to the service, on one line. */
+export function terminalsLine(terminals: readonly TerminalStatus[]): string {
+  if (terminals.length === 0) return "terminals: none connected";
+  return `terminals: ${terminals.length} connected (${terminals.map((t) => `pid ${t.pid} since ${t.since}`).join(", ")})`;
 }
 
 function unitLine(manager: ManagerState): string {

@@ -22,6 +22,7 @@ const status: ServiceStatus = {
   version: "0.1.0",
   startedAt: "2025-06-01T10:00:00.000Z",
   links: [{ name: "work", url: "https://llembas.example", state: "connected", since: "2025-06-01T10:00:01.000Z", sessions: ["s1", "s2"] }],
+  terminals: [],
 };
 
 async function start(provider: StatusProvider = () => status): Promise<() => Promise<void>> {

@@ -95,6 +95,7 @@ test("service status: not running is exit 3; a running service's links are liste
       { name: "work", url: "https://llembas.example", state: "connected", since: "2025-06-01T10:00:01.000Z", sessions: ["s1", "s2"] },
       { name: "home", url: "https://home.example", state: "waiting", since: "2025-06-01T10:00:02.000Z", sessions: [] },
     ],
+    terminals: [{ pid: 777, version: "0.1.0", since: "2025-06-01T10:00:03.000Z" }],
   }));
   try {
     const up = await runLembas(box, ["service", "status"], { env: env() });
@@ -103,6 +104,7 @@ test("service status: not running is exit 3; a running service's links are liste
       "service: running, pid 4242, lembas 0.1.0, started 2025-06-01T10:00:00.000Z",
       "link work (https://llembas.example): connected since 2025-06-01T10:00:01.000Z, 2 sessions: s1, s2",
       "link home (https://home.example): waiting since 2025-06-01T10:00:02.000Z, no sessions",
+      "terminals: 1 connected (pid 777 since 2025-06-01T10:00:03.000Z)",
       "",
     ]);
   } finally {

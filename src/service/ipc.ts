@@ -1,0 +1,108 @@
+/**
+ * The service's end of the IPC: each terminal connects to the control socket's `GET /v1/ipc` as
+ * a WebSocket and speaks JSON-RPC over it. The service is the ACP *client* side of that
+ * connection (the terminal will serve its session's ACP to it over the same socket); the terminal
+ * sends it the `_lembas/ipc/*` requests. Today: `_lembas/ipc/hello`, and the registry of the
+ * terminals that said it.
+ */
+import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
+import { z } from "zod";
+import { acp } from "../rpc/agent.ts";
+import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
+import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, mismatchSentence } from "./ipc-protocol.ts";
+
+/** A terminal connected over the IPC, as `GET /status` lists it. */
+export const TerminalStatus = z.object({
+  pid: z.number().int(),
+  version: z.string(),
+  /** When it said hello (ISO 8601). */
+  since: z.string(),
+  procId: z.string().optional(),
+});
+export type TerminalStatus = z.infer<typeof TerminalStatus>;
+
+/** One WebSocket's state: its transport, and the terminal once it said hello. */
+type Peer = {
+  transport: ReturnType<typeof serverWebSocketTransport>;
+  connection: acp.ClientConnection;
+  terminal: TerminalStatus | null;
+  /** Set when its hello was refused: nothing else is served on it. */
+  refused: string | null;
+};
+
+type Data = { peer: Peer | null };
+
+/** Seconds a silent terminal is given before its socket is closed (Bun pings it meanwhile). */
+const IDLE_TIMEOUT_S = 60;
+
+export class IpcServer {
+  private readonly peers = new Set<Peer>();
+
+  constructor(
+    private readonly self: { pid: number; version: string },
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
+  upgrade(request: Request, server: Server<Data>): boolean {
+    return server.upgrade(request, { data: { peer: null } });
+  }
+
+  /** The `websocket` handlers for Bun.serve. */
+  get websocket(): WebSocketHandler<Data> {
+    return {
+      maxPayloadLength: IPC_MAX_PAYLOAD,
+      idleTimeout: IDLE_TIMEOUT_S,
+      sendPings: true,
+      open: (ws) => {
+        ws.data.peer = this.accept(ws);
+      },
+      message: (ws, data) => ws.data.peer?.transport.receive(data),
+      drain: (ws) => ws.data.peer?.transport.drained(),
+      close: (ws) => {
+        const peer = ws.data.peer;
+        if (!peer) return;
+        this.peers.delete(peer);
+        peer.transport.end();
+        if (peer.terminal) this.log(`terminal pid ${peer.terminal.pid} left`);
+      },
+    };
+  }
+
+  /** The terminals that said hello and are still connected, the longest-connected first. */
+  terminals(): TerminalStatus[] {
+    return [...this.peers].flatMap((p) => (p.terminal ? [p.terminal] : []));
+  }
+
+  /** Closes every terminal's socket (the service stops): each will try again, and work locally meanwhile. */
+  closeAll(): void {
+    for (const peer of this.peers) peer.connection.close();
+  }
+
+  private accept(ws: ServerWebSocket<Data>): Peer {
+    const transport = serverWebSocketTransport(ws as ServerWebSocket<unknown>);
+    const peer: Peer = { transport, connection: null as unknown as acp.ClientConnection, terminal: null, refused: null };
+    const app = acp
+      .client({ name: "lembas-service" })
+      .onRequest("_lembas/ipc/hello", HelloParams, ({ params }) => this.hello(peer, params))
+      // Before a hello, and after a refused one, nothing is served.
+      .onRequest("*", () => {
+        throw new acp.RequestError(IPC_MISMATCH, peer.refused ?? "say _lembas/ipc/hello first", { version: this.self.version, ipc: IPC });
+      });
+    peer.connection = app.connect(transport.stream);
+    this.peers.add(peer);
+    return peer;
+  }
+
+  private hello(peer: Peer, params: HelloParams): HelloResult {
+    if (peer.refused) throw new acp.RequestError(IPC_MISMATCH, peer.refused, { version: this.self.version, ipc: IPC });
+    if (params.ipc !== IPC || params.version !== this.self.version) {
+      peer.refused = mismatchSentence(this.self.version);
+      this.log(`terminal pid ${params.pid} runs lembas ${params.version} (ipc ${params.ipc}): not spoken with`);
+      throw new acp.RequestError(IPC_MISMATCH, peer.refused, { version: this.self.version, ipc: IPC });
+    }
+    peer.terminal ??= { pid: params.pid, version: params.version, since: new Date().toISOString(), ...(params.procId ? { procId: params.procId } : {}) };
+    this.log(`terminal pid ${params.pid} connected`);
+    return { ipc: IPC, version: this.self.version, pid: this.self.pid };
+  }
+}
