@@ -14,6 +14,7 @@ import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
 import { getSession, listSessions, type SessionRow } from "../store/sessions.ts";
 import { CardDesk } from "./cards.ts";
+import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
 export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
@@ -41,6 +42,8 @@ export class TuiRuntime {
   private current: Session | null = null;
   private quitting = false;
   private unsubscribe: (() => void) | null = null;
+  /** The link to the device's service, started once the first session is open. */
+  private link: ServiceLink | null = null;
   private readonly listeners = new Set<(change: RuntimeChange) => void>();
 
   constructor(
@@ -113,6 +116,11 @@ export class TuiRuntime {
     return this.ctx.config().model ?? null;
   }
 
+  /** What the terminal knows of the service (none when its link has not started). */
+  get service(): ServiceLinkState {
+    return this.link?.state ?? { kind: "none" };
+  }
+
   get hasSession(): boolean {
     return this.current !== null;
   }
@@ -127,6 +135,7 @@ export class TuiRuntime {
     }
     this.show(session);
     for (const notice of this.models.takeNotices()) this.emit({ type: "note", level: "info", message: notice });
+    this.linkService();
     return session;
   }
 
@@ -189,6 +198,7 @@ export class TuiRuntime {
    */
   async quit(): Promise<Session | null> {
     this.quitting = true;
+    await this.link?.stop();
     const session = this.current;
     this.current = null;
     if (!session) {
@@ -224,6 +234,21 @@ export class TuiRuntime {
     const latest = listSessions(this.ctx.db(), { limit: 200 }).find((s) => s.cwd === this.cwd && s.id !== this.current?.id);
     if (!latest) throw new UserError(`there is no session in ${this.cwd} to continue`, 2);
     return latest.id;
+  }
+
+  /** Links to the service in the background; a service of another version is said once, as a note. */
+  private linkService(): void {
+    if (this.link) return;
+    let said: string | null = null;
+    this.link = new ServiceLink({
+      socketPath: this.ctx.paths.socketFile,
+      onChange: (state) => {
+        if (state.kind !== "mismatch" || state.sentence === said) return;
+        said = state.sentence;
+        this.emit({ type: "note", level: "warn", message: state.sentence });
+      },
+    });
+    this.link.start();
   }
 
   private show(session: Session): void {

@@ -3,9 +3,10 @@
  * terminals in GET /status, a terminal of another version, two services at once, kill -9.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { lstatSync, mkdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { readServiceStatus } from "../../src/service/control.ts";
-import { IPC, IPC_MISMATCH, wsUnixUrl } from "../../src/service/ipc-protocol.ts";
+import { connectablePath, IPC, IPC_MISMATCH, wsUnixUrl } from "../../src/service/ipc-protocol.ts";
 import { VERSION } from "../../src/version.ts";
 import { ENTRY, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 
@@ -140,4 +141,24 @@ test("GET /v1/ipc without an upgrade is told to use one (426)", async () => {
   await answering();
   const response = await fetch("http://lembas/v1/ipc", { unix: socket });
   expect(response.status).toBe(426);
+});
+
+test("one function builds ws+unix URLs; a socket path a URL cannot carry, or too long, is reached through a private link named by its hash", () => {
+  expect(wsUnixUrl("/run/user/1000/lembas/service.sock")).toBe("ws+unix:///run/user/1000/lembas/service.sock:/v1/ipc");
+  expect(() => wsUnixUrl("/tmp/a b/service.sock")).toThrow("connectablePath");
+  const runtime = join(box.dir, "run");
+  mkdirSync(runtime, { mode: 0o700 });
+  const env = { XDG_RUNTIME_DIR: runtime };
+  expect(connectablePath(socket, env)).toBe(socket);
+  for (const odd of [join(box.dir, "a b", "service.sock"), join(box.dir, "é", "service.sock"), join(box.dir, "a:b?c#d", "service.sock"), join(box.dir, "x".repeat(120), "service.sock")]) {
+    const link = connectablePath(odd, env);
+    expect(link).toMatch(new RegExp(`^${runtime}/[0-9a-f]{8}\\.sock$`));
+    expect(readlinkSync(link)).toBe(odd);
+    expect(connectablePath(odd, env)).toBe(link);
+  }
+  // With no runtime dir, /tmp/lembas-$UID, kept private.
+  const link = connectablePath(join(box.dir, "no runtime", "service.sock"), {});
+  expect(link.startsWith(`/tmp/lembas-${process.getuid?.()}/`)).toBe(true);
+  expect(lstatSync(`/tmp/lembas-${process.getuid?.()}`).mode & 0o777).toBe(0o700);
+  Bun.spawnSync(["rm", "-f", link]);
 });

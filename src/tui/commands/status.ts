@@ -3,9 +3,10 @@ import { statusLines } from "../../cli/status.ts";
 import { errorMessage } from "../../errors.ts";
 import { formatFinding } from "../../service/doctor.ts";
 import type { AppSurface } from "../app.ts";
+import { serviceLinkLine } from "../service-link.ts";
 import { say } from "./say.ts";
 
-/** /status: this session's facts, then what `lembas status` says (the logins, their links, the service). */
+/** /status: this session's facts, then what `lembas status` says (the logins, their links), and the terminal's link to the service. */
 export async function status(app: AppSurface): Promise<void> {
   const runtime = app.runtime;
   const s = runtime.session;
@@ -13,7 +14,7 @@ export async function status(app: AppSurface): Promise<void> {
   say(app, `model ${s.model ?? runtime.defaultModel ?? "none"} · mode ${s.mode} · effort ${s.effort} · ${app.status.sessionTokens} tokens here`);
   say(app, s.cwd === s.root ? `in ${s.cwd}` : `in ${s.cwd} (project ${s.root})`);
   try {
-    for (const line of await statusLines(runtime.ctx)) say(app, line);
+    for (const line of await statusLines(runtime.ctx, serviceLinkLine(runtime.service))) say(app, line);
   } catch (error) {
     say(app, `the service's status could not be read: ${errorMessage(error)}`, "warn");
   }

@@ -1,0 +1,168 @@
+/**
+ * The terminal's link to the device's service: a WebSocket to `<state>/service.sock`'s
+ * `/v1/ipc`, a hello, and then the connection kept. It never blocks the screen and never throws
+ * into it: with no service (or a gone one) the terminal works locally, and the link tries again
+ * every 250 ms (± jitter) until one answers — a service restarted after kill -9 included.
+ */
+import { existsSync } from "node:fs";
+import { errorMessage } from "../errors.ts";
+import { acp } from "../rpc/agent.ts";
+import { webSocketTransport } from "../rpc/websocket.ts";
+import { readServiceStatus } from "../service/control.ts";
+import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, mismatchSentence, wsUnixUrl } from "../service/ipc-protocol.ts";
+import { VERSION } from "../version.ts";
+
+/** What the terminal knows of the service: none there, connected to it, or one it cannot speak with. */
+export type ServiceLinkState = { kind: "none" } | { kind: "connected"; pid: number; version: string } | { kind: "mismatch"; sentence: string };
+
+export type ServiceLinkOptions = {
+  socketPath: string;
+  /** Told each time the state changes (never throws back into the link). */
+  onChange?: (state: ServiceLinkState) => void;
+  /** The pause between tries, before jitter (default 250 ms). */
+  retryMs?: number;
+  /** A service that answered hello's is given this long (default 5 s). */
+  helloTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+};
+
+/** Between tries while the service is one of another version: it is not asked four times a second. */
+const MISMATCH_RETRY_MS = 2000;
+
+export class ServiceLink {
+  private current: ServiceLinkState = { kind: "none" };
+  private stopped = false;
+  private socket: WebSocket | null = null;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+
+  constructor(private readonly opts: ServiceLinkOptions) {}
+
+  get state(): ServiceLinkState {
+    return this.current;
+  }
+
+  /** Starts linking in the background; returns at once. */
+  start(): void {
+    if (this.loop) return;
+    this.loop = this.run().catch(() => {});
+  }
+
+  /** Closes the link and stops trying. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.socket?.close(1000, "the terminal quits");
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.connectOnce();
+      } catch {
+        this.set({ kind: "none" });
+      }
+      if (this.stopped) return;
+      const base = this.current.kind === "mismatch" ? MISMATCH_RETRY_MS : (this.opts.retryMs ?? 250);
+      await this.pause(base * (0.75 + Math.random() * 0.5));
+    }
+  }
+
+  /** One connection: made, said hello on, and kept until it closes. */
+  private async connectOnce(): Promise<void> {
+    const { socketPath } = this.opts;
+    if (!existsSync(socketPath)) return this.set({ kind: "none" });
+    const ws = new WebSocket(wsUnixUrl(connectablePath(socketPath, this.opts.env)));
+    this.socket = ws;
+    const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve(), { once: true }));
+    const opened = await new Promise<boolean>((resolve) => {
+      ws.addEventListener("open", () => resolve(true), { once: true });
+      void closed.then(() => resolve(false));
+    });
+    if (this.stopped) ws.close();
+    if (!opened || this.stopped) {
+      this.socket = null;
+      if (!this.stopped) await this.noIpc(socketPath);
+      return;
+    }
+    const transport = webSocketTransport(ws, { maxMessageBytes: IPC_MAX_PAYLOAD });
+    // The terminal is the agent side: it will serve its session's ACP to the service over this socket.
+    const connection = acp.agent({ name: "lembas-terminal" }).connect(transport.stream);
+    try {
+      const answer = await this.hello(connection, closed);
+      if (answer) this.set(answer);
+    } catch (error) {
+      this.set(helloRefusal(error));
+      if (this.current.kind === "none") ws.close();
+    }
+    await closed;
+    this.socket = null;
+    if (this.current.kind === "connected") this.set({ kind: "none" });
+  }
+
+  private async hello(connection: acp.AgentConnection, closed: Promise<void>): Promise<ServiceLinkState | null> {
+    const timeoutMs = this.opts.helloTimeoutMs ?? 5000;
+    let timer: Timer | undefined;
+    const gone = new Promise<null>((resolve) => {
+      void closed.then(() => resolve(null));
+      timer = setTimeout(() => {
+        this.socket?.close();
+        resolve(null);
+      }, timeoutMs);
+    });
+    try {
+      const raw = await Promise.race([connection.client.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid }), gone]);
+      if (raw === null) return null;
+      const result = HelloResult.safeParse(raw);
+      if (!result.success) return { kind: "none" };
+      if (result.data.ipc !== IPC || result.data.version !== VERSION) return { kind: "mismatch", sentence: mismatchSentence(result.data.version) };
+      return { kind: "connected", pid: result.data.pid, version: result.data.version };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The socket took no WebSocket: a service from before the IPC is one to restart; a stale socket is none. */
+  private async noIpc(socketPath: string): Promise<void> {
+    const reading = await readServiceStatus(socketPath, 1000);
+    if (reading.running && reading.status.version !== VERSION) return this.set({ kind: "mismatch", sentence: mismatchSentence(reading.status.version) });
+    this.set({ kind: "none" });
+  }
+
+  private set(state: ServiceLinkState): void {
+    if (JSON.stringify(state) === JSON.stringify(this.current)) return;
+    this.current = state;
+    try {
+      this.opts.onChange?.(state);
+    } catch {
+      // the screen's trouble, not the link's
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+/** What a refused hello means: the service's sentence when it will not speak with this version. */
+function helloRefusal(error: unknown): ServiceLinkState {
+  if (error instanceof acp.RequestError && error.code === IPC_MISMATCH) return { kind: "mismatch", sentence: error.message };
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === IPC_MISMATCH) return { kind: "mismatch", sentence: errorMessage(error) };
+  return { kind: "none" };
+}
+
+/** The one line `/status` says of the service. */
+export function serviceLinkLine(state: ServiceLinkState): string {
+  if (state.kind === "connected") return `service: connected (pid ${state.pid})`;
+  if (state.kind === "mismatch") return state.sentence;
+  return "service: not running";
+}
