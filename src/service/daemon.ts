@@ -58,14 +58,15 @@ function logLimits(value: string | undefined): { maxBytes?: number } {
  * turns are cancelled cleanly, the links closed, and it exits 0.
  */
 export async function runService(ctx: Context): Promise<void> {
-  // Before anything else (a second service must not link to the instances too): one per state dir.
-  const release = await claimService(ctx.paths.stateDir, ctx.paths.socketFile);
   const log = serviceLogger(ctx.paths.logsDir);
   // A bug in one handler must not take every link and session down with it: say it, go on.
   process.on("unhandledRejection", (reason) => log(`unexpected error (the service goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
   process.on("uncaughtException", (error) => log(`unexpected error (the service goes on): ${error.stack ?? error.message}`));
   const config = ctx.config();
   const db = openStore(ctx, log);
+  // Once the store says the state dir is usable, before any engine or link (a second service must
+  // not link to the instances too): one service per state dir.
+  const release = await claimService(ctx.paths.stateDir, ctx.paths.socketFile);
   const said = (error: unknown) => storeFailure(error, ctx.paths.dbFile)?.message ?? errorMessage(error);
   const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path));
   // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
