@@ -41,6 +41,11 @@ export type AgentHost = {
   files?: FileIndexes;
   /** The link's methods and cards (src/acp/link.ts); absent on stdio, which never loads them. */
   link?: LinkSurface;
+  /**
+   * Only the sessions attached by the host are served; none is opened from the store or made
+   * (a terminal serving its shared session to the service over the IPC).
+   */
+  attachedOnly?: boolean;
   /** The service's log (the link); absent on stdio, whose log is stderr. */
   log?(line: string): void;
 };

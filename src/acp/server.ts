@@ -93,7 +93,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     session(sessionId, cx) {
       const here = attached.get(sessionId);
       if (here) return here.session;
-      if (host.transport !== "link") throw invalid(`there is no session ${sessionId} on this connection`);
+      if (host.transport !== "link" || host.attachedOnly) throw invalid(`there is no session ${sessionId} on this connection`);
       const row = getSession(host.db, sessionId);
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
       const verdict = judge(row.cwd, host.config.remote, host.db);
@@ -134,6 +134,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       return initializeResult({ transport: host.transport, config: host.config, client, protocol: host.protocol, limits: host.limits, connection: host.connection });
     })
     .onRequest("session/new", async ({ params, client: cx }) => {
+      if (host.attachedOnly) throw invalid("sessions are not made on this connection");
       const cwd = checkCwd(params.cwd, host);
       const meta = NewSessionMeta.safeParse(params._meta);
       if (!meta.success) throw invalid(`_meta: ${meta.error.issues[0]?.path.join(".")}: ${meta.error.issues[0]?.message}`);
@@ -195,6 +196,14 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     connection,
     /** The sessions attached here. */
     sessions: () => [...attached.keys()],
+    /** Attaches a session the host already runs (a terminal's shared one): its events go out on this connection. */
+    attach(session: Session) {
+      if (attached.has(session.id)) return;
+      attach(session, connection.client);
+      commandsUpdate(session, connection.client, host);
+    },
+    /** Lets go of one session (a terminal stops sharing it). */
+    detach,
     /** Lets go of every session (the link dropped): their turns go on, with nobody attached. */
     detachAll() {
       terminals?.closeAll();

@@ -14,6 +14,8 @@ import { type Backoff, backoffDelay, DEFAULT_BACKOFF, RESET_AFTER_MS } from "./b
 import { discover, protocolFor } from "./discovery.ts";
 import { helloParams, linkUrl } from "./hello.ts";
 import { keptDeletes } from "./kept-deletes.ts";
+import { routeLink } from "../service/router.ts";
+import type { Shares } from "../service/shares.ts";
 
 export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
 
@@ -25,6 +27,8 @@ export type DialerDeps = {
   claims: Claims;
   desks: Map<string, CardDesk>;
   files: FileIndexes;
+  /** The sessions terminals share through the service: announced on this link, their requests routed. */
+  shares?: Shares;
   log(line: string): void;
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
@@ -188,7 +192,10 @@ export class LinkDialer {
     });
     const login = this.login.name;
     let keptTimer: ReturnType<typeof setInterval> | null = null;
-    this.server = serveAcp(transport.stream, {
+    const shares = this.deps.shares;
+    const routed = shares ? routeLink(transport.stream, shares, login) : null;
+    const sharing = { stop: null as (() => void) | null };
+    this.server = serveAcp(routed?.stream ?? transport.stream, {
       engine: this.deps.engine,
       config,
       paths: this.deps.paths,
@@ -213,12 +220,15 @@ export class LinkDialer {
         // Deletes kept while this link is up (from a shell, or a delete on another instance's link)
         // go out within a few seconds, not at the next link.
         keptTimer = setInterval(kept.send, KEPT_DELETES_EVERY_MS);
+        // The terminals' shared sessions are announced now, and their events come on this link.
+        if (routed && shares) sharing.stop = shares.link(routed.outlet);
       },
     });
     this.set("connected");
     const stopKeepalive = this.keepalive(ws);
     const { code, reason } = await closed;
     stopKeepalive();
+    sharing.stop?.();
     if (keptTimer) clearInterval(keptTimer);
     this.kept?.stop();
     this.kept = null;

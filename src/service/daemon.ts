@@ -13,6 +13,7 @@ import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
 import { IpcServer } from "./ipc.ts";
+import { Shares } from "./shares.ts";
 import { rotatingLog } from "./logfile.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
@@ -76,6 +77,8 @@ export async function runService(ctx: Context): Promise<void> {
   const desks = new Map<string, CardDesk>();
   const dialers = new Map<string, LinkDialer>();
   const startedAt = new Date().toISOString();
+  // The sessions terminals share: announced on the links, their requests routed to the terminal.
+  const shares = new Shares({ db, remote: config.remote, log });
 
   let loginsKey = JSON.stringify(listLogins(db).map(({ name, url, token, protocols }) => [name, url, token, protocols]));
   const syncLogins = () => {
@@ -98,6 +101,7 @@ export async function runService(ctx: Context): Promise<void> {
         claims,
         desks,
         files,
+        shares,
         log,
         ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE),
         ...maxMessageFrom(process.env.LEMBAS_LINK_MAX_MESSAGE_BYTES),
@@ -136,7 +140,7 @@ export async function runService(ctx: Context): Promise<void> {
   };
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
-  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log);
+  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares);
   let stopControl: (() => Promise<void>) | null = null;
   try {
     stopControl = await startControlServer(ctx.paths.socketFile, () => ({

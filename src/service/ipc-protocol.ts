@@ -31,6 +31,27 @@ export type HelloParams = z.infer<typeof HelloParams>;
 export const HelloResult = z.object({ ipc: z.number().int(), version: z.string(), pid: z.number().int() });
 export type HelloResult = z.infer<typeof HelloResult>;
 
+/**
+ * `_lembas/ipc/share`: the terminal shares its session (inside remote.roots, trusted where
+ * required). Sent again after each hello, and when what it says changed.
+ */
+export const ShareParams = z.object({
+  sessionId: z.string().min(1),
+  cwd: z.string().min(1),
+  title: z.string(),
+  model: z.string().nullable(),
+  /** The model's connection (a login's name when the model is an instance's), or null. */
+  connection: z.string().nullable().default(null),
+  mode: z.string(),
+  effort: z.string(),
+  busy: z.boolean(),
+});
+export type ShareParams = z.infer<typeof ShareParams>;
+
+/** `_lembas/ipc/leave`: the terminal let go of the session (switched, quit), its hold released first. */
+export const LeaveParams = z.object({ sessionId: z.string().min(1) });
+export type LeaveParams = z.infer<typeof LeaveParams>;
+
 /** The JSON-RPC error code of a hello from a terminal the service does not speak with (and of anything sent after it). */
 export const IPC_MISMATCH = -32010;
 

@@ -2,14 +2,20 @@
  * The service's end of the IPC: each terminal connects to the control socket's `GET /v1/ipc` as
  * a WebSocket and speaks JSON-RPC over it. The service is the ACP *client* side of that
  * connection (the terminal will serve its session's ACP to it over the same socket); the terminal
- * sends it the `_lembas/ipc/*` requests. Today: `_lembas/ipc/hello`, and the registry of the
- * terminals that said it.
+ * sends it the `_lembas/ipc/*` requests: `_lembas/ipc/hello` (then the service says initialize,
+ * as an instance would, so the terminal serves it the link's protocol), `_lembas/ipc/share` and
+ * `_lembas/ipc/leave` (kept in shares.ts), and the shared sessions' `session/update` and
+ * `_lembas/event` notifications, relayed to the links.
  */
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import { z } from "zod";
 import { acp } from "../rpc/agent.ts";
 import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
-import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, mismatchSentence } from "./ipc-protocol.ts";
+import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams } from "./ipc-protocol.ts";
+import type { Forwarder, Shares } from "./shares.ts";
+
+/** What the service says in initialize to a terminal: a LLeMbas client of link protocol 2. */
+const TERMINAL_INIT = { protocolVersion: 1, clientCapabilities: { _meta: { lembas: { protocol: 2 } } } };
 
 /** A terminal connected over the IPC, as `GET /status` lists it. */
 export const TerminalStatus = z.object({
@@ -41,6 +47,7 @@ export class IpcServer {
   constructor(
     private readonly self: { pid: number; version: string },
     private readonly log: (line: string) => void = () => {},
+    private readonly shares: Shares | null = null,
   ) {}
 
   /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
@@ -63,6 +70,7 @@ export class IpcServer {
         const peer = ws.data.peer;
         if (!peer) return;
         this.peers.delete(peer);
+        this.shares?.drop(peer);
         peer.transport.end();
         if (peer.terminal) this.log(`terminal pid ${peer.terminal.pid} left`);
       },
@@ -85,6 +93,20 @@ export class IpcServer {
     const app = acp
       .client({ name: "lembas-service" })
       .onRequest("_lembas/ipc/hello", HelloParams, ({ params }) => this.hello(peer, params))
+      .onRequest("_lembas/ipc/share", ShareParams, ({ params }) => {
+        this.said(peer);
+        this.shares?.share(peer, forwarder(peer), params);
+        return {};
+      })
+      .onRequest("_lembas/ipc/leave", LeaveParams, ({ params }) => {
+        this.said(peer);
+        this.shares?.leave(peer, params.sessionId);
+        return {};
+      })
+      // The shared sessions' session/update and _lembas/event: on to the links.
+      .onNotification("*", ({ method, params }) => {
+        if (peer.terminal) this.shares?.relay(peer, method, params);
+      })
       // Before a hello, and after a refused one, nothing is served.
       .onRequest("*", () => {
         throw new acp.RequestError(IPC_MISMATCH, peer.refused ?? "say _lembas/ipc/hello first", { version: this.self.version, ipc: IPC });
@@ -92,6 +114,11 @@ export class IpcServer {
     peer.connection = app.connect(transport.stream);
     this.peers.add(peer);
     return peer;
+  }
+
+  /** A request only a terminal that said hello may make. */
+  private said(peer: Peer): void {
+    if (!peer.terminal) throw new acp.RequestError(IPC_MISMATCH, peer.refused ?? "say _lembas/ipc/hello first", { version: this.self.version, ipc: IPC });
   }
 
   private hello(peer: Peer, params: HelloParams): HelloResult {
@@ -103,6 +130,16 @@ export class IpcServer {
     }
     peer.terminal ??= { pid: params.pid, version: params.version, since: new Date().toISOString(), ...(params.procId ? { procId: params.procId } : {}) };
     this.log(`terminal pid ${params.pid} connected`);
+    // After the answer: the terminal serves its shared session's ACP to a LLeMbas client.
+    setTimeout(() => void peer.connection.agent.request("initialize", TERMINAL_INIT).catch(() => {}), 0);
     return { ipc: IPC, version: this.self.version, pid: this.self.pid };
   }
+}
+
+/** How the router reaches a terminal: its IPC connection, the service the client side. */
+function forwarder(peer: Peer): Forwarder {
+  return {
+    request: (method, params, signal) => peer.connection.agent.request(method, params, signal ? { cancellationSignal: signal } : undefined),
+    notify: (method, params) => void peer.connection.agent.notify(method, params).catch(() => {}),
+  };
 }

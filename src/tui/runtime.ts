@@ -15,6 +15,7 @@ import { createFileIndexes, type FileIndexes } from "../project/files.ts";
 import { getSession, listSessions, type SessionRow } from "../store/sessions.ts";
 import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
+import { TerminalShare } from "./share.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
 export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
@@ -44,6 +45,8 @@ export class TuiRuntime {
   private unsubscribe: (() => void) | null = null;
   /** The link to the device's service, started once the first session is open. */
   private link: ServiceLink | null = null;
+  /** The session shared with the web through the service (when the web may have it). */
+  private sharing: TerminalShare | null = null;
   private readonly listeners = new Set<(change: RuntimeChange) => void>();
 
   constructor(
@@ -143,8 +146,13 @@ export class TuiRuntime {
   async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<Session> {
     const left = this.current;
     const session = await this.sessionFor(opening, choice);
-    if (left && left.id !== session.id) await this.leave(left);
+    if (left && left.id !== session.id) {
+      await this.leave(left);
+      // Once its hold is let go: the service may then say the web can open it.
+      await this.sharing?.leave(left.id);
+    }
     this.show(session);
+    if (left?.id !== session.id) void this.sharing?.share(session);
     return session;
   }
 
@@ -198,10 +206,10 @@ export class TuiRuntime {
    */
   async quit(): Promise<Session | null> {
     this.quitting = true;
-    await this.link?.stop();
     const session = this.current;
     this.current = null;
     if (!session) {
+      await this.link?.stop();
       this.unsubscribe?.();
       await this.made?.engine.stop();
       return null;
@@ -212,7 +220,11 @@ export class TuiRuntime {
     // Only now: the screen hears the turn end (its cards settled, "interrupted") before it stops.
     this.unsubscribe?.();
     const empty = session.messages().length === 0;
+    // Let go of first, then left: the service tells the web whether it can open the session now.
     if (empty) await this.engine.delete(session.id);
+    else await this.engine.release(session.id);
+    await this.sharing?.leave(session.id);
+    await this.link?.stop();
     await this.engine.stop();
     return empty ? null : session;
   }
@@ -240,8 +252,19 @@ export class TuiRuntime {
   private linkService(): void {
     if (this.link) return;
     let said: string | null = null;
+    const sharing = new TerminalShare({
+      engine: this.engine,
+      config: this.ctx.config(),
+      paths: this.ctx.paths,
+      db: this.ctx.db(),
+      files: this.files,
+      current: () => this.current,
+    });
+    this.sharing = sharing;
     this.link = new ServiceLink({
       socketPath: this.ctx.paths.socketFile,
+      serve: (stream) => sharing.serve(stream),
+      onUp: (connection) => sharing.up(connection),
       onChange: (state) => {
         if (state.kind !== "mismatch" || state.sentence === said) return;
         said = state.sentence;

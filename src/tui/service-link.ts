@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { errorMessage } from "../errors.ts";
 import { acp } from "../rpc/agent.ts";
+import type { Stream } from "../rpc/stream.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
 import { readServiceStatus } from "../service/control.ts";
 import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, mismatchSentence, wsUnixUrl } from "../service/ipc-protocol.ts";
@@ -24,6 +25,13 @@ export type ServiceLinkOptions = {
   /** A service that answered hello's is given this long (default 5 s). */
   helloTimeoutMs?: number;
   env?: NodeJS.ProcessEnv;
+  /**
+   * What the terminal serves the service on each connection (its shared session's ACP, tui/share.ts);
+   * by default nothing but the hello. `close` is called when that connection ends.
+   */
+  serve?(stream: Stream): { connection: acp.AgentConnection; close(): void };
+  /** The service accepted the hello on this connection (each time, after every reconnect). */
+  onUp?(connection: acp.AgentConnection): void;
 };
 
 /** Between tries while the service is one of another version: it is not asked four times a second. */
@@ -87,17 +95,24 @@ export class ServiceLink {
       return;
     }
     const transport = webSocketTransport(ws, { maxMessageBytes: IPC_MAX_PAYLOAD });
-    // The terminal is the agent side: it will serve its session's ACP to the service over this socket.
-    const connection = acp.agent({ name: "lembas-terminal" }).connect(transport.stream);
+    // The terminal is the agent side: it serves its shared session's ACP to the service over this socket.
+    const served = this.opts.serve?.(transport.stream) ?? { connection: acp.agent({ name: "lembas-terminal" }).connect(transport.stream), close() {} };
+    const { connection } = served;
     try {
       const answer = await this.hello(connection, closed);
       if (answer) this.set(answer);
+      if (answer?.kind === "connected") this.up(connection);
     } catch (error) {
       this.set(helloRefusal(error));
       if (this.current.kind === "none") ws.close();
     }
     await closed;
     this.socket = null;
+    try {
+      served.close();
+    } catch {
+      // what was served on it is gone with it
+    }
     if (this.current.kind === "connected") this.set({ kind: "none" });
   }
 
@@ -128,6 +143,14 @@ export class ServiceLink {
     const reading = await readServiceStatus(socketPath, 1000);
     if (reading.running && reading.status.version !== VERSION) return this.set({ kind: "mismatch", sentence: mismatchSentence(reading.status.version) });
     this.set({ kind: "none" });
+  }
+
+  private up(connection: acp.AgentConnection): void {
+    try {
+      this.opts.onUp?.(connection);
+    } catch {
+      // the share's trouble: the link stays
+    }
   }
 
   private set(state: ServiceLinkState): void {

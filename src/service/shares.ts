@@ -1,0 +1,152 @@
+/**
+ * The sessions terminals share with the web through this service: which terminal connection
+ * shares which session (one each), and the links they are announced on. A share is announced on
+ * every link whose client said `_meta.lembas` (and again when a link comes up), its events are
+ * relayed to them, and when the terminal lets go — `_lembas/ipc/leave`, or its IPC connection
+ * drops — every link hears `_lembas/session/left { available }`.
+ *
+ * The service runs nothing here: the terminal runs the session's engine, the router (router.ts)
+ * forwards the link's requests for it to the terminal that shares it.
+ */
+import type { Remote } from "../config/schema.ts";
+import { judge } from "../acp/places.ts";
+import type { AnyMessage } from "../rpc/stream.ts";
+import type { Db } from "../store/db.ts";
+import { heldElsewhere } from "../store/holds.ts";
+import { markGiven } from "../store/marks.ts";
+import { getSession } from "../store/sessions.ts";
+import type { ShareParams } from "./ipc-protocol.ts";
+
+/** One link's way out, as the router gives it: raw messages, in order with the routed answers. */
+export type Outlet = {
+  /** The login's name (the link's connection): the model event's `instance` is said against it. */
+  login: string;
+  send(message: AnyMessage): void;
+};
+
+/** How a link's request reaches the terminal that shares the session (its IPC connection). */
+export type Forwarder = {
+  request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown>;
+  notify(method: string, params: unknown): void;
+};
+
+type Share = { owner: object; forward: Forwarder; params: ShareParams };
+
+export class Shares {
+  private readonly shares = new Map<string, Share>();
+  private readonly outlets = new Set<Outlet>();
+
+  constructor(private readonly deps: { db: Db; remote: Remote; log?(line: string): void }) {}
+
+  /** A terminal (`owner`: its IPC connection) shares a session, or says again what it is. */
+  share(owner: object, forward: Forwarder, params: ShareParams): void {
+    const before = this.shares.get(params.sessionId);
+    // A session is shared by one terminal: another one saying it takes it over (the first let go of it).
+    this.shares.set(params.sessionId, { owner, forward, params });
+    if (!before) this.deps.log?.(`session ${params.sessionId} shared by a terminal (${params.cwd})`);
+    for (const outlet of this.outlets) this.announce(outlet, params);
+  }
+
+  /** The terminal let go of a session: every link hears left. */
+  leave(owner: object, sessionId: string): void {
+    const share = this.shares.get(sessionId);
+    if (!share || share.owner !== owner) return;
+    this.shares.delete(sessionId);
+    const available = this.available(sessionId);
+    this.deps.log?.(`session ${sessionId} no longer shared (available: ${available})`);
+    for (const outlet of this.outlets) outlet.send(notification("_lembas/session/left", { sessionId, available }));
+  }
+
+  /** The terminal's IPC connection closed: each session it shared is left. */
+  drop(owner: object): void {
+    for (const [sessionId, share] of [...this.shares]) if (share.owner === owner) this.leave(owner, sessionId);
+  }
+
+  /** The terminal connection that shares a session now, or null. */
+  holder(sessionId: string): Forwarder | null {
+    return this.shares.get(sessionId)?.forward ?? null;
+  }
+
+  /** The sessions shared now. */
+  sessions(): string[] {
+    return [...this.shares.keys()];
+  }
+
+  /** A link came up (its client said `_meta.lembas`): every share is announced on it. Returns how to stop. */
+  link(outlet: Outlet): () => void {
+    this.outlets.add(outlet);
+    for (const { params } of this.shares.values()) this.announce(outlet, params);
+    return () => this.outlets.delete(outlet);
+  }
+
+  /**
+   * A terminal's `session/update` or `_lembas/event` for a session it shares: sent on every link,
+   * the model event's `instance` said for each link's login. What the share says is kept up to
+   * date from the events, for the next announce.
+   */
+  relay(owner: object, method: string, params: unknown): void {
+    const sessionId = (params as { sessionId?: unknown } | null)?.sessionId;
+    if (typeof sessionId !== "string") return;
+    const share = this.shares.get(sessionId);
+    if (!share || share.owner !== owner) return;
+    if (method === "_lembas/event") {
+      const event = (params as { event?: Record<string, unknown> }).event ?? {};
+      this.follow(share, event);
+      for (const outlet of this.outlets) {
+        const mapped = event.type === "model" ? { ...event, instance: typeof event.connection === "string" && event.connection === outlet.login } : event;
+        outlet.send(notification(method, { sessionId, event: mapped }));
+      }
+      return;
+    }
+    for (const outlet of this.outlets) outlet.send(notification(method, params));
+  }
+
+  /**
+   * Whether the service could open a session the terminal let go of at the next prompt: it is in
+   * the store, no live process holds it, and the web may open its directory.
+   */
+  available(sessionId: string): boolean {
+    const { db, remote } = this.deps;
+    try {
+      const row = getSession(db, sessionId);
+      if (!row || heldElsewhere(db, sessionId) !== null) return false;
+      return judge(row.cwd, remote, db).accepted;
+    } catch {
+      return false;
+    }
+  }
+
+  private announce(outlet: Outlet, p: ShareParams): void {
+    try {
+      markGiven(this.deps.db, p.sessionId, outlet.login);
+    } catch {
+      // the mark only widens what this client may delete later; the announce still goes
+    }
+    outlet.send(
+      notification("_lembas/session/announce", {
+        sessionId: p.sessionId,
+        cwd: p.cwd,
+        title: p.title,
+        model: p.model,
+        instance: p.connection !== null && p.connection === outlet.login,
+        mode: p.mode,
+        effort: p.effort,
+        busy: p.busy,
+        origin: "terminal",
+      }),
+    );
+  }
+
+  private follow(share: Share, event: Record<string, unknown>): void {
+    const p = share.params;
+    const str = (v: unknown) => (typeof v === "string" ? v : null);
+    if (event.type === "title") share.params = { ...p, title: str(event.title) ?? p.title };
+    else if (event.type === "session") share.params = { ...p, title: str(event.title) ?? p.title, mode: str(event.mode) ?? p.mode, effort: str(event.effort) ?? p.effort, model: str(event.model) ?? p.model };
+    else if (event.type === "model") share.params = { ...p, model: str(event.ref) ?? p.model, effort: str(event.effort) ?? p.effort, connection: str(event.connection) };
+    else if (event.type === "mode") share.params = { ...p, mode: str(event.mode) ?? p.mode };
+  }
+}
+
+function notification(method: string, params: unknown): AnyMessage {
+  return { jsonrpc: "2.0", method, params } as AnyMessage;
+}

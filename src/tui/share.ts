@@ -1,0 +1,149 @@
+/**
+ * The terminal's side of sharing: on each IPC connection to the service it serves the link's ACP
+ * (the same acp/ handlers an instance's link is served with) for the one session it shares, and
+ * tells the service `_lembas/ipc/share` / `_lembas/ipc/leave`.
+ *
+ * A session is shared when its directory and project are ones the web may open (inside
+ * remote.roots, trusted where remote.require_trust: acp/places.ts's judgement). Served as for a
+ * web prompt: @paths limited to the device's roots, modes and commands lowered to
+ * remote.max_mode. Its cards stay the terminal's: the desk the terminal shows answers them.
+ */
+import type { Paths } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import type { AgentHost, LinkSurface } from "../acp/host.ts";
+import { registerLembasMethods } from "../acp/lembas.ts";
+import { insideRoots, judge } from "../acp/places.ts";
+import { serveAcp } from "../acp/server.ts";
+import type { Engine } from "../engine/engine.ts";
+import type { Session } from "../engine/session.ts";
+import type { FileIndexes } from "../project/files.ts";
+import type { acp } from "../rpc/agent.ts";
+import type { Stream } from "../rpc/stream.ts";
+import type { ShareParams } from "../service/ipc-protocol.ts";
+import type { Db } from "../store/db.ts";
+
+/** How long quitting or switching waits for the service to take a leave. */
+const LEAVE_WAIT_MS = 2000;
+
+/** The link's _lembas methods, with no terminals and no desk of their own: the terminal's desk shows the cards. */
+const terminalSurface: LinkSurface = {
+  register(app, conn) {
+    registerLembasMethods(app, conn);
+    return { closeAll() {} };
+  },
+  attachDesk: () => () => {},
+};
+
+export type ShareDeps = {
+  engine: Engine;
+  config: Config;
+  paths: Paths;
+  db: Db;
+  files: FileIndexes;
+  /** The session the terminal shows now, or null. */
+  current(): Session | null;
+};
+
+/** Whether the web may be given a session: its directory and its project as the link would judge them. */
+export function shareable(session: Session, config: Config, db: Db): boolean {
+  const { remote } = config;
+  if (!judge(session.cwd, remote, db).accepted) return false;
+  if (session.root === session.cwd) return true;
+  return insideRoots(session.root, remote) && judge(session.root, remote, db).accepted;
+}
+
+export class TerminalShare {
+  private served: { server: ReturnType<typeof serveAcp>; connection: acp.AgentConnection; up: boolean } | null = null;
+  private shared: string | null = null;
+
+  constructor(private readonly deps: ShareDeps) {}
+
+  /** The id of the session shared now, or null. */
+  get sharing(): string | null {
+    return this.shared;
+  }
+
+  /** Mounts the ACP handlers on a new IPC connection (ServiceLink's `serve`). */
+  serve(stream: Stream): { connection: acp.AgentConnection; close(): void } {
+    const server = serveAcp(stream, this.host());
+    const served = { server, connection: server.connection, up: false };
+    this.served = served;
+    return {
+      connection: server.connection,
+      close: () => {
+        server.detachAll();
+        if (this.served !== served) return;
+        this.served = null;
+        this.shared = null;
+      },
+    };
+  }
+
+  /** The service took the hello: the session shown now is shared (again, after a reconnect). */
+  up(connection: acp.AgentConnection): void {
+    if (this.served?.connection !== connection) return;
+    this.served.up = true;
+    const session = this.deps.current();
+    if (session) void this.share(session);
+  }
+
+  /** Shares a session when the web may have it and a service is there; else nothing. */
+  async share(session: Session): Promise<void> {
+    const served = this.served;
+    if (!served?.up) return;
+    if (!shareable(session, this.deps.config, this.deps.db)) return;
+    served.server.attach(session);
+    this.shared = session.id;
+    await served.connection.client.request("_lembas/ipc/share", shareParams(session)).catch(() => {});
+  }
+
+  /** Stops sharing a session (its hold released first, so the service may say it is available). */
+  async leave(sessionId: string): Promise<void> {
+    const served = this.served;
+    if (!served || this.shared !== sessionId) return;
+    this.shared = null;
+    served.server.detach(sessionId);
+    if (!served.up) return;
+    let timer: Timer | undefined;
+    await Promise.race([
+      served.connection.client.request("_lembas/ipc/leave", { sessionId }).catch(() => {}),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, LEAVE_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private host(): AgentHost {
+    const { engine, config, paths, db, files } = this.deps;
+    return {
+      engine,
+      config,
+      paths,
+      db,
+      transport: "link",
+      protocol: 2,
+      limits: { roots: config.remote.roots, max_mode: config.remote.max_mode },
+      connection: null,
+      maxMode: config.remote.max_mode,
+      files,
+      link: terminalSurface,
+      attachedOnly: true,
+    };
+  }
+}
+
+function shareParams(session: Session): ShareParams {
+  const model = session.model;
+  return {
+    sessionId: session.id,
+    cwd: session.cwd,
+    title: session.title,
+    model,
+    // A model ref is `<connection>/<name>`: an instance's models are under its login's name.
+    connection: model?.includes("/") ? (model.split("/")[0] ?? null) : null,
+    mode: session.mode,
+    effort: session.effort,
+    busy: session.busy,
+  };
+}
