@@ -6,9 +6,12 @@
  * it, and quitting the terminal says left, available.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { type Device, lembasEvents, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
+import { digitOf } from "../support/screens.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
 let device: Device | null = null;
@@ -90,5 +93,79 @@ describe.skipIf(!HAVE_TMUX)("a terminal's session shared through the service", (
     expect(left.params).toEqual({ sessionId, available: true });
     const status = (await link.request("_lembas/session/status", { sessionId })) as { held: string };
     expect(status.held).toBe("none");
+  });
+
+  test("a card in a web-driven turn is shown at the terminal, and the terminal's answer lets the turn go on", async () => {
+    const { d, link, screen: s, announce } = await sharedTerminal();
+    d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo web > web.txt" } }] }), step({ text: "made it" }));
+    const answer = link.request("session/prompt", { sessionId: announce.sessionId, prompt: [{ type: "text", text: "make web.txt" }], _meta: { lembas: { turnId: "web-turn-3" } } }, 20_000);
+    await s.waitFor("Yes, once");
+    await s.type(digitOf(s, "Yes, once"));
+    expect(((await answer) as { _meta: { lembas: { turnId: string } } })._meta.lembas.turnId).toBe("web-turn-3");
+    await s.waitFor("made it");
+    expect(existsSync(join(d.project, "web.txt"))).toBe(true);
+    // Patient cards to the web are not in this slice: the instance was not asked.
+    expect(link.requests.some((r) => r.method === "session/request_permission")).toBe(false);
+  });
+
+  test("the service restarted: the terminal says hello again and shares again, and the new link hears announce", async () => {
+    const { d, announce } = await sharedTerminal();
+    expect(await d.kill("SIGTERM")).toBe(0);
+    const again = await d.serve();
+    const second = (await again.waitForNotification("_lembas/session/announce", 15_000)).params as Announce;
+    expect(second.sessionId).toBe(announce.sessionId);
+    const status = (await again.request("_lembas/session/status", { sessionId: second.sessionId })) as { held: string };
+    expect(status.held).toBe("terminal");
+  });
+
+  test("a terminal whose directory is outside remote.roots is not shared", async () => {
+    const d = await startDevice();
+    device = d;
+    const link = await d.serve();
+    const elsewhere = join(d.box.dir, "elsewhere");
+    mkdirSync(elsewhere, { recursive: true });
+    screen = await openScreen(d.box, { cwd: elsewhere });
+    await screen.waitFor("test/test-model");
+    await Bun.sleep(1500);
+    expect(link.notifications.some((n) => n.method === "_lembas/session/announce")).toBe(false);
+  });
+
+  test("/new: the session left is left (available, it had a turn) and the new one is announced", async () => {
+    const { d, link, screen: s, announce } = await sharedTerminal();
+    d.model.push(step({ text: "first" }));
+    await link.request("session/prompt", { sessionId: announce.sessionId, prompt: [{ type: "text", text: "one" }], _meta: { lembas: { turnId: "web-turn-4" } } }, 20_000);
+    await s.waitFor("first");
+    const from = link.notifications.length;
+    await s.type("/new", "Enter");
+    const left = await link.waitForNotification("_lembas/session/left", 10_000, from);
+    expect(left.params).toEqual({ sessionId: announce.sessionId, available: true });
+    const next = (await link.waitForNotification("_lembas/session/announce", 10_000, from)).params as Announce;
+    expect(next.sessionId).not.toBe(announce.sessionId);
+    // The one left is not the terminal's any more: a prompt for it is not routed there.
+    const status = (await link.request("_lembas/session/status", { sessionId: announce.sessionId })) as { held: string };
+    expect(status.held).toBe("none");
+  });
+
+  test("session/cancel from the web stops the terminal's turn: the answer says cancelled, with its turnId", async () => {
+    const { d, link, screen: s, announce } = await sharedTerminal();
+    const { sessionId } = announce;
+    d.model.push(step({ text: "a long answer ".repeat(200), chunkDelayMs: 20 }));
+    const from = link.notifications.length;
+    const answer = link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk a while" }], _meta: { lembas: { turnId: "web-turn-5" } } }, 20_000);
+    await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text", 10_000, from);
+    link.notify("session/cancel", { sessionId });
+    const result = (await answer) as { stopReason: string; _meta: { lembas: { turnId: string } } };
+    expect(result).toMatchObject({ stopReason: "cancelled", _meta: { lembas: { turnId: "web-turn-5" } } });
+    await s.waitFor("talk a while");
+  });
+
+  test("the terminal killed -9: its IPC drops and the link hears left, available (its pid is gone)", async () => {
+    const { d, link, screen: s, announce } = await sharedTerminal();
+    d.model.push(step({ text: "saved" }));
+    await link.request("session/prompt", { sessionId: announce.sessionId, prompt: [{ type: "text", text: "keep it" }], _meta: { lembas: { turnId: "web-turn-6" } } }, 20_000);
+    const from = link.notifications.length;
+    process.kill(s.pid(), "SIGKILL");
+    const left = await link.waitForNotification("_lembas/session/left", 10_000, from);
+    expect(left.params).toEqual({ sessionId: announce.sessionId, available: true });
   });
 });
