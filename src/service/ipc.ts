@@ -93,14 +93,15 @@ export class IpcServer {
     const app = acp
       .client({ name: "lembas-service" })
       .onRequest("_lembas/ipc/hello", HelloParams, ({ params }) => this.hello(peer, params))
-      .onRequest("_lembas/ipc/share", ShareParams, ({ params }) => {
+      // The hello is asked for before the params are read: a refused terminal hears why, whatever it sent.
+      .onRequest("_lembas/ipc/share", z.unknown(), ({ params }) => {
         this.said(peer);
-        this.shares?.share(peer, forwarder(peer), params);
+        this.shares?.share(peer, forwarder(peer), parsed(ShareParams, params));
         return {};
       })
-      .onRequest("_lembas/ipc/leave", LeaveParams, ({ params }) => {
+      .onRequest("_lembas/ipc/leave", z.unknown(), ({ params }) => {
         this.said(peer);
-        this.shares?.leave(peer, params.sessionId);
+        this.shares?.leave(peer, parsed(LeaveParams, params).sessionId);
         return {};
       })
       // The shared sessions' session/update and _lembas/event: on to the links.
@@ -142,4 +143,12 @@ function forwarder(peer: Peer): Forwarder {
     request: (method, params, signal) => peer.connection.agent.request(method, params, signal ? { cancellationSignal: signal } : undefined),
     notify: (method, params) => void peer.connection.agent.notify(method, params).catch(() => {}),
   };
+}
+
+/** The params as the schema reads them, or -32602 with the first problem. */
+function parsed<T>(schema: z.ZodType<T>, params: unknown): T {
+  const result = schema.safeParse(params);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new acp.RequestError(-32602, `Invalid params: ${issue?.path.join(".") || "params"}: ${issue?.message ?? "not valid"}`);
 }
