@@ -70,7 +70,7 @@ export class IpcServer {
         const peer = ws.data.peer;
         if (!peer) return;
         this.peers.delete(peer);
-        this.shares?.drop(peer);
+        void this.shares?.drop(peer);
         peer.transport.end();
         if (peer.terminal) this.log(`terminal pid ${peer.terminal.pid} left`);
       },

@@ -30,6 +30,9 @@ export type Forwarder = {
   notify(method: string, params: unknown): void;
 };
 
+/** How long a dropped terminal's session is watched for its process to be gone, before left says whether it is available. */
+const DROP_GRACE_MS = 1000;
+
 type Share = { owner: object; forward: Forwarder; params: ShareParams };
 
 export class Shares {
@@ -47,19 +50,43 @@ export class Shares {
     for (const outlet of this.outlets) this.announce(outlet, params);
   }
 
-  /** The terminal let go of a session: every link hears left. */
+  /** The terminal let go of a session (its hold released first): every link hears left. */
   leave(owner: object, sessionId: string): void {
+    if (!this.take(owner, sessionId)) return;
+    this.left(sessionId, this.available(sessionId));
+  }
+
+  /**
+   * The terminal's IPC connection closed: each session it shared is left at once (nothing more is
+   * routed there). A terminal killed closes its socket a moment before its process is gone, so
+   * whether the session is available is asked again for a short while before it is said.
+   */
+  async drop(owner: object): Promise<void> {
+    const ids = [...this.shares].filter(([, share]) => share.owner === owner).map(([id]) => id);
+    for (const id of ids) this.take(owner, id);
+    await Promise.all(ids.map(async (id) => this.left(id, await this.availableSoon(id))));
+  }
+
+  private take(owner: object, sessionId: string): boolean {
     const share = this.shares.get(sessionId);
-    if (!share || share.owner !== owner) return;
+    if (!share || share.owner !== owner) return false;
     this.shares.delete(sessionId);
-    const available = this.available(sessionId);
+    return true;
+  }
+
+  private left(sessionId: string, available: boolean): void {
+    // Shared again meanwhile (the terminal came back): it was not left after all.
+    if (this.shares.has(sessionId)) return;
     this.deps.log?.(`session ${sessionId} no longer shared (available: ${available})`);
     for (const outlet of this.outlets) outlet.send(notification("_lembas/session/left", { sessionId, available }));
   }
 
-  /** The terminal's IPC connection closed: each session it shared is left. */
-  drop(owner: object): void {
-    for (const [sessionId, share] of [...this.shares]) if (share.owner === owner) this.leave(owner, sessionId);
+  private async availableSoon(sessionId: string): Promise<boolean> {
+    const until = Date.now() + DROP_GRACE_MS;
+    for (;;) {
+      if (this.available(sessionId) || Date.now() >= until) return this.available(sessionId);
+      await Bun.sleep(50);
+    }
   }
 
   /** The terminal connection that shares a session now, or null. */
