@@ -54,6 +54,8 @@ export type PromptInput = {
   command?: string;
   /** A mode the session takes when the turn starts (a command's: /plan with a task), and keeps. */
   mode?: Mode;
+  /** The highest mode this turn runs in, whatever the session's (a web prompt in a terminal's session: remote.max_mode). */
+  maxMode?: Mode;
 };
 
 export type { TurnAnswer } from "./turn-queue.ts";
@@ -91,7 +93,7 @@ export function newTurnId(): string {
  */
 export class Session {
   interaction: Interaction | null = null;
-  private running: { turnId: string; abort: AbortController } | null = null;
+  private running: { turnId: string; abort: AbortController; maxMode: Mode | null } | null = null;
   private inbox: { text: string; id?: string }[] = [];
   private readonly allowed = new Set<string>();
   private todos: TodoItem[] = [];
@@ -139,6 +141,12 @@ export class Session {
   get effort(): Effort {
     return EFFORT_OR_MEDIUM.parse(this.row.effort);
   }
+  /** The mode the running turn works in: the session's, lowered to the turn's cap when it has one. */
+  private get turnMode(): Mode {
+    const cap = this.running?.maxMode;
+    return cap ? lowerMode(this.mode, cap) : this.mode;
+  }
+
   get busy(): boolean {
     return this.running !== null || this.turns.waiting.length > 0 || this.compacting;
   }
@@ -382,7 +390,7 @@ export class Session {
     if (!this.turns.start(turnId)) return { turnId, stopReason: "cancelled" };
     if (input.mode) this.setMode(input.mode);
     const abort = new AbortController();
-    this.running = { turnId, abort };
+    this.running = { turnId, abort, maxMode: input.maxMode ?? null };
     let firstPrompt = false;
     let outcome: { stopReason: StopReason; error?: string };
     const undo = new TurnUndo(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir);
@@ -462,7 +470,7 @@ export class Session {
       await this.autoCompact(model, signal);
       this.takeInbox(turnId);
       this.bus.emit({ type: "step", turnId, step });
-      const tools = this.toolsFor(this.mode);
+      const tools = this.toolsFor(this.turnMode);
       const outcome = await callModel({
         bus: this.bus,
         turnId,
@@ -499,7 +507,7 @@ export class Session {
           sessionId: this.id,
           bus: this.bus,
           tools: byName,
-          mode: this.mode,
+          mode: this.turnMode,
           root: this.root,
           protectedPaths: this.deps.protectedPaths,
           allowed: this.allowed,
@@ -527,7 +535,7 @@ export class Session {
     const system = systemPrompt({
       root: this.root,
       cwd: this.cwd,
-      mode: this.mode,
+      mode: this.turnMode,
       configDir: this.deps.paths.configDir,
       personality: this.deps.config.personality,
       personalityCustom: this.deps.config.personality_custom,

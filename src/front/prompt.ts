@@ -75,7 +75,9 @@ async function startPrompt(session: Session, claim: TurnClaim, blocks: Block[], 
   const input = preparedInput(session, blocks, command, review, place);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
   const mode = command?.type === "prompt" && command.mode ? { mode: lowerMode(command.mode, place.maxMode) } : {};
-  return claim.prompt({ ...input, ...mode });
+  // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
+  const cap = place.roots !== null ? { maxMode: place.maxMode } : {};
+  return claim.prompt({ ...input, ...mode, ...cap });
 }
 
 /** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */

@@ -26,11 +26,11 @@ afterEach(async () => {
 type Announce = { sessionId: string; cwd: string; title: string; model: string | null; instance: boolean; mode: string; effort: string; busy: boolean; origin: string };
 
 /** A device serving one link, and the terminal open in its project; the announce the link heard. */
-async function sharedTerminal(): Promise<{ d: Device; link: Link; screen: Screen; announce: Announce }> {
+async function sharedTerminal(args: string[] = []): Promise<{ d: Device; link: Link; screen: Screen; announce: Announce }> {
   const d = await startDevice();
   device = d;
   const link = await d.serve();
-  screen = await openScreen(d.box, { cwd: d.project });
+  screen = await openScreen(d.box, { cwd: d.project, args });
   await screen.waitFor("test/test-model");
   const announce = (await link.waitForNotification("_lembas/session/announce", 15_000)).params as Announce;
   return { d, link, screen, announce };
@@ -106,6 +106,22 @@ describe.skipIf(!HAVE_TMUX)("a terminal's session shared through the service", (
     expect(existsSync(join(d.project, "web.txt"))).toBe(true);
     // Patient cards to the web are not in this slice: the instance was not asked.
     expect(link.requests.some((r) => r.method === "session/request_permission")).toBe(false);
+  });
+
+  test("a web prompt runs at most in remote.max_mode even when the terminal's session runs above it", async () => {
+    // The terminal works in auto (commands run without asking); the device lets the web go up to edit.
+    const { d, link, screen: s, announce } = await sharedTerminal(["--mode", "auto"]);
+    expect(announce.mode).toBe("auto");
+    d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo capped > capped.txt" } }] }), step({ text: "asked first" }));
+    const answer = link.request("session/prompt", { sessionId: announce.sessionId, prompt: [{ type: "text", text: "run it" }], _meta: { lembas: { turnId: "web-turn-cap" } } }, 20_000);
+    await s.waitFor("Yes, once");
+    expect(existsSync(join(d.project, "capped.txt"))).toBe(false);
+    await s.type(digitOf(s, "Yes, once"));
+    await answer;
+    await s.waitFor("asked first");
+    expect(existsSync(join(d.project, "capped.txt"))).toBe(true);
+    // The session itself stays in auto: only the web's turn was capped.
+    await s.waitFor("test/test-model · auto");
   });
 
   test("the service restarted: the terminal says hello again and shares again, and the new link hears announce", async () => {
