@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Mode } from "../config/schema.ts";
+import type { Config, Mode } from "../config/schema.ts";
 import base from "./system-prompt.txt" with { type: "text" };
 
 const MODE_TEXT: Record<Mode, string> = {
@@ -30,6 +30,11 @@ export type PromptInputs = {
   instructions: string | null;
   now?: Date;
 };
+
+/** The system prompt of a session at `place`, with the person's settings from config.yaml. */
+export function sessionPrompt(place: { root: string; cwd: string; mode: Mode }, config: Pick<Config, "personality" | "personality_custom" | "instructions">, configDir: string): string {
+  return systemPrompt({ ...place, configDir, personality: config.personality, personalityCustom: config.personality_custom, instructions: config.instructions });
+}
 
 /** The system prompt: ours, the mode, the environment, then AGENTS.md (config dir, then project) and the person's own. */
 export function systemPrompt(input: PromptInputs): string {

@@ -10,7 +10,7 @@ import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
-import { systemPrompt } from "./instructions.ts";
+import { sessionPrompt } from "./instructions.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./models.ts";
 import { lowerMode, modeAction } from "./permissions.ts";
@@ -532,15 +532,7 @@ export class Session {
   }
 
   private chatMessages(model: ResolvedModel) {
-    const system = systemPrompt({
-      root: this.root,
-      cwd: this.cwd,
-      mode: this.turnMode,
-      configDir: this.deps.paths.configDir,
-      personality: this.deps.config.personality,
-      personalityCustom: this.deps.config.personality_custom,
-      instructions: this.deps.config.instructions,
-    });
+    const system = sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir);
     return toChatMessages(system, this.messages(), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision });
   }
 
