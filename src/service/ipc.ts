@@ -95,8 +95,9 @@ export class IpcServer {
       .onRequest("_lembas/ipc/hello", HelloParams, ({ params }) => this.hello(peer, params))
       // The hello is asked for before the params are read: a refused terminal hears why, whatever it sent.
       .onRequest("_lembas/ipc/share", z.unknown(), ({ params }) => {
-        this.said(peer);
-        this.shares?.share(peer, forwarder(peer), parsed(ShareParams, params));
+        const terminal = this.said(peer);
+        const refused = this.shares?.share(peer, forwarder(peer), parsed(ShareParams, params), terminal.pid) ?? null;
+        if (refused) throw new acp.RequestError(-32602, `Invalid params: ${refused}`);
         return {};
       })
       .onRequest("_lembas/ipc/leave", z.unknown(), ({ params }) => {
@@ -118,8 +119,9 @@ export class IpcServer {
   }
 
   /** A request only a terminal that said hello may make. */
-  private said(peer: Peer): void {
-    if (!peer.terminal) throw new acp.RequestError(IPC_MISMATCH, peer.refused ?? "say _lembas/ipc/hello first", { version: this.self.version, ipc: IPC });
+  private said(peer: Peer): TerminalStatus {
+    if (peer.terminal) return peer.terminal;
+    throw new acp.RequestError(IPC_MISMATCH, peer.refused ?? "say _lembas/ipc/hello first", { version: this.self.version, ipc: IPC });
   }
 
   private hello(peer: Peer, params: HelloParams): HelloResult {

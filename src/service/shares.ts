@@ -9,10 +9,10 @@
  * forwards the link's requests for it to the terminal that shares it.
  */
 import type { Remote } from "../config/schema.ts";
-import { judge } from "../acp/places.ts";
+import { insideRoots, judge } from "../acp/places.ts";
 import type { AnyMessage } from "../rpc/stream.ts";
 import type { Db } from "../store/db.ts";
-import { heldElsewhere } from "../store/holds.ts";
+import { getHold, heldElsewhere } from "../store/holds.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import type { ShareParams } from "./ipc-protocol.ts";
@@ -41,13 +41,45 @@ export class Shares {
 
   constructor(private readonly deps: { db: Db; remote: Remote; log?(line: string): void }) {}
 
-  /** A terminal (`owner`: its IPC connection) shares a session, or says again what it is. */
-  share(owner: object, forward: Forwarder, params: ShareParams): void {
+  /**
+   * A terminal (`owner`: its IPC connection, `pid`: the process its hello named) shares a session,
+   * or says again what it is. The service judges it as its own link would, from the store, not
+   * from what the terminal says: the session must be there, its directory and project ones the web
+   * may open, and held by that terminal's process. Returns why not (nothing is shared then), or null.
+   */
+  share(owner: object, forward: Forwarder, given: ShareParams, pid: number): string | null {
+    const refused = this.refusal(given.sessionId, pid);
+    if (refused) return refused;
+    const row = getSession(this.deps.db, given.sessionId);
+    // The directory announced is the store's.
+    const params = row ? { ...given, cwd: row.cwd } : given;
     const before = this.shares.get(params.sessionId);
     // A session is shared by one terminal: another one saying it takes it over (the first let go of it).
     this.shares.set(params.sessionId, { owner, forward, params });
     if (!before) this.deps.log?.(`session ${params.sessionId} shared by a terminal (${params.cwd})`);
     for (const outlet of this.outlets) this.announce(outlet, params);
+    return null;
+  }
+
+  /** Why a terminal of `pid` may not share a session (a sentence), or null. */
+  private refusal(sessionId: string, pid: number): string | null {
+    const { db, remote } = this.deps;
+    try {
+      const row = getSession(db, sessionId);
+      if (!row) return `there is no session ${sessionId} on this device`;
+      const verdict = judge(row.cwd, remote, db);
+      if (!verdict.accepted) return verdict.reason;
+      if (row.root !== row.cwd) {
+        if (!insideRoots(row.root, remote)) return `session ${sessionId}'s project ${row.root} is outside the device's remote roots`;
+        const rootVerdict = judge(row.root, remote, db);
+        if (!rootVerdict.accepted) return `session ${sessionId}'s project root ${row.root} is not one the web may open (${rootVerdict.reason})`;
+      }
+      const hold = getHold(db, sessionId);
+      if (hold?.pid !== pid) return `session ${sessionId} is not held by this terminal (pid ${pid})`;
+      return null;
+    } catch (error) {
+      return `session ${sessionId} could not be read from the store: ${error instanceof Error ? error.message : String(error)}`;
+    }
   }
 
   /** The terminal let go of a session (its hold released first): every link hears left. */
