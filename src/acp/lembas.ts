@@ -1,6 +1,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { Effort } from "../config/schema.ts";
+import { lowerMode } from "../engine/permissions.ts";
 import { parseStored, type StoredMessage } from "../engine/records.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
@@ -63,7 +64,15 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   );
 
   app.onRequest("_lembas/steer", SessionRef.extend({ text: z.string().min(1), messageId: z.string().optional() }), ({ params, client }) =>
-    asParams(host, () => conn.session(params.sessionId, client).steer(params.text, params.messageId)),
+    asParams(host, () => {
+      const session = conn.session(params.sessionId, client);
+      // A terminal's own turn may run above the device's limit: the web's words must not steer it.
+      const running = session.runningMode;
+      if (running && lowerMode(running, host.maxMode) !== running) {
+        throw invalid(`the running turn works in ${running} mode, above what the web may use here (${host.maxMode}): send it as a prompt instead`);
+      }
+      return session.steer(params.text, params.messageId);
+    }),
   );
 
   app.onRequest("_lembas/commands", z.object({ sessionId: z.string().min(1).optional(), cwd: z.string().min(1).optional() }), ({ params, client }) => {

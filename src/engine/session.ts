@@ -147,6 +147,11 @@ export class Session {
     return cap ? lowerMode(this.mode, cap) : this.mode;
   }
 
+  /** The mode the running turn works in, or null when no turn runs. */
+  get runningMode(): Mode | null {
+    return this.running ? this.turnMode : null;
+  }
+
   get busy(): boolean {
     return this.running !== null || this.turns.waiting.length > 0 || this.compacting;
   }
