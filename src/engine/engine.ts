@@ -154,7 +154,7 @@ export class Engine {
     const session = this.sessions.get(id);
     if (session) {
       // Its running turn stops and the waiting ones never run: nothing is done for a deleted chat.
-      session.close();
+      session.close({ deleted: true });
       await session.idle();
       this.sessions.delete(id);
     }

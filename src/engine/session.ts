@@ -253,7 +253,8 @@ export class Session {
   }
 
   private async runAction(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {
-    if (!this.turns.start(turnId)) return { turnId, stopReason: "cancelled" };
+    const refused = this.turns.start(turnId);
+    if (refused) return refused;
     // Running from here: an action cut short by the process's end is never done twice (/undo).
     setTurnState(this.deps.db, this.id, turnId, "running");
     this.bus.emit({ type: "task", state: "start", turnId });
@@ -290,8 +291,8 @@ export class Session {
   }
 
   /** Cancels the running turn and every waiting one (they answer cancelled without running). */
-  close(): void {
-    this.turns.close();
+  close(opts: { deleted?: boolean } = {}): void {
+    this.turns.close(opts);
     this.closing.abort();
     this.cancel();
   }
@@ -392,7 +393,8 @@ export class Session {
   }
 
   private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
-    if (!this.turns.start(turnId)) return { turnId, stopReason: "cancelled" };
+    const refused = this.turns.start(turnId);
+    if (refused) return refused;
     if (input.mode) this.setMode(input.mode);
     const abort = new AbortController();
     this.running = { turnId, abort, maxMode: input.maxMode ?? null };

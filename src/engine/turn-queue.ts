@@ -21,6 +21,8 @@ export type TurnAnswer = {
   command?: string;
   /** The turn was an action: its error is the request's. */
   action?: boolean;
+  /** It never started: its process let go of the session first (quit, stop). Sent again, it runs once. */
+  unstarted?: boolean;
 };
 
 let answerSchema: z.ZodType<TurnAnswer> | null = null;
@@ -60,6 +62,7 @@ export class TurnQueue {
   /** Waiting turns whose request was cancelled: they answer cancelled when their time comes. */
   private readonly dropped = new Set<string>();
   private closed = false;
+  private deleted = false;
 
   constructor(
     private readonly db: Db,
@@ -98,18 +101,20 @@ export class TurnQueue {
   }
 
   /**
-   * A queued turn's time has come: false when it must not run. One whose request was cancelled
-   * answers cancelled; one the queue closed on (a stop, a release) never started, and is forgotten.
+   * A queued turn's time has come: null when it may run, else its answer. One whose request was
+   * cancelled answers cancelled; one the queue closed on (a stop, a release) never started, and is
+   * forgotten: it answers unstarted, so that whoever sent it sends it again.
    */
-  start(turnId: string): boolean {
+  start(turnId: string): TurnAnswer | null {
     this.waitingIds = this.waitingIds.filter((id) => id !== turnId);
     if (this.dropped.delete(turnId)) {
-      this.finish(turnId, { turnId, stopReason: "cancelled" });
-      return false;
+      const answer: TurnAnswer = { turnId, stopReason: "cancelled" };
+      this.finish(turnId, answer);
+      return answer;
     }
-    if (!this.closed) return true;
+    if (!this.closed) return null;
     this.forget(turnId);
-    return false;
+    return this.deleted ? { turnId, stopReason: "cancelled" } : { turnId, stopReason: "cancelled", unstarted: true };
   }
 
   /** Stores a turn's answer; a store that fails here is said, and the caller still gets the answer. */
@@ -129,8 +134,10 @@ export class TurnQueue {
   }
 
   /** No turn waiting starts any more (each is forgotten when its time comes). */
-  close(): void {
+  /** No turn starts any more; with `deleted`, the waiting ones answer cancelled (there is nothing to send them again to). */
+  close(opts: { deleted?: boolean } = {}): void {
     this.closed = true;
+    this.deleted ||= opts.deleted === true;
   }
 
   /** Runs work after everything queued before it. */
