@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import type { Engine } from "../engine/engine.ts";
-import { newTurnId, type Session } from "../engine/session.ts";
+import type { Session } from "../engine/session.ts";
+import { newTurnId } from "../engine/turn-queue.ts";
 import { actionResult } from "../front/actions.ts";
 import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";

@@ -20,7 +20,7 @@ import { applySettings } from "./settings.ts";
 import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
 import { callModel, type StopReason, skippedResults } from "./turn.ts";
-import { type TurnAnswer, TurnQueue } from "./turn-queue.ts";
+import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
 export type SessionDeps = {
@@ -82,10 +82,6 @@ const COMPACT_AT = 0.8;
 const MODE_OR_EDIT = Mode.catch("edit");
 const EFFORT_OR_MEDIUM = Effort.catch("medium");
 const DEFAULT_MAX_STEPS = 100;
-
-export function newTurnId(): string {
-  return `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
-}
 
 /**
  * One session: its settings, its conversation in the store, and a queue of turns run one at a

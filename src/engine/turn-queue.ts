@@ -6,6 +6,11 @@ import { acceptTurn, forgetTurn, getTurn, setTurnState } from "../store/turns.ts
 import type { StopReason } from "./turn.ts";
 
 /** How a turn ended, as its caller is answered (and a re-send of its turn id is, later). */
+/** A turn id made here: for a turn typed in a terminal, or a client that gave none. */
+export function newTurnId(): string {
+  return `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
+}
+
 export type TurnAnswer = {
   turnId: string;
   stopReason: StopReason;
