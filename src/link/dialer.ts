@@ -16,6 +16,7 @@ import { helloParams, linkUrl } from "./hello.ts";
 import { keptDeletes } from "./kept-deletes.ts";
 import { routeLink } from "../service/router.ts";
 import type { Shares } from "../service/shares.ts";
+import { Pause } from "../pause.ts";
 
 export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
 
@@ -57,7 +58,7 @@ export class LinkDialer {
   reason: string | null = null;
   private stopping = false;
   private socket: WebSocket | null = null;
-  private wake: (() => void) | null = null;
+  private readonly pause = new Pause();
   private running: Promise<void> | null = null;
   private server: ReturnType<typeof serveAcp> | null = null;
   /** The deletes told on the link that is up now, waited for (briefly) at stop. */
@@ -90,7 +91,7 @@ export class LinkDialer {
   /** Closes the link and stops redialling. Running turns are the engine's to stop. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.pause.wake();
     await this.kept?.proven(STOP_PROOF_MS);
     this.socket?.close(1001, "the device service is stopping");
     await this.running;
@@ -118,21 +119,11 @@ export class LinkDialer {
       const why = outcome.kind === "closed" ? `closed ${outcome.code}${outcome.reason ? ` ${outcome.reason}` : ""}` : outcome.why;
       const delay = backoffDelay(attempt++, this.deps.backoff ?? DEFAULT_BACKOFF);
       this.set("waiting", `${why}; redialling in ${(delay / 1000).toFixed(1)} s`);
-      await this.sleep(delay);
+      await this.pause.for(delay);
     }
     this.set("stopped", "the service stopped");
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
-  }
 
   private async dialOnce(): Promise<Outcome> {
     let protocol: number;

@@ -12,6 +12,7 @@ import { webSocketTransport } from "../rpc/websocket.ts";
 import { readServiceStatus } from "../service/control.ts";
 import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, mismatchSentence, wsUnixUrl } from "../service/ipc-protocol.ts";
 import { VERSION } from "../version.ts";
+import { Pause } from "../pause.ts";
 
 /** What the terminal knows of the service: none there, connected to it, or one it cannot speak with. */
 export type ServiceLinkState = { kind: "none" } | { kind: "connected"; pid: number; version: string } | { kind: "mismatch"; sentence: string };
@@ -41,7 +42,7 @@ export class ServiceLink {
   private current: ServiceLinkState = { kind: "none" };
   private stopped = false;
   private socket: WebSocket | null = null;
-  private wake: (() => void) | null = null;
+  private readonly pause = new Pause();
   private loop: Promise<void> | null = null;
 
   constructor(private readonly opts: ServiceLinkOptions) {}
@@ -60,7 +61,7 @@ export class ServiceLink {
   async stop(): Promise<void> {
     this.stopped = true;
     this.socket?.close(1000, "the terminal quits");
-    this.wake?.();
+    this.pause.wake();
     await this.loop;
   }
 
@@ -73,7 +74,7 @@ export class ServiceLink {
       }
       if (this.stopped) return;
       const base = this.current.kind === "mismatch" ? MISMATCH_RETRY_MS : (this.opts.retryMs ?? 250);
-      await this.pause(base * (0.75 + Math.random() * 0.5));
+      await this.pause.for(base * (0.75 + Math.random() * 0.5));
     }
   }
 
@@ -163,16 +164,6 @@ export class ServiceLink {
     }
   }
 
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
-  }
 }
 
 /** What a refused hello means: the service's sentence when it will not speak with this version. */
