@@ -23,6 +23,22 @@ export function insideRoots(path: string, remote: Remote): boolean {
   return rootsOf(remote).some((root) => isInside(target, root));
 }
 
+/**
+ * Whether the web may have a stored session: its directory by `judge`, and its project root too
+ * when that is above it (its AGENTS.md, its commands). Null when it may, else the sentence why not.
+ */
+export function sessionRefusal(session: { id: string; cwd: string; root: string }, remote: Remote, db: Db): string | null {
+  const verdict = judge(session.cwd, remote, db);
+  if (!verdict.accepted) return verdict.reason;
+  if (session.root === session.cwd) return null;
+  if (!insideRoots(session.root, remote)) return `session ${session.id}'s project ${session.root} is outside the device's remote roots`;
+  const rootVerdict = judge(session.root, remote, db);
+  if (!rootVerdict.accepted) {
+    return `session ${session.id}'s project root ${session.root} is not one the web may open (${rootVerdict.reason}): trust it on the device, or start a new session`;
+  }
+  return null;
+}
+
 /** The rule session/new applies on the link: inside remote.roots, and trusted when require_trust. */
 export function judge(path: string, remote: Remote, db: Db): Verdict {
   if (!isAbsolute(path)) return { accepted: false, reason: `${path} is not an absolute path` };

@@ -18,7 +18,7 @@ import { coalescer } from "./coalesce.ts";
 import { type AgentHost, type Conn, instanceRef, invalid } from "./host.ts";
 import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
-import { insideRoots, judge, linkRoot } from "./places.ts";
+import { judge, linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
 import { toUpdates } from "./updates.ts";
@@ -97,14 +97,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport !== "link" || host.attachedOnly) throw invalid(`there is no session ${sessionId} on this connection`);
       const row = getSession(host.db, sessionId);
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
-      const verdict = judge(row.cwd, host.config.remote, host.db);
-      if (!verdict.accepted) throw invalid(verdict.reason);
-      if (!insideRoots(row.root, host.config.remote)) throw invalid(`session ${sessionId}'s project ${row.root} is outside the device's remote roots`);
-      // A session kept from before its root had to be trusted too (its AGENTS.md, its commands).
-      const rootVerdict = row.root === row.cwd ? verdict : judge(row.root, host.config.remote, host.db);
-      if (!rootVerdict.accepted) {
-        throw invalid(`session ${sessionId}'s project root ${row.root} is not one the web may open (${rootVerdict.reason}): trust it on the device, or start a new session`);
-      }
+      const refused = sessionRefusal(row, host.config.remote, host.db);
+      if (refused) throw invalid(refused);
       let session: Session | null;
       try {
         session = host.engine.open(sessionId, { maxMode: host.maxMode });

@@ -9,7 +9,7 @@
  * forwards the link's requests for it to the terminal that shares it.
  */
 import type { Remote } from "../config/schema.ts";
-import { insideRoots, judge } from "../acp/places.ts";
+import { sessionRefusal } from "../acp/places.ts";
 import type { AnyMessage } from "../rpc/stream.ts";
 import type { Db } from "../store/db.ts";
 import { getHold, heldElsewhere } from "../store/holds.ts";
@@ -67,13 +67,8 @@ export class Shares {
     try {
       const row = getSession(db, sessionId);
       if (!row) return `there is no session ${sessionId} on this device`;
-      const verdict = judge(row.cwd, remote, db);
-      if (!verdict.accepted) return verdict.reason;
-      if (row.root !== row.cwd) {
-        if (!insideRoots(row.root, remote)) return `session ${sessionId}'s project ${row.root} is outside the device's remote roots`;
-        const rootVerdict = judge(row.root, remote, db);
-        if (!rootVerdict.accepted) return `session ${sessionId}'s project root ${row.root} is not one the web may open (${rootVerdict.reason})`;
-      }
+      const refused = sessionRefusal(row, remote, db);
+      if (refused) return refused;
       const hold = getHold(db, sessionId);
       if (hold?.pid !== pid) return `session ${sessionId} is not held by this terminal (pid ${pid})`;
       return null;
@@ -162,14 +157,14 @@ export class Shares {
 
   /**
    * Whether the service could open a session the terminal let go of at the next prompt: it is in
-   * the store, no live process holds it, and the web may open its directory.
+   * the store, no live process holds it, and the web may open it (its directory and its project).
    */
   available(sessionId: string): boolean {
     const { db, remote } = this.deps;
     try {
       const row = getSession(db, sessionId);
       if (!row || heldElsewhere(db, sessionId) !== null) return false;
-      return judge(row.cwd, remote, db).accepted;
+      return sessionRefusal(row, remote, db) === null;
     } catch {
       return false;
     }

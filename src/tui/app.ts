@@ -61,7 +61,6 @@ export class TuiApp implements AppSurface {
   private picker: Component | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitting: Promise<void> | null = null;
-  private running = 0;
   private finished: (session: Session | null) => void = () => {};
   readonly done: Promise<Session | null>;
 
@@ -78,10 +77,7 @@ export class TuiApp implements AppSurface {
     this.editor = new Composer(this.tui, editorTheme(this.theme), {
       completion: sessionSources(runtime),
       cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd),
-      say: (message, level) => {
-        this.transcript.line(message, level);
-        this.render();
-      },
+      say: (message, level) => this.say(message, level),
     });
     this.editor.onSubmit = (text) => this.submit(text);
     this.done = new Promise((resolve) => {
@@ -374,14 +370,11 @@ export class TuiApp implements AppSurface {
 
   /** Sends a prompt; what the turn ended before taking in (steering) is sent next. */
   private async send(text: string, images: readonly PastedImage[]): Promise<void> {
-    this.running += 1;
     let answer: TurnAnswer | null = null;
     try {
       answer = await this.runtime.submit(text, images);
     } catch (error) {
       this.transcript.line(errorMessage(error), "error");
-    } finally {
-      this.running -= 1;
     }
     if (answer) this.sayAnswer(answer);
     this.render();

@@ -29,14 +29,14 @@ export type RuntimeChange = { type: "event"; event: EngineEvent } | { type: "ope
 /** An image the person pasted or dragged in, as the prompt's upload. */
 export type PastedImage = { data: string; mimeType: string; name?: string };
 
+/** The most sessions /sessions lists (newest first). */
+const SESSIONS_LISTED = 1000;
+
 /**
  * The terminal's session runtime: the engine it drives (exactly as the ACP server drives it), the
  * session it shows, the cards the engine waits on, and the one way into that session for what the
  * person types. It knows nothing of the screen: the screen listens and calls.
  */
-/** The most sessions /sessions lists (newest first). */
-const SESSIONS_LISTED = 1000;
-
 export class TuiRuntime {
   readonly desk = new CardDesk();
   /** The engine and what goes with it, made on first use: the screen's first frame does not wait for them. */

@@ -12,7 +12,7 @@ import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { AgentHost, LinkSurface } from "../acp/host.ts";
 import { registerLembasMethods } from "../acp/lembas.ts";
-import { insideRoots, judge } from "../acp/places.ts";
+import { sessionRefusal } from "../acp/places.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session } from "../engine/session.ts";
@@ -46,10 +46,7 @@ export type ShareDeps = {
 
 /** Whether the web may be given a session: its directory and its project as the link would judge them. */
 export function shareable(session: Session, config: Config, db: Db): boolean {
-  const { remote } = config;
-  if (!judge(session.cwd, remote, db).accepted) return false;
-  if (session.root === session.cwd) return true;
-  return insideRoots(session.root, remote) && judge(session.root, remote, db).accepted;
+  return sessionRefusal(session, config.remote, db) === null;
 }
 
 export class TerminalShare {
