@@ -1,6 +1,7 @@
 import { type ClipboardImage, clipboardImage } from "./clipboard.ts";
 import { type CompletionSources, ComposerCompletion } from "./completion.ts";
 import { Editor, type EditorTheme, matchesKey, type TUI } from "./kit.ts";
+import { BRACKETED } from "./one-line-paste.ts";
 import { draggedImagePaths, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
 import type { PastedImage } from "./runtime.ts";
 
@@ -13,9 +14,6 @@ export type ComposerOptions = {
   /** The clipboard's image (the platform's tool by default). */
   readClipboard?: () => Promise<ClipboardImage>;
 };
-
-/** A bracketed paste as the terminal delivers it (pi-tui hands the whole paste over at once). */
-const BRACKETED = /^\x1b\[200~([\s\S]*)\x1b\[201~$/;
 
 /**
  * Where the person writes: pi-tui's Editor (Enter sends; Shift+Enter, Alt+Enter or `\` then Enter

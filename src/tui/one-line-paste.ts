@@ -1,7 +1,7 @@
 import { withoutControls } from "../controls.ts";
 
 /** A bracketed paste as the terminal delivers it (pi-tui hands the whole paste over at once). */
-const BRACKETED = /^\x1b\[200~([\s\S]*)\x1b\[201~$/;
+export const BRACKETED = /^\x1b\[200~([\s\S]*)\x1b\[201~$/;
 
 /**
  * A paste into a one-line input, made safe: pi-tui's Input keeps a paste's escape sequences
