@@ -212,7 +212,7 @@ export class LinkDialer {
         // go out within a few seconds, not at the next link.
         keptTimer = setInterval(kept.send, KEPT_DELETES_EVERY_MS);
         // The terminals' shared sessions are announced now, and their events come on this link.
-        if (routed && shares) sharing.stop = shares.link(routed.outlet);
+        if (routed && shares) sharing.stop = shares.link({ ...routed.outlet, protocol: client.protocol });
       },
     });
     this.set("connected");

@@ -4,14 +4,15 @@
  * connection (the terminal will serve its session's ACP to it over the same socket); the terminal
  * sends it the `_lembas/ipc/*` requests: `_lembas/ipc/hello` (then the service says initialize,
  * as an instance would, so the terminal serves it the link's protocol), `_lembas/ipc/share` and
- * `_lembas/ipc/leave` (kept in shares.ts), and the shared sessions' `session/update` and
- * `_lembas/event` notifications, relayed to the links.
+ * `_lembas/ipc/leave` (kept in shares.ts), the shared sessions' `session/update` and
+ * `_lembas/event` notifications, relayed to the links, and their cards (share-cards.ts).
  */
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import { z } from "zod";
 import { acp } from "../rpc/agent.ts";
 import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
 import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams } from "./ipc-protocol.ts";
+import { CARD_METHODS, type CardMethod } from "./share-cards.ts";
 import type { Forwarder, Shares } from "./shares.ts";
 
 /** What the service says in initialize to a terminal: a LLeMbas client of link protocol 2. */
@@ -105,12 +106,15 @@ export class IpcServer {
         this.shares?.leave(peer, parsed(LeaveParams, params).sessionId);
         return {};
       })
-      // The shared sessions' session/update and _lembas/event: on to the links.
+      // The shared sessions' session/update and _lembas/event: on to the links; a card settled at the terminal: taken down there.
       .onNotification("*", ({ method, params }) => {
-        if (peer.terminal) this.shares?.relay(peer, method, params);
+        if (!peer.terminal) return;
+        if (method === "_lembas/permission/settled") this.shares?.cards.settled(peer, params);
+        else this.shares?.relay(peer, method, params);
       })
-      // Before a hello, and after a refused one, nothing is served.
-      .onRequest("*", () => {
+      // A shared session's cards, after the hello; before it, and after a refused one, nothing is served.
+      .onRequest("*", ({ method, params }) => {
+        if (peer.terminal && this.shares && Object.hasOwn(CARD_METHODS, method)) return this.shares.cards.open(peer, method as CardMethod, params);
         throw new acp.RequestError(IPC_MISMATCH, peer.refused ?? "say _lembas/ipc/hello first", { version: this.self.version, ipc: IPC });
       });
     peer.connection = app.connect(transport.stream);

@@ -43,7 +43,8 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
 
   const forward = (message: Record<string, unknown>): boolean => {
     const method = message.method;
-    if (typeof method !== "string") return false;
+    // An answer to a shared session's card (share-cards.ts) is the service's, not the handlers'.
+    if (typeof method !== "string") return shares.cards.answered(message);
     const params = message.params as Record<string, unknown> | undefined;
     const id = message.id as Id | undefined;
     if (method === "$/cancel_request") {

@@ -16,11 +16,14 @@ import { getHold, heldElsewhere } from "../store/holds.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import type { ShareParams } from "./ipc-protocol.ts";
+import { ShareCards } from "./share-cards.ts";
 
 /** One link's way out, as the router gives it: raw messages, in order with the routed answers. */
 export type Outlet = {
   /** The login's name (the link's connection): the model event's `instance` is said against it. */
   login: string;
+  /** The link protocol its client said in initialize (absent: 2): questions and plans need 2. */
+  protocol?: number;
   send(message: AnyMessage): void;
 };
 
@@ -38,6 +41,8 @@ type Share = { owner: object; forward: Forwarder; params: ShareParams };
 export class Shares {
   private readonly shares = new Map<string, Share>();
   private readonly outlets = new Set<Outlet>();
+  /** The shared sessions' open cards, on every link (share-cards.ts). */
+  readonly cards = new ShareCards((sessionId, owner) => this.shares.get(sessionId)?.owner === owner);
 
   constructor(private readonly deps: { db: Db; remote: Remote; log?(line: string): void }) {}
 
@@ -54,6 +59,7 @@ export class Shares {
     // The directory announced is the store's.
     const params = row ? { ...given, cwd: row.cwd } : given;
     const before = this.shares.get(params.sessionId);
+    if (before && before.owner !== owner) this.cards.leave(params.sessionId);
     // A session is shared by one terminal: another one saying it takes it over (the first let go of it).
     this.shares.set(params.sessionId, { owner, forward, params });
     if (!before) this.deps.log?.(`session ${params.sessionId} shared by a terminal (${params.cwd})`);
@@ -98,6 +104,7 @@ export class Shares {
     const share = this.shares.get(sessionId);
     if (!share || share.owner !== owner) return false;
     this.shares.delete(sessionId);
+    this.cards.leave(sessionId);
     return true;
   }
 
@@ -130,7 +137,11 @@ export class Shares {
   link(outlet: Outlet): () => void {
     this.outlets.add(outlet);
     for (const { params } of this.shares.values()) this.announce(outlet, params);
-    return () => this.outlets.delete(outlet);
+    const stopCards = this.cards.link(outlet);
+    return () => {
+      this.outlets.delete(outlet);
+      stopCards();
+    };
   }
 
   /**

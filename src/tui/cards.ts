@@ -3,9 +3,9 @@ import type { PlanOutcome, Question, QuestionOutcome } from "../tools/tool.ts";
 
 /** One thing the engine waits on the person for, keyed by its tool call. */
 export type Card =
-  | { kind: "permission"; callId: string; request: PermissionRequest; answer(decision: PermissionDecision): void }
-  | { kind: "question"; callId: string; questions: Question[]; why?: string; answer(outcome: QuestionOutcome): void }
-  | { kind: "plan"; callId: string; path: string; text: string; answer(outcome: PlanOutcome): void };
+  | { kind: "permission"; sessionId: string; callId: string; request: PermissionRequest; answer(decision: PermissionDecision): void }
+  | { kind: "question"; sessionId: string; callId: string; questions: Question[]; why?: string; answer(outcome: QuestionOutcome): void }
+  | { kind: "plan"; sessionId: string; callId: string; path: string; text: string; answer(outcome: PlanOutcome): void };
 
 export type CardListener = (change: { type: "open"; card: Card } | { type: "settled"; callId: string }) => void;
 
@@ -30,16 +30,17 @@ export class CardDesk {
 
   readonly interaction: Interaction = {
     permission: (request, signal) =>
-      this.wait<PermissionDecision>(signal, { outcome: "deny", feedback: "the turn ended before the person answered" }, (answer) => ({ kind: "permission", callId: request.callId, request, answer })),
+      this.wait<PermissionDecision>(signal, { outcome: "deny", feedback: "the turn ended before the person answered" }, (answer) => ({ kind: "permission", sessionId: request.sessionId, callId: request.callId, request, answer })),
     question: (request, signal) =>
       this.wait<QuestionOutcome>(signal, { outcome: "dismissed" }, (answer) => ({
         kind: "question",
+        sessionId: request.sessionId,
         callId: request.callId,
         questions: request.questions,
         ...(request.why ? { why: request.why } : {}),
         answer,
       })),
-    plan: (request, signal) => this.wait<PlanOutcome>(signal, { outcome: "dismissed" }, (answer) => ({ kind: "plan", callId: request.callId, path: request.path, text: request.text, answer })),
+    plan: (request, signal) => this.wait<PlanOutcome>(signal, { outcome: "dismissed" }, (answer) => ({ kind: "plan", sessionId: request.sessionId, callId: request.callId, path: request.path, text: request.text, answer })),
   };
 
   private wait<T>(signal: AbortSignal, gone: T, make: (answer: (value: T) => void) => Card): Promise<T> {

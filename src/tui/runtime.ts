@@ -259,6 +259,7 @@ export class TuiRuntime {
       paths: this.ctx.paths,
       db: this.ctx.db(),
       files: this.files,
+      desk: this.desk,
       current: () => this.current,
     });
     this.sharing = sharing;

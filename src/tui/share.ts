@@ -6,7 +6,8 @@
  * A session is shared when its directory and project are ones the web may open (inside
  * remote.roots, trusted where remote.require_trust: acp/places.ts's judgement). Served as for a
  * web prompt: @paths limited to the device's roots, modes and commands lowered to
- * remote.max_mode. Its cards stay the terminal's: the desk the terminal shows answers them.
+ * remote.max_mode. Its cards are the terminal's desk's, shown at the terminal and sent to the
+ * service as well (share-cards.ts): the first answer at either end wins.
  */
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
@@ -21,6 +22,8 @@ import type { acp } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import type { ShareParams } from "../service/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
+import type { CardDesk } from "./cards.ts";
+import { SharedCards } from "./share-cards.ts";
 
 /** How long quitting or switching waits for the service to take a leave. */
 const LEAVE_WAIT_MS = 2000;
@@ -40,6 +43,8 @@ export type ShareDeps = {
   paths: Paths;
   db: Db;
   files: FileIndexes;
+  /** The terminal's cards: those of the shared session go to the service too. */
+  desk: CardDesk;
   /** The session the terminal shows now, or null. */
   current(): Session | null;
 };
@@ -52,8 +57,11 @@ export function shareable(session: Session, config: Config, db: Db): boolean {
 export class TerminalShare {
   private served: { server: ReturnType<typeof serveAcp>; connection: acp.AgentConnection; up: boolean } | null = null;
   private shared: string | null = null;
+  private readonly cards: SharedCards;
 
-  constructor(private readonly deps: ShareDeps) {}
+  constructor(private readonly deps: ShareDeps) {
+    this.cards = new SharedCards(deps.desk, deps.config.remote.max_mode);
+  }
 
   /** The id of the session shared now, or null. */
   get sharing(): string | null {
@@ -72,6 +80,7 @@ export class TerminalShare {
         if (this.served !== served) return;
         this.served = null;
         this.shared = null;
+        this.cards.stop();
       },
     };
   }
@@ -91,7 +100,11 @@ export class TerminalShare {
     if (!shareable(session, this.deps.config, this.deps.db)) return;
     served.server.attach(session);
     this.shared = session.id;
-    await served.connection.client.request("_lembas/ipc/share", shareParams(session)).catch(() => {});
+    const taken = await served.connection.client.request("_lembas/ipc/share", shareParams(session)).then(
+      () => true,
+      () => false,
+    );
+    if (taken && this.served === served && this.shared === session.id) this.cards.start(served.connection, session.id);
   }
 
   /** Stops sharing a session (its hold released first, so the service may say it is available). */
@@ -99,6 +112,7 @@ export class TerminalShare {
     const served = this.served;
     if (!served || this.shared !== sessionId) return;
     this.shared = null;
+    this.cards.stop();
     served.server.detach(sessionId);
     if (!served.up) return;
     let timer: Timer | undefined;
