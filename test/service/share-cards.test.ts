@@ -5,11 +5,17 @@
  * answer wins and the other end's card is taken down.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Device, LEMBAS_INIT, startDevice } from "../support/device.ts";
+import { IPC, wsUnixUrl } from "../../src/service/ipc-protocol.ts";
+import { openDb } from "../../src/store/db.ts";
+import { claimHold } from "../../src/store/holds.ts";
+import { insertSession, newSessionId } from "../../src/store/sessions.ts";
+import { VERSION } from "../../src/version.ts";
+import { type Device, LEMBAS_INIT, startDevice, TOKEN } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link, RpcRequest } from "../support/instance.ts";
+import { runLembas } from "../support/run.ts";
 import { digitOf, toolResults } from "../support/screens.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
@@ -123,6 +129,24 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
     expect(toolResults(d.model)).toContain("→ Postgres");
   }, 60_000);
 
+  test("a question a link cannot show (method not found) stays the terminal's, and is answered there", async () => {
+    const { d, link, s } = await sharedTerminal();
+    d.model.push(
+      step({ toolCalls: [{ name: "ask_user", arguments: { questions: [{ header: "Database", question: "Which database?", options: [{ label: "SQLite" }, { label: "Postgres" }] }] } }] }),
+      step({ text: "sqlite it is" }),
+    );
+    await s.write("set up storage");
+    await s.type("Enter");
+    // The test's link answers what it has no handler for with -32601.
+    await link.waitForRequest("_lembas/question", 15_000);
+    await s.waitFor("Which database?");
+    await Bun.sleep(300);
+    expect(s.text()).toContain("Which database?");
+    await s.type(digitOf(s, "SQLite"));
+    await s.waitFor("sqlite it is", 15_000);
+    expect(toolResults(d.model)).toContain("→ SQLite");
+  }, 60_000);
+
   test("an open card is sent again on the link that comes up after the link dropped, and answered there", async () => {
     const { d, link, s } = await sharedTerminal();
     held(link, "session/request_permission");
@@ -188,3 +212,118 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
     expect(toolResults(d.model)).not.toContain("was approved");
   }, 60_000);
 });
+
+describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session, on two links", () => {
+  test("a link that comes up while a card is open gets it; answered on the other link, it hears settled, and its late answer counts for nothing", async () => {
+    const d = await startDevice();
+    device = d;
+    const login = await runLembas(d.box, ["login", d.instance.url.replace("127.0.0.1", "localhost"), "--token-stdin", "--name", "second"], { stdin: TOKEN });
+    expect(login.code).toBe(0);
+    const a = await d.serve();
+    const b = await d.instance.waitForLink(10_000);
+    await b.hello;
+    const fromA = held(a, "session/request_permission");
+    const fromB = held(b, "session/request_permission");
+    screen = await openScreen(d.box, { cwd: d.project });
+    const s = screen;
+    await s.waitFor("test/test-model");
+    await a.waitForNotification("_lembas/session/announce", 15_000);
+    d.model.push(bash("echo once >> count.txt"), step({ text: "ran it" }));
+    await s.write("count");
+    await s.type("Enter");
+    const card = await a.waitForRequest("session/request_permission", 15_000);
+    // b has said no initialize yet: it is not a LLeMbas client yet, and has no card.
+    expect(b.requests.some((r) => r.method === "session/request_permission")).toBe(false);
+    await b.request("initialize", LEMBAS_INIT);
+    const resent = await b.waitForRequest("session/request_permission", 10_000);
+    expect(toolCallIdOf(resent)).toBe(toolCallIdOf(card));
+    fromA.answer({ outcome: { outcome: "selected", optionId: "once" } });
+    const settled = await b.waitForNotification("_lembas/permission/settled", 10_000);
+    expect(settled.params).toMatchObject({ toolCallId: toolCallIdOf(card) });
+    await s.waitFor("ran it", 15_000);
+    fromB.answer({ outcome: { outcome: "selected", optionId: "deny" } });
+    await Bun.sleep(300);
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(join(d.project, "count.txt"), "utf8")).toBe("once\n");
+    expect(a.notifications.some((n) => n.method === "_lembas/permission/settled")).toBe(false);
+    expect(d.service?.exitCode).toBeNull();
+  }, 60_000);
+
+  test("answered at the terminal: every link hears settled", async () => {
+    const d = await startDevice();
+    device = d;
+    expect((await runLembas(d.box, ["login", d.instance.url.replace("127.0.0.1", "localhost"), "--token-stdin", "--name", "second"], { stdin: TOKEN })).code).toBe(0);
+    const a = await d.serve();
+    const b = await d.instance.waitForLink(10_000);
+    await b.hello;
+    await b.request("initialize", LEMBAS_INIT);
+    held(a, "session/request_permission");
+    held(b, "session/request_permission");
+    screen = await openScreen(d.box, { cwd: d.project });
+    const s = screen;
+    await s.waitFor("test/test-model");
+    d.model.push(bash("touch no.txt"), step({ text: "denied at the terminal" }));
+    await s.write("make a file");
+    await s.type("Enter");
+    const card = await a.waitForRequest("session/request_permission", 15_000);
+    await b.waitForRequest("session/request_permission", 10_000);
+    await s.waitFor("Yes, once");
+    await s.type("Escape");
+    for (const link of [a, b]) expect((await link.waitForNotification("_lembas/permission/settled", 10_000)).params).toMatchObject({ toolCallId: toolCallIdOf(card) });
+    await s.waitFor("denied at the terminal", 15_000);
+    expect(existsSync(join(d.project, "no.txt"))).toBe(false);
+  }, 60_000);
+});
+
+test("a terminal's card requests over the IPC are judged: bad params and sessions it does not share get -32602, and before a hello nothing is served", async () => {
+  const d = await startDevice();
+  device = d;
+  await d.serve();
+  mkdirSync(d.project, { recursive: true });
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  const sessionId = newSessionId();
+  try {
+    insertSession(db, { id: sessionId, root: d.project, cwd: d.project, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+    claimHold(db, sessionId, "terminal");
+  } finally {
+    db.close();
+  }
+  const ws = new WebSocket(wsUnixUrl(join(d.box.stateDir, "service.sock")));
+  const answers = new Map<number, (m: { result?: unknown; error?: { code: number } }) => void>();
+  ws.addEventListener("message", (e) => {
+    const m = JSON.parse(String(e.data));
+    if (m.method === "initialize") ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1 } }));
+    else if (m.method === undefined) answers.get(m.id)?.(m);
+  });
+  await new Promise((resolve) => ws.addEventListener("open", resolve, { once: true }));
+  let id = 0;
+  const request = (method: string, params: unknown) =>
+    new Promise<{ result?: unknown; error?: { code: number } }>((resolve) => {
+      answers.set(++id, resolve);
+      ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    });
+  const card = { sessionId, toolCall: { toolCallId: "call_1", title: "t", status: "pending" }, options: [] };
+  try {
+    expect((await request("session/request_permission", card)).error?.code).toBe(-32010);
+    await request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid });
+    // Not shared yet.
+    expect((await request("session/request_permission", card)).error?.code).toBe(-32602);
+    const shared = await request("_lembas/ipc/share", { sessionId, cwd: d.project, title: "t", model: null, connection: null, mode: "edit", effort: "medium", busy: false });
+    expect(shared.error).toBeUndefined();
+    for (const [method, params] of [
+      ["session/request_permission", { sessionId }],
+      ["_lembas/question", { sessionId, toolCallId: "call_2", questions: "which?" }],
+      ["_lembas/plan", { sessionId, toolCallId: "call_3", path: 5, text: "x" }],
+      ["_lembas/question", { sessionId: "ses_other", toolCallId: "call_4", questions: [{}] }],
+    ] as const) {
+      expect((await request(method, params)).error?.code).toBe(-32602);
+    }
+    // A settled of nothing open, and a bad one, are let be.
+    ws.send(JSON.stringify({ jsonrpc: "2.0", method: "_lembas/permission/settled", params: { sessionId, toolCallId: "call_9" } }));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", method: "_lembas/permission/settled", params: 7 }));
+    expect((await request("_lembas/ipc/leave", { sessionId })).error).toBeUndefined();
+    expect(d.service?.exitCode).toBeNull();
+  } finally {
+    ws.close();
+  }
+}, 30_000);
