@@ -104,8 +104,10 @@ describe.skipIf(!HAVE_TMUX)("a terminal's session shared through the service", (
     expect(((await answer) as { _meta: { lembas: { turnId: string } } })._meta.lembas.turnId).toBe("web-turn-3");
     await s.waitFor("made it");
     expect(existsSync(join(d.project, "web.txt"))).toBe(true);
-    // Patient cards to the web are not in this slice: the instance was not asked.
-    expect(link.requests.some((r) => r.method === "session/request_permission")).toBe(false);
+    // The web had the card too (patient); answered at the terminal, it was taken down there.
+    const card = link.requests.find((r) => r.method === "session/request_permission");
+    expect(card?.params).toMatchObject({ _meta: { lembas: { patient: true } } });
+    await link.waitForNotification("_lembas/permission/settled", 5000);
   });
 
   test("a web prompt runs at most in remote.max_mode even when the terminal's session runs above it", async () => {
