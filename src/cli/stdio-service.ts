@@ -19,45 +19,88 @@ const WELCOME_TIMEOUT_MS = 1000;
 /** How long the service is given to answer what is open once stdin ended. */
 const ANSWER_TIMEOUT_MS = 5000;
 
-/** The service's welcome, or null when there is none to hand the editor to. */
+/** The service that took the editor: its socket, and its pid from the welcome. */
 export type ServiceSocket = { ws: WebSocket; pid: number };
 
 /**
  * Connects to the service's editor endpoint. Null at once when there is no socket; null when it
- * refuses (another version or config), closes, or does not welcome within the timeout.
+ * refuses (another version or config), closes, or does not welcome within the timeout — then a
+ * line on stderr says why, when a service is there to say it of.
  */
 export async function dialService(socketPath: string, configFile: string): Promise<ServiceSocket | null> {
   if (!existsSync(socketPath)) return null;
   let ws: WebSocket;
   try {
     ws = new WebSocket(wsUnixUrl(connectablePath(socketPath), editorQuery(IPC, VERSION, configFile)));
-  } catch {
+  } catch (error) {
+    console.error(`lembas: serving with this process's own engine: ${error instanceof Error ? error.message : String(error)}`);
     return null;
   }
+  let theirs: string | null = null;
+  let late = false;
   const pid = await new Promise<number | null>((resolve) => {
-    const timer = setTimeout(() => resolve(null), WELCOME_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      late = true;
+      resolve(null);
+    }, WELCOME_TIMEOUT_MS);
     const done = (value: number | null) => {
       clearTimeout(timer);
       resolve(value);
     };
     ws.addEventListener("close", () => done(null), { once: true });
     ws.addEventListener("error", () => done(null), { once: true });
-    ws.addEventListener("message", (event) => done(welcomePid(event.data)), { once: true });
+    ws.addEventListener(
+      "message",
+      (event) => {
+        const welcome = welcomeOf(event.data);
+        theirs = welcome?.version ?? null;
+        done(welcome && welcome.ipc === IPC && welcome.version === VERSION ? welcome.pid : null);
+      },
+      { once: true },
+    );
   });
-  if (pid === null) {
-    ws.close();
-    return null;
-  }
-  return { ws, pid };
+  if (pid !== null) return { ws, pid };
+  ws.close();
+  const why = late
+    ? `the service on ${socketPath} did not answer within ${WELCOME_TIMEOUT_MS} ms`
+    : theirs !== null
+      ? restartSentence(theirs)
+      : await refusal(socketPath, configFile);
+  if (why) console.error(`lembas: serving with this process's own engine: ${why}`);
+  return null;
 }
 
-/** The service's pid from its welcome, if the first frame is one of this IPC and version. */
-function welcomePid(data: unknown): number | null {
+function restartSentence(theirs: string): string {
+  return `the service runs lembas ${theirs} and this is ${VERSION} (restart the service to serve editors from it)`;
+}
+
+/** The service's welcome, if the first frame is one. */
+function welcomeOf(data: unknown): { ipc: unknown; version: string; pid: number } | null {
   if (typeof data !== "string") return null;
   try {
     const m = JSON.parse(data) as { method?: unknown; params?: { ipc?: unknown; version?: unknown; pid?: unknown } };
-    if (m.method !== WELCOME_METHOD || m.params?.ipc !== IPC || m.params.version !== VERSION) return null;
-    return typeof m.params.pid === "number" ? m.params.pid : null;
+    if (m.method !== WELCOME_METHOD || typeof m.params?.version !== "string" || typeof m.params.pid !== "number") return null;
+    return { ipc: m.params.ipc, version: m.params.version, pid: m.params.pid };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why the service did not take the editor, asked without the upgrade: its refusal's sentence, or
+ * the version of a service older than the editor endpoint; null for a socket nobody answers on.
+ */
+async function refusal(socketPath: string, configFile: string): Promise<string | null> {
+  const ask = async (path: string) => {
+    const response = await fetch(`http://lembas${path}`, { unix: socketPath, signal: AbortSignal.timeout(WELCOME_TIMEOUT_MS) });
+    return { status: response.status, body: (await response.json().catch(() => null)) as { error?: unknown; version?: unknown } | null };
+  };
+  try {
+    const answer = await ask(editorQuery(IPC, VERSION, configFile));
+    if (answer.status === 409 && typeof answer.body?.error === "string") return answer.body.error;
+    const status = await ask("/status");
+    if (typeof status.body?.version === "string" && status.body.version !== VERSION) return restartSentence(status.body.version);
+    return `the service on ${socketPath} did not take the editor (HTTP ${answer.status})`;
   } catch {
     return null;
   }

@@ -6,7 +6,7 @@
  * through; a service that dies mid-turn leaves the editor an error and the process exits 1.
  */
 import { afterEach, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { getHold } from "../../src/store/holds.ts";
@@ -15,6 +15,8 @@ import { initializeParams, type StdioAgent, startStdioAgent } from "../support/a
 import { type Device, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import { rpcError } from "../support/rpc.ts";
+import { ENTRY } from "../support/run.ts";
+import { VERSION } from "../../src/version.ts";
 
 let d: Device | null = null;
 let a: StdioAgent | null = null;
@@ -76,31 +78,48 @@ test("with a service running, initialize, session/new and a prompt are served by
   expect(d.log()).toContain("an editor's serve --stdio connected");
 });
 
-test("without a service it serves with its own engine (its own pid holds the session)", async () => {
+test("without a service it serves with its own engine, silently; once one runs, the next serve --stdio is the service's", async () => {
   d = await startDevice();
   a = await startStdioAgent({ device: d, model: d.model });
   d.model.push(step({ text: "alone" }));
-  const { sessionId } = await newSession(a);
-  const result = await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+  const alone = await newSession(a);
+  const result = await a.agent.request("session/prompt", { sessionId: alone.sessionId, prompt: [{ type: "text", text: "go" }] });
   expect(result.stopReason).toBe("end_turn");
   expect(chunks(a)).toBe("alone");
-  expect(holderPid(d, sessionId)).toBe(a.proc.pid);
+  expect(holderPid(d, alone.sessionId)).toBe(a.proc.pid);
+  expect(a.stderr()).toBe("");
+  await a.close();
+  await d.serve();
+  a = await startStdioAgent({ device: d, model: d.model });
+  const served = await newSession(a);
+  expect(holderPid(d, served.sessionId)).toBe(d.service?.pid ?? -1);
 });
 
-test("LEMBAS_STDIO_OWN_ENGINE=1 serves with its own engine even while a service runs", async () => {
-  const { d, a } = await withService({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+test("LEMBAS_STDIO_OWN_ENGINE=1 and --own-engine serve with their own engine while a service runs", async () => {
+  const { d, a: own } = await withService({ LEMBAS_STDIO_OWN_ENGINE: "1" });
   d.model.push(step({ text: "mine" }));
-  const { sessionId } = await newSession(a);
-  await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
-  expect(holderPid(d, sessionId)).toBe(a.proc.pid);
+  const { sessionId } = await newSession(own);
+  await own.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+  expect(holderPid(d, sessionId)).toBe(own.proc.pid);
+  await own.close();
+  a = null;
+  const flagged = await startStdioAgent({ device: d, model: d.model, cmd: [process.execPath, ENTRY, "serve", "--stdio", "--own-engine"] });
+  try {
+    const mine = await newSession(flagged);
+    expect(holderPid(d, mine.sessionId)).toBe(flagged.proc.pid);
+  } finally {
+    await flagged.close();
+  }
+  a = await startStdioAgent({ device: d, model: d.model });
+  const served = await newSession(a);
+  expect(holderPid(d, served.sessionId)).toBe(d.service?.pid ?? -1);
 });
 
-test("a service that reads another config file refuses the editor, which serves with its own engine", async () => {
+test("a service that reads another config file refuses the editor, which says so on stderr and serves with its own engine", async () => {
   d = await startDevice();
   await d.serve();
-  // The same state dir (and socket), another config dir: the service would run the editor's tools under the wrong config.
+  // The same state dir (and socket), another config dir: the service would run the editor's sessions under another config.
   const other = join(d.box.dir, "other-config");
-  const { mkdirSync, writeFileSync } = await import("node:fs");
   mkdirSync(other, { recursive: true });
   writeFileSync(join(other, "config.yaml"), readFileSync(join(d.box.configDir, "config.yaml"), "utf8"));
   a = await startStdioAgent({ device: d, model: d.model, env: { LEMBAS_CONFIG_DIR: other } });
@@ -109,20 +128,22 @@ test("a service that reads another config file refuses the editor, which serves 
   await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
   expect(chunks(a)).toBe("own");
   expect(holderPid(d, sessionId)).toBe(a.proc.pid);
+  expect(a.stderr()).toContain(`serving with this process's own engine: the service reads ${join(d.box.configDir, "config.yaml")}, not ${join(other, "config.yaml")}`);
 });
 
-test("a service of another version on the socket (or one without /v1/acp): the editor is served by its own engine", async () => {
+test("a service of another version on the socket (or one without /v1/acp): the editor hears to restart it on stderr and is served by its own engine", async () => {
   d = await startDevice();
   const socket = join(d.box.stateDir, "service.sock");
-  const { mkdirSync } = await import("node:fs");
   mkdirSync(d.box.stateDir, { recursive: true });
   for (const kind of ["newer", "older"] as const) {
     rmSync(socket, { force: true });
-    // A service of 9.9.9 that takes the editor but welcomes it as 9.9.9; an older one that has no /v1/acp (404).
+    // A service of 9.9.9 that takes the editor but welcomes it as 9.9.9; one of 0.0.1 that has no /v1/acp (404).
     const old = Bun.serve({
       unix: socket,
       fetch(request, server) {
-        if (kind === "newer" && new URL(request.url).pathname === "/v1/acp" && server.upgrade(request)) return undefined;
+        const path = new URL(request.url).pathname;
+        if (path === "/status") return Response.json({ pid: 1, version: "0.0.1", startedAt: new Date().toISOString(), links: [] });
+        if (kind === "newer" && path === "/v1/acp" && server.upgrade(request)) return undefined;
         return Response.json({ error: "no such control endpoint" }, { status: 404 });
       },
       websocket: {
@@ -137,6 +158,7 @@ test("a service of another version on the socket (or one without /v1/acp): the e
       await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
       expect(chunks(a)).toBe(`own ${kind}`);
       expect(holderPid(d, sessionId)).toBe(a.proc.pid);
+      expect(a.stderr()).toContain(`the service runs lembas ${kind === "newer" ? "9.9.9" : "0.0.1"} and this is ${VERSION} (restart the service to serve editors from it)`);
       await a.close();
       a = null;
     } finally {
@@ -146,17 +168,18 @@ test("a service of another version on the socket (or one without /v1/acp): the e
 });
 
 test("through the service: session/cancel answers the prompt cancelled", async () => {
-  const { d, a } = await withService();
+  const { d, a, servicePid } = await withService();
   d.model.push(step({ text: ["one ", "two ", "three ", "four"], chunkDelayMs: 300 }));
   const { sessionId } = await newSession(a);
   const prompt = a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "count" }] });
   await a.waitForLine((l) => l.includes("agent_message_chunk"));
+  expect(holderPid(d, sessionId)).toBe(servicePid);
   await a.agent.notify("session/cancel", { sessionId });
   expect((await prompt).stopReason).toBe("cancelled");
 });
 
 test("through the service: a permission request reaches the editor, and its answer the service's turn", async () => {
-  const { d, a } = await withService();
+  const { d, a, servicePid } = await withService();
   d.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "asked.md", content: "yes\n" } }] }), step({ text: "written" }));
   const { sessionId } = await newSession(a, { mode: "manual" });
   const result = await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] });
@@ -164,6 +187,7 @@ test("through the service: a permission request reaches the editor, and its answ
   expect(a.permissionRequests).toHaveLength(1);
   expect(a.permissionRequests[0]?.sessionId).toBe(sessionId);
   expect(readFileSync(join(a.project, "asked.md"), "utf8")).toBe("yes\n");
+  expect(holderPid(d, sessionId)).toBe(servicePid);
 });
 
 test("through the service: stdin closed mid-turn cancels the turn in the service, and the stdio process exits 0", async () => {
@@ -172,6 +196,7 @@ test("through the service: stdin closed mid-turn cancels the turn in the service
   const { sessionId } = await newSession(a);
   void a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }] }).catch(() => {});
   await a.waitForLine((l) => l.includes("agent_message_chunk"));
+  expect(holderPid(d, sessionId)).toBe(servicePid);
   a.proc.stdin.end();
   expect(await a.proc.exited).toBe(0);
   expect(a.stdoutLines.some((l) => l.includes('"stopReason":"cancelled"'))).toBe(true);
