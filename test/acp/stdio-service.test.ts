@@ -223,3 +223,22 @@ test("the service killed mid-turn: the editor's prompt is answered with an error
   for (const line of a.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
   expect(existsSync(join(d.box.stateDir, "service.sock"))).toBe(true);
 });
+
+test("a service that does not answer (SIGSTOP): after a second the editor is served by its own engine, and stderr says why", async () => {
+  d = await startDevice();
+  await d.serve();
+  const service = d.service;
+  if (!service) throw new Error("no service");
+  process.kill(service.pid, "SIGSTOP");
+  try {
+    const started = performance.now();
+    a = await startStdioAgent({ device: d, model: d.model });
+    const { sessionId } = await newSession(a);
+    const took = performance.now() - started;
+    expect(holderPid(d, sessionId)).toBe(a.proc.pid);
+    expect(took).toBeLessThan(5000);
+    expect(a.stderr()).toContain("did not answer within 1000 ms");
+  } finally {
+    process.kill(service.pid, "SIGCONT");
+  }
+});
