@@ -5,9 +5,13 @@ export default defineCommand({
   meta: { name: "serve", description: "Run the device service (links to your instances), or serve ACP to an editor with --stdio" },
   args: {
     stdio: { type: "boolean", description: "speak ACP on stdin/stdout, one JSON-RPC message a line (for Zed and other ACP clients)" },
+    "own-engine": {
+      type: "boolean",
+      description: "with --stdio: run this process's own engine even when a service runs (else the service's serves the editor); LEMBAS_STDIO_OWN_ENGINE=1 does the same",
+    },
   },
   async run({ args }) {
-    if (args.stdio) return (await import("./stdio.ts")).serveStdio();
+    if (args.stdio) return (await import("./stdio.ts")).serveStdio({ ownEngine: args["own-engine"] === true });
     const { runService } = await import("../service/daemon.ts");
     await runService(createContext());
     process.exit(0);

@@ -1,9 +1,7 @@
-import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
-import { serveAcp } from "../acp/server.ts";
-import { createEngine } from "../engine/create.ts";
+import { resolvePaths } from "../config/paths.ts";
 import { guardStdout, lineTransport } from "../rpc/stdio.ts";
-import { createContext } from "./context.ts";
 import { report } from "./report.ts";
+import { dialService, pumpToService } from "./stdio-service.ts";
 
 /**
  * `lembas serve --stdio` as editors start it, straight from the entry point: it needs no argument
@@ -17,39 +15,31 @@ export async function runStdio(): Promise<void> {
   }
 }
 
-/** `lembas serve --stdio`: until stdin ends (or SIGTERM), then running turns are cancelled and it exits 0. */
-export async function serveStdio(): Promise<void> {
+/**
+ * `lembas serve --stdio`: until stdin ends (or SIGTERM), then running turns are cancelled and it
+ * exits 0. When a service of this version runs, its warm engine serves the editor through the
+ * control socket (stdio-service.ts); else, or with `--own-engine` or LEMBAS_STDIO_OWN_ENGINE=1,
+ * this process's own.
+ */
+export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<void> {
   const write = guardStdout();
   process.on("unhandledRejection", (reason) => console.error(`lembas: unexpected error (serving goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
-  const ctx = createContext();
-  const config = ctx.config();
-  const { engine } = createEngine(ctx, "editor");
-  // While the editor sends initialize, list the models and prepare the tools' schemas.
-  void engine.warm();
-  const transport = lineTransport(Bun.stdin.stream(), write);
-  const { stream, finished } = transport;
-  const server = serveAcp(stream, {
-    engine,
-    config,
-    paths: ctx.paths,
-    db: ctx.db(),
-    transport: "stdio",
-    protocol: LEMBAS_PROTOCOL,
-    limits: null,
-    connection: null,
-    maxMode: "auto",
-  });
   const stop = new Promise<void>((resolve) => {
     process.once("SIGTERM", () => resolve());
     process.once("SIGINT", () => resolve());
   });
-  await Promise.race([finished, stop, server.connection.closed]);
-  // Requests already read are answered (a cancelled turn answers "cancelled"), then we leave.
-  const closing = server.close();
-  await Promise.race([transport.answered(), Bun.sleep(5000)]);
-  await closing;
-  transport.end();
-  await engine.stop();
-  ctx.db().close();
+  const paths = resolvePaths();
+  const own = opts.ownEngine === true || process.env.LEMBAS_STDIO_OWN_ENGINE === "1";
+  const service = own ? null : await dialService(paths.socketFile, paths.configFile);
+  const transport = lineTransport(Bun.stdin.stream(), write);
+  if (service) {
+    const code = await pumpToService(service, transport, stop);
+    // Lines read after the service went (or the editor's last ones) may still be waiting: not for long.
+    await Promise.race([transport.answered(), Bun.sleep(1000)]);
+    transport.end();
+    process.exit(code);
+  }
+  const { serveOwnEngine } = await import("./stdio-engine.ts");
+  await serveOwnEngine(transport, stop);
   process.exit(0);
 }

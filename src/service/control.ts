@@ -8,6 +8,9 @@ import { dirname } from "node:path";
 import { Hono } from "hono";
 import { z } from "zod";
 import { UserError, errorCode, errorMessage } from "../errors.ts";
+import type { ServerWebSocket, WebSocketHandler } from "bun";
+import { EDITOR_PATH } from "./editor-protocol.ts";
+import type { EditorData, EditorSockets } from "./editors.ts";
 import { IPC_PATH, MAX_SOCKET_PATH } from "./ipc-protocol.ts";
 import { IpcServer, TerminalStatus } from "./ipc.ts";
 import { VERSION } from "../version.ts";
@@ -56,9 +59,15 @@ export function controlApp(provider: StatusProvider): Hono {
 /**
  * Serves the control app on `socketPath`. Its directory is made (or made again) mode 0700 and the
  * socket mode 0600. A socket file nobody answers on (left by a service that died) is replaced; one
- * a running service answers on is a UserError (exit 2). `GET /v1/ipc` is `ipc`'s WebSocket.
+ * a running service answers on is a UserError (exit 2). `GET /v1/ipc` is `ipc`'s WebSocket, and
+ * `GET /v1/acp` the editors' (when `editors` is given).
  */
-export async function startControlServer(socketPath: string, provider: StatusProvider, ipc = new IpcServer({ pid: process.pid, version: VERSION })): Promise<StopControlServer> {
+export async function startControlServer(
+  socketPath: string,
+  provider: StatusProvider,
+  ipc = new IpcServer({ pid: process.pid, version: VERSION }),
+  editors: EditorSockets | null = null,
+): Promise<StopControlServer> {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new UserError(`the control socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes: set LEMBAS_STATE_DIR to a shorter directory`);
   }
@@ -70,12 +79,14 @@ export async function startControlServer(socketPath: string, provider: StatusPro
   const server = Bun.serve({
     unix: socketPath,
     fetch(request, srv) {
-      if (new URL(request.url).pathname === IPC_PATH) {
-        return ipc.upgrade(request, srv) ? undefined : Response.json({ error: `${IPC_PATH} is a WebSocket: connect with an upgrade` }, { status: 426 });
+      const path = new URL(request.url).pathname;
+      if (path === IPC_PATH) {
+        return ipc.upgrade(request, srv as never) ? undefined : Response.json({ error: `${IPC_PATH} is a WebSocket: connect with an upgrade` }, { status: 426 });
       }
+      if (path === EDITOR_PATH && editors) return editors.upgrade(request, srv as never);
       return app.fetch(request);
     },
-    websocket: ipc.websocket,
+    websocket: bothSockets(ipc.websocket as unknown as WebSocketHandler<SocketData>, editors?.websocket ?? null),
   });
   chmodSync(socketPath, 0o600);
   const inode = lstatSync(socketPath).ino;
@@ -83,6 +94,22 @@ export async function startControlServer(socketPath: string, provider: StatusPro
     await server.stop(true);
     // Bun removes the file itself; this is for the case it did not, and never another server's socket.
     if (lstatSync(socketPath, { throwIfNoEntry: false })?.ino === inode) rmSync(socketPath, { force: true });
+  };
+}
+
+type SocketData = Partial<EditorData> & { peer?: unknown };
+
+/** One socket handler for Bun.serve: an editor's socket (its data has `editor`) goes to the editors', any other to the IPC's. */
+function bothSockets(ipc: WebSocketHandler<SocketData>, editors: WebSocketHandler<EditorData> | null): WebSocketHandler<SocketData> {
+  const of = (ws: ServerWebSocket<SocketData>) => editors && "editor" in ws.data ? (editors as unknown as WebSocketHandler<SocketData>) : ipc;
+  return {
+    maxPayloadLength: ipc.maxPayloadLength,
+    idleTimeout: ipc.idleTimeout,
+    sendPings: ipc.sendPings,
+    open: (ws) => of(ws).open?.(ws),
+    message: (ws, data) => of(ws).message?.(ws, data),
+    drain: (ws) => of(ws).drain?.(ws),
+    close: (ws, code, reason) => of(ws).close?.(ws, code, reason),
   };
 }
 

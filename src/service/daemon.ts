@@ -12,6 +12,7 @@ import { listLogins } from "../store/logins.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
+import { EditorSockets } from "./editors.ts";
 import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
 import { rotatingLog } from "./logfile.ts";
@@ -129,11 +130,13 @@ export async function runService(ctx: Context): Promise<void> {
   };
   prune();
   const pruneTimer = setInterval(prune, 6 * 60 * 60 * 1000);
-  // A session no link holds, with no turn and no open card, is let go: a terminal may take it,
+  // Editors' serve --stdio hand their sessions to this engine (GET /v1/acp).
+  const editors = new EditorSockets({ engine, config, paths: ctx.paths, db }, { pid: process.pid, version: VERSION }, log);
+  // A session no link holds, nor an editor, with no turn and no open card, is let go: a terminal may take it,
   // and the service does not keep every session it ever ran in memory.
   const sweep = async () => {
     for (const session of engine.list()) {
-      if (claims.heldBy(session.id) || session.busy || (desks.get(session.id)?.open ?? 0) > 0) continue;
+      if (claims.heldBy(session.id) || editors.has(session.id) || session.busy || (desks.get(session.id)?.open ?? 0) > 0) continue;
       await engine.release(session.id);
       desks.delete(session.id);
     }
@@ -155,7 +158,7 @@ export async function runService(ctx: Context): Promise<void> {
         sessions: d.sessions(),
       })),
       terminals: ipc.terminals(),
-    }), ipc);
+    }), ipc, editors);
   } catch (error) {
     log(`the control socket could not start: ${errorMessage(error)}`);
     clearInterval(loginTimer);
@@ -177,6 +180,7 @@ export async function runService(ctx: Context): Promise<void> {
   for (const problem of await engine.stop()) log(`while stopping: ${problem}`);
   await Promise.allSettled([...dialers.values()].map((d) => d.stop()));
   ipc.closeAll();
+  editors.closeAll();
   await stopControl().catch((error: unknown) => log(`while stopping: the control socket: ${errorMessage(error)}`));
   try {
     db.close();

@@ -31,16 +31,25 @@ export type StdioAgent = {
  * driven through the ACP SDK's client side. stdout is teed: the SDK reads it, and the test keeps
  * every line.
  */
-export async function startStdioAgent(opts: { config?: string; model?: ScriptedModel; cmd?: string[] } = {}): Promise<StdioAgent> {
-  const box = sandbox();
-  const project = join(box.dir, "project");
+export async function startStdioAgent(
+  opts: {
+    config?: string;
+    model?: ScriptedModel;
+    cmd?: string[];
+    /** Another's sandbox (a device's, whose service may run), with its project and config: kept at close. */
+    device?: { box: Sandbox; project: string };
+    env?: Record<string, string>;
+  } = {},
+): Promise<StdioAgent> {
+  const box = opts.device?.box ?? sandbox();
+  const project = opts.device?.project ?? join(box.dir, "project");
   mkdirSync(project, { recursive: true });
   const model = opts.model ?? (await startModel());
   mkdirSync(box.configDir, { recursive: true });
-  writeFileSync(join(box.configDir, "config.yaml"), opts.config ?? `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
+  if (!opts.device) writeFileSync(join(box.configDir, "config.yaml"), opts.config ?? `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
   const proc = Bun.spawn(opts.cmd ?? [process.execPath, ENTRY, "serve", "--stdio"], {
     cwd: project,
-    env: box.env,
+    env: { ...box.env, ...opts.env },
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
@@ -123,7 +132,7 @@ export async function startStdioAgent(opts: { config?: string; model?: ScriptedM
       await proc.exited;
       clearTimeout(timer);
       if (!opts.model) await model.close();
-      box.cleanup();
+      if (!opts.device) box.cleanup();
     },
   };
   return agent;

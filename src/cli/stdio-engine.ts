@@ -1,0 +1,34 @@
+import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
+import { serveAcp } from "../acp/server.ts";
+import { createEngine } from "../engine/create.ts";
+import type { lineTransport } from "../rpc/stdio.ts";
+import { createContext } from "./context.ts";
+
+/** `lembas serve --stdio` on this process's own engine: until stdin ends or `stop`, then running turns are cancelled. */
+export async function serveOwnEngine(transport: ReturnType<typeof lineTransport>, stop: Promise<void>): Promise<void> {
+  const ctx = createContext();
+  const config = ctx.config();
+  const { engine } = createEngine(ctx, "editor");
+  // While the editor sends initialize, list the models and prepare the tools' schemas.
+  void engine.warm();
+  const { stream, finished } = transport;
+  const server = serveAcp(stream, {
+    engine,
+    config,
+    paths: ctx.paths,
+    db: ctx.db(),
+    transport: "stdio",
+    protocol: LEMBAS_PROTOCOL,
+    limits: null,
+    connection: null,
+    maxMode: "auto",
+  });
+  await Promise.race([finished, stop, server.connection.closed]);
+  // Requests already read are answered (a cancelled turn answers "cancelled"), then we leave.
+  const closing = server.close();
+  await Promise.race([transport.answered(), Bun.sleep(5000)]);
+  await closing;
+  transport.end();
+  await engine.stop();
+  ctx.db().close();
+}
