@@ -37,9 +37,11 @@ export class AnswerBlock implements Component {
       this.tail = this.tail.slice(cut);
       if (part.trim()) this.done.push(this.part(part.trimEnd()));
     }
-    // Blank lines before it go, never the first line's indent (an answer that opens with indented code).
-    this.live.setText(this.tail.replace(/^(?:[ \t]*\n)+/, "").trimEnd());
+    // The live part is given its text when it is drawn: a chunk costs its own length, not the paragraph's.
+    this.liveStale = true;
   }
+
+  private liveStale = false;
 
   /** Replaces the whole text (a retried step took back what it streamed). */
   reset(text = ""): void {
@@ -47,6 +49,7 @@ export class AnswerBlock implements Component {
     this.doneText = "";
     this.tail = "";
     this.scan.at = 0;
+    this.scan.searched = 0;
     this.scan.fence = null;
     this.cache = null;
     this.append(text);
@@ -61,7 +64,12 @@ export class AnswerBlock implements Component {
         doneLines.push("", ...part.render(width));
       }
     }
-    const liveLines = this.tail.trim() ? ["", ...this.live.render(width)] : [];
+    if (this.liveStale) {
+      this.liveStale = false;
+      // Blank lines before it go, never the first line's indent (an answer that opens with indented code).
+      this.live.setText(this.tail.replace(/^(?:[ \t]*\n)+/, "").trimEnd());
+    }
+    const liveLines = /\S/.test(this.tail) ? ["", ...this.live.render(width)] : [];
     const lines = liveLines.length === 0 ? doneLines : [...doneLines, ...liveLines];
     this.cache = { width, lines, doneCount: this.done.length, doneLines };
     return lines;
@@ -79,7 +87,8 @@ export class AnswerBlock implements Component {
 }
 
 /** How far the live part was read: the start of the first line not yet settled, and the fence open there. */
-export type Scan = { at: number; fence: { char: string; length: number } | null };
+/** Where a scan stopped: the line it reads next, how far that line was searched for its end, and the fence it is in. */
+export type Scan = { at: number; fence: { char: string; length: number } | null; searched?: number };
 
 /**
  * Where the text's first finished part ends (after its blank line), or -1: a blank line outside a
@@ -91,8 +100,12 @@ export type Scan = { at: number; fence: { char: string; length: number } | null 
  */
 export function settledEnd(text: string, scan: Scan = { at: 0, fence: null }): number {
   while (scan.at < text.length) {
-    const end = text.indexOf("\n", scan.at);
-    if (end < 0) return -1;
+    // A long line streaming is searched for its end once, not from its start at every chunk.
+    const end = text.indexOf("\n", Math.max(scan.at, scan.searched ?? 0));
+    if (end < 0) {
+      scan.searched = text.length;
+      return -1;
+    }
     const line = text.slice(scan.at, end);
     const next = end + 1;
     const mark = FENCE.exec(line);
@@ -108,6 +121,7 @@ export function settledEnd(text: string, scan: Scan = { at: 0, fence: null }): n
       if (!following) return -1;
       if (following !== " " && following !== "\t" && following !== "\n") {
         scan.at = 0;
+        scan.searched = 0;
         return next;
       }
     }
