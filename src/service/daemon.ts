@@ -14,6 +14,7 @@ import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
 import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
+import { handOver } from "./handover.ts";
 import { rotatingLog } from "./logfile.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
@@ -140,7 +141,7 @@ export async function runService(ctx: Context): Promise<void> {
   };
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
-  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares);
+  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares, (sessionId) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId));
   let stopControl: (() => Promise<void>) | null = null;
   try {
     stopControl = await startControlServer(ctx.paths.socketFile, () => ({

@@ -16,6 +16,7 @@ import { getHold, heldElsewhere } from "../store/holds.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import type { ShareParams } from "./ipc-protocol.ts";
+import { Moves } from "./moves.ts";
 
 /** One link's way out, as the router gives it: raw messages, in order with the routed answers. */
 export type Outlet = {
@@ -38,6 +39,8 @@ type Share = { owner: object; forward: Forwarder; params: ShareParams };
 export class Shares {
   private readonly shares = new Map<string, Share>();
   private readonly outlets = new Set<Outlet>();
+  /** The sessions the service is handing to a terminal (the router holds their requests meanwhile). */
+  readonly moves = new Moves();
 
   constructor(private readonly deps: { db: Db; remote: Remote; log?(line: string): void }) {}
 
