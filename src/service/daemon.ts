@@ -141,7 +141,7 @@ export async function runService(ctx: Context): Promise<void> {
   };
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
-  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares, (sessionId) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId));
+  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares, (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId, waiting));
   let stopControl: (() => Promise<void>) | null = null;
   try {
     stopControl = await startControlServer(ctx.paths.socketFile, () => ({

@@ -18,7 +18,7 @@ export function isUnstarted(error: unknown): boolean {
 }
 
 /**
- * Waits (at most MOVE_WAIT_MS, or until the request is cancelled) for the session to be somewhere
+ * Waits (at most MOVE_WAIT_MS once it is not moving, or until the request is cancelled) for the session to be somewhere
  * that will run the request: a terminal sharing it other than `from`; or, when it came back from a
  * terminal (`from` one), the service once that terminal left and the session is available. A
  * request that came back from the service's own handlers goes only to a terminal, and only while
@@ -26,11 +26,14 @@ export function isUnstarted(error: unknown): boolean {
  */
 export async function destination(shares: Shares, sessionId: string, from: Forwarder | "here", signal: AbortSignal): Promise<Destination> {
   const until = Date.now() + MOVE_WAIT_MS;
-  while (!signal.aborted && Date.now() < until) {
+  while (!signal.aborted) {
     const holder = shares.holder(sessionId);
     if (holder && holder !== from) return { kind: "terminal", forward: holder };
-    if (from === "here" && !holder && !shares.moves.moving(sessionId)) return null;
+    // While the service finishes the running turn of a session it hands over, there is no deadline.
+    const moving = shares.moves.moving(sessionId);
+    if (from === "here" && !holder && !moving) return null;
     if (from !== "here" && !holder && shares.available(sessionId)) return { kind: "here" };
+    if (!moving && Date.now() >= until) return null;
     await Bun.sleep(25);
   }
   return null;

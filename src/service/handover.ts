@@ -13,8 +13,11 @@ import type { Moves } from "./moves.ts";
 
 export type HandoverDeps = { engine: Engine; claims: Claims; desks: Map<string, CardDesk>; moves: Moves; log(line: string): void };
 
-/** Lets go of a session for a terminal that takes it; resolves once its hold is released. */
-export async function handOver(deps: HandoverDeps, sessionId: string): Promise<void> {
+/**
+ * Lets go of a session for a terminal that takes it; resolves once its hold is released. `waiting`
+ * says whether the terminal still waits for it (it may quit meanwhile: then nothing moves).
+ */
+export async function handOver(deps: HandoverDeps, sessionId: string, waiting: () => boolean): Promise<void> {
   const { engine, claims, desks, moves, log } = deps;
   if (!engine.get(sessionId)) return;
   moves.begin(sessionId);
@@ -27,6 +30,11 @@ export async function handOver(deps: HandoverDeps, sessionId: string): Promise<v
   }
   claims.release(sessionId);
   desks.delete(sessionId);
+  if (!waiting()) {
+    moves.end(sessionId);
+    log(`session ${sessionId} let go of: the terminal that asked for it quit meanwhile`);
+    return;
+  }
   moves.handed(sessionId);
   log(`session ${sessionId} handed to a terminal`);
 }

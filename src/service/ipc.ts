@@ -49,7 +49,7 @@ export class IpcServer {
     private readonly log: (line: string) => void = () => {},
     private readonly shares: Shares | null = null,
     /** Lets go of a session the service holds for a terminal that takes it (handover.ts). */
-    private readonly handOver: ((sessionId: string) => Promise<void>) | null = null,
+    private readonly handOver: ((sessionId: string, waiting: () => boolean) => Promise<void>) | null = null,
   ) {}
 
   /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
@@ -110,7 +110,7 @@ export class IpcServer {
       .onRequest("_lembas/ipc/take", z.unknown(), async ({ params }) => {
         this.said(peer);
         const { sessionId } = parsed(TakeParams, params);
-        await this.handOver?.(sessionId);
+        await this.handOver?.(sessionId, () => this.peers.has(peer));
         return {};
       })
       // The shared sessions' session/update and _lembas/event: on to the links.

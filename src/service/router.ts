@@ -76,7 +76,11 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
       });
   };
 
-  /** A request whose session is on its way elsewhere: sent on once it arrives, else answered with `error`. */
+  /**
+   * A request whose session is on its way elsewhere: sent on once it arrives, else answered with
+   * `error` — or, one held while its session moved (`once` false: it never started anywhere), given
+   * to the service's handlers when the move came to nothing.
+   */
   const relocate = async (message: Record<string, unknown>, from: Forwarder | "here", controller: AbortController, error: unknown, once: boolean) => {
     const id = message.id as Id;
     if (once) followed.add(id);
@@ -85,7 +89,7 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
     if (inflight.get(id) === controller) inflight.delete(id);
     if (controller.signal.aborted) return fail(id, cancelledWhileMoving());
     if (next?.kind === "terminal") return route(message, next.forward, controller);
-    if (next?.kind === "here") return route(message, "here", controller);
+    if (next?.kind === "here" || !once) return route(message, "here", controller);
     fail(id, error);
   };
 
@@ -108,7 +112,7 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
       if (id === undefined || id === null || !FORWARDED_REQUESTS.has(method)) return false;
       // Moving to a terminal: held until the terminal shares it, rather than opened here again.
       if (shares.moves.moving(sessionId)) {
-        void relocate(message, "here", new AbortController(), notMoved(), false);
+        void relocate(message, "here", new AbortController(), null, false);
         return true;
       }
       if (method === "session/prompt") here.set(id, message);
@@ -148,11 +152,6 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
     close: () => writer.close(),
   });
   return { stream: { readable, writable }, outlet: { login, send } };
-}
-
-/** A request held while its session moved to a terminal that never shared it. */
-function notMoved(): acp.RequestError {
-  return new acp.RequestError(-32603, "the session did not reach the terminal that took it: send it again with the same turnId");
 }
 
 function asRpcError(error: unknown): { code: number; message: string; data?: unknown } {

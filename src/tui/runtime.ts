@@ -44,6 +44,8 @@ export class TuiRuntime {
   private made: { engine: Engine; models: ModelRegistry; files: FileIndexes } | null = null;
   private current: Session | null = null;
   private quitting = false;
+  /** Aborted when the terminal quits: a session still being handed over by the service is not waited for. */
+  private readonly quitSignal = new AbortController();
   private unsubscribe: (() => void) | null = null;
   /** The link to the device's service, started once the first session is open. */
   private link: ServiceLink | null = null;
@@ -208,6 +210,7 @@ export class TuiRuntime {
    */
   async quit(): Promise<Session | null> {
     this.quitting = true;
+    this.quitSignal.abort();
     const session = this.current;
     this.current = null;
     if (!session) {
@@ -238,7 +241,7 @@ export class TuiRuntime {
     const id = opening.kind === "resume" ? opening.id : this.latestHere();
     if (this.current?.id === id) return this.current;
     // One the web opened at the service is handed over first (its running turn finishes there).
-    const refused = await takeFromService(this.ctx.db(), this.ctx.paths.socketFile, id, (line) => this.emit({ type: "note", level: "info", message: line }));
+    const refused = await takeFromService(this.ctx.db(), this.ctx.paths.socketFile, id, (line) => this.emit({ type: "note", level: "info", message: line }), this.quitSignal.signal);
     if (refused) throw new UserError(`session ${id} could not be opened here: ${refused}`, 1);
     const session = this.engine.open(id, { maxMode: "auto" });
     if (!session) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);

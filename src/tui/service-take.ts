@@ -24,21 +24,24 @@ const SERVICE_HOLDER = "service";
  * when that waits on a turn. Returns why the service did not (a sentence), or null (taken, or the
  * service never had it).
  */
-export async function takeFromService(db: Db, socketPath: string, sessionId: string, say: (line: string) => void): Promise<string | null> {
+export async function takeFromService(db: Db, socketPath: string, sessionId: string, say: (line: string) => void, signal?: AbortSignal): Promise<string | null> {
   const hold = heldElsewhere(db, sessionId);
   if (hold?.holder !== SERVICE_HOLDER) return null;
   if (!existsSync(socketPath)) return `the service (pid ${hold.pid}) holds it and its control socket is not there`;
   if (unfinishedTurns(db, sessionId).some((t) => t.state === "running")) say("waiting for the web's turn to finish");
   try {
-    await askTake(socketPath, sessionId);
+    await askTake(socketPath, sessionId, signal);
     return null;
   } catch (error) {
     return `the service (pid ${hold.pid}) did not hand it over: ${errorMessage(error)}`;
   }
 }
 
-async function askTake(socketPath: string, sessionId: string): Promise<void> {
+async function askTake(socketPath: string, sessionId: string, signal?: AbortSignal): Promise<void> {
   const ws = new WebSocket(wsUnixUrl(connectablePath(socketPath)));
+  // Quitting while it waits: the connection closes (the service still lets go once the turn ends).
+  const quit = () => ws.close(1000, "the terminal quits");
+  signal?.addEventListener("abort", quit, { once: true });
   const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve(), { once: true }));
   try {
     const opened = await new Promise<boolean>((resolve) => {
@@ -49,13 +52,14 @@ async function askTake(socketPath: string, sessionId: string): Promise<void> {
     const transport = webSocketTransport(ws, { maxMessageBytes: IPC_MAX_PAYLOAD });
     const connection = acp.agent({ name: "lembas-terminal" }).connect(transport.stream);
     const gone = closed.then(() => {
-      throw new Error("it closed the connection before it answered");
+      throw new Error(signal?.aborted ? "the terminal quit before it did (it lets go once the web's turn ends)" : "it closed the connection before it answered");
     });
     const hello = HelloResult.safeParse(await Promise.race([connection.client.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid }), gone]));
     if (!hello.success) throw new Error("its hello could not be read");
     if (hello.data.version !== VERSION || hello.data.ipc !== IPC) throw new Error(mismatchSentence(hello.data.version));
     await Promise.race([connection.client.request("_lembas/ipc/take", { sessionId }), gone]);
   } finally {
+    signal?.removeEventListener("abort", quit);
     ws.close(1000, "taken");
   }
 }

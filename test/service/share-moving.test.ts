@@ -80,6 +80,32 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
     await s.waitFor("typed here");
   }, 60_000);
 
+  test("quitting while the service finishes the web's turn: the terminal ends at once, and the session stays the web's", async () => {
+    const d = await startDevice();
+    device = d;
+    const link = await d.serve();
+    const sessionId = await newSession(link, d.project);
+    d.model.push(slow(160, 25), step({ text: "still answered at the service" }));
+    const from = link.notifications.length;
+    const first = prompt(link, sessionId, "a long one", "wait-1", 30_000);
+    await textStarted(link, sessionId, from);
+    const s = await openScreen(d.box, { cwd: d.project, args: ["-r", sessionId] });
+    screen = s;
+    await s.waitFor("waiting for the web's turn to finish", 10_000);
+    const quitAt = Date.now();
+    await s.type("C-d");
+    await s.exited(3000);
+    expect(Date.now() - quitAt).toBeLessThan(3000);
+    expect(await first).toMatchObject({ stopReason: "end_turn" });
+    // The move came to nothing: the next prompt runs at the service, with no wait for a terminal.
+    const sentAt = Date.now();
+    expect(await prompt(link, sessionId, "next", "wait-2")).toMatchObject({ stopReason: "end_turn" });
+    expect(Date.now() - sentAt).toBeLessThan(3000);
+    const events = lembasEvents(link, sessionId, from);
+    expect(events.filter((e) => e.type === "text").map((e) => e.delta).join("")).toContain("still answered at the service");
+    expect(link.notifications.slice(from).some(isAnnounce(sessionId))).toBe(false);
+  }, 60_000);
+
   test("lembas -r of a session whose holder died, with no service running: it opens (recovered)", async () => {
     const d = await startDevice();
     device = d;
