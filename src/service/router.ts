@@ -63,17 +63,20 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
       return;
     }
     inflight.set(id, controller);
-    whileAnswering(to.request(message.method as string, message.params, controller.signal), () => to.request(PROBE_METHOD, {}), boundMs)
-      .then(
-        (result) => send({ jsonrpc: "2.0", id, result: result ?? null } as AnyMessage),
-        (error: unknown) => {
-          if (isUnstarted(error) && !followed.has(id)) return relocate(message, to, controller, error, true);
-          fail(id, error);
-        },
-      )
-      .finally(() => {
-        if (inflight.get(id) === controller) inflight.delete(id);
-      });
+    const done = () => {
+      if (inflight.get(id) === controller) inflight.delete(id);
+    };
+    whileAnswering(to.request(message.method as string, message.params, controller.signal), () => to.request(PROBE_METHOD, {}), boundMs).then(
+      (result) => {
+        done();
+        send({ jsonrpc: "2.0", id, result: result ?? null } as AnyMessage);
+      },
+      (error: unknown) => {
+        done();
+        if (isUnstarted(error) && !followed.has(id)) return void relocate(message, to, controller, error, true);
+        fail(id, error);
+      },
+    );
   };
 
   /**

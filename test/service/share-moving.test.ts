@@ -106,6 +106,22 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
     expect(link.notifications.slice(from).some(isAnnounce(sessionId))).toBe(false);
   }, 60_000);
 
+  test("/resume of a session the web opened at the service moves it to the terminal, and the web's next prompt runs there", async () => {
+    const { d, link, screen: s } = await sharedTerminal();
+    const sessionId = await newSession(link, d.project);
+    d.model.push(step({ text: "said at the service" }));
+    await prompt(link, sessionId, "one", "resume-1");
+    const from = link.notifications.length;
+    await s.type(`/resume ${sessionId}`, "Enter");
+    await link.waitForNotification(isAnnounce(sessionId), 15_000, from);
+    await s.waitFor("said at the service");
+    d.model.push(step({ text: "said in the terminal" }));
+    expect(await prompt(link, sessionId, "two", "resume-2")).toMatchObject({ stopReason: "end_turn" });
+    await s.waitFor("said in the terminal");
+    const status = (await link.request("_lembas/session/status", { sessionId })) as { held: string };
+    expect(status.held).toBe("terminal");
+  }, 40_000);
+
   test("lembas -r of a session whose holder died, with no service running: it opens (recovered)", async () => {
     const d = await startDevice();
     device = d;
