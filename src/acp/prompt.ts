@@ -57,7 +57,8 @@ export async function runPrompt(session: Session, blocks: Block[], turnId: strin
 
 function promptResult(answer: TurnAnswer, host: AgentHost) {
   // Never run: saying "cancelled" would tell the client it was dealt with. Sent again, it runs once.
-  if (answer.unstarted) throw new acp.RequestError(-32603, "the session was let go of before this turn started (its process quit or stopped): send it again with the same turnId");
+  // The data says it to the service's router, which sends it on to wherever the session went.
+  if (answer.unstarted) throw new acp.RequestError(-32603, "the session was let go of before this turn started (its process quit or stopped): send it again with the same turnId", { lembas: { unstarted: true, turnId: answer.turnId } });
   // An action that could not be done (nothing to compact yet) is the request's error, on either side.
   if (answer.error && answer.action) throw invalid(answer.error);
   // An editor is told a failed turn as an error; the web UI got the error event and the answer.

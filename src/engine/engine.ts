@@ -202,11 +202,14 @@ export class Engine {
     return storeFailure(error, this.deps.paths.dbFile)?.message ?? errorMessage(error);
   }
 
-  /** Lets go of a session: its turns end first, and another process may then hold it. */
-  async release(id: string): Promise<void> {
+  /**
+   * Lets go of a session: its turns end first (the running one cancelled, or with `finish` let
+   * finish), and another process may then hold it. The waiting ones never start: they answer unstarted.
+   */
+  async release(id: string, opts: { finish?: boolean } = {}): Promise<void> {
     const session = this.sessions.get(id);
     if (!session) return;
-    session.close();
+    session.close(opts);
     await session.idle();
     this.sessions.delete(id);
     releaseHold(this.deps.db, id);

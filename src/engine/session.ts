@@ -286,11 +286,14 @@ export class Session {
     else this.turns.drop(turnId);
   }
 
-  /** Cancels the running turn and every waiting one (they answer cancelled without running). */
-  close(opts: { deleted?: boolean } = {}): void {
+  /**
+   * Cancels the running turn and every waiting one (they answer cancelled without running); with
+   * `finish`, the running turn is let end on its own (the session moves to another process).
+   */
+  close(opts: { deleted?: boolean; finish?: boolean } = {}): void {
     this.turns.close(opts);
     this.closing.abort();
-    this.cancel();
+    if (!opts.finish) this.cancel();
   }
 
   /** A message for the running turn, given to the model at its next step. */

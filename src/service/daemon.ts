@@ -15,6 +15,7 @@ import { startControlServer } from "./control.ts";
 import { EditorSockets } from "./editors.ts";
 import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
+import { handOver } from "./handover.ts";
 import { rotatingLog } from "./logfile.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
@@ -143,7 +144,7 @@ export async function runService(ctx: Context): Promise<void> {
   };
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
-  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares);
+  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares, (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId, waiting));
   let stopControl: (() => Promise<void>) | null = null;
   try {
     stopControl = await startControlServer(ctx.paths.socketFile, () => ({

@@ -52,6 +52,13 @@ export type ShareParams = z.infer<typeof ShareParams>;
 export const LeaveParams = z.object({ sessionId: z.string().min(1) });
 export type LeaveParams = z.infer<typeof LeaveParams>;
 
+/**
+ * `_lembas/ipc/take`: the terminal is about to open a session the service holds (`lembas -r ID`).
+ * The service lets its running turn finish, lets go of it and answers; the terminal then claims it.
+ */
+export const TakeParams = z.object({ sessionId: z.string().min(1) });
+export type TakeParams = z.infer<typeof TakeParams>;
+
 /** The JSON-RPC error code of a hello from a terminal the service does not speak with (and of anything sent after it). */
 export const IPC_MISMATCH = -32010;
 

@@ -4,14 +4,14 @@
  * connection (the terminal will serve its session's ACP to it over the same socket); the terminal
  * sends it the `_lembas/ipc/*` requests: `_lembas/ipc/hello` (then the service says initialize,
  * as an instance would, so the terminal serves it the link's protocol), `_lembas/ipc/share` and
- * `_lembas/ipc/leave` (kept in shares.ts), the shared sessions' `session/update` and
- * `_lembas/event` notifications, relayed to the links, and their cards (share-cards.ts).
+ * `_lembas/ipc/leave` (kept in shares.ts), `_lembas/ipc/take` (handover.ts), the shared sessions'
+ * `session/update` and `_lembas/event` notifications, relayed to the links, and their cards (share-cards.ts).
  */
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import { z } from "zod";
 import { acp } from "../rpc/agent.ts";
 import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
-import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams } from "./ipc-protocol.ts";
+import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams, TakeParams } from "./ipc-protocol.ts";
 import { CARD_METHODS, type CardMethod } from "./share-cards.ts";
 import type { Forwarder, Shares } from "./shares.ts";
 
@@ -49,6 +49,8 @@ export class IpcServer {
     private readonly self: { pid: number; version: string },
     private readonly log: (line: string) => void = () => {},
     private readonly shares: Shares | null = null,
+    /** Lets go of a session the service holds for a terminal that takes it (handover.ts). */
+    private readonly handOver: ((sessionId: string, waiting: () => boolean) => Promise<void>) | null = null,
   ) {}
 
   /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
@@ -104,6 +106,12 @@ export class IpcServer {
       .onRequest("_lembas/ipc/leave", z.unknown(), ({ params }) => {
         this.said(peer);
         this.shares?.leave(peer, parsed(LeaveParams, params).sessionId);
+        return {};
+      })
+      .onRequest("_lembas/ipc/take", z.unknown(), async ({ params }) => {
+        this.said(peer);
+        const { sessionId } = parsed(TakeParams, params);
+        await this.handOver?.(sessionId, () => this.peers.has(peer));
         return {};
       })
       // The shared sessions' session/update and _lembas/event: on to the links; a card settled at the terminal: taken down there.

@@ -10,10 +10,16 @@
  *
  * The relayed events (shares.ts) and the routed answers go out through the one writer here, so a
  * turn's events reach the link before its answer, as the terminal sent them.
+ *
+ * A prompt that never started where it was queued, because its session moved (to a terminal that
+ * took it, or back to the service from a terminal that quit), follows the session (follow.ts); a
+ * terminal that stops answering fails what waits on it after a bound (answering.ts).
  */
 import { acp } from "../rpc/agent.ts";
 import type { AnyMessage, Stream } from "../rpc/stream.ts";
-import type { Outlet, Shares } from "./shares.ts";
+import { answerBoundMs, PROBE_METHOD, whileAnswering } from "./answering.ts";
+import { cancelledWhileMoving, destination, isUnstarted } from "./follow.ts";
+import type { Forwarder, Outlet, Shares } from "./shares.ts";
 
 /** The link's requests the terminal that shares the session serves. */
 export const FORWARDED_REQUESTS: ReadonlySet<string> = new Set([
@@ -40,6 +46,55 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
   const writer = stream.writable.getWriter();
   const send = (message: AnyMessage) => void writer.write(message).catch(() => {});
   const inflight = new Map<Id, AbortController>();
+  /** The prompts given to the service's own handlers, kept until answered: one that never started follows its session. */
+  const here = new Map<Id, Record<string, unknown>>();
+  /** Requests that followed their session once already: a second "unstarted" is their answer. */
+  const followed = new Set<Id>();
+  const boundMs = answerBoundMs();
+  let handlers: TransformStreamDefaultController<AnyMessage> | null = null;
+  const fail = (id: Id, error: unknown) => send({ jsonrpc: "2.0", id, error: asRpcError(error) } as AnyMessage);
+
+  /** Sends a request to a terminal, or (`"here"`) to the service's own handlers, which write its answer. */
+  const route = (message: Record<string, unknown>, to: Forwarder | "here", controller: AbortController) => {
+    const id = message.id as Id;
+    if (to === "here") {
+      if (message.method === "session/prompt") here.set(id, message);
+      handlers?.enqueue(message as unknown as AnyMessage);
+      return;
+    }
+    inflight.set(id, controller);
+    const done = () => {
+      if (inflight.get(id) === controller) inflight.delete(id);
+    };
+    whileAnswering(to.request(message.method as string, message.params, controller.signal), () => to.request(PROBE_METHOD, {}), boundMs).then(
+      (result) => {
+        done();
+        send({ jsonrpc: "2.0", id, result: result ?? null } as AnyMessage);
+      },
+      (error: unknown) => {
+        done();
+        if (isUnstarted(error) && !followed.has(id)) return void relocate(message, to, controller, error, true);
+        fail(id, error);
+      },
+    );
+  };
+
+  /**
+   * A request whose session is on its way elsewhere: sent on once it arrives, else answered with
+   * `error` — or, one held while its session moved (`once` false: it never started anywhere), given
+   * to the service's handlers when the move came to nothing.
+   */
+  const relocate = async (message: Record<string, unknown>, from: Forwarder | "here", controller: AbortController, error: unknown, once: boolean) => {
+    const id = message.id as Id;
+    if (once) followed.add(id);
+    inflight.set(id, controller);
+    const next = await destination(shares, (message.params as { sessionId: string }).sessionId, from, controller.signal);
+    if (inflight.get(id) === controller) inflight.delete(id);
+    if (controller.signal.aborted) return fail(id, cancelledWhileMoving());
+    if (next?.kind === "terminal") return route(message, next.forward, controller);
+    if (next?.kind === "here" || !once) return route(message, "here", controller);
+    fail(id, error);
+  };
 
   const forward = (message: Record<string, unknown>): boolean => {
     const method = message.method;
@@ -57,34 +112,47 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
     const sessionId = params?.sessionId;
     if (typeof sessionId !== "string") return false;
     const holder = shares.holder(sessionId);
-    if (!holder) return false;
+    if (!holder) {
+      if (id === undefined || id === null || !FORWARDED_REQUESTS.has(method)) return false;
+      // Moving to a terminal: held until the terminal shares it, rather than opened here again.
+      if (shares.moves.moving(sessionId)) {
+        void relocate(message, "here", new AbortController(), null, false);
+        return true;
+      }
+      if (method === "session/prompt") here.set(id, message);
+      return false;
+    }
     if (id === undefined || id === null) {
       if (!FORWARDED_NOTIFICATIONS.has(method)) return false;
       holder.notify(method, params);
       return true;
     }
     if (!FORWARDED_REQUESTS.has(method)) return false;
-    const controller = new AbortController();
-    inflight.set(id, controller);
-    holder
-      .request(method, params, controller.signal)
-      .then(
-        (result) => send({ jsonrpc: "2.0", id, result: result ?? null } as AnyMessage),
-        (error: unknown) => send({ jsonrpc: "2.0", id, error: asRpcError(error) } as AnyMessage),
-      )
-      .finally(() => inflight.delete(id));
+    route(message, holder, new AbortController());
     return true;
   };
 
   const readable = stream.readable.pipeThrough(
     new TransformStream<AnyMessage, AnyMessage>({
+      start(controller) {
+        handlers = controller;
+      },
       transform(message, controller) {
         if (!forward(message as unknown as Record<string, unknown>)) controller.enqueue(message);
       },
     }),
   );
   const writable = new WritableStream<AnyMessage>({
-    write: (message) => writer.write(message),
+    write: (message) => {
+      const { id, error, method } = message as unknown as { id?: Id; error?: unknown; method?: unknown };
+      const asked = id === undefined || method !== undefined ? undefined : here.get(id);
+      if (asked && id !== undefined) {
+        here.delete(id);
+        // A prompt the service let go of before it started (its session moved to a terminal): it follows.
+        if (isUnstarted(error) && !followed.has(id)) return void relocate(asked, "here", new AbortController(), error, true);
+      }
+      return writer.write(message);
+    },
     close: () => writer.close(),
   });
   return { stream: { readable, writable }, outlet: { login, send } };

@@ -17,6 +17,7 @@ import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import type { ShareParams } from "./ipc-protocol.ts";
 import { ShareCards } from "./share-cards.ts";
+import { Moves } from "./moves.ts";
 
 /** One link's way out, as the router gives it: raw messages, in order with the routed answers. */
 export type Outlet = {
@@ -43,6 +44,8 @@ export class Shares {
   private readonly outlets = new Set<Outlet>();
   /** The shared sessions' open cards, on every link (share-cards.ts). */
   readonly cards = new ShareCards((sessionId, owner) => this.shares.get(sessionId)?.owner === owner);
+  /** The sessions the service is handing to a terminal (the router holds their requests meanwhile). */
+  readonly moves = new Moves();
 
   constructor(private readonly deps: { db: Db; remote: Remote; log?(line: string): void }) {}
 

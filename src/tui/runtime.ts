@@ -17,6 +17,7 @@ import { getSession, listSessions, type SessionRow } from "../store/sessions.ts"
 import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
 import { TerminalShare } from "./share.ts";
+import { takeFromService } from "./service-take.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
 export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
@@ -43,6 +44,8 @@ export class TuiRuntime {
   private made: { engine: Engine; models: ModelRegistry; files: FileIndexes } | null = null;
   private current: Session | null = null;
   private quitting = false;
+  /** Aborted when the terminal quits: a session still being handed over by the service is not waited for. */
+  private readonly quitSignal = new AbortController();
   private unsubscribe: (() => void) | null = null;
   /** The link to the device's service, started once the first session is open. */
   private link: ServiceLink | null = null;
@@ -207,6 +210,7 @@ export class TuiRuntime {
    */
   async quit(): Promise<Session | null> {
     this.quitting = true;
+    this.quitSignal.abort();
     const session = this.current;
     this.current = null;
     if (!session) {
@@ -236,6 +240,9 @@ export class TuiRuntime {
     }
     const id = opening.kind === "resume" ? opening.id : this.latestHere();
     if (this.current?.id === id) return this.current;
+    // One the web opened at the service is handed over first (its running turn finishes there).
+    const refused = await takeFromService(this.ctx.db(), this.ctx.paths.socketFile, id, (line) => this.emit({ type: "note", level: "info", message: line }), this.quitSignal.signal);
+    if (refused) throw new UserError(`session ${id} could not be opened here: ${refused}`, 1);
     const session = this.engine.open(id, { maxMode: "auto" });
     if (!session) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
     if (choice.mode) session.setMode(choice.mode);
