@@ -12,6 +12,7 @@ import { listLogins } from "../store/logins.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
+import { ServiceDeletes } from "./deletes.ts";
 import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
 import { rotatingLog } from "./logfile.ts";
@@ -140,7 +141,9 @@ export async function runService(ctx: Context): Promise<void> {
   };
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
-  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares);
+  // Deletes asked of the service (a terminal, a shell), done wherever the session is held, and told on every link now.
+  const deletes = new ServiceDeletes({ engine, db, claims, desks, shares, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
+  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares, deletes);
   let stopControl: (() => Promise<void>) | null = null;
   try {
     stopControl = await startControlServer(ctx.paths.socketFile, () => ({
@@ -155,7 +158,7 @@ export async function runService(ctx: Context): Promise<void> {
         sessions: d.sessions(),
       })),
       terminals: ipc.terminals(),
-    }), ipc);
+    }), ipc, (sessionId) => deletes.delete(sessionId));
   } catch (error) {
     log(`the control socket could not start: ${errorMessage(error)}`);
     clearInterval(loginTimer);

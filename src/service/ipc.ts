@@ -4,14 +4,15 @@
  * connection (the terminal will serve its session's ACP to it over the same socket); the terminal
  * sends it the `_lembas/ipc/*` requests: `_lembas/ipc/hello` (then the service says initialize,
  * as an instance would, so the terminal serves it the link's protocol), `_lembas/ipc/share` and
- * `_lembas/ipc/leave` (kept in shares.ts), and the shared sessions' `session/update` and
- * `_lembas/event` notifications, relayed to the links.
+ * `_lembas/ipc/leave` (kept in shares.ts), `_lembas/ipc/deleted` (deletes.ts), and the shared
+ * sessions' `session/update` and `_lembas/event` notifications, relayed to the links.
  */
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import { z } from "zod";
 import { acp } from "../rpc/agent.ts";
 import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
-import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams } from "./ipc-protocol.ts";
+import type { ServiceDeletes } from "./deletes.ts";
+import { DeletedParams, HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams } from "./ipc-protocol.ts";
 import type { Forwarder, Shares } from "./shares.ts";
 
 /** What the service says in initialize to a terminal: a LLeMbas client of link protocol 2. */
@@ -48,6 +49,7 @@ export class IpcServer {
     private readonly self: { pid: number; version: string },
     private readonly log: (line: string) => void = () => {},
     private readonly shares: Shares | null = null,
+    private readonly deletes: Pick<ServiceDeletes, "told"> | null = null,
   ) {}
 
   /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
@@ -104,6 +106,10 @@ export class IpcServer {
         this.said(peer);
         this.shares?.leave(peer, parsed(LeaveParams, params).sessionId);
         return {};
+      })
+      .onNotification("_lembas/ipc/deleted", z.unknown(), ({ params }) => {
+        const said = DeletedParams.safeParse(params);
+        if (peer.terminal && said.success) this.deletes?.told(peer, said.data.sessionId);
       })
       // The shared sessions' session/update and _lembas/event: on to the links.
       .onNotification("*", ({ method, params }) => {
