@@ -21,7 +21,7 @@ const list = defineCommand({
 });
 
 const del = defineCommand({
-  meta: { name: "delete", description: "Delete a session (its messages and attachments); the web UI is told at the next link" },
+  meta: { name: "delete", description: "Delete a session (its messages and attachments), wherever it is open; the web UI is told now, or at its next link" },
   args: { id: { type: "positional", required: true, description: "the session's id" } },
   async run({ args }) {
     const ctx = createContext();

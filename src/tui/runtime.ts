@@ -311,6 +311,10 @@ export class TuiRuntime {
     let deleted: boolean;
     try {
       deleted = await deleteHere(this.engine, this.ctx.db(), gone.id);
+    } catch (error) {
+      // Not deleted (a full disk): let go of, so it is not held by a terminal that no longer shows it.
+      await this.engine.release(gone.id).catch(() => {});
+      throw error;
     } finally {
       this.sharing?.deleted(gone.id);
       this.show(next);

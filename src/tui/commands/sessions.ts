@@ -95,7 +95,9 @@ async function deleteSession(app: AppSurface, id: string): Promise<void> {
   const runtime = app.runtime;
   let answer: DeleteAnswer;
   try {
-    answer = runtime.hasSession && runtime.session.id === id ? { deleted: await runtime.deleteShown() } : await deleteAnywhere({ engine: runtime.engine, db: runtime.ctx.db(), socketPath: runtime.ctx.paths.socketFile }, id);
+    const shown = runtime.hasSession && runtime.session.id === id;
+    const { engine, ctx } = runtime;
+    answer = shown ? { deleted: await runtime.deleteShown() } : await deleteAnywhere({ engine, db: ctx.db(), socketPath: ctx.paths.socketFile }, id);
   } catch (error) {
     return say(app, `session ${id} could not be deleted: ${errorMessage(error)}`, "error");
   }
