@@ -46,6 +46,12 @@ export type AgentHost = {
    * (a terminal serving its shared session to the service over the IPC).
    */
   attachedOnly?: boolean;
+  /**
+   * Deletes a session in place of the engine's own delete, and keeps the deletes for the clients
+   * itself: the terminal that shares it moves to a new session first (tui/share.ts). Absent:
+   * `engine.delete`, and the deletes kept for the other clients the session was given to.
+   */
+  deleteSession?(sessionId: string): Promise<boolean>;
   /** The service's log (the link); absent on stdio, whose log is stderr. */
   log?(line: string): void;
 };

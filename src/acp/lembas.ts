@@ -181,13 +181,14 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     const others = givenTo(db, row.id).filter((l) => l !== login);
     let deleted: boolean;
     try {
-      deleted = await host.engine.delete(row.id);
+      deleted = await (host.deleteSession ?? ((id) => host.engine.delete(id)))(row.id);
     } catch (error) {
       throw invalid(errorMessage(error));
     }
     host.claims?.release(row.id);
     host.desks?.delete(row.id);
-    if (others.length > 0) keepDelete(db, row.id, others);
+    // A host that deletes in its own way keeps the deletes itself.
+    if (!host.deleteSession && others.length > 0) keepDelete(db, row.id, others);
     return { deleted };
   });
 

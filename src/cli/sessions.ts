@@ -3,9 +3,7 @@ import { withoutControls } from "../controls.ts";
 import { createEngine } from "../engine/create.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
-import { keepDelete } from "../store/deletes.ts";
-import { heldElsewhere, heldElsewhereSentence } from "../store/holds.ts";
-import { listLogins } from "../store/logins.ts";
+import { deleteAnywhere } from "../service/device-delete.ts";
 import { getSession, listSessions } from "../store/sessions.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { createContext } from "./context.ts";
@@ -23,7 +21,7 @@ const list = defineCommand({
 });
 
 const del = defineCommand({
-  meta: { name: "delete", description: "Delete a session (its messages and attachments); the web UI is told at the next link" },
+  meta: { name: "delete", description: "Delete a session (its messages and attachments), wherever it is open; the web UI is told now, or at its next link" },
   args: { id: { type: "positional", required: true, description: "the session's id" } },
   async run({ args }) {
     const ctx = createContext();
@@ -63,27 +61,21 @@ function count(n: number): string {
 type Failure = { id: string; message: string };
 
 /**
- * Deletes from a shell: each session gone now, and kept as a delete for every login's client. One
- * that cannot be deleted (open in another process) does not stop the rest: it is returned, said.
+ * Deletes from a shell, each wherever it is held (through the running service, which tells the
+ * web at once; else here, kept as a delete for the next link). One that cannot be deleted does
+ * not stop the rest: it is returned, said.
  */
 async function deleteSessions(ctx: ReturnType<typeof createContext>, ids: string[]): Promise<Failure[]> {
   const db = ctx.db();
   const { engine } = createEngine(ctx, "terminal");
-  const logins = listLogins(db).map((l) => l.name);
   const failures: Failure[] = [];
   for (const id of ids) {
-    const hold = heldElsewhere(db, id);
-    if (hold) {
-      failures.push({ id, message: `${heldElsewhereSentence(hold)}: delete it there` });
-      continue;
-    }
     try {
-      await engine.delete(id);
+      const answer = await deleteAnywhere({ engine, db, socketPath: ctx.paths.socketFile }, id);
+      if ("refused" in answer) failures.push({ id, message: answer.refused });
     } catch (error) {
       failures.push({ id, message: `session ${id} could not be deleted: ${errorMessage(error)}` });
-      continue;
     }
-    if (logins.length > 0) keepDelete(db, id, logins);
   }
   return failures;
 }

@@ -88,6 +88,11 @@ export class LinkDialer {
     this.running ??= this.run();
   }
 
+  /** Sends the deletes kept for this login now, when its link is up (else after its next initialize). */
+  sendKept(): void {
+    this.kept?.send();
+  }
+
   /** Closes the link and stops redialling. Running turns are the engine's to stop. */
   async stop(): Promise<void> {
     this.stopping = true;

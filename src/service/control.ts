@@ -1,7 +1,7 @@
 /**
  * The service's control socket (`service.sock` in the state dir): a Hono app on a unix socket in
- * a mode-0700 directory. It answers `GET /status`, and upgrades `GET /v1/ipc` to the WebSocket
- * terminals speak JSON-RPC over (ipc.ts).
+ * a mode-0700 directory. It answers `GET /status` and `POST /v1/delete` (deletes.ts), and
+ * upgrades `GET /v1/ipc` to the WebSocket terminals speak JSON-RPC over (ipc.ts).
  */
 import { chmodSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
@@ -11,7 +11,7 @@ import { UserError, errorCode, errorMessage } from "../errors.ts";
 import type { ServerWebSocket, WebSocketHandler } from "bun";
 import { EDITOR_PATH } from "./editor-protocol.ts";
 import type { EditorData, EditorSockets } from "./editors.ts";
-import { IPC_PATH, MAX_SOCKET_PATH } from "./ipc-protocol.ts";
+import { type DeleteAnswer, DeleteRequest, IPC_PATH, MAX_SOCKET_PATH } from "./ipc-protocol.ts";
 import { IpcServer, TerminalStatus } from "./ipc.ts";
 import { VERSION } from "../version.ts";
 
@@ -48,10 +48,19 @@ export type StatusProvider = () => z.input<typeof ServiceStatus> | Promise<z.inp
 /** A stop function: closes the server and removes its socket file. */
 export type StopControlServer = () => Promise<void>;
 
+/** Deletes a session wherever it is held (deletes.ts), for `POST /v1/delete`. */
+export type DeleteProvider = (sessionId: string) => Promise<DeleteAnswer>;
+
 /** The control socket's HTTP app. */
-export function controlApp(provider: StatusProvider): Hono {
+export function controlApp(provider: StatusProvider, deletes?: DeleteProvider): Hono {
   return new Hono()
     .get("/status", async (c) => c.json(ServiceStatus.parse(await provider())))
+    .post("/v1/delete", async (c) => {
+      const body = DeleteRequest.safeParse(await c.req.json().catch(() => null));
+      if (!body.success) return c.json({ error: "say { sessionId } as JSON" }, 400);
+      if (!deletes) return c.json({ error: "this service does not delete sessions" }, 404);
+      return c.json(await deletes(body.data.sessionId));
+    })
     .notFound((c) => c.json({ error: `no such control endpoint: ${c.req.method} ${c.req.path}` }, 404))
     .onError((error, c) => c.json({ error: errorMessage(error) }, 500));
 }
@@ -66,7 +75,7 @@ export async function startControlServer(
   socketPath: string,
   provider: StatusProvider,
   ipc = new IpcServer({ pid: process.pid, version: VERSION }),
-  editors: EditorSockets | null = null,
+  { editors, deletes }: { editors?: EditorSockets; deletes?: DeleteProvider } = {},
 ): Promise<StopControlServer> {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
     throw new UserError(`the control socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes: set LEMBAS_STATE_DIR to a shorter directory`);
@@ -75,7 +84,7 @@ export async function startControlServer(
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   await clearStaleSocket(socketPath);
-  const app = controlApp(provider);
+  const app = controlApp(provider, deletes);
   const server = Bun.serve({
     unix: socketPath,
     fetch(request, srv) {

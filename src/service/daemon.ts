@@ -13,6 +13,7 @@ import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
 import { EditorSockets } from "./editors.ts";
+import { ServiceDeletes } from "./deletes.ts";
 import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
 import { handOver } from "./handover.ts";
@@ -144,7 +145,13 @@ export async function runService(ctx: Context): Promise<void> {
   };
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
-  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, shares, (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId, waiting));
+  // Deletes asked of the service (a terminal, a shell), done wherever the session is held, and told on every link now.
+  const deletes = new ServiceDeletes({ engine, db, claims, desks, shares, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
+  const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, {
+    shares,
+    handOver: (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId, waiting),
+    deletes,
+  });
   let stopControl: (() => Promise<void>) | null = null;
   try {
     stopControl = await startControlServer(ctx.paths.socketFile, () => ({
@@ -159,7 +166,7 @@ export async function runService(ctx: Context): Promise<void> {
         sessions: d.sessions(),
       })),
       terminals: ipc.terminals(),
-    }), ipc, editors);
+    }), ipc, { editors, deletes: (sessionId) => deletes.delete(sessionId) });
   } catch (error) {
     log(`the control socket could not start: ${errorMessage(error)}`);
     clearInterval(loginTimer);

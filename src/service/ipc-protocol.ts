@@ -59,6 +59,20 @@ export type LeaveParams = z.infer<typeof LeaveParams>;
 export const TakeParams = z.object({ sessionId: z.string().min(1) });
 export type TakeParams = z.infer<typeof TakeParams>;
 
+/**
+ * `_lembas/ipc/deleted` (a notification): the terminal deleted a session itself — its /delete, a
+ * web delete forwarded to it, the empty session it discarded — and kept the deletes in the outbox.
+ */
+export const DeletedParams = z.object({ sessionId: z.string().min(1) });
+export type DeletedParams = z.infer<typeof DeletedParams>;
+
+/** `POST /v1/delete`'s body on the control socket: a terminal or a shell asks the service to delete a session. */
+export const DeleteRequest = z.object({ sessionId: z.string().min(1) });
+
+/** What the service answers it: done (false: there was no such session), or why it cannot, a sentence. */
+export const DeleteAnswer = z.union([z.object({ deleted: z.boolean() }), z.object({ refused: z.string() })]);
+export type DeleteAnswer = z.infer<typeof DeleteAnswer>;
+
 /** The JSON-RPC error code of a hello from a terminal the service does not speak with (and of anything sent after it). */
 export const IPC_MISMATCH = -32010;
 

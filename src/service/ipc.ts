@@ -4,14 +4,16 @@
  * connection (the terminal will serve its session's ACP to it over the same socket); the terminal
  * sends it the `_lembas/ipc/*` requests: `_lembas/ipc/hello` (then the service says initialize,
  * as an instance would, so the terminal serves it the link's protocol), `_lembas/ipc/share` and
- * `_lembas/ipc/leave` (kept in shares.ts), `_lembas/ipc/take` (handover.ts), the shared sessions'
- * `session/update` and `_lembas/event` notifications, relayed to the links, and their cards (share-cards.ts).
+ * `_lembas/ipc/leave` (kept in shares.ts), `_lembas/ipc/take` (handover.ts), `_lembas/ipc/deleted`
+ * (deletes.ts), the shared sessions' `session/update` and `_lembas/event` notifications, relayed
+ * to the links, and their cards (share-cards.ts).
  */
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import { z } from "zod";
 import { acp } from "../rpc/agent.ts";
 import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
-import { HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams, TakeParams } from "./ipc-protocol.ts";
+import type { ServiceDeletes } from "./deletes.ts";
+import { DeletedParams, HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams, TakeParams } from "./ipc-protocol.ts";
 import { CARD_METHODS, type CardMethod } from "./share-cards.ts";
 import type { Forwarder, Shares } from "./shares.ts";
 
@@ -48,9 +50,12 @@ export class IpcServer {
   constructor(
     private readonly self: { pid: number; version: string },
     private readonly log: (line: string) => void = () => {},
-    private readonly shares: Shares | null = null,
-    /** Lets go of a session the service holds for a terminal that takes it (handover.ts). */
-    private readonly handOver: ((sessionId: string, waiting: () => boolean) => Promise<void>) | null = null,
+    private readonly parts: {
+      shares?: Shares;
+      /** Lets go of a session the service holds for a terminal that takes it (handover.ts). */
+      handOver?: (sessionId: string, waiting: () => boolean) => Promise<void>;
+      deletes?: Pick<ServiceDeletes, "told">;
+    } = {},
   ) {}
 
   /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
@@ -73,7 +78,7 @@ export class IpcServer {
         const peer = ws.data.peer;
         if (!peer) return;
         this.peers.delete(peer);
-        void this.shares?.drop(peer);
+        void this.parts.shares?.drop(peer);
         peer.transport.end();
         if (peer.terminal) this.log(`terminal pid ${peer.terminal.pid} left`);
       },
@@ -99,30 +104,34 @@ export class IpcServer {
       // The hello is asked for before the params are read: a refused terminal hears why, whatever it sent.
       .onRequest("_lembas/ipc/share", z.unknown(), ({ params }) => {
         const terminal = this.said(peer);
-        const refused = this.shares?.share(peer, forwarder(peer), parsed(ShareParams, params), terminal.pid) ?? null;
+        const refused = this.parts.shares?.share(peer, forwarder(peer), parsed(ShareParams, params), terminal.pid) ?? null;
         if (refused) throw new acp.RequestError(-32602, `Invalid params: ${refused}`);
         return {};
       })
       .onRequest("_lembas/ipc/leave", z.unknown(), ({ params }) => {
         this.said(peer);
-        this.shares?.leave(peer, parsed(LeaveParams, params).sessionId);
+        this.parts.shares?.leave(peer, parsed(LeaveParams, params).sessionId);
         return {};
       })
       .onRequest("_lembas/ipc/take", z.unknown(), async ({ params }) => {
         this.said(peer);
         const { sessionId } = parsed(TakeParams, params);
-        await this.handOver?.(sessionId, () => this.peers.has(peer));
+        await this.parts.handOver?.(sessionId, () => this.peers.has(peer));
         return {};
+      })
+      .onNotification("_lembas/ipc/deleted", z.unknown(), ({ params }) => {
+        const said = DeletedParams.safeParse(params);
+        if (peer.terminal && said.success) this.parts.deletes?.told(peer, said.data.sessionId);
       })
       // The shared sessions' session/update and _lembas/event: on to the links; a card settled at the terminal: taken down there.
       .onNotification("*", ({ method, params }) => {
         if (!peer.terminal) return;
-        if (method === "_lembas/permission/settled") this.shares?.cards.settled(peer, params);
-        else this.shares?.relay(peer, method, params);
+        if (method === "_lembas/permission/settled") this.parts.shares?.cards.settled(peer, params);
+        else this.parts.shares?.relay(peer, method, params);
       })
       // A shared session's cards, after the hello; before it, and after a refused one, nothing is served.
       .onRequest("*", ({ method, params }) => {
-        if (peer.terminal && this.shares && Object.hasOwn(CARD_METHODS, method)) return this.shares.cards.open(peer, method as CardMethod, params);
+        if (peer.terminal && this.parts.shares && Object.hasOwn(CARD_METHODS, method)) return this.parts.shares.cards.open(peer, method as CardMethod, params);
         throw new acp.RequestError(IPC_MISMATCH, peer.refused ?? "say _lembas/ipc/hello first", { version: this.self.version, ipc: IPC });
       });
     peer.connection = app.connect(transport.stream);

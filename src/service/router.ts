@@ -31,6 +31,8 @@ export const FORWARDED_REQUESTS: ReadonlySet<string> = new Set([
   "_lembas/files/search",
   "_lembas/session/compact",
   "_lembas/session/title",
+  // The terminal stops it and starts a new session (the spec's "a terminal that has it open starts a new one").
+  "_lembas/session/delete",
 ]);
 
 /** The link's notifications for a shared session the terminal gets. */

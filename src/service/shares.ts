@@ -12,6 +12,7 @@ import type { Remote } from "../config/schema.ts";
 import { sessionRefusal } from "../acp/places.ts";
 import type { AnyMessage } from "../rpc/stream.ts";
 import type { Db } from "../store/db.ts";
+import { isPendingDelete } from "../store/deletes.ts";
 import { getHold, heldElsewhere } from "../store/holds.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
@@ -76,6 +77,7 @@ export class Shares {
     try {
       const row = getSession(db, sessionId);
       if (!row) return `there is no session ${sessionId} on this device`;
+      if (isPendingDelete(db, sessionId)) return `session ${sessionId} is being deleted`;
       const refused = sessionRefusal(row, remote, db);
       if (refused) return refused;
       const hold = getHold(db, sessionId);
@@ -101,6 +103,11 @@ export class Shares {
     const ids = [...this.shares].filter(([, share]) => share.owner === owner).map(([id]) => id);
     for (const id of ids) this.take(owner, id);
     await Promise.all(ids.map(async (id) => this.left(id, await this.availableSoon(id))));
+  }
+
+  /** The session was deleted: its share ends with no left (the links hear deleted instead). */
+  forget(sessionId: string, owner?: object): void {
+    if (owner === undefined || this.shares.get(sessionId)?.owner === owner) this.shares.delete(sessionId);
   }
 
   private take(owner: object, sessionId: string): boolean {
@@ -185,6 +192,12 @@ export class Shares {
   }
 
   private announce(outlet: Outlet, p: ShareParams): void {
+    try {
+      // A chat deleted on the device is not made again by an announce.
+      if (isPendingDelete(this.deps.db, p.sessionId)) return;
+    } catch {
+      // the store cannot say: the announce goes, as before
+    }
     try {
       markGiven(this.deps.db, p.sessionId, outlet.login);
     } catch {

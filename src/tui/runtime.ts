@@ -14,6 +14,7 @@ import type { ModelRegistry } from "../model/registry.ts";
 import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
 import { getSession, listSessions, type SessionRow } from "../store/sessions.ts";
+import { deleteHere, discardEmpty } from "../service/device-delete.ts";
 import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
 import { TerminalShare } from "./share.ts";
@@ -226,7 +227,7 @@ export class TuiRuntime {
     this.unsubscribe?.();
     const empty = session.messages().length === 0;
     // Let go of first, then left: the service tells the web whether it can open the session now.
-    if (empty) await this.engine.delete(session.id);
+    if (empty) await this.discard(session);
     else await this.engine.release(session.id);
     await this.sharing?.leave(session.id);
     await this.link?.stop();
@@ -268,6 +269,7 @@ export class TuiRuntime {
       files: this.files,
       desk: this.desk,
       current: () => this.current,
+      deleteSession: (id) => (this.current?.id === id ? this.deleteShown() : deleteHere(this.engine, this.ctx.db(), id)),
     });
     this.sharing = sharing;
     this.link = new ServiceLink({
@@ -297,7 +299,36 @@ export class TuiRuntime {
       await this.engine.release(session.id);
       return;
     }
-    await this.engine.delete(session.id);
+    await this.discard(session);
+  }
+
+  /** An empty session is not kept; where the web had been shown it, it is told deleted. */
+  private async discard(session: Session): Promise<void> {
+    await discardEmpty(this.engine, this.ctx.db(), session.id);
+    this.sharing?.deleted(session.id);
+  }
+
+  /**
+   * Deletes the session shown (/delete, or the web's delete of the session it shares): a new one
+   * opens in its place first, so the screen always has one. Whether the store had it.
+   */
+  async deleteShown(): Promise<boolean> {
+    const gone = this.session;
+    const next = await this.sessionFor({ kind: "new" }, {});
+    gone.interaction = null;
+    let deleted: boolean;
+    try {
+      deleted = await deleteHere(this.engine, this.ctx.db(), gone.id);
+    } catch (error) {
+      // Not deleted (a full disk): let go of, so it is not held by a terminal that no longer shows it.
+      await this.engine.release(gone.id).catch(() => {});
+      throw error;
+    } finally {
+      this.sharing?.deleted(gone.id);
+      this.show(next);
+      void this.sharing?.share(next);
+    }
+    return deleted;
   }
 
   private place(): PromptPlace {

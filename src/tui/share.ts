@@ -47,6 +47,8 @@ export type ShareDeps = {
   desk: CardDesk;
   /** The session the terminal shows now, or null. */
   current(): Session | null;
+  /** The web's delete of the session shared: the terminal moves to a new one, deletes it and keeps the deletes. */
+  deleteSession(sessionId: string): Promise<boolean>;
 };
 
 /** Whether the web may be given a session: its directory and its project as the link would judge them. */
@@ -125,8 +127,22 @@ export class TerminalShare {
     clearTimeout(timer);
   }
 
+  /**
+   * A session was deleted here (/delete, the web's delete, an empty one discarded), its deletes
+   * kept: no longer served, and the service told, which ends its share with no left and sends the
+   * deletes on the links now.
+   */
+  deleted(sessionId: string): void {
+    const served = this.served;
+    if (this.shared === sessionId) {
+      this.shared = null;
+      served?.server.detach(sessionId);
+    }
+    if (served?.up) void served.connection.client.notify("_lembas/ipc/deleted", { sessionId }).catch(() => {});
+  }
+
   private host(): AgentHost {
-    const { engine, config, paths, db, files } = this.deps;
+    const { engine, config, paths, db, files, deleteSession } = this.deps;
     return {
       engine,
       config,
@@ -140,6 +156,7 @@ export class TerminalShare {
       files,
       link: terminalSurface,
       attachedOnly: true,
+      deleteSession,
     };
   }
 }

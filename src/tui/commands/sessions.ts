@@ -1,9 +1,9 @@
 import { cleanTitle } from "../../engine/side-calls.ts";
 import { errorMessage } from "../../errors.ts";
-import { keepDelete } from "../../store/deletes.ts";
 import { heldElsewhere, heldElsewhereSentence } from "../../store/holds.ts";
-import { listLogins } from "../../store/logins.ts";
 import { userMessageCounts } from "../../store/messages.ts";
+import { deleteAnywhere } from "../../service/device-delete.ts";
+import type { DeleteAnswer } from "../../service/ipc-protocol.ts";
 import { getSession, type SessionRow, updateSession } from "../../store/sessions.ts";
 import type { AppSurface } from "../app.ts";
 import { ago, say } from "./say.ts";
@@ -87,21 +87,21 @@ function renameOther(app: AppSurface, row: SessionRow, text: string): void {
   say(app, `renamed ${row.id}: ${title}`);
 }
 
-/** Deletes a session (the current one: a new one opens first); the web UI is told at its next link. */
+/**
+ * Deletes a session wherever it is held (the current one: a new one opens first; one the service
+ * or another terminal holds: through the service); the web UI is told now, or at its next link.
+ */
 async function deleteSession(app: AppSurface, id: string): Promise<void> {
   const runtime = app.runtime;
-  const busy = busyElsewhere(app, id);
-  if (busy) return say(app, `${busy}: delete it there`, "warn");
-  if (runtime.hasSession && runtime.session.id === id) await app.switchTo({ kind: "new" });
-  let deleted: boolean;
+  let answer: DeleteAnswer;
   try {
-    deleted = await runtime.engine.delete(id);
+    const shown = runtime.hasSession && runtime.session.id === id;
+    const { engine, ctx } = runtime;
+    answer = shown ? { deleted: await runtime.deleteShown() } : await deleteAnywhere({ engine, db: ctx.db(), socketPath: ctx.paths.socketFile }, id);
   } catch (error) {
     return say(app, `session ${id} could not be deleted: ${errorMessage(error)}`, "error");
   }
-  const db = runtime.ctx.db();
-  const logins = listLogins(db).map((l) => l.name);
-  if (deleted && logins.length > 0) keepDelete(db, id, logins);
+  if ("refused" in answer) return say(app, answer.refused, "warn");
   say(app, `deleted ${id}`);
 }
 
