@@ -46,6 +46,11 @@ export type AgentHost = {
    * (a terminal serving its shared session to the service over the IPC).
    */
   attachedOnly?: boolean;
+  /**
+   * The roots a web prompt's @paths must be inside in a session, when not the remote roots (a
+   * terminal's session shared by name while no roots are set: its project alone); undefined: those.
+   */
+  promptRoots?(session: Session): readonly string[] | undefined;
   /** The service's log (the link); absent on stdio, whose log is stderr. */
   log?(line: string): void;
 };

@@ -48,7 +48,12 @@ export class IpcServer {
     private readonly self: { pid: number; version: string },
     private readonly log: (line: string) => void = () => {},
     private readonly shares: Shares | null = null,
-  ) {}
+  ) {
+    // Each terminal hears which instances are linked, for its status bar's "shared · <instance>".
+    shares?.watchLinks((links) => {
+      for (const peer of this.peers) if (peer.terminal) void peer.connection.agent.notify("_lembas/ipc/links", { links }).catch(() => {});
+    });
+  }
 
   /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
   upgrade(request: Request, server: Server<Data>): boolean {
@@ -135,7 +140,7 @@ export class IpcServer {
     this.log(`terminal pid ${params.pid} connected`);
     // After the answer: the terminal serves its shared session's ACP to a LLeMbas client.
     setTimeout(() => void peer.connection.agent.request("initialize", TERMINAL_INIT).catch(() => {}), 0);
-    return { ipc: IPC, version: this.self.version, pid: this.self.pid };
+    return { ipc: IPC, version: this.self.version, pid: this.self.pid, links: this.shares?.logins() ?? [] };
   }
 }
 
