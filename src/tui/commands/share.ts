@@ -20,7 +20,7 @@ export async function share(app: AppSurface): Promise<void> {
   const outcome = await sharing.share(session);
   if (outcome.kind === "shared") {
     const whom = sharing.instances;
-    return say(app, whom.length > 0 ? `shared with the web${withWhom(whom)}` : "shared: no instance is linked now, it is announced when one links");
+    return say(app, whom.length > 0 ? `shared with the web: ${whom.join(", ")}` : "shared: no instance is linked now, it is announced when one links");
   }
   if (outcome.kind === "refused") return say(app, `the service did not share this session: ${outcome.reason}`, "warn");
   say(app, NO_SERVICE_TO_SHARE, "warn");
