@@ -166,6 +166,20 @@ describe.skipIf(!HAVE_TMUX)("sharing by name, and stopping", () => {
     await restarted.waitForNotification(commandsOf(sessionId), 10_000);
   });
 
+  test("a turn typed in the terminal that writes a command file: the web hears the new command set", async () => {
+    const { d, link } = await device_();
+    if (!link) throw new Error("no link");
+    screen = await openScreen(d.box, { cwd: d.project });
+    const { sessionId } = (await link.waitForNotification(announced, 15_000)).params as Announce;
+    d.model.push(step({ toolCalls: [{ name: "write", arguments: { path: ".agent/commands/hello.md", content: "Say hello." } }] }), step({ text: "made it" }));
+    const from = link.notifications.length;
+    await screen.type("make a /hello command", "Enter");
+    await screen.waitFor("made it");
+    const names = (n: RpcNotification) => ((n.params as Update).update.availableCommands ?? []).map((c) => c.name);
+    const update = await link.waitForNotification((n) => commandsOf(sessionId)(n) && names(n).includes("hello"), 10_000, from);
+    expect(names(update)).toContain("hello");
+  });
+
   test("a re-announce says busy as it is then: a turn typed in the terminal is running when the link comes up", async () => {
     const { d, link } = await device_();
     if (!link) throw new Error("no link");
