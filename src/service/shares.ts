@@ -58,10 +58,10 @@ export class Shares {
     const params = row ? { ...given, cwd: row.cwd } : given;
     const before = this.shares.get(params.sessionId);
     // A session is shared by one terminal: another one saying it takes it over (the first let go of it).
-    this.shares.set(params.sessionId, { owner, forward, params, root: row?.root ?? params.cwd });
+    const share: Share = { owner, forward, params, root: row?.root ?? params.cwd };
+    this.shares.set(params.sessionId, share);
     if (!before) this.deps.log?.(`session ${params.sessionId} shared by a terminal${params.byName ? " by name" : ""} (${params.cwd})`);
-    const share = this.shares.get(params.sessionId);
-    if (share) for (const outlet of this.outlets) this.announce(outlet, share);
+    for (const outlet of this.outlets) this.announce(outlet, share);
     return null;
   }
 

@@ -68,11 +68,6 @@ export class TerminalShare {
     return this.links;
   }
 
-  /** Whether the service took the hello on the connection there is now. */
-  get connected(): boolean {
-    return this.served?.up === true;
-  }
-
   /** Calls `listener` when what {@link line} says may have changed; returns how to stop. */
   onChange(listener: () => void): () => void {
     this.changed.add(listener);
@@ -101,7 +96,7 @@ export class TerminalShare {
   }
 
   /** The service took the hello: the session shown now is shared (again, after a reconnect). */
-  up(connection: acp.AgentConnection, links: string[] = []): void {
+  up(connection: acp.AgentConnection, links: string[]): void {
     if (this.served?.connection !== connection) return;
     this.served.up = true;
     this.links = links;
