@@ -7,6 +7,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { IPC, wsUnixUrl } from "../../src/service/ipc-protocol.ts";
+import { openDb } from "../../src/store/db.ts";
+import { claimHold } from "../../src/store/holds.ts";
+import { insertSession, newSessionId } from "../../src/store/sessions.ts";
+import { VERSION } from "../../src/version.ts";
 import { type Device, LEMBAS_INIT, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link, RpcNotification } from "../support/instance.ts";
@@ -217,3 +222,61 @@ describe.skipIf(!HAVE_TMUX)("sharing by name, and stopping", () => {
     expect(sent).toContain("@../../outside.txt");
   });
 });
+
+/** A bare IPC peer (no tmux): its requests answered by id, initialize answered, nothing else. */
+async function ipcPeer(socket: string) {
+  const ws = new WebSocket(wsUnixUrl(socket));
+  const answers = new Map<number, (m: { result?: unknown; error?: { code: number; message: string } }) => void>();
+  ws.addEventListener("message", (e) => {
+    const m = JSON.parse(String(e.data));
+    if (m.method === "initialize" && m.id !== undefined) ws.send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: { protocolVersion: 1 } }));
+    else if (m.method === undefined) answers.get(m.id)?.(m);
+  });
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener("open", () => resolve(), { once: true });
+    ws.addEventListener("error", () => reject(new Error("the IPC WebSocket did not open")), { once: true });
+  });
+  let id = 0;
+  return {
+    close: () => ws.close(),
+    request(method: string, params: unknown) {
+      const n = ++id;
+      return new Promise<{ result?: unknown; error?: { code: number; message: string } }>((resolve) => {
+        answers.set(n, resolve);
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: n, method, params }));
+      });
+    },
+  };
+}
+
+test("a share by name skips only the roots: a session outside them that the peer's process does not hold is still refused", async () => {
+  const { d, link, elsewhere } = await device_();
+  if (!link) throw new Error("no link");
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  const id = newSessionId();
+  try {
+    insertSession(db, { id, root: elsewhere, cwd: elsewhere, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+    claimHold(db, id, "terminal");
+  } finally {
+    db.close();
+  }
+  const share = () => ({ sessionId: id, cwd: elsewhere, title: "t", model: null, connection: null, mode: "edit", effort: "medium", busy: false, byName: true });
+  const spoof = await ipcPeer(join(d.box.stateDir, "service.sock"));
+  try {
+    await spoof.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: 4242 });
+    const refused = await spoof.request("_lembas/ipc/share", share());
+    expect(refused.error?.code).toBe(-32602);
+    expect(refused.error?.message).toContain("is not held by this terminal");
+  } finally {
+    spoof.close();
+  }
+  const holder = await ipcPeer(join(d.box.stateDir, "service.sock"));
+  try {
+    await holder.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid });
+    expect((await holder.request("_lembas/ipc/share", share())).error).toBeUndefined();
+    const announce = (await link.waitForNotification(announced, 5000)).params as Announce;
+    expect(announce).toMatchObject({ sessionId: id, cwd: elsewhere });
+  } finally {
+    holder.close();
+  }
+}, 30_000);
