@@ -52,6 +52,11 @@ export type AgentHost = {
    * `engine.delete`, and the deletes kept for the other clients the session was given to.
    */
   deleteSession?(sessionId: string): Promise<boolean>;
+  /**
+   * The roots a web prompt's @paths must be inside in a session, when not the remote roots (a
+   * terminal's session shared by name while no roots are set: its project alone); undefined: those.
+   */
+  promptRoots?(session: Session): readonly string[] | undefined;
   /** The service's log (the link); absent on stdio, whose log is stderr. */
   log?(line: string): void;
 };

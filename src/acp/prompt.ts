@@ -28,11 +28,11 @@ export function sendCommands(sessionId: string, cx: acp.AgentContext, set: Comma
 }
 
 /** Where this connection's prompts come from, for the one way into a session (src/front/prompt.ts). */
-export function promptPlace(host: AgentHost): PromptPlace {
+export function promptPlace(host: AgentHost, session: Session): PromptPlace {
   return {
     attachmentsDir: host.paths.attachmentsDir,
     configDir: host.paths.configDir,
-    roots: host.transport === "link" ? rootsOf(host.config.remote) : null,
+    roots: host.transport === "link" ? (host.promptRoots?.(session) ?? rootsOf(host.config.remote)) : null,
     protectedPaths: host.engine.protectedPaths,
     maxMode: host.maxMode,
     ...(host.files ? { recordUse: (root: string, path: string) => host.files?.recordUse(root, path) } : {}),
@@ -43,7 +43,7 @@ export function promptPlace(host: AgentHost): PromptPlace {
 export async function runPrompt(session: Session, blocks: Block[], turnId: string, host: AgentHost, cx: acp.AgentContext) {
   let entered: Entered;
   try {
-    entered = await enterPrompt(session, blocks, turnId, promptPlace(host));
+    entered = await enterPrompt(session, blocks, turnId, promptPlace(host, session));
   } catch (error) {
     if (error instanceof BlockError) throw invalid(error.message);
     throw error;

@@ -13,17 +13,20 @@ export type TerminalArgs = {
   model?: string;
   mode?: Mode;
   effort?: Effort;
+  /** --share: the session is shared with the web by name (even outside remote.roots), once a service runs. */
+  share: boolean;
 };
 
-export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID]] [--model REF] [--mode plan|manual|edit|auto] [--effort off|low|medium|high]
+export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID]] [--model REF] [--mode plan|manual|edit|auto] [--effort off|low|medium|high] [--share]
   Opens the interactive session in this directory (PROMPT is its first message).
   -c, --continue   the most recent session of this directory
   -r, --resume     a session by id, or a picker without one
+  --share          share the session with the web through the service, even outside remote.roots
   Not at a terminal (a pipe), it runs PROMPT, or the prompt on stdin, as lembas run does.`;
 
 /** Reads the terminal's arguments; a wrong one is a UserError (exit 2). */
 export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
-  const out: TerminalArgs = { prompt: null, continue: false, resume: null };
+  const out: TerminalArgs = { prompt: null, continue: false, resume: null, share: false };
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
@@ -38,6 +41,9 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
       const next = inline ?? argv[i + 1];
       if (next !== undefined && !next.startsWith("-") && inline === undefined) i++;
       out.resume = next !== undefined && !next.startsWith("-") ? next : true;
+    } else if (flag === "--share") {
+      if (inline !== undefined) throw new UserError("--share takes no value", 2);
+      out.share = true;
     } else if (flag === "--model") out.model = value("--model");
     else if (flag === "--mode") {
       const mode = Mode.safeParse(value("--mode"));
@@ -71,6 +77,7 @@ export async function runTerminal(argv: readonly string[]): Promise<void> {
 
 async function runPiped(args: TerminalArgs): Promise<void> {
   if (args.resume === true) throw new UserError("-r without an id needs a terminal to pick in: say the session's id", 2);
+  if (args.share) throw new UserError("--share shares the interactive terminal's session: run it at a terminal, not in a pipe", 2);
   const prompt = args.prompt ?? (process.stdin.isTTY ? "" : (await Bun.stdin.text()).trim());
   if (!prompt) throw new UserError("no prompt: give one as an argument or on stdin (lembas \"what to do\")", 2);
   const run = (await import("./run.ts")).default;

@@ -81,7 +81,7 @@ export async function runService(ctx: Context): Promise<void> {
   const dialers = new Map<string, LinkDialer>();
   const startedAt = new Date().toISOString();
   // The sessions terminals share: announced on the links, their requests routed to the terminal.
-  const shares = new Shares({ db, remote: config.remote, log });
+  const shares = new Shares({ db, remote: config.remote, configDir: ctx.paths.configDir, log });
 
   let loginsKey = JSON.stringify(listLogins(db).map(({ name, url, token, protocols }) => [name, url, token, protocols]));
   const syncLogins = () => {

@@ -28,12 +28,22 @@ export const HelloParams = z.object({
 export type HelloParams = z.infer<typeof HelloParams>;
 
 /** The service's answer to a hello it accepts. */
-export const HelloResult = z.object({ ipc: z.number().int(), version: z.string(), pid: z.number().int() });
+export const HelloResult = z.object({
+  ipc: z.number().int(),
+  version: z.string(),
+  pid: z.number().int(),
+  /** The logins (instances) whose links are up now: a shared session is announced on these. */
+  links: z.array(z.string()).default([]),
+});
 export type HelloResult = z.infer<typeof HelloResult>;
+
+/** `_lembas/ipc/links`, service → terminal: the logins whose links are up, each time that changes. */
+export const LinksParams = z.object({ links: z.array(z.string()) });
+export type LinksParams = z.infer<typeof LinksParams>;
 
 /**
  * `_lembas/ipc/share`: the terminal shares its session (inside remote.roots, trusted where
- * required). Sent again after each hello, and when what it says changed.
+ * required, or any by name). Sent again after each hello, and when what it says changed.
  */
 export const ShareParams = z.object({
   sessionId: z.string().min(1),
@@ -45,6 +55,12 @@ export const ShareParams = z.object({
   mode: z.string(),
   effort: z.string(),
   busy: z.boolean(),
+  /**
+   * The person at the terminal asked for this session to be shared (`/share`, `lembas --share`):
+   * the service then checks only that it exists and that the terminal holds it, not the roots.
+   * Only a terminal says it, over the owner-only control socket; nothing from a link reaches it.
+   */
+  byName: z.boolean().default(false),
 });
 export type ShareParams = z.infer<typeof ShareParams>;
 

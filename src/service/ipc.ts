@@ -56,7 +56,12 @@ export class IpcServer {
       handOver?: (sessionId: string, waiting: () => boolean) => Promise<void>;
       deletes?: Pick<ServiceDeletes, "told">;
     } = {},
-  ) {}
+  ) {
+    // Each terminal hears which instances are linked, for its status bar's "shared · <instance>".
+    parts.shares?.watchLinks((links) => {
+      for (const peer of this.peers) if (peer.terminal) void peer.connection.agent.notify("_lembas/ipc/links", { links }).catch(() => {});
+    });
+  }
 
   /** Upgrades `GET /v1/ipc` to the IPC WebSocket; false when the request was no WebSocket handshake. */
   upgrade(request: Request, server: Server<Data>): boolean {
@@ -156,7 +161,7 @@ export class IpcServer {
     this.log(`terminal pid ${params.pid} connected`);
     // After the answer: the terminal serves its shared session's ACP to a LLeMbas client.
     setTimeout(() => void peer.connection.agent.request("initialize", TERMINAL_INIT).catch(() => {}), 0);
-    return { ipc: IPC, version: this.self.version, pid: this.self.pid };
+    return { ipc: IPC, version: this.self.version, pid: this.self.pid, links: this.parts.shares?.logins() ?? [] };
   }
 }
 

@@ -19,6 +19,7 @@ import { getSession } from "../store/sessions.ts";
 import type { ShareParams } from "./ipc-protocol.ts";
 import { ShareCards } from "./share-cards.ts";
 import { Moves } from "./moves.ts";
+import { commandsNotification } from "./share-commands.ts";
 
 /** One link's way out, as the router gives it: raw messages, in order with the routed answers. */
 export type Outlet = {
@@ -38,7 +39,7 @@ export type Forwarder = {
 /** How long a dropped terminal's session is watched for its process to be gone, before left says whether it is available. */
 const DROP_GRACE_MS = 1000;
 
-type Share = { owner: object; forward: Forwarder; params: ShareParams };
+type Share = { owner: object; forward: Forwarder; params: ShareParams; root: string };
 
 export class Shares {
   private readonly shares = new Map<string, Share>();
@@ -47,17 +48,19 @@ export class Shares {
   readonly cards = new ShareCards((sessionId, owner) => this.shares.get(sessionId)?.owner === owner);
   /** The sessions the service is handing to a terminal (the router holds their requests meanwhile). */
   readonly moves = new Moves();
+  private readonly linkWatchers = new Set<(logins: string[]) => void>();
 
-  constructor(private readonly deps: { db: Db; remote: Remote; log?(line: string): void }) {}
+  constructor(private readonly deps: { db: Db; remote: Remote; configDir: string; log?(line: string): void }) {}
 
   /**
    * A terminal (`owner`: its IPC connection, `pid`: the process its hello named) shares a session,
    * or says again what it is. The service judges it as its own link would, from the store, not
    * from what the terminal says: the session must be there, its directory and project ones the web
-   * may open, and held by that terminal's process. Returns why not (nothing is shared then), or null.
+   * may open (unless the person at the terminal shared it by name), and held by that terminal's
+   * process. Returns why not (nothing is shared then), or null.
    */
   share(owner: object, forward: Forwarder, given: ShareParams, pid: number): string | null {
-    const refused = this.refusal(given.sessionId, pid);
+    const refused = this.refusal(given.sessionId, pid, given.byName);
     if (refused) return refused;
     const row = getSession(this.deps.db, given.sessionId);
     // The directory announced is the store's.
@@ -65,20 +68,21 @@ export class Shares {
     const before = this.shares.get(params.sessionId);
     if (before && before.owner !== owner) this.cards.leave(params.sessionId);
     // A session is shared by one terminal: another one saying it takes it over (the first let go of it).
-    this.shares.set(params.sessionId, { owner, forward, params });
-    if (!before) this.deps.log?.(`session ${params.sessionId} shared by a terminal (${params.cwd})`);
-    for (const outlet of this.outlets) this.announce(outlet, params);
+    const share: Share = { owner, forward, params, root: row?.root ?? params.cwd };
+    this.shares.set(params.sessionId, share);
+    if (!before) this.deps.log?.(`session ${params.sessionId} shared by a terminal${params.byName ? " by name" : ""} (${params.cwd})`);
+    for (const outlet of this.outlets) this.announce(outlet, share);
     return null;
   }
 
   /** Why a terminal of `pid` may not share a session (a sentence), or null. */
-  private refusal(sessionId: string, pid: number): string | null {
+  private refusal(sessionId: string, pid: number, byName: boolean): string | null {
     const { db, remote } = this.deps;
     try {
       const row = getSession(db, sessionId);
       if (!row) return `there is no session ${sessionId} on this device`;
       if (isPendingDelete(db, sessionId)) return `session ${sessionId} is being deleted`;
-      const refused = sessionRefusal(row, remote, db);
+      const refused = byName ? null : sessionRefusal(row, remote, db);
       if (refused) return refused;
       const hold = getHold(db, sessionId);
       if (hold?.pid !== pid) return `session ${sessionId} is not held by this terminal (pid ${pid})`;
@@ -146,12 +150,29 @@ export class Shares {
   /** A link came up (its client said `_meta.lembas`): every share is announced on it. Returns how to stop. */
   link(outlet: Outlet): () => void {
     this.outlets.add(outlet);
-    for (const { params } of this.shares.values()) this.announce(outlet, params);
+    for (const share of this.shares.values()) this.announce(outlet, share);
     const stopCards = this.cards.link(outlet);
+    this.linksChanged();
     return () => {
-      this.outlets.delete(outlet);
       stopCards();
+      if (this.outlets.delete(outlet)) this.linksChanged();
     };
+  }
+
+  /** The logins whose links are up now (each once), as the terminals' status bars name them. */
+  logins(): string[] {
+    return [...new Set([...this.outlets].map((o) => o.login))].sort();
+  }
+
+  /** Calls `listener` with {@link logins} each time a link comes up or goes; returns how to stop. */
+  watchLinks(listener: (logins: string[]) => void): () => void {
+    this.linkWatchers.add(listener);
+    return () => this.linkWatchers.delete(listener);
+  }
+
+  private linksChanged(): void {
+    const logins = this.logins();
+    for (const listener of this.linkWatchers) listener(logins);
   }
 
   /**
@@ -191,7 +212,9 @@ export class Shares {
     }
   }
 
-  private announce(outlet: Outlet, p: ShareParams): void {
+  /** The announce, then the session's command set (the spec's "when a terminal's session is shared"). */
+  private announce(outlet: Outlet, share: Share): void {
+    const p = share.params;
     try {
       // A chat deleted on the device is not made again by an announce.
       if (isPendingDelete(this.deps.db, p.sessionId)) return;
@@ -216,6 +239,8 @@ export class Shares {
         origin: "terminal",
       }),
     );
+    const commands = commandsNotification(p.sessionId, share.root, this.deps.configDir);
+    if (commands) outlet.send(commands);
   }
 
   private follow(share: Share, event: Record<string, unknown>): void {
@@ -225,6 +250,8 @@ export class Shares {
     else if (event.type === "session") share.params = { ...p, title: str(event.title) ?? p.title, mode: str(event.mode) ?? p.mode, effort: str(event.effort) ?? p.effort, model: str(event.model) ?? p.model };
     else if (event.type === "model") share.params = { ...p, model: str(event.ref) ?? p.model, effort: str(event.effort) ?? p.effort, connection: str(event.connection) };
     else if (event.type === "mode") share.params = { ...p, mode: str(event.mode) ?? p.mode };
+    // What a later announce says of busy is the truth then, not what the terminal said when it shared.
+    else if (event.type === "task") share.params = { ...p, busy: event.state === "start" };
   }
 }
 

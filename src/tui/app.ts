@@ -196,6 +196,8 @@ export class TuiApp implements AppSurface {
       this.opened(change.session, change.history);
     } else if (change.type === "note") {
       this.transcript.line(change.message, change.level);
+    } else if (change.type === "sharing") {
+      this.status.sharing = change.line;
     } else {
       const { event } = change;
       this.status.apply(event);

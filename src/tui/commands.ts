@@ -7,6 +7,7 @@ import { chooseEffort, chooseMode, chooseModel } from "./commands/model.ts";
 import { say } from "./commands/say.ts";
 import { deleteCurrent, rename, resume, sessions } from "./commands/sessions.ts";
 import { settings, theme } from "./commands/settings.ts";
+import { share, unshare } from "./commands/share.ts";
 import { doctor, status } from "./commands/status.ts";
 
 /**
@@ -42,6 +43,8 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "theme", description: "The colours: dark or light", hint: "[dark|light]", run: theme },
   { name: "copy", description: "Copy the last answer to the clipboard", run: copy },
   { name: "export", description: "Write this session as Markdown (default ./lembas-<id>.md)", hint: "[path]", run: exportTranscript },
+  { name: "share", description: "Share this session with the web through the service, even outside remote.roots", run: share },
+  { name: "unshare", description: "Stop sharing this session (until /share)", run: unshare },
   { name: "status", description: "This session, the logins, their links and the service", run: status },
   ...LOGIN_COMMANDS,
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },

@@ -9,7 +9,7 @@ import { newTurnId } from "../engine/turn-queue.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { type Block, BlockError } from "../front/blocks.ts";
 import { historyTurns, type HistoryTurn } from "../front/history.ts";
-import { devicePlace, enterPrompt, type PromptPlace } from "../front/prompt.ts";
+import { commandsChanged, devicePlace, enterPrompt, type PromptPlace } from "../front/prompt.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
@@ -19,6 +19,7 @@ import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
 import { TerminalShare } from "./share.ts";
 import { takeFromService } from "./service-take.ts";
+import { NO_SERVICE_TO_SHARE } from "./share-choices.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
 export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
@@ -26,7 +27,12 @@ export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume";
 export type SessionChoice = { model?: string; mode?: Mode; effort?: Effort };
 
 /** What the screen hears: the session's events, and when the terminal moved to another session. */
-export type RuntimeChange = { type: "event"; event: EngineEvent } | { type: "opened"; session: Session; history: HistoryTurn[] } | { type: "note"; level: "info" | "warn"; message: string };
+export type RuntimeChange =
+  | { type: "event"; event: EngineEvent }
+  | { type: "opened"; session: Session; history: HistoryTurn[] }
+  | { type: "note"; level: "info" | "warn"; message: string }
+  /** What the status bar says of sharing changed: "shared · <instance>", or null when not shared. */
+  | { type: "sharing"; line: string | null };
 
 /** An image the person pasted or dragged in, as the prompt's upload. */
 export type PastedImage = { data: string; mimeType: string; name?: string };
@@ -52,6 +58,8 @@ export class TuiRuntime {
   private link: ServiceLink | null = null;
   /** The session shared with the web through the service (when the web may have it). */
   private sharing: TerminalShare | null = null;
+  /** `lembas --share`: the first session is shared by name, as soon as a service is there. */
+  shareAtStart = false;
   private readonly listeners = new Set<(change: RuntimeChange) => void>();
 
   constructor(
@@ -124,6 +132,11 @@ export class TuiRuntime {
     return this.ctx.config().model ?? null;
   }
 
+  /** The terminal's sharing through the service (once the first session is open), for /share and /unshare. */
+  get share(): TerminalShare | null {
+    return this.sharing;
+  }
+
   /** What the terminal knows of the service (none when its link has not started). */
   get service(): ServiceLinkState {
     return this.link?.state ?? { kind: "none" };
@@ -183,6 +196,7 @@ export class TuiRuntime {
     const blocks: Block[] = [{ type: "text", text }, ...images.map((i) => ({ type: "image" as const, data: i.data, mimeType: i.mimeType, ...(i.name ? { uri: `file://${i.name}` } : {}) }))];
     try {
       const entered = await enterPrompt(session, blocks, newTurnId(), this.place());
+      if (!entered.known && commandsChanged(entered)) this.sharing?.commandsChanged(session, entered.after);
       return entered.answer;
     } catch (error) {
       if (!(error instanceof BlockError) && !(error instanceof UserError)) throw error;
@@ -272,10 +286,13 @@ export class TuiRuntime {
       deleteSession: (id) => (this.current?.id === id ? this.deleteShown() : deleteHere(this.engine, this.ctx.db(), id)),
     });
     this.sharing = sharing;
+    sharing.onChange(() => this.emit({ type: "sharing", line: sharing.line }));
+    const first = this.current;
+    if (this.shareAtStart && first) sharing.choices.byName(first.id);
     this.link = new ServiceLink({
       socketPath: this.ctx.paths.socketFile,
       serve: (stream) => sharing.serve(stream),
-      onUp: (connection) => sharing.up(connection),
+      onUp: (connection, links) => sharing.up(connection, links),
       onChange: (state) => {
         if (state.kind !== "mismatch" || state.sentence === said) return;
         said = state.sentence;
@@ -283,6 +300,9 @@ export class TuiRuntime {
       },
     });
     this.link.start();
+    if (this.shareAtStart) void this.link.tried.then(() => {
+      if (this.link?.state.kind === "none") this.emit({ type: "note", level: "warn", message: NO_SERVICE_TO_SHARE });
+    });
   }
 
   private show(session: Session): void {

@@ -31,8 +31,8 @@ export type ServiceLinkOptions = {
    * by default nothing but the hello. `close` is called when that connection ends.
    */
   serve?(stream: Stream): { connection: acp.AgentConnection; close(): void };
-  /** The service accepted the hello on this connection (each time, after every reconnect). */
-  onUp?(connection: acp.AgentConnection): void;
+  /** The service accepted the hello on this connection (each time, after every reconnect); `links`: the logins linked now. */
+  onUp?(connection: acp.AgentConnection, links: string[]): void;
 };
 
 /** Between tries while the service is one of another version: it is not asked four times a second. */
@@ -44,6 +44,12 @@ export class ServiceLink {
   private socket: WebSocket | null = null;
   private readonly pause = new Pause();
   private loop: Promise<void> | null = null;
+  private links: string[] = [];
+  private firstTry: () => void = () => {};
+  /** Settles once the first try to reach the service came to something (connected, none, another version). */
+  readonly tried = new Promise<void>((resolve) => {
+    this.firstTry = resolve;
+  });
 
   constructor(private readonly opts: ServiceLinkOptions) {}
 
@@ -72,6 +78,7 @@ export class ServiceLink {
       } catch {
         this.set({ kind: "none" });
       }
+      this.firstTry();
       if (this.stopped) return;
       const base = this.current.kind === "mismatch" ? MISMATCH_RETRY_MS : (this.opts.retryMs ?? 250);
       await this.pause.for(base * (0.75 + Math.random() * 0.5));
@@ -102,7 +109,7 @@ export class ServiceLink {
     try {
       const answer = await this.hello(connection, closed);
       if (answer) this.set(answer);
-      if (answer?.kind === "connected") this.up(connection);
+      if (answer?.kind === "connected") this.up(connection, this.links);
     } catch (error) {
       this.set(helloRefusal(error));
       if (this.current.kind === "none") ws.close();
@@ -133,6 +140,7 @@ export class ServiceLink {
       const result = HelloResult.safeParse(raw);
       if (!result.success) return { kind: "none" };
       if (result.data.ipc !== IPC || result.data.version !== VERSION) return { kind: "mismatch", sentence: mismatchSentence(result.data.version) };
+      this.links = result.data.links;
       return { kind: "connected", pid: result.data.pid, version: result.data.version };
     } finally {
       clearTimeout(timer);
@@ -146,15 +154,16 @@ export class ServiceLink {
     this.set({ kind: "none" });
   }
 
-  private up(connection: acp.AgentConnection): void {
+  private up(connection: acp.AgentConnection, links: string[]): void {
     try {
-      this.opts.onUp?.(connection);
+      this.opts.onUp?.(connection, links);
     } catch {
       // the share's trouble: the link stays
     }
   }
 
   private set(state: ServiceLinkState): void {
+    this.firstTry();
     if (JSON.stringify(state) === JSON.stringify(this.current)) return;
     this.current = state;
     try {

@@ -4,38 +4,37 @@
  * tells the service `_lembas/ipc/share` / `_lembas/ipc/leave`.
  *
  * A session is shared when its directory and project are ones the web may open (inside
- * remote.roots, trusted where remote.require_trust: acp/places.ts's judgement). Served as for a
- * web prompt: @paths limited to the device's roots, modes and commands lowered to
- * remote.max_mode. Its cards are the terminal's desk's, shown at the terminal and sent to the
- * service as well (share-cards.ts): the first answer at either end wins.
+ * remote.roots, trusted where remote.require_trust: acp/places.ts's judgement), or when the
+ * person shared it by name, and not after /unshare (share-choices.ts). Served as for a web
+ * prompt: @paths limited to the device's roots (the project alone when shared by name and no roots
+ * are set), modes and commands lowered to remote.max_mode. Its cards are the terminal's desk's,
+ * shown at the terminal and sent to the service as well (share-cards.ts): the first answer at
+ * either end wins.
  */
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { AgentHost, LinkSurface } from "../acp/host.ts";
 import { registerLembasMethods } from "../acp/lembas.ts";
-import { sessionRefusal } from "../acp/places.ts";
+import { sendCommands } from "../acp/prompt.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session } from "../engine/session.ts";
+import { errorMessage } from "../errors.ts";
+import type { CommandSet } from "../project/commands.ts";
 import type { FileIndexes } from "../project/files.ts";
 import type { acp } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
-import type { ShareParams } from "../service/ipc-protocol.ts";
+import { LinksParams, type ShareParams } from "../service/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
 import type { CardDesk } from "./cards.ts";
 import { SharedCards } from "./share-cards.ts";
+import { ShareChoices, sharedLine } from "./share-choices.ts";
 
 /** How long quitting or switching waits for the service to take a leave. */
 const LEAVE_WAIT_MS = 2000;
 
-/** The link's _lembas methods, with no terminals and no desk of their own: the terminal's desk shows the cards. */
-const terminalSurface: LinkSurface = {
-  register(app, conn) {
-    registerLembasMethods(app, conn);
-    return { closeAll() {} };
-  },
-  attachDesk: () => () => {},
-};
+/** What sharing a session came to: shared, not wanted (the automatic rule), no service to share with, or the service's refusal. */
+export type ShareOutcome = { kind: "shared" } | { kind: "unwanted" } | { kind: "no-service" } | { kind: "refused"; reason: string };
 
 export type ShareDeps = {
   engine: Engine;
@@ -51,15 +50,14 @@ export type ShareDeps = {
   deleteSession(sessionId: string): Promise<boolean>;
 };
 
-/** Whether the web may be given a session: its directory and its project as the link would judge them. */
-export function shareable(session: Session, config: Config, db: Db): boolean {
-  return sessionRefusal(session, config.remote, db) === null;
-}
-
 export class TerminalShare {
   private served: { server: ReturnType<typeof serveAcp>; connection: acp.AgentConnection; up: boolean } | null = null;
   private shared: string | null = null;
   private readonly cards: SharedCards;
+  /** The logins whose links are up, as the service last said. */
+  private links: string[] = [];
+  private readonly changed = new Set<() => void>();
+  readonly choices = new ShareChoices();
 
   constructor(private readonly deps: ShareDeps) {
     this.cards = new SharedCards(deps.desk, deps.config.remote.max_mode);
@@ -68,6 +66,26 @@ export class TerminalShare {
   /** The id of the session shared now, or null. */
   get sharing(): string | null {
     return this.shared;
+  }
+
+  /** What the status bar says: "shared · <instance>", or null when nothing is shared. */
+  get line(): string | null {
+    return sharedLine(this.shared !== null, this.links);
+  }
+
+  /** The instances (logins) linked now, as the service last said. */
+  get instances(): readonly string[] {
+    return this.links;
+  }
+
+  /** Calls `listener` when what {@link line} says may have changed; returns how to stop. */
+  onChange(listener: () => void): () => void {
+    this.changed.add(listener);
+    return () => this.changed.delete(listener);
+  }
+
+  private tell(): void {
+    for (const listener of this.changed) listener();
   }
 
   /** Mounts the ACP handlers on a new IPC connection (ServiceLink's `serve`). */
@@ -83,30 +101,47 @@ export class TerminalShare {
         this.served = null;
         this.shared = null;
         this.cards.stop();
+        this.tell();
       },
     };
   }
 
   /** The service took the hello: the session shown now is shared (again, after a reconnect). */
-  up(connection: acp.AgentConnection): void {
+  up(connection: acp.AgentConnection, links: string[]): void {
     if (this.served?.connection !== connection) return;
     this.served.up = true;
+    this.links = links;
     const session = this.deps.current();
     if (session) void this.share(session);
+    this.tell();
   }
 
-  /** Shares a session when the web may have it and a service is there; else nothing. */
-  async share(session: Session): Promise<void> {
+  /** Shares a session when it is to be shared (share-choices.ts) and a service is there; else says why not. */
+  async share(session: Session): Promise<ShareOutcome> {
     const served = this.served;
-    if (!served?.up) return;
-    if (!shareable(session, this.deps.config, this.deps.db)) return;
+    if (!this.choices.wants(session, this.deps.config, this.deps.db)) return { kind: "unwanted" };
+    if (!served?.up) return { kind: "no-service" };
     served.server.attach(session);
+    const params = shareParams(session, this.choices.isByName(session.id));
+    try {
+      await served.connection.client.request("_lembas/ipc/share", params);
+    } catch (error) {
+      // Refused (or the service went): nothing is routed here for it, and the status bar says so.
+      if (this.shared !== session.id) served.server.detach(session.id);
+      return { kind: "refused", reason: errorMessage(error) };
+    }
+    if (this.served !== served) return { kind: "no-service" };
     this.shared = session.id;
-    const taken = await served.connection.client.request("_lembas/ipc/share", shareParams(session)).then(
-      () => true,
-      () => false,
-    );
-    if (taken && this.served === served && this.shared === session.id) this.cards.start(served.connection, session.id);
+    this.cards.start(served.connection, session.id);
+    this.tell();
+    return { kind: "shared" };
+  }
+
+  /** The session's command set changed after a turn typed here: the web hears it, as after its own. */
+  commandsChanged(session: Session, set: CommandSet): void {
+    const served = this.served;
+    if (!served?.up || this.shared !== session.id) return;
+    sendCommands(session.id, served.connection.client, set);
   }
 
   /** Stops sharing a session (its hold released first, so the service may say it is available). */
@@ -115,6 +150,7 @@ export class TerminalShare {
     if (!served || this.shared !== sessionId) return;
     this.shared = null;
     this.cards.stop();
+    this.tell();
     served.server.detach(sessionId);
     if (!served.up) return;
     let timer: Timer | undefined;
@@ -154,14 +190,33 @@ export class TerminalShare {
       connection: null,
       maxMode: config.remote.max_mode,
       files,
-      link: terminalSurface,
+      link: this.surface(),
       attachedOnly: true,
       deleteSession,
+      promptRoots: (session) => this.choices.promptRoots(session, config),
+    };
+  }
+
+  /**
+   * The link's _lembas methods, with no terminals and no desk of their own (the terminal's desk
+   * shows the cards), and the service's word of which instances are linked.
+   */
+  private surface(): LinkSurface {
+    return {
+      register: (app, conn) => {
+        registerLembasMethods(app, conn);
+        app.onNotification("_lembas/ipc/links", LinksParams, ({ params }) => {
+          this.links = params.links;
+          this.tell();
+        });
+        return { closeAll() {} };
+      },
+      attachDesk: () => () => {},
     };
   }
 }
 
-function shareParams(session: Session): ShareParams {
+function shareParams(session: Session, byName: boolean): ShareParams {
   const model = session.model;
   return {
     sessionId: session.id,
@@ -173,5 +228,6 @@ function shareParams(session: Session): ShareParams {
     mode: session.mode,
     effort: session.effort,
     busy: session.busy,
+    byName,
   };
 }

@@ -10,8 +10,9 @@ const FLASH_MS = 4_000;
 export type StatusFacts = { model: string | null; mode: string; effort: string };
 
 /**
- * The one line under the composer: model ref, mode, effort, context fill, the session's tokens and
- * the instance's balance; "working" with the elapsed time and a spinner while a turn runs.
+ * The one line under the composer: model ref, mode, effort, context fill, the session's tokens,
+ * the instance's balance and whether the session is shared (with which instance); "working" with
+ * the elapsed time and a spinner while a turn runs.
  */
 export class StatusBar implements Component {
   private facts: StatusFacts = { model: null, mode: "edit", effort: "medium" };
@@ -22,6 +23,8 @@ export class StatusBar implements Component {
   private flash: { message: string; until: number } | null = null;
   /** Filled in by the account's work: the instance's balance, as it says it. */
   balance: string | null = null;
+  /** Whether the session is shared, and with which instance ("shared · inst"); null when it is not. */
+  sharing: string | null = null;
   /** A note in place of the facts (a narrow terminal, a first run). */
   note: string | null = null;
 
@@ -79,6 +82,7 @@ export class StatusBar implements Component {
     if (this.context) parts.push(`${Math.min(999, Math.round((this.context.used / this.context.limit) * 100))}% context`);
     parts.push(`${formatTokens(this.tokens)} tokens`);
     if (this.balance) parts.push(this.balance);
+    if (this.sharing) parts.push(this.sharing);
     let left = "";
     // A flash is said while a turn runs too: "press Ctrl-C again to quit" most of all.
     const flash = this.flash && this.flash.until > this.now() ? t.warn(this.flash.message) : null;
