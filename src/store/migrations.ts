@@ -160,6 +160,18 @@ CREATE TABLE undo_turns (
 );
 `,
   },
+  {
+    // What the person at a terminal said of sharing a session (/share: by name; /unshare: stopped),
+    // kept with the session so that a resume does what they said.
+    version: 7,
+    sql: `
+CREATE TABLE share_choices (
+  session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+  choice     TEXT NOT NULL CHECK (choice IN ('by-name', 'stopped')),
+  updated_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -57,10 +57,11 @@ export class TerminalShare {
   /** The logins whose links are up, as the service last said. */
   private links: string[] = [];
   private readonly changed = new Set<() => void>();
-  readonly choices = new ShareChoices();
+  readonly choices: ShareChoices;
 
   constructor(private readonly deps: ShareDeps) {
     this.cards = new SharedCards(deps.desk, deps.config.remote.max_mode);
+    this.choices = new ShareChoices(deps.db);
   }
 
   /** The id of the session shared now, or null. */

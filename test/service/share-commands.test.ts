@@ -280,3 +280,51 @@ test("a share by name skips only the roots: a session outside them that the peer
     holder.close();
   }
 }, 30_000);
+
+describe.skipIf(!HAVE_TMUX)("what was said of sharing lasts past a resume", () => {
+  /** Types a prompt (a session with nothing sent is discarded on quit), quits, and gives the session's id. */
+  async function promptAndQuit(d: Device, s: Screen, text: string): Promise<string> {
+    d.model.push(step({ text: `answer to ${text}` }));
+    await s.type(text, "Enter");
+    await s.waitFor(`answer to ${text}`);
+    await s.type("C-d");
+    await s.waitFor("Resume it with: lembas -r");
+    return /lembas -r (ses_[\w-]+)/.exec(s.text())?.[1] ?? "";
+  }
+
+  test("a session /unshare'd is not shared again when it is resumed", async () => {
+    const { d, link } = await device_();
+    if (!link) throw new Error("no link");
+    screen = await openScreen(d.box, { cwd: d.project });
+    await link.waitForNotification(announced, 15_000);
+    await screen.waitFor("shared · inst");
+    await screen.type("/unshare", "Enter");
+    await screen.waitFor("this session is no longer shared");
+    const id = await promptAndQuit(d, screen, "kept private");
+    await screen.close();
+
+    const from = link.notifications.length;
+    screen = await openScreen(d.box, { cwd: d.project, args: ["-r", id] });
+    await screen.waitFor(`resumed session ${id}`);
+    await Bun.sleep(1500);
+    expect(link.notifications.slice(from).some(announced)).toBe(false);
+    expect(screen.text()).not.toContain("shared ·");
+  });
+
+  test("a session shared by name outside the roots is shared again when it is resumed", async () => {
+    const { d, link, elsewhere } = await device_();
+    if (!link) throw new Error("no link");
+    screen = await openScreen(d.box, { cwd: elsewhere });
+    await screen.waitFor("test/test-model");
+    await screen.type("/share", "Enter");
+    await screen.waitFor("shared · inst");
+    const id = await promptAndQuit(d, screen, "shared by name");
+    await screen.close();
+
+    const from = link.notifications.length;
+    screen = await openScreen(d.box, { cwd: elsewhere, args: ["-r", id] });
+    const again = (await link.waitForNotification(announced, 15_000, from)).params as Announce;
+    expect(again.sessionId).toBe(id);
+    await screen.waitFor("shared · inst");
+  });
+});
