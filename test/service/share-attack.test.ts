@@ -6,7 +6,7 @@
  * twice, no hung process.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Device, lembasEvents, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
@@ -336,4 +336,83 @@ describe.skipIf(!HAVE_TMUX)("sharing, attacked", () => {
     await link.waitForNotification(ofSession("_lembas/session/deleted", sessionId), 5000);
     await s.waitGone("shared · inst", 5000);
   }, 40_000);
+  test("a web prompt carrying terminal escape sequences is shown at the terminal without them acting (no title set, no clipboard written)", async () => {
+    const { d, link, s, sessionId } = await sharedTerminal();
+    const recording = await s.record();
+    d.model.push(step({ text: "plain answer" }));
+    const evil = "look \u001b]0;PWNED\u0007 here \u001b]52;c;ZXZpbA==\u0007 and \u001b[2J\u001b[31mred\u001b[0m end";
+    await prompt(link, sessionId, evil, "esc-1");
+    await s.waitFor("plain answer");
+    await s.waitFor("end");
+    const bytes = recording.bytes();
+    expect(bytes).toContain("here");
+    expect(bytes).not.toContain("\u001b]0;PWNED");
+    expect(bytes).not.toContain("\u001b]52;");
+    expect(bytes).not.toContain("\u001b[2J\u001b[31mred");
+  }, 30_000);
+  test("two web deletes of the terminal's session at once: both answered, one new session, shared, and the terminal fine", async () => {
+    const { link, s, sessionId } = await sharedTerminal();
+    const from = link.notifications.length;
+    const [a, b] = await Promise.all([
+      link.request("_lembas/session/delete", { sessionId }, 10_000).catch((e: Error) => e),
+      link.request("_lembas/session/delete", { sessionId }, 10_000).catch((e: Error) => e),
+    ]);
+    await Bun.sleep(1500);
+    const announced = link.notifications.slice(from).filter((n) => n.method === "_lembas/session/announce").map((n) => (n.params as { sessionId: string }).sessionId);
+    expect(new Set(announced).size).toBe(1);
+    expect([a, b].filter((r) => r instanceof Error).map((e) => (e as Error).message).join(" ")).not.toMatch(/internal|undefined|TypeError/i);
+    expect(s.text()).not.toMatch(/could not|error/i);
+    expect(s.exitCode()).toBeNull();
+  }, 30_000);
+
+  test("SIGHUP with a web turn running and another queued: the terminal ends, the queued one runs once at the service", async () => {
+    const { d, link, s, sessionId } = await sharedTerminal();
+    d.model.push(slow(200, 25), step({ text: "queued ran" }));
+    const from = link.notifications.length;
+    const first = prompt(link, sessionId, "long", "hup-1", 30_000).catch((e: Error) => e);
+    await textStarted(link, sessionId, from);
+    const second = prompt(link, sessionId, "queued", "hup-2", 30_000);
+    await Bun.sleep(300);
+    process.kill(s.pid(), "SIGHUP");
+    expect(await s.exited(8000)).toBe(0);
+    expect(await second).toMatchObject({ stopReason: "end_turn", _meta: { lembas: { turnId: "hup-2" } } });
+    await first;
+    expect(steps(d)).toBe(2);
+  }, 40_000);
+});
+
+describe("lembas serve refusing a control socket it cannot have", () => {
+  /** `lembas serve` in the device's sandbox with `stateDir`, to its end (killed after 15 s): its code and stderr. */
+  async function serveIn(d: Device, stateDir: string): Promise<{ code: number; stderr: string; ms: number }> {
+    const started = Date.now();
+    const proc = Bun.spawn([process.execPath, ENTRY, "serve"], { cwd: d.box.dir, env: { ...d.box.env, LEMBAS_STATE_DIR: stateDir }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    clearTimeout(timer);
+    return { code, stderr: stderr.trim(), ms: Date.now() - started };
+  }
+
+  test("a state directory whose socket path is too long: one line saying what to do, and it exits 2 at once (not a service left running without its socket)", async () => {
+    const d = await startDevice();
+    device = d;
+    const long = join(d.box.dir, "s".repeat(120));
+    renameSync(d.box.stateDir, long);
+    const run = await serveIn(d, long);
+    expect(run.stderr).toContain("set LEMBAS_STATE_DIR to a shorter directory");
+    expect(run.stderr.split("\n")).toHaveLength(1);
+    expect(run.code).toBe(2);
+    expect(run.ms).toBeLessThan(10_000);
+  }, 30_000);
+
+  test("a file in the way of the control socket: one line, and it exits 2 at once", async () => {
+    const d = await startDevice();
+    device = d;
+    rmSync(join(d.box.stateDir, "service.sock"), { force: true });
+    writeFileSync(join(d.box.stateDir, "service.sock"), "not a socket");
+    const run = await serveIn(d, d.box.stateDir);
+    expect(run.stderr).toContain("is in the way of the control socket");
+    expect(run.stderr.split("\n")).toHaveLength(1);
+    expect(run.code).toBe(2);
+    expect(run.ms).toBeLessThan(10_000);
+  }, 30_000);
 });
