@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { createContext } from "./context.ts";
+import { report } from "./report.ts";
 
 export default defineCommand({
   meta: { name: "serve", description: "Run the device service (links to your instances), or serve ACP to an editor with --stdio" },
@@ -13,7 +14,12 @@ export default defineCommand({
   async run({ args }) {
     if (args.stdio) return (await import("./stdio.ts")).serveStdio({ ownEngine: args["own-engine"] === true });
     const { runService } = await import("../service/daemon.ts");
-    await runService(createContext());
+    try {
+      await runService(createContext());
+    } catch (error) {
+      // What the service had started before it failed (the engine warming, the store) must not keep it alive without its socket.
+      process.exit(report(error));
+    }
     process.exit(0);
   },
 });

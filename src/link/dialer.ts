@@ -158,6 +158,12 @@ export class LinkDialer {
       this.socket = null;
       return (await this.tokenRejected()) ? { kind: "fatal", why: TOKEN_REJECTED } : { kind: "failed", why: "the link could not be opened" };
     }
+    if (this.stopping) {
+      // Stopped while it dialled (stop() found no socket to close): the link is not served, or stop() would wait on it for ever.
+      this.socket = null;
+      ws.close(1001, "the device service is stopping");
+      return { kind: "failed", why: "the device service is stopping" };
+    }
     return this.serve(ws, protocol);
   }
 

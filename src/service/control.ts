@@ -78,7 +78,7 @@ export async function startControlServer(
   { editors, deletes }: { editors?: EditorSockets; deletes?: DeleteProvider } = {},
 ): Promise<StopControlServer> {
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH) {
-    throw new UserError(`the control socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes: set LEMBAS_STATE_DIR to a shorter directory`);
+    throw new UserError(`the control socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} bytes: set LEMBAS_STATE_DIR to a shorter directory`, 2);
   }
   const dir = dirname(socketPath);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -125,7 +125,7 @@ function bothSockets(ipc: WebSocketHandler<SocketData>, editors: WebSocketHandle
 async function clearStaleSocket(socketPath: string): Promise<void> {
   const info = lstatSync(socketPath, { throwIfNoEntry: false });
   if (!info) return;
-  if (!info.isSocket()) throw new UserError(`${socketPath} is in the way of the control socket: it is not a socket, so move it aside`);
+  if (!info.isSocket()) throw new UserError(`${socketPath} is in the way of the control socket: it is not a socket, so move it aside`, 2);
   const reading = await readServiceStatus(socketPath);
   if (reading.running) throw alreadyRunning(reading.status.pid);
   if (!reading.stale) throw new UserError(`${reading.reason}: stop that process first`);

@@ -174,6 +174,8 @@ export class TerminalShare {
     if (this.shared === sessionId) {
       this.shared = null;
       served?.server.detach(sessionId);
+      // The status bar stops saying shared (the next session may not be).
+      this.tell();
     }
     if (served?.up) void served.connection.client.notify("_lembas/ipc/deleted", { sessionId }).catch(() => {});
   }
