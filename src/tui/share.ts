@@ -117,8 +117,21 @@ export class TerminalShare {
     this.tell();
   }
 
+  /** The shares sent and not yet answered: a leave of one waits for its answer, so it is left, not kept. */
+  private readonly pending = new Map<string, Promise<ShareOutcome>>();
+
   /** Shares a session when it is to be shared (share-choices.ts) and a service is there; else says why not. */
   async share(session: Session): Promise<ShareOutcome> {
+    const sent = this.send(session);
+    this.pending.set(session.id, sent);
+    try {
+      return await sent;
+    } finally {
+      if (this.pending.get(session.id) === sent) this.pending.delete(session.id);
+    }
+  }
+
+  private async send(session: Session): Promise<ShareOutcome> {
     const served = this.served;
     if (!this.choices.wants(session, this.deps.config, this.deps.db)) return { kind: "unwanted" };
     if (!served?.up) return { kind: "no-service" };
@@ -147,6 +160,7 @@ export class TerminalShare {
 
   /** Stops sharing a session (its hold released first, so the service may say it is available). */
   async leave(sessionId: string): Promise<void> {
+    await this.pending.get(sessionId);
     const served = this.served;
     if (!served || this.shared !== sessionId) return;
     this.shared = null;
