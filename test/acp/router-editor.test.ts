@@ -90,7 +90,7 @@ test("a delete asked of the device (lembas sessions delete) of an editor's sessi
   expect(exists(d, sessionId)).toBe(false);
 });
 
-test("status of a session the service holds for a link is here; a link's session another link opened is taken over as before", async () => {
+test("status of a session the service holds for a link says here, and of one not there, none", async () => {
   d = await startDevice();
   const link = await d.serve();
   const { sessionId } = (await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string };
