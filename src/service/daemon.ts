@@ -153,7 +153,7 @@ export async function runService(ctx: Context): Promise<void> {
   const deletes = new ServiceDeletes({ engine, db, claims, desks, shares, router, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
   const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, {
     shares,
-    handOver: (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId, waiting),
+    handOver: (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, router, log }, sessionId, waiting),
     deletes,
   });
   let stopControl: (() => Promise<void>) | null = null;

@@ -2,7 +2,8 @@
  * One router (issue 15, item 7): an editor's `serve --stdio` hands its sessions to the service, so
  * they are held by the service's own pid; the editor's connection still counts as their holder. A
  * link may not open, prompt or delete a session an editor has open (inside the remote roots too),
- * status says it is held (not "here" for the web), and a delete asked of the device is refused.
+ * status says it is held (not "here" for the web), and a delete asked of the device, or a terminal's
+ * `lembas -r` of it, is refused.
  */
 import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -14,10 +15,14 @@ import type { Link } from "../support/instance.ts";
 import { step } from "../support/engine.ts";
 import { rpcError } from "../support/rpc.ts";
 import { runLembas } from "../support/run.ts";
+import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
 let d: Device | null = null;
 let a: StdioAgent | null = null;
+let screen: Screen | null = null;
 afterEach(async () => {
+  await screen?.close();
+  screen = null;
   await a?.close();
   a = null;
   await d?.close();
@@ -97,3 +102,12 @@ test("status of a session the service holds for a link says here, and of one not
   expect(await link.request("_lembas/session/status", { sessionId })).toMatchObject({ exists: true, held: "here", busy: false, queued: [] });
   expect(await link.request("_lembas/session/status", { sessionId: "ses_nope" })).toMatchObject({ exists: false, held: "none" });
 });
+
+test.skipIf(!HAVE_TMUX)("lembas -r of an editor's session is refused in one line, and the editor keeps it", async () => {
+  const { d, a, sessionId } = await editorSession();
+  screen = await openScreen(d.box, { cwd: d.project, args: ["-r", sessionId] });
+  await screen.waitFor("open in an editor on this device", 15_000);
+  expect(await screen.exited(10_000)).toBe(1);
+  d.model.push(step({ text: "the editor's still" }));
+  expect((await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })).stopReason).toBe("end_turn");
+}, 40_000);
