@@ -9,8 +9,7 @@
 import type { Engine } from "../engine/engine.ts";
 import type { Session } from "../engine/session.ts";
 import type { Db } from "../store/db.ts";
-import type { Hold } from "../store/holds.ts";
-import { placeUnrun, type TurnsNow } from "../store/placement.ts";
+import { type Hold, placeUnrun, type TurnsNow } from "../store/placement.ts";
 import type { SessionRow } from "../store/sessions.ts";
 
 /** Which front end of this process has a session open. */

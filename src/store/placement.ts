@@ -51,4 +51,4 @@ export function claimSession(db: Db, sessionId: string, holder: string, opts: { 
     .immediate();
 }
 
-export { heldElsewhere, heldElsewhereSentence, releaseHold } from "./holds.ts";
+export { type Hold, heldElsewhere, heldElsewhereSentence, releaseHold } from "./holds.ts";
