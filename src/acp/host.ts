@@ -9,6 +9,7 @@ import type { Limits, Transport } from "./agent.ts";
 import type { CardDesk } from "./cards.ts";
 import type { Claims } from "./claims.ts";
 import type { ClientInfo } from "./client.ts";
+import { processRouter, type SessionRouter } from "./whereabouts.ts";
 
 /** What serving ACP needs from its surroundings (the service's link, or `serve --stdio`). */
 export type AgentHost = {
@@ -26,6 +27,11 @@ export type AgentHost = {
   maxMode: Mode;
   /** The service's record of which link holds which session (the link only). */
   claims?: Claims;
+  /**
+   * Where a session is held, and by which front end (whereabouts.ts): the service's knows its
+   * links, editors and terminals; absent, the engine and the store alone answer.
+   */
+  router?: SessionRouter;
   /** Each session's open cards, kept across links (the link only). */
   desks?: Map<string, CardDesk>;
   /** Called once the client has been answered initialize (the link sends kept deletes then). */
@@ -79,6 +85,11 @@ export type Conn = {
   /** The client turned out to speak the link's protocol 1: no question or plan cards for it. */
   downgrade(): void;
 };
+
+/** The host's router, or one of its engine and store alone. */
+export function routerOf(host: AgentHost): SessionRouter {
+  return host.router ?? processRouter(host.engine, host.db);
+}
 
 /** -32602 with a sentence: what the request asked cannot be done, and why. */
 export const invalid = (sentence: string) => new acp.RequestError(-32602, `Invalid params: ${sentence}`);

@@ -12,11 +12,10 @@ import { keepDelete } from "../store/deletes.ts";
 import { givenTo, wasGiven } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
-import { heldElsewhere } from "../store/holds.ts";
-import { listTurns, settleInterrupted } from "../store/turns.ts";
 import { historyTurns } from "../front/history.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
-import { type Conn, instanceRef, invalid } from "./host.ts";
+import { type Conn, instanceRef, invalid, routerOf } from "./host.ts";
+import { heldSaid, linkRefusal } from "./whereabouts.ts";
 import { storeRequestError } from "./store-errors.ts";
 
 const SessionRef = z.object({ sessionId: z.string().min(1) });
@@ -119,45 +118,36 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   });
 
   app.onRequest("_lembas/session/status", SessionRef, ({ params }) => {
-    const row = getSession(db, params.sessionId);
-    if (!row) return { sessionId: params.sessionId, exists: false, held: "none", busy: false, title: "", queued: [] };
-    const live = host.engine.get(row.id);
-    if (live) {
-      const status = live.status();
+    const where = routerOf(host).where(params.sessionId);
+    if (where.at === "absent") return { sessionId: params.sessionId, exists: false, held: "none", busy: false, title: "", queued: [] };
+    const held = heldSaid(where);
+    if (where.at === "here") {
+      // A session the service runs for the web is anyone's to follow; an editor's or the terminal's only under the rules of history.
+      if (held !== "here") mayKnow(where.session);
+      const status = where.session.status();
       return {
-        sessionId: row.id,
+        sessionId: where.session.id,
         exists: true,
-        held: "here",
+        held,
         busy: status.busy,
-        title: live.title,
+        title: where.session.title,
         ...(status.turnId ? { turnId: status.turnId } : {}),
         queued: status.queued,
         ...(status.lastTurnId ? { lastTurnId: status.lastTurnId } : {}),
       };
     }
+    const { row, turns } = where;
     mayKnow(row);
-    // Read, and settle what a dead holder left, in one transaction: a process claiming the session
-    // meanwhile cannot have its new turn taken for a dead one's.
-    return db
-      .transaction(() => {
-        const elsewhere = heldElsewhere(db, row.id) !== null;
-        if (!elsewhere) settleInterrupted(db, row.id);
-        const turns = listTurns(db, row.id);
-        const last = turns.filter((t) => t.state === "done").at(-1);
-        const running = elsewhere ? turns.find((t) => t.state === "running") : undefined;
-        const queued = elsewhere ? turns.filter((t) => t.state === "queued").map((t) => t.turnId) : [];
-        return {
-          sessionId: row.id,
-          exists: true,
-          held: elsewhere ? "terminal" : "none",
-          busy: running !== undefined || queued.length > 0,
-          title: row.title,
-          ...(running ? { turnId: running.turnId } : {}),
-          queued,
-          ...(last ? { lastTurnId: last.turnId } : {}),
-        };
-      })
-      .immediate();
+    return {
+      sessionId: row.id,
+      exists: true,
+      held,
+      busy: turns.running !== undefined || turns.queued.length > 0,
+      title: row.title,
+      ...(turns.running ? { turnId: turns.running } : {}),
+      queued: turns.queued,
+      ...(turns.lastDone ? { lastTurnId: turns.lastDone } : {}),
+    };
   });
 
   /**
@@ -178,6 +168,8 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     if (!held && !given && !insideRoots(row.root, config.remote)) {
       throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
     }
+    const refused = linkRefusal(routerOf(host).where(row.id), row.id);
+    if (refused) throw invalid(refused);
     const others = givenTo(db, row.id).filter((l) => l !== login);
     let deleted: boolean;
     try {

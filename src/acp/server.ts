@@ -15,13 +15,14 @@ import { initializeResult } from "./agent.ts";
 import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { coalescer } from "./coalesce.ts";
-import { type AgentHost, type Conn, instanceRef, invalid } from "./host.ts";
+import { type AgentHost, type Conn, instanceRef, invalid, routerOf } from "./host.ts";
 import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
 import { judge, linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
 import { toUpdates } from "./updates.ts";
+import { linkRefusal } from "./whereabouts.ts";
 
 
 const NewSessionMeta = z
@@ -97,7 +98,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport !== "link" || host.attachedOnly) throw invalid(`there is no session ${sessionId} on this connection`);
       const row = getSession(host.db, sessionId);
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
-      const refused = sessionRefusal(row, host.config.remote, host.db);
+      const refused = sessionRefusal(row, host.config.remote, host.db) ?? linkRefusal(routerOf(host).where(sessionId), sessionId);
       if (refused) throw invalid(refused);
       let session: Session | null;
       try {

@@ -8,8 +8,8 @@ import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
 import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
-import { beat, claimHold, HEARTBEAT_MS, heldElsewhere, heldElsewhereSentence, releaseHold } from "../store/holds.ts";
-import { settleInterrupted } from "../store/turns.ts";
+import { beat, HEARTBEAT_MS } from "../store/holds.ts";
+import { claimSession, heldElsewhere, heldElsewhereSentence, releaseHold } from "../store/placement.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
@@ -118,7 +118,7 @@ export class Engine {
       effort: input.effort ?? this.deps.config.effort,
       origin: input.origin ?? "terminal",
     });
-    claimHold(this.deps.db, row.id, this.holder);
+    claimSession(this.deps.db, row.id, this.holder, { recover: false });
     return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode, []));
   }
 
@@ -131,9 +131,9 @@ export class Engine {
     if (live) return live;
     const row = getSession(this.deps.db, id);
     if (!row) return null;
-    const other = claimHold(this.deps.db, id, this.holder);
-    if (other) throw new UserError(`session ${id} is open in another lembas process (${other.holder}, pid ${other.pid})`, 1);
-    settleInterrupted(this.deps.db, id);
+    // Claimed, and what a dead holder left settled, in one transaction.
+    const other = claimSession(this.deps.db, id, this.holder, { recover: true });
+    if (other) throw new UserError(heldElsewhereSentence(other), 1);
     const maxMode = opts.maxMode ?? "auto";
     const session = new Session({ ...row, mode: lowerMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
     return this.track(session);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { heldElsewhere } from "../store/holds.ts";
+import { heldElsewhere } from "../store/placement.ts";
 import { acceptTurn, forgetTurn, getTurn, setTurnState } from "../store/turns.ts";
 import type { StopReason } from "./turn.ts";
 

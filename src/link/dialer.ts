@@ -16,6 +16,7 @@ import { helloParams, linkUrl } from "./hello.ts";
 import { keptDeletes } from "./kept-deletes.ts";
 import { routeLink } from "../service/router.ts";
 import type { Shares } from "../service/shares.ts";
+import type { ServiceRouter } from "../service/whereabouts.ts";
 import { Pause } from "../pause.ts";
 
 export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
@@ -30,6 +31,8 @@ export type DialerDeps = {
   files: FileIndexes;
   /** The sessions terminals share through the service: announced on this link, their requests routed. */
   shares?: Shares;
+  /** Where each session is held (service/whereabouts.ts): the link's handlers and its router ask it. */
+  router?: ServiceRouter;
   log(line: string): void;
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
@@ -195,7 +198,8 @@ export class LinkDialer {
     const login = this.login.name;
     let keptTimer: ReturnType<typeof setInterval> | null = null;
     const shares = this.deps.shares;
-    const routed = shares ? routeLink(transport.stream, shares, login) : null;
+    const router = this.deps.router;
+    const routed = shares && router ? routeLink(transport.stream, shares, router, login) : null;
     const sharing = { stop: null as (() => void) | null };
     this.server = serveAcp(routed?.stream ?? transport.stream, {
       engine: this.deps.engine,
@@ -208,6 +212,7 @@ export class LinkDialer {
       connection: login,
       maxMode: config.remote.max_mode,
       claims: this.deps.claims,
+      ...(router ? { router } : {}),
       desks: this.deps.desks,
       link: linkSurface,
       adopt: () => this.heldBefore.splice(0),

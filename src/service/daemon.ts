@@ -17,6 +17,7 @@ import { ServiceDeletes } from "./deletes.ts";
 import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
 import { handOver } from "./handover.ts";
+import { ServiceRouter } from "./whereabouts.ts";
 import { rotatingLog } from "./logfile.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
@@ -82,6 +83,10 @@ export async function runService(ctx: Context): Promise<void> {
   const startedAt = new Date().toISOString();
   // The sessions terminals share: announced on the links, their requests routed to the terminal.
   const shares = new Shares({ db, remote: config.remote, configDir: ctx.paths.configDir, log });
+  // Editors' serve --stdio hand their sessions to this engine (GET /v1/acp).
+  const editors = new EditorSockets({ engine, config, paths: ctx.paths, db }, { pid: process.pid, version: VERSION }, log);
+  // Where each session is held (a link, an editor, a terminal, another process, nobody): every handler asks it.
+  const router = new ServiceRouter({ engine, db, claims, editors, shares });
 
   let loginsKey = JSON.stringify(listLogins(db).map(({ name, url, token, protocols }) => [name, url, token, protocols]));
   const syncLogins = () => {
@@ -105,6 +110,7 @@ export async function runService(ctx: Context): Promise<void> {
         desks,
         files,
         shares,
+        router,
         log,
         ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE),
         ...maxMessageFrom(process.env.LEMBAS_LINK_MAX_MESSAGE_BYTES),
@@ -132,13 +138,11 @@ export async function runService(ctx: Context): Promise<void> {
   };
   prune();
   const pruneTimer = setInterval(prune, 6 * 60 * 60 * 1000);
-  // Editors' serve --stdio hand their sessions to this engine (GET /v1/acp).
-  const editors = new EditorSockets({ engine, config, paths: ctx.paths, db }, { pid: process.pid, version: VERSION }, log);
   // A session no link holds, nor an editor, with no turn and no open card, is let go: a terminal may take it,
   // and the service does not keep every session it ever ran in memory.
   const sweep = async () => {
     for (const session of engine.list()) {
-      if (claims.heldBy(session.id) || editors.has(session.id) || session.busy || (desks.get(session.id)?.open ?? 0) > 0) continue;
+      if (!router.idle(session.id, desks.get(session.id)?.open ?? 0)) continue;
       await engine.release(session.id);
       desks.delete(session.id);
     }
@@ -146,10 +150,10 @@ export async function runService(ctx: Context): Promise<void> {
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
   // Deletes asked of the service (a terminal, a shell), done wherever the session is held, and told on every link now.
-  const deletes = new ServiceDeletes({ engine, db, claims, desks, shares, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
+  const deletes = new ServiceDeletes({ engine, db, claims, desks, shares, router, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
   const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, {
     shares,
-    handOver: (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, log }, sessionId, waiting),
+    handOver: (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, router, log }, sessionId, waiting),
     deletes,
   });
   let stopControl: (() => Promise<void>) | null = null;

@@ -16,11 +16,13 @@ import type { Claims } from "../acp/claims.ts";
 import type { Engine } from "../engine/engine.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { heldElsewhere, heldElsewhereSentence } from "../store/holds.ts";
+import { inEditorSentence } from "../acp/whereabouts.ts";
+import { heldElsewhereSentence } from "../store/placement.ts";
 import { getSession } from "../store/sessions.ts";
 import { deleteHere } from "./device-delete.ts";
 import { DeleteAnswer } from "./ipc-protocol.ts";
 import type { Shares } from "./shares.ts";
+import type { ServiceRouter } from "./whereabouts.ts";
 
 export type ServiceDeletesDeps = {
   engine: Engine;
@@ -28,6 +30,7 @@ export type ServiceDeletesDeps = {
   claims: Claims;
   desks: Map<string, CardDesk>;
   shares: Shares;
+  router: ServiceRouter;
   /** Sends the outbox on every link that is up now. */
   sendKept(): void;
   log(line: string): void;
@@ -38,17 +41,20 @@ export class ServiceDeletes {
 
   /** Deletes a session wherever it is held on this device. */
   async delete(sessionId: string): Promise<DeleteAnswer> {
-    const { engine, db, shares } = this.deps;
+    const { engine, db, shares, router } = this.deps;
     if (!getSession(db, sessionId)) return { deleted: false };
-    const terminal = shares.holder(sessionId);
+    const terminal = router.terminal(sessionId);
     if (terminal) {
       // The terminal stops it, starts a new session on its screen, and keeps the deletes itself.
       const answer = DeleteAnswer.safeParse(await terminal.request("_lembas/session/delete", { sessionId }).catch((error: unknown) => ({ refused: `the terminal that shares session ${sessionId} could not delete it: ${errorMessage(error)}` })));
       this.deps.sendKept();
       return answer.success ? answer.data : { refused: `the terminal that shares session ${sessionId} answered the delete with something else` };
     }
-    const hold = heldElsewhere(db, sessionId);
-    if (hold) return { refused: `${heldElsewhereSentence(hold)}, which the service cannot reach: delete it there, or quit it and delete again` };
+    const where = router.where(sessionId);
+    if (where.at === "absent") return { deleted: false };
+    if (where.at === "elsewhere") return { refused: `${heldElsewhereSentence(where.hold)}, which the service cannot reach: delete it there, or quit it and delete again` };
+    // An editor's session runs in this engine but is the editor's: deleting it would pull it from under the editor.
+    if (where.at === "here" && where.by === "editor") return { refused: `${inEditorSentence(sessionId)}: close it there (or end its serve --stdio) and delete again` };
     let deleted: boolean;
     try {
       deleted = await deleteHere(engine, db, sessionId);

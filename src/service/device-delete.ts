@@ -10,7 +10,7 @@ import type { Engine } from "../engine/engine.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { keepDelete } from "../store/deletes.ts";
-import { heldElsewhere, heldElsewhereSentence } from "../store/holds.ts";
+import { heldElsewhere, heldElsewhereSentence } from "../store/placement.ts";
 import { listLogins } from "../store/logins.ts";
 import { givenTo } from "../store/marks.ts";
 import { DeleteAnswer } from "./ipc-protocol.ts";

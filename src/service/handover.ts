@@ -7,26 +7,32 @@
  */
 import type { Claims } from "../acp/claims.ts";
 import type { CardDesk } from "../acp/cards.ts";
+import { inEditorSentence } from "../acp/whereabouts.ts";
 import type { Engine } from "../engine/engine.ts";
 import { errorMessage } from "../errors.ts";
+import { acp } from "../rpc/agent.ts";
 import type { Moves } from "./moves.ts";
+import type { ServiceRouter } from "./whereabouts.ts";
 
-export type HandoverDeps = { engine: Engine; claims: Claims; desks: Map<string, CardDesk>; moves: Moves; log(line: string): void };
+export type HandoverDeps = { engine: Engine; claims: Claims; desks: Map<string, CardDesk>; moves: Moves; router: Pick<ServiceRouter, "where">; log(line: string): void };
 
 /**
  * Lets go of a session for a terminal that takes it; resolves once its hold is released. `waiting`
  * says whether the terminal still waits for it (it may quit meanwhile: then nothing moves).
  */
 export async function handOver(deps: HandoverDeps, sessionId: string, waiting: () => boolean): Promise<void> {
-  const { engine, claims, desks, moves, log } = deps;
-  if (!engine.get(sessionId)) return;
+  const { engine, claims, desks, moves, router, log } = deps;
+  const where = router.where(sessionId);
+  if (where.at !== "here") return;
+  // An editor's session runs in this engine but is the editor's: it is not handed to anyone else.
+  if (where.by === "editor") throw new acp.RequestError(-32602, `${inEditorSentence(sessionId)}: close it there first`);
   moves.begin(sessionId);
   log(`session ${sessionId} moves to a terminal: its running turn finishes first`);
   try {
     await engine.release(sessionId, { finish: true });
   } catch (error) {
     moves.end(sessionId);
-    throw new Error(`session ${sessionId} could not be let go of: ${errorMessage(error)}`);
+    throw new acp.RequestError(-32603, `session ${sessionId} could not be let go of: ${errorMessage(error)}`);
   }
   claims.release(sessionId);
   desks.delete(sessionId);

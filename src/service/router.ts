@@ -20,6 +20,7 @@ import type { AnyMessage, Stream } from "../rpc/stream.ts";
 import { answerBoundMs, PROBE_METHOD, whileAnswering } from "./answering.ts";
 import { cancelledWhileMoving, destination, isUnstarted } from "./follow.ts";
 import type { Forwarder, Outlet, Shares } from "./shares.ts";
+import type { ServiceRouter } from "./whereabouts.ts";
 
 /** The link's requests the terminal that shares the session serves. */
 export const FORWARDED_REQUESTS: ReadonlySet<string> = new Set([
@@ -44,7 +45,7 @@ type Id = string | number;
  * Wraps one link's stream: the returned stream is what the service's handlers are served on, and
  * the outlet is how shares.ts sends on the same link.
  */
-export function routeLink(stream: Stream, shares: Shares, login: string): { stream: Stream; outlet: Outlet } {
+export function routeLink(stream: Stream, shares: Shares, places: Pick<ServiceRouter, "terminal">, login: string): { stream: Stream; outlet: Outlet } {
   const writer = stream.writable.getWriter();
   const send = (message: AnyMessage) => void writer.write(message).catch(() => {});
   const inflight = new Map<Id, AbortController>();
@@ -113,7 +114,7 @@ export function routeLink(stream: Stream, shares: Shares, login: string): { stre
     }
     const sessionId = params?.sessionId;
     if (typeof sessionId !== "string") return false;
-    const holder = shares.holder(sessionId);
+    const holder = places.terminal(sessionId);
     if (!holder) {
       if (id === undefined || id === null || !FORWARDED_REQUESTS.has(method)) return false;
       // Moving to a terminal: held until the terminal shares it, rather than opened here again.

@@ -13,7 +13,7 @@ import { sessionRefusal } from "../acp/places.ts";
 import type { AnyMessage } from "../rpc/stream.ts";
 import type { Db } from "../store/db.ts";
 import { isPendingDelete } from "../store/deletes.ts";
-import { getHold, heldElsewhere } from "../store/holds.ts";
+import { heldElsewhere } from "../store/placement.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import type { ShareParams } from "./ipc-protocol.ts";
@@ -84,8 +84,7 @@ export class Shares {
       if (isPendingDelete(db, sessionId)) return `session ${sessionId} is being deleted`;
       const refused = byName ? null : sessionRefusal(row, remote, db);
       if (refused) return refused;
-      const hold = getHold(db, sessionId);
-      if (hold?.pid !== pid) return `session ${sessionId} is not held by this terminal (pid ${pid})`;
+      if (heldElsewhere(db, sessionId)?.pid !== pid) return `session ${sessionId} is not held by this terminal (pid ${pid})`;
       return null;
     } catch (error) {
       return `session ${sessionId} could not be read from the store: ${error instanceof Error ? error.message : String(error)}`;

@@ -12,7 +12,7 @@ import { acp } from "../rpc/agent.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
 import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, mismatchSentence, wsUnixUrl } from "../service/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
-import { heldElsewhere } from "../store/holds.ts";
+import { heldElsewhere } from "../store/placement.ts";
 import { unfinishedTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 

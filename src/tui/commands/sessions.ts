@@ -1,6 +1,6 @@
 import { cleanTitle } from "../../engine/side-calls.ts";
 import { errorMessage } from "../../errors.ts";
-import { heldElsewhere, heldElsewhereSentence } from "../../store/holds.ts";
+import { heldElsewhere, heldElsewhereSentence } from "../../store/placement.ts";
 import { userMessageCounts } from "../../store/messages.ts";
 import { deleteAnywhere } from "../../service/device-delete.ts";
 import type { DeleteAnswer } from "../../service/ipc-protocol.ts";

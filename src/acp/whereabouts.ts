@@ -1,0 +1,58 @@
+/**
+ * Where a session is held, as every handler asks it (open, claim, delete, status; the service's
+ * router and deletes too): not there; here, in this process's engine, and by which of its front
+ * ends (a link, an editor's connection, the terminal's screen); by another live process; or by
+ * nobody (what a dead holder left settled in the same transaction: store/placement.ts). The
+ * engine says what it runs, the store the rest; the host says which front end has a session open
+ * (the service: its links' claims and its editors, service/whereabouts.ts).
+ */
+import type { Engine } from "../engine/engine.ts";
+import type { Session } from "../engine/session.ts";
+import type { Db } from "../store/db.ts";
+import { type Hold, placeUnrun, type TurnsNow } from "../store/placement.ts";
+import type { SessionRow } from "../store/sessions.ts";
+
+/** Which front end of this process has a session open. */
+export type FrontEnd = "link" | "editor" | "terminal";
+
+export type Whereabouts =
+  | { at: "absent" }
+  | { at: "here"; session: Session; by: FrontEnd | null }
+  | { at: "elsewhere"; row: SessionRow; hold: Hold; turns: TurnsNow }
+  | { at: "nobody"; row: SessionRow; turns: TurnsNow };
+
+export interface SessionRouter {
+  where(sessionId: string): Whereabouts;
+}
+
+/** A process's router: its engine, the store, and `frontEnd` saying which of its front ends has a session open. */
+export function processRouter(engine: Engine, db: Db, frontEnd: (sessionId: string) => FrontEnd | null = () => null): SessionRouter {
+  return {
+    where(sessionId) {
+      const session = engine.get(sessionId);
+      if (session) return { at: "here", session, by: frontEnd(sessionId) };
+      return placeUnrun(db, sessionId);
+    },
+  };
+}
+
+/** The sentence for a session an editor's connection has open in this process. */
+export function inEditorSentence(sessionId: string): string {
+  return `session ${sessionId} is open in an editor on this device`;
+}
+
+/**
+ * Why a link may not open, prompt or delete a session (a sentence), or null: an editor's session
+ * is the editor's, though the service's engine runs it. Another live process's is refused by the
+ * engine's claim, with its own sentence.
+ */
+export function linkRefusal(where: Whereabouts, sessionId: string): string | null {
+  if (where.at === "here" && where.by === "editor") return `${inEditorSentence(sessionId)}: the web may open it once the editor lets go of it`;
+  return null;
+}
+
+/** `held` as `_lembas/session/status` says it: here (this process, for the web), terminal (another front end or process), none. */
+export function heldSaid(where: Whereabouts): "here" | "terminal" | "none" {
+  if (where.at === "here") return where.by === "editor" || where.by === "terminal" ? "terminal" : "here";
+  return where.at === "elsewhere" ? "terminal" : "none";
+}
