@@ -9,7 +9,7 @@ import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
 import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, HEARTBEAT_MS } from "../store/holds.ts";
-import { claimSession, heldElsewhere, heldElsewhereSentence, releaseHold } from "../store/placement.ts";
+import { claimSession, heldElsewhere, heldElsewhereSentence, lostHolds, releaseHold } from "../store/placement.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "./models.ts";
@@ -58,6 +58,7 @@ export class Engine {
     setInterval(() => {
       try {
         beat(options.db);
+        this.letGoOfLost();
       } catch {
         // the next beat tries again
       }
@@ -213,6 +214,24 @@ export class Engine {
     await session.idle();
     this.sessions.delete(id);
     releaseHold(this.deps.db, id);
+  }
+
+  /**
+   * Stops running the sessions this process no longer holds (deleted, or taken by another process
+   * while this one was stopped), so that two processes never write one session: each is closed
+   * here, with a notice saying why.
+   */
+  letGoOfLost(): void {
+    for (const { sessionId, holder } of lostHolds(this.deps.db, [...this.sessions.keys()])) {
+      const session = this.sessions.get(sessionId);
+      if (!session) continue;
+      this.sessions.delete(sessionId);
+      const why = holder
+        ? `session ${sessionId} was taken by another lembas process (${holder.holder}, pid ${holder.pid}) while this one was not running: it is no longer run here`
+        : `session ${sessionId} was deleted while this process was not running: it is no longer run here`;
+      session.bus.emit({ type: "notice", level: "warn", message: why });
+      session.close({ deleted: holder === null });
+    }
   }
 
   private track(session: Session): Session {

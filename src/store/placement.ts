@@ -1,4 +1,4 @@
-import { claimHold, type Hold, heldElsewhere } from "./holds.ts";
+import { claimHold, getHold, type Hold, heldElsewhere } from "./holds.ts";
 import type { Db } from "./db.ts";
 import { getSession, type SessionRow } from "./sessions.ts";
 import { listTurns, settleInterrupted } from "./turns.ts";
@@ -49,6 +49,23 @@ export function claimSession(db: Db, sessionId: string, holder: string, opts: { 
       return other;
     })
     .immediate();
+}
+
+/**
+ * Of the sessions this process runs, those it no longer holds: deleted meanwhile, or taken by
+ * another process while this one was stopped (SIGSTOP past the stale bound, a laptop asleep).
+ * Each with the live process that holds it now, or null when the session is gone.
+ */
+export function lostHolds(db: Db, sessionIds: readonly string[]): { sessionId: string; holder: Hold | null }[] {
+  const lost: { sessionId: string; holder: Hold | null }[] = [];
+  for (const sessionId of sessionIds) {
+    const hold = getHold(db, sessionId);
+    if (hold?.pid === process.pid) continue;
+    // No hold but the session is there: a hold lost to a failed write; this process still runs it alone.
+    if (!hold && getSession(db, sessionId)) continue;
+    lost.push({ sessionId, holder: hold });
+  }
+  return lost;
 }
 
 export { type Hold, heldElsewhere, heldElsewhereSentence, releaseHold } from "./holds.ts";
