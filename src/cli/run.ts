@@ -34,6 +34,7 @@ export default defineCommand({
     const effort = args.effort === undefined ? undefined : Effort.safeParse(args.effort);
     if (effort && !effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
     if (args.format !== "text" && args.format !== "json") throw new UserError("--format must be text or json", 2);
+    if (!args.prompt.trim()) throw new UserError("the prompt is empty: say what to do, as in lembas run \"fix the failing test\"", 2);
 
     const ctx = createContext();
     const { engine, models } = createEngine(ctx, "run");

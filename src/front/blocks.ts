@@ -43,6 +43,7 @@ export function typedText(blocks: readonly Block[]): string {
  * binary one referenced by path). Limits are checked on decoded sizes before anything is written.
  */
 export function readBlocks(blocks: readonly Block[], attachmentsDir: string): ReadBlocks {
+  if (blocks.every((b) => b.type === "text" && !b.text.trim())) throw new BlockError("the prompt is empty: send some text, an image or a file");
   checkSizes(blocks);
   const decoded = blocks.map(decode);
   const parts: string[] = [];

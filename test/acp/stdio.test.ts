@@ -226,6 +226,18 @@ describe("bad input never kills the agent", () => {
     await expectAlive();
   });
 
+  test("an empty prompt (no blocks, or blank text only) is refused with a sentence, and the model is not called", async () => {
+    await a.agent.request("initialize", initializeParams);
+    const { sessionId } = (await a.agent.request("session/new", { cwd: a.project, mcpServers: [] })) as { sessionId: string };
+    for (const prompt of [[], [{ type: "text", text: "  \n " }]]) {
+      const error = await rpcError(a.agent.request("session/prompt", { sessionId, prompt }));
+      expect(error.code).toBe(-32602);
+      expect(error.message).toContain("the prompt is empty");
+    }
+    expect(a.model.requests.filter((r) => isStep(r.body)).length).toBe(0);
+    await expectAlive();
+  });
+
   test("a request before initialize is refused", async () => {
     const error = await rpcError(a.agent.request("session/new", { cwd: a.project, mcpServers: [] }));
     expect(error.code).toBe(-32600);

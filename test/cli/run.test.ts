@@ -80,6 +80,10 @@ describe("lembas run", () => {
     const unknown = await run(["--session", "ses_nope", "x"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("there is no session ses_nope");
+    const empty = await run(["  "]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim()).toStartWith("lembas: the prompt is empty");
+    expect(empty.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   test("with no connection and no local server it says how to add one", async () => {
