@@ -5,14 +5,16 @@
 // service's own is its engine → the link. Rounds alternate between the two. The reply is 20,000
 // small chunks in paragraphs of 80 words, as answers come; the same words as one paragraph are
 // measured too, the terminal's worst case (it redraws the paragraph still growing at every chunk).
-// One JSON line; goal: shared ≥ 0.8× the service's (in paragraphs).
+// One JSON line; goal: shared ≥ 0.8× the service's (in paragraphs). ROUNDS=<n> (default 5) and
+// SHAPES=paragraphs,one_paragraph choose what is run; LEMBAS_PROF=<dir> profiles the terminal and
+// the service (Bun's --cpu-prof, with its markdown summary) into <dir>/terminal and <dir>/service.
 import { startDevice } from "../test/support/device.ts";
 import { step } from "../test/support/engine.ts";
 import type { Link } from "../test/support/instance.ts";
 import { HAVE_TMUX, openScreen } from "../test/support/tmux.ts";
 
 const CHUNKS = 20_000;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const words = Array.from({ length: CHUNKS }, (_, i) => `w${i % 10}`);
 const replies = {
   paragraphs: words.map((w, i) => (i % 80 === 79 ? `${w}\n\n` : `${w} `)),
@@ -69,7 +71,7 @@ try {
   const shared = announce.sessionId;
   const { sessionId: own } = (await link.request("session/new", { cwd: device.project, mcpServers: [] })) as { sessionId: string };
   const figures: Record<string, number> = {};
-  for (const shape of ["paragraphs", "one_paragraph"] as const) {
+  for (const shape of (process.env.SHAPES?.split(",") ?? ["paragraphs", "one_paragraph"]) as Shape[]) {
     const sharedRuns: { window: number; frames: number }[] = [];
     const ownRuns: { window: number; frames: number }[] = [];
     // Round 0 warms both paths and is not counted.
@@ -93,6 +95,13 @@ try {
     figures[`${key}ratio`] = Math.round((sharedRate / ownRate) * 100) / 100;
   }
   console.log(JSON.stringify({ bench: "share", chunks: CHUNKS, rounds: ROUNDS, ...figures, goal: 0.8 }));
+  if (process.env.LEMBAS_PROF) {
+    // A profile is written when the program exits of itself: Ctrl-D twice quits the terminal.
+    await s.type("C-d");
+    await s.type("C-d");
+    await s.exited(10_000);
+    await device.kill("SIGTERM");
+  }
   await s.close();
 } finally {
   await device.close();

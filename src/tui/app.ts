@@ -7,7 +7,8 @@ import { GlobalKeys, type KeySurface, nextMode } from "./keys.ts";
 import { findTuiCommand } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
-import { type Component, ProcessTerminal, type Terminal, Text, type TUI, TuiMainScreen } from "./kit.ts";
+import { type Component, ProcessTerminal, type Terminal, Text, type TUI } from "./kit.ts";
+import { PacedScreen } from "./paced-screen.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
@@ -70,7 +71,7 @@ export class TuiApp implements AppSurface {
   ) {
     this.theme = makeTheme(configuredTheme(runtime));
     this.cards = new CardViews(this.theme);
-    this.tui = new TuiMainScreen(terminal);
+    this.tui = new PacedScreen(terminal);
     this.header = new Text("", 0, 0);
     this.transcript = new Transcript(this.theme);
     this.status = new StatusBar(this.theme);

@@ -1,3 +1,5 @@
+import { Marked } from "@earendil-works/pi-tui";
+
 /**
  * The one door to the terminal UI library (@earendil-works/pi-tui, pinned): every other file of
  * src/tui imports what it draws with from here, so that the library can be replaced in one place.
@@ -31,3 +33,17 @@ export {
   visibleWidth,
   wrapTextWithAnsi,
 } from "@earendil-works/pi-tui";
+
+/**
+ * marked's setext-heading rule (a paragraph underlined with === or ---) is a lazy regex that costs
+ * about a microsecond a character on JavaScriptCore, on every paragraph it is tried on: a streaming
+ * answer's live paragraph pays it at every frame (80 ms a frame for a 60,000-character one). It
+ * can only match where a line of up to three spaces and = or - follows a newline, so without one
+ * it is not tried: the same tokens, found in a few microseconds.
+ */
+const { Tokenizer } = new Marked();
+const setextHeading = Tokenizer.prototype.lheading;
+const UNDERLINE = /\n {0,3}[=-]/;
+Tokenizer.prototype.lheading = function lheading(this: InstanceType<typeof Tokenizer>, src: string) {
+  return UNDERLINE.test(src) ? setextHeading.call(this, src) : undefined;
+};

@@ -4,7 +4,7 @@ import { openDb } from "../../src/store/db.ts";
 import { trustDir } from "../../src/store/trust.ts";
 import { type Instance, type Link, startInstance } from "./instance.ts";
 import { type ScriptedModel, startModel } from "./model.ts";
-import { ENTRY, runLembas, type Sandbox, sandbox } from "./run.ts";
+import { ENTRY, profiling, runLembas, type Sandbox, sandbox } from "./run.ts";
 
 export const TOKEN = "device-token-0123456789";
 
@@ -65,7 +65,7 @@ export async function startDevice(opts: { protocols?: number[] | null; protocol?
     service: null,
     log: () => logText,
     async serve(o = {}) {
-      const proc = Bun.spawn([process.execPath, ENTRY, "serve"], {
+      const proc = Bun.spawn([process.execPath, ...profiling("service"), ENTRY, "serve"], {
         cwd: box.dir,
         env: { ...box.env, LEMBAS_LOG_STDERR: "1", ...o.env },
         stdin: "ignore",

@@ -5,6 +5,12 @@ import { join, resolve } from "node:path";
 export const ROOT = resolve(import.meta.dir, "../..");
 export const ENTRY = join(ROOT, "src/index.ts");
 
+/** With `LEMBAS_PROF=<dir>` (bench/share.ts), Bun's flags that profile the program into <dir>/<who>. */
+export function profiling(who: string): string[] {
+  const dir = process.env.LEMBAS_PROF;
+  return dir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${join(dir, who)}`] : [];
+}
+
 /** A throwaway config dir and state dir for one test, removed by cleanup(). */
 export type Sandbox = { dir: string; configDir: string; stateDir: string; env: Record<string, string>; cleanup(): void };
 

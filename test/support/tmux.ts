@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_WAIT_MS, sleep } from "./recorder.ts";
-import { ENTRY, type Sandbox } from "./run.ts";
+import { ENTRY, profiling, type Sandbox } from "./run.ts";
 
 export const HAVE_TMUX = Bun.which("tmux") !== null;
 if (!HAVE_TMUX) console.warn("\n!!! tmux is not installed: the terminal UI tests are SKIPPED (CI installs it) !!!\n");
@@ -60,7 +60,7 @@ export async function openScreen(
   const exports = Object.entries(env)
     .map(([k, v]) => `export ${k}=${shellQuote(v)}`)
     .join("; ");
-  const command = [process.execPath, ENTRY, ...(opts.args ?? [])].map(shellQuote).join(" ");
+  const command = [process.execPath, ...profiling("terminal"), ENTRY, ...(opts.args ?? [])].map(shellQuote).join(" ");
   const script = join(dir, "run.sh");
   // In the foreground (a background job's stdin is not the terminal); the pid is the program's, by exec.
   const inner = `echo $$ > ${shellQuote(pidFile)}; exec ${command}`;

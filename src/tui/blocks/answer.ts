@@ -4,7 +4,9 @@ import { plain } from "./plain.ts";
 /**
  * The model's answer as it streams: markdown cut into parts at blank lines outside code fences.
  * A finished part is parsed and drawn once and kept; only the part still growing is parsed again
- * at each chunk, so a long answer costs what its last paragraph costs.
+ * at each frame, so a long answer costs what its last paragraph costs. A chunk is only kept until
+ * the next frame (or until the text is asked for): the chunks of a frame are cleaned and cut as
+ * one piece, so a fast stream costs the terminal a few array pushes a chunk.
  */
 export class AnswerBlock implements Component {
   private readonly done: Markdown[] = [];
@@ -22,13 +24,24 @@ export class AnswerBlock implements Component {
   }
 
   get text(): string {
+    this.absorb();
     return this.doneText + this.tail;
   }
 
   private doneText = "";
+  /** The chunks appended since the last frame, not yet cleaned nor cut. */
+  private pending: string[] = [];
 
   append(delta: string): void {
-    this.tail += plain(delta);
+    this.pending.push(delta);
+  }
+
+  /** The chunks since the last frame, cleaned and cut into finished parts as one piece. */
+  private absorb(): void {
+    if (this.pending.length === 0) return;
+    const piece = this.pending.length === 1 ? (this.pending[0] ?? "") : this.pending.join("");
+    this.pending = [];
+    this.tail += plain(piece);
     for (;;) {
       const cut = settledEnd(this.tail, this.scan);
       if (cut < 0) break;
@@ -37,7 +50,7 @@ export class AnswerBlock implements Component {
       this.tail = this.tail.slice(cut);
       if (part.trim()) this.done.push(this.part(part.trimEnd()));
     }
-    // The live part is given its text when it is drawn: a chunk costs its own length, not the paragraph's.
+    // The live part is given its text when it is drawn: a frame costs its chunks' length, not the paragraph's.
     this.liveStale = true;
   }
 
@@ -45,6 +58,7 @@ export class AnswerBlock implements Component {
 
   /** Replaces the whole text (a retried step took back what it streamed). */
   reset(text = ""): void {
+    this.pending = [];
     this.done.length = 0;
     this.doneText = "";
     this.tail = "";
@@ -56,6 +70,7 @@ export class AnswerBlock implements Component {
   }
 
   render(width: number): readonly string[] {
+    this.absorb();
     let doneLines: string[];
     if (this.cache && this.cache.width === width && this.cache.doneCount === this.done.length) doneLines = this.cache.doneLines;
     else {

@@ -17,10 +17,21 @@ export class ReasoningBlock extends CachedBlock {
     super();
   }
 
+  /** The chunks since the last frame: cleaned as one piece when drawn, so a chunk costs a push. */
+  private pending: string[] = [];
+
   append(delta: string): void {
-    this.text += plain(delta);
+    this.pending.push(delta);
     this.last = Date.now();
     this.invalidate();
+  }
+
+  private absorb(): string {
+    if (this.pending.length > 0) {
+      this.text += plain(this.pending.join(""));
+      this.pending = [];
+    }
+    return this.text;
   }
 
   get isFolded(): boolean {
@@ -45,10 +56,24 @@ export class ReasoningBlock extends CachedBlock {
   }
 
   protected draw(width: number): string[] {
-    const words = this.text.trim().split(/\s+/).filter(Boolean).length;
-    if (this.folded) return ["", this.theme.dim(`∴ thought${this.seconds ? ` for ${this.seconds}s` : ""} (${words} words)`)];
-    const lines = hanging(this.text.trim(), width, "∴ ", "  ");
-    const shown = lines.length > LIVE_LINES ? ["  …", ...lines.slice(-LIVE_LINES)] : lines;
-    return ["", ...shown.map((line) => this.theme.dim(this.theme.italic(line)))];
+    const text = this.absorb().trim();
+    if (this.folded) {
+      const words = text.split(/\s+/).filter(Boolean).length;
+      return ["", this.theme.dim(`∴ thought${this.seconds ? ` for ${this.seconds}s` : ""} (${words} words)`)];
+    }
+    return ["", ...liveLines(text, width).map((line) => this.theme.dim(this.theme.italic(line)))];
   }
+}
+
+/**
+ * The newest LIVE_LINES lines of the reasoning wrapped to the width, under "  …" when there are
+ * more: its lines wrapped from the last one back until there are more than LIVE_LINES (each line
+ * wraps on its own), so a frame of a long reasoning costs its last lines, not all of it.
+ */
+export function liveLines(text: string, width: number): string[] {
+  const lines = text.split("\n");
+  const tail: string[] = [];
+  for (let i = lines.length - 1; i > 0 && tail.length <= LIVE_LINES; i--) tail.unshift(...hanging(lines[i] ?? "", width, "  ", "  "));
+  const wrapped = tail.length > LIVE_LINES ? tail : hanging(text, width, "∴ ", "  ");
+  return wrapped.length > LIVE_LINES ? ["  …", ...wrapped.slice(-LIVE_LINES)] : wrapped;
 }
