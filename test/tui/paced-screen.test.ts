@@ -109,7 +109,8 @@ describe("frames paced by their cost", () => {
     line.text = "forced";
     s.requestRender(true);
     await until(() => line.draws.length >= 2);
-    expect((line.draws[1]?.at ?? 0) - slowEnd).toBeLessThan(30);
+    // Before the 80 ms the held request waits for (a loaded machine may be slow, never that slow).
+    expect((line.draws[1]?.at ?? 0) - slowEnd).toBeLessThan(75);
     expect(line.draws[1]?.text).toBe("forced");
     // The held request went with the forced frame: no frame later for nothing.
     await Bun.sleep(120);
@@ -126,7 +127,8 @@ describe("frames paced by their cost", () => {
       line.text = `frame ${i}`;
       s.requestRender();
       await until(() => line.draws.length > before);
-      expect((line.draws.at(-1)?.at ?? 0) - asked).toBeLessThan(40);
+      // Well under what a held frame would wait after the 40 ms one of the tests above.
+      expect((line.draws.at(-1)?.at ?? 0) - asked).toBeLessThan(75);
       expect(line.draws.at(-1)?.text).toBe(`frame ${i}`);
     }
   });

@@ -1,7 +1,6 @@
 /**
  * marked's setext-heading rule is tried only on text with an underline (src/tui/kit.ts): headings
- * underlined with === or --- are still headings, and a long paragraph streaming (no underline
- * anywhere) is drawn without the rule's microsecond a character.
+ * underlined with === or --- are still headings, and what has no underline is drawn as before.
  */
 import { describe, expect, test } from "bun:test";
 import { Markdown } from "../../src/tui/kit.ts";
@@ -27,13 +26,11 @@ describe("setext headings", () => {
     expect(draw("a - b = c\nd")).toContain("a - b = c");
   });
 
-  test("a 60,000-character paragraph is drawn in a few milliseconds, not 80", () => {
-    const long = Array.from({ length: 20_000 }, (_, i) => `w${i % 10} `).join("");
-    draw("warm up");
-    const start = performance.now();
+  // How fast it is drawn is bench/share.ts's figure, not a test's: here, that it is drawn whole.
+  test("a 60,000-character paragraph with no underline is drawn whole, as one paragraph", () => {
+    const long = Array.from({ length: 20_000 }, (_, i) => `w${i % 10}`).join(" ");
     const lines = new Markdown(long, 0, 0, theme).render(120);
-    const took = performance.now() - start;
     expect(lines.length).toBeGreaterThan(400);
-    expect(took).toBeLessThan(40);
+    expect(lines.map((l) => l.trim()).join(" ").replace(/\s+/g, " ").trim()).toBe(long);
   });
 });
