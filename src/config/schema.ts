@@ -24,8 +24,22 @@ export const Connection = z
     base_url: z.url({ message: "must be a URL such as http://127.0.0.1:11434/v1" }),
     api_key_env: z.string().min(1).optional(),
     api_key: z.string().min(1).optional(),
-    /** Context window for every model of this connection when /v1/models does not say. */
+    /** Context window (tokens) for every model of this connection, over what discovery says. */
+    context: z.number().int().positive().optional(),
+    /** The older name of `context`, still read. */
     context_length: z.number().int().positive().optional(),
+    /** The most tokens a reply may have (sent as max_tokens), over what discovery says. */
+    max_output: z.number().int().positive().optional(),
+    /** false: this connection's models take no tools, and a turn is plain chat. */
+    supports_tools: z.boolean().optional(),
+    /** Whether its models take reasoning_effort (true), or never (false); unset: found out. */
+    reasoning: z.boolean().optional(),
+    /** Seconds without a byte from the server before a stream is given up (and retried). */
+    idle_timeout: z.number().positive().max(3600).optional(),
+    /** Headers sent with every request to this connection (after the Authorization one). */
+    headers: z.record(z.string().min(1), z.string()).optional(),
+    /** Fields merged into every request body to this connection (e.g. Ollama's options, OpenRouter's provider). */
+    body: z.record(z.string().min(1), z.unknown()).optional(),
     /** Whether this connection's models take images; unset means: ask /v1/models, else no. */
     vision: z.boolean().optional(),
   })

@@ -25,7 +25,8 @@ export function endpointFromConnection(name: string, conn: Connection, env: Env)
     apiKey: conn.api_key ?? keyFromEnv(conn.api_key_env, env),
     authHint: connectionAuthHint(name, conn, env),
   };
-  if (conn.context_length !== undefined) endpoint.contextLength = conn.context_length;
+  const context = conn.context ?? conn.context_length;
+  if (context !== undefined) endpoint.contextLength = context;
   return endpoint;
 }
 

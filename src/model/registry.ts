@@ -153,7 +153,7 @@ export class ModelRegistry implements ModelSource {
         models: null,
         error: null,
         ...(conn.vision !== undefined ? { vision: conn.vision } : {}),
-        ...(conn.context_length !== undefined ? { contextLength: conn.context_length } : {}),
+        ...((conn.context ?? conn.context_length) !== undefined ? { contextLength: conn.context ?? conn.context_length } : {}),
       });
     }
     for (const login of this.logins) endpoints.push({ endpoint: endpointFromLogin(login), models: null, error: null });
