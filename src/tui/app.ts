@@ -73,7 +73,7 @@ export class TuiApp implements AppSurface {
     this.cards = new CardViews(this.theme);
     this.tui = new PacedScreen(terminal);
     this.header = new Text("", 0, 0);
-    this.transcript = new Transcript(this.theme);
+    this.transcript = new Transcript(this.theme, (turnId) => (runtime.share?.fromWeb(turnId) ? "from the web" : null));
     this.status = new StatusBar(this.theme);
     this.editor = new Composer(this.tui, editorTheme(this.theme), {
       completion: sessionSources(runtime),

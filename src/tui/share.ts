@@ -24,12 +24,15 @@ import { errorMessage } from "../errors.ts";
 import type { CommandSet } from "../project/commands.ts";
 import type { FileIndexes } from "../project/files.ts";
 import type { acp } from "../rpc/agent.ts";
-import type { Stream } from "../rpc/stream.ts";
+import type { AnyMessage, Stream } from "../rpc/stream.ts";
 import { LinksParams, type ShareParams } from "../service/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
 import type { CardDesk } from "./cards.ts";
 import { SharedCards } from "./share-cards.ts";
 import { ShareChoices, sharedLine } from "./share-choices.ts";
+
+/** How many of the web's turn ids are remembered, to mark its prompts in the transcript. */
+const WEB_TURNS_KEPT = 1000;
 
 /** How long quitting or switching waits for the service to take a leave. */
 const LEAVE_WAIT_MS = 2000;
@@ -92,7 +95,7 @@ export class TerminalShare {
 
   /** Mounts the ACP handlers on a new IPC connection (ServiceLink's `serve`). */
   serve(stream: Stream): { connection: acp.AgentConnection; close(): void } {
-    const server = serveAcp(stream, this.host());
+    const server = serveAcp(this.noted(stream), this.host());
     const served = { server, connection: server.connection, up: false };
     this.served = served;
     return {
@@ -120,6 +123,33 @@ export class TerminalShare {
 
   /** The shares sent and not yet answered: a leave of one waits for its answer, so it is left, not kept. */
   private readonly pending = new Map<string, Promise<ShareOutcome>>();
+
+  /** The turn ids of the web's prompts seen here (the service's `session/prompt`s), the newest kept. */
+  private readonly webTurns = new Set<string>();
+
+  /** Whether a turn is one the web sent (its prompt came through the service), for the transcript to say so. */
+  fromWeb(turnId: string): boolean {
+    return this.webTurns.has(turnId);
+  }
+
+  /** The IPC stream, its prompts' turn ids noted on the way in. */
+  private noted(stream: Stream): Stream {
+    const turns = this.webTurns;
+    const readable = stream.readable.pipeThrough(
+      new TransformStream<AnyMessage, AnyMessage>({
+        transform(message, controller) {
+          const m = message as { method?: unknown; params?: { _meta?: { lembas?: { turnId?: unknown } } } };
+          const turnId = m.method === "session/prompt" ? m.params?._meta?.lembas?.turnId : undefined;
+          if (typeof turnId === "string") {
+            turns.add(turnId);
+            if (turns.size > WEB_TURNS_KEPT) turns.delete(turns.values().next().value as string);
+          }
+          controller.enqueue(message);
+        },
+      }),
+    );
+    return { readable, writable: stream.writable };
+  }
 
   /** Shares a session when it is to be shared (share-choices.ts) and a service is there; else says why not. */
   async share(session: Session): Promise<ShareOutcome> {

@@ -27,7 +27,11 @@ export class Transcript extends Container {
   cwd = "";
   root = "";
 
-  constructor(private readonly theme: Theme) {
+  constructor(
+    private readonly theme: Theme,
+    /** Where a turn's prompt came from when not this terminal ("from the web"), or null. */
+    private readonly sentFrom: (turnId: string) => string | null = () => null,
+  ) {
     super();
     this.md = this.markdown();
   }
@@ -75,7 +79,7 @@ export class Transcript extends Container {
     switch (event.type) {
       case "prompt":
         this.settle();
-        this.addChild(new UserMessage(event.text, this.theme, event.attachments ?? []));
+        this.addChild(new UserMessage(event.text, this.theme, event.attachments ?? [], this.sentFrom(event.turnId)));
         return true;
       case "step":
         this.endStep();

@@ -68,6 +68,12 @@ describe.skipIf(!HAVE_TMUX)("a terminal's session shared through the service", (
     expect(chunks.map((c) => c.update.content?.text ?? "").join("")).toBe("answered for the web");
     await s.waitFor("› hello from the web");
     await s.waitFor("answered for the web");
+    // The terminal says where the prompt came from; its own prompts say nothing of the kind.
+    expect(s.text()).toMatch(/› hello from the web\n\s+sent from the web/);
+    d.model.push(step({ text: "answered here" }));
+    await s.type("typed here", "Enter");
+    await s.waitFor("answered here");
+    expect(s.text()).not.toMatch(/› typed here\n\s+sent from the web/);
 
     // History comes from the store: the web's turn is in it.
     const history = (await link.request("_lembas/session/history", { sessionId })) as { turns: unknown[] };
