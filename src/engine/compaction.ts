@@ -88,14 +88,18 @@ export class Compaction {
       this.lastEstimate = this.estimate(request);
       return null;
     } catch (cause) {
+      // Cancelled meanwhile: the step sent again ends at once as cancelled.
+      if (request.signal.aborted) return null;
       return `${error.message}; compacting the history failed: ${errorMessage(cause)}`;
     }
   }
 
   /** The server's usage for the request just sent; tells a server that read less than it was sent. */
   reportUsage(model: ResolvedModel, promptTokens: number): void {
+    // Some servers send a usage of zeros: that is no report, and the estimate stands.
+    if (promptTokens <= 0) return;
     this.reported = { promptTokens, estimate: this.lastEstimate };
-    if (!looksLikeOllama(model) || promptTokens <= 0 || this.lastEstimate < CUT_SIGN * promptTokens || this.lastEstimate < 1_024) return;
+    if (!looksLikeOllama(model) || this.lastEstimate < CUT_SIGN * promptTokens || this.lastEstimate < 1_024) return;
     // Ollama cuts a prompt longer than its num_ctx and says nothing; its usage shows how much it read.
     this.seenWindow = promptTokens;
     this.tellOnce(
@@ -193,13 +197,13 @@ export function overflowed(outcome: StepOutcome): outcome is Extract<StepOutcome
 }
 
 /**
- * Whether the model is served by Ollama, known by its documented port (11434) until the dialect
- * table says which family a connection is. Ollama's /v1 takes no `options` (docs.ollama.com,
+ * Whether the model is served by Ollama, known by its documented port (11434) or a connection
+ * named for it, until the dialect table says which family a connection is. Ollama's /v1 takes no `options` (docs.ollama.com,
  * OpenAI compatibility, "Setting the context size"), so num_ctx cannot be sent from here.
  */
 function looksLikeOllama(model: ResolvedModel): boolean {
   try {
-    return new URL(model.endpoint.baseUrl).port === "11434";
+    return new URL(model.endpoint.baseUrl).port === "11434" || /ollama/i.test(model.connection);
   } catch {
     return false;
   }
