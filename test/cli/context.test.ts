@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, isSummary, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -33,4 +34,14 @@ test("lembas run -c: a server's context overflow is compacted away and the answe
   const text = retried.map((m) => contentText(m.content)).join("\n");
   expect(text).toContain("SUMMARY: one question so far.");
   expect(text).toContain("second question");
+});
+
+test("an Ollama connection: its window is said to be the server's, and a prompt it cut without a word is said", async () => {
+  writeFileSync(join(box.configDir, "config.yaml"), `model: ollama/test-model\nconnections:\n  ollama:\n    base_url: ${model.url}\n`);
+  // Ollama cuts a prompt longer than its num_ctx and reports only what it read (2048 of about 10 000).
+  model.push(step({ text: "the first answer", usage: { prompt_tokens: 2_048, completion_tokens: 3 } }));
+  const first = await run([Array.from({ length: 4_000 }, (_, i) => `word${i}`).join(" ")]);
+  expect(first.code).toBe(0);
+  expect(first.stderr).toContain("is the one its Ollama server was started with (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in a Modelfile");
+  expect(first.stderr).toContain("read only 2048 tokens of a request of about");
 });
