@@ -1,6 +1,7 @@
 import type { SessionBus } from "../bus/index.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { displayUrl, type ModelError } from "../model/errors.ts";
+import { windowInOverflow } from "../model/overflow.ts";
 import type { ToolSpec } from "../model/request.ts";
 import type { TodoItem } from "../tools/tool.ts";
 import { DEFAULT_CONTEXT, type ResolvedModel } from "./models.ts";
@@ -15,7 +16,7 @@ export const COMPACT_AT = 0.8;
 const SUMMARY_ROOM = 4_096;
 /** A tool output longer than this is cut first when the summary call would not fit. */
 const KEEP_OF_OUTPUT = 600;
-/** The window reported as Ollama's once it cut a prompt: it reports how much it read. */
+/** A request estimated at this many times what the server says it read was cut by the server. */
 const CUT_SIGN = 2;
 
 /** What compaction needs of its session: the history, where the summary is kept, and the bus. */
@@ -47,7 +48,7 @@ export class Compaction {
   private reported: { promptTokens: number; estimate: number } | null = null;
   private lastEstimate = 0;
   /** A window seen in practice (an Ollama server that cut the prompt), smaller than the model's. */
-  private seenWindow: number | null = null;
+  private seen: { ref: string; window: number } | null = null;
   private readonly tally = new HistoryTally();
   private readonly told = new Set<string>();
   private toolKey: { names: string; tokens: number } | null = null;
@@ -57,7 +58,7 @@ export class Compaction {
   /** The window compaction works to: the model's, the safe default, or what a server showed it holds. */
   window(model: ResolvedModel): number {
     const known = model.contextLength ?? DEFAULT_CONTEXT;
-    return this.seenWindow === null ? known : Math.min(known, this.seenWindow);
+    return this.seen?.ref === model.ref ? Math.min(known, this.seen.window) : known;
   }
 
   /** Before a step: compacts when the request would come near the window. */
@@ -67,7 +68,7 @@ export class Compaction {
     const projected = this.reported ? this.reported.promptTokens + Math.max(0, estimate - this.reported.estimate) : estimate;
     this.lastEstimate = estimate;
     if (projected < this.window(request.model) * COMPACT_AT) return;
-    if (request.model.contextLength === null && this.seenWindow === null) this.tellOnce(`assumed:${request.model.ref}`, assumedWindow(request.model));
+    if (request.model.contextLength === null && this.seen?.ref !== request.model.ref) this.tellOnce(`assumed:${request.model.ref}`, assumedWindow(request.model));
     try {
       if (await this.summarise(request.model, request.signal, { auto: true, turnId: request.turnId })) this.lastEstimate = this.estimate(request);
     } catch (error) {
@@ -82,6 +83,9 @@ export class Compaction {
    */
   async afterOverflow(request: StepRequest, error: ModelError): Promise<string | null> {
     this.host.bus.emit({ type: "notice", level: "info", message: `${error.message}: compacting the history and trying again` });
+    // The server knows its window better than a guess: the summary is made to fit the one it names.
+    const named = windowInOverflow(error.message);
+    if (named !== null && named < this.window(request.model)) this.seen = { ref: request.model.ref, window: named };
     try {
       const done = await this.summarise(request.model, request.signal, { auto: true, turnId: request.turnId });
       if (!done) return `${error.message}; nothing older than this step is left to compact`;
@@ -101,7 +105,7 @@ export class Compaction {
     this.reported = { promptTokens, estimate: this.lastEstimate };
     if (!looksLikeOllama(model) || this.lastEstimate < CUT_SIGN * promptTokens || this.lastEstimate < 1_024) return;
     // Ollama cuts a prompt longer than its num_ctx and says nothing; its usage shows how much it read.
-    this.seenWindow = promptTokens;
+    this.seen = { ref: model.ref, window: promptTokens };
     this.tellOnce(
       `cut:${model.ref}`,
       `the Ollama server at ${displayUrl(model.endpoint.baseUrl)} read only ${promptTokens} tokens of a request of about ${this.lastEstimate}: it cut the conversation to the window it was started with. The history is compacted to fit ${promptTokens} tokens; for more, start Ollama with OLLAMA_CONTEXT_LENGTH or give the model PARAMETER num_ctx in a Modelfile, and set context: under the connection in config.yaml`,

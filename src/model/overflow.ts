@@ -47,3 +47,22 @@ export function saysContextOverflow(text: string): boolean {
   if (NOT_OVERFLOW.test(text)) return false;
   return OVERFLOW_WORDINGS.some((wording) => wording.test(text));
 }
+
+/** Where the wordings above give the window itself (OpenAI, vLLM, OpenRouter, Anthropic, Gemini, Mistral, xAI, Together). */
+const WINDOW_IN_WORDING: readonly RegExp[] = [
+  /maximum context length is (\d+)/i,
+  /tokens > (\d+) maximum/i,
+  /maximum number of tokens allowed \((\d+)\)/i,
+  /with (\d+) maximum context length/i,
+  /maximum prompt length is (\d+)/i,
+  /model's context length \((\d+) tokens\)/i,
+];
+
+/** The window a server's overflow error names, when it names one. */
+export function windowInOverflow(text: string): number | null {
+  for (const wording of WINDOW_IN_WORDING) {
+    const tokens = Number(wording.exec(text)?.[1]);
+    if (Number.isInteger(tokens) && tokens > 0) return tokens;
+  }
+  return null;
+}

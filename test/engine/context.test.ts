@@ -105,6 +105,28 @@ describe("a server's context overflow", () => {
     expect(ofType(h.events(session), "text").map((e) => e.delta).join("")).toContain("recovered");
   });
 
+  test("the window the server names is the one the summary is made to fit, not the assumed one", async () => {
+    h = await engineHarness();
+    const session = await h.session();
+    for (let turn = 0; turn < 4; turn++) {
+      h.model.push(step({ text: `answer ${turn}` }));
+      await session.prompt({ text: words(1_500, `turn${turn}x`) });
+      await session.idle();
+    }
+    const fits = (b: ChatRequest) => tokensOf(b) < 8_192;
+    h.model.push(
+      step({ text: "recovered", fail: { status: 400, body: OVERFLOWS[0]?.[2] ?? "" }, failTimes: 1 }),
+      { match: (b) => isSummary(b) && !fits(b), text: "", fail: { status: 400, body: OVERFLOWS[0]?.[2] ?? "" }, failTimes: 100 },
+    );
+    for (let i = 1; i <= 5; i++) h.model.push({ match: (b) => isSummary(b) && fits(b), text: `SUMMARY part ${i}` });
+    const before = h.model.requests.length;
+    const answer = await session.prompt({ text: "go on" });
+    expect(answer.error).toBeUndefined();
+    const summaries = h.model.requests.slice(before).filter((r) => isSummary(r.body));
+    expect(summaries.length).toBeGreaterThan(1);
+    for (const r of summaries) expect(fits(r.body)).toBe(true);
+  });
+
   test("an overflow with nothing left to compact ends the turn with a sentence, sent once more at most", async () => {
     h = await engineHarness();
     h.model.push(step({ text: "never", fail: { status: 400, body: OVERFLOWS[0]?.[2] ?? "" }, failTimes: 5 }));
