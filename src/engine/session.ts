@@ -486,7 +486,8 @@ export class Session {
       if (signal.aborted) return { stopReason: "cancelled" };
       const tools = this.toolsFor(this.turnMode);
       const specs = tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: inputSchema(t) } }));
-      const request = { model, turnId, todos: this.todos, system: sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir), tools: specs, signal };
+      const system = sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir);
+      const request = { model, turnId, todos: this.todos, system, tools: specs, signal };
       await this.compaction.beforeStep(request);
       this.takeInbox(turnId);
       this.bus.emit({ type: "step", turnId, step });
