@@ -10,11 +10,13 @@ import type { StoredMessage } from "./records.ts";
 export function toChatMessages(
   system: string,
   messages: readonly StoredMessage[],
-  opts: { summary: string | null; summarySeq: number | null; vision: boolean },
+  opts: { summary: string | null; summarySeq: number | null; vision: boolean; afterSummary?: string | undefined },
 ): ChatMessage[] {
   const out: ChatMessage[] = [{ role: "system", content: system }];
   if (opts.summary) {
-    out.push({ role: "user", content: `A summary of our conversation so far (the full history was compacted):\n\n${opts.summary}` });
+    // What a running turn must not lose (its task, the todo list) follows the summary: compaction.ts.
+    const after = opts.afterSummary ? `\n\n${opts.afterSummary}` : "";
+    out.push({ role: "user", content: `A summary of our conversation so far (the full history was compacted):\n\n${opts.summary}${after}` });
     out.push({ role: "assistant", content: "Understood. I will continue from this summary." });
   }
   const visible = messages.filter((m) => opts.summarySeq === null || m.seq > opts.summarySeq);

@@ -2,6 +2,7 @@ import type { EventOf, SessionBus } from "../bus/index.ts";
 import type { Paths } from "../config/paths.ts";
 import { type Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
+import type { ToolSpec } from "../model/request.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
 import { type Db, storeFailure } from "../store/db.ts";
@@ -9,17 +10,18 @@ import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messag
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
+import { Compaction, overflowed } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
 import { type Interaction, nobody } from "./interaction.ts";
-import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./models.ts";
+import type { ModelSource, ResolvedModel } from "./models.ts";
 import { lowerMode, modeAction } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings } from "./settings.ts";
-import { cleanTitle, modelSummary, modelTitle, provisionalTitle } from "./side-calls.ts";
+import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
-import { callModel, type StopReason, skippedResults } from "./turn.ts";
+import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
@@ -76,8 +78,6 @@ type NewMessage = StoredMessage extends infer M ? (M extends StoredMessage ? Omi
 
 export type SessionStatus = { busy: boolean; turnId: string | null; queued: string[]; lastTurnId: string | null };
 
-/** Used by the automatic compaction: the share of the context window that triggers it. */
-const COMPACT_AT = 0.8;
 /** A stored mode or effort this version does not know reads as the default (made once: these are hot). */
 const MODE_OR_EDIT = Mode.catch("edit");
 const EFFORT_OR_MEDIUM = Effort.catch("medium");
@@ -94,8 +94,8 @@ export class Session {
   private readonly allowed = new Set<string>();
   private todos: TodoItem[] = [];
   private readonly reads = new ReadLedger();
-  private lastPromptTokens = 0;
   private compacting = false;
+  private readonly compaction: Compaction;
   private refsCache: string[] = [];
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
@@ -114,6 +114,15 @@ export class Session {
     private history: StoredMessage[] | null = null,
   ) {
     this.turns = new TurnQueue(deps.db, row.id, (message) => this.notice(message));
+    this.compaction = new Compaction({
+      bus,
+      messages: () => this.messages(),
+      summary: () => ({ summary: this.row.summary, summarySeq: this.row.summarySeq }),
+      keepSummary: (summary, summarySeq) => {
+        this.row = { ...this.row, summary, summarySeq };
+        updateSession(this.deps.db, this.id, { summary, summarySeq });
+      },
+    });
   }
 
   get id(): string {
@@ -356,7 +365,9 @@ export class Session {
   /** Compacts now (from within the turn queue: /compact). */
   async compactNow(): Promise<{ summary: string }> {
     const model = await this.deps.models.resolve(this.row.model);
-    return { summary: await this.summarise(model, new AbortController().signal, false) };
+    await this.compaction.summarise(model, new AbortController().signal, { auto: false });
+    if (!this.row.summary) throw new UserError("there is nothing to compact yet", 2);
+    return { summary: this.row.summary };
   }
 
   /**
@@ -473,25 +484,20 @@ export class Session {
     void this.refreshRefs();
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      await this.autoCompact(model, signal);
+      const tools = this.toolsFor(this.turnMode);
+      const specs = tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: inputSchema(t) } }));
+      const system = sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir);
+      const request = { model, turnId, todos: this.todos, system, tools: specs, signal };
+      await this.compaction.beforeStep(request);
       this.takeInbox(turnId);
       this.bus.emit({ type: "step", turnId, step });
-      const tools = this.toolsFor(this.turnMode);
-      const outcome = await callModel({
-        bus: this.bus,
-        turnId,
-        step,
-        model,
-        effort,
-        messages: this.chatMessages(model),
-        tools: tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: inputSchema(t) } })),
-        signal,
-        ...(this.deps.retry ? { retry: this.deps.retry } : {}),
-        onUsage: (promptTokens, completionTokens) => {
-          this.lastPromptTokens = promptTokens;
-          this.bus.emit({ type: "usage", promptTokens, completionTokens, contextLimit: contextLimit(model) });
-        },
-      });
+      let outcome = await this.callStep(request, effort, step);
+      // A server that found the request too long: compacted, the step is sent once more.
+      if (overflowed(outcome)) {
+        const why = await this.compaction.afterOverflow(request, outcome.error);
+        if (why !== null) return { stopReason: "end_turn", error: why };
+        outcome = await this.callStep(request, effort, step);
+      }
       const { record } = outcome;
       if (record.text || record.reasoning || record.toolCalls.length > 0) this.append({ role: "assistant", body: record, turnId });
       if (outcome.kind !== "reply") {
@@ -537,9 +543,24 @@ export class Session {
     });
   }
 
-  private chatMessages(model: ResolvedModel) {
-    const system = sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir);
-    return toChatMessages(system, this.messages(), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision });
+  private callStep(request: { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal }, effort: Effort, step: number): Promise<StepOutcome> {
+    const { model, turnId } = request;
+    const afterSummary = this.compaction.afterSummary(turnId, this.todos);
+    return callModel({
+      bus: this.bus,
+      turnId,
+      step,
+      model,
+      effort,
+      messages: toChatMessages(request.system, this.messages(), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary }),
+      tools: request.tools,
+      signal: request.signal,
+      ...(this.deps.retry ? { retry: this.deps.retry } : {}),
+      onUsage: (promptTokens, completionTokens) => {
+        this.compaction.reportUsage(model, promptTokens);
+        this.bus.emit({ type: "usage", promptTokens, completionTokens, contextLimit: this.compaction.window(model) });
+      },
+    });
   }
 
   private takeInbox(turnId: string): void {
@@ -548,28 +569,6 @@ export class Session {
     for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
     const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
     this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
-  }
-
-  private async autoCompact(model: ResolvedModel, signal: AbortSignal): Promise<void> {
-    if (this.lastPromptTokens < contextLimit(model) * COMPACT_AT) return;
-    this.lastPromptTokens = 0;
-    try {
-      await this.summarise(model, signal, true);
-    } catch (error) {
-      this.bus.emit({ type: "notice", level: "warn", message: `could not compact the history: ${errorMessage(error)}` });
-    }
-  }
-
-  /** Asks the model for a summary of the history and keeps it in the store; the full history stays. */
-  private async summarise(model: ResolvedModel, signal: AbortSignal, auto: boolean): Promise<string> {
-    const stored = this.messages();
-    const last = stored.at(-1);
-    if (!last) throw new UserError("there is nothing to compact yet", 2);
-    const summary = await modelSummary(model, stored, { summary: this.row.summary, summarySeq: this.row.summarySeq }, signal);
-    this.row = { ...this.row, summary, summarySeq: last.seq };
-    updateSession(this.deps.db, this.id, { summary, summarySeq: last.seq });
-    this.bus.emit({ type: "compacted", summary, auto });
-    return summary;
   }
 
   /** After the first prompt: a short model call names the session. A failure keeps the provisional title. */
@@ -630,8 +629,4 @@ export class Session {
       },
     };
   }
-}
-
-export function contextLimit(model: ResolvedModel): number {
-  return model.contextLength ?? DEFAULT_CONTEXT;
 }

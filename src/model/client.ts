@@ -11,10 +11,12 @@ import {
   networkError,
   networkReason,
   oneLine,
+  overflowError,
   readBounded,
   serverMessage,
 } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
+import { saysContextOverflow } from "./overflow.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
 import { DEFAULT_RETRY, type RetryPolicy, parseRetryAfter, retryDelay } from "./retry.ts";
 import { SseLineTooLong, sseBatches } from "./sse.ts";
@@ -194,6 +196,7 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
   const at = `the model server at ${displayUrl(endpoint.baseUrl)}`;
   if (code === 429) return modelError(endpoint, "rate_limit", `${at} is limiting requests: ${said}`, code);
   if (code === 401 || code === 403) return modelError(endpoint, "auth", `${at} refused the request: ${said}`, code);
+  if (saysContextOverflow(said)) return overflowError(endpoint, said, Number.isNaN(code) ? undefined : code);
   if (code !== undefined && code >= 400 && code < 500) return modelError(endpoint, "bad_request", `${at} rejected the request: ${said}`, code);
   return modelError(endpoint, "server", `${at} failed: ${said}`);
 }

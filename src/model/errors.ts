@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { Endpoint } from "./endpoint.ts";
+import { saysContextOverflow } from "./overflow.ts";
 
 /** What went wrong, as the engine tells failures apart (retry, show, re-login, compact…). */
-export const MODEL_ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "cut", "malformed", "aborted"] as const;
+export const MODEL_ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "context_overflow", "cut", "malformed", "aborted"] as const;
 export type ModelErrorKind = (typeof MODEL_ERROR_KINDS)[number];
 
 /**
@@ -132,12 +133,20 @@ export function httpError(endpoint: Endpoint, status: number, body: string, mode
     return modelError(endpoint, "auth", `${at} ${what} (${detail}); ${hint}`, status);
   }
   if (status === 429) return modelError(endpoint, "rate_limit", `${at} is limiting requests (${detail}); try again in a while`, status);
+  // The code (OpenAI's context_length_exceeded) is beside the message: the body is read too. Some
+  // servers (older llama.cpp) say it with a 500: trying again would only fail the same way.
+  if (saysContextOverflow(said) || saysContextOverflow(body.slice(0, 4096))) return overflowError(endpoint, detail, status);
   if (status >= 500) return modelError(endpoint, "server", `${at} failed (${detail})`, status);
   if (status === 404) {
     const which = model === undefined ? "" : ` and that it serves "${model}"`;
     return modelError(endpoint, "bad_request", `${at} answered ${detail}; check that the base URL ends in /v1${which}`, status);
   }
   return modelError(endpoint, "bad_request", `${at} rejected the request (${detail})`, status);
+}
+
+/** The error for a request longer than the model's context window, in the server's words. */
+export function overflowError(endpoint: Endpoint, detail: string, status?: number): ModelError {
+  return modelError(endpoint, "context_overflow", `the conversation is too long for the model at ${displayUrl(endpoint.baseUrl)} (${detail})`, status);
 }
 
 /** Reads at most `max` bytes of a body as text, so an endless error page cannot fill memory. */

@@ -79,9 +79,10 @@ export interface Reply {
   finishReason?: string;
   /**
    * Sent in a last chunk with empty `choices` when the request asked
-   * `stream_options.include_usage`, and in every non-streamed answer. Default: a rough estimate.
+   * `stream_options.include_usage`, and in every non-streamed answer. Default: a rough estimate;
+   * null: never, as servers that do not report usage.
    */
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
   /** Pause between SSE events (0, the default, sends them in large batches). */
   chunkDelayMs?: number;
   fail?: FailMode;
@@ -462,7 +463,7 @@ function streamFrames(reply: Reply, ctx: ReplyContext): string[] {
   for (const piece of splitText(reply.text)) frames.push(chunk(ctx, { content: piece }));
   frames.push(...toolCallFrames(ctx, calls));
   frames.push(chunk(ctx, {}, finishReason(reply)));
-  if (ctx.includeUsage) {
+  if (ctx.includeUsage && reply.usage !== null) {
     const last = { ...chunkHead(ctx), choices: [], usage: usageOf(reply, ctx, calls) };
     frames.push(`data: ${JSON.stringify(last)}\n\n`);
   }
