@@ -1,6 +1,9 @@
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
+import { streamChatBatches } from "../../src/model/client.ts";
+import type { Endpoint } from "../../src/model/endpoint.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
-import { TextToolCalls, pythonicCalls, splitJsonValues } from "../../src/model/text-toolcalls.ts";
+import { TextToolCalls, pythonicCalls, splitJsonValues, withTextToolCalls } from "../../src/model/text-toolcalls.ts";
+import { startModel } from "../support/model.ts";
 
 const OFFERED = new Set(["write", "read", "bash"]);
 
@@ -177,5 +180,35 @@ describe("text tool calls", () => {
     expect(splitJsonValues('{"a":"}"} ; [1,2]')).toEqual(['{"a":"}"}', "[1,2]"]);
     expect(splitJsonValues('{"a":1} trailing')).toBeNull();
     expect(splitJsonValues('{"a":')).toBeNull();
+  });
+});
+
+describe("text tool calls through the real client", () => {
+  const closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  async function stream(text: string[], offered: ReadonlySet<string>): Promise<ModelEvent[][]> {
+    const model = await startModel({ replies: [{ text, chunkDelayMs: 2 }] });
+    closers.push(() => model.close());
+    const endpoint: Endpoint = { name: "test", baseUrl: model.url, apiKey: null };
+    const batches: ModelEvent[][] = [];
+    const request = { model: "m", messages: [{ role: "user" as const, content: "hi" }], effort: "off" as const };
+    for await (const batch of withTextToolCalls(streamChatBatches(endpoint, request), offered)) batches.push(batch);
+    return batches;
+  }
+
+  test("a call in the streamed text comes out as a tool call, finishing as tool_calls", async () => {
+    const batches = await stream(["Let me look.", " <tool", '_call>\n{"name": "read", ', '"arguments": {"path": "a.ts"}}\n</tool_call>'], OFFERED);
+    const out = collect(batches.flat());
+    expect(out).toEqual({ text: "Let me look. ", calls: [{ index: 0, name: "read", args: { path: "a.ts" } }], finish: "tool_calls" });
+    expect(batches.flat().filter((e) => e.type === "text").some((e) => e.type === "text" && e.delta.includes("tool_call"))).toBe(false);
+  });
+
+  test("with no tools offered the stream is the client's own, text and all", async () => {
+    const text = ['<tool_call>{"name": "read", "arguments": {}}</tool_call>'];
+    const out = collect((await stream(text, new Set())).flat());
+    expect(out).toEqual({ text: text[0] ?? "", calls: [], finish: "end_turn" });
   });
 });
