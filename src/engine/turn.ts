@@ -63,7 +63,7 @@ export async function callModel(input: {
       { model: input.model.servedId, messages, tools, effort: input.effort },
       { signal: input.signal, ...(input.retry ? { retry: input.retry } : {}) },
     ),
-    new Set(tools.map((t) => t.function.name)),
+    tools,
   );
   for await (const batch of stream) {
     for (const event of batch) {

@@ -1,4 +1,5 @@
 import type { ModelEvent, ToolCallDelta } from "./events.ts";
+import type { ToolSpec } from "./request.ts";
 
 /**
  * Tool calls a model wrote into its answer text, because the server has no parser for its format
@@ -8,6 +9,7 @@ import type { ModelEvent, ToolCallDelta } from "./events.ts";
  * | format                                                    | where it is documented                                       |
  * |-----------------------------------------------------------|--------------------------------------------------------------|
  * | `<tool_call>{"name": …, "arguments": {…}}</tool_call>`    | Hermes / Qwen 2.5–3 chat templates ("For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags"); vLLM `hermes` parser, which also takes an unclosed last tag |
+ * | `<tool_call><function=name><parameter=key>value</parameter></function></tool_call>` | Qwen3-Coder's template and its `qwen3coder_tool_parser.py` (vLLM `qwen3_xml`): values are text, typed by the tool's schema |
  * | ```` ```json {"name": …, "arguments"\|"parameters": …} ```` | what Qwen 2.5 Coder writes through Ollama when its template's parser misses (agents' Ollama adapters parse it by hand) |
  * | `<|python_tag|>{"name": …, "parameters": {…}}`            | Llama 3.1/3.2 prompt format; vLLM `llama3_json`, SGLang `Llama32Detector`; several calls joined by `;` |
  * | `{"type": "function", "name": …, "parameters": …}` as the whole answer | Llama 3.1 JSON tool calling (vLLM `llama3_json`: the output must start with `{`) |
@@ -33,12 +35,21 @@ export class TextToolCalls {
   private tail = "";
   /** Where a fence's body starts, once its opening line said it may be a call (-1: not yet). */
   private fenceBody = -1;
+  /** For a bare JSON answer: where its first value closes, read chunk by chunk. */
+  private scan: JsonScan | null = null;
   private atStart = true;
   private made = 0;
   private nextIndex = 0;
   private native = new Map<number, number>();
 
-  constructor(private readonly offered: ReadonlySet<string>) {}
+  /**
+   * @param offered the names of the tools the turn offered
+   * @param typeOf the JSON Schema type of a tool's parameter, for formats whose values are text
+   */
+  constructor(
+    private readonly offered: ReadonlySet<string>,
+    private readonly typeOf: (tool: string, parameter: string) => string | undefined = () => undefined,
+  ) {}
 
   /** The batch with text tool calls taken out; the same array when nothing in it needs a look. */
   push(batch: ModelEvent[]): ModelEvent[] {
@@ -128,6 +139,8 @@ export class TextToolCalls {
         return this.closerIn(delta, TAG_CLOSE);
       case "fence":
         return this.fenceBody < 0 || this.closerIn(delta, FENCE);
+      case "start-json":
+        return this.scan !== null && !this.scan.decided && this.scan.read(delta);
       default:
         return false;
     }
@@ -188,6 +201,7 @@ export class TextToolCalls {
     this.searchFrom = 0;
     this.tail = "";
     this.fenceBody = -1;
+    this.scan = null;
     if (calls) this.emitCalls(calls, out);
     else out.push({ type: "text", delta: held.slice(0, length) });
     return held.slice(length);
@@ -198,14 +212,30 @@ export class TextToolCalls {
       case "maybe":
         return this.whichMarker(held);
       case "tag":
-        return this.closed(held, TAG_OPEN.length, TAG_CLOSE, (body) => this.jsonCalls(body));
+        return this.closed(held, TAG_OPEN.length, TAG_CLOSE, (body) => this.tagCalls(body));
       case "fence":
         return this.fence(held);
-      case "rest":
       case "start-json":
+        return this.startJson(held);
+      case "rest":
       case "start-pythonic":
         return WAIT;
     }
+  }
+
+  /**
+   * A bare JSON answer is decided by its first value: not a call, it is text from then on; a
+   * call, the rest is held to the end (more calls may follow).
+   */
+  private startJson(held: string): Step {
+    if (!this.scan) {
+      this.scan = new JsonScan();
+      this.scan.read(held);
+    }
+    if (this.scan.decided || this.scan.closedAt < 0) return WAIT;
+    this.scan.decided = true;
+    const length = this.scan.closedAt + 1;
+    return this.jsonCalls(held.slice(0, length)) ? WAIT : { kind: "text", length };
   }
 
   private whichMarker(held: string): Step {
@@ -274,7 +304,7 @@ export class TextToolCalls {
         return null;
       case "tag":
         // vLLM's hermes parser takes a last <tool_call> whose closing tag never came.
-        return this.jsonCalls(held.slice(TAG_OPEN.length));
+        return this.tagCalls(held.slice(TAG_OPEN.length));
       case "fence":
         return null;
       case "rest":
@@ -284,6 +314,25 @@ export class TextToolCalls {
       case "start-pythonic":
         return pythonicCalls(held, this.offered);
     }
+  }
+
+  /** A `<tool_call>` body: JSON, or Qwen3-Coder's `<function=…>` form. */
+  private tagCalls(body: string): TextCall[] | null {
+    const trimmed = body.trim();
+    if (!trimmed.startsWith(XML_FUNCTION)) return this.jsonCalls(body);
+    const match = XML_CALL.exec(trimmed);
+    const name = match?.[1]?.trim() ?? "";
+    if (!match || !this.offered.has(name)) return null;
+    const args: Record<string, unknown> = {};
+    let rest = (match[2] ?? "").trim();
+    while (rest) {
+      const param = XML_PARAMETER.exec(rest);
+      if (!param) return null;
+      const key = param[1]?.trim() ?? "";
+      args[key] = typedValue(trimNewline(param[2] ?? ""), this.typeOf(name, key));
+      rest = rest.slice(param[0].length).trim();
+    }
+    return [{ name, arguments: args }];
   }
 
   /** One or more JSON call objects (or arrays of them), separated by whitespace, `;` or `,`. */
@@ -342,10 +391,11 @@ export class TextToolCalls {
 }
 
 /** Runs {@link TextToolCalls} over a stream of batches; with no tools offered the stream is returned as it is. */
-export function withTextToolCalls(batches: AsyncIterable<ModelEvent[]>, offered: ReadonlySet<string>): AsyncIterable<ModelEvent[]> {
-  if (offered.size === 0) return batches;
+export function withTextToolCalls(batches: AsyncIterable<ModelEvent[]>, tools: readonly ToolSpec[]): AsyncIterable<ModelEvent[]> {
+  if (tools.length === 0) return batches;
+  const byName = new Map(tools.map((t) => [t.function.name, t.function.parameters] as const));
   return (async function* () {
-    const calls = new TextToolCalls(offered);
+    const calls = new TextToolCalls(new Set(byName.keys()), (tool, parameter) => parameterType(byName.get(tool), parameter));
     for await (const batch of batches) {
       const out = calls.push(batch);
       if (out.length > 0) yield out;
@@ -390,6 +440,10 @@ const UNDECIDED_START = /^(?:\[\s*)?(?:\{\s*(?:"[^"\\]*)?)?$|^\[\s*[A-Za-z_][\w.
 const CALL_KEYS = new Set(["name", "type", "function", "arguments", "parameters"]);
 const MISTRAL_NAMED = /^([A-Za-z_][\w.-]*)\s*(?:\[CALL_ID\][A-Za-z0-9]+)?\s*(?:\[ARGS\])?\s*(\{[\s\S]*\})$/;
 
+const XML_FUNCTION = "<function=";
+const XML_CALL = /^<function=([^>\n]+)>([\s\S]*)<\/function>$/;
+const XML_PARAMETER = /^<parameter=([^>\n]+)>([\s\S]*?)<\/parameter>/;
+
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A call object in any of the JSON shapes: `{name, arguments|parameters}`, with `type`, or wrapping `function`. */
@@ -401,6 +455,48 @@ function callOf(value: unknown, offered: ReadonlySet<string>): TextCall | null {
   const raw = "arguments" in inner ? inner.arguments : inner.parameters;
   const args = typeof raw === "string" ? objectOf(raw) : isRecord(raw) ? raw : null;
   return args ? { name, arguments: args } : null;
+}
+
+/** The type a tool's JSON Schema gives a parameter (the first non-null one of a list). */
+function parameterType(schema: Record<string, unknown> | undefined, parameter: string): string | undefined {
+  const properties = schema?.properties;
+  if (!isRecord(properties)) return undefined;
+  const property = properties[parameter];
+  if (!isRecord(property)) return undefined;
+  const type = property.type;
+  if (typeof type === "string") return type;
+  return Array.isArray(type) ? type.find((t): t is string => typeof t === "string" && t !== "null") : undefined;
+}
+
+/** A parameter written as text, typed as its schema says; text that does not read as that type stays text (the tool's check says why). */
+function typedValue(text: string, type: string | undefined): unknown {
+  switch (type) {
+    case "integer":
+    case "number": {
+      const n = Number(text.trim());
+      return text.trim() !== "" && Number.isFinite(n) ? n : text;
+    }
+    case "boolean": {
+      const t = text.trim().toLowerCase();
+      return t === "true" ? true : t === "false" ? false : text;
+    }
+    case "object":
+    case "array":
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return text;
+      }
+    default:
+      return text;
+  }
+}
+
+/** Qwen3-Coder writes a value on lines of its own: one newline either side is the layout's. */
+function trimNewline(text: string): string {
+  const start = text.startsWith("\n") ? 1 : 0;
+  const end = text.endsWith("\n") ? text.length - 1 : text.length;
+  return text.slice(start, Math.max(start, end));
 }
 
 function objectOf(text: string): Record<string, unknown> | null {
@@ -432,6 +528,39 @@ export function splitJsonValues(text: string): string[] | null {
     i = end + 1;
   }
   return values;
+}
+
+/** Finds where a JSON value (starting at the first character read) closes, over text given in pieces. */
+class JsonScan {
+  /** The index, over all text read, of the closing bracket; -1 until it came. */
+  closedAt = -1;
+  /** Whether the held text was judged by its first value. */
+  decided = false;
+  private offset = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  /** Reads on; true when the value closed in `s`. */
+  read(s: string): boolean {
+    if (this.closedAt >= 0) return false;
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i];
+      if (this.escaped) this.escaped = false;
+      else if (this.inString) {
+        if (c === "\\") this.escaped = true;
+        else if (c === '"') this.inString = false;
+      } else if (c === '"') this.inString = true;
+      else if (c === "{" || c === "[") this.depth++;
+      else if ((c === "}" || c === "]") && --this.depth === 0) {
+        this.closedAt = this.offset + i;
+        this.offset += s.length;
+        return true;
+      }
+    }
+    this.offset += s.length;
+    return false;
+  }
 }
 
 /** Whether `body` starts a JSON value that has not closed yet. */

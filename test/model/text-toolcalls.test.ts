@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { streamChatBatches } from "../../src/model/client.ts";
 import type { Endpoint } from "../../src/model/endpoint.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
+import type { ToolSpec } from "../../src/model/request.ts";
 import { TextToolCalls, pythonicCalls, splitJsonValues, withTextToolCalls } from "../../src/model/text-toolcalls.ts";
 import { startModel } from "../support/model.ts";
 
@@ -42,6 +43,18 @@ describe("text tool calls", () => {
   test("<tool_call> (Hermes, Qwen) is a call, the text around it kept", () => {
     const out = everySplit(`I will write it.\n<tool_call>\n{"name": "write", "arguments": ${JSON.stringify(writeArgs)}}\n</tool_call>\nDone.`);
     expect(out).toEqual({ text: "I will write it.\n\nDone.", calls: [{ index: 0, name: "write", args: writeArgs }], finish: "tool_calls" });
+  });
+
+  test("Qwen3-Coder's <function=…> form inside <tool_call>, values typed by the tool's schema", () => {
+    const types: Record<string, string> = { timeout: "integer", background: "boolean", path: "string" };
+    const whole = "Running it.\n<tool_call>\n<function=bash>\n<parameter=command>\necho 'a < b'\nls\n</parameter>\n<parameter=timeout>\n30\n</parameter>\n<parameter=background>\nfalse\n</parameter>\n</function>\n</tool_call>";
+    const expected = { text: "Running it.\n", calls: [{ index: 0, name: "bash", args: { command: "echo 'a < b'\nls", timeout: 30, background: false } }], finish: "tool_calls" };
+    const go = (chunks: string[]) => {
+      const t = new TextToolCalls(OFFERED, (_tool, p) => types[p]);
+      return collect([...chunks.flatMap((delta) => t.push([{ type: "text", delta }])), ...t.push([{ type: "finish", reason: "end_turn" }])]);
+    };
+    for (let i = 1; i < whole.length; i++) expect(go([whole.slice(0, i), whole.slice(i)])).toEqual(expected);
+    expect(go(["<tool_call><function=rm><parameter=path>/</parameter></function></tool_call>"]).calls).toEqual([]);
   });
 
   test("several <tool_call> blocks are several calls; arguments as a JSON string are taken", () => {
@@ -93,6 +106,18 @@ describe("text tool calls", () => {
     expect(everySplit(doc)).toEqual({ text: doc, calls: [], finish: "end_turn" });
     const mid = 'Use {"name": "read", "arguments": {"path": "a"}} like that.';
     expect(everySplit(mid)).toEqual({ text: mid, calls: [], finish: "end_turn" });
+  });
+
+  test("an answer that is a JSON document with a name is shown once its object closed, not at the end", () => {
+    const t = new TextToolCalls(OFFERED);
+    const shown = (delta: string) => collect(t.push([{ type: "text", delta }])).text;
+    expect(shown('{"name": "lembas",')).toBe("");
+    expect(shown(' "scripts": {"a": "}"}}')).toBe('{"name": "lembas", "scripts": {"a": "}"}}');
+    expect(shown(" and more")).toBe(" and more");
+    const call = '{"name": "read", "parameters": {"path": "a"}}';
+    expect(everySplit(`${call}\n${call}`).calls).toHaveLength(2);
+    const callThenText = `${call} and some words`;
+    expect(everySplit(callThenText)).toEqual({ text: callThenText, calls: [], finish: "end_turn" });
   });
 
   test("pythonic calls as the whole answer (Llama 3.2 / 4), read without evaluating", () => {
@@ -189,7 +214,9 @@ describe("text tool calls through the real client", () => {
     for (const close of closers.splice(0)) await close();
   });
 
-  async function stream(text: string[], offered: ReadonlySet<string>): Promise<ModelEvent[][]> {
+  const spec = (name: string): ToolSpec => ({ type: "function", function: { name, description: name, parameters: { type: "object" } } });
+
+  async function stream(text: string[], offered: ToolSpec[]): Promise<ModelEvent[][]> {
     const model = await startModel({ replies: [{ text, chunkDelayMs: 2 }] });
     closers.push(() => model.close());
     const endpoint: Endpoint = { name: "test", baseUrl: model.url, apiKey: null };
@@ -200,7 +227,7 @@ describe("text tool calls through the real client", () => {
   }
 
   test("a call in the streamed text comes out as a tool call, finishing as tool_calls", async () => {
-    const batches = await stream(["Let me look.", " <tool", '_call>\n{"name": "read", ', '"arguments": {"path": "a.ts"}}\n</tool_call>'], OFFERED);
+    const batches = await stream(["Let me look.", " <tool", '_call>\n{"name": "read", ', '"arguments": {"path": "a.ts"}}\n</tool_call>'], [spec("read"), spec("write")]);
     const out = collect(batches.flat());
     expect(out).toEqual({ text: "Let me look. ", calls: [{ index: 0, name: "read", args: { path: "a.ts" } }], finish: "tool_calls" });
     expect(batches.flat().filter((e) => e.type === "text").some((e) => e.type === "text" && e.delta.includes("tool_call"))).toBe(false);
@@ -208,7 +235,7 @@ describe("text tool calls through the real client", () => {
 
   test("with no tools offered the stream is the client's own, text and all", async () => {
     const text = ['<tool_call>{"name": "read", "arguments": {}}</tool_call>'];
-    const out = collect((await stream(text, new Set())).flat());
+    const out = collect((await stream(text, [])).flat());
     expect(out).toEqual({ text: text[0] ?? "", calls: [], finish: "end_turn" });
   });
 });
