@@ -38,6 +38,7 @@ export class TextToolCalls {
   /** For a bare JSON answer: where its first value closes, read chunk by chunk. */
   private scan: JsonScan | null = null;
   private atStart = true;
+  private pending = "";
   private made = 0;
   private nextIndex = 0;
   private native = new Map<number, number>();
@@ -59,6 +60,7 @@ export class TextToolCalls {
       switch (event.type) {
         case "text":
           this.feed(event.delta, out);
+          this.flushText(out);
           break;
         case "tool_call_delta":
           out.push(this.renumbered(event));
@@ -92,11 +94,13 @@ export class TextToolCalls {
       if (event.type === "text") {
         if (this.atStart) return false;
         if (TRIGGER.test(event.delta)) return false;
-      } else if (event.type === "finish" ? this.made > 0 : event.type === "tool_call_delta" && this.made > 0) {
-        return false;
       } else if (event.type === "tool_call_delta") {
+        // Once calls came from the text, the server's own need new indexes (see renumbered).
+        if (this.made > 0) return false;
         this.nextIndex = Math.max(this.nextIndex, event.index + 1);
         this.native.set(event.index, event.index);
+      } else if (event.type === "finish" && this.made > 0) {
+        return false;
       }
     }
     return true;
@@ -111,12 +115,12 @@ export class TextToolCalls {
       rest = this.resolve(out);
     }
     while (rest !== null && rest !== "") {
-      const at = this.findMarkerStart(rest);
+      const at = this.nextHold(rest);
       if (at < 0) {
-        this.text(rest, out);
+        this.text(rest);
         return;
       }
-      if (at > 0) this.text(rest.slice(0, at), out);
+      if (at > 0) this.text(rest.slice(0, at));
       this.heldAtStart = this.atStart;
       this.atStart = false;
       this.held = rest.slice(at);
@@ -152,23 +156,39 @@ export class TextToolCalls {
     return window.includes(closer);
   }
 
-  /** Where in `s` text must start being held (-1: nowhere); clears `atStart` past leading whitespace. */
-  private findMarkerStart(s: string): number {
+  /**
+   * Where in `s` text must start being held (-1: nowhere): a trigger character where a marker
+   * could begin (so `a < b` or a link's `[` is never held), or a `{` / `[` opening the answer.
+   */
+  private nextHold(s: string): number {
+    let from = 0;
     if (this.atStart) {
       const first = s.search(NON_SPACE);
       if (first < 0) return -1;
       const c = s[first];
       if (c === "{" || c === "[") return first;
-      const found = s.slice(first).search(TRIGGER);
-      if (found !== 0) this.atStart = false;
-      return found < 0 ? -1 : first + found;
+      this.atStart = false;
+      from = first;
     }
-    return s.search(TRIGGER);
+    for (;;) {
+      TRIGGERS.lastIndex = from;
+      const found = TRIGGERS.exec(s);
+      if (!found) return -1;
+      if (couldBeMarker(s, found.index)) return found.index;
+      from = found.index + 1;
+    }
   }
 
-  private text(delta: string, out: ModelEvent[]): void {
+  /** Text decided to be text; pieces of one chunk go out as one event. */
+  private text(delta: string): void {
     if (this.atStart && NON_SPACE.test(delta)) this.atStart = false;
-    out.push({ type: "text", delta });
+    this.pending += delta;
+  }
+
+  private flushText(out: ModelEvent[]): void {
+    if (!this.pending) return;
+    out.push({ type: "text", delta: this.pending });
+    this.pending = "";
   }
 
   /**
@@ -203,7 +223,7 @@ export class TextToolCalls {
     this.fenceBody = -1;
     this.scan = null;
     if (calls) this.emitCalls(calls, out);
-    else out.push({ type: "text", delta: held.slice(0, length) });
+    else this.text(held.slice(0, length));
     return held.slice(length);
   }
 
@@ -296,6 +316,7 @@ export class TextToolCalls {
     if (held === null) return;
     const calls = this.finalCalls(held);
     this.release(held.length, calls, out);
+    this.flushText(out);
   }
 
   private finalCalls(held: string): TextCall[] | null {
@@ -373,6 +394,7 @@ export class TextToolCalls {
   }
 
   private emitCalls(calls: readonly TextCall[], out: ModelEvent[]): void {
+    this.flushText(out);
     for (const call of calls) {
       this.made++;
       out.push({ type: "tool_call_delta", index: this.nextIndex++, name: call.name, argumentsDelta: JSON.stringify(call.arguments) });
@@ -427,6 +449,7 @@ const MARKERS: ReadonlyArray<readonly [string, Kind]> = [
 ];
 /** The characters a marker starts with. */
 const TRIGGER = /[<`[]/;
+const TRIGGERS = /[<`[]/g;
 const NON_SPACE = /\S/;
 /** The most text held back for one undecided call: past it, it is shown as text. */
 const MAX_HELD = 1024 * 1024;
@@ -443,6 +466,16 @@ const MISTRAL_NAMED = /^([A-Za-z_][\w.-]*)\s*(?:\[CALL_ID\][A-Za-z0-9]+)?\s*(?:\
 const XML_FUNCTION = "<function=";
 const XML_CALL = /^<function=([^>\n]+)>([\s\S]*)<\/function>$/;
 const XML_PARAMETER = /^<parameter=([^>\n]+)>([\s\S]*?)<\/parameter>/;
+
+/** Whether a marker begins at `at` of `s`, or could, with the chunks to come. */
+function couldBeMarker(s: string, at: number): boolean {
+  for (const [marker] of MARKERS) {
+    let k = 0;
+    while (k < marker.length && at + k < s.length && s.charCodeAt(at + k) === marker.charCodeAt(k)) k++;
+    if (k === marker.length || at + k === s.length) return true;
+  }
+  return false;
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
