@@ -5,7 +5,7 @@ import type { ModelError } from "../model/errors.ts";
 import type { FinishReason } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";
 import type { RetryPolicy } from "../model/retry.ts";
-import { withTextToolCalls } from "../model/text-toolcalls.ts";
+import { textToolCallsFor } from "../model/text-toolcalls.ts";
 import { ToolCallAccumulator } from "../model/toolcalls.ts";
 import { promptWithoutTools } from "./instructions.ts";
 import { offersTools, type ResolvedModel } from "./models.ts";
@@ -57,15 +57,15 @@ export async function callModel(input: {
   const withTools = offersTools(input.model);
   const tools = withTools ? input.tools : [];
   const messages = withTools ? input.messages : input.messages.map((m) => (m.role === "system" ? { ...m, content: promptWithoutTools(m.content) } : m));
-  const stream = withTextToolCalls(
-    streamChatBatches(
-      input.model.endpoint,
-      { model: input.model.servedId, messages, tools, effort: input.effort },
-      { signal: input.signal, ...(input.retry ? { retry: input.retry } : {}) },
-    ),
-    tools,
+  const stream = streamChatBatches(
+    input.model.endpoint,
+    { model: input.model.servedId, messages, tools, effort: input.effort },
+    { signal: input.signal, ...(input.retry ? { retry: input.retry } : {}) },
   );
-  for await (const batch of stream) {
+  // Tool calls the model wrote as text, because its server did not parse them, become calls.
+  const textCalls = textToolCallsFor(tools);
+  for await (const read of stream) {
+    const batch = textCalls ? textCalls.push(read) : read;
     for (const event of batch) {
     switch (event.type) {
       case "text":

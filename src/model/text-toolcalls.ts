@@ -16,6 +16,7 @@ import type { ToolSpec } from "./request.ts";
  * | `[get_weather(city="Paris"), …]` as the whole answer     | Llama 3.2 / 4 pythonic calls (vLLM `pythonic`, `llama4_pythonic`) |
  * | `[TOOL_CALLS][{"name": …, "arguments": …}]`, `[TOOL_CALLS]name{…}`, `[TOOL_CALLS]name[ARGS]{…}` | Mistral tokenizers before v11 and from v11 (vLLM `mistral` parser; llama.cpp `mistral-nemo`) |
  *
+ * A stream's last event is its `finish` or `error` (see client.ts): what is held then is decided.
  * Only a tool the turn offered counts, and its arguments must be a JSON object (a JSON text of
  * one is taken too); anything else stays text, as does a marker cut off by the stream's end.
  *
@@ -77,13 +78,6 @@ export class TextToolCalls {
           out.push(event);
       }
     }
-    return out;
-  }
-
-  /** What is still held when the stream ends without a finish: decided as at the end. */
-  flush(): ModelEvent[] {
-    const out: ModelEvent[] = [];
-    this.end(out);
     return out;
   }
 
@@ -412,19 +406,11 @@ export class TextToolCalls {
   }
 }
 
-/** Runs {@link TextToolCalls} over a stream of batches; with no tools offered the stream is returned as it is. */
-export function withTextToolCalls(batches: AsyncIterable<ModelEvent[]>, tools: readonly ToolSpec[]): AsyncIterable<ModelEvent[]> {
-  if (tools.length === 0) return batches;
+/** A {@link TextToolCalls} for the tools a request offers; null when it offers none (nothing to look for). */
+export function textToolCallsFor(tools: readonly ToolSpec[]): TextToolCalls | null {
+  if (tools.length === 0) return null;
   const byName = new Map(tools.map((t) => [t.function.name, t.function.parameters] as const));
-  return (async function* () {
-    const calls = new TextToolCalls(new Set(byName.keys()), (tool, parameter) => parameterType(byName.get(tool), parameter));
-    for await (const batch of batches) {
-      const out = calls.push(batch);
-      if (out.length > 0) yield out;
-    }
-    const rest = calls.flush();
-    if (rest.length > 0) yield rest;
-  })();
+  return new TextToolCalls(new Set(byName.keys()), (tool, parameter) => parameterType(byName.get(tool), parameter));
 }
 
 type TextCall = { name: string; arguments: Record<string, unknown> };

@@ -3,7 +3,7 @@ import { streamChatBatches } from "../../src/model/client.ts";
 import type { Endpoint } from "../../src/model/endpoint.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
 import type { ToolSpec } from "../../src/model/request.ts";
-import { TextToolCalls, pythonicCalls, splitJsonValues, withTextToolCalls } from "../../src/model/text-toolcalls.ts";
+import { TextToolCalls, pythonicCalls, splitJsonValues, textToolCallsFor } from "../../src/model/text-toolcalls.ts";
 import { startModel } from "../support/model.ts";
 
 const OFFERED = new Set(["write", "read", "bash"]);
@@ -222,7 +222,8 @@ describe("text tool calls through the real client", () => {
     const endpoint: Endpoint = { name: "test", baseUrl: model.url, apiKey: null };
     const batches: ModelEvent[][] = [];
     const request = { model: "m", messages: [{ role: "user" as const, content: "hi" }], effort: "off" as const };
-    for await (const batch of withTextToolCalls(streamChatBatches(endpoint, request), offered)) batches.push(batch);
+    const calls = textToolCallsFor(offered);
+    for await (const batch of streamChatBatches(endpoint, request)) batches.push(calls ? calls.push(batch) : batch);
     return batches;
   }
 
@@ -233,8 +234,27 @@ describe("text tool calls through the real client", () => {
     expect(batches.flat().filter((e) => e.type === "text").some((e) => e.type === "text" && e.delta.includes("tool_call"))).toBe(false);
   });
 
-  test("with no tools offered the stream is the client's own, text and all", async () => {
+  test("each format, streamed in three-character chunks, comes out as the same call", async () => {
+    const args = { path: "a.ts" };
+    const formats = [
+      `<tool_call>{"name": "read", "arguments": ${JSON.stringify(args)}}</tool_call>`,
+      `\`\`\`json\n{"name": "read", "arguments": ${JSON.stringify(args)}}\n\`\`\``,
+      `<|python_tag|>{"name": "read", "parameters": ${JSON.stringify(args)}}`,
+      `{"type": "function", "name": "read", "parameters": ${JSON.stringify(args)}}`,
+      `[read(path="a.ts")]`,
+      `[TOOL_CALLS][{"name": "read", "arguments": ${JSON.stringify(args)}}]`,
+      `[TOOL_CALLS]read[ARGS]${JSON.stringify(args)}`,
+      "<tool_call>\n<function=read>\n<parameter=path>\na.ts\n</parameter>\n</function>\n</tool_call>",
+    ];
+    for (const format of formats) {
+      const out = collect((await stream(format.match(/[\s\S]{1,3}/g) ?? [], [spec("read")])).flat());
+      expect({ format, ...out }).toEqual({ format, text: "", calls: [{ index: 0, name: "read", args }], finish: "tool_calls" });
+    }
+  });
+
+  test("with no tools offered nothing is looked for: the text is the client's own", async () => {
     const text = ['<tool_call>{"name": "read", "arguments": {}}</tool_call>'];
+    expect(textToolCallsFor([])).toBeNull();
     const out = collect((await stream(text, [])).flat());
     expect(out).toEqual({ text: text[0] ?? "", calls: [], finish: "end_turn" });
   });
