@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config, Mode } from "../config/schema.ts";
 import base from "./system-prompt.txt" with { type: "text" };
+import chatBase from "./system-prompt-chat.txt" with { type: "text" };
 
 const MODE_TEXT: Record<Mode, string> = {
   plan: "You are in plan mode: you may only read and search. Study the task, then submit a plan with plan_submit (markdown: the goal, the files to change, the steps, how to check). Do not try to change files or run commands.",
@@ -56,4 +57,17 @@ export function systemPrompt(input: PromptInputs): string {
   if (project) parts.push(`This project's instructions (AGENTS.md):\n${project}`);
   if (input.instructions) parts.push(`The person's instructions:\n${input.instructions}`);
   return parts.join("\n\n");
+}
+
+/**
+ * The system prompt for a model that takes no tools: ours and the mode's text (both about tools)
+ * give way to the chat version; the environment and the person's instructions stay.
+ */
+export function promptWithoutTools(prompt: string): string {
+  const head = `${base.trim()}\n\n`;
+  if (!prompt.startsWith(head)) return prompt;
+  let rest = prompt.slice(head.length);
+  const mode = Object.values(MODE_TEXT).find((text) => rest.startsWith(text));
+  if (mode) rest = rest.slice(mode.length).replace(/^\n\n/, "");
+  return rest ? `${chatBase.trim()}\n\n${rest}` : chatBase.trim();
 }

@@ -10,7 +10,17 @@ export type ResolvedModel = {
   /** The context window, when the server or the config says; null: the engine's safe default. */
   contextLength: number | null;
   vision: boolean;
+  /**
+   * false: the model takes no tools (config.yaml's `supports_tools: false`, or what discovery
+   * found), and a turn with it is plain chat. Absent: it takes them.
+   */
+  supportsTools?: boolean;
 };
+
+/** Whether a turn offers the model tools. */
+export function offersTools(model: Pick<ResolvedModel, "supportsTools">): boolean {
+  return model.supportsTools !== false;
+}
 
 /** Where the engine gets its models; the model layer implements it over connections and logins. */
 export type ModelSource = {

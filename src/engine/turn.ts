@@ -5,8 +5,10 @@ import type { ModelError } from "../model/errors.ts";
 import type { FinishReason } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";
 import type { RetryPolicy } from "../model/retry.ts";
+import { textToolCallsFor } from "../model/text-toolcalls.ts";
 import { ToolCallAccumulator } from "../model/toolcalls.ts";
-import type { ResolvedModel } from "./models.ts";
+import { promptWithoutTools } from "./instructions.ts";
+import { offersTools, type ResolvedModel } from "./models.ts";
 import type { AssistantRecord, ToolCallRecord, ToolResultRecord } from "./records.ts";
 
 export type StopReason = "end_turn" | "max_turn_requests" | "max_tokens" | "cancelled" | "refusal";
@@ -51,12 +53,19 @@ export async function callModel(input: {
     toolCalls: calls.result(),
     ...(partial ? { partial: true } : {}),
   });
+  // A model that takes no tools is sent none, and a system prompt that promises none.
+  const withTools = offersTools(input.model);
+  const tools = withTools ? input.tools : [];
+  const messages = withTools ? input.messages : input.messages.map((m) => (m.role === "system" ? { ...m, content: promptWithoutTools(m.content) } : m));
   const stream = streamChatBatches(
     input.model.endpoint,
-    { model: input.model.servedId, messages: input.messages, tools: input.tools, effort: input.effort },
+    { model: input.model.servedId, messages, tools, effort: input.effort },
     { signal: input.signal, ...(input.retry ? { retry: input.retry } : {}) },
   );
-  for await (const batch of stream) {
+  // Tool calls the model wrote as text, because its server did not parse them, become calls.
+  const textCalls = textToolCallsFor(tools);
+  for await (const read of stream) {
+    const batch = textCalls ? textCalls.push(read) : read;
     for (const event of batch) {
     switch (event.type) {
       case "text":
@@ -68,6 +77,7 @@ export async function callModel(input: {
         bus.emit({ type: "reasoning", delta: event.delta });
         break;
       case "tool_call_delta":
+        if (!withTools) break;
         calls.add({ ...event, id: idOf(event.index, event.id) });
         bus.emit({
           type: "tool_call_delta",

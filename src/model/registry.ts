@@ -95,6 +95,7 @@ export class ModelRegistry implements ModelSource {
       servedId: found.entry.servedId,
       contextLength: info?.contextLength ?? connection.contextLength ?? null,
       vision: connection.vision ?? info?.vision ?? false,
+      ...(this.config.connections[found.entry.connection]?.supports_tools === false ? { supportsTools: false } : {}),
     };
   }
 
