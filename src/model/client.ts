@@ -13,10 +13,12 @@ import {
   oneLine,
   readBounded,
   serverMessage,
+  silenceError,
 } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
-import { DEFAULT_RETRY, type RetryPolicy, parseRetryAfter, retryDelay } from "./retry.ts";
+import { IdleWatch, type IdleLimits, idleLimits } from "./idle.ts";
+import { DEFAULT_RETRY, type RetryPolicy, describeWait, retryDelay, serverWait } from "./retry.ts";
 import { SseLineTooLong, sseBatches } from "./sse.ts";
 
 /** Options of {@link streamChat}. */
@@ -25,7 +27,7 @@ export type StreamOptions = {
   signal?: AbortSignal;
   retry?: Partial<RetryPolicy>;
   /** Defaults to the global fetch. */
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  fetch?: (input: string, init: BunFetchRequestInit) => Promise<Response>;
 };
 
 /** How one try ended when it did not end well. */
@@ -35,9 +37,10 @@ type Failure = { error: ModelError; retryAfterMs: number | null; yielded: boolea
  * Streams one chat-completions reply from `POST {baseUrl}/chat/completions`.
  *
  * Never throws for a failed request: the last event is `finish`, or `error` with a
- * {@link ModelError}. Unreachable servers, 429 and 5xx (and a stream that dies before saying
- * anything) are retried with exponential backoff, honouring Retry-After, but only until the
- * first event of the reply was yielded; after that a failure ends the stream as `cut`.
+ * {@link ModelError}. Unreachable servers, 429 and 5xx (and a stream that dies or falls silent
+ * before saying anything: idle.ts) are retried with backoff and jitter, honouring the server's
+ * Retry-After, but only until the first event of the reply was yielded; after that a failure
+ * ends the stream (`cut`, or `timeout` for silence) with what it said kept.
  */
 export async function* streamChat(
   endpoint: Endpoint,
@@ -57,19 +60,30 @@ export async function* streamChatBatches(
   options: StreamOptions = {},
 ): AsyncGenerator<ModelEvent[], void, undefined> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const limits = idleLimits(endpoint.idle);
   const body = JSON.stringify(requestBody(request));
   const { signal } = options;
+  const used = { timeout: 0, other: 0 };
+  let waitedMs = 0;
   for (let attempt = 0; ; attempt++) {
-    const failure = yield* tryOnce(endpoint, request.model, body, options);
+    const failure = yield* tryOnce(endpoint, request.model, body, options, limits);
     if (failure === null) return;
     const { error } = failure;
-    const retryable = error.retryable || (error.kind === "cut" && !failure.yielded);
-    if (failure.yielded || !retryable || attempt >= policy.retries || signal?.aborted) {
+    const retryable = !failure.yielded && (error.retryable || error.kind === "cut" || error.kind === "timeout");
+    const kind = error.kind === "timeout" ? "timeout" : "other";
+    const limit = kind === "timeout" ? policy.timeoutRetries : policy.retries;
+    const delayMs = retryDelay(policy, attempt + 1, failure.retryAfterMs);
+    if (retryable && failure.retryAfterMs !== null && failure.retryAfterMs > policy.maxRetryAfterMs) {
+      yield [{ type: "error", error: asksTooLong(error, failure.retryAfterMs) }];
+      return;
+    }
+    if (!retryable || used[kind] >= limit || waitedMs + delayMs > policy.maxTotalMs || signal?.aborted) {
       yield [{ type: "error", error: attempt > 0 && retryable ? triedTimes(error, attempt + 1) : error }];
       return;
     }
-    const delayMs = retryDelay(policy, attempt + 1, failure.retryAfterMs);
-    yield [{ type: "retry", attempt: attempt + 1, delayMs, error }];
+    used[kind]++;
+    waitedMs += delayMs;
+    yield [{ type: "retry", attempt: used[kind], retries: limit, delayMs, error }];
     try {
       await policy.sleep(delayMs, signal);
     } catch {
@@ -79,32 +93,54 @@ export async function* streamChatBatches(
   }
 }
 
+/** One try, watched for silence (idle.ts): a server silent too long ends it as `timeout`. */
 async function* tryOnce(
   endpoint: Endpoint,
   model: string,
   body: string,
   options: StreamOptions,
+  limits: IdleLimits,
+): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
+  const watch = new IdleWatch(limits, options.signal);
+  try {
+    const failure = yield* tryWatched(endpoint, model, body, options, watch);
+    if (failure === null || watch.timedOut === null || options.signal?.aborted) return failure;
+    const { afterMs, firstByte } = watch.timedOut;
+    return { ...failure, error: silenceError(endpoint, afterMs, firstByte, endpoint.idle?.hint) };
+  } finally {
+    watch.stop();
+  }
+}
+
+async function* tryWatched(
+  endpoint: Endpoint,
+  model: string,
+  body: string,
+  options: StreamOptions,
+  watch: IdleWatch,
 ): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
   const { signal } = options;
   const fetchFn = options.fetch ?? fetch;
   const fail = (error: ModelError, retryAfterMs: number | null = null): Failure => ({ error, retryAfterMs, yielded: false });
   let response: Response;
   try {
-    response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, { method: "POST", headers: headers(endpoint), body, signal: signal ?? null });
+    // Bun's own socket timeout (5 min) is off: the watch is the one timeout, and says so.
+    const init = { method: "POST", headers: headers(endpoint), body, signal: watch.signal, timeout: false };
+    response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, init);
   } catch (cause) {
     return fail(networkError(endpoint, cause, signal));
   }
   if (!response.ok) {
     const text = await readBounded(response);
     if (signal?.aborted) return fail(abortedError(endpoint));
-    return fail(httpError(endpoint, response.status, text, model), parseRetryAfter(response.headers.get("retry-after")));
+    return fail(httpError(endpoint, response.status, text, model), serverWait(response.headers, response.status));
   }
   if (response.headers.get("content-type")?.includes("application/json")) {
     const said = serverMessage(await readBounded(response));
     return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} answered with JSON, not a stream: ${said}`));
   }
   if (!response.body) return fail(cutError(endpoint, "the answer had no body"));
-  return yield* readStream(endpoint, response.body, signal);
+  return yield* readStream(endpoint, watch.watch(response.body), signal);
 }
 
 async function* readStream(
@@ -196,6 +232,11 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
   if (code === 401 || code === 403) return modelError(endpoint, "auth", `${at} refused the request: ${said}`, code);
   if (code !== undefined && code >= 400 && code < 500) return modelError(endpoint, "bad_request", `${at} rejected the request: ${said}`, code);
   return modelError(endpoint, "server", `${at} failed: ${said}`);
+}
+
+/** A server asking to wait longer than lembas waits by itself: said, not waited for. */
+function asksTooLong(error: ModelError, waitMs: number): ModelError {
+  return new ModelError(error.kind, `${error.message} (it asks to wait ${describeWait(waitMs)}, longer than lembas waits by itself)`, error.status);
 }
 
 function triedTimes(error: ModelError, tries: number): ModelError {

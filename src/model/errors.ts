@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { Endpoint } from "./endpoint.ts";
+import { describeWait } from "./retry.ts";
 
 /** What went wrong, as the engine tells failures apart (retry, show, re-login, compact…). */
-export const MODEL_ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "cut", "malformed", "aborted"] as const;
+export const MODEL_ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "cut", "timeout", "malformed", "aborted"] as const;
 export type ModelErrorKind = (typeof MODEL_ERROR_KINDS)[number];
 
 /**
@@ -58,6 +59,16 @@ export function networkError(endpoint: Endpoint, cause: unknown, signal?: AbortS
 /** The error for a reply that broke after it started. */
 export function cutError(endpoint: Endpoint, reason: string): ModelError {
   return modelError(endpoint, "cut", `the model server at ${displayUrl(endpoint.baseUrl)} stopped mid-reply: ${reason}`);
+}
+
+/**
+ * The error for a server that fell silent (idle.ts) for `afterMs`: before the reply's first byte,
+ * or after some of it; `hint` says how to wait longer.
+ */
+export function silenceError(endpoint: Endpoint, afterMs: number, firstByte: boolean, hint: string | undefined): ModelError {
+  const what = firstByte ? "sent nothing" : "fell silent mid-reply";
+  const end = hint ? `; ${hint}` : "";
+  return modelError(endpoint, "timeout", `the model server at ${displayUrl(endpoint.baseUrl)} ${what} for ${describeWait(afterMs)}${end}`);
 }
 
 /** The error for a request stopped by its AbortSignal. */
