@@ -105,8 +105,7 @@ async function* tryOnce(
   try {
     const failure = yield* tryWatched(endpoint, model, body, options, watch);
     if (failure === null || watch.timedOut === null || options.signal?.aborted) return failure;
-    const { afterMs, firstByte } = watch.timedOut;
-    return { ...failure, error: silenceError(endpoint, afterMs, firstByte, endpoint.idle?.hint) };
+    return { ...failure, error: silenceError(endpoint, watch.timedOut.afterMs, failure.yielded, endpoint.idle?.hint) };
   } finally {
     watch.stop();
   }

@@ -62,13 +62,13 @@ export function cutError(endpoint: Endpoint, reason: string): ModelError {
 }
 
 /**
- * The error for a server that fell silent (idle.ts) for `afterMs`: before the reply's first byte,
- * or after some of it; `hint` says how to wait longer.
+ * The error for a server that fell silent (idle.ts) for `afterMs`, before its reply began or in
+ * the middle of it; `hint` says how to wait longer.
  */
-export function silenceError(endpoint: Endpoint, afterMs: number, firstByte: boolean, hint: string | undefined): ModelError {
-  const what = firstByte ? "sent nothing" : "fell silent mid-reply";
+export function silenceError(endpoint: Endpoint, afterMs: number, midReply: boolean, hint: string | undefined): ModelError {
+  const when = midReply ? "mid-reply" : "before its reply began";
   const end = hint ? `; ${hint}` : "";
-  return modelError(endpoint, "timeout", `the model server at ${displayUrl(endpoint.baseUrl)} ${what} for ${describeWait(afterMs)}${end}`);
+  return modelError(endpoint, "timeout", `the model server at ${displayUrl(endpoint.baseUrl)} went silent for ${describeWait(afterMs)} ${when}${end}`);
 }
 
 /** The error for a request stopped by its AbortSignal. */

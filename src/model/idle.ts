@@ -50,8 +50,8 @@ export class IdleWatch {
   private readonly controller = new AbortController();
   /** The try's signal: aborted by the outer signal or by silence. */
   readonly signal: AbortSignal;
-  /** Set when silence ended the try: how long it lasted, and whether any of the body had come. */
-  timedOut: { afterMs: number; firstByte: boolean } | null = null;
+  /** Set when silence ended the try: how long it lasted. */
+  timedOut: { afterMs: number } | null = null;
   private last = performance.now();
   private limit: number;
   private started = false;
@@ -98,7 +98,7 @@ export class IdleWatch {
     if (!this.waiting) return this.arm(this.limit);
     if (silent + 1 < this.limit) return this.arm(this.limit - silent);
     this.timer = null;
-    this.timedOut = { afterMs: this.limit, firstByte: !this.started };
+    this.timedOut = { afterMs: this.limit };
     this.controller.abort(new DOMException("the model server fell silent", "TimeoutError"));
   }
 

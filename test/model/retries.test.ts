@@ -202,7 +202,7 @@ describe("silence: the idle timeout", () => {
     const error = errorOf(events);
     expect(error.kind).toBe("timeout");
     expect(error.message).toBe(
-      `the model server at ${server.url} sent nothing for 0.2 s; raise idle_timeout (seconds) of connection "test" in config.yaml if it needs longer (tried 2 times)`,
+      `the model server at ${server.url} went silent for 0.2 s before its reply began; raise idle_timeout (seconds) of connection "test" in config.yaml if it needs longer (tried 2 times)`,
     );
     expect(server.count()).toBe(2);
     expect(elapsed).toBeGreaterThanOrEqual(390);
@@ -214,7 +214,7 @@ describe("silence: the idle timeout", () => {
     const events = await collect(endpoint(server.url, 0.2), { retry: recorded() });
     expect(textOf(events)).toBe("half an ans");
     expect(retries(events)).toEqual([]);
-    expect(errorOf(events).message).toStartWith(`the model server at ${server.url} fell silent mid-reply for 0.2 s`);
+    expect(errorOf(events).message).toStartWith(`the model server at ${server.url} went silent for 0.2 s mid-reply`);
     expect(server.count()).toBe(1);
   });
 
