@@ -63,15 +63,15 @@ export async function* streamChatBatches(
   const limits = idleLimits(endpoint.idle);
   const body = JSON.stringify(requestBody(request));
   const { signal } = options;
-  const used = { timeout: 0, other: 0 };
+  const used = { timeout: 0, unreachable: 0, other: 0 };
   let waitedMs = 0;
   for (let attempt = 0; ; attempt++) {
     const failure = yield* tryOnce(endpoint, request.model, body, options, limits);
     if (failure === null) return;
     const { error } = failure;
     const retryable = !failure.yielded && (error.retryable || error.kind === "cut" || error.kind === "timeout");
-    const kind = error.kind === "timeout" ? "timeout" : "other";
-    const limit = kind === "timeout" ? policy.timeoutRetries : policy.retries;
+    const kind = error.kind === "timeout" || error.kind === "unreachable" ? error.kind : "other";
+    const limit = Math.min(policy.retries, kind === "timeout" ? policy.timeoutRetries : kind === "unreachable" ? policy.unreachableRetries : Infinity);
     const delayMs = retryDelay(policy, attempt + 1, failure.retryAfterMs);
     if (retryable && failure.retryAfterMs !== null && failure.retryAfterMs > policy.maxRetryAfterMs) {
       yield [{ type: "error", error: asksTooLong(error, failure.retryAfterMs) }];

@@ -1,9 +1,11 @@
 /** When and how often a failed request is sent again (only before the first token of a reply). */
 export type RetryPolicy = {
-  /** Retries after the first try; 0 sends once. */
+  /** Retries after the first try, of any kind (a kind may have fewer, below); 0 sends once. */
   retries: number;
   /** Retries of a try that timed out (the server fell silent: see idle.ts); each costs a whole timeout. */
   timeoutRetries: number;
+  /** Retries of a server that did not answer at all (connection refused: most often not started). */
+  unreachableRetries: number;
   /** The first wait; each further one doubles, up to maxDelayMs, then jitter takes up to half off. */
   baseDelayMs: number;
   maxDelayMs: number;
@@ -18,15 +20,18 @@ export type RetryPolicy = {
 };
 
 /**
- * 8 retries after about 1, 2, 4, 8, 16, 30, 30, 30 s (each 50–100 % of that, so many clients
- * refused at once do not come back at once: the "equal jitter" of AWS's backoff article), about
- * one to two minutes in all; a server's own wait instead where it says one, up to 2 min. The
- * OpenAI and Anthropic SDKs retry 2 times up to 8 s, which a local server loading a model or a
- * busy free tier outlasts; Codex retries a request 4 times and a stream 5.
+ * 8 retries of a 429 or 5xx after about 1, 2, 4, 8, 16, 30, 30, 30 s (each 50–100 % of that, so
+ * many clients refused at once do not come back at once: the "equal jitter" of AWS's backoff
+ * article), about one to two minutes in all; a server's own wait instead where it says one, up to
+ * 2 min. The OpenAI and Anthropic SDKs retry 2 times up to 8 s, which a local server loading a
+ * model or a busy free tier outlasts; Codex retries a request 4 times and a stream 5. A server
+ * that is not there (refused) gets 3 quick retries, so a stopped local server is said in seconds;
+ * one that fell silent gets 1, as each costs a whole idle timeout.
  */
 export const DEFAULT_RETRY: RetryPolicy = {
   retries: 8,
   timeoutRetries: 1,
+  unreachableRetries: 3,
   baseDelayMs: 1000,
   maxDelayMs: 30_000,
   maxRetryAfterMs: 120_000,

@@ -286,3 +286,16 @@ describe("cuts", () => {
     expect(server.count()).toBe(1);
   });
 });
+
+describe("retries: a server that is not there", () => {
+  test("connection refused is retried 3 times, quickly, so a stopped local server is said in seconds", async () => {
+    const gone = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
+    const url = `http://127.0.0.1:${gone.port}/v1`;
+    await gone.stop(true);
+    const waits: number[] = [];
+    const events = await collect(endpoint(url), { retry: { sleep: async (ms) => void waits.push(ms), random: () => 0 } });
+    expect(waits).toEqual([1000, 2000, 4000]);
+    expect(retries(events).map((r) => `${r.attempt} of ${r.retries}`)).toEqual(["1 of 3", "2 of 3", "3 of 3"]);
+    expect(errorOf(events).message).toBe(`the model server at ${url} did not answer: connection refused (tried 4 times)`);
+  });
+});
