@@ -139,13 +139,14 @@ async function* tryWatched(
     return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} answered with JSON, not a stream: ${said}`));
   }
   if (!response.body) return fail(cutError(endpoint, "the answer had no body"));
-  return yield* readStream(endpoint, watch.watch(response.body), signal);
+  return yield* readStream(endpoint, response.body, signal, watch);
 }
 
 async function* readStream(
   endpoint: Endpoint,
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal | undefined,
+  watch: IdleWatch,
 ): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
   const reader = new ChunkReader();
   let events: ModelEvent[] = [];
@@ -153,7 +154,7 @@ async function* readStream(
   let done = false;
   const fail = (error: ModelError): Failure => ({ error, retryAfterMs: null, yielded });
   try {
-    for await (const batch of sseBatches(body)) {
+    for await (const batch of sseBatches(body, watch)) {
       for (const data of batch) {
         if (data === "[DONE]") {
           done = true;

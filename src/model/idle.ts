@@ -1,3 +1,5 @@
+import type { ReadWatch } from "./sse.ts";
+
 /**
  * The idle timeout: a server that answers and then falls silent (headers, then nothing; or half a
  * reply, then nothing) is given up on instead of being waited for until someone cancels.
@@ -44,9 +46,10 @@ export function idleLimits(setting: IdleSetting | undefined): IdleLimits {
 /**
  * Watches one try for silence; when it lasts too long, aborts `signal` (the try's fetch and body
  * read with it) and keeps what timed out in `timedOut`. One timer per wait, not per read: a read
- * only notes the time, and the timer, when it fires early, sleeps again for what is left.
+ * (sse.ts tells of each) only notes the time, and the timer, when it fires early, sleeps again for
+ * what is left. Silence counts only while a read waits, so a consumer slow to ask is not it.
  */
-export class IdleWatch {
+export class IdleWatch implements ReadWatch {
   private readonly controller = new AbortController();
   /** The try's signal: aborted by the outer signal or by silence. */
   readonly signal: AbortSignal;
@@ -69,13 +72,13 @@ export class IdleWatch {
   }
 
   /** Notes that a read of the body was asked for: the server's silence counts from now. */
-  private reading(): void {
+  reading(): void {
     this.waiting = true;
     this.last = performance.now();
   }
 
-  /** Notes a byte of the body: from now on the shorter wait holds. */
-  private byte(): void {
+  /** Notes a read answered (bytes, or the end): from now on the shorter wait holds. */
+  read(): void {
     this.waiting = false;
     this.last = performance.now();
     if (this.started) return;
@@ -100,23 +103,5 @@ export class IdleWatch {
     this.timer = null;
     this.timedOut = { afterMs: this.limit };
     this.controller.abort(new DOMException("the model server fell silent", "TimeoutError"));
-  }
-
-  /** The body, read through the watch: silence counts while a read waits; each chunk ends it. */
-  watch(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-    const reader = body.getReader();
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          this.reading();
-          const { done, value } = await reader.read();
-          if (done) return controller.close();
-          this.byte();
-          controller.enqueue(value);
-        },
-        cancel: (reason) => reader.cancel(reason),
-      },
-      { highWaterMark: 0 },
-    );
   }
 }
