@@ -69,7 +69,7 @@ export async function* streamChatBatches(
     const failure = yield* tryOnce(endpoint, request.model, body, options, limits);
     if (failure === null) return;
     const { error } = failure;
-    const retryable = !failure.yielded && (error.retryable || error.kind === "cut" || error.kind === "timeout");
+    const retryable = !failure.yielded && error.retryable;
     const kind = error.kind === "timeout" || error.kind === "unreachable" ? error.kind : "other";
     const limit = Math.min(policy.retries, kind === "timeout" ? policy.timeoutRetries : kind === "unreachable" ? policy.unreachableRetries : Infinity);
     const delayMs = retryDelay(policy, attempt + 1, failure.retryAfterMs);

@@ -21,9 +21,13 @@ export class ModelError extends Error {
     super(message);
   }
 
-  /** Whether trying again may help: only before the first token of a reply (see client.ts). */
+  /**
+   * Whether trying again may help, if nothing of the reply was shown yet (client.ts): after a
+   * token, a cut or silent stream ends the reply with what it said instead.
+   */
   get retryable(): boolean {
-    return this.kind === "unreachable" || this.kind === "rate_limit" || this.kind === "server";
+    const k = this.kind;
+    return k === "unreachable" || k === "rate_limit" || k === "server" || k === "cut" || k === "timeout";
   }
 }
 
