@@ -3,7 +3,8 @@ import { Connection } from "../../src/config/schema.ts";
 import { streamChatBatches, type StreamOptions } from "../../src/model/client.ts";
 import { type Endpoint, endpointFromConnection } from "../../src/model/endpoint.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
-import { DEFAULT_IDLE, idleLimits, idleSetting } from "../../src/model/idle.ts";
+import { DEFAULT_IDLE, IdleWatch, idleLimits, idleSetting } from "../../src/model/idle.ts";
+import { sseBatches } from "../../src/model/sse.ts";
 import { DEFAULT_RETRY, parseDuration, serverWait } from "../../src/model/retry.ts";
 import type { ChatRequest } from "../../src/model/request.ts";
 
@@ -259,6 +260,39 @@ describe("silence: the idle timeout", () => {
     setTimeout(() => abort.abort(), 50);
     const events = await collect(endpoint(server.url, 5), { signal: abort.signal, retry: recorded() });
     expect(errorOf(events).kind).toBe("aborted");
+  });
+
+  test("the first byte may take longer than a gap between bytes", async () => {
+    const server = serve(
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            async start(c) {
+              await Bun.sleep(250); // thinking before the first token: longer than a gap may be
+              for (let i = 0; i < 4; i++) {
+                c.enqueue(frame(delta({ content: `${i}` })));
+                await Bun.sleep(30);
+              }
+              await Bun.sleep(400); // then silence: longer than a gap may be
+              c.close();
+            },
+          }),
+          { headers: SSE },
+        ),
+    );
+    const watch = new IdleWatch({ firstByteMs: 400, betweenBytesMs: 150 }, undefined);
+    const response = await fetch(`${server.url}/chat/completions`, { method: "POST", signal: watch.signal });
+    const seen: string[] = [];
+    let thrown: unknown = null;
+    try {
+      for await (const batch of sseBatches(response.body ?? new ReadableStream(), watch)) seen.push(...batch);
+    } catch (error) {
+      thrown = error;
+    }
+    watch.stop();
+    expect(seen).toHaveLength(4);
+    expect(thrown).not.toBeNull();
+    expect(watch.timedOut).toEqual({ afterMs: 150 });
   });
 
   test("the waits: idle_timeout sets both; unset, the first byte may take 3 min and a gap 2 min", () => {
