@@ -236,9 +236,10 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
 
 /** A server asking to wait longer than lembas waits by itself: said, not waited for. */
 function asksTooLong(error: ModelError, waitMs: number): ModelError {
-  return new ModelError(error.kind, `${error.message} (it asks to wait ${describeWait(waitMs)}, longer than lembas waits by itself)`, error.status);
+  return new ModelError(error.kind, `${error.message}; it asks to wait ${describeWait(waitMs)}, longer than lembas waits on its own: try again then`, error.status);
 }
 
 function triedTimes(error: ModelError, tries: number): ModelError {
-  return new ModelError(error.kind, `${error.message} (tried ${tries} times)`, error.status);
+  const advice = error.kind === "rate_limit" ? "; try again in a while" : "";
+  return new ModelError(error.kind, `${error.message} (tried ${tries} times)${advice}`, error.status);
 }

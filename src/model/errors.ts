@@ -146,7 +146,7 @@ export function httpError(endpoint: Endpoint, status: number, body: string, mode
     const hint = endpoint.authHint ?? `check the key of "${endpoint.name}"`;
     return modelError(endpoint, "auth", `${at} ${what} (${detail}); ${hint}`, status);
   }
-  if (status === 429) return modelError(endpoint, "rate_limit", `${at} is limiting requests (${detail}); try again in a while`, status);
+  if (status === 429) return modelError(endpoint, "rate_limit", `${at} is limiting requests (${detail})`, status);
   if (status >= 500) return modelError(endpoint, "server", `${at} failed (${detail})`, status);
   if (status === 404) {
     const which = model === undefined ? "" : ` and that it serves "${model}"`;

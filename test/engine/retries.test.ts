@@ -75,7 +75,7 @@ describe("a turn through failures of the server", () => {
     expect(answer).toMatchObject({ stopReason: "end_turn" });
     expect(answer.error).toBeUndefined();
     expect(notices(session)).toContain(
-      `the model server at http://127.0.0.1:${server.port}/v1 is limiting requests (HTTP 429: slow down); try again in a while; trying again in 0.1 s (retry 1 of 2)`,
+      `the model server at http://127.0.0.1:${server.port}/v1 is limiting requests (HTTP 429: slow down); trying again in 0.1 s (retry 1 of 2)`,
     );
     expect(ofType(h.events(session), "text").map((e) => e.delta).join("")).toBe("after the wait");
   });

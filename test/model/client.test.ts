@@ -200,7 +200,7 @@ describe("streamChat: failures", () => {
     const waits: number[] = [];
     const events = await collect(streamChat(endpoint(model.url), request(), { retry: { ...fastRetry(waits), maxRetryAfterMs: 30_000 } }));
     expect(waits).toEqual([2000]);
-    expect(errorOf(events).message).toEndWith("(it asks to wait 60 min, longer than lembas waits by itself)");
+    expect(errorOf(events).message).toEndWith("; it asks to wait 60 min, longer than lembas waits on its own: try again then");
     expect(model.requests).toHaveLength(2);
   });
 

@@ -148,7 +148,7 @@ describe("retries: the server's wait", () => {
     expect(waits).toEqual([]);
     expect(server.count()).toBe(1);
     expect(errorOf(events).message).toBe(
-      `the model server at ${server.url} is limiting requests (HTTP 429: daily quota); try again in a while (it asks to wait 120 min, longer than lembas waits by itself)`,
+      `the model server at ${server.url} is limiting requests (HTTP 429: daily quota); it asks to wait 120 min, longer than lembas waits on its own: try again then`,
     );
   });
 });
@@ -332,4 +332,10 @@ describe("retries: a server that is not there", () => {
     expect(retries(events).map((r) => `${r.attempt} of ${r.retries}`)).toEqual(["1 of 3", "2 of 3", "3 of 3"]);
     expect(errorOf(events).message).toBe(`the model server at ${url} did not answer: connection refused (tried 4 times)`);
   });
+});
+
+test("a rate limit that outlasts the retries says to try again in a while", async () => {
+  const server = serve(() => new Response('{"error":{"message":"busy"}}', { status: 429 }));
+  const events = await collect(endpoint(server.url), { retry: recorded([], { retries: 1 }) });
+  expect(errorOf(events).message).toBe(`the model server at ${server.url} is limiting requests (HTTP 429: busy) (tried 2 times); try again in a while`);
 });
