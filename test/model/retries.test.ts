@@ -210,6 +210,13 @@ describe("silence: the idle timeout", () => {
     expect(elapsed).toBeLessThan(3000);
   });
 
+  test("a server that never sends even its headers is given up the same way", async () => {
+    const server = serve(() => new Promise<Response>(() => {}));
+    const events = await collect(endpoint(server.url, 0.2), { retry: recorded([], { timeoutRetries: 0 }) });
+    expect(errorOf(events).message).toStartWith(`the model server at ${server.url} went silent for 0.2 s before its reply began; raise idle_timeout`);
+    expect(server.count()).toBe(1);
+  });
+
   test("silence after part of the reply ends it with what arrived, not retried", async () => {
     const server = serve(() => thenSilence([frame(delta({ role: "assistant" })), frame(delta({ content: "half an ans" }))]));
     const events = await collect(endpoint(server.url, 0.2), { retry: recorded() });
