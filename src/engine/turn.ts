@@ -1,10 +1,10 @@
 import type { SessionBus } from "../bus/index.ts";
 import type { Effort } from "../config/schema.ts";
 import { streamChatBatches } from "../model/client.ts";
-import type { ModelError } from "../model/errors.ts";
+import { ModelError } from "../model/errors.ts";
 import type { FinishReason } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";
-import type { RetryPolicy } from "../model/retry.ts";
+import { type RetryPolicy, describeWait } from "../model/retry.ts";
 import { textToolCallsFor } from "../model/text-toolcalls.ts";
 import { ToolCallAccumulator } from "../model/toolcalls.ts";
 import { promptWithoutTools } from "./instructions.ts";
@@ -91,18 +91,29 @@ export async function callModel(input: {
         input.onUsage(event.promptTokens, event.completionTokens);
         break;
       case "retry":
-        bus.emit({ type: "notice", level: "warn", message: `${event.error.message}; trying again in ${Math.round(event.delayMs / 100) / 10} s` });
+        bus.emit({ type: "notice", level: "warn", message: retryNotice(event.error, event.delayMs, event.attempt, event.retries) });
         break;
       case "finish":
         return { kind: "reply", record: record(false), finish: event.reason };
       case "error":
         if (event.error.kind === "aborted" || input.signal.aborted) return { kind: "cancelled", record: record(true) };
-        return { kind: "failed", record: record(true), error: event.error };
+        return { kind: "failed", record: record(true), error: cutShort(event.error, text !== "" || reasoning !== "" || callIds.size > 0) };
     }
     }
   }
   if (input.signal.aborted) return { kind: "cancelled", record: record(true) };
   return { kind: "reply", record: record(false), finish: "end_turn" };
+}
+
+/** What a retry's wait is said as: why, how long, and which retry of how many. */
+function retryNotice(error: ModelError, delayMs: number, attempt: number, retries: number): string {
+  return `${error.message}; trying again in ${describeWait(delayMs)} (retry ${attempt} of ${retries})`;
+}
+
+/** A failure after part of the reply was shown says that that part is what the turn has. */
+function cutShort(error: ModelError, shown: boolean): ModelError {
+  if (!shown) return error;
+  return new ModelError(error.kind, `${error.message}; the reply ends where it was cut off (what arrived is kept)`, error.status);
 }
 
 /** Results for tool calls that will not run (the turn was cancelled first), so the history stays whole. */

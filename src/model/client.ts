@@ -14,11 +14,13 @@ import {
   overflowError,
   readBounded,
   serverMessage,
+  silenceError,
 } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import { saysContextOverflow } from "./overflow.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
-import { DEFAULT_RETRY, type RetryPolicy, parseRetryAfter, retryDelay } from "./retry.ts";
+import { IdleWatch, type IdleLimits, idleLimits } from "./idle.ts";
+import { DEFAULT_RETRY, type RetryPolicy, describeWait, retryDelay, serverWait } from "./retry.ts";
 import { SseLineTooLong, sseBatches } from "./sse.ts";
 
 /** Options of {@link streamChat}. */
@@ -27,7 +29,7 @@ export type StreamOptions = {
   signal?: AbortSignal;
   retry?: Partial<RetryPolicy>;
   /** Defaults to the global fetch. */
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  fetch?: (input: string, init: BunFetchRequestInit) => Promise<Response>;
 };
 
 /** How one try ended when it did not end well. */
@@ -37,9 +39,10 @@ type Failure = { error: ModelError; retryAfterMs: number | null; yielded: boolea
  * Streams one chat-completions reply from `POST {baseUrl}/chat/completions`.
  *
  * Never throws for a failed request: the last event is `finish`, or `error` with a
- * {@link ModelError}. Unreachable servers, 429 and 5xx (and a stream that dies before saying
- * anything) are retried with exponential backoff, honouring Retry-After, but only until the
- * first event of the reply was yielded; after that a failure ends the stream as `cut`.
+ * {@link ModelError}. Unreachable servers, 429 and 5xx (and a stream that dies or falls silent
+ * before saying anything: idle.ts) are retried with backoff and jitter, honouring the server's
+ * Retry-After, but only until the first event of the reply was yielded; after that a failure
+ * ends the stream (`cut`, or `timeout` for silence) with what it said kept.
  */
 export async function* streamChat(
   endpoint: Endpoint,
@@ -59,19 +62,30 @@ export async function* streamChatBatches(
   options: StreamOptions = {},
 ): AsyncGenerator<ModelEvent[], void, undefined> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const limits = idleLimits(endpoint.idle);
   const body = JSON.stringify(requestBody(request));
   const { signal } = options;
+  const used = { timeout: 0, unreachable: 0, other: 0 };
+  let waitedMs = 0;
   for (let attempt = 0; ; attempt++) {
-    const failure = yield* tryOnce(endpoint, request.model, body, options);
+    const failure = yield* tryOnce(endpoint, request.model, body, options, limits);
     if (failure === null) return;
     const { error } = failure;
-    const retryable = error.retryable || (error.kind === "cut" && !failure.yielded);
-    if (failure.yielded || !retryable || attempt >= policy.retries || signal?.aborted) {
+    const retryable = !failure.yielded && error.retryable;
+    const kind = error.kind === "timeout" || error.kind === "unreachable" ? error.kind : "other";
+    const limit = Math.min(policy.retries, kind === "timeout" ? policy.timeoutRetries : kind === "unreachable" ? policy.unreachableRetries : Infinity);
+    const delayMs = retryDelay(policy, attempt + 1, failure.retryAfterMs);
+    if (retryable && failure.retryAfterMs !== null && failure.retryAfterMs > policy.maxRetryAfterMs) {
+      yield [{ type: "error", error: asksTooLong(error, failure.retryAfterMs) }];
+      return;
+    }
+    if (!retryable || used[kind] >= limit || waitedMs + delayMs > policy.maxTotalMs || signal?.aborted) {
       yield [{ type: "error", error: attempt > 0 && retryable ? triedTimes(error, attempt + 1) : error }];
       return;
     }
-    const delayMs = retryDelay(policy, attempt + 1, failure.retryAfterMs);
-    yield [{ type: "retry", attempt: attempt + 1, delayMs, error }];
+    used[kind]++;
+    waitedMs += delayMs;
+    yield [{ type: "retry", attempt: used[kind], retries: limit, delayMs, error }];
     try {
       await policy.sleep(delayMs, signal);
     } catch {
@@ -81,38 +95,60 @@ export async function* streamChatBatches(
   }
 }
 
+/** One try, watched for silence (idle.ts): a server silent too long ends it as `timeout`. */
 async function* tryOnce(
   endpoint: Endpoint,
   model: string,
   body: string,
   options: StreamOptions,
+  limits: IdleLimits,
+): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
+  const watch = new IdleWatch(limits, options.signal);
+  try {
+    const failure = yield* tryWatched(endpoint, model, body, options, watch);
+    if (failure === null || watch.timedOut === null || options.signal?.aborted) return failure;
+    return { ...failure, error: silenceError(endpoint, watch.timedOut.afterMs, failure.yielded, endpoint.idle?.hint) };
+  } finally {
+    watch.stop();
+  }
+}
+
+async function* tryWatched(
+  endpoint: Endpoint,
+  model: string,
+  body: string,
+  options: StreamOptions,
+  watch: IdleWatch,
 ): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
   const { signal } = options;
   const fetchFn = options.fetch ?? fetch;
   const fail = (error: ModelError, retryAfterMs: number | null = null): Failure => ({ error, retryAfterMs, yielded: false });
   let response: Response;
   try {
-    response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, { method: "POST", headers: headers(endpoint), body, signal: signal ?? null });
+    // Bun's own socket timeout (5 min) is off: the watch is the one timeout, and says so.
+    const init = { method: "POST", headers: headers(endpoint), body, signal: watch.signal, timeout: false };
+    response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, init);
   } catch (cause) {
     return fail(networkError(endpoint, cause, signal));
   }
   if (!response.ok) {
     const text = await readBounded(response);
     if (signal?.aborted) return fail(abortedError(endpoint));
-    return fail(httpError(endpoint, response.status, text, model), parseRetryAfter(response.headers.get("retry-after")));
+    return fail(httpError(endpoint, response.status, text, model), serverWait(response.headers, response.status));
   }
   if (response.headers.get("content-type")?.includes("application/json")) {
     const said = serverMessage(await readBounded(response));
     return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} answered with JSON, not a stream: ${said}`));
   }
   if (!response.body) return fail(cutError(endpoint, "the answer had no body"));
-  return yield* readStream(endpoint, response.body, signal);
+  return yield* readStream(endpoint, response.body, signal, watch);
 }
 
 async function* readStream(
   endpoint: Endpoint,
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal | undefined,
+  watch: IdleWatch,
 ): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
   const reader = new ChunkReader();
   let events: ModelEvent[] = [];
@@ -120,7 +156,7 @@ async function* readStream(
   let done = false;
   const fail = (error: ModelError): Failure => ({ error, retryAfterMs: null, yielded });
   try {
-    for await (const batch of sseBatches(body)) {
+    for await (const batch of sseBatches(body, watch)) {
       for (const data of batch) {
         if (data === "[DONE]") {
           done = true;
@@ -201,6 +237,12 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
   return modelError(endpoint, "server", `${at} failed: ${said}`);
 }
 
+/** A server asking to wait longer than lembas waits by itself: said, not waited for. */
+function asksTooLong(error: ModelError, waitMs: number): ModelError {
+  return new ModelError(error.kind, `${error.message}; it asks to wait ${describeWait(waitMs)}, longer than lembas waits on its own: try again then`, error.status);
+}
+
 function triedTimes(error: ModelError, tries: number): ModelError {
-  return new ModelError(error.kind, `${error.message} (tried ${tries} times)`, error.status);
+  const advice = error.kind === "rate_limit" ? "; try again in a while" : "";
+  return new ModelError(error.kind, `${error.message} (tried ${tries} times)${advice}`, error.status);
 }

@@ -1,5 +1,6 @@
 import type { Env } from "../config/paths.ts";
 import type { Connection } from "../config/schema.ts";
+import { type IdleSetting, idleSetting } from "./idle.ts";
 
 /**
  * Where chat requests go: an OpenAI-compatible base URL (ending in /v1) and the key to send.
@@ -15,6 +16,8 @@ export type Endpoint = {
   contextLength?: number;
   /** What a person does when the server refuses the key; ends an auth error's sentence. */
   authHint?: string;
+  /** How long the server may be silent (config.yaml's idle_timeout; unset: idle.ts's defaults). */
+  idle?: IdleSetting;
 };
 
 /** An endpoint for one of config.yaml's connections; api_key wins over api_key_env. */
@@ -24,6 +27,7 @@ export function endpointFromConnection(name: string, conn: Connection, env: Env)
     baseUrl: trimSlashes(conn.base_url),
     apiKey: conn.api_key ?? keyFromEnv(conn.api_key_env, env),
     authHint: connectionAuthHint(name, conn, env),
+    idle: idleSetting(name, conn.idle_timeout),
   };
   const context = conn.context ?? conn.context_length;
   if (context !== undefined) endpoint.contextLength = context;

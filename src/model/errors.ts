@@ -1,9 +1,10 @@
 import { z } from "zod";
 import type { Endpoint } from "./endpoint.ts";
 import { saysContextOverflow } from "./overflow.ts";
+import { describeWait } from "./retry.ts";
 
 /** What went wrong, as the engine tells failures apart (retry, show, re-login, compact…). */
-export const MODEL_ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "context_overflow", "cut", "malformed", "aborted"] as const;
+export const MODEL_ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "context_overflow", "cut", "timeout", "malformed", "aborted"] as const;
 export type ModelErrorKind = (typeof MODEL_ERROR_KINDS)[number];
 
 /**
@@ -21,9 +22,13 @@ export class ModelError extends Error {
     super(message);
   }
 
-  /** Whether trying again may help: only before the first token of a reply (see client.ts). */
+  /**
+   * Whether trying again may help, if nothing of the reply was shown yet (client.ts): after a
+   * token, a cut or silent stream ends the reply with what it said instead.
+   */
   get retryable(): boolean {
-    return this.kind === "unreachable" || this.kind === "rate_limit" || this.kind === "server";
+    const k = this.kind;
+    return k === "unreachable" || k === "rate_limit" || k === "server" || k === "cut" || k === "timeout";
   }
 }
 
@@ -59,6 +64,16 @@ export function networkError(endpoint: Endpoint, cause: unknown, signal?: AbortS
 /** The error for a reply that broke after it started. */
 export function cutError(endpoint: Endpoint, reason: string): ModelError {
   return modelError(endpoint, "cut", `the model server at ${displayUrl(endpoint.baseUrl)} stopped mid-reply: ${reason}`);
+}
+
+/**
+ * The error for a server that fell silent (idle.ts) for `afterMs`, before its reply began or in
+ * the middle of it; `hint` says how to wait longer.
+ */
+export function silenceError(endpoint: Endpoint, afterMs: number, midReply: boolean, hint: string | undefined): ModelError {
+  const when = midReply ? "mid-reply" : "before its reply began";
+  const end = hint ? `; ${hint}` : "";
+  return modelError(endpoint, "timeout", `the model server at ${displayUrl(endpoint.baseUrl)} went silent for ${describeWait(afterMs)} ${when}${end}`);
 }
 
 /** The error for a request stopped by its AbortSignal. */
@@ -132,7 +147,7 @@ export function httpError(endpoint: Endpoint, status: number, body: string, mode
     const hint = endpoint.authHint ?? `check the key of "${endpoint.name}"`;
     return modelError(endpoint, "auth", `${at} ${what} (${detail}); ${hint}`, status);
   }
-  if (status === 429) return modelError(endpoint, "rate_limit", `${at} is limiting requests (${detail}); try again in a while`, status);
+  if (status === 429) return modelError(endpoint, "rate_limit", `${at} is limiting requests (${detail})`, status);
   // The code (OpenAI's context_length_exceeded) is beside the message: the body is read too. Some
   // servers (older llama.cpp) say it with a 500: trying again would only fail the same way.
   if (saysContextOverflow(said) || saysContextOverflow(body.slice(0, 4096))) return overflowError(endpoint, detail, status);

@@ -24,8 +24,8 @@ export type ModelEvent =
   /** `index` is unique per call within one reply, even where the server reused one. */
   | { type: "tool_call_delta"; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: "usage"; promptTokens: number; completionTokens: number }
-  /** The request failed before any token and will be sent again after `delayMs`. */
-  | { type: "retry"; attempt: number; delayMs: number; error: ModelError }
+  /** The request failed before any token and will be sent again after `delayMs`: retry `attempt` of at most `retries` of its kind. */
+  | { type: "retry"; attempt: number; retries: number; delayMs: number; error: ModelError }
   | { type: "finish"; reason: FinishReason }
   | { type: "error"; error: ModelError };
 

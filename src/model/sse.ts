@@ -108,14 +108,16 @@ export class SseLineTooLong extends Error {
  * one async step per read, not per event). Stops reading (and releases the body) when the
  * consumer stops; throws what the body throws (an AbortError when the fetch was aborted).
  */
-export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenerator<string[], void, undefined> {
+export async function* sseBatches(body: ReadableStream<Uint8Array>, watch?: ReadWatch): AsyncGenerator<string[], void, undefined> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const parser = new SseParser();
   let finished = false;
   try {
     for (;;) {
+      watch?.reading();
       const { done, value } = await reader.read();
+      watch?.read();
       if (done) break;
       const out: string[] = [];
       parser.push(decoder.decode(value, { stream: true }), out);
@@ -131,6 +133,9 @@ export async function* sseBatches(body: ReadableStream<Uint8Array>): AsyncGenera
     reader.releaseLock();
   }
 }
+
+/** Told of each read of a body: asked for, and answered (idle.ts watches for a silent server with it). */
+export type ReadWatch = { reading(): void; read(): void };
 
 /** The data of each event of a byte stream, one at a time (see {@link sseBatches}). */
 export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string, void, undefined> {

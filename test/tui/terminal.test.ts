@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_RETRY } from "../../src/model/retry.ts";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import { runLembas, type Sandbox } from "../support/run.ts";
@@ -166,7 +167,8 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
   });
 
   test("a model server that answers 500 is said in one line, and the composer is usable again", async () => {
-    for (let i = 0; i < 4; i++) model.push(step({ fail: { status: 500, body: "boom" } }));
+    // Retry-After: 0 lets the program's own retries (DEFAULT_RETRY: minutes of backoff) run at once.
+    for (let i = 0; i <= DEFAULT_RETRY.retries; i++) model.push(step({ fail: { status: 500, body: "boom", retryAfter: 0 } }));
     const screen = await open();
     await screen.waitFor("test/test-model");
     await screen.type("hello", "Enter");
