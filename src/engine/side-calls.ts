@@ -57,10 +57,16 @@ export async function modelSummary(
   return summary;
 }
 
+/**
+ * A side call is tried a few times over seconds, not a turn's minute or two: nobody is told of
+ * its waits, and a title or a summary is not worth holding the session that long.
+ */
+const SIDE_RETRY = { retries: 2, maxTotalMs: 15_000 };
+
 /** One model call without tools whose text is wanted whole. */
 async function completeText(model: ResolvedModel, messages: ChatMessage[], signal: AbortSignal): Promise<string> {
   let text = "";
-  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal })) {
+  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal, retry: SIDE_RETRY })) {
     if (event.type === "text") text += event.delta;
     if (event.type === "error") throw new UserError(event.error.message);
   }
