@@ -16,8 +16,9 @@ import {
 } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
+import { type RejectedFields, connectionKey, processRejectedFields, refusedField, shapeBody } from "./request-fields.ts";
 import { DEFAULT_RETRY, type RetryPolicy, parseRetryAfter, retryDelay } from "./retry.ts";
-import { SseLineTooLong, sseBatches } from "./sse.ts";
+import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
 
 /** Options of {@link streamChat}. */
 export type StreamOptions = {
@@ -26,6 +27,8 @@ export type StreamOptions = {
   retry?: Partial<RetryPolicy>;
   /** Defaults to the global fetch. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** What each connection's models refused (default: the process's memo, see request-fields.ts). */
+  rejectedFields?: RejectedFields;
 };
 
 /** How one try ended when it did not end well. */
@@ -57,12 +60,24 @@ export async function* streamChatBatches(
   options: StreamOptions = {},
 ): AsyncGenerator<ModelEvent[], void, undefined> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
-  const body = JSON.stringify(requestBody(request));
   const { signal } = options;
+  // A field the server refuses is dropped, remembered, and the request sent again at once.
+  const memo = options.rejectedFields ?? processRejectedFields;
+  const connection = connectionKey(endpoint);
+  const plain = requestBody(request);
+  let body = shapeBody(plain, memo.get(connection, request.model), endpoint.reasoning);
   for (let attempt = 0; ; attempt++) {
-    const failure = yield* tryOnce(endpoint, request.model, body, options);
+    const failure = yield* tryOnce(endpoint, request.model, body.text, options);
     if (failure === null) return;
     const { error } = failure;
+    const refused = failure.yielded ? null : refusedField(error, body.fields, endpoint.reasoning);
+    if (refused !== null) {
+      memo.add(connection, request.model, refused);
+      body = shapeBody(plain, memo.get(connection, request.model), endpoint.reasoning);
+      yield [{ type: "retry", attempt: attempt + 1, delayMs: 0, error: withoutField(error, refused) }];
+      attempt--;
+      continue;
+    }
     const retryable = error.retryable || (error.kind === "cut" && !failure.yielded);
     if (failure.yielded || !retryable || attempt >= policy.retries || signal?.aborted) {
       yield [{ type: "error", error: attempt > 0 && retryable ? triedTimes(error, attempt + 1) : error }];
@@ -124,6 +139,7 @@ async function* readStream(
           done = true;
           break;
         }
+        if (data.startsWith(SSE_ERROR_EVENT)) return yield* failAfter(events, errorEvent(endpoint, data.slice(SSE_ERROR_EVENT.length), yielded || events.length > 0));
         const chunk = parseChunk(data);
         if (chunk === null) return yield* failAfter(events, malformedError(endpoint, data));
         if (chunk.error) return yield* failAfter(events, streamError(endpoint, chunk.error, yielded || events.length > 0));
@@ -144,6 +160,7 @@ async function* readStream(
     if (!reader.finished) return fail(cutError(endpoint, networkReason(cause)));
   }
   if (!done && !reader.finished) return fail(cutError(endpoint, "the stream ended before the reply did"));
+  if (reader.failed) return yield* failAfter(events, streamError(endpoint, "the server ended the reply with an error", yielded || events.length > 0));
   reader.end(events);
   yield events;
   return null;
@@ -196,6 +213,25 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
   if (code === 401 || code === 403) return modelError(endpoint, "auth", `${at} refused the request: ${said}`, code);
   if (code !== undefined && code >= 400 && code < 500) return modelError(endpoint, "bad_request", `${at} rejected the request: ${said}`, code);
   return modelError(endpoint, "server", `${at} failed: ${said}`);
+}
+
+/** An `event: error` of the stream: its data is an error object, a chunk with one, or words. */
+function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelError {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return streamError(endpoint, data.trim() || "no reason given", yielded);
+  }
+  const parsed = Chunk.safeParse(json);
+  if (parsed.success && parsed.data.error) return streamError(endpoint, parsed.data.error, yielded);
+  const said = typeof json === "object" && json !== null && "message" in json && typeof json.message === "string" ? json.message : data;
+  return streamError(endpoint, said, yielded);
+}
+
+/** The notice for a request sent again without a field its server refused. */
+function withoutField(error: ModelError, field: string): ModelError {
+  return new ModelError(error.kind, `${error.message}; sending it without ${field}, which this server does not take`, error.status);
 }
 
 function triedTimes(error: ModelError, tries: number): ModelError {

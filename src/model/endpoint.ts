@@ -15,6 +15,8 @@ export type Endpoint = {
   contextLength?: number;
   /** What a person does when the server refuses the key; ends an auth error's sentence. */
   authHint?: string;
+  /** The connection's `reasoning` key: whether its models take reasoning_effort (unset: found out). */
+  reasoning?: boolean;
 };
 
 /** An endpoint for one of config.yaml's connections; api_key wins over api_key_env. */
@@ -27,6 +29,7 @@ export function endpointFromConnection(name: string, conn: Connection, env: Env)
   };
   const context = conn.context ?? conn.context_length;
   if (context !== undefined) endpoint.contextLength = context;
+  if (conn.reasoning !== undefined) endpoint.reasoning = conn.reasoning;
   return endpoint;
 }
 

@@ -1,7 +1,17 @@
 /**
+ * What an event named `error` (an `event: error` line) is given as: its data after this prefix,
+ * which no JSON text starts with. Anthropic's streams report failures so
+ * (docs.anthropic.com/en/docs/build-with-claude/streaming#error-events), and proxies in front of
+ * it pass that on; an OpenAI-compatible chunk never has an event name.
+ */
+export const SSE_ERROR_EVENT = "\u0000error\u0000";
+
+/**
  * A server-sent events reader that keeps only the `data` of each event, which is all the
- * chat-completions stream uses. Lines end in \n, \r\n or \r (also across chunk boundaries);
- * comments (`:` lines) and other fields are skipped; multi-line data is joined with \n.
+ * chat-completions stream uses, and marks an `error` event's (see {@link SSE_ERROR_EVENT}).
+ * Lines end in \n, \r\n or \r (also across chunk boundaries); comments (`:` lines: `: keep-alive`,
+ * OpenRouter's `: OPENROUTER PROCESSING`) and other fields are skipped; blank lines between
+ * events (keep-alives) end nothing; multi-line data is joined with \n.
  */
 export class SseParser {
   /** Pieces of a line not yet ended; joined once, when its end arrives. */
@@ -9,6 +19,8 @@ export class SseParser {
   private partialLength = 0;
   /** The data of the event being read; null before its first data line. */
   private data: string | null = null;
+  /** The event being read was named `error`. */
+  private errorEvent = false;
   /** The last chunk ended in \r: a \n starting the next one belongs to that line end. */
   private skipLf = false;
 
@@ -82,11 +94,16 @@ export class SseParser {
 
   private line(line: string, out: string[]): void {
     if (line.length === 0) {
-      if (this.data !== null) out.push(this.data);
+      if (this.errorEvent) out.push(SSE_ERROR_EVENT + (this.data ?? ""));
+      else if (this.data !== null) out.push(this.data);
       this.data = null;
+      this.errorEvent = false;
       return;
     }
-    if (!line.startsWith("data")) return; // a comment, or a field the stream does not use
+    if (!line.startsWith("data")) {
+      if (line.startsWith("event")) this.errorEvent = /^event: ?error\s*$/.test(line);
+      return; // a comment, or a field the stream does not use
+    }
     let value: string;
     if (line.length === 4) value = "";
     else if (line.charCodeAt(4) !== 58 /* : */) return;
