@@ -33,6 +33,13 @@ export const Chunk = z.object({
   usage: z.unknown().optional(),
   /** Groq's older place for the usage, in the last chunk (console.groq.com/docs/api-reference). */
   x_groq: z.unknown().optional(),
+  /**
+   * vLLM's own error shape, `{ object: "error", message, type, code }` in place of a chunk
+   * (vllm/entrypoints/openai/protocol.py ErrorResponse), seen with {@link error} by the client.
+   */
+  object: z.unknown().optional(),
+  message: z.unknown().optional(),
+  code: z.unknown().optional(),
   /** Some servers (vLLM, OpenRouter, LLeMbas) report a failure inside a started stream. */
   error: z
     .union([z.object({ message: z.string().optional(), code: z.union([z.string(), z.number()]).nullish() }), z.string()])
@@ -75,9 +82,17 @@ function isChoice(value: unknown): boolean {
  * process). A chunk carrying an error goes through the schema.
  */
 export function isWellFormedChunk(value: unknown): value is Chunk {
-  if (!isRecord(value) || !isNullish(value.error)) return false;
+  if (!isRecord(value) || !isNullish(value.error) || value.object === "error") return false;
   const { choices } = value;
   return isNullish(choices) || (Array.isArray(choices) && choices.every(isChoice));
+}
+
+/** The failure a chunk reports: its `error`, or vLLM's error object in its place; null for a chunk that is not one. */
+export function chunkError(chunk: Chunk): NonNullable<Chunk["error"]> | null {
+  if (chunk.error) return chunk.error;
+  if (chunk.object !== "error") return null;
+  const { message, code } = chunk;
+  return { message: typeof message === "string" ? message : "no reason given", code: typeof code === "string" || typeof code === "number" ? code : null };
 }
 
 type Usage = { promptTokens: number; completionTokens: number };

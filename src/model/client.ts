@@ -1,4 +1,4 @@
-import { ChunkReader, Chunk, isWellFormedChunk } from "./chunks.ts";
+import { ChunkReader, Chunk, chunkError, isWellFormedChunk } from "./chunks.ts";
 import type { Endpoint } from "./endpoint.ts";
 import {
   ModelError,
@@ -142,7 +142,8 @@ async function* readStream(
         if (data.startsWith(SSE_ERROR_EVENT)) return yield* failAfter(events, errorEvent(endpoint, data.slice(SSE_ERROR_EVENT.length), yielded || events.length > 0));
         const chunk = parseChunk(data);
         if (chunk === null) return yield* failAfter(events, malformedError(endpoint, data));
-        if (chunk.error) return yield* failAfter(events, streamError(endpoint, chunk.error, yielded || events.length > 0));
+        const failed = chunkError(chunk);
+        if (failed) return yield* failAfter(events, streamError(endpoint, failed, yielded || events.length > 0));
         reader.read(chunk, events);
       }
       if (events.length > 0) {
@@ -224,7 +225,8 @@ function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelEr
     return streamError(endpoint, data.trim() || "no reason given", yielded);
   }
   const parsed = Chunk.safeParse(json);
-  if (parsed.success && parsed.data.error) return streamError(endpoint, parsed.data.error, yielded);
+  const failed = parsed.success ? chunkError(parsed.data) : null;
+  if (failed) return streamError(endpoint, failed, yielded);
   const said = typeof json === "object" && json !== null && "message" in json && typeof json.message === "string" ? json.message : data;
   return streamError(endpoint, said, yielded);
 }

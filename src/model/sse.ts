@@ -2,7 +2,8 @@
  * What an event named `error` (an `event: error` line) is given as: its data after this prefix,
  * which no JSON text starts with. Anthropic's streams report failures so
  * (docs.anthropic.com/en/docs/build-with-claude/streaming#error-events), and proxies in front of
- * it pass that on; an OpenAI-compatible chunk never has an event name.
+ * it pass that on; an OpenAI-compatible chunk never has an event name. An `error:` line (older
+ * llama.cpp) is given the same way.
  */
 export const SSE_ERROR_EVENT = "\u0000error\u0000";
 
@@ -102,6 +103,12 @@ export class SseParser {
     }
     if (!line.startsWith("data")) {
       if (line.startsWith("event")) this.errorEvent = /^event: ?error\s*$/.test(line);
+      else if (line.startsWith("error:")) {
+        // llama.cpp's server before ggml-org/llama.cpp#16109 (2025-09) sent a failure as an
+        // `error: {…}` field of its own, then `data: [DONE]`.
+        this.errorEvent = true;
+        this.data = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
+      }
       return; // a comment, or a field the stream does not use
     }
     let value: string;
