@@ -216,7 +216,7 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
   return modelError(endpoint, "server", `${at} failed: ${said}`);
 }
 
-/** An `event: error` of the stream: its data is an error object, a chunk with one, or words. */
+/** An `event: error` (or `error:` line) of the stream: a chunk with an error, the error object itself, or words. */
 function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelError {
   let json: unknown;
   try {
@@ -227,8 +227,9 @@ function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelEr
   const parsed = Chunk.safeParse(json);
   const failed = parsed.success ? chunkError(parsed.data) : null;
   if (failed) return streamError(endpoint, failed, yielded);
-  const said = typeof json === "object" && json !== null && "message" in json && typeof json.message === "string" ? json.message : data;
-  return streamError(endpoint, said, yielded);
+  if (typeof json !== "object" || json === null || !("message" in json) || typeof json.message !== "string") return streamError(endpoint, data, yielded);
+  const code = "code" in json && (typeof json.code === "number" || typeof json.code === "string") ? json.code : null;
+  return streamError(endpoint, { message: json.message, code }, yielded);
 }
 
 /** The notice for a request sent again without a field its server refused. */

@@ -24,6 +24,8 @@ export class ThinkTagSplitter {
   private state: State = "start";
   /** Text held back: the start of the reply, or what may be the start of </think>. */
   private held = "";
+  /** Some reasoning was given (the whitespace opening it is dropped). */
+  private reasoned = false;
 
   /** Appends the events of one content delta to `out`. */
   push(delta: string, out: ModelEvent[]): void {
@@ -64,8 +66,14 @@ export class ThinkTagSplitter {
   }
 
   private thinking(delta: string, out: ModelEvent[]): void {
-    const text = this.held + delta;
+    let text = this.held + delta;
     this.held = "";
+    if (!this.reasoned) {
+      // The whitespace a template puts after <think> is not reasoning (nor is an empty block).
+      text = text.trimStart();
+      if (text.length === 0) return;
+      this.reasoned = true;
+    }
     const close = text.indexOf(CLOSE);
     if (close !== -1) {
       if (close > 0) out.push({ type: "reasoning", delta: text.slice(0, close) });
