@@ -17,10 +17,11 @@ import { mistral } from "./fixtures/mistral.ts";
 import { ollama } from "./fixtures/ollama.ts";
 import { openai } from "./fixtures/openai.ts";
 import { openrouter } from "./fixtures/openrouter.ts";
+import { proxies } from "./fixtures/proxies.ts";
 import type { Expected, StreamFixture } from "./fixtures/types.ts";
 import { vllm } from "./fixtures/vllm.ts";
 
-const FAMILIES: Record<string, StreamFixture[]> = { openai, deepseek, openrouter, ollama, llamacpp, vllm, lmstudio, groq, mistral, gemini, anthropic, heavy };
+const FAMILIES: Record<string, StreamFixture[]> = { openai, deepseek, openrouter, ollama, llamacpp, vllm, lmstudio, groq, mistral, gemini, anthropic, proxies, heavy };
 
 /** How the body is cut into writes: whole, every few bytes, and at each line end and inside each multi-byte character. */
 const SPLITS: Record<string, (bytes: Uint8Array) => Uint8Array[]> = {
