@@ -44,7 +44,7 @@ export class ThinkTagSplitter {
     this.held = "";
     if (held.length === 0) return;
     if (this.state === "thinking") out.push({ type: "reasoning", delta: held });
-    else if (this.state === "start") out.push({ type: "text", delta: held });
+    else if (this.state === "start" && held.trim().length > 0) out.push({ type: "text", delta: held }); // a reply of whitespace alone says nothing
   }
 
   private start(delta: string, out: ModelEvent[]): void {

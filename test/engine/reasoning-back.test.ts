@@ -105,3 +105,23 @@ test("<think>…</think> in the text is reasoning, not the answer, and never the
   expect(ofType(events, "reasoning").map((e) => e.delta).join("")).toBe("The person wants a greeting.");
   expect(session.title).toBe("Greeting the world");
 });
+
+test("a step whose server refuses stream_options is sent again without it, said as a notice, and the turn goes on", async () => {
+  h = await engineHarness();
+  h.model.push(
+    {
+      match: (b) => isStep(b) && b.stream_options !== undefined && b.stream_options !== null,
+      fail: { status: 400, body: JSON.stringify({ error: { message: "stream_options: Extra inputs are not permitted" } }) },
+    },
+    step({ text: "fine" }),
+    step({ text: "again" }),
+  );
+  const session = await h.session();
+  const answer = await session.prompt({ text: "hello" });
+  expect(answer.stopReason).toBe("end_turn");
+  expect(ofType(h.events(session), "text").map((e) => e.delta).join("")).toBe("fine");
+  expect(ofType(h.events(session), "notice").map((e) => e.message).join("\n")).toContain("sending it without stream_options");
+  await session.prompt({ text: "and again" });
+  const steps = h.model.requests.filter((r) => isStep(r.body));
+  expect(steps.map((r) => r.body.stream_options !== undefined)).toEqual([true, false, false]);
+});
