@@ -49,29 +49,29 @@ export class SseParser {
   private pushLf(text: string, start: number, out: string[]): void {
     let lf = text.indexOf("\n", start);
     while (lf !== -1) {
-      this.line(this.takePartial(text.slice(start, lf)), out);
+      // A comment (`: keep-alive`) whole in this text is skipped without making its string.
+      if (this.partialLength > 0 || text.charCodeAt(start) !== 58) this.line(this.takePartial(text.slice(start, lf)), out);
       start = lf + 1;
       lf = text.indexOf("\n", start);
     }
     this.keep(text, start);
   }
 
+  /** Lines that may end in \r or \r\n (llama.cpp and others send \r\n): found with indexOf, not a loop per character. */
   private pushAnyEnding(text: string, start: number, out: string[]): void {
     const n = text.length;
-    let i = start;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c !== 10 && c !== 13) {
-        i++;
-        continue;
+    let cr = text.indexOf("\r", start);
+    let lf = text.indexOf("\n", start);
+    while (cr !== -1 || lf !== -1) {
+      const end = cr === -1 ? lf : lf === -1 ? cr : cr < lf ? cr : lf;
+      if (this.partialLength > 0 || text.charCodeAt(start) !== 58) this.line(this.takePartial(text.slice(start, end)), out);
+      start = end + 1;
+      if (end === cr) {
+        if (start === n) this.skipLf = true;
+        else if (lf === start) start++;
       }
-      this.line(this.takePartial(text.slice(start, i)), out);
-      i++;
-      if (c === 13) {
-        if (i === n) this.skipLf = true;
-        else if (text.charCodeAt(i) === 10) i++;
-      }
-      start = i;
+      if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
+      if (lf !== -1 && lf < start) lf = text.indexOf("\n", start);
     }
     this.keep(text, start);
   }
