@@ -2,11 +2,14 @@
 // chunks per second that reach a bus subscriber, beside the raw SSE rate a plain client reads from
 // the same server in the same run. Rates are taken over the stream (first chunk to last), so the
 // server's time to build its answer counts for neither; the whole turn's time is printed beside.
-// One JSON line; goal: ratio ≥ 0.8.
-import { engineHarness, step } from "../test/support/engine.ts";
+// The same again for the heaviest replay fixture (test/model/fixtures/heavy.ts: a token a chunk,
+// \r\n, keep-alive comments and blank lines between the chunks), served by a server of its own
+// in writes of a few events. One JSON line; goal: both ratios ≥ 0.8.
+import { type EngineHarness, engineHarness, isStep, step } from "../test/support/engine.ts";
+import { heavyBody } from "../test/model/fixtures/heavy.ts";
 
 const CHUNKS = 20_000;
-const RUNS = 5;
+const RUNS = 7;
 const chunks = Array.from({ length: CHUNKS }, (_, i) => `w${i % 10} `);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -30,7 +33,8 @@ async function rawRun(url: string): Promise<Timing> {
     buffer += decoder.decode(part, { stream: true });
     const lines = buffer.split("\n");
     buffer = lines.pop() ?? "";
-    for (const line of lines) {
+    for (const raw of lines) {
+      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
       if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
       const chunk = JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string } }[] };
       if (!chunk.choices?.[0]?.delta?.content) continue;
@@ -43,9 +47,14 @@ async function rawRun(url: string): Promise<Timing> {
   return { stream: last - first, total: performance.now() - started };
 }
 
-// The harness checks every event against its schema in tests; a benchmark measures the engine alone.
-const h = await engineHarness({ checkEvents: false });
-try {
+type Dialect = { raw: Timing[]; engine: Timing[]; run(i: number): Promise<void> };
+
+/**
+ * A dialect's runs: each pushes `queue()` and reads the stream with the raw client, then again
+ * through a turn. The heap is collected before each read, so what one read left behind is not
+ * paid by the next (the runs of the two dialects interleave).
+ */
+async function dialect(h: EngineHarness, rawUrl: string, queue: () => void): Promise<Dialect> {
   const session = await h.session();
   let seen = 0;
   let first = 0;
@@ -57,39 +66,97 @@ try {
     if (seen === 1) first = last;
   });
   // Warm up both paths once.
-  h.model.push(step({ text: chunks }));
-  await rawRun(h.model.url);
-  h.model.push(step({ text: chunks }));
+  queue();
+  await rawRun(rawUrl);
+  queue();
   await session.prompt({ text: "warm up" });
   await session.idle();
+  const d: Dialect = {
+    raw: [],
+    engine: [],
+    async run(i) {
+      queue();
+      Bun.gc(true);
+      d.raw.push(await rawRun(rawUrl));
+      queue();
+      Bun.gc(true);
+      seen = 0;
+      const started = performance.now();
+      await session.prompt({ text: `run ${i}` });
+      d.engine.push({ stream: last - first, total: performance.now() - started });
+      if (seen !== CHUNKS) throw new Error(`the bus saw ${seen} chunks`);
+    },
+  };
+  return d;
+}
 
-  const raw: Timing[] = [];
-  const engine: Timing[] = [];
+function rates(d: Dialect) {
+  const rawRate = CHUNKS / (median(d.raw.map((t) => t.stream)) / 1000);
+  const engineRate = CHUNKS / (median(d.engine.map((t) => t.stream)) / 1000);
+  return { engineRate, rawRate, ratio: Math.round((engineRate / rawRate) * 100) / 100, turn: median(d.engine.map((t) => t.total)), rawTotal: median(d.raw.map((t) => t.total)) };
+}
+
+/** The heavy fixture's server: steps get the heavy stream in writes of 16 events; anything else goes to the harness's model. */
+const heavyPieces = (() => {
+  const events = heavyBody(CHUNKS, ["w0 ", "w1 ", "w2 ", "w3 ", "w4 "]).split(/(?<=\r\n\r\n)/);
+  const pieces: Uint8Array[] = [];
+  for (let i = 0; i < events.length; i += 16) pieces.push(new TextEncoder().encode(events.slice(i, i + 16).join("")));
+  return pieces;
+})();
+let heavyHarness: EngineHarness | null = null;
+const heavyServer = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  idleTimeout: 0,
+  async fetch(req) {
+    if (!heavyHarness) return new Response("not ready", { status: 503 });
+    if (req.method !== "POST" || !isStep((await req.clone().json()) as never)) return heavyHarness.model.handle(req);
+    const stream = new ReadableStream({
+      type: "direct",
+      async pull(controller) {
+        for (const piece of heavyPieces) {
+          controller.write(piece);
+          await controller.flush();
+        }
+        controller.close();
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  },
+});
+const heavyUrl = `http://127.0.0.1:${heavyServer.port}/v1`;
+
+// The harness checks every event against its schema in tests; a benchmark measures the engine alone.
+const h = await engineHarness({ checkEvents: false });
+heavyHarness = await engineHarness({ checkEvents: false, config: { connections: { test: { base_url: heavyUrl } } } });
+try {
+  const cleanRuns = await dialect(h, h.model.url, () => h.model.push(step({ text: chunks })));
+  const heavyRuns = await dialect(heavyHarness, heavyUrl, () => {});
   for (let i = 0; i < RUNS; i++) {
-    h.model.push(step({ text: chunks }));
-    raw.push(await rawRun(h.model.url));
-    h.model.push(step({ text: chunks }));
-    seen = 0;
-    const started = performance.now();
-    await session.prompt({ text: `run ${i}` });
-    engine.push({ stream: last - first, total: performance.now() - started });
-    if (seen !== CHUNKS) throw new Error(`the bus saw ${seen} chunks`);
+    await cleanRuns.run(i);
+    await heavyRuns.run(i);
   }
-  const rawRate = CHUNKS / (median(raw.map((t) => t.stream)) / 1000);
-  const engineRate = CHUNKS / (median(engine.map((t) => t.stream)) / 1000);
+  const clean = rates(cleanRuns);
+  const heavy = rates(heavyRuns);
   console.log(
     JSON.stringify({
       bench: "engine",
       chunks: CHUNKS,
       runs: RUNS,
-      bus_chunks_per_s: Math.round(engineRate),
-      raw_sse_chunks_per_s: Math.round(rawRate),
-      ratio: Math.round((engineRate / rawRate) * 100) / 100,
-      turn_ms: Math.round(median(engine.map((t) => t.total))),
-      raw_request_ms: Math.round(median(raw.map((t) => t.total))),
+      bus_chunks_per_s: Math.round(clean.engineRate),
+      raw_sse_chunks_per_s: Math.round(clean.rawRate),
+      ratio: clean.ratio,
+      turn_ms: Math.round(clean.turn),
+      raw_request_ms: Math.round(clean.rawTotal),
+      heavy_bus_chunks_per_s: Math.round(heavy.engineRate),
+      heavy_raw_sse_chunks_per_s: Math.round(heavy.rawRate),
+      heavy_ratio: heavy.ratio,
+      heavy_turn_ms: Math.round(heavy.turn),
       goal: 0.8,
     }),
   );
 } finally {
   await h.close();
+  await heavyHarness.close();
+  heavyServer.stop(true);
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { ChatMessage, ContentPart } from "../model/request.ts";
-import type { StoredMessage } from "./records.ts";
+import type { AssistantRecord, StoredMessage } from "./records.ts";
 
 /**
  * Turns stored messages into what the model is sent: the summary (when the history was compacted)
@@ -49,17 +49,36 @@ export function toChatMessages(
     }
     const calls = message.body.toolCalls;
     if (!message.body.text && calls.length === 0) continue;
-    out.push({
-      role: "assistant",
-      content: message.body.text || null,
-      ...(calls.length > 0
-        ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments || "{}" } })) }
-        : {}),
-    });
+    out.push(assistantMessage(message.body));
     pendingCalls = calls.map((c) => c.id);
   }
   closeCalls();
   return out;
+}
+
+/**
+ * An assistant message as sent back. One that made tool calls carries its reasoning as
+ * `reasoning_content`: DeepSeek's thinking mode answers 400 without it on every later request
+ * (api-docs.deepseek.com/guides/thinking_mode, "tool calls"), and Kimi's thinking models want it
+ * kept through a tool loop (platform.moonshot.ai, kimi-k2-thinking); other servers ignore it, and
+ * one that refuses the field gets the request again without it (model/request-fields.ts). A
+ * reply without tool calls is sent without its reasoning, as those APIs ask.
+ */
+function assistantMessage(body: AssistantRecord): ChatMessage {
+  const calls = body.toolCalls;
+  if (calls.length === 0) return { role: "assistant", content: body.text || null };
+  const message: ChatMessage = {
+    role: "assistant",
+    content: body.text || null,
+    tool_calls: calls.map((c) => ({
+      id: c.id,
+      type: "function" as const,
+      function: { name: c.name, arguments: c.arguments || "{}" },
+      ...(c.extraContent ? { extra_content: c.extraContent } : {}),
+    })),
+  };
+  if (body.reasoning) message.reasoning_content = body.reasoning;
+  return message;
 }
 
 function userContent(

@@ -15,7 +15,13 @@ export const UserRecord = z.object({
 });
 export type UserRecord = z.infer<typeof UserRecord>;
 
-export const ToolCallRecord = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+export const ToolCallRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  /** A provider's own fields on the call (Gemini's extra_content with its thought_signature), sent back as they came. */
+  extraContent: z.record(z.string(), z.unknown()).optional(),
+});
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 
 export const AssistantRecord = z.object({

@@ -1,4 +1,4 @@
-import { ChunkReader, Chunk, isWellFormedChunk } from "./chunks.ts";
+import { ChunkReader, Chunk, chunkError, isWellFormedChunk } from "./chunks.ts";
 import type { Endpoint } from "./endpoint.ts";
 import {
   ModelError,
@@ -20,8 +20,9 @@ import type { ModelEvent } from "./events.ts";
 import { saysContextOverflow } from "./overflow.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
 import { IdleWatch, type IdleLimits, idleLimits } from "./idle.ts";
+import { type RejectedFields, connectionKey, processRejectedFields, refusedField, shapeBody } from "./request-fields.ts";
 import { DEFAULT_RETRY, type RetryPolicy, describeWait, retryDelay, serverWait } from "./retry.ts";
-import { SseLineTooLong, sseBatches } from "./sse.ts";
+import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
 
 /** Options of {@link streamChat}. */
 export type StreamOptions = {
@@ -30,6 +31,8 @@ export type StreamOptions = {
   retry?: Partial<RetryPolicy>;
   /** Defaults to the global fetch. */
   fetch?: (input: string, init: BunFetchRequestInit) => Promise<Response>;
+  /** What each connection's models refused (default: the process's memo, see request-fields.ts). */
+  rejectedFields?: RejectedFields;
 };
 
 /** How one try ended when it did not end well. */
@@ -63,14 +66,26 @@ export async function* streamChatBatches(
 ): AsyncGenerator<ModelEvent[], void, undefined> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const limits = idleLimits(endpoint.idle);
-  const body = JSON.stringify(requestBody(request));
   const { signal } = options;
+  // A field the server refuses is dropped, remembered, and the request sent again at once.
+  const memo = options.rejectedFields ?? processRejectedFields;
+  const connection = connectionKey(endpoint);
+  const plain = requestBody(request);
+  let body = shapeBody(plain, memo.get(connection, request.model), endpoint.reasoning);
   const used = { timeout: 0, unreachable: 0, other: 0 };
   let waitedMs = 0;
   for (let attempt = 0; ; attempt++) {
-    const failure = yield* tryOnce(endpoint, request.model, body, options, limits);
+    const failure = yield* tryOnce(endpoint, request.model, body.text, options, limits);
     if (failure === null) return;
     const { error } = failure;
+    const refused = failure.yielded ? null : refusedField(error, body.fields, endpoint.reasoning);
+    if (refused !== null) {
+      memo.add(connection, request.model, refused);
+      body = shapeBody(plain, memo.get(connection, request.model), endpoint.reasoning);
+      yield [{ type: "retry", attempt: 1, retries: 1, delayMs: 0, error: withoutField(error, refused) }];
+      attempt--;
+      continue;
+    }
     const retryable = !failure.yielded && error.retryable;
     const kind = error.kind === "timeout" || error.kind === "unreachable" ? error.kind : "other";
     const limit = Math.min(policy.retries, kind === "timeout" ? policy.timeoutRetries : kind === "unreachable" ? policy.unreachableRetries : Infinity);
@@ -162,9 +177,11 @@ async function* readStream(
           done = true;
           break;
         }
+        if (data.startsWith(SSE_ERROR_EVENT)) return yield* failAfter(events, errorEvent(endpoint, data.slice(SSE_ERROR_EVENT.length), yielded || events.length > 0));
         const chunk = parseChunk(data);
         if (chunk === null) return yield* failAfter(events, malformedError(endpoint, data));
-        if (chunk.error) return yield* failAfter(events, streamError(endpoint, chunk.error, yielded || events.length > 0));
+        const failed = chunkError(chunk);
+        if (failed) return yield* failAfter(events, streamError(endpoint, failed, yielded || events.length > 0));
         reader.read(chunk, events);
       }
       if (events.length > 0) {
@@ -182,6 +199,7 @@ async function* readStream(
     if (!reader.finished) return fail(cutError(endpoint, networkReason(cause)));
   }
   if (!done && !reader.finished) return fail(cutError(endpoint, "the stream ended before the reply did"));
+  if (reader.failed) return yield* failAfter(events, streamError(endpoint, "the server ended the reply with an error", yielded || events.length > 0));
   reader.end(events);
   yield events;
   return null;
@@ -240,6 +258,27 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
 /** A server asking to wait longer than lembas waits by itself: said, not waited for. */
 function asksTooLong(error: ModelError, waitMs: number): ModelError {
   return new ModelError(error.kind, `${error.message}; it asks to wait ${describeWait(waitMs)}, longer than lembas waits on its own: try again then`, error.status);
+}
+
+/** An `event: error` (or `error:` line) of the stream: a chunk with an error, the error object itself, or words. */
+function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelError {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return streamError(endpoint, data.trim() || "no reason given", yielded);
+  }
+  const parsed = Chunk.safeParse(json);
+  const failed = parsed.success ? chunkError(parsed.data) : null;
+  if (failed) return streamError(endpoint, failed, yielded);
+  if (typeof json !== "object" || json === null || !("message" in json) || typeof json.message !== "string") return streamError(endpoint, data, yielded);
+  const code = "code" in json && (typeof json.code === "number" || typeof json.code === "string") ? json.code : null;
+  return streamError(endpoint, { message: json.message, code }, yielded);
+}
+
+/** The notice for a request sent again without a field its server refused. */
+function withoutField(error: ModelError, field: string): ModelError {
+  return new ModelError(error.kind, `${error.message}; sending it without ${field}, which this server does not take`, error.status);
 }
 
 function triedTimes(error: ModelError, tries: number): ModelError {

@@ -18,6 +18,8 @@ export type Endpoint = {
   authHint?: string;
   /** How long the server may be silent (config.yaml's idle_timeout; unset: idle.ts's defaults). */
   idle?: IdleSetting;
+  /** The connection's `reasoning` key: whether its models take reasoning_effort (unset: found out). */
+  reasoning?: boolean;
 };
 
 /** An endpoint for one of config.yaml's connections; api_key wins over api_key_env. */
@@ -31,6 +33,7 @@ export function endpointFromConnection(name: string, conn: Connection, env: Env)
   };
   const context = conn.context ?? conn.context_length;
   if (context !== undefined) endpoint.contextLength = context;
+  if (conn.reasoning !== undefined) endpoint.reasoning = conn.reasoning;
   return endpoint;
 }
 

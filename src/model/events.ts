@@ -4,16 +4,23 @@ import type { ModelError } from "./errors.ts";
  * Why a reply ended, in ACP's stop-reason words, with "tool_calls" kept apart so the engine
  * knows to run the tools and ask again (ACP itself calls that turn end `end_turn`).
  *
- * | finish_reason                 | FinishReason                                 |
- * |-------------------------------|----------------------------------------------|
- * | stop                          | end_turn (tool_calls if tool calls streamed) |
- * | tool_calls, function_call     | tool_calls                                   |
- * | length                        | max_tokens                                   |
- * | content_filter                | refusal                                      |
- * | absent or anything else       | end_turn (tool_calls if tool calls streamed) |
+ * | finish_reason (any case)                              | FinishReason                     |
+ * |---------------------------------------------------------|----------------------------------|
+ * | stop, eos, eos_token, stop_sequence, end_turn           | end_turn (tool_calls if calls)   |
+ * | tool_calls, function_call, tool_use                     | tool_calls                       |
+ * | length, max_tokens, model_length                        | max_tokens                       |
+ * | content_filter, refusal, safety, recitation, blocklist… | refusal                          |
+ * | absent or anything else                                 | end_turn (tool_calls if calls)   |
  *
- * Some servers (older Ollama and llama.cpp builds) say "stop" after streaming tool calls; the
- * calls are what counts, so such a reply maps to "tool_calls".
+ * Where the words come from: `stop`/`length`/`tool_calls`/`content_filter`/`function_call` are
+ * OpenAI's (platform.openai.com/docs/api-reference/chat/object); `eos`/`eos_token`/`stop_sequence`
+ * are TGI's and older llama.cpp builds'; `tool_use`/`end_turn`/`max_tokens`/`stop_sequence` are
+ * Anthropic's stop reasons, which some proxies pass through unmapped; `SAFETY`/`RECITATION`/
+ * `BLOCKLIST`/`PROHIBITED_CONTENT`/`SPII` and `MAX_TOKENS` are Gemini's finishReason values
+ * (ai.google.dev/api/generate-content#FinishReason); vLLM says `model_length` at the window's end.
+ *
+ * Some servers (older Ollama and llama.cpp builds, Gemini) say "stop" after streaming tool calls;
+ * the calls are what counts, so such a reply maps to "tool_calls".
  */
 export type FinishReason = "end_turn" | "tool_calls" | "max_tokens" | "refusal";
 
@@ -21,8 +28,12 @@ export type FinishReason = "end_turn" | "tool_calls" | "max_tokens" | "refusal";
 export type ModelEvent =
   | { type: "text"; delta: string }
   | { type: "reasoning"; delta: string }
-  /** `index` is unique per call within one reply, even where the server reused one. */
-  | { type: "tool_call_delta"; index: number; id?: string; name?: string; argumentsDelta: string }
+  /**
+   * `index` is unique per call within one reply, even where the server reused one. `extra` is a
+   * provider's own object on the call (Gemini's `extra_content`, holding its thought_signature),
+   * kept to be sent back with the call.
+   */
+  | { type: "tool_call_delta"; index: number; id?: string; name?: string; argumentsDelta: string; extra?: Record<string, unknown> }
   | { type: "usage"; promptTokens: number; completionTokens: number }
   /** The request failed before any token and will be sent again after `delayMs`: retry `attempt` of at most `retries` of its kind. */
   | { type: "retry"; attempt: number; retries: number; delayMs: number; error: ModelError }
@@ -33,13 +44,22 @@ export type ToolCallDelta = Extract<ModelEvent, { type: "tool_call_delta" }>;
 
 /** Maps a server's finish_reason (see {@link FinishReason}). */
 export function mapFinishReason(reason: string | null, sawToolCalls: boolean): FinishReason {
-  switch (reason) {
+  switch (reason?.toLowerCase()) {
     case "tool_calls":
     case "function_call":
+    case "tool_use":
       return "tool_calls";
     case "length":
+    case "max_tokens":
+    case "model_length":
       return "max_tokens";
     case "content_filter":
+    case "refusal":
+    case "safety":
+    case "recitation":
+    case "blocklist":
+    case "prohibited_content":
+    case "spii":
       return "refusal";
     default:
       return sawToolCalls ? "tool_calls" : "end_turn";

@@ -3,8 +3,12 @@ import type { Effort } from "../config/schema.ts";
 /** A part of a user message: text, or an image as a URL (a data: URL for a local file). */
 export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
 
-/** A tool call an assistant message made, as it is sent back to the server. */
-export type AssistantToolCall = { id: string; type: "function"; function: { name: string; arguments: string } };
+/**
+ * A tool call an assistant message made, as it is sent back to the server; `extra_content` is
+ * the provider's own object as it came with the call (Gemini's thought_signature must come back:
+ * ai.google.dev/gemini-api/docs/thought-signatures).
+ */
+export type AssistantToolCall = { id: string; type: "function"; function: { name: string; arguments: string }; extra_content?: Record<string, unknown> };
 
 /** A chat message in the OpenAI chat-completions format. */
 export type ChatMessage =

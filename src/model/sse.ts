@@ -1,7 +1,18 @@
 /**
+ * What an event named `error` (an `event: error` line) is given as: its data after this prefix,
+ * which no JSON text starts with. Anthropic's streams report failures so
+ * (docs.anthropic.com/en/docs/build-with-claude/streaming#error-events), and proxies in front of
+ * it pass that on; an OpenAI-compatible chunk never has an event name. An `error:` line (older
+ * llama.cpp) is given the same way.
+ */
+export const SSE_ERROR_EVENT = "\u0000error\u0000";
+
+/**
  * A server-sent events reader that keeps only the `data` of each event, which is all the
- * chat-completions stream uses. Lines end in \n, \r\n or \r (also across chunk boundaries);
- * comments (`:` lines) and other fields are skipped; multi-line data is joined with \n.
+ * chat-completions stream uses, and marks an `error` event's (see {@link SSE_ERROR_EVENT}).
+ * Lines end in \n, \r\n or \r (also across chunk boundaries); comments (`:` lines: `: keep-alive`,
+ * OpenRouter's `: OPENROUTER PROCESSING`) and other fields are skipped; blank lines between
+ * events (keep-alives) end nothing; multi-line data is joined with \n.
  */
 export class SseParser {
   /** Pieces of a line not yet ended; joined once, when its end arrives. */
@@ -9,6 +20,8 @@ export class SseParser {
   private partialLength = 0;
   /** The data of the event being read; null before its first data line. */
   private data: string | null = null;
+  /** The event being read was named `error`. */
+  private errorEvent = false;
   /** The last chunk ended in \r: a \n starting the next one belongs to that line end. */
   private skipLf = false;
 
@@ -36,29 +49,29 @@ export class SseParser {
   private pushLf(text: string, start: number, out: string[]): void {
     let lf = text.indexOf("\n", start);
     while (lf !== -1) {
-      this.line(this.takePartial(text.slice(start, lf)), out);
+      // A comment (`: keep-alive`) whole in this text is skipped without making its string.
+      if (this.partialLength > 0 || text.charCodeAt(start) !== 58) this.line(this.takePartial(text.slice(start, lf)), out);
       start = lf + 1;
       lf = text.indexOf("\n", start);
     }
     this.keep(text, start);
   }
 
+  /** Lines that may end in \r or \r\n (llama.cpp and others send \r\n): found with indexOf, not a loop per character. */
   private pushAnyEnding(text: string, start: number, out: string[]): void {
     const n = text.length;
-    let i = start;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c !== 10 && c !== 13) {
-        i++;
-        continue;
+    let cr = text.indexOf("\r", start);
+    let lf = text.indexOf("\n", start);
+    while (cr !== -1 || lf !== -1) {
+      const end = cr === -1 ? lf : lf === -1 ? cr : cr < lf ? cr : lf;
+      if (this.partialLength > 0 || text.charCodeAt(start) !== 58) this.line(this.takePartial(text.slice(start, end)), out);
+      start = end + 1;
+      if (end === cr) {
+        if (start === n) this.skipLf = true;
+        else if (lf === start) start++;
       }
-      this.line(this.takePartial(text.slice(start, i)), out);
-      i++;
-      if (c === 13) {
-        if (i === n) this.skipLf = true;
-        else if (text.charCodeAt(i) === 10) i++;
-      }
-      start = i;
+      if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
+      if (lf !== -1 && lf < start) lf = text.indexOf("\n", start);
     }
     this.keep(text, start);
   }
@@ -82,11 +95,22 @@ export class SseParser {
 
   private line(line: string, out: string[]): void {
     if (line.length === 0) {
-      if (this.data !== null) out.push(this.data);
+      if (this.errorEvent) out.push(SSE_ERROR_EVENT + (this.data ?? ""));
+      else if (this.data !== null) out.push(this.data);
       this.data = null;
+      this.errorEvent = false;
       return;
     }
-    if (!line.startsWith("data")) return; // a comment, or a field the stream does not use
+    if (!line.startsWith("data")) {
+      if (line.startsWith("event")) this.errorEvent = /^event: ?error\s*$/.test(line);
+      else if (line.startsWith("error:")) {
+        // llama.cpp's server before ggml-org/llama.cpp#16109 (2025-09) sent a failure as an
+        // `error: {…}` field of its own, then `data: [DONE]`.
+        this.errorEvent = true;
+        this.data = line.slice(line.charCodeAt(6) === 32 ? 7 : 6);
+      }
+      return; // a comment, or a field the stream does not use
+    }
     let value: string;
     if (line.length === 4) value = "";
     else if (line.charCodeAt(4) !== 58 /* : */) return;

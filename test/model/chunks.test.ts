@@ -38,6 +38,16 @@ const cases: [string, unknown][] = [
   ["infinite choice index", JSON.parse('{"choices":[{"index":1e999,"delta":{"content":"a"}}]}')],
   ["tool index past the safe integers", { choices: [{ delta: { tool_calls: [{ index: 9007199254740992 }] } }] }],
   ["NaN tokens", { usage: { prompt_tokens: Number.NaN, completion_tokens: 1 } }],
+  ["refusal text", { choices: [{ delta: { refusal: "no" } }] }],
+  ["refusal a number", { choices: [{ delta: { refusal: 1 } }] }],
+  ["reasoning_details", { choices: [{ delta: { reasoning_details: [{ type: "reasoning.text", text: "t" }, 5] } }] }],
+  ["reasoning_details not a list", { choices: [{ delta: { reasoning_details: { text: "t" } } }] }],
+  ["a call's extra_content", { choices: [{ delta: { tool_calls: [{ ...call, extra_content: { google: { thought_signature: "s" } } }] } }] }],
+  ["extra_content a string", { choices: [{ delta: { tool_calls: [{ ...call, extra_content: "s" }] } }] }],
+  ["arguments as an object", { choices: [{ delta: { tool_calls: [{ index: 0, function: { name: "read", arguments: { path: "a" } } }] } }] }],
+  ["arguments a number", { choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: 5 } }] } }] }],
+  ["Groq's x_groq", { choices: [], x_groq: { id: "req", usage: { prompt_tokens: 1, completion_tokens: 2 } } }],
+  ["a chunk's own object name", { object: "chat.completion.chunk", choices: [] }],
   ["a list", [text]],
   ["a string", "data"],
   ["null", null],
@@ -50,6 +60,8 @@ test("the fast check accepts exactly what the chunk schema accepts", () => {
 });
 
 test("a chunk that carries an error always goes through the schema", () => {
+  expect(isWellFormedChunk({ object: "error", message: "bad" })).toBe(false);
+  expect(Chunk.safeParse({ object: "error", message: "bad", code: 400 }).success).toBe(true);
   expect(isWellFormedChunk({ error: { message: "overloaded" } })).toBe(false);
   expect(isWellFormedChunk({ error: "overloaded", choices: [] })).toBe(false);
   expect(Chunk.safeParse({ error: { message: "overloaded", code: 529 } }).success).toBe(true);
