@@ -36,8 +36,13 @@ const OVERFLOW_WORDINGS: readonly RegExp[] = [
   /longer than the model's context length/i,
 ];
 
-/** Rate limits speak of tokens too ("too many tokens per minute"): never a context overflow. */
-const NOT_OVERFLOW = /rate limit|too many requests|per minute/i;
+/**
+ * Rate limits speak of tokens too ("too many tokens per minute"): never a context overflow. Nor is
+ * a reply length beyond the window (vLLM: "'max_tokens' or 'max_completion_tokens' is too large:
+ * 9000. This model's maximum context length is 4096 tokens"): compacting the history cannot help;
+ * max_output under the connection can.
+ */
+const NOT_OVERFLOW = /rate limit|too many requests|per minute|max_(?:completion_)?tokens'? (?:or '?max_completion_tokens'? )?is too large/i;
 
 /**
  * Whether a server's error text says the request was longer than the model's window. Ollama never
