@@ -1,5 +1,5 @@
 import { ChunkReader, Chunk, isWellFormedChunk } from "./chunks.ts";
-import type { Endpoint } from "./endpoint.ts";
+import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import {
   ModelError,
   abortedError,
@@ -57,7 +57,7 @@ export async function* streamChatBatches(
   options: StreamOptions = {},
 ): AsyncGenerator<ModelEvent[], void, undefined> {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
-  const body = JSON.stringify(requestBody(request));
+  const body = JSON.stringify(requestBody(request, endpoint));
   const { signal } = options;
   for (let attempt = 0; ; attempt++) {
     const failure = yield* tryOnce(endpoint, request.model, body, options);
@@ -160,9 +160,7 @@ async function* readStream(
 }
 
 function headers(endpoint: Endpoint): Record<string, string> {
-  const result: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
-  if (endpoint.apiKey) result.authorization = `Bearer ${endpoint.apiKey}`;
-  return result;
+  return { "content-type": "application/json", accept: "text/event-stream", ...endpointHeaders(endpoint) };
 }
 
 function parseChunk(data: string): Chunk | null {
