@@ -1,6 +1,6 @@
 import { defineCommand } from "citty";
 import { createEngine } from "../engine/create.ts";
-import type { ModelWindow } from "../model/discovery.ts";
+import { windowText } from "../model/discovery.ts";
 import type { ListingStatus } from "../model/registry.ts";
 import { createContext } from "./context.ts";
 
@@ -26,18 +26,6 @@ export default defineCommand({
     if (entries.length === 0) console.error("lembas: no models: add a connection to config.yaml, or log in to a LLeMbas instance");
   },
 });
-
-/** "32k", "128k", "4096": tokens as people write a window. */
-export function tokensText(tokens: number): string {
-  if (tokens % 1024 === 0) return `${tokens / 1024}k`;
-  if (tokens % 1000 === 0) return `${tokens / 1000}k`;
-  return String(tokens);
-}
-
-/** "8k from /props default_generation_settings.n_ctx", or the default's own sentence ("assumed 32k: …"). */
-export function windowText(window: ModelWindow): string {
-  return window.from === "default" ? window.where : `${tokensText(window.tokens)} from ${window.where}`;
-}
 
 function statusLine(status: ListingStatus): string | null {
   if (status.error === null) return null;

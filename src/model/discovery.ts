@@ -252,6 +252,18 @@ function bodyNumCtx(body: Record<string, unknown> | undefined): number | undefin
   return parsed.success ? parsed.data.options.num_ctx : undefined;
 }
 
+/** "32k", "128k", "4096": tokens as people write a window. */
+export function tokensText(tokens: number): string {
+  if (tokens % 1024 === 0) return `${tokens / 1024}k`;
+  if (tokens % 1000 === 0) return `${tokens / 1000}k`;
+  return String(tokens);
+}
+
+/** "8k from /props default_generation_settings.n_ctx", or the default's own sentence ("assumed 32k: …"). */
+export function windowText(window: ModelWindow): string {
+  return window.from === "default" ? window.where : `${tokensText(window.tokens)} from ${window.where}`;
+}
+
 /** The row name of a stored family id, for messages. */
 export function familyName(id: string): string {
   return dialectById(id).name;
