@@ -170,7 +170,7 @@ export class ModelRegistry implements ModelSource {
   /** Lists every server afresh now (`lembas models`); one that fails keeps its last good list, and says why. */
   async refreshAll(): Promise<void> {
     const listed = await this.list();
-    await Promise.all([...listed.values()].map((l) => this.refresh(l)));
+    await Promise.all([...listed.values()].map((l) => (l.askedAt === 0 || l.refreshing ? this.refresh(l) : undefined)));
   }
 
   /** Each connection's family, and how its list was had. */
