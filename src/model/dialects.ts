@@ -133,7 +133,8 @@ export const DIALECTS: readonly Dialect[] = [
     name: "Mistral",
     detect: { hosts: ["api.mistral.ai"], ownedBy: ["mistralai"] },
     window: { source: "listing", note: "max_context_length on /v1/models; capabilities.function_calling and capabilities.vision" },
-    // Unknown fields are refused with 422 "Extra inputs are not permitted".
+    // Fields outside its schema are refused with 422 extra_forbidden "Extra inputs are not permitted"
+    // (stream_options.include_usage, max_completion_tokens, frequency_penalty seen in the field).
     refuses: ["stream_options", "reasoning_effort"],
     toolChoice: true,
     toolCallId: {
@@ -147,6 +148,8 @@ export const DIALECTS: readonly Dialect[] = [
       "https://docs.mistral.ai/api/#tag/chat",
       "https://github.com/langchain-ai/langchain/pull/24668 (the 9-character id error)",
       "https://github.com/openclaw/openclaw/issues/57672",
+      "https://github.com/openai/openai-agents-python/issues/442 (stream_options: 422 extra_forbidden; usage comes unasked)",
+      "https://github.com/TabbyML/tabby/pull/4082",
     ],
   },
   {
