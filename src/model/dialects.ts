@@ -298,11 +298,11 @@ export const DIALECTS: readonly Dialect[] = [
   },
 ];
 
-const BY_ID = new Map(DIALECTS.map((d) => [d.id, d]));
+const BY_ID: ReadonlyMap<string, Dialect> = new Map(DIALECTS.map((d) => [d.id, d]));
 
 /** The row of `id`; an id this lembas does not know (a newer store's) is the generic row. */
 export function dialectById(id: string | undefined): Dialect {
-  return BY_ID.get(id as DialectId) ?? generic();
+  return (id === undefined ? undefined : BY_ID.get(id)) ?? generic();
 }
 
 function generic(): Dialect {

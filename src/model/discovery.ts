@@ -5,7 +5,7 @@
  * result in the store and refreshes it in the background (registry.ts, store/listings.ts).
  */
 import { z } from "zod";
-import { type DialectId, dialectById, dialectOf, isLoopback, serverRoot, DIALECTS } from "./dialects.ts";
+import { type Dialect, type DialectId, DIALECTS, dialectById, dialectOf, isLoopback, serverRoot, type WindowSource } from "./dialects.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import type { Result } from "./errors.ts";
 import { fetchListing, type ListOptions, type ModelInfo } from "./models.ts";
@@ -106,7 +106,7 @@ async function side(options: SideOptions, path: string, body?: unknown): Promise
 }
 
 /** A local server that looked generic, asked at each family's probe path (dialects.ts detect.probe). */
-async function probeFamily(options: SideOptions) {
+async function probeFamily(options: SideOptions): Promise<Dialect | null> {
   const probed = DIALECTS.filter((d) => d.detect.probe);
   const answers = await Promise.all(probed.map((d) => side(options, d.detect.probe?.path ?? "/")));
   const found = probed.find((d, i) => answers[i]?.text.includes(d.detect.probe?.holds ?? "\u0000"));
@@ -209,7 +209,7 @@ async function readLmStudio(options: SideOptions, models: DiscoveredModel[]): Pr
   }
 }
 
-const WINDOW_READERS: Partial<Record<string, WindowReader>> = {
+const WINDOW_READERS: Partial<Record<WindowSource, WindowReader>> = {
   "llamacpp-props": readProps,
   "ollama-show": readShow,
   "lmstudio-api": readLmStudio,

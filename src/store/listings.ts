@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { dialectById } from "../model/dialects.ts";
 import { type Discovery, DiscoveredModel } from "../model/discovery.ts";
 import type { KeptListings } from "../model/registry.ts";
 import type { Db } from "./db.ts";
@@ -31,7 +32,7 @@ export function readListing(db: Db, connection: string, baseUrl: string): Stored
   const models = Models.safeParse(json);
   if (!models.success) return null;
   const failure = row.failure !== null && row.failed_at !== null ? { why: row.failure, at: row.failed_at } : null;
-  return { dialect: row.dialect as Discovery["dialect"], models: models.data, listedAt: row.listed_at, failure };
+  return { dialect: dialectById(row.dialect).id, models: models.data, listedAt: row.listed_at, failure };
 }
 
 /** Keeps a good listing (and forgets an earlier failure). */
