@@ -3,14 +3,17 @@ import { type Paths, resolvePaths } from "../config/paths.ts";
 import { type Finding, formatFinding, runDoctor } from "../service/doctor.ts";
 
 /** `lembas doctor`'s checks, as every front end runs them (the terminal's /doctor too). */
-export function checkDevice(paths: Paths): Promise<Finding[]> {
-  return runDoctor({ paths, env: process.env, localPorts: localPorts(process.env.LEMBAS_LOCAL_PORTS) });
+export function checkDevice(paths: Paths, opts: { probe?: boolean } = {}): Promise<Finding[]> {
+  return runDoctor({ paths, env: process.env, localPorts: localPorts(process.env.LEMBAS_LOCAL_PORTS), probe: opts.probe ?? false });
 }
 
 export default defineCommand({
   meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service, the shells and the tools' sandbox" },
-  async run() {
-    const findings = await checkDevice(resolvePaths());
+  args: {
+    probe: { type: "boolean", description: "Also ask each connection's model, with a one-token request, whether it takes tools" },
+  },
+  async run({ args }) {
+    const findings = await checkDevice(resolvePaths(), { probe: args.probe === true });
     for (const finding of findings) console.log(formatFinding(finding));
     if (findings.some((f) => !f.ok)) process.exitCode = 1;
   },

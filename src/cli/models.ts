@@ -1,16 +1,35 @@
 import { defineCommand } from "citty";
 import { createEngine } from "../engine/create.ts";
+import { windowText } from "../model/discovery.ts";
+import type { ListingStatus } from "../model/registry.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
-  meta: { name: "models", description: "List every model ref this device can use" },
+  meta: { name: "models", description: "List every model ref this device can use, with its context window and where that came from" },
   async run() {
     const ctx = createContext();
     const { models } = createEngine(ctx);
+    await models.refreshAll();
     const entries = await models.entries();
     for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
+    for (const status of await models.statuses()) {
+      const line = statusLine(status);
+      if (line) console.error(`lembas: ${line}`);
+    }
     const current = ctx.config().model;
-    for (const entry of entries) console.log(`${entry.ref === current ? "*" : " "} ${entry.ref}`);
+    const width = Math.max(0, ...entries.map((e) => e.ref.length));
+    for (const entry of entries) {
+      const window = await models.resolve(entry.ref).then((m) => m.window, () => null);
+      const mark = entry.ref === current ? "*" : " ";
+      console.log(`${mark} ${window ? `${entry.ref.padEnd(width)}  ${windowText(window)}` : entry.ref}`);
+    }
     if (entries.length === 0) console.error("lembas: no models: add a connection to config.yaml, or log in to a LLeMbas instance");
   },
 });
+
+function statusLine(status: ListingStatus): string | null {
+  if (status.error === null) return null;
+  if (status.models === null || status.listedAt === null) return `connection ${status.name}: ${status.error}`;
+  const when = new Date(status.listedAt).toISOString().replace("T", " ").slice(0, 16);
+  return `connection ${status.name} could not list its models now (${status.error}): showing the ${status.models} it listed at ${when} UTC`;
+}

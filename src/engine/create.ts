@@ -1,6 +1,7 @@
 import type { Context } from "../cli/context.ts";
 import { ModelRegistry, type RegistryLogin } from "../model/registry.ts";
 import type { Db } from "../store/db.ts";
+import { keptListings } from "../store/listings.ts";
 import { listLogins, setLoginProviders } from "../store/logins.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "./engine.ts";
@@ -21,7 +22,7 @@ export function createEngine(
       // kept in memory all the same; the next list tries again
     }
   };
-  const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember);
+  const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, ...(onFileUse ? { onFileUse } : {}) });
   return { engine, models };
 }

@@ -1,3 +1,5 @@
+import type { DialectId } from "../model/dialects.ts";
+import type { ModelWindow } from "../model/discovery.ts";
 import type { Endpoint } from "../model/endpoint.ts";
 
 /** A model ready to be called: where requests go and what the engine needs to know of it. */
@@ -9,12 +11,20 @@ export type ResolvedModel = {
   servedId: string;
   /** The context window, when the server or the config says; null: the engine's safe default. */
   contextLength: number | null;
-  vision: boolean;
+  /** The window with where it came from (config, server, or the default, which says so). */
+  window: ModelWindow;
+  /** config.yaml's max_output (the client sends it as max_tokens); null: none set. */
+  maxOutput: number | null;
   /**
-   * false: the model takes no tools (config.yaml's `supports_tools: false`, or what discovery
-   * found), and a turn with it is plain chat. Absent: it takes them.
+   * false: the model takes no tools (config.yaml's supports_tools, else what the server said), and
+   * a turn with it is plain chat; null: not known (tools are offered).
    */
-  supportsTools?: boolean;
+  supportsTools: boolean | null;
+  /** config.yaml's reasoning: whether to send reasoning_effort (true), never (false); null: found out. */
+  reasoning: boolean | null;
+  /** The server's family (src/model/dialects.ts), also on endpoint.dialect. */
+  dialect: DialectId;
+  vision: boolean;
 };
 
 /** Whether a turn offers the model tools. */

@@ -1,5 +1,5 @@
 import { ChunkReader, Chunk, chunkError, isWellFormedChunk } from "./chunks.ts";
-import type { Endpoint } from "./endpoint.ts";
+import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import {
   ModelError,
   abortedError,
@@ -70,7 +70,7 @@ export async function* streamChatBatches(
   // A field the server refuses is dropped, remembered, and the request sent again at once.
   const memo = options.rejectedFields ?? processRejectedFields;
   const connection = connectionKey(endpoint);
-  const plain = requestBody(request);
+  const plain = requestBody(request, endpoint);
   let body = shapeBody(plain, memo.get(connection, request.model), endpoint.reasoning);
   const used = { timeout: 0, unreachable: 0, other: 0 };
   let waitedMs = 0;
@@ -216,9 +216,7 @@ async function* readStream(
 }
 
 function headers(endpoint: Endpoint): Record<string, string> {
-  const result: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
-  if (endpoint.apiKey) result.authorization = `Bearer ${endpoint.apiKey}`;
-  return result;
+  return { "content-type": "application/json", accept: "text/event-stream", ...endpointHeaders(endpoint) };
 }
 
 function parseChunk(data: string): Chunk | null {

@@ -1,6 +1,7 @@
 import type { Env } from "../config/paths.ts";
 import type { Connection } from "../config/schema.ts";
 import { type IdleSetting, idleSetting } from "./idle.ts";
+import type { DialectId } from "./dialects.ts";
 
 /**
  * Where chat requests go: an OpenAI-compatible base URL (ending in /v1) and the key to send.
@@ -20,7 +21,21 @@ export type Endpoint = {
   idle?: IdleSetting;
   /** The connection's `reasoning` key: whether its models take reasoning_effort (unset: found out). */
   reasoning?: boolean;
+  /** config.yaml's headers: sent with every request to it (the model listing too). */
+  headers?: Record<string, string>;
+  /** config.yaml's body: fields merged into every chat request body (see request.ts requestBody). */
+  body?: Record<string, unknown>;
+  /** config.yaml's max_output: sent as max_tokens when the request says none. */
+  maxOutput?: number;
+  /** The server's family, once discovery told it (see dialects.ts; absent: not known yet). */
+  dialect?: DialectId;
 };
+
+/** The headers of every request to an endpoint: the key as a bearer token, then config.yaml's headers. */
+export function endpointHeaders(endpoint: Endpoint): Record<string, string> {
+  const headers: Record<string, string> = endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {};
+  return endpoint.headers ? { ...headers, ...endpoint.headers } : headers;
+}
 
 /** An endpoint for one of config.yaml's connections; api_key wins over api_key_env. */
 export function endpointFromConnection(name: string, conn: Connection, env: Env): Endpoint {
@@ -34,6 +49,9 @@ export function endpointFromConnection(name: string, conn: Connection, env: Env)
   const context = conn.context ?? conn.context_length;
   if (context !== undefined) endpoint.contextLength = context;
   if (conn.reasoning !== undefined) endpoint.reasoning = conn.reasoning;
+  if (conn.headers && Object.keys(conn.headers).length > 0) endpoint.headers = conn.headers;
+  if (conn.body && Object.keys(conn.body).length > 0) endpoint.body = conn.body;
+  if (conn.max_output !== undefined) endpoint.maxOutput = conn.max_output;
   return endpoint;
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Endpoint } from "./endpoint.ts";
+import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import { type Result, displayUrl, httpError, modelError, networkError, readBounded } from "./errors.ts";
 
 /** A model a /v1/models list offers. */
@@ -9,8 +9,12 @@ export type ModelInfo = {
   provider?: string;
   /** Where the entry says (see CONTEXT_FIELDS). */
   contextLength?: number;
+  /** The entry's field contextLength was read from (e.g. "max_model_len"), for `lembas doctor`. */
+  contextFrom?: string;
   /** Where the entry says whether the model takes images. */
   vision?: boolean;
+  /** Where the entry says whether the model takes tools (Mistral's capabilities, OpenRouter's supported_parameters). */
+  tools?: boolean;
 };
 
 /** A server's models: the chat models lembas talks to, and the embedding models the library uses. */
@@ -27,6 +31,8 @@ const optionalString = z.string().optional().catch(undefined);
  * - vLLM: max_model_len.
  * - LM Studio (/api/v0 shape): type ("llm", "vlm", "embeddings"), loaded_context_length, max_context_length.
  * - llama.cpp: meta.n_ctx (some builds), meta.n_ctx_train (what the model was trained for), meta.modalities.vision.
+ * - Mistral: max_context_length, capabilities.function_calling, capabilities.vision.
+ * - OpenRouter: supported_parameters (naming "tools" when the model takes them).
  * - Ollama: none of these (id, object, created, owned_by).
  */
 const Entry = z.object({
@@ -47,6 +53,8 @@ const Entry = z.object({
   top_provider: z.object({ context_length: count }).optional().catch(undefined),
   architecture: z.object({ input_modalities: z.array(z.string()).optional() }).optional().catch(undefined),
   vision: z.boolean().optional().catch(undefined),
+  capabilities: z.object({ function_calling: z.boolean().optional(), vision: z.boolean().optional() }).optional().catch(undefined),
+  supported_parameters: z.array(z.string()).optional().catch(undefined),
 });
 type Entry = z.infer<typeof Entry>;
 
@@ -62,14 +70,22 @@ export type ListOptions = {
 
 /** Lists an endpoint's models from `GET {baseUrl}/models`; entries it cannot read are skipped. */
 export async function listModels(endpoint: Endpoint, options: ListOptions = {}): Promise<Result<ModelList>> {
+  const listed = await fetchListing(endpoint, options);
+  return listed.ok ? { ok: true, value: listed.value.list } : listed;
+}
+
+/** A /v1/models answer: the sorted list, the body as sent (for {@link dialectOf}) and the response's headers. */
+export type Listing = { list: ModelList; body: unknown; headers: Headers };
+
+/** {@link listModels}, keeping what discovery reads to tell the server's family. */
+export async function fetchListing(endpoint: Endpoint, options: ListOptions = {}): Promise<Result<Listing>> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const fetchFn = options.fetch ?? fetch;
   const at = `the model server at ${displayUrl(endpoint.baseUrl)}`;
   let response: Response;
   try {
-    const headers: Record<string, string> = endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {};
-    response = await fetchFn(`${endpoint.baseUrl}/models`, { headers, signal });
+    response = await fetchFn(`${endpoint.baseUrl}/models`, { headers: endpointHeaders(endpoint), signal });
   } catch (cause) {
     if (timeout.aborted && !options.signal?.aborted) {
       return { ok: false, error: modelError(endpoint, "unreachable", `${at} did not list its models within ${options.timeoutMs ?? 10_000} ms`) };
@@ -78,19 +94,27 @@ export async function listModels(endpoint: Endpoint, options: ListOptions = {}):
   }
   const text = await readBounded(response, 16 * 1024 * 1024);
   if (!response.ok) return { ok: false, error: httpError(endpoint, response.status, text) };
-  const list = parseList(text);
+  const body = parseJson(text);
+  const list = body === undefined ? null : sortList(body);
   if (list === null) return { ok: false, error: modelError(endpoint, "malformed", `${at} answered /models with something that is not a model list`) };
-  return { ok: true, value: list };
+  return { ok: true, value: { list, body, headers: response.headers } };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Sorts a /v1/models body into chat and embedding models; null when it is not a list. */
 export function parseList(text: string): ModelList | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return null;
-  }
+  const json = parseJson(text);
+  return json === undefined ? null : sortList(json);
+}
+
+function sortList(json: unknown): ModelList | null {
   const body = ListBody.safeParse(json);
   if (!body.success) return null;
   const list: ModelList = { chat: [], embedding: [] };
@@ -116,27 +140,39 @@ function kindOf(entry: Entry): "chat" | "embedding" | "other" {
   return "chat";
 }
 
+/** The entry's window fields, most telling first: what the server runs with over what the model could hold. */
+const CONTEXT_FIELDS: readonly [string, (e: Entry) => number | undefined][] = [
+  ["context_length", (e) => e.context_length],
+  ["context_window", (e) => e.context_window],
+  ["max_model_len", (e) => e.max_model_len],
+  ["loaded_context_length", (e) => e.loaded_context_length],
+  ["max_context_length", (e) => e.max_context_length],
+  ["n_ctx", (e) => e.n_ctx],
+  ["meta.n_ctx", (e) => e.meta?.n_ctx],
+  ["top_provider.context_length", (e) => e.top_provider?.context_length],
+  ["meta.n_ctx_train", (e) => e.meta?.n_ctx_train],
+];
+
 function info(entry: Entry): ModelInfo {
   const model: ModelInfo = { id: entry.id };
   if (entry.provider) model.provider = entry.provider;
-  const contextLength =
-    entry.context_length ??
-    entry.context_window ??
-    entry.max_model_len ??
-    entry.loaded_context_length ??
-    entry.max_context_length ??
-    entry.n_ctx ??
-    entry.meta?.n_ctx ??
-    entry.top_provider?.context_length ??
-    entry.meta?.n_ctx_train;
-  if (contextLength !== undefined) model.contextLength = contextLength;
+  for (const [field, read] of CONTEXT_FIELDS) {
+    const value = read(entry);
+    if (value === undefined) continue;
+    model.contextLength = value;
+    model.contextFrom = field;
+    break;
+  }
   const vision = visionOf(entry);
   if (vision !== undefined) model.vision = vision;
+  const tools = entry.capabilities?.function_calling ?? (entry.supported_parameters ? entry.supported_parameters.includes("tools") : undefined);
+  if (tools !== undefined) model.tools = tools;
   return model;
 }
 
 function visionOf(entry: Entry): boolean | undefined {
   if (entry.vision !== undefined) return entry.vision;
+  if (entry.capabilities?.vision !== undefined) return entry.capabilities.vision;
   if (entry.architecture?.input_modalities) return entry.architecture.input_modalities.includes("image");
   if (entry.meta?.modalities?.vision !== undefined) return entry.meta.modalities.vision;
   if (entry.type === "vlm") return true;

@@ -1,9 +1,12 @@
 import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
-import type { ModelSource, ResolvedModel } from "../engine/models.ts";
+import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "../engine/models.ts";
+import type { StoredListing } from "../store/listings.ts";
+import { type DialectId, dialectOf } from "./dialects.ts";
+import { type DiscoveredModel, type Discovery, discover, modelWindow } from "./discovery.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
-import { listModels, type ModelInfo, probeLocal } from "./models.ts";
+import { probeLocal } from "./models.ts";
 import { buildNames, instanceRefFor, type Names, providersOf, type RefEntry, resolveRef } from "./refs.ts";
 
 /**
@@ -15,11 +18,45 @@ export type RegistryLogin = { name: string; url: string; token: string; protocol
 /** Keeps the providers a login's list named (the store's logins.providers). */
 export type RememberProviders = (login: string, providers: string[]) => void;
 
-/** An endpoint's models, or null with why they could not be listed. */
-type Listed = { endpoint: Endpoint; models: ModelInfo[] | null; error: string | null; vision?: boolean; contextLength?: number };
+/**
+ * Where the registry keeps what servers told of their models between processes (the store's
+ * model_listings; see create.ts). Without one, every process lists afresh.
+ */
+export type KeptListings = {
+  read(connection: string, baseUrl: string): StoredListing | null;
+  save(connection: string, baseUrl: string, listing: Discovery): void;
+  fail(connection: string, baseUrl: string, why: string): void;
+};
+
+const NOTHING_KEPT: KeptListings = { read: () => null, save: () => {}, fail: () => {} };
+
+/**
+ * An endpoint's models (null: never listed, see error), its family, and how fresh they are.
+ * `kept`: the models are the store's, not yet listed by this process.
+ */
+type Listed = {
+  endpoint: Endpoint;
+  login: boolean;
+  models: DiscoveredModel[] | null;
+  dialect: DialectId;
+  /** Why the last listing failed (the models, if any, are the last good ones). */
+  error: string | null;
+  listedAt: number | null;
+  kept: boolean;
+  /** When this process last asked the server (0: never). */
+  askedAt: number;
+  refreshing: Promise<void> | null;
+  vision?: boolean;
+  contextLength?: number;
+};
+
+/** A connection's listing as `lembas models` and the doctor tell it. */
+export type ListingStatus = { name: string; dialect: DialectId; models: number | null; listedAt: number | null; error: string | null };
 
 /** A server that did not answer /models is asked again after this long. */
 const RETRY_MS = 30_000;
+/** A kept listing older than this is listed again in the background. */
+const REFRESH_MS = 10 * 60_000;
 
 const NO_MODEL =
   "no model to talk to: add a connection to config.yaml (connections: {local: {base_url: http://127.0.0.1:11434/v1}}) and set model: local/<name>, or log in to a LLeMbas instance with lembas login URL";
@@ -31,9 +68,9 @@ const NO_MODEL =
  */
 export class ModelRegistry implements ModelSource {
   private listing: Promise<Map<string, Listed>> | null = null;
-  /** When a listing had a server that did not answer: it is asked again after RETRY_MS. */
-  private failedAt: number | null = null;
   private notices: string[] = [];
+  /** After setLogins the logins are listed afresh, not from what was kept for their old tokens. */
+  private loginsChanged = false;
 
   constructor(
     private readonly config: Config,
@@ -41,6 +78,7 @@ export class ModelRegistry implements ModelSource {
     private readonly env: Env = process.env,
     private readonly localPorts?: readonly number[],
     private readonly remember: RememberProviders = () => {},
+    private readonly kept: KeptListings = NOTHING_KEPT,
   ) {}
 
   /** What the registry found worth saying (the local server it fell back to). */
@@ -78,25 +116,67 @@ export class ModelRegistry implements ModelSource {
   }
 
   async resolve(ref: string | null): Promise<ResolvedModel> {
+    const found = await this.find(ref);
+    const { entry, connection } = found;
+    const conn = this.config.connections[entry.connection];
+    const info = connection.models?.find((m) => m.id === entry.servedId);
+    const window = modelWindow(
+      info,
+      { ...(connection.contextLength !== undefined ? { context: connection.contextLength } : {}), ...(connection.endpoint.body ? { body: connection.endpoint.body } : {}) },
+      connection.dialect,
+      DEFAULT_CONTEXT,
+    );
+    return {
+      ref: entry.ref,
+      connection: entry.connection,
+      endpoint: { ...connection.endpoint, dialect: connection.dialect },
+      servedId: entry.servedId,
+      contextLength: window.from === "default" ? null : window.tokens,
+      window,
+      maxOutput: conn?.max_output ?? null,
+      supportsTools: conn?.supports_tools ?? info?.tools ?? null,
+      reasoning: conn?.reasoning ?? null,
+      dialect: connection.dialect,
+      vision: connection.vision ?? info?.vision ?? false,
+    };
+  }
+
+  /** A ref's entry; a ref the kept listings do not know waits for the servers' fresh lists once. */
+  private async find(ref: string | null): Promise<{ entry: RefEntry; connection: Listed }> {
+    const first = await this.tryFind(ref);
+    if (first.ok) return first.value;
+    const listed = await this.list();
+    const kept = [...listed.values()].filter((l) => l.kept);
+    if (kept.length === 0) throw new UserError(first.error, 1);
+    await Promise.all(kept.map((l) => this.refresh(l)));
+    const again = await this.tryFind(ref);
+    if (!again.ok) throw new UserError(again.error, 1);
+    return again.value;
+  }
+
+  private async tryFind(ref: string | null): Promise<{ ok: true; value: { entry: RefEntry; connection: Listed } } | { ok: false; error: string }> {
     const listed = await this.list();
     const wanted = ref ?? this.config.model ?? (await this.firstModel());
-    if (!wanted) throw new UserError(NO_MODEL, 1);
+    if (!wanted) return { ok: false, error: NO_MODEL };
     const { entries: refs, withheld, holders } = await this.names();
     const deviceConnections = [...listed.keys()].filter((name) => !this.logins.some((l) => l.name === name));
     const found = resolveRef(wanted, refs, deviceConnections, withheld, holders);
-    if (!found.ok) throw new UserError(found.error, 1);
+    if (!found.ok) return found;
     const connection = listed.get(found.entry.connection);
-    if (!connection) throw new UserError(`the connection ${found.entry.connection} is not configured`, 1);
-    const info = connection.models?.find((m) => m.id === found.entry.servedId);
-    return {
-      ref: found.entry.ref,
-      connection: found.entry.connection,
-      endpoint: connection.endpoint,
-      servedId: found.entry.servedId,
-      contextLength: info?.contextLength ?? connection.contextLength ?? null,
-      vision: connection.vision ?? info?.vision ?? false,
-      ...(this.config.connections[found.entry.connection]?.supports_tools === false ? { supportsTools: false } : {}),
-    };
+    if (!connection) return { ok: false, error: `the connection ${found.entry.connection} is not configured` };
+    return { ok: true, value: { entry: found.entry, connection } };
+  }
+
+  /** Lists every server afresh now (`lembas models`); one that fails keeps its last good list, and says why. */
+  async refreshAll(): Promise<void> {
+    const listed = await this.list();
+    await Promise.all([...listed.values()].map((l) => (l.askedAt === 0 || l.refreshing ? this.refresh(l) : undefined)));
+  }
+
+  /** Each connection's family, and how its list was had. */
+  async statuses(): Promise<ListingStatus[]> {
+    const listed = await this.list();
+    return [...listed.entries()].map(([name, l]) => ({ name, dialect: l.dialect, models: l.models?.length ?? null, listedAt: l.listedAt, error: l.error }));
   }
 
   /** With no model set: the only connection's first model, so a fresh setup just works. */
@@ -122,16 +202,54 @@ export class ModelRegistry implements ModelSource {
   setLogins(logins: readonly RegistryLogin[]): void {
     this.logins = logins;
     this.listing = null;
+    this.loginsChanged = true;
   }
 
-  private list(): Promise<Map<string, Listed>> {
-    if (this.listing && this.failedAt !== null && Date.now() - this.failedAt > RETRY_MS) this.listing = null;
-    this.listing ??= this.fetchAll().then((listed) => {
-      this.failedAt = [...listed.values()].some((l) => l.models === null) ? Date.now() : null;
-      this.keepProviders(listed);
-      return listed;
+  /**
+   * The listings: the kept ones at once (refreshed in the background when old), the others
+   * listed now. A server never listed that did not answer is asked again after RETRY_MS.
+   */
+  private async list(): Promise<Map<string, Listed>> {
+    this.listing ??= this.start();
+    const listed = await this.listing;
+    const now = Date.now();
+    const waits: Promise<void>[] = [];
+    for (const entry of listed.values()) {
+      if (entry.refreshing || now - entry.askedAt < RETRY_MS) continue;
+      if (entry.models === null) waits.push(this.refresh(entry));
+      else if (entry.listedAt === null || now - entry.listedAt > REFRESH_MS) void this.refresh(entry);
+    }
+    await Promise.all(waits);
+    return listed;
+  }
+
+  /** Lists one server (once at a time), keeping what it told, or the failure beside the last good list. */
+  private refresh(entry: Listed): Promise<void> {
+    entry.refreshing ??= (async () => {
+      entry.askedAt = Date.now();
+      const found = await discover(entry.endpoint, { timeoutMs: 5000, login: entry.login });
+      const name = entry.endpoint.name;
+      if (found.ok) {
+        Object.assign(entry, { models: found.value.models, dialect: found.value.dialect, error: null, listedAt: Date.now(), kept: false });
+        this.keep(() => this.kept.save(name, entry.endpoint.baseUrl, found.value));
+        this.keepProviders(new Map([[name, entry]]));
+      } else {
+        Object.assign(entry, { error: found.error.message, kept: false });
+        if (entry.models !== null) this.keep(() => this.kept.fail(name, entry.endpoint.baseUrl, found.error.message));
+      }
+    })().finally(() => {
+      entry.refreshing = null;
     });
-    return this.listing;
+    return entry.refreshing;
+  }
+
+  /** A store that will not take a write costs the next process a listing, nothing more. */
+  private keep(write: () => void): void {
+    try {
+      write();
+    } catch {
+      // kept in memory all the same
+    }
   }
 
   /** Remembers, for each login listed, the providers it serves: they keep their short form while it is away. */
@@ -146,32 +264,43 @@ export class ModelRegistry implements ModelSource {
     });
   }
 
-  private async fetchAll(): Promise<Map<string, Listed>> {
-    const endpoints: Listed[] = [];
+  private async start(): Promise<Map<string, Listed>> {
+    const entries: Listed[] = [];
+    const blank = { models: null, dialect: "generic" as DialectId, error: null, listedAt: null, kept: false, askedAt: 0, refreshing: null };
     for (const [name, conn] of Object.entries(this.config.connections)) {
-      endpoints.push({
+      entries.push({
+        ...blank,
         endpoint: endpointFromConnection(name, conn, this.env),
-        models: null,
-        error: null,
+        login: false,
         ...(conn.vision !== undefined ? { vision: conn.vision } : {}),
         ...((conn.context ?? conn.context_length) !== undefined ? { contextLength: conn.context ?? conn.context_length } : {}),
       });
     }
-    for (const login of this.logins) endpoints.push({ endpoint: endpointFromLogin(login), models: null, error: null });
-    if (endpoints.length === 0) {
+    for (const login of this.logins) entries.push({ ...blank, endpoint: endpointFromLogin(login), login: true, dialect: "lembas" });
+    if (entries.length === 0) {
       const local = await probeLocal(this.localPorts);
       if (local) {
         this.notices.push(`no connection is configured: using the model server at ${local.baseUrl} as "local"`);
         const endpoint: Endpoint = { name: "local", baseUrl: local.baseUrl, apiKey: null };
-        return new Map([["local", { endpoint, models: local.models.chat, error: null }]]);
+        const models = local.models.chat.map((m) => ({ ...m }));
+        const dialect = dialectOf({ baseUrl: local.baseUrl, listing: { data: models } }).id;
+        return new Map([["local", { ...blank, endpoint, login: false, models, dialect, listedAt: Date.now(), askedAt: Date.now() }]]);
       }
     }
-    const results = await Promise.all(
-      endpoints.map(async (entry) => {
-        const listed = await listModels(entry.endpoint, { timeoutMs: 5000 });
-        return listed.ok ? { ...entry, models: listed.value.chat } : { ...entry, error: listed.error.message };
-      }),
-    );
-    return new Map(results.map((r) => [r.endpoint.name, r]));
+    for (const entry of entries) {
+      if (entry.login && this.loginsChanged) continue;
+      const kept = this.readKept(entry.endpoint);
+      if (kept) Object.assign(entry, { models: kept.models, dialect: kept.dialect, listedAt: kept.listedAt, kept: true, error: kept.failure?.why ?? null });
+    }
+    this.keepProviders(new Map(entries.filter((e) => e.models !== null).map((e) => [e.endpoint.name, e])));
+    return new Map(entries.map((e) => [e.endpoint.name, e]));
+  }
+
+  private readKept(endpoint: Endpoint): StoredListing | null {
+    try {
+      return this.kept.read(endpoint.name, endpoint.baseUrl);
+    } catch {
+      return null;
+    }
   }
 }

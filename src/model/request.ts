@@ -35,8 +35,11 @@ export type ChatRequest = {
   maxTokens?: number;
 };
 
-/** The JSON body of a streaming request. */
-export function requestBody(request: ChatRequest): Record<string, unknown> {
+/** What a connection adds to every request (config.yaml's body and max_output; see endpoint.ts). */
+export type BodyExtras = { body?: Record<string, unknown>; maxOutput?: number };
+
+/** The JSON body of a streaming request; the connection's body fields are merged in last (top level: theirs win). */
+export function requestBody(request: ChatRequest, extras: BodyExtras = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
     messages: request.messages,
@@ -45,6 +48,7 @@ export function requestBody(request: ChatRequest): Record<string, unknown> {
   };
   if (request.tools && request.tools.length > 0) body.tools = request.tools;
   if (request.effort !== "off") body.reasoning_effort = request.effort;
-  if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-  return body;
+  const maxTokens = request.maxTokens ?? extras.maxOutput;
+  if (maxTokens !== undefined) body.max_tokens = maxTokens;
+  return extras.body ? Object.assign(body, extras.body) : body;
 }

@@ -10,7 +10,11 @@ import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "../model/endpoint.ts";
 import { displayUrl, type ModelError } from "../model/errors.ts";
-import { listModels, probeLocal } from "../model/models.ts";
+import { DEFAULT_CONTEXT } from "../engine/models.ts";
+import { dialectById } from "../model/dialects.ts";
+import { discover, modelWindow, windowText } from "../model/discovery.ts";
+import { probeTools } from "../model/discovery-probe.ts";
+import { probeLocal } from "../model/models.ts";
 import { appliedVersion, openDb } from "../store/db.ts";
 import { type Login, listLogins } from "../store/logins.ts";
 import { findSandbox } from "../tools/sandbox.ts";
@@ -27,6 +31,8 @@ export type DoctorOptions = {
   modelTimeoutMs?: number;
   /** Loopback ports probed for a local model server when nothing is configured (default: the usual ones). */
   localPorts?: readonly number[];
+  /** `lembas doctor --probe`: ask each connection's model whether it takes tools (a one-token request). */
+  probe?: boolean;
 };
 
 /** `ok   …` or `fix  … — what to do`. */
@@ -81,30 +87,77 @@ function checkDatabase(file: string): { finding: Finding; logins: Login[] } {
   }
 }
 
-type Target = { label: string; endpoint: Endpoint; where: string };
+type Target = {
+  label: string;
+  /** How its models' refs start ("local/"; "" for a login's, whose refs follow the naming rules). */
+  prefix: string;
+  endpoint: Endpoint;
+  where: string;
+  login: boolean;
+  context?: number;
+  supportsTools?: boolean;
+  /** The model config.yaml names on this connection, probed first. */
+  preferred?: string;
+};
 
 async function checkModels(config: Config, logins: Login[], options: DoctorOptions): Promise<Finding[]> {
   const targets: Target[] = [
-    ...Object.entries(config.connections).map(([name, conn]) => ({
-      label: `model connection ${name}`,
-      endpoint: endpointFromConnection(name, conn, options.env),
-      where: `correct base_url of connection ${name} in config.yaml, or start that server`,
-    })),
+    ...Object.entries(config.connections).map(([name, conn]) => {
+      const context = conn.context ?? conn.context_length;
+      const preferred = config.model?.startsWith(`${name}/`) ? config.model.slice(name.length + 1) : undefined;
+      return {
+        label: `model connection ${name}`,
+        prefix: `${name}/`,
+        endpoint: endpointFromConnection(name, conn, options.env),
+        where: `correct base_url of connection ${name} in config.yaml, or start that server`,
+        login: false,
+        ...(context !== undefined ? { context } : {}),
+        ...(conn.supports_tools !== undefined ? { supportsTools: conn.supports_tools } : {}),
+        ...(preferred ? { preferred } : {}),
+      };
+    }),
     ...logins.map((login) => ({
       label: `model login ${login.name}`,
+      prefix: "",
       endpoint: endpointFromLogin(login),
       where: `check your network, and that ${login.url} is up`,
+      login: true,
     })),
   ];
   if (targets.length === 0) return [await checkLocal(options)];
-  return Promise.all(targets.map((target) => checkEndpoint(target, options.modelTimeoutMs ?? 3000)));
+  const found = await Promise.all(targets.map((target) => checkEndpoint(target, options)));
+  return found.flat();
 }
 
-async function checkEndpoint(target: Target, timeoutMs: number): Promise<Finding> {
+/** Models whose windows are named one a line; a longer list (a hosted one) is summed up. */
+const WINDOWS_SHOWN = 12;
+
+async function checkEndpoint(target: Target, options: DoctorOptions): Promise<Finding[]> {
   const at = displayUrl(target.endpoint.baseUrl);
-  const listed = await listModels(target.endpoint, { timeoutMs });
-  if (listed.ok) return ok(`${target.label} ${at}: ${count(listed.value.chat.length, "chat model")}`);
-  return fix(`${target.label}: ${problem(listed.error)}`, todo(listed.error, target));
+  const found = await discover(target.endpoint, { timeoutMs: options.modelTimeoutMs ?? 3000, login: target.login });
+  if (!found.ok) return [fix(`${target.label}: ${problem(found.error)}`, todo(found.error, target))];
+  const { dialect, models } = found.value;
+  const findings = [ok(`${target.label} ${at}: ${dialectById(dialect).name}, ${count(models.length, "chat model")}`)];
+  const connection = { ...(target.context !== undefined ? { context: target.context } : {}), ...(target.endpoint.body ? { body: target.endpoint.body } : {}) };
+  for (const model of models.slice(0, WINDOWS_SHOWN)) {
+    findings.push(ok(`model ${target.prefix}${model.id}: window ${windowText(modelWindow(model, connection, dialect, DEFAULT_CONTEXT))}`));
+  }
+  if (models.length > WINDOWS_SHOWN) findings.push(ok(`… and ${models.length - WINDOWS_SHOWN} more models (lembas models names each one's window)`));
+  if (options.probe) findings.push(await checkTools(target, { ...target.endpoint, dialect }, models.map((m) => m.id)));
+  return findings;
+}
+
+async function checkTools(target: Target, endpoint: Endpoint, ids: string[]): Promise<Finding> {
+  const label = `${target.label}: tools`;
+  if (target.supportsTools === false) return ok(`${label}: no (supports_tools: false in config.yaml), so its turns are plain chat`);
+  const model = target.preferred && ids.includes(target.preferred) ? target.preferred : ids[0];
+  if (model === undefined) return ok(`${label}: unknown (it lists no chat model to ask)`);
+  const probed = await probeTools(endpoint, model);
+  if (probed.tools === "yes") return ok(`${label}: yes (${model} took a request with a tool)`);
+  if (probed.tools === "no") {
+    return fix(`${label}: no (${model}: ${probed.said})`, `set supports_tools: false under the connection, so its turns are plain chat, or serve the model with tool support`);
+  }
+  return ok(`${label}: unknown (${model}: ${probed.said})`);
 }
 
 function problem(error: ModelError): string {

@@ -172,6 +172,22 @@ CREATE TABLE share_choices (
 );
 `,
   },
+  {
+    // What each connection's (or login's) server last told of its models, so that a turn starts
+    // from it instead of waiting on /v1/models; a listing that fails keeps the last good one.
+    version: 8,
+    sql: `
+CREATE TABLE model_listings (
+  connection TEXT PRIMARY KEY,
+  base_url   TEXT NOT NULL,
+  dialect    TEXT NOT NULL,
+  models     TEXT NOT NULL,
+  listed_at  INTEGER NOT NULL,
+  failure    TEXT,
+  failed_at  INTEGER
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

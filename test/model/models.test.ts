@@ -37,7 +37,7 @@ describe("parseList: what servers return", () => {
       ]),
     );
     expect(parsed).toEqual({
-      chat: [{ id: "deepseek/deepseek-flash", provider: "deepseek", contextLength: 128000 }],
+      chat: [{ id: "deepseek/deepseek-flash", provider: "deepseek", contextLength: 128000, contextFrom: "context_length" }],
       embedding: [{ id: "openai/text-embedding-3-small", provider: "openai" }],
     });
   });

@@ -46,14 +46,16 @@ test("a good config with a reachable model is all ok, exit 0", async () => {
   openDb(join(box.stateDir, "lembas.db")).close();
   const result = await runLembas(box, ["doctor"]);
   const lines = result.stdout.trim().split("\n");
-  expect(lines.slice(0, 4)).toEqual([
+  expect(lines.slice(0, 6)).toEqual([
     `ok   config ${file}`,
     expect.stringMatching(new RegExp(`^ok   database ${join(box.stateDir, "lembas.db")} \\(schema \\d+\\)$`)),
-    `ok   model connection local ${model.url}: 2 chat models`,
+    `ok   model connection local ${model.url}: an OpenAI-compatible server, 2 chat models`,
+    "ok   model local/test-model: window assumed 32k: set context under the connection",
+    "ok   model local/other: window assumed 32k: set context under the connection",
     "ok   service: not running (only the web UI needs it)",
   ]);
-  expect(lines[4]).toStartWith("ok   shells for terminal integration: ");
-  expect(lines[5]).toStartWith("ok   sandbox for the tools' commands: ");
+  expect(lines[6]).toStartWith("ok   shells for terminal integration: ");
+  expect(lines[7]).toStartWith("ok   sandbox for the tools' commands: ");
   expect(result.code).toBe(0);
 });
 
@@ -112,7 +114,7 @@ test("an unreachable connection, and logins whose links the running service repo
   expect(lines).toContain(
     "fix  model connection down: the model server at http://127.0.0.1:1/v1 did not answer: connection refused — correct base_url of connection down in config.yaml, or start that server",
   );
-  expect(lines).toContain(`ok   model login work ${model.url}: 2 chat models`);
+  expect(lines).toContain(`ok   model login work ${model.url}: LLeMbas instance, 2 chat models`);
   expect(lines).toContain(`ok   login work (${instance}): link connected since 2025-06-01T10:00:01.000Z`);
   expect(lines).toContain(
     "fix  login home (http://127.0.0.1:1): link waiting since 2025-06-01T10:00:02.000Z — lembas service logs shows why; check your network, or log in again with lembas login",

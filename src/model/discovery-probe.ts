@@ -1,0 +1,57 @@
+/**
+ * `lembas doctor --probe`: whether a model takes tools, from a one-token request with one
+ * trivial tool (and tool_choice "auto" where the server's family takes it). A server whose
+ * model has no tool support answers 400 in its own words (Ollama: "… does not support tools";
+ * vLLM: "\"auto\" tool choice requires --enable-auto-tool-choice …"; llama.cpp: "tools param
+ * requires --jinja flag"), which the answer keeps.
+ */
+import { dialectById } from "./dialects.ts";
+import { type Endpoint, endpointHeaders } from "./endpoint.ts";
+import { networkError, readBounded, serverMessage } from "./errors.ts";
+
+export type ToolsProbe = { tools: "yes" | "no" | "unknown"; said: string | null };
+
+const PING = {
+  type: "function",
+  function: { name: "ping", description: "Answers pong.", parameters: { type: "object", properties: {} } },
+} as const;
+
+/** Words servers use when they refuse tools (a 4xx naming none of them is "unknown"). */
+const REFUSES_TOOLS = /tool|function/i;
+
+export async function probeTools(
+  endpoint: Endpoint,
+  model: string,
+  options: { timeoutMs?: number; fetch?: (input: string, init: RequestInit) => Promise<Response> } = {},
+): Promise<ToolsProbe> {
+  const dialect = dialectById(endpoint.dialect);
+  const body: Record<string, unknown> = {
+    model,
+    messages: [{ role: "user", content: "Say ok." }],
+    max_tokens: 1,
+    stream: false,
+    tools: [PING],
+    ...(dialect.toolChoice ? { tool_choice: "auto" } : {}),
+    ...endpoint.body,
+  };
+  const fetchFn = options.fetch ?? fetch;
+  const signal = AbortSignal.timeout(options.timeoutMs ?? 15_000);
+  let response: Response;
+  try {
+    response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...endpointHeaders(endpoint) },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (cause) {
+    return { tools: "unknown", said: networkError(endpoint, cause).message };
+  }
+  const text = await readBounded(response);
+  if (response.ok) return { tools: "yes", said: null };
+  const said = serverMessage(text) || `HTTP ${response.status}`;
+  if (response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 403 && response.status !== 429 && REFUSES_TOOLS.test(said)) {
+    return { tools: "no", said };
+  }
+  return { tools: "unknown", said: `HTTP ${response.status}: ${said}` };
+}

@@ -1,0 +1,151 @@
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { isStep, step } from "../support/engine.ts";
+import { type ScriptedModel, startModel } from "../support/model.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+
+/**
+ * The scripted model behind a front that can make its /v1/models slow or failing, and refuse
+ * tools the way Ollama does for a model without tool support.
+ */
+type Front = { url: string; modelsAt: number[]; modelsDelayMs: number; modelsFail: boolean; refuseTools: boolean; close(): Promise<void> };
+
+function front(model: ScriptedModel): Front {
+  const state: Front = { url: "", modelsAt: [], modelsDelayMs: 0, modelsFail: false, refuseTools: false, close: async () => {} };
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (req.method === "GET" && path === "/v1/models") {
+        state.modelsAt.push(Date.now());
+        if (state.modelsFail) return Response.json({ error: { message: "listing is broken today" } }, { status: 500 });
+        if (state.modelsDelayMs > 0) await Bun.sleep(state.modelsDelayMs);
+      }
+      if (req.method === "POST" && path === "/v1/chat/completions" && state.refuseTools) {
+        const body = (await req.clone().json()) as { tools?: unknown[] };
+        // Ollama's answer for a model without tool support (https://github.com/ollama/ollama/issues/7865 and others)
+        if (body.tools?.length) return Response.json({ error: { message: "registry.ollama.ai/library/gemma2:2b does not support tools" } }, { status: 400 });
+      }
+      return model.handle(req);
+    },
+  });
+  state.url = `http://127.0.0.1:${server.port}/v1`;
+  state.close = () => server.stop(true);
+  return state;
+}
+
+let model: ScriptedModel;
+let server: Front;
+let box: Sandbox & { project: string };
+beforeEach(async () => {
+  model = await startModel({ models: [{ id: "test-model" }, { id: "other", context_length: 8192 }] });
+  server = front(model);
+  box = projectSandbox(server.url);
+});
+afterEach(async () => {
+  await server.close();
+  await model.close();
+  box.cleanup();
+});
+
+const dbFile = () => join(box.stateDir, "lembas.db");
+
+describe("lembas models", () => {
+  test("names each model's window and where it came from; a listing that fails keeps the last good one, and says so", async () => {
+    const first = await runLembas(box, ["models"]);
+    expect(first.stderr).toBe("");
+    expect(first.stdout.split("\n")).toEqual([
+      "* test/test-model  assumed 32k: set context under the connection",
+      "  test/other       8k from /v1/models context_length",
+      "",
+    ]);
+    server.modelsFail = true;
+    const kept = await runLembas(box, ["models"]);
+    expect(kept.code).toBe(0);
+    expect(kept.stdout).toBe(first.stdout);
+    expect(kept.stderr).toMatch(
+      /^lembas: connection test could not list its models now \(the model server at http:\/\/127\.0\.0\.1:\d+\/v1 failed \(HTTP 500: listing is broken today\)\): showing the 2 it listed at \d{4}-\d\d-\d\d \d\d:\d\d UTC\n$/,
+    );
+  });
+
+  test("a connection's context overrides what its server said", async () => {
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${server.url}\n    context: 65536\n`);
+    const result = await runLembas(box, ["models"]);
+    expect(result.stdout).toContain("* test/test-model  64k from context in config.yaml\n");
+    expect(result.stdout).toContain("  test/other       64k from context in config.yaml\n");
+  });
+});
+
+describe("a turn never waits on /v1/models", () => {
+  test("with a kept listing, the first chat request goes out at once while a slow listing is refreshed in the background", async () => {
+    expect((await runLembas(box, ["models"])).code).toBe(0);
+    // Make the kept listing old, so that this run refreshes it, and the server slow to list.
+    const raw = new Database(dbFile());
+    raw.query("UPDATE model_listings SET listed_at = 0").run();
+    raw.close();
+    server.modelsDelayMs = 3000;
+    model.push(step({ text: "hi there" }));
+    const result = await runLembas(box, ["run", "say hi"], { cwd: box.project });
+    expect(result.stderr).toBe("");
+    expect(result).toMatchObject({ code: 0, stdout: "hi there\n" });
+    const chat = model.requests.find((r) => isStep(r.body));
+    const refresh = server.modelsAt[1];
+    if (!chat || refresh === undefined) throw new Error("the run made no chat request, or did not refresh the listing");
+    expect(chat.time - refresh).toBeLessThan(1500);
+    // The refresh was kept: the next run finds a fresh listing and does not ask again.
+    server.modelsDelayMs = 0;
+    model.push(step({ text: "again" }));
+    expect((await runLembas(box, ["run", "again"], { cwd: box.project })).stdout).toBe("again\n");
+    expect(server.modelsAt).toHaveLength(2);
+  }, 30_000);
+
+  test("a listing that fails: the turn runs from the last good one", async () => {
+    expect((await runLembas(box, ["models"])).code).toBe(0);
+    const raw = new Database(dbFile());
+    raw.query("UPDATE model_listings SET listed_at = 0").run();
+    raw.close();
+    server.modelsFail = true;
+    model.push(step({ text: "still here" }));
+    const result = await runLembas(box, ["run", "say hi"], { cwd: box.project });
+    expect(result).toMatchObject({ code: 0, stdout: "still here\n", stderr: "" });
+  }, 30_000);
+
+  test("a model the kept listing does not know waits for the fresh list once, then is found", async () => {
+    expect((await runLembas(box, ["models"])).code).toBe(0);
+    model.setModels([{ id: "test-model" }, { id: "other", context_length: 8192 }, { id: "pulled-since" }]);
+    model.push(step({ text: "new one" }));
+    const result = await runLembas(box, ["run", "--model", "test/pulled-since", "hi"], { cwd: box.project });
+    expect(result).toMatchObject({ code: 0, stdout: "new one\n" });
+    expect(model.requests.find((r) => isStep(r.body))?.body.model).toBe("pulled-since");
+  }, 30_000);
+});
+
+describe("lembas doctor --probe", () => {
+  test("names the server family and each model's window, and says tools work after a one-token request with one tool", async () => {
+    const plain = await runLembas(box, ["doctor"]);
+    expect(model.requests).toHaveLength(0);
+    const lines = plain.stdout.split("\n");
+    expect(lines).toContain(`ok   model connection test ${server.url}: an OpenAI-compatible server, 2 chat models`);
+    expect(lines).toContain("ok   model test/test-model: window assumed 32k: set context under the connection");
+    expect(lines).toContain("ok   model test/other: window 8k from /v1/models context_length");
+
+    const probed = await runLembas(box, ["doctor", "--probe"]);
+    expect(probed.stdout.split("\n")).toContain("ok   model connection test: tools: yes (test-model took a request with a tool)");
+    const [request] = model.requests;
+    expect(request?.body).toMatchObject({ model: "test-model", max_tokens: 1, stream: false, tool_choice: "auto" });
+    expect(request?.body.tools).toHaveLength(1);
+  });
+
+  test("a server that refuses tools: tools: no, with the server's sentence and what to set", async () => {
+    server.refuseTools = true;
+    const result = await runLembas(box, ["doctor", "--probe"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split("\n")).toContain(
+      "fix  model connection test: tools: no (test-model: registry.ollama.ai/library/gemma2:2b does not support tools) — set supports_tools: false under the connection, so its turns are plain chat, or serve the model with tool support",
+    );
+  });
+});
