@@ -201,16 +201,12 @@ export function overflowed(outcome: StepOutcome): outcome is Extract<StepOutcome
 }
 
 /**
- * Whether the model is served by Ollama, known by its documented port (11434) or a connection
- * named for it, until the dialect table says which family a connection is. Ollama's /v1 takes no `options` (docs.ollama.com,
- * OpenAI compatibility, "Setting the context size"), so num_ctx cannot be sent from here.
+ * Whether the model is served by Ollama: the dialect table's word (model/dialects.ts). Ollama's
+ * /v1 takes no `options` (docs.ollama.com, OpenAI compatibility, "Setting the context size"), so
+ * num_ctx cannot be sent from here.
  */
 function looksLikeOllama(model: ResolvedModel): boolean {
-  try {
-    return new URL(model.endpoint.baseUrl).port === "11434" || /ollama/i.test(model.connection);
-  } catch {
-    return false;
-  }
+  return model.dialect === "ollama";
 }
 
 /** The person's message that started a turn (not a steering one). */

@@ -37,7 +37,9 @@ test("lembas run -c: a server's context overflow is compacted away and the answe
 });
 
 test("an Ollama connection: its window is said to be the server's, and a prompt it cut without a word is said", async () => {
-  writeFileSync(join(box.configDir, "config.yaml"), `model: ollama/test-model\nconnections:\n  ollama:\n    base_url: ${model.url}\n`);
+  // Known for Ollama as the dialect table knows it: its /v1/models says owned_by "library".
+  model.setModels([{ id: "test-model", provider: "library" }]);
+  writeFileSync(join(box.configDir, "config.yaml"), `model: local/test-model\nconnections:\n  local:\n    base_url: ${model.url}\n`);
   // Ollama cuts a prompt longer than its num_ctx and reports only what it read (2048 of about 10 000).
   model.push(step({ text: "the first answer", usage: { prompt_tokens: 2_048, completion_tokens: 3 } }));
   const first = await run([Array.from({ length: 4_000 }, (_, i) => `word${i}`).join(" ")]);
