@@ -19,9 +19,11 @@ import {
 import type { ModelEvent } from "./events.ts";
 import { saysContextOverflow } from "./overflow.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
+import { dialectById } from "./dialects.ts";
 import { IdleWatch, type IdleLimits, idleLimits } from "./idle.ts";
 import { type RejectedFields, connectionKey, processRejectedFields, refusedField, shapeBody } from "./request-fields.ts";
 import { DEFAULT_RETRY, type RetryPolicy, describeWait, retryDelay, serverWait } from "./retry.ts";
+import { fitToolCallIds } from "./tool-call-ids.ts";
 import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
 
 /** Options of {@link streamChat}. */
@@ -70,8 +72,11 @@ export async function* streamChatBatches(
   // A field the server refuses is dropped, remembered, and the request sent again at once.
   const memo = options.rejectedFields ?? processRejectedFields;
   const connection = connectionKey(endpoint);
-  const plain = requestBody(request, endpoint);
-  let body = shapeBody(plain, memo.get(connection, request.model), endpoint.reasoning);
+  // What the server's family is known to refuse is never sent, and its tool-call id rule is kept.
+  const dialect = dialectById(endpoint.dialect);
+  const knownRefused = () => (dialect.refuses.length === 0 ? memo.get(connection, request.model) : new Set([...dialect.refuses, ...memo.get(connection, request.model)]));
+  const plain = requestBody({ ...request, messages: fitToolCallIds(request.messages, dialect.toolCallId) }, endpoint);
+  let body = shapeBody(plain, knownRefused(), endpoint.reasoning);
   const used = { timeout: 0, unreachable: 0, other: 0 };
   let waitedMs = 0;
   for (let attempt = 0; ; attempt++) {
@@ -81,7 +86,7 @@ export async function* streamChatBatches(
     const refused = failure.yielded ? null : refusedField(error, body.fields, endpoint.reasoning);
     if (refused !== null) {
       memo.add(connection, request.model, refused);
-      body = shapeBody(plain, memo.get(connection, request.model), endpoint.reasoning);
+      body = shapeBody(plain, knownRefused(), endpoint.reasoning);
       yield [{ type: "retry", attempt: 1, retries: 1, delayMs: 0, error: withoutField(error, refused) }];
       attempt--;
       continue;
