@@ -175,6 +175,7 @@ export class Engine {
    */
   async stop(): Promise<string[]> {
     const problems = new Set<string>();
+    const listings = this.deps.models.stop?.();
     const sessions = [...this.sessions.values()];
     for (const session of sessions) {
       try {
@@ -188,6 +189,7 @@ export class Engine {
       if (end.status === "rejected") problems.add(`session ${sessions[i]?.id} did not end cleanly: ${this.sentence(end.reason)}`);
     });
     forgetAllProjectFiles();
+    await listings?.catch(() => {});
     for (const id of this.sessions.keys()) {
       try {
         releaseHold(this.deps.db, id);

@@ -40,6 +40,8 @@ export type ModelSource = {
   refs(): Promise<string[]>;
   /** The device's ref for a model a login's instance names by its served name (the link's lembas_model). */
   refFor(login: string, servedName: string): Promise<string>;
+  /** Stops what it still asks of servers in the background (the engine stops), after a moment's grace. */
+  stop?(): Promise<void>;
 };
 
 /** The context window assumed when nothing says otherwise: small enough for most local servers. */

@@ -57,6 +57,8 @@ export type ListingStatus = { name: string; dialect: DialectId; models: number |
 const RETRY_MS = 30_000;
 /** A kept listing older than this is listed again in the background. */
 const REFRESH_MS = 10 * 60_000;
+/** How long stopping waits for a listing still running before it aborts it. */
+const STOP_GRACE_MS = 500;
 
 const NO_MODEL =
   "no model to talk to: add a connection to config.yaml (connections: {local: {base_url: http://127.0.0.1:11434/v1}}) and set model: local/<name>, or log in to a LLeMbas instance with lembas login URL";
@@ -223,12 +225,31 @@ export class ModelRegistry implements ModelSource {
     return listed;
   }
 
+  /**
+   * Gives the listings still running a moment to end (and be kept), then aborts them: a
+   * background refresh must not hold a finished `lembas run` up for a slow server's seconds.
+   */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
+    const listed = this.listing ? await this.listing.catch(() => null) : null;
+    const running = [...(listed?.values() ?? [])].map((l) => l.refreshing).filter((p): p is Promise<void> => p !== null);
+    if (running.length > 0) {
+      let timer: Timer | undefined;
+      await Promise.race([Promise.all(running), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    }
+    this.stopping.abort();
+  }
+
+  private readonly stopping = new AbortController();
+
   /** Lists one server (once at a time), keeping what it told, or the failure beside the last good list. */
   private refresh(entry: Listed): Promise<void> {
     entry.refreshing ??= (async () => {
       entry.askedAt = Date.now();
-      const found = await discover(entry.endpoint, { timeoutMs: 5000, login: entry.login });
+      const found = await discover(entry.endpoint, { timeoutMs: 5000, login: entry.login, signal: this.stopping.signal });
       const name = entry.endpoint.name;
+      // Stopped (the process ends): what was known stays as it was, no failure is kept.
+      if (this.stopping.signal.aborted) return;
       if (found.ok) {
         Object.assign(entry, { models: found.value.models, dialect: found.value.dialect, error: null, listedAt: Date.now(), kept: false });
         this.keep(() => this.kept.save(name, entry.endpoint.baseUrl, found.value));
