@@ -242,7 +242,7 @@ export function modelWindow(
   const k = `${Math.round(fallback / 1024)}k`;
   const hint =
     dialect === "ollama"
-      ? `assumed ${k}: Ollama runs it with its own default (OLLAMA_CONTEXT_LENGTH), and cuts a longer prompt silently: set context under the connection (and options.num_ctx in its body)`
+      ? `assumed ${k}: Ollama runs it with the window it was started with (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in a Modelfile; its /v1 takes no num_ctx) and cuts a longer prompt silently: set context under the connection to that window`
       : `assumed ${k}: set context under the connection`;
   return { tokens: fallback, from: "default", where: hint };
 }

@@ -192,7 +192,7 @@ describe("discover: each model's window where its server keeps it", () => {
     expect(modelWindow(llava, {}, "ollama", 32768)).toEqual({
       tokens: 32768,
       from: "default",
-      where: expect.stringContaining("assumed 32k: Ollama runs it with its own default (OLLAMA_CONTEXT_LENGTH)"),
+      where: expect.stringContaining("assumed 32k: Ollama runs it with the window it was started with (OLLAMA_CONTEXT_LENGTH"),
     });
     expect(modelWindow(llava, { body: { options: { num_ctx: 65536 } } }, "ollama", 32768)).toEqual({ tokens: 65536, from: "config", where: "options.num_ctx in the connection's body" });
     expect(modelWindow(found.value.models[0], { context: 100_000 }, "ollama", 32768).tokens).toBe(100_000);
