@@ -51,7 +51,7 @@ describe("an overflow inside a 200 stream after the reply began", () => {
         ),
     );
     const events: ModelEvent[] = [];
-    for await (const e of streamChat(endpoint, { model: "m", messages: [{ role: "user", content: "hi" }] }, { retry: { retries: 0 } })) events.push(e);
+    for await (const e of streamChat(endpoint, { model: "m", messages: [{ role: "user", content: "hi" }], effort: "off" }, { retry: { retries: 0 } })) events.push(e);
     expect(events[0]).toEqual({ type: "text", delta: "Partial" });
     const last = events.at(-1);
     expect(last?.type).toBe("error");
