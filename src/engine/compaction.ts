@@ -18,6 +18,8 @@ const SUMMARY_ROOM = 4_096;
 const KEEP_OF_OUTPUT = 600;
 /** A request estimated at this many times what the server says it read was cut by the server. */
 const CUT_SIGN = 2;
+/** Ollama's smallest default window (num_ctx 2048 before 0.6): a cut prompt reads as at least this. */
+const SMALLEST_OLLAMA_WINDOW = 2_048;
 /** Characters per token when cutting what is sent: fewer than the estimate's, so a cut is enough. */
 const CHARS_PER_TOKEN_SENT = 3;
 
@@ -126,8 +128,15 @@ export class Compaction {
   reportUsage(model: ResolvedModel, promptTokens: number): void {
     // Some servers send a usage of zeros: that is no report, and the estimate stands.
     if (promptTokens <= 0) return;
+    const before = this.reported?.promptTokens ?? 0;
+    const short = looksLikeOllama(model) && this.lastEstimate >= CUT_SIGN * promptTokens && this.lastEstimate >= 1_024;
+    // Some Ollama versions count only the tokens its prompt cache did not hold (ollama/ollama#3427,
+    // #16428): a small reading, or one smaller than the last as the request grew, is that, neither
+    // a cut nor the request's size (the estimate stands). A cut prompt reads as the whole window
+    // ("truncating input prompt limit=4096 … new=4096"), and Ollama's windows start at 2048.
+    if (short && (promptTokens < SMALLEST_OLLAMA_WINDOW || promptTokens < before)) return;
     this.reported = { promptTokens, estimate: this.lastEstimate };
-    if (!looksLikeOllama(model) || this.lastEstimate < CUT_SIGN * promptTokens || this.lastEstimate < 1_024) return;
+    if (!short) return;
     // Ollama cuts a prompt longer than its num_ctx and says nothing; its usage shows how much it read.
     this.seen = { ref: model.ref, window: promptTokens };
     this.tellOnce(

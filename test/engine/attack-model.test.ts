@@ -338,3 +338,49 @@ describe("context overflow and compaction against real servers' answers", () => 
     expect(ofType(h.events(session), "text").map((e) => e.delta).join("")).toBe("first answersecond answer");
   }, 20000);
 });
+
+describe("an Ollama whose usage counts only what its prompt cache did not hold", () => {
+  // ollama/ollama#3427 and #16428: prompt_eval_count (usage.prompt_tokens) left out cached tokens.
+  const ollama = (usage: (n: number) => number) =>
+    fakeServer({
+      models: { object: "list", data: [{ id: "m", object: "model", owned_by: "library" }] },
+      root: (path) => (path === "/" ? new Response("Ollama is running") : null),
+      chat: (body, n) => {
+        if (isSummaryBody(body)) return textReply(["A summary."]);
+        if (!isStepBody(body)) return textReply(["title"]);
+        if (n < 2) return sse([chunk({ tool_calls: [{ index: 0, id: `call_${n}`, type: "function", function: { name: "read", arguments: '{"path":"big.txt"}' } }] }), chunk({}, "tool_calls", { usage: { prompt_tokens: usage(n), completion_tokens: 5 } }), "[DONE]"]);
+        return textReply(["done"], { prompt_tokens: usage(n), completion_tokens: 5 });
+      },
+    });
+
+  test("a first request whose system prompt was cached (a few dozen tokens read) is not a cut prompt: nothing is compacted", async () => {
+    fake = ollama(() => 40);
+    h = await harnessOn(fake);
+    writeFileSync(join(h.project, "big.txt"), "small\n");
+    const session = await h.session();
+    await session.prompt({ text: "read big.txt" });
+    expect(ofType(h.events(session), "notice").map((e) => e.message).filter((m) => m.includes("read only"))).toEqual([]);
+    expect(ofType(h.events(session), "compacted")).toHaveLength(0);
+    expect(fake.bodies.filter(isSummaryBody)).toHaveLength(0);
+  });
+
+  test("such a reading is not taken for the request's size: the estimate decides when to compact", async () => {
+    fake = ollama(() => 40);
+    h = await harnessOn(fake, { context: 8192 });
+    writeFileSync(join(h.project, "big.txt"), Array.from({ length: 800 }, (_, i) => `line ${i} ${"x".repeat(20)}`).join("\n"));
+    const session = await h.session();
+    await session.prompt({ text: "read big.txt" });
+    const kinds = fake.bodies.map((b) => (isSummaryBody(b) ? "summary" : isStepBody(b) ? "step" : "other"));
+    expect(kinds.slice(0, 3)).toEqual(["step", "summary", "step"]);
+  });
+
+  test("a reading that falls as the request grows (the new tool output alone) is not a cut either", async () => {
+    fake = ollama((n) => [3_000, 2_600, 2_300][n] ?? 2_000);
+    h = await harnessOn(fake);
+    writeFileSync(join(h.project, "big.txt"), "x".repeat(30_000));
+    const session = await h.session();
+    await session.prompt({ text: "read big.txt" });
+    expect(ofType(h.events(session), "notice").map((e) => e.message).filter((m) => m.includes("read only"))).toEqual([]);
+    expect(fake.bodies.filter(isSummaryBody)).toHaveLength(0);
+  });
+});
