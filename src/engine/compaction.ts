@@ -263,7 +263,6 @@ function assumedWindow(model: ResolvedModel): string {
   return `the server does not say how large the context window of ${model.ref} is: the history is compacted at the assumed ${DEFAULT_CONTEXT} tokens (set context: under the connection in config.yaml)`;
 }
 
-
 /**
  * Whether the model is served by Ollama: the dialect table's word (model/dialects.ts). Ollama's
  * /v1 takes no `options` (docs.ollama.com, OpenAI compatibility, "Setting the context size"), so
