@@ -18,6 +18,10 @@ const SUMMARY_ROOM = 4_096;
 const KEEP_OF_OUTPUT = 600;
 /** A request estimated at this many times what the server says it read was cut by the server. */
 const CUT_SIGN = 2;
+/** Ollama's smallest default window (num_ctx 2048 before 0.6): a cut prompt reads as at least this. */
+const SMALLEST_OLLAMA_WINDOW = 2_048;
+/** Characters per token when cutting what is sent: fewer than the estimate's, so a cut is enough. */
+const CHARS_PER_TOKEN_SENT = 3;
 
 /** What compaction needs of its session: the history, where the summary is kept, and the bus. */
 export type CompactionHost = {
@@ -52,6 +56,10 @@ export class Compaction {
   private readonly tally = new HistoryTally();
   private readonly told = new Set<string>();
   private toolKey: { names: string; tokens: number } | null = null;
+  /** After an overflow that compacting could not help: the share of the window the turn's latest tool outputs are cut to. */
+  private squeeze: number | null = null;
+  /** A reply filled the window mid-way: the next step compacts whatever its estimate. */
+  private full = false;
 
   constructor(private readonly host: CompactionHost) {}
 
@@ -67,7 +75,7 @@ export class Compaction {
     const estimate = this.estimate(request);
     const projected = this.reported ? this.reported.promptTokens + Math.max(0, estimate - this.reported.estimate) : estimate;
     this.lastEstimate = estimate;
-    if (projected < this.window(request.model) * COMPACT_AT) return;
+    if (projected < this.window(request.model) * COMPACT_AT && !this.full) return;
     if (request.model.contextLength === null && this.seen?.ref !== request.model.ref) this.tellOnce(`assumed:${request.model.ref}`, assumedWindow(request.model));
     try {
       if (await this.summarise(request.model, request.signal, { auto: true, turnId: request.turnId })) this.lastEstimate = this.estimate(request);
@@ -88,7 +96,11 @@ export class Compaction {
     if (named !== null && named < this.window(request.model)) this.seen = { ref: request.model.ref, window: named };
     try {
       const done = await this.summarise(request.model, request.signal, { auto: true, turnId: request.turnId });
-      if (!done) return `${error.message}; nothing older than this step is left to compact`;
+      if (!done) {
+        // What is left is the step itself: its tool outputs are sent cut, to half the window.
+        if (!this.keptOutputsCut(request)) return `${error.message}; nothing older than this step is left to compact`;
+        this.squeeze = 0.5;
+      }
       this.lastEstimate = this.estimate(request);
       return null;
     } catch (cause) {
@@ -98,12 +110,33 @@ export class Compaction {
     }
   }
 
+  /**
+   * A step the server refused as too long before it said anything: compacted, it is sent once
+   * more. One whose window filled mid-reply ends with what it said, and the history is compacted
+   * before the next request (sending it again would say it all again).
+   */
+  overflowed(outcome: StepOutcome, model: ResolvedModel): outcome is Extract<StepOutcome, { kind: "failed" }> {
+    if (outcome.kind !== "failed" || outcome.error.kind !== "context_overflow") return false;
+    const { record } = outcome;
+    if (record.text === "" && record.reasoning === "" && record.toolCalls.length === 0) return true;
+    this.full = true;
+    this.host.bus.emit({ type: "notice", level: "info", message: `the conversation filled the window of ${model.ref}: the history is compacted before the next request` });
+    return false;
+  }
+
   /** The server's usage for the request just sent; tells a server that read less than it was sent. */
   reportUsage(model: ResolvedModel, promptTokens: number): void {
     // Some servers send a usage of zeros: that is no report, and the estimate stands.
     if (promptTokens <= 0) return;
+    const before = this.reported?.promptTokens ?? 0;
+    const short = looksLikeOllama(model) && this.lastEstimate >= CUT_SIGN * promptTokens && this.lastEstimate >= 1_024;
+    // Some Ollama versions count only the tokens its prompt cache did not hold (ollama/ollama#3427,
+    // #16428): a small reading, or one smaller than the last as the request grew, is that, neither
+    // a cut nor the request's size (the estimate stands). A cut prompt reads as the whole window
+    // ("truncating input prompt limit=4096 … new=4096"), and Ollama's windows start at 2048.
+    if (short && (promptTokens < SMALLEST_OLLAMA_WINDOW || promptTokens < before)) return;
     this.reported = { promptTokens, estimate: this.lastEstimate };
-    if (!looksLikeOllama(model) || this.lastEstimate < CUT_SIGN * promptTokens || this.lastEstimate < 1_024) return;
+    if (!short) return;
     // Ollama cuts a prompt longer than its num_ctx and says nothing; its usage shows how much it read.
     this.seen = { ref: model.ref, window: promptTokens };
     this.tellOnce(
@@ -131,6 +164,8 @@ export class Compaction {
     if (summary === null) return false;
     this.host.keepSummary(summary, upTo);
     this.reported = null;
+    this.squeeze = null;
+    this.full = false;
     this.host.bus.emit({ type: "compacted", summary, auto: opts.auto });
     return true;
   }
@@ -147,6 +182,41 @@ export class Compaction {
     if (task && task.seq <= summarySeq) parts.push(`The task you are working on now, as the person gave it:\n\n${task.body.text}`);
     if (todos.length > 0) parts.push(`Your todo list:\n${todos.map((t) => `- [${t.status}] ${t.content}`).join("\n")}`);
     return parts.length > 0 ? parts.join("\n\n") : undefined;
+  }
+
+  /**
+   * The history a step sends. When even after compacting the request would not fit (the running
+   * step's own tool outputs are larger than the window), those outputs are sent cut, largest first,
+   * with a note; the store keeps them whole. Otherwise the same array, untouched.
+   */
+  fitted(messages: StoredMessage[], model: ResolvedModel): StoredMessage[] {
+    const window = this.window(model);
+    const over = this.lastEstimate - Math.floor(window * (this.squeeze ?? COMPACT_AT));
+    if (over <= 0) return messages;
+    const after = this.host.summary().summarySeq ?? 0;
+    const outputs = messages.flatMap((m, i) => (m.role === "tool" && m.seq > after && m.body.output.length > 2 * KEEP_OF_OUTPUT ? [{ i, length: m.body.output.length }] : []));
+    if (outputs.length === 0) return messages;
+    outputs.sort((a, b) => b.length - a.length);
+    const sent = [...messages];
+    let chars = Math.ceil(over * CHARS_PER_TOKEN_SENT);
+    for (const { i, length } of outputs) {
+      if (chars <= 0) break;
+      const message = sent[i];
+      if (message?.role !== "tool") continue;
+      const keep = Math.max(2 * KEEP_OF_OUTPUT, length - chars);
+      chars -= length - keep;
+      // What is sent is smaller than the history: a usage that says so is no sign of a cut prompt.
+      this.lastEstimate -= tokensOfChars(length - keep);
+      sent[i] = { ...message, body: { ...message.body, output: outputCut(message.body.output, keep, window) } };
+      this.tellOnce(`fit:${message.seq}`, `the output of ${message.body.name} is too long for the window of ${model.ref} (${window} tokens): it is sent cut to ${keep} of its ${length} characters`);
+    }
+    return sent;
+  }
+
+  /** Whether the running step has tool outputs that {@link fitted} can cut. */
+  private keptOutputsCut(request: StepRequest): boolean {
+    const after = this.host.summary().summarySeq ?? 0;
+    return this.host.messages().some((m) => m.role === "tool" && m.seq > after && m.turnId === request.turnId && m.body.output.length > 2 * KEEP_OF_OUTPUT);
   }
 
   /** The estimated tokens of a step's request: counted as the history grows, never serialised. */
@@ -191,13 +261,6 @@ export function windowSentence(model: ResolvedModel): string {
 
 function assumedWindow(model: ResolvedModel): string {
   return `the server does not say how large the context window of ${model.ref} is: the history is compacted at the assumed ${DEFAULT_CONTEXT} tokens (set context: under the connection in config.yaml)`;
-}
-
-/** A step the server refused as too long before it said anything: compacted, it is sent once more. */
-export function overflowed(outcome: StepOutcome): outcome is Extract<StepOutcome, { kind: "failed" }> {
-  if (outcome.kind !== "failed" || outcome.error.kind !== "context_overflow") return false;
-  const { record } = outcome;
-  return record.text === "" && record.reasoning === "" && record.toolCalls.length === 0;
 }
 
 /**
@@ -262,6 +325,13 @@ export function summaryParts(messages: readonly StoredMessage[], window: number,
   }
   if (part.length > 0) parts.push(part);
   return parts;
+}
+
+/** An output's head and tail, `keep` characters in all, and what was left out between them. */
+function outputCut(output: string, keep: number, window: number): string {
+  const head = output.slice(0, Math.ceil(keep * 0.7));
+  const tail = output.slice(output.length - (keep - head.length));
+  return `${head}\n[… ${output.length - keep} characters of this output left out: all of it does not fit the model's window of ${window} tokens; ask for a smaller part]\n${tail}`;
 }
 
 function cutOutput(message: Extract<StoredMessage, { role: "tool" }>): StoredMessage {

@@ -10,7 +10,7 @@ import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messag
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
-import { Compaction, overflowed } from "./compaction.ts";
+import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
 import { type Interaction, nobody } from "./interaction.ts";
@@ -493,7 +493,7 @@ export class Session {
       this.bus.emit({ type: "step", turnId, step });
       let outcome = await this.callStep(request, effort, step);
       // A server that found the request too long: compacted, the step is sent once more.
-      if (overflowed(outcome)) {
+      if (this.compaction.overflowed(outcome, model)) {
         const why = await this.compaction.afterOverflow(request, outcome.error);
         if (why !== null) return { stopReason: "end_turn", error: why };
         outcome = await this.callStep(request, effort, step);
@@ -552,7 +552,7 @@ export class Session {
       step,
       model,
       effort,
-      messages: toChatMessages(request.system, this.messages(), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary }),
+      messages: toChatMessages(request.system, this.compaction.fitted(this.messages(), model), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary }),
       tools: request.tools,
       signal: request.signal,
       ...(this.deps.retry ? { retry: this.deps.retry } : {}),
@@ -571,11 +571,11 @@ export class Session {
     this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
   }
 
-  /** After the first prompt: a short model call names the session. A failure keeps the provisional title. */
+  /** After the first prompt: a short model call names the session; a prompt sent meanwhile stops it. A failure keeps the provisional title. */
   private async nameSession(prompt: string): Promise<void> {
     try {
       const model = await this.deps.models.resolve(this.row.model);
-      const title = await modelTitle(model, prompt, AbortSignal.any([AbortSignal.timeout(30_000), this.closing.signal]));
+      const title = await modelTitle(model, prompt, AbortSignal.any([AbortSignal.timeout(30_000), this.closing.signal, this.turns.nextTurn]));
       if (title) this.setTitle(title);
     } catch {
       // the provisional title stays

@@ -68,6 +68,7 @@ export class TurnQueue {
   private readonly dropped = new Set<string>();
   private closed = false;
   private deleted = false;
+  private letIn = new AbortController();
 
   constructor(
     private readonly db: Db,
@@ -145,6 +146,11 @@ export class TurnQueue {
     this.deleted ||= opts.deleted === true;
   }
 
+  /** Aborted when the next turn is let in: work that gives way to the person (the title call) listens. */
+  get nextTurn(): AbortSignal {
+    return this.letIn.signal;
+  }
+
   /** Runs work after everything queued before it. */
   enqueue<T>(run: () => Promise<T>): Promise<T> {
     const result = this.chain.then(run, run);
@@ -167,6 +173,8 @@ export class TurnQueue {
    */
   private hold(turnId: string): Ticket {
     this.waitingIds.push(turnId);
+    this.letIn.abort();
+    this.letIn = new AbortController();
     const work = Promise.withResolvers<() => Promise<TurnAnswer>>();
     const answer = this.enqueue(async () => (await work.promise)());
     this.pending.set(turnId, answer);

@@ -94,6 +94,8 @@ export async function callModel(input: {
         bus.emit({ type: "notice", level: "warn", message: retryNotice(event.error, event.delayMs, event.attempt, event.retries) });
         break;
       case "finish":
+        // A refusal is the answer: calls that came with it are not made.
+        if (event.reason === "refusal") return { kind: "reply", record: { ...record(false), toolCalls: [] }, finish: "refusal" };
         return { kind: "reply", record: record(false), finish: event.reason };
       case "error":
         if (event.error.kind === "aborted" || input.signal.aborted) return { kind: "cancelled", record: record(true) };

@@ -248,7 +248,8 @@ function malformedError(endpoint: Endpoint, data: string): ModelError {
 function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yielded: boolean): ModelError {
   const message = typeof error === "string" ? error : (error.message ?? "no reason given");
   const said = oneLine(message, 300);
-  if (yielded) return cutError(endpoint, said);
+  // The window filled while the model wrote: its kind says so, so that the history is compacted next.
+  if (yielded) return saysContextOverflow(said) ? modelError(endpoint, "context_overflow", `${cutError(endpoint, said).message} (the conversation filled the model's window)`) : cutError(endpoint, said);
   const code = typeof error === "string" ? undefined : Number(error.code);
   const at = `the model server at ${displayUrl(endpoint.baseUrl)}`;
   if (code === 429) return modelError(endpoint, "rate_limit", `${at} is limiting requests: ${said}`, code);

@@ -7,7 +7,8 @@
  */
 import { dialectById } from "./dialects.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
-import { networkError, readBounded, serverMessage } from "./errors.ts";
+import { displayUrl, networkError, readBounded, serverMessage } from "./errors.ts";
+import { describeWait } from "./retry.ts";
 
 export type ToolsProbe = { tools: "yes" | "no" | "unknown"; said: string | null };
 
@@ -35,7 +36,10 @@ export async function probeTools(
     ...endpoint.body,
   };
   const fetchFn = options.fetch ?? fetch;
-  const signal = AbortSignal.timeout(options.timeoutMs ?? 15_000);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const signal = AbortSignal.timeout(timeoutMs);
+  // A server that hangs is said as one, not as a request "stopped" (which reads as the person's doing).
+  const silent = (): ToolsProbe => ({ tools: "unknown", said: `the model server at ${displayUrl(endpoint.baseUrl)} did not answer within ${describeWait(timeoutMs)}` });
   let response: Response;
   try {
     response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, {
@@ -45,9 +49,11 @@ export async function probeTools(
       signal,
     });
   } catch (cause) {
+    if (signal.aborted) return silent();
     return { tools: "unknown", said: networkError(endpoint, cause).message };
   }
   const text = await readBounded(response);
+  if (signal.aborted) return silent();
   if (response.ok) return { tools: "yes", said: null };
   const said = serverMessage(text) || `HTTP ${response.status}`;
   if (response.status >= 400 && response.status < 500 && response.status !== 401 && response.status !== 403 && response.status !== 429 && REFUSES_TOOLS.test(said)) {
