@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { ConfigError } from "../config/errors.ts";
 import { getConfigKey, parseCliValue, setConfigKey } from "../config/save.ts";
 import { createContext } from "./context.ts";
@@ -19,14 +19,14 @@ export function setConfigText(file: string, key: string, value: string): string 
 }
 
 const path = defineCommand({
-  meta: { name: "path", description: "Print the path of config.yaml" },
+  meta: { name: "path", description: "Print the path of config.yaml", examples: ["lembas config path"] },
   run() {
     console.log(createContext().paths.configFile);
   },
 });
 
 const get = defineCommand({
-  meta: { name: "get", description: "Print a key's value (dotted, e.g. remote.max_mode); no key: the whole config" },
+  meta: { name: "get", description: "Print a key's value (dotted, e.g. remote.max_mode); no key: the whole config", examples: ["lembas config get", "lembas config get remote.max_mode"] },
   args: { key: { type: "positional", required: false, description: "dotted key" } },
   run({ args }) {
     const ctx = createContext();
@@ -39,7 +39,9 @@ const get = defineCommand({
 });
 
 const set = defineCommand({
-  meta: { name: "set", description: "Set a key (validated, written atomically); VALUE is YAML: edit, true, 300, [~/work, ~/src]" },
+  meta: { name: "set", description: "Set a key (validated, written atomically); VALUE is YAML: edit, true, 300, [~/work, ~/src]",
+    examples: ["lembas config set mode auto", "lembas config set remote.roots '[~/work, ~/src]'", "lembas config set connections.local.base_url http://127.0.0.1:11434/v1"],
+  },
   args: {
     key: { type: "positional", required: true, description: "dotted key" },
     value: { type: "positional", required: true, description: "the value, as YAML" },
@@ -50,6 +52,6 @@ const set = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "config", description: "Read and change config.yaml" },
+  meta: { name: "config", description: "Read and change config.yaml", examples: ["lembas config set model local/qwen2.5-coder", "lembas config edit"] },
   subCommands: { path, get, set },
 });

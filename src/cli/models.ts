@@ -1,11 +1,11 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { createEngine } from "../engine/create.ts";
 import { windowText } from "../model/discovery.ts";
 import type { ListingStatus } from "../model/registry.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
-  meta: { name: "models", description: "List every model ref this device can use, with its context window and where that came from" },
+  meta: { name: "models", description: "List every model ref this device can use, with its context window and where that came from", examples: ["lembas models"] },
   async run() {
     const ctx = createContext();
     const { models } = createEngine(ctx);

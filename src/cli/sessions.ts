@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { withoutControls } from "../controls.ts";
 import { createEngine } from "../engine/create.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
@@ -9,7 +9,7 @@ import { pruneTurns } from "../store/turns.ts";
 import { createContext } from "./context.ts";
 
 const list = defineCommand({
-  meta: { name: "list", description: "The sessions on this device, newest first" },
+  meta: { name: "list", description: "The sessions on this device, newest first", examples: ["lembas sessions list"] },
   run() {
     const sessions = listSessions(createContext().db(), { limit: 500 });
     for (const s of sessions) {
@@ -21,7 +21,7 @@ const list = defineCommand({
 });
 
 const del = defineCommand({
-  meta: { name: "delete", description: "Delete a session (its messages and attachments), wherever it is open; the web UI is told now, or at its next link" },
+  meta: { name: "delete", description: "Delete a session (its messages and attachments), wherever it is open; the web UI is told now, or at its next link", examples: ["lembas sessions delete ses_01J…"] },
   args: { id: { type: "positional", required: true, description: "the session's id" } },
   async run({ args }) {
     const ctx = createContext();
@@ -34,8 +34,8 @@ const del = defineCommand({
 });
 
 const prune = defineCommand({
-  meta: { name: "prune", description: "Delete the sessions untouched for a while (default 30 days)" },
-  args: { "older-than": { type: "string", default: "30d", description: "an age: 30d, 12h, 90m" } },
+  meta: { name: "prune", description: "Delete the sessions untouched for a while (default 30 days)", examples: ["lembas sessions prune --older-than 7d"] },
+  args: { "older-than": { type: "string", default: "30d", valueHint: "AGE", description: "an age: 30d, 12h, 90m" } },
   async run({ args }) {
     const ctx = createContext();
     const db = ctx.db();
@@ -50,7 +50,7 @@ const prune = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "sessions", description: "List, delete and prune the sessions on this device" },
+  meta: { name: "sessions", description: "List, delete and prune the sessions on this device", examples: ["lembas sessions list", "lembas sessions prune --older-than 7d"] },
   subCommands: { list, delete: del, prune },
 });
 
