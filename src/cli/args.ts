@@ -1,6 +1,6 @@
 import { parseArgs as tokenize } from "node:util";
 import { UserError } from "../errors.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../suggest.ts";
 
 export type PositionalArg = {
   type: "positional";

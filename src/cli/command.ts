@@ -1,6 +1,6 @@
 import { UserError } from "../errors.ts";
 import { type ArgsDef, type ParsedArgs, parseArgs } from "./args.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../suggest.ts";
 
 export type { ArgsDef, ParsedArgs } from "./args.ts";
 

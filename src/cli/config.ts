@@ -1,6 +1,8 @@
 import { defineCommand } from "./command.ts";
 import { ConfigError } from "../config/errors.ts";
-import { getConfigKey, parseCliValue, setConfigKey } from "../config/save.ts";
+import { unknownKey } from "../config/keys.ts";
+import { getConfigKey, parseCliValue, setConfigKey, unsetConfigKey } from "../config/save.ts";
+import { askYes, chosenEditor, editConfig } from "./config-edit.ts";
 import { createContext } from "./context.ts";
 
 function show(value: unknown): string {
@@ -33,7 +35,7 @@ const get = defineCommand({
     const config = ctx.config();
     if (!args.key) return void console.log(show(config));
     const value = getConfigKey(config, args.key);
-    if (value === undefined) throw new ConfigError(ctx.paths.configFile, args.key, "is not a known key");
+    if (value === undefined) throw new ConfigError(ctx.paths.configFile, args.key, unknownKey(args.key) ?? "is not set");
     console.log(show(value));
   },
 });
@@ -51,7 +53,40 @@ const set = defineCommand({
   },
 });
 
+/** `lembas config unset`'s work: KEY taken out of the file, so its default applies. Returns the line that says so. */
+export function unsetConfigText(file: string, key: string): string {
+  const config = unsetConfigKey(file, key);
+  if (config === null) return `${key} is not set in ${file}`;
+  const value = getConfigKey(config, key);
+  return value === undefined ? `unset ${key}` : `unset ${key}: it is ${show(value)}, the default`;
+}
+
+const unset = defineCommand({
+  meta: {
+    name: "unset",
+    description: "Take a key out of config.yaml, so that its default applies (the file's comments are kept)",
+    examples: ["lembas config unset model", "lembas config unset connections.local.api_key"],
+  },
+  args: { key: { type: "positional", required: true, description: "dotted key" } },
+  run({ args }) {
+    console.log(unsetConfigText(createContext().paths.configFile, args.key));
+  },
+});
+
+const edit = defineCommand({
+  meta: {
+    name: "edit",
+    description: "Open config.yaml in $VISUAL or $EDITOR; it is saved once it is valid, else you may edit it again",
+    examples: ["lembas config edit", "EDITOR=nano lembas config edit"],
+  },
+  async run() {
+    const file = createContext().paths.configFile;
+    const line = await editConfig(file, { editor: chosenEditor(), ask: askYes, tell: (l) => console.error(`lembas: ${l}`) });
+    console.log(line);
+  },
+});
+
 export default defineCommand({
   meta: { name: "config", description: "Read and change config.yaml", examples: ["lembas config set model local/qwen2.5-coder", "lembas config edit"] },
-  subCommands: { path, get, set },
+  subCommands: { path, get, set, unset, edit },
 });

@@ -2,7 +2,7 @@ import { VERSION, versionLine } from "../version.ts";
 import { UserError } from "../errors.ts";
 import { type CommandDef, commandAt, defineCommand, runCommand } from "./command.ts";
 import { report } from "./report.ts";
-import { nearest } from "./suggest.ts";
+import { nearest } from "../suggest.ts";
 import { renderUsage } from "./usage.ts";
 
 /** Every subcommand, imported only when it is the one that runs. */

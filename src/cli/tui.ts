@@ -3,7 +3,7 @@ import { Effort, Mode } from "../config/schema.ts";
 import { UserError } from "../errors.ts";
 import { runCommand } from "./command.ts";
 import { createContext } from "./context.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../suggest.ts";
 
 /** `lembas [PROMPT]`'s own options, as a person types them. */
 export type TerminalArgs = {

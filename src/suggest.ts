@@ -12,10 +12,10 @@ export function nearest(word: string, candidates: Iterable<string>): string | nu
   return best?.name ?? null;
 }
 
-/** " (did you mean X?)", or nothing when no candidate is near. */
-export function didYouMean(word: string, candidates: Iterable<string>): string {
+/** " (did you mean X?)", or nothing when no candidate is near; `shown` spells the one found (a dotted key, say). */
+export function didYouMean(word: string, candidates: Iterable<string>, shown: (name: string) => string = (name) => name): string {
   const near = nearest(word, candidates);
-  return near ? ` (did you mean ${near}?)` : "";
+  return near ? ` (did you mean ${shown(near)}?)` : "";
 }
 
 /** Edits (insert, delete, change, swap two neighbours) from one word to another. */
