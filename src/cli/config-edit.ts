@@ -34,7 +34,13 @@ export async function editConfig(file: string, deps: EditDeps): Promise<string> 
   else deps.tell(`going on from the edit kept in ${draft} (delete it to start again from ${file})`);
   for (;;) {
     const code = await runEditor(deps.editor, draft);
-    if (code !== 0) throw new UserError(`the editor (${deps.editor}) exited with ${code}: ${file} is unchanged, the edit is kept in ${draft}`, 1);
+    if (code !== 0) {
+      // An editor that fails is an edit given up (vim's :cq), as git takes it; a kept edit stays kept.
+      if (!resumed) rmSync(draft, { force: true });
+      // sh's 127: the command was not found.
+      if (code === 127) throw new UserError(`there is no editor ${deps.editor}: set EDITOR (or VISUAL) to one, as in EDITOR=nano lembas config edit`, 2);
+      throw new UserError(`the editor (${deps.editor}) exited with ${code}: ${file} is unchanged`, 1);
+    }
     const text = readFileSync(draft, "utf8");
     const problem = validationProblem(file, text);
     if (problem === null) return save(file, draft, text, original);

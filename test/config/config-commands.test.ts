@@ -148,8 +148,13 @@ describe("lembas config edit", () => {
     writeConfig(COMMENTED);
     const result = await runLembas(box, ["config", "edit"], { env: { EDITOR: "false" } });
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toStartWith("lembas: the editor (false) exited with 1:");
+    expect(result.stderr.trim()).toBe(`lembas: the editor (false) exited with 1: ${file} is unchanged`);
+    expect(readdirSync(box.configDir)).toEqual(["config.yaml"]);
     expect(readFileSync(file, "utf8")).toBe(COMMENTED);
+    const missing = await runLembas(box, ["config", "edit"], { env: { EDITOR: "no-such-editor-here" } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim().split("\n").at(-1)).toBe("lembas: there is no editor no-such-editor-here: set EDITOR (or VISUAL) to one, as in EDITOR=nano lembas config edit");
+    expect(readdirSync(box.configDir)).toEqual(["config.yaml"]);
   });
 
   test("at a terminal it offers to edit again after an error, and saves the second edit", async () => {
