@@ -44,6 +44,9 @@ export function parseArgs<A extends ArgsDef>(defs: A, argv: readonly string[], l
     if (token.kind !== "option") continue;
     const def = defs[token.name];
     if (!def || def.type === "positional") {
+      const word = argv[token.index] ?? token.rawName;
+      // "-be terse", "-5": a value that starts with a dash, not options.
+      if (/\s|^-\d/.test(word)) throw new UserError(`${JSON.stringify(word)} is read as options: put -- before a value that starts with a dash`, 2);
       const known = Object.keys(options).map((name) => `--${name}`);
       throw new UserError(`unknown option ${token.rawName}${didYouMean(token.rawName, known)} (${line} --help lists them)`, 2);
     }

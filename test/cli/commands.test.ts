@@ -54,6 +54,11 @@ describe("unknown options", () => {
     expectRefused(await runLembas(box, ["config", "set", "mode"]), "lembas: lembas config set needs VALUE (lembas config set --help says more)");
   });
 
+  test("a value that starts with a dash is told to go after --, and does there", async () => {
+    expectRefused(await runLembas(box, ["config", "set", "instructions", "-be terse"]), 'lembas: "-be terse" is read as options: put -- before a value that starts with a dash');
+    expect(await runLembas(box, ["config", "set", "instructions", "--", "-be terse"])).toMatchObject({ code: 0, stdout: "instructions = -be terse\n" });
+  });
+
   test("a mistyped nested command gets the nearest one", async () => {
     expectRefused(await runLembas(box, ["sessions", "lsit"]), "lembas: there is no command lembas sessions lsit (did you mean list?): lembas sessions --help lists them");
     expectRefused(await runLembas(box, ["config"]), "lembas: lembas config needs a command: path, get, set, unset, edit (lembas config --help says more)");
