@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { type Paths, resolvePaths } from "../config/paths.ts";
 import { type Finding, formatFinding, runDoctor } from "../service/doctor.ts";
 
@@ -8,7 +8,7 @@ export function checkDevice(paths: Paths, opts: { probe?: boolean } = {}): Promi
 }
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service, the shells and the tools' sandbox" },
+  meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service, the shells and the tools' sandbox", examples: ["lembas doctor", "lembas doctor --probe"] },
   args: {
     probe: { type: "boolean", description: "Also ask each connection's model, with a one-token request, whether it takes tools" },
   },

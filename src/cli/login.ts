@@ -1,15 +1,17 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { encryptedUrl, login, loginLines } from "../link/login.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
-  meta: { name: "login", description: "Link this device to a LLeMbas instance with a device token" },
+  meta: { name: "login", description: "Link this device to a LLeMbas instance with a device token",
+    examples: ["lembas login https://lembas.example.org", "pass lembas/token | lembas login https://lembas.example.org --token-stdin"],
+  },
   args: {
     url: { type: "positional", required: true, description: "the instance, e.g. https://lembas.example.org" },
-    token: { type: "string", description: "the device token (visible in your shell history: prefer --token-stdin)" },
+    token: { type: "string", valueHint: "TOKEN", description: "the device token (visible in your shell history: prefer --token-stdin)" },
     "token-stdin": { type: "boolean", description: "read the device token from stdin" },
-    name: { type: "string", description: "the connection name for this instance (default: from its host)" },
+    name: { type: "string", valueHint: "NAME", description: "the connection name for this instance (default: from its host)" },
     insecure: { type: "boolean", description: "allow an http:// URL to another host than this device (the token travels unencrypted)" },
   },
   async run({ args }) {

@@ -1,10 +1,12 @@
-import { defineCommand, renderUsage, runCommand, type SubCommandsDef } from "citty";
 import { VERSION, versionLine } from "../version.ts";
 import { UserError } from "../errors.ts";
+import { type CommandDef, commandAt, defineCommand, runCommand } from "./command.ts";
 import { report } from "./report.ts";
+import { nearest } from "../suggest.ts";
+import { renderUsage } from "./usage.ts";
 
 /** Every subcommand, imported only when it is the one that runs. */
-const subCommands = {
+const subCommands: Record<string, () => Promise<CommandDef>> = {
   config: () => import("./config.ts").then((m) => m.default),
   trust: () => import("./trust.ts").then((m) => m.default),
   untrust: () => import("./untrust.ts").then((m) => m.default),
@@ -17,10 +19,14 @@ const subCommands = {
   models: () => import("./models.ts").then((m) => m.default),
   service: () => import("./service.ts").then((m) => m.default),
   doctor: () => import("./doctor.ts").then((m) => m.default),
-} satisfies SubCommandsDef;
+};
 
 export const root = defineCommand({
-  meta: { name: "lembas", version: VERSION, description: "A coding agent on your device: for the LLeMbas web UI, your editor and your terminal." },
+  meta: {
+    name: "lembas",
+    description: `A coding agent on your device: for the LLeMbas web UI, your editor and your terminal (lembas ${VERSION}).`,
+    examples: ["lembas", 'lembas run "fix the failing test"', "lembas config set model local/qwen2.5-coder"],
+  },
   subCommands,
 });
 
@@ -44,43 +50,21 @@ export async function main(argv: string[]): Promise<void> {
       await runTerminal(argv);
       return;
     }
-    await runCommand(root, { rawArgs: argv });
+    await runCommand(root, argv, ["lembas"]);
   } catch (error) {
     process.exitCode = report(error);
   }
 }
 
-/**
- * A subcommand one word is a likely typo of, so that `lembas sevre` is not sent to the model: one
- * edit for a word of four letters or fewer, two for a longer one (else `lembas test` would be
- * taken for trust, `lembas logs` for login).
- */
+/** A subcommand one word is a likely typo of, so that `lembas sevre` is not sent to the model. */
 function nearestSubcommand(word: string): string | null {
   if (!/^[a-z]{3,}$/.test(word)) return null;
-  const most = word.length <= 4 ? 1 : 2;
-  for (const name of Object.keys(subCommands)) if (editDistance(word, name) <= most) return name;
-  return null;
+  return nearest(word, Object.keys(subCommands));
 }
 
-/** Edits (insert, delete, change, swap two neighbours) from one word to another. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  const at = (i: number, j: number) => d[i]?.[j] ?? 0;
-  for (let i = 1; i <= a.length; i++) {
-    const row = d[i] ?? [];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(at(i, j), at(i - 2, j - 2) + 1);
-    }
-  }
-  return at(a.length, b.length);
-}
-
+/** The help page of the command the words name, as far as they name one: `lembas sessions prune --help` is prune's. */
 async function printUsage(argv: string[]): Promise<void> {
-  const name = argv.find((a) => !a.startsWith("-"));
-  const lazy = name && name in subCommands ? subCommands[name as keyof typeof subCommands] : undefined;
-  const usage = lazy ? await renderUsage(await lazy(), root) : `${await renderUsage(root)}\n\n${(await import("./tui.ts")).TERMINAL_USAGE}`;
-  // Colours for a person at a terminal; plain text for a pipe, a file, or NO_COLOR.
-  const plain = !process.stdout.isTTY || process.env.NO_COLOR !== undefined;
-  console.log(plain ? Bun.stripANSI(usage) : usage);
+  const { cmd, path } = await commandAt(root, argv, "lembas");
+  const usage = await renderUsage(cmd, path);
+  console.log(cmd === root ? `${usage}\n\n${(await import("./tui.ts")).TERMINAL_USAGE}` : usage);
 }

@@ -1,20 +1,24 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { createEngine } from "../engine/create.ts";
 import { windowText } from "../model/discovery.ts";
 import type { ListingStatus } from "../model/registry.ts";
+import { noModelHint } from "../config/hints.ts";
+import { UserError } from "../errors.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
-  meta: { name: "models", description: "List every model ref this device can use, with its context window and where that came from" },
+  meta: { name: "models", description: "List every model ref this device can use, with its context window and where that came from", examples: ["lembas models"] },
   async run() {
     const ctx = createContext();
     const { models } = createEngine(ctx);
     await models.refreshAll();
     const entries = await models.entries();
     for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
+    let unreached = 0;
     for (const status of await models.statuses()) {
       const line = statusLine(status);
       if (line) console.error(`lembas: ${line}`);
+      if (status.error !== null && status.models === null) unreached++;
     }
     const current = ctx.config().model;
     const width = Math.max(0, ...entries.map((e) => e.ref.length));
@@ -23,7 +27,9 @@ export default defineCommand({
       const mark = entry.ref === current ? "*" : " ";
       console.log(`${mark} ${window ? `${entry.ref.padEnd(width)}  ${windowText(window)}` : entry.ref}`);
     }
-    if (entries.length === 0) console.error("lembas: no models: add a connection to config.yaml, or log in to a LLeMbas instance");
+    if (entries.length > 0) return;
+    if (unreached > 0) throw new UserError(unreached === 1 ? "no models: the connection above could not be reached" : `no models: none of the ${unreached} connections above could be reached`, 1);
+    console.error(`lembas: ${noModelHint()}`);
   },
 });
 

@@ -9,23 +9,20 @@ import { storeFailure } from "../store/db.ts";
  * opening it: `dbFile` is the one store a command uses.
  */
 export function report(error: unknown, dbFile = resolvePaths(process.env).dbFile): number {
+  const told = describe(error, dbFile);
+  console.error(plainForPipe(`lembas: ${told.message}`));
+  return told.exitCode;
+}
+
+/** A message may quote text with colours (a server's error, say): at a pipe, a file or with NO_COLOR they are taken out. */
+function plainForPipe(line: string): string {
+  return process.stderr.isTTY && process.env.NO_COLOR === undefined ? line : Bun.stripANSI(line);
+}
+
+function describe(error: unknown, dbFile: string): { message: string; exitCode: number } {
   const store = storeFailure(error, dbFile);
-  if (store) {
-    console.error(`lembas: ${store.message}`);
-    return store.exitCode;
-  }
-  if (error instanceof ConfigError) {
-    console.error(`lembas: ${error.message}`);
-    return 2;
-  }
-  if (error instanceof UserError) {
-    console.error(`lembas: ${error.message}`);
-    return error.exitCode;
-  }
-  if (error instanceof Error && error.name === "CLIError") {
-    console.error(`lembas: ${error.message} (see lembas --help)`);
-    return 2;
-  }
-  console.error(`lembas: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  return 1;
+  if (store) return store;
+  if (error instanceof ConfigError) return { message: error.message, exitCode: 2 };
+  if (error instanceof UserError) return { message: error.message, exitCode: error.exitCode };
+  return { message: `unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`, exitCode: 1 };
 }

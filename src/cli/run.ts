@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
@@ -16,16 +16,18 @@ import { terminalInteraction } from "./ask.ts";
 import { printEvent } from "./print.ts";
 
 export default defineCommand({
-  meta: { name: "run", description: "Run one prompt to the end and print the answer" },
+  meta: { name: "run", description: "Run one prompt to the end and print the answer",
+    examples: ['lembas run "fix the failing test"', 'lembas run --mode plan --model local/qwen2.5-coder "how is the config loaded?"', 'lembas run -c --yes "now commit it"'],
+  },
   args: {
-    prompt: { type: "positional", required: true, description: "what to do" },
-    model: { type: "string", description: "model ref (lembas models lists them)" },
-    mode: { type: "string", description: "plan | manual | edit | auto" },
-    effort: { type: "string", description: "off | low | medium | high" },
-    cwd: { type: "string", description: "the directory to work in (default: the current one)" },
-    format: { type: "string", default: "text", description: "text | json (the engine's events as NDJSON)" },
+    prompt: { type: "positional", required: true, rest: true, description: "what to do" },
+    model: { type: "string", valueHint: "REF", description: "model ref (lembas models lists them)" },
+    mode: { type: "string", valueHint: "MODE", description: "plan | manual | edit | auto" },
+    effort: { type: "string", valueHint: "EFFORT", description: "off | low | medium | high" },
+    cwd: { type: "string", valueHint: "DIR", description: "the directory to work in (default: the current one)" },
+    format: { type: "string", default: "text", valueHint: "FORMAT", description: "text | json (the engine's events as NDJSON)" },
     yes: { type: "boolean", description: "approve everything the mode would ask" },
-    session: { type: "string", description: "continue this session (its id)" },
+    session: { type: "string", valueHint: "ID", description: "continue this session (its id)" },
     continue: { type: "boolean", alias: "c", description: "continue the most recent session of this directory" },
   },
   async run({ args }) {

@@ -1,9 +1,11 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { createContext } from "./context.ts";
 import { report } from "./report.ts";
 
 export default defineCommand({
-  meta: { name: "serve", description: "Run the device service (links to your instances), or serve ACP to an editor with --stdio" },
+  meta: { name: "serve", description: "Run the device service (links to your instances), or serve ACP to an editor with --stdio",
+    examples: ["lembas serve", "lembas serve --stdio"],
+  },
   args: {
     stdio: { type: "boolean", description: "speak ACP on stdin/stdout, one JSON-RPC message a line (for Zed and other ACP clients)" },
     "own-engine": {

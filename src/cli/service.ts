@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { readServiceStatus } from "../service/control.ts";
@@ -12,21 +12,21 @@ import { logFile, serviceSpec } from "../service/units.ts";
 const NOT_RUNNING = 3;
 
 const install = defineCommand({
-  meta: { name: "install", description: "Run lembas serve as a service: start it now and at login, restart it when it fails" },
+  meta: { name: "install", description: "Run lembas serve as a service: start it now and at login, restart it when it fails", examples: ["lembas service install"] },
   async run() {
     for (const line of await serviceManager().install(serviceSpec())) console.log(line);
   },
 });
 
 const uninstall = defineCommand({
-  meta: { name: "uninstall", description: "Stop the service and remove it" },
+  meta: { name: "uninstall", description: "Stop the service and remove it", examples: ["lembas service uninstall"] },
   async run() {
     for (const line of await serviceManager().uninstall()) console.log(line);
   },
 });
 
 const status = defineCommand({
-  meta: { name: "status", description: "Whether the service runs, and its links (exit 3 when it does not run)" },
+  meta: { name: "status", description: "Whether the service runs, and its links (exit 3 when it does not run)", examples: ["lembas service status"] },
   async run() {
     const paths = resolvePaths();
     const [state, reading] = await Promise.all([serviceManager().state(), readServiceStatus(paths.socketFile)]);
@@ -37,10 +37,10 @@ const status = defineCommand({
 });
 
 const logs = defineCommand({
-  meta: { name: "logs", description: "Print the end of the service's log; -f keeps printing what it writes" },
+  meta: { name: "logs", description: "Print the end of the service's log; -f keeps printing what it writes", examples: ["lembas service logs -n 200", "lembas service logs -f"] },
   args: {
     follow: { type: "boolean", alias: "f", description: "keep printing new lines until Ctrl-C" },
-    lines: { type: "string", alias: "n", default: "50", description: "how many lines to print first" },
+    lines: { type: "string", alias: "n", valueHint: "N", default: "50", description: "how many lines to print first" },
   },
   async run({ args }) {
     const count = Number(args.lines);
@@ -58,6 +58,6 @@ const logs = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "service", description: "Run lembas serve as a systemd (Linux) or launchd (macOS) service" },
+  meta: { name: "service", description: "Run lembas serve as a systemd (Linux) or launchd (macOS) service", examples: ["lembas service install", "lembas service logs -f"] },
   subCommands: { install, uninstall, status, logs },
 });

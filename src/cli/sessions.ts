@@ -1,27 +1,58 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { withoutControls } from "../controls.ts";
 import { createEngine } from "../engine/create.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { deleteAnywhere } from "../service/device-delete.ts";
+import { parseStored, type StoredMessage } from "../engine/records.ts";
+import { historyTurns } from "../front/history.ts";
+import { toMarkdown, toText } from "../front/transcript.ts";
+import { listMessages } from "../store/messages.ts";
 import { getSession, listSessions } from "../store/sessions.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { createContext } from "./context.ts";
 
 const list = defineCommand({
-  meta: { name: "list", description: "The sessions on this device, newest first" },
+  meta: { name: "list", description: "The sessions on this device, newest first", examples: ["lembas sessions list"] },
   run() {
     const sessions = listSessions(createContext().db(), { limit: 500 });
-    for (const s of sessions) {
+    if (sessions.length === 0) return void console.error("lembas: no sessions on this device yet");
+    const rows = sessions.map((s) => [
+      s.id,
+      new Date(s.updatedAt).toISOString().slice(0, 16).replace("T", " "),
       // Titles stored before they were cleaned may still carry terminal control: print text only.
-      const title = cleanTitle(s.title) || "(untitled)";
-      console.log(`${s.id}  ${new Date(s.updatedAt).toISOString().slice(0, 16).replace("T", " ")}  ${title}  ${withoutControls(s.cwd)}`);
-    }
+      clip(cleanTitle(s.title) || "(untitled)", 48),
+      withoutControls(s.cwd),
+    ]);
+    for (const line of table(["ID", "UPDATED (UTC)", "TITLE", "DIRECTORY"], rows)) console.log(line);
+  },
+});
+
+const show = defineCommand({
+  meta: {
+    name: "show",
+    description: "Print a session's transcript: what was asked, what was answered, each tool call a line",
+    examples: ["lembas sessions show ses_01J…", "lembas sessions show ses_01J… --format markdown > session.md"],
+  },
+  args: {
+    id: { type: "positional", required: true, description: "the session's id (lembas sessions list shows them)" },
+    format: { type: "string", default: "text", valueHint: "FORMAT", description: "text | markdown" },
+  },
+  run({ args }) {
+    if (args.format !== "text" && args.format !== "markdown") throw new UserError(`--format must be text or markdown, not ${args.format}`, 2);
+    const db = createContext().db();
+    const row = getSession(db, args.id);
+    if (!row) throw new UserError(`there is no session ${args.id} (lembas sessions list shows them)`, 2);
+    const turns = historyTurns(listMessages(db, row.id).map(parseStored).filter((m): m is StoredMessage => m !== null));
+    const where = { id: row.id, title: cleanTitle(row.title), cwd: row.cwd, root: row.root };
+    // What the model wrote is printed as text: it must not move a terminal's cursor or retitle its window.
+    const out = args.format === "markdown" ? toMarkdown(where, turns, { exported: false }) : toText(where, turns);
+    process.stdout.write(withoutControls(out));
   },
 });
 
 const del = defineCommand({
-  meta: { name: "delete", description: "Delete a session (its messages and attachments), wherever it is open; the web UI is told now, or at its next link" },
+  meta: { name: "delete", description: "Delete a session (its messages and attachments), wherever it is open; the web UI is told now, or at its next link", examples: ["lembas sessions delete ses_01J…"] },
   args: { id: { type: "positional", required: true, description: "the session's id" } },
   async run({ args }) {
     const ctx = createContext();
@@ -34,8 +65,8 @@ const del = defineCommand({
 });
 
 const prune = defineCommand({
-  meta: { name: "prune", description: "Delete the sessions untouched for a while (default 30 days)" },
-  args: { "older-than": { type: "string", default: "30d", description: "an age: 30d, 12h, 90m" } },
+  meta: { name: "prune", description: "Delete the sessions untouched for a while (default 30 days)", examples: ["lembas sessions prune --older-than 7d"] },
+  args: { "older-than": { type: "string", default: "30d", valueHint: "AGE", description: "an age: 30d, 12h, 90m" } },
   async run({ args }) {
     const ctx = createContext();
     const db = ctx.db();
@@ -50,9 +81,21 @@ const prune = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "sessions", description: "List, delete and prune the sessions on this device" },
-  subCommands: { list, delete: del, prune },
+  meta: { name: "sessions", description: "List, show, delete and prune the sessions on this device", examples: ["lembas sessions list", "lembas sessions prune --older-than 7d"] },
+  subCommands: { list, show, delete: del, prune },
 });
+
+/** Rows under a header, each column as wide as its widest cell (in terminal columns); the last is not padded. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = header.map((h, i) => Math.max(Bun.stringWidth(h), ...rows.map((r) => Bun.stringWidth(r[i] ?? ""))));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - Bun.stringWidth(cell)))).join("  ");
+  return [line(header), ...rows.map(line)];
+}
+
+function clip(text: string, most: number): string {
+  return text.length > most ? `${text.slice(0, most - 1)}…` : text;
+}
 
 function count(n: number): string {
   return `${n} session${n === 1 ? "" : "s"}`;

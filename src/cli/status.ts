@@ -1,4 +1,4 @@
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { readServiceStatus } from "../service/control.ts";
 import { terminalsLine } from "../service/status.ts";
 import { listLogins } from "../store/logins.ts";
@@ -27,7 +27,7 @@ export async function statusLines(ctx: Context, serviceLine?: string): Promise<s
 }
 
 export default defineCommand({
-  meta: { name: "status", description: "Each login, its link's state, and the sessions it holds" },
+  meta: { name: "status", description: "Each login, its link's state, and the sessions it holds", examples: ["lembas status"] },
   async run() {
     for (const line of await statusLines(createContext())) console.log(line);
   },

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { realOrResolved, trustDir, trustedDirs } from "../store/trust.ts";
 import { createContext } from "./context.ts";
@@ -12,7 +12,7 @@ export function existingDir(dir: string): string {
 }
 
 export default defineCommand({
-  meta: { name: "trust", description: "Trust a directory (default: the current one) and everything below it; --list shows them" },
+  meta: { name: "trust", description: "Trust a directory (default: the current one) and everything below it; --list shows them", examples: ["lembas trust", "lembas trust ~/work/app", "lembas trust --list"] },
   args: {
     dir: { type: "positional", required: false, description: "the directory" },
     list: { type: "boolean", description: "list the trusted directories" },

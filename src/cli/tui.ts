@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
-import { runCommand } from "citty";
 import { Effort, Mode } from "../config/schema.ts";
 import { UserError } from "../errors.ts";
+import { runCommand } from "./command.ts";
 import { createContext } from "./context.ts";
+import { didYouMean } from "../suggest.ts";
 
 /** `lembas [PROMPT]`'s own options, as a person types them. */
 export type TerminalArgs = {
@@ -23,6 +24,8 @@ export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID]] [--model REF] [--m
   -r, --resume     a session by id, or a picker without one
   --share          share the session with the web through the service, even outside remote.roots
   Not at a terminal (a pipe), it runs PROMPT, or the prompt on stdin, as lembas run does.`;
+
+const TERMINAL_OPTIONS = ["--continue", "--resume", "--share", "--model", "--mode", "--effort"];
 
 /** Reads the terminal's arguments; a wrong one is a UserError (exit 2). */
 export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
@@ -56,7 +59,7 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
     } else if (flag === "--") {
       words.push(...argv.slice(i + 1));
       break;
-    } else if (flag.startsWith("-") && flag.length > 1) throw new UserError(`unknown option ${flag} (lembas --help lists them)`, 2);
+    } else if (flag.startsWith("-") && flag.length > 1) throw new UserError(`unknown option ${flag}${didYouMean(flag, TERMINAL_OPTIONS)} (lembas --help lists them)`, 2);
     else words.push(arg);
   }
   if (out.continue && out.resume !== null) throw new UserError("say -c or -r, not both", 2);
@@ -91,5 +94,5 @@ async function runPiped(args: TerminalArgs): Promise<void> {
     "--",
     prompt,
   ];
-  await runCommand(run, { rawArgs });
+  await runCommand(run, rawArgs, ["lembas", "run"]);
 }

@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
-import { defineCommand } from "citty";
+import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { untrustDir } from "../store/trust.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
-  meta: { name: "untrust", description: "Stop trusting a directory" },
+  meta: { name: "untrust", description: "Stop trusting a directory", examples: ["lembas untrust ~/work/app"] },
   args: { dir: { type: "positional", required: true, description: "the directory" } },
   run({ args }) {
     const dir = resolve(args.dir);

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import type { z } from "zod";
 import { ConfigError } from "./errors.ts";
+import { nearestKey } from "./keys.ts";
 import { Config } from "./schema.ts";
+import { yamlErrorAt } from "./yaml-position.ts";
 
 /** Reads config.yaml; a missing file is the defaults, a bad one a ConfigError naming the key. */
 export function loadConfig(file: string): Config {
@@ -18,7 +20,9 @@ export function parseYaml(file: string, text: string): unknown {
   try {
     return Bun.YAML.parse(text);
   } catch (error) {
-    throw new ConfigError(file, "", `is not valid YAML (${error instanceof Error ? error.message : String(error)})`);
+    const { line, column } = yamlErrorAt(text);
+    const what = (error instanceof Error ? error.message : String(error)).replace(/^YAML Parse error: /, "");
+    throw new ConfigError(file, "", `line ${line}, column ${column}: is not valid YAML (${what}): ${JSON.stringify(text.split(/\r?\n/)[line - 1] ?? "")}`);
   }
 }
 
@@ -28,7 +32,9 @@ export function validateConfig(file: string, raw: unknown): Config {
   }
   const result = Config.safeParse(raw);
   if (result.success) return result.data;
-  throw issueToError(file, result.error.issues[0]);
+  // A misspelt key is the cause of the key missing beside it (base_ulr, then "base_url: required"): it is said first.
+  const issues = result.error.issues;
+  throw issueToError(file, issues.find((i) => i.code === "unrecognized_keys") ?? issues[0]);
 }
 
 function issueToError(file: string, issue: z.core.$ZodIssue | undefined): ConfigError {
@@ -36,7 +42,9 @@ function issueToError(file: string, issue: z.core.$ZodIssue | undefined): Config
   const key = issue.path.map(String).join(".");
   if (issue.code === "unrecognized_keys") {
     const names = issue.keys.map((k) => (key ? `${key}.${k}` : k));
-    return new ConfigError(file, names[0] ?? key, `is not a known key${names.length > 1 ? ` (nor ${names.slice(1).join(", ")})` : ""}`);
+    const first = issue.keys[0] ?? "";
+    const near = nearestKey(issue.path.map(String), first);
+    return new ConfigError(file, names[0] ?? key, `is not a known key${near}${names.length > 1 ? ` (nor ${names.slice(1).join(", ")})` : ""}`);
   }
   if (issue.code === "invalid_value") {
     return new ConfigError(file, key, `must be one of ${issue.values.map(String).join(", ")}`);

@@ -3,7 +3,8 @@ import { dirname } from "node:path";
 import { ConfigError } from "./errors.ts";
 import { parseYaml, validateConfig } from "./load.ts";
 import type { Config } from "./schema.ts";
-import { editYamlKey } from "./yaml-edit.ts";
+import { unknownKey } from "./keys.ts";
+import { editYamlKey, removeYamlKey } from "./yaml-edit.ts";
 
 type Tree = Record<string, unknown>;
 
@@ -36,9 +37,10 @@ export function parseCliValue(text: string): unknown {
 
 /** Sets KEY (dotted) to VALUE, validates the whole file, and writes it atomically. Returns the new config. */
 export function setConfigKey(file: string, key: string, value: unknown): Config {
+  const unknown = unknownKey(key);
+  if (unknown) throw new ConfigError(file, key, unknown);
   const tree = readTree(file);
   const parts = key.split(".").filter(Boolean);
-  if (parts.length === 0) throw new ConfigError(file, key, "is not a key");
   let node: Tree = tree;
   for (const part of parts.slice(0, -1)) {
     const next = node[part];
@@ -63,6 +65,55 @@ function editedText(file: string, parts: readonly string[], value: unknown, tree
   if (edited === null) return whole;
   try {
     return Bun.deepEquals(Bun.YAML.parse(edited), tree) ? edited : whole;
+  } catch {
+    return whole;
+  }
+}
+
+/**
+ * Takes KEY (dotted) out of the file, so that its default applies again; a mapping it leaves empty
+ * goes too. Validates the rest and writes it atomically. Returns the new config, or null when the
+ * file did not set the key (the file is then not written).
+ */
+export function unsetConfigKey(file: string, key: string): Config | null {
+  const unknown = unknownKey(key);
+  if (unknown) throw new ConfigError(file, key, unknown);
+  const tree = readTree(file);
+  const parts = key.split(".").filter(Boolean);
+  const path = presentPath(tree, parts);
+  if (!path) return null;
+  const config = validateConfig(file, without(tree, path));
+  writeAtomic(file, removedText(file, path, without(tree, path)));
+  return config;
+}
+
+/** `parts` if the tree has it, shortened to the shallowest mapping its removal would leave empty; null if it is not there. */
+function presentPath(tree: Tree, parts: readonly string[]): string[] | null {
+  let node: unknown = tree;
+  let keep = 0;
+  for (const [i, part] of parts.entries()) {
+    if (typeof node !== "object" || node === null || Array.isArray(node) || !(part in node)) return null;
+    if (Object.keys(node).length > 1 || i === 0) keep = i;
+    node = (node as Tree)[part];
+  }
+  return parts.slice(0, keep + 1);
+}
+
+function without(tree: Tree, path: readonly string[]): Tree {
+  const copy = structuredClone(tree);
+  let node: Tree = copy;
+  for (const part of path.slice(0, -1)) node = node[part] as Tree;
+  delete node[path.at(-1) as string];
+  return copy;
+}
+
+/** The file without the key's lines, its comments kept; written anew when that edit does not read back as `tree`. */
+function removedText(file: string, path: readonly string[], tree: Tree): string {
+  const whole = Object.keys(tree).length === 0 ? "" : `${Bun.YAML.stringify(tree, null, 2)}\n`;
+  const edited = removeYamlKey(readFileSync(file, "utf8"), path);
+  if (edited === null) return whole;
+  try {
+    return Bun.deepEquals(Bun.YAML.parse(edited) ?? {}, tree) ? edited : whole;
   } catch {
     return whole;
   }

@@ -110,3 +110,31 @@ function render(parts: readonly string[], value: unknown, indent: number): strin
   if (scalar && !body.includes("\n")) return [`${pad}${name}: ${body}`];
   return [`${pad}${name}:`, ...body.split("\n").map((line) => `${pad}  ${line}`)];
 }
+
+/**
+ * Takes one dotted key (and the block under it) out of a YAML text, every other line kept as it
+ * was, its comments too. Null when the key cannot be found that way; the caller checks the result.
+ */
+export function removeYamlKey(text: string, parts: readonly string[]): string | null {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  let start = 0;
+  let end = lines.length;
+  let indent = 0;
+  for (let depth = 0; depth < parts.length; depth++) {
+    const key = parts[depth] ?? "";
+    const found = findKey(lines, start, end, indent, key);
+    if (found === null || found === "ambiguous") return null;
+    const childEnd = blockEnd(lines, found + 1, end, indent);
+    if (depth === parts.length - 1) {
+      lines.splice(found, childEnd - found, ...trailingBlank(lines, found + 1, childEnd));
+      return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+    }
+    const childIndent = firstIndent(lines, found + 1, childEnd);
+    if (childIndent === null) return null;
+    start = found + 1;
+    end = childEnd;
+    indent = childIndent;
+  }
+  return null;
+}

@@ -19,6 +19,7 @@ import { appliedVersion, openDb } from "../store/db.ts";
 import { type Login, listLogins } from "../store/logins.ts";
 import { findSandbox } from "../tools/sandbox.ts";
 import { type StatusReading, readServiceStatus } from "./control.ts";
+import { checkKeyVariables } from "./doctor-keys.ts";
 
 /** One finding: fine, or a problem with what to do about it. */
 export type Finding = { ok: true; text: string } | { ok: false; text: string; todo: string };
@@ -52,6 +53,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
   const models = config.value ? await checkModels(config.value, store.logins, options) : [];
   return [
     config.finding,
+    ...(config.value ? checkKeyVariables(config.value, env) : []),
     store.finding,
     ...models,
     ...checkLinks(store.logins, reading),

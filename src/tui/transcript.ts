@@ -8,7 +8,7 @@ import { TodoBlock } from "./blocks/todos.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
 import { highlight } from "./highlight.ts";
-import { storedToolTitle } from "./tool-titles.ts";
+import { storedToolTitle } from "../front/tool-titles.ts";
 import { type Component, Container, type MarkdownTheme } from "./kit.ts";
 import { markdownTheme, type Theme } from "./theme.ts";
 

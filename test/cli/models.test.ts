@@ -71,6 +71,41 @@ describe("lembas models", () => {
     );
   });
 
+  test("a connection it cannot reach is named, not left out; with no model reached it exits 1", async () => {
+    const file = join(box.configDir, "config.yaml");
+    await Bun.write(file, `${await Bun.file(file).text()}  gone:\n    base_url: http://127.0.0.1:9/v1\n`);
+    const both = await runLembas(box, ["models"]);
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain("test/test-model");
+    expect(both.stderr).toBe("lembas: connection gone: the model server at http://127.0.0.1:9/v1 did not answer: connection refused\n");
+    await Bun.write(file, "connections:\n  gone:\n    base_url: http://127.0.0.1:9/v1\n");
+    const none = await runLembas(box, ["models"], { env: { LEMBAS_LOCAL_PORTS: "1" } });
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe("");
+    expect(none.stderr.trim().split("\n")).toEqual([
+      "lembas: connection gone: the model server at http://127.0.0.1:9/v1 did not answer: connection refused",
+      "lembas: no models: the connection above could not be reached",
+    ]);
+  });
+
+  test("with no connection, no login and no local server, the hint is lines to paste", async () => {
+    await Bun.write(join(box.configDir, "config.yaml"), "");
+    const result = await runLembas(box, ["models"], { env: { LEMBAS_LOCAL_PORTS: "1" } });
+    expect(result.stderr.split("\n")).toEqual([
+      "lembas: no model to talk to: add a connection and choose one of its models (lembas models lists them), or log in to a LLeMbas instance:",
+      "  lembas config set connections.local.base_url http://127.0.0.1:11434/v1",
+      "  lembas config set model local/qwen2.5-coder",
+      "  lembas login https://lembas.example.org",
+      "",
+    ]);
+    // Each line does what it says, pasted as it is.
+    for (const line of result.stderr.split("\n").slice(1, 3)) {
+      const words = line.trim().split(" ").slice(1);
+      expect((await runLembas(box, words)).code).toBe(0);
+    }
+    expect((await runLembas(box, ["config", "get", "model"])).stdout).toBe("local/qwen2.5-coder\n");
+  });
+
   test("a connection's context overrides what its server said", async () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${server.url}\n    context: 65536\n`);

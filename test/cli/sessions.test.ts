@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { pendingDeletes } from "../../src/store/deletes.ts";
+import { appendMessage } from "../../src/store/messages.ts";
 import { saveLogin } from "../../src/store/logins.ts";
 import { insertSession, listSessions } from "../../src/store/sessions.ts";
 import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
@@ -24,14 +25,62 @@ function seed(): void {
   store.close();
 }
 
-test("sessions list shows each session, newest first", async () => {
+test("sessions list shows each session, newest first, under a header, in aligned columns", async () => {
   seed();
+  const store = db();
+  insertSession(store, { id: "ses_wide", root: box.project, cwd: join(box.project, "sub"), mode: "edit", model: null, effort: "medium", origin: "terminal", title: "a longer title: 漢字" });
+  store.query("UPDATE sessions SET updated_at = ? WHERE id = 'ses_wide'").run(Date.now() - 86_400_000);
+  store.close();
   const result = await runLembas(box, ["sessions", "list"]);
   expect(result.code).toBe(0);
-  const lines = result.stdout.trim().split("\n");
-  expect(lines[0]).toStartWith("ses_new");
-  expect(lines[0]).toContain("new work");
-  expect(lines[1]).toStartWith("ses_old");
+  const lines = result.stdout.trimEnd().split("\n");
+  expect(lines.map((l) => l.split(/\s{2,}/)[0])).toEqual(["ID", "ses_new", "ses_wide", "ses_old"]);
+  expect(lines[1]).toContain("new work");
+  // Every column starts where its header does (in terminal columns: 漢字 is four wide).
+  const at = (line: string, cell: string) => Bun.stringWidth(line.slice(0, line.indexOf(cell)));
+  for (const [header, cells] of [["TITLE", ["new work", "a longer title: 漢字", "old work"]], ["DIRECTORY", [box.project, join(box.project, "sub"), box.project]]] as const) {
+    cells.forEach((cell, i) => expect(at(lines[i + 1] ?? "", cell)).toBe(at(lines[0] ?? "", header)));
+  }
+});
+
+test("sessions list with no sessions prints nothing on stdout and says so on stderr", async () => {
+  const result = await runLembas(box, ["sessions", "list"]);
+  expect(result).toMatchObject({ code: 0, stdout: "", stderr: "lembas: no sessions on this device yet\n" });
+});
+
+function seedTranscript(): void {
+  seed();
+  const store = db();
+  appendMessage(store, "ses_new", "user", { text: "expanded body of /review", display: "/review the parser" }, "t1");
+  appendMessage(store, "ses_new", "assistant", { text: "I'll look.", reasoning: "", toolCalls: [{ id: "c1", name: "bash", arguments: JSON.stringify({ command: "bun test" }) }] }, "t1");
+  appendMessage(store, "ses_new", "tool", { callId: "c1", name: "bash", output: "1 fail", isError: true }, "t1");
+  appendMessage(store, "ses_new", "assistant", { text: "One test fails.\x1b]0;owned\x07", reasoning: "", toolCalls: [] }, "t1");
+  store.close();
+}
+
+test("sessions show prints the transcript as text: the person's words, each tool call a line, the answer", async () => {
+  seedTranscript();
+  const result = await runLembas(box, ["sessions", "show", "ses_new"]);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toBe(
+    [`ses_new  new work  in ${box.project}`, "", "── you", "/review the parser", "", "── lembas", "› Run bun test (failed)", "I'll look.\n\nOne test fails.", ""].join("\n"),
+  );
+});
+
+test("sessions show --format markdown", async () => {
+  seedTranscript();
+  const result = await runLembas(box, ["sessions", "show", "ses_new", "--format", "markdown"]);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toStartWith(`# new work\n\nSession ses_new in ${box.project}.\n\n## You\n\n/review the parser\n\n## lembas\n\n- \`Run bun test\` (failed)\n`);
+  expect(result.stdout).not.toContain("\x1b");
+});
+
+test("sessions show: bad input", async () => {
+  seed();
+  const missing = await runLembas(box, ["sessions", "show", "ses_nope"]);
+  expect(missing).toMatchObject({ code: 2, stderr: "lembas: there is no session ses_nope (lembas sessions list shows them)\n" });
+  const format = await runLembas(box, ["sessions", "show", "ses_new", "--format", "html"]);
+  expect(format).toMatchObject({ code: 2, stderr: "lembas: --format must be text or markdown, not html\n" });
 });
 
 test("sessions prune deletes what is older than asked and keeps the deletes for the web UI", async () => {

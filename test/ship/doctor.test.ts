@@ -126,3 +126,18 @@ test("an unreachable connection, and logins whose links the running service repo
   expect(down.stdout).toContain(`ok   login work (${instance}): its link is unknown while the service is not running\n`);
   expect(down.stdout).toMatch(/\nfix {2}service: not running, so the web UI cannot reach this device \(.*\) — start it with lembas service install\n/);
 });
+
+test("a connection whose api_key_env names a variable that is not set gets a fix line", async () => {
+  writeConfig(
+    `model: local/test-model\nconnections:\n  local:\n    base_url: ${model.url}\n    api_key_env: LEMBAS_TEST_KEY\n  other:\n    base_url: ${model.url}\n    api_key_env: LEMBAS_SET_KEY\n`,
+  );
+  const result = await runLembas(box, ["doctor"], { env: { LEMBAS_SET_KEY: "k" } });
+  expect(result.code).toBe(1);
+  const lines = result.stdout.trim().split("\n");
+  expect(lines[1]).toBe(
+    "fix  connection local: api_key_env names LEMBAS_TEST_KEY, which is not set here, so its requests go without a key — export LEMBAS_TEST_KEY=… where lembas runs (for the service too), or set api_key under the connection",
+  );
+  expect(lines.filter((l) => l.includes("api_key_env"))).toHaveLength(1);
+  const set = await runLembas(box, ["doctor"], { env: { LEMBAS_SET_KEY: "k", LEMBAS_TEST_KEY: "k" } });
+  expect(set.stdout).not.toContain("api_key_env");
+});

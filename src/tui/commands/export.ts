@@ -2,9 +2,9 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { extname, isAbsolute, join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../errors.ts";
-import { type HistoryTurn, historyTurns } from "../../front/history.ts";
+import { historyTurns } from "../../front/history.ts";
+import { toMarkdown } from "../../front/transcript.ts";
 import type { AppSurface } from "../app.ts";
-import { storedToolTitle } from "../tool-titles.ts";
 import { say } from "./say.ts";
 
 /** /export [PATH]: the session's turns from the store as Markdown; an existing file is never overwritten. */
@@ -54,22 +54,4 @@ function writeFresh(path: string, text: string): string {
     }
   }
   throw new Error("every name up to -999 is taken");
-}
-
-/** The turns as Markdown: the person's and the assistant's words, each tool call a short line. */
-export function toMarkdown(session: { id: string; title: string; cwd: string; root: string }, turns: readonly HistoryTurn[]): string {
-  const out = [`# ${session.title || session.id}`, "", `Session ${session.id} in ${session.cwd}, exported ${new Date().toISOString().slice(0, 16).replace("T", " ")}.`];
-  for (const turn of turns) {
-    out.push("");
-    if (turn.role === "user") {
-      out.push("## You", "", turn.text);
-      for (const a of turn.attachments ?? []) out.push(`- attached ${a.name} (${a.mimeType})`);
-      continue;
-    }
-    out.push("## lembas", "");
-    for (const tool of turn.tools) out.push(`- \`${storedToolTitle(tool.name, tool.args, session).replace(/`/g, "'")}\`${tool.isError ? " (failed)" : ""}`);
-    if (turn.tools.length > 0 && turn.text) out.push("");
-    if (turn.text) out.push(turn.text);
-  }
-  return `${out.join("\n")}\n`;
 }
