@@ -2,6 +2,7 @@ import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "../engine/models.ts";
 import type { StoredListing } from "../store/listings.ts";
+import { noModelHint } from "../config/hints.ts";
 import { type DialectId, dialectOf } from "./dialects.ts";
 import { type DiscoveredModel, type Discovery, discover, modelWindow } from "./discovery.ts";
 import { UserError } from "../errors.ts";
@@ -60,8 +61,6 @@ const REFRESH_MS = 10 * 60_000;
 /** How long stopping waits for a listing still running before it aborts it. */
 const STOP_GRACE_MS = 500;
 
-const NO_MODEL =
-  "no model to talk to: add a connection to config.yaml (connections: {local: {base_url: http://127.0.0.1:11434/v1}}) and set model: local/<name>, or log in to a LLeMbas instance with lembas login URL";
 
 /**
  * The device's models: its own connections (config.yaml), one connection per login (the
@@ -159,7 +158,7 @@ export class ModelRegistry implements ModelSource {
   private async tryFind(ref: string | null): Promise<{ ok: true; value: { entry: RefEntry; connection: Listed } } | { ok: false; error: string }> {
     const listed = await this.list();
     const wanted = ref ?? this.config.model ?? (await this.firstModel());
-    if (!wanted) return { ok: false, error: NO_MODEL };
+    if (!wanted) return { ok: false, error: noModelHint() };
     const { entries: refs, withheld, holders } = await this.names();
     const deviceConnections = [...listed.keys()].filter((name) => !this.logins.some((l) => l.name === name));
     const found = resolveRef(wanted, refs, deviceConnections, withheld, holders);

@@ -90,6 +90,6 @@ describe("lembas run", () => {
     writeFileSync(join(box.configDir, "config.yaml"), "");
     const result = await runLembas(box, ["run", "hi"], { cwd: project, env: { LEMBAS_LOCAL_PORTS: "1" } });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("add a connection to config.yaml");
+    expect(result.stderr).toContain("lembas config set connections.local.base_url http://127.0.0.1:11434/v1");
   });
 });
