@@ -121,6 +121,7 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
 async function promptBlocks(prompt: string): Promise<Block[]> {
   const empty = "the prompt is empty: say what to do, as in lembas run \"fix the failing test\"";
   if (prompt === "-") {
+    if (process.stdin.isTTY) process.stderr.write("lembas: type the prompt, then Ctrl-D on a line of its own\n");
     // echo's newline is not part of the prompt.
     const text = (await readStdin()).trimEnd();
     if (!text.trim()) throw new UserError(`${empty}, or pipe it in: echo "fix it" | lembas run -`, 2);
