@@ -110,7 +110,7 @@ describe("lembas run: the session it keeps", () => {
   test("the text output ends by naming the session and how to go on with it", async () => {
     model.push(step({ text: "The word is apricot." }));
     const first = await run(["remember apricot"]);
-    const id = /session (ses_\w+)/.exec(first.stderr)?.[1];
+    const id = /session (ses_[\w-]+)/.exec(first.stderr)?.[1];
     expect(first.stderr.trimEnd().split("\n").at(-1)).toBe(`session ${id} · continue it: lembas run -c "…" (or --session ${id})`);
     model.push(step({ text: "apricot" }));
     const second = await run(["-c", "the word?"]);
@@ -130,7 +130,7 @@ describe.skipIf(!HAVE_TMUX)("lembas run: Ctrl-C at a terminal", () => {
       expect(screen.text()).not.toContain("went on");
       expect(model.requests.filter((r) => isStep(r.body))).toHaveLength(1);
       expect(existsSync(join(box.project, "ran.txt"))).toBe(false);
-      expect(screen.text()).toMatch(/session ses_\w+ · continue it/);
+      expect(screen.text()).toMatch(/session ses_[\w-]+ · continue it/);
     } finally {
       await screen.close();
     }
