@@ -14,6 +14,7 @@ import { errorMessage, UserError } from "../errors.ts";
 import type { Block } from "../front/blocks.ts";
 import { type RunResult, RunTally } from "./run-result.ts";
 import { readStdin, stdinPiped } from "./stdin.ts";
+import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "./context.ts";
 import { terminalInteraction } from "./ask.ts";
 import { printEvent } from "./print.ts";
@@ -28,7 +29,7 @@ export default defineCommand({
     mode: { type: "string", valueHint: "MODE", description: "plan | manual | edit | auto" },
     effort: { type: "string", valueHint: "EFFORT", description: "off | low | medium | high" },
     cwd: { type: "string", valueHint: "DIR", description: "the directory to work in (default: the current one)" },
-    format: { type: "string", default: "text", valueHint: "FORMAT", description: "text | json (the engine's events as NDJSON)" },
+    format: { type: "string", default: "text", valueHint: "FORMAT", description: "text | json (the engine's events as NDJSON, then one result line)" },
     yes: { type: "boolean", description: "approve everything the mode would ask" },
     session: { type: "string", valueHint: "ID", description: "continue this session (its id)" },
     continue: { type: "boolean", alias: "c", description: "continue the most recent session of this directory" },
@@ -90,6 +91,8 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   let printed = false;
   session.bus.subscribe((event) => {
     tally.see(event);
+    // A Ctrl-C before the turn was running (while it was entered) stops it at its first step.
+    if (event.type === "step" && interrupt.cancelled) session.cancelTurn(turnId);
     if (event.type === "text") printed = true;
     printEvent(event, json);
   });
@@ -147,38 +150,6 @@ function shellWord(word: string): string {
 
 function writeResult(result: RunResult): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
-}
-
-type Interruption = { hold(session: Session, turnId: string): void; remove(): void };
-
-/**
- * Ctrl-C (and SIGTERM) for the whole run. Before the turn has a session, it ends the process
- * (exit 130; nothing is kept yet); once it has, it cancels the turn, which ends the run with 130;
- * a second one while the turn stops ends the process.
- */
-function interruption(early: () => void): Interruption {
-  let held: { session: Session; turnId: string } | null = null;
-  let cancelled = false;
-  const stop = () => {
-    if (held && !cancelled) {
-      cancelled = true;
-      held.session.cancelTurn(held.turnId);
-      return;
-    }
-    early();
-    process.exit(130);
-  };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  return {
-    hold: (session, turnId) => {
-      held = { session, turnId };
-    },
-    remove: () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-    },
-  };
 }
 
 async function continueSession(engine: Engine, id: string, change: { mode?: Mode; model?: string; effort?: Effort }): Promise<Session> {
