@@ -87,8 +87,8 @@ function makeEventSchemas() {
     setting: z.object({ key: z.string(), value: z.unknown() }),
     /** A turn failed (the model unreachable, …): a sentence a person can act on. */
     error: z.object({ message: z.string(), kind: z.string().optional(), turnId: z.string().optional() }),
-    /** A turn finished and its answer is final. */
-    done: z.object({ turnId: z.string(), stopReason, unsent: z.array(z.string()).optional() }),
+    /** A turn finished and its answer is final; stopReason "error" when it failed (the error event says why). */
+    done: z.object({ turnId: z.string(), stopReason: z.enum([...stopReason.options, "error"]), unsent: z.array(z.string()).optional() }),
   } as const;
 }
 

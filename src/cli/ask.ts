@@ -77,6 +77,9 @@ function visible(text: string): string {
 
 async function askLine(question: string, signal: AbortSignal): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  // The line is read in raw mode, where Ctrl-C is a key, not a signal: it is made the signal again,
+  // so that it stops the turn (lembas run's handler) instead of answering "no".
+  rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
   try {
     return await rl.question(question, { signal });
   } catch {

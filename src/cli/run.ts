@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { defineCommand } from "./command.ts";
 import type { Engine } from "../engine/engine.ts";
-import type { Session } from "../engine/session.ts";
+import type { Session, TurnAnswer } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
 import { actionResult } from "../front/actions.ts";
 import { devicePlace, enterPrompt } from "../front/prompt.ts";
@@ -10,7 +10,11 @@ import { listSessions } from "../store/sessions.ts";
 import { Effort, Mode } from "../config/schema.ts";
 import { approveAll, nobody } from "../engine/interaction.ts";
 import { createEngine } from "../engine/create.ts";
-import { UserError } from "../errors.ts";
+import { errorMessage, UserError } from "../errors.ts";
+import type { Block } from "../front/blocks.ts";
+import { type RunResult, RunTally } from "./run-result.ts";
+import { readStdin, stdinPiped } from "./stdin.ts";
+import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "./context.ts";
 import { terminalInteraction } from "./ask.ts";
 import { printEvent } from "./print.ts";
@@ -25,57 +29,128 @@ export default defineCommand({
     mode: { type: "string", valueHint: "MODE", description: "plan | manual | edit | auto" },
     effort: { type: "string", valueHint: "EFFORT", description: "off | low | medium | high" },
     cwd: { type: "string", valueHint: "DIR", description: "the directory to work in (default: the current one)" },
-    format: { type: "string", default: "text", valueHint: "FORMAT", description: "text | json (the engine's events as NDJSON)" },
+    format: { type: "string", default: "text", valueHint: "FORMAT", description: "text | json (the engine's events as NDJSON, then one result line)" },
     yes: { type: "boolean", description: "approve everything the mode would ask" },
     session: { type: "string", valueHint: "ID", description: "continue this session (its id)" },
     continue: { type: "boolean", alias: "c", description: "continue the most recent session of this directory" },
   },
   async run({ args }) {
-    const mode = args.mode === undefined ? undefined : Mode.safeParse(args.mode);
-    if (mode && !mode.success) throw new UserError(`--mode must be one of ${Mode.options.join(", ")}`, 2);
-    const effort = args.effort === undefined ? undefined : Effort.safeParse(args.effort);
-    if (effort && !effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
-    if (args.format !== "text" && args.format !== "json") throw new UserError("--format must be text or json", 2);
-    if (!args.prompt.trim()) throw new UserError("the prompt is empty: say what to do, as in lembas run \"fix the failing test\"", 2);
-
-    const ctx = createContext();
-    const { engine, models } = createEngine(ctx, "run");
-    const cwd = resolve(args.cwd ?? process.cwd());
-    const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
-    const session = existing
-      ? await continueSession(engine, existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })
-      : await engine.create({
-          cwd,
-          ...(mode?.success ? { mode: mode.data } : {}),
-          ...(args.model ? { model: args.model } : {}),
-          ...(effort?.success ? { effort: effort.data } : {}),
-          origin: "run",
-        });
-    for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
     const json = args.format === "json";
-    printEvent(session.info(), json);
-    let printed = false;
-    session.bus.subscribe((event) => {
-      if (event.type === "text") printed = true;
-      printEvent(event, json);
+    const tally = new RunTally();
+    // First of all: a Ctrl-C during start-up (reading stdin, reaching the model) ends the run too.
+    const interrupt = interruption(() => {
+      if (json) writeResult(tally.result({ cancelled: true, sessionId: null }));
+      process.stderr.write("lembas: cancelled\n");
     });
-    session.interaction = args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal");
-
-    const stop = () => session.cancel();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    const entered = await enterPrompt(session, [{ type: "text", text: args.prompt }], newTurnId(), devicePlace(ctx.paths, engine.protectedPaths));
-    const answer = entered.answer;
-    const action = actionResult(answer);
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-    await engine.stop();
-    if (!json && printed) process.stdout.write("\n");
-    if (action && !action.failed && !json && answer.command !== "compact") process.stderr.write(`lembas: ${action.line}\n`);
+    let ran: Ran;
+    try {
+      ran = await runPrompt(args, interrupt, tally);
+    } catch (error) {
+      if (json) writeResult(tally.result({ error: errorMessage(error), sessionId: null }));
+      throw error;
+    } finally {
+      interrupt.remove();
+    }
+    if (json) writeResult(tally.result(ran));
+    const { answer } = ran;
     if (answer.error) throw new UserError(answer.error, 1);
     if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);
   },
 });
+
+type RunArgs = { prompt: string; model?: string; mode?: string; effort?: string; cwd?: string; format: string; yes: boolean; session?: string; continue: boolean };
+type Ran = { answer: TurnAnswer; sessionId: string | null };
+
+/** Starts (or opens) the session and runs the one turn; what it answered and the session kept, if one is. */
+async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally): Promise<Ran> {
+  const mode = args.mode === undefined ? undefined : Mode.safeParse(args.mode);
+  if (mode && !mode.success) throw new UserError(`--mode must be one of ${Mode.options.join(", ")}`, 2);
+  const effort = args.effort === undefined ? undefined : Effort.safeParse(args.effort);
+  if (effort && !effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
+  if (args.format !== "text" && args.format !== "json") throw new UserError("--format must be text or json", 2);
+  const blocks = await promptBlocks(args.prompt);
+
+  const ctx = createContext();
+  const { engine, models } = createEngine(ctx, "run");
+  const cwd = resolve(args.cwd ?? process.cwd());
+  const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
+  const session = existing
+    ? await continueSession(engine, existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })
+    : await engine.create({
+        cwd,
+        ...(mode?.success ? { mode: mode.data } : {}),
+        ...(args.model ? { model: args.model } : {}),
+        ...(effort?.success ? { effort: effort.data } : {}),
+        origin: "run",
+      });
+  const turnId = newTurnId();
+  interrupt.hold(session, turnId);
+  for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
+  const json = args.format === "json";
+  printEvent(session.info(), json);
+  let printed = false;
+  session.bus.subscribe((event) => {
+    tally.see(event);
+    // A Ctrl-C before the turn was running (while it was entered) stops it at its first step.
+    if (event.type === "step" && interrupt.cancelled) session.cancelTurn(turnId);
+    if (event.type === "text") printed = true;
+    printEvent(event, json);
+  });
+  session.interaction = args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal");
+
+  let answer: TurnAnswer;
+  try {
+    answer = (await enterPrompt(session, blocks, turnId, devicePlace(ctx.paths, engine.protectedPaths))).answer;
+  } catch (error) {
+    if (!existing) await engine.delete(session.id);
+    await engine.stop();
+    throw error;
+  }
+  // A new session whose model never answered (unreachable, refusing the key, cancelled at once) is not kept.
+  const kept = existing !== undefined || tally.answered || (answer.action === true && !answer.error);
+  if (!kept) await engine.delete(session.id);
+  await engine.stop();
+  if (!json && printed) process.stdout.write("\n");
+  const action = actionResult(answer);
+  if (action && !action.failed && !json && answer.command !== "compact") process.stderr.write(`lembas: ${action.line}\n`);
+  if (kept && !json) process.stderr.write(`${continueLine(session.id, args.cwd)}\n`);
+  return { answer, sessionId: kept ? session.id : null };
+}
+
+/**
+ * The prompt's blocks: `-` is a prompt read from stdin; otherwise what stdin pipes in, if anything,
+ * is attached to the prompt as a text resource named "stdin", as an editor attaches a file.
+ */
+async function promptBlocks(prompt: string): Promise<Block[]> {
+  const empty = "the prompt is empty: say what to do, as in lembas run \"fix the failing test\"";
+  if (prompt === "-") {
+    if (process.stdin.isTTY) process.stderr.write("lembas: type the prompt, then Ctrl-D on a line of its own\n");
+    // echo's newline is not part of the prompt.
+    const text = (await readStdin()).trimEnd();
+    if (!text.trim()) throw new UserError(`${empty}, or pipe it in: echo "fix it" | lembas run -`, 2);
+    return [{ type: "text", text }];
+  }
+  if (!prompt.trim()) throw new UserError(empty, 2);
+  const blocks: Block[] = [{ type: "text", text: prompt }];
+  if (!stdinPiped()) return blocks;
+  const piped = await readStdin();
+  if (piped.trim()) blocks.push({ type: "resource", resource: { uri: "stdin", mimeType: "text/plain", text: piped } });
+  return blocks;
+}
+
+/** The last line of the text output: the session, and how to go on with it. */
+function continueLine(id: string, cwd: string | undefined): string {
+  const where = cwd === undefined ? "" : ` --cwd ${shellWord(cwd)}`;
+  return `session ${id} · continue it: lembas run -c${where} "…" (or --session ${id})`;
+}
+
+function shellWord(word: string): string {
+  return /^[\w./@:+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function writeResult(result: RunResult): void {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
 
 async function continueSession(engine: Engine, id: string, change: { mode?: Mode; model?: string; effort?: Effort }): Promise<Session> {
   const session = engine.open(id);

@@ -431,7 +431,7 @@ export class Session {
     };
     this.running = null;
     this.turns.finish(turnId, answer);
-    this.bus.emit({ type: "done", turnId, stopReason: answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
+    this.bus.emit({ type: "done", turnId, stopReason: answer.error && answer.stopReason === "end_turn" ? "error" : answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: answer.stopReason });
     if (firstPrompt && !outcome.error) void this.turns.enqueue(() => this.nameSession(input.display ?? input.text));
     return answer;

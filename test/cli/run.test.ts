@@ -24,7 +24,7 @@ describe("lembas run", () => {
   test("prints the answer on stdout and exits 0", async () => {
     model.push(step({ text: "Hello from the model." }));
     const result = await run(["say hello"]);
-    expect(result.stderr).toBe("");
+    expect(result.stderr).toMatch(/^session ses_[\w-]+ · continue it: lembas run -c "…" \(or --session ses_[\w-]+\)\n$/);
     expect(result).toMatchObject({ code: 0, stdout: "Hello from the model.\n" });
   });
 

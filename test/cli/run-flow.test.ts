@@ -1,0 +1,179 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { isStep, step } from "../support/engine.ts";
+import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { HAVE_TMUX, openScreen } from "../support/tmux.ts";
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  await model.close();
+  box.cleanup();
+});
+
+const run = (args: string[], stdin?: string) => runLembas(box, ["run", ...args], { cwd: box.project, ...(stdin === undefined ? {} : { stdin }) });
+/** What the model was last sent as the person's message. */
+const lastPrompt = () => {
+  const messages = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+  return contentText(messages.at(-1)?.content);
+};
+type Line = { type: string; [key: string]: unknown };
+const lines = (stdout: string): Line[] => stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
+/** Whether `lembas sessions list` says the store keeps none. */
+const noSessions = async () => (await runLembas(box, ["sessions", "list"])).stderr.includes("no sessions on this device yet");
+
+describe("lembas run: a prompt from stdin", () => {
+  test("what is piped in is attached to the prompt as a file named stdin", async () => {
+    model.push(step({ text: "looks fine" }));
+    const result = await run(["review this"], "diff --git a/x.ts b/x.ts\n+const answer = 42;\n");
+    expect(result.code).toBe(0);
+    const sent = lastPrompt();
+    expect(sent).toStartWith("review this\n\n<file name=\"stdin\"");
+    expect(sent).toContain("2\t+const answer = 42;");
+  });
+
+  test("- reads the prompt itself from stdin", async () => {
+    model.push(step({ text: "fixed" }));
+    const result = await run(["-"], "fix it\n");
+    expect(result).toMatchObject({ code: 0, stdout: "fixed\n" });
+    expect(lastPrompt()).toBe("fix it");
+  });
+
+  test("an empty pipe with - is an empty prompt; a huge pipe is refused with the limit", async () => {
+    const empty = await run(["-"], "  \n");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim()).toStartWith("lembas: the prompt is empty");
+    expect(empty.stderr.trim().split("\n")).toHaveLength(1);
+    const huge = await run(["review this"], "x".repeat(11 * 1024 * 1024));
+    expect(huge.code).toBe(2);
+    expect(huge.stderr.trim()).toBe("lembas: stdin is more than 10 MiB (10485760 bytes), the limit of one attachment: pipe in less, or name a file as @path");
+    expect(model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
+    expect(await noSessions()).toBe(true);
+  });
+});
+
+describe("lembas run --format json", () => {
+  test("ends with one result event: ok, the stop reason, the session, the time and the tokens", async () => {
+    model.push(step({ text: "hi", usage: { prompt_tokens: 120, completion_tokens: 7 } }));
+    const result = await run(["--format", "json", "hello"]);
+    expect(result.code).toBe(0);
+    const events = lines(result.stdout);
+    const session = events[0] as Line & { id: string };
+    expect(events.filter((e) => e.type === "result")).toHaveLength(1);
+    expect(events.at(-1)).toEqual({
+      type: "result",
+      ok: true,
+      stopReason: "end_turn",
+      error: null,
+      sessionId: session.id,
+      turnId: expect.any(String),
+      durationMs: expect.any(Number),
+      usage: { promptTokens: 120, completionTokens: 7 },
+      cost: null,
+    });
+  });
+
+  test("after an error: done says error, the result says why, and the exit code is 1", async () => {
+    model.push(step({ fail: { status: 401 } }));
+    const result = await run(["--format", "json", "hello"]);
+    expect(result.code).toBe(1);
+    const events = lines(result.stdout);
+    expect(events.find((e) => e.type === "done")).toMatchObject({ stopReason: "error" });
+    const last = events.at(-1);
+    expect(last).toMatchObject({ type: "result", ok: false, stopReason: "error", sessionId: null });
+    expect(String(last?.error)).toBe(String(events.find((e) => e.type === "error")?.message));
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  test("a run refused before it starts still ends with a result", async () => {
+    const result = await run(["--format", "json", "--mode", "fast", "hello"]);
+    expect(result.code).toBe(2);
+    expect(lines(result.stdout)).toEqual([expect.objectContaining({ type: "result", ok: false, stopReason: "error", error: "--mode must be one of plan, manual, edit, auto", sessionId: null })]);
+  });
+});
+
+describe("lembas run: the session it keeps", () => {
+  test("a run whose model never answered keeps no session", async () => {
+    model.push(step({ fail: { status: 401 } }));
+    expect((await run(["hello"])).code).toBe(1);
+    expect((await run(["--model", "nowhere/none", "hello"])).code).not.toBe(0);
+    expect((await run([""])).code).toBe(2);
+    expect(await noSessions()).toBe(true);
+  });
+
+  test("the text output ends by naming the session and how to go on with it", async () => {
+    model.push(step({ text: "The word is apricot." }));
+    const first = await run(["remember apricot"]);
+    const id = /session (ses_[\w-]+)/.exec(first.stderr)?.[1];
+    expect(first.stderr.trimEnd().split("\n").at(-1)).toBe(`session ${id} · continue it: lembas run -c "…" (or --session ${id})`);
+    model.push(step({ text: "apricot" }));
+    const second = await run(["-c", "the word?"]);
+    expect(second.stderr.trimEnd().split("\n").at(-1)).toBe(`session ${id} · continue it: lembas run -c "…" (or --session ${id})`);
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("lembas run: Ctrl-C at a terminal", () => {
+  test("at an approval it cancels the turn (exit 130) instead of answering no and going on", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "went on" }));
+    const screen = await openScreen(box, { args: ["run", "make ran.txt"], cwd: box.project });
+    try {
+      await screen.waitFor("allow?");
+      await screen.type("C-c");
+      expect(await screen.exited()).toBe(130);
+      expect(screen.text()).toContain("lembas: cancelled");
+      expect(screen.text()).not.toContain("went on");
+      expect(model.requests.filter((r) => isStep(r.body))).toHaveLength(1);
+      expect(existsSync(join(box.project, "ran.txt"))).toBe(false);
+      expect(screen.text()).toMatch(/session ses_[\w-]+ · continue it/);
+    } finally {
+      await screen.close();
+    }
+  });
+
+  test("while the model has not answered yet it cancels, and keeps no session", async () => {
+    model.push(step({ fail: "hang" }));
+    const screen = await openScreen(box, { args: ["run", "hello"], cwd: box.project });
+    try {
+      await model.waitForRequests(1);
+      await screen.type("C-c");
+      expect(await screen.exited()).toBe(130);
+      expect(screen.text()).toContain("lembas: cancelled");
+    } finally {
+      await screen.close();
+    }
+    expect(await noSessions()).toBe(true);
+  });
+
+  test("during start-up (waiting for a prompt on stdin) it ends the run at once", async () => {
+    const screen = await openScreen(box, { args: ["run", "-"], cwd: box.project });
+    try {
+      await screen.waitFor("then Ctrl-D");
+      await screen.type("C-c");
+      expect(await screen.exited()).toBe(130);
+      expect(screen.text()).toContain("lembas: cancelled");
+    } finally {
+      await screen.close();
+    }
+    expect(await noSessions()).toBe(true);
+  });
+
+  test("at a question it cancels the turn", async () => {
+    const questions = [{ header: "Colour", question: "Which colour?", options: [{ label: "red" }, { label: "blue" }] }];
+    model.push(step({ toolCalls: [{ name: "ask_user", arguments: { questions } }] }), step({ text: "went on" }));
+    const screen = await openScreen(box, { args: ["run", "pick a colour"], cwd: box.project });
+    try {
+      await screen.waitFor("your own answer");
+      await screen.type("C-c");
+      expect(await screen.exited()).toBe(130);
+      expect(model.requests.filter((r) => isStep(r.body))).toHaveLength(1);
+    } finally {
+      await screen.close();
+    }
+  });
+});
