@@ -1,3 +1,4 @@
+import { projectRoot } from "../engine/engine.ts";
 import { mentionFor } from "../project/attach.ts";
 import { loadCommands } from "../project/commands.ts";
 import type { FileEntry } from "../project/files.ts";
@@ -23,15 +24,16 @@ export type CompletionSources = {
  * and the terminal's own commands; files from its working directory, which @paths are read from.
  */
 export function sessionSources(runtime: TuiRuntime): CompletionSources {
+  // Typed before the session is open (a fast typist at start): the directory it opens in.
+  const place = () => (runtime.hasSession ? runtime.session : { root: projectRoot(runtime.cwd), cwd: runtime.cwd });
   return {
     commands() {
-      const session = runtime.session;
-      const shared = loadCommands({ root: session.root, configDir: runtime.ctx.paths.configDir }).all;
+      const shared = loadCommands({ root: place().root, configDir: runtime.ctx.paths.configDir }).all;
       const names = new Set(shared.map((c) => c.name));
       return [...shared, ...TUI_COMMAND_LIST.filter((c) => !names.has(c.name))];
     },
-    files: (query) => runtime.files.search(runtime.session.cwd, { query, limit: FILE_LIMIT }),
-    picked: (path) => runtime.files.recordUse(runtime.session.cwd, path),
+    files: (query) => runtime.files.search(place().cwd, { query, limit: FILE_LIMIT }),
+    picked: (path) => runtime.files.recordUse(place().cwd, path),
   };
 }
 
