@@ -13,7 +13,7 @@ import { createEngine } from "../engine/create.ts";
 import { UserError } from "../errors.ts";
 import { createContext } from "./context.ts";
 import { terminalInteraction } from "./ask.ts";
-import { printEvent } from "./print.ts";
+import { makePrinter } from "./print.ts";
 
 export default defineCommand({
   meta: { name: "run", description: "Run one prompt to the end and print the answer",
@@ -53,13 +53,10 @@ export default defineCommand({
         });
     for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
     const json = args.format === "json";
-    printEvent(session.info(), json);
-    let printed = false;
-    session.bus.subscribe((event) => {
-      if (event.type === "text") printed = true;
-      printEvent(event, json);
-    });
-    session.interaction = args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal");
+    const printer = makePrinter(json ? "json" : "text");
+    printer.event(session.info());
+    session.bus.subscribe((event) => printer.event(event));
+    session.interaction = printer.around(args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal"));
 
     const stop = () => session.cancel();
     process.once("SIGINT", stop);
@@ -70,7 +67,7 @@ export default defineCommand({
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
     await engine.stop();
-    if (!json && printed) process.stdout.write("\n");
+    printer.end();
     if (action && !action.failed && !json && answer.command !== "compact") process.stderr.write(`lembas: ${action.line}\n`);
     if (answer.error) throw new UserError(answer.error, 1);
     if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);
