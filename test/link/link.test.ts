@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Device, LEMBAS_INIT, lembasEvents, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
-import { runLembas } from "../support/run.ts";
+import { afterHeader, runLembas } from "../support/run.ts";
 import { rpcError } from "../support/rpc.ts";
 
 let d: Device;
@@ -151,7 +151,7 @@ describe("sessions on the link", () => {
     expect(await link.request("_lembas/session/delete", { sessionId })).toEqual({ deleted: true });
     expect(await link.request("_lembas/session/delete", { sessionId })).toEqual({ deleted: false });
     const run = await runLembas(d.box, ["run", "--yes", "hi"], { cwd: d.box.dir });
-    expect(run.stderr).toBe("");
+    expect(afterHeader(run.stderr)).toBe("");
     expect(run.code).toBe(0);
     const list = await runLembas(d.box, ["sessions", "list"]);
     const otherId = list.stdout.split(/\s+/)[0] ?? "";
