@@ -1,15 +1,9 @@
 import type { EngineEvent, EventOf } from "../bus/index.ts";
-import { withoutControls } from "../controls.ts";
 import type { Interaction } from "../engine/interaction.ts";
-import { unifiedDiff } from "../tools/diff.ts";
-import { displayPath } from "../tools/paths.ts";
 import { type Paints, paintsFor } from "./paint.ts";
 import { Spinner } from "./spinner.ts";
+import { shown, toolResultLines } from "./tool-lines.ts";
 
-/** Lines of an edit's diff shown; the rest is counted. */
-const DIFF_LINES = 40;
-/** The last lines of a command's output shown once it ended. */
-const TAIL_LINES = 5;
 /** A running command's output kept for its tail: the newest, never the whole flood. */
 const KEEP_CHARS = 16_384;
 
@@ -37,7 +31,7 @@ export function makePrinter(format: "text" | "json", streams: { stdout: Out; std
       end: () => {},
     };
   }
-  return new TextPrinter(streams.stdout, streams.stderr, paintsFor(streams.stderr, env));
+  return new TextPrinter(streams.stdout, streams.stderr, paintsFor(streams.stderr, env), env.HOME);
 }
 
 class TextPrinter implements Printer {
@@ -58,6 +52,7 @@ class TextPrinter implements Printer {
     private readonly stdout: Out,
     private readonly stderr: Out,
     private readonly paint: Paints,
+    private readonly home: string | undefined,
   ) {
     this.shared = Boolean(stdout.isTTY && stderr.isTTY);
     this.spinner = stderr.isTTY ? new Spinner(stderr, paint.dim) : null;
@@ -76,6 +71,10 @@ class TextPrinter implements Printer {
         return this.wait("writing a tool call");
       case "text":
         return this.text(event.delta);
+      case "retract":
+        // What was streamed stays printed; the retried step's text starts a paragraph of its own.
+        this.textInStep = false;
+        return;
       case "progress":
         this.outputs.set(event.callId, ((this.outputs.get(event.callId) ?? "") + event.output).slice(-KEEP_CHARS));
         return;
@@ -127,7 +126,7 @@ class TextPrinter implements Printer {
     this.headerShown = true;
     this.root = info.root;
     const model = info.model ? `${info.model}${info.effort === "off" ? "" : ` (effort ${info.effort})`}` : "no model";
-    this.block([this.paint.dim(`lembas · ${shown(model)} · ${info.mode} mode · ${shown(info.cwd)} · session ${info.id}`)]);
+    this.block([this.paint.dim(`lembas · ${shown(model)} · ${info.mode} mode · ${shown(homeShort(info.cwd, this.home))} · session ${info.id}`)]);
   }
 
   private text(delta: string): void {
@@ -153,7 +152,9 @@ class TextPrinter implements Printer {
   /** Lines on stderr, starting on a line of their own. */
   private block(lines: string[]): void {
     if (lines.length === 0) return;
+    const afterText = this.shared && this.last === "text";
     this.freshLine();
+    if (afterText) this.stderr.write("\n");
     this.stderr.write(`${lines.join("\n")}\n`);
     this.last = "block";
   }
@@ -171,49 +172,14 @@ class TextPrinter implements Printer {
   }
 
   private result(event: EventOf<"tool_end">): string[] {
-    const p = this.paint;
     const output = this.outputs.get(event.callId);
     this.outputs.delete(event.callId);
-    if (event.diffs && event.diffs.length > 0 && !event.isError) return event.diffs.flatMap((diff) => this.diff(diff));
-    if (event.name === "bash") return this.commandEnd(output ?? (event.isError ? event.output : ""), event.meta, event.isError);
-    if (!event.isError) return [];
-    const lines = shown(event.output).replace(/\n+$/, "").split("\n");
-    const more = lines.length > 1 ? p.dim(` (${lines.length - 1} more lines)`) : "";
-    return [`${p.error(`  ⎿ ${lines[0] ?? ""}`)}${more}`];
-  }
-
-  private diff(diff: { path: string; oldText: string | null; newText: string }): string[] {
-    const p = this.paint;
-    const text = shown(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
-    const lines = text ? text.split("\n") : [];
-    const added = lines.filter((l) => l.startsWith("+")).length;
-    const removed = lines.filter((l) => l.startsWith("-")).length;
-    const out = [p.dim(`  ⎿ ${shown(this.root ? displayPath(diff.path, this.root) : diff.path)}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`)];
-    for (const line of lines.slice(0, DIFF_LINES)) {
-      const colour = line.startsWith("+") ? p.added : line.startsWith("-") ? p.removed : line.startsWith("@@") ? p.hunk : p.dim;
-      out.push(colour(`    ${line}`));
-    }
-    if (lines.length > DIFF_LINES) out.push(p.dim(`    … ${lines.length - DIFF_LINES} more diff lines`));
-    return out;
-  }
-
-  /** A command's last lines, then how it ended: its exit code, or what stopped it. */
-  private commandEnd(output: string, meta: Record<string, unknown> | undefined, isError: boolean): string[] {
-    const p = this.paint;
-    const all = shown(output).replace(/\n+$/, "").split("\n");
-    const tail = all.slice(-TAIL_LINES).map((line) => p.dim(`  │ ${line}`));
-    const cut = all.length > TAIL_LINES ? [p.dim(`  │ … ${all.length - TAIL_LINES} lines before`)] : [];
-    const code = typeof meta?.exitCode === "number" ? meta.exitCode : null;
-    const how = typeof meta?.stopped === "string" ? (meta.stopped === "timeout" ? "timed out" : "cancelled")
-      : typeof meta?.signal === "string" ? `killed by ${meta.signal}`
-      : code !== null ? `exit ${code}`
-      : isError ? "failed" : "ended";
-    const failed = isError || code !== 0;
-    return [...cut, ...(output.trim() === "" ? [] : tail), failed ? p.error(`  ⎿ ${how}`) : p.dim(`  ⎿ ${how}`)];
+    return toolResultLines(event, output, this.paint, this.root);
   }
 }
 
-/** Text from the model, a file or a command, as it may be printed: no escape sequences, no carriage returns. */
-function shown(text: string): string {
-  return withoutControls(text).replace(/[\r\v\f]/g, "");
+/** `~/code/app` for a directory under the home directory. */
+function homeShort(dir: string, home: string | undefined): string {
+  if (!home || home === "/") return dir;
+  return dir === home ? "~" : dir.startsWith(`${home}/`) ? `~${dir.slice(home.length)}` : dir;
 }
