@@ -1,36 +1,185 @@
-import type { EngineEvent } from "../bus/index.ts";
+import type { EngineEvent, EventOf } from "../bus/index.ts";
+import type { Interaction } from "../engine/interaction.ts";
+import { type Paints, paintsFor } from "./paint.ts";
+import { Spinner } from "./spinner.ts";
+import { shown, toolResultLines } from "./tool-lines.ts";
 
-/** `lembas run`'s output: the answer on stdout, what the tools do on stderr; or every event as NDJSON. */
-export function printEvent(event: EngineEvent, json: boolean): void {
-  if (json) {
-    process.stdout.write(`${JSON.stringify(event)}\n`);
-    return;
+/** A running command's output kept for its tail: the newest, never the whole flood. */
+const KEEP_CHARS = 16_384;
+
+type Out = { write(text: string): unknown; isTTY?: boolean };
+
+/** `lembas run`'s output, fed the session's events in order. */
+export type Printer = {
+  event(event: EngineEvent): void;
+  /** The same interaction, asking only once the screen is ready for it (the spinner gone, the streamed text's line ended). */
+  around(interaction: Interaction): Interaction;
+  /** The run is over: the spinner goes and the answer ends with a newline. */
+  end(): void;
+};
+
+/**
+ * Text: the answer alone on stdout (so `> out.txt` holds it), the rest on stderr: a header, each
+ * tool as a line with its diff or its output's tail, a spinner while the model is awaited. JSON:
+ * every event as one line of NDJSON on stdout.
+ */
+export function makePrinter(format: "text" | "json", streams: { stdout: Out; stderr: Out } = process, env: NodeJS.ProcessEnv = process.env): Printer {
+  if (format === "json") {
+    return {
+      event: (event) => void streams.stdout.write(`${JSON.stringify(event)}\n`),
+      around: (interaction) => interaction,
+      end: () => {},
+    };
   }
-  switch (event.type) {
-    case "text":
-      process.stdout.write(event.delta);
-      return;
-    case "tool_start":
-      process.stderr.write(`› ${event.title}\n`);
-      return;
-    case "tool_end":
-      if (event.isError) process.stderr.write(`  ${firstLine(event.output)}\n`);
-      return;
-    case "tool_denied":
-      process.stderr.write(`  refused: ${event.reason}${event.feedback ? ` (${event.feedback})` : ""}\n`);
-      return;
-    case "notice":
-      process.stderr.write(`lembas: ${event.message}\n`);
-      return;
-    case "compacted":
-      process.stderr.write("lembas: the history was compacted\n");
-      return;
-    default:
-      return;
+  return new TextPrinter(streams.stdout, streams.stderr, paintsFor(streams.stderr, env), env.HOME);
+}
+
+class TextPrinter implements Printer {
+  /** The last two characters written to stdout ("" before any). */
+  private outTail = "";
+  /** stdout and stderr are one screen: a line stdout left open must end before stderr writes. */
+  private readonly shared: boolean;
+  private readonly spinner: Spinner | null;
+  private headerShown = false;
+  /** What the screen shows last, in a shared screen: the answer's text or one of our blocks. */
+  private last: "text" | "block" | null = null;
+  private textInStep = false;
+  private readonly outputs = new Map<string, string>();
+  /** The session's root, which a diff's path is shown from. */
+  private root = "";
+
+  constructor(
+    private readonly stdout: Out,
+    private readonly stderr: Out,
+    private readonly paint: Paints,
+    private readonly home: string | undefined,
+  ) {
+    this.shared = Boolean(stdout.isTTY && stderr.isTTY);
+    this.spinner = stderr.isTTY ? new Spinner(stderr, paint.dim) : null;
+  }
+
+  event(event: EngineEvent): void {
+    switch (event.type) {
+      case "session":
+        return this.header(event);
+      case "step":
+        this.textInStep = false;
+        return this.wait("waiting for the model");
+      case "reasoning":
+        return this.wait("thinking");
+      case "tool_call_delta":
+        return this.wait("writing a tool call");
+      case "text":
+        return this.text(event.delta);
+      case "retract":
+        // What was streamed stays printed; the retried step's text starts a paragraph of its own.
+        this.textInStep = false;
+        return;
+      case "progress":
+        this.outputs.set(event.callId, ((this.outputs.get(event.callId) ?? "") + event.output).slice(-KEEP_CHARS));
+        return;
+      case "tool_start":
+        return this.block([this.paint.bold(`› ${shown(event.title)}`)]);
+      case "tool_end":
+        return this.block(this.result(event));
+      case "tool_denied": {
+        const why = `refused: ${shown(event.reason)}${event.feedback ? ` (${shown(event.feedback)})` : ""}`;
+        return this.block([this.paint.bold(`› ${shown(event.title)}`), this.paint.warn(`  ⎿ ${why}`)]);
+      }
+      case "notice":
+        return this.block([(event.level === "warn" ? this.paint.warn : this.paint.dim)(`lembas: ${shown(event.message)}`)]);
+      case "compacted":
+        return this.block([this.paint.dim("lembas: the history was compacted")]);
+      case "error":
+      case "done":
+        this.spinner?.stop();
+        return;
+      default:
+        return;
+    }
+  }
+
+  around(interaction: Interaction): Interaction {
+    return {
+      permission: (request, signal) => {
+        this.freshLine();
+        return interaction.permission(request, signal);
+      },
+      question: (request, signal) => {
+        this.freshLine();
+        return interaction.question(request, signal);
+      },
+      plan: (request, signal) => {
+        this.freshLine();
+        return interaction.plan(request, signal);
+      },
+    };
+  }
+
+  end(): void {
+    this.spinner?.stop();
+    if (this.outTail !== "" && !this.outTail.endsWith("\n")) this.out("\n");
+  }
+
+  private header(info: EventOf<"session">): void {
+    if (this.headerShown) return;
+    this.headerShown = true;
+    this.root = info.root;
+    const model = info.model ? `${info.model}${info.effort === "off" ? "" : ` (effort ${info.effort})`}` : "no model";
+    this.block([this.paint.dim(`lembas · ${shown(model)} · ${info.mode} mode · ${shown(homeShort(info.cwd, this.home))} · session ${info.id}`)]);
+  }
+
+  private text(delta: string): void {
+    if (delta === "") return;
+    this.spinner?.stop();
+    if (!this.textInStep) {
+      this.textInStep = true;
+      // The text of each step is a paragraph of its own; on a shared screen, one blank line after our blocks.
+      if (this.outTail !== "") this.out(this.outTail.endsWith("\n\n") ? "" : this.outTail.endsWith("\n") ? "\n" : "\n\n");
+      else if (this.shared && this.last === "block") this.stderr.write("\n");
+    }
+    this.out(delta);
+    this.last = "text";
+  }
+
+  /** The model is awaited: the spinner, on a line of its own, at a terminal only. */
+  private wait(label: string): void {
+    if (!this.spinner) return;
+    if (!this.spinner.spinning) this.freshLine();
+    this.spinner.start(label);
+  }
+
+  /** Lines on stderr, starting on a line of their own. */
+  private block(lines: string[]): void {
+    if (lines.length === 0) return;
+    const afterText = this.shared && this.last === "text";
+    this.freshLine();
+    if (afterText) this.stderr.write("\n");
+    this.stderr.write(`${lines.join("\n")}\n`);
+    this.last = "block";
+  }
+
+  /** The spinner erased and, on a shared screen, the streamed text's line ended: what comes next starts at the left, erasing nothing. */
+  private freshLine(): void {
+    this.spinner?.stop();
+    if (this.shared && this.last === "text" && !this.outTail.endsWith("\n")) this.out("\n");
+  }
+
+  private out(text: string): void {
+    if (text === "") return;
+    this.stdout.write(text);
+    this.outTail = (this.outTail + text).slice(-2);
+  }
+
+  private result(event: EventOf<"tool_end">): string[] {
+    const output = this.outputs.get(event.callId);
+    this.outputs.delete(event.callId);
+    return toolResultLines(event, output, this.paint, this.root);
   }
 }
 
-function firstLine(text: string): string {
-  const line = text.split("\n")[0] ?? "";
-  return line.length > 200 ? `${line.slice(0, 197)}…` : line;
+/** `~/code/app` for a directory under the home directory. */
+function homeShort(dir: string, home: string | undefined): string {
+  if (!home || home === "/") return dir;
+  return dir === home ? "~" : dir.startsWith(`${home}/`) ? `~${dir.slice(home.length)}` : dir;
 }

@@ -17,7 +17,7 @@ import { readStdin, stdinPiped } from "./stdin.ts";
 import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "./context.ts";
 import { terminalInteraction } from "./ask.ts";
-import { printEvent } from "./print.ts";
+import { makePrinter } from "./print.ts";
 
 export default defineCommand({
   meta: { name: "run", description: "Run one prompt to the end and print the answer",
@@ -87,16 +87,15 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   interrupt.hold(session, turnId);
   for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
   const json = args.format === "json";
-  printEvent(session.info(), json);
-  let printed = false;
+  const printer = makePrinter(json ? "json" : "text");
+  printer.event(session.info());
   session.bus.subscribe((event) => {
     tally.see(event);
     // A Ctrl-C before the turn was running (while it was entered) stops it at its first step.
     if (event.type === "step" && interrupt.cancelled) session.cancelTurn(turnId);
-    if (event.type === "text") printed = true;
-    printEvent(event, json);
+    printer.event(event);
   });
-  session.interaction = args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal");
+  session.interaction = printer.around(args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal"));
 
   let answer: TurnAnswer;
   try {
@@ -104,13 +103,14 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   } catch (error) {
     if (!existing) await engine.delete(session.id);
     await engine.stop();
+    printer.end();
     throw error;
   }
   // A new session whose model never answered (unreachable, refusing the key, cancelled at once) is not kept.
   const kept = existing !== undefined || tally.answered || (answer.action === true && !answer.error);
   if (!kept) await engine.delete(session.id);
   await engine.stop();
-  if (!json && printed) process.stdout.write("\n");
+  printer.end();
   const action = actionResult(answer);
   if (action && !action.failed && !json && answer.command !== "compact") process.stderr.write(`lembas: ${action.line}\n`);
   if (kept && !json) process.stderr.write(`${continueLine(session.id, args.cwd)}\n`);

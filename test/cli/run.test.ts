@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { afterHeader, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let model: ScriptedModel;
@@ -24,7 +24,7 @@ describe("lembas run", () => {
   test("prints the answer on stdout and exits 0", async () => {
     model.push(step({ text: "Hello from the model." }));
     const result = await run(["say hello"]);
-    expect(result.stderr).toMatch(/^session ses_[\w-]+ · continue it: lembas run -c "…" \(or --session ses_[\w-]+\)\n$/);
+    expect(afterHeader(result.stderr)).toMatch(/^session ses_[\w-]+ · continue it: lembas run -c "…" \(or --session ses_[\w-]+\)\n$/);
     expect(result).toMatchObject({ code: 0, stdout: "Hello from the model.\n" });
   });
 
@@ -76,7 +76,7 @@ describe("lembas run", () => {
     model.push(step({ fail: { status: 401 } }));
     const unauthorised = await run(["x"]);
     expect(unauthorised.code).toBe(1);
-    expect(unauthorised.stderr.trim().split("\n")).toHaveLength(1);
+    expect(afterHeader(unauthorised.stderr).trim().split("\n")).toHaveLength(1);
     const unknown = await run(["--session", "ses_nope", "x"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("there is no session ses_nope");

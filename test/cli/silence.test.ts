@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas } from "../support/run.ts";
+import { afterHeader, projectSandbox, runLembas } from "../support/run.ts";
 
 let model: ScriptedModel | null = null;
 let cleanup: (() => void) | null = null;
@@ -21,7 +21,7 @@ test("lembas run against a server that goes silent ends after the idle timeout: 
   const started = performance.now();
   const result = await runLembas(box, ["run", "hello"], { cwd: box.project, timeoutMs: 15_000 });
   const elapsed = performance.now() - started;
-  const lines = result.stderr.trim().split("\n");
+  const lines = afterHeader(result.stderr).trim().split("\n");
   const sentence = `the model server at ${model.url} went silent for 0.3 s before its reply began; raise idle_timeout (seconds) of connection "test" in config.yaml if it needs longer`;
   expect(result.code).toBe(1);
   expect(lines).toHaveLength(2);

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Instance, startInstance } from "../support/instance.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
-import { runLembas, type Sandbox, sandbox } from "../support/run.ts";
+import { afterHeader, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 
 const TOKEN = "device-token-0123456789";
 const FLASH = "deepseek/deepseek-flash";
@@ -58,14 +58,14 @@ describe("a short model ref belongs to the first login that serves its provider"
     close = setup.close;
     const first = await run(setup.box, setup.project, FLASH);
     // Nothing said but the session's closing line.
-    expect(first.stderr).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
+    expect(afterHeader(first.stderr)).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
     expect(first.code).toBe(0);
     expect(setup.work.model.requests.length).toBe(1);
 
     setup.work.instance.failModels(500);
     const second = await run(setup.box, setup.project, FLASH);
     // Nothing said but the session's closing line.
-    expect(second.stderr).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
+    expect(afterHeader(second.stderr)).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
     expect(second.code).toBe(0);
     expect(setup.home.model.requests.length).toBe(0);
     expect(setup.work.model.requests.length).toBe(2);
@@ -94,7 +94,7 @@ describe("a short model ref belongs to the first login that serves its provider"
 
     const long = await run(setup.box, setup.project, `home/${FLASH}`);
     // Nothing said but the session's closing line.
-    expect(long.stderr).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
+    expect(afterHeader(long.stderr)).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
     expect(long.code).toBe(0);
     expect(setup.home.model.requests.length).toBe(1);
   }, 60_000);
@@ -105,7 +105,7 @@ describe("a short model ref belongs to the first login that serves its provider"
     setup.work.instance.failModels(500);
     const turn = await run(setup.box, setup.project, null);
     expect(turn.code).not.toBe(0);
-    expect(turn.stderr).toStartWith("lembas: no model is set, and the instance work, whose first model would be the one, could not be reached: ");
+    expect(afterHeader(turn.stderr)).toStartWith("lembas: no model is set, and the instance work, whose first model would be the one, could not be reached: ");
     expect(setup.home.model.requests.length).toBe(0);
   }, 60_000);
 

@@ -53,6 +53,11 @@ export async function runLembas(
   return { code, stdout, stderr };
 }
 
+/** `lembas run`'s stderr without its header line (model, mode, directory, session), for a test about what follows it. */
+export function afterHeader(stderr: string): string {
+  return stderr.replace(/^lembas · .* · session \S+\n/, "");
+}
+
 /** A sandbox with a project directory and a config.yaml whose one connection, `test`, is `modelUrl`. */
 export function projectSandbox(modelUrl: string): Sandbox & { project: string } {
   const box = sandbox();

@@ -1,0 +1,58 @@
+import type { EventOf } from "../bus/index.ts";
+import { withoutControls } from "../controls.ts";
+import { unifiedDiff } from "../tools/diff.ts";
+import { displayPath } from "../tools/paths.ts";
+import type { Paints } from "./paint.ts";
+
+/** Lines of an edit's diff shown; the rest is counted. */
+const DIFF_LINES = 40;
+/** The last lines of a command's output shown once it ended. */
+const TAIL_LINES = 5;
+
+/**
+ * What `lembas run` shows under a tool's line once it ended: an edit's diff, a command's last
+ * lines and exit code, a failure's first line; nothing for a read or a search that went well.
+ * `output` is what the command printed as it ran (its progress), when it did.
+ */
+export function toolResultLines(event: EventOf<"tool_end">, output: string | undefined, paint: Paints, root: string): string[] {
+  if (event.diffs && event.diffs.length > 0 && !event.isError) return event.diffs.flatMap((diff) => diffLines(diff, paint, root));
+  if (event.name === "bash") return commandEnd(output ?? (event.isError ? event.output : ""), event.meta, event.isError, paint);
+  if (!event.isError) return [];
+  const lines = shown(event.output).replace(/\n+$/, "").split("\n");
+  const more = lines.length > 1 ? paint.dim(` (${lines.length - 1} more lines)`) : "";
+  return [`${paint.error(`  ⎿ ${lines[0] ?? ""}`)}${more}`];
+}
+
+function diffLines(diff: { path: string; oldText: string | null; newText: string }, p: Paints, root: string): string[] {
+  const text = shown(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
+  const lines = text ? text.split("\n") : [];
+  const added = lines.filter((l) => l.startsWith("+")).length;
+  const removed = lines.filter((l) => l.startsWith("-")).length;
+  const path = root ? displayPath(diff.path, root) : diff.path;
+  const out = [p.dim(`  ⎿ ${shown(path)}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`)];
+  for (const line of lines.slice(0, DIFF_LINES)) {
+    const colour = line.startsWith("+") ? p.added : line.startsWith("-") ? p.removed : line.startsWith("@@") ? p.hunk : p.dim;
+    out.push(colour(`    ${line}`));
+  }
+  if (lines.length > DIFF_LINES) out.push(p.dim(`    … ${lines.length - DIFF_LINES} more diff lines`));
+  return out;
+}
+
+/** A command's last lines, then how it ended: its exit code, or what stopped it. */
+function commandEnd(output: string, meta: Record<string, unknown> | undefined, isError: boolean, p: Paints): string[] {
+  const all = output.trim() === "" ? [] : shown(output).replace(/\n+$/, "").split("\n");
+  const cut = all.length > TAIL_LINES ? [p.dim(`  │ … ${all.length - TAIL_LINES} lines before`)] : [];
+  const tail = all.slice(-TAIL_LINES).map((line) => p.dim(`  │ ${line}`));
+  const code = typeof meta?.exitCode === "number" ? meta.exitCode : null;
+  const how = typeof meta?.stopped === "string" ? (meta.stopped === "timeout" ? "timed out" : "cancelled")
+    : typeof meta?.signal === "string" ? `killed by ${meta.signal}`
+    : code !== null ? `exit ${code}`
+    : isError ? "failed" : "ended";
+  const failed = isError || code !== 0;
+  return [...cut, ...tail, (failed ? p.error : p.dim)(`  ⎿ ${how}`)];
+}
+
+/** Text from the model, a file or a command, as it may be printed: no escape sequences, no carriage returns. */
+export function shown(text: string): string {
+  return withoutControls(text).replace(/[\r\v\f]/g, "");
+}
