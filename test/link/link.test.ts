@@ -154,7 +154,7 @@ describe("sessions on the link", () => {
     // Nothing said but the session's closing line.
     expect(afterHeader(run.stderr)).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
     expect(run.code).toBe(0);
-    const otherId = /^session (ses_[\w-]+)/.exec(run.stderr)?.[1] ?? "";
+    const otherId = /^session (ses_[\w-]+)/m.exec(run.stderr)?.[1] ?? "";
     expect(otherId).toStartWith("ses_");
     const refused = await rpcError(link.request("_lembas/session/delete", { sessionId: otherId }));
     expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining("never given to this client") });
