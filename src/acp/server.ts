@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
 import { Effort, Mode } from "../config/schema.ts";
 import { lowerMode } from "../engine/permissions.ts";
+import type { PermissionRequest } from "../engine/interaction.ts";
 import type { Session } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
 import { errorMessage } from "../errors.ts";
@@ -21,7 +22,7 @@ import { acpInteraction } from "./permission.ts";
 import { judge, linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
-import { toUpdates } from "./updates.ts";
+import { sessionUpdates } from "./updates.ts";
 import { linkRefusal } from "./whereabouts.ts";
 
 
@@ -57,19 +58,25 @@ export function serveAcp(stream: Stream, host: AgentHost) {
 
   const attach = (session: Session, cx: acp.AgentContext) => {
     if (attached.has(session.id)) return;
+    const updates = sessionUpdates(session, (update) => {
+      void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
+    });
     const forward = coalescer((event: EngineEvent) => {
-      for (const update of toUpdates(event, session)) {
-        void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
-      }
+      updates.event(event);
       if (client.lembas && host.transport === "link") void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
     });
     const unsubscribe = session.bus.subscribe(forward);
-    const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx);
+    const announce = (request: PermissionRequest) => {
+      forward.flush();
+      updates.tools.asked(request);
+    };
+    const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx, announce);
     host.claims?.claim(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
       detach: () => {
         unsubscribe();
+        updates.tools.close();
         release();
       },
     });
@@ -77,8 +84,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   };
 
   /** On stdio: approvals asked of the editor; questions and plans have nobody to answer. */
-  const attachEditor = (session: Session, cx: acp.AgentContext) => {
-    const interaction = acpInteraction(cx);
+  const attachEditor = (session: Session, cx: acp.AgentContext, announce: (request: PermissionRequest) => void) => {
+    const interaction = acpInteraction(cx, announce);
     session.interaction = interaction;
     return () => {
       if (session.interaction === interaction) session.interaction = null;

@@ -82,3 +82,77 @@ describe("a file the editor attaches", () => {
     expect(attachments()).toHaveLength(2);
   });
 });
+
+type Raw = Record<string, unknown>;
+const updatesFor = (callId: unknown) => a.updates.map((u) => u.update as Raw).filter((u) => u.toolCallId === callId);
+const textOf = (update: Raw | undefined) => (update?.content as { content?: { text?: string } }[] | undefined)?.[0]?.content?.text;
+
+describe("tool calls as they happen", () => {
+  test("a running command's output streams into its tool call's content before it ends", async () => {
+    const command = "echo first; sleep 1; echo second";
+    a.model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "ok" }));
+    const { sessionId } = await newSession({ _meta: { mode: "auto" } });
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it" }] });
+    const updates = updatesFor("call_1");
+    const done = updates.findIndex((u) => u.status === "completed");
+    const live = updates.slice(0, done).filter((u) => u.sessionUpdate === "tool_call_update" && u.content);
+    expect(live.length).toBeGreaterThan(0);
+    expect(textOf(live[0])).toBe("first\n");
+    expect(textOf(updates[done])).toContain("first\nsecond");
+  });
+
+  test("a flood of output is a few updates, not one a line", async () => {
+    const command = "seq 1 20000; sleep 0.5; echo end";
+    a.model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "ok" }));
+    const { sessionId } = await newSession({ _meta: { mode: "auto" } });
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it" }] });
+    const live = updatesFor("call_1").filter((u) => u.sessionUpdate === "tool_call_update" && u.content && !u.status);
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.length).toBeLessThan(10);
+    // Each carries the output so far (ACP content replaces what was shown).
+    expect(textOf(live.at(-1))).toContain("19999\n20000\n");
+  });
+
+  test("a tool call is announced before its approval is asked", async () => {
+    a.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    const { sessionId } = await newSession({ _meta: { mode: "edit" } });
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "make it" }] });
+    const lines = a.stdoutLines;
+    const asked = lines.findIndex((l) => l.includes('"session/request_permission"'));
+    const announced = lines.findIndex((l) => l.includes('"sessionUpdate":"tool_call"') && l.includes('"call_1"'));
+    expect(asked).toBeGreaterThan(-1);
+    expect(announced).toBeGreaterThan(-1);
+    expect(announced).toBeLessThan(asked);
+    // By the time it is asked, the client shows what it would run.
+    const before = updatesFor("call_1").filter((u) => u.title === "Run touch made.txt");
+    expect(before[0]).toMatchObject({ kind: "execute", rawInput: { command: "touch made.txt" } });
+  });
+
+  test("a tool call is announced as soon as the model starts it, not when its arguments are whole", async () => {
+    const content = "x".repeat(2000);
+    a.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "long.md", content }, chunks: 20 }], chunkDelayMs: 100 }), step({ text: "ok" }));
+    const { sessionId } = await newSession({ _meta: { mode: "auto" } });
+    const answer = a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] });
+    const [request] = await a.model.waitForRequests(1);
+    let seenAt = 0;
+    while (!seenAt) {
+      if (updatesFor("call_1").some((u) => u.sessionUpdate === "tool_call")) seenAt = Date.now();
+      else await Bun.sleep(10);
+    }
+    await answer;
+    // The arguments take two seconds to stream; the call was shown well before they were whole.
+    expect(seenAt - (request?.time ?? 0)).toBeLessThan(1200);
+    expect(updatesFor("call_1")[0]).toMatchObject({ sessionUpdate: "tool_call", title: "write", kind: "edit", status: "pending" });
+    expect(updatesFor("call_1").at(-1)).toMatchObject({ status: "completed" });
+  });
+
+  test("a call announced that never runs (arguments not JSON) is failed, not left pending", async () => {
+    a.model.push(step({ toolCalls: [{ name: "write", arguments: '{"path": "a.md", "content": ' }] }), step({ text: "ok" }));
+    const { sessionId } = await newSession({ _meta: { mode: "auto" } });
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] });
+    expect(updatesFor("call_1").map((u) => [u.sessionUpdate, u.status])).toEqual([
+      ["tool_call", "pending"],
+      ["tool_call_update", "failed"],
+    ]);
+  });
+});
