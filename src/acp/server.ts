@@ -16,6 +16,7 @@ import { initializeResult } from "./agent.ts";
 import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { coalescer } from "./coalesce.ts";
+import { configOptions, SetConfigOption, setConfigOption, watchSettings } from "./config-options.ts";
 import { type AgentHost, type Conn, instanceRef, invalid, routerOf } from "./host.ts";
 import { modeState } from "./modes.ts";
 import { acpInteraction } from "./permission.ts";
@@ -66,6 +67,9 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (client.lembas && host.transport === "link") void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
     });
     const unsubscribe = session.bus.subscribe(forward);
+    const unwatch = watchSettings(session, host, (update) => {
+      void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
+    });
     const announce = (request: PermissionRequest) => {
       forward.flush();
       updates.tools.asked(request);
@@ -76,6 +80,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       session,
       detach: () => {
         unsubscribe();
+        unwatch();
         updates.tools.close();
         release();
       },
@@ -162,6 +167,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       return {
         sessionId: session.id,
         modes: modeState(session.mode, host.maxMode),
+        configOptions: await configOptions(session, host),
         _meta: { lembas: { model: session.model, mode: session.mode, effort: session.effort } },
       };
     })
@@ -188,6 +194,14 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (!mode.success) throw invalid(`modeId must be one of ${Mode.options.join(", ")}`);
       session.setMode(lowerMode(mode.data, host.maxMode));
       return {};
+    })
+    .onRequest("session/set_config_option", async ({ params, client: cx }) => {
+      const parsed = SetConfigOption.safeParse(params);
+      if (!parsed.success) throw invalid("session/set_config_option takes a sessionId, a configId and a value");
+      const request = parsed.data;
+      const session = conn.session(request.sessionId, cx);
+      await setConfigOption(session, host, request.configId, request.value);
+      return { configOptions: await configOptions(session, host) };
     })
     .onNotification("session/cancel", ({ params }) => {
       attached.get(params.sessionId)?.session.cancel();

@@ -4,13 +4,18 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { isStep, step } from "../support/engine.ts";
-import { contentText } from "../support/model.ts";
+import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
 
 let a: StdioAgent;
 beforeEach(async () => {
   a = await startStdioAgent();
 });
-afterEach(() => a.close());
+/** Scripted models a test started itself: the agent leaves them running at its close. */
+const ownModels: ScriptedModel[] = [];
+afterEach(async () => {
+  await a.close();
+  for (const model of ownModels.splice(0)) await model.close();
+});
 
 const newSession = async (extra: Record<string, unknown> = {}) => {
   await a.agent.request("initialize", initializeParams);
@@ -154,5 +159,43 @@ describe("tool calls as they happen", () => {
       ["tool_call", "pending"],
       ["tool_call_update", "failed"],
     ]);
+  });
+});
+
+describe("the model and effort chosen from the editor", () => {
+  const option = (options: unknown, id: string) => (options as { id: string; currentValue: string; category: string; options: { value: string }[] }[]).find((o) => o.id === id);
+
+  test("session/new offers the model, effort and mode as config options; set_config_option changes what the next turn uses", async () => {
+    await a.close();
+    const server = await startModel({ models: [{ id: "test-model" }, { id: "other-model" }] });
+    ownModels.push(server);
+    a = await startStdioAgent({ model: server });
+    a.model.push(step({ text: "ok" }));
+    const created = await newSession();
+    const model = option(created.configOptions, "model");
+    expect(model).toMatchObject({ category: "model", type: "select", currentValue: "test/test-model" });
+    expect(model?.options.map((o) => o.value)).toEqual(["test/test-model", "test/other-model"]);
+    expect(option(created.configOptions, "effort")).toMatchObject({ category: "thought_level", currentValue: "medium" });
+    expect(option(created.configOptions, "mode")).toMatchObject({ category: "mode", currentValue: "edit" });
+
+    const changed = await a.agent.request("session/set_config_option", { sessionId: created.sessionId, configId: "model", value: "test/other-model" });
+    expect(option(changed.configOptions, "model")?.currentValue).toBe("test/other-model");
+    const effort = await a.agent.request("session/set_config_option", { sessionId: created.sessionId, configId: "effort", value: "high" });
+    expect(option(effort.configOptions, "effort")?.currentValue).toBe("high");
+    await a.agent.request("session/prompt", { sessionId: created.sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(a.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.model).toBe("other-model");
+    // The client is told of each change, as it would be of one made elsewhere (a /model command).
+    const told = a.updates.map((u) => u.update as Raw).filter((u) => u.sessionUpdate === "config_option_update");
+    expect(option(told.at(-1)?.configOptions, "effort")?.currentValue).toBe("high");
+  });
+
+  test("a model that is not there, or an option that is not, is a JSON-RPC error with a sentence", async () => {
+    const { sessionId } = await newSession();
+    const unknown = await a.agent.request("session/set_config_option", { sessionId, configId: "model", value: "nope/none" }).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: -32602 });
+    const noOption = await a.agent.request("session/set_config_option", { sessionId, configId: "colour", value: "blue" }).catch((e: unknown) => e);
+    expect(noOption).toMatchObject({ code: -32602, message: expect.stringContaining('there is no config option "colour"') });
+    const badEffort = await a.agent.request("session/set_config_option", { sessionId, configId: "effort", value: "max" }).catch((e: unknown) => e);
+    expect(badEffort).toMatchObject({ code: -32602, message: expect.stringContaining("off, low, medium, high") });
   });
 });
