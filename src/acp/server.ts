@@ -19,6 +19,7 @@ import { coalescer } from "./coalesce.ts";
 import { configOptions, SetConfigOption, setConfigOption, watchSettings } from "./config-options.ts";
 import { type AgentHost, type Conn, instanceRef, invalid, routerOf } from "./host.ts";
 import { modeState } from "./modes.ts";
+import { ListParams, listPast, ResumeParams } from "./past-sessions.ts";
 import { acpInteraction } from "./permission.ts";
 import { judge, linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
@@ -125,6 +126,18 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     },
   };
 
+  /** A session of the store opened for an editor that resumes it; one held by a live process is refused. */
+  const resumed = (sessionId: string): Session => {
+    let session: Session | null;
+    try {
+      session = host.engine.open(sessionId, { maxMode: host.maxMode });
+    } catch (error) {
+      throw storeRequestError(error, host) ?? invalid(errorMessage(error));
+    }
+    if (!session) throw invalid(`there is no session ${sessionId} on this device: session/list names those there are`);
+    return session;
+  };
+
   const app = acp
     .agent({ name: "lembas" })
     .onRequest("initialize", ({ params, client: cx }) => {
@@ -194,6 +207,25 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (!mode.success) throw invalid(`modeId must be one of ${Mode.options.join(", ")}`);
       session.setMode(lowerMode(mode.data, host.maxMode));
       return {};
+    })
+    .onRequest("session/list", ({ params }) => {
+      if (host.transport !== "stdio") throw invalid("session/list is served to an editor on stdio; the link has its own sessions");
+      const parsed = ListParams.safeParse(params ?? {});
+      if (!parsed.success) throw invalid("session/list takes an optional cwd and cursor, both strings");
+      return listPast(host.db, parsed.data);
+    })
+    .onRequest("session/resume", async ({ params, client: cx }) => {
+      if (host.transport !== "stdio") throw invalid("session/resume is served to an editor on stdio; the link has its own sessions");
+      const parsed = ResumeParams.safeParse(params);
+      if (!parsed.success) throw invalid("session/resume takes a sessionId and a cwd");
+      const session = attached.get(parsed.data.sessionId)?.session ?? resumed(parsed.data.sessionId);
+      attach(session, cx);
+      commandsUpdate(session, cx, host);
+      return {
+        modes: modeState(session.mode, host.maxMode),
+        configOptions: await configOptions(session, host),
+        _meta: { lembas: { model: session.model, mode: session.mode, effort: session.effort } },
+      };
     })
     .onRequest("session/set_config_option", async ({ params, client: cx }) => {
       const parsed = SetConfigOption.safeParse(params);

@@ -28,6 +28,7 @@ describe("initialize", () => {
         loadSession: false,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { list: {}, resume: {} },
       },
       authMethods: [],
       agentInfo: { name: "LLeMbas CLI", version: expect.stringMatching(/^\d+\.\d+\.\d+/) },

@@ -4,17 +4,20 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { isStep, step } from "../support/engine.ts";
-import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { contentText, startModel } from "../support/model.ts";
+import { sandbox } from "../support/run.ts";
 
 let a: StdioAgent;
 beforeEach(async () => {
   a = await startStdioAgent();
 });
-/** Scripted models a test started itself: the agent leaves them running at its close. */
-const ownModels: ScriptedModel[] = [];
+/** What a test started itself (a model, a device's sandbox): the agent leaves it at its close. */
+const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
+  // Nothing but protocol messages on stdout, whatever the test did.
+  for (const line of a.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
   await a.close();
-  for (const model of ownModels.splice(0)) await model.close();
+  for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
 const newSession = async (extra: Record<string, unknown> = {}) => {
@@ -168,7 +171,7 @@ describe("the model and effort chosen from the editor", () => {
   test("session/new offers the model, effort and mode as config options; set_config_option changes what the next turn uses", async () => {
     await a.close();
     const server = await startModel({ models: [{ id: "test-model" }, { id: "other-model" }] });
-    ownModels.push(server);
+    cleanups.push(() => server.close());
     a = await startStdioAgent({ model: server });
     a.model.push(step({ text: "ok" }));
     const created = await newSession();
@@ -197,5 +200,44 @@ describe("the model and effort chosen from the editor", () => {
     expect(noOption).toMatchObject({ code: -32602, message: expect.stringContaining('there is no config option "colour"') });
     const badEffort = await a.agent.request("session/set_config_option", { sessionId, configId: "effort", value: "max" }).catch((e: unknown) => e);
     expect(badEffort).toMatchObject({ code: -32602, message: expect.stringContaining("off, low, medium, high") });
+  });
+});
+
+describe("past threads", () => {
+  test("after a restart, session/list names the sessions kept and session/resume goes on with one", async () => {
+    // A device whose store outlives its agents: the second agent runs where the first did.
+    await a.close();
+    const server = await startModel();
+    const box = sandbox();
+    const project = join(box.dir, "project");
+    mkdirSync(project, { recursive: true });
+    mkdirSync(box.configDir, { recursive: true });
+    writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${server.url}\n`);
+    cleanups.push(() => server.close(), () => box.cleanup());
+    a = await startStdioAgent({ device: { box, project }, model: server });
+    a.model.push(step({ text: "first answer" }));
+    const { sessionId } = await newSession();
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "remember the word pumpkin" }] });
+    await a.close();
+    a = await startStdioAgent({ device: { box, project }, model: server });
+    await a.agent.request("initialize", initializeParams);
+    const listed = await a.agent.request("session/list", { cwd: a.project });
+    expect(listed.sessions.map((s) => s.sessionId)).toEqual([sessionId]);
+    expect(listed.sessions[0]).toMatchObject({ cwd: a.project, updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect((await a.agent.request("session/list", { cwd: "/nowhere" })).sessions).toEqual([]);
+
+    const resumed = await a.agent.request("session/resume", { sessionId, cwd: a.project, mcpServers: [] });
+    expect(resumed.modes?.currentModeId).toBe("edit");
+    a.model.push(step({ text: "pumpkin" }));
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "which word?" }] });
+    const history = JSON.stringify(a.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages);
+    expect(history).toContain("remember the word pumpkin");
+    expect(history).toContain("first answer");
+  });
+
+  test("resuming a session that is not there is a JSON-RPC error with a sentence", async () => {
+    await a.agent.request("initialize", initializeParams);
+    const error = await a.agent.request("session/resume", { sessionId: "ses_none", cwd: a.project, mcpServers: [] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -32602, message: expect.stringContaining("there is no session ses_none") });
   });
 });
