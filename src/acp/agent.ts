@@ -40,6 +40,8 @@ export function initializeResult(input: {
       loadSession: false,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { http: false, sse: false },
+      // An editor lists the sessions kept in the store and reopens one (without its history replayed).
+      ...(input.transport === "stdio" ? { sessionCapabilities: { list: {}, resume: {} } } : {}),
     },
     authMethods: [],
     agentInfo: { name: "LLeMbas CLI", version: VERSION },

@@ -7,9 +7,10 @@ type Delta = Extract<EngineEvent, { type: "text" | "reasoning" }>;
  * arrives a network read at a time, and every delta of one read is sent as one event at the end
  * of it (a microtask later), so a fast stream costs a message per read instead of one per token,
  * while a slow one still goes out token by token with no added delay. Any other event flushes
- * what is pending first, so the order of events never changes.
+ * what is pending first, so the order of events never changes; so does `flush`, for what is sent
+ * by another way (an approval asked).
  */
-export function coalescer(send: (event: EngineEvent) => void): (event: EngineEvent) => void {
+export function coalescer(send: (event: EngineEvent) => void): ((event: EngineEvent) => void) & { flush(): void } {
   let pending: Delta | null = null;
   let parts: string[] = [];
   let scheduled = false;
@@ -21,7 +22,7 @@ export function coalescer(send: (event: EngineEvent) => void): (event: EngineEve
     parts = [];
     send(out);
   };
-  return (event) => {
+  const forward = (event: EngineEvent) => {
     if (event.type !== "text" && event.type !== "reasoning") {
       flush();
       send(event);
@@ -37,4 +38,5 @@ export function coalescer(send: (event: EngineEvent) => void): (event: EngineEve
       queueMicrotask(flush);
     }
   };
+  return Object.assign(forward, { flush });
 }

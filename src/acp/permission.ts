@@ -66,10 +66,14 @@ export function readDecision(answer: unknown): PermissionDecision {
   return { outcome: "deny", ...(meta?.feedback ? { feedback: meta.feedback } : {}) };
 }
 
-/** Approvals asked of an ACP client; questions and plans have nobody to answer them (plain ACP). */
-export function acpInteraction(client: acp.AgentContext): Interaction {
+/**
+ * Approvals asked of an ACP client, each after `before` (which tells the client of the tool call
+ * first); questions and plans have nobody to answer them (plain ACP).
+ */
+export function acpInteraction(client: acp.AgentContext, before: (request: PermissionRequest) => void = () => {}): Interaction {
   return {
     async permission(request, signal) {
+      before(request);
       try {
         const answer = await client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal });
         return readDecision(answer);

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
 import { Effort, Mode } from "../config/schema.ts";
 import { lowerMode } from "../engine/permissions.ts";
+import type { PermissionRequest } from "../engine/interaction.ts";
 import type { Session } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
 import { errorMessage } from "../errors.ts";
@@ -15,13 +16,15 @@ import { initializeResult } from "./agent.ts";
 import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { coalescer } from "./coalesce.ts";
+import { configOptions, SetConfigOption, setConfigOption, watchSettings } from "./config-options.ts";
 import { type AgentHost, type Conn, instanceRef, invalid, routerOf } from "./host.ts";
 import { modeState } from "./modes.ts";
+import { ListParams, listPast, ResumeParams } from "./past-sessions.ts";
 import { acpInteraction } from "./permission.ts";
 import { judge, linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
-import { toUpdates } from "./updates.ts";
+import { sessionUpdates } from "./updates.ts";
 import { linkRefusal } from "./whereabouts.ts";
 
 
@@ -57,19 +60,29 @@ export function serveAcp(stream: Stream, host: AgentHost) {
 
   const attach = (session: Session, cx: acp.AgentContext) => {
     if (attached.has(session.id)) return;
+    const updates = sessionUpdates(session, (update) => {
+      void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
+    });
     const forward = coalescer((event: EngineEvent) => {
-      for (const update of toUpdates(event, session)) {
-        void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
-      }
+      updates.event(event);
       if (client.lembas && host.transport === "link") void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});
     });
     const unsubscribe = session.bus.subscribe(forward);
-    const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx);
+    const unwatch = watchSettings(session, host, (update) => {
+      void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
+    });
+    const announce = (request: PermissionRequest) => {
+      forward.flush();
+      updates.tools.asked(request);
+    };
+    const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx, announce);
     host.claims?.claim(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
       detach: () => {
         unsubscribe();
+        unwatch();
+        updates.tools.close();
         release();
       },
     });
@@ -77,8 +90,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   };
 
   /** On stdio: approvals asked of the editor; questions and plans have nobody to answer. */
-  const attachEditor = (session: Session, cx: acp.AgentContext) => {
-    const interaction = acpInteraction(cx);
+  const attachEditor = (session: Session, cx: acp.AgentContext, announce: (request: PermissionRequest) => void) => {
+    const interaction = acpInteraction(cx, announce);
     session.interaction = interaction;
     return () => {
       if (session.interaction === interaction) session.interaction = null;
@@ -111,6 +124,18 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       commandsUpdate(session, cx, host);
       return session;
     },
+  };
+
+  /** A session of the store opened for an editor that resumes it; one held by a live process is refused. */
+  const resumed = (sessionId: string): Session => {
+    let session: Session | null;
+    try {
+      session = host.engine.open(sessionId, { maxMode: host.maxMode });
+    } catch (error) {
+      throw storeRequestError(error, host) ?? invalid(errorMessage(error));
+    }
+    if (!session) throw invalid(`there is no session ${sessionId} on this device: session/list names those there are`);
+    return session;
   };
 
   const app = acp
@@ -155,6 +180,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       return {
         sessionId: session.id,
         modes: modeState(session.mode, host.maxMode),
+        configOptions: await configOptions(session, host),
         _meta: { lembas: { model: session.model, mode: session.mode, effort: session.effort } },
       };
     })
@@ -181,6 +207,33 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (!mode.success) throw invalid(`modeId must be one of ${Mode.options.join(", ")}`);
       session.setMode(lowerMode(mode.data, host.maxMode));
       return {};
+    })
+    .onRequest("session/list", ({ params }) => {
+      if (host.transport !== "stdio") throw invalid("session/list is served to an editor on stdio; the link has its own sessions");
+      const parsed = ListParams.safeParse(params ?? {});
+      if (!parsed.success) throw invalid("session/list takes an optional cwd and cursor, both strings");
+      return listPast(host.db, parsed.data);
+    })
+    .onRequest("session/resume", async ({ params, client: cx }) => {
+      if (host.transport !== "stdio") throw invalid("session/resume is served to an editor on stdio; the link has its own sessions");
+      const parsed = ResumeParams.safeParse(params);
+      if (!parsed.success) throw invalid("session/resume takes a sessionId and a cwd");
+      const session = attached.get(parsed.data.sessionId)?.session ?? resumed(parsed.data.sessionId);
+      attach(session, cx);
+      commandsUpdate(session, cx, host);
+      return {
+        modes: modeState(session.mode, host.maxMode),
+        configOptions: await configOptions(session, host),
+        _meta: { lembas: { model: session.model, mode: session.mode, effort: session.effort } },
+      };
+    })
+    .onRequest("session/set_config_option", async ({ params, client: cx }) => {
+      const parsed = SetConfigOption.safeParse(params);
+      if (!parsed.success) throw invalid("session/set_config_option takes a sessionId, a configId and a value");
+      const request = parsed.data;
+      const session = conn.session(request.sessionId, cx);
+      await setConfigOption(session, host, request.configId, request.value);
+      return { configOptions: await configOptions(session, host) };
     })
     .onNotification("session/cancel", ({ params }) => {
       attached.get(params.sessionId)?.session.cancel();

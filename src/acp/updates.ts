@@ -1,12 +1,13 @@
 import type { EngineEvent } from "../bus/index.ts";
 import type { Session } from "../engine/session.ts";
+import { isToolEvent, ToolCallFeed, type Update } from "./tool-calls.ts";
 
-/** A session/update's `update`, as the SDK types it. */
-export type Update = Record<string, unknown> & { sessionUpdate: string };
+export type { Update };
 
 /**
  * Maps one engine event to the ACP session/update notifications a plain client gets. Events
  * that ACP has no place for map to nothing (a LLeMbas client also gets them as _lembas/event).
+ * Tool calls are the feed's (src/acp/tool-calls.ts): they have a state.
  */
 export function toUpdates(event: EngineEvent, session: Session): Update[] {
   switch (event.type) {
@@ -14,42 +15,6 @@ export function toUpdates(event: EngineEvent, session: Session): Update[] {
       return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: event.delta } }];
     case "reasoning":
       return [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.delta } }];
-    case "tool_start":
-      return [
-        {
-          sessionUpdate: "tool_call",
-          toolCallId: event.callId,
-          title: event.title,
-          kind: event.kind,
-          status: "pending",
-          rawInput: event.args,
-          locations: event.locations,
-        },
-        { sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress" },
-      ];
-    case "tool_end":
-      return [
-        {
-          sessionUpdate: "tool_call_update",
-          toolCallId: event.callId,
-          status: event.isError ? "failed" : "completed",
-          content: event.diffs?.length
-            ? event.diffs.map((d) => ({ type: "diff", path: d.path, oldText: d.oldText, newText: d.newText }))
-            : [{ type: "content", content: { type: "text", text: event.output } }],
-          rawOutput: { output: event.output, ...(event.meta ?? {}) },
-        },
-      ];
-    case "tool_denied":
-      return [
-        {
-          sessionUpdate: "tool_call",
-          toolCallId: event.callId,
-          title: event.title,
-          kind: event.kind,
-          status: "failed",
-          content: [{ type: "content", content: { type: "text", text: event.feedback ? `denied: ${event.feedback}` : `refused: ${event.reason}` } }],
-        },
-      ];
     case "todos":
       return [
         {
@@ -62,4 +27,16 @@ export function toUpdates(event: EngineEvent, session: Session): Update[] {
     default:
       return [];
   }
+}
+
+/** One attached session's updates: each event mapped and sent, tool calls through their feed. */
+export function sessionUpdates(session: Session, send: (update: Update) => void) {
+  const tools = new ToolCallFeed(send);
+  return {
+    tools,
+    event(event: EngineEvent): void {
+      if (isToolEvent(event)) tools.event(event);
+      for (const update of toUpdates(event, session)) send(update);
+    },
+  };
 }

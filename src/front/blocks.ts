@@ -41,8 +41,9 @@ export function typedText(blocks: readonly Block[]): string {
  * images and embedded resources written under the session's attachment directory with a name of
  * their own, then attached (an image by path, a text resource line-numbered like an @file, a
  * binary one referenced by path). Limits are checked on decoded sizes before anything is written.
+ * The blocks in `attached` are left out: the caller attaches them as the project files they are.
  */
-export function readBlocks(blocks: readonly Block[], attachmentsDir: string): ReadBlocks {
+export function readBlocks(blocks: readonly Block[], attachmentsDir: string, attached: ReadonlySet<Block> = new Set()): ReadBlocks {
   if (blocks.every((b) => b.type === "text" && !b.text.trim())) throw new BlockError("the prompt is empty: send some text, an image or a file");
   checkSizes(blocks);
   const decoded = blocks.map(decode);
@@ -50,7 +51,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string): Re
   const attachments: Attachment[] = [];
   const read: string[] = [];
   for (const [i, block] of blocks.entries()) {
-    if (block.type === "text" || block.type === "resource_link") continue;
+    if (block.type === "text" || block.type === "resource_link" || attached.has(block)) continue;
     const file = decoded[i];
     if (!file) continue;
     const path = save(attachmentsDir, file.name, file.bytes);

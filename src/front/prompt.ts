@@ -7,6 +7,7 @@ import { type CommandSet, commandsKey, loadCommands, parseCommand } from "../pro
 import type { ProtectedPaths } from "../project/protected.ts";
 import { reviewInput } from "../project/review.ts";
 import { type Block, readBlocks, typedText } from "./blocks.ts";
+import { projectFiles } from "./file-resources.ts";
 
 /**
  * Where a front end's prompts come from: what every front end (ACP, the link, the terminal UI)
@@ -88,13 +89,10 @@ function preparedInput(
   review: string | null,
   place: PromptPlace,
 ): Omit<PromptInput, "turnId"> {
-  const read = readBlocks(blocks, join(place.attachmentsDir, session.id));
-  const mentions = expandMentions(read.typed, {
-    cwd: session.cwd,
-    root: session.root,
-    roots: place.roots ? [...place.roots] : null,
-    protectedPaths: place.protectedPaths,
-  });
+  const rules = { cwd: session.cwd, root: session.root, roots: place.roots ? [...place.roots] : null, protectedPaths: place.protectedPaths };
+  const files = projectFiles(blocks, rules);
+  const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set(files.keys()));
+  const mentions = expandMentions(read.typed, rules, [...files.values()]);
   // The command's own text is never searched for @mentions; what the person typed is.
   const after = mentions.text.slice(read.typed.length);
   let text = mentions.text;

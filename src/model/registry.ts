@@ -216,6 +216,8 @@ export class ModelRegistry implements ModelSource {
     const now = Date.now();
     const waits: Promise<void>[] = [];
     for (const entry of listed.values()) {
+      // A list never had yet is waited for, even when its first listing is already under way.
+      if (entry.models === null && entry.refreshing) waits.push(entry.refreshing);
       if (entry.refreshing || now - entry.askedAt < RETRY_MS) continue;
       if (entry.models === null) waits.push(this.refresh(entry));
       else if (entry.listedAt === null || now - entry.listedAt > REFRESH_MS) void this.refresh(entry);

@@ -68,9 +68,10 @@ export type AttachRules = {
 /**
  * Attaches what the @mentions name, as the terminal's expander does: only a path that is —
  * symlinks followed — inside the project (and the remote roots, where they apply), not protected,
- * and there. Anything else stays plain text and is never read.
+ * and there. Anything else stays plain text and is never read. `files` are mentions made from
+ * elsewhere than the text (an editor's attached files), attached after the typed ones.
  */
-export function expandMentions(text: string, rules: AttachRules): Attached {
+export function expandMentions(text: string, rules: AttachRules, files: readonly Mention[] = []): Attached {
   const blocks: string[] = [];
   const images: Attached["images"] = [];
   const read: string[] = [];
@@ -84,7 +85,7 @@ export function expandMentions(text: string, rules: AttachRules): Attached {
     blocks.push(block);
     room -= block.length;
   };
-  for (const mention of findMentions(text)) {
+  for (const mention of [...findMentions(text), ...files]) {
     const target = allowed(mention, rules, root);
     if (typeof target !== "string") {
       skipped.push({ mention: mention.raw, why: target.why });
@@ -132,6 +133,11 @@ function leftOutNote(mentions: string[]): string {
   const named = mentions.slice(0, 10).join(" ");
   const more = mentions.length > 10 ? ` and ${mentions.length - 10} more` : "";
   return `(not attached, as this prompt's attachments reached their limit of ${MAX_ATTACHED} characters: ${named}${more}; read them with a tool)`;
+}
+
+/** Whether a mention would be attached: inside the project (and the roots), not protected, and there. */
+export function attachable(mention: Mention, rules: AttachRules): boolean {
+  return typeof allowed(mention, rules, real(rules.root) ?? resolve(rules.root)) === "string";
 }
 
 function allowed(mention: Mention, rules: AttachRules, root: string): string | { why: string } {

@@ -16,7 +16,12 @@ async function promptIn(mode: string, text = "go") {
   return a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
 }
 
-const toolCalls = () => a.updates.map((u) => u.update as Record<string, unknown>).filter((u) => u.sessionUpdate === "tool_call");
+/** The title the client shows for a call: the last one its tool_call or tool_call_updates gave. */
+const titleOf = (callId: string | undefined) =>
+  a.updates
+    .map((u) => u.update as Record<string, unknown>)
+    .filter((u) => u.toolCallId === callId && typeof u.title === "string")
+    .at(-1)?.title;
 
 describe("an approval card shows what will run", () => {
   test("a command's card shows the exact command and its directory first, the model's description only after", async () => {
@@ -30,7 +35,7 @@ describe("an approval card shows what will run", () => {
     ]);
     expect(a.permissionRequests[0]?._meta).toEqual({ lembas: { reason: "edit mode asks before running commands", purpose: "write out.txt", always: "echo and cat commands, for this session" } });
     // What the client then shows for the running call says the same.
-    expect(toolCalls()[0]?.title).toBe(`Run ${command}`);
+    expect(titleOf(card?.toolCallId)).toBe(`Run ${command}`);
   });
 
   test("a command holding backticks is fenced so it shows whole", async () => {

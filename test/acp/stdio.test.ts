@@ -28,6 +28,7 @@ describe("initialize", () => {
         loadSession: false,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { list: {}, resume: {} },
       },
       authMethods: [],
       agentInfo: { name: "LLeMbas CLI", version: expect.stringMatching(/^\d+\.\d+\.\d+/) },
@@ -75,11 +76,13 @@ describe("session/prompt", () => {
     });
     expect(result).toEqual({ stopReason: "end_turn", _meta: { lembas: { turnId: "turn-a" } } });
     expect(readFileSync(join(a.project, "hello.md"), "utf8")).toBe("# Hi\n");
+    // Announced as the model starts it, then what it does once it runs.
     const call = updatesOf("tool_call")[0]?.update as Record<string, unknown>;
-    expect(call).toMatchObject({ kind: "edit", status: "pending", rawInput: { path: "hello.md", content: "# Hi\n" } });
-    expect(call.locations).toEqual([{ path: join(a.project, "hello.md") }]);
+    expect(call).toMatchObject({ title: "write", kind: "edit", status: "pending" });
     const done = updatesOf("tool_call_update").map((u) => u.update as Record<string, unknown>);
     expect(done.map((u) => u.status)).toEqual(["in_progress", "completed"]);
+    expect(done[0]).toMatchObject({ toolCallId: call.toolCallId, title: "Write hello.md", rawInput: { path: "hello.md", content: "# Hi\n" } });
+    expect(done[0]?.locations).toEqual([{ path: join(a.project, "hello.md") }]);
     expect(done[1]?.content).toEqual([{ type: "diff", path: join(a.project, "hello.md"), oldText: null, newText: "# Hi\n" }]);
     expect(updatesOf("agent_thought_chunk").length).toBeGreaterThan(0);
     const text = updatesOf("agent_message_chunk").map((u) => (u.update as { content: { text: string } }).content.text).join("");
@@ -118,8 +121,8 @@ describe("session/prompt", () => {
     ]);
     expect(asked?.toolCall).toMatchObject({ kind: "execute", status: "pending", rawInput: { command: "touch made.txt" } });
     expect(asked?._meta).toMatchObject({ lembas: { reason: "edit mode asks before running commands", always: "touch commands, for this session" } });
-    const failed = updatesOf("tool_call").map((u) => u.update as Record<string, unknown>);
-    expect(failed.at(-1)).toMatchObject({ status: "failed" });
+    const failed = updatesOf("tool_call_update").map((u) => u.update as Record<string, unknown>);
+    expect(failed.at(-1)).toMatchObject({ toolCallId: asked?.toolCall.toolCallId, status: "failed" });
   });
 
   test("a cancelled permission outcome is a denial", async () => {

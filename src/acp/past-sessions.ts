@@ -1,0 +1,38 @@
+import { z } from "zod";
+import type { Db } from "../store/db.ts";
+import { listSessions, type SessionRow } from "../store/sessions.ts";
+import { invalid } from "./host.ts";
+
+/** Sessions a session/list answer holds; the cursor is where the next page starts. */
+const PAGE = 100;
+/** The most sessions looked through for one list (the store's newest first). */
+const MOST = 10_000;
+
+export const ListParams = z.looseObject({ cwd: z.string().nullish(), cursor: z.string().nullish() });
+export const ResumeParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string() });
+
+/**
+ * session/list: the sessions kept in the store, newest first, those of a directory where one is
+ * given (its sessions and those of the project it is the root of), a page at a time.
+ */
+export function listPast(db: Db, params: z.infer<typeof ListParams>) {
+  const start = params.cursor ? Number(params.cursor) : 0;
+  if (!Number.isSafeInteger(start) || start < 0) throw invalid(`the cursor ${JSON.stringify(params.cursor)} is not one this agent gave`);
+  const cwd = params.cwd ?? null;
+  const rows = listSessions(db, { limit: MOST }).filter((s) => cwd === null || s.cwd === cwd || s.root === cwd);
+  const page = rows.slice(start, start + PAGE);
+  return {
+    sessions: page.map(sessionInfo),
+    ...(start + PAGE < rows.length ? { nextCursor: String(start + PAGE) } : {}),
+  };
+}
+
+function sessionInfo(row: SessionRow) {
+  return {
+    sessionId: row.id,
+    cwd: row.cwd,
+    title: row.title,
+    updatedAt: new Date(row.updatedAt).toISOString(),
+    _meta: { lembas: { root: row.root, model: row.model, mode: row.mode, origin: row.origin } },
+  };
+}

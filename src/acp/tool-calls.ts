@@ -1,0 +1,144 @@
+import type { EngineEvent } from "../bus/index.ts";
+import type { PermissionRequest } from "../engine/interaction.ts";
+import { toolByName } from "../tools/index.ts";
+
+/** A session/update's `update`, as the SDK types it. */
+export type Update = Record<string, unknown> & { sessionUpdate: string };
+
+type ToolEvent = Extract<EngineEvent, { type: "tool_call_delta" | "tool_start" | "tool_end" | "tool_denied" | "progress" | "step" | "task" | "retract" }>;
+
+/** The most of a running command's output a progress update carries: its tail, the rest said as cut. */
+export const MAX_LIVE_OUTPUT = 32 * 1024;
+
+type Call = { started: boolean; output: string; cut: number; timer: ReturnType<typeof setTimeout> | null };
+
+/**
+ * One session's tool calls as a client sees them: each is announced (`tool_call`) once, as soon as
+ * the model starts it (its first streamed piece) or, failing that, when its approval is asked or it
+ * starts; what follows is `tool_call_update`. A running command's output goes out as the call's
+ * content at most once every `intervalMs` (ACP content replaces what was shown, so each carries the
+ * output so far, up to its last MAX_LIVE_OUTPUT characters). A call announced that never ran (its
+ * arguments were bad, its step retracted) is failed when the step it belongs to is over.
+ */
+export class ToolCallFeed {
+  private readonly calls = new Map<string, Call>();
+
+  constructor(
+    private readonly send: (update: Update) => void,
+    private readonly intervalMs = 200,
+  ) {}
+
+  /** The updates for one tool event, sent at once (progress later, coalesced). */
+  event(event: ToolEvent): void {
+    switch (event.type) {
+      case "tool_call_delta":
+        if (!this.calls.has(event.callId) && event.name) this.announce(event.callId, { title: event.name, kind: kindOf(event.name) });
+        return;
+      case "tool_start":
+        return this.start(event);
+      case "progress":
+        return this.progress(event.callId, event.output);
+      case "tool_end":
+        return this.end(event);
+      case "tool_denied":
+        return this.denied(event);
+      case "step":
+      case "task":
+      case "retract":
+        return this.failUnstarted();
+    }
+  }
+
+  /** Before an approval is asked: the client knows of the call it is asked about, with what it would do. */
+  asked(request: PermissionRequest): void {
+    const fields = { title: request.title, kind: request.kind, rawInput: request.rawInput };
+    if (this.calls.has(request.callId)) this.send({ sessionUpdate: "tool_call_update", toolCallId: request.callId, ...fields });
+    else this.announce(request.callId, fields);
+  }
+
+  private announce(callId: string, fields: Record<string, unknown>): void {
+    this.calls.set(callId, { started: false, output: "", cut: 0, timer: null });
+    this.send({ sessionUpdate: "tool_call", toolCallId: callId, status: "pending", ...fields });
+  }
+
+  private start(event: Extract<EngineEvent, { type: "tool_start" }>): void {
+    const fields = { title: event.title, kind: event.kind, rawInput: event.args, locations: event.locations };
+    const known = this.calls.has(event.callId);
+    if (!known) this.announce(event.callId, fields);
+    const call = this.calls.get(event.callId);
+    if (call) call.started = true;
+    this.send({ sessionUpdate: "tool_call_update", toolCallId: event.callId, status: "in_progress", ...(known ? fields : {}) });
+  }
+
+  private progress(callId: string, output: string): void {
+    const call = this.calls.get(callId);
+    if (!call) return;
+    call.output += output;
+    if (call.output.length > MAX_LIVE_OUTPUT) {
+      call.cut += call.output.length - MAX_LIVE_OUTPUT;
+      call.output = call.output.slice(-MAX_LIVE_OUTPUT);
+    }
+    call.timer ??= setTimeout(() => {
+      call.timer = null;
+      const text = call.cut > 0 ? `[… ${call.cut} characters before …]\n${call.output}` : call.output;
+      this.send({ sessionUpdate: "tool_call_update", toolCallId: callId, content: [{ type: "content", content: { type: "text", text } }] });
+    }, this.intervalMs);
+  }
+
+  private end(event: Extract<EngineEvent, { type: "tool_end" }>): void {
+    this.forget(event.callId);
+    this.send({
+      sessionUpdate: "tool_call_update",
+      toolCallId: event.callId,
+      status: event.isError ? "failed" : "completed",
+      content: event.diffs?.length
+        ? event.diffs.map((d) => ({ type: "diff", path: d.path, oldText: d.oldText, newText: d.newText }))
+        : [{ type: "content", content: { type: "text", text: event.output } }],
+      rawOutput: { output: event.output, ...(event.meta ?? {}) },
+    });
+  }
+
+  private denied(event: Extract<EngineEvent, { type: "tool_denied" }>): void {
+    const known = this.forget(event.callId);
+    const text = event.feedback ? `denied: ${event.feedback}` : `refused: ${event.reason}`;
+    this.send({
+      sessionUpdate: known ? "tool_call_update" : "tool_call",
+      toolCallId: event.callId,
+      title: event.title,
+      kind: event.kind,
+      status: "failed",
+      content: [{ type: "content", content: { type: "text", text } }],
+    });
+  }
+
+  /** The calls announced that never started, failed: their step is over (or was taken back). */
+  private failUnstarted(): void {
+    for (const [callId, call] of [...this.calls]) {
+      if (call.started) continue;
+      this.forget(callId);
+      this.send({ sessionUpdate: "tool_call_update", toolCallId: callId, status: "failed" });
+    }
+  }
+
+  /** Stops following a call; whether it was known. */
+  private forget(callId: string): boolean {
+    const call = this.calls.get(callId);
+    if (call?.timer) clearTimeout(call.timer);
+    return this.calls.delete(callId);
+  }
+
+  /** Stops every pending progress update (the session is let go of). */
+  close(): void {
+    for (const call of this.calls.values()) if (call.timer) clearTimeout(call.timer);
+    this.calls.clear();
+  }
+}
+
+function kindOf(name: string): string {
+  return toolByName(name)?.kind ?? "other";
+}
+
+/** Whether an event is one the feed maps. */
+export function isToolEvent(event: EngineEvent): event is ToolEvent {
+  return ["tool_call_delta", "tool_start", "tool_end", "tool_denied", "progress", "step", "task", "retract"].includes(event.type);
+}
