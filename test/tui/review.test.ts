@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
-import { runLembas, type Sandbox } from "../support/run.ts";
+import { afterHeader, runLembas, type Sandbox } from "../support/run.ts";
 import { type ScreenOptions, screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
 
@@ -63,7 +63,7 @@ describe("review: the words after lembas", () => {
   test("a prompt on stdin that starts with a dash (a markdown list) is the prompt, not an option", async () => {
     const r = await runLembas(box, [], { cwd: box.project, stdin: "- fix the list\n- and this one\n" });
     // Nothing said but the session's closing line.
-    expect(r.stderr).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
+    expect(afterHeader(r.stderr)).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
     expect(r.code).toBe(0);
     expect(JSON.stringify(model.requests.at(-1)?.body.messages?.at(-1))).toContain("- fix the list");
   });
@@ -79,7 +79,7 @@ describe("review: the words after lembas", () => {
   test("a short word two edits from a subcommand is a prompt (test is not trust); one edit is still a typo", async () => {
     const test = await runLembas(box, ["test"], { cwd: box.project });
     // Nothing said but the session's closing line.
-    expect(test.stderr).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
+    expect(afterHeader(test.stderr)).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
     expect(test.code).toBe(0);
     const rum = await runLembas(box, ["rum"], { cwd: box.project });
     expect(rum.code).toBe(2);
