@@ -42,7 +42,9 @@ export function openDb(file: string): Db {
   }
   try {
     db.exec("PRAGMA busy_timeout = 10000");
-    db.exec("PRAGMA journal_mode = WAL");
+    // Changing the journal mode does not wait on the busy timeout: another process making the
+    // same fresh file (a service and a terminal started at once) is waited for here.
+    whileBusy(() => db.exec("PRAGMA journal_mode = WAL"), 10_000);
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db, file);
@@ -51,6 +53,20 @@ export function openDb(file: string): Db {
     throw openFailure(error, file) ?? error;
   }
   return db;
+}
+
+/** Runs `step` again while SQLite says the file is busy, for at most `ms`. */
+function whileBusy(step: () => void, ms: number): void {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      step();
+      return;
+    } catch (error) {
+      if (!(errorCode(error) ?? "").startsWith("SQLITE_BUSY") || Date.now() >= until) throw error;
+      Bun.sleepSync(10 + Math.random() * 20);
+    }
+  }
 }
 
 /**
