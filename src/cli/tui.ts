@@ -81,8 +81,9 @@ export async function runTerminal(argv: readonly string[]): Promise<void> {
 async function runPiped(args: TerminalArgs): Promise<void> {
   if (args.resume === true) throw new UserError("-r without an id needs a terminal to pick in: say the session's id", 2);
   if (args.share) throw new UserError("--share shares the interactive terminal's session: run it at a terminal, not in a pipe", 2);
-  const prompt = args.prompt ?? (process.stdin.isTTY ? "" : (await Bun.stdin.text()).trim());
-  if (!prompt) throw new UserError("no prompt: give one as an argument or on stdin (lembas \"what to do\")", 2);
+  // A prompt on stdin is run's `-`: read once, by run's own bounded reader.
+  const prompt = args.prompt ?? (process.stdin.isTTY ? null : "-");
+  if (prompt === null) throw new UserError("no prompt: give one as an argument or on stdin (lembas \"what to do\")", 2);
   const run = (await import("./run.ts")).default;
   // The prompt after `--`: one that starts with a dash (a markdown list on stdin) is not an option.
   const rawArgs = [

@@ -56,6 +56,19 @@ describe("lembas run: a prompt from stdin", () => {
     expect(model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
     expect(await noSessions()).toBe(true);
   });
+
+  test("lembas with its prompt piped in reads it as run - does: bounded, and an empty one is an empty prompt", async () => {
+    model.push(step({ text: "fixed" }));
+    const piped = await runLembas(box, [], { cwd: box.project, stdin: "fix it\n" });
+    expect(piped).toMatchObject({ code: 0, stdout: "fixed\n" });
+    expect(lastPrompt()).toBe("fix it");
+    const huge = await runLembas(box, [], { cwd: box.project, stdin: "x".repeat(11 * 1024 * 1024) });
+    expect(huge.code).toBe(2);
+    expect(huge.stderr.trim()).toBe("lembas: stdin is more than 10 MiB (10485760 bytes), the limit of one attachment: pipe in less, or name a file as @path");
+    const empty = await runLembas(box, [], { cwd: box.project, stdin: "  \n" });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr.trim()).toStartWith("lembas: the prompt is empty");
+  });
 });
 
 describe("lembas run --format json", () => {
