@@ -17,3 +17,21 @@ export class Pause {
     this.cut?.();
   }
 }
+
+/** Waits for `work` to settle, at most `ms`; the timer is cleared either way, so it holds no process up. */
+export async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: Timer | undefined;
+  try {
+    await Promise.race([
+      work.then(
+        () => {},
+        () => {},
+      ),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

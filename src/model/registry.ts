@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "../engine/models.ts";
 import type { StoredListing } from "../store/listings.ts";
 import { noModelHint } from "../config/hints.ts";
+import { within } from "../pause.ts";
 import { type DialectId, dialectOf } from "./dialects.ts";
 import { type DiscoveredModel, type Discovery, discover, modelWindow } from "./discovery.ts";
 import { UserError } from "../errors.ts";
@@ -233,11 +234,7 @@ export class ModelRegistry implements ModelSource {
   async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     const listed = this.listing ? await this.listing.catch(() => null) : null;
     const running = [...(listed?.values() ?? [])].map((l) => l.refreshing).filter((p): p is Promise<void> => p !== null);
-    if (running.length > 0) {
-      let timer: Timer | undefined;
-      await Promise.race([Promise.all(running), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-      clearTimeout(timer);
-    }
+    if (running.length > 0) await within(Promise.all(running), graceMs);
     this.stopping.abort();
   }
 

@@ -12,6 +12,7 @@
  * either end wins.
  */
 import type { Paths } from "../config/paths.ts";
+import { within } from "../pause.ts";
 import type { Config } from "../config/schema.ts";
 import type { AgentHost, LinkSurface } from "../acp/host.ts";
 import { registerLembasMethods } from "../acp/lembas.ts";
@@ -199,14 +200,7 @@ export class TerminalShare {
     this.tell();
     served.server.detach(sessionId);
     if (!served.up) return;
-    let timer: Timer | undefined;
-    await Promise.race([
-      served.connection.client.request("_lembas/ipc/leave", { sessionId }).catch(() => {}),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, LEAVE_WAIT_MS);
-      }),
-    ]);
-    clearTimeout(timer);
+    await within(served.connection.client.request("_lembas/ipc/leave", { sessionId }), LEAVE_WAIT_MS);
   }
 
   /**
