@@ -1,5 +1,5 @@
 import { defineCommand } from "./command.ts";
-import { createEngine } from "../engine/create.ts";
+import { createEngine } from "./start-engine.ts";
 import { windowText } from "../model/discovery.ts";
 import type { ListingStatus } from "../model/registry.ts";
 import { noModelHint } from "../config/hints.ts";

@@ -9,7 +9,7 @@ import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";
 import { Effort, Mode } from "../config/schema.ts";
 import { approveAll, nobody } from "../engine/interaction.ts";
-import { createEngine } from "../engine/create.ts";
+import { createEngine } from "./start-engine.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import type { Block } from "../front/blocks.ts";
 import { type RunResult, RunTally } from "./run-result.ts";

@@ -1,6 +1,6 @@
 import { defineCommand } from "./command.ts";
 import { withoutControls } from "../controls.ts";
-import { createEngine } from "../engine/create.ts";
+import { createEngine } from "./start-engine.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { deleteAnywhere } from "../service/device-delete.ts";

@@ -1,6 +1,6 @@
 import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
 import { serveAcp } from "../acp/server.ts";
-import { createEngine } from "../engine/create.ts";
+import { createEngine } from "./start-engine.ts";
 import type { lineTransport } from "../rpc/stdio.ts";
 import { createContext } from "./context.ts";
 

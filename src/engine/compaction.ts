@@ -4,7 +4,7 @@ import { displayUrl, type ModelError } from "../model/errors.ts";
 import { windowInOverflow } from "../model/overflow.ts";
 import type { ToolSpec } from "../model/request.ts";
 import type { TodoItem } from "../tools/tool.ts";
-import { DEFAULT_CONTEXT, type ResolvedModel } from "./models.ts";
+import { DEFAULT_CONTEXT, type ResolvedModel } from "../model/resolved.ts";
 import type { StoredMessage } from "./records.ts";
 import { modelSummary } from "./side-calls.ts";
 import type { StepOutcome } from "./turn.ts";

@@ -12,7 +12,7 @@ import { beat, HEARTBEAT_MS } from "../store/holds.ts";
 import { claimSession, heldElsewhere, heldElsewhereSentence, lostHolds, releaseHold } from "../store/placement.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
-import type { ModelSource } from "./models.ts";
+import type { ModelSource } from "../model/resolved.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";

@@ -14,7 +14,7 @@ import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
 import { type Interaction, nobody } from "./interaction.ts";
-import type { ModelSource, ResolvedModel } from "./models.ts";
+import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
 import { lowerMode, modeAction } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";

@@ -3,7 +3,7 @@ import { UserError } from "../errors.ts";
 import { streamChat } from "../model/client.ts";
 import type { ChatMessage } from "../model/request.ts";
 import { toChatMessages } from "./history.ts";
-import type { ResolvedModel } from "./models.ts";
+import type { ResolvedModel } from "../model/resolved.ts";
 import type { StoredMessage } from "./records.ts";
 
 // The model calls a session makes beside its turns: a title after the first prompt, and a summary

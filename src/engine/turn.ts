@@ -8,7 +8,7 @@ import { type RetryPolicy, describeWait } from "../model/retry.ts";
 import { textToolCallsFor } from "../model/text-toolcalls.ts";
 import { ToolCallAccumulator } from "../model/toolcalls.ts";
 import { promptWithoutTools } from "./instructions.ts";
-import { offersTools, type ResolvedModel } from "./models.ts";
+import { offersTools, type ResolvedModel } from "../model/resolved.ts";
 import type { AssistantRecord, ToolCallRecord, ToolResultRecord } from "./records.ts";
 
 export type StopReason = "end_turn" | "max_turn_requests" | "max_tokens" | "cancelled" | "refusal";

@@ -1,6 +1,6 @@
 import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
-import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "../engine/models.ts";
+import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./resolved.ts";
 import type { StoredListing } from "../store/listings.ts";
 import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { CardDesk } from "../acp/cards.ts";
 import { Claims } from "../acp/claims.ts";
 import type { Context } from "../cli/context.ts";
-import { createEngine } from "../engine/create.ts";
+import { createEngine } from "../cli/start-engine.ts";
 import { errorMessage } from "../errors.ts";
 import { LinkDialer } from "../link/dialer.ts";
 import { createFileIndexes } from "../project/files.ts";

@@ -10,7 +10,7 @@ import type { Config } from "../config/schema.ts";
 import { errorMessage } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "../model/endpoint.ts";
 import { displayUrl, type ModelError } from "../model/errors.ts";
-import { DEFAULT_CONTEXT } from "../engine/models.ts";
+import { DEFAULT_CONTEXT } from "../model/resolved.ts";
 import { dialectById } from "../model/dialects.ts";
 import { discover, modelWindow, windowText } from "../model/discovery.ts";
 import { probeTools } from "../model/discovery-probe.ts";

@@ -1,4 +1,4 @@
-import { localPorts } from "../engine/create.ts";
+import { localPorts } from "../model/local-ports.ts";
 import { LOCAL_PORTS } from "../model/models.ts";
 import { listLogins } from "../store/logins.ts";
 import type { TuiRuntime } from "./runtime.ts";

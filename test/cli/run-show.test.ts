@@ -71,7 +71,7 @@ describe.skipIf(!HAVE_TMUX)("lembas run shows the work (at a terminal)", () => {
     const shown = screen.text();
     expect(shown).not.toContain("waiting for the model");
     expect(shown).toMatch(/^lembas · test\/test-model.* · session ses_[\w-]+\n\nHello there\.$/m);
-  });
+  }, 20_000);
 
   test("colours at a terminal, none with NO_COLOR", async () => {
     const colourOf = async (noColor: boolean) => {

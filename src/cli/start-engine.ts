@@ -1,10 +1,11 @@
-import type { Context } from "../cli/context.ts";
+import type { Context } from "./context.ts";
 import { ModelRegistry, type RegistryLogin } from "../model/registry.ts";
 import type { Db } from "../store/db.ts";
 import { keptListings } from "../store/listings.ts";
 import { listLogins, setLoginProviders } from "../store/logins.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
-import { Engine } from "./engine.ts";
+import { Engine } from "../engine/engine.ts";
+import { localPorts } from "../model/local-ports.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
 export function createEngine(
@@ -30,11 +31,4 @@ export function createEngine(
 /** The store's logins as the registry takes them (again after a login or a logout: ModelRegistry.setLogins). */
 export function registryLogins(db: Db): RegistryLogin[] {
   return listLogins(db).map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers }));
-}
-
-/** LEMBAS_LOCAL_PORTS=11434,8080 changes which loopback ports are probed for a local model server. */
-export function localPorts(value: string | undefined): number[] | undefined {
-  if (!value) return undefined;
-  const ports = value.split(",").map((p) => Number(p.trim())).filter((p) => Number.isInteger(p) && p > 0 && p < 65536);
-  return ports.length > 0 ? ports : undefined;
 }

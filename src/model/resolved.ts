@@ -1,6 +1,6 @@
-import type { DialectId } from "../model/dialects.ts";
-import type { ModelWindow } from "../model/discovery.ts";
-import type { Endpoint } from "../model/endpoint.ts";
+import type { DialectId } from "./dialects.ts";
+import type { ModelWindow } from "./discovery.ts";
+import type { Endpoint } from "./endpoint.ts";
 
 /** A model ready to be called: where requests go and what the engine needs to know of it. */
 export type ResolvedModel = {
