@@ -16,6 +16,7 @@ const TAIL_LINES = 5;
  */
 export function toolResultLines(event: EventOf<"tool_end">, output: string | undefined, paint: Paints, root: string): string[] {
   if (event.diffs && event.diffs.length > 0 && !event.isError) return event.diffs.flatMap((diff) => diffLines(diff, paint, root));
+  if (event.name === "todo" && !event.isError) return todoLines(event.output, paint);
   if (event.name === "bash") return commandEnd(output ?? (event.isError ? event.output : ""), event.meta, event.isError, paint);
   if (!event.isError) return [];
   const lines = shown(event.output).replace(/\n+$/, "").split("\n");
@@ -36,6 +37,11 @@ function diffLines(diff: { path: string; oldText: string | null; newText: string
   }
   if (lines.length > DIFF_LINES) out.push(p.dim(`    … ${lines.length - DIFF_LINES} more diff lines`));
   return out;
+}
+
+/** The task list as the todo tool left it, an item a line (its first line, the count, is the tool's title already). */
+function todoLines(output: string, p: Paints): string[] {
+  return shown(output).split("\n").slice(1).filter((line) => line.trim() !== "").map((line) => p.dim(`    ${line}`));
 }
 
 /** A command's last lines, then how it ended: its exit code, or what stopped it. */

@@ -10,7 +10,7 @@ import type { StoredMessage } from "./records.ts";
 // when the history is compacted. Neither offers tools; both want the text whole.
 
 const SUMMARY_SYSTEM =
-  "You summarise a coding session so that it can go on from the summary alone. Keep: the person's goals and instructions, decisions taken, files read and changed (with paths), commands run and what they showed, open problems, and what comes next. Be precise and complete; leave out chatter.";
+  "You summarise a coding session so that it can go on from the summary alone. Keep: the person's goals and instructions, decisions taken and the reasoning behind them, files read and changed (with paths), commands run and what they showed, open problems, and what comes next. Be precise and complete; leave out chatter.";
 const SUMMARY_REQUEST = "Summarise our conversation so far for your own future reference, as instructed. Reply with the summary only.";
 const TITLE_SYSTEM =
   "You name coding sessions. Reply with a title of at most six words for the session that starts with the person's message below: no quotes, no punctuation at the end, nothing else.";
@@ -50,11 +50,27 @@ export async function modelSummary(
   previous: { summary: string | null; summarySeq: number | null },
   signal: AbortSignal,
 ): Promise<string> {
-  const messages = toChatMessages(SUMMARY_SYSTEM, stored, { ...previous, vision: false });
+  const messages = toChatMessages(SUMMARY_SYSTEM, stored.map(withReasoningShown), { ...previous, vision: false });
   messages.push({ role: "user", content: SUMMARY_REQUEST });
   const summary = (await completeText(model, messages, signal)).trim();
   if (!summary) throw new UserError("the model gave an empty summary", 1);
   return summary;
+}
+
+/** The most of one step's reasoning the summariser reads. */
+const MAX_REASONING_SUMMARISED = 4_000;
+
+/**
+ * A step's reasoning as part of its text, for the summariser: servers drop the reasoning of past
+ * steps from the prompt (chat templates strip it), and the summary is where the model's why has to
+ * survive a compaction.
+ */
+function withReasoningShown(message: StoredMessage): StoredMessage {
+  if (message.role !== "assistant" || !message.body.reasoning) return message;
+  const reasoning = message.body.reasoning.trim();
+  const cut = reasoning.length > MAX_REASONING_SUMMARISED ? `${reasoning.slice(0, MAX_REASONING_SUMMARISED)} […]` : reasoning;
+  const text = `(my reasoning at this step: ${cut})${message.body.text ? `\n\n${message.body.text}` : ""}`;
+  return { ...message, body: { ...message.body, text, reasoning: "" } };
 }
 
 /**

@@ -51,6 +51,18 @@ describe("lembas run shows the work (at a pipe)", () => {
     expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("one\nTWO\nthree\n");
   });
 
+  test("the todo list is shown as the model keeps it, an item a line", async () => {
+    const todos = [
+      { content: "read the parser", status: "completed" },
+      { content: "fix the last token", status: "in_progress" },
+      { content: "run the tests", status: "pending" },
+    ];
+    model.push(step({ toolCalls: [{ name: "todo", arguments: { todos } }] }), step({ text: "Working on it." }));
+    const result = await run(["--yes", "fix the parser"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("› Update the task list (1/3 done)\n    [x] read the parser\n    [~] fix the last token\n    [ ] run the tests\n");
+  });
+
   test("a refused command is its line and why; no spinner on a pipe while the model is slow", async () => {
     model.push(step({ text: ["Let", " me", " run", " it."], chunkDelayMs: 400, toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "Could not." }));
     const result = await run(["say hi"]);

@@ -200,6 +200,25 @@ describe("compaction from the window", () => {
     expect(messages.indexOf(result ?? messages[0]!)).toBeGreaterThan(callIndex);
   });
 
+  test("the summary is made from the model's reasoning too, so that its why survives a compaction", async () => {
+    h = await engineHarness({ models: [{ id: "test-model", context_length: 100_000 }] });
+    writeFileSync(join(h.project, "a.txt"), "alpha\n");
+    h.model.push(
+      step({ reasoning: "REASONING-MARKER: the bug must be in a.txt because the log names it", toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }),
+      step({ reasoning: "ANSWER-REASONING: it reads alpha", text: "a.txt says alpha" }),
+    );
+    const session = await h.session();
+    await session.prompt({ text: "find the bug" });
+    await session.idle();
+    h.model.push({ match: isSummary, text: "SUMMARY: looked at a.txt." });
+    await session.compact();
+    const summaryRequest = h.model.requests.find((r) => isSummary(r.body))?.body ?? {};
+    const text = textOf(summaryRequest);
+    expect(text).toContain("REASONING-MARKER: the bug must be in a.txt because the log names it");
+    expect(text).toContain("ANSWER-REASONING: it reads alpha");
+    expect(text).toContain("a.txt says alpha");
+  });
+
   test("/compact of a history larger than the window: no summary request overflows it", async () => {
     const window = 12_000;
     h = await engineHarness({ models: [{ id: "test-model", context_length: 1_000_000 }, { id: "small", context_length: window }] });
