@@ -4,6 +4,7 @@ import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { listTool } from "./list.ts";
+import { multiEditTool } from "./multi-edit.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
 import { settingsTool } from "./settings.ts";
@@ -16,6 +17,7 @@ export const ALL_TOOLS: Tool[] = [
   readTool,
   writeTool,
   editTool,
+  multiEditTool,
   bashTool,
   grepTool,
   globTool,

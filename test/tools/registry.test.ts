@@ -4,7 +4,7 @@ import { inputSchema } from "../../src/tools/tool.ts";
 
 describe("the tool registry", () => {
   test("holds the tools the model is promised, by name", () => {
-    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "bash", "grep", "glob", "list", "todo", "ask_user", "plan_submit", "settings"]);
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "grep", "glob", "list", "todo", "ask_user", "plan_submit", "settings"]);
     expect(toolByName("edit")?.name).toBe("edit");
     expect(toolByName("nope")).toBeUndefined();
   });
@@ -15,6 +15,7 @@ describe("the tool registry", () => {
       read: "read/read",
       write: "write/edit",
       edit: "write/edit",
+      multi_edit: "write/edit",
       bash: "exec/execute",
       grep: "read/search",
       glob: "read/search",
