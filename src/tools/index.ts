@@ -1,6 +1,7 @@
 import { askUserTool } from "./ask-user.ts";
 import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
+import { fetchTool } from "./fetch.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { listTool } from "./list.ts";
@@ -22,6 +23,7 @@ export const ALL_TOOLS: Tool[] = [
   grepTool,
   globTool,
   listTool,
+  fetchTool,
   todoTool,
   askUserTool,
   planSubmitTool,
