@@ -67,6 +67,14 @@ export const Tools = z
   .strict();
 export type Tools = z.infer<typeof Tools>;
 
+/** What the fetch tool may reach. */
+export const Fetch = z
+  .object({
+    /** true: loopback, link-local and private addresses too; a list: only these hosts of them (e.g. a local docs server). */
+    allow_private: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
+  })
+  .strict();
+
 export const Config = z
   .object({
     model: z.string().min(1).nullable().default(null),
@@ -78,6 +86,7 @@ export const Config = z
     remote: Remote.prefault({}),
     protected: z.array(z.string().min(1)).default([]),
     tools: Tools.prefault({}),
+    fetch: Fetch.prefault({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     personality: z.string().nullable().default(null),

@@ -73,6 +73,7 @@ export class Engine {
       protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
       // Made once: the environment is the process's, and reading it at every tool call bought nothing.
       commands: { env: toolEnvironment(config, process.env), hidden: [paths.configDir, paths.stateDir] },
+      web: { allowPrivate: config.fetch.allow_private },
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),

@@ -50,8 +50,11 @@ export type Decision = {
   action: Action;
   /** Why it asks or is refused, said to the person and (when refused) to the model. */
   reason: string;
-  /** What "allow for this session" would allow, as keys remembered by the session; null: never offered. */
-  always: { keys: string[]; label: string } | null;
+  /**
+   * What "allow for this session" would allow, as keys remembered by the session; null: never
+   * offered. `once`: an approval of this call alone keeps them too (a host fetched is seen).
+   */
+  always: { keys: string[]; label: string; once?: true } | null;
 };
 
 export type Check = {
@@ -66,6 +69,8 @@ export type Check = {
   cwd?: string;
   root: string;
   protectedPaths: ProtectedPaths;
+  /** The hosts the call reaches (fetch). */
+  hosts?: string[];
   /** Keys the person allowed for this session. */
   allowed: ReadonlySet<string>;
 };
@@ -76,6 +81,8 @@ export function decide(check: Check): Decision {
   if (base === "deny") {
     return { action: "deny", reason: `${check.mode} mode does not allow ${describe(check.permission)}`, always: null };
   }
+  const host = unseenHost(check);
+  if (host) return host;
   const guarded = check.paths.find((p) => isProtected(p, check.root, check.protectedPaths));
   if (guarded) return { action: "ask", reason: `${guarded} is a protected path`, always: null };
   const outside = check.paths.find((p) => !isInside(p, check.root));
@@ -102,6 +109,23 @@ export function decide(check: Check): Decision {
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
   return byKeys(check, missing.map(execKey), commandsLabel(missing), asking);
 }
+
+/**
+ * A host not yet fetched from in the session asks in every mode but auto; once allowed, the
+ * session does not ask for it again.
+ */
+function unseenHost(check: Check): Decision | null {
+  if (check.mode === "auto") return null;
+  const missing = (check.hosts ?? []).filter((h) => !check.allowed.has(hostKey(h)));
+  if (missing.length === 0) return null;
+  return {
+    action: "ask",
+    reason: `${listed(missing)} ${missing.length === 1 ? "is a host" : "are hosts"} not fetched from before in this session`,
+    always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session`, once: true },
+  };
+}
+
+const hostKey = (host: string): string => `fetch:${host.toLowerCase()}`;
 
 /** Where a command line runs, and how its paths are judged: the disk as it is now, symlinks followed as bash will. */
 function commandPlace(check: Check): CommandPlace {

@@ -32,8 +32,9 @@ export type SessionDeps = {
   models: ModelSource;
   tools: readonly Tool[];
   protectedPaths: ProtectedPaths;
-  /** How tools start commands: their environment (secrets left out) and the dirs a sandbox hides. */
+  /** How tools start commands (their environment, secrets left out, and the dirs a sandbox hides) and what fetch may reach. */
   commands: ToolContext["commands"];
+  web: ToolContext["web"];
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;
@@ -582,12 +583,9 @@ export class Session {
     }
   }
 
+  /** The settings tool lists what it last knew when the models cannot be listed. */
   private async refreshRefs(): Promise<void> {
-    try {
-      this.refsCache = await this.deps.models.refs();
-    } catch {
-      // the settings tool lists what it last knew
-    }
+    this.refsCache = await this.deps.models.refs().catch(() => this.refsCache);
   }
 
   private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel): ToolContext {
@@ -600,6 +598,7 @@ export class Session {
       vision: model.vision,
       protection: protectionJudge(this.root, this.deps.protectedPaths),
       commands: this.deps.commands,
+      web: this.deps.web,
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       afterChange: (path) => undo.afterChange(path),

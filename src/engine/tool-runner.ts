@@ -54,6 +54,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
     permission: tool.permission,
     toolName: tool.name,
     paths: judged,
+    hosts: tool.hosts?.(input.data) ?? [],
     command,
     cwd: ctx.cwd,
     root: deps.root,
@@ -95,7 +96,8 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
       return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input.data);
     }
     // A line the person corrected is theirs to run once: "always" was offered for the model's.
-    if (answer.outcome === "session" && decision.always && !answer.command) for (const key of decision.always.keys) deps.allowed.add(key);
+    const keep = answer.outcome === "session" || decision.always?.once === true;
+    if (keep && decision.always && !answer.command) for (const key of decision.always.keys) deps.allowed.add(key);
     if (answer.command && command !== undefined) {
       args = { ...(input.data as Record<string, unknown>), command: answer.command };
     }

@@ -1,9 +1,11 @@
 import { askUserTool } from "./ask-user.ts";
 import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
+import { fetchTool } from "./fetch.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { listTool } from "./list.ts";
+import { multiEditTool } from "./multi-edit.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
 import { settingsTool } from "./settings.ts";
@@ -16,10 +18,12 @@ export const ALL_TOOLS: Tool[] = [
   readTool,
   writeTool,
   editTool,
+  multiEditTool,
   bashTool,
   grepTool,
   globTool,
   listTool,
+  fetchTool,
   todoTool,
   askUserTool,
   planSubmitTool,

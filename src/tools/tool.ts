@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Protection } from "../project/protected.ts";
+import type { PrivateRule } from "./address-guard.ts";
 
 /** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
 export type PermissionClass = "read" | "write" | "exec" | "none";
@@ -91,6 +92,8 @@ export type ToolContext = {
    * out (src/tools/environment.ts), and the dirs a sandbox hides from them (src/tools/sandbox.ts).
    */
   commands: { env: Record<string, string>; hidden: readonly string[] };
+  /** What fetch may reach besides public addresses (config `fetch.allow_private`). */
+  web: { allowPrivate: PrivateRule };
 };
 
 /**
@@ -107,6 +110,8 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   kind: ToolKind;
   title(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string;
   paths?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string[];
+  /** The hosts the call reaches (fetch): one not yet allowed in the session asks. */
+  hosts?(input: z.infer<S>): string[];
   /** How the model sees what was left out of a result too long to send whole ("read on with offset"). */
   more?: string;
   /** The files the call would change, before and after, for the person approving it. Only reads. */

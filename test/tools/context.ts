@@ -30,6 +30,8 @@ export type ContextOptions = {
   /** The commands' environment (default: this process's) and the dirs the sandbox hides from them (default: none, no sandbox). */
   env?: Record<string, string>;
   hidden?: string[];
+  /** config's fetch.allow_private (default: false). */
+  allowPrivate?: boolean | string[];
 };
 
 /** A plain ToolContext over a real directory, recording what the tools call. */
@@ -80,6 +82,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     vision: opts.vision ?? false,
     protection: protectionJudge(root, rules),
     commands: { env: opts.env ?? processEnv(), hidden: opts.hidden ?? [] },
+    web: { allowPrivate: opts.allowPrivate ?? false },
   };
   return { ctx, rec };
 }

@@ -1,0 +1,71 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+
+/** What fetch may reach besides public addresses: every private one, or these hosts' (config `fetch.allow_private`). */
+export type PrivateRule = boolean | readonly string[];
+
+/**
+ * Why a host may not be fetched (it is, or resolves to, a loopback, link-local or private
+ * address), or null when every address it has is public or the person allowed it. A host that
+ * does not resolve is a sentence too.
+ */
+export async function privateAddressProblem(host: string, allow: PrivateRule): Promise<string | null> {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (allow === true || (Array.isArray(allow) && allow.some((h) => h.toLowerCase() === bare))) return null;
+  let addresses: string[];
+  try {
+    addresses = isIP(bare) ? [bare] : (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+  } catch {
+    return `${host} could not be resolved to an address.`;
+  }
+  const blocked = addresses.find(isPrivateAddress);
+  if (!blocked) return null;
+  const how = blocked === bare ? `${host} is` : `${host} resolves to ${blocked},`;
+  return `${how} a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).`;
+}
+
+/** Loopback, unspecified, private (RFC 1918, unique local), link-local, and IPv4-mapped IPv6 forms of them. */
+export function isPrivateAddress(address: string): boolean {
+  const kind = isIP(address);
+  if (kind === 4) return privateV4(address);
+  if (kind === 6) return privateV6(address.toLowerCase());
+  return true;
+}
+
+function privateV4(address: string): boolean {
+  const [a = 0, b = 0] = address.split(".").map(Number);
+  return a === 0 || a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+}
+
+function privateV6(address: string): boolean {
+  const words = expandV6(address);
+  if (!words) return true;
+  if (words.slice(0, 7).every((w) => w === 0) && (words[7] === 0 || words[7] === 1)) return true;
+  const first = words[0] ?? 0;
+  if ((first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80) return true;
+  // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated) carry an IPv4 address.
+  const mapped = words.slice(0, 5).every((w) => w === 0) && (words[5] === 0xffff || words[5] === 0);
+  if (mapped) {
+    const high = words[6] ?? 0;
+    const low = words[7] ?? 0;
+    return privateV4(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  }
+  return false;
+}
+
+/** The eight 16-bit words of an IPv6 address (a zone id dropped), or null when it is not one. */
+function expandV6(address: string): number[] | null {
+  let text = address.split("%")[0] ?? "";
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  if (v4) {
+    const [a = 0, b = 0, c = 0, d = 0] = v4.split(".").map(Number);
+    text = `${text.slice(0, -v4.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const missing = 8 - left.length - right.length;
+  if (tail === undefined ? left.length !== 8 : missing < 0) return null;
+  const words = [...left, ...Array<string>(tail === undefined ? 0 : missing).fill("0"), ...right].map((w) => Number.parseInt(w, 16));
+  return words.some((w) => Number.isNaN(w)) ? null : words;
+}

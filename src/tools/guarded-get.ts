@@ -1,0 +1,58 @@
+import { type PrivateRule, privateAddressProblem } from "./address-guard.ts";
+
+/** A response read as far as the cap: where it ended up, its type and the bytes read. */
+export type Page = { url: string; status: number; contentType: string; bytes: Uint8Array; cut: boolean };
+
+export type GetOptions = { allowPrivate: PrivateRule; maxBytes: number; maxRedirects: number; signal: AbortSignal };
+
+const ACCEPT = "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/json;q=0.8, */*;q=0.1";
+
+/**
+ * GETs an http(s) URL, following redirects by hand so that every hop is checked again (scheme and
+ * address), and reads at most `maxBytes` of the body. `body` decides, from the headers, whether
+ * the body is worth reading: a sentence instead stops there.
+ */
+export async function guardedGet(start: URL, opts: GetOptions, body: (contentType: string, url: string) => string | null): Promise<Page | { problem: string }> {
+  let url = start;
+  for (let hop = 0; ; hop++) {
+    if (url.protocol !== "http:" && url.protocol !== "https:") return { problem: `${url.href} is not an http(s) URL: fetch reads only web pages.` };
+    const blocked = await privateAddressProblem(url.hostname, opts.allowPrivate);
+    if (blocked) return { problem: hop === 0 ? blocked : `${start.href} redirected to ${url.href}: ${blocked}` };
+    const response = await fetch(url, { redirect: "manual", signal: opts.signal, headers: { accept: ACCEPT, "user-agent": "lembas" } });
+    const location = response.headers.get("location");
+    if (response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel();
+      if (hop >= opts.maxRedirects) return { problem: `${start.href} redirected more than ${opts.maxRedirects} times.` };
+      url = new URL(location, url);
+      continue;
+    }
+    const contentType = response.headers.get("content-type") ?? "";
+    const refused = body(contentType, url.href);
+    if (refused) {
+      await response.body?.cancel();
+      return { problem: refused };
+    }
+    const { bytes, cut } = await readCapped(response, opts.maxBytes);
+    return { url: url.href, status: response.status, contentType, bytes, cut };
+  }
+}
+
+/** The body's first `maxBytes`, and whether there was more (reading stops there). */
+async function readCapped(response: Response, maxBytes: number): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  const reader = response.body?.getReader();
+  if (!reader) return { bytes: new Uint8Array(0), cut: false };
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: Buffer.concat(chunks), cut: false };
+    const room = maxBytes - total;
+    if (value.length > room) {
+      chunks.push(value.subarray(0, room));
+      await reader.cancel().catch(() => {});
+      return { bytes: Buffer.concat(chunks), cut: true };
+    }
+    chunks.push(value);
+    total += value.length;
+  }
+}

@@ -1,0 +1,60 @@
+import { afterAll, afterEach, beforeAll, beforeEach, expect, test } from "bun:test";
+import { type EngineHarness, engineHarness, ofType, person, step } from "../support/engine.ts";
+
+/** Two servers on loopback: two hosts as fetch counts them (a host is its name and port). */
+let one: ReturnType<typeof Bun.serve>;
+let two: ReturnType<typeof Bun.serve>;
+const serve = (text: string) => Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(text, { headers: { "content-type": "text/plain" } }) });
+beforeAll(() => {
+  one = serve("from one");
+  two = serve("from two");
+});
+afterAll(async () => {
+  await one.stop(true);
+  await two.stop(true);
+});
+
+let h: EngineHarness;
+beforeEach(async () => {
+  // The guard is relaxed for this machine's 127.0.0.1 only, as a person would for a local docs server.
+  h = await engineHarness({ config: { fetch: { allow_private: ["127.0.0.1"] } } });
+});
+afterEach(() => h.close());
+
+const fetchCall = (server: ReturnType<typeof Bun.serve>, path: string) => ({ name: "fetch", arguments: { url: `http://127.0.0.1:${server.port}${path}` } });
+
+test("a host not seen in the session asks even in plan mode; allowed once, it is not asked again; another host asks", async () => {
+  h.model.push(
+    step({ toolCalls: [fetchCall(one, "/a")] }),
+    step({ toolCalls: [fetchCall(one, "/b")] }),
+    step({ toolCalls: [fetchCall(two, "/c")] }),
+    step({ text: "ok" }),
+  );
+  const session = await h.session({ mode: "plan" });
+  const who = person([{ outcome: "once" }, { outcome: "deny" }]);
+  session.interaction = who;
+  await session.prompt({ text: "read the docs" });
+  expect(who.asked.map((r) => [r.title, r.kind, r.reason, r.always])).toEqual([
+    [`Fetch http://127.0.0.1:${one.port}/a`, "fetch", `127.0.0.1:${one.port} is a host not fetched from before in this session`, `fetching from 127.0.0.1:${one.port}, for this session`],
+    [`Fetch http://127.0.0.1:${two.port}/c`, "fetch", `127.0.0.1:${two.port} is a host not fetched from before in this session`, `fetching from 127.0.0.1:${two.port}, for this session`],
+  ]);
+  const ends = ofType(h.events(session), "tool_end");
+  expect(ends.map((e) => [e.isError, e.output.split("\n").at(-1)])).toEqual([
+    [false, "from one"],
+    [false, "from one"],
+  ]);
+  expect(ofType(h.events(session), "tool_denied")).toHaveLength(1);
+});
+
+test("auto mode fetches without asking; with nobody to ask, a new host is refused", async () => {
+  h.model.push(step({ toolCalls: [fetchCall(one, "/a")] }), step({ text: "ok" }));
+  const auto = await h.session({ mode: "auto" });
+  await auto.prompt({ text: "read" });
+  expect(ofType(h.events(auto), "tool_end")[0]?.output).toEndWith("from one");
+
+  h.model.push(step({ toolCalls: [fetchCall(one, "/a")] }), step({ text: "ok" }));
+  const edit = await h.session({ mode: "edit" });
+  await edit.prompt({ text: "read" });
+  expect(ofType(h.events(edit), "tool_end")).toHaveLength(0);
+  expect(ofType(h.events(edit), "tool_denied")).toHaveLength(1);
+});

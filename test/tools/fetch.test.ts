@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { unknownKey } from "../../src/config/keys.ts";
+import { Config } from "../../src/config/schema.ts";
+import { isPrivateAddress, privateAddressProblem } from "../../src/tools/address-guard.ts";
+import { fetchTool, MAX_FETCH_BYTES } from "../../src/tools/fetch.ts";
+import { htmlToMarkdown } from "../../src/tools/html-markdown.ts";
+import { cleanupTempDirs, makeContext, run } from "./context.ts";
+
+const PAGE = `<!doctype html><html><head><title>Docs &amp; more</title><style>body{color:red}</style><script>alert(1)</script></head>
+<body><nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<h1>Getting started</h1><p>Install it with <code>bun add x</code>, then read <a href="/guide">the guide</a>.</p>
+<h2>Steps</h2><ol><li>one</li><li>two</li></ol>
+<pre><code class="language-ts">const a = 1 &lt; 2;
+if (a) run();</code></pre>
+<footer>© someone</footer></body></html>`;
+
+let server: ReturnType<typeof Bun.serve>;
+let base: string;
+beforeAll(() => {
+  server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(request) {
+      const path = new URL(request.url).pathname;
+      const port = server.port;
+      if (path === "/page") return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
+      if (path === "/text") return new Response("plain *text*\n", { headers: { "content-type": "text/plain" } });
+      if (path === "/json") return new Response('{"a":[1,2]}', { headers: { "content-type": "application/json" } });
+      if (path === "/image") return new Response(new Uint8Array([137, 80, 78, 71, 0, 0]), { headers: { "content-type": "image/png" } });
+      if (path === "/moved") return Response.redirect(`http://127.0.0.1:${port}/page`, 302);
+      if (path === "/to-localhost") return Response.redirect(`http://localhost:${port}/page`, 302);
+      if (path === "/to-file") return new Response(null, { status: 301, headers: { location: "file:///etc/passwd" } });
+      if (path === "/loop") return Response.redirect(`http://127.0.0.1:${port}/loop`, 302);
+      if (path === "/missing") return new Response("no such page", { status: 404, headers: { "content-type": "text/plain" } });
+      if (path === "/endless") {
+        const chunk = new Uint8Array(64 * 1024).fill(97);
+        return new Response(new ReadableStream({ pull: (c) => c.enqueue(chunk) }), { headers: { "content-type": "text/plain" } });
+      }
+      if (path === "/hang") return new Promise<Response>(() => {});
+      return new Response("?", { status: 500 });
+    },
+  });
+  base = `http://127.0.0.1:${server.port}`;
+});
+afterAll(async () => {
+  await server.stop(true);
+  cleanupTempDirs();
+});
+
+/** A tool context whose fetch may reach this machine's 127.0.0.1 (the test server) and nothing else private. */
+const loopbackAllowed = () => makeContext({ allowPrivate: ["127.0.0.1"] }).ctx;
+
+describe("fetch", () => {
+  test("a page becomes markdown: title, headings, links made absolute, lists, code; no script, style or navigation", async () => {
+    const result = await run(fetchTool, { url: `${base}/page` }, loopbackAllowed());
+    expect(result.isError).toBeUndefined();
+    expect(result.output).toStartWith(`Fetched ${base}/page (text/html, `);
+    expect(result.output).toContain("Title: Docs & more");
+    expect(result.output).toContain(
+      `# Getting started\n\nInstall it with \`bun add x\`, then read [the guide](${base}/guide).\n\n## Steps\n\n1. one\n2. two\n\n\`\`\`\nconst a = 1 < 2;\nif (a) run();\n\`\`\``,
+    );
+    for (const noise of ["alert(1)", "color:red", "About", "someone"]) expect(result.output).not.toContain(noise);
+  });
+
+  test("plain text and JSON pass through; a binary is refused with a sentence", async () => {
+    const ctx = loopbackAllowed();
+    expect((await run(fetchTool, { url: `${base}/text` }, ctx)).output).toEndWith("\n\nplain *text*\n");
+    expect((await run(fetchTool, { url: `${base}/json` }, ctx)).output).toEndWith('\n\n{"a":[1,2]}');
+    expect(await run(fetchTool, { url: `${base}/image` }, ctx)).toMatchObject({
+      isError: true,
+      output: `${base}/image is image/png, not text: fetch reads web pages, plain text and JSON.`,
+    });
+  });
+
+  test("a redirect is followed and said; a redirect loop and one to another scheme stop with a sentence", async () => {
+    const ctx = loopbackAllowed();
+    const moved = await run(fetchTool, { url: `${base}/moved` }, ctx);
+    expect(moved.output).toStartWith(`Fetched ${base}/page (text/html`);
+    expect(moved.output).toContain(`(redirected from ${base}/moved)`);
+    expect((await run(fetchTool, { url: `${base}/loop` }, ctx)).output).toBe(`${base}/loop redirected more than 5 times.`);
+    expect((await run(fetchTool, { url: `${base}/to-file` }, ctx)).output).toBe("file:///etc/passwd is not an http(s) URL: fetch reads only web pages.");
+  });
+
+  test("only http(s) URLs", async () => {
+    const ctx = loopbackAllowed();
+    expect((await run(fetchTool, { url: "file:///etc/passwd" }, ctx)).output).toBe("file:///etc/passwd is not an http(s) URL: fetch reads only web pages.");
+    expect((await run(fetchTool, { url: "not a url" }, ctx)).output).toStartWith("not a url is not a URL");
+  });
+
+  test("a body past the cap stops being read and the result says it was cut", async () => {
+    const result = await run(fetchTool, { url: `${base}/endless` }, loopbackAllowed());
+    expect(result.meta).toMatchObject({ bytes: MAX_FETCH_BYTES, cut: true });
+    expect(result.output).toContain("cut: only the first 5 MiB were read");
+    expect(result.output).toContain("more characters of the page left out");
+    expect(result.output.length).toBeLessThanOrEqual(30_000);
+  });
+
+  test("a server that does not answer is given up after the timeout", async () => {
+    const started = performance.now();
+    const result = await run(fetchTool, { url: `${base}/hang`, timeout: 1 }, loopbackAllowed());
+    expect(result).toMatchObject({ isError: true, output: `${base}/hang did not answer within 1 s.` });
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  test("an HTTP error is a failed result with the server's text", async () => {
+    const result = await run(fetchTool, { url: `${base}/missing` }, loopbackAllowed());
+    expect(result.isError).toBe(true);
+    expect(result.output).toStartWith(`HTTP 404 from ${base}/missing`);
+    expect(result.output).toEndWith("no such page");
+  });
+
+  test("title, hosts for the approval, and kind", () => {
+    const input = { url: "https://example.com:8443/a?b" };
+    expect(fetchTool.title(input, makeContext().ctx)).toBe("Fetch https://example.com:8443/a?b");
+    expect(fetchTool.hosts?.(input)).toEqual(["example.com:8443"]);
+    expect(fetchTool.hosts?.({ url: "file:///x" })).toEqual([]);
+    expect(fetchTool.kind).toBe("fetch");
+  });
+});
+
+describe("fetch refuses loopback and private addresses unless allowed", () => {
+  test("127.0.0.1 and a name resolving to it (localhost) are refused by default, before any request", async () => {
+    const { ctx } = makeContext();
+    expect(await run(fetchTool, { url: `${base}/page` }, ctx)).toMatchObject({
+      isError: true,
+      output: `127.0.0.1 is a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).`,
+    });
+    const named = await run(fetchTool, { url: `http://localhost:${server.port}/page` }, ctx);
+    expect(named.isError).toBe(true);
+    expect(named.output).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), a loopback, link-local or private address/);
+  });
+
+  test("a redirect from an allowed host to loopback is refused at that hop", async () => {
+    const result = await run(fetchTool, { url: `${base}/to-localhost` }, loopbackAllowed());
+    expect(result.isError).toBe(true);
+    expect(result.output).toStartWith(`${base}/to-localhost redirected to http://localhost:${server.port}/page: localhost resolves to`);
+  });
+
+  test("fetch.allow_private: true reaches them all", async () => {
+    const result = await run(fetchTool, { url: `${base}/text` }, makeContext({ allowPrivate: true }).ctx);
+    expect(result.isError).toBeUndefined();
+  });
+
+  test("the addresses refused", () => {
+    const refused = ["127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "0.0.0.0", "::1", "::", "fc00::1", "fd12:3456::1", "fe80::1%eth0", "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:a9fe:a9fe"];
+    const public_ = ["8.8.8.8", "172.32.0.1", "172.15.0.1", "192.169.0.1", "1.1.1.1", "2606:4700::1111", "::ffff:8.8.8.8", "fec0::1"];
+    expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([]);
+    expect(public_.filter((a) => isPrivateAddress(a))).toEqual([]);
+  });
+
+  test("a host that does not resolve is a sentence", async () => {
+    expect(await privateAddressProblem("no-such-host.invalid", false)).toBe("no-such-host.invalid could not be resolved to an address.");
+  });
+
+  test("fetch.allow_private is a config key `lembas config set` knows, a boolean or a list of hosts", () => {
+    expect(unknownKey("fetch.allow_private")).toBeNull();
+    expect(Config.parse({}).fetch.allow_private).toBe(false);
+    expect(Config.parse({ fetch: { allow_private: ["docs.local"] } }).fetch.allow_private).toEqual(["docs.local"]);
+    expect(Config.safeParse({ fetch: { allow_private: "yes" } }).success).toBe(false);
+  });
+});
+
+describe("htmlToMarkdown", () => {
+  test("nested lists, emphasis, tables, images and entities", () => {
+    const html = `<ul><li>a <strong>b</strong> <em>c</em><ul><li>d</li></ul></li></ul><table><tr><th>k</th><th>v</th></tr><tr><td>x</td><td>1</td></tr></table><p><img src="i.png" alt="pic"> &#8364; &#x41; &nbsp;&lt;tag&gt;</p><a href="javascript:void(0)">js</a>`;
+    expect(htmlToMarkdown(html, "https://ex.com/d/").markdown).toBe("- a **b** _c_\n  - d\n\n| k | v |\n| x | 1 |\n\n![pic](https://ex.com/d/i.png) € A <tag>\n\njs");
+  });
+});
