@@ -7,7 +7,7 @@ import { openDb } from "../../src/store/db.ts";
 import { listMessages } from "../../src/store/messages.ts";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { ENTRY, outputOf, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { afterHeader, ENTRY, outputOf, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 type Event = { type: string; callId?: string; name?: string; output?: string; isError?: boolean; stopReason?: string; reason?: string };
 
@@ -102,6 +102,23 @@ describe("a step's tool calls", () => {
     expect(at(events, "tool_start", "r4")).toBeLessThan(at(events, "tool_end", "r3"));
     expect(events[at(events, "tool_end", "r3")]?.output).toContain("written between");
     expect(toolMessages(1).map((m) => m.tool_call_id)).toEqual(["r1", "r2", "w", "r3", "r4"]);
+  });
+
+  test("lembas run's lines show each result under its own call's title when the calls ran at once", async () => {
+    model.push(
+      step({ toolCalls: ["a", "b"].map((x) => ({ id: x, name: "read", arguments: { path: `missing-${x}.txt` } })) }),
+      step({ text: "done" }),
+    );
+    const result = await runLembas(box, ["run", "--yes", "read both"], { cwd: box.project });
+    expect(result.code).toBe(0);
+    const lines = afterHeader(result.stderr).split("\n");
+    // Both titles as the calls start; then each failure under its own title again.
+    expect(lines.slice(0, 2)).toEqual(["› Read missing-a.txt", "› Read missing-b.txt"]);
+    for (const x of ["a", "b"]) {
+      const failure = lines.findIndex((l, i) => i >= 2 && l.startsWith("  ⎿") && l.includes(`missing-${x}.txt`));
+      expect(failure).toBeGreaterThan(2);
+      expect(lines[failure - 1]).toBe(`› Read missing-${x}.txt`);
+    }
   });
 
   test("cancelling the turn stops every read that runs", async () => {
