@@ -64,7 +64,9 @@ describe("a step's tool calls", () => {
     // Every call started before the first of them ended.
     const firstEnd = Math.min(...["c0", "c1", "c2"].map((id) => at(events, "tool_end", id)));
     for (const id of ["c0", "c1", "c2"]) expect(at(events, "tool_start", id)).toBeLessThan(firstEnd);
-    for (const id of ["c0", "c1", "c2"]) expect(events[at(events, "tool_end", id)]).toMatchObject({ isError: false });
+    for (const [i, id] of ["c0", "c1", "c2"].entries()) {
+      expect(events[at(events, "tool_end", id)]).toMatchObject({ isError: false, output: expect.stringContaining(pipes[i] as string) });
+    }
 
     const results = toolMessages(1);
     expect(results.map((m) => m.tool_call_id)).toEqual(["c0", "c1", "c2"]);
