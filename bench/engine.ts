@@ -4,7 +4,10 @@
 // server's time to build its answer counts for neither; the whole turn's time is printed beside.
 // The same again for the heaviest replay fixture (test/model/fixtures/heavy.ts: a token a chunk,
 // \r\n, keep-alive comments and blank lines between the chunks), served by a server of its own
-// in writes of a few events. One JSON line; goal: both ratios ≥ 0.8.
+// in writes of a few events. One JSON line; goal: both ratios ≥ 0.8. Beside them: the first step
+// request's size (system prompt and tool schemas, in bytes), and a step's three read-only calls
+// against the same calls one after another (bench/parallel-reads.ts; goal ≤ 0.6).
+import { firstRequestBytes, parallelReads } from "./parallel-reads.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../test/support/engine.ts";
 import { heavyBody } from "../test/model/fixtures/heavy.ts";
 
@@ -138,6 +141,8 @@ try {
   }
   const clean = rates(cleanRuns);
   const heavy = rates(heavyRuns);
+  const first = firstRequestBytes(h);
+  const reads = await parallelReads(h, RUNS);
   console.log(
     JSON.stringify({
       bench: "engine",
@@ -153,6 +158,13 @@ try {
       heavy_ratio: heavy.ratio,
       heavy_turn_ms: Math.round(heavy.turn),
       goal: 0.8,
+      first_request_system_bytes: first.system_bytes,
+      first_request_tools_bytes: first.tools_bytes,
+      first_request_bytes: first.bytes,
+      reads_together_ms: reads.together_ms,
+      reads_one_after_another_ms: reads.one_after_another_ms,
+      reads_ratio: reads.ratio,
+      reads_goal: 0.6,
     }),
   );
 } finally {

@@ -45,6 +45,9 @@ class TextPrinter implements Printer {
   private last: "text" | "block" | null = null;
   private textInStep = false;
   private readonly outputs = new Map<string, string>();
+  /** The titles of the calls running, and the call whose title is the last block printed. */
+  private readonly titles = new Map<string, string>();
+  private lastTitled: string | null = null;
   /** The session's root, which a diff's path is shown from. */
   private root = "";
 
@@ -79,12 +82,15 @@ class TextPrinter implements Printer {
         this.outputs.set(event.callId, ((this.outputs.get(event.callId) ?? "") + event.output).slice(-KEEP_CHARS));
         return;
       case "tool_start":
-        return this.block([this.paint.bold(`› ${shown(event.title)}`)]);
+        this.block([this.titleLine(event.title)]);
+        this.titles.set(event.callId, event.title);
+        this.lastTitled = event.callId;
+        return;
       case "tool_end":
         return this.block(this.result(event));
       case "tool_denied": {
         const why = `refused: ${shown(event.reason)}${event.feedback ? ` (${shown(event.feedback)})` : ""}`;
-        return this.block([this.paint.bold(`› ${shown(event.title)}`), this.paint.warn(`  ⎿ ${why}`)]);
+        return this.block([this.titleLine(event.title), this.paint.warn(`  ⎿ ${why}`)]);
       }
       case "notice":
         return this.block([(event.level === "warn" ? this.paint.warn : this.paint.dim)(`lembas: ${shown(event.message)}`)]);
@@ -152,6 +158,7 @@ class TextPrinter implements Printer {
   /** Lines on stderr, starting on a line of their own. */
   private block(lines: string[]): void {
     if (lines.length === 0) return;
+    this.lastTitled = null;
     const afterText = this.shared && this.last === "text";
     this.freshLine();
     if (afterText) this.stderr.write("\n");
@@ -171,10 +178,19 @@ class TextPrinter implements Printer {
     this.outTail = (this.outTail + text).slice(-2);
   }
 
+  /** A call's result; under its title again when something else was printed since (calls that ran at once). */
   private result(event: EventOf<"tool_end">): string[] {
     const output = this.outputs.get(event.callId);
     this.outputs.delete(event.callId);
-    return toolResultLines(event, output, this.paint, this.root);
+    const title = this.titles.get(event.callId);
+    this.titles.delete(event.callId);
+    const lines = toolResultLines(event, output, this.paint, this.root);
+    const again = lines.length > 0 && title !== undefined && this.lastTitled !== event.callId ? [this.titleLine(title)] : [];
+    return [...again, ...lines];
+  }
+
+  private titleLine(title: string): string {
+    return this.paint.bold(`› ${shown(title)}`);
   }
 }
 

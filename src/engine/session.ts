@@ -20,7 +20,7 @@ import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings } from "./settings.ts";
 import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
-import { runToolCall } from "./tool-runner.ts";
+import { LoopGuard, runStepCalls } from "./step-calls.ts";
 import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
@@ -482,6 +482,7 @@ export class Session {
 
   private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
+    const guard = new LoopGuard();
     void this.refreshRefs();
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
@@ -511,12 +512,9 @@ export class Session {
         return { stopReason: outcome.finish === "tool_calls" ? "end_turn" : outcome.finish };
       }
       const byName = new Map(tools.map((t) => [t.name, t] as const));
-      for (const [i, call] of record.toolCalls.entries()) {
-        if (signal.aborted) {
-          for (const r of skippedResults(record.toolCalls.slice(i), "Not run: the turn was cancelled.")) this.append({ role: "tool", body: r, turnId });
-          return { stopReason: "cancelled" };
-        }
-        const result = await runToolCall(call, {
+      const ran = await runStepCalls({
+        calls: record.toolCalls,
+        deps: () => ({
           sessionId: this.id,
           bus: this.bus,
           tools: byName,
@@ -528,10 +526,12 @@ export class Session {
           signal,
           context: (callId) => this.toolContext(callId, signal, undo, model),
           afterExecute: () => undo.afterTool(),
-        });
-        this.append({ role: "tool", body: undo.annotate(result), turnId });
-      }
-      if (signal.aborted) return { stopReason: "cancelled" };
+        }),
+        guard,
+        signal,
+        record: (result) => this.append({ role: "tool", body: undo.annotate(result), turnId }),
+      });
+      if (!ran) return { stopReason: "cancelled" };
     }
     return { stopReason: "max_turn_requests" };
   }

@@ -8,7 +8,7 @@ import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResu
 import type { Interaction } from "./interaction.ts";
 import { whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
-import { decide } from "./permissions.ts";
+import { type Decision, decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
 export type RunToolDeps = {
@@ -27,11 +27,34 @@ export type RunToolDeps = {
   afterExecute?: () => void;
 };
 
+/** A call parsed, validated and judged (run, ask or refuse), not yet run. */
+export type JudgedCall = {
+  call: ToolCallRecord;
+  tool: Tool;
+  input: unknown;
+  ctx: ToolContext;
+  paths: string[];
+  title: string;
+  command: string | undefined;
+  decision: Decision;
+};
+
 /**
  * Runs one tool call the model made, from its raw JSON arguments to the result the model sees:
  * parse, validate, decide (run, ask, refuse), execute. Never throws: every failure is a result.
  */
 export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Promise<ToolResultRecord> {
+  const judged = judgeToolCall(call, deps);
+  return "output" in judged ? judged : runJudgedCall(judged, deps);
+}
+
+/** True for a call that only reads and runs without asking anyone: it may run beside others like it. */
+export function onlyReads(judged: JudgedCall | ToolResultRecord): judged is JudgedCall {
+  return !("output" in judged) && judged.tool.permission === "read" && judged.decision.action === "allow";
+}
+
+/** Parses, validates and judges a call without running anything; a call that cannot run is its result already. */
+export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCall | ToolResultRecord {
   const fail = (output: string, args?: unknown): ToolResultRecord => ({ callId: call.id, name: call.name, output, isError: true, args });
   const tool = deps.tools.get(call.name);
   if (!tool) {
@@ -43,7 +66,6 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
   if (!input.success) return fail(`Invalid input for ${call.name}: ${describeIssues(input.error)}. Fix the arguments and call it again.`, parsed.value);
 
   const ctx = deps.context(call.id);
-  let args: unknown = input.data;
   const paths = tool.paths?.(input.data, ctx) ?? [];
   // A path is judged as written and as it really is: a symlink inside the project may point out of
   // it, or at a protected file.
@@ -61,10 +83,17 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,
   });
-  const title = safeTitle(tool, input.data, ctx);
+  return { call, tool, input: input.data, ctx, paths, title: safeTitle(tool, input.data, ctx), command, decision };
+}
+
+/** Runs a judged call: refused, asked about, or executed, with its bus events. */
+export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Promise<ToolResultRecord> {
+  const { call, tool, input, ctx, paths, title, command, decision } = judged;
+  const fail = (output: string, args?: unknown): ToolResultRecord => ({ callId: call.id, name: call.name, output, isError: true, args });
+  let args: unknown = input;
   if (decision.action === "deny") {
     deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: decision.reason });
-    return fail(`Refused: ${decision.reason}.`, input.data);
+    return fail(`Refused: ${decision.reason}.`, input);
   }
   if (decision.action === "ask") {
     const answer = await deps.interaction.permission(
@@ -74,14 +103,14 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
         toolName: tool.name,
         title,
         kind: tool.kind,
-        rawInput: input.data,
-        ...(await whatItDoes(tool, input.data, ctx)),
+        rawInput: input,
+        ...(await whatItDoes(tool, input, ctx)),
         reason: decision.reason,
         always: decision.always?.label ?? null,
       },
       deps.signal,
     );
-    if (deps.signal.aborted) return fail("Cancelled before it ran.", input.data);
+    if (deps.signal.aborted) return fail("Cancelled before it ran.", input);
     if (answer.outcome === "deny") {
       deps.bus.emit({
         type: "tool_denied",
@@ -93,13 +122,13 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
         ...(answer.feedback ? { feedback: answer.feedback } : {}),
       });
       const why = answer.feedback ? ` They said: ${answer.feedback}` : "";
-      return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input.data);
+      return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input);
     }
     // A line the person corrected is theirs to run once: "always" was offered for the model's.
     const keep = answer.outcome === "session" || decision.always?.once === true;
     if (keep && decision.always && !answer.command) for (const key of decision.always.keys) deps.allowed.add(key);
     if (answer.command && command !== undefined) {
-      args = { ...(input.data as Record<string, unknown>), command: answer.command };
+      args = { ...(input as Record<string, unknown>), command: answer.command };
     }
   }
 
@@ -107,7 +136,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
   deps.bus.emit({ type: "tool_start", callId: call.id, name: tool.name, args, title, kind: tool.kind, locations });
   const result = await execute(tool, args, ctx);
   deps.afterExecute?.();
-  const corrected = args !== input.data ? `(The person corrected the command to: ${(args as { command: string }).command})\n` : "";
+  const corrected = args !== input ? `(The person corrected the command to: ${(args as { command: string }).command})\n` : "";
   const record: ToolResultRecord = {
     callId: call.id,
     name: call.name,

@@ -71,6 +71,8 @@ async function searchWithRg(rg: string, q: SearchQuery): Promise<SearchResult> {
   const proc = Bun.spawn([rg, ...rgArgs(q)], { cwd: q.root, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const kill = (): void => proc.kill();
   q.signal?.addEventListener("abort", kill, { once: true });
+  // Cancelled before ripgrep started: the listener above will never be called.
+  if (q.signal?.aborted) kill();
   try {
     const stderr = new Response(proc.stderr).text();
     const keep = (path: string): boolean => !q.guard?.leaveOut(path);

@@ -219,3 +219,23 @@ function byNewest(files: Record<string, string>): (a: string, b: string) => numb
   const order = Object.keys(files);
   return (a, b) => order.indexOf(b) - order.indexOf(a);
 }
+
+describe("grep, cancelled", () => {
+  test.skipIf(!rg)("a search whose turn was cancelled before ripgrep started stops at once", async () => {
+    const root = tempDir();
+    const pipe = join(root, "never.fifo");
+    expect(Bun.spawnSync(["mkfifo", pipe]).exitCode).toBe(0);
+    // A writer that opens the pipe and never writes: ripgrep would wait on it forever.
+    const writer = Bun.spawn(["sh", "-c", 'exec 3>"$1"; sleep 600', "sh", pipe], { stdout: "ignore", stderr: "ignore" });
+    try {
+      const cancelled = new AbortController();
+      cancelled.abort();
+      const { ctx } = makeContext({ root, signal: cancelled.signal });
+      const result = await run(createGrepTool(() => ({ rg })), { pattern: "x", path: "never.fifo" }, ctx);
+      expect(result.output).toBeString();
+    } finally {
+      writer.kill("SIGKILL");
+      await writer.exited;
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import { type LoopGuard, sameCallKey } from "./loop-guard.ts";
+import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
+import { type JudgedCall, judgeToolCall, onlyReads, type RunToolDeps, runJudgedCall, runToolCall } from "./tool-runner.ts";
+import { skippedResults } from "./turn.ts";
+
+export { LoopGuard } from "./loop-guard.ts";
+
+export type StepCallsInput = {
+  calls: readonly ToolCallRecord[];
+  /** The runner's deps as they are now: an earlier call may have changed the mode or what is allowed. */
+  deps(): RunToolDeps;
+  guard: LoopGuard;
+  signal: AbortSignal;
+  /** Takes each result, in the order the model made the calls. */
+  record(result: ToolResultRecord): void;
+};
+
+/**
+ * Runs one step's tool calls. Each maximal run of consecutive calls that only read and need no
+ * approval runs at once; every other call runs alone, in order, after what came before it ended.
+ * Results are recorded in the calls' order whatever order they finished in. False when the turn
+ * was cancelled (the calls not started get a result saying so).
+ */
+export async function runStepCalls(input: StepCallsInput): Promise<boolean> {
+  const { calls, guard } = input;
+  let i = 0;
+  while (i < calls.length) {
+    if (input.signal.aborted) {
+      for (const r of skippedResults(calls.slice(i), "Not run: the turn was cancelled.")) input.record(r);
+      return false;
+    }
+    const call = calls[i] as ToolCallRecord;
+    const deps = input.deps();
+    const stopped = guard.stop(call);
+    if (stopped) {
+      showStopped(call, deps);
+      take(input, call, stopped);
+      i++;
+      continue;
+    }
+    const reads = readsFrom(calls, i, deps);
+    if (reads.length === 0) {
+      take(input, call, await runToolCall(call, deps));
+      i++;
+      continue;
+    }
+    const results = await Promise.all(reads.map((judged) => runJudgedCall(judged, deps)));
+    for (const [k, result] of results.entries()) take(input, calls[i + k] as ToolCallRecord, result);
+    i += reads.length;
+  }
+  return !input.signal.aborted;
+}
+
+/**
+ * The calls from `start` on that only read, judged; stops before a call like the one before it,
+ * whose loop guard must see that one's result first.
+ */
+function readsFrom(calls: readonly ToolCallRecord[], start: number, deps: RunToolDeps): JudgedCall[] {
+  const reads: JudgedCall[] = [];
+  for (let k = start; k < calls.length; k++) {
+    const call = calls[k] as ToolCallRecord;
+    if (k > start && sameCallKey(call) === sameCallKey(calls[k - 1] as ToolCallRecord)) break;
+    const judged = judgeToolCall(call, deps);
+    if (!onlyReads(judged)) break;
+    reads.push(judged);
+  }
+  return reads;
+}
+
+function take(input: StepCallsInput, call: ToolCallRecord, result: ToolResultRecord): void {
+  input.guard.note(call, result);
+  input.record(result);
+}
+
+/** The person sees the stopped call as refused, with the reason. */
+function showStopped(call: ToolCallRecord, deps: RunToolDeps): void {
+  const judged = judgeToolCall(call, deps);
+  const shown = "output" in judged ? { title: call.name, kind: "other" } : { title: judged.title, kind: judged.tool.kind };
+  deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, ...shown, reason: "repeated after failing twice in a row; the model is told to change its approach" });
+}
