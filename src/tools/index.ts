@@ -7,6 +7,7 @@ import { listTool } from "./list.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
 import { settingsTool } from "./settings.ts";
+import { taskTool } from "./task.ts";
 import { primeSchemas, type Tool } from "./tool.ts";
 import { todoTool } from "./todo.ts";
 import { writeTool } from "./write.ts";
@@ -20,6 +21,7 @@ export const ALL_TOOLS: Tool[] = [
   grepTool,
   globTool,
   listTool,
+  taskTool,
   todoTool,
   askUserTool,
   planSubmitTool,
