@@ -25,7 +25,6 @@ export type SubAgentDeps = {
   effort: Effort;
   /** What the session has for its own calls (its deps): the helper takes the tools that only read, never task itself. */
   shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: ToolContext["commands"]; retry?: Partial<RetryPolicy> };
-  maxSteps?: number;
 };
 
 /** A message of the helper's conversation, before it is numbered. */
@@ -55,20 +54,20 @@ export function helperTools(tools: readonly Tool[]): Tool[] {
  * of `parentCallId`, and what its model calls cost as usage.
  */
 export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> {
-  const maxSteps = deps.maxSteps ?? SUB_AGENT_STEPS;
   const tools = helperTools(deps.shared.tools);
   const byName = new Map(tools.map((t) => [t.name, t] as const));
   const bus = new SessionBus(deps.sessionId);
   bus.subscribe(forwarder(deps.bus, parentCallId));
   const ledger = new ReadLedger();
-  const system = helperPrompt(deps.root, deps.cwd, maxSteps);
+  const system = helperPrompt(deps.root, deps.cwd, SUB_AGENT_STEPS);
   const history: StoredMessage[] = [];
   const add = (message: Entry) => history.push({ ...message, seq: history.length + 1, turnId: null });
   add({ role: "user", body: { text: prompt } });
   let toolCalls = 0;
-  for (let step = 1; step <= maxSteps + 1; step++) {
-    if (signal.aborted) return { text: "Cancelled: the turn was stopped.", isError: true, steps: step - 1, toolCalls };
-    const last = step > maxSteps;
+  const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });
+  for (let step = 1; ; step++) {
+    if (signal.aborted) return cancelled(step - 1);
+    const last = step > SUB_AGENT_STEPS;
     if (last) add({ role: "user", body: { text: LAST_STEP } });
     const outcome = await callModel({
       bus,
@@ -82,12 +81,13 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
       ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
       onUsage: (promptTokens, completionTokens) => deps.bus.emit({ type: "usage", promptTokens, completionTokens }),
     });
-    if (outcome.kind === "cancelled") return { text: "Cancelled: the turn was stopped.", isError: true, steps: step, toolCalls };
+    if (outcome.kind === "cancelled") return cancelled(step);
     if (outcome.kind === "failed") return { text: `The helper's model call failed: ${outcome.error.message}`, isError: true, steps: step, toolCalls };
     const { record } = outcome;
     if (last || record.toolCalls.length === 0) return { text: record.text, isError: false, steps: step, toolCalls };
     add({ role: "assistant", body: record });
     for (const call of record.toolCalls) {
+      if (signal.aborted) return cancelled(step);
       toolCalls++;
       const result = await runToolCall(call, {
         sessionId: deps.sessionId,
@@ -104,7 +104,6 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
       add({ role: "tool", body: result });
     }
   }
-  return { text: "", isError: false, steps: maxSteps + 1, toolCalls };
 }
 
 /** Tells the parent's bus what the helper's own bus says of its calls and its cost; the rest (its text) stays. */
