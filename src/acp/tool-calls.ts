@@ -5,12 +5,17 @@ import { toolByName } from "../tools/index.ts";
 /** A session/update's `update`, as the SDK types it. */
 export type Update = Record<string, unknown> & { sessionUpdate: string };
 
-type ToolEvent = Extract<EngineEvent, { type: "tool_call_delta" | "tool_start" | "tool_end" | "tool_denied" | "progress" | "step" | "task" | "retract" }>;
+type ToolEvent = Extract<EngineEvent, { type: "tool_call_delta" | "tool_start" | "tool_end" | "tool_denied" | "progress" | "sub_tool" | "step" | "task" | "retract" }>;
 
 /** The most of a running command's output a progress update carries: its tail, the rest said as cut. */
 export const MAX_LIVE_OUTPUT = 32 * 1024;
 
-type Call = { started: boolean; output: string; cut: number; timer: ReturnType<typeof setTimeout> | null };
+/** A helper's call (the task tool's), as its parent's content lists it. */
+type HelperCall = { title: string; status: string };
+
+type Call = { started: boolean; output: string; cut: number; timer: ReturnType<typeof setTimeout> | null; helpers?: Map<string, HelperCall> };
+
+const HELPER_MARK: Record<string, string> = { in_progress: "○", completed: "●", failed: "✗" };
 
 /**
  * One session's tool calls as a client sees them: each is announced (`tool_call`) once, as soon as
@@ -40,6 +45,8 @@ export class ToolCallFeed {
         return this.progress(event.callId, event.output);
       case "tool_end":
         return this.end(event);
+      case "sub_tool":
+        return this.helper(event);
       case "tool_denied":
         return this.denied(event);
       case "step":
@@ -83,6 +90,16 @@ export class ToolCallFeed {
       const text = call.cut > 0 ? `[… ${call.cut} characters before …]\n${call.output}` : call.output;
       this.send({ sessionUpdate: "tool_call_update", toolCallId: callId, content: [{ type: "content", content: { type: "text", text } }] });
     }, this.intervalMs);
+  }
+
+  /** A helper's call started or ended: the task call's content lists its helper's calls so far, one a line. */
+  private helper(event: Extract<EngineEvent, { type: "sub_tool" }>): void {
+    const call = this.calls.get(event.parentCallId);
+    if (!call) return;
+    call.helpers ??= new Map();
+    call.helpers.set(event.callId, { title: event.title, status: event.status });
+    const text = [...call.helpers.values()].map((h) => `${HELPER_MARK[h.status] ?? "○"} ${h.title}`).join("\n");
+    this.send({ sessionUpdate: "tool_call_update", toolCallId: event.parentCallId, content: [{ type: "content", content: { type: "text", text } }] });
   }
 
   private end(event: Extract<EngineEvent, { type: "tool_end" }>): void {
@@ -140,5 +157,5 @@ function kindOf(name: string): string {
 
 /** Whether an event is one the feed maps. */
 export function isToolEvent(event: EngineEvent): event is ToolEvent {
-  return ["tool_call_delta", "tool_start", "tool_end", "tool_denied", "progress", "step", "task", "retract"].includes(event.type);
+  return ["tool_call_delta", "tool_start", "tool_end", "tool_denied", "progress", "sub_tool", "step", "task", "retract"].includes(event.type);
 }

@@ -2,7 +2,7 @@ import type { EngineEvent, EventOf } from "../bus/index.ts";
 import type { Interaction } from "../engine/interaction.ts";
 import { type Paints, paintsFor } from "./paint.ts";
 import { Spinner } from "./spinner.ts";
-import { shown, toolResultLines } from "./tool-lines.ts";
+import { helperCallLines, shown, toolResultLines } from "./tool-lines.ts";
 
 /** A running command's output kept for its tail: the newest, never the whole flood. */
 const KEEP_CHARS = 16_384;
@@ -88,6 +88,8 @@ class TextPrinter implements Printer {
         return;
       case "tool_end":
         return this.block(this.result(event));
+      case "sub_tool":
+        return this.block(helperCallLines(event, this.paint));
       case "tool_denied": {
         const why = `refused: ${shown(event.reason)}${event.feedback ? ` (${shown(event.feedback)})` : ""}`;
         return this.block([this.titleLine(event.title), this.paint.warn(`  ⎿ ${why}`)]);

@@ -24,6 +24,16 @@ export function toolResultLines(event: EventOf<"tool_end">, output: string | und
   return [`${paint.error(`  ⎿ ${lines[0] ?? ""}`)}${more}`];
 }
 
+/**
+ * A helper's call (the task tool's), under the task's line: indented as it starts, and once more,
+ * marked, if it failed (or was refused); nothing when it went well.
+ */
+export function helperCallLines(event: EventOf<"sub_tool">, paint: Paints): string[] {
+  if (event.status === "in_progress") return [paint.dim(`  › ${shown(event.title)}`)];
+  if (event.status === "failed") return [paint.error(`  ✗ ${shown(event.title)}`)];
+  return [];
+}
+
 function diffLines(diff: { path: string; oldText: string | null; newText: string }, p: Paints, root: string): string[] {
   const text = shown(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
   const lines = text ? text.split("\n") : [];

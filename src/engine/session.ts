@@ -9,18 +9,20 @@ import { type Db, storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
-import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
+import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
-import { lowerMode, modeAction } from "./permissions.ts";
+import { toolSpecs, toolsFor } from "./offered-tools.ts";
+import { lowerMode } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings } from "./settings.ts";
 import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { LoopGuard, runStepCalls } from "./step-calls.ts";
+import { runSubAgent } from "./sub-agent.ts";
 import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
@@ -486,8 +488,8 @@ export class Session {
     void this.refreshRefs();
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = this.toolsFor(this.turnMode);
-      const specs = tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: inputSchema(t) } }));
+      const tools = toolsFor(this.deps.tools, this.turnMode);
+      const specs = toolSpecs(tools);
       const system = sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir);
       const request = { model, turnId, todos: this.todos, system, tools: specs, signal };
       await this.compaction.beforeStep(request);
@@ -524,7 +526,7 @@ export class Session {
           allowed: this.allowed,
           interaction: this.interaction ?? nobody("nobody can approve it in this session"),
           signal,
-          context: (callId) => this.toolContext(callId, signal, undo, model),
+          context: (callId) => this.toolContext(callId, signal, undo, model, effort),
           afterExecute: () => undo.afterTool(),
         }),
         guard,
@@ -534,14 +536,6 @@ export class Session {
       if (!ran) return { stopReason: "cancelled" };
     }
     return { stopReason: "max_turn_requests" };
-  }
-
-  /** The tools the model is given in a mode: none that the mode refuses outright. */
-  private toolsFor(mode: Mode): Tool[] {
-    return this.deps.tools.filter((t) => {
-      if (t.name === "plan_submit") return mode === "plan";
-      return modeAction(mode, t.permission) !== "deny";
-    });
   }
 
   private callStep(request: { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal }, effort: Effort, step: number): Promise<StepOutcome> {
@@ -588,7 +582,7 @@ export class Session {
     this.refsCache = await this.deps.models.refs().catch(() => this.refsCache);
   }
 
-  private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel): ToolContext {
+  private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel, effort: Effort): ToolContext {
     return {
       sessionId: this.id,
       callId,
@@ -622,6 +616,7 @@ export class Session {
         this.todos = todos;
         this.bus.emit({ type: "todos", todos });
       },
+      subAgent: (prompt, sub) => runSubAgent({ bus: this.bus, sessionId: this.id, root: this.root, cwd: this.cwd, model, effort, shared: this.deps }, callId, prompt, sub),
       settings: {
         get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.refsCache }),
         set: (change) => applySettings(this, change, callId, signal),

@@ -9,6 +9,7 @@ import { multiEditTool } from "./multi-edit.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
 import { settingsTool } from "./settings.ts";
+import { taskTool } from "./task.ts";
 import { primeSchemas, type Tool } from "./tool.ts";
 import { todoTool } from "./todo.ts";
 import { writeTool } from "./write.ts";
@@ -24,6 +25,7 @@ export const ALL_TOOLS: Tool[] = [
   globTool,
   listTool,
   fetchTool,
+  taskTool,
   todoTool,
   askUserTool,
   planSubmitTool,

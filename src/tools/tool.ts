@@ -45,6 +45,9 @@ export type PlanOutcome =
   | { outcome: "dismissed" }
   | { outcome: "nobody" };
 
+/** What a helper session (the task tool's) answered: its final text, and how far it went. */
+export type SubAgentAnswer = { text: string; isError: boolean; steps: number; toolCalls: number };
+
 export type TodoItem = { content: string; status: "pending" | "in_progress" | "completed"; priority?: "high" | "medium" | "low" };
 
 /**
@@ -83,6 +86,8 @@ export type ToolContext = {
     get(): { model: string | null; effort: string; mode: string; models: string[] };
     set(change: { model?: string; effort?: string; mode?: string }): Promise<string>;
   };
+  /** Runs a read-only helper session on a narrower question (task): its own context, the session's model. */
+  subAgent(prompt: string, signal: AbortSignal): Promise<SubAgentAnswer>;
   /** Whether the session's model takes images. */
   vision: boolean;
   /** How a path (absolute) is protected, or null: searches leave protected files out, listings secrets' names too. */

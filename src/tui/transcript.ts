@@ -107,6 +107,9 @@ export class Transcript extends Container {
       case "tool_end":
         this.tools.get(event.callId)?.end(event);
         return this.tools.has(event.callId);
+      case "sub_tool":
+        this.tools.get(event.parentCallId)?.helper(event);
+        return this.tools.has(event.parentCallId);
       case "tool_denied": {
         const block = this.tools.get(event.callId) ?? this.newTool(event.callId, event.name, event.title);
         block.deny(event.reason, event.feedback);

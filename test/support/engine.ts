@@ -17,6 +17,13 @@ export const isStep = (body: ChatRequest) => Array.isArray(body.tools) && body.t
 export const isTitle = (body: ChatRequest) => !isStep(body) && JSON.stringify(body.messages?.[0] ?? "").includes("You name coding sessions");
 export const isSummary = (body: ChatRequest) => !isStep(body) && JSON.stringify(body.messages?.[0] ?? "").includes("You summarise a coding session");
 
+/** A request of a task tool's helper (its own system prompt), with tools or, at its last step, without. */
+export const isHelper = (body: ChatRequest) => JSON.stringify(body.messages?.[0] ?? "").includes("You are a helper of a coding agent");
+/** A reply only a helper's request takes. */
+export const helperStep = (reply: Reply): Reply => ({ ...reply, match: isHelper });
+/** A reply only the session's own step takes, never its helper's. */
+export const ownStep = (reply: Reply): Reply => ({ ...reply, match: (body) => isStep(body) && !isHelper(body) });
+
 /** A reply only a turn's step takes, so titles and summaries never eat it. */
 export const step = (reply: Reply): Reply => ({ ...reply, match: isStep });
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { ReadLedger } from "../../src/engine/read-ledger.ts";
 import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
-import type { PlanOutcome, Question, QuestionOutcome, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
+import type { PlanOutcome, Question, QuestionOutcome, SubAgentAnswer, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
 export type Recorded = {
@@ -16,6 +16,8 @@ export type Recorded = {
   asked: { questions: Question[]; why?: string }[];
   plans: { path: string; text: string }[];
   settingsSet: Record<string, string>[];
+  /** The prompts the task tool handed to a helper. */
+  helped: string[];
 };
 
 export type ContextOptions = {
@@ -25,6 +27,8 @@ export type ContextOptions = {
   signal?: AbortSignal;
   ask?: (questions: Question[]) => QuestionOutcome;
   plan?: PlanOutcome;
+  /** What a helper answers the task tool (default: a failure, there being none). */
+  subAgent?: (prompt: string) => SubAgentAnswer;
   /** config.yaml's `protected:` globs, besides the built-in list. */
   protected?: string[];
   /** The commands' environment (default: this process's) and the dirs the sandbox hides from them (default: none, no sandbox). */
@@ -37,7 +41,7 @@ export type ContextOptions = {
 /** A plain ToolContext over a real directory, recording what the tools call. */
 export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec: Recorded } {
   const root = opts.root ?? tempDir();
-  const rec: Recorded = { beforeChange: [], progress: [], todos: [], read: new Set(), commands: 0, asked: [], plans: [], settingsSet: [] };
+  const rec: Recorded = { beforeChange: [], progress: [], todos: [], read: new Set(), commands: 0, asked: [], plans: [], settingsSet: [], helped: [] };
   const ledger = new ReadLedger();
   const rules = protectedPaths(opts.protected ?? [], []);
   const settings = { model: "local/a" as string | null, effort: "medium", mode: "edit", models: ["local/a", "local/b"] };
@@ -78,6 +82,10 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
           .map(([k, v]) => `${k} to ${v}`)
           .join(", ")}.`;
       },
+    },
+    subAgent: async (prompt) => {
+      rec.helped.push(prompt);
+      return opts.subAgent?.(prompt) ?? { text: "no helper in this test", isError: true, steps: 0, toolCalls: 0 };
     },
     vision: opts.vision ?? false,
     protection: protectionJudge(root, rules),

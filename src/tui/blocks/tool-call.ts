@@ -16,6 +16,9 @@ const LIVE_KEEP_CHARS = 16_384;
 
 type State = "running" | "done" | "error" | "denied";
 
+/** A call a helper made (the task tool's), shown on a line of its own under the task. */
+type HelperCall = { title: string; status: string };
+
 /** A tool call: its title and state, then a short result: a diff, a command's output cut with a count. */
 export class ToolCallBlock extends CachedBlock {
   private state: State = "running";
@@ -23,6 +26,7 @@ export class ToolCallBlock extends CachedBlock {
   private output = "";
   private diffs: FileDiff[] = [];
   private why = "";
+  private readonly helpers = new Map<string, HelperCall>();
 
   constructor(
     readonly callId: string,
@@ -50,6 +54,12 @@ export class ToolCallBlock extends CachedBlock {
     this.invalidate();
   }
 
+  /** A helper's call started or ended (status in_progress, completed or failed). */
+  helper(event: { callId: string; title: string; status: string }): void {
+    this.helpers.set(event.callId, { title: plain(event.title), status: event.status });
+    this.invalidate();
+  }
+
   deny(reason: string, feedback?: string): void {
     this.state = "denied";
     this.why = plain(feedback ? `${reason}: “${feedback}”` : reason);
@@ -68,11 +78,20 @@ export class ToolCallBlock extends CachedBlock {
   protected draw(width: number): string[] {
     const t = this.theme;
     const mark = { running: t.accent("○ "), done: t.ok("● "), error: t.error("✗ "), denied: t.warn("⊘ ") }[this.state];
-    const lines = ["", ...hanging(t.bold(this.title), width, mark, "  ")];
+    const lines = ["", ...hanging(t.bold(this.title), width, mark, "  "), ...this.helperLines(width)];
     if (this.state === "denied") return [...lines, ...hanging(`refused: ${this.why}`, width, "  ⎿ ", "    ").map(t.warn)];
     if (this.state === "running") return [...lines, ...this.tailOf(this.live, LIVE_OUTPUT_LINES, width)];
     if (this.diffs.length > 0) return [...lines, ...this.drawDiffs(width)];
     return [...lines, ...this.summary(width)];
+  }
+
+  /** One indented line per helper call, marked as the call is (running, done, failed). */
+  private helperLines(width: number): string[] {
+    const t = this.theme;
+    return [...this.helpers.values()].map((h) => {
+      const mark = h.status === "failed" ? t.error("✗ ") : h.status === "completed" ? t.ok("● ") : t.accent("○ ");
+      return clip(`    ${mark}${t.dim(h.title)}`, width);
+    });
   }
 
   private tailOf(text: string, count: number, width: number): string[] {

@@ -1,0 +1,174 @@
+import { type EngineEvent, SessionBus } from "../bus/index.ts";
+import type { Effort } from "../config/schema.ts";
+import type { ResolvedModel } from "../model/resolved.ts";
+import type { RetryPolicy } from "../model/retry.ts";
+import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
+import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
+import { toChatMessages } from "./history.ts";
+import { nobody } from "./interaction.ts";
+import { toolSpecs } from "./offered-tools.ts";
+import { ReadLedger } from "./read-ledger.ts";
+import type { AssistantRecord, StoredMessage, ToolResultRecord, UserRecord } from "./records.ts";
+import { runToolCall } from "./tool-runner.ts";
+import { callModel } from "./turn.ts";
+
+/** Model calls a helper makes with its tools; then it is asked once more, without tools, for its answer. */
+export const SUB_AGENT_STEPS = 12;
+
+/** What a helper runs with: the parent session's place, model and tools, and its bus to tell what the helper does. */
+export type SubAgentDeps = {
+  bus: SessionBus;
+  sessionId: string;
+  root: string;
+  cwd: string;
+  model: ResolvedModel;
+  effort: Effort;
+  /** What the session has for its own calls (its deps): the helper takes the tools that only read, never task itself. */
+  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: ToolContext["commands"]; web: ToolContext["web"]; retry?: Partial<RetryPolicy> };
+};
+
+/** A message of the helper's conversation, before it is numbered. */
+type Entry = { role: "user"; body: UserRecord } | { role: "assistant"; body: AssistantRecord } | { role: "tool"; body: ToolResultRecord };
+
+const LAST_STEP = "You have used all your steps. Answer now, from what you found, without tools.";
+
+/** The helper's own system prompt: what it is for, what it can do, and the shape of its answer. */
+function helperPrompt(root: string, cwd: string, steps: number): string {
+  return [
+    "You are a helper of a coding agent. It hands you one question about a project; your last message goes back to it as your answer, not to a person. Answer that question and nothing else.",
+    "You can only read: read, grep, glob and list. You cannot change files, run commands or ask anyone. Search first, read what matters, and stop as soon as you can answer.",
+    `You have at most ${steps} steps with tools. Your answer: the facts you found, each with its path:line, short quotes where they help; say plainly what you could not find. No preamble.`,
+    `Environment:\n- project root: ${root}\n- working directory: ${cwd}`,
+  ].join("\n\n");
+}
+
+/**
+ * The tools a helper gets: those of the read class (the plan mode's reads), without task (no
+ * helpers of helpers) and without fetch (a new host asks the person, and a helper cannot ask).
+ */
+export function helperTools(tools: readonly Tool[]): Tool[] {
+  return tools.filter((t) => t.permission === "read" && t.name !== "task" && t.name !== "fetch");
+}
+
+/**
+ * Runs a read-only helper on `prompt` in a context of its own, with the model loop's own parts
+ * (callModel, runToolCall) over a conversation kept in memory: it is no stored session. What it
+ * streams stays on a bus of its own; its tool calls are told on the parent's bus as sub_tool events
+ * of `parentCallId`, and what its model calls cost as usage.
+ */
+export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> {
+  const tools = helperTools(deps.shared.tools);
+  const byName = new Map(tools.map((t) => [t.name, t] as const));
+  const bus = new SessionBus(deps.sessionId);
+  bus.subscribe(forwarder(deps.bus, parentCallId));
+  const ledger = new ReadLedger();
+  const system = helperPrompt(deps.root, deps.cwd, SUB_AGENT_STEPS);
+  const history: StoredMessage[] = [];
+  const add = (message: Entry) => history.push({ ...message, seq: history.length + 1, turnId: null });
+  add({ role: "user", body: { text: prompt } });
+  let toolCalls = 0;
+  const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });
+  for (let step = 1; ; step++) {
+    if (signal.aborted) return cancelled(step - 1);
+    const last = step > SUB_AGENT_STEPS;
+    if (last) add({ role: "user", body: { text: LAST_STEP } });
+    const outcome = await callModel({
+      bus,
+      turnId: parentCallId,
+      step,
+      model: deps.model,
+      effort: deps.effort,
+      messages: toChatMessages(system, history, { summary: null, summarySeq: null, vision: deps.model.vision }),
+      tools: last ? [] : toolSpecs(tools),
+      signal,
+      ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
+      onUsage: (promptTokens, completionTokens) => deps.bus.emit({ type: "usage", promptTokens, completionTokens }),
+    });
+    if (outcome.kind === "cancelled") return cancelled(step);
+    if (outcome.kind === "failed") return { text: `The helper's model call failed: ${outcome.error.message}`, isError: true, steps: step, toolCalls };
+    const { record } = outcome;
+    if (last || record.toolCalls.length === 0) return { text: record.text, isError: false, steps: step, toolCalls };
+    add({ role: "assistant", body: record });
+    for (const call of record.toolCalls) {
+      if (signal.aborted) return cancelled(step);
+      toolCalls++;
+      const result = await runToolCall(call, {
+        sessionId: deps.sessionId,
+        bus,
+        tools: byName,
+        mode: "plan",
+        root: deps.root,
+        protectedPaths: deps.shared.protectedPaths,
+        allowed: new Set(),
+        interaction: nobody("a helper cannot ask the person: answer from inside the project"),
+        signal,
+        context: (callId) => helperContext(deps, callId, signal, ledger),
+      });
+      add({ role: "tool", body: result });
+    }
+  }
+}
+
+/** Tells the parent's bus what the helper's own bus says of its calls and its cost; the rest (its text) stays. */
+function forwarder(parent: SessionBus, parentCallId: string): (event: EngineEvent) => void {
+  const titles = new Map<string, string>();
+  return (event) => {
+    switch (event.type) {
+      case "tool_start":
+        titles.set(event.callId, event.title);
+        return parent.emit({ type: "sub_tool", parentCallId, callId: event.callId, name: event.name, title: event.title, status: "in_progress" });
+      case "tool_end":
+        return parent.emit({
+          type: "sub_tool",
+          parentCallId,
+          callId: event.callId,
+          name: event.name,
+          title: titles.get(event.callId) ?? event.name,
+          status: event.isError ? "failed" : "completed",
+        });
+      case "tool_denied":
+        return parent.emit({ type: "sub_tool", parentCallId, callId: event.callId, name: event.name, title: event.title, status: "failed" });
+      case "notice":
+        return parent.emit({ ...event, message: `the helper: ${event.message}` });
+      default:
+        return;
+    }
+  };
+}
+
+const REFUSED = "a helper only reads";
+
+/** A helper's call gets the session's place and a read ledger of its own; whatever is not reading is refused. */
+function helperContext(deps: SubAgentDeps, callId: string, signal: AbortSignal, ledger: ReadLedger): ToolContext {
+  return {
+    sessionId: deps.sessionId,
+    callId,
+    root: deps.root,
+    cwd: deps.cwd,
+    signal,
+    vision: deps.model.vision,
+    protection: protectionJudge(deps.root, deps.shared.protectedPaths),
+    commands: deps.shared.commands,
+    web: deps.shared.web,
+    progress: () => {},
+    beforeChange: async () => {
+      throw new Error(REFUSED);
+    },
+    afterChange: () => {},
+    aroundCommand: async () => {
+      throw new Error(REFUSED);
+    },
+    markRead: (path, content) => ledger.mark(path, content),
+    readState: (path) => ledger.state(path),
+    ask: async () => ({ outcome: "nobody" }),
+    submitPlan: async () => ({ outcome: "nobody" }),
+    setTodos: () => {},
+    settings: {
+      get: () => ({ model: deps.model.ref, effort: deps.effort, mode: "plan", models: [] }),
+      set: async () => {
+        throw new Error(REFUSED);
+      },
+    },
+    subAgent: async () => ({ text: "A helper cannot start another helper.", isError: true, steps: 0, toolCalls: 0 }),
+  };
+}

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type StdioAgent, startStdioAgent } from "../support/acp.ts";
+import { type Device, lembasEvents, newSession, startDevice } from "../support/device.ts";
+import { helperStep, ownStep } from "../support/engine.ts";
+import type { ScriptedModel } from "../support/model.ts";
+
+/** The parent calls task; its helper greps, reads, answers; the parent answers. */
+function pushTask(model: ScriptedModel): void {
+  model.push(
+    ownStep({ toolCalls: [{ id: "call_task", name: "task", arguments: { description: "find the needle", prompt: "Where is needle?" } }] }),
+    helperStep({ toolCalls: [{ id: "h1", name: "grep", arguments: { pattern: "needle" } }] }),
+    helperStep({ toolCalls: [{ id: "h2", name: "read", arguments: { path: "a.txt" } }] }),
+    helperStep({ text: "a.txt:2" }),
+    ownStep({ text: "In a.txt." }),
+  );
+}
+
+describe("a task call's helper, as ACP clients see it", () => {
+  let a: StdioAgent | null = null;
+  let d: Device | null = null;
+  afterEach(async () => {
+    await a?.close();
+    await d?.close();
+    a = d = null;
+  });
+
+  test("an editor (and a client saying _meta.lembas, on stdio) sees the helper's calls listed in the task call's content", async () => {
+    a = await startStdioAgent();
+    writeFileSync(join(a.project, "a.txt"), "one\nneedle\n");
+    pushTask(a.model);
+    await a.agent.request("initialize", { protocolVersion: 1, clientCapabilities: { _meta: { lembas: { protocol: 2 } } } });
+    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
+    expect(await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "where?" }] })).toMatchObject({ stopReason: "end_turn" });
+    const updates = a.updates.map((u) => u.update as Record<string, unknown>).filter((u) => u.toolCallId === "call_task");
+    expect(updates[0]).toMatchObject({ sessionUpdate: "tool_call", title: "task", kind: "think" });
+    const texts = updates.flatMap((u) => (Array.isArray(u.content) ? [(u.content[0] as { content: { text: string } }).content.text] : []));
+    expect(texts).toEqual([
+      '○ Search for "needle"',
+      '● Search for "needle"',
+      '● Search for "needle"\n○ Read a.txt',
+      '● Search for "needle"\n● Read a.txt',
+      "a.txt:2",
+    ]);
+    expect(updates.at(-1)).toMatchObject({ status: "completed" });
+    // The helper's own calls are no calls of the session's.
+    expect(a.updates.filter((u) => u.update.sessionUpdate === "tool_call")).toHaveLength(1);
+  });
+
+  test("LLeMbas on the link gets the sub_tool events in _lembas/event", async () => {
+    d = await startDevice();
+    const link = await d.serve();
+    writeFileSync(join(d.project, "a.txt"), "one\nneedle\n");
+    pushTask(d.model);
+    const sessionId = await newSession(link, d.project);
+    await link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "where?" }] });
+    const subs = lembasEvents(link, sessionId).filter((e) => e.type === "sub_tool");
+    expect(subs).toEqual([
+      { type: "sub_tool", parentCallId: "call_task", callId: "h1", name: "grep", title: 'Search for "needle"', status: "in_progress" },
+      { type: "sub_tool", parentCallId: "call_task", callId: "h1", name: "grep", title: 'Search for "needle"', status: "completed" },
+      { type: "sub_tool", parentCallId: "call_task", callId: "h2", name: "read", title: "Read a.txt", status: "in_progress" },
+      { type: "sub_tool", parentCallId: "call_task", callId: "h2", name: "read", title: "Read a.txt", status: "completed" },
+    ]);
+  });
+});
