@@ -10,6 +10,7 @@ import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messag
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
 import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
+import { Jobs } from "../tools/jobs.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
@@ -18,7 +19,7 @@ import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
 import { lowerMode, modeAction } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
-import { applySettings } from "./settings.ts";
+import { applySettings, KnownModels } from "./settings.ts";
 import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
 import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
@@ -96,7 +97,8 @@ export class Session {
   private readonly reads = new ReadLedger();
   private compacting = false;
   private readonly compaction: Compaction;
-  private refsCache: string[] = [];
+  private readonly known = new KnownModels();
+  private readonly jobs = new Jobs();
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
@@ -302,6 +304,7 @@ export class Session {
   close(opts: { deleted?: boolean; finish?: boolean } = {}): void {
     this.turns.close(opts);
     this.closing.abort();
+    void this.jobs.stopAll();
     if (!opts.finish) this.cancel();
   }
 
@@ -481,7 +484,7 @@ export class Session {
 
   private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
-    void this.refreshRefs();
+    this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
       const tools = this.toolsFor(this.turnMode);
@@ -582,14 +585,6 @@ export class Session {
     }
   }
 
-  private async refreshRefs(): Promise<void> {
-    try {
-      this.refsCache = await this.deps.models.refs();
-    } catch {
-      // the settings tool lists what it last knew
-    }
-  }
-
   private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel): ToolContext {
     return {
       sessionId: this.id,
@@ -600,6 +595,7 @@ export class Session {
       vision: model.vision,
       protection: protectionJudge(this.root, this.deps.protectedPaths),
       commands: this.deps.commands,
+      jobs: this.jobs,
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       afterChange: (path) => undo.afterChange(path),
@@ -624,7 +620,7 @@ export class Session {
         this.bus.emit({ type: "todos", todos });
       },
       settings: {
-        get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.refsCache }),
+        get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.known.list }),
         set: (change) => applySettings(this, change, callId, signal),
       },
     };

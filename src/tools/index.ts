@@ -3,6 +3,7 @@ import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { jobTool } from "./job.ts";
 import { listTool } from "./list.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
@@ -17,6 +18,7 @@ export const ALL_TOOLS: Tool[] = [
   writeTool,
   editTool,
   bashTool,
+  jobTool,
   grepTool,
   globTool,
   listTool,

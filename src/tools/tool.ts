@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Protection } from "../project/protected.ts";
+import type { Jobs } from "./jobs.ts";
 
 /** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
 export type PermissionClass = "read" | "write" | "exec" | "none";
@@ -91,6 +92,8 @@ export type ToolContext = {
    * out (src/tools/environment.ts), and the dirs a sandbox hides from them (src/tools/sandbox.ts).
    */
   commands: { env: Record<string, string>; hidden: readonly string[] };
+  /** The session's background jobs (bash's run_in_background, the job tool), stopped with the session. */
+  jobs: Jobs;
 };
 
 /**

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { ReadLedger } from "../../src/engine/read-ledger.ts";
 import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
+import { Jobs } from "../../src/tools/jobs.ts";
 import type { PlanOutcome, Question, QuestionOutcome, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
@@ -30,6 +31,8 @@ export type ContextOptions = {
   /** The commands' environment (default: this process's) and the dirs the sandbox hides from them (default: none, no sandbox). */
   env?: Record<string, string>;
   hidden?: string[];
+  /** The session's background jobs (default: a registry of its own, which the test stops). */
+  jobs?: Jobs;
 };
 
 /** A plain ToolContext over a real directory, recording what the tools call. */
@@ -80,6 +83,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     vision: opts.vision ?? false,
     protection: protectionJudge(root, rules),
     commands: { env: opts.env ?? processEnv(), hidden: opts.hidden ?? [] },
+    jobs: opts.jobs ?? new Jobs(),
   };
   return { ctx, rec };
 }

@@ -4,7 +4,7 @@ import { inputSchema } from "../../src/tools/tool.ts";
 
 describe("the tool registry", () => {
   test("holds the tools the model is promised, by name", () => {
-    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "bash", "grep", "glob", "list", "todo", "ask_user", "plan_submit", "settings"]);
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "bash", "job", "grep", "glob", "list", "todo", "ask_user", "plan_submit", "settings"]);
     expect(toolByName("edit")?.name).toBe("edit");
     expect(toolByName("nope")).toBeUndefined();
   });
@@ -16,6 +16,7 @@ describe("the tool registry", () => {
       write: "write/edit",
       edit: "write/edit",
       bash: "exec/execute",
+      job: "read/execute",
       grep: "read/search",
       glob: "read/search",
       list: "read/read",
