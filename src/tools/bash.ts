@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { startInBackground } from "./job.ts";
@@ -148,9 +149,14 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   }
 }
 
-/** Whether PUMP ends within MS. */
-function ended(pump: Promise<void>, ms: number): Promise<boolean> {
-  return Promise.race([pump.then(() => true), Bun.sleep(ms).then(() => false)]);
+/** Whether PUMP ends within MS (the timer cleared either way: it holds no process up). */
+async function ended(pump: Promise<void>, ms: number): Promise<boolean> {
+  let done = false;
+  await within(
+    pump.then(() => void (done = true)),
+    ms,
+  );
+  return done;
 }
 
 /** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */

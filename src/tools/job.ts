@@ -1,5 +1,6 @@
 import { z } from "zod";
 import description from "./job.txt" with { type: "text" };
+import { within } from "../pause.ts";
 import { type Job, JobLimitError, type JobStart } from "./jobs.ts";
 import { fail, ok } from "./result.ts";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
@@ -52,7 +53,7 @@ export async function startInBackground(command: string, ctx: ToolContext, start
     if (error instanceof JobLimitError) return fail(error.message);
     return fail(`The command could not be started: ${error instanceof Error ? error.message : String(error)}`);
   }
-  await Promise.race([job.done, Bun.sleep(FIRST_MOMENT_MS)]);
+  await within(job.done, FIRST_MOMENT_MS);
   const lines = [`Started ${job.id} (pid ${job.pid}) in the background.`, readText(job, undefined)];
   if (job.state === "running") lines.push(`Read its new output with job {"action":"read","id":"${job.id}"}; stop it with "stop". It is stopped when the session ends.`);
   if (notice) lines.push(notice);

@@ -5,6 +5,7 @@
  * the process exits (however it exits, short of SIGKILL) is killed then.
  */
 import type { Subprocess } from "bun";
+import { within } from "../pause.ts";
 import { commandArgv, KILL_GRACE_MS, killGroup, leftInGroup, stopGroup } from "./process-group.ts";
 import type { Plan } from "./sandbox.ts";
 
@@ -46,8 +47,7 @@ function hookExit(): void {
 
 /** Waits (at most MS) for every job of the process to end: after the sessions were closed, at the engine's stop. */
 export async function jobsEnded(ms = KILL_GRACE_MS + 1_000): Promise<void> {
-  if (ending.size === 0) return;
-  await Promise.race([Promise.allSettled([...ending]), Bun.sleep(ms)]);
+  if (ending.size > 0) await within(Promise.allSettled([...ending]), ms);
 }
 
 /** One background command: its process, its state and the last of its output. */
@@ -143,7 +143,7 @@ export class Job {
     const stopping = this.state === "stopped";
     const left = !stopping && (await leftInGroup(this.proc.pid));
     if (left) stopGroup(this.proc.pid);
-    await Promise.race([pumps, Bun.sleep(stopping || left ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS)]);
+    await within(pumps, stopping || left ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS);
     live.delete(this.proc.pid);
   }
 
