@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { ENTRY, outputOf, ROOT, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let model: ScriptedModel;
@@ -50,6 +50,8 @@ function alive(pid: number): boolean {
   }
 }
 
+const background = (command: string) => step({ toolCalls: [{ name: "bash", arguments: { command, run_in_background: true } }] });
+
 type JsonEvent = { type: string; name?: string; title?: string; meta?: Record<string, unknown>; output?: string; isError?: boolean };
 
 describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () => {
@@ -84,6 +86,37 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
     const pid = Number(ends[0]?.meta?.pid);
     expect(pid).toBeGreaterThan(0);
     expect(alive(pid)).toBe(false);
+    expect(sleepsWith(marker)).toEqual([]);
+  });
+
+  test("a process that exits at once, its sessions never closed, kills its jobs as it goes", async () => {
+    const marker = uniqueSleep();
+    const script = [
+      `import { Jobs } from ${JSON.stringify(join(ROOT, "src/tools/jobs.ts"))};`,
+      `const job = new Jobs().start({ command: "sleep ${marker}", cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });`,
+      "await Bun.sleep(200);",
+      "console.log(job.pid);",
+      "process.exit(3);",
+    ].join("\n");
+    const file = join(box.dir, "exits.ts");
+    writeFileSync(file, script);
+    const proc = Bun.spawn([process.execPath, file], { stdout: "pipe", stderr: "inherit" });
+    const pid = Number((await new Response(proc.stdout).text()).trim());
+    expect(await proc.exited).toBe(3);
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid)).toBe(false);
+    expect(sleepsWith(marker)).toEqual([]);
+  });
+
+  test("a run ended by signals mid-turn (cancelled, then exit at once) leaves no job behind", async () => {
+    const marker = uniqueSleep();
+    model.push(background(`sleep ${marker}`), step({ text: "never", fail: "hang" }));
+    const proc = Bun.spawn([process.execPath, ENTRY, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    await outputOf(proc.stderr).waitFor("running in the background");
+    expect(sleepsWith(marker)).toHaveLength(1);
+    proc.kill("SIGTERM");
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(130);
     expect(sleepsWith(marker)).toEqual([]);
   });
 
