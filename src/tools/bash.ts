@@ -29,7 +29,7 @@ const schema = () =>
       .optional()
       .describe(`Milliseconds before the command is stopped; default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}`),
     description: z.string().optional().describe("What the command does, in a few words, for the person"),
-    run_in_background: z.boolean().optional().describe("Start it as a background job and return at once with its id (servers, watchers)"),
+    run_in_background: z.boolean().optional().describe("Run it as a background job (servers, watchers)"),
   });
 
 /**
