@@ -43,7 +43,7 @@ export const jobTool = defineTool({
 
 /**
  * bash with run_in_background: starts the command as a job of the session, waits a moment for its
- * first output, and returns with its id. PREFIX: what the person should know first (no sandbox).
+ * first output (or its end), and returns with its id. NOTICE: what the model should know besides (no sandbox).
  */
 export async function startInBackground(command: string, ctx: ToolContext, start: Omit<JobStart, "command">, notice: string | null): Promise<ToolResult> {
   let job: Job;
