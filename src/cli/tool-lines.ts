@@ -17,6 +17,7 @@ const TAIL_LINES = 5;
 export function toolResultLines(event: EventOf<"tool_end">, output: string | undefined, paint: Paints, root: string): string[] {
   if (event.diffs && event.diffs.length > 0 && !event.isError) return event.diffs.flatMap((diff) => diffLines(diff, paint, root));
   if (event.name === "todo" && !event.isError) return todoLines(event.output, paint);
+  if (event.name === "bash" && typeof event.meta?.jobId === "string") return jobStart(event.meta, event.isError, paint);
   if (event.name === "bash") return commandEnd(output ?? (event.isError ? event.output : ""), event.meta, event.isError, paint);
   if (!event.isError) return [];
   const lines = shown(event.output).replace(/\n+$/, "").split("\n");
@@ -66,6 +67,14 @@ function commandEnd(output: string, meta: Record<string, unknown> | undefined, i
     : isError ? "failed" : "ended";
   const failed = isError || code !== 0;
   return [...cut, ...tail, (failed ? p.error : p.dim)(`  ⎿ ${how}`)];
+}
+
+/** A background job's start: its id and pid, or how it ended already (the job tool reads its output). */
+function jobStart(meta: Record<string, unknown>, isError: boolean, p: Paints): string[] {
+  const id = String(meta.jobId);
+  if (meta.state === "running") return [p.dim(`  ⎿ ${id} running in the background (pid ${String(meta.pid)})`)];
+  const code = typeof meta.exitCode === "number" ? meta.exitCode : null;
+  return [(isError || code !== 0 ? p.error : p.dim)(`  ⎿ ${id} ended at once: ${code === null ? "stopped" : `exit ${code}`}`)];
 }
 
 /** Text from the model, a file or a command, as it may be printed: no escape sequences, no carriage returns. */

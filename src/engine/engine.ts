@@ -11,6 +11,7 @@ import { deleteSession, getSession, insertSession, listSessions, newSessionId } 
 import { beat, HEARTBEAT_MS } from "../store/holds.ts";
 import { claimSession, heldElsewhere, heldElsewhereSentence, lostHolds, releaseHold } from "../store/placement.ts";
 import { toolEnvironment } from "../tools/environment.ts";
+import { jobsEnded } from "../tools/jobs.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
 import { lowerMode } from "./permissions.ts";
@@ -189,6 +190,8 @@ export class Engine {
     ended.forEach((end, i) => {
       if (end.status === "rejected") problems.add(`session ${sessions[i]?.id} did not end cleanly: ${this.sentence(end.reason)}`);
     });
+    // The sessions' background jobs were told to stop as they closed: they get their grace period.
+    await jobsEnded();
     forgetAllProjectFiles();
     await listings?.catch(() => {});
     for (const id of this.sessions.keys()) {

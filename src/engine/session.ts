@@ -10,6 +10,7 @@ import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messag
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
 import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
+import { Jobs } from "../tools/jobs.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
@@ -19,7 +20,7 @@ import { toolSpecs, toolsFor } from "./offered-tools.ts";
 import { lowerMode } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
-import { applySettings } from "./settings.ts";
+import { applySettings, KnownModels } from "./settings.ts";
 import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { LoopGuard, runStepCalls } from "./step-calls.ts";
 import { runSubAgent } from "./sub-agent.ts";
@@ -99,7 +100,8 @@ export class Session {
   private readonly reads = new ReadLedger();
   private compacting = false;
   private readonly compaction: Compaction;
-  private refsCache: string[] = [];
+  private readonly known = new KnownModels();
+  private readonly jobs = new Jobs();
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
@@ -305,6 +307,7 @@ export class Session {
   close(opts: { deleted?: boolean; finish?: boolean } = {}): void {
     this.turns.close(opts);
     this.closing.abort();
+    void this.jobs.stopAll();
     if (!opts.finish) this.cancel();
   }
 
@@ -485,7 +488,7 @@ export class Session {
   private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
     const guard = new LoopGuard();
-    void this.refreshRefs();
+    this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
       const tools = toolsFor(this.deps.tools, this.turnMode);
@@ -577,11 +580,6 @@ export class Session {
     }
   }
 
-  /** The settings tool lists what it last knew when the models cannot be listed. */
-  private async refreshRefs(): Promise<void> {
-    this.refsCache = await this.deps.models.refs().catch(() => this.refsCache);
-  }
-
   private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel, effort: Effort): ToolContext {
     return {
       sessionId: this.id,
@@ -593,6 +591,7 @@ export class Session {
       protection: protectionJudge(this.root, this.deps.protectedPaths),
       commands: this.deps.commands,
       web: this.deps.web,
+      jobs: this.jobs,
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       afterChange: (path) => undo.afterChange(path),
@@ -618,7 +617,7 @@ export class Session {
       },
       subAgent: (prompt, sub) => runSubAgent({ bus: this.bus, sessionId: this.id, root: this.root, cwd: this.cwd, model, effort, shared: this.deps }, callId, prompt, sub),
       settings: {
-        get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.refsCache }),
+        get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.known.list }),
         set: (change) => applySettings(this, change, callId, signal),
       },
     };

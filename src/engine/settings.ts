@@ -3,6 +3,21 @@ import { Effort, Mode } from "../config/schema.ts";
 import { UserError } from "../errors.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { lowerMode, MODE_ORDER } from "./permissions.ts";
+import type { ModelSource } from "../model/resolved.ts";
+
+/** The model refs the settings tool lists: what the source said last, asked again at each turn's start. */
+export class KnownModels {
+  list: string[] = [];
+
+  refresh(models: Pick<ModelSource, "refs">): void {
+    models.refs().then(
+      (refs) => void (this.list = refs),
+      () => {
+        // the settings tool lists what it last knew
+      },
+    );
+  }
+}
 
 export type SettingsChange = { model?: string; effort?: string; mode?: string };
 

@@ -1,3 +1,4 @@
+import { Jobs } from "../tools/jobs.ts";
 import { type EngineEvent, SessionBus } from "../bus/index.ts";
 import type { Effort } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
@@ -44,10 +45,12 @@ function helperPrompt(root: string, cwd: string, steps: number): string {
 
 /**
  * The tools a helper gets: those of the read class (the plan mode's reads), without task (no
- * helpers of helpers) and without fetch (a new host asks the person, and a helper cannot ask).
+ * helpers of helpers), fetch (a new host asks the person, and a helper cannot ask) and job (the
+ * session's background jobs are not a helper's to read or stop).
  */
+const NOT_FOR_HELPERS = new Set(["task", "fetch", "job"]);
 export function helperTools(tools: readonly Tool[]): Tool[] {
-  return tools.filter((t) => t.permission === "read" && t.name !== "task" && t.name !== "fetch");
+  return tools.filter((t) => t.permission === "read" && !NOT_FOR_HELPERS.has(t.name));
 }
 
 /**
@@ -150,6 +153,7 @@ function helperContext(deps: SubAgentDeps, callId: string, signal: AbortSignal, 
     protection: protectionJudge(deps.root, deps.shared.protectedPaths),
     commands: deps.shared.commands,
     web: deps.shared.web,
+    jobs: new Jobs(),
     progress: () => {},
     beforeChange: async () => {
       throw new Error(REFUSED);

@@ -1,14 +1,15 @@
 import { z } from "zod";
+import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
+import { startInBackground } from "./job.ts";
+import { commandArgv, KILL_GRACE_MS, leftInGroup, stopGroup } from "./process-group.ts";
 import { fail, ok } from "./result.ts";
 import { findSandbox, type Plan, planFor, sayOnce } from "./sandbox.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
-/** Between SIGTERM and SIGKILL to the command's process group. */
-const KILL_GRACE_MS = 2_000;
 /** After the command exits, how long its pipes may take to close (a background child may hold them). */
 const DRAIN_MS = 300;
 /** After the output has ended, how long the shell's own stderr may take to close. */
@@ -28,6 +29,7 @@ const schema = () =>
       .optional()
       .describe(`Milliseconds before the command is stopped; default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}`),
     description: z.string().optional().describe("What the command does, in a few words, for the person"),
+    run_in_background: z.boolean().optional().describe("Run it as a background job (servers, watchers)"),
   });
 
 /**
@@ -41,7 +43,7 @@ export const bashTool = defineTool({
   permission: "exec",
   kind: "execute",
   // What runs, never the model's own words for it: the person approves the title they read.
-  title: (input) => `Run ${firstLine(input.command, 120)}`,
+  title: (input) => `${input.run_in_background ? "Start in the background:" : "Run"} ${firstLine(input.command, 120)}`,
   paths: () => [],
   async execute(input, ctx) {
     if (ctx.signal.aborted) return fail("Cancelled before the command started.");
@@ -51,6 +53,8 @@ export const bashTool = defineTool({
     const unsandboxed = plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null;
     // The live output is where the person watching sees it; the result is where the model does.
     if (unsandboxed) progress.push(`${unsandboxed}\n`);
+    // Not in the turn's undo window: what the job changes after it started is not the turn's to undo.
+    if (input.run_in_background) return startInBackground(input.command, ctx, { cwd: ctx.cwd, env: ctx.commands.env, plan }, unsandboxed);
     try {
       const run = await ctx.aroundCommand(() =>
         runCommand(input.command, {
@@ -78,8 +82,8 @@ export type CommandRun = {
   /** A signal that ended it, other than our own stopping. */
   signal: string | null;
   stopped: "timeout" | "cancel" | null;
-  /** Whether background processes still held the output open when the command ended. */
-  outputLeftOpen: boolean;
+  /** Whether the command left processes running in its group (stopped then). */
+  leftBehind: boolean;
 };
 
 export type RunOptions = {
@@ -92,22 +96,13 @@ export type RunOptions = {
   onOutput(text: string): void;
 };
 
-let shellCache: string[] | null = null;
-
-/** `bash -c`, or `sh -c` where there is no bash; looked up once. */
-function shell(): string[] {
-  shellCache ??= [Bun.which("bash") ?? Bun.which("sh") ?? "/bin/sh", "-c"];
-  return shellCache;
-}
-
 /**
  * Runs a command in a new session (its own process group, no controlling terminal), stdin closed.
- * On timeout or abort the whole group gets SIGTERM, then SIGKILL after a grace period.
+ * On timeout or abort the whole group gets SIGTERM, then SIGKILL after a grace period; so does
+ * what it left running in the background when it ended (else `server &` would outlive lembas).
  */
 export async function runCommand(command: string, opts: RunOptions): Promise<CommandRun> {
-  // One pipe for both streams keeps their order exactly; stderr stays a pipe for the shell's own errors.
-  const argv = [...shell(), `exec 2>&1\n${command}`];
-  const proc = Bun.spawn(opts.plan && opts.plan.kind !== "none" ? opts.plan.argv(argv, opts.cwd) : argv, {
+  const proc = Bun.spawn(commandArgv(command, opts.cwd, opts.plan), {
     cwd: opts.cwd,
     env: opts.env,
     detached: true,
@@ -125,9 +120,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const stop = (why: "timeout" | "cancel"): void => {
     if (stopped) return;
     stopped = why;
-    killGroup(proc.pid, "SIGTERM");
-    // Not awaited: whatever ignored SIGTERM is killed even after we have returned.
-    setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS).unref();
+    stopGroup(proc.pid);
   };
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = (): void => stop("cancel");
@@ -137,9 +130,11 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const pumps = { out: pump(out, onText), err: pump(err, onText) };
   try {
     await proc.exited;
+    const leftBehind = !stopped && (await leftInGroup(proc.pid));
+    if (leftBehind) stopGroup(proc.pid);
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
     // its output is read until its group is gone, the SIGKILL at the latest.
-    const drainMs = stopped ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS;
+    const drainMs = stopped || leftBehind ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS;
     const drained = await ended(pumps.out, drainMs);
     // stderr has the shell's (or bwrap's) own errors, written before it ended; a sandbox's PID 1
     // holds it open while a background process lives, so it is not waited for.
@@ -147,16 +142,21 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
     if (!drained) await out.cancel().catch(() => {});
     if (!errEnded) await err.cancel().catch(() => {});
     const signal = stopped || proc.signalCode === null ? null : String(proc.signalCode);
-    return { output: output.text(), exitCode: proc.exitCode, signal, stopped, outputLeftOpen: !drained };
+    return { output: output.text(), exitCode: proc.exitCode, signal, stopped, leftBehind };
   } finally {
     clearTimeout(timer);
     opts.signal.removeEventListener("abort", onAbort);
   }
 }
 
-/** Whether PUMP ends within MS. */
-function ended(pump: Promise<void>, ms: number): Promise<boolean> {
-  return Promise.race([pump.then(() => true), Bun.sleep(ms).then(() => false)]);
+/** Whether PUMP ends within MS (the timer cleared either way: it holds no process up). */
+async function ended(pump: Promise<void>, ms: number): Promise<boolean> {
+  let done = false;
+  await within(
+    pump.then(() => void (done = true)),
+    ms,
+  );
+  return done;
 }
 
 /** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */
@@ -174,14 +174,6 @@ async function pump(reader: ByteReader, onText: (text: string) => void): Promise
   onText(decoder.decode());
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
-
 function toResult(run: CommandRun, timeoutMs: number, notice: string | null): ToolResult {
   const notes: string[] = [];
   if (run.stopped === "timeout") {
@@ -190,8 +182,8 @@ function toResult(run: CommandRun, timeoutMs: number, notice: string | null): To
   if (run.stopped === "cancel") notes.push("The command was cancelled: it and every process it started were stopped.");
   if (!run.stopped && run.signal) notes.push(`The command was killed by ${run.signal}.`);
   if (!run.stopped && run.exitCode !== null && run.exitCode !== 0) notes.push(`Exit code ${run.exitCode}.`);
-  if (run.outputLeftOpen && !run.stopped) {
-    notes.push("Background processes still hold the output open: what they print later is not shown (redirect their output to a file).");
+  if (run.leftBehind) {
+    notes.push("Processes it left running in the background were stopped when it ended: start a server or a watcher with run_in_background: true instead.");
   }
   if (notice) notes.push(notice);
   const body = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");

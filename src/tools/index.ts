@@ -4,6 +4,7 @@ import { editTool } from "./edit.ts";
 import { fetchTool } from "./fetch.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
+import { jobTool } from "./job.ts";
 import { listTool } from "./list.ts";
 import { multiEditTool } from "./multi-edit.ts";
 import { planSubmitTool } from "./plan-submit.ts";
@@ -21,6 +22,7 @@ export const ALL_TOOLS: Tool[] = [
   editTool,
   multiEditTool,
   bashTool,
+  jobTool,
   grepTool,
   globTool,
   listTool,

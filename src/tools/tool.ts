@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Protection } from "../project/protected.ts";
 import type { PrivateRule } from "./address-guard.ts";
+import type { Jobs } from "./jobs.ts";
 
 /** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
 export type PermissionClass = "read" | "write" | "exec" | "none";
@@ -99,6 +100,8 @@ export type ToolContext = {
   commands: { env: Record<string, string>; hidden: readonly string[] };
   /** What fetch may reach besides public addresses (config `fetch.allow_private`). */
   web: { allowPrivate: PrivateRule };
+  /** The session's background jobs (bash's run_in_background, the job tool), stopped with the session. */
+  jobs: Jobs;
 };
 
 /**

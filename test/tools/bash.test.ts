@@ -100,13 +100,21 @@ describe("bash", () => {
     expect(result.output).toBe("line 1\nline 2\nline 3");
   });
 
-  test("a background child holding the output open does not hold the result", async () => {
+  test("what a command leaves running in the background (sleep 100 &) is stopped when it ends, and said", async () => {
     const { ctx } = makeContext();
     const started = Date.now();
-    const result = await run(bashTool, { command: "sleep 30 & echo $!" }, ctx);
+    const result = await run(bashTool, { command: "sleep 100 & echo $!" }, ctx);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(result.output).toContain("Background processes still hold the output open");
-    process.kill(Number(result.output.split("\n")[0]), "SIGKILL");
+    const pid = Number(result.output.split("\n")[0]);
+    expect(result.output).toContain("Processes it left running in the background were stopped when it ended: start a server or a watcher with run_in_background: true instead.");
+    expect(await waitUntil(() => !isAlive(pid))).toBe(true);
+  });
+
+  test("a background process that closed its output is stopped all the same", async () => {
+    const { ctx } = makeContext();
+    const result = await run(bashTool, { command: "sleep 100 >/dev/null 2>&1 & echo $!" }, ctx);
+    const pid = Number(result.output.split("\n")[0]);
+    expect(await waitUntil(() => !isAlive(pid))).toBe(true);
   });
 
   test("no output and an aborted signal before start", async () => {

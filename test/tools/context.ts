@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { ReadLedger } from "../../src/engine/read-ledger.ts";
 import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
+import { Jobs } from "../../src/tools/jobs.ts";
 import type { PlanOutcome, Question, QuestionOutcome, SubAgentAnswer, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
@@ -36,6 +37,8 @@ export type ContextOptions = {
   hidden?: string[];
   /** config's fetch.allow_private (default: false). */
   allowPrivate?: boolean | string[];
+  /** The session's background jobs (default: a registry of its own, which the test stops). */
+  jobs?: Jobs;
 };
 
 /** A plain ToolContext over a real directory, recording what the tools call. */
@@ -91,6 +94,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     protection: protectionJudge(root, rules),
     commands: { env: opts.env ?? processEnv(), hidden: opts.hidden ?? [] },
     web: { allowPrivate: opts.allowPrivate ?? false },
+    jobs: opts.jobs ?? new Jobs(),
   };
   return { ctx, rec };
 }

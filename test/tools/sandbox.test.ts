@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
+import { Jobs } from "../../src/tools/jobs.ts";
 import { bwrapArgs, findSandbox, layers, passedDevices, planFor, seatbeltProfile, serviceManagers } from "../../src/tools/sandbox.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
@@ -109,13 +110,23 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
     expect(await waitUntil(() => pidsWith(marker).length === 0)).toBe(true);
   });
 
-  test("a background process outlives the command, as outside the sandbox", async () => {
+  test("a background process is stopped when the command ends, as outside the sandbox", async () => {
     const { ctx } = sandboxed();
     const marker = uniqueSleep();
     const result = await run(bashTool, { command: `sleep ${marker} >/dev/null 2>&1 & echo started` }, ctx);
-    expect(result.output).toBe("started");
-    expect(pidsWith(marker).length).toBe(1);
-    for (const pid of pidsWith(marker)) process.kill(pid, "SIGKILL");
+    expect(result.output).toStartWith("started\n\nProcesses it left running in the background were stopped");
+    expect(await waitUntil(() => pidsWith(marker).length === 0)).toBe(true);
+  });
+
+  test("a background job in the sandbox runs until it is stopped, its whole group with it", async () => {
+    const jobs = new Jobs();
+    const { ctx } = makeContext({ hidden: [tempDir()], jobs });
+    const marker = uniqueSleep();
+    const start = await run(bashTool, { command: `sleep ${marker} & echo up; wait`, run_in_background: true }, ctx);
+    expect(start.output).toContain("up");
+    expect(await waitUntil(() => pidsWith(marker).length === 1)).toBe(true);
+    await jobs.stopAll();
+    expect(await waitUntil(() => pidsWith(marker).length === 0)).toBe(true);
   });
 
   test("a project holding the state dir (a session rooted at ~) is sandboxed: the dir is empty to its commands, the rest of the project is not", async () => {

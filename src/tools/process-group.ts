@@ -1,0 +1,78 @@
+/**
+ * The process groups the commands of bash and its background jobs run in: each command starts a
+ * new session (its own group, no controlling terminal), and stopping it signals the whole group.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import type { Plan } from "./sandbox.ts";
+
+/** Between SIGTERM and SIGKILL to a command's process group. */
+export const KILL_GRACE_MS = 2_000;
+
+let shellCache: string[] | null = null;
+
+/** `bash -c`, or `sh -c` where there is no bash; looked up once. */
+function shell(): string[] {
+  shellCache ??= [Bun.which("bash") ?? Bun.which("sh") ?? "/bin/sh", "-c"];
+  return shellCache;
+}
+
+/**
+ * The argv a command line runs as: stdout and stderr on one pipe, which keeps their order exactly
+ * (stderr stays a pipe for the shell's own errors), in the sandbox when the plan has one.
+ */
+export function commandArgv(command: string, cwd: string, plan?: Plan): string[] {
+  const argv = [...shell(), `exec 2>&1\n${command}`];
+  return plan && plan.kind !== "none" ? plan.argv(argv, cwd) : argv;
+}
+
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/**
+ * Whether a live process of the group is left. A zombie does not count: a sandbox's PID 1 ends as
+ * an orphan, and a container's PID 1 may never reap it.
+ */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  if (!existsSync("/proc")) return true;
+  for (const entry of readdirSync("/proc")) {
+    if (entry.charCodeAt(0) > 57 || entry.charCodeAt(0) < 48) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      // pid (comm) state ppid pgrp …: the comm may hold spaces and parentheses.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a live process of the group is left once the command's own processes have had SETTLE_MS
+ * to end: a sandbox's PID 1 winds down for a moment after the command it ran has exited.
+ */
+export async function leftInGroup(pgid: number, settleMs = 100): Promise<boolean> {
+  const end = Date.now() + settleMs;
+  for (let wait = 5; groupAlive(pgid); wait *= 2) {
+    if (Date.now() >= end) return true;
+    await Bun.sleep(Math.min(wait, end - Date.now()));
+  }
+  return false;
+}
+
+/** SIGTERM to the group now, SIGKILL after the grace period (not awaited: it happens even after we have returned). */
+export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
+  killGroup(pid, "SIGTERM");
+  setTimeout(() => killGroup(pid, "SIGKILL"), graceMs).unref();
+}

@@ -1,0 +1,159 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isStep, step } from "../support/engine.ts";
+import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { ENTRY, outputOf, ROOT, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+
+let box: Sandbox;
+let model: ScriptedModel;
+let project: string;
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+  project = join(box.dir, "project");
+});
+afterEach(async () => {
+  await model.close();
+  box.cleanup();
+});
+
+/** A `sleep` argument nobody else uses, to find the job's process from outside (a sandbox gives it a pid of its own). */
+function uniqueSleep(): string {
+  return `${900 + Math.floor(Math.random() * 99)}.${process.pid}${Date.now() % 100_000}`;
+}
+
+/** The live (not zombie) processes that are `sleep MARKER`. */
+function sleepsWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      if (cmdline === `sleep\0${marker}\0` && state !== "Z" && state !== "X") pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+async function waitUntil(check: () => boolean, ms = 2_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await Bun.sleep(20);
+  }
+  return check();
+}
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+const background = (command: string) => step({ toolCalls: [{ name: "bash", arguments: { command, run_in_background: true } }] });
+
+type JsonEvent = { type: string; name?: string; title?: string; meta?: Record<string, unknown>; output?: string; isError?: boolean };
+
+describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () => {
+  test("the model starts a job, reads its output a step later, and the job's processes are gone when the run ends", async () => {
+    const marker = uniqueSleep();
+    const command = `sleep ${marker} & echo server-up; while true; do echo tick; sleep 0.1; done`;
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command, run_in_background: true } }] }),
+      step({ toolCalls: [{ name: "job", arguments: { action: "list" } }] }),
+      // Slow to answer: the job prints on meanwhile.
+      { ...step({ toolCalls: [{ name: "job", arguments: { action: "read", id: "job1" } }] }), chunkDelayMs: 150 },
+      step({ text: "The server runs." }),
+    );
+    const result = await runLembas(box, ["run", "--yes", "--format", "json", "start the server"], { cwd: project });
+    expect(result.code).toBe(0);
+    const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as JsonEvent);
+    const ends = events.filter((e) => e.type === "tool_end");
+    expect(ends.map((e) => [e.name, e.isError ?? false])).toEqual([
+      ["bash", false],
+      ["job", false],
+      ["job", false],
+    ]);
+    expect(events.find((e) => e.type === "tool_start")?.title).toBe(`Start in the background: ${command}`);
+    expect(ends[0]?.meta).toMatchObject({ jobId: "job1", state: "running" });
+    expect(ends[0]?.output).toContain("server-up");
+    expect(ends[1]?.output).toMatch(/^job1 {2}running/);
+    // The read a step later has what the job printed meanwhile, and the model was sent it.
+    expect(ends[2]?.output).toContain("tick\ntick");
+    const last = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    expect(contentText(last.at(-1)?.content)).toContain("job1 is running");
+
+    const pid = Number(ends[0]?.meta?.pid);
+    expect(pid).toBeGreaterThan(0);
+    // The run waited for its jobs to end before it exited.
+    expect(alive(pid)).toBe(false);
+    expect(sleepsWith(marker)).toEqual([]);
+  });
+
+  test("a process that exits at once, its sessions never closed, kills its jobs as it goes", async () => {
+    const marker = uniqueSleep();
+    const script = [
+      `import { Jobs } from ${JSON.stringify(join(ROOT, "src/tools/jobs.ts"))};`,
+      `const job = new Jobs().start({ command: "sleep ${marker}", cwd: "/", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } });`,
+      "await Bun.sleep(200);",
+      "console.log(job.pid);",
+      "process.exit(3);",
+    ].join("\n");
+    const file = join(box.dir, "exits.ts");
+    writeFileSync(file, script);
+    const proc = Bun.spawn([process.execPath, file], { stdout: "pipe", stderr: "inherit" });
+    const pid = Number((await new Response(proc.stdout).text()).trim());
+    expect(await proc.exited).toBe(3);
+    expect(pid).toBeGreaterThan(0);
+    // SIGKILL was sent as the process exited: it lands a moment later.
+    expect(await waitUntil(() => !alive(pid) && sleepsWith(marker).length === 0)).toBe(true);
+  });
+
+  test("a run ended by signals mid-turn (cancelled, then exit at once) leaves no job behind", async () => {
+    const marker = uniqueSleep();
+    model.push(background(`sleep ${marker}`), step({ text: "never", fail: "hang" }));
+    const proc = Bun.spawn([process.execPath, ENTRY, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    await outputOf(proc.stderr).waitFor("running in the background");
+    expect(sleepsWith(marker)).toHaveLength(1);
+    proc.kill("SIGTERM");
+    proc.kill("SIGTERM");
+    expect(await proc.exited).toBe(130);
+    expect(sleepsWith(marker)).toEqual([]);
+  });
+
+  test("lembas run's lines name the job's start and its reads", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo up; sleep 100", run_in_background: true } }] }),
+      step({ toolCalls: [{ name: "job", arguments: { action: "stop", id: "job1" } }] }),
+      step({ text: "stopped" }),
+    );
+    const result = await runLembas(box, ["run", "--yes", "start and stop"], { cwd: project });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("› Start in the background: echo up; sleep 100\n");
+    expect(result.stderr).toMatch(/ {2}⎿ job1 running in the background \(pid \d+\)\n/);
+    expect(result.stderr).toContain("› Stop job1\n");
+  });
+
+  test("in plan mode a background job is refused like any command, and nothing starts", async () => {
+    const marker = uniqueSleep();
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: `sleep ${marker}`, run_in_background: true } }] }), step({ text: "refused then" }));
+    const result = await runLembas(box, ["run", "--yes", "--mode", "plan", "--format", "json", "start it"], { cwd: project });
+    expect(result.code).toBe(0);
+    const steps = model.requests.filter((r) => isStep(r.body));
+    // Plan mode offers no command tool at all (reading the jobs stays), and a call to one is refused.
+    const offered = (steps[0]?.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+    expect(offered).not.toContain("bash");
+    expect(offered).toContain("job");
+    expect(contentText(steps[1]?.body.messages?.at(-1)?.content)).toStartWith('There is no tool named "bash".');
+    expect(sleepsWith(marker)).toEqual([]);
+  });
+});
