@@ -8,7 +8,8 @@ import type { Db } from "../store/db.ts";
 import { type Login, listLogins, saveLogin } from "../store/logins.ts";
 import { discover, normalizeUrl } from "./discovery.ts";
 
-export type LoginResult = { login: Login; chatModels: string[]; embedding: string | null; notes: string[] };
+/** `replaced` is the login this one took the place of (the same instance URL), as it was. */
+export type LoginResult = { login: Login; chatModels: string[]; embedding: string | null; notes: string[]; replaced: Login | null };
 
 /**
  * Logs in to an instance: discovery (protocol 1 or 2), the token checked against /api/v1/instance,
@@ -34,12 +35,13 @@ export async function login(input: {
   const name = input.name ?? existing?.name ?? connectionName(url, input.db, input.config);
   checkName(name, url, input.db, input.config);
   const saved = saveLogin(input.db, { name, url, token, protocols: discovered.protocols });
+  const replaced = existing ?? null;
 
   const notes: string[] = [];
   const models = await listModels(endpointFromLogin(saved), { timeoutMs: 10_000 });
   if (!models.ok) {
     notes.push(`could not list the instance's models: ${models.error.message}`);
-    return { login: saved, chatModels: [], embedding: null, notes };
+    return { login: saved, chatModels: [], embedding: null, notes, replaced };
   }
   const chatModels = models.value.chat.map((m) => m.id);
   let embedding: string | null = null;
@@ -49,7 +51,7 @@ export async function login(input: {
     setConfigKey(input.paths.configFile, "embedding", embedding);
     notes.push(`embedding: ${embedding} (set in config.yaml)`);
   }
-  return { login: saved, chatModels, embedding, notes };
+  return { login: saved, chatModels, embedding, notes, replaced };
 }
 
 /** What a login did, a line each, as `lembas login` and the terminal's /login say it. */
@@ -60,6 +62,14 @@ export function loginLines(result: LoginResult): string[] {
     ...(result.chatModels.length > 0 ? [`models: ${result.chatModels.length} (lembas models lists them)`] : []),
     ...result.notes,
   ];
+}
+
+/** The line saying which login a login took the place of, or null when it replaced none. */
+export function replacedLine(result: LoginResult): string | null {
+  const old = result.replaced;
+  if (!old) return null;
+  const renamed = old.name === result.login.name ? "" : ` (now named ${result.login.name})`;
+  return `replaced the login ${old.name} for ${old.url}${renamed}: its token is forgotten`;
 }
 
 /**
