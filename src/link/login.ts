@@ -1,8 +1,9 @@
 import type { Paths } from "../config/paths.ts";
 import { setConfigKey } from "../config/save.ts";
 import type { Config } from "../config/schema.ts";
-import { errorMessage, UserError } from "../errors.ts";
+import { UserError } from "../errors.ts";
 import { endpointFromLogin } from "../model/endpoint.ts";
+import { isAbort, networkReason } from "../model/errors.ts";
 import { listModels } from "../model/models.ts";
 import type { Db } from "../store/db.ts";
 import { type Login, listLogins, saveLogin } from "../store/logins.ts";
@@ -92,7 +93,7 @@ async function checkToken(url: string, token: string): Promise<void> {
   try {
     response = await fetch(`${url}/api/v1/instance`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
   } catch (error) {
-    throw new UserError(`could not reach ${url}: ${errorMessage(error)}`, 1);
+    throw new UserError(`could not reach ${url}: ${isAbort(error) ? "it did not answer in time" : networkReason(error)}`, 1);
   }
   if (response.status === 401 || response.status === 403) {
     throw new UserError(`${url} did not accept the token: make a new device token in the web UI and log in again`, 1);

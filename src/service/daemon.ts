@@ -100,7 +100,7 @@ export async function runService(ctx: Context): Promise<void> {
       const known = dialers.get(login.name);
       // A new token (logged in again) restarts the link, even one that stopped on the old token.
       if (known && known.url === login.url && known.token === login.token) continue;
-      void known?.stop();
+      void known?.stop("relogin");
       const dialer = new LinkDialer(login, {
         engine,
         config,
@@ -120,7 +120,7 @@ export async function runService(ctx: Context): Promise<void> {
     }
     for (const [name, dialer] of dialers) {
       if (logins.some((l) => l.name === name)) continue;
-      void dialer.stop();
+      void dialer.stop("logout");
       dialers.delete(name);
     }
     if (logins.length === 0 && dialers.size === 0) return false;
