@@ -3,6 +3,8 @@ import { defineCommand } from "./command.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { readServiceStatus } from "../service/control.ts";
+import { report } from "./report.ts";
+import { byHandLines } from "../service/by-hand.ts";
 import { followFile, tailLog } from "../service/logs.ts";
 import { serviceManager } from "../service/manager.ts";
 import { describeStatus } from "../service/status.ts";
@@ -14,7 +16,19 @@ const NOT_RUNNING = 3;
 const install = defineCommand({
   meta: { name: "install", description: "Run lembas serve as a service: start it now and at login, restart it when it fails", examples: ["lembas service install"] },
   async run() {
-    for (const line of await serviceManager().install(serviceSpec())) console.log(line);
+    const spec = serviceSpec();
+    let lines: string[];
+    try {
+      lines = await serviceManager().install(spec);
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      // The failure's sentence, then how to do without the service manager.
+      process.exitCode = report(error);
+      const user = process.env.USER || process.env.LOGNAME || "$USER";
+      for (const line of byHandLines(spec, process.platform, user)) process.stderr.write(`${line}\n`);
+      return;
+    }
+    for (const line of lines) console.log(line);
   },
 });
 
