@@ -31,7 +31,8 @@ function writeScript(name: string, body: string): void {
   chmodSync(join(fakeBin, name), 0o755);
 }
 
-const env = () => ({ PATH: `${fakeBin}:/usr/bin:/bin`, FAKE_DIR: box.dir, XDG_CONFIG_HOME: join(box.dir, "xdg"), USER: "me" });
+const env = () => ({ PATH: `${fakeBin}:/usr/bin:/bin`, FAKE_DIR: box.dir, XDG_CONFIG_HOME: join(box.dir, "xdg"), USER: "me", SHELL: "/bin/sh" });
+const loginEnvCount = () => Object.keys(JSON.parse(readFileSync(join(box.stateDir, "login-env.json"), "utf8")).env).length;
 const calls = () => readFileSync(join(box.dir, "calls"), "utf8").trim().split("\n");
 
 test("service install writes the unit under $XDG_CONFIG_HOME and starts it; again restarts it; uninstall twice is fine", async () => {
@@ -40,7 +41,8 @@ test("service install writes the unit under $XDG_CONFIG_HOME and starts it; agai
   expect(installed.stderr).toBe("");
   expect(installed.code).toBe(0);
   expect(installed.stdout).toBe(
-    `wrote ${unit}\nlembas.service is enabled and running; its log: ${join(box.stateDir, "logs", "lembas.log")} (its raw output: journalctl --user -u lembas)\n`,
+    `wrote ${unit}\nlembas.service is enabled and running; its log: ${join(box.stateDir, "logs", "lembas.log")} (its raw output: journalctl --user -u lembas)\n` +
+      `kept /bin/sh's login environment (${loginEnvCount()} variables) for the service's sessions: ${join(box.stateDir, "login-env.json")}\n`,
   );
   const text = readFileSync(unit, "utf8");
   expect(text).toContain(`\nExecStart=${process.execPath} ${ENTRY} serve\n`);
