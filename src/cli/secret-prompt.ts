@@ -1,3 +1,6 @@
+/** An escape sequence (an arrow key, a paste's brackets): not part of a token. */
+const ESCAPES = /\x1b(\[[0-9;?]*[ -/]*[@-~]|O.|.)?/g;
+
 /**
  * Reads a secret (a device token) at a terminal with echo off: stdin in raw mode, nothing shown
  * as it is typed. Enter ends it, Backspace takes back a character, Ctrl-U clears the line, and
@@ -16,7 +19,7 @@ export async function readSecret(prompt: string, input: NodeJS.ReadStream = proc
   };
   return new Promise<string>((resolve) => {
     const onData = (chunk: Buffer) => {
-      for (const char of chunk.toString("utf8")) {
+      for (const char of chunk.toString("utf8").replace(ESCAPES, "")) {
         if (char === "\r" || char === "\n") {
           input.off("data", onData);
           restore();

@@ -29,12 +29,12 @@ const tokens = () => {
   return all;
 };
 
-test.skipIf(!HAVE_TMUX)("the token prompt shows nothing of what is typed; Backspace takes a character back; the login works", async () => {
+test.skipIf(!HAVE_TMUX)("the token prompt shows nothing of what is typed; Backspace takes a character back, an arrow key is no part of it; the login works", async () => {
   const screen = await openScreen(box, { args: ["login", instance.url, "--name", "inst"] });
   try {
     await screen.waitFor("device token");
     // A typo, taken back: what is kept is the token.
-    await screen.type(`${TOKEN}x`, "BSpace");
+    await screen.type(`${TOKEN}x`, "BSpace", "Left");
     await Bun.sleep(200);
     expect(screen.text()).not.toContain("secret");
     expect(screen.text()).not.toContain("4711");
