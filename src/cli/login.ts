@@ -1,6 +1,6 @@
 import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
-import { encryptedUrl, login, loginLines } from "../link/login.ts";
+import { encryptedUrl, login, loginLines, replacedLine } from "../link/login.ts";
 import { createContext } from "./context.ts";
 
 export default defineCommand({
@@ -28,6 +28,8 @@ export default defineCommand({
       config: ctx.config(),
       paths: ctx.paths,
     });
+    const replaced = replacedLine(result);
+    if (replaced) process.stderr.write(`${replaced}\n`);
     for (const line of loginLines(result)) console.log(line);
     console.log("run lembas serve (or lembas service install) to link this device");
   },
@@ -41,11 +43,6 @@ async function readStdin(): Promise<string> {
 
 async function askToken(): Promise<string> {
   if (!process.stdin.isTTY) throw new UserError("give the device token with --token-stdin (or --token)", 2);
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  try {
-    return (await rl.question("device token: ")).trim();
-  } finally {
-    rl.close();
-  }
+  const { readSecret } = await import("./secret-prompt.ts");
+  return (await readSecret("device token (not shown as you type): ")).trim();
 }

@@ -3,7 +3,11 @@ import { defineCommand } from "./command.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { readServiceStatus } from "../service/control.ts";
+import { report } from "./report.ts";
+import { byHandLines } from "../service/by-hand.ts";
 import { followFile, tailLog } from "../service/logs.ts";
+import { captureLoginEnv } from "../service/login-env.ts";
+import { loginEnvFile, saveLoginEnv } from "../service/login-env-file.ts";
 import { serviceManager } from "../service/manager.ts";
 import { describeStatus } from "../service/status.ts";
 import { logFile, serviceSpec } from "../service/units.ts";
@@ -14,9 +18,35 @@ const NOT_RUNNING = 3;
 const install = defineCommand({
   meta: { name: "install", description: "Run lembas serve as a service: start it now and at login, restart it when it fails", examples: ["lembas service install"] },
   async run() {
-    for (const line of await serviceManager().install(serviceSpec())) console.log(line);
+    const spec = serviceSpec();
+    // Kept before the service (re)starts, so that it starts with it.
+    const kept = await keepLoginEnv();
+    let lines: string[];
+    try {
+      lines = await serviceManager().install(spec);
+    } catch (error) {
+      if (!(error instanceof UserError)) throw error;
+      // The failure's sentence, then how to do without the service manager.
+      process.exitCode = report(error);
+      const user = process.env.USER || process.env.LOGNAME || "$USER";
+      for (const line of byHandLines(spec, process.platform, user)) process.stderr.write(`${line}\n`);
+      return;
+    }
+    for (const line of [...lines, ...(kept ? [kept] : [])]) console.log(line);
   },
 });
+
+/** Reads the login shell's environment again for the service's sessions (it restarts with it); the line that says so. */
+async function keepLoginEnv(): Promise<string | null> {
+  const paths = resolvePaths();
+  const captured = await captureLoginEnv();
+  if (!captured.ok) {
+    process.stderr.write(`could not read your login shell's environment (${captured.why}): the service's sessions get the service's own\n`);
+    return null;
+  }
+  saveLoginEnv(paths, captured.shell, captured.env);
+  return `kept ${captured.shell}'s login environment (${Object.keys(captured.env).length} variables) for the service's sessions: ${loginEnvFile(paths)}`;
+}
 
 const uninstall = defineCommand({
   meta: { name: "uninstall", description: "Stop the service and remove it", examples: ["lembas service uninstall"] },

@@ -1,3 +1,4 @@
+import type { Env } from "../config/paths.ts";
 import type { Context } from "./context.ts";
 import { ModelRegistry, type RegistryLogin } from "../model/registry.ts";
 import type { Db } from "../store/db.ts";
@@ -12,6 +13,7 @@ export function createEngine(
   ctx: Context,
   holder = "terminal",
   onFileUse?: (root: string, path: string) => void,
+  commandEnv?: Env,
 ): { engine: Engine; models: ModelRegistry } {
   const config = ctx.config();
   const db = ctx.db();
@@ -24,7 +26,7 @@ export function createEngine(
     }
   };
   const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
-  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, ...(onFileUse ? { onFileUse } : {}) });
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}) });
   return { engine, models };
 }
 

@@ -1,7 +1,7 @@
 import { existsSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SessionBus } from "../bus/index.ts";
-import type { Paths } from "../config/paths.ts";
+import type { Env, Paths } from "../config/paths.ts";
 import type { Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
@@ -31,6 +31,8 @@ export type EngineOptions = {
   holder?: string;
   /** A file the model read or changed (for the @ picker's frecency). */
   onFileUse?: (root: string, path: string) => void;
+  /** What the tools' commands start from, before the secrets are taken out (default: this process's environment). */
+  commandEnv?: Env;
 };
 
 export type NewSession = {
@@ -73,7 +75,7 @@ export class Engine {
       tools: options.tools,
       protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
       // Made once: the environment is the process's, and reading it at every tool call bought nothing.
-      commands: { env: toolEnvironment(config, process.env), hidden: [paths.configDir, paths.stateDir] },
+      commands: { env: toolEnvironment(config, options.commandEnv ?? process.env), hidden: [paths.configDir, paths.stateDir] },
       web: { allowPrivate: config.fetch.allow_private },
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),

@@ -48,6 +48,14 @@ const KEPT_DELETES_EVERY_MS = 3000;
 const STOP_PROOF_MS = 1000;
 const TOKEN_REJECTED = "the instance rejected the device token: log in again with lembas login";
 
+/** Why a link is stopped: the service stops, its login was removed, or replaced by a new token. */
+export type StopReason = "service" | "logout" | "relogin";
+const STOP_SAID: Record<StopReason, { log: string; toInstance: string }> = {
+  service: { log: "stopped (the service stopped)", toInstance: "the device service is stopping" },
+  logout: { log: "logged out (lembas logout): the link is closed and not redialled", toInstance: "the device logged out" },
+  relogin: { log: "logged in again: this link closes, and one with the new token takes its place", toInstance: "the device logged in again" },
+};
+
 type Outcome = { kind: "closed"; code: number; reason: string; upMs: number } | { kind: "failed"; why: string } | { kind: "fatal"; why: string };
 
 /**
@@ -60,6 +68,7 @@ export class LinkDialer {
   since = Date.now();
   reason: string | null = null;
   private stopping = false;
+  private stopReason: StopReason = "service";
   private socket: WebSocket | null = null;
   private readonly pause = new Pause();
   private running: Promise<void> | null = null;
@@ -96,27 +105,35 @@ export class LinkDialer {
     this.kept?.send();
   }
 
-  /** Closes the link and stops redialling. Running turns are the engine's to stop. */
-  async stop(): Promise<void> {
+  /**
+   * Closes the link and stops redialling, saying why (the service stops, the person logged out,
+   * or logged in again). Running turns are the engine's to stop.
+   */
+  async stop(why: StopReason = "service"): Promise<void> {
+    this.stopReason = why;
     this.stopping = true;
     this.pause.wake();
     await this.kept?.proven(STOP_PROOF_MS);
-    this.socket?.close(1001, "the device service is stopping");
+    this.socket?.close(1001, STOP_SAID[why].toInstance);
     await this.running;
   }
 
-  private set(state: LinkState, reason: string | null = null): void {
+  /** A new state, logged in one line; `quiet` keeps a redial's "connecting" out of the log (its "waiting" line said it). */
+  private set(state: LinkState, reason: string | null = null, opts: { quiet?: boolean; line?: string } = {}): void {
     if (this.state === state && this.reason === reason) return;
     this.state = state;
     this.reason = reason;
     this.since = Date.now();
-    this.deps.log(`link ${this.login.name}: ${state}${reason ? ` (${reason})` : ""}`);
+    if (opts.quiet) return;
+    this.deps.log(`link ${this.login.name}: ${opts.line ?? `${state}${reason ? ` (${reason})` : ""}`}`);
   }
 
   private async run(): Promise<void> {
     let attempt = 0;
+    let redial = false;
     while (!this.stopping) {
-      this.set("connecting");
+      this.set("connecting", null, { quiet: redial });
+      redial = true;
       const outcome = await this.dialOnce();
       if (this.stopping) break;
       if (outcome.kind === "fatal") {
@@ -129,7 +146,8 @@ export class LinkDialer {
       this.set("waiting", `${why}; redialling in ${(delay / 1000).toFixed(1)} s`);
       await this.pause.for(delay);
     }
-    this.set("stopped", "the service stopped");
+    const said = STOP_SAID[this.stopReason];
+    this.set("stopped", this.stopReason === "service" ? "the service stopped" : said.log, { line: said.log });
   }
 
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { errorMessage, UserError } from "../errors.ts";
+import { UserError } from "../errors.ts";
+import { isAbort, networkReason } from "../model/errors.ts";
 
 /** The link protocols this CLI can speak with an instance. */
 export const SPOKEN_PROTOCOLS = [1, 2] as const;
@@ -33,7 +34,7 @@ export async function discover(url: string, signal?: AbortSignal): Promise<Disco
   try {
     response = await fetch(`${url}/.well-known/lembas.json`, { signal: signal ?? AbortSignal.timeout(10_000), redirect: "follow" });
   } catch (error) {
-    throw new UserError(`could not reach ${url}: ${errorMessage(error)}`, 1);
+    throw new UserError(`could not reach ${url}: ${isAbort(error) ? "it did not answer in time" : networkReason(error)}`, 1);
   }
   if (!response.ok) throw new UserError(`${url} is not a LLeMbas instance (/.well-known/lembas.json answered ${response.status})`, 1);
   const parsed = Discovery.safeParse(await response.json().catch(() => null));

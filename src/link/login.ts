@@ -1,14 +1,16 @@
 import type { Paths } from "../config/paths.ts";
 import { setConfigKey } from "../config/save.ts";
 import type { Config } from "../config/schema.ts";
-import { errorMessage, UserError } from "../errors.ts";
+import { UserError } from "../errors.ts";
 import { endpointFromLogin } from "../model/endpoint.ts";
+import { isAbort, networkReason } from "../model/errors.ts";
 import { listModels } from "../model/models.ts";
 import type { Db } from "../store/db.ts";
 import { type Login, listLogins, saveLogin } from "../store/logins.ts";
 import { discover, normalizeUrl } from "./discovery.ts";
 
-export type LoginResult = { login: Login; chatModels: string[]; embedding: string | null; notes: string[] };
+/** `replaced` is the login this one took the place of (the same instance URL), as it was. */
+export type LoginResult = { login: Login; chatModels: string[]; embedding: string | null; notes: string[]; replaced: Login | null };
 
 /**
  * Logs in to an instance: discovery (protocol 1 or 2), the token checked against /api/v1/instance,
@@ -34,12 +36,13 @@ export async function login(input: {
   const name = input.name ?? existing?.name ?? connectionName(url, input.db, input.config);
   checkName(name, url, input.db, input.config);
   const saved = saveLogin(input.db, { name, url, token, protocols: discovered.protocols });
+  const replaced = existing ?? null;
 
   const notes: string[] = [];
   const models = await listModels(endpointFromLogin(saved), { timeoutMs: 10_000 });
   if (!models.ok) {
     notes.push(`could not list the instance's models: ${models.error.message}`);
-    return { login: saved, chatModels: [], embedding: null, notes };
+    return { login: saved, chatModels: [], embedding: null, notes, replaced };
   }
   const chatModels = models.value.chat.map((m) => m.id);
   let embedding: string | null = null;
@@ -49,7 +52,7 @@ export async function login(input: {
     setConfigKey(input.paths.configFile, "embedding", embedding);
     notes.push(`embedding: ${embedding} (set in config.yaml)`);
   }
-  return { login: saved, chatModels, embedding, notes };
+  return { login: saved, chatModels, embedding, notes, replaced };
 }
 
 /** What a login did, a line each, as `lembas login` and the terminal's /login say it. */
@@ -60,6 +63,14 @@ export function loginLines(result: LoginResult): string[] {
     ...(result.chatModels.length > 0 ? [`models: ${result.chatModels.length} (lembas models lists them)`] : []),
     ...result.notes,
   ];
+}
+
+/** The line saying which login a login took the place of, or null when it replaced none. */
+export function replacedLine(result: LoginResult): string | null {
+  const old = result.replaced;
+  if (!old) return null;
+  const renamed = old.name === result.login.name ? "" : ` (now named ${result.login.name})`;
+  return `replaced the login ${old.name} for ${old.url}${renamed}: its token is forgotten`;
 }
 
 /**
@@ -82,7 +93,7 @@ async function checkToken(url: string, token: string): Promise<void> {
   try {
     response = await fetch(`${url}/api/v1/instance`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
   } catch (error) {
-    throw new UserError(`could not reach ${url}: ${errorMessage(error)}`, 1);
+    throw new UserError(`could not reach ${url}: ${isAbort(error) ? "it did not answer in time" : networkReason(error)}`, 1);
   }
   if (response.status === 401 || response.status === 403) {
     throw new UserError(`${url} did not accept the token: make a new device token in the web UI and log in again`, 1);

@@ -19,6 +19,7 @@ import { Shares } from "./shares.ts";
 import { handOver } from "./handover.ts";
 import { ServiceRouter } from "./whereabouts.ts";
 import { rotatingLog } from "./logfile.ts";
+import { serviceSessionEnv } from "./session-env.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
 
@@ -73,7 +74,9 @@ export async function runService(ctx: Context): Promise<void> {
   // not link to the instances too): one service per state dir.
   const release = await claimService(ctx.paths.stateDir, ctx.paths.socketFile);
   const said = (error: unknown) => storeFailure(error, ctx.paths.dbFile)?.message ?? errorMessage(error);
-  const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path));
+  // The person's login-shell environment (kept, or read now), for the commands the sessions run.
+  const commandEnv = await serviceSessionEnv(ctx.paths, log);
+  const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path), commandEnv);
   // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
   const files = createFileIndexes(db, { protectedPaths: engine.protectedPaths });
   void engine.warm();
@@ -100,7 +103,7 @@ export async function runService(ctx: Context): Promise<void> {
       const known = dialers.get(login.name);
       // A new token (logged in again) restarts the link, even one that stopped on the old token.
       if (known && known.url === login.url && known.token === login.token) continue;
-      void known?.stop();
+      void known?.stop("relogin");
       const dialer = new LinkDialer(login, {
         engine,
         config,
@@ -120,7 +123,7 @@ export async function runService(ctx: Context): Promise<void> {
     }
     for (const [name, dialer] of dialers) {
       if (logins.some((l) => l.name === name)) continue;
-      void dialer.stop();
+      void dialer.stop("logout");
       dialers.delete(name);
     }
     if (logins.length === 0 && dialers.size === 0) return false;

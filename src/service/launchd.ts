@@ -1,7 +1,7 @@
 /** The lembas service as a launchd LaunchAgent in the person's GUI domain, driven with `launchctl`. */
 import { existsSync } from "node:fs";
 import { UserError } from "../errors.ts";
-import { ensureLogDir, removeUnitFile, writeUnitFile } from "./files.ts";
+import { ensureLogDir, removeUnitFile, writeUnitFileUndoable } from "./files.ts";
 import type { ManagerState, ServiceManager } from "./manager.ts";
 import { type CommandResult, type CommandRunner, firstLine } from "./runner.ts";
 import { LAUNCHD_LABEL, type ServiceSpec, launchdPlist, launchdPlistPath } from "./units.ts";
@@ -39,11 +39,12 @@ export function launchdManager({ home, uid, runner, retryDelayMs = 1000 }: Launc
       const enabled = await launchctl("enable", job);
       if (enabled.missing) throw new UserError(MISSING);
       ensureLogDir(spec.outputFile);
-      const wrote = writeUnitFile(unitFile, launchdPlist(spec));
+      const written = writeUnitFileUndoable(unitFile, launchdPlist(spec));
+      const wrote = written.wrote;
       // A loaded job is booted out first: bootstrap then starts the binary and plist as they are now.
       const wasLoaded = (await launchctl("bootout", job)).code === 0;
       const loaded = await bootstrap();
-      if (loaded.code !== 0) throw new UserError(`launchctl bootstrap ${domain} ${unitFile} failed: ${firstLine(loaded)}`);
+      if (loaded.code !== 0) throw new UserError(`launchctl bootstrap ${domain} ${unitFile} failed: ${firstLine(loaded)}; ${written.undo()}`);
       return [
         wrote ? `wrote ${unitFile}` : `${unitFile} is up to date`,
         `${LAUNCHD_LABEL} is loaded, ${wasLoaded ? "was restarted" : "running"} and starts at login; its log: ${spec.logFile} (its raw output: ${spec.outputFile})`,

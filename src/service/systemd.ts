@@ -1,8 +1,8 @@
 /** The lembas service as a systemd user unit, driven with `systemctl --user`. */
 import { existsSync } from "node:fs";
 import type { Env } from "../config/paths.ts";
-import { UserError } from "../errors.ts";
-import { removeUnitFile, writeUnitFile } from "./files.ts";
+import { errorMessage, UserError } from "../errors.ts";
+import { removeUnitFile, writeUnitFileUndoable } from "./files.ts";
 import type { ManagerState, ServiceManager } from "./manager.ts";
 import { type CommandResult, type CommandRunner, firstLine } from "./runner.ts";
 import { SYSTEMD_UNIT, type ServiceSpec, systemdUnit, systemdUnitPath } from "./units.ts";
@@ -19,7 +19,7 @@ export function systemdManager({ env, home, user, runner }: SystemdOptions): Ser
   async function must(...args: string[]): Promise<void> {
     const result = await systemctl(...args);
     if (result.code === 0) return;
-    throw new UserError(`systemctl --user ${args.join(" ")} failed: ${firstLine(result)} (is a systemd user session running? the unit is at ${unitFile})`);
+    throw new UserError(`systemctl --user ${args.join(" ")} failed: ${firstLine(result)} (is a systemd user session running?)`);
   }
 
   return {
@@ -32,10 +32,18 @@ export function systemdManager({ env, home, user, runner }: SystemdOptions): Ser
       const wasActive = before === "active";
       // A unit that hit its start limit refuses to start until reset: installing again is trying again.
       if (before === "failed") await systemctl("reset-failed", SYSTEMD_UNIT);
-      const wrote = writeUnitFile(unitFile, systemdUnit(spec, version));
-      await must("daemon-reload");
-      await must("enable", "--now", SYSTEMD_UNIT);
-      if (wasActive) await must("restart", SYSTEMD_UNIT);
+      const written = writeUnitFileUndoable(unitFile, systemdUnit(spec, version));
+      const wrote = written.wrote;
+      try {
+        await must("daemon-reload");
+        await must("enable", "--now", SYSTEMD_UNIT);
+        if (wasActive) await must("restart", SYSTEMD_UNIT);
+      } catch (error) {
+        // What this install wrote goes; systemd is told, if it listens, so that it forgets the unit too.
+        const undone = written.undo();
+        if (written.wrote) await systemctl("daemon-reload");
+        throw new UserError(`${errorMessage(error)}; ${undone}`);
+      }
       const lines = [
         wrote ? `wrote ${unitFile}` : `${unitFile} is up to date`,
         `${SYSTEMD_UNIT} is enabled and ${wasActive ? "was restarted" : "running"}; its log: ${spec.logFile} (its raw output: journalctl --user -u lembas)`,

@@ -72,11 +72,20 @@ export function detectShell(env: Env, passwdShell: string | null): Shell {
 export function readPasswdShell(uid = process.getuid?.() ?? -1, user = process.env.USER): string | null {
   if (uid < 0) return null;
   if (process.platform === "darwin") return user ? dsclShell(user) : null;
-  const getent = Bun.spawnSync(["getent", "passwd", String(uid)], { stdout: "pipe", stderr: "ignore" });
-  const fromGetent = getent.success ? passwdLineShell(getent.stdout.toString(), uid) : null;
+  const fromGetent = getentShell(uid);
   if (fromGetent) return fromGetent;
   try {
     return passwdLineShell(readFileSync("/etc/passwd", "utf8"), uid);
+  } catch {
+    return null;
+  }
+}
+
+/** The shell `getent passwd` says; null without getent on PATH (Bun.spawnSync throws then). */
+function getentShell(uid: number): string | null {
+  try {
+    const getent = Bun.spawnSync(["getent", "passwd", String(uid)], { stdout: "pipe", stderr: "ignore" });
+    return getent.success ? passwdLineShell(getent.stdout.toString(), uid) : null;
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { login, loginLines } from "../link/login.ts";
+import { login, loginLines, replacedLine } from "../link/login.ts";
 import type { AppSurface } from "./app.ts";
 import { Form } from "./form.ts";
 
@@ -22,7 +22,8 @@ export function loginForm(app: AppSurface, done: (lines: string[]) => void | Pro
         if (!token) return "give the device token (the instance's web UI makes one)";
         const { ctx } = app.runtime;
         const result = await login({ url, token, ...(name ? { name } : {}), insecure: false, db: ctx.db(), config: ctx.config(), paths: ctx.paths });
-        await done(loginLines(result));
+        const replaced = replacedLine(result);
+        await done([...(replaced ? [replaced] : []), ...loginLines(result)]);
         return null;
       },
       cancel,

@@ -112,8 +112,9 @@ test("systemd: a missing systemctl is one sentence and nothing is written", asyn
 test("systemd: a failing systemctl names the command and its first line of error", async () => {
   const manager = linux(scripted({ failOn: "daemon-reload" }).runner);
   await expect(manager.install(spec)).rejects.toThrow(
-    `systemctl --user daemon-reload failed: Failed to connect to bus: No medium found (is a systemd user session running? the unit is at ${manager.unitFile})`,
+    `systemctl --user daemon-reload failed: Failed to connect to bus: No medium found (is a systemd user session running?); removed ${manager.unitFile}`,
   );
+  expect(existsSync(manager.unitFile)).toBe(false);
 });
 
 test("systemd: an uninstall systemd refuses keeps the unit and says how to remove it", async () => {
@@ -152,7 +153,8 @@ test("launchd: uninstall boots out and removes, then says it is not installed", 
 
 test("launchd: a bootstrap that keeps failing is one sentence", async () => {
   const manager = mac(scripted({ failOn: "bootstrap" }).runner);
-  await expect(manager.install(spec)).rejects.toThrow(`launchctl bootstrap gui/501 ${manager.unitFile} failed: Failed to connect to bus: No medium found`);
+  await expect(manager.install(spec)).rejects.toThrow(`launchctl bootstrap gui/501 ${manager.unitFile} failed: Failed to connect to bus: No medium found; removed ${manager.unitFile}`);
+  expect(existsSync(manager.unitFile)).toBe(false);
 });
 
 test("another platform has no service, and says what to do instead", () => {

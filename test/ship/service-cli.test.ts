@@ -31,7 +31,8 @@ function writeScript(name: string, body: string): void {
   chmodSync(join(fakeBin, name), 0o755);
 }
 
-const env = () => ({ PATH: `${fakeBin}:/usr/bin:/bin`, FAKE_DIR: box.dir, XDG_CONFIG_HOME: join(box.dir, "xdg"), USER: "me" });
+const env = () => ({ PATH: `${fakeBin}:/usr/bin:/bin`, FAKE_DIR: box.dir, XDG_CONFIG_HOME: join(box.dir, "xdg"), USER: "me", SHELL: "/bin/sh" });
+const loginEnvCount = () => Object.keys(JSON.parse(readFileSync(join(box.stateDir, "login-env.json"), "utf8")).env).length;
 const calls = () => readFileSync(join(box.dir, "calls"), "utf8").trim().split("\n");
 
 test("service install writes the unit under $XDG_CONFIG_HOME and starts it; again restarts it; uninstall twice is fine", async () => {
@@ -40,7 +41,8 @@ test("service install writes the unit under $XDG_CONFIG_HOME and starts it; agai
   expect(installed.stderr).toBe("");
   expect(installed.code).toBe(0);
   expect(installed.stdout).toBe(
-    `wrote ${unit}\nlembas.service is enabled and running; its log: ${join(box.stateDir, "logs", "lembas.log")} (its raw output: journalctl --user -u lembas)\n`,
+    `wrote ${unit}\nlembas.service is enabled and running; its log: ${join(box.stateDir, "logs", "lembas.log")} (its raw output: journalctl --user -u lembas)\n` +
+      `kept /bin/sh's login environment (${loginEnvCount()} variables) for the service's sessions: ${join(box.stateDir, "login-env.json")}\n`,
   );
   const text = readFileSync(unit, "utf8");
   expect(text).toContain(`\nExecStart=${process.execPath} ${ENTRY} serve\n`);
@@ -66,16 +68,36 @@ test("service install writes the unit under $XDG_CONFIG_HOME and starts it; agai
 test("without systemctl, service install is one line, exit 1, and writes nothing", async () => {
   const result = await runLembas(box, ["service", "install"], { env: { ...env(), PATH: join(box.dir, "empty") } });
   expect(result.code).toBe(1);
-  expect(result.stderr).toBe("lembas: systemctl was not found: lembas service needs systemd's user manager here; run lembas serve yourself instead\n");
+  expect(result.stderr.split("\n")[0]).toBe("lembas: systemctl was not found: lembas service needs systemd's user manager here; run lembas serve yourself instead");
+  expect(result.stderr).toContain(`\nto run it without a service manager: nohup ${process.execPath} ${ENTRY} serve >/dev/null 2>&1 &`);
   expect(existsSync(join(box.dir, "xdg"))).toBe(false);
 });
 
-test("a failing systemctl is one line naming the command", async () => {
+test("a failing systemctl: one line naming the command, the unit it wrote removed (nothing else), and how to run lembas serve by hand", async () => {
+  const unitDir = join(box.dir, "xdg", "systemd", "user");
+  mkdirSync(unitDir, { recursive: true });
+  writeFileSync(join(unitDir, "mine.service"), "[Service]\n");
   const result = await runLembas(box, ["service", "install"], { env: { ...env(), FAKE_FAIL: "daemon-reload" } });
   expect(result.code).toBe(1);
+  expect(result.stdout).toBe("");
   expect(result.stderr.trim().split("\n")).toEqual([
-    `lembas: systemctl --user daemon-reload failed: Failed to connect to bus: No medium found (is a systemd user session running? the unit is at ${join(box.dir, "xdg", "systemd", "user", "lembas.service")})`,
+    `lembas: systemctl --user daemon-reload failed: Failed to connect to bus: No medium found (is a systemd user session running?); removed ${join(unitDir, "lembas.service")}`,
+    `to run it without a service manager: nohup ${process.execPath} ${ENTRY} serve >/dev/null 2>&1 &  (or in a tmux window); its log: ${join(box.stateDir, "logs", "lembas.log")}`,
+    "with systemd, loginctl enable-linger me keeps user services running after you log out",
   ]);
+  expect(existsSync(join(unitDir, "lembas.service"))).toBe(false);
+  expect(readFileSync(join(unitDir, "mine.service"), "utf8")).toBe("[Service]\n");
+});
+
+test("a failed install over an installed unit puts the old unit back", async () => {
+  const unit = join(box.dir, "xdg", "systemd", "user", "lembas.service");
+  expect((await runLembas(box, ["service", "install"], { env: env() })).code).toBe(0);
+  const before = readFileSync(unit, "utf8");
+  // Another state dir makes another unit; systemd refuses to start it.
+  const result = await runLembas(box, ["service", "install"], { env: { ...env(), LEMBAS_STATE_DIR: join(box.dir, "state2"), FAKE_FAIL: "enable" } });
+  expect(result.code).toBe(1);
+  expect(result.stderr.split("\n")[0]).toEndWith(`; put back the ${unit} that was there`);
+  expect(readFileSync(unit, "utf8")).toBe(before);
 });
 
 test("service status: not running is exit 3; a running service's links are listed from its control socket", async () => {
