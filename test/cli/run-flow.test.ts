@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -27,6 +27,19 @@ type Line = { type: string; [key: string]: unknown };
 const lines = (stdout: string): Line[] => stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
 /** Whether `lembas sessions list` says the store keeps none. */
 const noSessions = async () => (await runLembas(box, ["sessions", "list"])).stderr.includes("no sessions on this device yet");
+
+describe("lembas run reads a prompt as the terminal does", () => {
+  test("an @path is attached and a /command expanded", async () => {
+    writeFileSync(join(box.project, "notes.txt"), "NOTES-MARKER: the parser drops the last token\n");
+    mkdirSync(join(box.project, ".agent", "commands"), { recursive: true });
+    writeFileSync(join(box.project, ".agent", "commands", "fix.md"), "---\ndescription: Fix an issue\n---\nFix issue $ARGUMENTS carefully, with a test.");
+    model.push(step({ text: "read it" }), step({ text: "fixed" }));
+    expect((await run(["what does @notes.txt say?"])).code).toBe(0);
+    expect(lastPrompt()).toContain("NOTES-MARKER: the parser drops the last token");
+    expect((await run(["/fix 42"])).code).toBe(0);
+    expect(lastPrompt()).toContain("Fix issue 42 carefully, with a test.");
+  });
+});
 
 describe("lembas run: a prompt from stdin", () => {
   test("what is piped in is attached to the prompt as a file named stdin", async () => {
