@@ -9,18 +9,20 @@ import { type Db, storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
-import { inputSchema, type TodoItem, type Tool, type ToolContext } from "../tools/tool.ts";
+import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
+import { ModeNotes } from "./mode-notes.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
-import { lowerMode, modeAction } from "./permissions.ts";
+import { lowerMode } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings } from "./settings.ts";
 import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { runToolCall } from "./tool-runner.ts";
+import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
@@ -97,6 +99,9 @@ export class Session {
   private compacting = false;
   private readonly compaction: Compaction;
   private refsCache: string[] = [];
+  /** Made at the session's first step and sent unchanged after (instructions.ts); modes go in the conversation. */
+  private system: Promise<string> | null = null;
+  private readonly modeNotes = new ModeNotes();
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
@@ -484,10 +489,9 @@ export class Session {
     void this.refreshRefs();
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = this.toolsFor(this.turnMode);
-      const specs = tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: inputSchema(t) } }));
-      const system = sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir);
-      const request = { model, turnId, todos: this.todos, system, tools: specs, signal };
+      const tools = offeredTools(this.deps.tools, model);
+      this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.config, this.deps.paths.configDir);
+      const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
       this.takeInbox(turnId);
       this.bus.emit({ type: "step", turnId, step });
@@ -535,24 +539,18 @@ export class Session {
     return { stopReason: "max_turn_requests" };
   }
 
-  /** The tools the model is given in a mode: none that the mode refuses outright. */
-  private toolsFor(mode: Mode): Tool[] {
-    return this.deps.tools.filter((t) => {
-      if (t.name === "plan_submit") return mode === "plan";
-      return modeAction(mode, t.permission) !== "deny";
-    });
-  }
-
   private callStep(request: { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal }, effort: Effort, step: number): Promise<StepOutcome> {
     const { model, turnId } = request;
     const afterSummary = this.compaction.afterSummary(turnId, this.todos);
+    const sent = this.compaction.fitted(this.messages(), model);
+    const notes = this.modeNotes.at(sent, this.row.summarySeq, this.turnMode, model);
     return callModel({
       bus: this.bus,
       turnId,
       step,
       model,
       effort,
-      messages: toChatMessages(request.system, this.compaction.fitted(this.messages(), model), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary }),
+      messages: toChatMessages(request.system, sent, { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary, notes }),
       tools: request.tools,
       signal: request.signal,
       ...(this.deps.retry ? { retry: this.deps.retry } : {}),
