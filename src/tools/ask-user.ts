@@ -25,7 +25,8 @@ const schema = () =>
         }),
       )
       .min(1)
-      .max(4),
+      .max(4)
+      .describe("1 to 4"),
     why: z.string().optional().describe("Why you need to know, in a sentence"),
   });
 

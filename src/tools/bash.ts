@@ -19,7 +19,7 @@ const TAIL_CHARS = 20_000;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    command: z.string().min(1),
+    command: z.string().min(1).describe("One command line"),
     timeout: z
       .number()
       .int()

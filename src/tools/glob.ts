@@ -14,7 +14,7 @@ const MAX_RESULTS = 1000;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    pattern: z.string().min(1),
+    pattern: z.string().min(1).describe('E.g. "**/*.ts"'),
     path: z.string().optional().describe("Default the working directory"),
   });
 

@@ -13,13 +13,14 @@ const MAX_LINE_CHARS = 500;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    pattern: z.string().min(1),
+    pattern: z.string().min(1).describe("A regex, ripgrep syntax"),
     path: z.string().optional().describe("A directory or file; default the working directory"),
     glob: z.string().optional().describe('Only these files, e.g. "*.ts", "src/**/*.{ts,tsx}"; "!*.test.ts" leaves some out'),
-    ignore_case: z.boolean().optional(),
+    ignore_case: z.boolean().optional().describe("Default false"),
     output_mode: z
       .enum(["content", "files_with_matches", "count"])
-      .optional(),
+      .optional()
+      .describe("Default files_with_matches"),
     context: z.number().int().min(0).max(20).optional().describe("Lines around each match (content mode)"),
     limit: z.number().int().min(1).max(2000).optional().describe(`Files, or lines in content mode; default ${DEFAULT_LIMIT}`),
   });

@@ -14,7 +14,7 @@ const schema = () =>
           priority: z.enum(["high", "medium", "low"]).optional(),
         }),
       )
-      ,
+      .describe("The whole list"),
   });
 
 const MARK: Record<TodoItem["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };

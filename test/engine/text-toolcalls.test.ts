@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { listMessages } from "../../src/store/messages.ts";
 import { type EngineHarness, engineHarness, isStep, ofType, step } from "../support/engine.ts";
