@@ -9,25 +9,21 @@ const MODE_TEXT: Record<Mode, string> = {
   auto: "[lembas] The session is in auto mode: file changes and commands inside the project go ahead.",
 };
 
-type Note = { seq: number; turnId: string | null; mode: Mode };
-
 /**
- * Where the model is told the session's mode: a note on the message after which it took effect,
- * not in the system prompt, so that a mode change leaves everything sent before it as it was (a
- * server's prefix cache holds). A note is kept while the message it sits on is sent; when that
- * message is gone (compacted, undone), the mode is told again on the newest message.
+ * Where the model is told the session's mode: a note after the prompt of a turn whose mode
+ * differs from the turn's before (the first prompt sent always has one), not in the system
+ * prompt. So a mode change leaves everything sent before it as it was, and a server's prefix
+ * cache holds. Derived from the stored prompts alone, the notes are the same in every step and
+ * every process; a summary that stands for the earlier turns makes the first one sent say it again.
  */
-export class ModeNotes {
-  private notes: Note[] = [];
-
-  /** The notes of a step's request, by the seq of the message each follows. */
-  at(messages: readonly StoredMessage[], summarySeq: number | null, mode: Mode, model: Pick<ResolvedModel, "supportsTools">): Map<number, string> {
-    if (!offersTools(model)) return new Map();
-    const visible = summarySeq === null ? messages : messages.filter((m) => m.seq > summarySeq);
-    const kept = this.notes.filter((n) => visible.some((m) => m.seq === n.seq && m.turnId === n.turnId));
-    const last = visible.at(-1);
-    if (kept.at(-1)?.mode !== mode && last && last.role !== "assistant") kept.push({ seq: last.seq, turnId: last.turnId, mode });
-    this.notes = kept;
-    return new Map(kept.map((n) => [n.seq, MODE_TEXT[n.mode]]));
+export function modeNotes(messages: readonly StoredMessage[], summarySeq: number | null, model: Pick<ResolvedModel, "supportsTools">): Map<number, string> {
+  const notes = new Map<number, string>();
+  if (!offersTools(model)) return notes;
+  let told: Mode | null = null;
+  for (const message of messages) {
+    if (message.role !== "user" || !message.body.mode || (summarySeq !== null && message.seq <= summarySeq)) continue;
+    if (message.body.mode !== told) notes.set(message.seq, MODE_TEXT[message.body.mode]);
+    told = message.body.mode;
   }
+  return notes;
 }

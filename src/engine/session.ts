@@ -13,7 +13,7 @@ import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
-import { ModeNotes } from "./mode-notes.ts";
+import { modeNotes } from "./mode-notes.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
 import { lowerMode } from "./permissions.ts";
@@ -101,7 +101,6 @@ export class Session {
   private refsCache: string[] = [];
   /** Made at the session's first step and sent unchanged after (instructions.ts); modes go in the conversation. */
   private system: Promise<string> | null = null;
-  private readonly modeNotes = new ModeNotes();
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
@@ -448,6 +447,7 @@ export class Session {
       text: input.text,
       ...(input.display !== undefined ? { display: input.display } : {}),
       ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+      mode: this.turnMode,
     };
     const firstPrompt = !this.row.title;
     const title = firstPrompt ? cleanTitle(provisionalTitle(input.display ?? input.text)) : null;
@@ -543,7 +543,7 @@ export class Session {
     const { model, turnId } = request;
     const afterSummary = this.compaction.afterSummary(turnId, this.todos);
     const sent = this.compaction.fitted(this.messages(), model);
-    const notes = this.modeNotes.at(sent, this.row.summarySeq, this.turnMode, model);
+    const notes = modeNotes(sent, this.row.summarySeq, model);
     return callModel({
       bus: this.bus,
       turnId,

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeStatus } from "../../src/engine/git-status.ts";
 import { instructionFiles, MAX_INSTRUCTIONS } from "../../src/engine/instruction-files.ts";
-import { ModeNotes } from "../../src/engine/mode-notes.ts";
+import { modeNotes } from "../../src/engine/mode-notes.ts";
 import type { StoredMessage } from "../../src/engine/records.ts";
 import { tokensOfChars } from "../../src/engine/tokens.ts";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
@@ -142,16 +142,14 @@ describe("a prefix that stays the same", () => {
     expect(users[1]).toBe("do it\n\n[lembas] The session is in edit mode: file changes inside the project go ahead; commands ask the person first.");
   });
 
-  test("a mode note whose message is compacted away is said again on the newest message", () => {
-    const user = (seq: number, text: string): StoredMessage => ({ seq, turnId: `t${seq}`, role: "user", body: { text } });
-    const notes = new ModeNotes();
+  test("a mode is said where it changed, again after a summary, and never to a model without tools", () => {
+    const user = (seq: number, mode?: "plan" | "edit"): StoredMessage => ({ seq, turnId: `t${seq}`, role: "user", body: { text: `p${seq}`, ...(mode ? { mode } : {}) } });
     const model = { supportsTools: null };
-    const history = [user(1, "one")];
-    expect([...notes.at(history, null, "plan", model).keys()]).toEqual([1]);
-    history.push(user(2, "two"));
-    expect([...notes.at(history, null, "plan", model).keys()]).toEqual([1]);
-    expect([...notes.at(history, 1, "plan", model).keys()]).toEqual([2]);
-    expect(notes.at(history, null, "plan", { supportsTools: false }).size).toBe(0);
+    const history = [user(1, "plan"), user(2, "plan"), user(3), user(4, "edit"), user(5, "edit")];
+    expect([...modeNotes(history, null, model).keys()]).toEqual([1, 4]);
+    expect([...modeNotes(history, 1, model).keys()]).toEqual([2, 4]);
+    expect([...modeNotes(history, 4, model).keys()]).toEqual([5]);
+    expect(modeNotes(history, null, { supportsTools: false }).size).toBe(0);
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Device, lembasEvents, linkedSession, newSession } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
-import { contentText } from "../support/model.ts";
+import { contentText, personText } from "../support/model.ts";
 import { rpcError } from "../support/rpc.ts";
 
 let d: Device;
@@ -20,7 +20,7 @@ const say = (text: string) => send([{ type: "text", text }]);
 /** The user message of the last turn's model request, as text (parts joined). */
 const lastUser = () => {
   const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
-  return contentText(messages.findLast((m) => m.role === "user")?.content);
+  return personText(messages.findLast((m) => m.role === "user")?.content);
 };
 const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
 
