@@ -195,7 +195,7 @@ describe("commands", () => {
     const result = await say("/fix #42");
     expect(result).toMatchObject({ _meta: { lembas: { command: "fix" } } });
     const steps = d.model.requests.filter((r) => isStep(r.body));
-    expect(contentText(steps[0]?.body.messages?.at(-1)?.content)).toBe("Fix issue #42 carefully.");
+    expect(personText(steps[0]?.body.messages?.at(-1)?.content)).toBe("Fix issue #42 carefully.");
     expect(steps[0]?.body.model).toBe("other-model");
     expect(lembasEvents(link, sessionId).find((e) => e.type === "prompt")?.text).toBe("/fix #42");
     // The model event says the command's model when it takes over and the session's when it is back.
