@@ -10,7 +10,7 @@ import type { AssistantRecord, StoredMessage } from "./records.ts";
 export function toChatMessages(
   system: string,
   messages: readonly StoredMessage[],
-  opts: { summary: string | null; summarySeq: number | null; vision: boolean; afterSummary?: string | undefined },
+  opts: { summary: string | null; summarySeq: number | null; vision: boolean; afterSummary?: string | undefined; notes?: ReadonlyMap<number, string> },
 ): ChatMessage[] {
   const out: ChatMessage[] = [{ role: "system", content: system }];
   if (opts.summary) {
@@ -34,7 +34,7 @@ export function toChatMessages(
     if (message.role === "tool") {
       if (!pendingCalls.includes(message.body.callId)) continue;
       pendingCalls = pendingCalls.filter((id) => id !== message.body.callId);
-      out.push({ role: "tool", tool_call_id: message.body.callId, content: message.body.output });
+      out.push({ role: "tool", tool_call_id: message.body.callId, content: withNote(message.body.output, opts.notes?.get(message.seq)) });
       if (opts.vision) {
         for (const image of message.body.images ?? []) {
           pendingImages.push({ type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
@@ -44,7 +44,7 @@ export function toChatMessages(
     }
     closeCalls();
     if (message.role === "user") {
-      out.push({ role: "user", content: userContent(message.body.text, message.body.attachments ?? [], opts.vision) });
+      out.push({ role: "user", content: userContent(withNote(message.body.text, opts.notes?.get(message.seq)), message.body.attachments ?? [], opts.vision) });
       continue;
     }
     const calls = message.body.toolCalls;
@@ -54,6 +54,11 @@ export function toChatMessages(
   }
   closeCalls();
   return out;
+}
+
+/** A message's text with lembas's note after it (mode-notes.ts). */
+function withNote(text: string, note: string | undefined): string {
+  return note ? `${text}\n\n${note}` : text;
 }
 
 /**

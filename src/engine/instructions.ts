@@ -1,73 +1,60 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import type { Config, Mode } from "../config/schema.ts";
+import type { Config } from "../config/schema.ts";
+import { gitStatus } from "./git-status.ts";
+import { type InstructionFile, instructionFiles } from "./instruction-files.ts";
 import base from "./system-prompt.txt" with { type: "text" };
 import chatBase from "./system-prompt-chat.txt" with { type: "text" };
-
-const MODE_TEXT: Record<Mode, string> = {
-  plan: "You are in plan mode: you may only read and search. Study the task, then submit a plan with plan_submit (markdown: the goal, the files to change, the steps, how to check). Do not try to change files or run commands.",
-  manual: "You are in manual mode: every file change and every command asks the person first.",
-  edit: "You are in edit mode: file changes inside the project go ahead; commands ask the person first.",
-  auto: "You are in auto mode: file changes and commands inside the project go ahead.",
-};
-
-/** The largest instruction file read, so that a huge AGENTS.md cannot fill the context. */
-const MAX_INSTRUCTIONS = 64 * 1024;
-
-function readInstructions(file: string): string | null {
-  if (!existsSync(file)) return null;
-  const text = readFileSync(file, "utf8").trim();
-  if (!text) return null;
-  return text.length > MAX_INSTRUCTIONS ? `${text.slice(0, MAX_INSTRUCTIONS)}\n[… cut at 64 KiB]` : text;
-}
 
 export type PromptInputs = {
   root: string;
   cwd: string;
-  mode: Mode;
-  configDir: string;
   personality: string | null;
   personalityCustom: string | null;
+  /** The person's own instructions (config.yaml's `instructions`). */
   instructions: string | null;
-  now?: Date;
+  files: readonly InstructionFile[];
+  /** The git status at the session's start (git-status.ts), or null outside a repository. */
+  git: string | null;
+  /** The session's start: only its date is said. */
+  now: Date;
 };
 
-/** The system prompt of a session at `place`, with the person's settings from config.yaml. */
-export function sessionPrompt(place: { root: string; cwd: string; mode: Mode }, config: Pick<Config, "personality" | "personality_custom" | "instructions">, configDir: string): string {
-  return systemPrompt({ ...place, configDir, personality: config.personality, personalityCustom: config.personality_custom, instructions: config.instructions });
+/**
+ * The system prompt of a session, made once when it starts: nothing in it changes from step to
+ * step or with the mode (modes are said in the conversation: mode-notes.ts), so that a server's
+ * prefix cache holds across the whole session. The date comes last, the only part that differs
+ * from one day's sessions to the next.
+ */
+export async function sessionPrompt(place: { root: string; cwd: string }, config: Pick<Config, "personality" | "personality_custom" | "instructions">, configDir: string): Promise<string> {
+  return systemPrompt({
+    ...place,
+    personality: config.personality,
+    personalityCustom: config.personality_custom,
+    instructions: config.instructions,
+    files: instructionFiles(place.root, place.cwd, configDir),
+    git: await gitStatus(place.root),
+    now: new Date(),
+  });
 }
 
-/** The system prompt: ours, the mode, the environment, then AGENTS.md (config dir, then project) and the person's own. */
+/** The system prompt: ours, the environment, the personality, the instruction files, the person's own, the date. */
 export function systemPrompt(input: PromptInputs): string {
-  const parts = [base.trim(), MODE_TEXT[input.mode]];
-  parts.push(
-    [
-      "Environment:",
-      `- project root: ${input.root}`,
-      `- working directory: ${input.cwd}`,
-      `- platform: ${process.platform}`,
-      `- date: ${(input.now ?? new Date()).toISOString().slice(0, 10)}`,
-    ].join("\n"),
-  );
+  const environment = ["# Environment", `- project root: ${input.root}`, `- working directory: ${input.cwd}`, `- platform: ${process.platform}`];
+  if (input.git) environment.push(`- git, at the session's start: ${input.git.replaceAll("\n", "\n  ")}`);
+  const parts = [base.trim(), environment.join("\n")];
   const personality = input.personality === "custom" ? input.personalityCustom : input.personality;
-  if (personality) parts.push(`Personality: ${personality}`);
-  const global = readInstructions(join(input.configDir, "AGENTS.md"));
-  if (global) parts.push(`The person's instructions for every project (AGENTS.md):\n${global}`);
-  const project = readInstructions(join(input.root, "AGENTS.md"));
-  if (project) parts.push(`This project's instructions (AGENTS.md):\n${project}`);
-  if (input.instructions) parts.push(`The person's instructions:\n${input.instructions}`);
+  if (personality) parts.push(`# Personality\n${personality}`);
+  if (input.files.length > 0 || input.instructions) {
+    const blocks = input.files.map((file) => `## ${file.label}\n${file.text}`);
+    if (input.instructions) blocks.push(`## The person's instructions\n${input.instructions}`);
+    parts.push(`# Instructions\nFollow these; a file nearer the working directory wins over a more general one, and the person's messages win over all.\n\n${blocks.join("\n\n")}`);
+  }
+  parts.push(`The session started on ${input.now.toISOString().slice(0, 10)}.`);
   return parts.join("\n\n");
 }
 
-/**
- * The system prompt for a model that takes no tools: ours and the mode's text (both about tools)
- * give way to the chat version; the environment and the person's instructions stay.
- */
+/** The system prompt for a model that takes no tools: ours (about tools) gives way to the chat version. */
 export function promptWithoutTools(prompt: string): string {
-  const head = `${base.trim()}\n\n`;
+  const head = base.trim();
   if (!prompt.startsWith(head)) return prompt;
-  let rest = prompt.slice(head.length);
-  const mode = Object.values(MODE_TEXT).find((text) => rest.startsWith(text));
-  if (mode) rest = rest.slice(mode.length).replace(/^\n\n/, "");
-  return rest ? `${chatBase.trim()}\n\n${rest}` : chatBase.trim();
+  return `${chatBase.trim()}${prompt.slice(head.length)}`;
 }

@@ -79,7 +79,12 @@ export type Check = {
 export function decide(check: Check): Decision {
   const base = modeAction(check.mode, check.permission);
   if (base === "deny") {
-    return { action: "deny", reason: `${check.mode} mode does not allow ${describe(check.permission)}`, always: null };
+    const next = check.mode === "plan" ? ": submit a plan with plan_submit" : "";
+    return { action: "deny", reason: `${check.mode} mode does not allow ${describe(check.permission)}${next}`, always: null };
+  }
+  // Every mode is offered the same tools (toolset.ts): a plan outside plan mode is refused here.
+  if (check.toolName === "plan_submit" && check.mode !== "plan") {
+    return { action: "deny", reason: `plan_submit is for plan mode, and the session is in ${check.mode} mode: carry out the task`, always: null };
   }
   const host = unseenHost(check);
   if (host) return host;

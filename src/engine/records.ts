@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Mode } from "../config/schema.ts";
 
 /**
  * What the store keeps of a conversation, one row a message. These are the engine's own records
@@ -12,6 +13,8 @@ export const UserRecord = z.object({
   attachments: z.array(z.object({ name: z.string(), mimeType: z.string(), size: z.number(), path: z.string() })).optional(),
   /** A steering message taken in mid-turn. */
   steer: z.boolean().optional(),
+  /** The mode the turn it starts ran in: the model is told it where it changed (mode-notes.ts). */
+  mode: Mode.optional(),
 });
 export type UserRecord = z.infer<typeof UserRecord>;
 

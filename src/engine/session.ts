@@ -14,9 +14,9 @@ import { Jobs } from "../tools/jobs.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
+import { modeNotes } from "./mode-notes.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
-import { toolSpecs, toolsFor } from "./offered-tools.ts";
 import { lowerMode } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
@@ -24,6 +24,7 @@ import { applySettings, KnownModels } from "./settings.ts";
 import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
 import { LoopGuard, runStepCalls } from "./step-calls.ts";
 import { runSubAgent } from "./sub-agent.ts";
+import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
@@ -102,6 +103,8 @@ export class Session {
   private readonly compaction: Compaction;
   private readonly known = new KnownModels();
   private readonly jobs = new Jobs();
+  /** Made at the session's first step and sent unchanged after (instructions.ts); modes go in the conversation. */
+  private system: Promise<string> | null = null;
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
@@ -449,6 +452,7 @@ export class Session {
       text: input.text,
       ...(input.display !== undefined ? { display: input.display } : {}),
       ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+      mode: this.turnMode,
     };
     const firstPrompt = !this.row.title;
     const title = firstPrompt ? cleanTitle(provisionalTitle(input.display ?? input.text)) : null;
@@ -491,10 +495,9 @@ export class Session {
     this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = toolsFor(this.deps.tools, this.turnMode);
-      const specs = toolSpecs(tools);
-      const system = sessionPrompt({ root: this.root, cwd: this.cwd, mode: this.turnMode }, this.deps.config, this.deps.paths.configDir);
-      const request = { model, turnId, todos: this.todos, system, tools: specs, signal };
+      const tools = offeredTools(this.deps.tools, model);
+      this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.config, this.deps.paths.configDir);
+      const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
       this.takeInbox(turnId);
       this.bus.emit({ type: "step", turnId, step });
@@ -544,13 +547,15 @@ export class Session {
   private callStep(request: { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal }, effort: Effort, step: number): Promise<StepOutcome> {
     const { model, turnId } = request;
     const afterSummary = this.compaction.afterSummary(turnId, this.todos);
+    const sent = this.compaction.fitted(this.messages(), model);
+    const notes = modeNotes(sent, this.row.summarySeq, model);
     return callModel({
       bus: this.bus,
       turnId,
       step,
       model,
       effort,
-      messages: toChatMessages(request.system, this.compaction.fitted(this.messages(), model), { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary }),
+      messages: toChatMessages(request.system, sent, { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary, notes }),
       tools: request.tools,
       signal: request.signal,
       ...(this.deps.retry ? { retry: this.deps.retry } : {}),

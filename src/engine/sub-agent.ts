@@ -7,7 +7,7 @@ import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
 import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
 import { toChatMessages } from "./history.ts";
 import { nobody } from "./interaction.ts";
-import { toolSpecs } from "./offered-tools.ts";
+import { toolSpecs } from "./toolset.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import type { AssistantRecord, StoredMessage, ToolResultRecord, UserRecord } from "./records.ts";
 import { runToolCall } from "./tool-runner.ts";
@@ -82,7 +82,7 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
       model: deps.model,
       effort: deps.effort,
       messages: toChatMessages(system, history, { summary: null, summarySeq: null, vision: deps.model.vision }),
-      tools: last ? [] : toolSpecs(tools),
+      tools: last ? [] : toolSpecs(tools, deps.model),
       signal,
       ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
       onUsage: (promptTokens, completionTokens) => deps.bus.emit({ type: "usage", promptTokens, completionTokens }),

@@ -9,26 +9,25 @@ const schema = () =>
     questions: z
       .array(
         z.object({
-          header: z.string().min(1).max(60).describe('A very short label for the question, e.g. "Database"'),
-          question: z.string().min(1).describe("The full question"),
-          multiple: z.boolean().optional().describe("Whether several options may be chosen; default false"),
+          header: z.string().min(1).max(60).describe('A few words: "Database"'),
+          question: z.string().min(1),
+          multiple: z.boolean().optional().describe("Several may be chosen; default false"),
           options: z
             .array(
               z.object({
-                label: z.string().min(1).describe("The option, in a few words"),
-                description: z.string().optional().describe("What choosing it means or implies"),
-                recommended: z.boolean().optional().describe("True on the option you advise"),
+                label: z.string().min(1),
+                description: z.string().optional().describe("What it implies"),
+                recommended: z.boolean().optional().describe("On the one you advise"),
               }),
             )
             .min(1)
-            .max(6)
-            .describe("1 to 6 choices; the person may also answer in their own words"),
+            .max(6),
         }),
       )
       .min(1)
       .max(4)
-      .describe("1 to 4 questions"),
-    why: z.string().optional().describe("One sentence on why you need to know"),
+      .describe("1 to 4"),
+    why: z.string().optional().describe("Why you need to know, in a sentence"),
   });
 
 /** Clients may send a long label back cut to this many characters. */
@@ -38,6 +37,7 @@ const LABEL_CUT = 240;
 export const askUserTool = defineTool({
   name: "ask_user",
   description,
+  brief: "Asks the person 1 to 4 questions with options; only when the answer changes what you do and you cannot find it out.",
   schema,
   permission: "none",
   kind: "think",

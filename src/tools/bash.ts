@@ -20,16 +20,16 @@ const TAIL_CHARS = 20_000;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    command: z.string().min(1).describe("The command line to run"),
+    command: z.string().min(1).describe("One command line"),
     timeout: z
       .number()
       .int()
       .min(1)
       .max(MAX_TIMEOUT_MS)
       .optional()
-      .describe(`Milliseconds before the command is stopped; default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}`),
-    description: z.string().optional().describe("What the command does, in a few words, for the person"),
-    run_in_background: z.boolean().optional().describe("Run it as a background job (servers, watchers)"),
+      .describe(`In ms; default ${DEFAULT_TIMEOUT_MS}`),
+    description: z.string().optional().describe('What it does, in a few words, for the person ("Run the tests")'),
+    run_in_background: z.boolean().optional().describe("Start it as a background job (servers, watchers); see job"),
   });
 
 /**
@@ -39,6 +39,7 @@ const schema = () =>
 export const bashTool = defineTool({
   name: "bash",
   description,
+  brief: "Runs a command line in a new shell (no stdin, no terminal: non-interactive flags only). Prefer read, grep, glob and list over cat, grep, find and ls.",
   schema,
   permission: "exec",
   kind: "execute",

@@ -11,16 +11,17 @@ import { defineTool, type ToolResult } from "./tool.ts";
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().min(1).describe("The file to change: absolute, or relative to the working directory"),
-    old_string: z.string().min(1).describe("The exact text to replace, copied from the file (without read's line numbers)"),
-    new_string: z.string().describe("The text to put in its place"),
-    replace_all: z.boolean().optional().describe("Replace every occurrence, not just a single unique one; default false"),
+    path: z.string().min(1).describe("Absolute, or relative to the working directory"),
+    old_string: z.string().min(1).describe("The exact text to replace"),
+    new_string: z.string().describe("What replaces it"),
+    replace_all: z.boolean().optional().describe("Replace every occurrence; default false"),
   });
 
 /** edit: an exact string replacement in a file read before; CRLF files keep their line endings. */
 export const editTool = defineTool({
   name: "edit",
   description,
+  brief: "Replaces old_string, copied exactly from a file read before (without line numbers), with new_string. old_string must occur once, unless replace_all.",
   schema,
   permission: "write",
   kind: "edit",

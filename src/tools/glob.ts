@@ -14,14 +14,15 @@ const MAX_RESULTS = 1000;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    pattern: z.string().min(1).describe('The glob, relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}"'),
-    path: z.string().optional().describe("The directory to search; default the working directory"),
+    pattern: z.string().min(1).describe('E.g. "**/*.ts"'),
+    path: z.string().optional().describe("Default the working directory"),
   });
 
 /** glob: files matching a pattern, honouring .gitignore, newest first. */
 export const globTool = defineTool({
   name: "glob",
   description,
+  brief: "Finds files by name with a glob (**/*.ts), newest first.",
   schema,
   permission: "read",
   kind: "search",

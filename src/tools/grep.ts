@@ -13,16 +13,16 @@ const MAX_LINE_CHARS = 500;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    pattern: z.string().min(1).describe("The regular expression to search for (ripgrep syntax)"),
-    path: z.string().optional().describe("A directory or file to search; default the working directory"),
-    glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "src/**/*.{ts,tsx}"; "!glob" leaves files out'),
-    ignore_case: z.boolean().optional().describe("Match regardless of case; default false"),
+    pattern: z.string().min(1).describe("A regex, ripgrep syntax"),
+    path: z.string().optional().describe("A directory or file; default the working directory"),
+    glob: z.string().optional().describe('Only these files, e.g. "*.ts", "src/**/*.{ts,tsx}"; "!*.test.ts" leaves some out'),
+    ignore_case: z.boolean().optional().describe("Default false"),
     output_mode: z
       .enum(["content", "files_with_matches", "count"])
       .optional()
-      .describe('"files_with_matches" (default): matching files; "content": matching lines; "count": matches per file'),
-    context: z.number().int().min(0).max(20).optional().describe("Lines of context around each match (content mode); default 0"),
-    limit: z.number().int().min(1).max(2000).optional().describe(`At most this many files, or lines in content mode; default ${DEFAULT_LIMIT}`),
+      .describe("Default files_with_matches"),
+    context: z.number().int().min(0).max(20).optional().describe("Lines around each match (content mode)"),
+    limit: z.number().int().min(1).max(2000).optional().describe(`Files, or lines in content mode; default ${DEFAULT_LIMIT}`),
   });
 
 type GrepInput = z.infer<ReturnType<typeof schema>>;
@@ -32,6 +32,7 @@ export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool
   return defineTool({
     name: "grep",
     description,
+    brief: "Searches file contents by regex (ripgrep). output_mode: files_with_matches (default), content (path:line:text) or count.",
     schema,
     permission: "read",
     kind: "search",

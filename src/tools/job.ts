@@ -21,6 +21,7 @@ const schema = () =>
 /** job: lists the session's background jobs (bash with run_in_background), reads their output, stops them. */
 export const jobTool = defineTool({
   name: "job",
+  brief: "Lists, reads (new output since the last read, or from offset) and stops the background jobs bash started with run_in_background.",
   description,
   schema,
   // Reading what a job printed, or stopping one the model started, runs nothing new.

@@ -12,14 +12,15 @@ const MAX_ENTRIES = 500;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().optional().describe("The directory to list; default the working directory"),
-    ignore: z.array(z.string()).optional().describe('More patterns to leave out, .gitignore syntax, e.g. ["*.log", "dist/"]'),
+    path: z.string().optional().describe("Default the working directory"),
+    ignore: z.array(z.string()).optional().describe('More to leave out, .gitignore syntax: ["*.log", "dist/"]'),
   });
 
 /** list: a directory as an indented tree, honouring .gitignore, breadth first within a cap. */
 export const listTool = defineTool({
   name: "list",
   description,
+  brief: "Lists a directory as a tree (directories end in /).",
   schema,
   permission: "read",
   kind: "read",

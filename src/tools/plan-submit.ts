@@ -12,14 +12,15 @@ export const PLANS_DIR = ".agent/plans";
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    plan: z.string().min(1).describe("The plan, in Markdown"),
-    title: z.string().optional().describe("A short name for the plan; default its first heading"),
+    plan: z.string().min(1).describe("Markdown"),
+    title: z.string().optional().describe("A short name (names the file); default its first heading"),
   });
 
 /** plan_submit: saves the plan under .agent/plans and asks the person to approve it. */
 export const planSubmitTool = defineTool({
   name: "plan_submit",
   description,
+  brief: "Plan mode: submits your plan (Markdown: the files to change, the steps, how to check) for the person's approval.",
   schema,
   permission: "none",
   kind: "switch_mode",

@@ -28,15 +28,16 @@ const IMAGE_TYPES: Record<string, string> = {
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().min(1).describe("The file to read: absolute, or relative to the working directory"),
-    offset: z.number().int().min(1).optional().describe("The line number to start at (1-based); default 1"),
-    limit: z.number().int().min(1).optional().describe(`How many lines to read at most; default ${DEFAULT_LIMIT}`),
+    path: z.string().min(1).describe("Absolute, or relative to the working directory"),
+    offset: z.number().int().min(1).optional().describe("The first line (1-based); default 1"),
+    limit: z.number().int().min(1).optional().describe(`Lines at most; default ${DEFAULT_LIMIT}`),
   });
 
 /** read: a file's lines, numbered; images for a vision model; never binary garbage. */
 export const readTool = defineTool({
   name: "read",
   description,
+  brief: "Reads a file's lines, numbered (number, tab, text: never copy those into edit). offset and limit page through long files. Read a file before edit or write.",
   schema,
   permission: "read",
   kind: "read",

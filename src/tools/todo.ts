@@ -9,12 +9,12 @@ const schema = () =>
     todos: z
       .array(
         z.object({
-          content: z.string().min(1).describe("What to do, in a few words"),
-          status: z.enum(["pending", "in_progress", "completed"]).describe("pending, in_progress or completed"),
-          priority: z.enum(["high", "medium", "low"]).optional().describe("high, medium or low"),
+          content: z.string().min(1),
+          status: z.enum(["pending", "in_progress", "completed"]),
+          priority: z.enum(["high", "medium", "low"]).optional(),
         }),
       )
-      .describe("The whole task list, replacing the previous one"),
+      .describe("The whole list"),
   });
 
 const MARK: Record<TodoItem["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };
@@ -23,6 +23,7 @@ const MARK: Record<TodoItem["status"], string> = { pending: "[ ]", in_progress: 
 export const todoTool = defineTool({
   name: "todo",
   description,
+  brief: "Sets the task list the person sees: the whole list each call, one item in_progress. For work of three steps or more.",
   schema,
   permission: "none",
   kind: "think",

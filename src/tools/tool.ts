@@ -113,6 +113,11 @@ export type ToolContext = {
 export type Tool<S extends z.ZodType = z.ZodType> = {
   name: string;
   description: string;
+  /**
+   * A description of a line or two for models with a small window (engine/toolset.ts), which are
+   * sent it with a schema stripped of its field descriptions. A tool without one is not offered them.
+   */
+  brief?: string;
   schema: S;
   permission: PermissionClass;
   kind: ToolKind;
@@ -182,8 +187,20 @@ export function hasSchema(tool: Tool): boolean {
 export function inputSchema(tool: Tool): Record<string, unknown> {
   const known = schemas.get(tool);
   if (known) return known;
-  const schema = z.toJSONSchema(tool.schema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+  const schema = withoutSafeBounds(z.toJSONSchema(tool.schema, { target: "draft-7", io: "input" })) as Record<string, unknown>;
   delete schema.$schema;
   schemas.set(tool, schema);
   return schema;
+}
+
+/** zod gives every integer JavaScript's safe bounds: ±9007199254740991 says nothing and costs tokens. */
+function withoutSafeBounds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutSafeBounds);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)) continue;
+    out[key] = withoutSafeBounds(value);
+  }
+  return out;
 }

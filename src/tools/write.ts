@@ -11,14 +11,15 @@ import description from "./write.txt" with { type: "text" };
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().min(1).describe("The file to write: absolute, or relative to the working directory"),
-    content: z.string().describe("The complete content of the file"),
+    path: z.string().min(1).describe("Absolute, or relative to the working directory"),
+    content: z.string().describe("The whole new content"),
   });
 
 /** write: creates or replaces a whole file, atomically; an existing file must have been read first. */
 export const writeTool = defineTool({
   name: "write",
   description,
+  brief: "Writes a whole file (an existing one must be read first). Use edit to change part of a file.",
   schema,
   permission: "write",
   kind: "edit",

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:te
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
+import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
 import { ensureAcpx } from "../support/acpx.ts";
 import { ENTRY, projectSandbox, type Sandbox } from "../support/run.ts";
 
@@ -67,9 +67,8 @@ describe("acpx drives lembas serve --stdio", () => {
     model.push(step({ text: "Here is a plan." }));
     const result = await acpx(["--approve-all", "prompt", "plan it"]);
     expect(result.stdout).toContain("Here is a plan.");
-    const tools = (model.requests.findLast((r) => isStep(r.body))?.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
-    expect(tools).toContain("plan_submit");
-    expect(tools).not.toContain("write");
+    const messages = model.requests.findLast((r) => isStep(r.body))?.body.messages ?? [];
+    expect(contentText(messages.findLast((m) => m.role === "user")?.content)).toStartWith("plan it\n\n[lembas] The session is in plan mode:");
   });
 
   test("cancel: a running prompt ends cancelled", async () => {

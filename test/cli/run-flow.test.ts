@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { personText, type ScriptedModel, startModel } from "../support/model.ts";
 import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 import { HAVE_TMUX, openScreen } from "../support/tmux.ts";
 
@@ -21,7 +21,7 @@ const run = (args: string[], stdin?: string) => runLembas(box, ["run", ...args],
 /** What the model was last sent as the person's message. */
 const lastPrompt = () => {
   const messages = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
-  return contentText(messages.at(-1)?.content);
+  return personText(messages.at(-1)?.content);
 };
 type Line = { type: string; [key: string]: unknown };
 const lines = (stdout: string): Line[] => stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);

@@ -58,12 +58,15 @@ describe("lembas run", () => {
     const second = await run(["--session", sessionId, "what was the word?"]);
     expect(second).toMatchObject({ code: 0, stdout: "apricot\n" });
     const last = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    // The mode is said with the first prompt only: the second process sends what the first sent, and more.
     expect(last.map((m) => contentText(m.content))).toEqual([
       expect.any(String),
-      "remember: apricot",
+      expect.stringMatching(/^remember: apricot\n\n\[lembas\] The session is in \w+ mode: /),
       "The secret word is apricot.",
       "what was the word?",
     ]);
+    const earlier = model.requests.filter((r) => isStep(r.body))[0]?.body.messages ?? [];
+    expect(last.slice(0, earlier.length)).toEqual(earlier);
     model.push(step({ text: "still apricot" }));
     const third = await run(["--continue", "and again?"]);
     expect(third.stdout).toBe("still apricot\n");

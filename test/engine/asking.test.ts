@@ -64,17 +64,26 @@ describe("asking the person", () => {
     expect(lastToolOutput()).toContain("denied");
   });
 
-  test("plan mode offers no writing tools and refuses a write the model tries anyway", async () => {
-    h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }] }), step({ text: "ok" }));
+  test("plan mode offers the tools every mode has (the request's start stays the same) and refuses a write the model tries", async () => {
+    h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "x.txt", content: "x" } }] }), step({ text: "ok" }), step({ text: "ok" }));
     const session = await h.session({ mode: "plan" });
     await session.prompt({ text: "plan it" });
-    const offered = (h.model.requests.find((r) => isStep(r.body))?.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
-    expect(offered).toContain("plan_submit");
-    expect(offered).toContain("read");
-    expect(offered).not.toContain("write");
-    expect(offered).not.toContain("bash");
     expect(existsSync(join(h.project, "x.txt"))).toBe(false);
-    expect(lastToolOutput()).toContain('no tool named "write"');
+    expect(lastToolOutput()).toContain("plan mode does not allow changing files: submit a plan with plan_submit");
+    session.setMode("edit");
+    await session.prompt({ text: "now do it" });
+    const [plan, , edit] = h.model.requests.filter((r) => isStep(r.body)).map((r) => JSON.stringify(r.body.tools));
+    expect(plan).toContain('"plan_submit"');
+    expect(plan).toContain('"write"');
+    expect(edit).toBe(plan);
+  });
+
+  test("plan_submit outside plan mode is refused with the mode the session is in", async () => {
+    h.model.push(step({ toolCalls: [{ name: "plan_submit", arguments: { plan: "# Plan\n- do it" } }] }), step({ text: "ok" }));
+    const session = await h.session({ mode: "edit" });
+    await session.prompt({ text: "go" });
+    expect(lastToolOutput()).toContain("plan_submit is for plan mode, and the session is in edit mode");
+    expect(existsSync(join(h.project, ".agent"))).toBe(false);
   });
 
   test("manual mode asks before every write", async () => {

@@ -5,7 +5,7 @@ import { MAX_ATTACHED } from "../../src/project/attach.ts";
 import { type Device, linkedSession } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
-import { contentText } from "../support/model.ts";
+import { personText } from "../support/model.ts";
 
 let d: Device;
 let link: Link;
@@ -38,7 +38,7 @@ function peakRss(pid: number): number {
 
 const lastUser = () => {
   const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
-  return contentText(messages.findLast((m) => m.role === "user")?.content);
+  return personText(messages.findLast((m) => m.role === "user")?.content);
 };
 
 test("thirty line ranges of a 65 MB file are streamed in bounded memory, and a prompt's attached text is capped", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Device, lembasEvents, linkedSession, newSession } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
-import { contentText } from "../support/model.ts";
+import { contentText, personText } from "../support/model.ts";
 import { rpcError } from "../support/rpc.ts";
 
 let d: Device;
@@ -20,7 +20,7 @@ const say = (text: string) => send([{ type: "text", text }]);
 /** The user message of the last turn's model request, as text (parts joined). */
 const lastUser = () => {
   const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
-  return contentText(messages.findLast((m) => m.role === "user")?.content);
+  return personText(messages.findLast((m) => m.role === "user")?.content);
 };
 const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
 
@@ -195,7 +195,7 @@ describe("commands", () => {
     const result = await say("/fix #42");
     expect(result).toMatchObject({ _meta: { lembas: { command: "fix" } } });
     const steps = d.model.requests.filter((r) => isStep(r.body));
-    expect(contentText(steps[0]?.body.messages?.at(-1)?.content)).toBe("Fix issue #42 carefully.");
+    expect(personText(steps[0]?.body.messages?.at(-1)?.content)).toBe("Fix issue #42 carefully.");
     expect(steps[0]?.body.model).toBe("other-model");
     expect(lembasEvents(link, sessionId).find((e) => e.type === "prompt")?.text).toBe("/fix #42");
     // The model event says the command's model when it takes over and the session's when it is back.

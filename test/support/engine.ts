@@ -37,7 +37,8 @@ export type EngineHarness = {
   model: ScriptedModel;
   db: Db;
   engine: Engine;
-  session(opts?: { mode?: "plan" | "manual" | "edit" | "auto" }): Promise<Session>;
+  /** A session at the project's root, or in `cwd` below it. */
+  session(opts?: { mode?: "plan" | "manual" | "edit" | "auto"; cwd?: string }): Promise<Session>;
   events(session: Session): EngineEvent[];
   close(): Promise<void>;
 };
@@ -81,7 +82,7 @@ export async function engineHarness(
     db,
     engine,
     async session(o = {}) {
-      const s = await engine.create({ cwd: project, root: project, mode: o.mode ?? "edit" });
+      const s = await engine.create({ cwd: o.cwd ?? project, root: project, mode: o.mode ?? "edit" });
       const log: EngineEvent[] = [];
       logs.set(s.id, log);
       s.bus.subscribe((e) => {

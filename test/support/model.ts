@@ -162,6 +162,14 @@ export function contentText(content: unknown): string {
   return parts.join("\n");
 }
 
+/**
+ * A user message's text as the person wrote it: without the note lembas adds after it when the
+ * session's mode changed (src/engine/mode-notes.ts), which tests of the note check on their own.
+ */
+export function personText(content: unknown): string {
+  return contentText(content).replace(/\n\n\[lembas\] The session is in \w+ mode: [^\n]*$/, "");
+}
+
 /** Text of the last user message of a request (handy in `match`). */
 export function lastUserText(body: ChatRequest): string {
   const users = (body.messages ?? []).filter((m) => m.role === "user");

@@ -40,4 +40,11 @@ describe("the tool registry", () => {
       }
     }
   });
+
+  test("a brief (what a small window is sent) is a line or two", () => {
+    for (const tool of ALL_TOOLS) {
+      if (tool.brief === undefined) continue;
+      expect(`${tool.name}: ${tool.brief.length <= 200 ? "short" : tool.brief.length}`).toBe(`${tool.name}: short`);
+    }
+  });
 });

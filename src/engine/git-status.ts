@@ -1,0 +1,65 @@
+/** The changed files a session's start shows at most; the rest are counted. */
+const MAX_FILES = 20;
+const TIMEOUT_MS = 3_000;
+/** A huge status (a tree of untracked files) is not read whole: the first lines are all it shows. */
+const MAX_BYTES = 64 * 1024;
+
+/**
+ * The project's git status as the model is shown it at a session's start: the branch, then up to
+ * 20 changed files in porcelain form. Null when the project is no git repository, git is missing,
+ * or it does not answer within 3 s.
+ */
+export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<string | null> {
+  try {
+    const child = Bun.spawn(["git", "--no-optional-locks", "status", "--porcelain=v1", "-b"], {
+      cwd: root,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const read = await readCapped(child.stdout, MAX_BYTES);
+    if (read.cut) {
+      child.kill();
+      // The last line may be cut in two: it is left out, and the count says "more".
+      return describeStatus(read.text.slice(0, read.text.lastIndexOf("\n") + 1), true);
+    }
+    if ((await child.exited) !== 0) return null;
+    return describeStatus(read.text);
+  } catch {
+    return null;
+  }
+}
+
+/** `git status --porcelain=v1 -b` as a few lines: "branch …", then the files. */
+export function describeStatus(porcelain: string, cut = false): string | null {
+  const lines = porcelain.split("\n").filter((line) => line !== "");
+  const head = lines[0];
+  if (head === undefined || !head.startsWith("## ")) return null;
+  const files = lines.slice(1);
+  const shown = files.slice(0, MAX_FILES);
+  const more = files.length - shown.length;
+  const parts = [`branch ${head.slice(3)}`];
+  if (files.length === 0) parts.push("no changes");
+  parts.push(...shown);
+  if (cut) parts.push("… and more");
+  else if (more > 0) parts.push(`… and ${more} more`);
+  return parts.join("\n");
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array>, max: number): Promise<{ text: string; cut: boolean }> {
+  const decoder = new TextDecoder();
+  let text = "";
+  const reader = stream.getReader();
+  try {
+    while (text.length < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return { text, cut: text.length >= max };
+}

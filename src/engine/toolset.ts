@@ -1,0 +1,62 @@
+import type { ResolvedModel } from "../model/resolved.ts";
+import type { ToolSpec } from "../model/request.ts";
+import { inputSchema, type Tool } from "../tools/tool.ts";
+
+/**
+ * A window this small (tokens) gets the tools that have a brief, with their briefs: what is sent
+ * before the person's first word stays under 2,000 tokens. An unknown window is not small: the
+ * servers that say nothing are mostly hosted ones with large windows, local ones report theirs
+ * (and config.yaml's `context` sets it), and compaction assumes 32k for it too.
+ */
+export const SMALL_WINDOW = 16_384;
+
+export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolean {
+  return model.contextLength !== null && model.contextLength <= SMALL_WINDOW;
+}
+
+/**
+ * The tools a model is offered: the same in every mode (a mode refuses what it does not allow),
+ * so that the tools, which servers render near the prompt's start, stay the same all session.
+ */
+export function offeredTools(tools: readonly Tool[], model: Pick<ResolvedModel, "contextLength">): Tool[] {
+  return smallWindow(model) ? tools.filter((t) => t.brief !== undefined) : [...tools];
+}
+
+const full = new WeakMap<Tool, ToolSpec>();
+const brief = new WeakMap<Tool, ToolSpec>();
+
+/** The specs the model is sent for these tools (made once per tool and size). */
+export function toolSpecs(tools: readonly Tool[], model: Pick<ResolvedModel, "contextLength">): ToolSpec[] {
+  const small = smallWindow(model);
+  return tools.map((tool) => {
+    const cache = small && tool.brief !== undefined ? brief : full;
+    const known = cache.get(tool);
+    if (known) return known;
+    const spec: ToolSpec =
+      cache === brief
+        ? { type: "function", function: { name: tool.name, description: tool.brief ?? tool.description, parameters: bareSchema(inputSchema(tool)) as Record<string, unknown> } }
+        : { type: "function", function: { name: tool.name, description: tool.description, parameters: inputSchema(tool) } };
+    cache.set(tool, spec);
+    return spec;
+  });
+}
+
+/** What a brief schema leaves out: the input is checked against the whole schema when the call comes. */
+const LEFT_OUT = new Set(["description", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"]);
+
+/** A JSON schema with types, enums and what is required, and no more (a brief says what matters). */
+function bareSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(bareSchema);
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (LEFT_OUT.has(key) && typeof value !== "object") continue;
+    out[key] = key === "properties" ? mapValues(value, bareSchema) : bareSchema(value);
+  }
+  return out;
+}
+
+function mapValues(node: unknown, f: (value: unknown) => unknown): unknown {
+  if (typeof node !== "object" || node === null) return node;
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, f(v)]));
+}
