@@ -185,12 +185,13 @@ export class McpConnection {
 
   private async startError(error: unknown, signal: AbortSignal, limit: AbortSignal): Promise<string> {
     if (signal.aborted) return "the session was cancelled while it started";
-    const words = await this.exitWordsSettled();
     const garbage = this.lastMalformed ? `; it ${this.lastMalformed}` : "";
-    if (words) return `it ${words} before it answered${garbage}${this.stderrWords()}`;
+    // Before its exit is looked at: a server that timed out was stopped by us.
     if (limit.aborted || isCode(error, ErrorCode.RequestTimeout)) {
       return `it did not answer within ${seconds(this.deps.limits.startMs)}${garbage}${this.stderrWords()}`;
     }
+    const words = await this.exitWordsSettled();
+    if (words) return `it ${words} before it answered${garbage}${this.stderrWords()}`;
     return `${errorMessage(error)}${garbage}${this.stderrWords()}`;
   }
 

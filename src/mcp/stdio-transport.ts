@@ -41,8 +41,9 @@ export class StdioTransport implements Transport {
 
   constructor(private readonly options: StdioOptions) {}
 
+  /** The server's pid while it runs. */
   get pid(): number | undefined {
-    return this.proc?.pid;
+    return this.exit ? undefined : this.proc?.pid;
   }
 
   /** How the process ended, in words ("exited with code 1"), or undefined while it runs. */
