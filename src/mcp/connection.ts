@@ -1,5 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../errors.ts";
@@ -192,6 +192,7 @@ export class McpConnection {
     }
     const words = await this.exitWordsSettled();
     if (words) return `it ${words} before it answered${garbage}${this.stderrWords()}`;
+    if (error instanceof StreamableHTTPError) return httpWords(this.spec, error);
     return `${errorMessage(error)}${garbage}${this.stderrWords()}`;
   }
 
@@ -205,6 +206,7 @@ export class McpConnection {
       const words = await this.exitWordsSettled();
       return `${name} stopped during the ${tool} call (${words ?? "its connection closed"})${this.stderrWords()}. It is restarted at the next call.`;
     }
+    if (error instanceof StreamableHTTPError) return `${name} failed the ${tool} call: ${httpWords(this.spec, error)}.`;
     return `${name} failed the ${tool} call: ${errorMessage(error)}`;
   }
 
@@ -238,6 +240,14 @@ async function listTools(client: Client, signal: AbortSignal, timeout: number): 
     cursor = page.nextCursor;
   } while (cursor && tools.length < MAX_TOOLS);
   return tools.slice(0, MAX_TOOLS);
+}
+
+/** An HTTP server's refusal in words: its address (no query), the status, what it said. Headers are never named. */
+function httpWords(spec: McpServerSpec, error: StreamableHTTPError): string {
+  const url = spec.transport.type === "http" ? new URL(spec.transport.url) : undefined;
+  const where = url ? `${url.origin}${url.pathname}` : "the server";
+  const refused = error.code === 401 || error.code === 403 ? " (its credentials were refused)" : "";
+  return `${where} answered HTTP ${error.code ?? "with an error"}${refused}: ${error.message}`;
 }
 
 function isCode(error: unknown, code: number): boolean {

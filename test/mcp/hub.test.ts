@@ -206,9 +206,10 @@ describe("servers that do not start", () => {
 });
 
 describe("stopping", () => {
-  test("stop leaves no server process, even with a call in flight", async () => {
-    const { hub, tag } = await startHub();
-    expect(processesTagged(tag)).toHaveLength(1);
+  test("stop leaves no server process nor any it started, even with a call in flight", async () => {
+    const { hub, tag } = await startHub({}, "--linger");
+    await Bun.sleep(100);
+    expect(processesTagged(tag)).toHaveLength(2);
     const pending = call(hub, "mcp__t__hang");
     await Bun.sleep(100);
     await hub.stop();
@@ -223,7 +224,7 @@ describe("stopping", () => {
       import { McpHub } from ${JSON.stringify(join(import.meta.dir, "../../src/mcp/hub.ts"))};
       import { stdioServer } from ${JSON.stringify(join(import.meta.dir, "servers.ts"))};
       const hub = new McpHub();
-      const problems = await hub.start([stdioServer("t", ${JSON.stringify(tag)})], new AbortController().signal);
+      const problems = await hub.start([stdioServer("t", ${JSON.stringify(tag)}, "--linger")], new AbortController().signal);
       console.log(JSON.stringify({ problems, pids: hub.pids() }));
       process.exit(0);
     `;
@@ -233,7 +234,7 @@ describe("stopping", () => {
     const { problems, pids } = JSON.parse(out) as { problems: unknown[]; pids: number[] };
     expect(problems).toEqual([]);
     expect(pids).toHaveLength(1);
-    await Bun.sleep(100);
+    await Bun.sleep(200);
     expect(processesTagged(tag)).toEqual([]);
   });
 });

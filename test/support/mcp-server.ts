@@ -1,5 +1,6 @@
 // A real MCP server for the tests, on the SDK's server side.
-//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE]
+//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger]
+// --linger: outlives the end of its stdin, and starts a child that would outlive it (for the no-orphans tests).
 // stdio: echo, read_note (read-only), crash, hang, image, huge, structured, resource, fail, garbage,
 // stats, and a tool whose name needs sanitising. `mcpHttpHandler({ token })` serves the same tools
 // (but crash and garbage) over streamable HTTP, for Bun.serve or the simulated instance's /mcp.
@@ -130,6 +131,11 @@ async function main(argv: string[]): Promise<void> {
   if (flag("garbage")) {
     for await (const _chunk of Bun.stdin.stream()) process.stdout.write("<<garbage>>\n");
     return;
+  }
+  if (flag("linger")) {
+    setInterval(() => undefined, 1_000);
+    const tag = value("tag") ?? "";
+    Bun.spawn([process.execPath, "-e", `setInterval(() => {}, 1000) // child of ${tag}`], { stdio: ["ignore", "ignore", "ignore"] });
   }
   await makeServer({ stdio: true, ...(downAfterCrash ? { downAfterCrash } : {}) }).connect(new StdioServerTransport());
 }
