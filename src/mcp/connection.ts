@@ -55,6 +55,7 @@ export class McpConnection {
   private readonly inflight = new Set<AbortController>();
   private lastMalformed: string | undefined;
   private malformedCount = 0;
+  private restarting: Promise<string | null> | undefined;
 
   constructor(
     readonly spec: McpServerSpec,
@@ -119,6 +120,14 @@ export class McpConnection {
     if (this.state === "up") return null;
     if (this.state === "stopped") return `MCP server "${this.spec.name}" was stopped with its session.`;
     if (this.state === "down") return `MCP server "${this.spec.name}" is down: ${this.downReason}`;
+    // Calls that come in together share the one restart.
+    this.restarting ??= this.restart(signal).finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+
+  private async restart(signal: AbortSignal): Promise<string | null> {
     try {
       this.tools = await this.connect(signal);
       this.state = "up";

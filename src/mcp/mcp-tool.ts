@@ -3,8 +3,10 @@ import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.
 import { primeSchemas, type PermissionClass, type Tool, type ToolContext, type ToolKind, type ToolResult } from "../tools/tool.ts";
 
 /** The arguments of any MCP tool: an object, checked against its JSON schema by the server itself. */
-const ARGUMENTS = z.record(z.string(), z.unknown());
-type Arguments = z.infer<typeof ARGUMENTS>;
+const argumentsSchema = () => z.record(z.string(), z.unknown());
+type ArgumentsSchema = ReturnType<typeof argumentsSchema>;
+type Arguments = z.infer<ArgumentsSchema>;
+let made: ArgumentsSchema | undefined;
 
 /** The longest description of a server's tool the model is sent. */
 const MAX_DESCRIPTION = 4_000;
@@ -18,12 +20,13 @@ export type McpCall = (args: Arguments, ctx: ToolContext) => Promise<ToolResult>
  * model as it is (primed, so inputSchema never converts the zod one), its description, exec unless
  * the server marks it read-only, and a title naming the server.
  */
-export function mcpTool(name: string, server: string, definition: McpToolDefinition, call: McpCall): Tool<typeof ARGUMENTS> {
+export function mcpTool(name: string, server: string, definition: McpToolDefinition, call: McpCall): Tool<ArgumentsSchema> {
   const readOnly = definition.annotations?.readOnlyHint === true;
-  const tool: Tool<typeof ARGUMENTS> = {
+  made ??= argumentsSchema();
+  const tool: Tool<ArgumentsSchema> = {
     name,
     description: describe(server, definition),
-    schema: ARGUMENTS,
+    schema: made,
     permission: (readOnly ? "read" : "exec") satisfies PermissionClass,
     kind: kindOf(definition),
     title: (input) => `${server}: ${definition.name}${argsView(input)}`,

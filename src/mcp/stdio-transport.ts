@@ -81,8 +81,12 @@ export class StdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     const proc = this.proc;
     if (!proc || this.exit) throw new Error("the server is not running");
-    proc.stdin.write(`${JSON.stringify(message)}\n`);
-    await proc.stdin.flush();
+    try {
+      proc.stdin.write(`${JSON.stringify(message)}\n`);
+      await proc.stdin.flush();
+    } catch (error) {
+      throw new Error(`could not write to the server: ${errorMessage(error)}`);
+    }
   }
 
   /** Stops the server: SIGTERM to its process group, SIGKILL after a grace; resolves once it has exited. */
