@@ -56,6 +56,8 @@ export class McpConnection {
   private lastMalformed: string | undefined;
   private malformedCount = 0;
   private restarting: Promise<string | null> | undefined;
+  /** Aborted by stop: a start under way gives up. */
+  private readonly life = new AbortController();
 
   constructor(
     readonly spec: McpServerSpec,
@@ -68,7 +70,7 @@ export class McpConnection {
       this.tools = await this.connect(signal);
       this.state = "up";
     } catch (error) {
-      this.state = "down";
+      if (this.state !== "stopped") this.state = "down";
       this.downReason = errorMessage(error);
       throw new Error(`MCP server "${this.spec.name}" did not start: ${this.downReason}`);
     }
@@ -103,6 +105,7 @@ export class McpConnection {
   /** Stops the server (a stdio one with its process group); resolves once it is gone. */
   async stop(): Promise<void> {
     this.state = "stopped";
+    this.life.abort();
     const client = this.client;
     this.client = undefined;
     for (const call of this.inflight) call.abort(new CallFault(`MCP server "${this.spec.name}" was stopped.`));
@@ -130,10 +133,12 @@ export class McpConnection {
   private async restart(signal: AbortSignal): Promise<string | null> {
     try {
       this.tools = await this.connect(signal);
+      if (this.state === "stopped") return `MCP server "${this.spec.name}" was stopped with its session.`;
       this.state = "up";
       this.deps.notice(`MCP server "${this.spec.name}" was restarted after it stopped.`);
       return null;
     } catch (error) {
+      if (this.state === "stopped") return `MCP server "${this.spec.name}" was stopped with its session.`;
       this.state = "down";
       this.downReason = `it stopped, and did not start again: ${errorMessage(error)}`;
       this.deps.notice(`MCP server "${this.spec.name}" is down: ${this.downReason}`);
@@ -143,7 +148,7 @@ export class McpConnection {
 
   private async connect(signal: AbortSignal): Promise<McpToolDefinition[]> {
     const { startMs } = this.deps.limits;
-    const limit = AbortSignal.any([signal, AbortSignal.timeout(startMs)]);
+    const limit = AbortSignal.any([signal, this.life.signal, AbortSignal.timeout(startMs)]);
     const transport = this.makeTransport();
     const client = new Client({ name: "lembas", version: VERSION }, { capabilities: {} });
     client.onclose = () => this.closed(client);
@@ -155,7 +160,9 @@ export class McpConnection {
     try {
       if (limit.aborted) throw new Error("the session was cancelled");
       await client.connect(transport, { signal: limit, timeout: startMs });
-      return await listTools(client, limit, startMs);
+      const tools = await listTools(client, limit, startMs);
+      if (this.life.signal.aborted) throw new Error("stopped");
+      return tools;
     } catch (error) {
       this.client = undefined;
       await client.close().catch(() => undefined);
@@ -193,6 +200,7 @@ export class McpConnection {
   }
 
   private async startError(error: unknown, signal: AbortSignal, limit: AbortSignal): Promise<string> {
+    if (this.life.signal.aborted) return "it was stopped while it started";
     if (signal.aborted) return "the session was cancelled while it started";
     const garbage = this.lastMalformed ? `; it ${this.lastMalformed}` : "";
     // Before its exit is looked at: a server that timed out was stopped by us.

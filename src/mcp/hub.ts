@@ -58,11 +58,12 @@ export class McpHub {
       seen.set(spec.name, spec.source);
       fresh.push(new McpConnection(spec, this.connectionDeps()));
     }
+    // Kept before they start, so that a stop meanwhile stops them too.
+    this.connections.push(...fresh);
     const started = await Promise.allSettled(fresh.map((c) => c.start(signal)));
     started.forEach((outcome, i) => {
       if (outcome.status === "rejected") problems.push({ server: fresh[i]!.spec.name, message: String((outcome.reason as Error).message) });
     });
-    this.connections.push(...fresh);
     this.offered = this.makeTools();
     return problems;
   }

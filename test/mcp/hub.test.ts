@@ -221,6 +221,20 @@ describe("stopping", () => {
     expect(hub.tools()).toEqual([]);
   });
 
+  test("a stop while servers start ends the start at once, and leaves nothing running", async () => {
+    const tag = crypto.randomUUID();
+    const hub = new McpHub({ startMs: 20_000 });
+    const started = performance.now();
+    const starting = hub.start([stdioServer("mute", tag, "--no-initialize"), stdioServer("t", tag)], never);
+    await Bun.sleep(150);
+    await hub.stop();
+    const problems = await starting;
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(problems.find((p) => p.server === "mute")?.message).toBe('MCP server "mute" did not start: it was stopped while it started');
+    expect(hub.tools()).toEqual([]);
+    expect(processesTagged(tag)).toEqual([]);
+  });
+
   test("a process that exits without stopping its hub leaves no server behind", async () => {
     const tag = crypto.randomUUID();
     const script = `
