@@ -139,6 +139,8 @@ export class McpConnection {
       return null;
     } catch (error) {
       if (this.state === "stopped") return `MCP server "${this.spec.name}" was stopped with its session.`;
+      // A turn cancelled meanwhile says nothing of the server: the next call tries again.
+      if (signal.aborted) return "The call was cancelled.";
       this.state = "down";
       this.downReason = `it stopped, and did not start again: ${errorMessage(error)}`;
       this.deps.notice(`MCP server "${this.spec.name}" is down: ${this.downReason}`);
