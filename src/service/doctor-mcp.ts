@@ -37,7 +37,7 @@ function serverFinding(server: ListedServer, env: Env, root: string): Finding {
   const transport = server.spec?.transport;
   if (transport?.type === "stdio" && !Bun.which(transport.command, { PATH: env.PATH ?? "", cwd: transport.cwd ?? root })) {
     const where = server.source === "config" ? `config.yaml's mcp.${server.name}.command` : server.source === "project" ? "the project's .mcp.json" : "the server's entry";
-    return { ok: false, text: `${text}: ${transport.command} is not on PATH`, todo: `install it, or fix ${where}` };
+    return { ok: false, text: `mcp ${server.name} (${server.source}): its command ${transport.command} is not on PATH`, todo: `install it, or fix ${where}` };
   }
   return { ok: true, text };
 }
