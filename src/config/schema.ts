@@ -88,7 +88,11 @@ export const McpServerConfig = z
     command: z.string().min(1).optional(),
     args: z.array(z.string()).optional(),
     env: z.record(z.string().regex(VARIABLE_NAME, { message: "a variable name is letters, digits and _" }), z.string()).optional(),
-    url: z.url({ protocol: /^https?$/, message: "must be an http(s) URL such as http://127.0.0.1:3000/mcp" }).optional(),
+    // A ${VAR} in it is checked once expanded (src/mcp/entry.ts).
+    url: z
+      .string()
+      .refine((url) => /\$\{[A-Za-z_]/.test(url) || (/^https?:\/\//i.test(url) && URL.canParse(url)), { message: "must be an http(s) URL such as http://127.0.0.1:3000/mcp" })
+      .optional(),
     headers: z.record(z.string().min(1), z.string()).optional(),
   })
   .strict()

@@ -35,7 +35,7 @@ export function entryTransport(entry: ServerEntry, vars: Vars, cwd?: string): { 
     const names = [...new Set(missing)];
     return { ok: false, problem: `${names.length === 1 ? "variable" : "variables"} ${names.join(", ")} ${names.length === 1 ? "is" : "are"} not set (write \${NAME:-default} for a default)` };
   }
-  if (transport.type === "http" && !URL.canParse(transport.url)) return { ok: false, problem: `${transport.url} is not a URL` };
+  if (transport.type === "http" && !(/^https?:\/\//i.test(transport.url) && URL.canParse(transport.url))) return { ok: false, problem: `${transport.url} is not an http(s) URL` };
   return { ok: true, transport };
 }
 

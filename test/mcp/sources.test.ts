@@ -86,6 +86,13 @@ describe("config.yaml's mcp:", () => {
     ]);
   });
 
+  test("an url may be a variable, checked once expanded", () => {
+    const config = parseConfig(file, 'mcp:\n  docs:\n    url: "${DOCS_URL:-http://127.0.0.1:3000/mcp}"\n  bad:\n    url: "${BAD}"\n');
+    const made = configServers(config, { BAD: "not a url" });
+    expect(made.specs).toEqual([{ name: "docs", source: "config", transport: { type: "http", url: "http://127.0.0.1:3000/mcp", headers: {} } }]);
+    expect(made.problems).toEqual([{ name: "bad", problem: "config.yaml's mcp.bad: not a url is not an http(s) URL" }]);
+  });
+
   test("a variable that is not set makes that server a problem that names it, and the others still come", () => {
     const config = parseConfig(file, `mcp:\n  git:\n    command: uvx\n    env: { TOKEN: "\${GIT_TOKEN}" }\n  other:\n    command: other\n`);
     const made = configServers(config, {});
