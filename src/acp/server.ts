@@ -12,7 +12,7 @@ import { acp, connectAgent } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
-import { editorServers } from "../mcp/from-editor.ts";
+import { editorServers, LINK_SERVERS_REFUSAL } from "../mcp/from-editor.ts";
 import { initializeResult } from "./agent.ts";
 import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
@@ -164,6 +164,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       // The editor's MCP servers (src/mcp/from-editor.ts); a session does not start them yet.
       const servers = editorServers(params.mcpServers);
       if (!servers.ok) throw invalid(servers.error);
+      if (host.transport === "link" && servers.specs.length > 0) throw invalid(LINK_SERVERS_REFUSAL);
       let session: Session;
       try {
         const model = requested.model ?? (requested.lembas_model ? await instanceRef(host, requested.lembas_model) : undefined);

@@ -28,6 +28,13 @@ const UrlServer = z.looseObject({
   headers: z.array(NameValue),
 });
 
+/**
+ * Why session/new over the link takes no MCP servers: a stdio server is a command the instance
+ * would have the device run, past every permission; the device's own config.yaml names its servers.
+ */
+export const LINK_SERVERS_REFUSAL =
+  "mcpServers: a session opened from the web takes no MCP servers (each would be a command run on this device); add them to the device's config.yaml mcp: instead";
+
 export type EditorServers = { ok: true; specs: McpServerSpec[] } | { ok: false; error: string };
 
 /**

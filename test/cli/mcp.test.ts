@@ -5,6 +5,7 @@ import { approveProjectServers, projectServers } from "../../src/mcp/from-projec
 import { openDb } from "../../src/store/db.ts";
 import { saveLogin } from "../../src/store/logins.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
+import { type Device, startDevice } from "../support/device.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
 import { rpcError } from "../support/rpc.ts";
 import { runLembas, type Sandbox, sandbox } from "../support/run.ts";
@@ -121,5 +122,21 @@ describe("session/new's mcpServers on serve --stdio", () => {
     const http = await rpcError(a.agent.request("session/new", { cwd: a.project, mcpServers: [{ type: "http", name: "docs", url: "https://docs.example/mcp", headers: [] }] }));
     expect(http.code).toBe(-32602);
     expect(http.message).toContain('mcpServers[0] ("docs") is an http server, and lembas takes only stdio servers from an editor');
+  });
+});
+
+describe("session/new's mcpServers on the link", () => {
+  let d: Device | null = null;
+  afterEach(async () => {
+    await d?.close();
+    d = null;
+  });
+
+  test("are refused: the instance cannot have the device run a command as an MCP server", async () => {
+    d = await startDevice();
+    const link = await d.serve();
+    const refused = await rpcError(link.request("session/new", { cwd: d.project, mcpServers: [{ name: "x", command: "/bin/sh", args: ["-c", "touch pwned"], env: [] }] }));
+    expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining("a session opened from the web takes no MCP servers") });
+    expect(await link.request("session/new", { cwd: d.project, mcpServers: [] })).toMatchObject({ sessionId: expect.stringMatching(/^ses_/) });
   });
 });
