@@ -12,6 +12,7 @@ import { acp, connectAgent } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
+import { editorServers, LINK_SERVERS_REFUSAL } from "../mcp/from-editor.ts";
 import { initializeResult } from "./agent.ts";
 import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
@@ -160,6 +161,10 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       const meta = NewSessionMeta.safeParse(params._meta);
       if (!meta.success) throw invalid(`_meta: ${meta.error.issues[0]?.path.join(".")}: ${meta.error.issues[0]?.message}`);
       const requested = meta.data ?? {};
+      // The editor's MCP servers (src/mcp/from-editor.ts); a session does not start them yet.
+      const servers = editorServers(params.mcpServers);
+      if (!servers.ok) throw invalid(servers.error);
+      if (host.transport === "link" && servers.specs.length > 0) throw invalid(LINK_SERVERS_REFUSAL);
       let session: Session;
       try {
         const model = requested.model ?? (requested.lembas_model ? await instanceRef(host, requested.lembas_model) : undefined);
@@ -240,7 +245,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     });
   const terminals = host.link?.register(app, conn) ?? null;
 
-  const connection = connectAgent(app, stream);
+  const connection = connectAgent(app, stream, refuseServers);
   return {
     connection,
     /** The sessions attached here. */
@@ -273,6 +278,13 @@ export function serveAcp(stream: Stream, host: AgentHost) {
 function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEvent & { instance: boolean }) {
   if (event.type !== "model") return event;
   return { ...event, instance: host.connection !== null && event.connection === host.connection };
+}
+
+/** session/new's mcpServers, said what is wrong with before the SDK's schema answers a terse -32602 for them. */
+function refuseServers(method: string, params: unknown): string | null {
+  if (method !== "session/new" || typeof params !== "object" || params === null || !("mcpServers" in params)) return null;
+  const servers = editorServers(params.mcpServers);
+  return servers.ok ? null : servers.error;
 }
 
 function checkCwd(cwd: string, host: AgentHost): string {

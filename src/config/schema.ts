@@ -75,6 +75,40 @@ export const Fetch = z
   })
   .strict();
 
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * One MCP server of config.yaml's `mcp:`, for every session: a command it runs as (command, args,
+ * env) or an URL it is reached at over streamable HTTP (url, headers). Values may say `${VAR}` or
+ * `${VAR:-default}` (the person's environment), as in a project's .mcp.json. One object, not a
+ * union, so that `lembas config set mcp.NAME.command …` finds its keys and a mistake gets a sentence.
+ */
+export const McpServerConfig = z
+  .object({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string().regex(VARIABLE_NAME, { message: "a variable name is letters, digits and _" }), z.string()).optional(),
+    // A ${VAR} in it is checked once expanded (src/mcp/entry.ts).
+    url: z
+      .string()
+      .refine((url) => /\$\{[A-Za-z_]/.test(url) || (/^https?:\/\//i.test(url) && URL.canParse(url)), { message: "must be an http(s) URL such as http://127.0.0.1:3000/mcp" })
+      .optional(),
+    headers: z.record(z.string().min(1), z.string()).optional(),
+  })
+  .strict()
+  .superRefine((server, ctx) => {
+    if (server.command === undefined && server.url === undefined) {
+      ctx.addIssue({ code: "custom", message: "needs command (a server lembas starts) or url (one it reaches over HTTP)" });
+    } else if (server.command !== undefined && server.url !== undefined) {
+      ctx.addIssue({ code: "custom", message: "takes command or url, not both" });
+    } else if (server.url !== undefined && (server.args !== undefined || server.env !== undefined)) {
+      ctx.addIssue({ code: "custom", message: "args and env are for a command; a server at an url takes headers" });
+    } else if (server.command !== undefined && server.headers !== undefined) {
+      ctx.addIssue({ code: "custom", message: "headers are for a server at an url; a command takes args and env" });
+    }
+  });
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
+
 export const Config = z
   .object({
     model: z.string().min(1).nullable().default(null),
@@ -87,6 +121,9 @@ export const Config = z
     protected: z.array(z.string().min(1)).default([]),
     tools: Tools.prefault({}),
     fetch: Fetch.prefault({}),
+    mcp: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { message: "an MCP server's name is letters, digits, _ -" }), McpServerConfig)
+      .default({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     personality: z.string().nullable().default(null),

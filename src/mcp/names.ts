@@ -21,3 +21,11 @@ export function offeredToolName(server: string, tool: string, taken: Set<string>
   taken.add(name);
   return name;
 }
+
+/**
+ * A server's name as the sources keep it: sanitised like every name part, and short enough that
+ * `mcp__<name>__` leaves room for the tool's own name in 64 characters.
+ */
+export function toolSafeName(name: string): string {
+  return sanitizeName(name.trim()).slice(0, 48);
+}

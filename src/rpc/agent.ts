@@ -8,14 +8,31 @@ export { acp };
  * and gives the SDK's bare "Invalid params" answers a sentence naming what is wrong, taken from the
  * zod error the SDK attaches, so a client sees "-32602 Invalid params: cwd: expected string".
  */
-export function connectAgent(app: acp.AgentApp, stream: Stream): acp.AgentConnection {
+export function connectAgent(app: acp.AgentApp, stream: Stream, refuse?: Refusal): acp.AgentConnection {
   const writer = stream.writable.getWriter();
   const writable = new WritableStream<AnyMessage>({
     write: (message) => writer.write(withSentence(message)),
     close: () => writer.close(),
   });
-  return app.connect({ readable: stream.readable, writable });
+  if (!refuse) return app.connect({ readable: stream.readable, writable });
+  const readable = stream.readable.pipeThrough(
+    new TransformStream<AnyMessage, AnyMessage>({
+      transform(message, controller) {
+        const id = "method" in message && "id" in message ? message.id : null;
+        const why = id !== null && "method" in message ? refuse(message.method, message.params) : null;
+        if (why === null) return controller.enqueue(message);
+        void writer.write({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${why}` } });
+      },
+    }),
+  );
+  return app.connect({ readable, writable });
 }
+
+/**
+ * A request's params refused before the SDK reads them, with a sentence of our own: where the
+ * SDK's schema would answer a terse "Invalid params" for a part we can say more of.
+ */
+export type Refusal = (method: string, params: unknown) => string | null;
 
 function withSentence(message: AnyMessage): AnyMessage {
   if (!("error" in message) || !message.error || message.error.code !== -32602) return message;

@@ -20,6 +20,7 @@ import { type Login, listLogins } from "../store/logins.ts";
 import { findSandbox } from "../tools/sandbox.ts";
 import { type StatusReading, readServiceStatus } from "./control.ts";
 import { checkKeyVariables } from "./doctor-keys.ts";
+import { checkMcpServers } from "./doctor-mcp.ts";
 
 /** One finding: fine, or a problem with what to do about it. */
 export type Finding = { ok: true; text: string } | { ok: false; text: string; todo: string };
@@ -34,6 +35,8 @@ export type DoctorOptions = {
   localPorts?: readonly number[];
   /** `lembas doctor --probe`: ask each connection's model whether it takes tools (a one-token request). */
   probe?: boolean;
+  /** Where the project whose .mcp.json is checked is (default: the current directory). */
+  cwd?: string;
 };
 
 /** `ok   …` or `fix  … — what to do`. */
@@ -51,11 +54,13 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
   const store = checkDatabase(paths.dbFile);
   const reading = await readServiceStatus(paths.socketFile);
   const models = config.value ? await checkModels(config.value, store.logins, options) : [];
+  const mcp = config.value ? await checkMcpServers({ config: config.value, dbFile: paths.dbFile, cwd: options.cwd ?? process.cwd(), env, logins: store.logins }) : [];
   return [
     config.finding,
     ...(config.value ? checkKeyVariables(config.value, env) : []),
     store.finding,
     ...models,
+    ...mcp,
     ...checkLinks(store.logins, reading),
     checkService(store.logins, reading),
     checkShells(env),

@@ -188,6 +188,26 @@ CREATE TABLE model_listings (
 );
 `,
   },
+  {
+    // MCP servers: a project's .mcp.json approved by the person, per file and content hash (a file
+    // that changes is asked about again; one changed back is not); and whether a login's instance
+    // serves /mcp, as a probe found it (discovery does not say).
+    version: 9,
+    sql: `
+CREATE TABLE mcp_approvals (
+  path        TEXT NOT NULL,
+  hash        TEXT NOT NULL,
+  approved_at INTEGER NOT NULL,
+  PRIMARY KEY (path, hash)
+);
+
+CREATE TABLE instance_mcp (
+  url       TEXT PRIMARY KEY,
+  serves    INTEGER NOT NULL CHECK (serves IN (0, 1)),
+  probed_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -87,7 +87,7 @@ describe("help", () => {
       ["config"], ["config", "path"], ["config", "get"], ["config", "set"], ["config", "unset"], ["config", "edit"],
       ["trust"], ["untrust"], ["run"], ["serve"], ["login"], ["logout"], ["status"],
       ["sessions"], ["sessions", "list"], ["sessions", "show"], ["sessions", "delete"], ["sessions", "prune"],
-      ["models"], ["service"], ["service", "install"], ["service", "uninstall"], ["service", "status"], ["service", "logs"], ["doctor"],
+      ["models"], ["service"], ["service", "install"], ["service", "uninstall"], ["service", "status"], ["service", "logs"], ["doctor"], ["mcp"], ["mcp", "list"],
     ];
     for (const page of pages) {
       const result = await runLembas(box, [...page, "--help"]);

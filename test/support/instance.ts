@@ -180,6 +180,11 @@ export interface InstanceOptions {
   name?: string;
   /** `/api/v1/instance`'s version (default "0.0.0-test"). */
   version?: string;
+  /**
+   * Serves `/mcp` (every method) with this handler, once the request's device token is the
+   * instance's (401 otherwise, as its other endpoints answer); without it, `/mcp` is 404.
+   */
+  mcp?: (request: Request) => Response | Promise<Response>;
 }
 
 /**
@@ -601,6 +606,12 @@ class SimulatedInstance implements Instance {
         });
       }
       return model.handle(c.req.raw);
+    });
+    app.all("/mcp", (c) => {
+      const handler = this.opts.mcp;
+      if (!handler) return c.json({ detail: "Not Found" }, 404);
+      if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
+      return handler(c.req.raw);
     });
     app.get("/api/devices/link", (c) => {
       const dial: Dial = { headers: c.req.raw.headers, status: 401, time: Date.now() };

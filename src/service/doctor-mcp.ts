@@ -1,0 +1,43 @@
+import { existsSync } from "node:fs";
+import type { Env } from "../config/paths.ts";
+import type { Config } from "../config/schema.ts";
+import { projectRoot } from "../engine/engine.ts";
+import { listServers, type ListedServer } from "../mcp/listing.ts";
+import { openDb } from "../store/db.ts";
+import type { Login } from "../store/logins.ts";
+import type { Finding } from "./doctor.ts";
+
+/**
+ * The MCP servers a session started in `cwd` would use (config.yaml's, the project's .mcp.json,
+ * the logins' instances): a command that is not on PATH, servers waiting for approval and
+ * variables that are not set are fix lines. Nothing configured: no lines at all.
+ */
+export async function checkMcpServers(input: { config: Config; dbFile: string; cwd: string; env: Env; logins: readonly Login[] }): Promise<Finding[]> {
+  const root = projectRoot(input.cwd);
+  // Without a database there is no trust and no approval yet: only config.yaml's servers count.
+  const db = existsSync(input.dbFile) ? openDb(input.dbFile) : openDb(":memory:");
+  try {
+    const listing = await listServers({ config: input.config, db, root, logins: existsSync(input.dbFile) ? input.logins : [], vars: input.env });
+    const findings: Finding[] = [];
+    if (listing.project.state === "untrusted") findings.push({ ok: true, text: `mcp: ${root}/.mcp.json is ignored, the project is not trusted` });
+    for (const server of listing.servers) findings.push(serverFinding(server, input.env, root));
+    for (const problem of listing.problems) findings.push({ ok: false, text: `mcp ${problem.name}: ${problem.problem}`, todo: "fix it where the server is named (config.yaml's mcp: or the project's .mcp.json)" });
+    return findings;
+  } finally {
+    db.close();
+  }
+}
+
+function serverFinding(server: ListedServer, env: Env, root: string): Finding {
+  const text = `mcp ${server.name} (${server.source}): ${server.what}`;
+  if (server.state === "needs-approval") {
+    return { ok: false, text: `${text}, ${server.note}`, todo: `start lembas in ${root} and approve the project's MCP servers` };
+  }
+  if (server.state === "shadowed") return { ok: true, text: `${text} (${server.note})` };
+  const transport = server.spec?.transport;
+  if (transport?.type === "stdio" && !Bun.which(transport.command, { PATH: env.PATH ?? "", cwd: transport.cwd ?? root })) {
+    const where = server.source === "config" ? `config.yaml's mcp.${server.name}.command` : server.source === "project" ? "the project's .mcp.json" : "the server's entry";
+    return { ok: false, text: `mcp ${server.name} (${server.source}): its command ${transport.command} is not on PATH`, todo: `install it, or fix ${where}` };
+  }
+  return { ok: true, text };
+}
