@@ -57,6 +57,12 @@ export function balanceFigure(usage: Usage): string | null {
   return creditsText(usage.balance, usage.balance_money, usage);
 }
 
+/** The account in a few words: "admin, unlimited", "plan Pro" or "no plan". */
+export function accountWords(usage: Usage): string {
+  if (usage.admin === true) return "admin, unlimited";
+  return usage.plan ? `plan ${clean(usage.plan.name) || "unnamed"}` : "no plan";
+}
+
 export type LineOptions = { timeZone?: string };
 
 /** The whole of it, a line each: `lembas usage` and /usage. */

@@ -1,6 +1,6 @@
 /**
  * `lembas doctor`: checks what lembas needs, one finding a line — the config, the database, the
- * models, the logins and their links, the service, the shells terminal integration supports, and
+ * models, the logins and their links and accounts, the service, the shells terminal integration supports, and
  * the sandbox the tools' commands run in.
  */
 import { existsSync } from "node:fs";
@@ -20,6 +20,7 @@ import { type Login, listLogins } from "../store/logins.ts";
 import { findSandbox } from "../tools/sandbox.ts";
 import { type StatusReading, readServiceStatus } from "./control.ts";
 import { checkKeyVariables } from "./doctor-keys.ts";
+import { checkAccounts } from "./doctor-account.ts";
 
 /** One finding: fine, or a problem with what to do about it. */
 export type Finding = { ok: true; text: string } | { ok: false; text: string; todo: string };
@@ -50,13 +51,14 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
   const config = checkConfig(paths.configFile);
   const store = checkDatabase(paths.dbFile);
   const reading = await readServiceStatus(paths.socketFile);
-  const models = config.value ? await checkModels(config.value, store.logins, options) : [];
+  const [models, accounts] = await Promise.all([config.value ? checkModels(config.value, store.logins, options) : [], checkAccounts(store.logins)]);
   return [
     config.finding,
     ...(config.value ? checkKeyVariables(config.value, env) : []),
     store.finding,
     ...models,
     ...checkLinks(store.logins, reading),
+    ...accounts,
     checkService(store.logins, reading),
     checkShells(env),
     checkSandbox(env, paths.stateDir),
