@@ -132,6 +132,17 @@ describe("lembas usage", () => {
     expect(result.stderr).toBe("lembas: there is no login nope (the logins: work)\n");
   });
 
+  test("with no login it says how to make one (exit 1)", async () => {
+    const bare = sandbox();
+    try {
+      const result = await runLembas(bare, ["usage"]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe("lembas: no logins: lembas login URL links this device to an instance\n");
+    } finally {
+      bare.cleanup();
+    }
+  });
+
   test("--help has an example", async () => {
     const result = await usage(["--help"]);
     expect(result.stdout).toStartWith("Usage: lembas usage [options]");
