@@ -15,6 +15,7 @@ const subCommands: Record<string, () => Promise<CommandDef>> = {
   login: () => import("./login.ts").then((m) => m.default),
   logout: () => import("./logout.ts").then((m) => m.default),
   status: () => import("./status.ts").then((m) => m.default),
+  usage: () => import("./account-usage.ts").then((m) => m.default),
   sessions: () => import("./sessions.ts").then((m) => m.default),
   models: () => import("./models.ts").then((m) => m.default),
   service: () => import("./service.ts").then((m) => m.default),

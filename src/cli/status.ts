@@ -2,21 +2,24 @@ import { defineCommand } from "./command.ts";
 import { readServiceStatus } from "../service/control.ts";
 import { terminalsLine } from "../service/status.ts";
 import { listLogins } from "../store/logins.ts";
+import { balanceLine, readUsages } from "../account/usage-report.ts";
 import { type Context, createContext } from "./context.ts";
 
 /**
- * What `lembas status` says, a line each: every login with its link's state and sessions, then the
- * service and the terminals connected to it. A terminal gives `serviceLine`, its own word on the service.
+ * What `lembas status` says, a line each: every login with its link's state, its balance and its
+ * sessions, then the service and the terminals connected to it. A terminal gives `serviceLine`, its own word on the service.
  */
 export async function statusLines(ctx: Context, serviceLine?: string): Promise<string[]> {
   const lines: string[] = [];
   const logins = listLogins(ctx.db());
-  const service = await readServiceStatus(ctx.paths.socketFile);
+  const [service, usages] = await Promise.all([readServiceStatus(ctx.paths.socketFile), readUsages(logins)]);
   if (logins.length === 0) lines.push("no logins: lembas login URL links this device to an instance");
   for (const login of logins) {
     const link = service.running ? service.status.links.find((l) => l.name === login.name) : undefined;
     const state = !service.running ? "no link (the service is not running)" : link ? `${link.state} since ${link.since}` : "no link yet";
     lines.push(`${login.name}  ${login.url}  ${state}`);
+    const usage = usages.find((u) => u.login.name === login.name);
+    if (usage) lines.push(`  ${balanceLine(usage.reading)}`);
     for (const session of link?.sessions ?? []) lines.push(`  ${session}`);
   }
   if (serviceLine) lines.push(serviceLine);
@@ -27,7 +30,7 @@ export async function statusLines(ctx: Context, serviceLine?: string): Promise<s
 }
 
 export default defineCommand({
-  meta: { name: "status", description: "Each login, its link's state, and the sessions it holds", examples: ["lembas status"] },
+  meta: { name: "status", description: "Each login, its link's state, its balance, and the sessions it holds", examples: ["lembas status"] },
   async run() {
     for (const line of await statusLines(createContext())) console.log(line);
   },

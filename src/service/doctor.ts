@@ -1,6 +1,6 @@
 /**
  * `lembas doctor`: checks what lembas needs, one finding a line — the config, the database, the
- * models, the logins and their links, the service, the shells terminal integration supports, and
+ * models, the logins and their links and accounts, the service, the shells terminal integration supports, and
  * the sandbox the tools' commands run in.
  */
 import { existsSync } from "node:fs";
@@ -21,6 +21,7 @@ import { findSandbox } from "../tools/sandbox.ts";
 import { type StatusReading, readServiceStatus } from "./control.ts";
 import { checkKeyVariables } from "./doctor-keys.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
+import { checkAccounts } from "./doctor-account.ts";
 
 /** One finding: fine, or a problem with what to do about it. */
 export type Finding = { ok: true; text: string } | { ok: false; text: string; todo: string };
@@ -53,8 +54,11 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
   const config = checkConfig(paths.configFile);
   const store = checkDatabase(paths.dbFile);
   const reading = await readServiceStatus(paths.socketFile);
-  const models = config.value ? await checkModels(config.value, store.logins, options) : [];
-  const mcp = config.value ? await checkMcpServers({ config: config.value, dbFile: paths.dbFile, cwd: options.cwd ?? process.cwd(), env, logins: store.logins }) : [];
+  const [models, accounts, mcp] = await Promise.all([
+    config.value ? checkModels(config.value, store.logins, options) : [],
+    checkAccounts(store.logins),
+    config.value ? checkMcpServers({ config: config.value, dbFile: paths.dbFile, cwd: options.cwd ?? process.cwd(), env, logins: store.logins }) : [],
+  ]);
   return [
     config.finding,
     ...(config.value ? checkKeyVariables(config.value, env) : []),
@@ -62,6 +66,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     ...models,
     ...mcp,
     ...checkLinks(store.logins, reading),
+    ...accounts,
     checkService(store.logins, reading),
     checkShells(env),
     checkSandbox(env, paths.stateDir),

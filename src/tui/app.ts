@@ -13,6 +13,8 @@ import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import { StatusBar, type StatusFacts } from "./status-bar.ts";
+import { watchBalance } from "./session-balance.ts";
+import type { BalanceWatch } from "./balance.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { Transcript } from "./transcript.ts";
 
@@ -57,6 +59,7 @@ export class TuiApp implements AppSurface {
   private historyRoot: string | null = null;
   private readonly tooSmall = new Text("", 0, 0);
   private readonly cards: CardViews;
+  private readonly balance: BalanceWatch;
   /** Prompts entered before the session was open, sent once it is. */
   private readonly early: string[] = [];
   private picker: Component | null = null;
@@ -75,6 +78,10 @@ export class TuiApp implements AppSurface {
     this.header = new Text("", 0, 0);
     this.transcript = new Transcript(this.theme, (turnId) => (runtime.share?.fromWeb(turnId) ? "from the web" : null));
     this.status = new StatusBar(this.theme);
+    this.balance = watchBalance(runtime, (shown) => {
+      this.status.balance = shown;
+      this.render();
+    });
     this.editor = new Composer(this.tui, editorTheme(this.theme), {
       completion: sessionSources(runtime),
       cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd),
@@ -176,6 +183,7 @@ export class TuiApp implements AppSurface {
 
   private async shutdown(): Promise<void> {
     this.stopTicker();
+    this.balance.stop();
     let session: Session | null = null;
     try {
       session = await this.runtime.quit();
@@ -203,6 +211,7 @@ export class TuiApp implements AppSurface {
       const { event } = change;
       this.status.apply(event);
       if (event.type === "task") this.onTask(event.state);
+      if ((event.type === "task" && event.state === "end") || event.type === "model") void this.balance.refresh();
       if (event.type === "title") this.setWindowTitle(event.title);
       if (event.type === "model" && event.ref === null) {
         this.status.set({ model: this.runtime.defaultModel, mode: this.runtime.session.mode, effort: event.effort });
@@ -234,6 +243,8 @@ export class TuiApp implements AppSurface {
       this.transcript.history(history);
     }
     for (const raw of this.early.splice(0)) queueMicrotask(() => this.submit(raw));
+    this.balance.start();
+    void this.balance.refresh();
   }
 
   /**

@@ -9,6 +9,7 @@ import { deleteCurrent, rename, resume, sessions } from "./commands/sessions.ts"
 import { settings, theme } from "./commands/settings.ts";
 import { share, unshare } from "./commands/share.ts";
 import { doctor, status } from "./commands/status.ts";
+import { usage } from "./commands/usage.ts";
 
 /**
  * The terminal's own commands: the screens and settings only a terminal has. Their names are
@@ -46,6 +47,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "share", description: "Share this session with the web through the service, even outside remote.roots", run: share },
   { name: "unshare", description: "Stop sharing this session (until /share)", run: unshare },
   { name: "status", description: "This session, the logins, their links and the service", run: status },
+  { name: "usage", description: "Each login's plan, balance, this month's and this device's spend, and its spending windows", run: usage },
   ...LOGIN_COMMANDS,
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },
   { name: "help", description: "The terminal's keys and commands", run: help },

@@ -2,6 +2,7 @@ import type { EngineEvent } from "../bus/index.ts";
 import { type Component, truncateToWidth, visibleWidth } from "./kit.ts";
 import { plain } from "./blocks/plain.ts";
 import type { Theme } from "./theme.ts";
+import type { BalanceShown } from "./balance.ts";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 /** How long a flash (a short-lived message) stays. */
@@ -21,8 +22,8 @@ export class StatusBar implements Component {
   private context: { used: number; limit: number } | null = null;
   private waiting = 0;
   private flash: { message: string; until: number } | null = null;
-  /** Filled in by the account's work: the instance's balance, as it says it. */
-  balance: string | null = null;
+  /** The balance of the login whose model the session uses (src/tui/balance.ts); a stale one is dimmed. */
+  balance: BalanceShown = null;
   /** Whether the session is shared, and with which instance ("shared · inst"); null when it is not. */
   sharing: string | null = null;
   /** A note in place of the facts (a narrow terminal, a first run). */
@@ -81,7 +82,7 @@ export class StatusBar implements Component {
     const parts = [t.accent(this.facts.model ?? "no model"), this.facts.mode, `effort ${this.facts.effort}`];
     if (this.context) parts.push(`${Math.min(999, Math.round((this.context.used / this.context.limit) * 100))}% context`);
     parts.push(`${formatTokens(this.tokens)} tokens`);
-    if (this.balance) parts.push(this.balance);
+    if (this.balance) parts.push(this.balance.stale ? t.dim(`${this.balance.text}, stale`) : this.balance.text);
     if (this.sharing) parts.push(this.sharing);
     let left = "";
     // A flash is said while a turn runs too: "press Ctrl-C again to quit" most of all.

@@ -85,7 +85,7 @@ describe("help", () => {
     const pages = [
       [],
       ["config"], ["config", "path"], ["config", "get"], ["config", "set"], ["config", "unset"], ["config", "edit"],
-      ["trust"], ["untrust"], ["run"], ["serve"], ["login"], ["logout"], ["status"],
+      ["trust"], ["untrust"], ["run"], ["serve"], ["login"], ["logout"], ["status"], ["usage"],
       ["sessions"], ["sessions", "list"], ["sessions", "show"], ["sessions", "delete"], ["sessions", "prune"],
       ["models"], ["service"], ["service", "install"], ["service", "uninstall"], ["service", "status"], ["service", "logs"], ["doctor"], ["mcp"], ["mcp", "list"],
     ];

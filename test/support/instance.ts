@@ -155,6 +155,15 @@ export interface Instance {
   setToken(token: string): void;
   /** `GET /v1/models` answers this HTTP status from now on (null: lists the models again). */
   failModels(status: number | null): void;
+  /** `GET /v1/usage` answers this body (as JSON) from now on; null: 404, an instance without it (the default). */
+  setUsage(body: unknown): void;
+  /**
+   * How `GET /v1/usage` fails from now on: a 500, an answer held `slowMs` (default 10 s) before
+   * it is sent, a body that is not JSON; null: it answers again.
+   */
+  failUsage(how: UsageFailure | null): void;
+  /** How many `GET /v1/usage` requests came with the right device token. */
+  readonly usageRequests: number;
   /**
    * Stops accepting and closes everything, like an instance going down. Links are closed with
    * `code` (default: Bun's 1001 going away).
@@ -165,6 +174,9 @@ export interface Instance {
   /** Stops for good. */
   close(): Promise<void>;
 }
+
+/** See {@link Instance.failUsage}. */
+export type UsageFailure = { kind: "500" } | { kind: "slow"; slowMs?: number } | { kind: "garbage" };
 
 /** Options of {@link startInstance}. */
 export interface InstanceOptions {
@@ -486,6 +498,9 @@ class SimulatedInstance implements Instance {
   private handedOut = 0;
   private token: string;
   private modelsFailure: number | null = null;
+  private usage: unknown = null;
+  private usageFailure: UsageFailure | null = null;
+  private usageCount = 0;
   private discovery: Discovery;
   private readonly app: Hono<Env>;
   private server: Bun.Server<LinkData> | null = null;
@@ -533,6 +548,18 @@ class SimulatedInstance implements Instance {
 
   failModels(status: number | null): void {
     this.modelsFailure = status;
+  }
+
+  setUsage(body: unknown): void {
+    this.usage = body;
+  }
+
+  failUsage(how: UsageFailure | null): void {
+    this.usageFailure = how;
+  }
+
+  get usageRequests(): number {
+    return this.usageCount;
   }
 
   async stop(opts: { code?: number; reason?: string } = {}): Promise<void> {
@@ -594,6 +621,16 @@ class SimulatedInstance implements Instance {
     app.get("/api/v1/instance", (c) => {
       if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
       return c.json({ name: this.name, version: this.opts.version ?? "0.0.0-test" });
+    });
+    app.get("/v1/usage", async (c) => {
+      if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
+      this.usageCount++;
+      const failure = this.usageFailure;
+      if (failure?.kind === "500") return c.json({ detail: "usage is down" }, 500);
+      if (failure?.kind === "garbage") return c.text("<html>not usage</html>", 200, { "content-type": "application/json" });
+      if (failure?.kind === "slow") await sleep(failure.slowMs ?? 10_000);
+      if (this.usage === null) return c.json({ detail: "Not Found" }, 404);
+      return c.json(this.usage as object);
     });
     app.all("/v1/*", async (c) => {
       if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
