@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PERSONALITY_NAMES } from "./personalities.ts";
 
 export const MODES = ["plan", "manual", "edit", "auto"] as const;
 export const Mode = z.enum(MODES);
@@ -126,7 +127,11 @@ export const Config = z
       .default({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
-    personality: z.string().nullable().default(null),
+    personality: z
+      .string()
+      .refine((name) => PERSONALITY_NAMES.includes(name), { message: `must be one of ${PERSONALITY_NAMES.join(", ")} (lembas config get personality --help describes them)` })
+      .nullable()
+      .default(null),
     personality_custom: z.string().nullable().default(null),
     instructions: z.string().nullable().default(null),
     theme: ThemeSetting.default("dark"),

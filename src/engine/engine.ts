@@ -14,6 +14,7 @@ import { toolEnvironment } from "../tools/environment.ts";
 import { jobsEnded } from "../tools/jobs.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
+import type { PersonalSettings } from "./instructions.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
@@ -31,6 +32,8 @@ export type EngineOptions = {
   holder?: string;
   /** A file the model read or changed (for the @ picker's frecency). */
   onFileUse?: (root: string, path: string) => void;
+  /** Each session's personal settings, asked as it makes its system prompt (default: config's own keys). */
+  personal?: () => PersonalSettings;
   /** What the tools' commands start from, before the secrets are taken out (default: this process's environment). */
   commandEnv?: Env;
 };
@@ -80,6 +83,7 @@ export class Engine {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),
+      ...(options.personal ? { personal: options.personal } : {}),
     };
   }
 

@@ -1,8 +1,12 @@
 import type { Config } from "../config/schema.ts";
 import { gitStatus } from "./git-status.ts";
 import { type InstructionFile, instructionFiles } from "./instruction-files.ts";
+import { personalityText } from "../config/personalities.ts";
 import base from "./system-prompt.txt" with { type: "text" };
 import chatBase from "./system-prompt-chat.txt" with { type: "text" };
+
+/** What the person sets of the prompt: config.yaml's keys, or an instance's personalization in their place. */
+export type PersonalSettings = Pick<Config, "personality" | "personality_custom" | "instructions">;
 
 export type PromptInputs = {
   root: string;
@@ -24,7 +28,7 @@ export type PromptInputs = {
  * prefix cache holds across the whole session. The date comes last, the only part that differs
  * from one day's sessions to the next.
  */
-export async function sessionPrompt(place: { root: string; cwd: string }, config: Pick<Config, "personality" | "personality_custom" | "instructions">, configDir: string): Promise<string> {
+export async function sessionPrompt(place: { root: string; cwd: string }, config: PersonalSettings, configDir: string): Promise<string> {
   return systemPrompt({
     ...place,
     personality: config.personality,
@@ -41,7 +45,7 @@ export function systemPrompt(input: PromptInputs): string {
   const environment = ["# Environment", `- project root: ${input.root}`, `- working directory: ${input.cwd}`, `- platform: ${process.platform}`];
   if (input.git) environment.push(`- git, at the session's start: ${input.git.replaceAll("\n", "\n  ")}`);
   const parts = [base.trim(), environment.join("\n")];
-  const personality = input.personality === "custom" ? input.personalityCustom : input.personality;
+  const personality = personalityText(input.personality, input.personalityCustom);
   if (personality) parts.push(`# Personality\n${personality}`);
   if (input.files.length > 0 || input.instructions) {
     const blocks = input.files.map((file) => `## ${file.label}\n${file.text}`);

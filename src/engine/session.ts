@@ -13,7 +13,7 @@ import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
 import { Jobs } from "../tools/jobs.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
-import { sessionPrompt } from "./instructions.ts";
+import { type PersonalSettings, sessionPrompt } from "./instructions.ts";
 import { modeNotes } from "./mode-notes.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
@@ -33,6 +33,7 @@ export type SessionDeps = {
   db: Db;
   paths: Paths;
   config: Config;
+  personal?: () => PersonalSettings;
   models: ModelSource;
   tools: readonly Tool[];
   protectedPaths: ProtectedPaths;
@@ -496,7 +497,7 @@ export class Session {
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
       const tools = offeredTools(this.deps.tools, model);
-      this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.config, this.deps.paths.configDir);
+      this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.personal?.() ?? this.deps.config, this.deps.paths.configDir);
       const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
       this.takeInbox(turnId);
@@ -606,8 +607,7 @@ export class Session {
         this.deps.onFileUse?.(this.root, path);
       },
       readState: (path) => this.reads.state(path),
-      ask: (questions, why) =>
-        (this.interaction ?? nobody("")).question({ sessionId: this.id, callId, questions, ...(why ? { why } : {}) }, signal),
+      ask: (questions, why) => (this.interaction ?? nobody("")).question({ sessionId: this.id, callId, questions, ...(why ? { why } : {}) }, signal),
       submitPlan: async (path, text) => {
         const outcome = await (this.interaction ?? nobody("")).plan({ sessionId: this.id, callId, path, text }, signal);
         if (outcome.outcome !== "approve") return outcome;

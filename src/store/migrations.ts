@@ -208,6 +208,18 @@ CREATE TABLE instance_mcp (
 );
 `,
   },
+  {
+    // What each login's instance last said of its personalization (GET /v1/me/personalization),
+    // so that a session starts from it instead of waiting on the network.
+    version: 10,
+    sql: `
+CREATE TABLE personalization (
+  url     TEXT PRIMARY KEY,
+  body    TEXT NOT NULL,
+  read_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
