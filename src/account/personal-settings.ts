@@ -14,6 +14,16 @@ export type AppliedSettings = { source: { kind: "local" } | { kind: "instance"; 
 
 const NONE: PersonalSettings = { personality: null, personality_custom: null, instructions: null };
 
+/** config.yaml's own keys; a file that does not load has none (its error is said where it is read for itself). */
+export function localKeys(config: () => PersonalSettings): PersonalSettings {
+  try {
+    const { personality, personality_custom, instructions } = config();
+    return { personality, personality_custom, instructions };
+  } catch {
+    return NONE;
+  }
+}
+
 /** The rule, pure: exactly one login whose instance has it available → its values; else the local keys. */
 export function appliedSettings(local: PersonalSettings, logins: readonly LoginPersonalization[]): AppliedSettings {
   const having = logins.filter((l) => l.value?.available === true);
@@ -31,6 +41,6 @@ export function instanceSettings(value: Personalization): PersonalSettings {
 
 /** `lembas status`'s line: which settings a new session takes. */
 export function sourceLine(applied: AppliedSettings): string {
-  if (applied.source.kind === "local") return "personalization: config.yaml's personality and instructions apply";
+  if (applied.source.kind === "local") return "personalization: config.yaml's personality and instructions apply (not one login has it available)";
   return `personalization: ${applied.source.login.name}'s (${applied.source.login.url}) applies in place of config.yaml's`;
 }

@@ -19,14 +19,14 @@ export function cachedApplied(db: Db, local: PersonalSettings, logins: readonly 
   );
 }
 
-/** Reads every login's instance and keeps what it said: a 404 drops the copy, a failure keeps the last good one. */
+/** Reads every login's instance and keeps what it said: a 404 or 403 drops the copy, a failure keeps the last good one. */
 export async function refreshPersonalization(db: Db, logins: readonly PersonalLogin[], opts: PersonalizationOptions = {}): Promise<{ login: PersonalLogin; reading: PersonalizationReading }[]> {
   return Promise.all(
     logins.map(async (login) => {
       const reading = await fetchPersonalization(login, opts);
       try {
         if (reading.kind === "personalization") setPersonalization(db, login.url, reading.value);
-        if (reading.kind === "absent") forgetPersonalization(db, login.url);
+        if (reading.kind === "absent" || reading.kind === "refused") forgetPersonalization(db, login.url);
       } catch {
         // a store closed as lembas ends: the next session reads again
       }

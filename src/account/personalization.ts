@@ -25,8 +25,15 @@ export function isPersonalField(key: string): key is PersonalField {
   return (PERSONAL_FIELDS as readonly string[]).includes(key);
 }
 
-/** What asking came to: the settings, an instance without the endpoint (404), or why it could not be had. */
-export type PersonalizationReading = { kind: "personalization"; value: Personalization } | { kind: "absent" } | { kind: "failed"; why: string };
+/**
+ * What asking came to: the settings; an instance without the endpoint (404); one that refuses it
+ * (403: not available to this account, or not to this token: `why` is its detail); or why it could not be had.
+ */
+export type PersonalizationReading =
+  | { kind: "personalization"; value: Personalization }
+  | { kind: "absent" }
+  | { kind: "refused"; why: string }
+  | { kind: "failed"; why: string };
 
 /** What a PUT came to: the instance's answer (when it sent one that parses), or why nothing changed. */
 export type PersonalizationWrite = { ok: true; value: Personalization | null } | { ok: false; why: string };
@@ -66,7 +73,7 @@ export async function fetchPersonalization(login: PersonalizationLogin, opts: Pe
   const { response, body } = answer;
   if (response.status === 404) return { kind: "absent" };
   if (response.status === 401) return { kind: "failed", why: "it refused the device token (401): log in again" };
-  if (response.status === 403) return { kind: "failed", why: `it refused (403): ${detailOf(body) ?? "not allowed"}` };
+  if (response.status === 403) return { kind: "refused", why: detailOf(body) ?? "not allowed" };
   if (!response.ok) return { kind: "failed", why: `it answered ${response.status}` };
   if (body === undefined) return { kind: "failed", why: "its answer is not JSON" };
   const parsed = Personalization.safeParse(body);

@@ -3,7 +3,12 @@ import { ConfigError } from "../config/errors.ts";
 import { unknownKey } from "../config/keys.ts";
 import { getConfigKey, parseCliValue, setConfigKey, unsetConfigKey } from "../config/save.ts";
 import { askYes, chosenEditor, editConfig } from "./config-edit.ts";
-import { createContext } from "./context.ts";
+import { type Context, createContext } from "./context.ts";
+import { isPersonalField } from "../account/personalization.ts";
+import { writePersonal } from "../account/personal-write.ts";
+import { localKeys } from "../account/personal-settings.ts";
+import { listLogins } from "../store/logins.ts";
+import { presetLines } from "../config/personalities.ts";
 
 function show(value: unknown): string {
   if (value === null) return "null";
@@ -20,6 +25,22 @@ export function setConfigText(file: string, key: string, value: string): string 
   return `${key} = ${show(getConfigKey(config, key))}`;
 }
 
+/**
+ * `lembas config set` and /settings: `personality`, `personality_custom` and `instructions` go to
+ * the instance whose personalization applies (config.yaml is then left as it is); the rest, and
+ * those when no instance applies, to config.yaml.
+ */
+export async function setSetting(ctx: Context, key: string, value: string): Promise<{ line: string; to: "instance" | "config" }> {
+  if (isPersonalField(key)) {
+    const db = ctx.db();
+    const written = await writePersonal(db, localKeys(ctx.config), listLogins(db), key, parseCliValue(value));
+    if (written.kind === "saved") return { line: written.line, to: "instance" };
+  }
+  return { line: setConfigText(ctx.paths.configFile, key, value), to: "config" };
+}
+
+const PERSONALITIES = `personality is one of:\n${presetLines().map((line) => `  ${line}`).join("\n")}\nLogged in to one instance that has personalization, its settings apply and set writes them back there.`;
+
 const path = defineCommand({
   meta: { name: "path", description: "Print the path of config.yaml", examples: ["lembas config path"] },
   run() {
@@ -28,7 +49,11 @@ const path = defineCommand({
 });
 
 const get = defineCommand({
-  meta: { name: "get", description: "Print a key's value (dotted, e.g. remote.max_mode); no key: the whole config", examples: ["lembas config get", "lembas config get remote.max_mode"] },
+  meta: {
+    name: "get",
+    description: `Print a key's value (dotted, e.g. remote.max_mode); no key: the whole config.\n${PERSONALITIES}`,
+    examples: ["lembas config get", "lembas config get remote.max_mode", "lembas config get personality"],
+  },
   args: { key: { type: "positional", required: false, description: "dotted key" } },
   run({ args }) {
     const ctx = createContext();
@@ -41,15 +66,15 @@ const get = defineCommand({
 });
 
 const set = defineCommand({
-  meta: { name: "set", description: "Set a key (validated, written atomically); VALUE is YAML: edit, true, 300, [~/work, ~/src]",
-    examples: ["lembas config set mode auto", "lembas config set remote.roots '[~/work, ~/src]'", "lembas config set connections.local.base_url http://127.0.0.1:11434/v1"],
+  meta: { name: "set", description: `Set a key (validated, written atomically); VALUE is YAML: edit, true, 300, [~/work, ~/src].\n${PERSONALITIES}`,
+    examples: ["lembas config set mode auto", "lembas config set remote.roots '[~/work, ~/src]'", "lembas config set personality concise"],
   },
   args: {
     key: { type: "positional", required: true, description: "dotted key" },
     value: { type: "positional", required: true, description: "the value, as YAML" },
   },
-  run({ args }) {
-    console.log(setConfigText(createContext().paths.configFile, args.key, args.value));
+  async run({ args }) {
+    console.log((await setSetting(createContext(), args.key, args.value)).line);
   },
 });
 

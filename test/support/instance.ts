@@ -165,6 +165,24 @@ export interface Instance {
   /** How many `GET /v1/usage` requests came with the right device token. */
   readonly usageRequests: number;
   /**
+   * `GET /v1/me/personalization` answers this body (as JSON) from now on, and a `PUT` changes the
+   * fields it sends (a partial PUT keeps the others); null: 404 (the default).
+   */
+  setPersonalization(body: unknown): void;
+  /**
+   * How `/v1/me/personalization` fails from now on: a GET held `slowMs` (default 10 s) or until
+   * {@link releasePersonalization}; a PUT answered 403 (with `detail` when given) or 422 naming
+   * `field`; a 500 for both. null: it answers again.
+   */
+  failPersonalization(how: PersonalizationFailure | null): void;
+  /** Lets every held personalization GET answer now. */
+  releasePersonalization(): void;
+  /** How many personalization GETs came with the right device token, and how many are held now. */
+  readonly personalizationRequests: number;
+  readonly personalizationHeld: number;
+  /** The body of every personalization PUT that came with the right device token, in order. */
+  readonly personalizationPuts: unknown[];
+  /**
    * Stops accepting and closes everything, like an instance going down. Links are closed with
    * `code` (default: Bun's 1001 going away).
    */
@@ -174,6 +192,13 @@ export interface Instance {
   /** Stops for good. */
   close(): Promise<void>;
 }
+
+/** See {@link Instance.failPersonalization}. */
+export type PersonalizationFailure =
+  | { kind: "500" }
+  | { kind: "slow"; slowMs?: number }
+  | { kind: "403"; detail?: string }
+  | { kind: "422"; field: string };
 
 /** See {@link Instance.failUsage}. */
 export type UsageFailure = { kind: "500" } | { kind: "slow"; slowMs?: number } | { kind: "garbage" };
@@ -501,6 +526,11 @@ class SimulatedInstance implements Instance {
   private usage: unknown = null;
   private usageFailure: UsageFailure | null = null;
   private usageCount = 0;
+  private personalization: Record<string, unknown> | null = null;
+  private personalizationFailure: PersonalizationFailure | null = null;
+  private personalizationCount = 0;
+  private readonly held = new Set<() => void>();
+  readonly personalizationPuts: unknown[] = [];
   private discovery: Discovery;
   private readonly app: Hono<Env>;
   private server: Bun.Server<LinkData> | null = null;
@@ -562,6 +592,38 @@ class SimulatedInstance implements Instance {
     return this.usageCount;
   }
 
+  setPersonalization(body: unknown): void {
+    this.personalization = body === null ? null : { ...(body as Record<string, unknown>) };
+  }
+
+  failPersonalization(how: PersonalizationFailure | null): void {
+    this.personalizationFailure = how;
+  }
+
+  releasePersonalization(): void {
+    for (const release of [...this.held]) release();
+  }
+
+  get personalizationRequests(): number {
+    return this.personalizationCount;
+  }
+
+  get personalizationHeld(): number {
+    return this.held.size;
+  }
+
+  private hold(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const release = () => {
+        clearTimeout(timer);
+        this.held.delete(release);
+        resolve();
+      };
+      const timer = setTimeout(release, ms);
+      this.held.add(release);
+    });
+  }
+
   async stop(opts: { code?: number; reason?: string } = {}): Promise<void> {
     const server = this.server;
     if (!server) return;
@@ -585,6 +647,7 @@ class SimulatedInstance implements Instance {
 
   async close(): Promise<void> {
     this.closedForGood = true;
+    this.releasePersonalization();
     await this.stop();
     this.linkLog.failAll(new Error("the instance is closed"));
   }
@@ -631,6 +694,28 @@ class SimulatedInstance implements Instance {
       if (failure?.kind === "slow") await sleep(failure.slowMs ?? 10_000);
       if (this.usage === null) return c.json({ detail: "Not Found" }, 404);
       return c.json(this.usage as object);
+    });
+    app.get("/v1/me/personalization", async (c) => {
+      if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
+      this.personalizationCount++;
+      const failure = this.personalizationFailure;
+      if (failure?.kind === "500") return c.json({ detail: "personalization is down" }, 500);
+      if (failure?.kind === "slow") await this.hold(failure.slowMs ?? 10_000);
+      if (this.personalization === null) return c.json({ detail: "Not Found" }, 404);
+      return c.json(this.personalization);
+    });
+    app.put("/v1/me/personalization", async (c) => {
+      if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
+      const body: unknown = await c.req.json().catch(() => null);
+      this.personalizationPuts.push(body);
+      const failure = this.personalizationFailure;
+      if (failure?.kind === "500") return c.json({ detail: "personalization is down" }, 500);
+      if (failure?.kind === "403") return c.json(failure.detail === undefined ? {} : { detail: failure.detail }, 403);
+      if (failure?.kind === "422") return c.json({ detail: [{ loc: ["body", failure.field], msg: "Input should be a valid string", type: "string_type" }] }, 422);
+      if (this.personalization === null) return c.json({ detail: "Not Found" }, 404);
+      // LLeMbas accepts a partial PUT: the fields not sent keep what was saved.
+      this.personalization = { ...this.personalization, ...(body as Record<string, unknown>) };
+      return c.json(this.personalization);
     });
     app.all("/v1/*", async (c) => {
       if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);

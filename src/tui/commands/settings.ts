@@ -1,4 +1,5 @@
-import { setConfigText } from "../../cli/config.ts";
+import { setConfigText, setSetting } from "../../cli/config.ts";
+import { PERSONALITY_NAMES } from "../../config/personalities.ts";
 import { loadConfig } from "../../config/load.ts";
 import { getConfigKey, parseCliValue } from "../../config/save.ts";
 import { EFFORTS, MODES, THEME_NAMES, ThemeSetting } from "../../config/schema.ts";
@@ -25,7 +26,7 @@ const SETTINGS: readonly Setting[] = [
   { key: "remote.terminal", about: "the web UI may open a shell on this device", values: BOOL },
   { key: "remote.terminal_integration", about: "the shell's rc wrapper (bash, zsh, fish)", values: BOOL },
   { key: "remote.approval_timeout", about: "seconds an approval waits for the web UI" },
-  { key: "personality", about: "how the model speaks (a preset, or custom)" },
+  { key: "personality", about: "how the model speaks (a preset, or custom)", values: () => PERSONALITY_NAMES },
   { key: "personality_custom", about: "the custom personality's text" },
   { key: "instructions", about: "what the model is told in every session" },
 ];
@@ -56,7 +57,7 @@ export async function settings(app: AppSurface, args: string): Promise<void> {
   }
   const now = shown(setting.key);
   const value = await app.pick(setting.key, values.map((v) => ({ value: v, label: v, ...(v === now ? { description: "(now)" } : {}) })), Math.max(0, values.indexOf(now)));
-  if (value !== null) write(app, setting.key, value);
+  if (value !== null) await write(app, setting.key, value);
 }
 
 /** /theme: dark or light, for now and for the next start (config.yaml's theme). */
@@ -73,10 +74,12 @@ export async function theme(app: AppSurface, args: string): Promise<void> {
   }
 }
 
-function write(app: AppSurface, key: string, value: string): void {
+async function write(app: AppSurface, key: string, value: string): Promise<void> {
   let line: string;
   try {
-    line = setConfigText(app.runtime.ctx.paths.configFile, key, value);
+    const set = await setSetting(app.runtime.ctx, key, value);
+    if (set.to === "instance") return say(app, set.line);
+    line = set.line;
   } catch (error) {
     return say(app, errorMessage(error), "warn");
   }
