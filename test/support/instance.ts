@@ -171,8 +171,8 @@ export interface Instance {
   setPersonalization(body: unknown): void;
   /**
    * How `/v1/me/personalization` fails from now on: a GET held `slowMs` (default 10 s) or until
-   * {@link releasePersonalization}; a PUT answered 403 (with `detail` when given) or 422 naming
-   * `field`; a 500 for both. null: it answers again.
+   * {@link releasePersonalization}; a PUT (and the GET too with `get`) answered 403, with `detail`
+   * when given; a PUT answered 422 naming `field`; a 500 for both. null: it answers again.
    */
   failPersonalization(how: PersonalizationFailure | null): void;
   /** Lets every held personalization GET answer now. */
@@ -197,7 +197,7 @@ export interface Instance {
 export type PersonalizationFailure =
   | { kind: "500" }
   | { kind: "slow"; slowMs?: number }
-  | { kind: "403"; detail?: string }
+  | { kind: "403"; detail?: string; get?: boolean }
   | { kind: "422"; field: string };
 
 /** See {@link Instance.failUsage}. */
@@ -700,6 +700,7 @@ class SimulatedInstance implements Instance {
       this.personalizationCount++;
       const failure = this.personalizationFailure;
       if (failure?.kind === "500") return c.json({ detail: "personalization is down" }, 500);
+      if (failure?.kind === "403" && failure.get) return c.json(failure.detail === undefined ? {} : { detail: failure.detail }, 403);
       if (failure?.kind === "slow") await this.hold(failure.slowMs ?? 10_000);
       if (this.personalization === null) return c.json({ detail: "Not Found" }, 404);
       return c.json(this.personalization);
