@@ -6,7 +6,7 @@ import { cachedApplied, refreshPersonalization } from "../../src/account/persona
 import { writePersonal } from "../../src/account/personal-write.ts";
 import { fetchPersonalization, putPersonalization } from "../../src/account/personalization.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
-import { getPersonalization, setPersonalization } from "../../src/store/personalization.ts";
+import { getPersonalization } from "../../src/store/personalization.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
 
 const TOKEN = "device-token";

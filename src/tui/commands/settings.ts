@@ -4,6 +4,10 @@ import { loadConfig } from "../../config/load.ts";
 import { getConfigKey, parseCliValue } from "../../config/save.ts";
 import { EFFORTS, MODES, THEME_NAMES, ThemeSetting } from "../../config/schema.ts";
 import { errorMessage } from "../../errors.ts";
+import { cachedApplied } from "../../account/personal-source.ts";
+import { isPersonalField } from "../../account/personalization.ts";
+import type { PersonalSettings } from "../../engine/instructions.ts";
+import { listLogins } from "../../store/logins.ts";
 import type { AppSurface } from "../app.ts";
 import { say } from "./say.ts";
 
@@ -11,6 +15,7 @@ import { say } from "./say.ts";
  * /settings and /theme: the config.yaml keys a person changes most, written exactly as
  * `lembas config set` writes them (validated, atomically). The engine read config.yaml when this
  * lembas started, so a change applies from the next start; the theme applies at once as well.
+ * personality, personality_custom and instructions go to the instance whose personalization applies.
  */
 type Setting = { key: string; about: string; values?: () => Promise<readonly string[]> | readonly string[] };
 
@@ -42,7 +47,9 @@ export async function settings(app: AppSurface, args: string): Promise<void> {
   } catch (error) {
     return say(app, errorMessage(error), "error");
   }
-  const shown = (k: string) => show(getConfigKey(config, k));
+  // While an instance's personalization applies, its three keys are shown as it has them (the store's copy).
+  const personal = personalShown(app, config);
+  const shown = (k: string) => (personal && isPersonalField(k) ? `${show(personal.settings[k])} (${personal.from})` : show(getConfigKey(config, k)));
   let setting = key ? SETTINGS.find((s) => s.key === key) : null;
   if (key && !setting) return say(app, `/settings takes KEY VALUE, or one of ${SETTINGS.map((s) => s.key).join(", ")}`, "warn");
   setting ??= await app.pick(
@@ -55,7 +62,7 @@ export async function settings(app: AppSurface, args: string): Promise<void> {
     app.compose(`/settings ${setting.key} `);
     return say(app, `${setting.key} is ${shown(setting.key)}: type its new value and Enter`);
   }
-  const now = shown(setting.key);
+  const now = personal && isPersonalField(setting.key) ? show(personal.settings[setting.key]) : shown(setting.key);
   const value = await app.pick(setting.key, values.map((v) => ({ value: v, label: v, ...(v === now ? { description: "(now)" } : {}) })), Math.max(0, values.indexOf(now)));
   if (value !== null) await write(app, setting.key, value);
 }
@@ -86,6 +93,16 @@ async function write(app: AppSurface, key: string, value: string): Promise<void>
   const named = key === "theme" ? ThemeSetting.safeParse(parseCliValue(value)) : null;
   if (named?.success) app.setTheme(named.data);
   say(app, key === "theme" ? `${line} (kept in config.yaml)` : `${line} (saved in config.yaml; lembas uses it from its next start)`);
+}
+
+function personalShown(app: AppSurface, config: PersonalSettings): { settings: PersonalSettings; from: string } | null {
+  try {
+    const db = app.runtime.ctx.db();
+    const applied = cachedApplied(db, config, listLogins(db));
+    return applied.source.kind === "instance" ? { settings: applied.settings, from: `${applied.source.login.name}'s` } : null;
+  } catch {
+    return null;
+  }
 }
 
 async function modelRefs(app: AppSurface): Promise<string[]> {
