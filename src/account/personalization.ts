@@ -39,13 +39,15 @@ export type PersonalizationReading =
 export type PersonalizationWrite = { ok: true; value: Personalization | null } | { ok: false; why: string };
 
 export type PersonalizationLogin = { url: string; token: string };
-export type PersonalizationOptions = { timeoutMs?: number; fetch?: typeof fetch };
+/** `signal`: given up with it too (a one-shot lembas run ending does not wait on a read). */
+export type PersonalizationOptions = { timeoutMs?: number; fetch?: typeof fetch; signal?: AbortSignal };
 
 type Answer = { response: Response; body: unknown } | { failed: string };
 
 async function ask(login: PersonalizationLogin, init: RequestInit, opts: PersonalizationOptions): Promise<Answer> {
   const timeoutMs = opts.timeoutMs ?? PERSONALIZATION_TIMEOUT_MS;
-  const signal = AbortSignal.timeout(timeoutMs);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
   const late = `it did not answer within ${timeoutMs % 1000 === 0 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`;
   let response: Response;
   let text: string;
@@ -57,7 +59,8 @@ async function ask(login: PersonalizationLogin, init: RequestInit, opts: Persona
     });
     text = await response.text();
   } catch (error) {
-    return { failed: signal.aborted ? late : `it could not be reached: ${errorMessage(error)}` };
+    if (opts.signal?.aborted) return { failed: "lembas stopped before it answered" };
+    return { failed: timeout.aborted ? late : `it could not be reached: ${errorMessage(error)}` };
   }
   try {
     return { response, body: text ? JSON.parse(text) : null };

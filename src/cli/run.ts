@@ -71,7 +71,7 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   const blocks = await promptBlocks(args.prompt);
 
   const ctx = createContext();
-  const { engine, models } = createEngine(ctx, "run");
+  const { engine, models, dropReads } = createEngine(ctx, "run");
   const cwd = resolve(args.cwd ?? process.cwd());
   const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
   const session = existing
@@ -103,6 +103,7 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   } catch (error) {
     if (!existing) await engine.delete(session.id);
     await engine.stop();
+    dropReads();
     printer.end();
     throw error;
   }
@@ -110,6 +111,7 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   const kept = existing !== undefined || tally.answered || (answer.action === true && !answer.error);
   if (!kept) await engine.delete(session.id);
   await engine.stop();
+  dropReads();
   printer.end();
   const action = actionResult(answer);
   if (action && !action.failed && !json && answer.command !== "compact") process.stderr.write(`lembas: ${action.line}\n`);

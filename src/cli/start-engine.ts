@@ -15,7 +15,7 @@ export function createEngine(
   holder = "terminal",
   onFileUse?: (root: string, path: string) => void,
   commandEnv?: Env,
-): { engine: Engine; models: ModelRegistry } {
+): { engine: Engine; models: ModelRegistry; dropReads: () => void } {
   const config = ctx.config();
   const db = ctx.db();
   const logins = registryLogins(db);
@@ -28,9 +28,11 @@ export function createEngine(
   };
   const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
-  const personal = personalSource(db, config, () => listLogins(db));
+  const reads = new AbortController();
+  const personal = personalSource(db, config, () => listLogins(db), { signal: reads.signal });
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}) });
-  return { engine, models };
+  // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
+  return { engine, models, dropReads: () => reads.abort() };
 }
 
 /** The store's logins as the registry takes them (again after a login or a logout: ModelRegistry.setLogins). */

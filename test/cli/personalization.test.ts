@@ -135,6 +135,15 @@ describe("the system prompt", () => {
     expect((await running).code).toBe(0);
     expect(systems()[0]).toContain("INSTANCE: use tabs.");
   });
+
+  test("lembas run does not wait at its end on a read still going", async () => {
+    login("work", instance.url);
+    instance.failPersonalization({ kind: "slow", slowMs: 15_000 });
+    const started = Date.now();
+    expect((await run()).code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    instance.releasePersonalization();
+  });
 });
 
 describe("lembas config set while the instance applies", () => {
