@@ -19,6 +19,7 @@ const subCommands: Record<string, () => Promise<CommandDef>> = {
   models: () => import("./models.ts").then((m) => m.default),
   service: () => import("./service.ts").then((m) => m.default),
   doctor: () => import("./doctor.ts").then((m) => m.default),
+  library: () => import("./library.ts").then((m) => m.default),
 };
 
 export const root = defineCommand({
