@@ -16,6 +16,7 @@ import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
+import type { LibraryBackend } from "../library/backend.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
@@ -31,6 +32,8 @@ export type EngineOptions = {
   holder?: string;
   /** A file the model read or changed (for the @ picker's frecency). */
   onFileUse?: (root: string, path: string) => void;
+  /** The person's library the `library` tool searches (absent: none configured). */
+  library?: LibraryBackend;
 };
 
 export type NewSession = {
@@ -78,6 +81,7 @@ export class Engine {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),
+      ...(options.library ? { library: options.library } : {}),
     };
   }
 
