@@ -46,7 +46,7 @@ export async function embedTexts(target: EmbeddingTarget, texts: readonly string
       dimension ??= vector.length;
       if (vector.length !== dimension || vector.length === 0) {
         throw new EmbeddingError(
-          `the embedding model ${target.ref} returned vectors of ${vector.length} dimensions where ${dimension} were expected: nothing was added (if the model was changed on the server, set embedding: to its new name)`,
+          `the embedding model ${target.ref} returned vectors of ${vector.length} dimensions where ${dimension} were expected (the library's): refused (if the model changed on the server, give embedding: its new name, and the library is re-embedded)`,
         );
       }
       out.push(normalised(vector));

@@ -1,5 +1,5 @@
 import type { Db } from "../store/db.ts";
-import { documentCount, libraryGeneration, passagesByIds, readVectors, textMatches } from "../store/library.ts";
+import { chunkCount, documentCount, libraryGeneration, passagesByIds, readVectors, textMatches } from "../store/library.ts";
 import type { LibraryBackend, Passage } from "./backend.ts";
 import type { TargetResult } from "./embedding-target.ts";
 import { embedTexts } from "./embeddings.ts";
@@ -72,7 +72,7 @@ export class LocalLibrary implements LibraryBackend {
   private vectors(): VectorMatrix {
     const generation = libraryGeneration(this.db);
     if (this.matrix?.generation === generation) return this.matrix.matrix;
-    const builder = new MatrixBuilder();
+    const builder = new MatrixBuilder(chunkCount(this.db));
     const read = readVectors(this.db, (id, bytes) => builder.add(id, bytes));
     this.matrix = { generation: read.generation, matrix: builder.build() };
     return this.matrix.matrix;

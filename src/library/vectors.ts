@@ -74,9 +74,10 @@ export class MatrixBuilder {
     return true;
   }
 
+  /** The matrix; the rows are not copied when the builder was made for exactly as many. */
   build(): VectorMatrix {
     const dim = this.dimension ?? 0;
-    return new VectorMatrix(dim, this.ids.slice(0, this.n), this.data.slice(0, this.n * dim));
+    return new VectorMatrix(dim, this.ids.subarray(0, this.n), this.data.subarray(0, this.n * dim));
   }
 
   private grow(): void {

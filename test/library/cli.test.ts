@@ -197,7 +197,8 @@ describe("lembas library: bad input and faults, each a sentence, nothing half-in
     box.model.setEmbeddings({ dimension: 32 });
     const r = await box.lembas(["library", "add", "b.md"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("returned vectors of 32 dimensions where 64 were expected: nothing was added");
+    expect(r.stderr).toContain("returned vectors of 32 dimensions where 64 were expected (the library's): refused");
+    expect(r.stderr).toContain("the files before it were added whole, the rest not at all");
     expect(docs().map((d) => d.path.split("/").at(-1))).toEqual(["a.md"]);
     expect(chunkRows()).toBe(1);
   });
