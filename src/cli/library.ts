@@ -45,7 +45,7 @@ const add = defineCommand({
     description: "Add files or directories (recursively, .gitignore honoured) to the device's library, embedding their text; a file added again is re-embedded only if it changed",
     examples: ["lembas library add docs/", "lembas library add notes.md ~/papers/spec.txt"],
   },
-  args: { paths: { type: "positional", many: true, description: "files and directories to add" } },
+  args: { path: { type: "positional", many: true, description: "files and directories to add" } },
   async run({ args }) {
     const ctx = createContext();
     const config = ctx.config();
@@ -62,9 +62,9 @@ const add = defineCommand({
       if (error instanceof EmbeddingError) throw new UserError(`${error.message}; the library is as it was`, 1);
       throw error;
     }
-    const found = await discoverFiles(args.paths, process.cwd());
+    const found = await discoverFiles(args.path, process.cwd());
     for (const failure of found.failures) reporter.say(failure);
-    const named = new Set(args.paths.flatMap((p) => realFile(resolve(process.cwd(), p))));
+    const named = new Set(args.path.flatMap((p) => realFile(resolve(process.cwd(), p))));
     const summary = await addFiles(deps, found.files, named);
     reporter.done();
     for (const why of summary.refused) reporter.say(why);
@@ -118,13 +118,13 @@ function fileState(path: string, mtime: number, size: number): string | null {
 
 const remove = defineCommand({
   meta: { name: "remove", description: "Take files (or every file under a directory) out of the device's library", examples: ["lembas library remove docs/old.md", "lembas library remove docs/"] },
-  args: { paths: { type: "positional", many: true, description: "files or directories as they were added" } },
+  args: { path: { type: "positional", many: true, description: "files or directories as they were added" } },
   run({ args }) {
     const db = createContext().db();
     const docs = listDocuments(db);
     let removed = 0;
     const missing: string[] = [];
-    for (const path of args.paths) {
+    for (const path of args.path) {
       const abs = resolve(process.cwd(), path);
       const wanted = new Set([abs, ...realFile(abs)]);
       const under = docs.filter((d) => wanted.has(d.path) || [...wanted].some((w) => d.path.startsWith(w.endsWith(sep) ? w : w + sep)));
