@@ -16,6 +16,7 @@ import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
+import type { LibraryBackend } from "../library/backend.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
@@ -33,6 +34,8 @@ export type EngineOptions = {
   onFileUse?: (root: string, path: string) => void;
   /** What the tools' commands start from, before the secrets are taken out (default: this process's environment). */
   commandEnv?: Env;
+  /** The person's library the `library` tool searches (absent: none configured). */
+  library?: LibraryBackend;
 };
 
 export type NewSession = {
@@ -80,6 +83,7 @@ export class Engine {
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),
+      ...(options.library ? { library: options.library } : {}),
     };
   }
 
