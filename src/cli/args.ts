@@ -8,6 +8,8 @@ export type PositionalArg = {
   required?: boolean;
   /** The last positional may take every word left, joined by spaces (a prompt typed unquoted). */
   rest?: boolean;
+  /** The last positional may take every word left as a list (PATH…); required: at least one. */
+  many?: boolean;
 };
 export type StringArg = { type: "string"; description: string; alias?: string; default?: string; valueHint?: string };
 export type BooleanArg = { type: "boolean"; description: string; alias?: string };
@@ -16,7 +18,9 @@ export type ArgsDef = Record<string, ArgDef>;
 
 type ArgValue<A extends ArgDef> = A extends BooleanArg
   ? boolean
-  : A extends { type: "positional"; required: false }
+  : A extends { type: "positional"; many: true }
+    ? string[]
+    : A extends { type: "positional"; required: false }
     ? string | undefined
     : A extends PositionalArg
       ? string
@@ -37,7 +41,7 @@ export function parseArgs<A extends ArgsDef>(defs: A, argv: readonly string[], l
     entries.flatMap(([name, def]) => (def.type === "positional" ? [] : [[name, { type: def.type, ...(def.alias ? { short: def.alias } : {}) }]])),
   ) as Record<string, { type: "string" | "boolean"; short?: string }>;
   const { tokens } = tokenize({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
-  const out: Record<string, string | boolean | undefined> = {};
+  const out: Record<string, string | string[] | boolean | undefined> = {};
   const words: string[] = [];
   for (const token of tokens) {
     if (token.kind === "positional") words.push(token.value);
@@ -63,7 +67,10 @@ export function parseArgs<A extends ArgsDef>(defs: A, argv: readonly string[], l
   for (const [name, def] of entries) {
     if (def.type === "boolean") out[name] ??= false;
     else if (def.type === "string") out[name] ??= def.default;
-    else {
+    else if (def.many) {
+      if (words.length === 0 && def.required !== false) throw new UserError(`${line} needs ${name.toUpperCase()} (${line} --help says more)`, 2);
+      out[name] = words.splice(0);
+    } else {
       const word = def.rest ? (words.length > 0 ? words.splice(0).join(" ") : undefined) : words.shift();
       if (word === undefined && def.required !== false) throw new UserError(`${line} needs ${name.toUpperCase()} (${line} --help says more)`, 2);
       out[name] = word;

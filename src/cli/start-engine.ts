@@ -8,6 +8,7 @@ import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "../engine/engine.ts";
 import { localPorts } from "../model/local-ports.ts";
 import { personalSource } from "../account/personal-source.ts";
+import { libraryBackend } from "../library/open.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
 export function createEngine(
@@ -27,10 +28,11 @@ export function createEngine(
     }
   };
   const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
+  const library = libraryBackend(config, db, process.env);
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
   const reads = new AbortController();
   const personal = personalSource(db, config, () => listLogins(db), { signal: reads.signal });
-  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}) });
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
   return { engine, models, dropReads: () => reads.abort() };
 }

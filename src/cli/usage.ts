@@ -23,7 +23,7 @@ export async function renderUsage(cmd: CommandDef, path: readonly string[]): Pro
 }
 
 function positionalWord(name: string, def: ArgDef): string {
-  const word = name.toUpperCase();
+  const word = `${name.toUpperCase()}${def.type === "positional" && def.many ? "…" : ""}`;
   return def.type === "positional" && def.required === false ? `[${word}]` : word;
 }
 

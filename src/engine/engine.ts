@@ -17,6 +17,7 @@ import type { ModelSource } from "../model/resolved.ts";
 import type { PersonalSettings } from "./instructions.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
+import type { LibraryBackend } from "../library/backend.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
@@ -36,6 +37,8 @@ export type EngineOptions = {
   personal?: () => PersonalSettings;
   /** What the tools' commands start from, before the secrets are taken out (default: this process's environment). */
   commandEnv?: Env;
+  /** The person's library the `library` tool searches (absent: none configured). */
+  library?: LibraryBackend;
 };
 
 export type NewSession = {
@@ -84,6 +87,7 @@ export class Engine {
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),
       ...(options.personal ? { personal: options.personal } : {}),
+      ...(options.library ? { library: options.library } : {}),
     };
   }
 

@@ -40,6 +40,7 @@ export type SessionDeps = {
   /** How tools start commands (their environment, secrets left out, and the dirs a sandbox hides) and what fetch may reach. */
   commands: ToolContext["commands"];
   web: ToolContext["web"];
+  library?: ToolContext["library"];
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;
@@ -116,10 +117,7 @@ export class Session {
     private readonly deps: SessionDeps,
     /** The highest mode this session may be in (remote.max_mode for the link's sessions). */
     readonly maxMode: Mode = "auto",
-    /**
-     * The conversation as stored, kept as it is written: given when the caller knows it (a session
-     * just made has none), else read from the store on first use.
-     */
+    /** The conversation as stored, kept as it is written: given when the caller knows it (a session just made has none), else read from the store on first use. */
     private history: StoredMessage[] | null = null,
   ) {
     this.turns = new TurnQueue(deps.db, row.id, (message) => this.notice(message));
@@ -477,8 +475,7 @@ export class Session {
   private async loop(turnId: string, input: PromptInput, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const model = await this.deps.models.resolve(input.model ?? this.row.model);
     const effort = input.effort ?? this.effort;
-    // A command's model or effort holds for its prompt: said when it takes over, and when the
-    // session's own comes back.
+    // A command's model or effort holds for its prompt: said when it takes over, and when the session's own comes back.
     const own = (input.model !== undefined && model.ref !== this.row.model) || effort !== this.effort;
     if (!own) return this.steps(turnId, model, effort, signal, undo);
     this.bus.emit({ type: "model", ref: model.ref, effort, connection: model.connection });
@@ -496,7 +493,7 @@ export class Session {
     this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = offeredTools(this.deps.tools, model);
+      const tools = offeredTools(this.deps.tools, model, this.deps.library);
       this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.personal?.() ?? this.deps.config, this.deps.paths.configDir);
       const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
@@ -598,6 +595,7 @@ export class Session {
       commands: this.deps.commands,
       web: this.deps.web,
       jobs: this.jobs,
+      library: this.deps.library,
       progress: (output) => this.bus.emit({ type: "progress", callId, output }),
       beforeChange: async (path) => undo.beforeChange(path),
       afterChange: (path) => undo.afterChange(path),

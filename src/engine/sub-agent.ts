@@ -46,9 +46,9 @@ function helperPrompt(root: string, cwd: string, steps: number): string {
 /**
  * The tools a helper gets: those of the read class (the plan mode's reads), without task (no
  * helpers of helpers), fetch (a new host asks the person, and a helper cannot ask) and job (the
- * session's background jobs are not a helper's to read or stop).
+ * session's background jobs are not a helper's to read or stop), and library (offered only when one is).
  */
-const NOT_FOR_HELPERS = new Set(["task", "fetch", "job"]);
+const NOT_FOR_HELPERS = new Set(["task", "fetch", "job", "library"]);
 export function helperTools(tools: readonly Tool[]): Tool[] {
   return tools.filter((t) => t.permission === "read" && !NOT_FOR_HELPERS.has(t.name));
 }

@@ -16,10 +16,14 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
 
 /**
  * The tools a model is offered: the same in every mode (a mode refuses what it does not allow),
- * so that the tools, which servers render near the prompt's start, stay the same all session.
+ * so that the tools, which servers render near the prompt's start, stay the same all session
+ * (but for `library`, which comes when the first document is added).
  */
-export function offeredTools(tools: readonly Tool[], model: Pick<ResolvedModel, "contextLength">): Tool[] {
-  return smallWindow(model) ? tools.filter((t) => t.brief !== undefined) : [...tools];
+export function offeredTools(tools: readonly Tool[], model: Pick<ResolvedModel, "contextLength">, library?: { available(): boolean }): Tool[] {
+  const small = smallWindow(model);
+  // `library` only when a library is configured and holds something.
+  const searchable = library?.available() === true;
+  return tools.filter((t) => (!small || t.brief !== undefined) && (t.name !== "library" || searchable));
 }
 
 const full = new WeakMap<Tool, ToolSpec>();

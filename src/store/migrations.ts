@@ -209,9 +209,49 @@ CREATE TABLE instance_mcp (
 `,
   },
   {
+    // The library: documents a person added, their chunks with one vector each (Float32, L2-normalised),
+    // and an FTS5 index over the chunks' text. library_state.generation changes with every write, so a
+    // process that holds the vectors in memory knows when to read them again.
+    version: 10,
+    sql: `
+CREATE TABLE library_documents (
+  id        INTEGER PRIMARY KEY,
+  path      TEXT NOT NULL UNIQUE,
+  hash      TEXT NOT NULL,
+  mtime     INTEGER NOT NULL,
+  size      INTEGER NOT NULL,
+  model     TEXT NOT NULL,
+  dimension INTEGER NOT NULL,
+  chunks    INTEGER NOT NULL,
+  added_at  INTEGER NOT NULL
+);
+CREATE TABLE library_chunks (
+  id          INTEGER PRIMARY KEY,
+  document_id INTEGER NOT NULL REFERENCES library_documents(id) ON DELETE CASCADE,
+  start_line  INTEGER NOT NULL,
+  end_line    INTEGER NOT NULL,
+  text        TEXT NOT NULL,
+  vector      BLOB NOT NULL
+);
+CREATE INDEX library_chunks_document ON library_chunks(document_id);
+CREATE VIRTUAL TABLE library_fts USING fts5(text, content='library_chunks', content_rowid='id', tokenize='porter unicode61');
+CREATE TRIGGER library_chunks_ai AFTER INSERT ON library_chunks BEGIN
+  INSERT INTO library_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER library_chunks_ad AFTER DELETE ON library_chunks BEGIN
+  INSERT INTO library_fts(library_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TABLE library_state (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  generation INTEGER NOT NULL
+);
+INSERT INTO library_state (id, generation) VALUES (1, 0);
+`,
+  },
+  {
     // What each login's instance last said of its personalization (GET /v1/me/personalization),
     // so that a session starts from it instead of waiting on the network.
-    version: 10,
+    version: 11,
     sql: `
 CREATE TABLE personalization (
   url     TEXT PRIMARY KEY,

@@ -1,3 +1,4 @@
+import { pumpText } from "./text-pump.ts";
 import { z } from "zod";
 import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
@@ -128,7 +129,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   opts.signal.addEventListener("abort", onAbort, { once: true });
   const out = proc.stdout.getReader();
   const err = proc.stderr.getReader();
-  const pumps = { out: pump(out, onText), err: pump(err, onText) };
+  const pumps = { out: pumpText(out, onText), err: pumpText(err, onText) };
   try {
     await proc.exited;
     const leftBehind = !stopped && (await leftInGroup(proc.pid));
@@ -160,20 +161,6 @@ async function ended(pump: Promise<void>, ms: number): Promise<boolean> {
   return done;
 }
 
-/** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */
-type ByteReader = { read(): Promise<{ done: boolean; value?: Uint8Array }> };
-
-async function pump(reader: ByteReader, onText: (text: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  try {
-    for (let chunk = await reader.read(); !chunk.done && chunk.value; chunk = await reader.read()) {
-      onText(decoder.decode(chunk.value, { stream: true }));
-    }
-  } catch {
-    // Cancelled after the command ended: what came is kept.
-  }
-  onText(decoder.decode());
-}
 
 function toResult(run: CommandRun, timeoutMs: number, notice: string | null): ToolResult {
   const notes: string[] = [];

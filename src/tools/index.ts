@@ -5,6 +5,7 @@ import { fetchTool } from "./fetch.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { jobTool } from "./job.ts";
+import { libraryTool } from "./library.ts";
 import { listTool } from "./list.ts";
 import { multiEditTool } from "./multi-edit.ts";
 import { planSubmitTool } from "./plan-submit.ts";
@@ -27,6 +28,7 @@ export const ALL_TOOLS: Tool[] = [
   globTool,
   listTool,
   fetchTool,
+  libraryTool,
   taskTool,
   todoTool,
   askUserTool,

@@ -4,6 +4,7 @@
  * The session owns one registry and stops every job in it when it closes; whatever is left when
  * the process exits (however it exits, short of SIGKILL) is killed then.
  */
+import { pumpText } from "./text-pump.ts";
 import type { Subprocess } from "bun";
 import { within } from "../pause.ts";
 import { commandArgv, KILL_GRACE_MS, killGroup, leftInGroup, stopGroup } from "./process-group.ts";
@@ -82,7 +83,7 @@ export class Job {
     hookExit();
     live.add(this.proc.pid);
     const onText = (text: string): void => this.append(text);
-    const pumps = Promise.all([pump(this.proc.stdout, onText), pump(this.proc.stderr, onText)]);
+    const pumps = Promise.all([pumpText(this.proc.stdout.getReader(), onText), pumpText(this.proc.stderr.getReader(), onText)]);
     this.done = this.finish(pumps);
     ending.add(this.done);
     void this.done.finally(() => ending.delete(this.done));
@@ -209,18 +210,3 @@ export class Jobs {
   }
 }
 
-/** The part of a stream reader used here (Bun's and node:stream/web's reader types differ). */
-type ByteReader = { read(): Promise<{ done: boolean; value?: Uint8Array }> };
-
-async function pump(stream: ReadableStream<Uint8Array>, onText: (text: string) => void): Promise<void> {
-  const reader: ByteReader = stream.getReader();
-  const decoder = new TextDecoder();
-  try {
-    for (let chunk = await reader.read(); !chunk.done && chunk.value; chunk = await reader.read()) {
-      onText(decoder.decode(chunk.value, { stream: true }));
-    }
-  } catch {
-    // the stream broke: what came is kept
-  }
-  onText(decoder.decode());
-}

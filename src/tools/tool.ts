@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Protection } from "../project/protected.ts";
 import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
+import type { LibraryBackend } from "../library/backend.ts";
 
 /** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
 export type PermissionClass = "read" | "write" | "exec" | "none";
@@ -102,6 +103,8 @@ export type ToolContext = {
   web: { allowPrivate: PrivateRule };
   /** The session's background jobs (bash's run_in_background, the job tool), stopped with the session. */
   jobs: Jobs;
+  /** The person's library the `library` tool searches (absent: none is configured). */
+  library?: LibraryBackend;
 };
 
 /**

@@ -10,6 +10,7 @@ const RULES: Record<string, string[]> = {
   model: [...FRONT_ENDS, "engine", "tools"],
   store: [...FRONT_ENDS, "engine", "tools"],
   tools: FRONT_ENDS,
+  library: [...FRONT_ENDS, "engine", "tools"],
   bus: FRONT_ENDS,
 };
 

@@ -118,7 +118,7 @@ describe("the store's failures are sentences", () => {
     const error = (answer as { error: RpcError }).error;
     expect(error.code).toBe(-32603);
     expect(error.message).toBe(sentence);
-    expect(d.log()).toContain(`link inst: ${sentence}`);
+    expect(await d.waitForLog(`link inst: ${sentence}`)).toContain(`link inst: ${sentence}`);
     expect(d.service?.exitCode).toBeNull();
     // The service goes on: what needs no write is still answered.
     expect(await link.request("_lembas/session/status", { sessionId })).toMatchObject({ sessionId, exists: true });

@@ -24,6 +24,8 @@ export type Device = {
   instance: Instance;
   service: Bun.Subprocess<"ignore", "pipe", "pipe"> | null;
   log(): string;
+  /** The log once it holds `text` (the service's stderr reaches the test after its answers may have). */
+  waitForLog(text: string, timeoutMs?: number): Promise<string>;
   /** Starts `lembas serve`, waits for its link and answers initialize as LLeMbas would. */
   serve(opts?: { init?: object | null; env?: Record<string, string> }): Promise<Link>;
   /** Kills the service: SIGTERM (clean) or SIGKILL. */
@@ -64,6 +66,11 @@ export async function startDevice(opts: { protocols?: number[] | null; protocol?
     instance,
     service: null,
     log: () => logText,
+    async waitForLog(text, timeoutMs = 5_000) {
+      const end = Date.now() + timeoutMs;
+      while (!logText.includes(text) && Date.now() < end) await Bun.sleep(20);
+      return logText;
+    },
     async serve(o = {}) {
       const proc = Bun.spawn([process.execPath, ...profiling("service"), ENTRY, "serve"], {
         cwd: box.dir,

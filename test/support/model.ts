@@ -2,7 +2,8 @@
  * A scripted OpenAI-compatible server for tests: `GET /v1/models` and
  * `POST /v1/chat/completions` (streaming SSE or one JSON answer), answering from a queue of
  * {@link Reply}s, recording every chat request, and failing on demand (HTTP errors, a cut
- * connection, a malformed SSE line, a hang).
+ * connection, a malformed SSE line, a hang). `POST /v1/embeddings` answers deterministic vectors
+ * (a hashed bag of words, see embeddings.ts), or fails as {@link ScriptedModel.setEmbeddings} says.
  *
  * ```ts
  * const model = await startModel({ replies: [{ text: "hello" }] });
@@ -13,6 +14,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_WAIT_MS, Recorder, sleep } from "./recorder.ts";
+import { bagOfWords, EMBEDDING_DIMENSION } from "./embeddings.ts";
 
 /** The JSON body of a chat completion request, as the client sent it (unknown fields kept). */
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
@@ -115,6 +117,25 @@ export interface RecordedRequest {
   invalid?: string;
 }
 
+/**
+ * How `POST /v1/embeddings` answers: `fail` the next `times` requests (default every one) with 429
+ * and a Retry-After (seconds) or 500; `dimension`: vectors of this many dimensions (default 64).
+ */
+export interface EmbeddingMode {
+  fail?: { status: 429; retryAfter?: number } | { status: 500 };
+  times?: number;
+  /** Answer this many requests normally before the failures begin. */
+  after?: number;
+  dimension?: number;
+}
+
+/** An embeddings request the scripted model received. */
+export interface EmbeddingRequest {
+  model: string;
+  input: string[];
+  authorization: string | null;
+}
+
 /** A running scripted model. */
 export interface ScriptedModel {
   /** Base URL, `http://127.0.0.1:<port>/v1`. */
@@ -126,6 +147,10 @@ export interface ScriptedModel {
   push(...replies: Reply[]): void;
   /** Replaces the `GET /v1/models` list. */
   setModels(models: ModelEntry[]): void;
+  /** Every embeddings request, in arrival order. */
+  readonly embeddingRequests: EmbeddingRequest[];
+  /** How embeddings are answered from now on (see {@link EmbeddingMode}); `{}` is normally. */
+  setEmbeddings(mode: EmbeddingMode): void;
   /** Number of replies still queued (a test can check that all were used). */
   pending(): number;
   /** Resolves with all requests once at least `n` chat requests arrived (default 5 s). */
@@ -198,6 +223,10 @@ class Scripted implements ScriptedModel {
   private readonly ids = { completion: 0, call: 0 };
   private server: Bun.Server<undefined> | null = null;
   private listenPort = 0;
+  readonly embeddingRequests: EmbeddingRequest[] = [];
+  private embedding: EmbeddingMode = {};
+  private embedFailures = 0;
+  private embedGood = 0;
 
   constructor(replies: Reply[], models: ModelEntry[], fallback: Reply) {
     this.push(...replies);
@@ -235,6 +264,12 @@ class Scripted implements ScriptedModel {
     this.models = models;
   }
 
+  setEmbeddings(mode: EmbeddingMode): void {
+    this.embedding = mode;
+    this.embedFailures = mode.fail ? (mode.times ?? Infinity) : 0;
+    this.embedGood = mode.after ?? 0;
+  }
+
   pending(): number {
     return this.queue.length;
   }
@@ -247,6 +282,7 @@ class Scripted implements ScriptedModel {
     const path = new URL(req.url).pathname;
     if (req.method === "GET" && path.endsWith("/models")) return Response.json(this.modelList());
     if (req.method === "POST" && path.endsWith("/chat/completions")) return this.chat(req);
+    if (req.method === "POST" && path.endsWith("/embeddings")) return this.embeddings(req);
     return openAiError(404, `no route for ${req.method} ${path}`, "not_found");
   }
 
@@ -283,6 +319,23 @@ class Scripted implements ScriptedModel {
     return jsonResponse(completion(reply, ctx), fail);
   }
 
+  private async embeddings(req: Request): Promise<Response> {
+    const parsed = EmbeddingRequestSchema.safeParse(await req.json().catch(() => null));
+    if (!parsed.success) return openAiError(400, `not an embeddings request: ${z.prettifyError(parsed.error)}`, "invalid_request_error");
+    const input = typeof parsed.data.input === "string" ? [parsed.data.input] : parsed.data.input;
+    this.embeddingRequests.push({ model: parsed.data.model, input, authorization: req.headers.get("authorization") });
+    const fail = this.embedding.fail;
+    if (fail && this.embedGood > 0) this.embedGood -= 1;
+    else if (fail && this.embedFailures > 0) {
+      this.embedFailures -= 1;
+      if (fail.status === 429) return httpFailure({ status: 429, ...(fail.retryAfter !== undefined ? { retryAfter: fail.retryAfter } : {}) });
+      return httpFailure({ status: 500 });
+    }
+    const dimension = this.embedding.dimension ?? EMBEDDING_DIMENSION;
+    const data = input.map((text, index) => ({ object: "embedding", index, embedding: bagOfWords(text, dimension) }));
+    return Response.json({ object: "list", data, model: parsed.data.model, usage: { prompt_tokens: 0, total_tokens: 0 } });
+  }
+
   /** Takes the first queued reply that matches (or the fallback), counting failures. */
   private pick(body: ChatRequest): Pick {
     const index = this.queue.findIndex((q) => !q.reply.match || q.reply.match(body));
@@ -313,6 +366,8 @@ class Scripted implements ScriptedModel {
     };
   }
 }
+
+const EmbeddingRequestSchema = z.object({ model: z.string(), input: z.union([z.string(), z.array(z.string())]) });
 
 function parseChatRequest(text: string): { body: ChatRequest; invalid?: string } {
   let json: unknown;

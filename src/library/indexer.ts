@@ -1,0 +1,109 @@
+import type { Db } from "../store/db.ts";
+import { documentChunks, getDocument, hasOtherModel, listDocuments, modelDimension, replaceDocument } from "../store/library.ts";
+import { chunkText, isMarkdown } from "./chunker.ts";
+import { readDocument } from "./document-file.ts";
+import type { EmbeddingTarget } from "./embedding-target.ts";
+import { embedTexts, EmbeddingError, type EmbedOptions } from "./embeddings.ts";
+
+/** Where the indexer tells what it does: sentences, and progress while a file's chunks are embedded. */
+export type Reporter = { say(line: string): void; progress(line: string): void };
+export const QUIET: Reporter = { say: () => {}, progress: () => {} };
+
+export type AddSummary = {
+  added: number;
+  updated: number;
+  unchanged: number;
+  chunks: number;
+  notText: number;
+  /** Sentences for the files not taken (too large, unreadable, not text when named). */
+  refused: string[];
+  /** Why adding stopped before the end (the embedding server failed), or null. */
+  stopped: string | null;
+};
+
+export type IndexDeps = { db: Db; target: EmbeddingTarget; reporter: Reporter; embed?: Pick<EmbedOptions, "timing" | "batchSize" | "signal"> };
+
+/** The dimension of the library's vectors made by this model, or undefined when it made none yet. */
+export function libraryDimension(db: Db, model: string): number | undefined {
+  return modelDimension(db, model);
+}
+
+/**
+ * Re-embeds every document embedded by another model than the target's, from the chunks kept (the
+ * files need not be there), each document in one transaction: a failure leaves the rest as they
+ * were, to be done at the next add or search. Says so first.
+ */
+export async function reembedStale(deps: IndexDeps): Promise<number> {
+  const { db, target, reporter } = deps;
+  if (!hasOtherModel(db, target.ref)) return 0;
+  const stale = listDocuments(db).filter((d) => d.model !== target.ref);
+  if (stale.length === 0) return 0;
+  const from = [...new Set(stale.map((d) => d.model))].join(", ");
+  reporter.say(`the embedding model changed from ${from} to ${target.ref}: re-embedding the library's ${stale.length} document${stale.length === 1 ? "" : "s"}`);
+  for (const [i, doc] of stale.entries()) {
+    const chunks = documentChunks(db, doc.id);
+    const vectors = await embedTexts(target, chunks.map((c) => c.text), {
+      ...deps.embed,
+      ...dimensionOf(db, target),
+      onProgress: (done, total) => reporter.progress(`[${i + 1}/${stale.length}] re-embedding ${done}/${total} chunks of ${doc.path}`),
+    });
+    const dimension = vectors[0]?.length ?? doc.dimension;
+    replaceDocument(db, { ...doc, model: target.ref, dimension }, chunks.map((c, j) => ({ ...c, vector: vectors[j] as Float32Array })));
+  }
+  return stale.length;
+}
+
+/**
+ * Adds files to the library (or re-embeds them when their content changed): each read whole,
+ * chunked, all its chunks embedded, then written in one transaction. A file already there with the
+ * same content is left as it is. An embedding failure stops the rest; what was written stays whole.
+ */
+export async function addFiles(deps: IndexDeps, files: readonly string[], named: ReadonlySet<string>): Promise<AddSummary> {
+  const { db, target, reporter } = deps;
+  const summary: AddSummary = { added: 0, updated: 0, unchanged: 0, chunks: 0, notText: 0, refused: [], stopped: null };
+  for (const [i, path] of files.entries()) {
+    const read = await readDocument(path, path);
+    if (read.kind !== "text") {
+      if (read.kind === "not-text") summary.notText += 1;
+      if (read.kind !== "not-text" || named.has(path)) summary.refused.push(read.why);
+      continue;
+    }
+    const existing = getDocument(db, path);
+    if (existing && existing.hash === read.hash && existing.model === target.ref) {
+      summary.unchanged += 1;
+      continue;
+    }
+    const chunks = chunkText(read.text, { markdown: isMarkdown(path) });
+    if (chunks.length === 0) {
+      if (named.has(path)) summary.refused.push(`${path} has no text: skipped`);
+      continue;
+    }
+    let vectors: Float32Array[];
+    try {
+      vectors = await embedTexts(target, chunks.map((c) => c.text), {
+        ...deps.embed,
+        ...dimensionOf(db, target),
+        onProgress: (done, total) => reporter.progress(`[${i + 1}/${files.length}] embedding ${done}/${total} chunks of ${path}`),
+      });
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      summary.stopped = error.message;
+      return summary;
+    }
+    const dimension = vectors[0]?.length ?? 0;
+    replaceDocument(
+      db,
+      { path, hash: read.hash, mtime: read.mtime, size: read.size, model: target.ref, dimension },
+      chunks.map((c, j) => ({ ...c, vector: vectors[j] as Float32Array })),
+    );
+    if (existing) summary.updated += 1;
+    else summary.added += 1;
+    summary.chunks += chunks.length;
+  }
+  return summary;
+}
+
+function dimensionOf(db: Db, target: EmbeddingTarget): { dimension?: number } {
+  const dimension = libraryDimension(db, target.ref);
+  return dimension === undefined ? {} : { dimension };
+}

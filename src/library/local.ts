@@ -1,0 +1,86 @@
+import type { Db } from "../store/db.ts";
+import { chunkCount, documentCount, libraryGeneration, passagesByIds, readVectors, textMatches } from "../store/library.ts";
+import type { LibraryBackend, Passage } from "./backend.ts";
+import type { TargetResult } from "./embedding-target.ts";
+import { embedTexts } from "./embeddings.ts";
+import { fuse, matchExpression } from "./hybrid.ts";
+import { libraryDimension, QUIET, reembedStale, type Reporter } from "./indexer.ts";
+import { MatrixBuilder, type VectorMatrix } from "./vectors.ts";
+
+/** How many candidates each ranking (vector, text) gives the fusion, at least. */
+const CANDIDATES = 50;
+export const DEFAULT_LIMIT = 5;
+export const MAX_LIMIT = 50;
+
+export type SearchTiming = { embedMs: number; vectorMs: number; textMs: number; fetchMs: number };
+
+/**
+ * The device's own library in the store: hybrid search (cosine over every chunk's vector, brute
+ * force, fused with FTS5's bm25 by reciprocal rank). The vectors are held in memory in one
+ * Float32Array after the first search, read again only when the library changed (in any process:
+ * library_state.generation).
+ */
+export class LocalLibrary implements LibraryBackend {
+  readonly kind = "local";
+  private matrix: { generation: number; matrix: VectorMatrix } | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly target: () => TargetResult,
+    private readonly reporter: Reporter = QUIET,
+  ) {}
+
+  available(): boolean {
+    return documentCount(this.db) > 0;
+  }
+
+  async search(query: string, limit: number, signal: AbortSignal, timing?: SearchTiming): Promise<Passage[]> {
+    const target = this.target();
+    if (!target.ok) throw new Error(target.error);
+    await reembedStale({ db: this.db, target: target.value, reporter: this.reporter, embed: { signal } });
+    const t = performance.now();
+    const dimension = libraryDimension(this.db, target.value.ref);
+    const [vector] = await embedTexts(target.value, [query], { signal, ...(dimension !== undefined ? { dimension } : {}) });
+    if (!vector) return [];
+    if (timing) timing.embedMs += performance.now() - t;
+    return this.searchVector(query, vector, limit, timing);
+  }
+
+  /** The hybrid search for a query whose vector is known (the benchmark calls it directly). */
+  searchVector(query: string, vector: Float32Array, limit: number, timing?: SearchTiming): Passage[] {
+    const k = Math.max(CANDIDATES, limit * 4);
+    let t = performance.now();
+    const byVector = this.vectors().top(vector, k);
+    t = lap(timing, "vectorMs", t);
+    const match = matchExpression(query);
+    const byText = match ? textMatches(this.db, match, k) : [];
+    t = lap(timing, "textMs", t);
+    const fused = fuse([byVector, byText], limit);
+    const passages = new Map(passagesByIds(this.db, fused.map((f) => f.id)).map((p) => [p.id, p]));
+    lap(timing, "fetchMs", t);
+    return fused.flatMap((f) => {
+      const p = passages.get(f.id);
+      return p ? [{ path: p.path, startLine: p.startLine, endLine: p.endLine, text: p.text, score: f.score }] : [];
+    });
+  }
+
+  /** Only the vector part: the `k` nearest chunks' ids (the benchmark's measure against the floor). */
+  nearest(vector: Float32Array, k: number): { id: number; score: number }[] {
+    return this.vectors().top(vector, k);
+  }
+
+  private vectors(): VectorMatrix {
+    const generation = libraryGeneration(this.db);
+    if (this.matrix?.generation === generation) return this.matrix.matrix;
+    const builder = new MatrixBuilder(chunkCount(this.db));
+    const read = readVectors(this.db, (id, bytes) => builder.add(id, bytes));
+    this.matrix = { generation: read.generation, matrix: builder.build() };
+    return this.matrix.matrix;
+  }
+}
+
+function lap(timing: SearchTiming | undefined, key: keyof SearchTiming, since: number): number {
+  const now = performance.now();
+  if (timing) timing[key] += now - since;
+  return now;
+}
