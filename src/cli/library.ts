@@ -9,7 +9,11 @@ import { embeddingTarget } from "../library/embedding-target.ts";
 import { EmbeddingError } from "../library/embeddings.ts";
 import { addFiles, type AddSummary, reembedStale, type Reporter } from "../library/indexer.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../library/local.ts";
-import { localLibrary } from "../library/open.ts";
+import { AccountLibrary } from "../library/account.ts";
+import type { Passage } from "../library/backend.ts";
+import { type LibrarySelection, localLibrary, selectLibrary } from "../library/open.ts";
+import type { Config } from "../config/schema.ts";
+import type { Db } from "../store/db.ts";
 import { listDocuments, removeDocument } from "../store/library.ts";
 import { listLogins } from "../store/logins.ts";
 
@@ -35,8 +39,18 @@ function terminalReporter(out: NodeJS.WriteStream = process.stderr): Reporter & 
   };
 }
 
-function noteNotLocal(library: string | null): void {
-  if (library === "lembas") console.error("lembas: library: lembas is set, so the agent searches the account's library; this is the device's own (library: local in config.yaml uses it)");
+const LOCAL_ARG = { local: { type: "boolean", description: "the device's own library, even when the agent uses the account's" } } as const;
+
+/**
+ * add, list and remove work on the device's own library: when the agent uses the account's, they
+ * refuse (its documents are managed in the web UI) unless --local says the device's is meant.
+ */
+function deviceLibraryOnly(config: Config, db: Db, local: boolean | undefined): void {
+  if (local) return;
+  const selection = selectLibrary(config, db);
+  if (selection.choice !== "lembas") return;
+  if (!selection.login) throw new UserError(`${selection.problem} (--local works on the device's own library)`, 1);
+  throw new UserError(`the agent uses the account's library on ${selection.login.name}: its documents are managed in the web UI (--local works on the device's own library)`, 1);
 }
 
 const add = defineCommand({
@@ -45,12 +59,12 @@ const add = defineCommand({
     description: "Add files or directories (recursively, .gitignore honoured) to the device's library, embedding their text; a file added again is re-embedded only if it changed",
     examples: ["lembas library add docs/", "lembas library add notes.md ~/papers/spec.txt"],
   },
-  args: { path: { type: "positional", many: true, description: "files and directories to add" } },
+  args: { path: { type: "positional", many: true, description: "files and directories to add" }, ...LOCAL_ARG },
   async run({ args }) {
     const ctx = createContext();
     const config = ctx.config();
     const db = ctx.db();
-    noteNotLocal(config.library);
+    deviceLibraryOnly(config, db, args.local);
     const target = embeddingTarget(config, listLogins(db), process.env);
     if (!target.ok) throw new UserError(target.error, 2);
     const reporter = terminalReporter();
@@ -97,8 +111,11 @@ function files(n: number): string {
 
 const list = defineCommand({
   meta: { name: "list", description: "The documents in the device's library: path, chunks, embedding model, and whether the file changed since", examples: ["lembas library list"] },
-  run() {
-    const docs = listDocuments(createContext().db());
+  args: LOCAL_ARG,
+  run({ args }) {
+    const ctx = createContext();
+    deviceLibraryOnly(ctx.config(), ctx.db(), args.local);
+    const docs = listDocuments(ctx.db());
     if (docs.length === 0) return void console.error("lembas: the library is empty: lembas library add PATH… adds documents");
     for (const doc of docs) {
       const state = fileState(doc.path, doc.mtime, doc.size);
@@ -118,9 +135,11 @@ function fileState(path: string, mtime: number, size: number): string | null {
 
 const remove = defineCommand({
   meta: { name: "remove", description: "Take files (or every file under a directory) out of the device's library", examples: ["lembas library remove docs/old.md", "lembas library remove docs/"] },
-  args: { path: { type: "positional", many: true, description: "files or directories as they were added" } },
+  args: { path: { type: "positional", many: true, description: "files or directories as they were added" }, ...LOCAL_ARG },
   run({ args }) {
-    const db = createContext().db();
+    const ctx = createContext();
+    const db = ctx.db();
+    deviceLibraryOnly(ctx.config(), db, args.local);
     const docs = listDocuments(db);
     let removed = 0;
     const missing: string[] = [];
@@ -139,45 +158,65 @@ const remove = defineCommand({
 const search = defineCommand({
   meta: {
     name: "search",
-    description: "Search the device's library (the text's meaning and its words): passages with their file and lines",
+    description: "Search the library the agent uses: the device's (the text's meaning and its words: passages with their file and lines), or the account's when it is the one used",
     examples: ['lembas library search "how are tokens refreshed"', "lembas library search retry policy --limit 3 --json"],
   },
   args: {
     query: { type: "positional", rest: true, description: "what to look for" },
     limit: { type: "string", default: String(DEFAULT_LIMIT), valueHint: "N", description: `how many passages (1–${MAX_LIMIT})` },
-    json: { type: "boolean", description: "one JSON object: {passages: [{path, startLine, endLine, score, text}]}" },
+    json: { type: "boolean", description: "one JSON object: {passages: [{path, startLine, endLine, score, text, citation?}]}" },
+    ...LOCAL_ARG,
   },
   async run({ args }) {
     const limit = Number(args.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UserError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, not ${args.limit}`, 2);
     const ctx = createContext();
     const config = ctx.config();
-    noteNotLocal(config.library);
-    const reporter = terminalReporter();
-    const library = localLibrary(config, ctx.db(), process.env, reporter);
-    if (!library.available()) throw new UserError("the library is empty: lembas library add PATH… adds documents", 1);
-    let passages;
-    try {
-      passages = await library.search(args.query, limit, AbortSignal.timeout(600_000));
-    } catch (error) {
-      reporter.done();
-      throw new UserError(error instanceof Error ? error.message : String(error), 1);
-    }
-    reporter.done();
+    const selection: LibrarySelection = args.local ? { choice: "local" } : selectLibrary(config, ctx.db());
+    const passages = selection.choice === "lembas" ? await searchAccount(selection, args.query, limit) : await searchDevice(config, ctx.db(), args.query, limit);
     if (args.json) return void console.log(JSON.stringify({ passages }));
     if (passages.length === 0) return void console.error("lembas: nothing found");
     for (const p of passages) {
-      console.log(`${withoutControls(p.path)}:${p.startLine}-${p.endLine}  (score ${p.score.toFixed(4)})`);
+      const source = p.citation ?? `${p.path}:${p.startLine}-${p.endLine}`;
+      console.log(`${withoutControls(source)}  (score ${p.score.toFixed(4)})`);
       console.log(withoutControls(p.text).replace(/^/gm, "  "));
       console.log("");
     }
   },
 });
 
+async function searchDevice(config: Config, db: Db, query: string, limit: number): Promise<Passage[]> {
+  const reporter = terminalReporter();
+  const library = localLibrary(config, db, process.env, reporter);
+  if (!library.available()) throw new UserError("the library is empty: lembas library add PATH… adds documents", 1);
+  try {
+    return await library.search(query, limit, AbortSignal.timeout(600_000));
+  } catch (error) {
+    throw new UserError(error instanceof Error ? error.message : String(error), 1);
+  } finally {
+    reporter.done();
+  }
+}
+
+/** The account's library, said on stderr (which login's), or the sentence why it cannot be searched. */
+async function searchAccount(selection: Extract<LibrarySelection, { choice: "lembas" }>, query: string, limit: number): Promise<Passage[]> {
+  if (!selection.login) throw new UserError(selection.problem, 1);
+  if (selection.note) console.error(`lembas: ${selection.note}`);
+  const library = new AccountLibrary(selection.login);
+  console.error(`lembas: searching the account's library on ${library.where} (--local searches the device's)`);
+  try {
+    return await library.search(query, limit, AbortSignal.timeout(60_000));
+  } catch (error) {
+    throw new UserError(error instanceof Error ? error.message : String(error), 1);
+  } finally {
+    await library.stop();
+  }
+}
+
 export default defineCommand({
   meta: {
     name: "library",
-    description: "The device's library: documents the agent can search (add, list, remove, search)",
+    description: "The library: documents the agent can search (add, list, remove, search); the account's is managed in the web UI",
     examples: ["lembas library add docs/", 'lembas library search "retry policy"'],
   },
   subCommands: { add, list, remove, search },

@@ -9,6 +9,7 @@ import { Engine } from "../engine/engine.ts";
 import { localPorts } from "../model/local-ports.ts";
 import { personalSource } from "../account/personal-source.ts";
 import { libraryBackend } from "../library/open.ts";
+import { refreshAccountLibrary } from "../library/account-check.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
 export function createEngine(
@@ -31,6 +32,8 @@ export function createEngine(
   const library = libraryBackend(config, db, process.env);
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
   const reads = new AbortController();
+  // Whether each login's token has the account's library, checked again when the kept answer is a day old: for the next session.
+  if (config.library !== "local") void refreshAccountLibrary(db, listLogins(db), { signal: reads.signal });
   const personal = personalSource(db, config, () => listLogins(db), { signal: reads.signal });
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.

@@ -204,6 +204,7 @@ export class Engine {
     await jobsEnded();
     forgetAllProjectFiles();
     await listings?.catch(() => {});
+    await this.deps.library?.stop?.().catch(() => {});
     for (const id of this.sessions.keys()) {
       try {
         releaseHold(this.deps.db, id);

@@ -1,9 +1,13 @@
-/** A passage the library found: where it is (a file and its lines), its text, and how well it matched. */
-export type Passage = { path: string; startLine: number; endLine: number; text: string; score: number };
+/**
+ * A passage the library found: where it is (a file and its lines), its text, and how well it
+ * matched. `citation`: how a passage that is no file of this device (the account's library) is
+ * cited, as the instance names its source (title, URL, path).
+ */
+export type Passage = { path: string; startLine: number; endLine: number; text: string; score: number; citation?: string };
 
 /**
- * What the model's `library` tool reaches: the device's own library (local.ts) now, the account's
- * (the instance's /mcp library tools) later. Tools get it through ToolContext, never the store.
+ * What the model's `library` tool reaches: the device's own library (local.ts), or the account's
+ * (account.ts: the instance's /mcp library tool). Tools get it through ToolContext, never the store.
  */
 export interface LibraryBackend {
   /** "local" | "lembas": whose library it is, for what a result says. */
@@ -12,4 +16,6 @@ export interface LibraryBackend {
   available(): boolean;
   /** The passages best matching the query, best first; throws an Error whose message is the sentence. */
   search(query: string, limit: number, signal: AbortSignal): Promise<Passage[]>;
+  /** Lets go of what searching holds (the account's: its /mcp connection); the engine's stop calls it. */
+  stop?(): Promise<void>;
 }

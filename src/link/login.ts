@@ -8,6 +8,7 @@ import { listModels } from "../model/models.ts";
 import type { Db } from "../store/db.ts";
 import { type Login, listLogins, saveLogin } from "../store/logins.ts";
 import { discover, normalizeUrl } from "./discovery.ts";
+import { refreshAccountLibrary } from "../library/account-check.ts";
 
 /** `replaced` is the login this one took the place of (the same instance URL), as it was. */
 export type LoginResult = { login: Login; chatModels: string[]; embedding: string | null; notes: string[]; replaced: Login | null };
@@ -15,7 +16,8 @@ export type LoginResult = { login: Login; chatModels: string[]; embedding: strin
 /**
  * Logs in to an instance: discovery (protocol 1 or 2), the token checked against /api/v1/instance,
  * the login kept in the store (a known URL keeps its name and place), and the instance's models
- * read: its first embedding model becomes config.yaml's `embedding:` when none is set.
+ * read: its first embedding model becomes config.yaml's `embedding:` when none is set. Whether the
+ * token has the account's library is found and kept (account-check.ts).
  */
 export async function login(input: {
   url: string;
@@ -39,6 +41,8 @@ export async function login(input: {
   const replaced = existing ?? null;
 
   const notes: string[] = [];
+  const [library] = await refreshAccountLibrary(input.db, [saved], { fresh: true });
+  if (library && "found" in library.check && library.check.found.library) notes.push(libraryNote(input.config));
   const models = await listModels(endpointFromLogin(saved), { timeoutMs: 10_000 });
   if (!models.ok) {
     notes.push(`could not list the instance's models: ${models.error.message}`);
@@ -53,6 +57,11 @@ export async function login(input: {
     notes.push(`embedding: ${embedding} (set in config.yaml)`);
   }
   return { login: saved, chatModels, embedding, notes, replaced };
+}
+
+function libraryNote(config: Config): string {
+  if (config.library === "local") return "the token has the account's library; config.yaml's library: local keeps the device's";
+  return "the token has the account's library: the agent searches it when this is the one login that has it (lembas doctor says)";
 }
 
 /** What a login did, a line each, as `lembas login` and the terminal's /login say it. */

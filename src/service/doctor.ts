@@ -21,6 +21,7 @@ import { findSandbox } from "../tools/sandbox.ts";
 import { type StatusReading, readServiceStatus } from "./control.ts";
 import { checkKeyVariables } from "./doctor-keys.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
+import { checkLibrary } from "./doctor-library.ts";
 import { checkAccounts } from "./doctor-account.ts";
 
 /** One finding: fine, or a problem with what to do about it. */
@@ -65,6 +66,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     store.finding,
     ...models,
     ...mcp,
+    ...(config.value ? checkLibrary(config.value, paths.dbFile) : []),
     ...checkLinks(store.logins, reading),
     ...accounts,
     checkService(store.logins, reading),

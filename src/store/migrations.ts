@@ -260,6 +260,19 @@ CREATE TABLE personalization (
 );
 `,
   },
+  {
+    // Whether each login's token reaches the account's library (its scopes, else its /mcp's tools),
+    // so that a session knows which library it uses without asking the network.
+    version: 12,
+    sql: `
+CREATE TABLE instance_library (
+  url        TEXT PRIMARY KEY,
+  library    INTEGER NOT NULL,
+  how        TEXT NOT NULL,
+  checked_at INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -34,11 +34,14 @@ export const libraryTool = defineTool({
     }
     if (passages.length === 0) return ok(`Nothing in the library matches ${JSON.stringify(input.query)}.`, { meta: { count: 0 } });
     const blocks = passages.map((p, i) => `[${i + 1}] ${cite(p, ctx.root)} (score ${p.score.toFixed(3)})\n${p.text}`);
-    const hint = "Sources are path:lines; read a file with read (offset = the first line) for more around a passage.";
+    const hint = ctx.library.kind === "lembas"
+      ? "Sources are the documents of the person's account, as its instance names them."
+      : "Sources are path:lines; read a file with read (offset = the first line) for more around a passage.";
     return ok(`${blocks.join("\n\n")}\n\n${hint}`, { meta: { count: passages.length, sources: passages.map((p) => cite(p, ctx.root)) } });
   },
 });
 
 function cite(p: Passage, root: string): string {
+  if (p.citation !== undefined) return p.citation;
   return `${displayPath(p.path, root)}:${p.startLine}-${p.endLine}`;
 }

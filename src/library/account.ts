@@ -1,0 +1,68 @@
+import type { McpConnection } from "../mcp/connection.ts";
+import type { Login } from "../store/logins.ts";
+import { connectInstance } from "./account-check.ts";
+import { libraryArguments, libraryTool, passagesOf } from "./account-contract.ts";
+import type { LibraryBackend, Passage } from "./backend.ts";
+
+export type AccountLibraryOptions = {
+  /** How long the instance's /mcp has to answer its tool list (default 10 s). */
+  startMs?: number;
+  /** How long one search may take (default 30 s). */
+  callMs?: number;
+};
+
+/**
+ * The account's library: the login's instance's /mcp library tool (account-contract.ts), over
+ * streamable HTTP with the device token (a secret header, never logged). The connection is made at
+ * the first search and kept for the next ones; one that failed is made again at the next search;
+ * stop() lets it go. Every fault is an Error whose message is the sentence the tool answers with.
+ */
+export class AccountLibrary implements LibraryBackend {
+  readonly kind = "lembas";
+  private connection: Promise<McpConnection> | null = null;
+
+  constructor(
+    readonly login: Pick<Login, "name" | "url" | "token">,
+    private readonly options: AccountLibraryOptions = {},
+  ) {}
+
+  /** Decided when it was made (the store's copy said the token has the library): never the network. */
+  available(): boolean {
+    return true;
+  }
+
+  get where(): string {
+    return `${this.login.name} (${this.login.url})`;
+  }
+
+  async search(query: string, limit: number, signal: AbortSignal): Promise<Passage[]> {
+    this.connection ??= connectInstance(this.login, { startMs: this.options.startMs ?? 10_000, callMs: this.options.callMs ?? 30_000 }, signal);
+    const pending = this.connection;
+    const connection = await this.reached(pending);
+    const call = libraryTool(connection.tools);
+    if (!call) throw new Error(`the instance ${this.where} lists no library tool on its /mcp`);
+    const result = await connection.call(call.name, libraryArguments(call, query, limit), { signal, vision: false });
+    if (connection.state === "down" && this.connection === pending) {
+      // Down for good: the next search connects again.
+      this.connection = null;
+      void connection.stop();
+    }
+    if (result.isError) throw new Error(`the account's library on ${this.where} failed: ${result.output}`);
+    return passagesOf({ text: result.output, structured: result.meta?.structuredContent }, this.login.name).slice(0, limit);
+  }
+
+  async stop(): Promise<void> {
+    const connection = this.connection;
+    this.connection = null;
+    await connection?.then((c) => c.stop(), () => undefined);
+  }
+
+  private async reached(pending: Promise<McpConnection>): Promise<McpConnection> {
+    try {
+      return await pending;
+    } catch (error) {
+      if (this.connection === pending) this.connection = null;
+      throw new Error(`the account's library on ${this.where} could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
