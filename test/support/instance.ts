@@ -222,6 +222,8 @@ export interface InstanceOptions {
    * instance's (401 otherwise, as its other endpoints answer); without it, `/mcp` is 404.
    */
   mcp?: (request: Request) => Response | Promise<Response>;
+  /** The device token's scopes, as `/api/v1/instance` lists them (`token.scopes`); without it, it lists none. */
+  tokenScopes?: string[];
 }
 
 /**
@@ -683,7 +685,8 @@ class SimulatedInstance implements Instance {
     });
     app.get("/api/v1/instance", (c) => {
       if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
-      return c.json({ name: this.name, version: this.opts.version ?? "0.0.0-test" });
+      const scopes = this.opts.tokenScopes;
+      return c.json({ name: this.name, version: this.opts.version ?? "0.0.0-test", ...(scopes ? { token: { scopes } } : {}) });
     });
     app.get("/v1/usage", async (c) => {
       if (!this.authorized(c.req.header("authorization"))) return c.json(unauthorized, 401);
