@@ -7,6 +7,7 @@ import { listLogins, setLoginProviders } from "../store/logins.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "../engine/engine.ts";
 import { localPorts } from "../model/local-ports.ts";
+import { mcpWiring } from "../mcp/wiring.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
 export function createEngine(
@@ -26,7 +27,7 @@ export function createEngine(
     }
   };
   const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
-  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}) });
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}) });
   return { engine, models };
 }
 

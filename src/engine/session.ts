@@ -15,6 +15,7 @@ import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { sessionPrompt } from "./instructions.ts";
 import { modeNotes } from "./mode-notes.ts";
+import type { SessionMcp } from "./session-mcp.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
 import { lowerMode } from "./permissions.ts";
@@ -94,6 +95,8 @@ const DEFAULT_MAX_STEPS = 100;
  */
 export class Session {
   interaction: Interaction | null = null;
+  /** Its MCP servers (session-mcp.ts), when it has any; stopped as it closes. */
+  mcp: SessionMcp | null = null;
   private running: { turnId: string; abort: AbortController; maxMode: Mode | null } | null = null;
   private inbox: { text: string; id?: string }[] = [];
   private readonly allowed = new Set<string>();
@@ -133,18 +136,10 @@ export class Session {
     });
   }
 
-  get id(): string {
-    return this.row.id;
-  }
-  get root(): string {
-    return this.row.root;
-  }
-  get cwd(): string {
-    return this.row.cwd;
-  }
-  get title(): string {
-    return this.row.title;
-  }
+  get id(): string { return this.row.id; }
+  get root(): string { return this.row.root; }
+  get cwd(): string { return this.row.cwd; }
+  get title(): string { return this.row.title; }
   get mode(): Mode {
     return MODE_OR_EDIT.parse(this.row.mode);
   }
@@ -311,6 +306,7 @@ export class Session {
     this.turns.close(opts);
     this.closing.abort();
     void this.jobs.stopAll();
+    void this.mcp?.stop();
     if (!opts.finish) this.cancel();
   }
 
@@ -495,7 +491,7 @@ export class Session {
     this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = offeredTools(this.deps.tools, model);
+      const tools = offeredTools(this.deps.tools, model, (await this.mcp?.tools(this.interaction ?? nobody(""), signal)) ?? []);
       this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.config, this.deps.paths.configDir);
       const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);

@@ -17,9 +17,11 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
 /**
  * The tools a model is offered: the same in every mode (a mode refuses what it does not allow),
  * so that the tools, which servers render near the prompt's start, stay the same all session.
+ * The session's MCP tools come after the built-ins, in a small window too (they have no brief,
+ * but the person configured their servers for this).
  */
-export function offeredTools(tools: readonly Tool[], model: Pick<ResolvedModel, "contextLength">): Tool[] {
-  return smallWindow(model) ? tools.filter((t) => t.brief !== undefined) : [...tools];
+export function offeredTools(tools: readonly Tool[], model: Pick<ResolvedModel, "contextLength">, mcp: readonly Tool[] = []): Tool[] {
+  return [...(smallWindow(model) ? tools.filter((t) => t.brief !== undefined) : tools), ...mcp];
 }
 
 const full = new WeakMap<Tool, ToolSpec>();
