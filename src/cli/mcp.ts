@@ -1,5 +1,8 @@
 import { defineCommand } from "./command.ts";
 import { projectRoot } from "../engine/engine.ts";
+import { approvalText } from "../engine/session-mcp.ts";
+import { UserError } from "../errors.ts";
+import { approveProjectServers, projectServers } from "../mcp/from-project.ts";
 import { listServers } from "../mcp/listing.ts";
 import { mcpListText } from "../mcp/list-text.ts";
 import { listLogins } from "../store/logins.ts";
@@ -29,7 +32,32 @@ const list = defineCommand({
   },
 });
 
+const approve = defineCommand({
+  meta: {
+    name: "approve",
+    description: "Approve this trusted project's .mcp.json servers as the file reads now (a change to it asks again)",
+    examples: ["lembas mcp approve"],
+  },
+  args: {},
+  run() {
+    const ctx = createContext();
+    const db = ctx.db();
+    const root = projectRoot(process.cwd());
+    const project = projectServers(root, db, process.env);
+    if (project.state === "none") throw new UserError(`there is no .mcp.json in ${root}`, 2);
+    if (project.state === "untrusted") throw new UserError(`${root} is not trusted: lembas trust, then lembas mcp approve`, 2);
+    if (project.state === "invalid") throw new UserError(project.problems.map((p) => p.problem).join("; "), 2);
+    if (project.state === "approved" || !project.needsApproval) {
+      console.log(`${root}/.mcp.json is approved already: ${project.specs.map((s) => s.name).join(", ")}`);
+      return;
+    }
+    console.log(approvalText(project.needsApproval));
+    approveProjectServers(db, root, project.needsApproval.hash);
+    console.log(`approved: sessions in ${root} start ${project.needsApproval.servers.map((s) => s.name).join(", ")}`);
+  },
+});
+
 export default defineCommand({
   meta: { name: "mcp", description: "The MCP servers whose tools sessions are offered", examples: ["lembas mcp list", "lembas config set mcp.git.command uvx"] },
-  subCommands: { list },
+  subCommands: { list, approve },
 });
