@@ -4,6 +4,7 @@ import { approvalText } from "../engine/session-mcp.ts";
 import { UserError } from "../errors.ts";
 import { approveProjectServers, projectServers } from "../mcp/from-project.ts";
 import { listServers } from "../mcp/listing.ts";
+import { toolEnvironment } from "../tools/environment.ts";
 import { mcpListText } from "../mcp/list-text.ts";
 import { listLogins } from "../store/logins.ts";
 import { createContext } from "./context.ts";
@@ -12,23 +13,28 @@ const list = defineCommand({
   meta: {
     name: "list",
     description: "List the MCP servers a session here would use: config.yaml's mcp:, this project's .mcp.json (and whether you approved it), your logins' instances",
-    examples: ["lembas mcp list", "lembas mcp list --probe"],
+    examples: ["lembas mcp list", "lembas mcp list --probe", "lembas mcp list --no-start"],
   },
   args: {
     probe: { type: "boolean", description: "Ask each login's instance now whether it serves /mcp (else what was found within a day)" },
+    "no-start": { type: "boolean", description: "Only what the configuration says: without it each server is started (together, 5 s each at most) to show whether it starts and its tools" },
   },
   async run({ args }) {
     const ctx = createContext();
     const db = ctx.db();
+    const config = ctx.config();
+    const root = projectRoot(process.cwd());
     const listing = await listServers({
-      config: ctx.config(),
+      config,
       db,
-      root: projectRoot(process.cwd()),
+      root,
       logins: listLogins(db),
       vars: process.env,
       instance: { fresh: args.probe === true },
     });
-    for (const line of mcpListText(listing)) console.log(line);
+    // Loaded only to start them: the SDK stays out of a plain list.
+    const inspected = args["no-start"] === true ? undefined : await (await import("../mcp/inspect.ts")).inspectServers(listing, { env: toolEnvironment(config, process.env), cwd: root });
+    for (const line of mcpListText(listing, inspected)) console.log(line);
   },
 });
 
