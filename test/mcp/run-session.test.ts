@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { saveLogin } from "../../src/store/logins.ts";
@@ -7,7 +7,7 @@ import { step } from "../support/engine.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
 import { mcpHttpHandler } from "../support/mcp-server.ts";
 import { type ChatRequest, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, ROOT, runLembas, type Sandbox } from "../support/run.ts";
+import { ENTRY, projectSandbox, ROOT, runLembas, type Sandbox } from "../support/run.ts";
 import { processesTagged } from "./processes.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
@@ -65,12 +65,23 @@ describe("config.yaml's servers in lembas run", () => {
     expect(processesTagged(tag)).toEqual([]);
   }, 40_000);
 
-  test("without servers nothing is offered but the built-ins", async () => {
-    model.push(step({ text: "plain" }));
-    const result = await run(["hi"]);
-    expect(result.code).toBe(0);
+  test("without servers nothing is offered but the built-ins, and no MCP module is loaded; with one, the hub and the SDK are", async () => {
+    const modules = async () => {
+      const list = join(box.dir, "loaded.txt");
+      const preload = join(box.dir, "loaded.ts");
+      writeFileSync(preload, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join("\\n")));\n`);
+      model.push(step({ text: "plain" }));
+      const child = Bun.spawn([process.execPath, "--preload", preload, ENTRY, "run", "hi"], { cwd: box.project, env: box.env, stdout: "pipe", stderr: "pipe" });
+      expect(await child.exited).toBe(0);
+      return readFileSync(list, "utf8").split("\n").filter((m) => m.includes("@modelcontextprotocol") || /src\/mcp\/(hub|session-servers|connection)\.ts$/.test(m));
+    };
+    expect(await modules()).toEqual([]);
     expect(toolNames(model.requests[0]?.body).some((n) => n.startsWith("mcp__"))).toBe(false);
-  });
+    addConfig(`mcp:\n  notes:\n    command: ${process.execPath}\n    args: ${server([])}\n`);
+    const loaded = await modules();
+    expect(loaded.some((m) => m.endsWith("src/mcp/hub.ts"))).toBe(true);
+    expect(loaded.some((m) => m.includes("@modelcontextprotocol"))).toBe(true);
+  }, 30_000);
 });
 
 describe("a trusted project's .mcp.json", () => {
