@@ -35,7 +35,7 @@ export async function checkMcpServers(input: { config: Config; dbFile: string; c
 function serverFinding(server: ListedServer, env: Env, root: string, found: ServerInspection | undefined): Finding {
   const text = `mcp ${server.name} (${server.source}): ${server.what}`;
   if (server.state === "needs-approval") {
-    return { ok: false, text: `${text}, ${server.note}`, todo: `start lembas in ${root} and approve the project's MCP servers` };
+    return { ok: false, text: `${text}, ${server.note}`, todo: `run lembas mcp approve in ${root}, or start lembas there and approve them when asked` };
   }
   if (server.state === "shadowed") return { ok: true, text: `${text} (${server.note})` };
   const transport = server.spec?.transport;

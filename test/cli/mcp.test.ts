@@ -107,7 +107,7 @@ describe("lembas doctor", () => {
       `ok   mcp notes (config): ${process.execPath} ${SERVER}, starts, 13 tools`,
       `fix  mcp shell (config): sh -c true: MCP server "shell" did not start: it exited with code 0 before it answered — fix the server's entry, or run its command by hand to see why`,
       "fix  mcp gone (config): its command no-such-mcp-server is not on PATH — install it, or fix config.yaml's mcp.gone.command",
-      `fix  mcp lint (project): npx, waits for approval of ${join(project, ".mcp.json")} — start lembas in ${project} and approve the project's MCP servers`,
+      `fix  mcp lint (project): npx, waits for approval of ${join(project, ".mcp.json")} — run lembas mcp approve in ${project}, or start lembas there and approve them when asked`,
     ]);
   });
 });

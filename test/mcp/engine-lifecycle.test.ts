@@ -2,6 +2,7 @@ import { afterEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type EngineHarness, engineHarness, ofType, step } from "../support/engine.ts";
 import { ROOT } from "../support/run.ts";
+import { ALL_TOOLS } from "../../src/tools/index.ts";
 import { processesTagged } from "./processes.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
@@ -49,4 +50,23 @@ test("a session's servers start as it is made and stop when it is released, dele
   await until(() => processesTagged(tag).length === 2);
   expect(await h.engine.stop()).toEqual([]);
   expect(processesTagged(tag)).toEqual([]);
+}, 30_000);
+
+test("a model with a small window is offered the MCP tools too, after the built-ins that have a brief", async () => {
+  const tag = `small-${crypto.randomUUID()}`;
+  h = await engineHarness({
+    mcp: true,
+    models: [{ id: "test-model", context_length: 8_192 }],
+    config: { mcp: { notes: { command: process.execPath, args: [SERVER, `--tag=${tag}`] } } },
+  });
+  const session = await h.session();
+  h.model.push(step({ text: "ok" }));
+  await session.prompt({ text: "hi" });
+  const names = (h.model.requests[0]?.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+  const first = names.findIndex((n) => n.startsWith("mcp__"));
+  expect(first).toBeGreaterThan(0);
+  expect(names.slice(first)).toEqual(names.filter((n) => n.startsWith("mcp__")));
+  expect(names).toContain("mcp__notes__echo");
+  // The window is small: built-ins without a brief are left out.
+  expect(first).toBeLessThan(ALL_TOOLS.length);
 }, 30_000);
