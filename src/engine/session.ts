@@ -22,7 +22,7 @@ import { lowerMode } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings, KnownModels } from "./settings.ts";
-import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
+import { cleanTitle, nameSession, provisionalTitle } from "./side-calls.ts";
 import { LoopGuard, runStepCalls } from "./step-calls.ts";
 import { runSubAgent } from "./sub-agent.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
@@ -136,10 +136,18 @@ export class Session {
     });
   }
 
-  get id(): string { return this.row.id; }
-  get root(): string { return this.row.root; }
-  get cwd(): string { return this.row.cwd; }
-  get title(): string { return this.row.title; }
+  get id(): string {
+    return this.row.id;
+  }
+  get root(): string {
+    return this.row.root;
+  }
+  get cwd(): string {
+    return this.row.cwd;
+  }
+  get title(): string {
+    return this.row.title;
+  }
   get mode(): Mode {
     return MODE_OR_EDIT.parse(this.row.mode);
   }
@@ -438,7 +446,9 @@ export class Session {
     this.turns.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: answer.error && answer.stopReason === "end_turn" ? "error" : answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: answer.stopReason });
-    if (firstPrompt && !outcome.error) void this.turns.enqueue(() => this.nameSession(input.display ?? input.text));
+    // A prompt sent meanwhile stops the naming call, as the session's close does.
+    const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
+    if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);
     return answer;
   }
 
@@ -568,17 +578,6 @@ export class Session {
     for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
     const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
     this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
-  }
-
-  /** After the first prompt: a short model call names the session; a prompt sent meanwhile stops it. A failure keeps the provisional title. */
-  private async nameSession(prompt: string): Promise<void> {
-    try {
-      const model = await this.deps.models.resolve(this.row.model);
-      const title = await modelTitle(model, prompt, AbortSignal.any([AbortSignal.timeout(30_000), this.closing.signal, this.turns.nextTurn]));
-      if (title) this.setTitle(title);
-    } catch {
-      // the provisional title stays
-    }
   }
 
   private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel, effort: Effort): ToolContext {
