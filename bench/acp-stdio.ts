@@ -4,7 +4,10 @@
 // The same is measured again for a second session in the same process ("warm"): what the path
 // costs once its code has run, beside what a fresh process pays. And once more with `lembas serve`
 // running ("service"): the stdio process hands its sessions to the service's warm engine over the
-// control socket; goal: its first chunk within 1.5× of the echo agent's.
+// control socket; goal: its first chunk within 1.5× of the echo agent's. Then a session/new with
+// one stdio MCP server (test/support/mcp-server.ts) → first chunk, beside that server's own start
+// (spawn → initialize answered → tools listed, measured directly): what the server adds to the first
+// chunk is its start, and little more.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,13 +15,17 @@ import { build } from "../build.ts";
 import { startModel } from "../test/support/model.ts";
 
 const RUNS = 15;
+const MCP_RUNS = 7;
 const dir = mkdtempSync(join(tmpdir(), "lembas-bench-acp-"));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const round = (n: number) => Math.round(n * 100) / 100;
 
 type Timing = { initialize: number; firstChunk: number; warmChunk: number };
 
-async function measure(cmd: string[], env: Record<string, string>, cwd: string): Promise<Timing> {
+/** The test MCP server as session/new names it, started with the same bun as this bench. */
+const MCP_SERVER = { name: "notes", command: process.execPath, args: [join(import.meta.dir, "../test/support/mcp-server.ts")], env: [] };
+
+async function measure(cmd: string[], env: Record<string, string>, cwd: string, mcpServers: object[] = []): Promise<Timing> {
   const started = performance.now();
   const proc = Bun.spawn(cmd, { env, cwd, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
   const decoder = new TextDecoder();
@@ -48,7 +55,7 @@ async function measure(cmd: string[], env: Record<string, string>, cwd: string):
   /** session/new, then a prompt: the time to its first agent_message_chunk. */
   const turn = async (id: number): Promise<number> => {
     const started = performance.now();
-    send({ jsonrpc: "2.0", id, method: "session/new", params: { cwd, mcpServers: [] } });
+    send({ jsonrpc: "2.0", id, method: "session/new", params: { cwd, mcpServers } });
     let sessionId = "";
     await next((m) => {
       if (m.id !== id) return false;
@@ -67,6 +74,36 @@ async function measure(cmd: string[], env: Record<string, string>, cwd: string):
   proc.stdin.end();
   await proc.exited;
   return { initialize, firstChunk, warmChunk };
+}
+
+/** The test MCP server on its own: spawn → initialize answered → tools/list answered. */
+async function serverStart(): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn([MCP_SERVER.command, ...MCP_SERVER.args], { stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const answer = async (id: number) => {
+    for (;;) {
+      for (const line of buffer.split("\n").slice(0, -1)) if (line && (JSON.parse(line) as { id?: number }).id === id) return;
+      const { done, value } = await reader.read();
+      if (done) throw new Error("the MCP server ended early");
+      buffer += decoder.decode(value, { stream: true });
+    }
+  };
+  const send = (message: object) => {
+    proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    void proc.stdin.flush();
+  };
+  send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } });
+  await answer(1);
+  send({ method: "notifications/initialized" });
+  send({ id: 2, method: "tools/list", params: {} });
+  await answer(2);
+  const took = performance.now() - started;
+  proc.kill();
+  await proc.exited;
+  return took;
 }
 
 try {
@@ -118,7 +155,17 @@ try {
     service.kill("SIGTERM");
     await service.exited;
   }
+  const withServer: Timing[] = [];
+  const serverAlone: number[] = [];
+  await measure([lembas, "serve", "--stdio"], alone, project, [MCP_SERVER]);
+  await serverStart();
+  for (let i = 0; i < MCP_RUNS; i++) {
+    withServer.push(await measure([lembas, "serve", "--stdio"], alone, project, [MCP_SERVER]));
+    serverAlone.push(await serverStart());
+  }
   await model.close();
+  const mf = median(withServer.map((t) => t.firstChunk));
+  const ms = median(serverAlone);
   const oi = median(ours.map((t) => t.initialize));
   const bi = median(base.map((t) => t.initialize));
   const of = median(ours.map((t) => t.firstChunk));
@@ -142,6 +189,10 @@ try {
       service_initialize_ms: round(si),
       service_first_chunk_ms: round(sf),
       service_first_chunk_ratio: round(sf / bf),
+      mcp_runs: MCP_RUNS,
+      mcp_first_chunk_ms: round(mf),
+      mcp_server_start_ms: round(ms),
+      mcp_added_beyond_server_ms: round(mf - of - ms),
       goal: 1.3,
       service_goal: 1.5,
     }),

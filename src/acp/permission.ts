@@ -49,6 +49,8 @@ function cardContent(request: PermissionRequest): { content?: acp.ToolCallConten
     const said = request.description ? `\nThe model describes it as: ${request.description}` : "";
     const text = `${fence}sh\n${request.command.line}\n${fence}\nin ${request.command.cwd}${said}`;
     content.push({ type: "content", content: { type: "text", text } });
+  } else if (request.description) {
+    content.push({ type: "content", content: { type: "text", text: request.description } });
   }
   for (const diff of request.diffs ?? []) content.push({ type: "diff", path: diff.path, oldText: diff.oldText, newText: diff.newText });
   return content.length > 0 ? { content } : {};

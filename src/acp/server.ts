@@ -161,7 +161,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       const meta = NewSessionMeta.safeParse(params._meta);
       if (!meta.success) throw invalid(`_meta: ${meta.error.issues[0]?.path.join(".")}: ${meta.error.issues[0]?.message}`);
       const requested = meta.data ?? {};
-      // The editor's MCP servers (src/mcp/from-editor.ts); a session does not start them yet.
+      // The editor's MCP servers (src/mcp/from-editor.ts), started with the session's others.
       const servers = editorServers(params.mcpServers);
       if (!servers.ok) throw invalid(servers.error);
       if (host.transport === "link" && servers.specs.length > 0) throw invalid(LINK_SERVERS_REFUSAL);
@@ -174,6 +174,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
           mode: lowerMode(requested.mode ?? host.config.mode, host.maxMode),
           maxMode: host.maxMode,
           origin: host.transport,
+          mcpServers: servers.specs,
           ...(model ? { model } : {}),
           ...(requested.effort ? { effort: requested.effort } : {}),
         });

@@ -37,7 +37,7 @@ export class ToolCallFeed {
   event(event: ToolEvent): void {
     switch (event.type) {
       case "tool_call_delta":
-        if (!this.calls.has(event.callId) && event.name) this.announce(event.callId, { title: event.name, kind: kindOf(event.name) });
+        if (!this.calls.has(event.callId) && event.name) this.announce(event.callId, { title: streamingTitle(event.name), kind: kindOf(event.name) });
         return;
       case "tool_start":
         return this.start(event);
@@ -149,6 +149,12 @@ export class ToolCallFeed {
     for (const call of this.calls.values()) if (call.timer) clearTimeout(call.timer);
     this.calls.clear();
   }
+}
+
+/** A call's title while its arguments stream: its name, an MCP tool's as `<server>: <tool>`, as its title will be. */
+function streamingTitle(name: string): string {
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+  return mcp ? `${mcp[1]}: ${mcp[2]}` : name;
 }
 
 function kindOf(name: string): string {

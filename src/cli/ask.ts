@@ -54,6 +54,7 @@ export function approvalText(request: PermissionRequest): string {
     if (request.description) lines.push(`  (the model describes it as: ${visible(request.description)})`);
   } else {
     lines.push(visible(request.title));
+    if (request.description) lines.push(...request.description.split("\n").map((line) => `  ${visible(line)}`));
   }
   for (const diff of request.diffs ?? []) {
     if (diff.oldText === null) lines.push("  (a new file)");

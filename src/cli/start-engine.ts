@@ -10,6 +10,7 @@ import { localPorts } from "../model/local-ports.ts";
 import { personalSource } from "../account/personal-source.ts";
 import { libraryBackend } from "../library/open.ts";
 import { refreshAccountLibrary } from "../library/account-check.ts";
+import { mcpWiring } from "../mcp/wiring.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
 export function createEngine(
@@ -35,7 +36,7 @@ export function createEngine(
   // Whether each login's token has the account's library, checked again when the kept answer is a day old: for the next session.
   if (config.library !== "local") void refreshAccountLibrary(db, listLogins(db), { signal: reads.signal });
   const personal = personalSource(db, config, () => listLogins(db), { signal: reads.signal });
-  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
   return { engine, models, dropReads: () => reads.abort() };
 }

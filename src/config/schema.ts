@@ -110,6 +110,14 @@ export const McpServerConfig = z
   });
 export type McpServerConfig = z.infer<typeof McpServerConfig>;
 
+/** How long an MCP server has (seconds): to start and list its tools, and for one tool call. */
+export const McpTimeouts = z
+  .object({
+    start: z.number().positive().default(10),
+    call: z.number().positive().default(60),
+  })
+  .strict();
+
 export const Config = z
   .object({
     model: z.string().min(1).nullable().default(null),
@@ -125,6 +133,7 @@ export const Config = z
     mcp: z
       .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { message: "an MCP server's name is letters, digits, _ -" }), McpServerConfig)
       .default({}),
+    mcp_timeouts: McpTimeouts.prefault({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     personality: z

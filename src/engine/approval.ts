@@ -2,6 +2,9 @@ import { z } from "zod";
 import type { FileDiff, Tool, ToolContext } from "../tools/tool.ts";
 import type { PermissionRequest } from "./interaction.ts";
 
+/** The one tool whose input is a command line, run by a shell. */
+export const COMMAND_TOOL = "bash";
+
 /** The fields of a command tool's input an approval shows (bash's). */
 const CommandInput = z.looseObject({ command: z.string(), description: z.string().optional() });
 
@@ -12,7 +15,7 @@ export async function whatItDoes(
   ctx: Pick<ToolContext, "root" | "cwd">,
 ): Promise<Pick<PermissionRequest, "command" | "description" | "diffs">> {
   const diffs = await previewOf(tool, input, ctx);
-  const command = tool.permission === "exec" ? CommandInput.safeParse(input) : null;
+  const command = tool.name === COMMAND_TOOL ? CommandInput.safeParse(input) : null;
   if (!command?.success) return diffs.length > 0 ? { diffs } : {};
   const description = command.data.description?.trim();
   return {

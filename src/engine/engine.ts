@@ -18,6 +18,8 @@ import type { PersonalSettings } from "./instructions.ts";
 import { lowerMode } from "./permissions.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../library/backend.ts";
+import { type McpWiring, SessionMcp } from "./session-mcp.ts";
+import type { McpServerSpec } from "../mcp/spec.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
@@ -39,6 +41,8 @@ export type EngineOptions = {
   commandEnv?: Env;
   /** The person's library the `library` tool searches (absent: none configured). */
   library?: LibraryBackend;
+  /** Where sessions' MCP servers come from and what runs them (src/mcp/wiring.ts); none: sessions have none. */
+  mcp?: McpWiring;
 };
 
 export type NewSession = {
@@ -50,6 +54,8 @@ export type NewSession = {
   effort?: Effort;
   origin?: string;
   maxMode?: Mode;
+  /** The editor's MCP servers (session/new's mcpServers), beside config.yaml's, the project's and the instances'. */
+  mcpServers?: readonly McpServerSpec[];
 };
 
 /**
@@ -60,9 +66,11 @@ export class Engine {
   private readonly sessions = new Map<string, Session>();
   private readonly deps: SessionDeps;
   private readonly holder: string;
+  private readonly mcp: McpWiring | null;
 
   constructor(options: EngineOptions) {
     this.holder = options.holder ?? "lembas";
+    this.mcp = options.mcp ?? null;
     // The holds of this process's sessions stay fresh while it runs (it never keeps the process up).
     setInterval(() => {
       try {
@@ -132,7 +140,7 @@ export class Engine {
       origin: input.origin ?? "terminal",
     });
     claimSession(this.deps.db, row.id, this.holder, { recover: false });
-    return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode, []));
+    return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode, []), input.mcpServers ?? []);
   }
 
   /**
@@ -169,6 +177,7 @@ export class Engine {
       // Its running turn stops and the waiting ones never run: nothing is done for a deleted chat.
       session.close({ deleted: true });
       await session.idle();
+      await session.mcp?.stop();
       this.sessions.delete(id);
     }
     releaseHold(this.deps.db, id);
@@ -201,7 +210,7 @@ export class Engine {
       if (end.status === "rejected") problems.add(`session ${sessions[i]?.id} did not end cleanly: ${this.sentence(end.reason)}`);
     });
     // The sessions' background jobs were told to stop as they closed: they get their grace period.
-    await jobsEnded();
+    await Promise.all([jobsEnded(), ...sessions.map((s) => s.mcp?.stop())]);
     forgetAllProjectFiles();
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
@@ -229,6 +238,7 @@ export class Engine {
     if (!session) return;
     session.close(opts);
     await session.idle();
+    await session.mcp?.stop();
     this.sessions.delete(id);
     releaseHold(this.deps.db, id);
   }
@@ -251,10 +261,22 @@ export class Engine {
     }
   }
 
-  private track(session: Session): Session {
+  private track(session: Session, editorServers: readonly McpServerSpec[] = []): Session {
     this.sessions.set(session.id, session);
     session.bus.emit(session.info());
+    this.startMcp(session, editorServers);
     return session;
+  }
+
+  /** Starts the session's MCP servers, if it has any, without waiting for them (its first step does). */
+  private startMcp(session: Session, editor: readonly McpServerSpec[]): void {
+    const gathering = this.mcp?.gather({ root: session.root, cwd: session.cwd }, editor);
+    if (!this.mcp || !gathering) return;
+    session.mcp = new SessionMcp(gathering, {
+      sessionId: session.id,
+      wiring: this.mcp,
+      hubOptions: { env: this.deps.commands.env, cwd: session.cwd, onNotice: (message) => session.notice(message) },
+    });
   }
 }
 

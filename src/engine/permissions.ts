@@ -73,6 +73,8 @@ export type Check = {
   hosts?: string[];
   /** Keys the person allowed for this session. */
   allowed: ReadonlySet<string>;
+  /** The tool's own key for "allow for this session" (an MCP tool's name), instead of a command's. */
+  allowKey?: string;
 };
 
 /** Decides whether a tool call runs, asks, or is refused. */
@@ -101,13 +103,14 @@ export function decide(check: Check): Decision {
     };
   }
   if (base === "allow") {
-    const concern = check.permission === "exec" ? plainConcern(check.command ?? "", commandPlace(check)) : null;
+    const concern = check.permission === "exec" && check.command !== undefined ? plainConcern(check.command, commandPlace(check)) : null;
     // A protected path or a write outside the project asks in every mode, a command's too.
     if (concern) return { action: "ask", reason: concern, always: null };
     return { action: "allow", reason: `${check.mode} mode`, always: null };
   }
   const asking = `${check.mode} mode asks before ${describe(check.permission)}`;
   if (check.permission === "write") return byKeys(check, [WRITE_KEY], "file changes in the project, for this session", asking);
+  if (check.allowKey !== undefined) return byKeys(check, [`tool:${check.allowKey}`], `${check.allowKey} calls, for this session`, asking);
   if (check.permission !== "exec") return { action: "ask", reason: asking, always: null };
   const judged = commandKeys(check.command ?? "", commandPlace(check));
   if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };

@@ -15,13 +15,14 @@ import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { type PersonalSettings, sessionPrompt } from "./instructions.ts";
 import { modeNotes } from "./mode-notes.ts";
+import type { SessionMcp } from "./session-mcp.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
 import { lowerMode } from "./permissions.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings, KnownModels } from "./settings.ts";
-import { cleanTitle, modelTitle, provisionalTitle } from "./side-calls.ts";
+import { cleanTitle, nameSession, provisionalTitle } from "./side-calls.ts";
 import { LoopGuard, runStepCalls } from "./step-calls.ts";
 import { runSubAgent } from "./sub-agent.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
@@ -96,6 +97,8 @@ const DEFAULT_MAX_STEPS = 100;
  */
 export class Session {
   interaction: Interaction | null = null;
+  /** Its MCP servers (session-mcp.ts), when it has any; stopped as it closes. */
+  mcp: SessionMcp | null = null;
   private running: { turnId: string; abort: AbortController; maxMode: Mode | null } | null = null;
   private inbox: { text: string; id?: string }[] = [];
   private readonly allowed = new Set<string>();
@@ -310,6 +313,7 @@ export class Session {
     this.turns.close(opts);
     this.closing.abort();
     void this.jobs.stopAll();
+    void this.mcp?.stop();
     if (!opts.finish) this.cancel();
   }
 
@@ -441,7 +445,9 @@ export class Session {
     this.turns.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: answer.error && answer.stopReason === "end_turn" ? "error" : answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: answer.stopReason });
-    if (firstPrompt && !outcome.error) void this.turns.enqueue(() => this.nameSession(input.display ?? input.text));
+    // A prompt sent meanwhile stops the naming call, as the session's close does.
+    const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
+    if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);
     return answer;
   }
 
@@ -493,7 +499,7 @@ export class Session {
     this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = offeredTools(this.deps.tools, model, this.deps.library);
+      const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal)) ?? []);
       this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.personal?.() ?? this.deps.config, this.deps.paths.configDir);
       const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
@@ -570,17 +576,6 @@ export class Session {
     for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
     const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
     this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
-  }
-
-  /** After the first prompt: a short model call names the session; a prompt sent meanwhile stops it. A failure keeps the provisional title. */
-  private async nameSession(prompt: string): Promise<void> {
-    try {
-      const model = await this.deps.models.resolve(this.row.model);
-      const title = await modelTitle(model, prompt, AbortSignal.any([AbortSignal.timeout(30_000), this.closing.signal, this.turns.nextTurn]));
-      if (title) this.setTitle(title);
-    } catch {
-      // the provisional title stays
-    }
   }
 
   private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel, effort: Effort): ToolContext {

@@ -3,7 +3,7 @@ import { UserError } from "../errors.ts";
 import { streamChat } from "../model/client.ts";
 import type { ChatMessage } from "../model/request.ts";
 import { toChatMessages } from "./history.ts";
-import type { ResolvedModel } from "../model/resolved.ts";
+import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
 import type { StoredMessage } from "./records.ts";
 
 // The model calls a session makes beside its turns: a title after the first prompt, and a summary
@@ -41,6 +41,17 @@ export async function modelTitle(model: ResolvedModel, prompt: string, signal: A
   );
   const title = cleanTitle(withoutControls(text).replace(/^["'#\s]+|["'\s.]+$/g, "").split("\n")[0] ?? "");
   return title ? title.slice(0, 80) : null;
+}
+
+/** After a session's first prompt: a short model call names it (stopped by `stop`); a failure keeps the provisional title. */
+export async function nameSession(models: ModelSource, ref: string | null, prompt: string, stop: AbortSignal, setTitle: (title: string) => void): Promise<void> {
+  try {
+    const model = await models.resolve(ref);
+    const title = await modelTitle(model, prompt, AbortSignal.any([AbortSignal.timeout(30_000), stop]));
+    if (title) setTitle(title);
+  } catch {
+    // the provisional title stays
+  }
 }
 
 /** The model's summary of the conversation so far (over the summary before it, if any). */

@@ -6,7 +6,7 @@ import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
-import { whatItDoes } from "./approval.ts";
+import { COMMAND_TOOL, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
@@ -70,7 +70,8 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
   // A path is judged as written and as it really is: a symlink inside the project may point out of
   // it, or at a protected file.
   const judged = [...new Set(paths.flatMap((p) => [p, realPath(p)]))];
-  const command = typeof (input.data as { command?: unknown }).command === "string" ? (input.data as { command: string }).command : undefined;
+  // Only bash's input is a command line: another tool's `command` argument (an MCP tool's) is not one.
+  const command = tool.name === COMMAND_TOOL && typeof (input.data as { command?: unknown }).command === "string" ? (input.data as { command: string }).command : undefined;
   const decision = decide({
     mode: deps.mode,
     permission: tool.permission,
@@ -82,6 +83,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,
+    ...(tool.allowKey !== undefined ? { allowKey: tool.allowKey } : {}),
   });
   return { call, tool, input: input.data, ctx, paths, title: safeTitle(tool, input.data, ctx), command, decision };
 }

@@ -17,13 +17,20 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
 /**
  * The tools a model is offered: the same in every mode (a mode refuses what it does not allow),
  * so that the tools, which servers render near the prompt's start, stay the same all session
- * (but for `library`, which comes when the first document is added).
+ * (but for `library`, which comes when the first document is added). The session's MCP tools come
+ * after the built-ins, in a small window too (they have no brief, but the person configured their
+ * servers for this).
  */
-export function offeredTools(tools: readonly Tool[], model: Pick<ResolvedModel, "contextLength">, library?: { available(): boolean }): Tool[] {
+export function offeredTools(
+  tools: readonly Tool[],
+  model: Pick<ResolvedModel, "contextLength">,
+  library?: { available(): boolean },
+  mcp: readonly Tool[] = [],
+): Tool[] {
   const small = smallWindow(model);
   // `library` only when a library is configured and holds something.
   const searchable = library?.available() === true;
-  return tools.filter((t) => (!small || t.brief !== undefined) && (t.name !== "library" || searchable));
+  return [...tools.filter((t) => (!small || t.brief !== undefined) && (t.name !== "library" || searchable)), ...mcp];
 }
 
 const full = new WeakMap<Tool, ToolSpec>();

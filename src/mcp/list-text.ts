@@ -19,7 +19,7 @@ export function mcpListText(listing: McpListing, inspected?: ReadonlyMap<string,
     const head = `${server.name.padEnd(nameWidth)}  ${server.source.padEnd(sourceWidth)}  ${server.what}`;
     const state = server.note;
     const found = server.spec ? inspected?.get(server.name) : undefined;
-    const started = found ? (found.starts ? `starts, ${found.tools.length} tools${found.tools.length > 0 ? `: ${found.tools.join(", ")}` : ""}` : `does not start: ${found.error}`) : null;
+    const started = found ? (found.starts ? `starts, ${found.tools.length} tools${found.tools.length > 0 ? `: ${found.tools.join(", ")}` : ""}` : found.error) : null;
     lines.push([head, state, started].filter((part) => part !== null).join("  — "));
   }
   for (const problem of listing.problems) lines.push(`! ${problem.name}: ${problem.problem}`);

@@ -29,6 +29,7 @@ export function mcpTool(name: string, server: string, definition: McpToolDefinit
     schema: made,
     permission: (readOnly ? "read" : "exec") satisfies PermissionClass,
     kind: kindOf(definition),
+    allowKey: name,
     title: (input) => `${server}: ${definition.name}${argsView(input)}`,
     execute: (input, ctx) => call(input, ctx),
   };

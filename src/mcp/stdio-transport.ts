@@ -92,7 +92,9 @@ export class StdioTransport implements Transport {
   /** Stops the server: SIGTERM to its process group, SIGKILL after a grace; resolves once it has exited. */
   async close(): Promise<void> {
     const proc = this.proc;
-    if (!proc || this.closing) return;
+    if (!proc) return;
+    // A second close (the SDK's client closes its transport, then the connection does) waits for the same exit.
+    if (this.closing) return void (await proc.exited);
     this.closing = true;
     try {
       proc.stdin.end();

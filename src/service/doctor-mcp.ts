@@ -5,6 +5,9 @@ import { projectRoot } from "../engine/engine.ts";
 import { listServers, type ListedServer } from "../mcp/listing.ts";
 import { openDb } from "../store/db.ts";
 import type { Login } from "../store/logins.ts";
+import { inspectServers } from "../mcp/inspect.ts";
+import type { ServerInspection } from "../mcp/list-text.ts";
+import { toolEnvironment } from "../tools/environment.ts";
 import type { Finding } from "./doctor.ts";
 
 /**
@@ -18,9 +21,10 @@ export async function checkMcpServers(input: { config: Config; dbFile: string; c
   const db = existsSync(input.dbFile) ? openDb(input.dbFile) : openDb(":memory:");
   try {
     const listing = await listServers({ config: input.config, db, root, logins: existsSync(input.dbFile) ? input.logins : [], vars: input.env });
+    const inspected = await inspectServers(listing, { env: toolEnvironment(input.config, input.env), cwd: root });
     const findings: Finding[] = [];
     if (listing.project.state === "untrusted") findings.push({ ok: true, text: `mcp: ${root}/.mcp.json is ignored, the project is not trusted` });
-    for (const server of listing.servers) findings.push(serverFinding(server, input.env, root));
+    for (const server of listing.servers) findings.push(serverFinding(server, input.env, root, inspected.get(server.name)));
     for (const problem of listing.problems) findings.push({ ok: false, text: `mcp ${problem.name}: ${problem.problem}`, todo: "fix it where the server is named (config.yaml's mcp: or the project's .mcp.json)" });
     return findings;
   } finally {
@@ -28,10 +32,10 @@ export async function checkMcpServers(input: { config: Config; dbFile: string; c
   }
 }
 
-function serverFinding(server: ListedServer, env: Env, root: string): Finding {
+function serverFinding(server: ListedServer, env: Env, root: string, found: ServerInspection | undefined): Finding {
   const text = `mcp ${server.name} (${server.source}): ${server.what}`;
   if (server.state === "needs-approval") {
-    return { ok: false, text: `${text}, ${server.note}`, todo: `start lembas in ${root} and approve the project's MCP servers` };
+    return { ok: false, text: `${text}, ${server.note}`, todo: `run lembas mcp approve in ${root}, or start lembas there and approve them when asked` };
   }
   if (server.state === "shadowed") return { ok: true, text: `${text} (${server.note})` };
   const transport = server.spec?.transport;
@@ -39,5 +43,7 @@ function serverFinding(server: ListedServer, env: Env, root: string): Finding {
     const where = server.source === "config" ? `config.yaml's mcp.${server.name}.command` : server.source === "project" ? "the project's .mcp.json" : "the server's entry";
     return { ok: false, text: `mcp ${server.name} (${server.source}): its command ${transport.command} is not on PATH`, todo: `install it, or fix ${where}` };
   }
+  if (found && !found.starts) return { ok: false, text: `${text}: ${found.error}`, todo: "fix the server's entry, or run its command by hand to see why" };
+  if (found) return { ok: true, text: `${text}, starts, ${found.tools.length} tools` };
   return { ok: true, text };
 }

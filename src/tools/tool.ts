@@ -128,6 +128,8 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   paths?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string[];
   /** The hosts the call reaches (fetch): one not yet allowed in the session asks. */
   hosts?(input: z.infer<S>): string[];
+  /** What "allow for this session" keeps for a call of this tool that is not a command line (an MCP tool's: its name). */
+  allowKey?: string;
   /** How the model sees what was left out of a result too long to send whole ("read on with offset"). */
   more?: string;
   /** The files the call would change, before and after, for the person approving it. Only reads. */

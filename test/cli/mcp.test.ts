@@ -7,8 +7,11 @@ import { saveLogin } from "../../src/store/logins.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { type Device, startDevice } from "../support/device.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
+import { mcpHttpHandler } from "../support/mcp-server.ts";
 import { rpcError } from "../support/rpc.ts";
-import { runLembas, type Sandbox, sandbox } from "../support/run.ts";
+import { ROOT, runLembas, type Sandbox, sandbox } from "../support/run.ts";
+
+const SERVER = join(ROOT, "test/support/mcp-server.ts");
 
 const TOKEN = "device-token-never-shown";
 
@@ -45,7 +48,7 @@ describe("lembas config set mcp.NAME…", () => {
     expect(Bun.YAML.parse(readFileSync(join(box.configDir, "config.yaml"), "utf8"))).toEqual({
       mcp: { git: { command: "uvx", args: ["mcp-server-git", "--repository", "my repo"] }, docs: { url: "https://docs.example/mcp" } },
     });
-    const list = await lembas(["mcp", "list"]);
+    const list = await lembas(["mcp", "list", "--no-start"]);
     expect(list).toMatchObject({ code: 0, stderr: "" });
     expect(list.stdout).toBe("git   config  uvx mcp-server-git --repository 'my repo'\ndocs  config  https://docs.example/mcp\n");
   });
@@ -71,17 +74,19 @@ describe("lembas mcp list", () => {
     expect((await lembas(["trust"])).code).toBe(0);
     expect((await lembas(["mcp", "list"])).stdout).toBe(`lint  project  npx lint-mcp  — waits for approval of ${join(project, ".mcp.json")}\n`);
     withDb((db) => approveProjectServers(db, project, projectServers(project, db, {}).needsApproval?.hash ?? ""));
-    expect((await lembas(["mcp", "list"])).stdout).toBe("lint  project  npx lint-mcp  — approved\n");
+    expect((await lembas(["mcp", "list", "--no-start"])).stdout).toBe("lint  project  npx lint-mcp  — approved\n");
   });
 
   test("a login whose instance serves /mcp is listed, and its token is in no output", async () => {
-    instance = await startInstance({ token: TOKEN, mcp: () => Response.json({ jsonrpc: "2.0", id: 1, result: {} }) });
+    instance = await startInstance({ token: TOKEN, mcp: mcpHttpHandler({ token: TOKEN }) });
     const url = instance.url;
     withDb((db) => saveLogin(db, { name: "example", url, token: TOKEN, protocols: [1, 2] }));
+    expect((await lembas(["mcp", "list", "--no-start"])).stdout).toBe(`example  instance  ${url}/mcp\n`);
+    // Started: whether it starts, and its tools.
     const list = await lembas(["mcp", "list"]);
-    expect(list.stdout).toBe(`example  instance  ${url}/mcp\n`);
+    expect(list.stdout).toStartWith(`example  instance  ${url}/mcp  — starts, 11 tools: echo, read_note, lookup, hang,`);
     const doctor = await lembas(["doctor"]);
-    expect(doctor.stdout).toContain(`ok   mcp example (instance): ${url}/mcp\n`);
+    expect(doctor.stdout).toContain(`ok   mcp example (instance): ${url}/mcp, starts, 11 tools\n`);
     for (const text of [list.stdout, list.stderr, doctor.stdout, doctor.stderr]) expect(text).not.toContain(TOKEN);
   });
 });
@@ -89,16 +94,20 @@ describe("lembas mcp list", () => {
 describe("lembas doctor", () => {
   test("lists each server; a command not on PATH and servers waiting for approval are fix lines", async () => {
     mkdirSync(box.configDir, { recursive: true });
-    writeFileSync(join(box.configDir, "config.yaml"), "mcp:\n  shell:\n    command: sh\n    args: [-c, 'true']\n  gone:\n    command: no-such-mcp-server\n");
+    writeFileSync(
+      join(box.configDir, "config.yaml"),
+      `mcp:\n  notes:\n    command: ${process.execPath}\n    args: [${SERVER}]\n  shell:\n    command: sh\n    args: [-c, 'true']\n  gone:\n    command: no-such-mcp-server\n`,
+    );
     writeMcp({ lint: { command: "npx" } });
     expect((await lembas(["trust"])).code).toBe(0);
     const doctor = await lembas(["doctor"]);
     expect(doctor.code).toBe(1);
     const lines = doctor.stdout.split("\n").filter((l) => l.includes(" mcp "));
     expect(lines).toEqual([
-      "ok   mcp shell (config): sh -c true",
+      `ok   mcp notes (config): ${process.execPath} ${SERVER}, starts, 13 tools`,
+      `fix  mcp shell (config): sh -c true: MCP server "shell" did not start: it exited with code 0 before it answered — fix the server's entry, or run its command by hand to see why`,
       "fix  mcp gone (config): its command no-such-mcp-server is not on PATH — install it, or fix config.yaml's mcp.gone.command",
-      `fix  mcp lint (project): npx, waits for approval of ${join(project, ".mcp.json")} — start lembas in ${project} and approve the project's MCP servers`,
+      `fix  mcp lint (project): npx, waits for approval of ${join(project, ".mcp.json")} — run lembas mcp approve in ${project}, or start lembas there and approve them when asked`,
     ]);
   });
 });

@@ -129,13 +129,14 @@ describe("the account's library", () => {
     expect((await localNotes()).code).toBe(0);
     const { end } = await libraryTurn();
     expect(end?.output).toContain("[1] notes.md:");
+    // The session starts the instance's /mcp as one of its MCP servers all the same; its library tool is not called.
     expect(library.calls).toHaveLength(0);
-    expect(library.authorizations).toHaveLength(0);
   });
 
-  test("a token whose scopes leave the library out: the device's library, and /mcp is not asked", async () => {
+  test("a token whose scopes leave the library out: the device's library, and the login does not ask /mcp", async () => {
     await loggedIn({ tokenScopes: ["chat"] });
     expect(outputs[0]?.stdout).not.toContain("account's library");
+    // The scopes said it: the login did not ask /mcp.
     expect(library.authorizations).toHaveLength(0);
     expect((await localNotes()).code).toBe(0);
     expect((await libraryTurn()).end?.output).toContain("[1] notes.md:");

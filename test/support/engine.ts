@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type EngineEvent, eventSchemas } from "../../src/bus/index.ts";
 import { resolvePaths } from "../../src/config/paths.ts";
 import { Config } from "../../src/config/schema.ts";
+import { mcpWiring } from "../../src/mcp/wiring.ts";
 import { Engine } from "../../src/engine/engine.ts";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
 import type { Session } from "../../src/engine/session.ts";
@@ -44,7 +45,7 @@ export type EngineHarness = {
 };
 
 export async function engineHarness(
-  opts: { models?: ModelEntry[]; config?: Record<string, unknown>; maxSteps?: number; checkEvents?: boolean } = {},
+  opts: { models?: ModelEntry[]; config?: Record<string, unknown>; maxSteps?: number; checkEvents?: boolean; mcp?: boolean } = {},
 ): Promise<EngineHarness> {
   const box = sandbox();
   const project = join(box.dir, "project");
@@ -66,6 +67,8 @@ export async function engineHarness(
     tools: ALL_TOOLS,
     retry: { retries: 2, baseDelayMs: 5, maxDelayMs: 20 },
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
+    // Sessions' MCP servers as the front ends wire them (config.yaml's `mcp:` of opts.config).
+    ...(opts.mcp ? { mcp: mcpWiring({ db, config, vars: box.env }) } : {}),
   });
   const logs = new Map<string, EngineEvent[]>();
   // Every event the engine emits must match its schema (the contract clients are built from).

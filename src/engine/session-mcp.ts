@@ -1,0 +1,151 @@
+import type { ServerToApprove } from "../mcp/from-project.ts";
+import type { McpServerSpec } from "../mcp/spec.ts";
+import type { Tool } from "../tools/tool.ts";
+import type { Interaction } from "./interaction.ts";
+
+/** What a session needs of an MCP hub (src/mcp/hub.ts's McpHub). */
+export type SessionHub = {
+  start(specs: readonly McpServerSpec[], signal: AbortSignal): Promise<{ server: string; message: string }[]>;
+  tools(): Tool[];
+  stop(): Promise<void>;
+};
+
+export type SessionHubOptions = {
+  /** The tools' environment (secrets left out): what a stdio server starts with, under its own env. */
+  env: Record<string, string>;
+  /** Where a stdio server without a cwd of its own runs: the session's. */
+  cwd: string;
+  onNotice: (message: string) => void;
+};
+
+/** A project's .mcp.json whose servers wait for the person's yes. */
+export type PendingApproval = {
+  path: string;
+  servers: readonly ServerToApprove[];
+  /** Keeps the yes in the store (with the file's hash); the file's servers, as approved. */
+  approve(): { specs: McpServerSpec[]; problems: string[] };
+};
+
+/** A session's servers from every source, merged (one a name); what could not be used, a sentence each. */
+export type GatheredServers = { specs: McpServerSpec[]; problems: string[]; pending: PendingApproval | null };
+
+/** Where sessions' MCP servers come from and what runs them: the front end's (src/mcp/wiring.ts). */
+export type McpWiring = {
+  /**
+   * The servers of a session at `place`: the editor's, config.yaml's, the trusted project's approved
+   * .mcp.json, the logins' instances. Null when it can have none: then nothing is loaded.
+   */
+  gather(place: { root: string; cwd: string }, editor: readonly McpServerSpec[]): Promise<GatheredServers> | null;
+  hub(options: SessionHubOptions): Promise<SessionHub>;
+};
+
+/** The approval question's tool name, as cards and the terminal show it. */
+export const APPROVAL_TOOL = "mcp_servers";
+
+/**
+ * One session's MCP servers: started as the session is made (in parallel, each with the hub's
+ * time limit), without holding up its answer; their tools fixed at the session's first step (the
+ * tool list stays the same all session), after a project's .mcp.json was asked about; stopped
+ * with the session. A server that does not start is a notice, and the session goes on.
+ */
+export class SessionMcp {
+  private hub: Promise<SessionHub> | null = null;
+  private readonly started: Promise<PendingApproval | null>;
+  private fixed: Promise<Tool[]> | null = null;
+  private stopped: Promise<void> | null = null;
+  private readonly abort = new AbortController();
+
+  constructor(
+    gathering: Promise<GatheredServers>,
+    private readonly deps: { sessionId: string; wiring: McpWiring; hubOptions: SessionHubOptions },
+  ) {
+    this.started = this.begin(gathering);
+  }
+
+  /**
+   * The session's MCP tools, after the built-ins: fixed the first time they are asked for. A
+   * project's file waiting for approval is asked about then, of whoever answers for the person.
+   */
+  tools(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
+    this.fixed ??= this.fix(interaction, signal);
+    return this.fixed;
+  }
+
+  /** Stops every server (once); resolves when they are gone. */
+  stop(): Promise<void> {
+    this.stopped ??= (async () => {
+      this.abort.abort();
+      await this.started.catch(() => null);
+      await (await this.hub)?.stop();
+    })();
+    return this.stopped;
+  }
+
+  private notice(message: string): void {
+    this.deps.hubOptions.onNotice(message);
+  }
+
+  private async begin(gathering: Promise<GatheredServers>): Promise<PendingApproval | null> {
+    let gathered: GatheredServers;
+    try {
+      gathered = await gathering;
+    } catch (error) {
+      this.notice(`the session's MCP servers could not be read: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
+    for (const problem of gathered.problems) this.notice(problem);
+    await this.startSpecs(gathered.specs);
+    return gathered.pending;
+  }
+
+  private async startSpecs(specs: readonly McpServerSpec[]): Promise<void> {
+    if (specs.length === 0 || this.abort.signal.aborted) return;
+    this.hub ??= this.deps.wiring.hub(this.deps.hubOptions);
+    const problems = await (await this.hub).start(specs, this.abort.signal);
+    for (const problem of problems) this.notice(problem.message);
+  }
+
+  private async fix(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
+    const pending = await this.started;
+    if (pending && !this.abort.signal.aborted) await this.askApproval(pending, interaction, signal);
+    return (await this.hub)?.tools() ?? [];
+  }
+
+  private async askApproval(pending: PendingApproval, interaction: Interaction, signal: AbortSignal): Promise<void> {
+    const answer = await interaction
+      .permission(
+        {
+          sessionId: this.deps.sessionId,
+          callId: `mcp-approval-${this.deps.sessionId}`,
+          toolName: APPROVAL_TOOL,
+          title: `Use the MCP servers of ${pending.path}?`,
+          kind: "other",
+          rawInput: { path: pending.path, servers: pending.servers },
+          description: approvalText(pending),
+          reason: "the project's .mcp.json names MCP servers: their commands run on this device and their tools are offered to the model. Allow keeps your yes for the file as it reads now; Deny: not now, asked again at the next session",
+          always: null,
+        },
+        signal,
+      )
+      .catch(() => ({ outcome: "deny" as const }));
+    if (answer.outcome === "deny") {
+      this.notice(`the MCP servers of ${pending.path} are not approved, and not used in this session: approve them when lembas asks (lembas in a terminal there), or with lembas mcp approve in the project`);
+      return;
+    }
+    const approved = pending.approve();
+    for (const problem of approved.problems) this.notice(problem);
+    await this.startSpecs(approved.specs);
+  }
+}
+
+/** The question's text: each server as written, the names of what it sets and reads (never values). */
+export function approvalText(pending: Pick<PendingApproval, "path" | "servers">): string {
+  const lines = [`${pending.path} names ${pending.servers.length === 1 ? "this MCP server" : `these ${pending.servers.length} MCP servers`}:`];
+  for (const server of pending.servers) {
+    lines.push(`${server.name}: ${server.what}`);
+    if (server.env.length > 0) lines.push(`  sets ${server.env.join(", ")}`);
+    if (server.headers.length > 0) lines.push(`  sends the headers ${server.headers.join(", ")}`);
+    if (server.reads.length > 0) lines.push(`  reads \${${server.reads.join("}, ${")}} from your environment`);
+  }
+  return lines.join("\n");
+}

@@ -1,0 +1,29 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../config/schema.ts";
+import type { McpWiring } from "../engine/session-mcp.ts";
+import type { Db } from "../store/db.ts";
+import { listLogins } from "../store/logins.ts";
+import type { Vars } from "./expand.ts";
+import { PROJECT_MCP_FILE } from "./from-project.ts";
+
+/**
+ * Sessions' MCP servers as every front end gives the engine them: gathered from the sources
+ * (src/mcp/session-servers.ts, loaded only for a session that may have a server) and run by an
+ * McpHub with config.yaml's `mcp_timeouts`.
+ */
+export function mcpWiring(input: { db: Db; config: Pick<Config, "mcp" | "mcp_timeouts">; vars: Vars }): McpWiring {
+  const { db, config, vars } = input;
+  return {
+    gather(place, editor) {
+      const logins = listLogins(db);
+      const none = editor.length === 0 && Object.keys(config.mcp).length === 0 && logins.length === 0 && !existsSync(join(place.root, PROJECT_MCP_FILE));
+      if (none) return null;
+      return import("./session-servers.ts").then(({ sessionServers }) => sessionServers({ db, config, vars, logins, root: place.root, editor }));
+    },
+    async hub(options) {
+      const { McpHub } = await import("./hub.ts");
+      return new McpHub({ ...options, startMs: config.mcp_timeouts.start * 1000, callMs: config.mcp_timeouts.call * 1000 });
+    },
+  };
+}
