@@ -9,9 +9,8 @@ import { embeddingTarget } from "../library/embedding-target.ts";
 import { EmbeddingError } from "../library/embeddings.ts";
 import { addFiles, type AddSummary, reembedStale, type Reporter } from "../library/indexer.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../library/local.ts";
-import { AccountLibrary } from "../library/account.ts";
 import type { Passage } from "../library/backend.ts";
-import { type LibrarySelection, localLibrary, selectLibrary } from "../library/open.ts";
+import { accountLibrary, type LibrarySelection, localLibrary, selectLibrary } from "../library/open.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
 import { listDocuments, removeDocument } from "../store/library.ts";
@@ -173,7 +172,7 @@ const search = defineCommand({
     const ctx = createContext();
     const config = ctx.config();
     const selection: LibrarySelection = args.local ? { choice: "local" } : selectLibrary(config, ctx.db());
-    const passages = selection.choice === "lembas" ? await searchAccount(selection, args.query, limit) : await searchDevice(config, ctx.db(), args.query, limit);
+    const passages = selection.choice === "lembas" ? await searchAccount(config, selection, args.query, limit) : await searchDevice(config, ctx.db(), args.query, limit);
     if (args.json) return void console.log(JSON.stringify({ passages }));
     if (passages.length === 0) return void console.error("lembas: nothing found");
     for (const p of passages) {
@@ -199,13 +198,13 @@ async function searchDevice(config: Config, db: Db, query: string, limit: number
 }
 
 /** The account's library, said on stderr (which login's), or the sentence why it cannot be searched. */
-async function searchAccount(selection: Extract<LibrarySelection, { choice: "lembas" }>, query: string, limit: number): Promise<Passage[]> {
+async function searchAccount(config: Config, selection: Extract<LibrarySelection, { choice: "lembas" }>, query: string, limit: number): Promise<Passage[]> {
   if (!selection.login) throw new UserError(selection.problem, 1);
   if (selection.note) console.error(`lembas: ${selection.note}`);
-  const library = new AccountLibrary(selection.login);
+  const library = accountLibrary(config, selection.login);
   console.error(`lembas: searching the account's library on ${library.where} (--local searches the device's)`);
   try {
-    return await library.search(query, limit, AbortSignal.timeout(60_000));
+    return await library.search(query, limit, AbortSignal.timeout(600_000));
   } catch (error) {
     throw new UserError(error instanceof Error ? error.message : String(error), 1);
   } finally {

@@ -5,9 +5,9 @@ import { libraryArguments, libraryTool, passagesOf } from "./account-contract.ts
 import type { LibraryBackend, Passage } from "./backend.ts";
 
 export type AccountLibraryOptions = {
-  /** How long the instance's /mcp has to answer its tool list (default 10 s). */
+  /** How long the instance's /mcp has to answer its tool list (default 10 s; config.yaml's mcp_timeouts.start). */
   startMs?: number;
-  /** How long one search may take (default 30 s). */
+  /** How long one search may take (default 60 s; mcp_timeouts.call). */
   callMs?: number;
 };
 
@@ -36,7 +36,7 @@ export class AccountLibrary implements LibraryBackend {
   }
 
   async search(query: string, limit: number, signal: AbortSignal): Promise<Passage[]> {
-    this.connection ??= connectInstance(this.login, { startMs: this.options.startMs ?? 10_000, callMs: this.options.callMs ?? 30_000 }, signal);
+    this.connection ??= connectInstance(this.login, { startMs: this.options.startMs ?? 10_000, callMs: this.options.callMs ?? 60_000 }, signal);
     const pending = this.connection;
     const connection = await this.reached(pending);
     const call = libraryTool(connection.tools);

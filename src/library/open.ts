@@ -57,6 +57,11 @@ function names(logins: readonly Login[]): string {
  */
 export function libraryBackend(config: Config, db: Db, env: Env): LibraryBackend | undefined {
   const selection = selectLibrary(config, db);
-  if (selection.choice === "lembas") return selection.login ? new AccountLibrary(selection.login) : undefined;
+  if (selection.choice === "lembas") return selection.login ? accountLibrary(config, selection.login) : undefined;
   return localLibrary(config, db, env);
+}
+
+/** The account's library on the login's instance, with config.yaml's `mcp_timeouts` (it is an MCP server). */
+export function accountLibrary(config: Pick<Config, "mcp_timeouts">, login: Login): AccountLibrary {
+  return new AccountLibrary(login, { startMs: config.mcp_timeouts.start * 1000, callMs: config.mcp_timeouts.call * 1000 });
 }

@@ -199,6 +199,16 @@ describe("the account's library: faults are a sentence, never a crashed turn", (
     expectNoToken();
   });
 
+  test("a search that hangs: given up after mcp_timeouts.call, a tool error, and the turn goes on", async () => {
+    await loggedIn({ tokenScopes: ["library"] });
+    appendFileSync(join(box.configDir, "config.yaml"), "mcp_timeouts:\n  call: 1\n");
+    library.mode = "hang";
+    const { end, result } = await libraryTurn();
+    expect(result.code).toBe(0);
+    expect(end?.isError).toBe(true);
+    expect(end?.output).toContain("did not answer the library_search call within 1 s; the call was cancelled.");
+  });
+
   test("a malformed answer and an error result: sentences", async () => {
     await loggedIn({ tokenScopes: ["library"] });
     library.mode = "malformed";
