@@ -42,7 +42,7 @@ describe("the library tool in a turn", () => {
     expect(box.model.embeddingRequests.at(-1)?.input).toEqual(["how often is a failed request retried"]);
   });
 
-  test("with an empty library, or library: lembas written (the account's, not yet reached), the tool is not offered", async () => {
+  test("with an empty library, or library: lembas written with no login that has the account's, the tool is not offered", async () => {
     box.model.push(step({ text: "fine" }));
     await box.lembas(["run", "--yes", "hello"]);
     writeFileSync(join(box.project, "a.md"), "words\n");
