@@ -24,13 +24,15 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
 export function offeredTools(
   tools: readonly Tool[],
   model: Pick<ResolvedModel, "contextLength">,
-  library?: { available(): boolean },
+  library?: { available(): boolean; covers?(tool: string): boolean },
   mcp: readonly Tool[] = [],
 ): Tool[] {
   const small = smallWindow(model);
   // `library` only when a library is configured and holds something.
   const searchable = library?.available() === true;
-  return [...tools.filter((t) => (!small || t.brief !== undefined) && (t.name !== "library" || searchable)), ...mcp];
+  // The account's library tool on its instance's /mcp is what `library` calls: not offered twice.
+  const covered = (t: Tool) => searchable && library?.covers?.(t.name) === true;
+  return [...tools.filter((t) => (!small || t.brief !== undefined) && (t.name !== "library" || searchable)), ...mcp.filter((t) => !covered(t))];
 }
 
 const full = new WeakMap<Tool, ToolSpec>();

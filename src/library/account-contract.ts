@@ -40,10 +40,15 @@ export type LibraryToolCall = { name: string; queryArg: string; limitArg: string
 
 const propertiesSchema = z.object({ properties: z.record(z.string(), z.object({ type: z.unknown().optional() }).loose()).optional(), required: z.array(z.string()).optional() }).loose();
 
+/** Whether a tool of the instance's /mcp is named as a library tool is (its input aside). */
+export function isLibraryToolName(name: string): boolean {
+  return PREFERRED_TOOLS.includes(name) || name.startsWith("library");
+}
+
 /** The instance's library tool among its /mcp tools, or null when it has none that takes a query. */
 export function libraryTool(tools: readonly McpToolDefinition[]): LibraryToolCall | null {
   const named = (name: string) => tools.filter((t) => t.name === name);
-  const candidates = [...PREFERRED_TOOLS.flatMap(named), ...tools.filter((t) => t.name.startsWith("library") && !PREFERRED_TOOLS.includes(t.name))];
+  const candidates = [...PREFERRED_TOOLS.flatMap(named), ...tools.filter((t) => isLibraryToolName(t.name) && !PREFERRED_TOOLS.includes(t.name))];
   for (const tool of candidates) {
     const call = callShape(tool);
     if (call) return call;

@@ -1,7 +1,8 @@
 import type { McpConnection } from "../mcp/connection.ts";
 import type { Login } from "../store/logins.ts";
 import { connectInstance } from "./account-check.ts";
-import { libraryArguments, libraryTool, passagesOf } from "./account-contract.ts";
+import { isLibraryToolName, libraryArguments, libraryTool, passagesOf } from "./account-contract.ts";
+import { sanitizeName, toolSafeName } from "../mcp/names.ts";
 import type { LibraryBackend, Passage } from "./backend.ts";
 
 export type AccountLibraryOptions = {
@@ -29,6 +30,12 @@ export class AccountLibrary implements LibraryBackend {
   /** Decided when it was made (the store's copy said the token has the library): never the network. */
   available(): boolean {
     return true;
+  }
+
+  /** The instance's library tools as the session offers its /mcp's (`mcp__<login>__library_search`): `library` stands for them. */
+  covers(tool: string): boolean {
+    const prefix = `mcp__${sanitizeName(toolSafeName(this.login.name))}__`;
+    return tool.startsWith(prefix) && isLibraryToolName(tool.slice(prefix.length));
   }
 
   get where(): string {

@@ -16,6 +16,8 @@ export interface LibraryBackend {
   available(): boolean;
   /** The passages best matching the query, best first; throws an Error whose message is the sentence. */
   search(query: string, limit: number, signal: AbortSignal): Promise<Passage[]>;
+  /** Whether an offered MCP tool (`mcp__<server>__<tool>`) is this library's own, which `library` stands for. */
+  covers?(tool: string): boolean;
   /** Lets go of what searching holds (the account's: its /mcp connection); the engine's stop calls it. */
   stop?(): Promise<void>;
 }

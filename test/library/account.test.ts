@@ -83,6 +83,8 @@ describe("the account's library", () => {
     const { end, offered, result } = await libraryTurn();
     expect(result.code).toBe(0);
     expect(offered).toContain("library");
+    // The instance's /mcp runs as a session server too, but its library tool is offered once: as `library`.
+    expect(offered.filter((name) => name.startsWith("mcp__acct__"))).toEqual([]);
     expect(end?.isError).toBeFalsy();
     expect(end?.output).toContain("[1] Retry policy — https://docs.example/retry (score ");
     expect(end?.output).toContain("retried three times");
