@@ -1,4 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ACCOUNT_LIBRARY_MAX_AGE_MS, refreshAccountLibrary } from "../../src/library/account-check.ts";
 import { selectLibrary } from "../../src/library/open.ts";
 import { Config } from "../../src/config/schema.ts";
@@ -8,14 +11,17 @@ import { listLogins, saveLogin } from "../../src/store/logins.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
 
 let db: Db;
+let dir: string;
 let instance: Instance | null = null;
 beforeEach(() => {
-  db = openDb(":memory:");
+  dir = mkdtempSync(join(tmpdir(), "lembas-libacct-"));
+  db = openDb(join(dir, "lembas.db"));
 });
 afterEach(async () => {
   await instance?.close();
   instance = null;
   db.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const config = (library?: "local" | "lembas") => Config.parse(library ? { library } : {});
