@@ -7,8 +7,8 @@ import { listLogins, setLoginProviders } from "../store/logins.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "../engine/engine.ts";
 import { localPorts } from "../model/local-ports.ts";
-import { personalSource } from "../account/personal-source.ts";
-import { libraryBackend } from "../library/open.ts";
+import { personalEntry } from "../account/personal-entry.ts";
+import { libraryBackend } from "../library/engine-library.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
 export function createEngine(
@@ -31,7 +31,7 @@ export function createEngine(
   const library = libraryBackend(config, db, process.env);
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
   const reads = new AbortController();
-  const personal = personalSource(db, config, () => listLogins(db), { signal: reads.signal });
+  const personal = personalEntry(db, config, () => listLogins(db), { signal: reads.signal });
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
   return { engine, models, dropReads: () => reads.abort() };
