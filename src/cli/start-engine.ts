@@ -7,8 +7,8 @@ import { listLogins, setLoginProviders } from "../store/logins.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "../engine/engine.ts";
 import { localPorts } from "../model/local-ports.ts";
-import { personalSource } from "../account/personal-source.ts";
-import { libraryBackend } from "../library/open.ts";
+import { personalEntry } from "../account/personal-entry.ts";
+import { libraryBackend } from "../library/engine-library.ts";
 import { refreshAccountLibrary } from "../library/account-check.ts";
 import { mcpWiring } from "../mcp/wiring.ts";
 
@@ -35,7 +35,7 @@ export function createEngine(
   const reads = new AbortController();
   // Whether each login's token has the account's library, checked again when the kept answer is a day old: for the next session.
   if (config.library !== "local") void refreshAccountLibrary(db, listLogins(db), { signal: reads.signal });
-  const personal = personalSource(db, config, () => listLogins(db), { signal: reads.signal });
+  const personal = personalEntry(db, config, () => listLogins(db), { signal: reads.signal });
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
   return { engine, models, dropReads: () => reads.abort() };

@@ -36,7 +36,7 @@ export type EngineOptions = {
   /** A file the model read or changed (for the @ picker's frecency). */
   onFileUse?: (root: string, path: string) => void;
   /** Each session's personal settings, asked as it makes its system prompt (default: config's own keys). */
-  personal?: () => PersonalSettings;
+  personal?: () => PersonalSettings | Promise<PersonalSettings>;
   /** What the tools' commands start from, before the secrets are taken out (default: this process's environment). */
   commandEnv?: Env;
   /** The person's library the `library` tool searches (absent: none configured). */
@@ -140,7 +140,10 @@ export class Engine {
       origin: input.origin ?? "terminal",
     });
     claimSession(this.deps.db, row.id, this.holder, { recover: false });
-    return this.track(new Session(row, new SessionBus(row.id), this.deps, maxMode, []), input.mcpServers ?? []);
+    const session = new Session(row, new SessionBus(row.id), this.deps, maxMode, []);
+    // Its git status runs while the caller answers (an editor's session/new) and the first prompt comes.
+    session.systemPrompt.start();
+    return this.track(session, input.mcpServers ?? []);
   }
 
   /**

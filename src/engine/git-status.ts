@@ -1,3 +1,6 @@
+import { statSync } from "node:fs";
+import { dirname, join } from "node:path";
+
 /** The changed files a session's start shows at most; the rest are counted. */
 const MAX_FILES = 20;
 const TIMEOUT_MS = 3_000;
@@ -7,9 +10,11 @@ const MAX_BYTES = 64 * 1024;
 /**
  * The project's git status as the model is shown it at a session's start: the branch, then up to
  * 20 changed files in porcelain form. Null when the project is no git repository, git is missing,
- * or it does not answer within 3 s.
+ * or it does not answer within 3 s. A directory with no `.git` in it or above it (and no GIT_DIR)
+ * is no repository: git is not started for it.
  */
 export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<string | null> {
+  if (!process.env.GIT_DIR && !insideRepository(root)) return null;
   try {
     const child = Bun.spawn(["git", "--no-optional-locks", "status", "--porcelain=v1", "-b"], {
       cwd: root,
@@ -29,6 +34,14 @@ export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<s
     return describeStatus(read.text);
   } catch {
     return null;
+  }
+}
+
+/** Whether `dir` or a directory above it holds `.git` (a directory, or a worktree's file). */
+export function insideRepository(dir: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    if (statSync(join(at, ".git"), { throwIfNoEntry: false })) return true;
+    if (dirname(at) === at) return false;
   }
 }
 

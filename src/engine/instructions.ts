@@ -28,14 +28,14 @@ export type PromptInputs = {
  * prefix cache holds across the whole session. The date comes last, the only part that differs
  * from one day's sessions to the next.
  */
-export async function sessionPrompt(place: { root: string; cwd: string }, config: PersonalSettings, configDir: string): Promise<string> {
+export async function sessionPrompt(place: { root: string; cwd: string }, config: PersonalSettings, configDir: string, git = gitStatus(place.root)): Promise<string> {
   return systemPrompt({
     ...place,
     personality: config.personality,
     personalityCustom: config.personality_custom,
     instructions: config.instructions,
     files: instructionFiles(place.root, place.cwd, configDir),
-    git: await gitStatus(place.root),
+    git: await git,
     now: new Date(),
   });
 }

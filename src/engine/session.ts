@@ -13,7 +13,7 @@ import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
 import { Jobs } from "../tools/jobs.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
-import { type PersonalSettings, sessionPrompt } from "./instructions.ts";
+import type { PersonalSettings } from "./instructions.ts";
 import { modeNotes } from "./mode-notes.ts";
 import type { SessionMcp } from "./session-mcp.ts";
 import { type Interaction, nobody } from "./interaction.ts";
@@ -24,6 +24,7 @@ import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings, KnownModels } from "./settings.ts";
 import { cleanTitle, nameSession, provisionalTitle } from "./side-calls.ts";
 import { LoopGuard, runStepCalls } from "./step-calls.ts";
+import { SessionPrompt } from "./session-prompt.ts";
 import { runSubAgent } from "./sub-agent.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
@@ -34,7 +35,7 @@ export type SessionDeps = {
   db: Db;
   paths: Paths;
   config: Config;
-  personal?: () => PersonalSettings;
+  personal?: () => PersonalSettings | Promise<PersonalSettings>;
   models: ModelSource;
   tools: readonly Tool[];
   protectedPaths: ProtectedPaths;
@@ -108,8 +109,8 @@ export class Session {
   private readonly compaction: Compaction;
   private readonly known = new KnownModels();
   private readonly jobs = new Jobs();
-  /** Made at the session's first step and sent unchanged after (instructions.ts); modes go in the conversation. */
-  private system: Promise<string> | null = null;
+  /** Made at the session's first step (its git status set going as it is created) and sent unchanged after; modes go in the conversation. */
+  readonly systemPrompt = new SessionPrompt(() => ({ root: this.root, cwd: this.cwd, configDir: this.deps.paths.configDir, settings: () => this.deps.personal?.() ?? this.deps.config }));
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
@@ -500,8 +501,7 @@ export class Session {
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
       const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal)) ?? []);
-      this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.personal?.() ?? this.deps.config, this.deps.paths.configDir);
-      const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
+      const request = { model, turnId, todos: this.todos, system: await this.systemPrompt.text(), tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
       this.takeInbox(turnId);
       this.bus.emit({ type: "step", turnId, step });

@@ -11,22 +11,27 @@ export type McpCapabilities = { http: boolean; sse: boolean };
  */
 export const EDITOR_MCP_CAPABILITIES: McpCapabilities = { http: false, sse: false };
 
-const NameValue = z.looseObject({ name: z.string().min(1), value: z.string() });
+const NameValue = () => z.looseObject({ name: z.string().min(1), value: z.string() });
 
 // As ACP's schema types McpServer (McpServerStdio | McpServerHttp & {type:"http"} | McpServerSse & {type:"sse"}).
-const StdioServer = z.looseObject({
-  type: z.literal("stdio").optional(),
-  name: z.string(),
-  command: z.string().min(1),
-  args: z.array(z.string()),
-  env: z.array(NameValue),
-});
-const UrlServer = z.looseObject({
-  type: z.enum(["http", "sse"]),
-  name: z.string(),
-  url: z.url({ protocol: /^https?$/ }),
-  headers: z.array(NameValue),
-});
+// Made on first use: serve --stdio loads this module before its first answer, and most session/new name no server.
+const stdioServer = () =>
+  z.looseObject({
+    type: z.literal("stdio").optional(),
+    name: z.string(),
+    command: z.string().min(1),
+    args: z.array(z.string()),
+    env: z.array(NameValue()),
+  });
+const urlServer = () =>
+  z.looseObject({
+    type: z.enum(["http", "sse"]),
+    name: z.string(),
+    url: z.url({ protocol: /^https?$/ }),
+    headers: z.array(NameValue()),
+  });
+let schemas: { StdioServer: ReturnType<typeof stdioServer>; UrlServer: ReturnType<typeof urlServer> } | null = null;
+const made = () => (schemas ??= { StdioServer: stdioServer(), UrlServer: urlServer() });
 
 /**
  * Why session/new over the link takes no MCP servers: a stdio server is a command the instance
@@ -64,7 +69,7 @@ function editorServer(entry: unknown, index: number, capabilities: McpCapabiliti
     return { ok: false, error: `${at} has type ${JSON.stringify(type)}; an MCP server is a command (no type), "http" or "sse"` };
   }
   if (type === "http" || type === "sse") {
-    const parsed = UrlServer.safeParse(entry);
+    const parsed = made().UrlServer.safeParse(entry);
     if (!parsed.success) return { ok: false, error: `${at}: ${issueSentence(parsed.error.issues[0])}` };
     // Not a transport an McpServerSpec names (only streamable HTTP), whatever capabilities says.
     if (!capabilities[type] || type === "sse") return { ok: false, error: `${at} is an ${type} server, and lembas takes only stdio servers from an editor (its initialize answer says mcpCapabilities ${JSON.stringify(capabilities)}): give lembas the server as a command, or add its url to config.yaml's mcp:` };
@@ -72,7 +77,7 @@ function editorServer(entry: unknown, index: number, capabilities: McpCapabiliti
     if (!name) return { ok: false, error: `${at}: name must have a letter or a digit` };
     return { ok: true, spec: { name, source: "editor", transport: { type: "http", url: parsed.data.url, headers: pairs(parsed.data.headers) } } };
   }
-  const parsed = StdioServer.safeParse(entry);
+  const parsed = made().StdioServer.safeParse(entry);
   if (!parsed.success) return { ok: false, error: `${at}: ${issueSentence(parsed.error.issues[0])}` };
   const name = serverName(parsed.data.name);
   if (!name) return { ok: false, error: `${at}: name must have a letter or a digit` };

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import type { Config } from "../config/schema.ts";
-import { selectLibrary } from "../library/open.ts";
+import { selectLibrary } from "../library/selection.ts";
 import { openDb } from "../store/db.ts";
 import { getInstanceLibrary } from "../store/instance-library.ts";
 import { documentCount } from "../store/library.ts";

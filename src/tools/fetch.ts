@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
 import description from "./fetch.txt" with { type: "text" };
-import { guardedGet } from "./guarded-get.ts";
+// Loaded at the first fetch: its address guard brings node:net and node:dns, half a megabyte at start-up.
+import type { guardedGet } from "./guarded-get.ts";
 import { pageText, refusedType } from "./page-text.ts";
 import { fail, ok } from "./result.ts";
 import { defineTool, MAX_RESULT_CHARS } from "./tool.ts";
@@ -39,7 +40,7 @@ export const fetchTool = defineTool({
     const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeout * 1000)]);
     let got: Awaited<ReturnType<typeof guardedGet>>;
     try {
-      got = await guardedGet(url, { allowPrivate: ctx.web.allowPrivate, maxBytes: MAX_FETCH_BYTES, maxRedirects: MAX_REDIRECTS, signal }, refusedType);
+      got = await (await import("./guarded-get.ts")).guardedGet(url, { allowPrivate: ctx.web.allowPrivate, maxBytes: MAX_FETCH_BYTES, maxRedirects: MAX_REDIRECTS, signal }, refusedType);
     } catch (error) {
       if (ctx.signal.aborted) return fail("Cancelled.");
       if (signal.aborted) return fail(`${url.href} did not answer within ${timeout} s.`);

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ACCOUNT_LIBRARY_MAX_AGE_MS, refreshAccountLibrary } from "../../src/library/account-check.ts";
-import { selectLibrary } from "../../src/library/open.ts";
+import { selectLibrary } from "../../src/library/selection.ts";
 import { Config } from "../../src/config/schema.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { getInstanceLibrary, setInstanceLibrary } from "../../src/store/instance-library.ts";

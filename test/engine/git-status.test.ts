@@ -1,0 +1,45 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gitStatus, insideRepository } from "../../src/engine/git-status.ts";
+
+let dir: string;
+let path: string | undefined;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "lembas-git-status-"));
+  path = process.env.PATH;
+});
+afterEach(() => {
+  process.env.PATH = path;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("a .git directory or a worktree's .git file, in the directory or above it, is a repository; a directory with neither is not", () => {
+  const plain = join(dir, "plain", "deep");
+  mkdirSync(plain, { recursive: true });
+  expect(insideRepository(plain)).toBe(false);
+  mkdirSync(join(dir, "repo", ".git", "objects"), { recursive: true });
+  mkdirSync(join(dir, "repo", "src", "app"), { recursive: true });
+  expect(insideRepository(join(dir, "repo", "src", "app"))).toBe(true);
+  mkdirSync(join(dir, "worktree"));
+  writeFileSync(join(dir, "worktree", ".git"), "gitdir: /elsewhere/.git/worktrees/w\n");
+  expect(insideRepository(join(dir, "worktree"))).toBe(true);
+});
+
+test("outside a repository git is not started; inside one it is", async () => {
+  // A `git` first on PATH that leaves a mark each time it runs.
+  const bin = join(dir, "bin");
+  const mark = join(dir, "ran");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "git"), `#!/bin/sh\necho x >> ${JSON.stringify(mark)}\necho '## fake'\n`);
+  chmodSync(join(bin, "git"), 0o755);
+  process.env.PATH = `${bin}:${path ?? ""}`;
+  const plain = join(dir, "plain");
+  mkdirSync(plain);
+  expect(await gitStatus(plain)).toBeNull();
+  expect(existsSync(mark)).toBe(false);
+  mkdirSync(join(dir, "repo", ".git"), { recursive: true });
+  expect(await gitStatus(join(dir, "repo"))).toBe("branch fake\nno changes");
+  expect(existsSync(mark)).toBe(true);
+});
