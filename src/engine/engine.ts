@@ -20,6 +20,7 @@ import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../library/backend.ts";
 import { type McpWiring, SessionMcp } from "./session-mcp.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
+import { sandboxedServers } from "../mcp/sandboxed.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
@@ -274,7 +275,13 @@ export class Engine {
     session.mcp = new SessionMcp(gathering, {
       sessionId: session.id,
       wiring: this.mcp,
-      hubOptions: { env: this.deps.commands.env, cwd: session.cwd, onNotice: (message) => session.notice(message) },
+      hubOptions: {
+        env: this.deps.commands.env,
+        cwd: session.cwd,
+        // Its stdio servers run in the tools' sandbox, as bash's commands do.
+        wrap: sandboxedServers({ hidden: this.deps.commands.hidden, root: session.root, env: this.deps.commands.env, notice: (message) => session.notice(message) }),
+        onNotice: (message) => session.notice(message),
+      },
     });
   }
 }

@@ -15,6 +15,8 @@ export type SessionHubOptions = {
   env: Record<string, string>;
   /** Where a stdio server without a cwd of its own runs: the session's. */
   cwd: string;
+  /** The argv a stdio server is spawned with, for its own: the tools' sandbox around it (src/mcp/sandboxed.ts). */
+  wrap?: (argv: string[], cwd: string) => string[];
   onNotice: (message: string) => void;
 };
 

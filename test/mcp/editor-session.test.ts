@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { step } from "../support/engine.ts";
 import { ROOT, runLembas } from "../support/run.ts";
-import { processesTagged } from "./processes.ts";
+import { processesTagged, serversTagged } from "./processes.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
 
@@ -50,7 +50,7 @@ test("an editor's stdio server: its tools in the model's list, a call's result b
   expect(updates[0]).toMatchObject({ sessionUpdate: "tool_call", title: "notes: echo" });
   expect(updates.filter((u) => u.status === "in_progress").at(-1)).toMatchObject({ title: 'notes: echo {"text":"hello"}', rawInput: { text: "hello" } });
   expect(updates.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed" });
-  expect(processesTagged(tag).length).toBe(1);
+  expect(serversTagged(tag).length).toBe(1);
   await a.close();
   a = null;
   expect(processesTagged(tag)).toEqual([]);
