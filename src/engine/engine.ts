@@ -147,8 +147,9 @@ export class Engine {
   /**
    * The session in memory, else opened from the store (the turns a dead process left unfinished
    * marked interrupted), else null. A session another live process holds is refused with a sentence.
+   * `mcpServers`: the editor's, for a session opened from the store (one in memory keeps its own).
    */
-  open(id: string, opts: { maxMode?: Mode } = {}): Session | null {
+  open(id: string, opts: { maxMode?: Mode; mcpServers?: readonly McpServerSpec[] } = {}): Session | null {
     const live = this.sessions.get(id);
     if (live) return live;
     const row = getSession(this.deps.db, id);
@@ -158,7 +159,7 @@ export class Engine {
     if (other) throw new UserError(heldElsewhereSentence(other), 1);
     const maxMode = opts.maxMode ?? "auto";
     const session = new Session({ ...row, mode: lowerMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
-    return this.track(session);
+    return this.track(session, opts.mcpServers ?? []);
   }
 
   get(id: string): Session | null {
