@@ -199,6 +199,7 @@ export class Engine {
   async stop(): Promise<string[]> {
     const problems = new Set<string>();
     const listings = this.deps.models.stop?.();
+    this.mcp?.stop?.();
     const sessions = [...this.sessions.values()];
     for (const session of sessions) {
       try {

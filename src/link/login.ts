@@ -5,7 +5,9 @@ import { UserError } from "../errors.ts";
 import { endpointFromLogin } from "../model/endpoint.ts";
 import { isAbort, networkReason } from "../model/errors.ts";
 import { listModels } from "../model/models.ts";
+import { probeInstanceMcp } from "../mcp/from-instance.ts";
 import type { Db } from "../store/db.ts";
+import { setInstanceMcp } from "../store/instance-mcp.ts";
 import { type Login, listLogins, saveLogin } from "../store/logins.ts";
 import { discover, normalizeUrl } from "./discovery.ts";
 
@@ -15,7 +17,8 @@ export type LoginResult = { login: Login; chatModels: string[]; embedding: strin
 /**
  * Logs in to an instance: discovery (protocol 1 or 2), the token checked against /api/v1/instance,
  * the login kept in the store (a known URL keeps its name and place), and the instance's models
- * read: its first embedding model becomes config.yaml's `embedding:` when none is set.
+ * read: its first embedding model becomes config.yaml's `embedding:` when none is set. Whether it
+ * serves /mcp is asked too, and kept in the store for the sessions.
  */
 export async function login(input: {
   url: string;
@@ -39,7 +42,10 @@ export async function login(input: {
   const replaced = existing ?? null;
 
   const notes: string[] = [];
-  const models = await listModels(endpointFromLogin(saved), { timeoutMs: 10_000 });
+  // Whether the instance serves /mcp is asked now, beside its models, so that no session waits on it.
+  const [models, mcp] = await Promise.all([listModels(endpointFromLogin(saved), { timeoutMs: 10_000 }), probeInstanceMcp(url, token)]);
+  if (mcp.found !== "unknown") setInstanceMcp(input.db, url, mcp.found === "serves");
+  if (mcp.found === "serves") notes.push("the instance serves MCP tools at /mcp: sessions are offered them (lembas mcp list shows them)");
   if (!models.ok) {
     notes.push(`could not list the instance's models: ${models.error.message}`);
     return { login: saved, chatModels: [], embedding: null, notes, replaced };
