@@ -16,7 +16,7 @@ afterEach(async () => {
   instance = null;
 });
 
-const toolNames = (tools: unknown[] | undefined) => (tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+const toolNames = (tools: unknown[] | null | undefined) => (tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
 
 test("no session waits on the instance's /mcp probe: a slow one is asked in the background, and the next session has its tools", async () => {
   // /mcp answers the probe after 5 s; once that was answered, at once.
