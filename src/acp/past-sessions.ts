@@ -9,7 +9,8 @@ const PAGE = 100;
 const MOST = 10_000;
 
 export const ListParams = z.looseObject({ cwd: z.string().nullish(), cursor: z.string().nullish() });
-export const ResumeParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string() });
+/** mcpServers: checked by src/mcp/from-editor.ts's editorServers, as session/new's are. */
+export const ResumeParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string(), mcpServers: z.unknown().optional() });
 
 /**
  * session/list: the sessions kept in the store, newest first, those of a directory where one is

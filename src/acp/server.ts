@@ -13,6 +13,7 @@ import type { Stream } from "../rpc/stream.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import { editorServers, LINK_SERVERS_REFUSAL } from "../mcp/from-editor.ts";
+import type { McpServerSpec } from "../mcp/spec.ts";
 import { initializeResult } from "./agent.ts";
 import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
@@ -128,10 +129,10 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   };
 
   /** A session of the store opened for an editor that resumes it; one held by a live process is refused. */
-  const resumed = (sessionId: string): Session => {
+  const resumed = (sessionId: string, mcpServers: readonly McpServerSpec[]): Session => {
     let session: Session | null;
     try {
-      session = host.engine.open(sessionId, { maxMode: host.maxMode });
+      session = host.engine.open(sessionId, { maxMode: host.maxMode, mcpServers });
     } catch (error) {
       throw storeRequestError(error, host) ?? invalid(errorMessage(error));
     }
@@ -224,7 +225,11 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport !== "stdio") throw invalid("session/resume is served to an editor on stdio; the link has its own sessions");
       const parsed = ResumeParams.safeParse(params);
       if (!parsed.success) throw invalid("session/resume takes a sessionId and a cwd");
-      const session = attached.get(parsed.data.sessionId)?.session ?? resumed(parsed.data.sessionId);
+      // The editor passes its MCP servers again, as at session/new: a session opened from the store
+      // starts them (one already running here keeps those it has).
+      const servers = editorServers(parsed.data.mcpServers);
+      if (!servers.ok) throw invalid(servers.error);
+      const session = attached.get(parsed.data.sessionId)?.session ?? resumed(parsed.data.sessionId, servers.specs);
       attach(session, cx);
       commandsUpdate(session, cx, host);
       return {
@@ -281,9 +286,9 @@ function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEv
   return { ...event, instance: host.connection !== null && event.connection === host.connection };
 }
 
-/** session/new's mcpServers, said what is wrong with before the SDK's schema answers a terse -32602 for them. */
+/** session/new's and session/resume's mcpServers, said what is wrong with before the SDK's schema answers a terse -32602 for them. */
 function refuseServers(method: string, params: unknown): string | null {
-  if (method !== "session/new" || typeof params !== "object" || params === null || !("mcpServers" in params)) return null;
+  if ((method !== "session/new" && method !== "session/resume") || typeof params !== "object" || params === null || !("mcpServers" in params)) return null;
   const servers = editorServers(params.mcpServers);
   return servers.ok ? null : servers.error;
 }

@@ -33,7 +33,12 @@ const list = defineCommand({
       instance: { fresh: args.probe === true },
     });
     // Loaded only to start them: the SDK stays out of a plain list.
-    const inspected = args["no-start"] === true ? undefined : await (await import("../mcp/inspect.ts")).inspectServers(listing, { env: toolEnvironment(config, process.env), cwd: root });
+    const inspected = args["no-start"] === true ? undefined : await (await import("../mcp/inspect.ts")).inspectServers(listing, {
+            env: toolEnvironment(config, process.env),
+            cwd: root,
+            hidden: [ctx.paths.configDir, ctx.paths.stateDir],
+            onNotice: (message) => console.error(message),
+          });
     for (const line of mcpListText(listing, inspected)) console.log(line);
   },
 });

@@ -20,6 +20,7 @@ import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../library/backend.ts";
 import { type McpWiring, SessionMcp } from "./session-mcp.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
+import { sandboxedServers } from "../mcp/sandboxed.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
@@ -149,8 +150,9 @@ export class Engine {
   /**
    * The session in memory, else opened from the store (the turns a dead process left unfinished
    * marked interrupted), else null. A session another live process holds is refused with a sentence.
+   * `mcpServers`: the editor's, for a session opened from the store (one in memory keeps its own).
    */
-  open(id: string, opts: { maxMode?: Mode } = {}): Session | null {
+  open(id: string, opts: { maxMode?: Mode; mcpServers?: readonly McpServerSpec[] } = {}): Session | null {
     const live = this.sessions.get(id);
     if (live) return live;
     const row = getSession(this.deps.db, id);
@@ -160,7 +162,7 @@ export class Engine {
     if (other) throw new UserError(heldElsewhereSentence(other), 1);
     const maxMode = opts.maxMode ?? "auto";
     const session = new Session({ ...row, mode: lowerMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
-    return this.track(session);
+    return this.track(session, opts.mcpServers ?? []);
   }
 
   get(id: string): Session | null {
@@ -200,6 +202,7 @@ export class Engine {
   async stop(): Promise<string[]> {
     const problems = new Set<string>();
     const listings = this.deps.models.stop?.();
+    this.mcp?.stop?.();
     const sessions = [...this.sessions.values()];
     for (const session of sessions) {
       try {
@@ -278,7 +281,13 @@ export class Engine {
     session.mcp = new SessionMcp(gathering, {
       sessionId: session.id,
       wiring: this.mcp,
-      hubOptions: { env: this.deps.commands.env, cwd: session.cwd, onNotice: (message) => session.notice(message) },
+      hubOptions: {
+        env: this.deps.commands.env,
+        cwd: session.cwd,
+        // Its stdio servers run in the tools' sandbox, as bash's commands do.
+        wrap: sandboxedServers({ hidden: this.deps.commands.hidden, root: session.root, env: this.deps.commands.env, notice: (message) => session.notice(message) }),
+        onNotice: (message) => session.notice(message),
+      },
     });
   }
 }

@@ -15,6 +15,8 @@ export type SessionHubOptions = {
   env: Record<string, string>;
   /** Where a stdio server without a cwd of its own runs: the session's. */
   cwd: string;
+  /** The argv a stdio server is spawned with, for its own: the tools' sandbox around it (src/mcp/sandboxed.ts). */
+  wrap?: (argv: string[], cwd: string) => string[];
   onNotice: (message: string) => void;
 };
 
@@ -33,10 +35,13 @@ export type GatheredServers = { specs: McpServerSpec[]; problems: string[]; pend
 export type McpWiring = {
   /**
    * The servers of a session at `place`: the editor's, config.yaml's, the trusted project's approved
-   * .mcp.json, the logins' instances. Null when it can have none: then nothing is loaded.
+   * .mcp.json, the logins' instances (as the store says: never waiting for an instance). Null when
+   * it can have none: then nothing is loaded.
    */
   gather(place: { root: string; cwd: string }, editor: readonly McpServerSpec[]): Promise<GatheredServers> | null;
   hub(options: SessionHubOptions): Promise<SessionHub>;
+  /** Gives up what runs in the background for the sessions to come (the instances' /mcp probes): the engine stops. */
+  stop?(): void;
 };
 
 /** The approval question's tool name, as cards and the terminal show it. */

@@ -613,7 +613,11 @@ export class Session {
         this.todos = todos;
         this.bus.emit({ type: "todos", todos });
       },
-      subAgent: (prompt, sub) => runSubAgent({ bus: this.bus, sessionId: this.id, root: this.root, cwd: this.cwd, model, effort, shared: this.deps }, callId, prompt, sub),
+      subAgent: async (prompt, sub) => {
+        // Fixed at the session's first step, before any task call: the list the model was offered.
+        const mcpTools = (await this.mcp?.tools(this.interaction ?? nobody(""), sub)) ?? [];
+        return runSubAgent({ bus: this.bus, sessionId: this.id, root: this.root, cwd: this.cwd, model, effort, shared: this.deps, mcpTools }, callId, prompt, sub);
+      },
       settings: {
         get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.known.list }),
         set: (change) => applySettings(this, change, callId, signal),

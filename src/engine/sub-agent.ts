@@ -26,6 +26,8 @@ export type SubAgentDeps = {
   effort: Effort;
   /** What the session has for its own calls (its deps): the helper takes the tools that only read, never task itself. */
   shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: ToolContext["commands"]; web: ToolContext["web"]; retry?: Partial<RetryPolicy> };
+  /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
+  mcpTools?: readonly Tool[];
 };
 
 /** A message of the helper's conversation, before it is numbered. */
@@ -34,10 +36,11 @@ type Entry = { role: "user"; body: UserRecord } | { role: "assistant"; body: Ass
 const LAST_STEP = "You have used all your steps. Answer now, from what you found, without tools.";
 
 /** The helper's own system prompt: what it is for, what it can do, and the shape of its answer. */
-function helperPrompt(root: string, cwd: string, steps: number): string {
+function helperPrompt(root: string, cwd: string, steps: number, mcp: boolean): string {
+  const reads = mcp ? "read, grep, glob, list and the read-only tools of MCP servers (mcp__…)" : "read, grep, glob and list";
   return [
     "You are a helper of a coding agent. It hands you one question about a project; your last message goes back to it as your answer, not to a person. Answer that question and nothing else.",
-    "You can only read: read, grep, glob and list. You cannot change files, run commands or ask anyone. Search first, read what matters, and stop as soon as you can answer.",
+    `You can only read: ${reads}. You cannot change files, run commands or ask anyone. Search first, read what matters, and stop as soon as you can answer.`,
     `You have at most ${steps} steps with tools. Your answer: the facts you found, each with its path:line, short quotes where they help; say plainly what you could not find. No preamble.`,
     `Environment:\n- project root: ${root}\n- working directory: ${cwd}`,
   ].join("\n\n");
@@ -47,6 +50,7 @@ function helperPrompt(root: string, cwd: string, steps: number): string {
  * The tools a helper gets: those of the read class (the plan mode's reads), without task (no
  * helpers of helpers), fetch (a new host asks the person, and a helper cannot ask) and job (the
  * session's background jobs are not a helper's to read or stop), and library (offered only when one is).
+ * Of a session's MCP tools, those of the read class: the ones their server marks read-only.
  */
 const NOT_FOR_HELPERS = new Set(["task", "fetch", "job", "library"]);
 export function helperTools(tools: readonly Tool[]): Tool[] {
@@ -60,12 +64,13 @@ export function helperTools(tools: readonly Tool[]): Tool[] {
  * of `parentCallId`, and what its model calls cost as usage.
  */
 export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> {
-  const tools = helperTools(deps.shared.tools);
+  const mcp = helperTools(deps.mcpTools ?? []);
+  const tools = [...helperTools(deps.shared.tools), ...mcp];
   const byName = new Map(tools.map((t) => [t.name, t] as const));
   const bus = new SessionBus(deps.sessionId);
   bus.subscribe(forwarder(deps.bus, parentCallId));
   const ledger = new ReadLedger();
-  const system = helperPrompt(deps.root, deps.cwd, SUB_AGENT_STEPS);
+  const system = helperPrompt(deps.root, deps.cwd, SUB_AGENT_STEPS, mcp.length > 0);
   const history: StoredMessage[] = [];
   const add = (message: Entry) => history.push({ ...message, seq: history.length + 1, turnId: null });
   add({ role: "user", body: { text: prompt } });

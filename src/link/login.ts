@@ -5,7 +5,9 @@ import { UserError } from "../errors.ts";
 import { endpointFromLogin } from "../model/endpoint.ts";
 import { isAbort, networkReason } from "../model/errors.ts";
 import { listModels } from "../model/models.ts";
+import { probeInstanceMcp } from "../mcp/from-instance.ts";
 import type { Db } from "../store/db.ts";
+import { setInstanceMcp } from "../store/instance-mcp.ts";
 import { type Login, listLogins, saveLogin } from "../store/logins.ts";
 import { discover, normalizeUrl } from "./discovery.ts";
 import { refreshAccountLibrary } from "../library/account-check.ts";
@@ -17,7 +19,8 @@ export type LoginResult = { login: Login; chatModels: string[]; embedding: strin
  * Logs in to an instance: discovery (protocol 1 or 2), the token checked against /api/v1/instance,
  * the login kept in the store (a known URL keeps its name and place), and the instance's models
  * read: its first embedding model becomes config.yaml's `embedding:` when none is set. Whether the
- * token has the account's library is found and kept (account-check.ts).
+ * token has the account's library (account-check.ts) and whether the instance serves /mcp are
+ * asked too, and kept in the store for the sessions.
  */
 export async function login(input: {
   url: string;
@@ -41,9 +44,15 @@ export async function login(input: {
   const replaced = existing ?? null;
 
   const notes: string[] = [];
-  const [library] = await refreshAccountLibrary(input.db, [saved], { fresh: true });
+  // Whether the instance serves /mcp and whether the token has the library are asked now, beside its models, so that no session waits on them.
+  const [models, mcp, [library]] = await Promise.all([
+    listModels(endpointFromLogin(saved), { timeoutMs: 10_000 }),
+    probeInstanceMcp(url, token),
+    refreshAccountLibrary(input.db, [saved], { fresh: true }),
+  ]);
   if (library && "found" in library.check && library.check.found.library) notes.push(libraryNote(input.config));
-  const models = await listModels(endpointFromLogin(saved), { timeoutMs: 10_000 });
+  if (mcp.found !== "unknown") setInstanceMcp(input.db, url, mcp.found === "serves");
+  if (mcp.found === "serves") notes.push("the instance serves MCP tools at /mcp: sessions are offered them (lembas mcp list shows them)");
   if (!models.ok) {
     notes.push(`could not list the instance's models: ${models.error.message}`);
     return { login: saved, chatModels: [], embedding: null, notes, replaced };

@@ -26,6 +26,8 @@ export type ConnectionDeps = {
   /** The environment a stdio server starts with, under the spec's own `env`. */
   env: Record<string, string>;
   cwd: string;
+  /** The argv a stdio server is spawned with, for its own (the tools' sandbox around it); none: as it is. */
+  wrap?: (argv: string[], cwd: string) => string[];
   /** Something a person should know about (a restart, a malformed message). */
   notice(message: string): void;
 };
@@ -181,6 +183,7 @@ export class McpConnection {
       args: t.args,
       env: { ...this.deps.env, ...t.env },
       cwd: t.cwd ?? this.deps.cwd,
+      ...(this.deps.wrap ? { wrap: this.deps.wrap } : {}),
       maxMessageBytes: this.deps.limits.maxMessageBytes,
       onMalformed: (problem) => this.malformed(problem),
     });

@@ -30,7 +30,8 @@ export type McpProbe = { found: "serves" | "absent" } | { found: "unknown"; why:
  * well-known discovery document has no field that says so). A 2xx is an MCP endpoint (its session,
  * if it made one, is closed again); 404, 405 or 501 is none; anything else cannot tell.
  */
-export async function probeInstanceMcp(url: string, token: string, timeoutMs = 3_000): Promise<McpProbe> {
+export async function probeInstanceMcp(url: string, token: string, timeoutMs = 3_000, signal?: AbortSignal): Promise<McpProbe> {
+  const limit = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   const headers = { [INSTANCE_AUTH_HEADER]: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" };
   const initialize = {
     jsonrpc: "2.0",
@@ -40,7 +41,7 @@ export async function probeInstanceMcp(url: string, token: string, timeoutMs = 3
   };
   let response: Response;
   try {
-    response = await fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify(initialize), signal: AbortSignal.timeout(timeoutMs), redirect: "error" });
+    response = await fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify(initialize), signal: limit, redirect: "error" });
   } catch (error) {
     return { found: "unknown", why: `${url}/mcp could not be reached: ${errorMessage(error)}` };
   }
@@ -48,21 +49,26 @@ export async function probeInstanceMcp(url: string, token: string, timeoutMs = 3
   if ([404, 405, 501].includes(response.status)) return { found: "absent" };
   if (!response.ok) return { found: "unknown", why: `${url}/mcp answered ${response.status}${response.status === 401 ? " (the device token was refused: lembas login again)" : ""}` };
   const session = response.headers.get("mcp-session-id");
-  if (session) await fetch(`${url}/mcp`, { method: "DELETE", headers: { [INSTANCE_AUTH_HEADER]: `Bearer ${token}`, "mcp-session-id": session }, signal: AbortSignal.timeout(timeoutMs) }).then((r) => r.body?.cancel(), () => {});
+  if (session) await fetch(`${url}/mcp`, { method: "DELETE", headers: { [INSTANCE_AUTH_HEADER]: `Bearer ${token}`, "mcp-session-id": session }, signal: limit }).then((r) => r.body?.cancel(), () => {});
   return { found: "serves" };
 }
 
 export type InstanceServerOptions = {
   /** Ask every instance now, whatever was remembered (`lembas mcp list --probe`). */
   fresh?: boolean;
+  /**
+   * Never wait for an instance (a session): what the store says is used, however old; one never
+   * asked, or asked more than a day ago, is asked here in the background, for the next session.
+   */
+  background?: { start(login: Login): void };
   now?: number;
   probe?: (url: string, token: string) => Promise<McpProbe>;
 };
 
 /**
  * The /mcp servers of the logins whose instance serves one: what a probe found is kept in the store
- * for a day ({@link INSTANCE_MCP_MAX_AGE_MS}), so a session does not ask each time; a probe that
- * cannot tell keeps what was found before (none, if nothing was).
+ * for a day ({@link INSTANCE_MCP_MAX_AGE_MS}), so that it is not asked each time; a probe that
+ * cannot tell keeps what was found before (none, if nothing was). `lembas login` asks at once.
  */
 export async function instanceServers(db: Db, logins: readonly Login[], options: InstanceServerOptions = {}): Promise<{ specs: McpServerSpec[]; problems: McpProblem[] }> {
   const now = options.now ?? Date.now();
@@ -73,7 +79,10 @@ export async function instanceServers(db: Db, logins: readonly Login[], options:
     logins.map(async (login) => {
       const kept = getInstanceMcp(db, login.url);
       let serves = kept?.serves ?? false;
-      if (options.fresh || !kept || now - kept.probedAt > INSTANCE_MCP_MAX_AGE_MS) {
+      const stale = !kept || now - kept.probedAt > INSTANCE_MCP_MAX_AGE_MS;
+      if (options.background) {
+        if (stale) options.background.start(login);
+      } else if (options.fresh || stale) {
         const found = await probe(login.url, login.token);
         if (found.found === "unknown") problems.push({ name: toolSafeName(login.name), problem: found.why });
         else {

@@ -18,6 +18,11 @@ export type McpHubOptions = {
   env?: Record<string, string>;
   /** Where a stdio server without a `cwd` of its own runs (default: this process's). */
   cwd?: string;
+  /**
+   * The argv a stdio server is spawned with, for its own and its cwd: the wiring puts the tools'
+   * sandbox around it (src/mcp/sandboxed.ts); default: as it is.
+   */
+  wrap?: (argv: string[], cwd: string) => string[];
   /** Something a person should know (a crash, a restart, a malformed message): a notice, level warn. */
   onNotice?: (message: string) => void;
 };
@@ -113,6 +118,7 @@ export class McpHub {
       },
       env: this.options.env ?? inheritedEnv(),
       cwd: this.options.cwd ?? process.cwd(),
+      ...(this.options.wrap ? { wrap: this.options.wrap } : {}),
       notice,
     };
   }

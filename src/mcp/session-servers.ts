@@ -5,13 +5,14 @@ import type { Login } from "../store/logins.ts";
 import type { Vars } from "./expand.ts";
 import { configServers } from "./from-config.ts";
 import { instanceServers } from "./from-instance.ts";
+import type { BackgroundProbes } from "./instance-probes.ts";
 import { approveProjectServers, projectServers } from "./from-project.ts";
 import { mergeServers } from "./servers.ts";
 import type { McpServerSpec } from "./spec.ts";
 
 /**
  * One session's servers: the editor's, config.yaml's, the trusted project's approved .mcp.json and
- * the logins' instances, one a name (servers.ts's order); a file that waits for approval is
+ * the logins' instances (those the store says serve /mcp), one a name (servers.ts's order); a file that waits for approval is
  * `pending`, and approving it gives its servers but those whose names are taken.
  */
 export async function sessionServers(input: {
@@ -21,11 +22,13 @@ export async function sessionServers(input: {
   logins: readonly Login[];
   root: string;
   editor: readonly McpServerSpec[];
+  /** Where an instance's /mcp is asked when the store does not say (src/mcp/instance-probes.ts): never waited for. */
+  probes: BackgroundProbes;
 }): Promise<GatheredServers> {
   const { db, vars, root } = input;
   const fromConfig = configServers(input.config, vars);
   const project = projectServers(root, db, vars);
-  const fromInstance = await instanceServers(db, input.logins);
+  const fromInstance = await instanceServers(db, input.logins, { background: input.probes });
   const merged = mergeServers([...input.editor, ...project.specs, ...fromConfig.specs, ...fromInstance.specs]);
   const problems = [
     ...[...fromConfig.problems, ...project.problems, ...fromInstance.problems].map((p) => `MCP server ${p.name}: ${p.problem}`),

@@ -2,10 +2,13 @@ import type { Subprocess } from "bun";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../errors.ts";
+import { leftInGroup } from "../tools/process-group.ts";
 import { StderrTail } from "./stderr-tail.ts";
 
 /** How long a server has to exit after SIGTERM before its process group is killed. */
 const KILL_GRACE_MS = 1_000;
+/** How long what is left of a stopped server's group has to go once it was killed. */
+const GONE_MS = 1_000;
 
 /** Every server process group still running, so that none outlives us (see killAllOnExit). */
 const running = new Set<number>();
@@ -16,6 +19,8 @@ export type StdioOptions = {
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  /** The argv actually spawned for `[command, ...args]` in `cwd` (the tools' sandbox around it); none: as it is. */
+  wrap?: (argv: string[], cwd: string) => string[];
   /** The longest line (one JSON-RPC message) read, in bytes; a longer one is dropped and reported. */
   maxMessageBytes: number;
   /** A line that is not a JSON-RPC message, or one too long: told, not fatal. */
@@ -36,7 +41,7 @@ export class StdioTransport implements Transport {
   readonly stderr = new StderrTail();
   private proc: Subprocess<"pipe", "pipe", "pipe"> | undefined;
   private exit: { code: number | null; signal: string | number | null } | undefined;
-  private closing = false;
+  private closed: Promise<void> | undefined;
   private stderrEnded: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: StdioOptions) {}
@@ -53,9 +58,10 @@ export class StdioTransport implements Transport {
   }
 
   async start(): Promise<void> {
-    const { command, args, env, cwd } = this.options;
+    const { command, args, env, cwd, wrap } = this.options;
+    const argv = wrap ? wrap([command, ...args], cwd ?? process.cwd()) : [command, ...args];
     try {
-      this.proc = Bun.spawn([command, ...args], { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
+      this.proc = Bun.spawn(argv, { cwd, env, stdin: "pipe", stdout: "pipe", stderr: "pipe", detached: true });
     } catch (error) {
       throw new Error(`could not run ${JSON.stringify(command)}: ${errorMessage(error)}`);
     }
@@ -89,13 +95,16 @@ export class StdioTransport implements Transport {
     }
   }
 
-  /** Stops the server: SIGTERM to its process group, SIGKILL after a grace; resolves once it has exited. */
-  async close(): Promise<void> {
+  /** Stops the server: SIGTERM to its process group, SIGKILL after a grace; resolves once it and its group are gone. */
+  close(): Promise<void> {
+    // A second close (the SDK's client closes its transport, then the connection does) waits for the same end.
+    this.closed ??= this.stop();
+    return this.closed;
+  }
+
+  private async stop(): Promise<void> {
     const proc = this.proc;
     if (!proc) return;
-    // A second close (the SDK's client closes its transport, then the connection does) waits for the same exit.
-    if (this.closing) return void (await proc.exited);
-    this.closing = true;
     try {
       proc.stdin.end();
     } catch {
@@ -105,6 +114,10 @@ export class StdioTransport implements Transport {
     const timer = setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS);
     await proc.exited;
     clearTimeout(timer);
+    // What the leader leaves (a sandbox's PID 1 and the server in it, its children) is killed with
+    // the group as it exits; they take a moment to go, and close resolves once they have.
+    killGroup(proc.pid, "SIGKILL");
+    await leftInGroup(proc.pid, GONE_MS);
   }
 
   private async readLines(stdout: ReadableStream<Uint8Array>): Promise<void> {

@@ -6,6 +6,7 @@ import type { Db } from "../store/db.ts";
 import { listLogins } from "../store/logins.ts";
 import type { Vars } from "./expand.ts";
 import { PROJECT_MCP_FILE } from "./from-project.ts";
+import type { BackgroundProbes } from "./instance-probes.ts";
 
 /**
  * Sessions' MCP servers as every front end gives the engine them: gathered from the sources
@@ -14,13 +15,22 @@ import { PROJECT_MCP_FILE } from "./from-project.ts";
  */
 export function mcpWiring(input: { db: Db; config: Pick<Config, "mcp" | "mcp_timeouts">; vars: Vars }): McpWiring {
   const { db, config, vars } = input;
+  // The instances' /mcp probes no session waits for, made with the first session that has a login.
+  let probes: Promise<BackgroundProbes> | undefined;
   return {
     gather(place, editor) {
       const logins = listLogins(db);
       const none = editor.length === 0 && Object.keys(config.mcp).length === 0 && logins.length === 0 && !existsSync(join(place.root, PROJECT_MCP_FILE));
       if (none) return null;
-      return import("./session-servers.ts").then(({ sessionServers }) => sessionServers({ db, config, vars, logins, root: place.root, editor }));
+      probes ??= import("./instance-probes.ts").then(({ BackgroundProbes }) => new BackgroundProbes(db));
+      return Promise.all([import("./session-servers.ts"), probes]).then(([{ sessionServers }, background]) =>
+        sessionServers({ db, config, vars, logins, root: place.root, editor, probes: background }),
+      );
     },
+    stop() {
+      void probes?.then((p) => p.stop());
+    },
+
     async hub(options) {
       const { McpHub } = await import("./hub.ts");
       return new McpHub({ ...options, startMs: config.mcp_timeouts.start * 1000, callMs: config.mcp_timeouts.call * 1000 });

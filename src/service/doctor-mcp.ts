@@ -13,15 +13,16 @@ import type { Finding } from "./doctor.ts";
 /**
  * The MCP servers a session started in `cwd` would use (config.yaml's, the project's .mcp.json,
  * the logins' instances): a command that is not on PATH, servers waiting for approval and
- * variables that are not set are fix lines. Nothing configured: no lines at all.
+ * variables that are not set are fix lines. They are started in the tools' sandbox, which hides
+ * `hidden` (lembas's config and state dirs); the sandbox's own check says when there is none. Nothing configured: no lines at all.
  */
-export async function checkMcpServers(input: { config: Config; dbFile: string; cwd: string; env: Env; logins: readonly Login[] }): Promise<Finding[]> {
+export async function checkMcpServers(input: { config: Config; dbFile: string; hidden: readonly string[]; cwd: string; env: Env; logins: readonly Login[] }): Promise<Finding[]> {
   const root = projectRoot(input.cwd);
   // Without a database there is no trust and no approval yet: only config.yaml's servers count.
   const db = existsSync(input.dbFile) ? openDb(input.dbFile) : openDb(":memory:");
   try {
     const listing = await listServers({ config: input.config, db, root, logins: existsSync(input.dbFile) ? input.logins : [], vars: input.env });
-    const inspected = await inspectServers(listing, { env: toolEnvironment(input.config, input.env), cwd: root });
+    const inspected = await inspectServers(listing, { env: toolEnvironment(input.config, input.env), cwd: root, hidden: input.hidden });
     const findings: Finding[] = [];
     if (listing.project.state === "untrusted") findings.push({ ok: true, text: `mcp: ${root}/.mcp.json is ignored, the project is not trusted` });
     for (const server of listing.servers) findings.push(serverFinding(server, input.env, root, inspected.get(server.name)));

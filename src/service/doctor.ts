@@ -58,7 +58,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
   const [models, accounts, mcp] = await Promise.all([
     config.value ? checkModels(config.value, store.logins, options) : [],
     checkAccounts(store.logins),
-    config.value ? checkMcpServers({ config: config.value, dbFile: paths.dbFile, cwd: options.cwd ?? process.cwd(), env, logins: store.logins }) : [],
+    config.value ? checkMcpServers({ config: config.value, dbFile: paths.dbFile, hidden: [paths.configDir, paths.stateDir], cwd: options.cwd ?? process.cwd(), env, logins: store.logins }) : [],
   ]);
   return [
     config.finding,

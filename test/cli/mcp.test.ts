@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { approveProjectServers, projectServers } from "../../src/mcp/from-project.ts";
 import { openDb } from "../../src/store/db.ts";
 import { saveLogin } from "../../src/store/logins.ts";
+import { findSandbox } from "../../src/tools/sandbox.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { type Device, startDevice } from "../support/device.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
@@ -104,11 +105,29 @@ describe("lembas doctor", () => {
     expect(doctor.code).toBe(1);
     const lines = doctor.stdout.split("\n").filter((l) => l.includes(" mcp "));
     expect(lines).toEqual([
-      `ok   mcp notes (config): ${process.execPath} ${SERVER}, starts, 13 tools`,
+      `ok   mcp notes (config): ${process.execPath} ${SERVER}, starts, 14 tools`,
       `fix  mcp shell (config): sh -c true: MCP server "shell" did not start: it exited with code 0 before it answered — fix the server's entry, or run its command by hand to see why`,
       "fix  mcp gone (config): its command no-such-mcp-server is not on PATH — install it, or fix config.yaml's mcp.gone.command",
       `fix  mcp lint (project): npx, waits for approval of ${join(project, ".mcp.json")} — run lembas mcp approve in ${project}, or start lembas there and approve them when asked`,
     ]);
+  });
+});
+
+const sandboxFound = findSandbox();
+if (sandboxFound.kind !== "bwrap") console.warn(`SKIPPED: lembas mcp list's sandbox test needs bubblewrap, and here ${sandboxFound.kind === "none" ? sandboxFound.why : sandboxFound.kind}`);
+
+describe.skipIf(sandboxFound.kind !== "bwrap")("lembas mcp list and doctor in the tools' sandbox", () => {
+  test("start the servers as a session does: lembas.db is out of their sight", async () => {
+    mkdirSync(box.configDir, { recursive: true });
+    const db = join(box.stateDir, "lembas.db");
+    // The server exits at start where it can read the database.
+    writeFileSync(join(box.configDir, "config.yaml"), `mcp:\n  notes:\n    command: ${process.execPath}\n    args: [${SERVER}, --must-not-see=${db}]\n`);
+    expect((await lembas(["trust"])).code).toBe(0);
+    expect(readFileSync(db).length).toBeGreaterThan(0);
+    const list = await lembas(["mcp", "list"]);
+    expect(list.stdout).toContain("starts, 14 tools");
+    const doctor = await lembas(["doctor"]);
+    expect(doctor.stdout).toContain(`ok   mcp notes (config): ${process.execPath} ${SERVER} --must-not-see=${db}, starts, 14 tools`);
   });
 });
 

@@ -1,10 +1,11 @@
 import { afterEach, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { step } from "../support/engine.ts";
-import { ROOT, runLembas } from "../support/run.ts";
-import { processesTagged } from "./processes.ts";
+import { startModel } from "../support/model.ts";
+import { ROOT, runLembas, sandbox } from "../support/run.ts";
+import { processesTagged, serversTagged } from "./processes.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
 
@@ -50,7 +51,7 @@ test("an editor's stdio server: its tools in the model's list, a call's result b
   expect(updates[0]).toMatchObject({ sessionUpdate: "tool_call", title: "notes: echo" });
   expect(updates.filter((u) => u.status === "in_progress").at(-1)).toMatchObject({ title: 'notes: echo {"text":"hello"}', rawInput: { text: "hello" } });
   expect(updates.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", status: "completed" });
-  expect(processesTagged(tag).length).toBe(1);
+  expect(serversTagged(tag).length).toBe(1);
   await a.close();
   a = null;
   expect(processesTagged(tag)).toEqual([]);
@@ -128,4 +129,42 @@ test("a trusted project's .mcp.json is asked about as an approval card showing w
   await prompt(a, next.sessionId);
   expect(a.permissionRequests.length).toBe(1);
   expect(a.model.requests.at(-1)?.body.tools?.some((t) => (t as { function: { name: string } }).function.name === "mcp__proj__read_note")).toBe(true);
+}, 30_000);
+
+test("session/resume takes the editor's mcpServers again: a stored session's next prompt is offered their tools; a malformed one is -32602", async () => {
+  const model = await startModel();
+  const box = sandbox();
+  const project = join(box.dir, "project");
+  mkdirSync(project, { recursive: true });
+  mkdirSync(box.configDir, { recursive: true });
+  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
+  const tag = `resume-${crypto.randomUUID()}`;
+  try {
+    a = await startStdioAgent({ device: { box, project }, model });
+    await a.agent.request("initialize", initializeParams);
+    const { sessionId } = (await a.agent.request("session/new", { cwd: project, mcpServers: [] })) as { sessionId: string };
+    a.model.push(step({ text: "first" }));
+    await prompt(a, sessionId);
+    await a.close();
+
+    a = await startStdioAgent({ device: { box, project }, model });
+    await a.agent.request("initialize", initializeParams);
+    const bad = await a.agent.request("session/resume", { sessionId, cwd: project, mcpServers: [{ name: "x", args: [], env: [] }] }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ code: -32602, message: expect.stringContaining("mcpServers[0] (\"x\"): command is missing") });
+    await a.agent.request("session/resume", { sessionId, cwd: project, mcpServers: [editorServer("notes", tag)] });
+    a.model.push(step({ toolCalls: [{ id: "r1", name: "mcp__notes__read_note", arguments: { name: "n" } }] }), step({ text: "done" }));
+    await prompt(a, sessionId);
+    const steps = a.model.requests.filter((r) => r.body.tools);
+    const names = (steps.at(-2)?.body.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+    expect(names).toContain("mcp__notes__read_note");
+    expect(updatesOf(a, "r1").at(-1)).toMatchObject({ status: "completed" });
+    const toolMessage = (steps.at(-1)?.body.messages ?? []).filter((m) => m.role === "tool").at(-1) as { content: string } | undefined;
+    expect(toolMessage?.content).toContain("note n: buy milk");
+    await a.close();
+    a = null;
+    expect(processesTagged(tag)).toEqual([]);
+  } finally {
+    await model.close();
+    box.cleanup();
+  }
 }, 30_000);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { type EngineHarness, engineHarness, ofType, step } from "../support/engine.ts";
 import { ROOT } from "../support/run.ts";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
-import { processesTagged } from "./processes.ts";
+import { processesTagged, serversTagged } from "./processes.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
 
@@ -29,7 +29,7 @@ test("a session's servers start as it is made and stop when it is released, dele
   const tag = `life-${crypto.randomUUID()}`;
   h = await harness(tag);
   const released = await h.session();
-  await until(() => processesTagged(tag).length === 1);
+  await until(() => serversTagged(tag).length === 1);
   await h.engine.release(released.id);
   expect(processesTagged(tag)).toEqual([]);
 
@@ -47,7 +47,7 @@ test("a session's servers start as it is made and stop when it is released, dele
 
   await h.session();
   await h.session();
-  await until(() => processesTagged(tag).length === 2);
+  await until(() => serversTagged(tag).length === 2);
   expect(await h.engine.stop()).toEqual([]);
   expect(processesTagged(tag)).toEqual([]);
 }, 30_000);

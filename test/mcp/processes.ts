@@ -13,3 +13,17 @@ export function processesTagged(tag: string): number[] {
   }
   return pids;
 }
+
+/**
+ * The pids of the servers themselves whose command line holds `tag`: those that run bun, not the
+ * sandbox (bwrap and its PID 1) they run in, whose command lines hold the tag too.
+ */
+export function serversTagged(tag: string): number[] {
+  return processesTagged(tag).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] === process.execPath;
+    } catch {
+      return false;
+    }
+  });
+}

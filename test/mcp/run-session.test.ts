@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
+import { setInstanceMcp } from "../../src/store/instance-mcp.ts";
 import { saveLogin } from "../../src/store/logins.ts";
 import { step } from "../support/engine.ts";
 import { type Instance, startInstance } from "../support/instance.ts";
@@ -126,11 +127,11 @@ describe("a trusted project's .mcp.json", () => {
 });
 
 describe("the instance's /mcp for a login", () => {
-  test("offered with the device token, and called", async () => {
+  test("asked at lembas login, then offered to the first session with the device token, and called", async () => {
     instance = await startInstance({ token: TOKEN, mcp: mcpHttpHandler({ token: TOKEN }) });
-    const db = openDb(join(box.stateDir, "lembas.db"));
-    saveLogin(db, { name: "example", url: instance.url, token: TOKEN, protocols: [1, 2] });
-    db.close();
+    const login = await runLembas(box, ["login", instance.url, "--name", "example", "--token-stdin"], { cwd: box.project, stdin: TOKEN });
+    expect(login.code).toBe(0);
+    expect(login.stdout).toContain("the instance serves MCP tools at /mcp");
     model.push(step({ toolCalls: [{ name: "mcp__example__echo", arguments: { text: "from the instance" } }] }), step({ text: "ok" }));
     const result = await run(["--yes", "hi"]);
     expect(result.code).toBe(0);
@@ -139,16 +140,18 @@ describe("the instance's /mcp for a login", () => {
     expect(result.stderr + result.stdout).not.toContain(TOKEN);
   }, 30_000);
 
-  test("a token the instance refuses: a notice, and the session goes on", async () => {
+  test("a token the instance's /mcp refuses: a notice, and the session goes on", async () => {
     instance = await startInstance({ token: TOKEN, mcp: mcpHttpHandler({ token: "another-token" }) });
     const db = openDb(join(box.stateDir, "lembas.db"));
     saveLogin(db, { name: "example", url: instance.url, token: TOKEN, protocols: [1, 2] });
+    // As a login whose probe found /mcp left it.
+    setInstanceMcp(db, instance.url, true);
     db.close();
     model.push(step({ text: "went on" }));
     const result = await run(["hi"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("went on");
-    expect(result.stderr).toContain(`MCP server example: ${instance.url}/mcp answered 401`);
+    expect(result.stderr).toContain(`MCP server "example" did not start: ${instance.url}/mcp answered HTTP 401 (its credentials were refused)`);
     expect(result.stderr).not.toContain(TOKEN);
   }, 30_000);
 });

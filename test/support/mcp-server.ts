@@ -1,10 +1,11 @@
 // A real MCP server for the tests, on the SDK's server side.
-//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger]
+//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger] [--must-not-see=FILE]
+// --must-not-see: exits at start when FILE can be read and is not empty (a server started outside the sandbox).
 // --linger: outlives the end of its stdin, and starts a child that would outlive it (for the no-orphans tests).
 // stdio: echo, read_note (read-only), crash, hang, image, huge, structured, resource, fail, garbage,
-// stats, and a tool whose name needs sanitising. `mcpHttpHandler({ token })` serves the same tools
+// read_file (a file by its path), stats, and a tool whose name needs sanitising. `mcpHttpHandler({ token })` serves the same tools
 // (but crash and garbage) over streamable HTTP, for Bun.serve or the simulated instance's /mcp.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -41,6 +42,7 @@ const TOOLS: Tool[] = [
 const STDIO_ONLY: Tool[] = [
   { name: "crash", description: "Exits the process mid-call.", inputSchema: object() },
   { name: "garbage", description: "Writes a line that is not JSON to stdout, and never answers.", inputSchema: object() },
+  { name: "read_file", description: "Reads a file by its path (what the sandbox lets it see).", inputSchema: object({ path: { type: "string" } }, ["path"]) },
 ];
 
 type Options = { stdio: boolean; downAfterCrash?: string };
@@ -93,6 +95,11 @@ async function callTool(name: string, args: Record<string, unknown>, signal: Abo
       if (options.downAfterCrash) writeFileSync(options.downAfterCrash, "crashed");
       process.stderr.write("mcp-server: crashing on purpose\n");
       process.exit(7);
+    case "read_file": {
+      const path = String(args.path);
+      if (!existsSync(path)) return { content: [{ type: "text", text: `${path} does not exist` }], isError: true };
+      return text(`${path}: ${JSON.stringify(readFileSync(path, "utf8"))}`);
+    }
     case "garbage":
       process.stdout.write("this is not json\n");
       return new Promise(() => undefined);
@@ -121,6 +128,11 @@ async function main(argv: string[]): Promise<void> {
   if (flag("exit-at-start") || (downAfterCrash && existsSync(downAfterCrash))) {
     process.stderr.write("mcp-server: exiting at start as asked\n");
     process.exit(3);
+  }
+  const mustNotSee = value("must-not-see");
+  if (mustNotSee && existsSync(mustNotSee) && readFileSync(mustNotSee).length > 0) {
+    process.stderr.write(`mcp-server: ${mustNotSee} is in sight, exiting\n`);
+    process.exit(4);
   }
   if (flag("no-initialize")) {
     for await (const _chunk of Bun.stdin.stream()) {
