@@ -8,6 +8,8 @@ import { inputSchema } from "../../src/tools/tool.ts";
 import { initializeParams, startStdioAgent } from "../support/acp.ts";
 import { isStep, step } from "../support/engine.ts";
 
+const MCP_SERVER = join(import.meta.dir, "../support/mcp-server.ts");
+
 // The compiled binary is what people run: its tools' JSON schemas are stamped in by build.ts.
 let dir = "";
 let bin = "";
@@ -66,6 +68,26 @@ test("the compiled binary runs a command (in its sandbox, watched for undo) and 
     };
     expect(undo._meta.lembas.undone.files).toEqual(["notes.txt"]);
     expect(readFileSync(join(a.project, "notes.txt"), "utf8")).toBe("the person's notes\n");
+  } finally {
+    await a.close();
+  }
+}, 60_000);
+
+test("the compiled binary starts an editor's MCP server and offers its tools (the SDK is in the binary)", async () => {
+  const a = await startStdioAgent({ cmd: [bin, "serve", "--stdio"] });
+  const tag = `binary-mcp-${process.pid}-${Date.now()}`;
+  try {
+    await a.agent.request("initialize", initializeParams);
+    const server = { name: "notes", command: process.execPath, args: [MCP_SERVER, `--tag=${tag}`], env: [] };
+    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [server], _meta: { mode: "auto" } });
+    a.model.push(step({ toolCalls: [{ name: "mcp__notes__echo", arguments: { text: "from the binary" } }] }), step({ text: "echoed" }));
+    const result = await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo it" }] });
+    expect(result.stopReason).toBe("end_turn");
+    const steps = a.model.requests.filter((r) => isStep(r.body));
+    const offered = ((steps[0]?.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+    expect(offered).toContain("mcp__notes__echo");
+    const answer = String(steps.at(-1)?.body.messages?.findLast((m) => m.role === "tool")?.content ?? "");
+    expect(answer).toContain("from the binary");
   } finally {
     await a.close();
   }
