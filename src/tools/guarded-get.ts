@@ -9,7 +9,7 @@ const ACCEPT = "text/markdown, text/html;q=0.9, text/plain;q=0.8, application/js
 
 /**
  * GETs an http(s) URL, following redirects by hand so that every hop is checked again (scheme and
- * address), and reads at most `maxBytes` of the body. `body` decides, from the headers, whether
+ * address; one to another host is not followed but said), and reads at most `maxBytes` of the body. `body` decides, from the headers, whether
  * the body is worth reading: a sentence instead stops there.
  */
 export async function guardedGet(start: URL, opts: GetOptions, body: (contentType: string, url: string) => string | null): Promise<Page | { problem: string }> {
@@ -18,6 +18,8 @@ export async function guardedGet(start: URL, opts: GetOptions, body: (contentTyp
     if (url.protocol !== "http:" && url.protocol !== "https:") return { problem: `${url.href} is not an http(s) URL: fetch reads only web pages.` };
     const blocked = await privateAddressProblem(url.hostname, opts.allowPrivate);
     if (blocked) return { problem: hop === 0 ? blocked : `${start.href} redirected to ${url.href}: ${blocked}` };
+    // The person is asked per host before a fetch: a redirect to another host is theirs to allow too.
+    if (url.host !== start.host) return { problem: otherHost(start, url) };
     const response = await fetch(url, { redirect: "manual", signal: opts.signal, headers: { accept: ACCEPT, "user-agent": "lembas" } });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
@@ -35,6 +37,10 @@ export async function guardedGet(start: URL, opts: GetOptions, body: (contentTyp
     const { bytes, cut } = await readCapped(response, opts.maxBytes);
     return { url: url.href, status: response.status, contentType, bytes, cut };
   }
+}
+
+function otherHost(start: URL, to: URL): string {
+  return `${start.href} redirected to ${to.href}, on another host, which was not fetched: fetch ${to.href} itself to follow it (a host not fetched from before asks the person).`;
 }
 
 /** The body's first `maxBytes`, and whether there was more (reading stops there). */

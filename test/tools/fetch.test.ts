@@ -29,6 +29,8 @@ beforeAll(() => {
       if (path === "/image") return new Response(new Uint8Array([137, 80, 78, 71, 0, 0]), { headers: { "content-type": "image/png" } });
       if (path === "/moved") return Response.redirect(`http://127.0.0.1:${port}/page`, 302);
       if (path === "/to-localhost") return Response.redirect(`http://localhost:${port}/page`, 302);
+      if (path === "/to-other-host") return Response.redirect(`http://127.0.0.2:${port}/text`, 302);
+      if (path === "/to-https") return new Response(null, { status: 301, headers: { location: `https://127.0.0.1:${port}/text` } });
       if (path === "/to-file") return new Response(null, { status: 301, headers: { location: "file:///etc/passwd" } });
       if (path === "/loop") return Response.redirect(`http://127.0.0.1:${port}/loop`, 302);
       if (path === "/missing") return new Response("no such page", { status: 404, headers: { "content-type": "text/plain" } });
@@ -115,6 +117,31 @@ describe("fetch", () => {
     expect(fetchTool.hosts?.(input)).toEqual(["example.com:8443"]);
     expect(fetchTool.hosts?.({ url: "file:///x" })).toEqual([]);
     expect(fetchTool.kind).toBe("fetch");
+  });
+});
+
+describe("attack: fetch asks per host, and a redirect cannot go around that", () => {
+  test("a redirect to another host is not followed: the model is told to fetch it itself, which asks the person", async () => {
+    const ctx = makeContext({ allowPrivate: true }).ctx;
+    const result = await run(fetchTool, { url: `${base}/to-other-host` }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.output).toBe(
+      `${base}/to-other-host redirected to http://127.0.0.2:${server.port}/text, on another host, which was not fetched: fetch http://127.0.0.2:${server.port}/text itself to follow it (a host not fetched from before asks the person).`,
+    );
+    // The same host on another scheme is the same host: followed (here it fails, as the test server speaks no TLS).
+    const upgraded = await run(fetchTool, { url: `${base}/to-https`, timeout: 5 }, ctx);
+    expect(upgraded.output).not.toContain("on another host");
+  });
+});
+
+describe("attack: an HTML page cannot blow up the conversion", () => {
+  test("lists nested 20,000 deep become markdown of about the page's size, not its square", () => {
+    const html = "<ul><li>x".repeat(20_000);
+    const started = performance.now();
+    const { markdown } = htmlToMarkdown(html, "http://example.com/");
+    expect(markdown.length).toBeLessThan(html.length * 4);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(markdown.split("\n").at(-1)).toBe(`${"  ".repeat(8)}- x`);
   });
 });
 
