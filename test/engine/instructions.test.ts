@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeStatus } from "../../src/engine/git-status.ts";
 import { instructionFiles, MAX_INSTRUCTIONS } from "../../src/engine/instruction-files.ts";
@@ -87,6 +88,54 @@ describe("instruction files", () => {
       expect(files.reduce((n, f) => n + f.text.replace(/\n\[… cut.*$/, "").length, 0)).toBe(MAX_INSTRUCTIONS);
     } finally {
       Bun.spawnSync(["rm", "-rf", root]);
+    }
+  });
+});
+
+describe("attack: instruction files a hostile clone could plant", () => {
+  const planted = (make: (root: string, outside: string) => void) => {
+    const top = mkdtempSync(join(tmpdir(), "lembas-planted-"));
+    const root = join(top, "project");
+    const outside = join(top, "home");
+    mkdirSync(join(root, "sub"), { recursive: true });
+    mkdirSync(join(outside, ".ssh"), { recursive: true });
+    writeFileSync(join(outside, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n");
+    make(root, outside);
+    return { root, top, cleanup: () => Bun.spawnSync(["rm", "-rf", top]) };
+  };
+
+  test("an AGENTS.md that is a symlink out of the project (to ~/.ssh/id_rsa) or to a secret in it (.env) is not read; one to a file of the project is", () => {
+    const box = planted((root, outside) => {
+      symlinkSync(join(outside, ".ssh", "id_rsa"), join(root, "AGENTS.md"));
+      writeFileSync(join(root, ".env"), "TOKEN=secret\n");
+      symlinkSync("../.env", join(root, "sub", "CLAUDE.md"));
+    });
+    try {
+      expect(instructionFiles(box.root, join(box.root, "sub"), join(box.top, "no-config"))).toEqual([]);
+      mkdirSync(join(box.root, "docs"));
+      writeFileSync(join(box.root, "docs", "agents.md"), "Run bun test.");
+      Bun.spawnSync(["rm", join(box.root, "sub", "CLAUDE.md")]);
+      symlinkSync("../docs/agents.md", join(box.root, "sub", "AGENTS.md"));
+      expect(instructionFiles(box.root, join(box.root, "sub"), join(box.top, "no-config"))).toEqual([{ label: "sub/AGENTS.md", text: "Run bun test." }]);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  test("an AGENTS.md that is a FIFO does not hang the session's start", async () => {
+    const box = planted((root) => {
+      Bun.spawnSync(["mkfifo", join(root, "AGENTS.md")]);
+      writeFileSync(join(root, "sub", "AGENTS.md"), "Nearer.");
+    });
+    try {
+      const script = `import { instructionFiles } from ${JSON.stringify(join(import.meta.dir, "../../src/engine/instruction-files.ts"))};
+console.log(JSON.stringify(instructionFiles(${JSON.stringify(box.root)}, ${JSON.stringify(join(box.root, "sub"))}, "/nonexistent")));`;
+      const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit", timeout: 5_000 });
+      const out = await new Response(child.stdout).text();
+      expect(await child.exited).toBe(0);
+      expect(JSON.parse(out)).toEqual([{ label: "sub/AGENTS.md", text: "Nearer." }]);
+    } finally {
+      box.cleanup();
     }
   });
 });
