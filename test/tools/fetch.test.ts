@@ -3,6 +3,7 @@ import { unknownKey } from "../../src/config/keys.ts";
 import { Config } from "../../src/config/schema.ts";
 import { isPrivateAddress, privateAddressProblem } from "../../src/tools/address-guard.ts";
 import { fetchTool, MAX_FETCH_BYTES } from "../../src/tools/fetch.ts";
+import { guardedGet } from "../../src/tools/guarded-get.ts";
 import { htmlToMarkdown } from "../../src/tools/html-markdown.ts";
 import { cleanupTempDirs, makeContext, run } from "./context.ts";
 
@@ -29,6 +30,7 @@ beforeAll(() => {
       if (path === "/image") return new Response(new Uint8Array([137, 80, 78, 71, 0, 0]), { headers: { "content-type": "image/png" } });
       if (path === "/moved") return Response.redirect(`http://127.0.0.1:${port}/page`, 302);
       if (path === "/to-localhost") return Response.redirect(`http://localhost:${port}/page`, 302);
+      if (path === "/host") return new Response(`host: ${request.headers.get("host")}`, { headers: { "content-type": "text/plain" } });
       if (path === "/to-other-host") return Response.redirect(`http://127.0.0.2:${port}/text`, 302);
       if (path === "/to-https") return new Response(null, { status: 301, headers: { location: `https://127.0.0.1:${port}/text` } });
       if (path === "/to-file") return new Response(null, { status: 301, headers: { location: "file:///etc/passwd" } });
@@ -131,6 +133,31 @@ describe("attack: fetch asks per host, and a redirect cannot go around that", ()
     // The same host on another scheme is the same host: followed (here it fails, as the test server speaks no TLS).
     const upgraded = await run(fetchTool, { url: `${base}/to-https`, timeout: 5 }, ctx);
     expect(upgraded.output).not.toContain("on another host");
+  });
+});
+
+describe("attack: the request goes to the address the guard checked (DNS rebinding)", () => {
+  const get = (url: string, resolve: (host: string) => Promise<string[]>, allowPrivate: string[] = ["rebind.test"]) =>
+    guardedGet(new URL(url), { allowPrivate, maxBytes: 1_000, maxRedirects: 0, signal: AbortSignal.timeout(5_000), resolve }, () => null);
+
+  test("a name is resolved once, by the guard, and the request is sent to that address with the name as its Host", async () => {
+    const asked: string[] = [];
+    const got = await get(`http://rebind.test:${server.port}/host`, async (host) => {
+      asked.push(host);
+      // A rebinding server answers the next lookup with another address: there must be no next lookup.
+      return asked.length === 1 ? ["127.0.0.1"] : ["10.9.9.9"];
+    });
+    expect(asked).toEqual(["rebind.test"]);
+    expect("bytes" in got && new TextDecoder().decode(got.bytes)).toBe(`host: rebind.test:${server.port}`);
+    expect("url" in got && got.url).toBe(`http://rebind.test:${server.port}/host`);
+  });
+
+  test("a name with a public and a private address is refused, whichever comes first", async () => {
+    for (const answer of [["8.8.8.8", "127.0.0.2"], ["127.0.0.2", "8.8.8.8"]]) {
+      expect(await get("http://both.test/", async () => answer)).toEqual({
+        problem: "both.test resolves to 127.0.0.2, a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).",
+      });
+    }
   });
 });
 
