@@ -499,7 +499,7 @@ export class Session {
       this.system ??= sessionPrompt({ root: this.root, cwd: this.cwd }, this.deps.config, this.deps.paths.configDir);
       const request = { model, turnId, todos: this.todos, system: await this.system, tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
-      this.takeInbox(turnId);
+      if (this.takeInbox(turnId)) guard.forget();
       this.bus.emit({ type: "step", turnId, step });
       let outcome = await this.callStep(request, effort, step);
       // A server that found the request too long: compacted, the step is sent once more.
@@ -566,12 +566,14 @@ export class Session {
     });
   }
 
-  private takeInbox(turnId: string): void {
-    if (this.inbox.length === 0) return;
+  /** True when the person said something: the loop guard starts again (they may have fixed what failed). */
+  private takeInbox(turnId: string): boolean {
+    if (this.inbox.length === 0) return false;
     const taken = this.inbox.splice(0);
     for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
     const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
     this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
+    return true;
   }
 
   /** After the first prompt: a short model call names the session; a prompt sent meanwhile stops it. A failure keeps the provisional title. */
