@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { listMessages } from "../../src/store/messages.ts";
 import { type EngineHarness, engineHarness, isStep, isSummary, ofType, step } from "../support/engine.ts";
@@ -64,23 +64,21 @@ describe("cancel", () => {
 });
 
 describe("steering", () => {
-  test("attack: a call that failed twice runs again after the person spoke in the turn (they may have fixed it): the loop guard starts again", async () => {
+  test("attack: a call that failed twice runs again after the person spoke in the turn (they may have fixed the cause): the loop guard starts again", async () => {
     const missing = { path: "later.txt" };
     h.model.push(
       step({ toolCalls: [{ id: "r1", name: "read", arguments: missing }] }),
       step({ toolCalls: [{ id: "r2", name: "read", arguments: missing }], chunkDelayMs: 300 }),
       step({ toolCalls: [{ id: "r3", name: "read", arguments: missing }] }),
-      step({ text: "read it" }),
+      step({ text: "done" }),
     );
     const session = await h.session({ mode: "auto" });
     const turn = session.prompt({ text: "read later.txt" });
     await h.model.waitForRequests(2);
-    writeFileSync(join(h.project, "later.txt"), "here now\n");
-    expect(session.steer("I created it, read it again", "m1")).toEqual({ queued: 1 });
+    expect(session.steer("I fixed it, read it once more", "m1")).toEqual({ queued: 1 });
     expect(await turn).toMatchObject({ stopReason: "end_turn" });
     expect(ofType(h.events(session), "tool_denied")).toEqual([]);
-    const third = ofType(h.events(session), "tool_end").find((e) => e.callId === "r3");
-    expect(third).toMatchObject({ isError: false });
+    expect(ofType(h.events(session), "tool_start").map((e) => e.callId)).toEqual(["r1", "r2", "r3"]);
   });
 
   test("a message sent while the turn works is given to the model at its next step", async () => {
