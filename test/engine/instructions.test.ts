@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeStatus } from "../../src/engine/git-status.ts";
+import { describeStatus, gitStatus } from "../../src/engine/git-status.ts";
 import { instructionFiles, MAX_INSTRUCTIONS } from "../../src/engine/instruction-files.ts";
 import { modeNotes } from "../../src/engine/mode-notes.ts";
 import type { StoredMessage } from "../../src/engine/records.ts";
@@ -141,6 +141,29 @@ console.log(JSON.stringify(instructionFiles(${JSON.stringify(box.root)}, ${JSON.
 });
 
 describe("git status at the session's start", () => {
+  test("attack: a repository's own config runs nothing at the session's start (core.fsmonitor, a filter's clean command)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "lembas-gitcfg-"));
+    try {
+      git(root, "init", "-q");
+      writeFileSync(join(root, ".gitattributes"), "a.txt filter=evil\n");
+      writeFileSync(join(root, "a.txt"), "one\n");
+      git(root, "add", ".");
+      git(root, "commit", "-qm", "first");
+      const ran = join(root, "ran");
+      git(root, "config", "core.fsmonitor", `touch '${ran}-fsmonitor'; false`);
+      git(root, "config", "filter.evil.clean", `sh -c "touch '${ran}-clean'; cat"`);
+      git(root, "config", "filter.evil.process", `sh -c "touch '${ran}-process'"`);
+      // Its stat changed: git status would compare its content, through the filter.
+      await Bun.sleep(1_100);
+      writeFileSync(join(root, "a.txt"), "one\n");
+      const status = await gitStatus(root);
+      expect(status).toStartWith("branch main");
+      expect(existsSync(`${ran}-fsmonitor`) || existsSync(`${ran}-clean`) || existsSync(`${ran}-process`)).toBe(false);
+    } finally {
+      Bun.spawnSync(["rm", "-rf", root]);
+    }
+  });
+
   test("the branch and at most 20 changed files, the rest counted", () => {
     const files = Array.from({ length: 25 }, (_, i) => ` M src/f${i}.ts`);
     const text = describeStatus(`## main...origin/main [ahead 1]\n${files.join("\n")}\n`) ?? "";
