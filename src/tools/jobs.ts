@@ -149,7 +149,7 @@ export class Job {
     }
     // What the job's shell left behind in its group is stopped with it, as bash does.
     const stopping = this.state === "stopped";
-    const left = !stopping && ((await leftInGroup(this.proc.pid)) || markedPids(this.mark).length > 0);
+    const left = !stopping && ((await leftInGroup(this.proc.pid)) || markedPids(this.mark, this.proc.pid).length > 0);
     if (left) stopRun(this.proc.pid, this.mark);
     await within(pumps, stopping || left ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS);
     live.delete(this.proc.pid);

@@ -79,14 +79,14 @@ export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
 }
 
 /**
- * stopGroup, and the same signals to every process carrying MARK (run-mark.ts): those that left
- * the group with a session of their own. The SIGKILL goes to the marked ones still there then.
+ * stopGroup, and the same signals to every process carrying MARK (run-mark.ts) outside the group:
+ * those that left it with a session of their own. The SIGKILL goes to the marked ones still there then.
  */
 export function stopRun(pid: number, mark: string, graceMs = KILL_GRACE_MS): void {
   killGroup(pid, "SIGTERM");
-  signalMarked(mark, "SIGTERM");
+  signalMarked(mark, "SIGTERM", pid);
   setTimeout(() => {
     killGroup(pid, "SIGKILL");
-    signalMarked(mark, "SIGKILL");
+    signalMarked(mark, "SIGKILL", pid);
   }, graceMs).unref();
 }

@@ -15,8 +15,11 @@ export function marked(env: Record<string, string>): { env: Record<string, strin
   return { env: { ...env, [NAME]: mark }, mark };
 }
 
-/** The live processes (of this user) carrying the mark, this process aside. */
-export function markedPids(mark: string): number[] {
+/**
+ * The live processes (of this user) carrying the mark, this process aside; those of the process
+ * group OUTSIDE_OF left out (signalled as a group already: a second SIGTERM may cut a shutdown short).
+ */
+export function markedPids(mark: string, outsideOf?: number): number[] {
   const entry = `${NAME}=${mark}\0`;
   let names: string[];
   try {
@@ -30,7 +33,8 @@ export function markedPids(mark: string): number[] {
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
       const environ = readFileSync(`/proc/${name}/environ`, "latin1");
-      if (environ.startsWith(entry) || environ.includes(`\0${entry}`)) found.push(pid);
+      if (!environ.startsWith(entry) && !environ.includes(`\0${entry}`)) continue;
+      if (outsideOf === undefined || groupOf(name) !== outsideOf) found.push(pid);
     } catch {
       // gone meanwhile, or another user's
     }
@@ -38,9 +42,15 @@ export function markedPids(mark: string): number[] {
   return found;
 }
 
-/** Sends SIGNAL to every process carrying the mark; how many there were. */
-export function signalMarked(mark: string, signal: NodeJS.Signals): number {
-  const pids = markedPids(mark);
+function groupOf(pid: string): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  // pid (comm) state ppid pgrp …: the comm may hold spaces and parentheses.
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+}
+
+/** Sends SIGNAL to every process carrying the mark (but those of the group OUTSIDE_OF); how many there were. */
+export function signalMarked(mark: string, signal: NodeJS.Signals, outsideOf?: number): number {
+  const pids = markedPids(mark, outsideOf);
   for (const pid of pids) {
     try {
       process.kill(pid, signal);
