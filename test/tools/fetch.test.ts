@@ -170,6 +170,12 @@ describe("attack: an HTML page cannot blow up the conversion", () => {
     expect(performance.now() - started).toBeLessThan(2_000);
     expect(markdown.split("\n").at(-1)).toBe(`${"  ".repeat(8)}- x`);
   });
+
+  test("a title that never closes (the whole page in it) is cut to a line", () => {
+    const { title } = htmlToMarkdown(`<title>${"word ".repeat(20_000)}`, "http://example.com/");
+    expect(title?.length).toBe(201);
+    expect(title).toEndWith("…");
+  });
 });
 
 describe("fetch refuses loopback and private addresses unless allowed", () => {
