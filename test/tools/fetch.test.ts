@@ -152,6 +152,14 @@ describe("attack: the request goes to the address the guard checked (DNS rebindi
     expect("url" in got && got.url).toBe(`http://rebind.test:${server.port}/host`);
   });
 
+  test("a name lookup that never answers is given up with the timeout", async () => {
+    const started = performance.now();
+    const lookup = guardedGet(new URL("http://slow.test/"), { allowPrivate: false, maxBytes: 1_000, maxRedirects: 0, signal: AbortSignal.timeout(300), resolve: () => new Promise(() => {}) }, () => null);
+    expect(lookup).rejects.toThrow();
+    await lookup.catch(() => {});
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
   test("a name with a public and a private address is refused, whichever comes first", async () => {
     for (const answer of [["8.8.8.8", "127.0.0.2"], ["127.0.0.2", "8.8.8.8"]]) {
       expect(await get("http://both.test/", async () => answer)).toEqual({
