@@ -29,11 +29,11 @@ export async function guardedGet(start: URL, opts: GetOptions, body: (contentTyp
     if ("problem" in checked) return { problem: hop === 0 ? checked.problem : `${start.href} redirected to ${url.href}: ${checked.problem}` };
     // The person is asked per host before a fetch: a redirect to another host is theirs to allow too.
     if (url.host !== start.host) return { problem: otherHost(start, url) };
-    const response = await fetch(pinned(url, checked.address), {
+    const response = await fetch(viaProxy(url) ? url : pinned(url, checked.address), {
       redirect: "manual",
       signal: opts.signal,
       headers: { accept: ACCEPT, "user-agent": "lembas", host: url.host },
-      ...tlsFor(url),
+      ...(viaProxy(url) ? {} : tlsFor(url)),
     });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
@@ -61,6 +61,16 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/**
+ * Whether fetch sends the request to the person's proxy (HTTP_PROXY, HTTPS_PROXY): the proxy then
+ * resolves the name, and is asked for the name, not an address (it may filter by name, or NO_PROXY
+ * list it); the guard has checked what the name resolves to here.
+ */
+function viaProxy(url: URL): boolean {
+  const names = url.protocol === "https:" ? ["HTTPS_PROXY", "https_proxy"] : ["HTTP_PROXY", "http_proxy"];
+  return names.some((name) => (process.env[name] ?? "") !== "");
 }
 
 /** The URL with its host name replaced by the address checked (a name only: an address is itself). */

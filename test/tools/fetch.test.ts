@@ -152,6 +152,23 @@ describe("attack: the request goes to the address the guard checked (DNS rebindi
     expect("url" in got && got.url).toBe(`http://rebind.test:${server.port}/host`);
   });
 
+  test("through the person's proxy (HTTP_PROXY) the request names the host, not the address: the proxy resolves it", async () => {
+    const proxy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => new Response(`proxy got ${request.url}`, { headers: { "content-type": "text/plain" } }) });
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy };
+    process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
+    delete process.env.http_proxy;
+    try {
+      const got = await get(`http://rebind.test:${server.port}/host`, async () => ["127.0.0.1"]);
+      expect("bytes" in got && new TextDecoder().decode(got.bytes)).toBe(`proxy got http://rebind.test:${server.port}/host`);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await proxy.stop(true);
+    }
+  });
+
   test("a name lookup that never answers is given up with the timeout", async () => {
     const started = performance.now();
     const lookup = guardedGet(new URL("http://slow.test/"), { allowPrivate: false, maxBytes: 1_000, maxRedirects: 0, signal: AbortSignal.timeout(300), resolve: () => new Promise(() => {}) }, () => null);
