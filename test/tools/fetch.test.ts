@@ -153,19 +153,30 @@ describe("attack: the request goes to the address the guard checked (DNS rebindi
   });
 
   test("through the person's proxy (HTTP_PROXY) the request names the host, not the address: the proxy resolves it", async () => {
-    const proxy = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => new Response(`proxy got ${request.url}`, { headers: { "content-type": "text/plain" } }) });
+    // A raw socket: the request line as sent (Bun.serve would make the URL from the Host header).
+    const proxy = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket, data) {
+          const line = data.toString().split("\r\n")[0] ?? "";
+          const body = `proxy got ${line}`;
+          socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+        },
+      },
+    });
     const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy };
     process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
     delete process.env.http_proxy;
     try {
       const got = await get(`http://rebind.test:${server.port}/host`, async () => ["127.0.0.1"]);
-      expect("bytes" in got && new TextDecoder().decode(got.bytes)).toBe(`proxy got http://rebind.test:${server.port}/host`);
+      expect("bytes" in got && new TextDecoder().decode(got.bytes)).toBe(`proxy got GET http://rebind.test:${server.port}/host HTTP/1.1`);
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
-      await proxy.stop(true);
+      proxy.stop(true);
     }
   });
 
