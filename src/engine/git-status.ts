@@ -19,7 +19,7 @@ export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<s
       stdin: "ignore",
       stdout: "pipe",
       stderr: "ignore",
-      env: GIT_ENV,
+      env: gitEnv(),
       signal,
     });
     const read = await readCapped(child.stdout, MAX_BYTES);
@@ -35,7 +35,7 @@ export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<s
   }
 }
 
-const GIT_ENV = { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
+const gitEnv = () => ({ ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
 
 /**
  * The `-c` options that keep git status from running what the repository's own config names: it
@@ -51,7 +51,7 @@ async function withoutProjectPrograms(root: string, signal: AbortSignal): Promis
     stdin: "ignore",
     stdout: "pipe",
     stderr: "ignore",
-    env: GIT_ENV,
+    env: gitEnv(),
     signal,
   });
   const names = (await new Response(child.stdout).text()).split("\n").filter((name) => name !== "");
