@@ -566,13 +566,11 @@ export class Session {
     });
   }
 
-  /** True when the person said something: the loop guard starts again (they may have fixed what failed). */
   private takeInbox(turnId: string): boolean {
     if (this.inbox.length === 0) return false;
     const taken = this.inbox.splice(0);
     for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
-    const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
-    this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
+    this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(taken.some((m) => m.id) ? { ids: taken.flatMap((m) => (m.id ? [m.id] : [])) } : {}) });
     return true;
   }
 
