@@ -16,13 +16,16 @@ const MAX_BYTES = 64 * 1024;
 export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<string | null> {
   if (!process.env.GIT_DIR && !insideRepository(root)) return null;
   try {
-    const child = Bun.spawn(["git", "--no-optional-locks", "status", "--porcelain=v1", "-b"], {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const overrides = await withoutProjectPrograms(root, signal);
+    if (!overrides) return null;
+    const child = Bun.spawn(["git", ...overrides, "--no-optional-locks", "status", "--porcelain=v1", "-b", "--ignore-submodules=all"], {
       cwd: root,
       stdin: "ignore",
       stdout: "pipe",
       stderr: "ignore",
-      env: { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" },
-      signal: AbortSignal.timeout(timeoutMs),
+      env: gitEnv(),
+      signal,
     });
     const read = await readCapped(child.stdout, MAX_BYTES);
     if (read.cut) {
@@ -43,6 +46,31 @@ export function insideRepository(dir: string): boolean {
     if (statSync(join(at, ".git"), { throwIfNoEntry: false })) return true;
     if (dirname(at) === at) return false;
   }
+}
+
+const gitEnv = () => ({ ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
+
+/**
+ * The `-c` options that keep git status from running what the repository's own config names: it
+ * runs before the person has said a word, in a directory that may be a downloaded archive with a
+ * .git of its own. Its core.fsmonitor is a command run at every status, and a filter's clean (or
+ * process) command runs on a file whose stat changed; both are turned off (the person's global
+ * ones stay, unless the repository's config sets them too). Submodules are not entered (their
+ * configs are theirs). Null when a filter's name cannot be said in `-c`.
+ */
+async function withoutProjectPrograms(root: string, signal: AbortSignal): Promise<string[] | null> {
+  const child = Bun.spawn(["git", "config", "--local", "--includes", "--name-only", "--get-regexp", "^filter\\..*\\.(clean|process)$"], {
+    cwd: root,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "ignore",
+    env: gitEnv(),
+    signal,
+  });
+  const names = (await new Response(child.stdout).text()).split("\n").filter((name) => name !== "");
+  await child.exited;
+  if (names.some((name) => name.includes("="))) return null;
+  return ["-c", "core.fsmonitor=false", ...names.flatMap((name) => ["-c", `${name}=`])];
 }
 
 /** `git status --porcelain=v1 -b` as a few lines: "branch …", then the files. */

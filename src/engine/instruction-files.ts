@@ -1,6 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isInside } from "../paths.ts";
+import { protection, protectedPaths } from "../project/protected.ts";
+import { realOr } from "../real-path.ts";
 
 /** All instruction files together are cut here, so that a huge AGENTS.md cannot fill the context. */
 export const MAX_INSTRUCTIONS = 64 * 1024;
@@ -14,12 +16,12 @@ export type InstructionFile = { label: string; text: string };
  */
 export function instructionFiles(root: string, cwd: string, configDir: string): InstructionFile[] {
   const found: InstructionFile[] = [];
-  const global = readText(join(configDir, "AGENTS.md"));
+  const global = readText(join(configDir, "AGENTS.md"), null);
   if (global) found.push({ label: `${join(configDir, "AGENTS.md")} (the person's, for every project)`, text: global });
   for (const dir of dirsDown(root, cwd)) {
     const name = ["AGENTS.md", "CLAUDE.md"].find((n) => existsSync(join(dir, n)));
     if (!name) continue;
-    const text = readText(join(dir, name));
+    const text = readText(join(dir, name), root);
     if (text) found.push({ label: relative(root, join(dir, name)), text });
   }
   return capped(found);
@@ -39,11 +41,39 @@ function dirsDown(root: string, cwd: string): string[] {
   return dirs;
 }
 
-function readText(file: string): string | null {
+/** Secrets by their built-in names (.env*, keys, .ssh): an instruction file that leads to one is not read. */
+const SECRETS = protectedPaths([], []);
+
+/**
+ * An instruction file's text, its first bytes only (a huge file is cut anyway). Only a regular
+ * file: a FIFO would block the session's start for ever, a device never end. A project's file
+ * (ROOT given) is read only where it really is inside the project and no secret: the project may
+ * be a clone whose AGENTS.md is a symlink to ~/.ssh/id_rsa, and the text goes to the model.
+ */
+function readText(file: string, root: string | null): string | null {
   try {
-    return readFileSync(file, "utf8").trim() || null;
+    if (!statSync(file).isFile()) return null;
+    if (root !== null) {
+      const real = realOr(file);
+      const realRoot = realOr(root);
+      if (!isInside(real, realRoot) || protection(real, realRoot, SECRETS) === "secret") return null;
+    }
+    return headOf(file).trim() || null;
   } catch {
     return null;
+  }
+}
+
+/** The file's first bytes, as many as the cut could keep (in UTF-8, at most four bytes a character). */
+function headOf(file: string): string {
+  const buffer = Buffer.alloc(MAX_INSTRUCTIONS * 4);
+  const fd = openSync(file, "r");
+  try {
+    let got = 0;
+    for (let n = 1; n > 0 && got < buffer.length; got += n) n = readSync(fd, buffer, got, buffer.length - got, null);
+    return new TextDecoder().decode(buffer.subarray(0, got));
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -7,7 +7,8 @@ const FAILURES_BEFORE_STOP = 2;
  * Stops a model repeating a call that keeps failing. "The same call": the same tool name and the
  * same arguments as JSON values (key order and whitespace aside; arguments that are not JSON
  * compared as their text). "In a row": consecutive calls of one turn, in the order the model made
- * them, across its steps; any other call between them, or a success, starts the count again. The
+ * them, across its steps; any other call between them, a success, or a word from the person in
+ * the turn (steering: they may have fixed the cause) starts the count again. The
  * third identical call after two failures is not run, and neither is any further one.
  */
 export class LoopGuard {
@@ -26,6 +27,12 @@ export class LoopGuard {
         "it would fail the same way again. Change your approach: read the error, then try other arguments or another tool, " +
         "or ask the person if you are blocked.",
     };
+  }
+
+  /** Starts the count again. */
+  forget(): void {
+    this.last = null;
+    this.failures = 0;
   }
 
   /** Counts a call's result, in the order the calls were made. */

@@ -503,7 +503,7 @@ export class Session {
       const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal)) ?? []);
       const request = { model, turnId, todos: this.todos, system: await this.systemPrompt.text(), tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
-      this.takeInbox(turnId);
+      if (this.takeInbox(turnId)) guard.forget();
       this.bus.emit({ type: "step", turnId, step });
       let outcome = await this.callStep(request, effort, step);
       // A server that found the request too long: compacted, the step is sent once more.
@@ -570,12 +570,12 @@ export class Session {
     });
   }
 
-  private takeInbox(turnId: string): void {
-    if (this.inbox.length === 0) return;
+  private takeInbox(turnId: string): boolean {
+    if (this.inbox.length === 0) return false;
     const taken = this.inbox.splice(0);
     for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
-    const ids = taken.flatMap((m) => (m.id ? [m.id] : []));
-    this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(ids.length > 0 ? { ids } : {}) });
+    this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(taken.some((m) => m.id) ? { ids: taken.flatMap((m) => (m.id ? [m.id] : [])) } : {}) });
+    return true;
   }
 
   private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel, effort: Effort): ToolContext {

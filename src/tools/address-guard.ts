@@ -4,24 +4,40 @@ import { isIP } from "node:net";
 /** What fetch may reach besides public addresses: every private one, or these hosts' (config `fetch.allow_private`). */
 export type PrivateRule = boolean | readonly string[];
 
+/** A host's addresses, as the system resolver gives them. */
+export type Resolver = (host: string) => Promise<string[]>;
+
+const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
 /**
  * Why a host may not be fetched (it is, or resolves to, a loopback, link-local or private
  * address), or null when every address it has is public or the person allowed it. A host that
  * does not resolve is a sentence too.
  */
-export async function privateAddressProblem(host: string, allow: PrivateRule): Promise<string | null> {
+export async function privateAddressProblem(host: string, allow: PrivateRule, resolve: Resolver = systemResolver): Promise<string | null> {
+  const checked = await checkedAddress(host, allow, resolve);
+  return "problem" in checked ? checked.problem : null;
+}
+
+/**
+ * The address to connect to for HOST (an IPv4 one first, where there is one), found public or the
+ * host allowed; or the problem. The request must go to this address: the name resolved again may
+ * lead elsewhere (DNS rebinding).
+ */
+export async function checkedAddress(host: string, allow: PrivateRule, resolve: Resolver = systemResolver): Promise<{ address: string } | { problem: string }> {
   const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (allow === true || (Array.isArray(allow) && allow.some((h) => h.toLowerCase() === bare))) return null;
+  const allowed = allow === true || (Array.isArray(allow) && allow.some((h) => h.toLowerCase() === bare));
   let addresses: string[];
   try {
-    addresses = isIP(bare) ? [bare] : (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = isIP(bare) ? [bare] : await resolve(bare);
   } catch {
-    return `${host} could not be resolved to an address.`;
+    addresses = [];
   }
-  const blocked = addresses.find(isPrivateAddress);
-  if (!blocked) return null;
+  if (addresses.length === 0) return { problem: `${host} could not be resolved to an address.` };
+  const blocked = allowed ? undefined : addresses.find(isPrivateAddress);
+  if (!blocked) return { address: addresses.find((a) => isIP(a) === 4) ?? (addresses[0] as string) };
   const how = blocked === bare ? `${host} is` : `${host} resolves to ${blocked},`;
-  return `${how} a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).`;
+  return { problem: `${how} a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).` };
 }
 
 /** Loopback, unspecified, private (RFC 1918, unique local), link-local, and IPv4-mapped IPv6 forms of them. */

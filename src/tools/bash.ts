@@ -4,7 +4,8 @@ import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { startInBackground } from "./job.ts";
-import { commandArgv, KILL_GRACE_MS, leftInGroup, stopGroup } from "./process-group.ts";
+import { commandArgv, KILL_GRACE_MS, leftInGroup, stopGroup, stopRun } from "./process-group.ts";
+import { marked } from "./run-mark.ts";
 import { fail, ok } from "./result.ts";
 import { findSandbox, type Plan, planFor, sayOnce } from "./sandbox.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
@@ -104,9 +105,10 @@ export type RunOptions = {
  * what it left running in the background when it ended (else `server &` would outlive lembas).
  */
 export async function runCommand(command: string, opts: RunOptions): Promise<CommandRun> {
+  const { env, mark } = marked(opts.env);
   const proc = Bun.spawn(commandArgv(command, opts.cwd, opts.plan), {
     cwd: opts.cwd,
-    env: opts.env,
+    env,
     detached: true,
     stdin: "ignore",
     stdout: "pipe",
@@ -122,7 +124,8 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const stop = (why: "timeout" | "cancel"): void => {
     if (stopped) return;
     stopped = why;
-    stopGroup(proc.pid);
+    // Timed out or cancelled: "it and every process it started" stop, those that left its group too.
+    stopRun(proc.pid, mark);
   };
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = (): void => stop("cancel");

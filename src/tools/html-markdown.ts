@@ -11,6 +11,9 @@ const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6
 const INLINE: Record<string, string> = { strong: "**", b: "**", em: "_", i: "_", del: "~~", s: "~~" };
 
 type List = { ordered: boolean; count: number };
+/** Deeper lists are indented no further: an item's indent grows with its depth, and a page may nest lists by the million. */
+const MAX_INDENT = 8;
+const MAX_TITLE = 200;
 
 /** The page as markdown, links made absolute against `base`; the page's <title> too, as `title`. */
 export function htmlToMarkdown(html: string, base: string): { markdown: string; title: string | null } {
@@ -88,7 +91,7 @@ export function htmlToMarkdown(html: string, base: string): { markdown: string; 
 
   function listItem(): void {
     const list = lists.at(-1);
-    const indent = "  ".repeat(Math.max(0, lists.length - 1));
+    const indent = "  ".repeat(Math.min(Math.max(0, lists.length - 1), MAX_INDENT));
     if (!list) return emit("\n- ");
     list.count++;
     emit(`\n${indent}${list.ordered ? `${list.count}.` : "-"} `);
@@ -107,7 +110,13 @@ export function htmlToMarkdown(html: string, base: string): { markdown: string; 
   }
 
   rewriter.transform(html);
-  return { markdown: tidy(out.join("")), title: title === null ? null : decodeEntities(title).replace(/\s+/g, " ").trim() || null };
+  return { markdown: tidy(out.join("")), title: title === null ? null : shortTitle(decodeEntities(title).replace(/\s+/g, " ").trim()) };
+}
+
+/** A title, on the result's first lines, is a line: an unclosed <title> holds the whole page. */
+function shortTitle(title: string): string | null {
+  if (title.length <= MAX_TITLE) return title || null;
+  return `${title.slice(0, MAX_TITLE)}…`;
 }
 
 /** A link's target made absolute, or null for one that leads nowhere a reader can follow (#, javascript:). */

@@ -7,7 +7,8 @@
 import { pumpText } from "./text-pump.ts";
 import type { Subprocess } from "bun";
 import { within } from "../pause.ts";
-import { commandArgv, KILL_GRACE_MS, killGroup, leftInGroup, stopGroup } from "./process-group.ts";
+import { commandArgv, KILL_GRACE_MS, killGroup, leftInGroup, stopRun } from "./process-group.ts";
+import { marked, markedPids, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
 
 /** Jobs of one session running at once. */
@@ -32,8 +33,8 @@ export type JobStart = {
 /** Output read from a job: characters `from` to `to` of all it printed, `lost` of those asked for no longer kept. */
 export type JobRead = { text: string; from: number; to: number; total: number; lost: number };
 
-/** Every job's process group alive in this process: what the exit hook kills. */
-const live = new Set<number>();
+/** Every job's process group alive in this process, with its mark: what the exit hook kills. */
+const live = new Map<number, string>();
 /** Every job not yet ended, of every session: what the engine's stop waits for. */
 const ending = new Set<Promise<void>>();
 let hooked = false;
@@ -42,7 +43,10 @@ function hookExit(): void {
   if (hooked) return;
   hooked = true;
   process.on("exit", () => {
-    for (const pid of live) killGroup(pid, "SIGKILL");
+    for (const [pid, mark] of live) {
+      killGroup(pid, "SIGKILL");
+      signalMarked(mark, "SIGKILL");
+    }
   });
 }
 
@@ -64,6 +68,8 @@ export class Job {
   private dropped = 0;
   private cursor = 0;
   private readonly proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** In the environment of every process the job starts, even one that leaves its group (run-mark.ts). */
+  private readonly mark: string;
 
   constructor(
     readonly id: string,
@@ -72,16 +78,18 @@ export class Job {
     /** Characters of output kept (the last ones). */
     readonly keeps: number,
   ) {
+    const { env, mark } = marked(start.env);
+    this.mark = mark;
     this.proc = Bun.spawn(commandArgv(command, start.cwd, start.plan), {
       cwd: start.cwd,
-      env: start.env,
+      env,
       detached: true,
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
     });
     hookExit();
-    live.add(this.proc.pid);
+    live.set(this.proc.pid, mark);
     const onText = (text: string): void => this.append(text);
     const pumps = Promise.all([pumpText(this.proc.stdout.getReader(), onText), pumpText(this.proc.stderr.getReader(), onText)]);
     this.done = this.finish(pumps);
@@ -128,7 +136,7 @@ export class Job {
   async stop(): Promise<void> {
     if (this.state === "running") {
       this.state = "stopped";
-      stopGroup(this.proc.pid);
+      stopRun(this.proc.pid, this.mark);
     }
     await this.done;
   }
@@ -142,8 +150,8 @@ export class Job {
     }
     // What the job's shell left behind in its group is stopped with it, as bash does.
     const stopping = this.state === "stopped";
-    const left = !stopping && (await leftInGroup(this.proc.pid));
-    if (left) stopGroup(this.proc.pid);
+    const left = !stopping && ((await leftInGroup(this.proc.pid)) || markedPids(this.mark, this.proc.pid).length > 0);
+    if (left) stopRun(this.proc.pid, this.mark);
     await within(pumps, stopping || left ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS);
     live.delete(this.proc.pid);
   }

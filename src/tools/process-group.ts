@@ -3,6 +3,7 @@
  * new session (its own group, no controlling terminal), and stopping it signals the whole group.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
 
 /** Between SIGTERM and SIGKILL to a command's process group. */
@@ -75,4 +76,17 @@ export async function leftInGroup(pgid: number, settleMs = 100): Promise<boolean
 export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
   killGroup(pid, "SIGTERM");
   setTimeout(() => killGroup(pid, "SIGKILL"), graceMs).unref();
+}
+
+/**
+ * stopGroup, and the same signals to every process carrying MARK (run-mark.ts) outside the group:
+ * those that left it with a session of their own. The SIGKILL goes to the marked ones still there then.
+ */
+export function stopRun(pid: number, mark: string, graceMs = KILL_GRACE_MS): void {
+  killGroup(pid, "SIGTERM");
+  signalMarked(mark, "SIGTERM", pid);
+  setTimeout(() => {
+    killGroup(pid, "SIGKILL");
+    signalMarked(mark, "SIGKILL", pid);
+  }, graceMs).unref();
 }

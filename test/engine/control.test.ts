@@ -64,6 +64,23 @@ describe("cancel", () => {
 });
 
 describe("steering", () => {
+  test("attack: a call that failed twice runs again after the person spoke in the turn (they may have fixed the cause): the loop guard starts again", async () => {
+    const missing = { path: "later.txt" };
+    h.model.push(
+      step({ toolCalls: [{ id: "r1", name: "read", arguments: missing }] }),
+      step({ toolCalls: [{ id: "r2", name: "read", arguments: missing }], chunkDelayMs: 300 }),
+      step({ toolCalls: [{ id: "r3", name: "read", arguments: missing }] }),
+      step({ text: "done" }),
+    );
+    const session = await h.session({ mode: "auto" });
+    const turn = session.prompt({ text: "read later.txt" });
+    await h.model.waitForRequests(2);
+    expect(session.steer("I fixed it, read it once more", "m1")).toEqual({ queued: 1 });
+    expect(await turn).toMatchObject({ stopReason: "end_turn" });
+    expect(ofType(h.events(session), "tool_denied")).toEqual([]);
+    expect(ofType(h.events(session), "tool_start").map((e) => e.callId)).toEqual(["r1", "r2", "r3"]);
+  });
+
   test("a message sent while the turn works is given to the model at its next step", async () => {
     h.model.push(
       step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 0.5; echo done" } }] }),

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describeStatus } from "../../src/engine/git-status.ts";
+import { describeStatus, gitStatus } from "../../src/engine/git-status.ts";
 import { instructionFiles, MAX_INSTRUCTIONS } from "../../src/engine/instruction-files.ts";
 import { modeNotes } from "../../src/engine/mode-notes.ts";
 import type { StoredMessage } from "../../src/engine/records.ts";
@@ -91,7 +92,78 @@ describe("instruction files", () => {
   });
 });
 
+describe("attack: instruction files a hostile clone could plant", () => {
+  const planted = (make: (root: string, outside: string) => void) => {
+    const top = mkdtempSync(join(tmpdir(), "lembas-planted-"));
+    const root = join(top, "project");
+    const outside = join(top, "home");
+    mkdirSync(join(root, "sub"), { recursive: true });
+    mkdirSync(join(outside, ".ssh"), { recursive: true });
+    writeFileSync(join(outside, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n");
+    make(root, outside);
+    return { root, top, cleanup: () => Bun.spawnSync(["rm", "-rf", top]) };
+  };
+
+  test("an AGENTS.md that is a symlink out of the project (to ~/.ssh/id_rsa) or to a secret in it (.env) is not read; one to a file of the project is", () => {
+    const box = planted((root, outside) => {
+      symlinkSync(join(outside, ".ssh", "id_rsa"), join(root, "AGENTS.md"));
+      writeFileSync(join(root, ".env"), "TOKEN=secret\n");
+      symlinkSync("../.env", join(root, "sub", "CLAUDE.md"));
+    });
+    try {
+      expect(instructionFiles(box.root, join(box.root, "sub"), join(box.top, "no-config"))).toEqual([]);
+      mkdirSync(join(box.root, "docs"));
+      writeFileSync(join(box.root, "docs", "agents.md"), "Run bun test.");
+      Bun.spawnSync(["rm", join(box.root, "sub", "CLAUDE.md")]);
+      symlinkSync("../docs/agents.md", join(box.root, "sub", "AGENTS.md"));
+      expect(instructionFiles(box.root, join(box.root, "sub"), join(box.top, "no-config"))).toEqual([{ label: "sub/AGENTS.md", text: "Run bun test." }]);
+    } finally {
+      box.cleanup();
+    }
+  });
+
+  test("an AGENTS.md that is a FIFO does not hang the session's start", async () => {
+    const box = planted((root) => {
+      Bun.spawnSync(["mkfifo", join(root, "AGENTS.md")]);
+      writeFileSync(join(root, "sub", "AGENTS.md"), "Nearer.");
+    });
+    try {
+      const script = `import { instructionFiles } from ${JSON.stringify(join(import.meta.dir, "../../src/engine/instruction-files.ts"))};
+console.log(JSON.stringify(instructionFiles(${JSON.stringify(box.root)}, ${JSON.stringify(join(box.root, "sub"))}, "/nonexistent")));`;
+      const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit", timeout: 5_000 });
+      const out = await new Response(child.stdout).text();
+      expect(await child.exited).toBe(0);
+      expect(JSON.parse(out)).toEqual([{ label: "sub/AGENTS.md", text: "Nearer." }]);
+    } finally {
+      box.cleanup();
+    }
+  });
+});
+
 describe("git status at the session's start", () => {
+  test("attack: a repository's own config runs nothing at the session's start (core.fsmonitor, a filter's clean command)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "lembas-gitcfg-"));
+    try {
+      git(root, "init", "-q");
+      writeFileSync(join(root, ".gitattributes"), "a.txt filter=evil\n");
+      writeFileSync(join(root, "a.txt"), "one\n");
+      git(root, "add", ".");
+      git(root, "commit", "-qm", "first");
+      const ran = join(root, "ran");
+      git(root, "config", "core.fsmonitor", `touch '${ran}-fsmonitor'; false`);
+      git(root, "config", "filter.evil.clean", `sh -c "touch '${ran}-clean'; cat"`);
+      git(root, "config", "filter.evil.process", `sh -c "touch '${ran}-process'"`);
+      // Its stat changed: git status would compare its content, through the filter.
+      await Bun.sleep(1_100);
+      writeFileSync(join(root, "a.txt"), "one\n");
+      const status = await gitStatus(root);
+      expect(status).toStartWith("branch main");
+      expect(existsSync(`${ran}-fsmonitor`) || existsSync(`${ran}-clean`) || existsSync(`${ran}-process`)).toBe(false);
+    } finally {
+      Bun.spawnSync(["rm", "-rf", root]);
+    }
+  });
+
   test("the branch and at most 20 changed files, the rest counted", () => {
     const files = Array.from({ length: 25 }, (_, i) => ` M src/f${i}.ts`);
     const text = describeStatus(`## main...origin/main [ahead 1]\n${files.join("\n")}\n`) ?? "";

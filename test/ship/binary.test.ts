@@ -79,9 +79,9 @@ test("the compiled binary starts an editor's MCP server and offers its tools (th
   try {
     await a.agent.request("initialize", initializeParams);
     const server = { name: "notes", command: process.execPath, args: [MCP_SERVER, `--tag=${tag}`], env: [] };
-    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [server], _meta: { mode: "auto" } });
+    const { sessionId } = (await a.agent.request("session/new", { cwd: a.project, mcpServers: [server], _meta: { mode: "auto" } })) as { sessionId: string };
     a.model.push(step({ toolCalls: [{ name: "mcp__notes__echo", arguments: { text: "from the binary" } }] }), step({ text: "echoed" }));
-    const result = await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo it" }] });
+    const result = (await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo it" }] })) as { stopReason: string };
     expect(result.stopReason).toBe("end_turn");
     const steps = a.model.requests.filter((r) => isStep(r.body));
     const offered = ((steps[0]?.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);

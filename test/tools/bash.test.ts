@@ -50,6 +50,18 @@ describe("bash", () => {
     expect(result.meta).toEqual({ exitCode: 0 });
   });
 
+  test("attack: at its timeout a command's processes stop, one that left its group with setsid too", async () => {
+    const { ctx } = makeContext();
+    const result = await run(bashTool, { command: "setsid sleep 300 & echo daemon $!; sleep 300", timeout: 300 }, ctx);
+    const pid = Number(/daemon (\d+)/.exec(result.output)?.[1] ?? 0);
+    expect(pid).toBeGreaterThan(0);
+    try {
+      expect(await waitUntil(() => !isAlive(pid))).toBe(true);
+    } finally {
+      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   test("a command that never ends stops at its timeout", async () => {
     const { ctx } = makeContext();
     const started = Date.now();

@@ -3,6 +3,7 @@ import { unknownKey } from "../../src/config/keys.ts";
 import { Config } from "../../src/config/schema.ts";
 import { isPrivateAddress, privateAddressProblem } from "../../src/tools/address-guard.ts";
 import { fetchTool, MAX_FETCH_BYTES } from "../../src/tools/fetch.ts";
+import { guardedGet } from "../../src/tools/guarded-get.ts";
 import { htmlToMarkdown } from "../../src/tools/html-markdown.ts";
 import { cleanupTempDirs, makeContext, run } from "./context.ts";
 
@@ -29,6 +30,9 @@ beforeAll(() => {
       if (path === "/image") return new Response(new Uint8Array([137, 80, 78, 71, 0, 0]), { headers: { "content-type": "image/png" } });
       if (path === "/moved") return Response.redirect(`http://127.0.0.1:${port}/page`, 302);
       if (path === "/to-localhost") return Response.redirect(`http://localhost:${port}/page`, 302);
+      if (path === "/host") return new Response(`host: ${request.headers.get("host")}`, { headers: { "content-type": "text/plain" } });
+      if (path === "/to-other-host") return Response.redirect(`http://127.0.0.2:${port}/text`, 302);
+      if (path === "/to-https") return new Response(null, { status: 301, headers: { location: `https://127.0.0.1:${port}/text` } });
       if (path === "/to-file") return new Response(null, { status: 301, headers: { location: "file:///etc/passwd" } });
       if (path === "/loop") return Response.redirect(`http://127.0.0.1:${port}/loop`, 302);
       if (path === "/missing") return new Response("no such page", { status: 404, headers: { "content-type": "text/plain" } });
@@ -115,6 +119,98 @@ describe("fetch", () => {
     expect(fetchTool.hosts?.(input)).toEqual(["example.com:8443"]);
     expect(fetchTool.hosts?.({ url: "file:///x" })).toEqual([]);
     expect(fetchTool.kind).toBe("fetch");
+  });
+});
+
+describe("attack: fetch asks per host, and a redirect cannot go around that", () => {
+  test("a redirect to another host is not followed: the model is told to fetch it itself, which asks the person", async () => {
+    const ctx = makeContext({ allowPrivate: true }).ctx;
+    const result = await run(fetchTool, { url: `${base}/to-other-host` }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.output).toBe(
+      `${base}/to-other-host redirected to http://127.0.0.2:${server.port}/text, on another host, which was not fetched: fetch http://127.0.0.2:${server.port}/text itself to follow it (a host not fetched from before asks the person).`,
+    );
+    // The same host on another scheme is the same host: followed (here it fails, as the test server speaks no TLS).
+    const upgraded = await run(fetchTool, { url: `${base}/to-https`, timeout: 5 }, ctx);
+    expect(upgraded.output).not.toContain("on another host");
+  });
+});
+
+describe("attack: the request goes to the address the guard checked (DNS rebinding)", () => {
+  const get = (url: string, resolve: (host: string) => Promise<string[]>, allowPrivate: string[] = ["rebind.test"]) =>
+    guardedGet(new URL(url), { allowPrivate, maxBytes: 1_000, maxRedirects: 0, signal: AbortSignal.timeout(5_000), resolve }, () => null);
+
+  test("a name is resolved once, by the guard, and the request is sent to that address with the name as its Host", async () => {
+    const asked: string[] = [];
+    const got = await get(`http://rebind.test:${server.port}/host`, async (host) => {
+      asked.push(host);
+      // A rebinding server answers the next lookup with another address: there must be no next lookup.
+      return asked.length === 1 ? ["127.0.0.1"] : ["10.9.9.9"];
+    });
+    expect(asked).toEqual(["rebind.test"]);
+    expect("bytes" in got && new TextDecoder().decode(got.bytes)).toBe(`host: rebind.test:${server.port}`);
+    expect("url" in got && got.url).toBe(`http://rebind.test:${server.port}/host`);
+  });
+
+  test("through the person's proxy (HTTP_PROXY) the request names the host, not the address: the proxy resolves it", async () => {
+    // A raw socket: the request line as sent (Bun.serve would make the URL from the Host header).
+    const proxy = Bun.listen({
+      hostname: "127.0.0.1",
+      port: 0,
+      socket: {
+        data(socket, data) {
+          const line = data.toString().split("\r\n")[0] ?? "";
+          const body = `proxy got ${line}`;
+          socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+        },
+      },
+    });
+    const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy };
+    process.env.HTTP_PROXY = `http://127.0.0.1:${proxy.port}`;
+    delete process.env.http_proxy;
+    try {
+      const got = await get(`http://rebind.test:${server.port}/host`, async () => ["127.0.0.1"]);
+      expect("bytes" in got && new TextDecoder().decode(got.bytes)).toBe(`proxy got GET http://rebind.test:${server.port}/host HTTP/1.1`);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      proxy.stop(true);
+    }
+  });
+
+  test("a name lookup that never answers is given up with the timeout", async () => {
+    const started = performance.now();
+    const lookup = guardedGet(new URL("http://slow.test/"), { allowPrivate: false, maxBytes: 1_000, maxRedirects: 0, signal: AbortSignal.timeout(300), resolve: () => new Promise(() => {}) }, () => null);
+    expect(lookup).rejects.toThrow();
+    await lookup.catch(() => {});
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  test("a name with a public and a private address is refused, whichever comes first", async () => {
+    for (const answer of [["8.8.8.8", "127.0.0.2"], ["127.0.0.2", "8.8.8.8"]]) {
+      expect(await get("http://both.test/", async () => answer)).toEqual({
+        problem: "both.test resolves to 127.0.0.2, a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).",
+      });
+    }
+  });
+});
+
+describe("attack: an HTML page cannot blow up the conversion", () => {
+  test("lists nested 20,000 deep become markdown of about the page's size, not its square", () => {
+    const html = "<ul><li>x".repeat(20_000);
+    const started = performance.now();
+    const { markdown } = htmlToMarkdown(html, "http://example.com/");
+    expect(markdown.length).toBeLessThan(html.length * 4);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(markdown.split("\n").at(-1)).toBe(`${"  ".repeat(8)}- x`);
+  });
+
+  test("a title that never closes (the whole page in it) is cut to a line", () => {
+    const { title } = htmlToMarkdown(`<title>${"word ".repeat(20_000)}`, "http://example.com/");
+    expect(title?.length).toBe(201);
+    expect(title).toEndWith("…");
   });
 });
 

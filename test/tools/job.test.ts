@@ -128,6 +128,43 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
     expect(late.output).toContain("the session is closing");
   });
 
+  test("attack: a process that left the job's group with setsid is stopped with the job, and with the session", async () => {
+    const jobs = new Jobs();
+    const { ctx } = context(jobs);
+    const pidOf = async (id: string) => {
+      let pid = 0;
+      await waitUntil(() => {
+        pid = Number(/daemon (\d+)/.exec(jobs.get(id)?.read(0, 10_000).text ?? "")?.[1] ?? 0);
+        return pid > 0;
+      });
+      return pid;
+    };
+    await run(bashTool, { command: "setsid sleep 300 & echo daemon $!; sleep 300", run_in_background: true }, ctx);
+    await run(bashTool, { command: "setsid sleep 300 & echo daemon $!; sleep 300", run_in_background: true }, ctx);
+    const [first, second] = [await pidOf("job1"), await pidOf("job2")];
+    expect(isAlive(first) && isAlive(second)).toBe(true);
+    try {
+      await run(jobTool, { action: "stop", id: "job1" }, ctx);
+      expect(await waitUntil(() => !isAlive(first))).toBe(true);
+      await jobs.stopAll();
+      expect(await waitUntil(() => !isAlive(second))).toBe(true);
+    } finally {
+      for (const pid of [first, second]) if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
+  test("attack: a job whose shell ends stops what it left running with setsid, as it does what it left in its group", async () => {
+    const { ctx } = context();
+    const start = await run(bashTool, { command: "setsid sleep 300 & echo daemon $!", run_in_background: true }, ctx);
+    const pid = Number(/daemon (\d+)/.exec(start.output)?.[1] ?? 0);
+    expect(pid).toBeGreaterThan(0);
+    try {
+      expect(await waitUntil(() => !isAlive(pid))).toBe(true);
+    } finally {
+      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   test("the titles name what runs and what is read", () => {
     const where = { root: "/p", cwd: "/p" };
     expect(bashTool.title({ command: "npm run dev", run_in_background: true }, where)).toBe("Start in the background: npm run dev");
