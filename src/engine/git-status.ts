@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { gitEnv, withoutProjectPrograms } from "../project/git-safety.ts";
 
 /** The changed files a session's start shows at most; the rest are counted. */
 const MAX_FILES = 20;
@@ -46,31 +47,6 @@ export function insideRepository(dir: string): boolean {
     if (statSync(join(at, ".git"), { throwIfNoEntry: false })) return true;
     if (dirname(at) === at) return false;
   }
-}
-
-const gitEnv = () => ({ ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
-
-/**
- * The `-c` options that keep git status from running what the repository's own config names: it
- * runs before the person has said a word, in a directory that may be a downloaded archive with a
- * .git of its own. Its core.fsmonitor is a command run at every status, and a filter's clean (or
- * process) command runs on a file whose stat changed; both are turned off (the person's global
- * ones stay, unless the repository's config sets them too). Submodules are not entered (their
- * configs are theirs). Null when a filter's name cannot be said in `-c`.
- */
-async function withoutProjectPrograms(root: string, signal: AbortSignal): Promise<string[] | null> {
-  const child = Bun.spawn(["git", "config", "--local", "--includes", "--name-only", "--get-regexp", "^filter\\..*\\.(clean|process)$"], {
-    cwd: root,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "ignore",
-    env: gitEnv(),
-    signal,
-  });
-  const names = (await new Response(child.stdout).text()).split("\n").filter((name) => name !== "");
-  await child.exited;
-  if (names.some((name) => name.includes("="))) return null;
-  return ["-c", "core.fsmonitor=false", ...names.flatMap((name) => ["-c", `${name}=`])];
 }
 
 /** `git status --porcelain=v1 -b` as a few lines: "branch …", then the files. */
