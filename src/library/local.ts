@@ -1,4 +1,5 @@
 import type { Db } from "../store/db.ts";
+import { MAX_CHUNK_CHARS } from "./chunker.ts";
 import { chunkCount, documentCount, libraryGeneration, passagesByIds, readVectors, textMatches } from "../store/library.ts";
 import type { LibraryBackend, Passage } from "./backend.ts";
 import type { TargetResult } from "./embedding-target.ts";
@@ -11,6 +12,8 @@ import { MatrixBuilder, type VectorMatrix } from "./vectors.ts";
 const CANDIDATES = 50;
 export const DEFAULT_LIMIT = 5;
 export const MAX_LIMIT = 50;
+/** The most of a query embedded (a chunk's size, with room): a real model refuses an input past its context. */
+export const MAX_QUERY_CHARS = 4 * MAX_CHUNK_CHARS;
 
 export type SearchTiming = { embedMs: number; vectorMs: number; textMs: number; fetchMs: number };
 
@@ -40,7 +43,7 @@ export class LocalLibrary implements LibraryBackend {
     await reembedStale({ db: this.db, target: target.value, reporter: this.reporter, embed: { signal } });
     const t = performance.now();
     const dimension = libraryDimension(this.db, target.value.ref);
-    const [vector] = await embedTexts(target.value, [query], { signal, ...(dimension !== undefined ? { dimension } : {}) });
+    const [vector] = await embedTexts(target.value, [query.slice(0, MAX_QUERY_CHARS)], { signal, ...(dimension !== undefined ? { dimension } : {}) });
     if (!vector) return [];
     if (timing) timing.embedMs += performance.now() - t;
     return this.searchVector(query, vector, limit, timing);
