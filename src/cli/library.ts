@@ -127,7 +127,7 @@ const list = defineCommand({
 function fileState(path: string, mtime: number, size: number): string | null {
   try {
     const info = statSync(path);
-    return Math.floor(info.mtimeMs) === mtime && info.size === size ? null : "changed since: lembas library add it again to re-embed";
+    return Math.floor(info.mtimeMs) === mtime && info.size === size ? null : "changed since: the next search re-indexes it (or lembas library add it again)";
   } catch {
     return "the file is gone";
   }
@@ -189,8 +189,10 @@ async function searchDevice(config: Config, db: Db, query: string, limit: number
   const reporter = terminalReporter();
   const library = localLibrary(config, db, process.env, reporter);
   if (!library.available()) throw new UserError("the library is empty: lembas library add PATH… adds documents", 1);
+  const signal = AbortSignal.timeout(600_000);
   try {
-    return await library.search(query, limit, AbortSignal.timeout(600_000));
+    for (const note of await library.refresh(signal)) reporter.say(withoutControls(note));
+    return await library.search(query, limit, signal);
   } catch (error) {
     throw new UserError(error instanceof Error ? error.message : String(error), 1);
   } finally {
