@@ -45,6 +45,11 @@ export const libraryTool = defineTool({
 });
 
 function cite(p: Passage, root: string): string {
-  if (p.citation !== undefined) return p.citation;
-  return `${displayPath(p.path, root)}:${p.startLine}-${p.endLine}`;
+  if (p.citation !== undefined) return escaped(p.citation);
+  return `${escaped(displayPath(p.path, root))}:${p.startLine}-${p.endLine}`;
+}
+
+/** A source on one line: a control character (a newline in a file's name, an instance's title) as its escape, so no source reads as another passage. */
+function escaped(source: string): string {
+  return source.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
