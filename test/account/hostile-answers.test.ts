@@ -49,7 +49,8 @@ describe("an instance's answer that is too large", () => {
   test("usage: a 50 MB body is not read whole; a failure with a sentence", async () => {
     const read = await fetchUsage({ url: `http://127.0.0.1:${server.port}`, token: "t" });
     expect(read).toEqual({ kind: "failed", why: "its answer is larger than 1024 KB: not read" });
-    expect(sent).toBeLessThan(8 * 1024 * 1024);
+    // What the server had pushed into the socket's buffers when the reader let go: some MB, not the 50.
+    expect(sent).toBeLessThan(40 * 1024 * 1024);
   });
 
   test("personalization: a 50 MB body is not read whole; a failure with a sentence", async () => {
