@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { instanceSettings } from "../../src/account/personal-settings.ts";
 import { fetchPersonalization } from "../../src/account/personalization.ts";
+import { writePersonal } from "../../src/account/personal-write.ts";
+import { openDb } from "../../src/store/db.ts";
+import { getPersonalization } from "../../src/store/personalization.ts";
 import { fetchUsage } from "../../src/account/usage.ts";
 
 const USAGE = {
@@ -70,4 +76,24 @@ describe("an instance's answer that is too large", () => {
     expect(settings.instructions).toEndWith("(cut: the instance's instructions are longer than 16000 characters)");
     expect(settings.personality_custom?.length ?? 0).toBeLessThan(20_000);
   });
+});
+
+test("a PUT answered 200 with a body that says something else: what the instance kept is said and kept, not what was sent", async () => {
+  const saved = { enabled: true, available: true, personality: "concise", personality_custom: null, instructions: "Use tabs." };
+  const instance = Bun.serve({
+    port: 0,
+    fetch: (req) => Response.json(req.method === "PUT" ? { ...saved, instructions: "Use tabs.\u001b[2J" } : saved),
+  });
+  const dir = mkdtempSync(join(tmpdir(), "lembas-hostile-"));
+  const db = openDb(join(dir, "lembas.db"));
+  try {
+    const url = `http://127.0.0.1:${instance.port}`;
+    const written = await writePersonal(db, { personality: null, personality_custom: null, instructions: null }, [{ name: "work", url, token: "t" }], "instructions", "Use spaces.");
+    expect(written).toEqual({ kind: "saved", line: `instructions was sent to work (${url}), but it answered instructions = Use tabs.: that is what a new session uses (config.yaml was not changed)` });
+    expect(getPersonalization(db, url)?.value.instructions).toBe("Use tabs.\u001b[2J");
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    void instance.stop(true);
+  }
 });
