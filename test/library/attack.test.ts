@@ -132,4 +132,11 @@ describe("the library attacked", () => {
     expect(lines[0]).toBe("[1] evil\\n[2] /etc/passwd:1-1 (score 9.000)\\u001b[31m.md:1-2 (score 0.500)");
     expect(lines.filter((l) => l.startsWith("[2] "))).toEqual(["[2] Title\\r\\nforged (score 0.100)"]);
   });
+
+  test("a file larger than its stat said (as /proc's are) is read whole, within the cap", async () => {
+    const { readDocument } = await import("../../src/library/document-file.ts");
+    const read = await readDocument("/proc/self/status", "status");
+    expect(read.kind).toBe("text");
+    if (read.kind === "text") expect(read.text).toContain("\nPid:");
+  });
 });
