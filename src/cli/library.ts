@@ -170,6 +170,7 @@ const search = defineCommand({
   async run({ args }) {
     const limit = Number(args.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UserError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, not ${args.limit}`, 2);
+    if (args.query.trim() === "") throw new UserError('say what to look for: lembas library search "how are tokens refreshed"', 2);
     const ctx = createContext();
     const config = ctx.config();
     const selection: LibrarySelection = args.local ? { choice: "local" } : selectLibrary(config, ctx.db());

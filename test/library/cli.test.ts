@@ -228,6 +228,17 @@ describe("lembas library: bad input and faults, each a sentence, nothing half-in
     expect(docs().map((d) => d.path)).toEqual([join(dir, "ok.md")]);
   });
 
+  test("an empty query is refused with a sentence, not answered with any passage", async () => {
+    project({ "a.md": "alpha words\n" });
+    await box.lembas(["library", "add", "a.md"]);
+    for (const query of [[""], ["  "]]) {
+      const r = await box.lembas(["library", "search", ...query]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("say what to look for");
+    }
+  });
+
   test("no embedding model set: a sentence saying how to set one", async () => {
     writeFileSync(join(box.configDir, "config.yaml"), `connections:\n  test:\n    base_url: ${box.model.url}\n`);
     project({ "a.md": "words\n" });
