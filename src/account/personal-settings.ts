@@ -32,11 +32,27 @@ export function appliedSettings(local: PersonalSettings, logins: readonly LoginP
   return { source: { kind: "instance", login: only.login }, settings: instanceSettings(only.value) };
 }
 
-/** An instance's values as the prompt takes them: none when disabled; a preset lembas does not know is none. */
+/**
+ * The most characters of an instance's `instructions` or `personality_custom` the system prompt
+ * takes (about 4,000 tokens): an instance's text goes into every request of every session, so a
+ * huge one would cost every turn, or not fit the model's context at all.
+ */
+export const MAX_INSTANCE_TEXT = 16_000;
+
+/** An instance's values as the prompt takes them: none when disabled; a preset lembas does not know is none; long texts cut. */
 export function instanceSettings(value: Personalization): PersonalSettings {
   if (!value.enabled) return NONE;
   const known = value.personality !== null && (value.personality === "custom" || isPreset(value.personality));
-  return { personality: known ? value.personality : null, personality_custom: value.personality_custom, instructions: value.instructions };
+  return {
+    personality: known ? value.personality : null,
+    personality_custom: bounded(value.personality_custom, "personality is"),
+    instructions: bounded(value.instructions, "instructions are"),
+  };
+}
+
+function bounded(text: string | null, whatIs: string): string | null {
+  if (text === null || text.length <= MAX_INSTANCE_TEXT) return text;
+  return `${text.slice(0, MAX_INSTANCE_TEXT)}\n(cut: the instance's ${whatIs} longer than ${MAX_INSTANCE_TEXT} characters)`;
 }
 
 /** `lembas status`'s line: which settings a new session takes. */

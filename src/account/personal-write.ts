@@ -5,6 +5,7 @@
  */
 import { PERSONALITY_NAMES } from "../config/personalities.ts";
 import type { PersonalSettings } from "../engine/instructions.ts";
+import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { getPersonalization, setPersonalization } from "../store/personalization.ts";
@@ -34,5 +35,12 @@ export async function writePersonal(db: Db, local: PersonalSettings, logins: rea
   if (!written.ok) throw new UserError(`${field} was not saved to ${name} (${url}): ${written.why}`);
   const kept = written.value ?? getPersonalization(db, url)?.value;
   if (kept) setPersonalization(db, url, written.value ?? { ...kept, enabled: true, [field]: text });
+  // A 200 whose body says otherwise: what the instance keeps is what applies, and what is said.
+  const answered = written.value;
+  if (answered && ((answered[field] ?? "") !== text || !answered.enabled)) {
+    const now = answered[field] ?? "";
+    const off = answered.enabled ? "" : ", with personalization off";
+    return { kind: "saved", line: `${field} was sent to ${name} (${url}), but it answered ${field} = ${now === "" ? "not set" : withoutControls(now)}${off}: that is what a new session uses (config.yaml was not changed)` };
+  }
   return { kind: "saved", line: `${field} = ${text === "" ? "not set" : text} (saved to ${name} (${url}); config.yaml was not changed; a new session uses it)` };
 }

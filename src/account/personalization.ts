@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
+import { answerText, tooLargeWhy } from "./answer-body.ts";
 
 export const PERSONALIZATION_TIMEOUT_MS = 5_000;
 
@@ -57,7 +58,9 @@ async function ask(login: PersonalizationLogin, init: RequestInit, opts: Persona
       headers: { authorization: `Bearer ${login.token}`, accept: "application/json", ...(init.body ? { "content-type": "application/json" } : {}) },
       signal,
     });
-    text = await response.text();
+    const answer = await answerText(response);
+    if ("tooLarge" in answer) return { failed: tooLargeWhy() };
+    text = answer.text;
   } catch (error) {
     if (opts.signal?.aborted) return { failed: "lembas stopped before it answered" };
     return { failed: timeout.aborted ? late : `it could not be reached: ${errorMessage(error)}` };

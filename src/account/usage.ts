@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
+import { answerText, tooLargeWhy } from "./answer-body.ts";
 
 /** How long a usage request may take before it counts as failed. */
 export const USAGE_TIMEOUT_MS = 5_000;
@@ -69,7 +70,9 @@ export async function fetchUsage(login: UsageLogin, opts: UsageOptions = {}): Pr
   if (!response.ok) return { kind: "failed", why: `it answered ${response.status}` };
   let body: unknown;
   try {
-    body = JSON.parse(await response.text());
+    const answer = await answerText(response);
+    if ("tooLarge" in answer) return { kind: "failed", why: tooLargeWhy() };
+    body = JSON.parse(answer.text);
   } catch {
     if (signal.aborted) return { kind: "failed", why: `it did not answer within ${seconds(timeoutMs)}` };
     return { kind: "failed", why: "its answer is not JSON" };

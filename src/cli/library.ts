@@ -127,7 +127,7 @@ const list = defineCommand({
 function fileState(path: string, mtime: number, size: number): string | null {
   try {
     const info = statSync(path);
-    return Math.floor(info.mtimeMs) === mtime && info.size === size ? null : "changed since: lembas library add it again to re-embed";
+    return Math.floor(info.mtimeMs) === mtime && info.size === size ? null : "changed since: the next search re-indexes it (or lembas library add it again)";
   } catch {
     return "the file is gone";
   }
@@ -170,6 +170,7 @@ const search = defineCommand({
   async run({ args }) {
     const limit = Number(args.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw new UserError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, not ${args.limit}`, 2);
+    if (args.query.trim() === "") throw new UserError('say what to look for: lembas library search "how are tokens refreshed"', 2);
     const ctx = createContext();
     const config = ctx.config();
     const selection: LibrarySelection = args.local ? { choice: "local" } : selectLibrary(config, ctx.db());
@@ -189,8 +190,10 @@ async function searchDevice(config: Config, db: Db, query: string, limit: number
   const reporter = terminalReporter();
   const library = localLibrary(config, db, process.env, reporter);
   if (!library.available()) throw new UserError("the library is empty: lembas library add PATH… adds documents", 1);
+  const signal = AbortSignal.timeout(600_000);
   try {
-    return await library.search(query, limit, AbortSignal.timeout(600_000));
+    for (const note of await library.refresh(signal)) reporter.say(withoutControls(note));
+    return await library.search(query, limit, signal);
   } catch (error) {
     throw new UserError(error instanceof Error ? error.message : String(error), 1);
   } finally {

@@ -3,6 +3,7 @@
  * known), found at `lembas login` and kept in the store; a session reads only the store's copy,
  * and starts a check in the background when the copy is missing or a day old, for the next one.
  */
+import { answerText, tooLargeWhy } from "../account/answer-body.ts";
 import { errorMessage } from "../errors.ts";
 import { instanceServer } from "../mcp/from-instance.ts";
 import type { Db } from "../store/db.ts";
@@ -29,7 +30,13 @@ export async function checkAccountLibrary(login: CheckLogin, opts: { timeoutMs?:
       await response.body?.cancel().catch(() => {});
       return { unknown: `${login.url}/api/v1/instance answered ${response.status}` };
     }
-    body = await response.json().catch(() => null);
+    const answer = await answerText(response);
+    if ("tooLarge" in answer) return { unknown: `${login.url}/api/v1/instance: ${tooLargeWhy()}` };
+    try {
+      body = JSON.parse(answer.text);
+    } catch {
+      body = null;
+    }
   } catch (error) {
     return { unknown: `${login.url} could not be reached: ${errorMessage(error)}` };
   }

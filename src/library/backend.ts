@@ -16,6 +16,11 @@ export interface LibraryBackend {
   available(): boolean;
   /** The passages best matching the query, best first; throws an Error whose message is the sentence. */
   search(query: string, limit: number, signal: AbortSignal): Promise<Passage[]>;
+  /**
+   * Brings the library up to date with its files before a search, bounded (the device's: refresh.ts);
+   * the sentences to say of it (what was re-indexed, dropped, left for later). Throws only when stopped.
+   */
+  refresh?(signal: AbortSignal): Promise<string[]>;
   /** Whether an offered MCP tool (`mcp__<server>__<tool>`) is this library's own, which `library` stands for. */
   covers?(tool: string): boolean;
   /** Lets go of what searching holds (the account's: its /mcp connection); the engine's stop calls it. */

@@ -1,4 +1,4 @@
-import { open, stat } from "node:fs/promises";
+import { type FileHandle, open, stat } from "node:fs/promises";
 import { errorCode } from "../errors.ts";
 
 /** The largest file the library takes; a larger one is refused unread (its memory stays bounded). */
@@ -27,13 +27,15 @@ export async function readDocument(abs: string, shown: string): Promise<Document
   try {
     const handle = await open(abs, "r");
     try {
-      bytes = new Uint8Array(await handle.readFile());
+      // At most one byte past the cap: a file that grew since its stat is not read without bound.
+      bytes = await readUpTo(handle, info.size, MAX_DOCUMENT_BYTES + 1);
     } finally {
       await handle.close();
     }
   } catch (error) {
     return { kind: "unreadable", why: unreadable(error, shown) };
   }
+  if (bytes.length > MAX_DOCUMENT_BYTES) return { kind: "too-large", why: `${shown} grew past the library's ${mib(MAX_DOCUMENT_BYTES)} a file while it was read: skipped` };
   if (bytes.subarray(0, 8192).includes(0)) return { kind: "not-text", why: `${shown} is not text (a binary file): skipped` };
   let text: string;
   try {
@@ -43,6 +45,23 @@ export async function readDocument(abs: string, shown: string): Promise<Document
   }
   const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
   return { kind: "text", text, hash, size: info.size, mtime: Math.floor(info.mtimeMs) };
+}
+
+/** The file's bytes, at most `most`: a buffer of the stat's size (and room to see that it grew), grown as needed. */
+async function readUpTo(handle: FileHandle, size: number, most: number): Promise<Uint8Array> {
+  let buffer = new Uint8Array(Math.min(most, size + 1));
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length >= most) return buffer;
+      const grown = new Uint8Array(Math.min(most, buffer.length * 2));
+      grown.set(buffer);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+    if (bytesRead === 0) return buffer.subarray(0, length);
+    length += bytesRead;
+  }
 }
 
 function unreadable(error: unknown, shown: string): string {

@@ -81,7 +81,7 @@ async function embedBatch(target: EmbeddingTarget, input: readonly string[], opt
       if (attempt >= retries || wait > most) {
         throw new EmbeddingError(`the embedding server at ${target.endpoint.baseUrl} kept refusing with 429 (rate limited) after ${attempt + 1} tries: try again later`);
       }
-      await Bun.sleep(wait);
+      await sleep(wait, options.signal);
       continue;
     }
     if (response.status === 401 || response.status === 403) {
@@ -104,8 +104,37 @@ function vectorsOf(text: string, count: number, target: EmbeddingTarget): number
   if (!parsed?.success) throw new EmbeddingError(`the embedding server at ${target.endpoint.baseUrl} answered something that is not a list of embeddings (is ${target.ref} an embedding model?)`);
   const data = parsed.data.data;
   if (data.length !== count) throw new EmbeddingError(`the embedding server returned ${data.length} vectors for ${count} texts`);
-  const ordered = data.every((d) => d.index !== undefined) ? [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)) : data;
-  return ordered.map((d) => d.embedding);
+  if (!data.some((d) => d.index !== undefined)) return data.map((d) => d.embedding);
+  // Each input's vector is the one whose index is its place: a list that is not each place once is refused.
+  const ordered = new Array<number[] | undefined>(count);
+  for (const d of data) {
+    if (d.index === undefined || d.index >= count || ordered[d.index] !== undefined) {
+      throw new EmbeddingError(`the embedding server at ${target.endpoint.baseUrl} answered vectors whose index fields are not each input's place once: refused`);
+    }
+    ordered[d.index] = d.embedding;
+  }
+  return ordered as number[][];
+}
+
+/** Waits `ms`, or less when the signal stops the wait (then the EmbeddingError "stopped"). */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return Bun.sleep(ms);
+  if (signal.aborted) return Promise.reject(new EmbeddingError("stopped"));
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", stop);
+    };
+    const stop = () => {
+      done();
+      reject(new EmbeddingError("stopped"));
+    };
+    const timer = setTimeout(() => {
+      done();
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", stop, { once: true });
+  });
 }
 
 /** Retry-After in milliseconds: seconds, or an HTTP date; absent or unreadable: one second. */

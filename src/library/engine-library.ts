@@ -26,9 +26,17 @@ export class LazyLocalLibrary implements LibraryBackend {
     return documentCount(this.db) > 0;
   }
 
+  async refresh(signal: AbortSignal): Promise<string[]> {
+    return (await this.loaded()).refresh(signal);
+  }
+
   async search(query: string, limit: number, signal: AbortSignal): Promise<Passage[]> {
+    return (await this.loaded()).search(query, limit, signal);
+  }
+
+  private loaded(): Promise<LocalLibrary> {
     this.local ??= import("./open.ts").then((m) => m.localLibrary(this.config, this.db, this.env));
-    return (await this.local).search(query, limit, signal);
+    return this.local;
   }
 }
 

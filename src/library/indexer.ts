@@ -1,5 +1,5 @@
 import type { Db } from "../store/db.ts";
-import { documentChunks, getDocument, hasOtherModel, listDocuments, modelDimension, replaceDocument } from "../store/library.ts";
+import { documentChunks, getDocument, hasOtherModel, type LibraryDocument, listDocuments, modelDimension, replaceDocument, touchDocument } from "../store/library.ts";
 import { chunkText, isMarkdown } from "./chunker.ts";
 import { readDocument } from "./document-file.ts";
 import type { EmbeddingTarget } from "./embedding-target.ts";
@@ -41,16 +41,21 @@ export async function reembedStale(deps: IndexDeps): Promise<number> {
   const from = [...new Set(stale.map((d) => d.model))].join(", ");
   reporter.say(`the embedding model changed from ${from} to ${target.ref}: re-embedding the library's ${stale.length} document${stale.length === 1 ? "" : "s"}`);
   for (const [i, doc] of stale.entries()) {
-    const chunks = documentChunks(db, doc.id);
-    const vectors = await embedTexts(target, chunks.map((c) => c.text), {
-      ...deps.embed,
-      ...dimensionOf(db, target),
-      onProgress: (done, total) => reporter.progress(`[${i + 1}/${stale.length}] re-embedding ${done}/${total} chunks of ${doc.path}`),
-    });
-    const dimension = vectors[0]?.length ?? doc.dimension;
-    replaceDocument(db, { ...doc, model: target.ref, dimension }, chunks.map((c, j) => ({ ...c, vector: vectors[j] as Float32Array })));
+    await reembedDocument(deps, doc, (done, total) => reporter.progress(`[${i + 1}/${stale.length}] re-embedding ${done}/${total} chunks of ${doc.path}`));
   }
   return stale.length;
+}
+
+/**
+ * Re-embeds one document's kept chunks with the target's model, in one transaction, and only if
+ * no other process changed the document meanwhile (then what it wrote stays). Throws an EmbeddingError.
+ */
+export async function reembedDocument(deps: IndexDeps, doc: LibraryDocument, onProgress?: (done: number, total: number) => void): Promise<void> {
+  const { db, target } = deps;
+  const chunks = documentChunks(db, doc.id);
+  const vectors = await embedTexts(target, chunks.map((c) => c.text), { ...deps.embed, ...dimensionOf(db, target), ...(onProgress ? { onProgress } : {}) });
+  const dimension = vectors[0]?.length ?? doc.dimension;
+  replaceDocument(db, { ...doc, model: target.ref, dimension }, chunks.map((c, j) => ({ ...c, vector: vectors[j] as Float32Array })), { hash: doc.hash });
 }
 
 /**
@@ -70,6 +75,8 @@ export async function addFiles(deps: IndexDeps, files: readonly string[], named:
     }
     const existing = getDocument(db, path);
     if (existing && existing.hash === read.hash && existing.model === target.ref) {
+      // Touched, not changed: the file's size and time are the ones to compare with from now on.
+      if (existing.mtime !== read.mtime || existing.size !== read.size) touchDocument(db, path, read.size, read.mtime);
       summary.unchanged += 1;
       continue;
     }
@@ -91,11 +98,17 @@ export async function addFiles(deps: IndexDeps, files: readonly string[], named:
       return summary;
     }
     const dimension = vectors[0]?.length ?? 0;
-    replaceDocument(
+    const written = replaceDocument(
       db,
       { path, hash: read.hash, mtime: read.mtime, size: read.size, model: target.ref, dimension },
       chunks.map((c, j) => ({ ...c, vector: vectors[j] as Float32Array })),
+      { hash: existing?.hash ?? null },
     );
+    // Another process wrote this file's document while this one embedded it: its copy stays, one copy.
+    if (!written) {
+      summary.unchanged += 1;
+      continue;
+    }
     if (existing) summary.updated += 1;
     else summary.added += 1;
     summary.chunks += chunks.length;

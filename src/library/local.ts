@@ -1,16 +1,20 @@
 import type { Db } from "../store/db.ts";
+import { MAX_CHUNK_CHARS } from "./chunker.ts";
 import { chunkCount, documentCount, libraryGeneration, passagesByIds, readVectors, textMatches } from "../store/library.ts";
 import type { LibraryBackend, Passage } from "./backend.ts";
 import type { TargetResult } from "./embedding-target.ts";
 import { embedTexts } from "./embeddings.ts";
 import { fuse, matchExpression } from "./hybrid.ts";
-import { libraryDimension, QUIET, reembedStale, type Reporter } from "./indexer.ts";
+import { libraryDimension, QUIET, type Reporter } from "./indexer.ts";
+import { refreshLibrary } from "./refresh.ts";
 import { MatrixBuilder, type VectorMatrix } from "./vectors.ts";
 
 /** How many candidates each ranking (vector, text) gives the fusion, at least. */
 const CANDIDATES = 50;
 export const DEFAULT_LIMIT = 5;
 export const MAX_LIMIT = 50;
+/** The most of a query embedded (a chunk's size, with room): a real model refuses an input past its context. */
+export const MAX_QUERY_CHARS = 4 * MAX_CHUNK_CHARS;
 
 export type SearchTiming = { embedMs: number; vectorMs: number; textMs: number; fetchMs: number };
 
@@ -22,7 +26,7 @@ export type SearchTiming = { embedMs: number; vectorMs: number; textMs: number; 
  */
 export class LocalLibrary implements LibraryBackend {
   readonly kind = "local";
-  private matrix: { generation: number; matrix: VectorMatrix } | null = null;
+  private matrix: { generation: number; model: string; matrix: VectorMatrix } | null = null;
 
   constructor(
     private readonly db: Db,
@@ -34,13 +38,20 @@ export class LocalLibrary implements LibraryBackend {
     return documentCount(this.db) > 0;
   }
 
+  /** Brings the library up to date with its files and model, bounded (refresh.ts); the sentences to say. */
+  async refresh(signal: AbortSignal): Promise<string[]> {
+    const target = this.target();
+    if (!target.ok) return [];
+    return refreshLibrary({ db: this.db, target: target.value, reporter: this.reporter, embed: { signal } });
+  }
+
   async search(query: string, limit: number, signal: AbortSignal, timing?: SearchTiming): Promise<Passage[]> {
     const target = this.target();
     if (!target.ok) throw new Error(target.error);
-    await reembedStale({ db: this.db, target: target.value, reporter: this.reporter, embed: { signal } });
+    this.model = target.value.ref;
     const t = performance.now();
     const dimension = libraryDimension(this.db, target.value.ref);
-    const [vector] = await embedTexts(target.value, [query], { signal, ...(dimension !== undefined ? { dimension } : {}) });
+    const [vector] = await embedTexts(target.value, [query.slice(0, MAX_QUERY_CHARS)], { signal, ...(dimension !== undefined ? { dimension } : {}) });
     if (!vector) return [];
     if (timing) timing.embedMs += performance.now() - t;
     return this.searchVector(query, vector, limit, timing);
@@ -69,12 +80,16 @@ export class LocalLibrary implements LibraryBackend {
     return this.vectors().top(vector, k);
   }
 
+  /** The model whose vectors are searched (the last search's target's); unset: every chunk's. */
+  private model: string | undefined;
+
   private vectors(): VectorMatrix {
     const generation = libraryGeneration(this.db);
-    if (this.matrix?.generation === generation) return this.matrix.matrix;
+    const model = this.model ?? "";
+    if (this.matrix?.generation === generation && this.matrix.model === model) return this.matrix.matrix;
     const builder = new MatrixBuilder(chunkCount(this.db));
-    const read = readVectors(this.db, (id, bytes) => builder.add(id, bytes));
-    this.matrix = { generation: read.generation, matrix: builder.build() };
+    const read = readVectors(this.db, (id, bytes) => builder.add(id, bytes), this.model);
+    this.matrix = { generation: read.generation, model, matrix: builder.build() };
     return this.matrix.matrix;
   }
 }

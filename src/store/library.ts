@@ -41,9 +41,10 @@ export function libraryGeneration(db: Db): number {
  * Puts a document in the library with all its chunks, replacing what the same path had, in one
  * transaction: a reader sees the old document or the new one whole, never a part.
  */
-export function replaceDocument(db: Db, doc: NewDocument, chunks: readonly NewChunk[]): void {
+export function replaceDocument(db: Db, doc: NewDocument, chunks: readonly NewChunk[], expect?: Expected): boolean {
   const insertChunk = db.query("INSERT INTO library_chunks (document_id, start_line, end_line, text, vector) VALUES (?, ?, ?, ?, ?)");
-  db.transaction(() => {
+  return db.transaction(() => {
+    if (expect && !stillAsRead(db, doc.path, expect)) return false;
     deleteByPath(db, doc.path);
     const row = db
       .query<{ id: number }, [string, string, number, number, string, number, number, number]>(
@@ -53,12 +54,31 @@ export function replaceDocument(db: Db, doc: NewDocument, chunks: readonly NewCh
     if (!row) throw new Error("the document row was not written");
     for (const c of chunks) insertChunk.run(row.id, c.startLine, c.endLine, c.text, new Uint8Array(c.vector.buffer, c.vector.byteOffset, c.vector.byteLength));
     bump(db);
+    return true;
   }).immediate();
 }
 
+/**
+ * What a writer read of a document before its slow part (embedding): the hash it had, or null for
+ * none there. The write is made only if the document is still so, so that a slower process never
+ * puts back older chunks over what another wrote meanwhile.
+ */
+export type Expected = { hash: string | null };
+
+function stillAsRead(db: Db, path: string, expect: Expected): boolean {
+  const now = db.query<{ hash: string }, [string]>("SELECT hash FROM library_documents WHERE path = ?").get(path);
+  return (now?.hash ?? null) === expect.hash;
+}
+
+/** Records a document's file size and time as they are now (its content, by hash, is what was indexed). */
+export function touchDocument(db: Db, path: string, size: number, mtime: number): void {
+  db.query("UPDATE library_documents SET size = ?, mtime = ? WHERE path = ?").run(size, mtime, path);
+}
+
 /** Takes a document and its chunks out; false when the library did not have it. */
-export function removeDocument(db: Db, path: string): boolean {
+export function removeDocument(db: Db, path: string, expect?: Expected): boolean {
   return db.transaction(() => {
+    if (expect && !stillAsRead(db, path, expect)) return false;
     const removed = deleteByPath(db, path);
     if (removed) bump(db);
     return removed;
@@ -87,12 +107,24 @@ export function documentChunks(db: Db, documentId: number): { startLine: number;
     .all(documentId);
 }
 
-/** Every chunk's id and vector, in id order, as the generation it was read at (one read transaction). */
-export function readVectors(db: Db, each: (id: number, vector: Uint8Array) => void): { generation: number; count: number } {
+/**
+ * Every chunk's id and vector, in id order, as the generation it was read at (one read
+ * transaction); with `model`, only the chunks that model embedded (a library part way through
+ * being re-embedded holds vectors of two models, which no query vector is comparable with).
+ */
+export function readVectors(db: Db, each: (id: number, vector: Uint8Array) => void, model?: string): { generation: number; count: number } {
   return db.transaction(() => {
     const generation = libraryGeneration(db);
     let count = 0;
-    for (const row of db.query<{ id: number; vector: Uint8Array }, []>("SELECT id, vector FROM library_chunks ORDER BY id").iterate()) {
+    const rows =
+      model === undefined
+        ? db.query<{ id: number; vector: Uint8Array }, []>("SELECT id, vector FROM library_chunks ORDER BY id").iterate()
+        : db
+            .query<{ id: number; vector: Uint8Array }, [string]>(
+              "SELECT c.id, c.vector FROM library_chunks c JOIN library_documents d ON d.id = c.document_id WHERE d.model = ? ORDER BY c.id",
+            )
+            .iterate(model);
+    for (const row of rows) {
       each(row.id, row.vector);
       count += 1;
     }

@@ -27,21 +27,29 @@ export const libraryTool = defineTool({
   async execute(input, ctx) {
     if (!ctx.library) return fail("No library is configured for this session.");
     let passages: Passage[];
+    let notes: string[] = [];
     try {
+      notes = (await ctx.library.refresh?.(ctx.signal)) ?? [];
       passages = await ctx.library.search(input.query, input.limit ?? DEFAULT_LIMIT, ctx.signal);
     } catch (error) {
       return fail(`The library could not be searched: ${error instanceof Error ? error.message : String(error)}`);
     }
-    if (passages.length === 0) return ok(`Nothing in the library matches ${JSON.stringify(input.query)}.`, { meta: { count: 0 } });
+    const said = notes.length > 0 ? `Library: ${notes.join("; ")}.\n\n` : "";
+    if (passages.length === 0) return ok(`${said}Nothing in the library matches ${JSON.stringify(input.query)}.`, { meta: { count: 0 } });
     const blocks = passages.map((p, i) => `[${i + 1}] ${cite(p, ctx.root)} (score ${p.score.toFixed(3)})\n${p.text}`);
     const hint = ctx.library.kind === "lembas"
       ? "Sources are the documents of the person's account, as its instance names them."
       : "Sources are path:lines; read a file with read (offset = the first line) for more around a passage.";
-    return ok(`${blocks.join("\n\n")}\n\n${hint}`, { meta: { count: passages.length, sources: passages.map((p) => cite(p, ctx.root)) } });
+    return ok(`${said}${blocks.join("\n\n")}\n\n${hint}`, { meta: { count: passages.length, sources: passages.map((p) => cite(p, ctx.root)) } });
   },
 });
 
 function cite(p: Passage, root: string): string {
-  if (p.citation !== undefined) return p.citation;
-  return `${displayPath(p.path, root)}:${p.startLine}-${p.endLine}`;
+  if (p.citation !== undefined) return escaped(p.citation);
+  return `${escaped(displayPath(p.path, root))}:${p.startLine}-${p.endLine}`;
+}
+
+/** A source on one line: a control character (a newline in a file's name, an instance's title) as its escape, so no source reads as another passage. */
+function escaped(source: string): string {
+  return source.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }

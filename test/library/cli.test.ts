@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, realpathSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type LibraryBox, libraryBox, setEmbedding, unreadableFile } from "./support.ts";
 
@@ -103,7 +103,7 @@ describe("lembas library", () => {
 
     writeFileSync(join(dir, "notes.md"), "delta epsilon\n\nzeta eta theta\n");
     const listed = await box.lembas(["library", "list"]);
-    expect(listed.stdout).toContain("changed since: lembas library add it again to re-embed");
+    expect(listed.stdout).toContain("changed since: the next search re-indexes it (or lembas library add it again)");
     const changed = await box.lembas(["library", "add", "notes.md"]);
     expect(changed.stdout).toBe("added 0 files; re-embedded 1 file that changed (1 chunk)\n");
     expect(docs()).toHaveLength(1);
@@ -113,13 +113,27 @@ describe("lembas library", () => {
     expect(JSON.stringify(JSON.parse(old.stdout))).not.toContain("alpha");
   });
 
+  test("a search keeps up: a file changed since it was added is re-indexed first, a deleted one dropped, said on stderr", async () => {
+    const dir = project({ "a.md": "apples and pears\n", "b.md": "bananas\n" });
+    await box.lembas(["library", "add", "a.md", "b.md"]);
+    writeFileSync(join(dir, "a.md"), "submarine periscope depth\n");
+    unlinkSync(join(dir, "b.md"));
+    const found = await box.lembas(["library", "search", "periscope", "--json"]);
+    expect(found.code).toBe(0);
+    expect(found.stderr).toContain("lembas: re-indexed 1 document that changed\n");
+    expect(found.stderr).toContain(`lembas: took out 1 document whose file is gone (${join(dir, "b.md")})`);
+    expect(JSON.parse(found.stdout).passages.map((p: { text: string }) => p.text)).toEqual(["submarine periscope depth"]);
+    expect(docs().map((d) => d.path)).toEqual([join(dir, "a.md")]);
+    expect(chunkRows()).toBe(1);
+  });
+
   test("the embedding model changed between runs: the whole library is re-embedded, said", async () => {
     project({ "a.md": "first document words\n", "b.md": "second document words\n" });
     await box.lembas(["library", "add", "a.md", "b.md"]);
     setEmbedding(box, "test/embed-b");
     const found = await box.lembas(["library", "search", "second", "--json"]);
     expect(found.code).toBe(0);
-    expect(found.stderr).toContain("the embedding model changed from test/embed-a to test/embed-b: re-embedding the library's 2 documents");
+    expect(found.stderr).toContain("the embedding model changed from test/embed-a to test/embed-b: re-embedded 2 documents");
     expect(JSON.parse(found.stdout).passages[0].text).toBe("second document words");
     expect(docs().map((d) => d.model)).toEqual(["test/embed-b", "test/embed-b"]);
     expect(box.model.embeddingRequests.at(-1)?.model).toBe("embed-b");
@@ -212,6 +226,17 @@ describe("lembas library: bad input and faults, each a sentence, nothing half-in
     expect(r.stderr).toContain(`${secret} cannot be read: permission denied`);
     expect(r.stderr).toContain("missing.md does not exist");
     expect(docs().map((d) => d.path)).toEqual([join(dir, "ok.md")]);
+  });
+
+  test("an empty query is refused with a sentence, not answered with any passage", async () => {
+    project({ "a.md": "alpha words\n" });
+    await box.lembas(["library", "add", "a.md"]);
+    for (const query of [[""], ["  "]]) {
+      const r = await box.lembas(["library", "search", ...query]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain("say what to look for");
+    }
   });
 
   test("no embedding model set: a sentence saying how to set one", async () => {

@@ -6,6 +6,7 @@ import { EFFORTS, MODES, THEME_NAMES, ThemeSetting } from "../../config/schema.t
 import { errorMessage } from "../../errors.ts";
 import { cachedApplied } from "../../account/personal-source.ts";
 import { isPersonalField } from "../../account/personalization.ts";
+import { withoutControls } from "../../controls.ts";
 import type { PersonalSettings } from "../../engine/instructions.ts";
 import { listLogins } from "../../store/logins.ts";
 import type { AppSurface } from "../app.ts";
@@ -113,8 +114,12 @@ async function modelRefs(app: AppSurface): Promise<string[]> {
   }
 }
 
-function show(value: unknown): string {
+/** The most of a value shown in a line (an instance's instructions may be pages long). */
+const SHOWN_CHARS = 120;
+
+/** A value as one line of the screen: its controls (an instance's escapes) taken out, its breaks as spaces, long ones cut. */
+export function show(value: unknown): string {
   if (value === null || value === undefined) return "not set";
-  if (typeof value === "object") return JSON.stringify(value);
-  return String(value);
+  const text = withoutControls(typeof value === "object" ? JSON.stringify(value) : String(value).replace(/\s+/g, " ")).trim();
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS - 1)}…` : text;
 }
