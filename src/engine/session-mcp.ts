@@ -70,10 +70,11 @@ export class SessionMcp {
   /**
    * The session's MCP tools, after the built-ins: fixed the first time they are asked for. A
    * project's file waiting for approval is asked about then, of whoever answers for the person.
+   * A turn cancelled while they start gets none at once.
    */
   tools(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
     this.fixed ??= this.fix(interaction, signal);
-    return this.fixed;
+    return noneOnceAborted(this.fixed, signal);
   }
 
   /** Stops every server (once); resolves when they are gone. */
@@ -141,6 +142,19 @@ export class SessionMcp {
     for (const problem of approved.problems) this.notice(problem);
     await this.startSpecs(approved.specs);
   }
+}
+
+/**
+ * The tools, or none as soon as the turn is cancelled: a cancel does not wait for servers that are
+ * still starting (up to mcp_timeouts.start); the list is still fixed for the turns to come.
+ */
+function noneOnceAborted(tools: Promise<Tool[]>, signal: AbortSignal): Promise<Tool[]> {
+  if (signal.aborted) return Promise.resolve([]);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve([]);
+    signal.addEventListener("abort", onAbort, { once: true });
+    tools.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** The question's text: each server as written, the names of what it sets and reads (never values). */
