@@ -23,6 +23,7 @@ export function htmlToMarkdown(html: string, base: string): { markdown: string; 
   let pre = 0;
   let title: string | null = null;
   let inTitle = false;
+  let titles = 0;
   const emit = (text: string): void => void out.push(text);
   const onEnd = (el: HTMLRewriterTypes.Element, run: () => void): void => {
     if (el.canHaveContent) el.onEndTag(run);
@@ -31,8 +32,15 @@ export function htmlToMarkdown(html: string, base: string): { markdown: string; 
   const rewriter = new HTMLRewriter()
     .on("title", {
       element(el) {
-        inTitle = true;
-        onEnd(el, () => void (inTitle = false));
+        // Never body text; the page's title is the first (an inline SVG's <title> names an icon).
+        // Its one end-tag handler is set here: an element keeps only the last one set.
+        const first = ++titles === 1;
+        inTitle = first;
+        skip++;
+        onEnd(el, () => {
+          inTitle = false;
+          skip--;
+        });
       },
       text(chunk) {
         if (inTitle) title = (title ?? "") + chunk.text;

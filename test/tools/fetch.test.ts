@@ -207,6 +207,13 @@ describe("attack: an HTML page cannot blow up the conversion", () => {
     expect(markdown.split("\n").at(-1)).toBe(`${"  ".repeat(8)}- x`);
   });
 
+  test("the page's title is its first <title>, not an SVG icon's <title> after it, and no title is body text", () => {
+    const html = `<html><title>Docs</title><body><p>Read <svg><title>external link</title></svg> on.</p></body></html>`;
+    const { title, markdown } = htmlToMarkdown(html, "http://example.com/");
+    expect(title).toBe("Docs");
+    expect(markdown).toBe("Read on.");
+  });
+
   test("a title that never closes (the whole page in it) is cut to a line", () => {
     const { title } = htmlToMarkdown(`<title>${"word ".repeat(20_000)}`, "http://example.com/");
     expect(title?.length).toBe(201);
