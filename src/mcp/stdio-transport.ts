@@ -2,7 +2,7 @@ import type { Subprocess } from "bun";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../errors.ts";
-import { leftInGroup } from "../tools/process-group.ts";
+import { killGroup, leftInGroup } from "../tools/process-group.ts";
 import { StderrTail } from "./stderr-tail.ts";
 
 /** How long a server has to exit after SIGTERM before its process group is killed. */
@@ -174,14 +174,6 @@ export class StdioTransport implements Transport {
 
 function preview(line: string): string {
   return JSON.stringify(line.length > 120 ? `${line.slice(0, 120)}…` : line);
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
-  }
 }
 
 /** On our exit, whatever servers still run are killed with their groups (synchronously: exit waits for nothing). */
