@@ -2,7 +2,8 @@
  * The process groups the commands of bash and its background jobs run in: each command starts a
  * new session (its own group, no controlling terminal), and stopping it signals the whole group.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
+import { procStat } from "./proc-stat.ts";
 import { signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
 
@@ -48,10 +49,8 @@ export function groupAlive(pgid: number): boolean {
   for (const entry of readdirSync("/proc")) {
     if (entry.charCodeAt(0) > 57 || entry.charCodeAt(0) < 48) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-      // pid (comm) state ppid pgrp …: the comm may hold spaces and parentheses.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+      const { state, pgrp } = procStat(entry);
+      if (pgrp === pgid && state !== "Z" && state !== "X") return true;
     } catch {
       // gone meanwhile
     }

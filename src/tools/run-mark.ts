@@ -6,6 +6,7 @@
  * purpose. Found through /proc; where there is none (macOS) only the group is reached.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { procStat } from "./proc-stat.ts";
 
 const NAME = "LEMBAS_RUN";
 
@@ -34,18 +35,12 @@ export function markedPids(mark: string, outsideOf?: number): number[] {
     try {
       const environ = readFileSync(`/proc/${name}/environ`, "latin1");
       if (!environ.startsWith(entry) && !environ.includes(`\0${entry}`)) continue;
-      if (outsideOf === undefined || groupOf(name) !== outsideOf) found.push(pid);
+      if (outsideOf === undefined || procStat(name).pgrp !== outsideOf) found.push(pid);
     } catch {
       // gone meanwhile, or another user's
     }
   }
   return found;
-}
-
-function groupOf(pid: string): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-  // pid (comm) state ppid pgrp …: the comm may hold spaces and parentheses.
-  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
 }
 
 /** Sends SIGNAL to every process carrying the mark (but those of the group OUTSIDE_OF); how many there were. */
