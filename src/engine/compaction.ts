@@ -253,12 +253,6 @@ export class Compaction {
   }
 }
 
-/** The window a model is worked to, said as what it is: known, or assumed (for `lembas models` and the doctor). */
-export function windowSentence(model: ResolvedModel): string {
-  if (model.contextLength !== null) return `${model.contextLength} tokens`;
-  return `${DEFAULT_CONTEXT} tokens (assumed: the server does not say; set context: under the connection in config.yaml)`;
-}
-
 function assumedWindow(model: ResolvedModel): string {
   return `the server does not say how large the context window of ${model.ref} is: the history is compacted at the assumed ${DEFAULT_CONTEXT} tokens (set context: under the connection in config.yaml)`;
 }

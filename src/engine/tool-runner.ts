@@ -1,4 +1,3 @@
-import { relative, resolve } from "node:path";
 import type { z } from "zod";
 import type { SessionBus } from "../bus/index.ts";
 import type { Mode } from "../config/schema.ts";
@@ -190,11 +189,4 @@ function describeIssues(error: z.ZodError): string {
     .slice(0, 5)
     .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "input"}: ${issue.message}`)
     .join("; ");
-}
-
-
-/** A path shown to a person: relative to the root when inside it. */
-export function shownPath(path: string, root: string): string {
-  const rel = relative(root, resolve(path));
-  return rel && !rel.startsWith("..") ? rel : path;
 }
