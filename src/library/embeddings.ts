@@ -74,6 +74,8 @@ async function embedBatch(target: EmbeddingTarget, input: readonly string[], opt
       throw new EmbeddingError(`the embedding server at ${target.endpoint.baseUrl} could not be reached (${reason(error)}): is it running? (embedding: ${target.ref})`);
     }
     const text = await response.text().catch(() => "");
+    // A stop while the answer was read leaves it cut short: that is no answer of the server's.
+    if (options.signal?.aborted) throw new EmbeddingError("stopped");
     if (options.timing) options.timing.serverMs += performance.now() - started;
     if (response.status === 429) {
       const wait = retryAfterMs(response.headers.get("retry-after"));

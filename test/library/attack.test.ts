@@ -71,6 +71,19 @@ describe("the library attacked", () => {
     expect(performance.now() - started).toBeLessThan(3000);
   });
 
+  test("a turn stopped while the server sends its answer is \"stopped\", not an answer that is no list of embeddings", async () => {
+    // The headers come at once; the body never ends.
+    const server = Bun.serve({
+      port: 0,
+      fetch: () => new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"data": [')) }), { headers: { "content-type": "application/json" } }),
+    });
+    try {
+      await expect(embedTexts(targetAt(`http://127.0.0.1:${server.port}/v1`), ["apples"], { signal: AbortSignal.timeout(300) })).rejects.toThrow(/^stopped$/);
+    } finally {
+      void server.stop(true);
+    }
+  });
+
   test("vectors whose index fields are not each input once are refused, not given to the wrong chunk", async () => {
     const server = embedServer((input) => ({ data: input.map((t) => ({ index: 0, embedding: bagOfWords(t) })) }));
     try {
