@@ -65,9 +65,13 @@ export async function fetchUsage(login: UsageLogin, opts: UsageOptions = {}): Pr
     if (signal.aborted) return { kind: "failed", why: `it did not answer within ${seconds(timeoutMs)}` };
     return { kind: "failed", why: `it could not be reached: ${errorMessage(error)}` };
   }
-  if (response.status === 404) return { kind: "absent" };
-  if (response.status === 401 || response.status === 403) return { kind: "failed", why: `it refused the device token (${response.status}): log in again` };
-  if (!response.ok) return { kind: "failed", why: `it answered ${response.status}` };
+  if (!response.ok) {
+    // The body is not read: let go of the connection (the status bar asks once a minute).
+    await response.body?.cancel().catch(() => {});
+    if (response.status === 404) return { kind: "absent" };
+    if (response.status === 401 || response.status === 403) return { kind: "failed", why: `it refused the device token (${response.status}): log in again` };
+    return { kind: "failed", why: `it answered ${response.status}` };
+  }
   let body: unknown;
   try {
     const answer = await answerText(response);

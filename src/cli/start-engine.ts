@@ -34,7 +34,7 @@ export function createEngine(
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
   const reads = new AbortController();
   // Whether each login's token has the account's library, checked again when the kept answer is a day old: for the next session.
-  if (config.library !== "local") void refreshAccountLibrary(db, listLogins(db), { signal: reads.signal });
+  if (config.library !== "local") refreshAccountLibrary(db, listLogins(db), { signal: reads.signal }).catch(() => {});
   const personal = personalEntry(db, config, () => listLogins(db), { signal: reads.signal });
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.

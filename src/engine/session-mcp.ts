@@ -65,6 +65,8 @@ export class SessionMcp {
     private readonly deps: { sessionId: string; wiring: McpWiring; hubOptions: SessionHubOptions },
   ) {
     this.started = this.begin(gathering);
+    // Said where it is awaited (tools, stop); unheard until then, it must not count as unhandled.
+    this.started.catch(() => {});
   }
 
   /**

@@ -21,7 +21,8 @@ export function connectAgent(app: acp.AgentApp, stream: Stream, refuse?: Refusal
         const id = "method" in message && "id" in message ? message.id : null;
         const why = id !== null && "method" in message ? refuse(message.method, message.params) : null;
         if (why === null) return controller.enqueue(message);
-        void writer.write({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${why}` } });
+        // The peer may be gone already: its refusal has nobody to reach then.
+        writer.write({ jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${why}` } }).catch(() => {});
       },
     }),
   );
