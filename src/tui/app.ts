@@ -15,6 +15,7 @@ import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } f
 import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
+import { jobsLeftNote } from "./jobs-left.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { Transcript } from "./transcript.ts";
 
@@ -185,6 +186,8 @@ export class TuiApp implements AppSurface {
     this.stopTicker();
     this.balance.stop();
     let session: Session | null = null;
+    const jobsLeft = this.runtime.hasSession ? jobsLeftNote(this.runtime.session.jobs.list()) : null;
+    if (jobsLeft) this.transcript.line(jobsLeft, "warn");
     try {
       session = await this.runtime.quit();
     } catch (error) {

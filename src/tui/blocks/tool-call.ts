@@ -26,6 +26,7 @@ export class ToolCallBlock extends CachedBlock {
   private output = "";
   private diffs: FileDiff[] = [];
   private why = "";
+  private meta: Record<string, unknown> = {};
   private readonly helpers = new Map<string, HelperCall>();
 
   constructor(
@@ -50,6 +51,7 @@ export class ToolCallBlock extends CachedBlock {
     this.state = event.isError || failed ? "error" : "done";
     this.output = plain(event.output);
     this.diffs = event.diffs ?? [];
+    this.meta = event.meta ?? {};
     this.live = "";
     this.invalidate();
   }
@@ -102,8 +104,10 @@ export class ToolCallBlock extends CachedBlock {
   private summary(width: number): string[] {
     const t = this.theme;
     const all = this.output.replace(/\r/g, "").replace(/\n+$/, "").split("\n");
+    if (this.name === "bash" && typeof this.meta.jobId === "string") return this.jobStart(all, width);
     if (this.state === "error") return this.failure(all, width);
-    if (this.name !== "bash") {
+    // A job's listing and output read as a command's do: a line each.
+    if (this.name !== "bash" && this.name !== "job") {
       const first = all[0] ?? "";
       const more = all.length > 1 ? t.dim(` (${all.length} lines)`) : "";
       return [clip(`  ⎿ ${t.dim(first)}${more}`, width)];
@@ -111,6 +115,23 @@ export class ToolCallBlock extends CachedBlock {
     const shown = all.slice(0, OUTPUT_LINES).map((line) => clip(`  │ ${line}`, width)).map(t.dim);
     if (all.length > OUTPUT_LINES) shown.push(t.dim(`  … ${all.length - OUTPUT_LINES} more lines (${all.length} in all)`));
     return shown;
+  }
+
+  /**
+   * A background job's start: its id and pid (or how it ended at once), then what it printed in its
+   * first moment, never the tool's directions to the model (how to read it, stop it).
+   */
+  private jobStart(all: string[], width: number): string[] {
+    const t = this.theme;
+    const id = String(this.meta.jobId);
+    const head =
+      this.meta.state === "running"
+        ? t.dim(`  ⎿ ${id} running in the background (pid ${String(this.meta.pid)})`)
+        : (this.state === "error" ? t.error : t.dim)(`  ⎿ ${id} ended at once: ${typeof this.meta.exitCode === "number" ? `exit ${this.meta.exitCode}` : "stopped"}`);
+    const printed = jobPrinted(all);
+    const shown = printed.slice(0, LIVE_OUTPUT_LINES).map((line) => t.dim(clip(`    │ ${line}`, width)));
+    if (printed.length > LIVE_OUTPUT_LINES) shown.push(t.dim(`    … ${printed.length - LIVE_OUTPUT_LINES} more lines`));
+    return [clip(head, width), ...shown];
   }
 
   /** A failed call: its first lines and its last one, which says why (a command cancelled, timed out). */
@@ -138,6 +159,15 @@ export class ToolCallBlock extends CachedBlock {
     }
     return out;
   }
+}
+
+/** The job's own output in bash's start result: the lines after "jobN is running (0 s); output A–B of N:" up to the tool's notes. */
+function jobPrinted(all: string[]): string[] {
+  const from = all.findIndex((line) => /^job\d+ .*; output \d+–\d+ of \d+:$/.test(line));
+  if (from < 0) return [];
+  const rest = all.slice(from + 1);
+  const to = rest.findIndex((line) => line.startsWith("Read its new output with job ") || line.startsWith("[… "));
+  return to < 0 ? rest : rest.slice(0, to);
 }
 
 function clip(line: string, width: number): string {

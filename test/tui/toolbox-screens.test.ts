@@ -1,0 +1,38 @@
+import { beforeEach, describe, expect, test } from "bun:test";
+import { step } from "../support/engine.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX } from "../support/tmux.ts";
+
+// The blocks a person at the terminal sees for the toolbox's tools (jobs, task, fetch, multi_edit, MCP…).
+const suite = screenSuite({ ready: "test/test-model" });
+let model: ScriptedModel;
+beforeEach(() => {
+  ({ model } = suite);
+});
+
+describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
+  test("a background job's block says it runs (pid) and what it printed, not the tool's directions; quitting names the jobs it stopped", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo listening on 3000; sleep 30", run_in_background: true } }] }),
+      step({ toolCalls: [{ name: "job", arguments: { action: "stop", id: "job1" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "printf 'one\\ntwo\\n'; exit 3", run_in_background: true } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 60", run_in_background: true } }] }),
+      step({ text: "left one running" }),
+    );
+    const screen = await suite.open(["--mode", "auto"]);
+    await screen.type("start the server", "Enter");
+    await screen.waitFor("left one running");
+    const text = screen.text();
+    expect(text).toMatch(/⎿ job1 running in the background \(pid \d+\)\n\s+│ listening on 3000\n/);
+    expect(text).not.toContain("Read its new output");
+    expect(text).toContain("Stopped job1 and every process it started.");
+    expect(text).toContain("job1 was stopped");
+    expect(text).toMatch(/⎿ job2 ended at once: exit 3\n\s+│ one\n\s+│ two\n/);
+    expect(text).toMatch(/⎿ job3 running in the background \(pid \d+\)/);
+    await screen.type("C-d");
+    expect(await screen.exited()).toBe(0);
+    expect(screen.text()).toContain("Stopped the background job still running as the session ended: job3 (sleep 60)");
+    expect(screen.text()).not.toContain("job1 (echo");
+  });
+});
