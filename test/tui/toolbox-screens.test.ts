@@ -1,7 +1,9 @@
 import { beforeEach, describe, expect, test } from "bun:test";
-import { step } from "../support/engine.ts";
+import { helperStep, ownStep, step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import { screenSuite } from "../support/screens.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
 // The blocks a person at the terminal sees for the toolbox's tools (jobs, task, fetch, multi_edit, MCP…).
@@ -34,5 +36,23 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     expect(await screen.exited()).toBe(0);
     expect(screen.text()).toContain("Stopped the background job still running as the session ended: job3 (sleep 60)");
     expect(screen.text()).not.toContain("job1 (echo");
+  });
+
+  test("a task whose helper made many calls shows the newest under it and counts the earlier ones (and their failures)", async () => {
+    for (let i = 1; i <= 9; i++) writeFileSync(join(suite.box.project, `f${i}.txt`), `file ${i}\n`);
+    const reads = [{ name: "read", arguments: { path: "gone.txt" } }, ...Array.from({ length: 9 }, (_, i) => ({ name: "read", arguments: { path: `f${i + 1}.txt` } }))];
+    model.push(
+      ownStep({ toolCalls: [{ name: "task", arguments: { description: "read every file", prompt: "Read them all" } }] }),
+      helperStep({ toolCalls: reads }),
+      helperStep({ text: "all nine read" }),
+      ownStep({ text: "The helper is done." }),
+    );
+    const screen = await suite.open(["--mode", "auto"]);
+    await screen.type("read them", "Enter");
+    await screen.waitFor("The helper is done.");
+    const text = screen.text();
+    expect(text).toContain("● Task: read every file\n    … 5 earlier calls (1 failed)\n    ● Read f5.txt\n");
+    expect(text).toContain("    ● Read f9.txt\n  ⎿ all nine read");
+    expect(text).not.toContain("Read f4.txt");
   });
 });

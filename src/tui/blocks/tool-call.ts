@@ -9,6 +9,8 @@ const DIFF_LINES = 40;
 /** Lines of a command's output shown once it ended (its last ones while it runs). */
 const OUTPUT_LINES = 8;
 const LIVE_OUTPUT_LINES = 5;
+/** A helper's calls shown under its task: the newest; the earlier ones counted. */
+const HELPER_LINES = 5;
 /** Lines of a failed call's output shown: the first ones, and always its last (the reason). */
 const ERROR_LINES = 3;
 /** A running command's output kept to show: the newest, never the whole flood. */
@@ -87,13 +89,20 @@ export class ToolCallBlock extends CachedBlock {
     return [...lines, ...this.summary(width)];
   }
 
-  /** One indented line per helper call, marked as the call is (running, done, failed). */
+  /** One indented line per helper call, marked as the call is (running, done, failed): the newest, the earlier ones counted. */
   private helperLines(width: number): string[] {
     const t = this.theme;
-    return [...this.helpers.values()].map((h) => {
-      const mark = h.status === "failed" ? t.error("✗ ") : h.status === "completed" ? t.ok("● ") : t.accent("○ ");
-      return clip(`    ${mark}${t.dim(h.title)}`, width);
-    });
+    const all = [...this.helpers.values()];
+    const earlier = all.slice(0, Math.max(0, all.length - HELPER_LINES));
+    const failed = earlier.filter((h) => h.status === "failed").length;
+    const count = earlier.length === 0 ? [] : [t.dim(`    … ${earlier.length} earlier ${earlier.length === 1 ? "call" : "calls"}${failed ? ` (${failed} failed)` : ""}`)];
+    return [
+      ...count,
+      ...all.slice(earlier.length).map((h) => {
+        const mark = h.status === "failed" ? t.error("✗ ") : h.status === "completed" ? t.ok("● ") : t.accent("○ ");
+        return clip(`    ${mark}${t.dim(h.title)}`, width);
+      }),
+    ];
   }
 
   private tailOf(text: string, count: number, width: number): string[] {
