@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, test } from "bun:test";
 import { helperStep, ownStep, step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import { screenSuite } from "../support/screens.ts";
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
@@ -54,5 +54,33 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     expect(text).toContain("● Task: read every file\n    … 5 earlier calls (1 failed)\n    ● Read f5.txt\n");
     expect(text).toContain("    ● Read f9.txt\n  ⎿ all nine read");
     expect(text).not.toContain("Read f4.txt");
+  });
+
+  test("fetch: the card names the host and 'for this session'; the page is one line with its title; a private address's refusal is read to its end", async () => {
+    const html = `<html><head><title>The Docs</title></head><body><h1>Install</h1><p>Run <code>npm i thing</code>.</p>${"<p>More.</p>".repeat(20)}</body></html>`;
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response(html, { headers: { "content-type": "text/html" } }) });
+    try {
+      appendFileSync(join(suite.box.configDir, "config.yaml"), 'fetch:\n  allow_private: ["127.0.0.1"]\n');
+      const host = `127.0.0.1:${server.port}`;
+      model.push(
+        step({ toolCalls: [{ name: "fetch", arguments: { url: `http://${host}/docs` } }] }),
+        step({ toolCalls: [{ name: "fetch", arguments: { url: "http://192.168.1.1/admin" } }] }),
+        step({ text: "fetched both" }),
+      );
+      const screen = await suite.open();
+      await screen.type("read the docs", "Enter");
+      await screen.waitFor(`${host} is a host not fetched from before in this session`);
+      expect(screen.text()).toContain(`Yes, and allow fetching from ${host}, for this session`);
+      await screen.type("2");
+      await screen.waitFor("192.168.1.1 is a host not fetched from before");
+      await screen.type("1");
+      await screen.waitFor("fetched both");
+      const text = screen.text();
+      expect(text).toMatch(/● Fetch http:\/\/127\.0\.0\.1:\d+\/docs\n  ⎿ The Docs · text\/html, \d+ bytes, \d+ lines\n/);
+      expect(text).toContain("✗ Fetch http://192.168.1.1/admin");
+      expect(text.replace(/\n\s+/g, " ")).toContain("192.168.1.1 is a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).");
+    } finally {
+      await server.stop(true);
+    }
   });
 });

@@ -9,6 +9,8 @@ const DIFF_LINES = 40;
 /** Lines of a command's output shown once it ended (its last ones while it runs). */
 const OUTPUT_LINES = 8;
 const LIVE_OUTPUT_LINES = 5;
+/** Rows one line of a failure may wrap to. */
+const FAILURE_ROWS = 4;
 /** A helper's calls shown under its task: the newest; the earlier ones counted. */
 const HELPER_LINES = 5;
 /** Lines of a failed call's output shown: the first ones, and always its last (the reason). */
@@ -115,6 +117,7 @@ export class ToolCallBlock extends CachedBlock {
     const all = this.output.replace(/\r/g, "").replace(/\n+$/, "").split("\n");
     if (this.name === "bash" && typeof this.meta.jobId === "string") return this.jobStart(all, width);
     if (this.state === "error") return this.failure(all, width);
+    if (this.name === "fetch") return [clip(`  ⎿ ${fetchedLine(all, t.dim)}`, width)];
     // A job's listing and output read as a command's do: a line each.
     if (this.name !== "bash" && this.name !== "job") {
       const first = all[0] ?? "";
@@ -148,7 +151,8 @@ export class ToolCallBlock extends CachedBlock {
     const t = this.theme;
     const cut = all.length > ERROR_LINES;
     const shown = cut ? [...all.slice(0, ERROR_LINES - 1), t.dim(`… ${all.length - ERROR_LINES} more lines`), all.at(-1) ?? ""] : all;
-    return shown.map((line, i) => t.error(clip(`${i === 0 ? "  ⎿ " : "    "}${line}`, width)));
+    // Wrapped, not cut at the edge: the end of a reason is often what to do about it.
+    return shown.flatMap((line, i) => hanging(line, width, i === 0 ? "  ⎿ " : "    ", "    ").slice(0, FAILURE_ROWS)).map(t.error);
   }
 
   private drawDiffs(width: number): string[] {
@@ -168,6 +172,21 @@ export class ToolCallBlock extends CachedBlock {
     }
     return out;
   }
+}
+
+/**
+ * A fetched page on one line: its title and what it was (type, size, lines of text), from the
+ * result's head ("Fetched URL (text/html, 898 bytes)", "Title: …"); the head as it is when the page
+ * has no title or came from elsewhere (a redirect: the URL it came from matters then).
+ */
+function fetchedLine(all: string[], dim: (text: string) => string): string {
+  const head = all[0] ?? "";
+  const title = all.slice(1, 3).find((line) => line.startsWith("Title: "))?.slice("Title: ".length).trim();
+  const facts = /\(([^()]*)\)$/.exec(head)?.[1];
+  const redirected = all[1]?.startsWith("(redirected from ") ?? false;
+  const count = `${all.length} lines`;
+  if (!title || !facts || redirected) return `${head}${dim(` (${count})`)}`;
+  return `${title}${dim(` · ${facts}, ${count}`)}`;
 }
 
 /** The job's own output in bash's start result: the lines after "jobN is running (0 s); output A–B of N:" up to the tool's notes. */
