@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { helperStep, ownStep, step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
+import { runLembas } from "../support/run.ts";
 import { screenSuite } from "../support/screens.ts";
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -82,5 +83,26 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     } finally {
       await server.stop(true);
     }
+  });
+
+  test("a project's .mcp.json: the card names the file, the server, its command and env names, and offers yes (kept) or no, not once; its tools' blocks name the server", async () => {
+    const { box } = suite;
+    const server = join(import.meta.dir, "../support/mcp-server.ts");
+    writeFileSync(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [server], env: { NOTE_TOKEN: "${HOME}" } } } }));
+    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    model.push(step({ toolCalls: [{ name: "mcp__proj__echo", arguments: { text: "hi there" } }] }), step({ text: "mcp done" }));
+    const screen = await suite.open(["--mode", "auto"]);
+    await screen.type("use it", "Enter");
+    await screen.waitFor(`Use the MCP servers of ${join(box.project, ".mcp.json")}?`);
+    const card = screen.text();
+    expect(card).toContain(`proj: ${process.execPath} ${server}`);
+    expect(card).toContain("sets NOTE_TOKEN");
+    expect(card).toContain("1. Yes, start them (kept for this .mcp.json as it reads now)");
+    expect(card).toContain("2. No, not in this session");
+    expect(card).not.toContain("Yes, once");
+    expect(card).not.toContain("tell the model what to do instead");
+    await screen.type("1");
+    await screen.waitFor("mcp done");
+    expect(screen.text()).toMatch(/● proj: echo \{"text":"hi there"\}\n  ⎿ echo: hi there\n/);
   });
 });

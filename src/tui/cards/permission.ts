@@ -1,4 +1,5 @@
 import type { PermissionDecision, PermissionRequest } from "../../engine/interaction.ts";
+import { APPROVAL_TOOL } from "../../engine/session-mcp.ts";
 import { unifiedDiff } from "../../tools/diff.ts";
 import { hanging } from "../blocks/lines.ts";
 import { plain } from "../blocks/plain.ts";
@@ -98,6 +99,13 @@ export class PermissionCard implements Component {
  * a script of several would come back joined.
  */
 function permissionOptions(request: PermissionRequest): Option[] {
+  // A project's MCP servers: a yes is kept for the file as it reads, and no model asked to be told.
+  if (request.toolName === APPROVAL_TOOL) {
+    return [
+      { label: "Yes, start them (kept for this .mcp.json as it reads now)", decide: () => ({ outcome: "once" }) },
+      { label: "No, not in this session", decide: () => ({ outcome: "deny" }) },
+    ];
+  }
   const line = request.command?.line;
   const options: Option[] = [{ label: "Yes, once", decide: () => ({ outcome: "once" }) }];
   if (request.always) options.push({ label: `Yes, and allow ${oneLine(request.always)}${/for this session$/.test(request.always) ? "" : " for this session"}`, decide: () => ({ outcome: "session" }) });
