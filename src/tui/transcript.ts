@@ -5,6 +5,7 @@ import { AnswerBlock } from "./blocks/answer.ts";
 import { LineBlock } from "./blocks/lines.ts";
 import { ReasoningBlock } from "./blocks/reasoning.ts";
 import { TodoBlock } from "./blocks/todos.ts";
+import { todoTool } from "../tools/todo.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
 import { highlight } from "./highlight.ts";
@@ -56,16 +57,25 @@ export class Transcript extends Container {
 
   /** The turns a resumed session already had, drawn finished. */
   history(turns: readonly HistoryTurn[]): void {
+    // As live: the list a turn's todo calls wrote is one block, where its first call came.
+    let todos: TodoBlock | null = null;
     for (const turn of turns) {
       if (turn.role === "user") {
         this.addChild(new UserMessage(turn.text, this.theme, turn.attachments ?? []));
+        todos = null;
         continue;
       }
       // One model call: its reasoning, then what it said, then the tools it called, as they came.
       if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
       if (turn.text.trim()) this.addChild(new AnswerBlock(this.md, turn.text));
       for (const tool of turn.tools) {
-        if (tool.name === "todo") continue;
+        if (tool.name === "todo") {
+          const list = tool.isError ? undefined : todoTool.schema.safeParse(tool.args).data?.todos;
+          if (!list) continue;
+          if (!todos) this.addChild((todos = new TodoBlock(this.theme)));
+          todos.set(list);
+          continue;
+        }
         const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
         block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);

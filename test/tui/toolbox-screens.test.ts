@@ -105,4 +105,21 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     await screen.waitFor("mcp done");
     expect(screen.text()).toMatch(/● proj: echo \{"text":"hi there"\}\n  ⎿ echo: hi there\n/);
   });
+
+  test("a resumed session shows its todo list as the turn left it, where the model wrote it", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "todo", arguments: { todos: [{ content: "look at a.txt", status: "in_progress" }, { content: "change it", status: "pending" }] } }] }),
+      step({ toolCalls: [{ name: "todo", arguments: { todos: [{ content: "look at a.txt", status: "completed" }, { content: "change it", status: "in_progress" }] } }] }),
+      step({ text: "listed" }),
+    );
+    const first = await suite.open();
+    await first.type("make a list", "Enter");
+    await first.waitFor("listed");
+    await first.type("C-d");
+    await first.exited();
+    const id = /lembas -r (ses_[\w-]+)/.exec(first.text())?.[1] ?? "";
+    const again = await suite.open(["-r", id], { ready: "listed" });
+    expect(again.text()).toMatch(/› make a list\n\n☰ Todos \(1\/2 done\)\n  ☒ look at a\.txt\n  ▶ change it\n\nlisted/);
+    expect(again.text().match(/☰ Todos/g)).toHaveLength(1);
+  });
 });
