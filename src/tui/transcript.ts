@@ -5,6 +5,7 @@ import { AnswerBlock } from "./blocks/answer.ts";
 import { LineBlock } from "./blocks/lines.ts";
 import { ReasoningBlock } from "./blocks/reasoning.ts";
 import { TodoBlock } from "./blocks/todos.ts";
+import { refusedReason } from "../front/refusal.ts";
 import { todoTool } from "../tools/todo.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
@@ -77,7 +78,9 @@ export class Transcript extends Container {
           continue;
         }
         const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
-        block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
+        const refused = refusedReason(tool);
+        if (refused !== null) block.deny(refused);
+        else block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);
       }
     }

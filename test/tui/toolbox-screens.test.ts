@@ -122,4 +122,31 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     expect(again.text()).toMatch(/› make a list\n\n☰ Todos \(1\/2 done\)\n  ☒ look at a\.txt\n  ▶ change it\n\nlisted/);
     expect(again.text().match(/☰ Todos/g)).toHaveLength(1);
   });
+
+  test("plan mode's refused write reads as plan mode's rule and what happens next, live and resumed; no mode note is shown as the person's words", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "b.txt", content: "x" } }] }),
+      step({ text: "planned" }),
+      step({ text: "carried out" }),
+    );
+    const first = await suite.open(["--mode", "plan"]);
+    await first.type("plan it", "Enter");
+    await first.waitFor("planned");
+    const refusal = "⊘ Write b.txt\n  ⎿ refused: plan mode does not allow changing files; the model plans first (Shift+Tab changes the mode)\n";
+    expect(first.text()).toContain(refusal);
+    await first.type("BTab");
+    await first.waitFor("· mode: manual");
+    await first.type("now go", "Enter");
+    await first.waitFor("carried out");
+    await first.type("C-d");
+    await first.exited();
+    expect(first.text()).not.toContain("[lembas]");
+    const id = /lembas -r (ses_[\w-]+)/.exec(first.text())?.[1] ?? "";
+    const again = await suite.open(["-r", id], { ready: "carried out" });
+    expect(again.text()).toContain(refusal);
+    expect(again.text()).not.toContain("[lembas]");
+    const shown = await runLembas(suite.box, ["sessions", "show", id], { cwd: suite.box.project });
+    expect(shown.stdout).toContain("── you\nplan it\n\n── lembas\n› Write b.txt (refused)\nplanned\n\n── you\nnow go\n\n");
+    expect(shown.stdout).not.toContain("[lembas]");
+  });
 });

@@ -1,5 +1,6 @@
 import type { FileDiff } from "../../tools/tool.ts";
 import { unifiedDiff } from "../../tools/diff.ts";
+import { reasonForPerson } from "../../front/refusal.ts";
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
@@ -68,7 +69,8 @@ export class ToolCallBlock extends CachedBlock {
 
   deny(reason: string, feedback?: string): void {
     this.state = "denied";
-    this.why = plain(feedback ? `${reason}: “${feedback}”` : reason);
+    const why = reasonForPerson(reason);
+    this.why = plain(feedback ? `${why}: “${feedback}”` : why);
     this.invalidate();
   }
 
