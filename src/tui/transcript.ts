@@ -23,6 +23,7 @@ export class Transcript extends Container {
   private answer: AnswerBlock | null = null;
   private reasoning: ReasoningBlock | null = null;
   private todos: TodoBlock | null = null;
+  private lastLine: { block: LineBlock; said: string } | null = null;
   private readonly tools = new Map<string, ToolCallBlock>();
   private readonly md: MarkdownTheme;
   /** The directory paths are shown relative to (the session's). */
@@ -52,8 +53,12 @@ export class Transcript extends Container {
   }
 
   line(text: string, level: "info" | "warn" | "error" = "info"): void {
+    // The same notice twice in a row says nothing new (a /compact's event, then its action's result).
+    if (this.lastLine && this.children.at(-1) === this.lastLine.block && this.lastLine.said === `${level}:${text}`) return;
     const paint = level === "error" ? this.theme.error : level === "warn" ? this.theme.warn : this.theme.dim;
-    this.addChild(new LineBlock(text, paint, level === "error" ? "✗ " : level === "warn" ? "! " : "· "));
+    const block = new LineBlock(text, paint, level === "error" ? "✗ " : level === "warn" ? "! " : "· ");
+    this.lastLine = { block, said: `${level}:${text}` };
+    this.addChild(block);
   }
 
   /** The turns a resumed session already had, drawn finished. */
@@ -150,7 +155,7 @@ export class Transcript extends Container {
         this.line(event.message, "error");
         return true;
       case "compacted":
-        this.line(event.auto ? "the history was compacted to fit the model's window" : "the history was compacted");
+        this.line(event.auto ? "the history was compacted to fit the model's window" : "the conversation was compacted");
         return true;
       case "mode":
         this.line(`mode: ${event.mode}`);

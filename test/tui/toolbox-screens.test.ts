@@ -3,7 +3,7 @@ import { helperStep, ownStep, step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import { runLembas } from "../support/run.ts";
 import { screenSuite } from "../support/screens.ts";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
@@ -148,5 +148,36 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     const shown = await runLembas(suite.box, ["sessions", "show", id], { cwd: suite.box.project });
     expect(shown.stdout).toContain("── you\nplan it\n\n── lembas\n› Write b.txt (refused)\nplanned\n\n── you\nnow go\n\n");
     expect(shown.stdout).not.toContain("[lembas]");
+  });
+
+  test("a library search is one line of its sources; /compact is said once; resumed, a background job's block still reads as one", async () => {
+    const { box } = suite;
+    appendFileSync(join(box.configDir, "config.yaml"), "embedding: test/embed-a\n");
+    mkdirSync(join(box.project, "docs"));
+    writeFileSync(join(box.project, "docs/spec.md"), "# Spec\n\nintro\n\n## Retries\n\nA request that fails with 503 is retried three times with backoff.\n");
+    expect((await runLembas(box, ["library", "add", "docs"], { cwd: box.project })).code).toBe(0);
+    model.push(
+      step({ toolCalls: [{ name: "library", arguments: { query: "how often is a failed request retried", limit: 3 } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo serving; sleep 30", run_in_background: true } }] }),
+      step({ text: "Three times." }),
+    );
+    const first = await suite.open(["--mode", "auto"]);
+    await first.type("how are requests retried?", "Enter");
+    await first.waitFor("Three times.");
+    const library = /● Search the library for "how often is a failed request retried"\n  ⎿ \d passages?: docs\/spec\.md:\d+-\d+/;
+    expect(first.text()).toMatch(library);
+    expect(first.text()).not.toContain("(score ");
+    model.push(step({ text: "Summary: we looked at retries." }));
+    await first.type("/compact", "Enter");
+    await first.waitFor("compacted");
+    await Bun.sleep(300);
+    expect(first.text().match(/compacted/g)).toHaveLength(1);
+    await first.type("C-d");
+    await first.exited();
+    const id = /lembas -r (ses_[\w-]+)/.exec(first.text())?.[1] ?? "";
+    const again = await suite.open(["-r", id], { ready: "Three times." });
+    expect(again.text()).toMatch(library);
+    expect(again.text()).toMatch(/● Start in the background: echo serving; sleep 30\n  ⎿ job1 started in the background \(pid \d+\)\n    │ serving\n/);
+    expect(again.text()).not.toContain("Read its new output");
   });
 });

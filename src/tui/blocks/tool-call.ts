@@ -117,9 +117,11 @@ export class ToolCallBlock extends CachedBlock {
   private summary(width: number): string[] {
     const t = this.theme;
     const all = this.output.replace(/\r/g, "").replace(/\n+$/, "").split("\n");
-    if (this.name === "bash" && typeof this.meta.jobId === "string") return this.jobStart(all, width);
+    const job = this.name === "bash" ? jobStarted(this.meta, all) : null;
+    if (job) return this.jobStart(job, all, width);
     if (this.state === "error") return this.failure(all, width);
     if (this.name === "fetch") return [clip(`  ⎿ ${fetchedLine(all, t.dim)}`, width)];
+    if (this.name === "library") return [clip(`  ⎿ ${libraryLine(all, t.dim)}`, width)];
     // A job's listing and output read as a command's do: a line each.
     if (this.name !== "bash" && this.name !== "job") {
       const first = all[0] ?? "";
@@ -135,13 +137,14 @@ export class ToolCallBlock extends CachedBlock {
    * A background job's start: its id and pid (or how it ended at once), then what it printed in its
    * first moment, never the tool's directions to the model (how to read it, stop it).
    */
-  private jobStart(all: string[], width: number): string[] {
+  private jobStart(job: JobStarted, all: string[], width: number): string[] {
     const t = this.theme;
-    const id = String(this.meta.jobId);
     const head =
-      this.meta.state === "running"
-        ? t.dim(`  ⎿ ${id} running in the background (pid ${String(this.meta.pid)})`)
-        : (this.state === "error" ? t.error : t.dim)(`  ⎿ ${id} ended at once: ${typeof this.meta.exitCode === "number" ? `exit ${this.meta.exitCode}` : "stopped"}`);
+      job.state === "running"
+        ? t.dim(`  ⎿ ${job.id} running in the background (pid ${job.pid})`)
+        : job.state === "started"
+          ? t.dim(`  ⎿ ${job.id} started in the background (pid ${job.pid})`)
+          : (this.state === "error" ? t.error : t.dim)(`  ⎿ ${job.id} ended at once: ${job.exitCode === null ? "stopped" : `exit ${job.exitCode}`}`);
     const printed = jobPrinted(all);
     const shown = printed.slice(0, LIVE_OUTPUT_LINES).map((line) => t.dim(clip(`    │ ${line}`, width)));
     if (printed.length > LIVE_OUTPUT_LINES) shown.push(t.dim(`    … ${printed.length - LIVE_OUTPUT_LINES} more lines`));
@@ -189,6 +192,30 @@ function fetchedLine(all: string[], dim: (text: string) => string): string {
   const count = `${all.length} lines`;
   if (!title || !facts || redirected) return `${head}${dim(` (${count})`)}`;
   return `${title}${dim(` · ${facts}, ${count}`)}`;
+}
+
+/** A background job bash started: live from the result's meta; from its text in a resumed session, where only that was kept (and it runs no more). */
+type JobStarted = { id: string; pid: string; state: "running" | "started" | "ended"; exitCode: number | null };
+
+function jobStarted(meta: Record<string, unknown>, all: string[]): JobStarted | null {
+  if (typeof meta.jobId === "string") {
+    const exitCode = typeof meta.exitCode === "number" ? meta.exitCode : null;
+    return { id: meta.jobId, pid: String(meta.pid), state: meta.state === "running" ? "running" : "ended", exitCode };
+  }
+  const started = /^Started (job\d+) \(pid (\d+)\) in the background\.$/.exec(all[0] ?? "");
+  if (!started?.[1] || !started[2]) return null;
+  const exited = new RegExp(`^${started[1]} exited with code (\\d+)`).exec(all[1] ?? "");
+  return { id: started[1], pid: started[2], state: exited ? "ended" : "started", exitCode: exited ? Number(exited[1]) : null };
+}
+
+/**
+ * A library search on one line: how many passages and their sources ("docs/spec.md:5-7, …"),
+ * from the result's "[1] SOURCE (score S)" heads; its first line as it is when there are none.
+ */
+function libraryLine(all: string[], dim: (text: string) => string): string {
+  const sources = all.flatMap((line) => /^\[\d+\] (.+) \(score [\d.]+\)$/.exec(line)?.[1] ?? []);
+  if (sources.length === 0) return all[0] ?? "";
+  return `${sources.length === 1 ? "1 passage" : `${sources.length} passages`}${dim(`: ${sources.join(", ")}`)}`;
 }
 
 /** The job's own output in bash's start result: the lines after "jobN is running (0 s); output A–B of N:" up to the tool's notes. */
