@@ -166,7 +166,11 @@ export class TuiApp implements AppSurface {
   }
 
   async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<void> {
+    const left = this.runtime.hasSession ? this.runtime.session : null;
+    // Read before the switch stops them; said after it, in the transcript that is then shown.
+    const note = left ? jobsLeftNote(left.jobs.list(), `as session ${left.id} was left`) : null;
     await this.runtime.switchTo(opening, choice);
+    if (note && this.runtime.session.id !== left?.id) this.say(note, "warn");
   }
 
   compose(text: string): void {

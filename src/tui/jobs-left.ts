@@ -5,14 +5,15 @@ import { plain } from "./blocks/plain.ts";
 const COMMAND_CHARS = 60;
 
 /**
- * What the person is told as they quit with background jobs still running (the session stops
- * them): which ones, so a dev server that vanished is not a mystery. Null when none runs.
+ * What the person is told as they quit, or leave for another session, with background jobs still
+ * running (the session stops them): which ones, so a dev server that vanished is not a mystery.
+ * Null when none runs.
  */
-export function jobsLeftNote(jobs: readonly Job[]): string | null {
+export function jobsLeftNote(jobs: readonly Job[], when = "as the session ended"): string | null {
   const running = jobs.filter((job) => job.state === "running");
   if (running.length === 0) return null;
   const named = running.map((job) => `${job.id} (${commandOf(job.command)})`).join(", ");
-  return `Stopped ${running.length === 1 ? "the background job" : `${running.length} background jobs`} still running as the session ended: ${named}`;
+  return `Stopped ${running.length === 1 ? "the background job" : `${running.length} background jobs`} still running ${when}: ${named}`;
 }
 
 function commandOf(command: string): string {

@@ -180,4 +180,13 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     expect(again.text()).toMatch(/● Start in the background: echo serving; sleep 30\n  ⎿ job1 started in the background \(pid \d+\)\n    │ serving\n/);
     expect(again.text()).not.toContain("Read its new output");
   });
+
+  test("/new with a background job running says the job was stopped with the session left", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 60", run_in_background: true } }] }), step({ text: "serving" }));
+    const screen = await suite.open(["--mode", "auto"]);
+    await screen.type("serve", "Enter");
+    await screen.waitFor("serving");
+    await screen.type("/new", "Enter");
+    await screen.waitFor(/Stopped the background job still running as session ses_[\w-]+ was left: job1 \(sleep 60\)/);
+  });
 });
