@@ -189,4 +189,26 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     await screen.type("/new", "Enter");
     await screen.waitFor(/Stopped the background job still running as session ses_[\w-]+ was left: job1 \(sleep 60\)/);
   });
+
+  test("multi_edit: the approval shows every hunk of the change, context cut before any change is; the block shows the diff", async () => {
+    writeFileSync(join(suite.box.project, "big.txt"), `${Array.from({ length: 80 }, (_, i) => `line ${i + 1}`).join("\n")}\n`);
+    const edits = [5, 15, 25, 35, 45, 55, 65].map((n) => ({ old_string: `line ${n}\n`, new_string: `line ${n} changed\n` }));
+    model.push(
+      step({ toolCalls: [{ name: "read", arguments: { path: "big.txt" } }] }),
+      step({ toolCalls: [{ name: "multi_edit", arguments: { path: "big.txt", edits } }] }),
+      step({ text: "edited" }),
+    );
+    const screen = await suite.open(["--mode", "manual"], { rows: 60 });
+    await screen.type("edit it", "Enter");
+    await screen.waitFor("manual mode asks before changing files");
+    const card = screen.text();
+    for (const n of [5, 15, 25, 35, 45, 55, 65]) expect(card).toContain(`│ -line ${n}\n│ +line ${n} changed\n`);
+    expect(card).not.toContain("more diff lines");
+    await screen.type("1");
+    await screen.waitFor("edited");
+    const block = screen.text();
+    expect(block).toContain("● Edit big.txt (7 edits)\n  ⎿ big.txt: +7 −7\n");
+    for (const n of [5, 35, 65]) expect(block).toContain(`    -line ${n}\n    +line ${n} changed\n`);
+    expect(block).not.toContain("more diff lines");
+  });
 });

@@ -1,7 +1,7 @@
 import type { FileDiff } from "../../tools/tool.ts";
-import { unifiedDiff } from "../../tools/diff.ts";
 import { reasonForPerson } from "../../front/refusal.ts";
 import type { Theme } from "../theme.ts";
+import { fittedDiff } from "./fitted-diff.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
 
@@ -164,8 +164,7 @@ export class ToolCallBlock extends CachedBlock {
     const t = this.theme;
     const out: string[] = [];
     for (const diff of this.diffs) {
-      const text = plain(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
-      const lines = text ? text.split("\n") : [];
+      const lines = fittedDiff(diff.oldText ?? "", diff.newText, DIFF_LINES);
       const added = lines.filter((l) => l.startsWith("+")).length;
       const removed = lines.filter((l) => l.startsWith("-")).length;
       out.push(t.dim(clip(`  ⎿ ${plain(this.shown(diff.path))}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));

@@ -1,6 +1,6 @@
 import type { PermissionDecision, PermissionRequest } from "../../engine/interaction.ts";
 import { APPROVAL_TOOL } from "../../engine/session-mcp.ts";
-import { unifiedDiff } from "../../tools/diff.ts";
+import { fittedDiff } from "../blocks/fitted-diff.ts";
 import { hanging } from "../blocks/lines.ts";
 import { plain } from "../blocks/plain.ts";
 import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
@@ -82,8 +82,7 @@ export class PermissionCard implements Component {
 
   private diffLines(path: string, oldText: string | null, newText: string, width: number): string[] {
     const t = this.theme;
-    const text = plain(unifiedDiff(oldText ?? "", newText, { maxLines: 100_000 }));
-    const all = text ? text.split("\n") : [];
+    const all = fittedDiff(oldText ?? "", newText, DIFF_LINES);
     const out = [t.dim(truncateToWidth(`│ ${oneLine(path)}${oldText === null ? " (new file)" : ""}`, width))];
     for (const line of all.slice(0, DIFF_LINES)) {
       const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : t.dim;
