@@ -77,11 +77,14 @@ export type Check = {
   allowKey?: string;
 };
 
+/** What a refusal in plan mode tells the model to do instead (the terminal says it its own way). */
+export const PLAN_NEXT = ": submit a plan with plan_submit";
+
 /** Decides whether a tool call runs, asks, or is refused. */
 export function decide(check: Check): Decision {
   const base = modeAction(check.mode, check.permission);
   if (base === "deny") {
-    const next = check.mode === "plan" ? ": submit a plan with plan_submit" : "";
+    const next = check.mode === "plan" ? PLAN_NEXT : "";
     return { action: "deny", reason: `${check.mode} mode does not allow ${describe(check.permission)}${next}`, always: null };
   }
   // Every mode is offered the same tools (toolset.ts): a plan outside plan mode is refused here.

@@ -108,7 +108,7 @@ export class Session {
   private compacting = false;
   private readonly compaction: Compaction;
   private readonly known = new KnownModels();
-  private readonly jobs = new Jobs();
+  readonly jobs = new Jobs();
   /** Made at the session's first step (its git status set going as it is created) and sent unchanged after; modes go in the conversation. */
   readonly systemPrompt = new SessionPrompt(() => ({ root: this.root, cwd: this.cwd, configDir: this.deps.paths.configDir, settings: () => this.deps.personal?.() ?? this.deps.config }));
   private readonly turns: TurnQueue;

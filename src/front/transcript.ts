@@ -1,5 +1,6 @@
 import type { HistoryTurn } from "./history.ts";
 import { storedToolTitle } from "./tool-titles.ts";
+import { refusedReason } from "./refusal.ts";
 
 /** A stored session as a reader needs it: its id, title and where it worked. */
 type Where = { id: string; title: string; cwd: string; root: string };
@@ -16,7 +17,7 @@ export function toMarkdown(session: Where, turns: readonly HistoryTurn[], opts: 
       continue;
     }
     out.push("## lembas", "");
-    for (const tool of turn.tools) out.push(`- \`${storedToolTitle(tool.name, tool.args, session).replace(/`/g, "'")}\`${tool.isError ? " (failed)" : ""}`);
+    for (const tool of turn.tools) out.push(`- \`${storedToolTitle(tool.name, tool.args, session).replace(/`/g, "'")}\`${ending(tool)}`);
     if (turn.tools.length > 0 && turn.text) out.push("");
     if (turn.text) out.push(turn.text);
   }
@@ -34,8 +35,14 @@ export function toText(session: Where, turns: readonly HistoryTurn[]): string {
       continue;
     }
     out.push("── lembas");
-    for (const tool of turn.tools) out.push(`› ${storedToolTitle(tool.name, tool.args, session)}${tool.isError ? " (failed)" : ""}`);
+    for (const tool of turn.tools) out.push(`› ${storedToolTitle(tool.name, tool.args, session)}${ending(tool)}`);
     if (turn.text) out.push(turn.text);
   }
   return `${out.join("\n")}\n`;
+}
+
+/** How a stored call ended, when not well: refused (a mode, the person) or failed. */
+function ending(tool: { output?: string; isError?: boolean }): string {
+  if (!tool.isError) return "";
+  return refusedReason(tool) === null ? " (failed)" : " (refused)";
 }

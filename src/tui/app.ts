@@ -15,6 +15,7 @@ import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } f
 import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
+import { jobsLeftNote } from "./jobs-left.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { Transcript } from "./transcript.ts";
 
@@ -165,7 +166,11 @@ export class TuiApp implements AppSurface {
   }
 
   async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<void> {
+    const left = this.runtime.hasSession ? this.runtime.session : null;
+    // Read before the switch stops them; said after it, in the transcript that is then shown.
+    const note = left ? jobsLeftNote(left.jobs.list(), `as session ${left.id} was left`) : null;
     await this.runtime.switchTo(opening, choice);
+    if (note && this.runtime.session.id !== left?.id) this.say(note, "warn");
   }
 
   compose(text: string): void {
@@ -185,6 +190,8 @@ export class TuiApp implements AppSurface {
     this.stopTicker();
     this.balance.stop();
     let session: Session | null = null;
+    const jobsLeft = this.runtime.hasSession ? jobsLeftNote(this.runtime.session.jobs.list()) : null;
+    if (jobsLeft) this.transcript.line(jobsLeft, "warn");
     try {
       session = await this.runtime.quit();
     } catch (error) {

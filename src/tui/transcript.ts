@@ -5,6 +5,8 @@ import { AnswerBlock } from "./blocks/answer.ts";
 import { LineBlock } from "./blocks/lines.ts";
 import { ReasoningBlock } from "./blocks/reasoning.ts";
 import { TodoBlock } from "./blocks/todos.ts";
+import { refusedReason } from "../front/refusal.ts";
+import { todoTool } from "../tools/todo.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
 import { highlight } from "./highlight.ts";
@@ -21,6 +23,7 @@ export class Transcript extends Container {
   private answer: AnswerBlock | null = null;
   private reasoning: ReasoningBlock | null = null;
   private todos: TodoBlock | null = null;
+  private lastLine: { block: LineBlock; said: string } | null = null;
   private readonly tools = new Map<string, ToolCallBlock>();
   private readonly md: MarkdownTheme;
   /** The directory paths are shown relative to (the session's). */
@@ -50,24 +53,39 @@ export class Transcript extends Container {
   }
 
   line(text: string, level: "info" | "warn" | "error" = "info"): void {
+    // The same notice twice in a row says nothing new (a /compact's event, then its action's result).
+    if (this.lastLine && this.children.at(-1) === this.lastLine.block && this.lastLine.said === `${level}:${text}`) return;
     const paint = level === "error" ? this.theme.error : level === "warn" ? this.theme.warn : this.theme.dim;
-    this.addChild(new LineBlock(text, paint, level === "error" ? "✗ " : level === "warn" ? "! " : "· "));
+    const block = new LineBlock(text, paint, level === "error" ? "✗ " : level === "warn" ? "! " : "· ");
+    this.lastLine = { block, said: `${level}:${text}` };
+    this.addChild(block);
   }
 
   /** The turns a resumed session already had, drawn finished. */
   history(turns: readonly HistoryTurn[]): void {
+    // As live: the list a turn's todo calls wrote is one block, where its first call came.
+    let todos: TodoBlock | null = null;
     for (const turn of turns) {
       if (turn.role === "user") {
         this.addChild(new UserMessage(turn.text, this.theme, turn.attachments ?? []));
+        todos = null;
         continue;
       }
       // One model call: its reasoning, then what it said, then the tools it called, as they came.
       if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
       if (turn.text.trim()) this.addChild(new AnswerBlock(this.md, turn.text));
       for (const tool of turn.tools) {
-        if (tool.name === "todo") continue;
+        if (tool.name === "todo") {
+          const list = tool.isError ? undefined : todoTool.schema.safeParse(tool.args).data?.todos;
+          if (!list) continue;
+          if (!todos) this.addChild((todos = new TodoBlock(this.theme)));
+          todos.set(list);
+          continue;
+        }
         const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
-        block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
+        const refused = refusedReason(tool);
+        if (refused !== null) block.deny(refused);
+        else block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);
       }
     }
@@ -137,7 +155,7 @@ export class Transcript extends Container {
         this.line(event.message, "error");
         return true;
       case "compacted":
-        this.line(event.auto ? "the history was compacted to fit the model's window" : "the history was compacted");
+        this.line(event.auto ? "the history was compacted to fit the model's window" : "the conversation was compacted");
         return true;
       case "mode":
         this.line(`mode: ${event.mode}`);

@@ -97,7 +97,8 @@ describe.skipIf(!HAVE_TMUX)("the balance in the status bar", () => {
     await screen.type("/usage", "Enter");
     await screen.waitFor("window 5h: 12.5 credits (€0.13) spent of 50 credits (€0.50)");
     const text = screen.text();
-    expect(text).toContain(`lembas (${instance.url})`);
+    expect(text).toContain(`· the usage of 1 login, as its instance reports it:\n\n· lembas (${instance.url})\n    plan Pro`);
+    expect(text).not.toContain("asking…");
     expect(text).toContain("plan Pro, 1,000 credits (€10.00) a month");
     expect(text).toContain(`balance ${FIGURE}`);
     expect(text).toContain("this month (from 2026-12-01): 12,000 tokens in, 3,400 tokens out, 87.25 credits (€0.87)");

@@ -1,6 +1,7 @@
 import type { FileDiff } from "../../tools/tool.ts";
-import { unifiedDiff } from "../../tools/diff.ts";
+import { reasonForPerson } from "../../front/refusal.ts";
 import type { Theme } from "../theme.ts";
+import { fittedDiff } from "./fitted-diff.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
 
@@ -9,6 +10,10 @@ const DIFF_LINES = 40;
 /** Lines of a command's output shown once it ended (its last ones while it runs). */
 const OUTPUT_LINES = 8;
 const LIVE_OUTPUT_LINES = 5;
+/** Rows one line of a failure may wrap to. */
+const FAILURE_ROWS = 4;
+/** A helper's calls shown under its task: the newest; the earlier ones counted. */
+const HELPER_LINES = 5;
 /** Lines of a failed call's output shown: the first ones, and always its last (the reason). */
 const ERROR_LINES = 3;
 /** A running command's output kept to show: the newest, never the whole flood. */
@@ -26,6 +31,7 @@ export class ToolCallBlock extends CachedBlock {
   private output = "";
   private diffs: FileDiff[] = [];
   private why = "";
+  private meta: Record<string, unknown> = {};
   private readonly helpers = new Map<string, HelperCall>();
 
   constructor(
@@ -50,6 +56,7 @@ export class ToolCallBlock extends CachedBlock {
     this.state = event.isError || failed ? "error" : "done";
     this.output = plain(event.output);
     this.diffs = event.diffs ?? [];
+    this.meta = event.meta ?? {};
     this.live = "";
     this.invalidate();
   }
@@ -62,7 +69,8 @@ export class ToolCallBlock extends CachedBlock {
 
   deny(reason: string, feedback?: string): void {
     this.state = "denied";
-    this.why = plain(feedback ? `${reason}: “${feedback}”` : reason);
+    const why = reasonForPerson(reason);
+    this.why = plain(feedback ? `${why}: “${feedback}”` : why);
     this.invalidate();
   }
 
@@ -85,13 +93,20 @@ export class ToolCallBlock extends CachedBlock {
     return [...lines, ...this.summary(width)];
   }
 
-  /** One indented line per helper call, marked as the call is (running, done, failed). */
+  /** One indented line per helper call, marked as the call is (running, done, failed): the newest, the earlier ones counted. */
   private helperLines(width: number): string[] {
     const t = this.theme;
-    return [...this.helpers.values()].map((h) => {
-      const mark = h.status === "failed" ? t.error("✗ ") : h.status === "completed" ? t.ok("● ") : t.accent("○ ");
-      return clip(`    ${mark}${t.dim(h.title)}`, width);
-    });
+    const all = [...this.helpers.values()];
+    const earlier = all.slice(0, Math.max(0, all.length - HELPER_LINES));
+    const failed = earlier.filter((h) => h.status === "failed").length;
+    const count = earlier.length === 0 ? [] : [t.dim(`    … ${earlier.length} earlier ${earlier.length === 1 ? "call" : "calls"}${failed ? ` (${failed} failed)` : ""}`)];
+    return [
+      ...count,
+      ...all.slice(earlier.length).map((h) => {
+        const mark = h.status === "failed" ? t.error("✗ ") : h.status === "completed" ? t.ok("● ") : t.accent("○ ");
+        return clip(`    ${mark}${t.dim(h.title)}`, width);
+      }),
+    ];
   }
 
   private tailOf(text: string, count: number, width: number): string[] {
@@ -102,8 +117,13 @@ export class ToolCallBlock extends CachedBlock {
   private summary(width: number): string[] {
     const t = this.theme;
     const all = this.output.replace(/\r/g, "").replace(/\n+$/, "").split("\n");
+    const job = this.name === "bash" ? jobStarted(this.meta, all) : null;
+    if (job) return this.jobStart(job, all, width);
     if (this.state === "error") return this.failure(all, width);
-    if (this.name !== "bash") {
+    if (this.name === "fetch") return [clip(`  ⎿ ${fetchedLine(all, t.dim)}`, width)];
+    if (this.name === "library") return [clip(`  ⎿ ${libraryLine(all, t.dim)}`, width)];
+    // A job's listing and output read as a command's do: a line each.
+    if (this.name !== "bash" && this.name !== "job") {
       const first = all[0] ?? "";
       const more = all.length > 1 ? t.dim(` (${all.length} lines)`) : "";
       return [clip(`  ⎿ ${t.dim(first)}${more}`, width)];
@@ -113,20 +133,38 @@ export class ToolCallBlock extends CachedBlock {
     return shown;
   }
 
+  /**
+   * A background job's start: its id and pid (or how it ended at once), then what it printed in its
+   * first moment, never the tool's directions to the model (how to read it, stop it).
+   */
+  private jobStart(job: JobStarted, all: string[], width: number): string[] {
+    const t = this.theme;
+    const head =
+      job.state === "running"
+        ? t.dim(`  ⎿ ${job.id} running in the background (pid ${job.pid})`)
+        : job.state === "started"
+          ? t.dim(`  ⎿ ${job.id} started in the background (pid ${job.pid})`)
+          : (this.state === "error" ? t.error : t.dim)(`  ⎿ ${job.id} ended at once: ${job.exitCode === null ? "stopped" : `exit ${job.exitCode}`}`);
+    const printed = jobPrinted(all);
+    const shown = printed.slice(0, LIVE_OUTPUT_LINES).map((line) => t.dim(clip(`    │ ${line}`, width)));
+    if (printed.length > LIVE_OUTPUT_LINES) shown.push(t.dim(`    … ${printed.length - LIVE_OUTPUT_LINES} more lines`));
+    return [clip(head, width), ...shown];
+  }
+
   /** A failed call: its first lines and its last one, which says why (a command cancelled, timed out). */
   private failure(all: string[], width: number): string[] {
     const t = this.theme;
     const cut = all.length > ERROR_LINES;
     const shown = cut ? [...all.slice(0, ERROR_LINES - 1), t.dim(`… ${all.length - ERROR_LINES} more lines`), all.at(-1) ?? ""] : all;
-    return shown.map((line, i) => t.error(clip(`${i === 0 ? "  ⎿ " : "    "}${line}`, width)));
+    // Wrapped, not cut at the edge: the end of a reason is often what to do about it.
+    return shown.flatMap((line, i) => hanging(line, width, i === 0 ? "  ⎿ " : "    ", "    ").slice(0, FAILURE_ROWS)).map(t.error);
   }
 
   private drawDiffs(width: number): string[] {
     const t = this.theme;
     const out: string[] = [];
     for (const diff of this.diffs) {
-      const text = plain(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
-      const lines = text ? text.split("\n") : [];
+      const lines = fittedDiff(diff.oldText ?? "", diff.newText, DIFF_LINES);
       const added = lines.filter((l) => l.startsWith("+")).length;
       const removed = lines.filter((l) => l.startsWith("-")).length;
       out.push(t.dim(clip(`  ⎿ ${plain(this.shown(diff.path))}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
@@ -138,6 +176,54 @@ export class ToolCallBlock extends CachedBlock {
     }
     return out;
   }
+}
+
+/**
+ * A fetched page on one line: its title and what it was (type, size, lines of text), from the
+ * result's head ("Fetched URL (text/html, 898 bytes)", "Title: …"); the head as it is when the page
+ * has no title or came from elsewhere (a redirect: the URL it came from matters then).
+ */
+function fetchedLine(all: string[], dim: (text: string) => string): string {
+  const head = all[0] ?? "";
+  const title = all.slice(1, 3).find((line) => line.startsWith("Title: "))?.slice("Title: ".length).trim();
+  const facts = /\(([^()]*)\)$/.exec(head)?.[1];
+  const redirected = all[1]?.startsWith("(redirected from ") ?? false;
+  const count = `${all.length} lines`;
+  if (!title || !facts || redirected) return `${head}${dim(` (${count})`)}`;
+  return `${title}${dim(` · ${facts}, ${count}`)}`;
+}
+
+/** A background job bash started: live from the result's meta; from its text in a resumed session, where only that was kept (and it runs no more). */
+type JobStarted = { id: string; pid: string; state: "running" | "started" | "ended"; exitCode: number | null };
+
+function jobStarted(meta: Record<string, unknown>, all: string[]): JobStarted | null {
+  if (typeof meta.jobId === "string") {
+    const exitCode = typeof meta.exitCode === "number" ? meta.exitCode : null;
+    return { id: meta.jobId, pid: String(meta.pid), state: meta.state === "running" ? "running" : "ended", exitCode };
+  }
+  const started = /^Started (job\d+) \(pid (\d+)\) in the background\.$/.exec(all[0] ?? "");
+  if (!started?.[1] || !started[2]) return null;
+  const exited = new RegExp(`^${started[1]} exited with code (\\d+)`).exec(all[1] ?? "");
+  return { id: started[1], pid: started[2], state: exited ? "ended" : "started", exitCode: exited ? Number(exited[1]) : null };
+}
+
+/**
+ * A library search on one line: how many passages and their sources ("docs/spec.md:5-7, …"),
+ * from the result's "[1] SOURCE (score S)" heads; its first line as it is when there are none.
+ */
+function libraryLine(all: string[], dim: (text: string) => string): string {
+  const sources = all.flatMap((line) => /^\[\d+\] (.+) \(score [\d.]+\)$/.exec(line)?.[1] ?? []);
+  if (sources.length === 0) return all[0] ?? "";
+  return `${sources.length === 1 ? "1 passage" : `${sources.length} passages`}${dim(`: ${sources.join(", ")}`)}`;
+}
+
+/** The job's own output in bash's start result: the lines after "jobN is running (0 s); output A–B of N:" up to the tool's notes. */
+function jobPrinted(all: string[]): string[] {
+  const from = all.findIndex((line) => /^job\d+ .*; output \d+–\d+ of \d+:$/.test(line));
+  if (from < 0) return [];
+  const rest = all.slice(from + 1);
+  const to = rest.findIndex((line) => line.startsWith("Read its new output with job ") || line.startsWith("[… "));
+  return to < 0 ? rest : rest.slice(0, to);
 }
 
 function clip(line: string, width: number): string {

@@ -1,5 +1,6 @@
 import type { PermissionDecision, PermissionRequest } from "../../engine/interaction.ts";
-import { unifiedDiff } from "../../tools/diff.ts";
+import { APPROVAL_TOOL } from "../../engine/session-mcp.ts";
+import { fittedDiff } from "../blocks/fitted-diff.ts";
 import { hanging } from "../blocks/lines.ts";
 import { plain } from "../blocks/plain.ts";
 import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
@@ -81,8 +82,7 @@ export class PermissionCard implements Component {
 
   private diffLines(path: string, oldText: string | null, newText: string, width: number): string[] {
     const t = this.theme;
-    const text = plain(unifiedDiff(oldText ?? "", newText, { maxLines: 100_000 }));
-    const all = text ? text.split("\n") : [];
+    const all = fittedDiff(oldText ?? "", newText, DIFF_LINES);
     const out = [t.dim(truncateToWidth(`│ ${oneLine(path)}${oldText === null ? " (new file)" : ""}`, width))];
     for (const line of all.slice(0, DIFF_LINES)) {
       const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : t.dim;
@@ -98,6 +98,13 @@ export class PermissionCard implements Component {
  * a script of several would come back joined.
  */
 function permissionOptions(request: PermissionRequest): Option[] {
+  // A project's MCP servers: a yes is kept for the file as it reads, and no model asked to be told.
+  if (request.toolName === APPROVAL_TOOL) {
+    return [
+      { label: "Yes, start them (kept for this .mcp.json as it reads now)", decide: () => ({ outcome: "once" }) },
+      { label: "No, not in this session", decide: () => ({ outcome: "deny" }) },
+    ];
+  }
   const line = request.command?.line;
   const options: Option[] = [{ label: "Yes, once", decide: () => ({ outcome: "once" }) }];
   if (request.always) options.push({ label: `Yes, and allow ${oneLine(request.always)}${/for this session$/.test(request.always) ? "" : " for this session"}`, decide: () => ({ outcome: "session" }) });

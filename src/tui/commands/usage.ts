@@ -7,10 +7,12 @@ import { say } from "./say.ts";
 export async function usage(app: AppSurface): Promise<void> {
   const logins = listLogins(app.runtime.ctx.db());
   if (logins.length === 0) return say(app, "no logins: /login links this device to an instance");
-  say(app, "asking…");
+  // Said as it asks, it heads what comes: no "asking…" left standing once the answers are in.
+  say(app, `the usage of ${logins.length === 1 ? "1 login" : `${logins.length} logins`}, as ${logins.length === 1 ? "its instance reports" : "their instances report"} it:`);
   for (const item of await readUsages(logins)) {
     const report = usageReport(item);
     if (report.failed) say(app, report.failed, "warn");
-    for (const line of report.lines) say(app, line);
+    // One block a login: its lines together, not each a paragraph of its own.
+    if (report.lines.length > 0) say(app, report.lines.join("\n"));
   }
 }
