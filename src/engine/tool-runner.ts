@@ -96,6 +96,11 @@ export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Prom
     deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: decision.reason });
     return fail(`Refused: ${decision.reason}.`, input);
   }
+  const refused = decision.action === "ask" ? await tool.refusedBeforeAsking?.(input, ctx) : null;
+  if (refused) {
+    deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: refused });
+    return fail(refused, input);
+  }
   if (decision.action === "ask") {
     const answer = await deps.interaction.permission(
       {

@@ -33,6 +33,13 @@ export const fetchTool = defineTool({
     const url = URL.parse(input.url);
     return url && (url.protocol === "http:" || url.protocol === "https:") ? [url.host] : [];
   },
+  // A person is not asked about a host the guard refuses anyway.
+  async refusedBeforeAsking(input, ctx) {
+    const url = URL.parse(input.url);
+    if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) return null;
+    const { privateAddressProblem } = await import("./address-guard.ts");
+    return privateAddressProblem(url.hostname, ctx.web.allowPrivate).catch(() => null);
+  },
   async execute(input, ctx) {
     const url = URL.parse(input.url);
     if (!url) return fail(`${input.url} is not a URL: give a full one, such as https://example.com/page.`);

@@ -134,6 +134,8 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   more?: string;
   /** The files the call would change, before and after, for the person approving it. Only reads. */
   preview?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): Promise<FileDiff[]>;
+  /** Why the call cannot run whatever the person says (fetch: a private address), found before asking them; null: ask. */
+  refusedBeforeAsking?(input: z.infer<S>, ctx: ToolContext): Promise<string | null>;
   execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
 };
 

@@ -58,3 +58,21 @@ test("auto mode fetches without asking; with nobody to ask, a new host is refuse
   expect(ofType(h.events(edit), "tool_end")).toHaveLength(0);
   expect(ofType(h.events(edit), "tool_denied")).toHaveLength(1);
 });
+
+test("a private address the guard refuses is refused before the person is asked", async () => {
+  const strict = await engineHarness();
+  try {
+    strict.model.push(step({ toolCalls: [fetchCall(one, "/a")] }), step({ text: "ok" }));
+    const session = await strict.session({ mode: "edit" });
+    const who = person([{ outcome: "once" }]);
+    session.interaction = who;
+    await session.prompt({ text: "read" });
+    expect(who.asked).toEqual([]);
+    const denied = ofType(strict.events(session), "tool_denied");
+    expect(denied).toHaveLength(1);
+    expect(denied[0]?.reason).toContain("127.0.0.1");
+    expect(ofType(strict.events(session), "tool_end")).toHaveLength(0);
+  } finally {
+    await strict.close();
+  }
+});
