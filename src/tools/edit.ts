@@ -6,7 +6,7 @@ import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate } from "./replace.ts";
 import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
 import { missingOrError, readText } from "./text-file.ts";
-import { defineTool, type ToolResult } from "./tool.ts";
+import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
@@ -34,20 +34,15 @@ export const editTool = defineTool({
     const change = planChange(read.text, input.old_string, input.new_string, input.replace_all ?? false, abs);
     return "output" in change ? [] : [{ path: abs, oldText: read.text, newText: change.newText }];
   },
+  // An edit that cannot apply is not put to the person: they would approve a change that is not made.
+  async refusedBeforeAsking(input, ctx) {
+    const planned = await plannedEdit(input, ctx);
+    return "result" in planned ? planned.result.output : null;
+  },
   async execute(input, ctx) {
-    const abs = resolvePath(input.path, ctx.cwd);
-    const shown = displayPath(abs, ctx.root);
-    if (input.old_string === input.new_string) {
-      return fail("old_string and new_string are the same: there is nothing to change.");
-    }
-    const read = await readText(abs);
-    if ("error" in read) return fail(missingOrError(read.error, shown));
-    const content = read.text;
-    const state = ctx.readState(abs);
-    if (state === "unread") return fail(`${shown} has not been read in this session: read it first, then edit it.`);
-    if (state === "changed") return fail(changedSinceRead(shown, "edit"));
-    const change = planChange(content, input.old_string, input.new_string, input.replace_all ?? false, shown);
-    if ("output" in change) return change;
+    const planned = await plannedEdit(input, ctx);
+    if ("result" in planned) return planned.result;
+    const { abs, shown, content, change } = planned;
     try {
       await ctx.beforeChange(abs);
       await writeAtomic(abs, change.newText);
@@ -65,6 +60,24 @@ export const editTool = defineTool({
 });
 
 type Change = { newText: string; count: number };
+
+/** The change the call makes to the file as it is now, or why it cannot be made. */
+async function plannedEdit(
+  input: { path: string; old_string: string; new_string: string; replace_all?: boolean | undefined },
+  ctx: Pick<ToolContext, "cwd" | "root" | "readState">,
+): Promise<{ abs: string; shown: string; content: string; change: Change } | { result: ToolResult }> {
+  const abs = resolvePath(input.path, ctx.cwd);
+  const shown = displayPath(abs, ctx.root);
+  if (input.old_string === input.new_string) return { result: fail("old_string and new_string are the same: there is nothing to change.") };
+  const read = await readText(abs);
+  if ("error" in read) return { result: fail(missingOrError(read.error, shown)) };
+  const state = ctx.readState(abs);
+  if (state === "unread") return { result: fail(`${shown} has not been read in this session: read it first, then edit it.`) };
+  if (state === "changed") return { result: fail(changedSinceRead(shown, "edit")) };
+  const change = planChange(read.text, input.old_string, input.new_string, input.replace_all ?? false, shown);
+  if ("output" in change) return { result: change };
+  return { abs, shown, content: read.text, change };
+}
 
 /** The new content, or a failed result the model can act on. */
 export function planChange(content: string, oldString: string, newString: string, replaceAll: boolean, shown: string): Change | ToolResult {

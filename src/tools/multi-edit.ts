@@ -6,7 +6,7 @@ import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate, type Span } from "./replace.ts";
 import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
 import { missingOrError, readText } from "./text-file.ts";
-import { defineTool } from "./tool.ts";
+import { defineTool, type ToolContext } from "./tool.ts";
 
 /** The most edits one call takes: more is a rewrite, for write. */
 const MAX_EDITS = 50;
@@ -46,16 +46,15 @@ export const multiEditTool = defineTool({
     const planned = planEdits(read.text, input.edits, abs);
     return "problem" in planned ? [] : [{ path: abs, oldText: read.text, newText: planned.newText }];
   },
+  // Edits that cannot apply are not put to the person: they would approve a change that is not made.
+  async refusedBeforeAsking(input, ctx) {
+    const checked = await checkedEdits(input, ctx);
+    return "problem" in checked ? checked.problem : null;
+  },
   async execute(input, ctx) {
-    const abs = resolvePath(input.path, ctx.cwd);
-    const shown = displayPath(abs, ctx.root);
-    const read = await readText(abs);
-    if ("error" in read) return fail(missingOrError(read.error, shown));
-    const state = ctx.readState(abs);
-    if (state === "unread") return fail(`${shown} has not been read in this session: read it first, then edit it.`);
-    if (state === "changed") return fail(changedSinceRead(shown, "edit"));
-    const planned = planEdits(read.text, input.edits, shown);
-    if ("problem" in planned) return fail(`${planned.problem} None of the ${input.edits.length} edits was made: ${shown} is unchanged.`);
+    const checked = await checkedEdits(input, ctx);
+    if ("problem" in checked) return fail(checked.problem);
+    const { abs, shown, read, planned } = checked;
     try {
       await ctx.beforeChange(abs);
       await writeAtomic(abs, planned.newText);
@@ -71,6 +70,23 @@ export const multiEditTool = defineTool({
     });
   },
 });
+
+/** The call's edits planned over the file as it is now, or why none can be made. */
+async function checkedEdits(
+  input: { path: string; edits: readonly Edit[] },
+  ctx: Pick<ToolContext, "cwd" | "root" | "readState">,
+): Promise<{ abs: string; shown: string; read: { text: string }; planned: { newText: string; count: number } } | { problem: string }> {
+  const abs = resolvePath(input.path, ctx.cwd);
+  const shown = displayPath(abs, ctx.root);
+  const read = await readText(abs);
+  if ("error" in read) return { problem: missingOrError(read.error, shown) };
+  const state = ctx.readState(abs);
+  if (state === "unread") return { problem: `${shown} has not been read in this session: read it first, then edit it.` };
+  if (state === "changed") return { problem: changedSinceRead(shown, "edit") };
+  const planned = planEdits(read.text, input.edits, shown);
+  if ("problem" in planned) return { problem: `${planned.problem} None of the ${input.edits.length} edits was made: ${shown} is unchanged.` };
+  return { abs, shown, read, planned };
+}
 
 /**
  * Every edit's spans in the text as it is, checked to not overlap one another, then all put in: the

@@ -46,3 +46,23 @@ test("a protected file asks in edit mode, with the whole change as the approval'
   expect(asked?.diffs).toEqual([{ path: join(h.project, ".env"), oldText: "one\ntwo\nthree\n", newText: "1\ntwo\n3\n" }]);
   expect(readFileSync(join(h.project, ".env"), "utf8")).toBe("one\ntwo\nthree\n");
 });
+
+test("edits that cannot apply are not put to the person: refused with why, before asking", async () => {
+  writeFileSync(join(h.project, ".env"), "one\ntwo\nthree\n");
+  h.model.push(
+    step({ toolCalls: [{ name: "read", arguments: { path: ".env" } }] }),
+    step({ toolCalls: [{ name: "multi_edit", arguments: { path: ".env", edits: [{ old_string: "one", new_string: "1" }, { old_string: "four", new_string: "4" }] } }] }),
+    step({ toolCalls: [{ name: "edit", arguments: { path: ".env", old_string: "five", new_string: "5" } }] }),
+    step({ text: "done" }),
+  );
+  const session = await h.session();
+  const who = person([{ outcome: "once" }, { outcome: "once" }, { outcome: "once" }]);
+  session.interaction = who;
+  await session.prompt({ text: "numbers" });
+  expect(who.asked.map((r) => r.toolName)).toEqual(["read"]);
+  const denied = ofType(h.events(session), "tool_denied");
+  expect(denied.map((d) => d.name)).toEqual(["multi_edit", "edit"]);
+  expect(denied[0]?.reason).toContain("Edit 2 of 2");
+  expect(denied[1]?.reason).toContain("old_string was not found in .env");
+  expect(readFileSync(join(h.project, ".env"), "utf8")).toBe("one\ntwo\nthree\n");
+});
