@@ -72,7 +72,8 @@ export class SessionMcp {
   /**
    * The session's MCP tools, after the built-ins: fixed the first time they are asked for. A
    * project's file waiting for approval is asked about then, of whoever answers for the person.
-   * A turn cancelled while they start gets none at once.
+   * A turn cancelled while they start gets none at once; one cancelled while the question is open
+   * leaves the list unfixed, and the next turn asks again.
    */
   tools(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
     this.fixed ??= this.fix(interaction, signal);
@@ -115,11 +116,16 @@ export class SessionMcp {
 
   private async fix(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
     const pending = await this.started;
-    if (pending && !this.abort.signal.aborted) await this.askApproval(pending, interaction, signal);
+    if (pending && !this.abort.signal.aborted && !(await this.askApproval(pending, interaction, signal))) {
+      // A question cancelled with its turn is no answer: the next turn asks again.
+      this.fixed = null;
+      return [];
+    }
     return (await this.hub)?.tools() ?? [];
   }
 
-  private async askApproval(pending: PendingApproval, interaction: Interaction, signal: AbortSignal): Promise<void> {
+  /** False when the turn was cancelled before the person answered. */
+  private async askApproval(pending: PendingApproval, interaction: Interaction, signal: AbortSignal): Promise<boolean> {
     const answer = await interaction
       .permission(
         {
@@ -136,13 +142,15 @@ export class SessionMcp {
         signal,
       )
       .catch(() => ({ outcome: "deny" as const }));
+    if (signal.aborted) return false;
     if (answer.outcome === "deny") {
       this.notice(`the MCP servers of ${pending.path} are not approved, and not used in this session: approve them when lembas asks (lembas in a terminal there), or with lembas mcp approve in the project`);
-      return;
+      return true;
     }
     const approved = pending.approve();
     for (const problem of approved.problems) this.notice(problem);
     await this.startSpecs(approved.specs);
+    return true;
   }
 }
 
