@@ -1,5 +1,6 @@
 import { afterAll, afterEach, expect, test } from "bun:test";
-import { SessionMcp, type PendingApproval } from "../../src/engine/session-mcp.ts";
+import { SessionMcp } from "../../src/engine/session-mcp.ts";
+import type { PendingApproval } from "../../src/mcp/wiring-types.ts";
 import type { Interaction, PermissionDecision } from "../../src/engine/interaction.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { processesTagged, stdioServer } from "../mcp/servers.ts";
