@@ -1,6 +1,7 @@
 import type { McpServerSpec } from "../mcp/spec.ts";
 import type { GatheredServers, McpWiring, PendingApproval, SessionHub, SessionHubOptions } from "../mcp/wiring-types.ts";
 import type { Tool } from "../tools/tool.ts";
+import { untilAborted } from "../until-aborted.ts";
 import type { Interaction } from "./interaction.ts";
 
 /** The approval question's tool name, as cards and the terminal show it. */
@@ -36,7 +37,8 @@ export class SessionMcp {
    */
   tools(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
     this.fixed ??= this.fix(interaction, signal);
-    return noneOnceAborted(this.fixed, signal);
+    // A cancel does not wait for servers still starting (up to mcp_timeouts.start); the list is still fixed for the turns to come.
+    return untilAborted(this.fixed, signal, () => []);
   }
 
   /** Stops every server (once); resolves when they are gone. */
@@ -111,19 +113,6 @@ export class SessionMcp {
     await this.startSpecs(approved.specs);
     return true;
   }
-}
-
-/**
- * The tools, or none as soon as the turn is cancelled: a cancel does not wait for servers that are
- * still starting (up to mcp_timeouts.start); the list is still fixed for the turns to come.
- */
-function noneOnceAborted(tools: Promise<Tool[]>, signal: AbortSignal): Promise<Tool[]> {
-  if (signal.aborted) return Promise.resolve([]);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve([]);
-    signal.addEventListener("abort", onAbort, { once: true });
-    tools.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** The question's text: each server as written, the names of what it sets and reads (never values). */
