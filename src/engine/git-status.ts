@@ -65,18 +65,21 @@ export function describeStatus(porcelain: string, cut = false): string | null {
   return parts.join("\n");
 }
 
+/** At most `max` bytes of the stream; cut only when there was more than `max` (an answer of exactly `max` is whole). */
 async function readCapped(stream: ReadableStream<Uint8Array>, max: number): Promise<{ text: string; cut: boolean }> {
-  const decoder = new TextDecoder();
-  let text = "";
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
   const reader = stream.getReader();
   try {
-    while (text.length < max) {
+    while (bytes <= max) {
       const { done, value } = await reader.read();
       if (done) break;
-      text += decoder.decode(value, { stream: true });
+      chunks.push(value);
+      bytes += value.byteLength;
     }
   } finally {
     reader.cancel().catch(() => {});
   }
-  return { text, cut: text.length >= max };
+  const all = Buffer.concat(chunks);
+  return { text: all.subarray(0, max).toString("utf8"), cut: bytes > max };
 }

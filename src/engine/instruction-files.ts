@@ -4,7 +4,7 @@ import { isInside } from "../paths.ts";
 import { protection, protectedPaths } from "../project/protected.ts";
 import { realOr } from "../real-path.ts";
 
-/** All instruction files together are cut here, so that a huge AGENTS.md cannot fill the context. */
+/** All instruction files together are cut here, in UTF-8 bytes, so that a huge AGENTS.md cannot fill the context. */
 export const MAX_INSTRUCTIONS = 64 * 1024;
 
 export type InstructionFile = { label: string; text: string };
@@ -12,17 +12,21 @@ export type InstructionFile = { label: string; text: string };
 /**
  * The instruction files of a session, most general first: the config dir's AGENTS.md, then one
  * file per directory from the project root down to the working directory (AGENTS.md, else
- * CLAUDE.md). Together cut at 64 KiB; the files past the cut are left out, and the cut says so.
+ * CLAUDE.md, also where the AGENTS.md cannot be read). Together cut at 64 KiB of UTF-8; the files
+ * past the cut are left out, and the cut says so.
  */
 export function instructionFiles(root: string, cwd: string, configDir: string): InstructionFile[] {
   const found: InstructionFile[] = [];
   const global = readText(join(configDir, "AGENTS.md"), null);
   if (global) found.push({ label: `${join(configDir, "AGENTS.md")} (the person's, for every project)`, text: global });
   for (const dir of dirsDown(root, cwd)) {
-    const name = ["AGENTS.md", "CLAUDE.md"].find((n) => existsSync(join(dir, n)));
-    if (!name) continue;
-    const text = readText(join(dir, name), root);
-    if (text) found.push({ label: relative(root, join(dir, name)), text });
+    // An AGENTS.md that cannot be read (a directory, a FIFO, a link out of the project) gives way to CLAUDE.md.
+    for (const name of ["AGENTS.md", "CLAUDE.md"]) {
+      const text = existsSync(join(dir, name)) ? readText(join(dir, name), root) : null;
+      if (!text) continue;
+      found.push({ label: relative(root, join(dir, name)), text });
+      break;
+    }
   }
   return capped(found);
 }
@@ -64,9 +68,9 @@ function readText(file: string, root: string | null): string | null {
   }
 }
 
-/** The file's first bytes, as many as the cut could keep (in UTF-8, at most four bytes a character). */
+/** The file's first bytes: twice what the cut keeps, room for white space trimmed off its start. */
 function headOf(file: string): string {
-  const buffer = Buffer.alloc(MAX_INSTRUCTIONS * 4);
+  const buffer = Buffer.alloc(MAX_INSTRUCTIONS * 2);
   const fd = openSync(file, "r");
   try {
     let got = 0;
@@ -82,13 +86,21 @@ function capped(files: InstructionFile[]): InstructionFile[] {
   const kept: InstructionFile[] = [];
   for (const file of files) {
     if (left <= 0) break;
-    if (file.text.length <= left) {
+    const bytes = Buffer.from(file.text, "utf8");
+    if (bytes.length <= left) {
       kept.push(file);
-      left -= file.text.length;
+      left -= bytes.length;
       continue;
     }
-    kept.push({ label: file.label, text: `${file.text.slice(0, left)}\n[… cut: the instruction files are limited to 64 KiB in all]` });
+    kept.push({ label: file.label, text: `${bytes.subarray(0, charStart(bytes, left)).toString("utf8")}\n[… cut: the instruction files are limited to 64 KiB in all]` });
     left = 0;
   }
   return kept;
+}
+
+/** The last character boundary at or before `at`: a cut never splits a character. */
+function charStart(bytes: Uint8Array, at: number): number {
+  let i = at;
+  while (i > 0 && ((bytes[i] ?? 0) & 0xc0) === 0x80) i--;
+  return i;
 }

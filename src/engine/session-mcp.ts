@@ -1,48 +1,8 @@
-import type { ServerToApprove } from "../mcp/from-project.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
+import type { GatheredServers, McpWiring, PendingApproval, SessionHub, SessionHubOptions } from "../mcp/wiring-types.ts";
 import type { Tool } from "../tools/tool.ts";
+import { untilAborted } from "../until-aborted.ts";
 import type { Interaction } from "./interaction.ts";
-
-/** What a session needs of an MCP hub (src/mcp/hub.ts's McpHub). */
-export type SessionHub = {
-  start(specs: readonly McpServerSpec[], signal: AbortSignal): Promise<{ server: string; message: string }[]>;
-  tools(): Tool[];
-  stop(): Promise<void>;
-};
-
-export type SessionHubOptions = {
-  /** The tools' environment (secrets left out): what a stdio server starts with, under its own env. */
-  env: Record<string, string>;
-  /** Where a stdio server without a cwd of its own runs: the session's. */
-  cwd: string;
-  /** The argv a stdio server is spawned with, for its own: the tools' sandbox around it (src/mcp/sandboxed.ts). */
-  wrap?: (argv: string[], cwd: string) => string[];
-  onNotice: (message: string) => void;
-};
-
-/** A project's .mcp.json whose servers wait for the person's yes. */
-export type PendingApproval = {
-  path: string;
-  servers: readonly ServerToApprove[];
-  /** Keeps the yes in the store (with the file's hash); the file's servers, as approved. */
-  approve(): { specs: McpServerSpec[]; problems: string[] };
-};
-
-/** A session's servers from every source, merged (one a name); what could not be used, a sentence each. */
-export type GatheredServers = { specs: McpServerSpec[]; problems: string[]; pending: PendingApproval | null };
-
-/** Where sessions' MCP servers come from and what runs them: the front end's (src/mcp/wiring.ts). */
-export type McpWiring = {
-  /**
-   * The servers of a session at `place`: the editor's, config.yaml's, the trusted project's approved
-   * .mcp.json, the logins' instances (as the store says: never waiting for an instance). Null when
-   * it can have none: then nothing is loaded.
-   */
-  gather(place: { root: string; cwd: string }, editor: readonly McpServerSpec[]): Promise<GatheredServers> | null;
-  hub(options: SessionHubOptions): Promise<SessionHub>;
-  /** Gives up what runs in the background for the sessions to come (the instances' /mcp probes): the engine stops. */
-  stop?(): void;
-};
 
 /** The approval question's tool name, as cards and the terminal show it. */
 export const APPROVAL_TOOL = "mcp_servers";
@@ -72,11 +32,13 @@ export class SessionMcp {
   /**
    * The session's MCP tools, after the built-ins: fixed the first time they are asked for. A
    * project's file waiting for approval is asked about then, of whoever answers for the person.
-   * A turn cancelled while they start gets none at once.
+   * A turn cancelled while they start gets none at once; one cancelled while the question is open
+   * leaves the list unfixed, and the next turn asks again.
    */
   tools(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
     this.fixed ??= this.fix(interaction, signal);
-    return noneOnceAborted(this.fixed, signal);
+    // A cancel does not wait for servers still starting (up to mcp_timeouts.start); the list is still fixed for the turns to come.
+    return untilAborted(this.fixed, signal, () => []);
   }
 
   /** Stops every server (once); resolves when they are gone. */
@@ -115,11 +77,16 @@ export class SessionMcp {
 
   private async fix(interaction: Interaction, signal: AbortSignal): Promise<Tool[]> {
     const pending = await this.started;
-    if (pending && !this.abort.signal.aborted) await this.askApproval(pending, interaction, signal);
+    if (pending && !this.abort.signal.aborted && !(await this.askApproval(pending, interaction, signal))) {
+      // A question cancelled with its turn is no answer: the next turn asks again.
+      this.fixed = null;
+      return [];
+    }
     return (await this.hub)?.tools() ?? [];
   }
 
-  private async askApproval(pending: PendingApproval, interaction: Interaction, signal: AbortSignal): Promise<void> {
+  /** False when the turn was cancelled before the person answered. */
+  private async askApproval(pending: PendingApproval, interaction: Interaction, signal: AbortSignal): Promise<boolean> {
     const answer = await interaction
       .permission(
         {
@@ -136,27 +103,16 @@ export class SessionMcp {
         signal,
       )
       .catch(() => ({ outcome: "deny" as const }));
+    if (signal.aborted) return false;
     if (answer.outcome === "deny") {
       this.notice(`the MCP servers of ${pending.path} are not approved, and not used in this session: approve them when lembas asks (lembas in a terminal there), or with lembas mcp approve in the project`);
-      return;
+      return true;
     }
     const approved = pending.approve();
     for (const problem of approved.problems) this.notice(problem);
     await this.startSpecs(approved.specs);
+    return true;
   }
-}
-
-/**
- * The tools, or none as soon as the turn is cancelled: a cancel does not wait for servers that are
- * still starting (up to mcp_timeouts.start); the list is still fixed for the turns to come.
- */
-function noneOnceAborted(tools: Promise<Tool[]>, signal: AbortSignal): Promise<Tool[]> {
-  if (signal.aborted) return Promise.resolve([]);
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve([]);
-    signal.addEventListener("abort", onAbort, { once: true });
-    tools.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /** The question's text: each server as written, the names of what it sets and reads (never values). */

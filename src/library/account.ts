@@ -3,6 +3,7 @@ import type { Login } from "../store/logins.ts";
 import { connectInstance } from "./account-check.ts";
 import { isLibraryToolName, libraryArguments, libraryTool, passagesOf } from "./account-contract.ts";
 import { sanitizeName, toolSafeName } from "../mcp/names.ts";
+import { untilAborted } from "../until-aborted.ts";
 import type { LibraryBackend, Passage } from "./backend.ts";
 
 export type AccountLibraryOptions = {
@@ -21,6 +22,8 @@ export type AccountLibraryOptions = {
 export class AccountLibrary implements LibraryBackend {
   readonly kind = "lembas";
   private connection: Promise<McpConnection> | null = null;
+  /** Aborted by stop: a connection under way gives up. */
+  private life = new AbortController();
 
   constructor(
     readonly login: Pick<Login, "name" | "url" | "token">,
@@ -43,9 +46,12 @@ export class AccountLibrary implements LibraryBackend {
   }
 
   async search(query: string, limit: number, signal: AbortSignal): Promise<Passage[]> {
-    this.connection ??= connectInstance(this.login, { startMs: this.options.startMs ?? 10_000, callMs: this.options.callMs ?? 60_000 }, signal);
+    // Shared by the searches that come in together: its own start limit and stop(), not one search's signal.
+    this.connection ??= connectInstance(this.login, { startMs: this.options.startMs ?? 10_000, callMs: this.options.callMs ?? 60_000 }, this.life.signal);
     const pending = this.connection;
-    const connection = await this.reached(pending);
+    const connection = await untilAborted(this.reached(pending), signal, () => {
+      throw new Error("the search was cancelled");
+    });
     const call = libraryTool(connection.tools);
     if (!call) throw new Error(`the instance ${this.where} lists no library tool on its /mcp`);
     const result = await connection.call(call.name, libraryArguments(call, query, limit), { signal, vision: false });
@@ -61,6 +67,8 @@ export class AccountLibrary implements LibraryBackend {
   async stop(): Promise<void> {
     const connection = this.connection;
     this.connection = null;
+    this.life.abort();
+    this.life = new AbortController();
     await connection?.then((c) => c.stop(), () => undefined);
   }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { answerText } from "../account/answer-body.ts";
 import { endpointHeaders } from "../model/endpoint.ts";
 import type { EmbeddingTarget } from "./embedding-target.ts";
 
@@ -20,11 +21,22 @@ export type EmbedOptions = {
   maxWaitMs?: number;
   /** Milliseconds the server took, added up (the benchmark subtracts them). */
   timing?: { serverMs: number };
+  /** How long one request may take, its answer read (default a minute). */
+  timeoutMs?: number;
 };
 
 export const EMBED_BATCH = 64;
 const RETRIES = 3;
 const MAX_WAIT_MS = 60_000;
+/** One request, from sending to the answer read: a batch of 64 takes seconds on a CPU; a server that hangs must not hold a turn. */
+const REQUEST_MS = 60_000;
+/**
+ * An answer's bytes per number of its vectors: a JSON float written in full is ~20 characters with
+ * its comma, so 24 is generous; and a dimension assumed while the library has none (the largest
+ * models give 4096). A batch's answer past inputs × dimension × 24 bytes (+ 64 KiB) is not read.
+ */
+const BYTES_PER_NUMBER = 24;
+const MAX_DIMENSION = 8192;
 
 const Reply = z.object({
   data: z.array(z.object({ embedding: z.array(z.number()), index: z.number().int().nonnegative().optional() })),
@@ -41,7 +53,7 @@ export async function embedTexts(target: EmbeddingTarget, texts: readonly string
   let dimension = options.dimension;
   for (let at = 0; at < texts.length; at += size) {
     const batch = texts.slice(at, at + size);
-    const vectors = await embedBatch(target, batch, options);
+    const vectors = await embedBatch(target, batch, { ...options, ...(dimension !== undefined ? { dimension } : {}) });
     for (const vector of vectors) {
       dimension ??= vector.length;
       if (vector.length !== dimension || vector.length === 0) {
@@ -61,21 +73,32 @@ async function embedBatch(target: EmbeddingTarget, input: readonly string[], opt
   const retries = options.retries ?? RETRIES;
   for (let attempt = 0; ; attempt++) {
     const started = performance.now();
+    const timeoutMs = options.timeoutMs ?? REQUEST_MS;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const late = () => new EmbeddingError(`the embedding server at ${target.endpoint.baseUrl} did not answer within ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`} (embedding: ${target.ref})`);
     let response: Response;
     try {
       response = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", ...endpointHeaders(target.endpoint) },
         body: JSON.stringify({ model: target.model, input }),
-        ...(options.signal ? { signal: options.signal } : {}),
+        signal,
       });
     } catch (error) {
       if (options.signal?.aborted) throw new EmbeddingError("stopped");
+      if (timeout.aborted) throw late();
       throw new EmbeddingError(`the embedding server at ${target.endpoint.baseUrl} could not be reached (${reason(error)}): is it running? (embedding: ${target.ref})`);
     }
-    const text = await response.text().catch(() => "");
+    const max = input.length * (options.dimension ?? MAX_DIMENSION) * BYTES_PER_NUMBER + 64 * 1024;
+    const answer = await answerText(response, max).catch(() => ({ text: "" }));
     // A stop while the answer was read leaves it cut short: that is no answer of the server's.
     if (options.signal?.aborted) throw new EmbeddingError("stopped");
+    if (timeout.aborted) throw late();
+    if ("tooLarge" in answer) {
+      throw new EmbeddingError(`the embedding server at ${target.endpoint.baseUrl} answered more than ${Math.round(max / 1024)} KB for ${input.length} texts: refused, not read (embedding: ${target.ref})`);
+    }
+    const text = answer.text;
     if (options.timing) options.timing.serverMs += performance.now() - started;
     if (response.status === 429) {
       const wait = retryAfterMs(response.headers.get("retry-after"));

@@ -4,6 +4,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../errors.ts";
 import type { ToolResult } from "../tools/tool.ts";
+import { untilAborted } from "../until-aborted.ts";
 import { VERSION } from "../version.ts";
 import { toToolResult } from "./result.ts";
 import type { McpServerSpec } from "./spec.ts";
@@ -125,24 +126,23 @@ export class McpConnection {
     if (this.state === "up") return null;
     if (this.state === "stopped") return `MCP server "${this.spec.name}" was stopped with its session.`;
     if (this.state === "down") return `MCP server "${this.spec.name}" is down: ${this.downReason}`;
-    // Calls that come in together share the one restart.
-    this.restarting ??= this.restart(signal).finally(() => {
+    // Calls that come in together share the one restart; it keeps to its own time limit, not to one
+    // caller's signal (a caller cancelled stops waiting, and the others still get the server).
+    this.restarting ??= this.restart().finally(() => {
       this.restarting = undefined;
     });
-    return this.restarting;
+    return untilAborted(this.restarting, signal, () => "The call was cancelled.");
   }
 
-  private async restart(signal: AbortSignal): Promise<string | null> {
+  private async restart(): Promise<string | null> {
     try {
-      this.tools = await this.connect(signal);
+      this.tools = await this.connect();
       if (this.state === "stopped") return `MCP server "${this.spec.name}" was stopped with its session.`;
       this.state = "up";
       this.deps.notice(`MCP server "${this.spec.name}" was restarted after it stopped.`);
       return null;
     } catch (error) {
       if (this.state === "stopped") return `MCP server "${this.spec.name}" was stopped with its session.`;
-      // A turn cancelled meanwhile says nothing of the server: the next call tries again.
-      if (signal.aborted) return "The call was cancelled.";
       this.state = "down";
       this.downReason = `it stopped, and did not start again: ${errorMessage(error)}`;
       this.deps.notice(`MCP server "${this.spec.name}" is down: ${this.downReason}`);
@@ -150,9 +150,10 @@ export class McpConnection {
     }
   }
 
-  private async connect(signal: AbortSignal): Promise<McpToolDefinition[]> {
+  /** `signal`: the caller's, for a first start; a restart has none (it is shared). */
+  private async connect(signal?: AbortSignal): Promise<McpToolDefinition[]> {
     const { startMs } = this.deps.limits;
-    const limit = AbortSignal.any([signal, this.life.signal, AbortSignal.timeout(startMs)]);
+    const limit = AbortSignal.any([...(signal ? [signal] : []), this.life.signal, AbortSignal.timeout(startMs)]);
     const transport = this.makeTransport();
     const client = new Client({ name: "lembas", version: VERSION }, { capabilities: {} });
     client.onclose = () => this.closed(client);
@@ -204,9 +205,9 @@ export class McpConnection {
     this.deps.notice(`MCP server "${this.spec.name}" stopped (${this.exitWords()}); it is restarted at the next call.`);
   }
 
-  private async startError(error: unknown, signal: AbortSignal, limit: AbortSignal): Promise<string> {
+  private async startError(error: unknown, signal: AbortSignal | undefined, limit: AbortSignal): Promise<string> {
     if (this.life.signal.aborted) return "it was stopped while it started";
-    if (signal.aborted) return "the session was cancelled while it started";
+    if (signal?.aborted) return "the session was cancelled while it started";
     const garbage = this.lastMalformed ? `; it ${this.lastMalformed}` : "";
     // Before its exit is looked at: a server that timed out was stopped by us.
     if (limit.aborted || isCode(error, ErrorCode.RequestTimeout)) {

@@ -1,5 +1,4 @@
 import type { Config } from "../config/schema.ts";
-import type { GatheredServers } from "../engine/session-mcp.ts";
 import type { Db } from "../store/db.ts";
 import type { Login } from "../store/logins.ts";
 import type { Vars } from "./expand.ts";
@@ -9,6 +8,7 @@ import type { BackgroundProbes } from "./instance-probes.ts";
 import { approveProjectServers, projectServers } from "./from-project.ts";
 import { mergeServers } from "./servers.ts";
 import type { McpServerSpec } from "./spec.ts";
+import type { GatheredServers } from "./wiring-types.ts";
 
 /**
  * One session's servers: the editor's, config.yaml's, the trusted project's approved .mcp.json and

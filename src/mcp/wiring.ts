@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
-import type { McpWiring } from "../engine/session-mcp.ts";
 import type { Db } from "../store/db.ts";
 import { listLogins } from "../store/logins.ts";
 import type { Vars } from "./expand.ts";
 import { PROJECT_MCP_FILE } from "./from-project.ts";
 import type { BackgroundProbes } from "./instance-probes.ts";
+import type { McpWiring } from "./wiring-types.ts";
 
 /**
  * Sessions' MCP servers as every front end gives the engine them: gathered from the sources

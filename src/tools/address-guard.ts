@@ -40,7 +40,11 @@ export async function checkedAddress(host: string, allow: PrivateRule, resolve: 
   return { problem: `${how} a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).` };
 }
 
-/** Loopback, unspecified, private (RFC 1918, unique local), link-local, and IPv4-mapped IPv6 forms of them. */
+/**
+ * Loopback, unspecified, private (RFC 1918, unique local, the old site-local fec0::/10), link-local,
+ * shared (100.64.0.0/10: carrier NAT, and Tailscale's addresses, private to the person), multicast,
+ * broadcast, and the IPv6 forms that carry such an IPv4 address (mapped, compatible, NAT64).
+ */
 export function isPrivateAddress(address: string): boolean {
   const kind = isIP(address);
   if (kind === 4) return privateV4(address);
@@ -49,8 +53,12 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 function privateV4(address: string): boolean {
-  const [a = 0, b = 0] = address.split(".").map(Number);
-  return a === 0 || a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  const [a = 0, b = 0, c = 0, d = 0] = address.split(".").map(Number);
+  if (a === 0 || a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254)) return true;
+  const shared = a === 100 && b >= 64 && b <= 127;
+  const multicast = a >= 224 && a <= 239;
+  const broadcast = a === 255 && b === 255 && c === 255 && d === 255;
+  return shared || multicast || broadcast;
 }
 
 function privateV6(address: string): boolean {
@@ -58,10 +66,12 @@ function privateV6(address: string): boolean {
   if (!words) return true;
   if (words.slice(0, 7).every((w) => w === 0) && (words[7] === 0 || words[7] === 1)) return true;
   const first = words[0] ?? 0;
-  if ((first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80) return true;
-  // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated) carry an IPv4 address.
+  // Unique local, link-local, site-local (deprecated, still routed inside some networks), multicast.
+  if ((first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xffc0) === 0xfec0 || (first & 0xff00) === 0xff00) return true;
+  // ::ffff:a.b.c.d (mapped), ::a.b.c.d (compatible, deprecated) and 64:ff9b::a.b.c.d (NAT64, RFC 6052) carry an IPv4 address.
   const mapped = words.slice(0, 5).every((w) => w === 0) && (words[5] === 0xffff || words[5] === 0);
-  if (mapped) {
+  const nat64 = first === 0x64 && words[1] === 0xff9b && words.slice(2, 6).every((w) => w === 0);
+  if (mapped || nat64) {
     const high = words[6] ?? 0;
     const low = words[7] ?? 0;
     return privateV4(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { checkServerIdentity } from "node:tls";
+import { untilAborted } from "../until-aborted.ts";
 import { checkedAddress, type PrivateRule, type Resolver } from "./address-guard.ts";
 
 /** A response read as far as the cap: where it ended up, its type and the bytes read. */
@@ -25,7 +26,10 @@ export async function guardedGet(start: URL, opts: GetOptions, body: (contentTyp
   let url = start;
   for (let hop = 0; ; hop++) {
     if (url.protocol !== "http:" && url.protocol !== "https:") return { problem: `${url.href} is not an http(s) URL: fetch reads only web pages.` };
-    const checked = await untilAborted(checkedAddress(url.hostname, opts.allowPrivate, opts.resolve), opts.signal);
+    // A name lookup takes no signal, and may take long.
+    const checked = await untilAborted(checkedAddress(url.hostname, opts.allowPrivate, opts.resolve), opts.signal, () => {
+      throw opts.signal.reason;
+    });
     if ("problem" in checked) return { problem: hop === 0 ? checked.problem : `${start.href} redirected to ${url.href}: ${checked.problem}` };
     // The person is asked per host before a fetch: a redirect to another host is theirs to allow too.
     if (url.host !== start.host) return { problem: otherHost(start, url) };
@@ -51,16 +55,6 @@ export async function guardedGet(start: URL, opts: GetOptions, body: (contentTyp
     const { bytes, cut } = await readCapped(response, opts.maxBytes);
     return { url: url.href, status: response.status, contentType, bytes, cut };
   }
-}
-
-/** The promise, or the signal's reason once it aborts: a name lookup takes no signal, and may take long. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /**

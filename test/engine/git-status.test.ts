@@ -43,3 +43,27 @@ test("outside a repository git is not started; inside one it is", async () => {
   expect(await gitStatus(join(dir, "repo"))).toBe("branch fake\nno changes");
   expect(existsSync(mark)).toBe(true);
 });
+
+test("a status of exactly the size limit (64 KiB) is whole, counted to the end; one byte more is cut", async () => {
+  const bin = join(dir, "bin");
+  const out = join(dir, "status.txt");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "git"), `#!/bin/sh\ncase " $* " in *" status "*) cat ${JSON.stringify(out)} ;; esac\n`);
+  chmodSync(join(bin, "git"), 0o755);
+  process.env.PATH = `${bin}:${path ?? ""}`;
+  mkdirSync(join(dir, "repo", ".git"), { recursive: true });
+  const status = (limit: number) => {
+    const head = "## fake\n";
+    const lines = Array.from({ length: 30 }, (_, i) => `?? file-${String(i).padStart(2, "0")}-`);
+    const pad = limit - head.length - lines.reduce((n, l) => n + l.length + 1, 0);
+    lines[29] = `${lines[29]}${"x".repeat(pad)}`;
+    return `${head}${lines.join("\n")}\n`;
+  };
+  writeFileSync(out, status(64 * 1024));
+  expect(Buffer.byteLength(status(64 * 1024))).toBe(64 * 1024);
+  const whole = await gitStatus(join(dir, "repo"));
+  expect(whole?.split("\n").at(-1)).toBe("… and 10 more");
+  writeFileSync(out, status(64 * 1024 + 1));
+  const cut = await gitStatus(join(dir, "repo"));
+  expect(cut?.split("\n").at(-1)).toBe("… and more");
+});

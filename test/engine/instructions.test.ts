@@ -92,6 +92,46 @@ describe("instruction files", () => {
   });
 });
 
+describe("instruction files that cannot be read, and the cut in bytes", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) Bun.spawnSync(["rm", "-rf", d]);
+  });
+  const project = () => {
+    const root = mkdtempSync(join(tmpdir(), "lembas-instr-"));
+    dirs.push(root);
+    return root;
+  };
+
+  test("an AGENTS.md that exists but cannot be read (a directory, a FIFO) gives way to the directory's CLAUDE.md", () => {
+    const root = project();
+    mkdirSync(join(root, "AGENTS.md"));
+    writeFileSync(join(root, "CLAUDE.md"), "ROOT-CLAUDE: read instead.");
+    mkdirSync(join(root, "sub"));
+    expect(Bun.spawnSync(["mkfifo", join(root, "sub", "AGENTS.md")]).exitCode).toBe(0);
+    writeFileSync(join(root, "sub", "CLAUDE.md"), "SUB-CLAUDE: read instead.");
+    expect(instructionFiles(root, join(root, "sub"), join(root, "no-config"))).toEqual([
+      { label: "CLAUDE.md", text: "ROOT-CLAUDE: read instead." },
+      { label: "sub/CLAUDE.md", text: "SUB-CLAUDE: read instead." },
+    ]);
+  });
+
+  test("the 64 KiB are bytes of UTF-8, not characters, and the cut splits no character", () => {
+    const root = project();
+    // 40 Ki characters of two bytes each: 80 KiB.
+    writeFileSync(join(root, "AGENTS.md"), "é".repeat(40 * 1024));
+    const [file] = instructionFiles(root, root, join(root, "no-config"));
+    expect(file?.text).toContain("[… cut: the instruction files are limited to 64 KiB in all]");
+    const kept = file?.text.replace(/\n\[… cut.*$/, "") ?? "";
+    expect(Buffer.byteLength(kept, "utf8")).toBe(MAX_INSTRUCTIONS);
+    expect(kept).toBe("é".repeat(MAX_INSTRUCTIONS / 2));
+    // An odd cut: one byte of ASCII first, so the last two-byte character would be split.
+    writeFileSync(join(root, "AGENTS.md"), `x${"é".repeat(40 * 1024)}`);
+    const odd = instructionFiles(root, root, join(root, "no-config"))[0]?.text.replace(/\n\[… cut.*$/, "") ?? "";
+    expect(odd).toBe(`x${"é".repeat(MAX_INSTRUCTIONS / 2 - 1)}`);
+  });
+});
+
 describe("attack: instruction files a hostile clone could plant", () => {
   const planted = (make: (root: string, outside: string) => void) => {
     const top = mkdtempSync(join(tmpdir(), "lembas-planted-"));

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
-// Data flows one way: the engine knows no front end, and the model layer and the store sit below it.
+// Data flows one way: the engine knows no front end, and the model layer, MCP and the store sit
+// below it (the engine imports mcp/'s types, never the other way round).
 const SRC = resolve(import.meta.dir, "../../src");
 const FRONT_ENDS = ["cli", "acp", "link", "tui", "service", "front", "rpc"];
 const RULES: Record<string, string[]> = {
@@ -11,6 +12,8 @@ const RULES: Record<string, string[]> = {
   store: [...FRONT_ENDS, "engine", "tools"],
   tools: FRONT_ENDS,
   library: [...FRONT_ENDS, "engine", "tools"],
+  mcp: [...FRONT_ENDS, "engine", "library"],
+  account: [...FRONT_ENDS, "library", "mcp"],
   bus: FRONT_ENDS,
 };
 

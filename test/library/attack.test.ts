@@ -84,6 +84,34 @@ describe("the library attacked", () => {
     }
   });
 
+  test("a server that never answers, or never ends its answer, is given up after the request's own time limit (no turn signal needed)", async () => {
+    const silent = Bun.serve({ port: 0, fetch: () => new Promise<Response>(() => {}) });
+    const endless = Bun.serve({
+      port: 0,
+      fetch: () => new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"data": [')) }), { headers: { "content-type": "application/json" } }),
+    });
+    try {
+      for (const server of [silent, endless]) {
+        const started = performance.now();
+        await expect(embedTexts(targetAt(`http://127.0.0.1:${server.port}/v1`), ["apples"], { timeoutMs: 300 })).rejects.toThrow("did not answer within 300 ms");
+        expect(performance.now() - started).toBeLessThan(3000);
+      }
+    } finally {
+      void silent.stop(true);
+      void endless.stop(true);
+    }
+  }, 10_000);
+
+  test("an answer larger than its batch's vectors can be (inputs × dimension × 24 bytes, + 64 KiB) is refused unread", async () => {
+    const huge = `{"data":[{"embedding":[${Array.from({ length: 200_000 }, () => "0.123456789").join(",")}]}]}`;
+    const server = Bun.serve({ port: 0, fetch: () => new Response(huge, { headers: { "content-type": "application/json" } }) });
+    try {
+      await expect(embedTexts(targetAt(`http://127.0.0.1:${server.port}/v1`), ["apples"], { dimension: 4 })).rejects.toThrow("answered more than 64 KB for 1 texts: refused, not read");
+    } finally {
+      void server.stop(true);
+    }
+  });
+
   test("vectors whose index fields are not each input once are refused, not given to the wrong chunk", async () => {
     const server = embedServer((input) => ({ data: input.map((t) => ({ index: 0, embedding: bagOfWords(t) })) }));
     try {

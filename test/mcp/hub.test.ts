@@ -131,6 +131,19 @@ describe("the hub against the test server", () => {
     expect(notices.filter((n) => n.includes("was restarted"))).toHaveLength(1);
   });
 
+  test("calls that share a restart after a crash: the first one cancelled stops waiting, and the other still gets the server", async () => {
+    const { hub, notices } = await startHub();
+    expect((await call(hub, "mcp__t__crash")).isError).toBe(true);
+    const first = new AbortController();
+    const cancelled = call(hub, "mcp__t__echo", { text: "first" }, { signal: first.signal });
+    const other = call(hub, "mcp__t__echo", { text: "other" });
+    first.abort();
+    expect(await cancelled).toEqual({ output: "The call was cancelled.", isError: true });
+    expect(await other).toEqual({ output: "echo: other" });
+    expect(hub.servers()[0]?.state).toBe("up");
+    expect(notices.filter((n) => n.includes("was restarted"))).toHaveLength(1);
+  });
+
   test("a server that crashes and cannot start again is down: its calls say so", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lembas-mcp-"));
     dirs.push(dir);

@@ -246,7 +246,19 @@ describe("fetch refuses loopback and private addresses unless allowed", () => {
 
   test("the addresses refused", () => {
     const refused = ["127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "0.0.0.0", "::1", "::", "fc00::1", "fd12:3456::1", "fe80::1%eth0", "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1", "::ffff:a9fe:a9fe"];
-    const public_ = ["8.8.8.8", "172.32.0.1", "172.15.0.1", "192.169.0.1", "1.1.1.1", "2606:4700::1111", "::ffff:8.8.8.8", "fec0::1"];
+    const public_ = ["8.8.8.8", "172.32.0.1", "172.15.0.1", "192.169.0.1", "1.1.1.1", "2606:4700::1111", "::ffff:8.8.8.8"];
+    expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([]);
+    expect(public_.filter((a) => isPrivateAddress(a))).toEqual([]);
+  });
+
+  test("also refused: shared address space (CGNAT, Tailscale), multicast, broadcast, site-local, and NAT64 forms of private IPv4", () => {
+    const refused = [
+      "100.64.0.0", "100.100.100.100", "100.127.255.255",
+      "224.0.0.1", "239.255.255.250", "255.255.255.255",
+      "ff02::1", "ff05::1:3", "fec0::1", "feff::1",
+      "64:ff9b::127.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b::10.0.0.1", "64:ff9b::100.64.0.1",
+    ];
+    const public_ = ["100.63.255.255", "100.128.0.0", "223.255.255.255", "255.255.255.254", "fe00::1", "fbff::1", "64:ff9b::8.8.8.8", "64:ff9b:1::127.0.0.1"];
     expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([]);
     expect(public_.filter((a) => isPrivateAddress(a))).toEqual([]);
   });
