@@ -21,7 +21,6 @@ import type { LibraryBackend } from "../library/backend.ts";
 import { SessionMcp } from "./session-mcp.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
-import { sandboxedServers } from "../mcp/sandboxed.ts";
 import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
@@ -286,7 +285,7 @@ export class Engine {
         env: this.deps.commands.env,
         cwd: session.cwd,
         // Its stdio servers run in the tools' sandbox, as bash's commands do.
-        wrap: sandboxedServers({ hidden: this.deps.commands.hidden, root: session.root, env: this.deps.commands.env, notice: (message) => session.notice(message) }),
+        sandbox: { hidden: this.deps.commands.hidden, root: session.root },
         onNotice: (message) => session.notice(message),
       },
     });

@@ -16,8 +16,11 @@ export type SessionHubOptions = {
   env: Record<string, string>;
   /** Where a stdio server without a cwd of its own runs: the session's. */
   cwd: string;
-  /** The argv a stdio server is spawned with, for its own: the tools' sandbox around it (src/mcp/sandboxed.ts). */
-  wrap?: (argv: string[], cwd: string) => string[];
+  /**
+   * The tools' sandbox stdio servers start in, as bash's commands do (src/mcp/sandboxed.ts): the
+   * dirs hidden from them and the project's root. None: they start as they are.
+   */
+  sandbox?: { hidden: readonly string[]; root: string };
   onNotice: (message: string) => void;
 };
 

@@ -32,8 +32,10 @@ export function mcpWiring(input: { db: Db; config: Pick<Config, "mcp" | "mcp_tim
     },
 
     async hub(options) {
-      const { McpHub } = await import("./hub.ts");
-      return new McpHub({ ...options, startMs: config.mcp_timeouts.start * 1000, callMs: config.mcp_timeouts.call * 1000 });
+      const [{ McpHub }, { sandboxedServers }] = await Promise.all([import("./hub.ts"), import("./sandboxed.ts")]);
+      const { sandbox, ...rest } = options;
+      const wrap = sandbox ? sandboxedServers({ ...sandbox, env: options.env, notice: options.onNotice }) : undefined;
+      return new McpHub({ ...rest, ...(wrap ? { wrap } : {}), startMs: config.mcp_timeouts.start * 1000, callMs: config.mcp_timeouts.call * 1000 });
     },
   };
 }

@@ -15,7 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // What only some sessions need stays out of a `serve --stdio` that answered one prompt without it:
 // whatever it loads counts towards the first garbage collection (bench/README.md).
-test("serve --stdio, initialize to a first answer without a login, a library search or a fetch: none of their code is loaded", async () => {
+test("serve --stdio, initialize to a first answer without a login, a library search, a fetch or an MCP server: none of their code is loaded", async () => {
   const a = await startStdioAgent({ cmd: [process.execPath, "--preload", preload, ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
   try {
     a.model.push(step({ text: "hello" }));
@@ -29,7 +29,7 @@ test("serve --stdio, initialize to a first answer without a login, a library sea
   const ours = (path: string) => modules.some((m) => m.endsWith(path));
   // Loaded: the modules that hold the lazy parts (so the check can see a module at all).
   for (const path of ["src/tools/fetch.ts", "src/library/engine-library.ts", "src/account/personal-entry.ts", "src/engine/git-status.ts"]) expect([path, ours(path)]).toEqual([path, true]);
-  for (const path of ["src/library/local.ts", "src/library/embeddings.ts", "src/library/indexer.ts", "src/account/personal-source.ts", "src/account/personalization.ts", "src/tools/guarded-get.ts", "src/tools/address-guard.ts"]) {
+  for (const path of ["src/library/local.ts", "src/library/embeddings.ts", "src/library/indexer.ts", "src/account/personal-source.ts", "src/account/personalization.ts", "src/tools/guarded-get.ts", "src/tools/address-guard.ts", "src/mcp/sandboxed.ts", "src/mcp/hub.ts", "src/mcp/session-servers.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
 });
