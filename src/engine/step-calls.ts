@@ -1,9 +1,7 @@
 import { type LoopGuard, sameCallKey } from "./loop-guard.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
-import { type JudgedCall, judgeToolCall, onlyReads, type RunToolDeps, runJudgedCall, runToolCall } from "./tool-runner.ts";
+import { type JudgedCall, judgeToolCall, onlyReads, type RunToolDeps, runJudgedCall } from "./tool-runner.ts";
 import { skippedResults } from "./turn.ts";
-
-export { LoopGuard } from "./loop-guard.ts";
 
 export type StepCallsInput = {
   calls: readonly ToolCallRecord[];
@@ -38,12 +36,13 @@ export async function runStepCalls(input: StepCallsInput): Promise<boolean> {
       i++;
       continue;
     }
-    const reads = readsFrom(calls, i, deps);
-    if (reads.length === 0) {
-      take(input, call, await runToolCall(call, deps));
+    const first = judgeToolCall(call, deps);
+    if (!onlyReads(first)) {
+      take(input, call, "output" in first ? first : await runJudgedCall(first, deps));
       i++;
       continue;
     }
+    const reads = [first, ...readsAfter(calls, i, deps)];
     const results = await Promise.all(reads.map((judged) => runJudgedCall(judged, deps)));
     for (const [k, result] of results.entries()) take(input, calls[i + k] as ToolCallRecord, result);
     i += reads.length;
@@ -52,14 +51,14 @@ export async function runStepCalls(input: StepCallsInput): Promise<boolean> {
 }
 
 /**
- * The calls from `start` on that only read, judged; stops before a call like the one before it,
+ * The calls after `start` that only read, judged; stops before a call like the one before it,
  * whose loop guard must see that one's result first.
  */
-function readsFrom(calls: readonly ToolCallRecord[], start: number, deps: RunToolDeps): JudgedCall[] {
+function readsAfter(calls: readonly ToolCallRecord[], start: number, deps: RunToolDeps): JudgedCall[] {
   const reads: JudgedCall[] = [];
-  for (let k = start; k < calls.length; k++) {
+  for (let k = start + 1; k < calls.length; k++) {
     const call = calls[k] as ToolCallRecord;
-    if (k > start && sameCallKey(call) === sameCallKey(calls[k - 1] as ToolCallRecord)) break;
+    if (sameCallKey(call) === sameCallKey(calls[k - 1] as ToolCallRecord)) break;
     const judged = judgeToolCall(call, deps);
     if (!onlyReads(judged)) break;
     reads.push(judged);
