@@ -23,11 +23,6 @@ export type AddSummary = {
 
 export type IndexDeps = { db: Db; target: EmbeddingTarget; reporter: Reporter; embed?: Pick<EmbedOptions, "timing" | "batchSize" | "signal"> };
 
-/** The dimension of the library's vectors made by this model, or undefined when it made none yet. */
-export function libraryDimension(db: Db, model: string): number | undefined {
-  return modelDimension(db, model);
-}
-
 /**
  * Re-embeds every document embedded by another model than the target's, from the chunks kept (the
  * files need not be there), each document in one transaction: a failure leaves the rest as they
@@ -116,7 +111,8 @@ export async function addFiles(deps: IndexDeps, files: readonly string[], named:
   return summary;
 }
 
-function dimensionOf(db: Db, target: EmbeddingTarget): { dimension?: number } {
-  const dimension = libraryDimension(db, target.ref);
+/** The dimension the library's vectors of this model have, for the embedding client to check (none yet: nothing). */
+export function dimensionOf(db: Db, target: EmbeddingTarget): { dimension?: number } {
+  const dimension = modelDimension(db, target.ref);
   return dimension === undefined ? {} : { dimension };
 }

@@ -5,7 +5,7 @@ import type { LibraryBackend, Passage } from "./backend.ts";
 import type { TargetResult } from "./embedding-target.ts";
 import { embedTexts } from "./embeddings.ts";
 import { fuse, matchExpression } from "./hybrid.ts";
-import { libraryDimension, QUIET, type Reporter } from "./indexer.ts";
+import { dimensionOf, QUIET, type Reporter } from "./indexer.ts";
 import { refreshLibrary } from "./refresh.ts";
 import { MatrixBuilder, type VectorMatrix } from "./vectors.ts";
 
@@ -50,8 +50,7 @@ export class LocalLibrary implements LibraryBackend {
     if (!target.ok) throw new Error(target.error);
     this.model = target.value.ref;
     const t = performance.now();
-    const dimension = libraryDimension(this.db, target.value.ref);
-    const [vector] = await embedTexts(target.value, [query.slice(0, MAX_QUERY_CHARS)], { signal, ...(dimension !== undefined ? { dimension } : {}) });
+    const [vector] = await embedTexts(target.value, [query.slice(0, MAX_QUERY_CHARS)], { signal, ...dimensionOf(this.db, target.value) });
     if (!vector) return [];
     if (timing) timing.embedMs += performance.now() - t;
     return this.searchVector(query, vector, limit, timing);

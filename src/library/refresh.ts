@@ -4,7 +4,7 @@ import { listDocuments, removeDocument, replaceDocument, touchDocument } from ".
 import { chunkText, isMarkdown } from "./chunker.ts";
 import { readDocument } from "./document-file.ts";
 import { embedTexts, EmbeddingError } from "./embeddings.ts";
-import { type IndexDeps, libraryDimension, reembedDocument } from "./indexer.ts";
+import { dimensionOf, type IndexDeps, reembedDocument } from "./indexer.ts";
 
 /**
  * The most chunks a search embeds to bring the library up to date before it answers: a few
@@ -72,8 +72,7 @@ export async function refreshLibrary(deps: IndexDeps, budget = REFRESH_CHUNKS): 
         deferred.push(doc.path);
         continue;
       }
-      const dimension = libraryDimension(db, target.ref);
-      const vectors = await embedTexts(target, chunks.map((c) => c.text), { ...deps.embed, ...(dimension !== undefined ? { dimension } : {}) });
+      const vectors = await embedTexts(target, chunks.map((c) => c.text), { ...deps.embed, ...dimensionOf(db, target) });
       replaceDocument(
         db,
         { path: doc.path, hash: read.hash, mtime: read.mtime, size: read.size, model: target.ref, dimension: vectors[0]?.length ?? 0 },
