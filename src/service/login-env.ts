@@ -5,6 +5,7 @@
  * Read by running $SHELL as a login (and, for bash, zsh and fish, interactive) shell that prints
  * its environment NUL-separated between two markers, so that what the rc files print is cut off.
  */
+import { killGroup } from "../tools/process-group.ts";
 import { randomUUID } from "node:crypto";
 import type { Env } from "../config/paths.ts";
 import { type Shell, detectShell, readPasswdShell } from "../terminal/shell.ts";
@@ -40,7 +41,8 @@ export async function captureLoginEnv(env: Env = process.env, timeoutMs = CAPTUR
     return { ok: false, why: `${shell.path} could not be started: ${error instanceof Error ? error.message : String(error)}`, shell: shell.path };
   }
   const output = await readUntil(proc, `\n${marker}\n`, timeoutMs);
-  killGroup(proc);
+  // The shell and whatever its rc files left running (an agent, a `sleep`): its process group (it leads one: detached).
+  killGroup(proc.pid, "SIGKILL");
   if (output.timedOut) return { ok: false, why: `${shell.path} did not print its environment within ${timeoutMs / 1000} s`, shell: shell.path };
   const parsed = parseEnv0(output.text, marker);
   if (!parsed) return { ok: false, why: `${shell.path} printed something other than its environment`, shell: shell.path };
@@ -74,15 +76,6 @@ async function readUntil(proc: Bun.Subprocess<"ignore", "pipe", "ignore">, end: 
     return { text, timedOut };
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/** The shell and whatever its rc files left running (an agent, a `sleep`): its process group. */
-function killGroup(proc: Bun.Subprocess): void {
-  try {
-    process.kill(-proc.pid, "SIGKILL");
-  } catch {
-    proc.kill("SIGKILL");
   }
 }
 
