@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { gitEnv, withoutProjectPrograms } from "../project/git-safety.ts";
+import { spawnGit, withoutProjectPrograms } from "../project/git-safety.ts";
 
 /** The changed files a session's start shows at most; the rest are counted. */
 const MAX_FILES = 20;
@@ -20,14 +20,7 @@ export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<s
     const signal = AbortSignal.timeout(timeoutMs);
     const overrides = await withoutProjectPrograms(root, signal);
     if (!overrides) return null;
-    const child = Bun.spawn(["git", ...overrides, "--no-optional-locks", "status", "--porcelain=v1", "-b", "--ignore-submodules=all"], {
-      cwd: root,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "ignore",
-      env: gitEnv(),
-      signal,
-    });
+    const child = spawnGit(root, [...overrides, "--no-optional-locks", "status", "--porcelain=v1", "-b", "--ignore-submodules=all"], signal);
     const read = await readCapped(child.stdout, MAX_BYTES);
     if (read.cut) {
       child.kill();

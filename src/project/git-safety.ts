@@ -1,5 +1,10 @@
 /** git as the agent runs it: never asking for a password, in plain English. */
-export const gitEnv = () => ({ ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
+const gitEnv = () => ({ ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
+
+/** git in `cwd` as the agent runs it: no input, its output piped, its errors dropped. */
+export function spawnGit(cwd: string, args: readonly string[], signal?: AbortSignal) {
+  return Bun.spawn(["git", ...args], { cwd, stdin: "ignore", stdout: "pipe", stderr: "ignore", env: gitEnv(), ...(signal ? { signal } : {}) });
+}
 
 /**
  * The `-c` options that keep git (status, diff) from running what the repository's own config
@@ -11,14 +16,7 @@ export const gitEnv = () => ({ ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL:
  * in `-c`.
  */
 export async function withoutProjectPrograms(root: string, signal: AbortSignal): Promise<string[] | null> {
-  const child = Bun.spawn(["git", "config", "--local", "--includes", "--name-only", "--get-regexp", "^filter\\..*\\.(clean|process)$"], {
-    cwd: root,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "ignore",
-    env: gitEnv(),
-    signal,
-  });
+  const child = spawnGit(root, ["config", "--local", "--includes", "--name-only", "--get-regexp", "^filter\\..*\\.(clean|process)$"], signal);
   const names = (await new Response(child.stdout).text()).split("\n").filter((name) => name !== "");
   await child.exited;
   if (names.some((name) => name.includes("="))) return null;

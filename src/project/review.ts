@@ -1,4 +1,4 @@
-import { gitEnv, withoutProjectPrograms } from "./git-safety.ts";
+import { spawnGit, withoutProjectPrograms } from "./git-safety.ts";
 
 /** The most of a diff a /review prompt carries; a larger one is cut with a note. */
 const MAX_DIFF = 200_000;
@@ -6,7 +6,7 @@ const MAX_DIFF = 200_000;
 export type ReviewInput = { ok: true; text: string } | { ok: false; message: string };
 
 async function run(cwd: string, args: string[]): Promise<{ code: number; out: string }> {
-  const proc = Bun.spawn(["git", ...args], { cwd, stdout: "pipe", stderr: "pipe", stdin: "ignore", env: gitEnv() });
+  const proc = spawnGit(cwd, args);
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   return { code, out };
 }
