@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { writeAtomic } from "./atomic.ts";
 import { unifiedDiff } from "./diff.ts";
 import description from "./edit.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate } from "./replace.ts";
-import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
-import { missingOrError, readText } from "./text-file.ts";
+import { fail, ok } from "./result.ts";
+import { readForEdit, readText, writeEdited } from "./text-file.ts";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 
 /** The input schema, made on first use (see defineTool). */
@@ -43,14 +42,8 @@ export const editTool = defineTool({
     const planned = await plannedEdit(input, ctx);
     if ("result" in planned) return planned.result;
     const { abs, shown, content, change } = planned;
-    try {
-      await ctx.beforeChange(abs);
-      await writeAtomic(abs, change.newText);
-      ctx.afterChange(abs);
-      ctx.markRead(abs, change.newText);
-    } catch (error) {
-      return fail(fsErrorMessage(error, shown));
-    }
+    const failed = await writeEdited(abs, change.newText, shown, ctx);
+    if (failed) return fail(failed);
     const what = change.count === 1 ? "1 replacement" : `${change.count} replacements`;
     return ok(`Edited ${shown} (${what}):\n${unifiedDiff(content, change.newText, { maxLines: 60 })}`, {
       diffs: [{ path: abs, oldText: content, newText: change.newText }],
@@ -69,11 +62,8 @@ async function plannedEdit(
   const abs = resolvePath(input.path, ctx.cwd);
   const shown = displayPath(abs, ctx.root);
   if (input.old_string === input.new_string) return { result: fail("old_string and new_string are the same: there is nothing to change.") };
-  const read = await readText(abs);
-  if ("error" in read) return { result: fail(missingOrError(read.error, shown)) };
-  const state = ctx.readState(abs);
-  if (state === "unread") return { result: fail(`${shown} has not been read in this session: read it first, then edit it.`) };
-  if (state === "changed") return { result: fail(changedSinceRead(shown, "edit")) };
+  const read = await readForEdit(abs, shown, ctx);
+  if ("problem" in read) return { result: fail(read.problem) };
   const change = planChange(read.text, input.old_string, input.new_string, input.replace_all ?? false, shown);
   if ("output" in change) return { result: change };
   return { abs, shown, content: read.text, change };

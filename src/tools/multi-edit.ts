@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { writeAtomic } from "./atomic.ts";
 import { unifiedDiff } from "./diff.ts";
 import description from "./multi-edit.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate, type Span } from "./replace.ts";
-import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
-import { missingOrError, readText } from "./text-file.ts";
+import { fail, ok } from "./result.ts";
+import { readForEdit, readText, writeEdited } from "./text-file.ts";
 import { defineTool, type ToolContext } from "./tool.ts";
 
 /** The most edits one call takes: more is a rewrite, for write. */
@@ -55,14 +54,8 @@ export const multiEditTool = defineTool({
     const checked = await checkedEdits(input, ctx);
     if ("problem" in checked) return fail(checked.problem);
     const { abs, shown, read, planned } = checked;
-    try {
-      await ctx.beforeChange(abs);
-      await writeAtomic(abs, planned.newText);
-      ctx.afterChange(abs);
-      ctx.markRead(abs, planned.newText);
-    } catch (error) {
-      return fail(fsErrorMessage(error, shown));
-    }
+    const failed = await writeEdited(abs, planned.newText, shown, ctx);
+    if (failed) return fail(failed);
     const what = planned.count === 1 ? "1 replacement" : `${planned.count} replacements`;
     return ok(`Edited ${shown} (${input.edits.length} edits, ${what}):\n${unifiedDiff(read.text, planned.newText, { maxLines: 120 })}`, {
       diffs: [{ path: abs, oldText: read.text, newText: planned.newText }],
@@ -78,11 +71,8 @@ async function checkedEdits(
 ): Promise<{ abs: string; shown: string; read: { text: string }; planned: { newText: string; count: number } } | { problem: string }> {
   const abs = resolvePath(input.path, ctx.cwd);
   const shown = displayPath(abs, ctx.root);
-  const read = await readText(abs);
-  if ("error" in read) return { problem: missingOrError(read.error, shown) };
-  const state = ctx.readState(abs);
-  if (state === "unread") return { problem: `${shown} has not been read in this session: read it first, then edit it.` };
-  if (state === "changed") return { problem: changedSinceRead(shown, "edit") };
+  const read = await readForEdit(abs, shown, ctx);
+  if ("problem" in read) return read;
   const planned = planEdits(read.text, input.edits, shown);
   if ("problem" in planned) return { problem: `${planned.problem} None of the ${input.edits.length} edits was made: ${shown} is unchanged.` };
   return { abs, shown, read, planned };
