@@ -75,6 +75,7 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
   const add = (message: Entry) => history.push({ ...message, seq: history.length + 1, turnId: null });
   add({ role: "user", body: { text: prompt } });
   let toolCalls = 0;
+  const native = { seen: false };
   const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });
   for (let step = 1; ; step++) {
     if (signal.aborted) return cancelled(step - 1);
@@ -89,6 +90,7 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
       messages: toChatMessages(system, history, { summary: null, summarySeq: null, vision: deps.model.vision }),
       tools: last ? [] : toolSpecs(tools, deps.model),
       signal,
+      native,
       ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
       onUsage: (promptTokens, completionTokens) => deps.bus.emit({ type: "usage", promptTokens, completionTokens }),
     });
