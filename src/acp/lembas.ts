@@ -13,6 +13,7 @@ import { givenTo, wasGiven } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
 import { historyTurns } from "../front/history.ts";
+import { boundedHistory } from "./history-answer.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
 import { type Conn, instanceRef, invalid, routerOf } from "./host.ts";
 import { heldSaid, linkRefusal } from "./whereabouts.ts";
@@ -114,7 +115,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     const messages = listMessages(db, row.id)
       .map(parseStored)
       .filter((m): m is StoredMessage => m !== null);
-    return { sessionId: row.id, title: row.title, root: row.root, turns: historyTurns(messages) };
+    return { sessionId: row.id, title: row.title, root: row.root, turns: boundedHistory(historyTurns(messages)) };
   });
 
   app.onRequest("_lembas/session/status", SessionRef, ({ params }) => {

@@ -33,6 +33,8 @@ export const Connection = z
     max_output: z.number().int().positive().optional(),
     /** false: this connection's models take no tools, and a turn is plain chat. */
     supports_tools: z.boolean().optional(),
+    /** Whether its models' answers are read for tool calls written as text (unset: the server's family says). */
+    text_tool_calls: z.boolean().optional(),
     /** Whether its models take reasoning_effort (true), or never (false); unset: found out. */
     reasoning: z.boolean().optional(),
     /** Seconds without a byte from the server before a stream is given up (and retried). */

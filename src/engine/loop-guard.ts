@@ -2,6 +2,8 @@ import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
 /** How many identical failures in a row stop the next identical call. */
 const FAILURES_BEFORE_STOP = 2;
+/** How many stopped repeats in a row end the turn: the model does not hear that it must change its approach. */
+const STOPS_BEFORE_END = 3;
 
 /**
  * Stops a model repeating a call that keeps failing. "The same call": the same tool name and the
@@ -9,10 +11,12 @@ const FAILURES_BEFORE_STOP = 2;
  * compared as their text). "In a row": consecutive calls of one turn, in the order the model made
  * them, across its steps; any other call between them, a success, or a word from the person in
  * the turn (steering: they may have fixed the cause) starts the count again. The
- * third identical call after two failures is not run, and neither is any further one.
+ * third identical call after two failures is not run, and neither is any further one; after
+ * the third call stopped in a row the turn ends ({@link LoopGuard.ended}).
  */
 export class LoopGuard {
   private last: string | null = null;
+  private lastName = "";
   private failures = 0;
 
   /** The result that stands in for the call when it would be the third failure in a row; null: run it. */
@@ -27,6 +31,15 @@ export class LoopGuard {
         "it would fail the same way again. Change your approach: read the error, then try other arguments or another tool, " +
         "or ask the person if you are blocked.",
     };
+  }
+
+  /** Why the turn must end: the model kept sending a call that was stopped; null while it has not. */
+  ended(): string | null {
+    if (this.failures < FAILURES_BEFORE_STOP + STOPS_BEFORE_END) return null;
+    return (
+      `the turn stopped: the model sent the same ${this.lastName} call ${this.failures} times in a row; it failed ${FAILURES_BEFORE_STOP} times, ` +
+      `and ${STOPS_BEFORE_END} more were not run although the model was told each time to change its approach. Say what to do differently, or try another model`
+    );
   }
 
   /** Starts the count again. */
@@ -45,6 +58,7 @@ export class LoopGuard {
     }
     this.failures = key === this.last ? this.failures + 1 : 1;
     this.last = key;
+    this.lastName = call.name;
   }
 }
 

@@ -28,7 +28,7 @@ import { runStepCalls } from "./step-calls.ts";
 import { SessionPrompt } from "./session-prompt.ts";
 import { runSubAgent } from "./sub-agent.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
-import { callModel, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
+import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
@@ -498,11 +498,12 @@ export class Session {
   private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
     const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
     const guard = new LoopGuard();
+    const native: NativeCalls = { seen: false };
     this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
       const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal)) ?? []);
-      const request = { model, turnId, todos: this.todos, system: await this.systemPrompt.text(), tools: toolSpecs(tools, model), signal };
+      const request = { model, turnId, todos: this.todos, system: await this.systemPrompt.text(), tools: toolSpecs(tools, model), signal, native };
       await this.compaction.beforeStep(request);
       if (this.takeInbox(turnId)) guard.forget();
       this.bus.emit({ type: "step", turnId, step });
@@ -525,7 +526,7 @@ export class Session {
         return { stopReason: outcome.finish === "tool_calls" ? "end_turn" : outcome.finish };
       }
       const byName = new Map(tools.map((t) => [t.name, t] as const));
-      const ran = await runStepCalls({
+      const ended = await runStepCalls({
         calls: record.toolCalls,
         deps: () => ({
           sessionId: this.id,
@@ -544,12 +545,12 @@ export class Session {
         signal,
         record: (result) => this.append({ role: "tool", body: undo.annotate(result), turnId }),
       });
-      if (!ran) return { stopReason: "cancelled" };
+      if (ended) return { stopReason: ended };
     }
     return { stopReason: "max_turn_requests" };
   }
 
-  private callStep(request: { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal }, effort: Effort, step: number): Promise<StepOutcome> {
+  private callStep(request: { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal; native: NativeCalls }, effort: Effort, step: number): Promise<StepOutcome> {
     const { model, turnId } = request;
     const afterSummary = this.compaction.afterSummary(turnId, this.todos);
     const sent = this.compaction.fitted(this.messages(), model);
@@ -563,6 +564,7 @@ export class Session {
       messages: toChatMessages(request.system, sent, { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary, notes }),
       tools: request.tools,
       signal: request.signal,
+      native: request.native,
       ...(this.deps.retry ? { retry: this.deps.retry } : {}),
       onUsage: (promptTokens, completionTokens) => {
         this.compaction.reportUsage(model, promptTokens);

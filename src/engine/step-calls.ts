@@ -1,7 +1,7 @@
 import { type LoopGuard, sameCallKey } from "./loop-guard.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 import { type JudgedCall, judgeToolCall, onlyReads, type RunToolDeps, runJudgedCall } from "./tool-runner.ts";
-import { skippedResults } from "./turn.ts";
+import { skippedResults, type StopReason } from "./turn.ts";
 
 export type StepCallsInput = {
   calls: readonly ToolCallRecord[];
@@ -16,16 +16,17 @@ export type StepCallsInput = {
 /**
  * Runs one step's tool calls. Each maximal run of consecutive calls that only read and need no
  * approval runs at once; every other call runs alone, in order, after what came before it ended.
- * Results are recorded in the calls' order whatever order they finished in. False when the turn
- * was cancelled (the calls not started get a result saying so).
+ * Results are recorded in the calls' order whatever order they finished in. Null when the turn
+ * goes on; else how it ends: cancelled, or max_turn_requests when the model kept repeating a call
+ * the loop guard stopped (said on the bus). The calls not started then get a result saying so.
  */
-export async function runStepCalls(input: StepCallsInput): Promise<boolean> {
+export async function runStepCalls(input: StepCallsInput): Promise<StopReason | null> {
   const { calls, guard } = input;
   let i = 0;
   while (i < calls.length) {
     if (input.signal.aborted) {
       for (const r of skippedResults(calls.slice(i), "Not run: the turn was cancelled.")) input.record(r);
-      return false;
+      return "cancelled";
     }
     const call = calls[i] as ToolCallRecord;
     const deps = input.deps();
@@ -34,7 +35,11 @@ export async function runStepCalls(input: StepCallsInput): Promise<boolean> {
       showStopped(call, deps);
       take(input, call, stopped);
       i++;
-      continue;
+      const ended = guard.ended();
+      if (!ended) continue;
+      for (const r of skippedResults(calls.slice(i), "Not run: the turn was stopped, as the model kept repeating a call that failed.")) input.record(r);
+      deps.bus.emit({ type: "notice", level: "warn", message: ended });
+      return "max_turn_requests";
     }
     const first = judgeToolCall(call, deps);
     if (!onlyReads(first)) {
@@ -47,7 +52,7 @@ export async function runStepCalls(input: StepCallsInput): Promise<boolean> {
     for (const [k, result] of results.entries()) take(input, calls[i + k] as ToolCallRecord, result);
     i += reads.length;
   }
-  return !input.signal.aborted;
+  return input.signal.aborted ? "cancelled" : null;
 }
 
 /**

@@ -5,13 +5,14 @@ import type { ResolvedModel } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
 import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
+import { Compaction, type StepRequest } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { nobody } from "./interaction.ts";
 import { toolSpecs } from "./toolset.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import type { AssistantRecord, StoredMessage, ToolResultRecord, UserRecord } from "./records.ts";
 import { runToolCall } from "./tool-runner.ts";
-import { callModel } from "./turn.ts";
+import { callModel, type StepOutcome } from "./turn.ts";
 
 /** Model calls a helper makes with its tools; then it is asked once more, without tools, for its answer. */
 export const SUB_AGENT_STEPS = 12;
@@ -59,9 +60,10 @@ export function helperTools(tools: readonly Tool[]): Tool[] {
 
 /**
  * Runs a read-only helper on `prompt` in a context of its own, with the model loop's own parts
- * (callModel, runToolCall) over a conversation kept in memory: it is no stored session. What it
- * streams stays on a bus of its own; its tool calls are told on the parent's bus as sub_tool events
- * of `parentCallId`, and what its model calls cost as usage.
+ * (callModel, runToolCall, Compaction) over a conversation kept in memory: it is no stored session.
+ * Its window is kept as a session's is: compacted before a step that would fill it, and after a
+ * server refused one as too long. What it streams stays on a bus of its own; its tool calls are
+ * told on the parent's bus as sub_tool events of `parentCallId`, and what its model calls cost as usage.
  */
 export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> {
   const mcp = helperTools(deps.mcpTools ?? []);
@@ -72,26 +74,44 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
   const ledger = new ReadLedger();
   const system = helperPrompt(deps.root, deps.cwd, SUB_AGENT_STEPS, mcp.length > 0);
   const history: StoredMessage[] = [];
-  const add = (message: Entry) => history.push({ ...message, seq: history.length + 1, turnId: null });
+  // The helper's messages are one turn, the parent's call's: what compaction keeps of a running turn.
+  const add = (message: Entry) => history.push({ ...message, seq: history.length + 1, turnId: parentCallId });
   add({ role: "user", body: { text: prompt } });
+  let summary: { summary: string | null; summarySeq: number | null } = { summary: null, summarySeq: null };
+  const compaction = new Compaction({ bus, messages: () => history, summary: () => summary, keepSummary: (text, seq) => (summary = { summary: text, summarySeq: seq }) });
   let toolCalls = 0;
-  const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });
-  for (let step = 1; ; step++) {
-    if (signal.aborted) return cancelled(step - 1);
-    const last = step > SUB_AGENT_STEPS;
-    if (last) add({ role: "user", body: { text: LAST_STEP } });
-    const outcome = await callModel({
+  const native = { seen: false };
+  const call = (request: StepRequest, step: number): Promise<StepOutcome> =>
+    callModel({
       bus,
       turnId: parentCallId,
       step,
       model: deps.model,
       effort: deps.effort,
-      messages: toChatMessages(system, history, { summary: null, summarySeq: null, vision: deps.model.vision }),
-      tools: last ? [] : toolSpecs(tools, deps.model),
+      messages: toChatMessages(system, compaction.fitted(history, deps.model), { ...summary, vision: deps.model.vision, afterSummary: compaction.afterSummary(parentCallId, []) }),
+      tools: [...request.tools],
       signal,
+      native,
       ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
-      onUsage: (promptTokens, completionTokens) => deps.bus.emit({ type: "usage", promptTokens, completionTokens }),
+      onUsage: (promptTokens, completionTokens) => {
+        compaction.reportUsage(deps.model, promptTokens);
+        deps.bus.emit({ type: "usage", promptTokens, completionTokens });
+      },
     });
+  const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });
+  for (let step = 1; ; step++) {
+    if (signal.aborted) return cancelled(step - 1);
+    const last = step > SUB_AGENT_STEPS;
+    if (last) add({ role: "user", body: { text: LAST_STEP } });
+    const request: StepRequest = { model: deps.model, turnId: parentCallId, todos: [], system, tools: last ? [] : toolSpecs(tools, deps.model), signal };
+    await compaction.beforeStep(request);
+    let outcome = await call(request, step);
+    // A server that found the request too long: compacted, the step is sent once more, as a session's is.
+    if (compaction.overflowed(outcome, deps.model)) {
+      const why = await compaction.afterOverflow(request, outcome.error);
+      if (why !== null) return { text: `The helper's model call failed: ${why}`, isError: true, steps: step, toolCalls };
+      outcome = await call(request, step);
+    }
     if (outcome.kind === "cancelled") return cancelled(step);
     if (outcome.kind === "failed") return { text: `The helper's model call failed: ${outcome.error.message}`, isError: true, steps: step, toolCalls };
     const { record } = outcome;

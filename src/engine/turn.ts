@@ -5,11 +5,13 @@ import { ModelError } from "../model/errors.ts";
 import type { FinishReason } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";
 import { type RetryPolicy, describeWait } from "../model/retry.ts";
-import { textToolCallsFor } from "../model/text-toolcalls.ts";
+import { type NativeCalls, textToolCallsFor } from "../model/text-toolcalls.ts";
+export type { NativeCalls };
 import { ToolCallAccumulator } from "../model/toolcalls.ts";
 import { promptWithoutTools } from "./instructions.ts";
 import { offersTools, type ResolvedModel } from "../model/resolved.ts";
 import type { AssistantRecord, ToolCallRecord, ToolResultRecord } from "./records.ts";
+import { KeptText } from "./step-text.ts";
 
 export type StopReason = "end_turn" | "max_turn_requests" | "max_tokens" | "cancelled" | "refusal";
 
@@ -21,7 +23,8 @@ export type StepOutcome =
 
 /**
  * One model call: streams the reply to the bus as it comes and assembles it. A failure after the
- * first token keeps what was said (partial) so the session stays consistent.
+ * first token keeps what was said (partial) so the session stays consistent. Its answer and its
+ * reasoning are kept up to a bound each (step-text.ts), with a note of what was left out.
  */
 export async function callModel(input: {
   bus: SessionBus;
@@ -33,11 +36,13 @@ export async function callModel(input: {
   tools: ToolSpec[];
   signal: AbortSignal;
   retry?: Partial<RetryPolicy>;
+  /** Whether the server sent calls of its own earlier in the turn; set here when it does. */
+  native: NativeCalls;
   onUsage(promptTokens: number, completionTokens: number): void;
 }): Promise<StepOutcome> {
   const { bus } = input;
-  let text = "";
-  let reasoning = "";
+  const text = new KeptText("answer");
+  const reasoning = new KeptText("reasoning");
   const callIds = new Map<number, string>();
   const idOf = (index: number, given?: string): string => {
     const known = callIds.get(index);
@@ -47,12 +52,13 @@ export async function callModel(input: {
     return id;
   };
   const calls = new ToolCallAccumulator();
-  const record = (partial: boolean): AssistantRecord => ({
-    text,
-    reasoning,
-    toolCalls: calls.result(),
-    ...(partial ? { partial: true } : {}),
-  });
+  const record = (partial: boolean): AssistantRecord => {
+    const answerNote = text.close();
+    if (answerNote) bus.emit({ type: "text", delta: answerNote });
+    const reasoningNote = reasoning.close();
+    if (reasoningNote) bus.emit({ type: "reasoning", delta: reasoningNote });
+    return { text: text.text, reasoning: reasoning.text, toolCalls: calls.result(), ...(partial ? { partial: true } : {}) };
+  };
   // A model that takes no tools is sent none, and a system prompt that promises none.
   const withTools = offersTools(input.model);
   const tools = withTools ? input.tools : [];
@@ -63,19 +69,21 @@ export async function callModel(input: {
     { signal: input.signal, ...(input.retry ? { retry: input.retry } : {}) },
   );
   // Tool calls the model wrote as text, because its server did not parse them, become calls.
-  const textCalls = textToolCallsFor(tools);
+  const textCalls = textToolCallsFor(tools, input.model.endpoint, input.native);
   for await (const read of stream) {
     const batch = textCalls ? textCalls.push(read) : read;
     for (const event of batch) {
     switch (event.type) {
-      case "text":
-        text += event.delta;
-        bus.emit({ type: "text", delta: event.delta });
+      case "text": {
+        const kept = text.add(event.delta);
+        if (kept) bus.emit({ type: "text", delta: kept });
         break;
-      case "reasoning":
-        reasoning += event.delta;
-        bus.emit({ type: "reasoning", delta: event.delta });
+      }
+      case "reasoning": {
+        const kept = reasoning.add(event.delta);
+        if (kept) bus.emit({ type: "reasoning", delta: kept });
         break;
+      }
       case "tool_call_delta":
         if (!withTools) break;
         calls.add({ ...event, id: idOf(event.index, event.id) });
@@ -99,7 +107,7 @@ export async function callModel(input: {
         return { kind: "reply", record: record(false), finish: event.reason };
       case "error":
         if (event.error.kind === "aborted" || input.signal.aborted) return { kind: "cancelled", record: record(true) };
-        return { kind: "failed", record: record(true), error: cutShort(event.error, text !== "" || reasoning !== "" || callIds.size > 0) };
+        return { kind: "failed", record: record(true), error: cutShort(event.error, text.text !== "" || reasoning.text !== "" || callIds.size > 0) };
     }
     }
   }

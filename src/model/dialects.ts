@@ -58,6 +58,12 @@ export type Dialect = {
   refuses: readonly RequestField[];
   /** Whether it takes `tool_choice` (doctor's probe sends "auto" only then). */
   toolChoice: boolean;
+  /**
+   * Whether a model's tool calls may come as text in its answer, because the server may have no
+   * parser for its format (none switched on, or none for that model): text-toolcalls.ts reads them
+   * then. False for an API that always parses them: an example in the answer is never a call.
+   */
+  textToolCalls: boolean;
   /** Ids its tool calls must have when sent back (null: any string). */
   toolCallId: { pattern: RegExp; length: number; note: string } | null;
   reasoning: {
@@ -86,6 +92,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "listing", note: "context_length on each /v1/models entry (kind: chat)" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: null,
     reasoning: { fields: ["reasoning_content"], effort: "per-model", note: "reasoning_content, as the provider behind it gives it" },
     usage: { needsStreamOptions: true, note: OPENAI_USAGE },
@@ -98,6 +105,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "listing", note: "context_length and top_provider.context_length on /v1/models; supported_parameters names tools" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: null,
     reasoning: {
       fields: ["reasoning", "reasoning_details"],
@@ -119,6 +127,7 @@ export const DIALECTS: readonly Dialect[] = [
     // logprobs, logit_bias, top_logprobs, messages[].name and n != 1 are refused; lembas sends none of them.
     refuses: [],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: null,
     reasoning: {
       fields: ["reasoning"],
@@ -137,6 +146,7 @@ export const DIALECTS: readonly Dialect[] = [
     // (stream_options.include_usage, max_completion_tokens, frequency_penalty seen in the field).
     refuses: ["stream_options", "reasoning_effort"],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: {
       pattern: /^[A-Za-z0-9]{9}$/,
       length: 9,
@@ -159,6 +169,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "listing", note: "not on its OpenAI /models listing (the native API's inputTokenLimit is not read)" },
     refuses: ["parallel_tool_calls"],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: null,
     reasoning: {
       fields: ["reasoning_content"],
@@ -175,6 +186,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "listing", note: "its /v1/models (type: model, display_name) says no window" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: null,
     reasoning: {
       fields: [],
@@ -191,6 +203,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "listing", note: "not on /v1/models (id, object, owned_by only)" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: null,
     reasoning: {
       fields: ["reasoning_content"],
@@ -212,6 +225,7 @@ export const DIALECTS: readonly Dialect[] = [
     // Its reasoning models refuse max_tokens (max_completion_tokens instead) and, on older ones, parallel_tool_calls.
     refuses: ["max_tokens"],
     toolChoice: true,
+    textToolCalls: false,
     toolCallId: null,
     reasoning: { fields: [], effort: "per-model", note: "reasoning_effort on reasoning models only; chat completions return no reasoning text; refusal in place of content" },
     usage: { needsStreamOptions: true, note: OPENAI_USAGE },
@@ -224,6 +238,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "listing", note: "max_model_len on each /v1/models entry" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: true,
     toolCallId: null,
     reasoning: {
       fields: ["reasoning_content", "reasoning"],
@@ -244,6 +259,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "llamacpp-props", note: "GET /props default_generation_settings.n_ctx; /v1/models meta.n_ctx_train is only what the model was trained for" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: true,
     toolCallId: null,
     reasoning: {
       fields: ["reasoning_content", "think-tags"],
@@ -260,6 +276,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "lmstudio-api", note: "GET /api/v0/models loaded_context_length (the loaded window), else max_context_length" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: true,
     toolCallId: null,
     reasoning: { fields: ["reasoning_content", "think-tags"], effort: "per-model", note: "reasoning_content when its separate-reasoning setting is on, else <think> in the text" },
     usage: { needsStreamOptions: false, note: "usage in the last chunk" },
@@ -275,6 +292,7 @@ export const DIALECTS: readonly Dialect[] = [
     },
     refuses: [],
     toolChoice: false,
+    textToolCalls: true,
     toolCallId: null,
     reasoning: { fields: ["reasoning", "think-tags"], effort: "per-model", note: "delta.reasoning for thinking models (capabilities: thinking); reasoning_effort maps onto think" },
     usage: { needsStreamOptions: true, note: OPENAI_USAGE },
@@ -291,6 +309,7 @@ export const DIALECTS: readonly Dialect[] = [
     window: { source: "listing", note: "whatever /v1/models says, else the safe default" },
     refuses: [],
     toolChoice: true,
+    textToolCalls: true,
     toolCallId: null,
     reasoning: { fields: ["reasoning_content", "reasoning", "think-tags"], effort: "per-model", note: "any of the usual fields" },
     usage: { needsStreamOptions: true, note: OPENAI_USAGE },

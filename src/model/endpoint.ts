@@ -27,6 +27,8 @@ export type Endpoint = {
   body?: Record<string, unknown>;
   /** config.yaml's max_output: sent as max_tokens when the request says none. */
   maxOutput?: number;
+  /** config.yaml's text_tool_calls: whether answers are read for calls written as text (unset: the dialect's word). */
+  textToolCalls?: boolean;
   /** The server's family, once discovery told it (see dialects.ts; absent: not known yet). */
   dialect?: DialectId;
 };
@@ -49,6 +51,7 @@ export function endpointFromConnection(name: string, conn: Connection, env: Env)
   const context = conn.context ?? conn.context_length;
   if (context !== undefined) endpoint.contextLength = context;
   if (conn.reasoning !== undefined) endpoint.reasoning = conn.reasoning;
+  if (conn.text_tool_calls !== undefined) endpoint.textToolCalls = conn.text_tool_calls;
   if (conn.headers && Object.keys(conn.headers).length > 0) endpoint.headers = conn.headers;
   if (conn.body && Object.keys(conn.body).length > 0) endpoint.body = conn.body;
   if (conn.max_output !== undefined) endpoint.maxOutput = conn.max_output;

@@ -1,5 +1,8 @@
-import type { ModelEvent, ToolCallDelta } from "./events.ts";
+import { dialectById } from "./dialects.ts";
+import type { Endpoint } from "./endpoint.ts";
+import type { ModelEvent } from "./events.ts";
 import type { ToolSpec } from "./request.ts";
+import { JsonScan, jsonCalls, mistralCalls, opensUnclosed, parameterType, pythonicCalls, tagCalls, type TextCall } from "./text-call-values.ts";
 
 /**
  * Tool calls a model wrote into its answer text, because the server has no parser for its format
@@ -19,6 +22,11 @@ import type { ToolSpec } from "./request.ts";
  * A stream's last event is its `finish` or `error` (see client.ts): what is held then is decided.
  * Only a tool the turn offered counts, and its arguments must be a JSON object (a JSON text of
  * one is taken too); anything else stays text, as does a marker cut off by the stream's end.
+ *
+ * A call counts only as the answer or its tail: one followed by anything but whitespace or more
+ * calls is an example the model showed, and stays text. So calls are held until the answer ends,
+ * and given then. Once the server sends a tool call of its own, it parses calls itself: what is
+ * held is text, and nothing more is read for calls in the turn ({@link NativeCalls}).
  *
  * Streaming: text from a marker on is held back until it is decided, then given as calls or
  * flushed as text. The check per text chunk is one scan for the characters a marker starts with
@@ -41,16 +49,18 @@ export class TextToolCalls {
   private atStart = true;
   private pending = "";
   private made = 0;
-  private nextIndex = 0;
-  private native = new Map<number, number>();
+  /** Calls decided, with their text from the first on, and the whitespace in it: they wait until the answer ends or prose follows. */
+  private waiting: { calls: TextCall[]; text: string; space: string } | null = null;
 
   /**
    * @param offered the names of the tools the turn offered
    * @param typeOf the JSON Schema type of a tool's parameter, for formats whose values are text
+   * @param native the turn's word on the server's own tool calls, set here when one comes
    */
   constructor(
     private readonly offered: ReadonlySet<string>,
     private readonly typeOf: (tool: string, parameter: string) => string | undefined = () => undefined,
+    private readonly native: NativeCalls = { seen: false },
   ) {}
 
   /** The batch with text tool calls taken out; the same array when nothing in it needs a look. */
@@ -60,11 +70,16 @@ export class TextToolCalls {
     for (const event of batch) {
       switch (event.type) {
         case "text":
+          if (this.native.seen) {
+            out.push(event);
+            break;
+          }
           this.feed(event.delta, out);
           this.flushText(out);
           break;
         case "tool_call_delta":
-          out.push(this.renumbered(event));
+          this.stopReading(out);
+          out.push(event);
           break;
         case "finish":
           this.end(out);
@@ -83,21 +98,25 @@ export class TextToolCalls {
 
   /** The hot path: true when no event of the batch needs more than passing on. */
   private passes(batch: readonly ModelEvent[]): boolean {
-    if (this.held !== null) return false;
+    if (this.native.seen) return true;
+    if (this.held !== null || this.waiting !== null) return false;
     for (const event of batch) {
-      if (event.type === "text") {
-        if (this.atStart) return false;
-        if (TRIGGER.test(event.delta)) return false;
-      } else if (event.type === "tool_call_delta") {
-        // Once calls came from the text, the server's own need new indexes (see renumbered).
-        if (this.made > 0) return false;
-        this.nextIndex = Math.max(this.nextIndex, event.index + 1);
-        this.native.set(event.index, event.index);
-      } else if (event.type === "finish" && this.made > 0) {
-        return false;
+      if (event.type === "tool_call_delta") {
+        this.native.seen = true;
+        return true;
       }
+      if (event.type === "text" && (this.atStart || TRIGGER.test(event.delta))) return false;
     }
     return true;
+  }
+
+  /** The server sent a call of its own: what is held and waiting is text, and nothing more is read. */
+  private stopReading(out: ModelEvent[]): void {
+    if (this.native.seen) return;
+    this.native.seen = true;
+    this.unwait();
+    if (this.held !== null) this.release(this.held.length, null, out);
+    this.flushText(out);
   }
 
   private feed(delta: string, out: ModelEvent[]): void {
@@ -173,10 +192,31 @@ export class TextToolCalls {
     }
   }
 
-  /** Text decided to be text; pieces of one chunk go out as one event. */
+  /** Text decided to be text; pieces of one chunk go out as one event. Prose after calls makes them text. */
   private text(delta: string): void {
-    if (this.atStart && NON_SPACE.test(delta)) this.atStart = false;
+    const prose = NON_SPACE.test(delta);
+    if (this.atStart && prose) this.atStart = false;
+    if (this.waiting && !prose && this.waiting.space.length + delta.length <= MAX_HELD) {
+      this.waiting.text += delta;
+      this.waiting.space += delta;
+      return;
+    }
+    this.unwait();
     this.pending += delta;
+  }
+
+  /** Calls decided: they wait for the answer's end. */
+  private wait(calls: readonly TextCall[], text: string): void {
+    if (!this.waiting) this.waiting = { calls: [], text: "", space: "" };
+    this.waiting.calls.push(...calls);
+    this.waiting.text += text;
+  }
+
+  /** The waiting calls were an example: they are given as the text they were. */
+  private unwait(): void {
+    if (!this.waiting) return;
+    this.pending += this.waiting.text;
+    this.waiting = null;
   }
 
   private flushText(out: ModelEvent[]): void {
@@ -216,7 +256,7 @@ export class TextToolCalls {
     this.tail = "";
     this.fenceBody = -1;
     this.scan = null;
-    if (calls) this.emitCalls(calls, out);
+    if (calls) this.wait(calls, held.slice(0, length));
     else this.text(held.slice(0, length));
     return held.slice(length);
   }
@@ -226,7 +266,7 @@ export class TextToolCalls {
       case "maybe":
         return this.whichMarker(held);
       case "tag":
-        return this.closed(held, TAG_OPEN.length, TAG_CLOSE, (body) => this.tagCalls(body));
+        return this.closed(held, TAG_OPEN.length, TAG_CLOSE, (body) => tagCalls(body, this.offered, this.typeOf));
       case "fence":
         return this.fence(held);
       case "start-json":
@@ -249,7 +289,7 @@ export class TextToolCalls {
     if (this.scan.decided || this.scan.closedAt < 0) return WAIT;
     this.scan.decided = true;
     const length = this.scan.closedAt + 1;
-    return this.jsonCalls(held.slice(0, length)) ? WAIT : { kind: "text", length };
+    return jsonCalls(held.slice(0, length), this.offered) ? WAIT : { kind: "text", length };
   }
 
   private whichMarker(held: string): Step {
@@ -272,7 +312,7 @@ export class TextToolCalls {
 
   /** A fence: its info line must say json (or nothing, or tool_call), its body start like JSON, and it must close. */
   private fence(held: string): Step {
-    if (this.fenceBody >= 0) return this.closed(held, this.fenceBody, FENCE, (body) => this.jsonCalls(body));
+    if (this.fenceBody >= 0) return this.closed(held, this.fenceBody, FENCE, (body) => jsonCalls(body, this.offered));
     const newline = held.indexOf("\n", FENCE.length);
     if (newline < 0) return held.length > FENCE.length + 20 ? { kind: "text", length: held.length } : WAIT;
     const info = held.slice(FENCE.length, newline).trim().toLowerCase();
@@ -282,7 +322,7 @@ export class TextToolCalls {
     const c = held[newline + 1 + first];
     if (c !== "{" && c !== "[") return { kind: "text", length: newline + 1 };
     this.fenceBody = newline + 1;
-    return this.closed(held, newline + 1, "```", (body) => this.jsonCalls(body));
+    return this.closed(held, newline + 1, "```", (body) => jsonCalls(body, this.offered));
   }
 
   /** Held text from a marker to its closer: decided once the closer came. */
@@ -304,12 +344,16 @@ export class TextToolCalls {
     }
   }
 
-  /** The stream is over: what is held is decided with nothing more to come. */
+  /** The stream is over: what is held is decided with nothing more to come, and the calls that end the answer are given. */
   private end(out: ModelEvent[]): void {
     const held = this.held;
-    if (held === null) return;
-    const calls = this.finalCalls(held);
-    this.release(held.length, calls, out);
+    if (held !== null) this.release(held.length, this.finalCalls(held), out);
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (waiting) {
+      this.pending += waiting.space;
+      this.emitCalls(waiting.calls, out);
+    }
     this.flushText(out);
   }
 
@@ -319,101 +363,45 @@ export class TextToolCalls {
         return null;
       case "tag":
         // vLLM's hermes parser takes a last <tool_call> whose closing tag never came.
-        return this.tagCalls(held.slice(TAG_OPEN.length));
+        return tagCalls(held.slice(TAG_OPEN.length), this.offered, this.typeOf);
       case "fence":
         return null;
       case "rest":
-        return held.startsWith(PYTHON_TAG) ? this.jsonCalls(held.slice(PYTHON_TAG.length)) : this.mistralCalls(held.slice(MISTRAL.length));
+        return held.startsWith(PYTHON_TAG) ? jsonCalls(held.slice(PYTHON_TAG.length), this.offered) : mistralCalls(held.slice(MISTRAL.length), this.offered);
       case "start-json":
-        return this.jsonCalls(held);
+        return jsonCalls(held, this.offered);
       case "start-pythonic":
         return pythonicCalls(held, this.offered);
     }
   }
 
-  /** A `<tool_call>` body: JSON, or Qwen3-Coder's `<function=…>` form. */
-  private tagCalls(body: string): TextCall[] | null {
-    const trimmed = body.trim();
-    if (!trimmed.startsWith(XML_FUNCTION)) return this.jsonCalls(body);
-    const match = XML_CALL.exec(trimmed);
-    const name = match?.[1]?.trim() ?? "";
-    if (!match || !this.offered.has(name)) return null;
-    const args: Record<string, unknown> = {};
-    let rest = (match[2] ?? "").trim();
-    while (rest) {
-      const param = XML_PARAMETER.exec(rest);
-      if (!param) return null;
-      const key = param[1]?.trim() ?? "";
-      args[key] = typedValue(trimNewline(param[2] ?? ""), this.typeOf(name, key));
-      rest = rest.slice(param[0].length).trim();
-    }
-    return [{ name, arguments: args }];
-  }
-
-  /** One or more JSON call objects (or arrays of them), separated by whitespace, `;` or `,`. */
-  private jsonCalls(body: string): TextCall[] | null {
-    const values = splitJsonValues(body);
-    if (!values || values.length === 0) return null;
-    const calls: TextCall[] = [];
-    for (const text of values) {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        return null;
-      }
-      for (const item of Array.isArray(value) ? value : [value]) {
-        const call = callOf(item, this.offered);
-        if (!call) return null;
-        calls.push(call);
-      }
-    }
-    return calls.length > 0 ? calls : null;
-  }
-
-  /** After `[TOOL_CALLS]`: a JSON list (before v11), or `name{…}` / `name[ARGS]{…}` parts, each after its own marker. */
-  private mistralCalls(body: string): TextCall[] | null {
-    const trimmed = body.trim();
-    if (trimmed.startsWith("[") || trimmed.startsWith("{")) return this.jsonCalls(trimmed);
-    const calls: TextCall[] = [];
-    for (const part of trimmed.split(MISTRAL)) {
-      const match = MISTRAL_NAMED.exec(part.trim());
-      if (!match) return null;
-      const name = match[1] ?? "";
-      const args = objectOf(match[2] ?? "");
-      if (!this.offered.has(name) || !args) return null;
-      calls.push({ name, arguments: args });
-    }
-    return calls.length > 0 ? calls : null;
-  }
-
+  /** The calls as the server's would come; none of the server's own came in this stream (see stopReading). */
   private emitCalls(calls: readonly TextCall[], out: ModelEvent[]): void {
     this.flushText(out);
     for (const call of calls) {
-      this.made++;
-      out.push({ type: "tool_call_delta", index: this.nextIndex++, name: call.name, argumentsDelta: JSON.stringify(call.arguments) });
+      out.push({ type: "tool_call_delta", index: this.made++, name: call.name, argumentsDelta: JSON.stringify(call.arguments) });
     }
-  }
-
-  /** A server's own tool call keeps an index apart from the calls taken from the text. */
-  private renumbered(event: ToolCallDelta): ToolCallDelta {
-    let index = this.native.get(event.index);
-    if (index === undefined) {
-      index = this.nextIndex++;
-      this.native.set(event.index, index);
-    }
-    return index === event.index ? event : { ...event, index };
   }
 }
 
-/** A {@link TextToolCalls} for the tools a request offers; null when it offers none (nothing to look for). */
-export function textToolCallsFor(tools: readonly ToolSpec[]): TextToolCalls | null {
-  if (tools.length === 0) return null;
+/** What a turn knows of its server's tool calls: `seen` once it sent one of its own, from when on none are read from text. */
+export type NativeCalls = { seen: boolean };
+
+/**
+ * A {@link TextToolCalls} for a request, or null where text is not read for calls: the request
+ * offers no tools; the server parses calls itself (the dialect table's `textToolCalls`, over which
+ * the connection's `text_tool_calls` wins); or it already sent calls of its own in this turn.
+ */
+export function textToolCallsFor(tools: readonly ToolSpec[], endpoint: Pick<Endpoint, "dialect" | "textToolCalls">, native: NativeCalls): TextToolCalls | null {
+  if (tools.length === 0 || native.seen || !readsTextCalls(endpoint)) return null;
   const byName = new Map(tools.map((t) => [t.function.name, t.function.parameters] as const));
-  return new TextToolCalls(new Set(byName.keys()), (tool, parameter) => parameterType(byName.get(tool), parameter));
+  return new TextToolCalls(new Set(byName.keys()), (tool, parameter) => parameterType(byName.get(tool), parameter), native);
 }
 
-type TextCall = { name: string; arguments: Record<string, unknown> };
+/** Whether a server's answers are read for calls written as text: the connection's word, else its family's. */
+export function readsTextCalls(endpoint: Pick<Endpoint, "dialect" | "textToolCalls">): boolean {
+  return endpoint.textToolCalls ?? dialectById(endpoint.dialect).textToolCalls;
+}
 type Kind = "maybe" | "tag" | "fence" | "rest" | "start-json" | "start-pythonic";
 type Step =
   | { kind: "wait" }
@@ -447,11 +435,6 @@ const PYTHONIC_FIRST_NAME = /^\[\s*([A-Za-z_][\w.]*)\s*\(/;
 const UNDECIDED_START = /^(?:\[\s*)?(?:\{\s*(?:"[^"\\]*)?)?$|^\[\s*[A-Za-z_][\w.]*\s*$/;
 /** The keys a call object starts with in the formats above. */
 const CALL_KEYS = new Set(["name", "type", "function", "arguments", "parameters"]);
-const MISTRAL_NAMED = /^([A-Za-z_][\w.-]*)\s*(?:\[CALL_ID\][A-Za-z0-9]+)?\s*(?:\[ARGS\])?\s*(\{[\s\S]*\})$/;
-
-const XML_FUNCTION = "<function=";
-const XML_CALL = /^<function=([^>\n]+)>([\s\S]*)<\/function>$/;
-const XML_PARAMETER = /^<parameter=([^>\n]+)>([\s\S]*?)<\/parameter>/;
 
 /** Whether a marker begins at `at` of `s`, or could, with the chunks to come. */
 function couldBeMarker(s: string, at: number): boolean {
@@ -463,276 +446,3 @@ function couldBeMarker(s: string, at: number): boolean {
   return false;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** A call object in any of the JSON shapes: `{name, arguments|parameters}`, with `type`, or wrapping `function`. */
-function callOf(value: unknown, offered: ReadonlySet<string>): TextCall | null {
-  if (!isRecord(value)) return null;
-  const inner = isRecord(value.function) ? value.function : value;
-  const name = inner.name;
-  if (typeof name !== "string" || !offered.has(name)) return null;
-  const raw = "arguments" in inner ? inner.arguments : inner.parameters;
-  const args = typeof raw === "string" ? objectOf(raw) : isRecord(raw) ? raw : null;
-  return args ? { name, arguments: args } : null;
-}
-
-/** The type a tool's JSON Schema gives a parameter (the first non-null one of a list). */
-function parameterType(schema: Record<string, unknown> | undefined, parameter: string): string | undefined {
-  const properties = schema?.properties;
-  if (!isRecord(properties)) return undefined;
-  const property = properties[parameter];
-  if (!isRecord(property)) return undefined;
-  const type = property.type;
-  if (typeof type === "string") return type;
-  return Array.isArray(type) ? type.find((t): t is string => typeof t === "string" && t !== "null") : undefined;
-}
-
-/** A parameter written as text, typed as its schema says; text that does not read as that type stays text (the tool's check says why). */
-function typedValue(text: string, type: string | undefined): unknown {
-  switch (type) {
-    case "integer":
-    case "number": {
-      const n = Number(text.trim());
-      return text.trim() !== "" && Number.isFinite(n) ? n : text;
-    }
-    case "boolean": {
-      const t = text.trim().toLowerCase();
-      return t === "true" ? true : t === "false" ? false : text;
-    }
-    case "object":
-    case "array":
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        return text;
-      }
-    default:
-      return text;
-  }
-}
-
-/** Qwen3-Coder writes a value on lines of its own: one newline either side is the layout's. */
-function trimNewline(text: string): string {
-  const start = text.startsWith("\n") ? 1 : 0;
-  const end = text.endsWith("\n") ? text.length - 1 : text.length;
-  return text.slice(start, Math.max(start, end));
-}
-
-function objectOf(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return isRecord(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The top-level `{…}` / `[…]` values of `text`, when that is all it holds (separated by
- * whitespace, `;` or `,`); null when anything else is there or a value is not closed.
- */
-export function splitJsonValues(text: string): string[] | null {
-  const values: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text[i];
-    if (c === " " || c === "\n" || c === "\r" || c === "\t" || c === ";" || c === ",") {
-      i++;
-      continue;
-    }
-    if (c !== "{" && c !== "[") return null;
-    const end = closingOf(text, i);
-    if (end < 0) return null;
-    values.push(text.slice(i, end + 1));
-    i = end + 1;
-  }
-  return values;
-}
-
-/** Finds where a JSON value (starting at the first character read) closes, over text given in pieces. */
-class JsonScan {
-  /** The index, over all text read, of the closing bracket; -1 until it came. */
-  closedAt = -1;
-  /** Whether the held text was judged by its first value. */
-  decided = false;
-  private offset = 0;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
-
-  /** Reads on; true when the value closed in `s`. */
-  read(s: string): boolean {
-    if (this.closedAt >= 0) return false;
-    for (let i = 0; i < s.length; i++) {
-      const c = s[i];
-      if (this.escaped) this.escaped = false;
-      else if (this.inString) {
-        if (c === "\\") this.escaped = true;
-        else if (c === '"') this.inString = false;
-      } else if (c === '"') this.inString = true;
-      else if (c === "{" || c === "[") this.depth++;
-      else if ((c === "}" || c === "]") && --this.depth === 0) {
-        this.closedAt = this.offset + i;
-        this.offset += s.length;
-        return true;
-      }
-    }
-    this.offset += s.length;
-    return false;
-  }
-}
-
-/** Whether `body` starts a JSON value that has not closed yet. */
-function opensUnclosed(body: string): boolean {
-  const first = body.search(/\S/);
-  if (first < 0) return false;
-  const c = body[first];
-  return (c === "{" || c === "[") && closingOf(body, first) < 0;
-}
-
-/** The index of the bracket closing the one at `start`, minding strings; -1 when it never closes. */
-function closingOf(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "{" || c === "[") depth++;
-    else if (c === "}" || c === "]") {
-      depth--;
-      if (depth === 0) return i;
-    }
-  }
-  return -1;
-}
-
-/**
- * `[name(key=literal, …), …]`, read without evaluating anything: arguments are keywords whose
- * values are Python literals (strings, numbers, True/False/None, lists, dicts).
- */
-export function pythonicCalls(text: string, offered: ReadonlySet<string>): TextCall[] | null {
-  const reader = new LiteralReader(text.trim());
-  try {
-    reader.expect("[");
-    const calls: TextCall[] = [];
-    while (!reader.take("]")) {
-      if (calls.length > 0) reader.expect(",");
-      const name = reader.identifier();
-      if (!offered.has(name)) return null;
-      reader.expect("(");
-      const args: Record<string, unknown> = {};
-      while (!reader.take(")")) {
-        if (Object.keys(args).length > 0) {
-          reader.expect(",");
-          if (reader.take(")")) break;
-        }
-        const key = reader.identifier();
-        reader.expect("=");
-        args[key] = reader.value();
-      }
-      calls.push({ name, arguments: args });
-    }
-    return reader.atEnd() && calls.length > 0 ? calls : null;
-  } catch {
-    return null;
-  }
-}
-
-class LiteralReader {
-  private i = 0;
-  constructor(private readonly s: string) {}
-
-  atEnd(): boolean {
-    this.space();
-    return this.i >= this.s.length;
-  }
-
-  take(c: string): boolean {
-    this.space();
-    if (this.s[this.i] !== c) return false;
-    this.i++;
-    return true;
-  }
-
-  expect(c: string): void {
-    if (!this.take(c)) throw new Error(`expected ${c}`);
-  }
-
-  identifier(): string {
-    this.space();
-    const match = /^[A-Za-z_][\w.]*/.exec(this.s.slice(this.i, this.i + 200));
-    if (!match) throw new Error("expected a name");
-    this.i += match[0].length;
-    return match[0];
-  }
-
-  value(): unknown {
-    this.space();
-    const c = this.s[this.i];
-    if (c === '"' || c === "'") return this.string(c);
-    if (c === "[") return this.list("]");
-    if (c === "(") return this.list(")");
-    if (c === "{") return this.dict();
-    const word = /^(?:True|False|None|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)/.exec(this.s.slice(this.i, this.i + 40));
-    if (!word) throw new Error("expected a literal");
-    this.i += word[0].length;
-    if (word[0] === "True") return true;
-    if (word[0] === "False") return false;
-    if (word[0] === "None") return null;
-    return Number(word[0]);
-  }
-
-  private list(close: string): unknown[] {
-    this.i++;
-    const items: unknown[] = [];
-    while (!this.take(close)) {
-      if (items.length > 0) {
-        this.expect(",");
-        if (this.take(close)) break;
-      }
-      items.push(this.value());
-    }
-    return items;
-  }
-
-  private dict(): Record<string, unknown> {
-    this.i++;
-    const result: Record<string, unknown> = {};
-    let first = true;
-    while (!this.take("}")) {
-      if (!first) {
-        this.expect(",");
-        if (this.take("}")) break;
-      }
-      first = false;
-      const key = this.value();
-      if (typeof key !== "string") throw new Error("a dict key must be a string");
-      this.expect(":");
-      result[key] = this.value();
-    }
-    return result;
-  }
-
-  private string(quote: string): string {
-    let out = "";
-    for (this.i++; this.i < this.s.length; this.i++) {
-      const c = this.s[this.i];
-      if (c === quote) {
-        this.i++;
-        return out;
-      }
-      if (c === "\\") {
-        const next = this.s[++this.i];
-        out += next === "n" ? "\n" : next === "t" ? "\t" : next === "r" ? "\r" : (next ?? "");
-      } else out += c;
-    }
-    throw new Error("a string is not closed");
-  }
-
-  private space(): void {
-    while (this.i < this.s.length && /\s/.test(this.s[this.i] ?? "")) this.i++;
-  }
-}

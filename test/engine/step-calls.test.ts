@@ -178,6 +178,39 @@ describe("the loop guard", () => {
     expect(contentText(toolMessages(1)[2]?.content)).toContain("Change your approach");
   });
 
+  test("a model that keeps sending the stopped call: after two more stopped repeats the turn ends, saying why", async () => {
+    // A model stuck on one call: it would send it for the whole step limit.
+    for (let i = 0; i < 40; i++) model.push(step({ toolCalls: [{ id: `r${i}`, name: "read", arguments: missing }] }));
+    const result = await runLembas(box, ["run", "--yes", "--format", "json", "read it"], { cwd: box.project });
+    const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as Event & { message?: string; level?: string });
+    expect(events.filter((e) => e.type === "tool_start").map((e) => e.callId)).toEqual(["r0", "r1"]);
+    expect(events.filter((e) => e.type === "tool_denied").map((e) => e.callId)).toEqual(["r2", "r3", "r4"]);
+    expect(stepRequests()).toHaveLength(5);
+    const notice = events.find((e) => e.type === "notice" && e.level === "warn");
+    expect(notice?.message).toBe(
+      "the turn stopped: the model sent the same read call 5 times in a row; it failed 2 times, and 3 more were not run although the model was told each time to change its approach. Say what to do differently, or try another model",
+    );
+    expect(events.find((e) => e.type === "done")).toMatchObject({ stopReason: "max_turn_requests" });
+    expect(result.code).toBe(1);
+  });
+
+  test("stopped repeats in one step: the turn ends at the third, and the calls after it are not run", async () => {
+    model.push(step({ toolCalls: ["s1", "s2", "s3", "s4", "s5", "s6"].map((id) => ({ id, name: "read", arguments: missing })) }), step({ text: "never asked" }));
+    const result = await runLembas(box, ["run", "--yes", "--format", "json", "read it six times"], { cwd: box.project });
+    const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l) as Event);
+    expect(events.find((e) => e.type === "done")).toMatchObject({ stopReason: "max_turn_requests" });
+    expect(stepRequests()).toHaveLength(1);
+    const db = openDb(resolvePaths(box.env).dbFile);
+    try {
+      const session = events.find((e) => e.type === "session") as { id: string } | undefined;
+      const stored = listMessages(db, session?.id ?? "").filter((m) => m.role === "tool").map((m) => m.body as { callId: string; output: string });
+      expect(stored.map((r) => r.callId)).toEqual(["s1", "s2", "s3", "s4", "s5", "s6"]);
+      expect(stored[5]?.output).toContain("Not run: the turn was stopped");
+    } finally {
+      db.close();
+    }
+  });
+
   test("a call between the failures, or other arguments, starts the count again", async () => {
     model.push(
       step({ toolCalls: [{ id: "a1", name: "read", arguments: missing }] }),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listMessages } from "../../src/store/messages.ts";
 import { type EngineHarness, engineHarness, isStep, ofType, step } from "../support/engine.ts";
@@ -65,6 +65,49 @@ describe("tool calls a model writes as text", () => {
     await session.prompt({ text: "go" });
     expect(ofType(h.events(session), "text").map((e) => e.delta).join("")).toBe(text);
     expect(ofType(h.events(session), "tool_start")).toHaveLength(0);
+  });
+});
+
+describe("an example of a call in the model's prose is never run", () => {
+  const example = 'A bash call looks like this:\n```json\n{"name": "bash", "arguments": {"command": "touch PWNED"}}\n```';
+  /** Asked in auto mode, where a bash call would run without asking. */
+  async function ask(): Promise<{ shown: string; ran: string[] }> {
+    const session = await h.session({ mode: "auto" });
+    const answer = await session.prompt({ text: "show me what a bash call looks like; don't run anything" });
+    expect(answer).toMatchObject({ stopReason: "end_turn" });
+    const events = h.events(session);
+    return { shown: ofType(events, "text").map((e) => e.delta).join(""), ran: ofType(events, "tool_start").map((e) => e.name) };
+  }
+
+  test("a model whose server sent tool calls of its own in the turn: a fenced call ending its answer is shown, not run", async () => {
+    h = await engineHarness();
+    writeFileSync(join(h.project, "notes.txt"), "notes\n");
+    h.model.push(step({ toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }), step({ text: example }));
+    const { shown, ran } = await ask();
+    expect(ran).toEqual(["read"]);
+    expect(shown).toBe(example);
+    expect(existsSync(join(h.project, "PWNED"))).toBe(false);
+    expect(h.model.requests.filter((r) => isStep(r.body))).toHaveLength(2);
+  });
+
+  test("a fenced call with words after it is shown, not run, from a server that may not parse calls", async () => {
+    h = await engineHarness();
+    const text = `${example}\nI did not run it.`;
+    h.model.push(step({ text: text.match(/[\s\S]{1,5}/g) ?? [], chunkDelayMs: 1 }));
+    const { shown, ran } = await ask();
+    expect(ran).toEqual([]);
+    expect(shown).toBe(text);
+    expect(existsSync(join(h.project, "PWNED"))).toBe(false);
+  });
+
+  test("a connection that says text_tool_calls: false: a fenced call ending the first answer is shown, not run", async () => {
+    other = await startModel({ replies: [{ text: example }] });
+    h = await engineHarness({ config: { model: "native/test-model", connections: { native: { base_url: other.url, text_tool_calls: false } } } });
+    const { shown, ran } = await ask();
+    expect(ran).toEqual([]);
+    expect(shown).toBe(example);
+    expect(existsSync(join(h.project, "PWNED"))).toBe(false);
+    expect(other.requests).toHaveLength(1);
   });
 });
 

@@ -3,7 +3,8 @@ import { streamChatBatches } from "../../src/model/client.ts";
 import type { Endpoint } from "../../src/model/endpoint.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
 import type { ToolSpec } from "../../src/model/request.ts";
-import { TextToolCalls, pythonicCalls, splitJsonValues, textToolCallsFor } from "../../src/model/text-toolcalls.ts";
+import { pythonicCalls, splitJsonValues } from "../../src/model/text-call-values.ts";
+import { TextToolCalls, textToolCallsFor } from "../../src/model/text-toolcalls.ts";
 import { startModel } from "../support/model.ts";
 
 const OFFERED = new Set(["write", "read", "bash"]);
@@ -40,9 +41,24 @@ function everySplit(whole: string, offered: ReadonlySet<string> = OFFERED): Outc
 const writeArgs = { path: "a.txt", content: "hi\n" };
 
 describe("text tool calls", () => {
-  test("<tool_call> (Hermes, Qwen) is a call, the text around it kept", () => {
-    const out = everySplit(`I will write it.\n<tool_call>\n{"name": "write", "arguments": ${JSON.stringify(writeArgs)}}\n</tool_call>\nDone.`);
-    expect(out).toEqual({ text: "I will write it.\n\nDone.", calls: [{ index: 0, name: "write", args: writeArgs }], finish: "tool_calls" });
+  test("<tool_call> (Hermes, Qwen) ending the answer is a call, the text before it kept", () => {
+    const out = everySplit(`I will write it.\n<tool_call>\n{"name": "write", "arguments": ${JSON.stringify(writeArgs)}}\n</tool_call>\n`);
+    expect(out).toEqual({ text: "I will write it.\n\n", calls: [{ index: 0, name: "write", args: writeArgs }], finish: "tool_calls" });
+  });
+
+  test("a call with words after it is an example: it stays text, in every format held until decided", () => {
+    const tagged = `I would write it so:\n<tool_call>\n{"name": "write", "arguments": ${JSON.stringify(writeArgs)}}\n</tool_call>\nDone.`;
+    expect(everySplit(tagged)).toEqual({ text: tagged, calls: [], finish: "end_turn" });
+    const fenced = 'A bash call looks like this:\n```json\n{"name": "bash", "arguments": {"command": "touch PWNED"}}\n```\nI ran nothing.';
+    expect(everySplit(fenced)).toEqual({ text: fenced, calls: [], finish: "end_turn" });
+    const qwen = "<tool_call>\n<function=bash>\n<parameter=command>\ntouch PWNED\n</parameter>\n</function>\n</tool_call> is the form.";
+    expect(everySplit(qwen)).toEqual({ text: qwen, calls: [], finish: "end_turn" });
+  });
+
+  test("an example, words, then a call ending the answer: only the last is a call", () => {
+    const example = '```json\n{"name": "bash", "arguments": {"command": "touch PWNED"}}\n```';
+    const out = everySplit(`Like this:\n${example}\nNow for real:\n<tool_call>{"name": "read", "arguments": {"path": "a"}}</tool_call>`);
+    expect(out).toEqual({ text: `Like this:\n${example}\nNow for real:\n`, calls: [{ index: 0, name: "read", args: { path: "a" } }], finish: "tool_calls" });
   });
 
   test("Qwen3-Coder's <function=…> form inside <tool_call>, values typed by the tool's schema", () => {
@@ -165,14 +181,22 @@ describe("text tool calls", () => {
     expect(open.calls).toEqual([{ index: 0, name: "read", args: { path: "a" } }]);
   });
 
-  test("while streaming, the call's text is held back and never shown; ordinary text is not held", () => {
+  test("while streaming, a call's text is held back until the answer ends, and shown when words follow it; ordinary text is not held", () => {
     const t = new TextToolCalls(OFFERED);
     const shown = (delta: string) => collect(t.push([{ type: "text", delta }])).text;
     expect(shown("Writing ")).toBe("Writing ");
     expect(shown("now. <tool")).toBe("now. ");
+    const call = '<tool_call>{"name":"write","arguments":{"path":"a","content":"b"}}</tool_call>';
     expect(shown('_call>{"name":"write",')).toBe("");
-    expect(shown('"arguments":{"path":"a","content":"b"}}</tool_call> ok')).toBe(" ok");
-    expect(shown(" a < b and [x]")).toBe(" a < b and [x]");
+    expect(shown('"arguments":{"path":"a","content":"b"}}</tool_call>')).toBe("");
+    expect(shown("\n")).toBe("");
+    expect(shown(" ok, a < b and [x]")).toBe(`${call}\n ok, a < b and [x]`);
+    expect(shown(" more")).toBe(" more");
+    expect(collect(t.push([{ type: "finish", reason: "end_turn" }]))).toEqual({ text: "", calls: [], finish: "end_turn" });
+
+    const tail = new TextToolCalls(OFFERED);
+    expect(collect(tail.push([{ type: "text", delta: `Writing.\n${call}\n` }])).text).toBe("Writing.\n");
+    expect(collect(tail.push([{ type: "finish", reason: "end_turn" }]))).toEqual({ text: "\n", calls: [{ index: 0, name: "write", args: { path: "a", content: "b" } }], finish: "tool_calls" });
   });
 
   test("a batch of ordinary text passes through as the same array", () => {
@@ -182,16 +206,35 @@ describe("text tool calls", () => {
     expect(t.push(batch)).toBe(batch);
   });
 
-  test("the server's own tool calls keep indexes apart from the text's", () => {
-    const t = new TextToolCalls(OFFERED);
+  test("once the server sends a call of its own, a call in the text is text, and nothing more is read in the turn", () => {
+    const native = { seen: false };
+    const t = new TextToolCalls(OFFERED, undefined, native);
+    const written = '<tool_call>{"name":"read","arguments":{"path":"a"}}</tool_call>';
     const events = [
-      ...t.push([{ type: "text", delta: '<tool_call>{"name":"read","arguments":{"path":"a"}}</tool_call>' }]),
+      ...t.push([{ type: "text", delta: written }]),
       ...t.push([{ type: "tool_call_delta", index: 0, id: "c1", name: "bash", argumentsDelta: '{"command":' }]),
       ...t.push([{ type: "tool_call_delta", index: 0, argumentsDelta: '"ls"}' }]),
+      ...t.push([{ type: "text", delta: written }]),
       ...t.push([{ type: "finish", reason: "tool_calls" }]),
     ];
-    const indexes = events.flatMap((e) => (e.type === "tool_call_delta" ? [e.index] : []));
-    expect(indexes).toEqual([0, 1, 1]);
+    expect(native.seen).toBe(true);
+    expect(events.flatMap((e) => (e.type === "tool_call_delta" ? [[e.index, e.name]] : []))).toEqual([
+      [0, "bash"],
+      [0, undefined],
+    ]);
+    expect(events.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join("")).toBe(written + written);
+    // The turn's next step reads no text for calls.
+    expect(textToolCallsFor([{ type: "function", function: { name: "read", description: "", parameters: {} } }], {}, native)).toBeNull();
+  });
+
+  test("text is read for calls only from a server that may not parse them: its family's word, or the connection's", () => {
+    const tools: ToolSpec[] = [{ type: "function", function: { name: "read", description: "", parameters: {} } }];
+    const reads = (endpoint: Parameters<typeof textToolCallsFor>[1]) => textToolCallsFor(tools, endpoint, { seen: false }) !== null;
+    for (const dialect of ["ollama", "llamacpp", "vllm", "lmstudio", "generic"] as const) expect({ dialect, reads: reads({ dialect }) }).toEqual({ dialect, reads: true });
+    for (const dialect of ["openai", "anthropic", "gemini", "mistral", "deepseek", "groq", "openrouter", "lembas"] as const) expect({ dialect, reads: reads({ dialect }) }).toEqual({ dialect, reads: false });
+    expect(reads({})).toBe(true);
+    expect(reads({ dialect: "ollama", textToolCalls: false })).toBe(false);
+    expect(reads({ dialect: "openai", textToolCalls: true })).toBe(true);
   });
 
   test("held text is given before an error ends the stream", () => {
@@ -222,7 +265,7 @@ describe("text tool calls through the real client", () => {
     const endpoint: Endpoint = { name: "test", baseUrl: model.url, apiKey: null };
     const batches: ModelEvent[][] = [];
     const request = { model: "m", messages: [{ role: "user" as const, content: "hi" }], effort: "off" as const };
-    const calls = textToolCallsFor(offered);
+    const calls = textToolCallsFor(offered, endpoint, { seen: false });
     for await (const batch of streamChatBatches(endpoint, request)) batches.push(calls ? calls.push(batch) : batch);
     return batches;
   }
@@ -254,7 +297,7 @@ describe("text tool calls through the real client", () => {
 
   test("with no tools offered nothing is looked for: the text is the client's own", async () => {
     const text = ['<tool_call>{"name": "read", "arguments": {}}</tool_call>'];
-    expect(textToolCallsFor([])).toBeNull();
+    expect(textToolCallsFor([], {}, { seen: false })).toBeNull();
     const out = collect((await stream(text, [])).flat());
     expect(out).toEqual({ text: text[0] ?? "", calls: [], finish: "end_turn" });
   });
