@@ -207,6 +207,34 @@ describe("attack: an HTML page cannot blow up the conversion", () => {
     expect(markdown.split("\n").at(-1)).toBe(`${"  ".repeat(8)}- x`);
   });
 
+  const nestedDivs = (depth: number) => `<html><body>${"<div>x".repeat(depth)}<p>the innermost words</p>${"</div>".repeat(depth)}<p>after them</p></body></html>`;
+
+  test("divs nested by the hundred thousand (4.8 MB, as a page once was) are read whole, their text kept", () => {
+    const { markdown } = htmlToMarkdown(nestedDivs(400_000), "http://example.com/");
+    // Read whole: every level's word, deeper ones than the conversion follows too, each a word of its own.
+    expect(markdown.match(/x/g)?.length).toBe(400_000);
+    expect(markdown.slice(-60)).toEndWith("x x x the innermost words\n\nafter them");
+  });
+
+  test("the conversion's work grows with the page's size, not its square: twice as deep, about twice the work", () => {
+    const small = htmlToMarkdown(nestedDivs(20_000), "http://example.com/").work;
+    const large = htmlToMarkdown(nestedDivs(40_000), "http://example.com/").work;
+    expect(large / small).toBeLessThan(2.5);
+  });
+
+  test("an element left out (svg, script) deeper than the conversion follows stops it there, said; before it the page is read", () => {
+    const html = `<p>first words</p>${"<div>".repeat(1000)}<svg><text>icon</text></svg><p>never read</p>${"</div>".repeat(1000)}`;
+    const { markdown } = htmlToMarkdown(html, "http://example.com/");
+    expect(markdown).toStartWith("first words");
+    expect(markdown).not.toContain("icon");
+    expect(markdown).toEndWith("[… the rest of the page is left out: it nests its elements more than 256 deep]");
+  });
+
+  test("a self-closed <svg/> leaves out nothing after it", () => {
+    const { markdown } = htmlToMarkdown("<p>one <svg/> two</p><p>three</p>", "http://example.com/");
+    expect(markdown).toBe("one two\n\nthree");
+  });
+
   test("the page's title is its first <title>, not an SVG icon's <title> after it, and no title is body text", () => {
     const html = `<html><title>Docs</title><body><p>Read <svg><title>external link</title></svg> on.</p></body></html>`;
     const { title, markdown } = htmlToMarkdown(html, "http://example.com/");
