@@ -128,7 +128,7 @@ describe("attack: fetch asks per host, and a redirect cannot go around that", ()
     const result = await run(fetchTool, { url: `${base}/to-other-host` }, ctx);
     expect(result.isError).toBe(true);
     expect(result.output).toBe(
-      `${base}/to-other-host redirected to http://127.0.0.2:${server.port}/text, on another host, which was not fetched: fetch http://127.0.0.2:${server.port}/text itself to follow it (a host not fetched from before asks the person).`,
+      `${base}/to-other-host redirected to http://127.0.0.2:${server.port}/text, on another host, which was not fetched: fetch http://127.0.0.2:${server.port}/text itself to follow it (a host not allowed for the session asks the person).`,
     );
     // The same host on another scheme is the same host: followed (here it fails, as the test server speaks no TLS).
     const upgraded = await run(fetchTool, { url: `${base}/to-https`, timeout: 5 }, ctx);
