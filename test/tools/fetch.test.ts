@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { networkInterfaces } from "node:os";
 import { unknownKey } from "../../src/config/keys.ts";
 import { Config } from "../../src/config/schema.ts";
 import { isPrivateAddress, privateAddressProblem } from "../../src/tools/address-guard.ts";
@@ -289,6 +290,35 @@ describe("fetch refuses loopback and private addresses unless allowed", () => {
     const public_ = ["100.63.255.255", "100.128.0.0", "223.255.255.255", "255.255.255.254", "fe00::1", "fbff::1", "64:ff9b::8.8.8.8", "64:ff9b:1::127.0.0.1"];
     expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([]);
     expect(public_.filter((a) => isPrivateAddress(a))).toEqual([]);
+  });
+
+  test("every address of this device's own interfaces is refused, a public one too", async () => {
+    const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+    const reached: string[] = [];
+    for (const address of own) if ((await privateAddressProblem(address, false)) === null) reached.push(address);
+    expect(reached).toEqual([]);
+  });
+
+  // A service listening on every interface (a dev server, a database's web console) is the person's, whatever the address.
+  const publicOwn = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .find((a) => a.family === "IPv4" && !a.internal && !isPrivateAddress(a.address))?.address;
+  if (!publicOwn) console.warn("SKIPPED: this machine has no public IPv4 address of its own to fetch itself through");
+  test.skipIf(!publicOwn)("a service of this device reached through its own public address is refused, before any request", async () => {
+    let asked = 0;
+    const local = Bun.serve({ hostname: "0.0.0.0", port: 0, fetch: () => (asked++, new Response("the person's own service")) });
+    try {
+      const result = await run(fetchTool, { url: `http://${publicOwn}:${local.port}/admin` }, makeContext().ctx);
+      expect(result).toMatchObject({
+        isError: true,
+        output: `${publicOwn} is an address of this device's own, which fetch does not reach unless the person allows it (config fetch.allow_private).`,
+      });
+      expect(asked).toBe(0);
+      // Allowed by the person, it is reached (the refusal was the guard's, not the network's).
+      expect((await run(fetchTool, { url: `http://${publicOwn}:${local.port}/admin` }, makeContext({ allowPrivate: [publicOwn ?? ""] }).ctx)).output).toEndWith("the person's own service");
+    } finally {
+      await local.stop(true);
+    }
   });
 
   test("a host that does not resolve is a sentence", async () => {
