@@ -18,6 +18,7 @@ import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "./context.ts";
 import { terminalInteraction } from "./ask.ts";
 import { makePrinter } from "./print.ts";
+import { realOr } from "../real-path.ts";
 
 export default defineCommand({
   meta: { name: "run", description: "Run one prompt to the end and print the answer",
@@ -72,7 +73,8 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
 
   const ctx = createContext();
   const { engine, models, dropReads } = createEngine(ctx, "run");
-  const cwd = resolve(args.cwd ?? process.cwd());
+  // As sessions are kept: where the directory really is.
+  const cwd = realOr(resolve(args.cwd ?? process.cwd()));
   const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
   const session = existing
     ? await continueSession(engine, existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })

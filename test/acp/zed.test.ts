@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
@@ -88,6 +88,23 @@ describe("a file the editor attaches", () => {
     expect(seen).toContain('<file name="elsewhere.md" path="');
     expect(seen).toContain('<file name=".env" path="');
     expect(attachments()).toHaveLength(2);
+  });
+});
+
+describe("a project opened through a symlink", () => {
+  test("its session is rooted where the project really is: a write inside it is no write outside the project", async () => {
+    const link = join(a.box.dir, "project-link");
+    symlinkSync(a.project, link);
+    a.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "made.txt", content: "made\n" } }] }), step({ text: "ok" }));
+    const made = await newSession({ cwd: link, _meta: { mode: "edit" } });
+    await a.agent.request("session/prompt", { sessionId: made.sessionId, prompt: [{ type: "text", text: "make it" }] });
+    expect(a.permissionRequests).toEqual([]);
+    expect(readFileSync(join(a.project, "made.txt"), "utf8")).toBe("made\n");
+    // Listed under the name the editor knows it by, and under the real one.
+    for (const cwd of [link, realpathSync(a.project)]) {
+      const listed = await a.agent.request("session/list", { cwd });
+      expect(listed.sessions.map((s) => [s.sessionId, s.cwd])).toEqual([[made.sessionId, realpathSync(a.project)]]);
+    }
   });
 });
 
