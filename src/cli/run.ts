@@ -16,6 +16,7 @@ import { type RunResult, RunTally } from "./run-result.ts";
 import { readStdin, stdinPiped } from "./stdin.ts";
 import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "./context.ts";
+import { optionGiven } from "./args.ts";
 import { terminalInteraction } from "./ask.ts";
 import { makePrinter } from "./print.ts";
 import { realOr } from "../real-path.ts";
@@ -34,6 +35,10 @@ export default defineCommand({
     yes: { type: "boolean", description: "approve everything the mode would ask" },
     session: { type: "string", valueHint: "ID", description: "continue this session (its id)" },
     continue: { type: "boolean", alias: "c", description: "continue the most recent session of this directory" },
+  },
+  refused(argv, error) {
+    // The words were refused before the run began: a script asking for JSON still gets its last line.
+    if (optionGiven(argv, "format") === "json") writeResult(new RunTally().result({ error: errorMessage(error), sessionId: null }));
   },
   async run({ args }) {
     const json = args.format === "json";
