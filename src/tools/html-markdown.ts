@@ -22,8 +22,11 @@ const MAX_TITLE = 200;
 const MAX_OPEN = 256;
 /** The most of a page converted, in characters; the fetch cap keeps a page below it. */
 const MAX_HTML_CHARS = 8 * 1024 * 1024;
-/** The longest one conversion runs (it holds the event loop); the time is looked at every CHECK_EVERY calls. */
-const MAX_MILLIS = 3000;
+/**
+ * The longest one conversion runs (it holds the event loop), a last resort: the bounds above keep
+ * the largest page fetch reads well under a second. The time is looked at every CHECK_EVERY calls.
+ */
+const MAX_MILLIS = 10_000;
 const CHECK_EVERY = 4096;
 
 /** Thrown from a handler to stop the rewriter: the rest of the page is left out, and why is said. */
