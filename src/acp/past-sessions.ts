@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { realOr } from "../real-path.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions, type SessionRow } from "../store/sessions.ts";
 import { invalid } from "./host.ts";
@@ -19,8 +20,9 @@ export const ResumeParams = z.looseObject({ sessionId: z.string().min(1), cwd: z
 export function listPast(db: Db, params: z.infer<typeof ListParams>) {
   const start = params.cursor ? Number(params.cursor) : 0;
   if (!Number.isSafeInteger(start) || start < 0) throw invalid(`the cursor ${JSON.stringify(params.cursor)} is not one this agent gave`);
-  const cwd = params.cwd ?? null;
-  const rows = listSessions(db, { limit: MOST }).filter((s) => cwd === null || s.cwd === cwd || s.root === cwd);
+  // Sessions are kept where their directory really is, and an editor may name it through a symlink.
+  const dirs = params.cwd ? new Set([params.cwd, realOr(params.cwd)]) : null;
+  const rows = listSessions(db, { limit: MOST }).filter((s) => dirs === null || dirs.has(s.cwd) || dirs.has(s.root));
   const page = rows.slice(start, start + PAGE);
   return {
     sessions: page.map(sessionInfo),

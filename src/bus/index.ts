@@ -66,7 +66,7 @@ function makeEventSchemas() {
     /** Steering messages the model was given at this step. */
     steered: z.object({ texts: z.array(z.string()), ids: z.array(z.string()).optional() }),
     /** A turn starts or ends. Every turn has one, with the client's turn id or one made here. */
-    task: z.object({ state: z.enum(["start", "end"]), turnId: z.string(), stopReason: stopReason.optional() }),
+    task: z.object({ state: z.enum(["start", "end"]), turnId: z.string(), stopReason: z.enum([...stopReason.options, "error"]).optional() }),
     /** Something the person should know that is not the model's answer (a retry, a fallback). */
     notice: z.object({ message: z.string(), level: z.enum(["info", "warn"]) }),
     /** Take back what was streamed of the current step (a retried or cut model call). */

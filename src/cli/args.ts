@@ -79,3 +79,18 @@ export function parseArgs<A extends ArgsDef>(defs: A, argv: readonly string[], l
   if (words.length > 0) throw new UserError(`${line} takes no argument ${JSON.stringify(words[0])} (${line} --help says what it takes)`, 2);
   return out as ParsedArgs<A>;
 }
+
+/**
+ * The value an option was given among words that may yet be refused (`--name VALUE` or
+ * `--name=VALUE`, before a `--`), read leniently: for what the refusal itself is to look like.
+ */
+export function optionGiven(argv: readonly string[], name: string): string | undefined {
+  const end = argv.indexOf("--");
+  const words = end === -1 ? argv : argv.slice(0, end);
+  let value: string | undefined;
+  for (const [i, word] of words.entries()) {
+    if (word === `--${name}`) value = words[i + 1];
+    else if (word.startsWith(`--${name}=`)) value = word.slice(name.length + 3);
+  }
+  return value;
+}

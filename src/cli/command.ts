@@ -20,6 +20,8 @@ export type CommandDef<A extends ArgsDef = ArgsDef> = {
   subCommands?: Record<string, Lazy<CommandDef>>;
   // Method syntax on purpose: a command of its own args still counts as a CommandDef.
   run?(context: { args: ParsedArgs<A> }): unknown;
+  /** Told when its words are refused (an unknown option, a missing argument), before the refusal is thrown: `lembas run --format json` still ends with its result line. */
+  refused?(argv: readonly string[], error: unknown): void;
 };
 
 export function defineCommand<const A extends ArgsDef = Record<never, never>>(def: CommandDef<A>): CommandDef<A> {
@@ -45,7 +47,13 @@ export async function runCommand(cmd: CommandDef, argv: readonly string[], path:
     if (!sub) throw new UserError(`there is no command ${line} ${name}${didYouMean(name, names)}: ${line} --help lists them`, 2);
     return runCommand(await resolveLazy(sub), rest, [...path, name]);
   }
-  const args = parseArgs(cmd.args ?? {}, argv, line);
+  let args: ParsedArgs<ArgsDef>;
+  try {
+    args = parseArgs(cmd.args ?? {}, argv, line);
+  } catch (error) {
+    cmd.refused?.(argv, error);
+    throw error;
+  }
   await cmd.run?.({ args });
 }
 

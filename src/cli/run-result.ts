@@ -1,5 +1,6 @@
 import type { EngineEvent } from "../bus/index.ts";
 import type { TurnAnswer } from "../engine/session.ts";
+import { endReason } from "../engine/turn-queue.ts";
 
 /**
  * The last line of `lembas run --format json`: how the run ended, in one object a script can
@@ -40,7 +41,8 @@ export class RunTally {
   result(end: { answer?: TurnAnswer; error?: string; cancelled?: true; sessionId: string | null }): RunResult {
     const { answer } = end;
     const error = end.error ?? answer?.error ?? null;
-    const stopReason = end.cancelled ? "cancelled" : answer ? (error && answer.stopReason === "end_turn" ? "error" : answer.stopReason) : error ? "error" : null;
+    // The turn's own end as its events said it (done, task), or the run's when it failed before a turn.
+    const stopReason = end.cancelled ? "cancelled" : answer ? endReason({ stopReason: answer.stopReason, ...(error ? { error } : {}) }) : error ? "error" : null;
     return {
       type: "result",
       ok: error === null && stopReason === "end_turn",

@@ -16,8 +16,10 @@ import { type RunResult, RunTally } from "./run-result.ts";
 import { readStdin, stdinPiped } from "./stdin.ts";
 import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "./context.ts";
+import { optionGiven } from "./args.ts";
 import { terminalInteraction } from "./ask.ts";
 import { makePrinter } from "./print.ts";
+import { realOr } from "../real-path.ts";
 
 export default defineCommand({
   meta: { name: "run", description: "Run one prompt to the end and print the answer",
@@ -33,6 +35,10 @@ export default defineCommand({
     yes: { type: "boolean", description: "approve everything the mode would ask" },
     session: { type: "string", valueHint: "ID", description: "continue this session (its id)" },
     continue: { type: "boolean", alias: "c", description: "continue the most recent session of this directory" },
+  },
+  refused(argv, error) {
+    // The words were refused before the run began: a script asking for JSON still gets its last line.
+    if (optionGiven(argv, "format") === "json") writeResult(new RunTally().result({ error: errorMessage(error), sessionId: null }));
   },
   async run({ args }) {
     const json = args.format === "json";
@@ -72,7 +78,8 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
 
   const ctx = createContext();
   const { engine, models, dropReads } = createEngine(ctx, "run");
-  const cwd = resolve(args.cwd ?? process.cwd());
+  // As sessions are kept: where the directory really is.
+  const cwd = realOr(resolve(args.cwd ?? process.cwd()));
   const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
   const session = existing
     ? await continueSession(engine, existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })

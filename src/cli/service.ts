@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "./command.ts";
+import { createContext } from "./context.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { readServiceStatus } from "../service/control.ts";
@@ -38,14 +39,16 @@ const install = defineCommand({
 
 /** Reads the login shell's environment again for the service's sessions (it restarts with it); the line that says so. */
 async function keepLoginEnv(): Promise<string | null> {
-  const paths = resolvePaths();
+  const ctx = createContext();
+  // What is kept follows the config (tools.env_passthrough, the MCP servers' ${VAR}s): a broken one is said before anything is read.
+  const config = ctx.config();
   const captured = await captureLoginEnv();
   if (!captured.ok) {
     process.stderr.write(`could not read your login shell's environment (${captured.why}): the service's sessions get the service's own\n`);
     return null;
   }
-  saveLoginEnv(paths, captured.shell, captured.env);
-  return `kept ${captured.shell}'s login environment (${Object.keys(captured.env).length} variables) for the service's sessions: ${loginEnvFile(paths)}`;
+  const kept = saveLoginEnv(ctx.paths, captured.shell, captured.env, config);
+  return `kept ${captured.shell}'s login environment (${Object.keys(kept.env).length} variables) for the service's sessions: ${loginEnvFile(ctx.paths)}`;
 }
 
 const uninstall = defineCommand({

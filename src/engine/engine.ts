@@ -6,6 +6,7 @@ import type { Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
+import { realOr } from "../real-path.ts";
 import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, HEARTBEAT_MS } from "../store/holds.ts";
@@ -126,14 +127,15 @@ export class Engine {
   }
 
   async create(input: NewSession): Promise<Session> {
-    const cwd = resolve(input.cwd);
+    // Rooted where the directory really is: a path through a symlink would be judged outside the project once resolved.
+    const cwd = realOr(resolve(input.cwd));
     if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new UserError(`${cwd} is not a directory`, 2);
     const maxMode = input.maxMode ?? "auto";
     const model = input.model === undefined ? this.deps.config.model : input.model;
     const resolved = model ? (await this.deps.models.resolve(model)).ref : model;
     const row = insertSession(this.deps.db, {
       id: newSessionId(),
-      root: input.root ? resolve(input.root) : projectRoot(cwd),
+      root: input.root ? realOr(resolve(input.root)) : projectRoot(cwd),
       cwd,
       mode: lowerMode(input.mode ?? this.deps.config.mode, maxMode),
       model: resolved ?? null,

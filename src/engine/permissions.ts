@@ -50,11 +50,8 @@ export type Decision = {
   action: Action;
   /** Why it asks or is refused, said to the person and (when refused) to the model. */
   reason: string;
-  /**
-   * What "allow for this session" would allow, as keys remembered by the session; null: never
-   * offered. `once`: an approval of this call alone keeps them too (a host fetched is seen).
-   */
-  always: { keys: string[]; label: string; once?: true } | null;
+  /** What "allow for this session" would allow, as keys remembered by the session; null: never offered. */
+  always: { keys: string[]; label: string } | null;
 };
 
 export type Check = {
@@ -122,8 +119,8 @@ export function decide(check: Check): Decision {
 }
 
 /**
- * A host not yet fetched from in the session asks in every mode but auto; once allowed, the
- * session does not ask for it again.
+ * A host not allowed for the session asks in every mode but auto: "allow once" lets this call
+ * through, "allow for this session" every later one of the host too.
  */
 function unseenHost(check: Check): Decision | null {
   if (check.mode === "auto") return null;
@@ -131,8 +128,8 @@ function unseenHost(check: Check): Decision | null {
   if (missing.length === 0) return null;
   return {
     action: "ask",
-    reason: `${listed(missing)} ${missing.length === 1 ? "is a host" : "are hosts"} not fetched from before in this session`,
-    always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session`, once: true },
+    reason: `${listed(missing)} ${missing.length === 1 ? "is a host" : "are hosts"} not allowed for this session`,
+    always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session` },
   };
 }
 

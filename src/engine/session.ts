@@ -29,7 +29,7 @@ import { SessionPrompt } from "./session-prompt.ts";
 import { runSubAgent } from "./sub-agent.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
-import { newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
+import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
 export type SessionDeps = {
@@ -445,8 +445,8 @@ export class Session {
     };
     this.running = null;
     this.turns.finish(turnId, answer);
-    this.bus.emit({ type: "done", turnId, stopReason: answer.error && answer.stopReason === "end_turn" ? "error" : answer.stopReason, ...(unsent.length > 0 ? { unsent } : {}) });
-    this.bus.emit({ type: "task", state: "end", turnId, stopReason: answer.stopReason });
+    this.bus.emit({ type: "done", turnId, stopReason: endReason(answer), ...(unsent.length > 0 ? { unsent } : {}) });
+    this.bus.emit({ type: "task", state: "end", turnId, stopReason: endReason(answer) });
     // A prompt sent meanwhile stops the naming call, as the session's close does.
     const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
     if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);

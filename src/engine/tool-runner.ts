@@ -131,8 +131,7 @@ export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Prom
       return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input);
     }
     // A line the person corrected is theirs to run once: "always" was offered for the model's.
-    const keep = answer.outcome === "session" || decision.always?.once === true;
-    if (keep && decision.always && !answer.command) for (const key of decision.always.keys) deps.allowed.add(key);
+    if (answer.outcome === "session" && decision.always && !answer.command) for (const key of decision.always.keys) deps.allowed.add(key);
     if (answer.command && command !== undefined) {
       args = { ...(input as Record<string, unknown>), command: answer.command };
     }

@@ -30,6 +30,11 @@ export type TurnAnswer = {
   unstarted?: boolean;
 };
 
+/** How a turn ended, as its `done` and `task` end events both say it: "error" for one that failed with nothing else to stop it. */
+export function endReason(answer: Pick<TurnAnswer, "stopReason" | "error">): StopReason | "error" {
+  return answer.error && answer.stopReason === "end_turn" ? "error" : answer.stopReason;
+}
+
 let answerSchema: z.ZodType<TurnAnswer> | null = null;
 
 /** A stored answer as it is read back (made on first use: the editor's first answer builds none). */

@@ -1,6 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Attachment } from "../engine/session.ts";
+import { errorCode, errorMessage, UserError } from "../errors.ts";
+import { writeNewFileSync } from "../tools/atomic.ts";
 
 /**
  * Decoded bytes a single block may carry, of any kind, and a whole prompt. The spec's "10 MB" and
@@ -20,6 +22,11 @@ export type Block =
 
 export class BlockError extends Error {
   override name = "BlockError";
+}
+
+/** An upload that could not be written (a full disk, say): the device's failure, not the request's, said as a sentence. */
+export class UploadError extends UserError {
+  override name = "UploadError";
 }
 
 /**
@@ -158,13 +165,29 @@ function decodeURIComponentSafe(text: string): string {
   }
 }
 
-/** Writes an upload under a name of its own (<time>-<random>-<name>), so two of one name stay two. */
+/**
+ * Writes an upload under a name of its own (<time>-<random>-<name>), so two of one name stay two,
+ * whole or not at all: one that fails leaves no half-written file, and throws an UploadError.
+ */
 function save(dir: string, name: string, bytes: Uint8Array): string {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const random = Buffer.from(crypto.getRandomValues(new Uint8Array(4))).toString("hex");
   const path = join(dir, `${Date.now()}-${random}-${name}`);
-  writeFileSync(path, bytes, { mode: 0o600 });
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeNewFileSync(path, bytes, 0o600);
+  } catch (error) {
+    throw new UploadError(uploadFailure(error, dir, name, bytes.length));
+  }
   return path;
+}
+
+function uploadFailure(error: unknown, dir: string, name: string, size: number): string {
+  const what = `the upload ${name} (${size} bytes) could not be saved in ${dir}`;
+  const code = errorCode(error);
+  if (code === "ENOSPC" || code === "EDQUOT") return `${what}: the disk is full; free some space and send it again`;
+  if (code === "EROFS") return `${what}: the disk is read-only; make it writable, or set LEMBAS_STATE_DIR to a directory that is`;
+  if (code === "EACCES" || code === "EPERM") return `${what}: this user may not write there; make it writable, or set LEMBAS_STATE_DIR to a directory that is`;
+  return `${what}: ${errorMessage(error)}`;
 }
 
 /** A text attachment as the model sees an @file: line-numbered. */

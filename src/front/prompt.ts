@@ -91,14 +91,15 @@ function preparedInput(
 ): Omit<PromptInput, "turnId"> {
   const rules = { cwd: session.cwd, root: session.root, roots: place.roots ? [...place.roots] : null, protectedPaths: place.protectedPaths };
   const files = projectFiles(blocks, rules);
-  const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set(files.keys()));
-  const mentions = expandMentions(read.typed, rules, [...files.values()]);
+  const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set([...files.saved.keys(), ...files.unsaved.keys()]));
+  const mentions = expandMentions(read.typed, rules, [...files.saved.values()]);
   // The command's own text is never searched for @mentions; what the person typed is.
   const after = mentions.text.slice(read.typed.length);
   let text = mentions.text;
   if (review !== null) text = review + after;
   else if (command?.type === "prompt") text = command.text + after;
-  if (read.added) text = `${text}\n\n${read.added}`;
+  const added = [...files.unsaved.values(), read.added].filter((part) => part !== "").join("\n\n");
+  if (added) text = `${text}\n\n${added}`;
   session.markRead([...mentions.read, ...read.read]);
   for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) place.recordUse?.(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];

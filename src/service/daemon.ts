@@ -75,7 +75,7 @@ export async function runService(ctx: Context): Promise<void> {
   const release = await claimService(ctx.paths.stateDir, ctx.paths.socketFile);
   const said = (error: unknown) => storeFailure(error, ctx.paths.dbFile)?.message ?? errorMessage(error);
   // The person's login-shell environment (kept, or read now), for the commands the sessions run.
-  const commandEnv = await serviceSessionEnv(ctx.paths, log);
+  const commandEnv = await serviceSessionEnv(ctx.paths, config, log);
   const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path), commandEnv);
   // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
   const files = createFileIndexes(db, { protectedPaths: engine.protectedPaths });

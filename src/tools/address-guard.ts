@@ -1,5 +1,6 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 
 /** What fetch may reach besides public addresses: every private one, or these hosts' (config `fetch.allow_private`). */
 export type PrivateRule = boolean | readonly string[];
@@ -11,8 +12,8 @@ const systemResolver: Resolver = async (host) => (await lookup(host, { all: true
 
 /**
  * Why a host may not be fetched (it is, or resolves to, a loopback, link-local or private
- * address), or null when every address it has is public or the person allowed it. A host that
- * does not resolve is a sentence too.
+ * address, or one of this device's own), or null when every address it has is public or the
+ * person allowed it. A host that does not resolve is a sentence too.
  */
 export async function privateAddressProblem(host: string, allow: PrivateRule, resolve: Resolver = systemResolver): Promise<string | null> {
   const checked = await checkedAddress(host, allow, resolve);
@@ -34,10 +35,33 @@ export async function checkedAddress(host: string, allow: PrivateRule, resolve: 
     addresses = [];
   }
   if (addresses.length === 0) return { problem: `${host} could not be resolved to an address.` };
-  const blocked = allowed ? undefined : addresses.find(isPrivateAddress);
+  const own = allowed ? new Set<string>() : ownAddresses();
+  const blocked = allowed ? undefined : addresses.find((a) => isPrivateAddress(a) || own.has(canonical(a)));
   if (!blocked) return { address: addresses.find((a) => isIP(a) === 4) ?? (addresses[0] as string) };
   const how = blocked === bare ? `${host} is` : `${host} resolves to ${blocked},`;
-  return { problem: `${how} a loopback, link-local or private address, which fetch does not reach unless the person allows it (config fetch.allow_private).` };
+  const what = isPrivateAddress(blocked) ? "a loopback, link-local or private address" : "an address of this device's own";
+  return { problem: `${how} ${what}, which fetch does not reach unless the person allows it (config fetch.allow_private).` };
+}
+
+/**
+ * The addresses of this device's interfaces, looked at every time (a VPN comes up, DHCP moves): a
+ * public one leads to the person's own services as surely as 127.0.0.1 does.
+ */
+function ownAddresses(): Set<string> {
+  return new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => canonical(a.address))));
+}
+
+/** One spelling per address: IPv6 as its eight words (an IPv4-mapped one as the IPv4), a zone id dropped. */
+function canonical(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const words = expandV6(address.toLowerCase());
+  if (!words) return address.toLowerCase();
+  if (words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff) {
+    const high = words[6] ?? 0;
+    const low = words[7] ?? 0;
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return words.map((w) => w.toString(16)).join(":");
 }
 
 /**

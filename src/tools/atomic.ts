@@ -1,3 +1,4 @@
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { chmod, lstat, open, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { errorCode } from "../errors.ts";
@@ -9,7 +10,7 @@ import { errorCode } from "../errors.ts";
 export async function writeAtomic(path: string, content: string): Promise<void> {
   const target = await followLink(path);
   const mode = await existingMode(target);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  const temp = tempBeside(target);
   try {
     const handle = await open(temp, "wx", mode ?? 0o666);
     try {
@@ -25,6 +26,36 @@ export async function writeAtomic(path: string, content: string): Promise<void> 
     await unlink(temp).catch(() => {});
     throw error;
   }
+}
+
+/**
+ * Writes a new file whole or not at all: a temp file beside it, synced, then renamed to its name.
+ * A write that fails (a full disk) leaves nothing: the temp file is removed and the error thrown.
+ */
+export function writeNewFileSync(path: string, bytes: Uint8Array, mode: number): void {
+  const temp = tempBeside(path);
+  try {
+    const fd = openSync(temp, "wx", mode);
+    try {
+      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // never made, or renamed already
+    }
+    throw error;
+  }
+}
+
+/** A hidden name of its own beside `path`, in the same directory (a rename across file systems is a copy). */
+function tempBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`);
 }
 
 async function followLink(path: string): Promise<string> {

@@ -83,7 +83,7 @@ function tlsFor(url: URL): { tls?: { serverName: string; checkServerIdentity: ty
 }
 
 function otherHost(start: URL, to: URL): string {
-  return `${start.href} redirected to ${to.href}, on another host, which was not fetched: fetch ${to.href} itself to follow it (a host not fetched from before asks the person).`;
+  return `${start.href} redirected to ${to.href}, on another host, which was not fetched: fetch ${to.href} itself to follow it (a host not allowed for the session asks the person).`;
 }
 
 /** The body's first `maxBytes`, and whether there was more (reading stops there). */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
@@ -70,6 +70,46 @@ describe("a file the editor attaches", () => {
     expect(attachments()).toEqual([]);
   });
 
+  test("a file with changes the editor has not saved: the model is given the editor's text, under the file's path, marked unsaved", async () => {
+    mkdirSync(join(a.project, "src"));
+    writeFileSync(join(a.project, "src", "a.ts"), lines(5));
+    a.model.push(step({ text: "ok" }), step({ text: "ok" }));
+    const { sessionId } = await newSession();
+    const uri = pathToFileURL(join(a.project, "src", "a.ts")).href;
+    const buffer = lines(5).replace("line 2\n", "line 2, as typed\n");
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "explain" }, { type: "resource", resource: { uri, mimeType: "text/x-typescript", text: buffer } }] });
+    let seen = promptSeen();
+    expect(seen).toContain('<file path="src/a.ts" unsaved="true">\n     1\tline 1\n     2\tline 2, as typed\n     3\tline 3\n     4\tline 4\n     5\tline 5\n</file>\n');
+    expect(seen).toContain("(src/a.ts has changes in the editor that are not saved: this is the editor's text, and the file on disk differs; read the file before changing it)");
+    expect(seen).not.toContain("\tline 2\n");
+    expect(attachments()).toEqual([]);
+
+    // A selection of unsaved lines: those lines as the editor has them, numbered where they stand.
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "this part" }, { type: "resource", resource: { uri: `${uri}#L2:3`, text: "line 2, as typed\nline 3\n" } }] });
+    const users = a.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.filter((m) => m.role === "user") ?? [];
+    seen = contentText(users.at(-1)?.content);
+    expect(seen).toContain('<file path="src/a.ts" lines="2-3" unsaved="true">\n     2\tline 2, as typed\n     3\tline 3\n</file>');
+  });
+
+  test("the editor's text that is the disk's, line endings or a last newline aside, or part of the selected lines, is the file as saved", async () => {
+    writeFileSync(join(a.project, "crlf.txt"), "one\r\ntwo\r\n");
+    writeFileSync(join(a.project, "a.ts"), lines(5));
+    a.model.push(step({ text: "ok" }));
+    const { sessionId } = await newSession();
+    await a.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "these" },
+        { type: "resource", resource: { uri: pathToFileURL(join(a.project, "crlf.txt")).href, text: "one\ntwo" } },
+        { type: "resource", resource: { uri: `${pathToFileURL(join(a.project, "a.ts")).href}#L3:3`, text: "ne 3" } },
+      ],
+    });
+    const seen = promptSeen();
+    expect(seen).not.toContain("unsaved");
+    expect(seen).toContain('<file path="crlf.txt">');
+    expect(seen).toContain('<file path="a.ts" lines="3-3">\n     3\tline 3\n</file>');
+  });
+
   test("a file outside the project, or a protected one, is still a copy in the attachment directory", async () => {
     writeFileSync(join(a.project, ".env"), "SECRET=1\n");
     const outside = join(a.box.dir, "elsewhere.md");
@@ -88,6 +128,23 @@ describe("a file the editor attaches", () => {
     expect(seen).toContain('<file name="elsewhere.md" path="');
     expect(seen).toContain('<file name=".env" path="');
     expect(attachments()).toHaveLength(2);
+  });
+});
+
+describe("a project opened through a symlink", () => {
+  test("its session is rooted where the project really is: a write inside it is no write outside the project", async () => {
+    const link = join(a.box.dir, "project-link");
+    symlinkSync(a.project, link);
+    a.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "made.txt", content: "made\n" } }] }), step({ text: "ok" }));
+    const made = await newSession({ cwd: link, _meta: { mode: "edit" } });
+    await a.agent.request("session/prompt", { sessionId: made.sessionId, prompt: [{ type: "text", text: "make it" }] });
+    expect(a.permissionRequests).toEqual([]);
+    expect(readFileSync(join(a.project, "made.txt"), "utf8")).toBe("made\n");
+    // Listed under the name the editor knows it by, and under the real one.
+    for (const cwd of [link, realpathSync(a.project)]) {
+      const listed = await a.agent.request("session/list", { cwd });
+      expect(listed.sessions.map((s) => [s.sessionId, s.cwd])).toEqual([[made.sessionId, realpathSync(a.project)]]);
+    }
   });
 });
 

@@ -122,6 +122,35 @@ describe("lembas run --format json", () => {
     expect(result.code).toBe(2);
     expect(lines(result.stdout)).toEqual([expect.objectContaining({ type: "result", ok: false, stopReason: "error", error: "--mode must be one of plan, manual, edit, auto", sessionId: null })]);
   });
+
+  test("so does one whose words are refused: an unknown option, a missing prompt, an empty one", async () => {
+    const refusals: [string[], string][] = [
+      [["--format", "json", "--modle", "plan", "hello"], "unknown option --modle"],
+      [["--format=json"], "lembas run needs PROMPT (lembas run --help says more)"],
+      [["--yes", "--format", "json", "--session"], "--session needs a value"],
+      [["--format", "json", "  "], "the prompt is empty"],
+    ];
+    for (const [args, error] of refusals) {
+      const result = await run(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split("\n")).toHaveLength(1);
+      const [line] = lines(result.stdout);
+      expect(lines(result.stdout)).toHaveLength(1);
+      expect(line).toMatchObject({ type: "result", ok: false, stopReason: "error", sessionId: null, turnId: null });
+      expect(String(line?.error)).toStartWith(error);
+      expect(result.stderr).toContain(String(line?.error));
+    }
+    // Asked for text, a refusal prints nothing on stdout.
+    expect((await run(["--modle", "plan", "hello"])).stdout).toBe("");
+  });
+
+  test("a failed turn's task end event says the stop reason its done event says", async () => {
+    model.push(step({ fail: { status: 401 } }));
+    const events = lines((await run(["--format", "json", "hello"])).stdout);
+    const ended = events.filter((e) => e.type === "task" && e.state === "end");
+    expect(ended).toEqual([expect.objectContaining({ stopReason: "error" })]);
+    expect(events.find((e) => e.type === "done")).toMatchObject({ stopReason: "error", turnId: ended[0]?.turnId });
+  });
 });
 
 describe("lembas run: the session it keeps", () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -70,6 +70,18 @@ describe("lembas run", () => {
     model.push(step({ text: "still apricot" }));
     const third = await run(["--continue", "and again?"]);
     expect(third.stdout).toBe("still apricot\n");
+  });
+
+  test("-c --cwd through a symlink continues the session made there (kept at the real path)", async () => {
+    const link = join(box.dir, "project-link");
+    symlinkSync(project, link);
+    model.push(step({ text: "first" }));
+    const first = await run(["--cwd", link, "--format", "json", "one"]);
+    const made = JSON.parse(first.stdout.split("\n")[0] ?? "{}") as { id: string; cwd: string };
+    expect(made.cwd).toBe(realpathSync(project));
+    model.push(step({ text: "second" }));
+    const second = await run(["-c", "--cwd", link, "--format", "json", "two"]);
+    expect((JSON.parse(second.stdout.split("\n")[0] ?? "{}") as { id: string }).id).toBe(made.id);
   });
 
   test("errors are one line and a non-zero exit", async () => {

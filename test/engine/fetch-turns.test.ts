@@ -23,7 +23,7 @@ afterEach(() => h.close());
 
 const fetchCall = (server: ReturnType<typeof Bun.serve>, path: string) => ({ name: "fetch", arguments: { url: `http://127.0.0.1:${server.port}${path}` } });
 
-test("a host not seen in the session asks even in plan mode; allowed once, it is not asked again; another host asks", async () => {
+test("a host not allowed for the session asks even in plan mode; allowed once, its next page asks again; another host asks", async () => {
   h.model.push(
     step({ toolCalls: [fetchCall(one, "/a")] }),
     step({ toolCalls: [fetchCall(one, "/b")] }),
@@ -31,19 +31,36 @@ test("a host not seen in the session asks even in plan mode; allowed once, it is
     step({ text: "ok" }),
   );
   const session = await h.session({ mode: "plan" });
-  const who = person([{ outcome: "once" }, { outcome: "deny" }]);
+  const who = person([{ outcome: "once" }, { outcome: "deny" }, { outcome: "deny" }]);
   session.interaction = who;
   await session.prompt({ text: "read the docs" });
-  expect(who.asked.map((r) => [r.title, r.kind, r.reason, r.always])).toEqual([
-    [`Fetch http://127.0.0.1:${one.port}/a`, "fetch", `127.0.0.1:${one.port} is a host not fetched from before in this session`, `fetching from 127.0.0.1:${one.port}, for this session`],
-    [`Fetch http://127.0.0.1:${two.port}/c`, "fetch", `127.0.0.1:${two.port} is a host not fetched from before in this session`, `fetching from 127.0.0.1:${two.port}, for this session`],
-  ]);
+  const asked = (server: ReturnType<typeof Bun.serve>, path: string) => [
+    `Fetch http://127.0.0.1:${server.port}${path}`,
+    "fetch",
+    `127.0.0.1:${server.port} is a host not allowed for this session`,
+    `fetching from 127.0.0.1:${server.port}, for this session`,
+  ];
+  expect(who.asked.map((r) => [r.title, r.kind, r.reason, r.always])).toEqual([asked(one, "/a"), asked(one, "/b"), asked(two, "/c")]);
   const ends = ofType(h.events(session), "tool_end");
-  expect(ends.map((e) => [e.isError, e.output.split("\n").at(-1)])).toEqual([
-    [false, "from one"],
-    [false, "from one"],
-  ]);
-  expect(ofType(h.events(session), "tool_denied")).toHaveLength(1);
+  expect(ends.map((e) => [e.isError, e.output.split("\n").at(-1)])).toEqual([[false, "from one"]]);
+  expect(ofType(h.events(session), "tool_denied")).toHaveLength(2);
+});
+
+test("a host allowed for the session is not asked about again, in this session only", async () => {
+  h.model.push(step({ toolCalls: [fetchCall(one, "/a")] }), step({ toolCalls: [fetchCall(one, "/b")] }), step({ text: "ok" }));
+  const session = await h.session({ mode: "manual" });
+  const who = person([{ outcome: "session" }]);
+  session.interaction = who;
+  await session.prompt({ text: "read the docs" });
+  expect(who.asked).toHaveLength(1);
+  expect(ofType(h.events(session), "tool_end").map((e) => e.output.split("\n").at(-1))).toEqual(["from one", "from one"]);
+
+  h.model.push(step({ toolCalls: [fetchCall(one, "/c")] }), step({ text: "ok" }));
+  const other = await h.session({ mode: "manual" });
+  const asker = person([{ outcome: "deny" }]);
+  other.interaction = asker;
+  await other.prompt({ text: "read it too" });
+  expect(asker.asked).toHaveLength(1);
 });
 
 test("auto mode fetches without asking; with nobody to ask, a new host is refused", async () => {

@@ -1,12 +1,17 @@
 import { afterEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Config } from "../../src/config/schema.ts";
+import { keptVariables } from "../../src/service/login-env-file.ts";
 import { type Device, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import { runLembas } from "../support/run.ts";
 
-let d: Device;
-afterEach(() => d.close());
+let d: Device | undefined;
+afterEach(async () => {
+  await d?.close();
+  d = undefined;
+});
 
 /**
  * A stand-in for the person's bash: as a login shell it reads a profile that prints noise and
@@ -26,6 +31,7 @@ if [ "$login" = yes ]; then
   echo "Welcome! (an rc file's noise)"
   export FROM_LOGIN_PROFILE=nvm-node-20
   export SHLVL=7
+  export GITHUB_TOKEN=ghp-from-the-profile DB_PASSWORD=hunter2 KEPT_TOKEN=passed-on
 fi
 eval "$cmd"
 echo "noise after"
@@ -39,12 +45,19 @@ async function device(): Promise<Device> {
   const made = await startDevice();
   writeFileSync(
     join(made.box.configDir, "config.yaml"),
-    `model: test/test-model\nconnections:\n  test:\n    base_url: ${made.model.url}\nremote:\n  roots: [${made.work}]\n  max_mode: auto\nembedding: null\n`,
+    `model: test/test-model\nconnections:\n  test:\n    base_url: ${made.model.url}\nremote:\n  roots: [${made.work}]\n  max_mode: auto\nembedding: null\ntools:\n  env_passthrough: [KEPT_TOKEN]\n`,
   );
   return made;
 }
 
+/** The device of the test under way. */
+function dev(): Device {
+  if (!d) throw new Error("the test made no device");
+  return d;
+}
+
 async function runCommand(command: string): Promise<void> {
+  const d = dev();
   const link = await d.serve({ env: { SHELL: shell } });
   d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command, description: "env" } }] }), step({ text: "ok" }));
   const { sessionId } = (await link.request("session/new", { cwd: d.project, mcpServers: [], _meta: { mode: "auto" } })) as { sessionId: string };
@@ -52,7 +65,7 @@ async function runCommand(command: string): Promise<void> {
 }
 
 let shell = "";
-const logFile = () => readFileSync(join(d.box.stateDir, "logs", "lembas.log"), "utf8");
+const logFile = () => readFileSync(join(dev().box.stateDir, "logs", "lembas.log"), "utf8");
 
 test("a command a session of lembas serve runs sees what the login profile exports, without the shell's own noise", async () => {
   d = await device();
@@ -67,6 +80,36 @@ test("a command a session of lembas serve runs sees what the login profile expor
   expect(Object.keys(env).some((k) => k.startsWith("LEMBAS_"))).toBe(false);
   expect(logFile()).toContain(`kept ${shell}'s login environment for the sessions' commands`);
 }, 60_000);
+
+test("the kept environment holds no secret the tools would not get: a secret-named variable is kept only when tools.env_passthrough names it", async () => {
+  d = await device();
+  shell = fakeShell(d.box.dir);
+  await runCommand('echo "[$GITHUB_TOKEN][$DB_PASSWORD][$KEPT_TOKEN]" > seen.txt');
+  expect(readFileSync(join(d.project, "seen.txt"), "utf8")).toBe("[][][passed-on]\n");
+  const env = JSON.parse(readFileSync(join(d.box.stateDir, "login-env.json"), "utf8")).env as Record<string, string>;
+  expect([env.GITHUB_TOKEN, env.DB_PASSWORD, env.KEPT_TOKEN, env.FROM_LOGIN_PROFILE]).toEqual([undefined, undefined, "passed-on", "nvm-node-20"]);
+}, 60_000);
+
+test("a kept environment an older lembas wrote with secrets in it loses them when the service starts, and says so", async () => {
+  d = await device();
+  shell = fakeShell(d.box.dir);
+  const kept = join(d.box.stateDir, "login-env.json");
+  mkdirSync(d.box.stateDir, { recursive: true });
+  writeFileSync(kept, JSON.stringify({ capturedAt: "2020-01-01T00:00:00Z", shell, env: { PATH: "/usr/bin:/bin", AWS_SECRET_ACCESS_KEY: "old-secret", FROM_LOGIN_PROFILE: "old" } }));
+  await runCommand('echo "[$AWS_SECRET_ACCESS_KEY][$FROM_LOGIN_PROFILE]" > seen.txt');
+  expect(readFileSync(join(d.project, "seen.txt"), "utf8")).toBe("[][old]\n");
+  expect(JSON.parse(readFileSync(kept, "utf8")).env).toEqual({ PATH: "/usr/bin:/bin", FROM_LOGIN_PROFILE: "old" });
+  expect(logFile()).toContain(`dropped AWS_SECRET_ACCESS_KEY from ${kept}: no tool of the sessions gets them`);
+}, 60_000);
+
+test("a secret an MCP server of config.yaml reads (${VAR}) is kept for it; a connection's key is not", () => {
+  const rules = Config.parse({
+    connections: { openai: { base_url: "https://api.openai.com/v1", api_key_env: "OPENAI_API_KEY" } },
+    mcp: { github: { command: "github-mcp", env: { GITHUB_PERSONAL_ACCESS_TOKEN: "${GITHUB_TOKEN}" } } },
+  });
+  const env = { PATH: "/bin", GITHUB_TOKEN: "ghp", OPENAI_API_KEY: "sk", NPM_TOKEN: "npm" };
+  expect(keptVariables(env, rules)).toEqual({ PATH: "/bin", GITHUB_TOKEN: "ghp" });
+});
 
 test("a login shell that hangs: the service falls back to its own environment within the timeout, with one log line", async () => {
   d = await device();

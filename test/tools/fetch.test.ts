@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { networkInterfaces } from "node:os";
 import { unknownKey } from "../../src/config/keys.ts";
 import { Config } from "../../src/config/schema.ts";
 import { isPrivateAddress, privateAddressProblem } from "../../src/tools/address-guard.ts";
@@ -128,7 +129,7 @@ describe("attack: fetch asks per host, and a redirect cannot go around that", ()
     const result = await run(fetchTool, { url: `${base}/to-other-host` }, ctx);
     expect(result.isError).toBe(true);
     expect(result.output).toBe(
-      `${base}/to-other-host redirected to http://127.0.0.2:${server.port}/text, on another host, which was not fetched: fetch http://127.0.0.2:${server.port}/text itself to follow it (a host not fetched from before asks the person).`,
+      `${base}/to-other-host redirected to http://127.0.0.2:${server.port}/text, on another host, which was not fetched: fetch http://127.0.0.2:${server.port}/text itself to follow it (a host not allowed for the session asks the person).`,
     );
     // The same host on another scheme is the same host: followed (here it fails, as the test server speaks no TLS).
     const upgraded = await run(fetchTool, { url: `${base}/to-https`, timeout: 5 }, ctx);
@@ -207,6 +208,34 @@ describe("attack: an HTML page cannot blow up the conversion", () => {
     expect(markdown.split("\n").at(-1)).toBe(`${"  ".repeat(8)}- x`);
   });
 
+  const nestedDivs = (depth: number) => `<html><body>${"<div>x".repeat(depth)}<p>the innermost words</p>${"</div>".repeat(depth)}<p>after them</p></body></html>`;
+
+  test("divs nested by the hundred thousand (4.8 MB, as a page once was) are read whole, their text kept", () => {
+    const { markdown } = htmlToMarkdown(nestedDivs(400_000), "http://example.com/");
+    // Read whole: every level's word, deeper ones than the conversion follows too, each a word of its own.
+    expect(markdown.match(/x/g)?.length).toBe(400_000);
+    expect(markdown.slice(-60)).toEndWith("x x x the innermost words\n\nafter them");
+  });
+
+  test("the conversion's work grows with the page's size, not its square: twice as deep, about twice the work", () => {
+    const small = htmlToMarkdown(nestedDivs(20_000), "http://example.com/").work;
+    const large = htmlToMarkdown(nestedDivs(40_000), "http://example.com/").work;
+    expect(large / small).toBeLessThan(2.5);
+  });
+
+  test("an element left out (svg, script) deeper than the conversion follows stops it there, said; before it the page is read", () => {
+    const html = `<p>first words</p>${"<div>".repeat(1000)}<svg><text>icon</text></svg><p>never read</p>${"</div>".repeat(1000)}`;
+    const { markdown } = htmlToMarkdown(html, "http://example.com/");
+    expect(markdown).toStartWith("first words");
+    expect(markdown).not.toContain("icon");
+    expect(markdown).toEndWith("[… the rest of the page is left out: it nests its elements more than 256 deep]");
+  });
+
+  test("a self-closed <svg/> leaves out nothing after it", () => {
+    const { markdown } = htmlToMarkdown("<p>one <svg/> two</p><p>three</p>", "http://example.com/");
+    expect(markdown).toBe("one two\n\nthree");
+  });
+
   test("the page's title is its first <title>, not an SVG icon's <title> after it, and no title is body text", () => {
     const html = `<html><title>Docs</title><body><p>Read <svg><title>external link</title></svg> on.</p></body></html>`;
     const { title, markdown } = htmlToMarkdown(html, "http://example.com/");
@@ -261,6 +290,35 @@ describe("fetch refuses loopback and private addresses unless allowed", () => {
     const public_ = ["100.63.255.255", "100.128.0.0", "223.255.255.255", "255.255.255.254", "fe00::1", "fbff::1", "64:ff9b::8.8.8.8", "64:ff9b:1::127.0.0.1"];
     expect(refused.filter((a) => !isPrivateAddress(a))).toEqual([]);
     expect(public_.filter((a) => isPrivateAddress(a))).toEqual([]);
+  });
+
+  test("every address of this device's own interfaces is refused, a public one too", async () => {
+    const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
+    const reached: string[] = [];
+    for (const address of own) if ((await privateAddressProblem(address, false)) === null) reached.push(address);
+    expect(reached).toEqual([]);
+  });
+
+  // A service listening on every interface (a dev server, a database's web console) is the person's, whatever the address.
+  const publicOwn = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .find((a) => a.family === "IPv4" && !a.internal && !isPrivateAddress(a.address))?.address;
+  if (!publicOwn) console.warn("SKIPPED: this machine has no public IPv4 address of its own to fetch itself through");
+  test.skipIf(!publicOwn)("a service of this device reached through its own public address is refused, before any request", async () => {
+    let asked = 0;
+    const local = Bun.serve({ hostname: "0.0.0.0", port: 0, fetch: () => (asked++, new Response("the person's own service")) });
+    try {
+      const result = await run(fetchTool, { url: `http://${publicOwn}:${local.port}/admin` }, makeContext().ctx);
+      expect(result).toMatchObject({
+        isError: true,
+        output: `${publicOwn} is an address of this device's own, which fetch does not reach unless the person allows it (config fetch.allow_private).`,
+      });
+      expect(asked).toBe(0);
+      // Allowed by the person, it is reached (the refusal was the guard's, not the network's).
+      expect((await run(fetchTool, { url: `http://${publicOwn}:${local.port}/admin` }, makeContext({ allowPrivate: [publicOwn ?? ""] }).ctx)).output).toEndWith("the person's own service");
+    } finally {
+      await local.stop(true);
+    }
   });
 
   test("a host that does not resolve is a sentence", async () => {

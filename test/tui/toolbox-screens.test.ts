@@ -70,12 +70,12 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
       );
       const screen = await suite.open();
       await screen.type("read the docs", "Enter");
-      await screen.waitFor(`${host} is a host not fetched from before in this session`);
+      await screen.waitFor(`${host} is a host not allowed for this session`);
       expect(screen.text()).toContain(`Yes, and allow fetching from ${host}, for this session`);
       await screen.type("2");
       // The private address is refused before anyone is asked about its host.
       await screen.waitFor("fetched both");
-      expect(screen.text()).not.toContain("192.168.1.1 is a host not fetched from before");
+      expect(screen.text()).not.toContain("192.168.1.1 is a host not allowed");
       const text = screen.text();
       expect(text).toMatch(/● Fetch http:\/\/127\.0\.0\.1:\d+\/docs\n  ⎿ The Docs · text\/html, \d+ bytes, \d+ lines\n/);
       expect(text).toMatch(/[✗⊘] Fetch http:\/\/192\.168\.1\.1\/admin/);
