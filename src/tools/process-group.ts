@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { procStat } from "./proc-stat.ts";
-import { signalMarked } from "./run-mark.ts";
+import { markedPids, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
 
 /** Between SIGTERM and SIGKILL to a command's process group. */
@@ -69,6 +69,14 @@ export async function leftInGroup(pgid: number, settleMs = 100): Promise<boolean
     await Bun.sleep(Math.min(wait, end - Date.now()));
   }
   return false;
+}
+
+/**
+ * Whether a command that ended left processes running: in its group (leftInGroup), or carrying its
+ * MARK out of it (`setsid server &`).
+ */
+export async function leftRunning(pgid: number, mark: string): Promise<boolean> {
+  return (await leftInGroup(pgid)) || markedPids(mark, pgid).length > 0;
 }
 
 /** SIGTERM to the group now, SIGKILL after the grace period (not awaited: it happens even after we have returned). */

@@ -130,6 +130,24 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
     expect(sleepsWith(marker)).toEqual([]);
   });
 
+  for (const signal of ["SIGHUP", "SIGKILL"] as const) {
+    test(`a run ended by ${signal} mid-command (its terminal closed, or killed) leaves neither its job nor its command running`, async () => {
+      const [job, away, waited] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
+      model.push(background(`sleep ${job}`), step({ toolCalls: [{ name: "bash", arguments: { command: `setsid sleep ${away} & sleep ${waited}` } }] }), step({ text: "never" }));
+      const proc = Bun.spawn([process.execPath, ENTRY, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const all = [job, away, waited];
+      try {
+        expect(await waitUntil(() => all.every((m) => sleepsWith(m).length === 1), 15_000)).toBe(true);
+        proc.kill(signal);
+        await proc.exited;
+        if (signal === "SIGHUP") expect(proc.signalCode).toBeNull();
+        expect(await waitUntil(() => all.every((m) => sleepsWith(m).length === 0), 15_000)).toBe(true);
+      } finally {
+        for (const pid of all.flatMap(sleepsWith)) process.kill(pid, "SIGKILL");
+      }
+    });
+  }
+
   test("lembas run's lines name the job's start and its reads", async () => {
     model.push(
       step({ toolCalls: [{ name: "bash", arguments: { command: "echo up; sleep 100", run_in_background: true } }] }),
