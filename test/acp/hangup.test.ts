@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findSandbox } from "../../src/tools/sandbox.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
+import { type Device, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import { killSleeps, pathWithoutSandbox, sleepsWith, uniqueSleep, waitUntil } from "../support/procs.ts";
 
@@ -11,12 +12,15 @@ const bwrap = findSandbox().kind === "bwrap";
 if (!bwrap) console.warn("SKIPPED in part: the sandboxed half of the hang-up tests needs bubblewrap");
 
 let a: StdioAgent | null = null;
+let d: Device | null = null;
 let markers: string[] = [];
 const dirs: string[] = [];
 afterEach(async () => {
   killSleeps(...markers);
   await a?.close();
   a = null;
+  await d?.close();
+  d = null;
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -25,10 +29,11 @@ afterEach(async () => {
  * command that started `setsid sleep B` (out of its process group) and waits on `sleep C`: it
  * resolves once all three run.
  */
-async function busyAgent(sandboxed: boolean): Promise<{ agent: StdioAgent; sleeps: string[] }> {
+async function busyAgent(sandboxed: boolean, device?: Device): Promise<{ agent: StdioAgent; sleeps: string[] }> {
   const dir = mkdtempSync(join(tmpdir(), "lembas-hangup-"));
   dirs.push(dir);
-  const agent = await startStdioAgent(sandboxed ? {} : { env: { PATH: pathWithoutSandbox(dir) } });
+  const env = sandboxed ? {} : { env: { PATH: pathWithoutSandbox(dir) } };
+  const agent = await startStdioAgent(device ? { device: { box: device.box, project: device.project }, model: device.model } : env);
   a = agent;
   const sleeps = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
   markers = sleeps;
@@ -63,6 +68,19 @@ describe.skipIf(!existsSync("/proc"))("an editor that goes leaves nothing runnin
       agent.proc.kill("SIGKILL");
       await agent.proc.exited;
       expect(await nothingLeft(sleeps)).toBe(true);
+    });
+  }
+
+  for (const signal of ["SIGHUP", "SIGKILL"] as const) {
+    test(`${signal} of serve --stdio served by the service: the service stops the editor's job and command, and serves on`, async () => {
+      d = await startDevice();
+      await d.serve();
+      const service = d.service;
+      const { agent, sleeps } = await busyAgent(true, d);
+      agent.proc.kill(signal);
+      await agent.proc.exited;
+      expect(await nothingLeft(sleeps)).toBe(true);
+      expect(service?.exitCode).toBeNull();
     });
   }
 });

@@ -73,6 +73,21 @@ describe.skipIf(!existsSync("/proc"))("what a killed lembas left running", () =>
     expect(await d.waitForLog("left running when it was killed")).toMatch(new RegExp(`stopped \\d+ process\\(es\\) that lembas pid ${service} started and left running when it was killed`));
   });
 
+  test("SIGHUP (the terminal it was started from closed) stops the service as SIGTERM does: exit 0, its jobs stopped", async () => {
+    const made = await linkedSession();
+    d = made.d;
+    const { link, sessionId } = made;
+    link.onRequest("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "once" } }));
+    const job = uniqueSleep();
+    markers = [job];
+    d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: `sleep ${job}`, run_in_background: true } }] }), step({ text: "it runs" }));
+    await link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "start a job" }] }, 30_000);
+    expect(await waitUntil(() => sleepsWith(job).length === 1)).toBe(true);
+    expect(await d.kill("SIGHUP")).toBe(0);
+    expect(sleepsWith(job)).toEqual([]);
+    expect(d.log()).toContain("stopping: cancelling running turns");
+  });
+
   test("the service stops only what a lembas that is gone left: a running lembas's commands are left alone", async () => {
     const made = await linkedSession();
     d = made.d;
