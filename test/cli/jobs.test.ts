@@ -148,6 +148,27 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
     });
   }
 
+  test("/undo of a turn that started a job says that what the job changed is not restored", async () => {
+    writeFileSync(join(project, "notes.txt"), "the person's notes\n");
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "one.txt", content: "by the turn\n" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo rewritten > notes.txt; sleep 30", run_in_background: true } }] }),
+      step({ text: "done" }),
+    );
+    const first = await runLembas(box, ["run", "--yes", "write a file and start a job"], { cwd: project });
+    expect(first.code).toBe(0);
+    // The model was told with the job's start.
+    const last = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    expect(contentText(last.at(-1)?.content)).toContain("What it changes is outside the turn's undo: /undo does not restore it.");
+    const undo = await runLembas(box, ["run", "-c", "/undo"], { cwd: project });
+    expect(undo.code).toBe(0);
+    expect(undo.stderr).toContain(
+      "lembas: undid the last turn (1 file restored): “write a file and start a job”. Not restored: (job1): `echo rewritten > notes.txt; sleep 30` ran in the background, outside the turn's undo: what it changed is not restored\n",
+    );
+    expect(existsSync(join(project, "one.txt"))).toBe(false);
+    expect(readFileSync(join(project, "notes.txt"), "utf8")).toBe("rewritten\n");
+  });
+
   test("lembas run's lines name the job's start and its reads", async () => {
     model.push(
       step({ toolCalls: [{ name: "bash", arguments: { command: "echo up; sleep 100", run_in_background: true } }] }),
