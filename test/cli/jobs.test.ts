@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { uniqueSleep } from "../support/procs.ts";
 import { ENTRY, outputOf, ROOT, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox;
@@ -17,11 +18,6 @@ afterEach(async () => {
   await model.close();
   box.cleanup();
 });
-
-/** A `sleep` argument nobody else uses, to find the job's process from outside (a sandbox gives it a pid of its own). */
-function uniqueSleep(): string {
-  return `${900 + Math.floor(Math.random() * 99)}.${process.pid}${Date.now() % 100_000}`;
-}
 
 /** The live (not zombie) processes that are `sleep MARKER`. */
 function sleepsWith(marker: string): number[] {
