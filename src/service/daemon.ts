@@ -189,7 +189,7 @@ export async function runService(ctx: Context): Promise<void> {
 
   // A terminal it was started from that closes hangs up (SIGHUP): it stops as cleanly as on SIGTERM.
   await new Promise<void>((resolve) => {
-    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => resolve());
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => resolve());
   });
   log("stopping: cancelling running turns and closing the links");
   clearInterval(loginTimer);

@@ -79,15 +79,10 @@ export async function leftRunning(pgid: number, mark: string): Promise<boolean> 
   return (await leftInGroup(pgid)) || markedPids(mark, pgid).length > 0;
 }
 
-/** SIGTERM to the group now, SIGKILL after the grace period (not awaited: it happens even after we have returned). */
-export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
-  killGroup(pid, "SIGTERM");
-  setTimeout(() => killGroup(pid, "SIGKILL"), graceMs).unref();
-}
-
 /**
- * stopGroup, and the same signals to every process carrying MARK (run-mark.ts) outside the group:
- * those that left it with a session of their own. The SIGKILL goes to the marked ones still there then.
+ * SIGTERM to the group now, SIGKILL after the grace period (not awaited: it happens even after we
+ * have returned), and the same signals to every process carrying MARK (run-mark.ts) outside the
+ * group: those that left it with a session of their own. The SIGKILL goes to the marked ones still there then.
  */
 export function stopRun(pid: number, mark: string, graceMs = KILL_GRACE_MS): void {
   killGroup(pid, "SIGTERM");
