@@ -1,11 +1,13 @@
 import type { Session } from "../engine/session.ts";
 
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 export type Interruption = { readonly cancelled: boolean; hold(session: Session, turnId: string): void; remove(): void };
 
 /**
- * Ctrl-C (and SIGTERM) for the whole run. Before the turn has a session, it ends the process
- * (exit 130; nothing is kept yet); once it has, it cancels the turn, which ends the run with 130;
- * a second one while the turn stops ends the process.
+ * Ctrl-C (and SIGTERM, and SIGHUP: its terminal closed) for the whole run. Before the turn has a
+ * session, it ends the process (exit 130; nothing is kept yet); once it has, it cancels the turn,
+ * which ends the run with 130; a second one while the turn stops ends the process.
  */
 export function interruption(early: () => void): Interruption {
   let held: { session: Session; turnId: string } | null = null;
@@ -19,8 +21,7 @@ export function interruption(early: () => void): Interruption {
     early();
     process.exit(130);
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  for (const signal of SIGNALS) process.on(signal, stop);
   return {
     get cancelled() {
       return cancelled;
@@ -29,8 +30,7 @@ export function interruption(early: () => void): Interruption {
       held = { session, turnId };
     },
     remove: () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+      for (const signal of SIGNALS) process.off(signal, stop);
     },
   };
 }

@@ -16,17 +16,18 @@ export async function runStdio(): Promise<void> {
 }
 
 /**
- * `lembas serve --stdio`: until stdin ends (or SIGTERM), then running turns are cancelled and it
- * exits 0. When a service of this version runs, its warm engine serves the editor through the
- * control socket (stdio-service.ts); else, or with `--own-engine` or LEMBAS_STDIO_OWN_ENGINE=1,
- * this process's own.
+ * `lembas serve --stdio`: until stdin ends (or SIGTERM, SIGHUP, SIGINT), then running turns are
+ * cancelled, its commands stopped, and it exits 0. When a service of this version runs, its warm
+ * engine serves the editor through the control socket (stdio-service.ts); else, or with
+ * `--own-engine` or LEMBAS_STDIO_OWN_ENGINE=1, this process's own.
  */
 export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<void> {
   const write = guardStdout();
   process.on("unhandledRejection", (reason) => console.error(`lembas: unexpected error (serving goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
+  // An editor that quits hangs up (SIGHUP) or terminates its agent: either ends it cleanly. The same
+  // signal again ends it at once (the watchdog stops its commands then).
   const stop = new Promise<void>((resolve) => {
-    process.once("SIGTERM", () => resolve());
-    process.once("SIGINT", () => resolve());
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => resolve());
   });
   const paths = resolvePaths();
   const own = opts.ownEngine === true || process.env.LEMBAS_STDIO_OWN_ENGINE === "1";

@@ -4,6 +4,7 @@ import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
+import { jobsNotRestored } from "./undo-jobs.ts";
 import { TRASH_MAX_BYTES, UndoTrash } from "./undo-trash.ts";
 import { forgetPreImages, lstatOrNull, preImagesOf, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
 
@@ -21,7 +22,8 @@ export const WHOLE_TURN = "(the whole turn)";
  * Puts back every file the turn changed, byte for byte, and deletes the files it created, but only
  * files still as the turn left them: one changed since (by the person, by another program) is left
  * alone and said, as is one whose earlier content was not kept. A file that cannot be restored is
- * said too, and the others are restored all the same: undo always answers.
+ * said too, and the others are restored all the same: undo always answers. What the turn's
+ * background jobs changed is not restored, and each job is named.
  */
 export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string, stateDir: string): Restored {
   const files: string[] = [];
@@ -39,6 +41,7 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
     if (why) skipped.push({ path: shown, why });
     else files.push(shown);
   }
+  skipped.push(...jobsNotRestored(db, sessionId, turnId));
   const mark = turnMarkOf(db, sessionId, turnId);
   if (mark) skipped.push({ path: WHOLE_TURN, why: mark });
   forgetPreImages(db, sessionId, turnId);

@@ -10,8 +10,13 @@ export function actionResult(answer: TurnAnswer): { line: string; failed: boolea
   if (answer.error) return { line: answer.error, failed: true };
   const meta = answer.meta ?? {};
   if (answer.command === "undo") {
-    const undone = meta.undone as { prompt?: string; files?: unknown[] } | null | undefined;
-    return { line: undone ? `undid the last turn (${undone.files?.length ?? 0} files restored): “${undone.prompt ?? ""}”` : "there is nothing to undo", failed: false };
+    const undone = meta.undone as { prompt?: string; files?: unknown[]; skipped?: { path: string; why: string }[] } | null | undefined;
+    if (!undone) return { line: "there is nothing to undo", failed: false };
+    // What undo left as it is is said with the rest: a person must not take it for restored.
+    const skipped = (undone.skipped ?? []).map((s) => `${s.path}: ${s.why}`);
+    const left = skipped.length > 0 ? `. Not restored: ${skipped.join("; ")}` : "";
+    const restored = undone.files?.length ?? 0;
+    return { line: `undid the last turn (${restored} ${restored === 1 ? "file" : "files"} restored): “${undone.prompt ?? ""}”${left}`, failed: false };
   }
   if (answer.command === "compact") return { line: "the conversation was compacted", failed: false };
   if (answer.command === "plan" && typeof meta.mode === "string") return { line: `mode: ${meta.mode}`, failed: false };

@@ -8,6 +8,8 @@ import { errorMessage } from "../errors.ts";
 import { LinkDialer } from "../link/dialer.ts";
 import { createFileIndexes } from "../project/files.ts";
 import { storeFailure } from "../store/db.ts";
+import { KILL_GRACE_MS } from "../tools/process-group.ts";
+import { stopOrphanedRuns } from "../tools/run-mark.ts";
 import { listLogins } from "../store/logins.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
@@ -60,8 +62,9 @@ function logLimits(value: string | undefined): { maxBytes?: number } {
 }
 
 /**
- * `lembas serve`: one link per login, the control socket, until SIGTERM or SIGINT — then running
- * turns are cancelled cleanly, the links closed, and it exits 0.
+ * `lembas serve`: one link per login, the control socket, until SIGTERM, SIGINT or SIGHUP — then
+ * running turns are cancelled cleanly, the links closed, and it exits 0. What a service (or any
+ * lembas) killed before left running is stopped first.
  */
 export async function runService(ctx: Context): Promise<void> {
   const log = serviceLogger(ctx.paths.logsDir);
@@ -73,6 +76,7 @@ export async function runService(ctx: Context): Promise<void> {
   // Once the store says the state dir is usable, before any engine or link (a second service must
   // not link to the instances too): one service per state dir.
   const release = await claimService(ctx.paths.stateDir, ctx.paths.socketFile);
+  stopLeftovers(log);
   const said = (error: unknown) => storeFailure(error, ctx.paths.dbFile)?.message ?? errorMessage(error);
   // The person's login-shell environment (kept, or read now), for the commands the sessions run.
   const commandEnv = await serviceSessionEnv(ctx.paths, config, log);
@@ -183,9 +187,9 @@ export async function runService(ctx: Context): Promise<void> {
   }
   log(`lembas ${VERSION} serving (pid ${process.pid})`);
 
+  // A terminal it was started from that closes hangs up (SIGHUP): it stops as cleanly as on SIGTERM.
   await new Promise<void>((resolve) => {
-    process.once("SIGTERM", () => resolve());
-    process.once("SIGINT", () => resolve());
+    for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => resolve());
   });
   log("stopping: cancelling running turns and closing the links");
   clearInterval(loginTimer);
@@ -204,6 +208,16 @@ export async function runService(ctx: Context): Promise<void> {
   }
   release();
   log("stopped");
+}
+
+/**
+ * Stops what a lembas killed before it could stop its commands (a service killed with -9, its
+ * watchdog too) left running: its background jobs would otherwise run on, owned by nobody.
+ */
+function stopLeftovers(log: (line: string) => void): void {
+  const { owners, stopped } = stopOrphanedRuns(KILL_GRACE_MS);
+  if (stopped === 0) return;
+  log(`stopped ${stopped} process(es) that lembas ${owners.map((pid) => `pid ${pid}`).join(", ")} started and left running when it was killed`);
 }
 
 /** The store, or the sentence saying why not, logged before it ends the service. */

@@ -46,6 +46,16 @@ export function listMessages(db: Db, sessionId: string, afterSeq = 0): MessageRo
     .map(toRow);
 }
 
+/** One turn's messages, in order (a session's rows are read by its unique index, only the turn's parsed). */
+export function listTurnMessages(db: Db, sessionId: string, turnId: string): MessageRow[] {
+  return db
+    .query<RawMessage, [string, string]>(
+      "SELECT id, seq, role, body, turn_id, created_at FROM messages WHERE session_id = ? AND turn_id = ? ORDER BY seq",
+    )
+    .all(sessionId, turnId)
+    .map(toRow);
+}
+
 export function deleteMessagesFrom(db: Db, sessionId: string, fromSeq: number): number {
   return db.query("DELETE FROM messages WHERE session_id = ? AND seq >= ?").run(sessionId, fromSeq).changes;
 }

@@ -4,11 +4,12 @@ import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { startInBackground } from "./job.ts";
-import { commandArgv, KILL_GRACE_MS, leftInGroup, stopGroup, stopRun } from "./process-group.ts";
+import { commandArgv, KILL_GRACE_MS, leftRunning, stopRun } from "./process-group.ts";
 import { marked } from "./run-mark.ts";
 import { fail, ok } from "./result.ts";
 import { findSandbox, type Plan, planFor, sayOnce } from "./sandbox.ts";
 import { defineTool, type ToolResult } from "./tool.ts";
+import { watchGroup } from "./watchdog.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -102,7 +103,8 @@ export type RunOptions = {
 /**
  * Runs a command in a new session (its own process group, no controlling terminal), stdin closed.
  * On timeout or abort the whole group gets SIGTERM, then SIGKILL after a grace period; so does
- * what it left running in the background when it ended (else `server &` would outlive lembas).
+ * what it left running in the background when it ended, in its group or out of it with `setsid`
+ * (else `server &` would outlive lembas). The watchdog stops the group if lembas goes first.
  */
 export async function runCommand(command: string, opts: RunOptions): Promise<CommandRun> {
   const { env, mark } = marked(opts.env);
@@ -114,6 +116,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
     stdout: "pipe",
     stderr: "pipe",
   });
+  const unwatch = watchGroup(proc.pid);
   const output = new BoundedOutput(HEAD_CHARS, TAIL_CHARS);
   const onText = (text: string): void => {
     if (text === "") return;
@@ -135,8 +138,8 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const pumps = { out: pumpText(out, onText), err: pumpText(err, onText) };
   try {
     await proc.exited;
-    const leftBehind = !stopped && (await leftInGroup(proc.pid));
-    if (leftBehind) stopGroup(proc.pid);
+    const leftBehind = !stopped && (await leftRunning(proc.pid, mark));
+    if (leftBehind) stopRun(proc.pid, mark);
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
     // its output is read until its group is gone, the SIGKILL at the latest.
     const drainMs = stopped || leftBehind ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS;
@@ -151,6 +154,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   } finally {
     clearTimeout(timer);
     opts.signal.removeEventListener("abort", onAbort);
+    unwatch();
   }
 }
 

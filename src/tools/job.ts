@@ -56,9 +56,16 @@ export async function startInBackground(command: string, ctx: ToolContext, start
   }
   await within(job.done, FIRST_MOMENT_MS);
   const lines = [`Started ${job.id} (pid ${job.pid}) in the background.`, readText(job, undefined)];
-  if (job.state === "running") lines.push(`Read its new output with job {"action":"read","id":"${job.id}"}; stop it with "stop". It is stopped when the session ends.`);
+  if (job.state === "running") {
+    lines.push(`Read its new output with job {"action":"read","id":"${job.id}"}; stop it with "stop". It is stopped when the session ends. What it changes is outside the turn's undo: /undo does not restore it.`);
+  }
   if (notice) lines.push(notice);
   return ok(lines.join("\n"), { meta: jobMeta(job) });
+}
+
+/** The job bash's start result (its text, as the store keeps it) says it started, if it does. */
+export function startedJob(output: string): string | null {
+  return /^Started (job\d+) \(pid \d+\) in the background\.$/m.exec(output)?.[1] ?? null;
 }
 
 function listJobs(ctx: ToolContext): ToolResult {

@@ -2,14 +2,15 @@
  * A session's background jobs: commands started by `bash` with `run_in_background`, each in its
  * own process group, their output kept in a bounded buffer the `job` tool reads with an offset.
  * The session owns one registry and stops every job in it when it closes; whatever is left when
- * the process exits (however it exits, short of SIGKILL) is killed then.
+ * the process exits is killed then, and the watchdog stops it when lembas is killed (SIGKILL).
  */
 import { pumpText } from "./text-pump.ts";
 import type { Subprocess } from "bun";
 import { within } from "../pause.ts";
-import { commandArgv, KILL_GRACE_MS, killGroup, leftInGroup, stopRun } from "./process-group.ts";
-import { marked, markedPids, signalMarked } from "./run-mark.ts";
+import { commandArgv, KILL_GRACE_MS, killGroup, leftRunning, stopRun } from "./process-group.ts";
+import { marked, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
+import { watchGroup } from "./watchdog.ts";
 
 /** Jobs of one session running at once. */
 export const MAX_RUNNING_JOBS = 8;
@@ -90,9 +91,10 @@ export class Job {
     });
     hookExit();
     live.set(this.proc.pid, mark);
+    const unwatch = watchGroup(this.proc.pid);
     const onText = (text: string): void => this.append(text);
     const pumps = Promise.all([pumpText(this.proc.stdout.getReader(), onText), pumpText(this.proc.stderr.getReader(), onText)]);
-    this.done = this.finish(pumps);
+    this.done = this.finish(pumps).finally(unwatch);
     ending.add(this.done);
     void this.done.finally(() => ending.delete(this.done));
   }
@@ -150,7 +152,7 @@ export class Job {
     }
     // What the job's shell left behind in its group is stopped with it, as bash does.
     const stopping = this.state === "stopped";
-    const left = !stopping && ((await leftInGroup(this.proc.pid)) || markedPids(this.mark, this.proc.pid).length > 0);
+    const left = !stopping && (await leftRunning(this.proc.pid, this.mark));
     if (left) stopRun(this.proc.pid, this.mark);
     await within(pumps, stopping || left ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS);
     live.delete(this.proc.pid);

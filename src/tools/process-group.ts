@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { procStat } from "./proc-stat.ts";
-import { signalMarked } from "./run-mark.ts";
+import { markedPids, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
 
 /** Between SIGTERM and SIGKILL to a command's process group. */
@@ -71,15 +71,18 @@ export async function leftInGroup(pgid: number, settleMs = 100): Promise<boolean
   return false;
 }
 
-/** SIGTERM to the group now, SIGKILL after the grace period (not awaited: it happens even after we have returned). */
-export function stopGroup(pid: number, graceMs = KILL_GRACE_MS): void {
-  killGroup(pid, "SIGTERM");
-  setTimeout(() => killGroup(pid, "SIGKILL"), graceMs).unref();
+/**
+ * Whether a command that ended left processes running: in its group (leftInGroup), or carrying its
+ * MARK out of it (`setsid server &`).
+ */
+export async function leftRunning(pgid: number, mark: string): Promise<boolean> {
+  return (await leftInGroup(pgid)) || markedPids(mark, pgid).length > 0;
 }
 
 /**
- * stopGroup, and the same signals to every process carrying MARK (run-mark.ts) outside the group:
- * those that left it with a session of their own. The SIGKILL goes to the marked ones still there then.
+ * SIGTERM to the group now, SIGKILL after the grace period (not awaited: it happens even after we
+ * have returned), and the same signals to every process carrying MARK (run-mark.ts) outside the
+ * group: those that left it with a session of their own. The SIGKILL goes to the marked ones still there then.
  */
 export function stopRun(pid: number, mark: string, graceMs = KILL_GRACE_MS): void {
   killGroup(pid, "SIGTERM");

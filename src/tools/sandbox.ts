@@ -129,7 +129,8 @@ const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", 
  * too: root may write there without any capability, and a core_pattern or a uevent helper runs a
  * program outside the sandbox. The service managers of `serviceManagers` are closed. Not
  * --die-with-parent: bwrap dies of the SIGTERM a stopped command's group gets, which would SIGKILL
- * the command at once, with no grace period. Not --new-session: the command stays in the process
+ * the command at once, with no grace period (the watchdog stops a sandbox whose lembas was killed:
+ * watchdog.ts). Not --new-session: the command stays in the process
  * group lembas stops it by.
  */
 export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost(process.env)): string[] {

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { uniqueSleep } from "../support/procs.ts";
 import { ENTRY, outputOf, ROOT, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox;
@@ -17,11 +18,6 @@ afterEach(async () => {
   await model.close();
   box.cleanup();
 });
-
-/** A `sleep` argument nobody else uses, to find the job's process from outside (a sandbox gives it a pid of its own). */
-function uniqueSleep(): string {
-  return `${900 + Math.floor(Math.random() * 99)}.${process.pid}${Date.now() % 100_000}`;
-}
 
 /** The live (not zombie) processes that are `sleep MARKER`. */
 function sleepsWith(marker: string): number[] {
@@ -128,6 +124,45 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
     proc.kill("SIGTERM");
     expect(await proc.exited).toBe(130);
     expect(sleepsWith(marker)).toEqual([]);
+  });
+
+  for (const signal of ["SIGHUP", "SIGKILL"] as const) {
+    test(`a run ended by ${signal} mid-command (its terminal closed, or killed) leaves neither its job nor its command running`, async () => {
+      const [job, away, waited] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
+      model.push(background(`sleep ${job}`), step({ toolCalls: [{ name: "bash", arguments: { command: `setsid sleep ${away} & sleep ${waited}` } }] }), step({ text: "never" }));
+      const proc = Bun.spawn([process.execPath, ENTRY, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const all = [job, away, waited];
+      try {
+        expect(await waitUntil(() => all.every((m) => sleepsWith(m).length === 1), 15_000)).toBe(true);
+        proc.kill(signal);
+        await proc.exited;
+        if (signal === "SIGHUP") expect(proc.signalCode).toBeNull();
+        expect(await waitUntil(() => all.every((m) => sleepsWith(m).length === 0), 15_000)).toBe(true);
+      } finally {
+        for (const pid of all.flatMap(sleepsWith)) process.kill(pid, "SIGKILL");
+      }
+    });
+  }
+
+  test("/undo of a turn that started a job says that what the job changed is not restored", async () => {
+    writeFileSync(join(project, "notes.txt"), "the person's notes\n");
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "one.txt", content: "by the turn\n" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo rewritten > notes.txt; sleep 30", run_in_background: true } }] }),
+      step({ text: "done" }),
+    );
+    const first = await runLembas(box, ["run", "--yes", "write a file and start a job"], { cwd: project });
+    expect(first.code).toBe(0);
+    // The model was told with the job's start.
+    const last = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+    expect(contentText(last.at(-1)?.content)).toContain("What it changes is outside the turn's undo: /undo does not restore it.");
+    const undo = await runLembas(box, ["run", "-c", "/undo"], { cwd: project });
+    expect(undo.code).toBe(0);
+    expect(undo.stderr).toContain(
+      "lembas: undid the last turn (1 file restored): “write a file and start a job”. Not restored: (job1): `echo rewritten > notes.txt; sleep 30` ran in the background, outside the turn's undo: what it changed is not restored\n",
+    );
+    expect(existsSync(join(project, "one.txt"))).toBe(false);
+    expect(readFileSync(join(project, "notes.txt"), "utf8")).toBe("rewritten\n");
   });
 
   test("lembas run's lines name the job's start and its reads", async () => {

@@ -32,3 +32,24 @@ test("/undo over ACP answers the files it left alone and why, beside those it pu
   });
   expect(readFileSync(join(d.project, "one.txt"), "utf8")).toBe("the person's\n");
 });
+
+test("/undo over ACP names the background job the turn started: what it changed is not restored, and said so", async () => {
+  link.onRequest("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "once" } }));
+  writeFileSync(join(d.project, "notes.txt"), "the person's notes\n");
+  const command = "printf 'rewritten by the job\\n' > notes.txt; sleep 30";
+  d.model.push(
+    step({ toolCalls: [{ name: "write", arguments: { path: "one.txt", content: "by the turn\n" } }] }),
+    step({ toolCalls: [{ name: "bash", arguments: { command, run_in_background: true } }] }),
+    step({ text: "ok" }),
+  );
+  await say("write a file and start a job");
+  expect(readFileSync(join(d.project, "notes.txt"), "utf8")).toBe("rewritten by the job\n");
+  const answer = (await say("/undo")) as { _meta: { lembas: { undone: unknown } } };
+  expect(answer._meta.lembas.undone).toEqual({
+    prompt: "write a file and start a job",
+    files: ["one.txt"],
+    skipped: [{ path: "(job1)", why: `\`${command}\` ran in the background, outside the turn's undo: what it changed is not restored` }],
+    trash: expect.stringContaining("undo-trash"),
+  });
+  expect(readFileSync(join(d.project, "notes.txt"), "utf8")).toBe("rewritten by the job\n");
+});

@@ -28,8 +28,8 @@ export type Device = {
   waitForLog(text: string, timeoutMs?: number): Promise<string>;
   /** Starts `lembas serve`, waits for its link and answers initialize as LLeMbas would. */
   serve(opts?: { init?: object | null; env?: Record<string, string> }): Promise<Link>;
-  /** Kills the service: SIGTERM (clean) or SIGKILL. */
-  kill(signal?: "SIGTERM" | "SIGKILL"): Promise<number>;
+  /** Kills the service: SIGTERM or SIGHUP (clean), or SIGKILL. */
+  kill(signal?: "SIGTERM" | "SIGHUP" | "SIGKILL"): Promise<number>;
   close(): Promise<void>;
 };
 

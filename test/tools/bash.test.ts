@@ -122,6 +122,19 @@ describe("bash", () => {
     expect(await waitUntil(() => !isAlive(pid))).toBe(true);
   });
 
+  test("attack: what a command left running out of its group (setsid) is stopped when it ends, and said", async () => {
+    const { ctx } = makeContext();
+    const result = await run(bashTool, { command: "setsid sleep 300 >/dev/null 2>&1 & echo daemon $!" }, ctx);
+    const pid = Number(/daemon (\d+)/.exec(result.output)?.[1] ?? 0);
+    expect(pid).toBeGreaterThan(0);
+    try {
+      expect(result.output).toContain("Processes it left running in the background were stopped when it ended");
+      expect(await waitUntil(() => !isAlive(pid))).toBe(true);
+    } finally {
+      if (isAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   test("a background process that closed its output is stopped all the same", async () => {
     const { ctx } = makeContext();
     const result = await run(bashTool, { command: "sleep 100 >/dev/null 2>&1 & echo $!" }, ctx);

@@ -1,0 +1,102 @@
+/**
+ * So that no command's processes outlive lembas however it ends (SIGKILL, a crash, an editor that
+ * kills its agent): a watchdog, a small shell started with the first command, in a session of its
+ * own (no terminal's hang-up reaches it), reading a pipe whose write end only lembas holds. Lembas
+ * tells it each command's process group as it starts and again once the group is gone; when the
+ * pipe ends (lembas exited, or was killed), it stops the groups still listed and every process
+ * carrying one of this process's marks (run-mark.ts: those that left their group): SIGTERM, then
+ * SIGKILL after the grace period. PR_SET_PDEATHSIG would have the kernel do it, but Bun cannot set
+ * it for a child; bwrap's --die-with-parent would kill a sandbox at once on every stop (sandbox.ts).
+ */
+import type { Subprocess } from "bun";
+import { groupAlive, KILL_GRACE_MS } from "./process-group.ts";
+import { ownMarkPrefix } from "./run-mark.ts";
+
+/** How often a stopped group is looked at until it is gone (then the watchdog forgets it). */
+const GONE_POLL_MS = 500;
+
+/**
+ * $1: seconds of grace, $2: the marks' prefix in an environment. Lines `+PGID` and `-PGID` add a
+ * group and take it back out; at the end of input the groups and the marked processes are stopped.
+ */
+const SCRIPT = `trap '' HUP INT PIPE
+grace=$1 prefix=$2 groups=' '
+while IFS= read -r line; do
+  case $line in
+    +*) id=\${line#+}
+        case $groups in *" $id "*) ;; *) groups="$groups$id " ;; esac ;;
+    -*) id=\${line#-}
+        case $groups in *" $id "*) head=\${groups%%" $id "*} tail=\${groups#*" $id "}; groups="$head $tail" ;; esac ;;
+  esac
+done
+stop() {
+  sent=
+  for g in $groups; do kill -s "$1" -- "-$g" 2>/dev/null && sent=1; done
+  [ -d /proc ] || { [ -n "$sent" ]; return; }
+  for f in $(grep -l -s -F -e "$prefix" /proc/[0-9]*/environ); do
+    p=\${f#/proc/}
+    kill -s "$1" "\${p%/environ}" 2>/dev/null && sent=1
+  done
+  [ -n "$sent" ]
+}
+if stop TERM; then sleep "$grace"; stop KILL; fi
+`;
+
+let watchdog: Subprocess<"pipe", "ignore", "ignore"> | null = null;
+const watched = new Set<number>();
+
+/**
+ * Puts the process group PGID (a command just started) in the watchdog's care. The returned
+ * function takes it back out once the group is gone: right away, or when it has ended.
+ */
+export function watchGroup(pgid: number): () => void {
+  watched.add(pgid);
+  tell(`+${pgid}`);
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    if (groupAlive(pgid)) {
+      setTimeout(release, GONE_POLL_MS).unref();
+      return;
+    }
+    released = true;
+    // Never told of a group that may be gone: its pid may be another's group by then.
+    watched.delete(pgid);
+    tell(`-${pgid}`);
+  };
+  return release;
+}
+
+/** Writes a line to the watchdog, started (again, with every group still watched) when it is not running. */
+function tell(line: string): void {
+  try {
+    const dog = running() ?? start();
+    dog.stdin.write(`${line}\n`);
+    void Promise.resolve(dog.stdin.flush()).catch(() => {});
+  } catch {
+    // No watchdog (no shell, no process left to start): the exit hooks and the next start's sweep remain.
+  }
+}
+
+function running(): Subprocess<"pipe", "ignore", "ignore"> | null {
+  if (!watchdog || watchdog.exitCode !== null || watchdog.signalCode !== null) return null;
+  return watchdog;
+}
+
+function start(): Subprocess<"pipe", "ignore", "ignore"> {
+  const dog = Bun.spawn(["/bin/sh", "-c", SCRIPT, "lembas-watchdog", String(KILL_GRACE_MS / 1000), ownMarkPrefix()], {
+    // Without lembas's environment: it carries no mark (an outer lembas's would stop it), nor anything else of lembas's.
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    detached: true,
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  // Neither the watchdog nor its pipe keeps lembas running.
+  dog.unref();
+  dog.stdin.unref();
+  watchdog = dog;
+  // The groups the one before was told of (the first line written below adds the new one).
+  for (const pgid of watched) dog.stdin.write(`+${pgid}\n`);
+  return dog;
+}
