@@ -3,6 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../errors.ts";
 import { killGroup, leftInGroup } from "../tools/process-group.ts";
+import { watchGroup } from "../tools/watchdog.ts";
 import { StderrTail } from "./stderr-tail.ts";
 
 /** How long a server has to exit after SIGTERM before its process group is killed. */
@@ -68,6 +69,8 @@ export class StdioTransport implements Transport {
     const proc = this.proc;
     running.add(proc.pid);
     killAllOnExit();
+    // A SIGKILL of lembas runs no exit hook: the watchdog stops the server's group then.
+    const release = watchGroup(proc.pid);
     void this.readLines(proc.stdout);
     this.stderrEnded = this.readStderr(proc.stderr).catch(() => undefined);
     void proc.exited.then(() => {
@@ -75,6 +78,7 @@ export class StdioTransport implements Transport {
       this.exit = { code: proc.exitCode, signal: proc.signalCode };
       // The group may outlive its leader: whatever it started goes with it.
       killGroup(proc.pid, "SIGKILL");
+      release();
       this.onclose?.();
     });
   }

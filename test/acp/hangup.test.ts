@@ -6,6 +6,8 @@ import { findSandbox } from "../../src/tools/sandbox.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { type Device, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
+import { processesTagged } from "../mcp/processes.ts";
+import { ROOT } from "../support/run.ts";
 import { killSleeps, pathWithoutSandbox, sleepsWith, uniqueSleep, waitUntil } from "../support/procs.ts";
 
 const bwrap = findSandbox().kind === "bwrap";
@@ -83,4 +85,21 @@ describe.skipIf(!existsSync("/proc"))("an editor that goes leaves nothing runnin
       expect(service?.exitCode).toBeNull();
     });
   }
+});
+
+describe.skipIf(!existsSync("/proc"))("an editor's MCP server goes with the agent", () => {
+  test("SIGKILL of serve --stdio stops an editor's stdio server that outlives its stdin, and what it started", async () => {
+    const agent = await startStdioAgent();
+    a = agent;
+    const tag = `killed-${crypto.randomUUID()}`;
+    const server = { name: "notes", command: process.execPath, args: [join(ROOT, "test/support/mcp-server.ts"), "--linger", `--tag=${tag}`], env: [] };
+    agent.model.push(step({ toolCalls: [{ id: "c1", name: "mcp__notes__echo", arguments: { text: "hi" } }] }), step({ text: "done" }));
+    await agent.agent.request("initialize", initializeParams);
+    const { sessionId } = (await agent.agent.request("session/new", { cwd: agent.project, mcpServers: [server], _meta: { mode: "auto" } })) as { sessionId: string };
+    await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    expect(processesTagged(tag).length).toBeGreaterThan(0);
+    agent.proc.kill("SIGKILL");
+    await agent.proc.exited;
+    expect(await waitUntil(() => processesTagged(tag).length === 0, 15_000)).toBe(true);
+  }, 30_000);
 });
