@@ -4,7 +4,7 @@ import { gitReads, gitWrites, readGitLine } from "./command-git.ts";
 import { type CommandPlace, Places } from "./command-places.ts";
 import { treesRead } from "./command-reads.ts";
 import { expandWord, literalWord, type Values } from "./command-words.ts";
-import { isWriter, writtenPaths } from "./command-writes.ts";
+import { writtenPaths } from "./command-writes.ts";
 
 /**
  * What makes even auto mode ask before a line: a word that names a protected path (`~/.ssh/id_rsa`
@@ -94,12 +94,10 @@ class LineWalk {
   private byProgram(name: string, args: Word[]): string | null {
     if (name === "cd" || name === "pushd") return this.cd(name, args);
     if (name === "shopt") return "it changes how bash expands words (shopt)";
-    if (isWriter(name)) {
-      const written = writtenPaths(name, args);
-      if ("unknown" in written) return `where it writes cannot be told before it runs (${written.unknown})`;
-      const outside = written.find((word) => !this.places.writableWord(word));
-      if (outside) return `it writes to ${outside.text}, outside the project or a protected path`;
-    }
+    const written = writtenPaths(name, args);
+    if ("unknown" in written) return `where it writes cannot be told before it runs (${written.unknown})`;
+    const outside = written.find((word) => !this.places.writableWord(word));
+    if (outside) return `it writes to ${outside.text}, outside the project or a protected path`;
     const trees = treesRead(name, args);
     const tree = trees ? this.places.treeConcern(trees) : null;
     if (tree) return tree;

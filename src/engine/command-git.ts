@@ -44,7 +44,7 @@ export function gitWrites(sub: string, args: readonly Word[]): Word[] {
   const output = scanOptions(args, OUTPUT).writes;
   const operands = scanned.operands;
   const written = [...new Set([...scanned.writes, ...output])];
-  if (sub === "clone" && operands.length >= 2) written.push(operands[1] as Word);
+  if (sub === "clone" && operands.length >= 2) written.push(operands.at(-1) as Word);
   if ((sub === "worktree" && operands[0]?.text === "add") || (sub === "bundle" && operands[0]?.text === "create")) {
     if (operands[1]) written.push(operands[1]);
   }

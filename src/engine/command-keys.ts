@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { gitReads } from "./command-git.ts";
+import { gitReads, gitWrites } from "./command-git.ts";
 import { parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./command-line.ts";
 import {
   HARMLESS_OPTIONS, INTERPRETERS, MAYBE_SCRIPT, NEVER, NEVER_SUBCOMMANDS, PROGRAM_RUNNERS, RECURSIVE_READERS, RUNNERS, SUBCOMMANDS,
@@ -110,6 +110,8 @@ function bySubcommand(name: string, programKey: string, args: Word[], places: Pl
   const unlisted = listed ? optionsRefusal(`${name} ${sub.text}`, rest.slice(1), listed.options, places, listed.untilOperand) : null;
   if (unlisted) return { never: unlisted };
   if (name === "git") {
+    const outside = gitWrites(sub.text, rest.slice(1)).find((word) => !word.literal || !places.writable(word.text));
+    if (outside) return { never: `git ${sub.text} writes to ${outside.text}, which may be outside the project or protected` };
     const read = gitReads(sub.text, rest.slice(1));
     const shown = read ? places.gitConcern(read) : null;
     if (shown) return { never: shown };
