@@ -14,13 +14,6 @@ export const SECRET_NAMES = [".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*"
 /** Protected but not secret: git's repository, `.git` itself and everything in it (any case, as the secrets). */
 const GUARDED_NAMES = [".git"] as const;
 
-/**
- * The file that makes a directory a git directory (with objects/ and refs/): git reads the config
- * beside it, whose core.fsmonitor, hooks and pager are commands. Protected wherever it is, so that
- * no directory becomes one unasked; matched as written, and regardless of case where the file
- * system ignores it.
- */
-const GIT_DIRECTORY_MARK = "HEAD";
 
 /**
  * How a path is protected. Both kinds ask before any tool touches them, in every mode, and no
@@ -78,27 +71,28 @@ export function isProtected(path: string, root: string, rules: ProtectedPaths): 
 }
 
 /**
- * Whether the path, or a directory above it below the root, is a git directory by another name
- * than `.git` (HEAD, objects/ and refs/ in it, as git recognises one): its config and hooks are
- * git's to run, like `.git`'s.
+ * Whether the path is in a directory of the project that is a git directory by another name than
+ * `.git` (HEAD, objects/ and refs/ in it, as git recognises one), or would make one: a HEAD beside
+ * objects/ and refs/, an objects/ or refs/ beside a HEAD. git reads the config of such a
+ * directory when it runs inside it, and its core.fsmonitor, hooks and pager are commands.
  */
 export function inGitDirectory(path: string, root: string): boolean {
-  if (!isInside(path, root)) return false;
-  for (let dir = path; dir !== root && isInside(dir, root); dir = dirname(dir)) {
-    if (isGitDirectory(dir)) return true;
+  for (let at = path; at !== root && isInside(at, root); at = dirname(at)) {
+    const parent = dirname(at);
+    const name = FOLDS_CASE ? basename(at).toLowerCase() : basename(at);
+    if (kindOf(join(at, "HEAD")) === "file" && kindOf(join(at, "objects")) === "dir" && kindOf(join(at, "refs")) === "dir") return true;
+    if (name === (FOLDS_CASE ? "head" : "HEAD") && kindOf(join(parent, "objects")) === "dir" && kindOf(join(parent, "refs")) === "dir") return true;
+    if ((name === "objects" || name === "refs") && kindOf(join(parent, "HEAD")) === "file") return true;
   }
   return false;
 }
 
-function isGitDirectory(dir: string): boolean {
-  const kind = (name: string) => {
-    try {
-      return statSync(join(dir, name)).isDirectory() ? "dir" : "file";
-    } catch {
-      return null;
-    }
-  };
-  return kind(GIT_DIRECTORY_MARK) === "file" && kind("objects") === "dir" && kind("refs") === "dir";
+function kindOf(path: string): "dir" | "file" | null {
+  try {
+    return statSync(path).isDirectory() ? "dir" : "file";
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -111,7 +105,6 @@ export function protection(path: string, root: string, rules: ProtectedPaths): P
   const parts = relative(root, path).split(sep).filter((part) => part !== ".." && part !== "");
   if (parts.some((name) => isSecretName(name, rules))) return "secret";
   if (parts.some((name) => isGuardedName(name, rules))) return "protected";
-  if (parts.some((name) => isGitDirectoryMark(name, rules))) return "protected";
   if (rules.globs.length === 0) return null;
   const rel = folded(relative(root, path).split(sep).join("/"), rules);
   for (let end = rel.length; end > 0; end = rel.lastIndexOf("/", end - 1)) {
@@ -128,10 +121,6 @@ function inProtectedDir(path: string, rules: ProtectedPaths): boolean {
 function isSecretName(name: string, rules: ProtectedPaths): boolean {
   const lower = name.toLowerCase();
   return rules.secret.some((glob) => glob.match(lower));
-}
-
-function isGitDirectoryMark(name: string, rules: ProtectedPaths): boolean {
-  return rules.foldCase ? name.toUpperCase() === GIT_DIRECTORY_MARK : name === GIT_DIRECTORY_MARK;
 }
 
 function isGuardedName(name: string, rules: ProtectedPaths): boolean {
@@ -192,7 +181,6 @@ function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protec
   const lower = name.toLowerCase();
   if (rules.secret.some((glob) => glob.match(lower))) return "secret";
   if (rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(folded(name, rules)))) return "protected";
-  if (isGitDirectoryMark(name, rules)) return "protected";
   if (rules.globs.length === 0) return null;
   const posix = folded(sep === "/" ? rel : rel.split(sep).join("/"), rules);
   return rules.globs.some((glob) => glob.match(posix)) ? "protected" : null;
