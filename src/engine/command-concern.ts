@@ -136,7 +136,7 @@ class LineWalk {
       const read = READS.has(op) && targets.find((t) => this.places.plainlyNamesProtected(t));
       if (read) return `it reads ${read.text}, a protected path`;
       const writes = WRITES.has(op) || op === ">&";
-      const outside = writes && targets.find((t) => !t.literal || !this.places.writable(t.text));
+      const outside = writes && targets.find((t) => !this.places.writableWord(t));
       if (outside) return `it writes to ${outside.text}, outside the project or a protected path`;
     }
     return null;

@@ -28,6 +28,14 @@ export function diskPlace(input: { cwd: string; root: string; home?: string | un
     walk: walkPath,
     glob: globOnDisk,
     kind: kindOf,
+    entries: (dir) => {
+      try {
+        const names = readdirSync(dir);
+        return names.length > MAX_TREE_ENTRIES ? null : names;
+      } catch {
+        return null;
+      }
+    },
     holdsProtected: (dir, hidden) => holdsProtected(dir, hidden, protectionJudge(root, protectedPaths), asWritten),
     trackedProtected: (dir) => trackedProtected(dir, (path) => isProtected(asWritten(realPath(path)), root, protectedPaths)),
   };

@@ -7,7 +7,7 @@ import {
 import { listedOptions } from "./command-option-lists.ts";
 import { type OptionList, scanOptions } from "./command-options.ts";
 import { type CommandPlace, Places } from "./command-places.ts";
-import { isWriter, writerOptions, writtenPaths } from "./command-writes.ts";
+import { isWriter, removedPaths, writerOptions, writtenPaths } from "./command-writes.ts";
 
 export type { CommandPlace } from "./command-places.ts";
 export { plainConcern } from "./command-concern.ts";
@@ -158,7 +158,7 @@ function refusal(name: string, args: Word[], places: Places): string | null {
   if (!isWriter(name)) return null;
   const written = writtenPaths(name, args);
   if ("unknown" in written) return `${name} writes where only running tells (${written.unknown})`;
-  const outside = written.find((word) => !word.literal || !places.writable(word.text));
+  const outside = [...written, ...removedPaths(name, args)].find((word) => !word.literal || !places.writable(word.text));
   return outside ? `${name} writes to ${outside.text}, which may be outside the project or protected` : null;
 }
 

@@ -19,6 +19,8 @@ export type CommandPlace = {
   glob(dir: string, pattern: string): string[] | null;
   /** The HOME of the command's shell, for `~` and `$HOME`. */
   home: string;
+  /** The names in a directory now; null when it cannot be read or holds more than can be judged. */
+  entries(dir: string): string[] | null;
   /** Whether an absolute path is a directory or a file now (symlinks followed); null when it is not there. */
   kind(path: string): "dir" | "file" | null;
   /** Whether the tree at a real directory holds a protected path that a reader of all its files (hidden ones when `hidden`) reads. */
@@ -95,15 +97,27 @@ export class Places {
 
   /**
    * writable() for a word: a glob writes to what it matches, or (matching nothing) to a new name in
-   * the directory its pattern names, which must then be plainly written.
+   * the directory its pattern names, which must then be plainly written. Only a glob in its last
+   * part is judged (`src/*.ts`), from the names in that directory.
    */
   writableWord(word: Word): boolean {
     if (word.literal) return this.writable(word.text);
     const slash = word.text.lastIndexOf("/");
     const dir = slash === -1 ? "." : word.text.slice(0, slash) || "/";
+    const pattern = word.text.slice(slash + 1);
     if (/[*?[\\]/.test(dir) || this.guardedAsWritten(word.text) || !this.writable(`${dir}/_`)) return false;
-    const matches = this.named(word);
-    return matches !== null && matches.every((path) => this.inProject(path) !== null && !this.guarded(path));
+    const glob = new Bun.Glob(pattern);
+    return this.dirs.every((at) => {
+      const base = this.place.walk(at.physical, dir);
+      const names = base === null ? null : this.place.entries(base);
+      if (base === null || names === null) return false;
+      // As bash matches without dotglob: a leading dot only where the pattern names it.
+      const matched = names.filter((name) => (pattern.startsWith(".") || !name.startsWith(".")) && glob.match(name));
+      return matched.every((name) => {
+        const real = this.place.walk(base, name);
+        return real !== null && this.inProject(real) !== null && !this.guarded(real);
+      });
+    });
   }
 
   /** Whether writing to this path, from every directory the line may be in, stays in the project and off protected paths. */

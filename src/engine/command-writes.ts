@@ -38,7 +38,7 @@ const WRITERS: Record<string, Writer> = {
       "--strip-trailing-slashes -s --symbolic-link -u --update?= -x --one-file-system --keep-directory-symlink",
     "last",
   ),
-  mv: writer(`${COPY_COMMON} -n --no-clobber --no-copy --strip-trailing-slashes -u --update?= --exchange`, "all"),
+  mv: writer(`${COPY_COMMON} -n --no-clobber --no-copy --strip-trailing-slashes -u --update?= --exchange`, "last"),
   ln: writer(`${COPY_COMMON} -d -F --directory -L --logical -n --no-dereference -P --physical -r --relative -s --symbolic`, "last"),
   install: writer(
     `${COPY_COMMON} -C --compare -c -d --directory -D -g= --group= -m= --mode= -o= --owner= -p --preserve-timestamps -s --strip`,
@@ -105,6 +105,11 @@ export function writtenPaths(name: string, args: readonly Word[]): Word[] | { un
   // ln with one operand makes its link in the directory the line is in.
   if (name === "ln" && operands.length === 1) return operands.map((o) => literalOr(o, basename(o.text)));
   return operands.length >= 2 ? operands.slice(-1) : [];
+}
+
+/** The paths a writer removes besides where it writes: mv's sources. */
+export function removedPaths(name: string, args: readonly Word[]): Word[] {
+  return name === "mv" ? sourcePaths(name, args) : [];
 }
 
 /** The operands a writer reads from (cp's sources): all but where it writes. */
