@@ -66,7 +66,8 @@ class LineWalk {
       this.keyword(words[0].text);
       words = words.slice(1);
     }
-    const state = command.assignments.map((a) => ASSIGNS.exec(a)?.[1] ?? "").find((name) => SHELL_STATE.has(name));
+    // Alone, an assignment changes the shell; before a command, only what that command reads (cd, CDPATH).
+    const state = command.assignments.map((a) => ASSIGNS.exec(a)?.[1] ?? "").find((name) => (words.length === 0 ? SHELL_STATE.has(name) : name === "CDPATH"));
     if (state) return `it sets ${state}, which changes how bash reads the rest of the line`;
     if (words.length === 0) {
       for (const assignment of command.assignments) this.assign(assignment);
@@ -85,7 +86,7 @@ class LineWalk {
       if (as !== null) args.push(...as);
       else if (!NO_PATHS.has(name) && !(DECLARERS.has(name) && ASSIGNS.test(word.text))) return `${word.text} is only known when it runs, and may name any path`;
     }
-    const named = [...(expanded ?? []), ...args].find((word) => this.places.plainlyNamesProtected(word));
+    const named = [...expanded, ...args].find((word) => this.places.plainlyNamesProtected(word));
     if (named) return `${named.text} is a protected path`;
     return this.redirects(command.redirects) ?? this.byProgram(name, args);
   }

@@ -5,7 +5,7 @@ import { type OptionList, optionLists } from "./command-options.ts";
  * or writing where they say: any other option of theirs asks (see command-options.ts for how a
  * list is written). Left out on purpose: git's -u/--upload-pack, --receive-pack, --exec, --template,
  * -c/--config, --ext-diff, --textconv, -O/--open-files-in-pager, rebase's -x/-i, gpg signing;
- * zip's -T/-TT; man's -P/-H/-p; wget's -e/--use-askpass/--config; curl's -K and
+ * man's -P/-H/-p; wget's -e/--use-askpass/--config; curl's -K and
  * traces; sort's --compress-program; make's -f/-C/-I/--eval; fd's -x/-X; npm's --prefix,
  * --script-shell, --node-options, -g. Options whose value is a path written to (`-o=w`) are
  * covered only when that path is in the project.
@@ -191,6 +191,12 @@ const BUN_BUILD =
 
 const BUN_RUN = "--silent --bun --watch --hot --no-clear-screen --if-present --filter= --elide-lines= --smol";
 
+const FD =
+  "-H --hidden -I --no-ignore -u --unrestricted -s --case-sensitive -i --ignore-case -g --glob --regex -F --fixed-strings -a " +
+  "--absolute-path -l --list-details -L --follow -p --full-path -0 --print0 -d= --max-depth= --min-depth= --exact-depth= -t= " +
+  "--type= -e= --extension= -E= --exclude= -S= --size= --changed-within= --changed-before= --max-results= -1 -q --quiet " +
+  "--show-errors --color= -c= -j= --threads= --prune --one-file-system --search-path= --base-directory=";
+
 /** The lists by program, or by program and subcommand ("git log"); "npm *" is any npm subcommand. */
 const LISTS: Record<string, { text: string; untilOperand?: boolean }> = {
   ...Object.fromEntries(Object.entries(GIT).map(([sub, text]) => [`git ${sub}`, { text }])),
@@ -228,8 +234,8 @@ const LISTS: Record<string, { text: string; untilOperand?: boolean }> = {
       "--version-sort --check?= --merge --stable --unique --zero-terminated -k= --key= -t= --field-separator= -S= --buffer-size= " +
       "-T=w --temporary-directory=w --parallel= -o=w --output=w --batch-size= --debug",
   },
-  fd: { text: FD() },
-  fdfind: { text: FD() },
+  fd: { text: FD },
+  fdfind: { text: FD },
   curl: {
     text:
       "-s --silent -S --show-error -f --fail --fail-with-body -L --location -o=w --output=w -O --remote-name --remote-name-all " +
@@ -248,18 +254,8 @@ const LISTS: Record<string, { text: string; untilOperand?: boolean }> = {
       "-nc --no-clobber -nd --no-directories -np --no-parent -nH --no-host-directories --limit-rate= -w= --wait= " +
       "--retry-connrefused -4 -6 --inet4-only --inet6-only --method= --body-data= --post-data= --compression= -Q= --quota=",
   },
-  zip: { text: "-q -v -j -u -f -d -D -X -y -0 -1 -2 -3 -4 -5 -6 -7 -8 -9 -x= -i= --quiet --verbose --junk-paths --update --freshen --delete" },
   man: { text: "-k -f -a -w -W --where --where-cat -s= -S= --sections= -L= --locale= -7 --ascii -E= --encoding= --no-hyphenation --no-justification --apropos --whatis --all" },
 };
-
-function FD(): string {
-  return (
-    "-H --hidden -I --no-ignore -u --unrestricted -s --case-sensitive -i --ignore-case -g --glob --regex -F --fixed-strings -a " +
-    "--absolute-path -l --list-details -L --follow -p --full-path -0 --print0 -d= --max-depth= --min-depth= --exact-depth= -t= " +
-    "--type= -e= --extension= -E= --exclude= -S= --size= --changed-within= --changed-before= --max-results= -1 -q --quiet " +
-    "--show-errors --color= -c= -j= --threads= --prune --one-file-system --search-path= --base-directory="
-  );
-}
 
 const parsed = new Map<string, Listed>();
 

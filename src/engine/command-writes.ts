@@ -17,6 +17,8 @@ type Writer = { options: OptionList; dest: Dest };
 
 const writer = (options: string, dest: Dest): Writer => ({ options: optionList(options), dest });
 
+const OWNERS = "-c --changes -f --silent --quiet -v --verbose --dereference -h --no-dereference --from= --no-preserve-root --preserve-root --reference= -R --recursive -H -L -P";
+
 const COPY_COMMON = "-b --backup?= -f --force -i --interactive -S= --suffix= -t=w --target-directory=w -T --no-target-directory -v --verbose -Z --context?= --debug";
 
 const WRITERS: Record<string, Writer> = {
@@ -29,9 +31,10 @@ const WRITERS: Record<string, Writer> = {
   mkfifo: writer("-m= --mode= -Z --context?=", "all"),
   mknod: writer("-m= --mode= -Z --context?=", "all"),
   truncate: writer("-c --no-create -o --io-blocks -r= --reference= -s= --size=", "all"),
-  chmod: writer("-c --changes -f --silent --quiet -v --verbose --no-preserve-root --preserve-root --reference= -R --recursive", "all"),
-  chown: writer(OWNERS(), "all"),
-  chgrp: writer(OWNERS(), "all"),
+  // A mode may start with a dash (chmod -x f): its letters are read as options would be.
+  chmod: writer("-c --changes -f --silent --quiet -v --verbose --no-preserve-root --preserve-root --reference= -R --recursive -r -w -x -X -s -t", "all"),
+  chown: writer(OWNERS, "all"),
+  chgrp: writer(OWNERS, "all"),
   cp: writer(
     `${COPY_COMMON} -a --archive --attributes-only --copy-contents -d -H -l --link -L --dereference -n --no-clobber -P ` +
       "--no-dereference -p --preserve?= --no-preserve= --parents -R -r --recursive --reflink?= --remove-destination --sparse= " +
@@ -46,9 +49,12 @@ const WRITERS: Record<string, Writer> = {
   ),
   uniq: writer("-c --count -d --repeated -D -f= --skip-fields= -i --ignore-case -s= --skip-chars= -u --unique -w= --check-chars= -z --zero-terminated --group?= --all-repeated?=", 1),
   split: writer("-a= --suffix-length= --additional-suffix= -b= --bytes= -C= --line-bytes= -d --numeric-suffixes?= -x --hex-suffixes?= -e --elide-empty-files -l= --lines= -n= --number= -t= --separator= --verbose -u --unbuffered", 1),
+  // Left out: -T/-TT and --unzip-command, which run a program to test the archive.
   zip: writer("-q -v -j -u -f -d -D -X -y -0 -1 -2 -3 -4 -5 -6 -7 -8 -9 -x= -i= -r -R --quiet --verbose --junk-paths --update --freshen --delete --recurse-paths", 0),
   unzip: writer("-d=w -o -n -q -qq -j -l -t -v -x= -p -a -C -L -u -f -X -K -O= -P=", "options"),
+  // Left out: -S (the program it runs for ssh), -o and -F (ssh's options: a ProxyCommand runs).
   scp: writer("-p -q -C -P= -v -4 -6 -B -O -l= -c= -T -r", "last"),
+  // No session key covers rsync (it reads whole trees): this list only tells its operands apart.
   rsync: writer(
     "-a --archive -r --recursive -v --verbose -z --compress -u --update -n --dry-run -P --progress -h --human-readable --delete " +
       "-e= --rsh= --exclude= --include= --exclude-from= --include-from= --filter= -f= --files-from= --chmod= --chown= " +
@@ -57,10 +63,6 @@ const WRITERS: Record<string, Writer> = {
     "last",
   ),
 };
-
-function OWNERS(): string {
-  return "-c --changes -f --silent --quiet -v --verbose --dereference -h --no-dereference --from= --no-preserve-root --preserve-root --reference= -R --recursive -H -L -P";
-}
 
 /** Compressors that replace the file they are given (gzip x writes x.gz), unless they write to stdout. */
 const COMPRESSORS = new Set(["gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "compress"]);
