@@ -14,7 +14,6 @@ export const SECRET_NAMES = [".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*"
 /** Protected but not secret: git's repository, `.git` itself and everything in it (any case, as the secrets). */
 const GUARDED_NAMES = [".git"] as const;
 
-
 /**
  * How a path is protected. Both kinds ask before any tool touches them, in every mode, and no
  * search shows their content; a secret's name is left out of listings as well.

@@ -1,8 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadConfig } from "../../src/config/load.ts";
+import { resolvePaths } from "../../src/config/paths.ts";
 import { discoverFiles } from "../../src/library/discover.ts";
+import { embeddingTarget } from "../../src/library/embedding-target.ts";
+import { addFiles, QUIET } from "../../src/library/indexer.ts";
 import { protectedPaths } from "../../src/project/protected.ts";
+import { openDb } from "../../src/store/db.ts";
 import { isStep, step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 import { type LibraryBox, libraryBox } from "./support.ts";
@@ -61,5 +66,24 @@ describe("the library takes no protected file", () => {
     const tool = box.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.find((m) => m.role === "tool");
     expect(contentText(tool?.content)).toContain("notes/guide.md");
     for (const secret of SECRETS) expect({ secret, sent: sent.includes(secret) }).toEqual({ secret, sent: false });
+  });
+
+  test("a library added before protected files were left out gives them up at its next search", async () => {
+    const dir = notes();
+    // As lembas library add took them then: the files indexed as they were listed, secrets and all.
+    const paths = resolvePaths(box.env);
+    const db = openDb(paths.dbFile);
+    const target = embeddingTarget(loadConfig(paths.configFile), [], box.env);
+    if (!target.ok) throw new Error(target.error);
+    const files = [join(dir, "guide.md"), join(dir, ".env"), join(dir, "keys", "id_ed25519"), join(dir, "keys", "server.pem"), join(dir, ".ssh", "config")];
+    await addFiles({ db, target: target.value, reporter: QUIET }, files, new Set());
+    db.close();
+    box.model.push(step({ toolCalls: [{ name: "library", arguments: { query: "deploy token private key", limit: 10 } }] }), step({ text: "ok" }));
+    const result = await box.lembas(["run", "--yes", "where is the deploy token?"]);
+    expect(result.code).toBe(0);
+    const sent = JSON.stringify(box.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages);
+    expect(sent).toContain("notes/guide.md");
+    for (const secret of SECRETS) expect({ secret, sent: sent.includes(secret) }).toEqual({ secret, sent: false });
+    expect((await box.lembas(["library", "list"])).stdout).not.toContain(".env");
   });
 });
