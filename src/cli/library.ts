@@ -5,6 +5,7 @@ import { createContext } from "./context.ts";
 import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
 import { discoverFiles } from "../library/discover.ts";
+import { protectedPaths } from "../project/protected.ts";
 import { embeddingTarget } from "../library/embedding-target.ts";
 import { EmbeddingError } from "../library/embeddings.ts";
 import { addFiles, type AddSummary, reembedStale, type Reporter } from "../library/indexer.ts";
@@ -76,7 +77,7 @@ const add = defineCommand({
       if (error instanceof EmbeddingError) throw new UserError(`${error.message}; the library is as it was`, 1);
       throw error;
     }
-    const found = await discoverFiles(args.path, process.cwd());
+    const found = await discoverFiles(args.path, process.cwd(), undefined, protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]));
     for (const failure of found.failures) reporter.say(failure);
     const named = new Set(args.path.flatMap((p) => realFile(resolve(process.cwd(), p))));
     const summary = await addFiles(deps, found.files, named);

@@ -1,12 +1,16 @@
 import { basename } from "node:path";
+import { gitReads, gitWrites } from "./command-git.ts";
 import { parseCommandLine, type Redirect, type SimpleCommand, type Word } from "./command-line.ts";
 import {
-  DANGEROUS_OPTIONS, HARMLESS_OPTIONS, INTERPRETERS, MAYBE_SCRIPT, NEVER, NEVER_SUBCOMMANDS, PROGRAM_RUNNERS,
-  RECURSIVE_READERS, RUNNERS, SUBCOMMANDS, WRITERS,
+  HARMLESS_OPTIONS, INTERPRETERS, MAYBE_SCRIPT, NEVER, NEVER_SUBCOMMANDS, PROGRAM_RUNNERS, RECURSIVE_READERS, RUNNERS, SUBCOMMANDS,
 } from "./command-names.ts";
+import { listedOptions } from "./command-option-lists.ts";
+import { type OptionList, scanOptions } from "./command-options.ts";
 import { type CommandPlace, Places } from "./command-places.ts";
+import { isWriter, removedPaths, writerOptions, writtenPaths } from "./command-writes.ts";
 
 export type { CommandPlace } from "./command-places.ts";
+export { plainConcern } from "./command-concern.ts";
 
 /**
  * What "always allow" means for a command line: one key per simple command it runs (`git status`,
@@ -16,7 +20,6 @@ export type CommandKeys = { keys: string[] } | { never: string };
 
 type Judged = { key: string[] } | { never: string };
 
-const WRITES = new Set<Redirect["op"]>([">", ">>", ">|", "&>", "&>>", "<>"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** Runners whose program may be a file of the project (`bun run build.ts`, `go run main.go`). */
 const FILE_RUNNERS = new Set(["bun", "deno", "go", "uv"]);
@@ -49,48 +52,7 @@ export function commandKeys(line: string, place: CommandPlace): CommandKeys {
   return { keys };
 }
 
-/**
- * What makes even auto mode ask before a line: a word that plainly names a protected path, a
- * redirection that reads one or writes outside the project or to one, or a cd out of the project
- * (what follows it is outside). A line that cannot be read for certain has its words judged
- * plainly all the same; what cannot be told before it runs (`cat $FILE`) is left to the mode.
- */
-export function plainConcern(line: string, place: CommandPlace): string | null {
-  const places = Places.of(place);
-  if (!places) return null;
-  const parsed = parseCommandLine(line);
-  if (parsed.kind !== "commands") return roughConcern(line, places);
-  for (const command of parsed.commands) {
-    const named = command.words.find((word) => places.plainlyNamesProtected(word));
-    if (named) return `${named.text} is a protected path`;
-    const read = command.redirects.find((r) => READS.has(r.op) && !/^([0-9]+|-)$/.test(r.target.text) && places.plainlyNamesProtected(r.target));
-    if (read) return `it reads ${read.target.text}, a protected path`;
-    const write = command.redirects.find((r) => writesFile(r) && r.target.literal && !places.writable(r.target.text));
-    if (write) return `it writes to ${write.target.text}, outside the project or a protected path`;
-    const [program, target] = command.words;
-    if (program?.literal && program.text === "cd" && target?.literal && !places.cd(target.text)) {
-      return `it changes to ${target.text}, outside the project (or where it cannot be told)`;
-    }
-  }
-  return null;
-}
-
-const READS = new Set<Redirect["op"]>(["<", "<>", "<&"]);
-
-/** A redirection that writes a file: `>`, `>>`, … and `>&` to a name rather than a descriptor. */
-function writesFile(redirect: Redirect): boolean {
-  if (WRITES.has(redirect.op)) return true;
-  return redirect.op === ">&" && !/^([0-9]+|-)$/.test(redirect.target.text);
-}
-
-/** For a line the parser could not take apart ($(…), backticks): each plain word it holds, judged. */
-function roughConcern(line: string, places: Places): string | null {
-  for (const text of line.split(/[\s;&|()<>`"'{}]+/)) {
-    if (text === "" || text.includes("$") || text.includes("\\")) continue;
-    if (places.plainlyNamesProtected({ text, literal: !/[*?[]/.test(text) })) return `${text} is a protected path`;
-  }
-  return null;
-}
+const WRITES = new Set<Redirect["op"]>([">", ">>", ">|", "&>", "&>>", "<>"]);
 
 function redirectFine(redirect: Redirect, places: Places): boolean {
   const target = redirect.target;
@@ -124,7 +86,11 @@ function judge(command: SimpleCommand, places: Places): Judged {
     if (NEVER.has(basename(file).toLowerCase())) return { never: `${program.text} is ${basename(file)}, never allowed for a session` };
     programKey = file;
   }
-  if (!SUBCOMMANDS.has(name)) return { key: [programKey] };
+  if (!SUBCOMMANDS.has(name)) {
+    const options = writerOptions(name) ?? listedOptions(name, null)?.options;
+    const unlisted = options ? optionsRefusal(name, args, options, places) : null;
+    return unlisted ? { never: unlisted } : { key: [programKey] };
+  }
   return bySubcommand(name, programKey, args, places);
 }
 
@@ -140,6 +106,16 @@ function bySubcommand(name: string, programKey: string, args: Word[], places: Pl
   const script = !runner && (INTERPRETERS.has(name) || (MAYBE_SCRIPT.has(name) && looksLikeFile(sub.text)));
   if (script) return byScript(programKey, sub.text, places);
   if (PROGRAM_RUNNERS.has(name) && runsAnything(sub.text)) return { never: `${name} ${sub.text} can run anything` };
+  const listed = listedOptions(name, sub.text);
+  const unlisted = listed ? optionsRefusal(`${name} ${sub.text}`, rest.slice(1), listed.options, places, listed.untilOperand) : null;
+  if (unlisted) return { never: unlisted };
+  if (name === "git") {
+    const outside = gitWrites(sub.text, rest.slice(1)).find((word) => !word.literal || !places.writable(word.text));
+    if (outside) return { never: `git ${sub.text} writes to ${outside.text}, which may be outside the project or protected` };
+    const read = gitReads(sub.text, rest.slice(1));
+    const shown = read ? places.gitConcern(read) : null;
+    if (shown) return { never: shown };
+  }
   if (!runner || !next) return { key: [programKey, sub.text] };
   if (!next.literal || next.text.startsWith("-")) return { never: `what ${name} ${sub.text} runs is not named plainly` };
   if (runsAnything(next.text)) return { never: `${name} ${sub.text} ${next.text} can run anything` };
@@ -158,65 +134,47 @@ function byScript(programKey: string, script: string, places: Places): Judged {
   return { key: [programKey, file] };
 }
 
+/**
+ * Why the options of a program with a list are not all a session key covers: one outside its
+ * list (it may run another program), or a path one writes to outside the project.
+ */
+function optionsRefusal(what: string, args: Word[], options: OptionList, places: Places, untilOperand = false): string | null {
+  const scanned = scanOptions(args, options, untilOperand);
+  const unlisted = scanned.unlisted[0];
+  if (unlisted) return `${what} ${unlisted.text} is not among the options an "always" for ${what} covers (some run another program or write where they say)`;
+  const outside = scanned.writes.find((word) => !word.literal || !places.writable(word.text));
+  return outside ? `${what} writes to ${outside.text}, which may be outside the project or protected` : null;
+}
+
 /** Why a program's arguments make it unfit for a session key; null when they do not. */
 function refusal(name: string, args: Word[], places: Places): string | null {
   if (name === "printf" && args.some((a) => a.text.startsWith("-v"))) return "printf -v assigns to a name bash evaluates, which can run commands";
   if ((name === "test" || name === "[") && args.some((a) => a.text === "-v" || a.text === "-R")) return `${name} -v evaluates a name, which can run commands`;
   const recursive = RECURSIVE_READERS[name];
-  if (recursive && (recursive.always || findOption(args, recursive.long ?? [], recursive.short ?? ""))) {
+  if (recursive && (recursive.always || hasOption(args, recursive.long ?? [], recursive.short ?? ""))) {
     return `${name} reads whole directories, which may hold protected files`;
   }
-  const dangerous = DANGEROUS_OPTIONS[name];
-  const option = dangerous ? findOption(args, dangerous.long, dangerous.short) : undefined;
-  if (option) return `${name} ${option.text} can run another program or write where it says`;
   if (name === "make" && args.some((a) => ASSIGNMENT.test(a.text))) return "make NAME=value can change what the Makefile runs";
-  if (WRITERS.has(name) || name === "dd") return writerRefusal(name, args, places);
-  return null;
+  if (!isWriter(name)) return null;
+  const written = writtenPaths(name, args);
+  if ("unknown" in written) return `${name} writes where only running tells (${written.unknown})`;
+  const outside = [...written, ...removedPaths(name, args)].find((word) => !word.literal || !places.writable(word.text));
+  return outside ? `${name} writes to ${outside.text}, which may be outside the project or protected` : null;
 }
 
-/** A writer's paths, judged as a redirection's targets: in the project, off protected paths. */
-function writerRefusal(name: string, args: Word[], places: Places): string | null {
-  let options = true;
-  for (const arg of args) {
-    if (!arg.literal) return `${name} writes to ${arg.text}, only known when it runs`;
-    if (options && arg.text === "--") {
-      options = false;
-      continue;
-    }
-    const outside = writtenPaths(name, arg.text, options).find((path) => !places.writable(path));
-    if (outside !== undefined) return `${name} writes to ${outside}, which may be outside the project or protected`;
-  }
-  return null;
-}
-
-/** The paths one argument of a writer may write to: dd's of=, an option's value, or the argument. */
-function writtenPaths(name: string, text: string, options: boolean): string[] {
-  if (name === "dd") return text.startsWith("of=") ? [text.slice(3)] : [];
-  return options && text.startsWith("-") ? optionValue(text) : [text];
-}
-
-/** What an option carries that may be a path: `--target=x` gives x, `-tx` gives x. */
-function optionValue(text: string): string[] {
-  if (text.startsWith("--")) {
-    const at = text.indexOf("=");
-    return at === -1 ? [] : [text.slice(at + 1)];
-  }
-  return text.length > 2 ? [text.slice(2)] : [];
-}
-
-/** The first argument that is one of these options: a long name or its abbreviation, or a short letter in a cluster. */
-function findOption(args: Word[], long: readonly string[], short: string): Word | undefined {
+/** Whether one of the arguments is one of these options: a long name or its abbreviation, or a short letter in a cluster. */
+function hasOption(args: Word[], long: readonly string[], short: string): boolean {
   for (const arg of args) {
     const text = arg.text;
-    if (text === "--") return undefined;
+    if (text === "--") return false;
     if (text.startsWith("--")) {
       const optionName = text.slice(2).split("=")[0] ?? "";
-      if (optionName !== "" && long.some((l) => l.startsWith(optionName))) return arg;
+      if (optionName !== "" && long.some((l) => l.startsWith(optionName))) return true;
     } else if (text.startsWith("-") && [...text.slice(1)].some((letter) => short.includes(letter))) {
-      return arg;
+      return true;
     }
   }
-  return undefined;
+  return false;
 }
 
 function cdInside(args: Word[], places: Places): Judged {

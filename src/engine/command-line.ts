@@ -1,4 +1,5 @@
 import { joinContinuations } from "./continuations.ts";
+import { decodeAnsiC } from "./ansi-c.ts";
 
 /**
  * Reads a bash command line far enough to say which simple commands it runs, with what words and
@@ -6,8 +7,21 @@ import { joinContinuations } from "./continuations.ts";
  * whatever it cannot read for certain makes the line "substitutes" or "unreadable", never a guess.
  */
 
-/** A word after quote removal; literal when the shell expands nothing in it (no $, glob, brace or ~). */
-export type Word = { text: string; literal: boolean };
+/**
+ * A piece of a word as bash reads it: text (quoted or not: only unquoted text is expanded), a
+ * parameter (`$HOME`, `${HOME}`, `$1`), or what only running tells (`$(…)`, `` `…` ``, `$((…))`,
+ * `<(…)`).
+ */
+export type WordPart =
+  | { kind: "text"; text: string; quoted: boolean }
+  | { kind: "var"; name: string; quoted: boolean }
+  | { kind: "unknown"; quoted: boolean };
+
+/**
+ * A word after quote removal; literal when the shell expands nothing in it (no $, glob, brace or ~).
+ * `parts` keeps what was quoted, for judging what it expands to (see command-words.ts).
+ */
+export type Word = { text: string; literal: boolean; parts: WordPart[] };
 
 /** A redirection: `2>&1` is { fd: 2, op: ">&", target: "1" }; a here-document's target is its delimiter. */
 export type Redirect = { fd: number | null; op: RedirectOp; target: Word };
@@ -17,11 +31,23 @@ export type RedirectOp = ">" | ">>" | ">|" | "&>" | "&>>" | "<>" | ">&" | "<" | 
 export type SimpleCommand = { assignments: string[]; words: Word[]; redirects: Redirect[] };
 
 export type ParsedLine =
-  /** grouped: some commands run in a subshell `( … )`. */
+  /**
+   * grouped: some commands run in a subshell `( … )`. With `substitutions` read, the commands of
+   * each `$(…)`, `` `…` `` and `<(…)` are among them, before the command whose word holds it.
+   */
   | { kind: "commands"; commands: SimpleCommand[]; grouped: boolean }
   /** The line runs commands of its own making: $(…), `…`, <(…), >(…), $((…)), ${…} beyond a name. */
   | { kind: "substitutes" }
   | { kind: "unreadable"; why: string };
+
+export type ParseOptions = {
+  /**
+   * Read what `$(…)`, `` `…` ``, `<(…)` and a plain `$((…))` run instead of stopping there: their
+   * commands are listed, and the words holding them are not literal (what they expand to is
+   * only known when they run). Off, such a line is "substitutes".
+   */
+  substitutions?: boolean;
+};
 
 class Stop {
   constructor(readonly result: ParsedLine) {}
@@ -38,13 +64,15 @@ const META = new Set([" ", "\t", "\n", ";", "&", "|", "(", ")", "<", ">"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
 const OPERATORS = ["&&", "||", "|&", ";", "|", "&"] as const;
 const REDIRECTS: readonly RedirectOp[] = ["&>>", "&>", "<<<", "<<-", "<<", "<>", "<&", ">>", ">&", ">|", "<", ">"];
+/** What a `$((…))` may hold and still be plain arithmetic: no parameter, substitution or subscript. */
+const PLAIN_ARITHMETIC = /^[A-Za-z0-9_\s+\-*/%<>=!&|^~?:(),.]*$/;
 
 /** Parses a command line as bash would read it. */
-export function parseCommandLine(line: string): ParsedLine {
+export function parseCommandLine(line: string, options: ParseOptions = {}): ParsedLine {
   const joined = joinContinuations(line);
   if ("unreadable" in joined) return { kind: "unreadable", why: joined.unreadable };
   try {
-    return new Reader(joined.text).read();
+    return new Reader(joined.text, options.substitutions === true).read();
   } catch (error) {
     if (error instanceof Stop) return error.result;
     throw error;
@@ -52,16 +80,25 @@ export function parseCommandLine(line: string): ParsedLine {
 }
 
 type Heredoc = { delimiter: string; quoted: boolean; stripTabs: boolean };
+type Read = { text: string; literal: boolean; parts: WordPart[] };
 
 class Reader {
-  private i = 0;
   private readonly commands: SimpleCommand[] = [];
   private current: SimpleCommand = empty();
   private heredocs: Heredoc[] = [];
   private depth = 0;
   private grouped = false;
 
-  constructor(private readonly s: string) {}
+  /**
+   * `closing`: the reader of a `$(…)` or `<(…)`, which ends at its unmatched `)`; `i` is where
+   * it starts reading.
+   */
+  constructor(
+    private readonly s: string,
+    private readonly nested: boolean,
+    private i = 0,
+    private readonly closing = false,
+  ) {}
 
   read(): ParsedLine {
     const s = this.s;
@@ -81,10 +118,16 @@ class Reader {
         this.depth++;
         this.grouped = true;
       } else if (c === ")") {
+        if (this.depth === 0 && this.closing) {
+          this.i++;
+          return this.finish();
+        }
         if (this.depth === 0) unreadable("a ) without its (");
         this.i++;
         this.depth--;
         this.end();
+      } else if (this.nested && (c === "<" || c === ">") && s[this.i + 1] === "(") {
+        this.word();
       } else if (c === "<" || c === ">" || s.startsWith("&>", this.i)) {
         this.redirect(null);
       } else if (c === ";" || c === "&" || c === "|") {
@@ -96,6 +139,11 @@ class Reader {
         this.word();
       }
     }
+    if (this.closing) unreadable("a $( or <( without its )");
+    return this.finish();
+  }
+
+  private finish(): ParsedLine {
     if (this.heredocs.length > 0) unreadable("a here-document that never ends");
     if (this.depth > 0) unreadable("a ( without its )");
     this.end();
@@ -120,24 +168,25 @@ class Reader {
       this.current.assignments.push(raw);
       return;
     }
-    this.current.words.push({ text: word.text, literal: word.literal });
+    this.current.words.push({ text: word.text, literal: word.literal, parts: word.parts });
   }
 
   private redirect(fd: number | null): void {
     const s = this.s;
-    if (s.startsWith("<(", this.i) || s.startsWith(">(", this.i)) substitutes();
+    if (!this.nested && (s.startsWith("<(", this.i) || s.startsWith(">(", this.i))) substitutes();
     const op = REDIRECTS.find((o) => s.startsWith(o, this.i));
     if (!op) return unreadable("an unknown redirection");
     this.i += op.length;
     while (BLANK.has(s[this.i] ?? "")) this.i++;
-    if (this.i >= s.length || META.has(s[this.i] ?? "")) unreadable(`${op} without a target`);
+    const atProcess = this.nested && (s.startsWith("<(", this.i) || s.startsWith(">(", this.i));
+    if (this.i >= s.length || (META.has(s[this.i] ?? "") && !atProcess)) unreadable(`${op} without a target`);
     // bash reads a # here as a comment, leaving the redirection without its target.
     if (s[this.i] === "#") unreadable(`${op} followed by a comment`);
     const target = this.readWord();
     if (op === "<<" || op === "<<-") {
       this.heredocs.push({ delimiter: target.text, quoted: target.quoted, stripTabs: op === "<<-" });
     }
-    this.current.redirects.push({ fd, op, target: { text: target.text, literal: target.literal } });
+    this.current.redirects.push({ fd, op, target: { text: target.text, literal: target.literal, parts: target.parts } });
   }
 
   /** The bodies of the here-documents the line just ended opened, in order. */
@@ -150,109 +199,183 @@ class Reader {
         const text = this.s.slice(this.i, lineEnd);
         this.i = eol === -1 ? this.s.length : eol + 1;
         if ((doc.stripTabs ? text.replace(/^\t+/, "") : text) === doc.delimiter) break;
-        if (!doc.quoted && expandsCommands(text)) substitutes();
+        if (doc.quoted || !expandsCommands(text)) continue;
+        if (!this.nested) substitutes();
+        // An unquoted body expands as a "…" does, with its " kept: its substitutions run.
+        const body = new Reader(text, true);
+        body.readQuoted(false);
+        this.commands.push(...body.commands);
       }
     }
     this.heredocs = [];
   }
 
   /** Reads one word up to a blank or an operator: quotes removed, expansions kept as written. */
-  private readWord(): { text: string; literal: boolean; quoted: boolean } {
+  private readWord(): Read & { quoted: boolean } {
     const s = this.s;
-    let text = "";
-    let literal = true;
+    const word = new WordBuilder();
     let quoted = false;
     const first = this.i;
     while (this.i < s.length) {
       const c = s[this.i] ?? "";
+      if (this.nested && this.i === first && (c === "<" || c === ">") && s[this.i + 1] === "(") {
+        this.readNested(this.i + 2);
+        word.unknown("<(…)", false);
+        continue;
+      }
       if (META.has(c)) break;
       if (c === "\\") {
         quoted = true;
-        text += s[this.i + 1] ?? "";
+        word.text(s[this.i + 1] ?? "", true);
         this.i += 2;
       } else if (c === "'") {
         quoted = true;
         const close = s.indexOf("'", this.i + 1);
         if (close === -1) unreadable("a ' that is never closed");
-        text += s.slice(this.i + 1, close);
+        word.text(s.slice(this.i + 1, close), true);
         this.i = close + 1;
       } else if (c === '"') {
         quoted = true;
-        const inner = this.readDoubleQuoted();
-        text += inner.text;
-        literal &&= inner.literal;
+        this.i++;
+        word.add(this.readQuoted(true));
       } else if (c === "`") {
-        substitutes();
+        this.readBackticks(false);
+        word.unknown("`…`", false);
       } else if (c === "$") {
-        const dollar = this.readDollar(false);
-        text += dollar.text;
-        literal &&= dollar.literal;
+        word.add(this.readDollar(false));
       } else {
-        if ("*?[{".includes(c) || (c === "~" && this.i === first)) literal = false;
-        text += c;
+        if ("*?[{".includes(c) || (c === "~" && this.i === first)) word.notLiteral();
+        word.text(c, false);
         this.i++;
       }
     }
-    return { text, literal, quoted };
+    return { ...word.done(), quoted };
   }
 
-  private readDoubleQuoted(): { text: string; literal: boolean } {
+  /**
+   * What follows a `"` up to its closing one; unterminated (`terminated` false), the whole text,
+   * as an unquoted here-document's body reads.
+   */
+  readQuoted(terminated: boolean): Read {
     const s = this.s;
-    let text = "";
-    let literal = true;
-    this.i++;
+    const word = new WordBuilder();
     while (this.i < s.length) {
       const c = s[this.i] ?? "";
-      if (c === '"') {
+      if (c === '"' && terminated) {
         this.i++;
-        return { text, literal };
+        return word.done();
       }
       if (c === "\\") {
         const next = s[this.i + 1] ?? "";
-        if ("$`\"\\".includes(next)) text += next;
-        else text += `\\${next}`;
+        word.text("$`\"\\".includes(next) ? next : `\\${next}`, true);
         this.i += 2;
       } else if (c === "`") {
-        substitutes();
+        this.readBackticks(true);
+        word.unknown("`…`", true);
       } else if (c === "$") {
-        const dollar = this.readDollar(true);
-        text += dollar.text;
-        literal &&= dollar.literal;
+        word.add(this.readDollar(true));
       } else {
-        text += c;
+        word.text(c, true);
         this.i++;
       }
     }
+    if (!terminated) return word.done();
     return unreadable('a " that is never closed');
   }
 
-  /** A `$…` expansion, as written; substitutions stop the reading. */
-  private readDollar(inDoubleQuotes: boolean): { text: string; literal: boolean } {
+  /** A `$…` expansion, as written; substitutions stop the reading unless they are read. */
+  private readDollar(inDoubleQuotes: boolean): Read {
     const s = this.s;
     const next = s[this.i + 1] ?? "";
-    if (next === "(" || next === "[") substitutes();
+    if (next === "(" && s[this.i + 2] === "(") return this.readArithmetic(inDoubleQuotes);
+    if (next === "(") {
+      if (!this.nested) substitutes();
+      this.readNested(this.i + 2);
+      return unknownRead("$(…)", inDoubleQuotes);
+    }
+    if (next === "[") substitutes();
     if (next === "{") {
       const close = s.indexOf("}", this.i);
       const inner = close === -1 ? "" : s.slice(this.i + 2, close);
       // ${name} only: operators, subscripts, indirection and transformations (${x@P}) can run code.
       if (!/^([A-Za-z_][A-Za-z0-9_]*|[0-9]+)$/.test(inner)) substitutes();
       this.i = close + 1;
-      return { text: `\${${inner}}`, literal: false };
+      return { text: `\${${inner}}`, literal: false, parts: [{ kind: "var", name: inner, quoted: inDoubleQuotes }] };
     }
     if (!inDoubleQuotes && (next === "'" || next === '"')) {
       // $'…' and $"…" mean something other than their letters: never literal.
       this.i++;
-      const word = next === "'" ? this.readAnsiC() : this.readDoubleQuoted().text;
-      return { text: `$${word}`, literal: false };
+      if (next === '"') {
+        this.i++;
+        const inner = this.readQuoted(true);
+        return { text: `$${inner.text}`, literal: false, parts: inner.parts };
+      }
+      const raw = this.readAnsiC();
+      const decoded = decodeAnsiC(raw);
+      return { text: `$${raw}`, literal: false, parts: [decoded === null ? { kind: "unknown", quoted: true } : { kind: "text", text: decoded, quoted: true }] };
     }
     const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!_-])/.exec(s.slice(this.i + 1));
     if (!name) {
       this.i++;
       // A $ before a quote or a backslash is where bash's reading and ours may part: never literal.
-      return { text: "$", literal: !"'\"\\".includes(next) };
+      const literal = !"'\"\\".includes(next);
+      return { text: "$", literal, parts: [literal ? { kind: "text", text: "$", quoted: true } : { kind: "unknown", quoted: inDoubleQuotes }] };
     }
     this.i += 1 + (name[1]?.length ?? 0);
-    return { text: `$${name[1]}`, literal: false };
+    return { text: `$${name[1]}`, literal: false, parts: [{ kind: "var", name: name[1] ?? "", quoted: inDoubleQuotes }] };
+  }
+
+  /** `$((…))`: a number only running tells, when it holds plain arithmetic and substitutions are read. */
+  private readArithmetic(inDoubleQuotes: boolean): Read {
+    if (!this.nested) substitutes();
+    const s = this.s;
+    let depth = 0;
+    for (let j = this.i + 3; j < s.length; j++) {
+      if (s[j] === "(") depth++;
+      else if (s[j] === ")" && depth > 0) depth--;
+      else if (s[j] === ")" && s[j + 1] === ")") {
+        if (!PLAIN_ARITHMETIC.test(s.slice(this.i + 3, j))) substitutes();
+        this.i = j + 2;
+        return unknownRead("$((…))", inDoubleQuotes);
+      } else if (s[j] === ")") break;
+    }
+    return substitutes();
+  }
+
+  /** The commands of a `$(…)` or `<(…)` whose text starts at `from`, read up to its `)`. */
+  private readNested(from: number): void {
+    const inner = new Reader(this.s, true, from, true);
+    inner.read();
+    this.commands.push(...inner.commands);
+    if (inner.grouped) this.grouped = true;
+    this.i = inner.i;
+  }
+
+  /** A `` `…` ``: its text, with the backslashes bash takes out, read as a line of its own. */
+  private readBackticks(inDoubleQuotes: boolean): void {
+    if (!this.nested) substitutes();
+    const s = this.s;
+    let inner = "";
+    let j = this.i + 1;
+    while (j < s.length && s[j] !== "`") {
+      const next = s[j + 1] ?? "";
+      if (s[j] === "\\" && ("$`\\".includes(next) || (inDoubleQuotes && next === '"'))) {
+        inner += next;
+        j += 2;
+      } else if (s[j] === "\\") {
+        inner += `\\${next}`;
+        j += 2;
+      } else {
+        inner += s[j];
+        j++;
+      }
+    }
+    if (j >= s.length) unreadable("a ` that is never closed");
+    this.i = j + 1;
+    const reader = new Reader(inner, true);
+    reader.read();
+    this.commands.push(...reader.commands);
+    if (reader.grouped) this.grouped = true;
   }
 
   private readAnsiC(): string {
@@ -271,6 +394,52 @@ class Reader {
     }
     return unreadable("a $' that is never closed");
   }
+}
+
+/** Builds a word's text (as written, for display and keys) and its parts (for expansion). */
+class WordBuilder {
+  private textSoFar = "";
+  private literal = true;
+  private readonly parts: WordPart[] = [];
+
+  text(text: string, quoted: boolean): void {
+    this.textSoFar += text;
+    const last = this.parts.at(-1);
+    if (last?.kind === "text" && last.quoted === quoted) last.text += text;
+    else this.parts.push({ kind: "text", text, quoted });
+  }
+
+  unknown(shown: string, quoted: boolean): void {
+    this.textSoFar += shown;
+    this.literal = false;
+    this.parts.push({ kind: "unknown", quoted });
+  }
+
+  add(read: Read): void {
+    this.textSoFar += read.text;
+    this.literal &&= read.literal;
+    for (const part of read.parts) {
+      if (part.kind === "text") {
+        const last = this.parts.at(-1);
+        if (last?.kind === "text" && last.quoted === part.quoted) last.text += part.text;
+        else this.parts.push({ ...part });
+      } else {
+        this.parts.push(part);
+      }
+    }
+  }
+
+  notLiteral(): void {
+    this.literal = false;
+  }
+
+  done(): Read {
+    return { text: this.textSoFar, literal: this.literal, parts: this.parts };
+  }
+}
+
+function unknownRead(shown: string, quoted: boolean): Read {
+  return { text: shown, literal: false, parts: [{ kind: "unknown", quoted }] };
 }
 
 /** Whether text in an unquoted here-document would run something when expanded. */

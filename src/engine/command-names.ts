@@ -55,6 +55,14 @@ export const NEVER = new Set([
   "awk", "gawk", "mawk", "nawk", "sed", "gsed", "busybox", "toybox", "flock", "unshare", "nsenter", "ssh",
   "taskset", "chrt", "systemd-run", "runuser", "pkexec", "sg", "firejail", "bwrap", "expect", "tclsh",
   "lua", "osascript", "tmux", "screen", "vi", "vim", "nvim", "ex", "emacs", "patch",
+  // Shells by other names, editors that run commands (view -c '!…'), debuggers and runners of a command they are given.
+  "ash", "mksh", "yash", "posh", "rc", "es", "elvish", "nu", "xonsh", "pwsh", "powershell",
+  "view", "rview", "vimdiff", "gvim", "gview", "rvim", "evim", "nano", "pico", "ed", "red",
+  "gdb", "lldb", "valgrind", "perf", "setarch", "linux32", "linux64", "prlimit", "hyperfine", "sqlite3", "socat",
+  "nc", "ncat", "netcat", "cross-env", "dotenv", "numactl", "cgexec", "setpriv", "capsh", "fakeroot", "proot",
+  "faketime", "torsocks", "proxychains", "proxychains4", "sshpass", "dbus-run-session", "dbus-launch", "xvfb-run",
+  "catchsegv", "chpst", "entr", "concurrently", "nodemon", "tini", "dumb-init", "gosu", "su-exec", "ssh-agent",
+  "rlwrap", "sem", "at", "batch", "crontab",
   "if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for", "in", "select",
   "function", "coproc", "{", "}", "[[", "]]", "!",
 ]);
@@ -63,31 +71,6 @@ export const NEVER = new Set([
 export const NEVER_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
   git: new Set(["config", "submodule", "bisect", "filter-branch", "difftool", "mergetool", "send-email", "clean"]),
 };
-
-/**
- * Options that make a program run another one, or write a file it names: long names (an
- * abbreviation counts, as getopt and git accept one) and short letters (anywhere in a cluster).
- */
-export const DANGEROUS_OPTIONS: Record<string, { long: readonly string[]; short: string }> = {
-  git: { long: ["output", "output-directory", "exec", "upload-pack", "receive-pack", "open-files-in-pager", "ext-diff", "textconv", "extcmd", "tool", "template"], short: "oxO" },
-  rg: { long: ["pre", "hostname-bin"], short: "" },
-  fd: { long: ["exec", "exec-batch"], short: "xX" },
-  fdfind: { long: ["exec", "exec-batch"], short: "xX" },
-  sort: { long: ["output", "compress-program"], short: "o" },
-  make: { long: ["file", "makefile", "directory", "include-dir", "eval"], short: "fCIE" },
-  npm: { long: ["prefix", "cwd", "dir", "node-options", "script-shell", "userconfig", "globalconfig", "require", "config"], short: "C" },
-  pnpm: { long: ["prefix", "cwd", "dir", "node-options", "script-shell", "config"], short: "C" },
-  yarn: { long: ["cwd", "prefix", "config"], short: "" },
-  bun: { long: ["preload", "require", "cwd", "config", "define"], short: "r" },
-  curl: { long: ["output", "config", "remote-name", "output-dir", "dump-header", "trace", "cookie-jar"], short: "oOKDc" },
-  wget: { long: ["output-document", "directory-prefix", "output-file", "append-output"], short: "OPoa" },
-};
-
-/** Programs that write to the paths they are given: every path is judged as a redirection's target. */
-export const WRITERS = new Set([
-  "tee", "cp", "mv", "touch", "mkdir", "ln", "install", "truncate", "chmod", "chown", "chgrp", "rmdir", "unlink",
-  "shred", "mkfifo", "mknod",
-]);
 
 /**
  * Programs that read a whole directory tree (with this option, when they need one): a tree may

@@ -1,6 +1,11 @@
 import { join, relative, resolve } from "node:path";
 import { isInside } from "../paths.ts";
 import type { Word } from "./command-line.ts";
+import type { GitRead } from "./command-git.ts";
+import type { TreesRead } from "./command-reads.ts";
+
+/** What a walk of a tree found: a protected path in it, more entries than are walked, or nothing. */
+export type TreeVerdict = "protected" | "too many" | null;
 
 /** Where a line runs, and how to judge the paths it names. */
 export type CommandPlace = {
@@ -12,6 +17,16 @@ export type CommandPlace = {
   walk(from: string, written: string): string | null;
   /** The absolute paths a glob matches from `dir` now; null when there are too many to judge. */
   glob(dir: string, pattern: string): string[] | null;
+  /** The HOME of the command's shell, for `~` and `$HOME`. */
+  home: string;
+  /** The names in a directory now; null when it cannot be read or holds more than can be judged. */
+  entries(dir: string): string[] | null;
+  /** Whether an absolute path is a directory or a file now (symlinks followed); null when it is not there. */
+  kind(path: string): "dir" | "file" | null;
+  /** Whether the tree at a real directory holds a protected path that a reader of all its files (hidden ones when `hidden`) reads. */
+  holdsProtected(dir: string, hidden: boolean): TreeVerdict;
+  /** The protected files the git repository holding `dir` tracks, and whether each differs on disk from its index entry. */
+  trackedProtected(dir: string): { path: string; changed: boolean }[];
 };
 
 /** A directory the line may be in: as bash's $PWD says (what `cd ..` starts from) and as it is on disk. */
@@ -69,6 +84,42 @@ export class Places {
     return this.dirs.some((dir) => this.place.isProtected(resolve(dir.logical, written)));
   }
 
+  /** The HOME of the command's shell. */
+  get home(): string {
+    return this.place.home;
+  }
+
+  /** Whether a path, from every directory the line may be in, is in the project and not protected. */
+  inside(written: string): boolean {
+    const reached = this.reach(written);
+    return reached !== null && reached.every((path) => this.inProject(path) !== null && !this.guarded(path));
+  }
+
+  /**
+   * writable() for a word: a glob writes to what it matches, or (matching nothing) to a new name in
+   * the directory its pattern names, which must then be plainly written. Only a glob in its last
+   * part is judged (`src/*.ts`), from the names in that directory.
+   */
+  writableWord(word: Word): boolean {
+    if (word.literal) return this.writable(word.text);
+    const slash = word.text.lastIndexOf("/");
+    const dir = slash === -1 ? "." : word.text.slice(0, slash) || "/";
+    const pattern = word.text.slice(slash + 1);
+    if (/[*?[\\]/.test(dir) || this.guardedAsWritten(word.text) || !this.writable(`${dir}/_`)) return false;
+    const glob = new Bun.Glob(pattern);
+    return this.dirs.every((at) => {
+      const base = this.place.walk(at.physical, dir);
+      const names = base === null ? null : this.place.entries(base);
+      if (base === null || names === null) return false;
+      // As bash matches without dotglob: a leading dot only where the pattern names it.
+      const matched = names.filter((name) => (pattern.startsWith(".") || !name.startsWith(".")) && glob.match(name));
+      return matched.every((name) => {
+        const real = this.place.walk(base, name);
+        return real !== null && this.inProject(real) !== null && !this.guarded(real);
+      });
+    });
+  }
+
   /** Whether writing to this path, from every directory the line may be in, stays in the project and off protected paths. */
   writable(written: string): boolean {
     if (HARMLESS_TARGETS.has(written)) return true;
@@ -110,6 +161,54 @@ export class Places {
     });
   }
 
+  /** The real paths a word names now, from every directory: a glob's matches, a literal's ends; null when it cannot be told. */
+  private named(word: Word): string[] | null {
+    if (word.literal) return this.reach(word.text);
+    const found: string[] = [];
+    for (const dir of this.dirs) {
+      const matches = this.place.glob(dir.physical, word.text);
+      if (matches === null) return null;
+      found.push(...matches.map((path) => this.place.walk("/", path) ?? path));
+    }
+    return found;
+  }
+
+  /**
+   * Why a reader of whole trees may read a protected file: a tree it is given, or (when `here` and
+   * none of them is there) the directory it runs in, holds one. Null when none does.
+   */
+  treeConcern(read: TreesRead): string | null {
+    let given = false;
+    for (const tree of read.trees) {
+      const paths = this.named(tree);
+      if (paths === null) return `which files ${tree.text} names cannot be told before it runs`;
+      for (const path of paths) {
+        const kind = this.place.kind(path);
+        if (kind !== null) given = true;
+        if (kind !== "dir") continue;
+        const verdict = this.place.holdsProtected(path, read.hidden);
+        if (verdict) return treeSentence(tree.text, verdict);
+      }
+    }
+    if (given || !read.here) return null;
+    for (const dir of this.dirs) {
+      const verdict = this.place.holdsProtected(dir.physical, read.hidden);
+      if (verdict) return treeSentence(dir.logical, verdict);
+    }
+    return null;
+  }
+
+  /** Why a git command may print a protected file the repository tracks; null when it cannot. */
+  gitConcern(read: GitRead): string | null {
+    const tracked = this.dirs.flatMap((dir) => this.place.trackedProtected(dir.physical));
+    if (tracked.length === 0) return null;
+    const name = (path: string) => relative(this.place.root, path) || path;
+    const revision = read.scope === "changes" && read.paths.some((word) => (this.named(word) ?? []).every((path) => this.place.kind(path) === null));
+    if (read.scope === "history" || revision) return `the repository tracks ${name(tracked[0]?.path ?? "")}, a protected file, which it may print`;
+    const changed = tracked.find((file) => file.changed);
+    return changed ? `${name(changed.path)}, a protected file the repository tracks, has changed: its diff would print it` : null;
+  }
+
   /**
    * A file the line runs (`./test.sh`, `node build.js`), named by where it is: `./` and its path in
    * the project, or its absolute path outside it. Null when it depends on the directory the line is in.
@@ -149,12 +248,17 @@ export class Places {
   }
 }
 
+function treeSentence(tree: string, verdict: "protected" | "too many"): string {
+  if (verdict === "protected") return `it reads every file under ${tree}, which holds protected files`;
+  return `it reads every file under ${tree}, more than can be checked for protected ones`;
+}
+
 /** The parts of a word that may be paths: the word, what follows `=`, `:` or `@`, and a short option's value. */
 function pathsIn(text: string): string[] {
   const parts = [text];
-  for (const mark of ["=", ":"]) {
+  for (const mark of ["=", ":", "=@"]) {
     const at = text.indexOf(mark);
-    if (at !== -1) parts.push(text.slice(at + 1));
+    if (at !== -1) parts.push(text.slice(at + mark.length));
   }
   if (text.startsWith("@")) parts.push(text.slice(1));
   if (/^-[^-]/.test(text)) parts.push(text.slice(2));

@@ -5,6 +5,7 @@ import type { Env, Paths } from "../config/paths.ts";
 import type { Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
+import { withCommandGitConfig } from "../project/git-safety.ts";
 import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
 import { realOr } from "../real-path.ts";
 import { type Db, storeFailure } from "../store/db.ts";
@@ -91,7 +92,8 @@ export class Engine {
       tools: options.tools,
       protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
       // Made once: the environment is the process's, and reading it at every tool call bought nothing.
-      commands: { env: toolEnvironment(config, options.commandEnv ?? process.env), hidden: [paths.configDir, paths.stateDir] },
+      // git in it holds config no repository the model wrote can undo (see withCommandGitConfig).
+      commands: { env: withCommandGitConfig(toolEnvironment(config, options.commandEnv ?? process.env)), hidden: [paths.configDir, paths.stateDir] },
       web: { allowPrivate: config.fetch.allow_private },
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),

@@ -3,8 +3,7 @@ import { isProtected, type ProtectedPaths } from "../project/protected.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { isInside } from "../paths.ts";
 import { type CommandPlace, commandKeys, plainConcern } from "./command-keys.ts";
-import { walkPath } from "../real-path.ts";
-import { globOnDisk } from "./disk-glob.ts";
+import { diskPlace } from "./command-disk.ts";
 
 export type Action = "allow" | "ask" | "deny";
 type Rule = { permission: PermissionClass | "*"; action: Action };
@@ -64,6 +63,8 @@ export type Check = {
   command?: string;
   /** The directory the command runs in (absolute); the root when absent. */
   cwd?: string;
+  /** The HOME of the command's shell (`~`, `$HOME`); the user's when absent. */
+  home?: string | undefined;
   root: string;
   protectedPaths: ProtectedPaths;
   /** The hosts the call reaches (fetch). */
@@ -137,13 +138,7 @@ const hostKey = (host: string): string => `fetch:${host.toLowerCase()}`;
 
 /** Where a command line runs, and how its paths are judged: the disk as it is now, symlinks followed as bash will. */
 function commandPlace(check: Check): CommandPlace {
-  return {
-    cwd: check.cwd ?? check.root,
-    root: check.root,
-    isProtected: (p) => isProtected(p, check.root, check.protectedPaths),
-    walk: walkPath,
-    glob: globOnDisk,
-  };
+  return diskPlace({ cwd: check.cwd ?? check.root, root: check.root, home: check.home, protectedPaths: check.protectedPaths });
 }
 
 /** Programs whose subcommands run what the project's own files say (package.json, a Makefile). */

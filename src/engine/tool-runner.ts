@@ -79,6 +79,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
     hosts: tool.hosts?.(input.data) ?? [],
     command,
     cwd: ctx.cwd,
+    home: ctx.commands.env.HOME,
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,

@@ -2,6 +2,7 @@ import { realpath, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorCode } from "../errors.ts";
 import { defaultLister, type FileLister, listFiles } from "../project/list-files.ts";
+import { isProtected, judgeFound, pathGuard, type ProtectedPaths, protectedPaths, protectionJudge } from "../project/protected.ts";
 
 /** What `lembas library add PATH…` names: the files to read (absolute, real, each once), and the paths it could not take. */
 export type Discovered = { files: string[]; failures: string[] };
@@ -9,9 +10,16 @@ export type Discovered = { files: string[]; failures: string[] };
 /**
  * The files under each path: a file itself (even an ignored one: it was named), a directory's
  * files recursively as ripgrep lists them (.gitignore, .ignore and hidden rules honoured, `.git`
- * left out). A path that is missing or cannot be read is a failure sentence; the rest go on.
+ * left out). Protected paths (env files, private keys, `.ssh`, `rules`' own) are never taken:
+ * the library's passages go to the model unasked, as grep's results do, and grep leaves them out
+ * too. A path that is missing, cannot be read or is protected is a failure sentence; the rest go on.
  */
-export async function discoverFiles(paths: readonly string[], cwd: string, lister: FileLister = defaultLister()): Promise<Discovered> {
+export async function discoverFiles(
+  paths: readonly string[],
+  cwd: string,
+  lister: FileLister = defaultLister(),
+  rules: ProtectedPaths = protectedPaths([], []),
+): Promise<Discovered> {
   const seen = new Set<string>();
   const files: string[] = [];
   const failures: string[] = [];
@@ -25,6 +33,11 @@ export async function discoverFiles(paths: readonly string[], cwd: string, liste
     let real: string;
     try {
       real = await realpath(abs);
+      // Judged by every directory above it too: `~/.ssh/config` named from inside ~/.ssh is still in .ssh.
+      if ([abs, real].some((p) => isProtected(p, "/", rules) || isProtected(p, cwd, rules))) {
+        failures.push(`${path} is a protected path (a secret, or git's own files): the library does not take it`);
+        continue;
+      }
       const info = await stat(real);
       if (info.isFile()) {
         take(real);
@@ -39,7 +52,8 @@ export async function discoverFiles(paths: readonly string[], cwd: string, liste
       continue;
     }
     try {
-      const listed = await listFiles(real, lister);
+      const judge = judgeFound(real, real, protectionJudge(real, rules));
+      const listed = await listFiles(real, lister, pathGuard((file) => judge(file) !== null));
       for (const rel of listed.sort()) take(join(real, rel));
     } catch (error) {
       failures.push(cannotRead(path, error));

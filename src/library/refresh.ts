@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { errorCode } from "../errors.ts";
+import { protectedPaths, protection } from "../project/protected.ts";
 import { listDocuments, removeDocument, replaceDocument, touchDocument } from "../store/library.ts";
 import { chunkText, isMarkdown } from "./chunker.ts";
 import { readDocument } from "./document-file.ts";
@@ -11,6 +12,9 @@ import { dimensionOf, type IndexDeps, reembedDocument } from "./indexer.ts";
  * batches, so that a turn is not held by a large change; the rest is done by the next searches.
  */
 export const REFRESH_CHUNKS = 256;
+
+/** The built-in protected names (env files, private keys, .ssh, .git): a library added before they were left out gives them up. */
+const BUILT_IN = protectedPaths([], []);
 
 /**
  * Brings the library up to date with its files before a search, within `budget` chunks embedded:
@@ -28,10 +32,15 @@ export async function refreshLibrary(deps: IndexDeps, budget = REFRESH_CHUNKS): 
   let reindexed = 0;
   const reembedded = new Set<string>();
   const dropped: string[] = [];
+  const guarded: string[] = [];
   const deferred: string[] = [];
   const notes: string[] = [];
   for (const doc of listDocuments(db)) {
     if (signal?.aborted) throw new EmbeddingError("stopped");
+    if (protection(doc.path, "/", BUILT_IN) !== null) {
+      if (removeDocument(db, doc.path, { hash: doc.hash })) guarded.push(doc.path);
+      continue;
+    }
     let info;
     try {
       info = await stat(doc.path);
@@ -92,6 +101,7 @@ export async function refreshLibrary(deps: IndexDeps, budget = REFRESH_CHUNKS): 
     const why = reembedded.size > 0 ? `the embedding model changed from ${[...reembedded].join(", ")} to ${target.ref}: re-embedded` : "re-indexed";
     notes.unshift(`${why} ${count(reindexed)}${reembedded.size > 0 ? "" : " that changed"}`);
   }
+  if (guarded.length > 0) notes.push(`took out ${count(guarded.length)} that ${guarded.length === 1 ? "is a protected path" : "are protected paths"} (${guarded.slice(0, 3).join(", ")}${guarded.length > 3 ? ", …" : ""}): the library gives no secret to the model`);
   if (dropped.length > 0) notes.push(`took out ${count(dropped.length)} whose file is gone (${dropped.slice(0, 3).join(", ")}${dropped.length > 3 ? ", …" : ""})`);
   if (deferred.length > 0) {
     notes.push(`${count(deferred.length)} changed (or of another embedding model) ${deferred.length === 1 ? "is" : "are"} not re-indexed yet (a search embeds at most ${budget} chunks first): the next searches go on, or lembas library add ${deferred.length === 1 ? deferred[0] : "PATH…"} does it now`);

@@ -1,5 +1,37 @@
-/** git as the agent runs it: never asking for a password, in plain English. */
-const gitEnv = () => ({ ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
+/**
+ * Config that every git the model's commands run holds, whatever a repository's own config says.
+ * The model can write a directory git takes for a repository of its own (HEAD, objects/, refs/
+ * and a config whose core.fsmonitor is a command): git finds one by itself when it runs inside
+ * it (`cd sub && git status`). With safe.bareRepository=explicit such a directory is used only
+ * when named (--git-dir, GIT_DIR), and core.fsmonitor=false keeps any repository's fsmonitor
+ * command from running.
+ */
+export const COMMAND_GIT_CONFIG: readonly (readonly [string, string])[] = [
+  ["safe.bareRepository", "explicit"],
+  ["core.fsmonitor", "false"],
+];
+
+/**
+ * `env` with COMMAND_GIT_CONFIG given as GIT_CONFIG_COUNT entries after those it already has: git
+ * reads them as command-line config, after every config file, so a repository cannot undo them.
+ */
+export function withCommandGitConfig(env: Record<string, string>): Record<string, string> {
+  const count = Number(env.GIT_CONFIG_COUNT ?? "0");
+  const start = Number.isSafeInteger(count) && count > 0 ? count : 0;
+  const out: Record<string, string> = { ...env, GIT_CONFIG_COUNT: String(start + COMMAND_GIT_CONFIG.length) };
+  COMMAND_GIT_CONFIG.forEach(([key, value], k) => {
+    out[`GIT_CONFIG_KEY_${start + k}`] = key;
+    out[`GIT_CONFIG_VALUE_${start + k}`] = value;
+  });
+  return out;
+}
+
+/** git as the agent runs it: never asking for a password, in plain English, with the model's commands' config. */
+const gitEnv = () => withCommandGitConfig({ ...definedOnly(process.env), GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" });
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
 
 /** git in `cwd` as the agent runs it: no input, its output piped, its errors dropped. */
 export function spawnGit(cwd: string, args: readonly string[], signal?: AbortSignal) {

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
@@ -60,9 +61,37 @@ export function protectedPaths(extra: readonly string[], dirs: readonly string[]
   };
 }
 
-/** Whether an absolute path is protected, judged relative to the project root. */
+/**
+ * Whether an absolute path is protected, judged relative to the project root: by its name and the
+ * names above it, and (on disk) by being in a directory of the project that is a git directory.
+ */
 export function isProtected(path: string, root: string, rules: ProtectedPaths): boolean {
-  return protection(path, root, rules) !== null;
+  return protection(path, root, rules) !== null || inGitDirectory(path, root);
+}
+
+/**
+ * Whether the path is in a directory of the project that is a git directory by another name than
+ * `.git` (HEAD, objects/ and refs/ in it, as git recognises one), or would make one: a HEAD beside
+ * objects/ and refs/, an objects/ or refs/ beside a HEAD. git reads the config of such a
+ * directory when it runs inside it, and its core.fsmonitor, hooks and pager are commands.
+ */
+export function inGitDirectory(path: string, root: string): boolean {
+  for (let at = path; at !== root && isInside(at, root); at = dirname(at)) {
+    const parent = dirname(at);
+    const name = FOLDS_CASE ? basename(at).toLowerCase() : basename(at);
+    if (kindOf(join(at, "HEAD")) === "file" && kindOf(join(at, "objects")) === "dir" && kindOf(join(at, "refs")) === "dir") return true;
+    if (name === (FOLDS_CASE ? "head" : "HEAD") && kindOf(join(parent, "objects")) === "dir" && kindOf(join(parent, "refs")) === "dir") return true;
+    if ((name === "objects" || name === "refs") && kindOf(join(parent, "HEAD")) === "file") return true;
+  }
+  return false;
+}
+
+function kindOf(path: string): "dir" | "file" | null {
+  try {
+    return statSync(path).isDirectory() ? "dir" : "file";
+  } catch {
+    return null;
+  }
 }
 
 /**
