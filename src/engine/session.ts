@@ -501,7 +501,7 @@ export class Session {
     this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal)) ?? []);
+      const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal, this.turnMode)) ?? []);
       const request = { model, turnId, todos: this.todos, system: await this.systemPrompt.text(), tools: toolSpecs(tools, model), signal };
       await this.compaction.beforeStep(request);
       if (this.takeInbox(turnId)) guard.forget();
@@ -616,7 +616,7 @@ export class Session {
       },
       subAgent: async (prompt, sub) => {
         // Fixed at the session's first step, before any task call: the list the model was offered.
-        const mcpTools = (await this.mcp?.tools(this.interaction ?? nobody(""), sub)) ?? [];
+        const mcpTools = (await this.mcp?.tools(this.interaction ?? nobody(""), sub, this.turnMode)) ?? [];
         return runSubAgent({ bus: this.bus, sessionId: this.id, root: this.root, cwd: this.cwd, model, effort, shared: this.deps, mcpTools }, callId, prompt, sub);
       },
       settings: {
