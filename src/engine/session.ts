@@ -621,7 +621,7 @@ export class Session {
       },
       settings: {
         get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.known.list }),
-        set: (change) => applySettings(this, change, callId, signal),
+        set: (change) => applySettings(this, change, callId, signal, this.running?.maxMode ?? undefined),
       },
     };
   }
