@@ -11,6 +11,7 @@ import { errorMessage } from "../errors.ts";
 import { acp, connectAgent } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import { markGiven } from "../store/marks.ts";
+import { getLogin } from "../store/logins.ts";
 import { getSession } from "../store/sessions.ts";
 import { editorServers, LINK_SERVERS_REFUSAL } from "../mcp/from-editor.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
@@ -39,7 +40,10 @@ const NewSessionMeta = z
   })
   .nullish();
 
-const PromptMeta = z.looseObject({ lembas: z.looseObject({ turnId: z.string().min(1).max(200).optional() }).optional() }).nullish();
+/** The longest turnId the device keeps (the spec's turns). */
+const MAX_TURN_ID = 200;
+
+const PromptMeta = z.looseObject({ lembas: z.looseObject({ turnId: z.unknown().optional() }).nullish() }).nullish();
 
 /**
  * Serves the Agent Client Protocol on one connection: initialize, session/new, session/prompt,
@@ -168,6 +172,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport === "link" && servers.specs.length > 0) throw invalid(LINK_SERVERS_REFUSAL);
       let session: Session;
       try {
+        if (requested.model) await refuseAnotherLogin(host, requested.model);
         const model = requested.model ?? (requested.lembas_model ? await instanceRef(host, requested.lembas_model) : undefined);
         session = await host.engine.create({
           cwd,
@@ -193,15 +198,15 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     })
     .onRequest("session/prompt", async ({ params, signal, client: cx }) => {
       const session = conn.session(params.sessionId, cx);
-      const meta = PromptMeta.safeParse(params._meta);
-      const turnId = (meta.success ? meta.data?.lembas?.turnId : undefined) ?? newTurnId();
+      const turnId = turnIdOf(params._meta) ?? newTurnId();
       // The request is aborted by $/cancel_request (which stops this request's own turn, running or
       // still waiting, and no other), and also when the connection closes: a link that drops must
       // not cancel the turn (it goes on, and the client follows it on the next link).
       const onAbort = () => setTimeout(() => !connection.signal.aborted && session.cancelTurn(turnId), 0);
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        return await runPrompt(session, params.prompt as Block[], turnId, host, cx);
+        const answer = await runPrompt(session, params.prompt as Block[], turnId, host, cx);
+        return host.transport === "link" ? linkAnswer(answer) : answer;
       } catch (error) {
         throw storeRequestError(error, host) ?? error;
       } finally {
@@ -278,6 +283,47 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       for (const id of [...attached.keys()]) detach(id);
     },
   };
+}
+
+/**
+ * A prompt's turnId (absent: the device makes one). One the device would not keep as it is — not a
+ * string, empty, longer than it keeps — is refused: replaced, a client's retry would run twice.
+ */
+function turnIdOf(meta: unknown): string | undefined {
+  const parsed = PromptMeta.safeParse(meta);
+  if (!parsed.success) throw invalid("_meta and _meta.lembas must be objects");
+  const turnId = parsed.data?.lembas?.turnId;
+  if (turnId === undefined) return undefined;
+  if (typeof turnId !== "string") throw invalid(`_meta.lembas.turnId must be a string, not ${turnId === null ? "null" : typeof turnId}`);
+  if (turnId.length === 0 || turnId.length > MAX_TURN_ID) throw invalid(`_meta.lembas.turnId must be 1 to ${MAX_TURN_ID} characters long (this one has ${turnId.length})`);
+  return turnId;
+}
+
+/**
+ * session/prompt's answer on the link, whose stopReason is one of the spec's four: a refusal is
+ * end_turn, and says it was one (the model's words came as its text). An editor keeps ACP's refusal.
+ */
+function linkAnswer<T extends { stopReason: string; _meta: { lembas: Record<string, unknown> } }>(answer: T): T {
+  if (answer.stopReason !== "refusal") return answer;
+  return { ...answer, stopReason: "end_turn", _meta: { ...answer._meta, lembas: { ...answer._meta.lembas, message: REFUSED } } };
+}
+
+/** What the link's answer says of a turn the model refused. */
+export const REFUSED = "the model refused to answer";
+
+/**
+ * session/new's `model` on the link names a ref of the device's: one of another login's models
+ * would run on that account, so it is refused, as _lembas/configure (which takes this instance's
+ * names only) refuses it. A ref that does not resolve is left to the session's own check.
+ */
+async function refuseAnotherLogin(host: AgentHost, ref: string): Promise<void> {
+  if (host.transport !== "link") return;
+  const connection = await host.engine.models.resolve(ref).then(
+    (model) => model.connection,
+    () => null,
+  );
+  if (connection === null || connection === host.connection || !getLogin(host.db, connection)) return;
+  throw invalid(`model ${ref} is served by ${connection}, another instance this device is logged in to: a session made here uses this instance's models (lembas_model) or the device's own`);
 }
 
 /** The model event on the link also says whether the model is this link's instance's. */

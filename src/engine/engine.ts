@@ -285,6 +285,7 @@ export class Engine {
     session.mcp = new SessionMcp(gathering, {
       sessionId: session.id,
       wiring: this.mcp,
+      mode: () => session.mode,
       hubOptions: {
         env: this.deps.commands.env,
         cwd: session.cwd,

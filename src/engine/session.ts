@@ -11,6 +11,7 @@ import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
 import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
 import { Jobs } from "../tools/jobs.ts";
+import { CompactCancelled, CompactCommand } from "./compact-command.ts";
 import { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import type { PersonalSettings } from "./instructions.ts";
@@ -106,8 +107,8 @@ export class Session {
   private readonly allowed = new Set<string>();
   private todos: TodoItem[] = [];
   private readonly reads = new ReadLedger();
-  private compacting = false;
   private readonly compaction: Compaction;
+  private readonly compactCommand: CompactCommand;
   private readonly known = new KnownModels();
   readonly jobs = new Jobs();
   /** Made at the session's first step (its git status set going as it is created) and sent unchanged after; modes go in the conversation. */
@@ -135,6 +136,8 @@ export class Session {
         updateSession(this.deps.db, this.id, { summary, summarySeq });
       },
     });
+    const { compaction } = this;
+    this.compactCommand = new CompactCommand({ compaction, models: deps.models, model: () => this.row.model, summary: () => this.row.summary, enqueue: (work) => this.turns.enqueue(work) });
   }
 
   get id(): string {
@@ -170,7 +173,7 @@ export class Session {
   }
 
   get busy(): boolean {
-    return this.running !== null || this.turns.waiting.length > 0 || this.compacting;
+    return this.running !== null || this.turns.waiting.length > 0 || this.compactCommand.busy;
   }
   get todoList(): readonly TodoItem[] {
     return this.todos;
@@ -275,7 +278,7 @@ export class Session {
     // Running from here: an action cut short by the process's end is never done twice (/undo).
     setTurnState(this.deps.db, this.id, turnId, "running");
     this.bus.emit({ type: "task", state: "start", turnId });
-    let result: TurnAnswer;
+    let result: TurnAnswer | null = null;
     const named = { action: true, ...(command ? { command } : {}) } as const;
     try {
       result = { turnId, stopReason: "end_turn", ...named, meta: await run() };
@@ -285,17 +288,19 @@ export class Session {
         this.turns.finish(turnId, { turnId, stopReason: "end_turn", ...named, error: errorMessage(error) });
         throw error;
       }
-      result = { turnId, stopReason: "end_turn", ...named, error: error.message };
+      // A /compact cancelled did nothing: the turn says cancelled, not an error.
+      result = error instanceof CompactCancelled ? { turnId, stopReason: "cancelled", ...named } : { turnId, stopReason: "end_turn", ...named, error: error.message };
     } finally {
-      this.bus.emit({ type: "task", state: "end", turnId, stopReason: "end_turn" });
+      this.bus.emit({ type: "task", state: "end", turnId, stopReason: result?.stopReason ?? "end_turn" });
     }
     this.turns.finish(turnId, result);
     return result;
   }
 
-  /** Stops the running turn: the stream and its tools at once; what was said is kept. */
+  /** Stops the running turn (the stream and its tools at once; what was said is kept), or a /compact. */
   cancel(): void {
     this.running?.abort.abort();
+    this.compactCommand.cancel();
   }
 
   /**
@@ -363,25 +368,15 @@ export class Session {
     this.bus.emit({ type: "title", id: this.id, title });
   }
 
-  /** Summarises the history so far; the model then sees the summary instead. Refused while a turn runs. */
+  /** Summarises the history so far (compact-command.ts); the model then sees the summary instead. Refused while a turn runs. */
   async compact(): Promise<{ summary: string }> {
     if (this.busy) throw new UserError("the session is working: compact it when the turn has ended", 2);
-    this.compacting = true;
-    return this.turns.enqueue(async () => {
-      try {
-        return await this.compactNow();
-      } finally {
-        this.compacting = false;
-      }
-    });
+    return this.compactCommand.queued();
   }
 
-  /** Compacts now (from within the turn queue: /compact). */
-  async compactNow(): Promise<{ summary: string }> {
-    const model = await this.deps.models.resolve(this.row.model);
-    await this.compaction.summarise(model, new AbortController().signal, { auto: false });
-    if (!this.row.summary) throw new UserError("there is nothing to compact yet", 2);
-    return { summary: this.row.summary };
+  /** Compacts now (from within the turn queue: /compact); a cancel stops it. */
+  compactNow(): Promise<{ summary: string }> {
+    return this.compactCommand.now();
   }
 
   /**
@@ -502,7 +497,7 @@ export class Session {
     this.known.refresh(this.deps.models);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal)) ?? []);
+      const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal, this.turnMode)) ?? []);
       const request = { model, turnId, todos: this.todos, system: await this.systemPrompt.text(), tools: toolSpecs(tools, model), signal, native };
       await this.compaction.beforeStep(request);
       if (this.takeInbox(turnId)) guard.forget();
@@ -618,12 +613,12 @@ export class Session {
       },
       subAgent: async (prompt, sub) => {
         // Fixed at the session's first step, before any task call: the list the model was offered.
-        const mcpTools = (await this.mcp?.tools(this.interaction ?? nobody(""), sub)) ?? [];
+        const mcpTools = (await this.mcp?.tools(this.interaction ?? nobody(""), sub, this.turnMode)) ?? [];
         return runSubAgent({ bus: this.bus, sessionId: this.id, root: this.root, cwd: this.cwd, model, effort, shared: this.deps, mcpTools }, callId, prompt, sub);
       },
       settings: {
         get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.known.list }),
-        set: (change) => applySettings(this, change, callId, signal),
+        set: (change) => applySettings(this, change, callId, signal, this.running?.maxMode ?? undefined),
       },
     };
   }

@@ -32,8 +32,12 @@ export type SettingsHost = {
   setMode(requested: Mode): Mode;
 };
 
-/** The settings tool on a session: model and effort change at once; a higher mode is asked for first. */
-export async function applySettings(session: SettingsHost, change: SettingsChange, callId: string, signal: AbortSignal): Promise<string> {
+/**
+ * The settings tool on a session: model and effort change at once; a higher mode is asked for
+ * first. A mode is lowered to the session's limit and to the turn's (`turnCap`: a web prompt's in
+ * a terminal's shared session, remote.max_mode), whoever approves it.
+ */
+export async function applySettings(session: SettingsHost, change: SettingsChange, callId: string, signal: AbortSignal, turnCap?: Mode): Promise<string> {
   const said: string[] = [];
   if (change.effort !== undefined && !Effort.safeParse(change.effort).success) throw new UserError(`effort must be one of ${Effort.options.join(", ")}`);
   if (change.mode !== undefined && !Mode.safeParse(change.mode).success) throw new UserError(`mode must be one of ${Mode.options.join(", ")}`);
@@ -47,8 +51,11 @@ export async function applySettings(session: SettingsHost, change: SettingsChang
     said.push(`model ${result.model ?? "(default)"}, effort ${result.effort}`);
   }
   if (change.mode !== undefined) {
-    const wanted = lowerMode(Mode.parse(change.mode), session.maxMode);
-    if (MODE_ORDER.indexOf(wanted) > MODE_ORDER.indexOf(session.mode)) {
+    const requested = Mode.parse(change.mode);
+    const capped = lowerMode(lowerMode(requested, session.maxMode), turnCap ?? session.maxMode);
+    // A limit never turns a request to raise (or keep) the mode into lowering it.
+    const wanted = rank(requested) >= rank(session.mode) && rank(capped) < rank(session.mode) ? session.mode : capped;
+    if (rank(wanted) > rank(session.mode)) {
       const answer = await (session.interaction ?? nobody("nobody can approve it")).permission(
         {
           sessionId: session.id,
@@ -70,3 +77,5 @@ export async function applySettings(session: SettingsHost, change: SettingsChang
   }
   return said.join("; ") || "nothing changed";
 }
+
+const rank = (mode: Mode): number => MODE_ORDER.indexOf(mode);

@@ -8,6 +8,8 @@ import type { TurnAnswer } from "../engine/session.ts";
 export function actionResult(answer: TurnAnswer): { line: string; failed: boolean } | null {
   if (!answer.action) return null;
   if (answer.error) return { line: answer.error, failed: true };
+  // Only a /compact can be stopped mid-way: nothing was kept.
+  if (answer.stopReason === "cancelled") return { line: `/${answer.command ?? "the command"} was cancelled: the conversation is as it was`, failed: false };
   const meta = answer.meta ?? {};
   if (answer.command === "undo") {
     const undone = meta.undone as { prompt?: string; files?: unknown[]; skipped?: { path: string; why: string }[] } | null | undefined;

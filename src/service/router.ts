@@ -8,6 +8,9 @@
  * Status and history are not forwarded: the service answers them from the store (the terminal's
  * hold says `held: "terminal"`), as the design has it.
  *
+ * Each request and notification forwarded carries the link's login (share-login.ts): the terminal
+ * serves every link over one connection, and uses it where the service uses its link's own.
+ *
  * The relayed events (shares.ts) and the routed answers go out through the one writer here, so a
  * turn's events reach the link before its answer, as the terminal sent them.
  *
@@ -19,6 +22,7 @@ import { acp } from "../rpc/agent.ts";
 import type { AnyMessage, Stream } from "../rpc/stream.ts";
 import { answerBoundMs, PROBE_METHOD, whileAnswering } from "./answering.ts";
 import { cancelledWhileMoving, destination, isUnstarted } from "./follow.ts";
+import { withLogin } from "./share-login.ts";
 import type { Forwarder, Outlet, Shares } from "./shares.ts";
 import type { ServiceRouter } from "./whereabouts.ts";
 
@@ -69,7 +73,7 @@ export function routeLink(stream: Stream, shares: Shares, places: Pick<ServiceRo
     const done = () => {
       if (inflight.get(id) === controller) inflight.delete(id);
     };
-    whileAnswering(to.request(message.method as string, message.params, controller.signal), () => to.request(PROBE_METHOD, {}), boundMs).then(
+    whileAnswering(to.request(message.method as string, withLogin(message.params, login), controller.signal), () => to.request(PROBE_METHOD, {}), boundMs).then(
       (result) => {
         done();
         send({ jsonrpc: "2.0", id, result: result ?? null } as AnyMessage);
@@ -127,7 +131,7 @@ export function routeLink(stream: Stream, shares: Shares, places: Pick<ServiceRo
     }
     if (id === undefined || id === null) {
       if (!FORWARDED_NOTIFICATIONS.has(method)) return false;
-      holder.notify(method, params);
+      holder.notify(method, withLogin(params, login));
       return true;
     }
     if (!FORWARDED_REQUESTS.has(method)) return false;

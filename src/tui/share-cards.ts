@@ -5,17 +5,19 @@
  * each time the service takes the share (after a reconnect, a restarted service).
  *
  * The first answer wins. The service's answer (the web's) settles the desk's card, which goes from
- * the screen; a plan's approval is lowered to remote.max_mode first, and where even manual is
- * beyond it nothing is approved (read as dismissed). A card settled at the terminal (answered, or
+ * the screen. It is capped at remote.max_mode like everything the web sends: a plan's approval is
+ * lowered to it, and where even manual is beyond it nothing is approved (read as dismissed); an
+ * approval of what the cap would not let the web run is a denial (see {@link cappedDecision}). A card settled at the terminal (answered, or
  * let go of by its turn) is told to the service with `_lembas/permission/settled`, which takes the
  * web's cards down. An error from the service is no answer: the card stays the terminal's.
  */
-import type { Mode } from "../config/schema.ts";
+import { Mode } from "../config/schema.ts";
 import { questionParams, readPlan, readQuestion } from "../acp/cards.ts";
 import { permissionParams, readDecision } from "../acp/permission.ts";
-import { lowerMode } from "../engine/permissions.ts";
+import type { PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
+import { lowerMode, MODE_ORDER, modeAction } from "../engine/permissions.ts";
 import type { acp } from "../rpc/agent.ts";
-import type { PlanOutcome } from "../tools/tool.ts";
+import type { PlanOutcome, ToolKind } from "../tools/tool.ts";
 import type { Card, CardDesk } from "./cards.ts";
 
 type Target = { connection: acp.AgentConnection; sessionId: string };
@@ -82,7 +84,7 @@ function wire(card: Card): { method: string; params: unknown } {
 
 /** Settles the desk's card with the web's answer, read as the link reads it. */
 function answer(card: Card, result: unknown, maxMode: Mode): void {
-  if (card.kind === "permission") return card.answer(readDecision(result));
+  if (card.kind === "permission") return card.answer(cappedDecision(card.request, readDecision(result), maxMode));
   if (card.kind === "question") return card.answer(readQuestion(result, card.questions));
   card.answer(lowered(readPlan(result), maxMode));
 }
@@ -93,4 +95,33 @@ export function lowered(outcome: PlanOutcome, maxMode: Mode): PlanOutcome {
   const mode = lowerMode(outcome.mode, maxMode);
   if (mode === "plan") return { outcome: "dismissed" };
   return { outcome: "approve", mode: mode === "manual" ? "manual" : "edit" };
+}
+
+/** The kinds of call plan mode runs: they read, and change or run nothing. */
+const READING: ReadonlySet<ToolKind> = new Set(["read", "search", "fetch", "think"]);
+
+/**
+ * The web's answer to an approval, capped at remote.max_mode: under plan it approves nothing that
+ * changes or runs anything; under a cap that asks before commands, a corrected command line (the
+ * web's own command, never shown to anyone for approval) is not taken as approved; and a mode is
+ * not raised above the cap. What the cap does not allow is a denial, and the model is told why.
+ */
+export function cappedDecision(request: PermissionRequest, decision: PermissionDecision, maxMode: Mode): PermissionDecision {
+  if (decision.outcome === "deny") return decision;
+  const why = beyondCap(request, decision, maxMode);
+  return why ? { outcome: "deny", feedback: why } : decision;
+}
+
+function beyondCap(request: PermissionRequest, decision: PermissionDecision, maxMode: Mode): string | null {
+  const limit = `the device's limit for the web (remote.max_mode ${maxMode})`;
+  if (request.kind === "switch_mode") {
+    const asked = Mode.safeParse((request.rawInput as { mode?: unknown } | null)?.mode);
+    if (!asked.success || MODE_ORDER.indexOf(asked.data) > MODE_ORDER.indexOf(maxMode)) return `the web's approval was not taken: the mode asked for is above ${limit}`;
+    return null;
+  }
+  if (maxMode === "plan" && !READING.has(request.kind)) return `the web's approval was not taken: under ${limit} it approves nothing that changes or runs anything`;
+  if (decision.command !== undefined && request.command !== undefined && modeAction(maxMode, "exec") !== "allow") {
+    return `the command the web wrote instead was not run: under ${limit} a command runs only as the model wrote it and a person approved it`;
+  }
+  return null;
 }

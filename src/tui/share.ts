@@ -25,11 +25,12 @@ import { errorMessage } from "../errors.ts";
 import type { CommandSet } from "../project/commands.ts";
 import type { FileIndexes } from "../project/files.ts";
 import type { acp } from "../rpc/agent.ts";
-import type { AnyMessage, Stream } from "../rpc/stream.ts";
+import type { Stream } from "../rpc/stream.ts";
 import { LinksParams, type ShareParams } from "../service/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
 import type { CardDesk } from "./cards.ts";
 import { SharedCards } from "./share-cards.ts";
+import { fromService } from "./share-requests.ts";
 import { ShareChoices, sharedLine } from "./share-choices.ts";
 
 /** How many of the web's turn ids are remembered, to mark its prompts in the transcript. */
@@ -96,7 +97,9 @@ export class TerminalShare {
 
   /** Mounts the ACP handlers on a new IPC connection (ServiceLink's `serve`). */
   serve(stream: Stream): { connection: acp.AgentConnection; close(): void } {
-    const server = serveAcp(this.noted(stream), this.host());
+    const models = this.deps.engine.models;
+    const requests = fromService(stream, { refFor: (login, served) => models.refFor(login, served), webTurn: (turnId) => this.noteWebTurn(turnId) });
+    const server = serveAcp(requests, this.host());
     const served = { server, connection: server.connection, up: false };
     this.served = served;
     return {
@@ -133,23 +136,9 @@ export class TerminalShare {
     return this.webTurns.has(turnId);
   }
 
-  /** The IPC stream, its prompts' turn ids noted on the way in. */
-  private noted(stream: Stream): Stream {
-    const turns = this.webTurns;
-    const readable = stream.readable.pipeThrough(
-      new TransformStream<AnyMessage, AnyMessage>({
-        transform(message, controller) {
-          const m = message as { method?: unknown; params?: { _meta?: { lembas?: { turnId?: unknown } } } };
-          const turnId = m.method === "session/prompt" ? m.params?._meta?.lembas?.turnId : undefined;
-          if (typeof turnId === "string") {
-            turns.add(turnId);
-            if (turns.size > WEB_TURNS_KEPT) turns.delete(turns.values().next().value as string);
-          }
-          controller.enqueue(message);
-        },
-      }),
-    );
-    return { readable, writable: stream.writable };
+  private noteWebTurn(turnId: string): void {
+    this.webTurns.add(turnId);
+    if (this.webTurns.size > WEB_TURNS_KEPT) this.webTurns.delete(this.webTurns.values().next().value as string);
   }
 
   /** Shares a session when it is to be shared (share-choices.ts) and a service is there; else says why not. */
@@ -167,8 +156,10 @@ export class TerminalShare {
     const served = this.served;
     if (!this.choices.wants(session, this.deps.config, this.deps.db)) return { kind: "unwanted" };
     if (!served?.up) return { kind: "no-service" };
+    const connection = await this.connectionOf(session);
+    if (this.served !== served) return { kind: "no-service" };
     served.server.attach(session);
-    const params = shareParams(session, this.choices.isByName(session.id));
+    const params = shareParams(session, this.choices.isByName(session.id), connection);
     try {
       await served.connection.client.request("_lembas/ipc/share", params);
     } catch (error) {
@@ -181,6 +172,17 @@ export class TerminalShare {
     this.cards.start(served.connection, session.id);
     this.tell();
     return { kind: "shared" };
+  }
+
+  /**
+   * The connection the session's model is spoken to through (a login's name for an instance's
+   * model, whatever its ref looks like), or null when it cannot be resolved now.
+   */
+  private connectionOf(session: Session): Promise<string | null> {
+    return this.deps.engine.models.resolve(session.model).then(
+      (model) => model.connection,
+      () => null,
+    );
   }
 
   /** The session's command set changed after a turn typed here: the web hears it, as after its own. */
@@ -260,15 +262,13 @@ export class TerminalShare {
   }
 }
 
-function shareParams(session: Session, byName: boolean): ShareParams {
-  const model = session.model;
+function shareParams(session: Session, byName: boolean, connection: string | null): ShareParams {
   return {
     sessionId: session.id,
     cwd: session.cwd,
     title: session.title,
-    model,
-    // A model ref is `<connection>/<name>`: an instance's models are under its login's name.
-    connection: model?.includes("/") ? (model.split("/")[0] ?? null) : null,
+    model: session.model,
+    connection,
     mode: session.mode,
     effort: session.effort,
     busy: session.busy,

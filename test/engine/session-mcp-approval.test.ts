@@ -47,12 +47,13 @@ test("a turn cancelled while the project's .mcp.json question is open is no answ
     sessionId: "s1",
     wiring: { gather: () => null, hub: async (o) => new McpHub({ env: o.env, cwd: o.cwd, onNotice: o.onNotice }) },
     hubOptions,
+    mode: () => "edit",
   });
   sessions.push(mcp);
 
   const silent = person(null);
   const turn = new AbortController();
-  const first = mcp.tools(silent, turn.signal);
+  const first = mcp.tools(silent, turn.signal, "edit");
   while (silent.asked === 0) await Bun.sleep(5);
   turn.abort();
   expect(await first).toEqual([]);
@@ -60,7 +61,7 @@ test("a turn cancelled while the project's .mcp.json question is open is no answ
   expect(notices.filter((n) => n.includes("not approved"))).toEqual([]);
 
   const yes = person({ outcome: "once" });
-  const names = (await mcp.tools(yes, new AbortController().signal)).map((t) => t.name);
+  const names = (await mcp.tools(yes, new AbortController().signal, "edit")).map((t) => t.name);
   expect(yes.asked).toBe(1);
   expect(approvals).toBe(1);
   expect(names).toContain("mcp__proj__echo");
