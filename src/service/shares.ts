@@ -36,8 +36,8 @@ export type Forwarder = {
   notify(method: string, params: unknown): void;
 };
 
-/** How long a dropped terminal's session is watched for its process to be gone, before left says whether it is available. */
-const DROP_GRACE_MS = 1000;
+/** How long a dropped terminal's session is watched for its process to be gone, before left says whether it is available (a killed process of some size takes a while to go on a loaded machine). */
+const DROP_GRACE_MS = 3000;
 
 type Share = { owner: object; forward: Forwarder; params: ShareParams; root: string };
 
