@@ -57,6 +57,17 @@ describe("lembas run at a terminal", () => {
     expect(existsSync(join(box.project, "out.txt"))).toBe(false);
   });
 
+  test("a denial reads as the person's, with what they said", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    const t = runInTerminal(["make a file"]);
+    await t.waitFor("allow?");
+    t.type("use the Makefile\r");
+    expect(await t.exited).toBe(0);
+    const after = t.screen().slice(t.screen().indexOf("allow?"));
+    expect(after).toContain("⎿ denied by you: “use the Makefile”");
+    expect(after).not.toContain("asks before");
+  });
+
   test("an edit is asked with its diff", async () => {
     writeFileSync(join(box.configDir, "config.yaml"), `${readFileSync(join(box.configDir, "config.yaml"), "utf8")}mode: manual\n`);
     writeFileSync(join(box.project, "a.txt"), "one\ntwo\nthree\n");

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
-import type { Sandbox } from "../support/run.ts";
+import { runLembas, type Sandbox } from "../support/run.ts";
 import { digitOf, screenSuite, toolResults } from "../support/screens.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
@@ -29,6 +29,18 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.waitFor("will do it the other way");
     expect(existsSync(join(box.project, "denied.txt"))).toBe(false);
     expect(toolResults(model)).toContain("The person denied this bash call. They said: use the write tool, not bash");
+    // The person's answer, not the rule that asked: live, resumed, and in sessions show.
+    const denial = "⊘ Run touch denied.txt\n  ⎿ denied by you: “use the write tool, not bash”\n";
+    expect(screen.text()).toContain(denial);
+    expect(screen.text()).not.toContain("asks before");
+    await screen.type("C-d");
+    await screen.exited();
+    const id = /lembas -r (ses_[\w-]+)/.exec(screen.text())?.[1] ?? "";
+    const again = await open(["-r", id]);
+    await again.waitFor("will do it the other way");
+    expect(again.text()).toContain(denial);
+    const shown = await runLembas(box, ["sessions", "show", id], { cwd: box.project });
+    expect(shown.stdout).toContain("› Run touch denied.txt (denied by you)\n");
   });
 
   test("a corrected command runs the corrected line once, not the model's", async () => {
