@@ -76,7 +76,8 @@ function visible(text: string): string {
   });
 }
 
-async function askLine(question: string, signal: AbortSignal): Promise<string> {
+/** One line read at the terminal after `question` (written to stderr); "" when it could not be read. */
+export async function askLine(question: string, signal: AbortSignal): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   // The line is read in raw mode, where Ctrl-C is a key, not a signal: it is made the signal again,
   // so that it stops the turn (lembas run's handler) instead of answering "no".
