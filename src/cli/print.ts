@@ -138,7 +138,9 @@ class TextPrinter implements Printer {
     this.block([this.paint.dim(`lembas · ${shown(model)} · ${info.mode} mode · ${shown(homeShort(info.cwd, this.home))} · session ${info.id}`)]);
   }
 
-  private text(delta: string): void {
+  private text(given: string): void {
+    // At a terminal the model's text is shown as text; to a file or a pipe it goes as written.
+    const delta = this.stdout.isTTY ? shown(given) : given;
     if (delta === "") return;
     this.spinner?.stop();
     if (!this.textInStep) {
