@@ -2,6 +2,7 @@ import { createInterface } from "node:readline/promises";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
 import { unifiedDiff } from "../tools/diff.ts";
 import { escapeControls, terminalLine, terminalText } from "../controls.ts";
+import { shownArguments } from "../front/approval-args.ts";
 
 /** A diff at the prompt is cut after this many lines (with a note saying how many more). */
 const DIFF_LINES = 120;
@@ -56,6 +57,8 @@ export function approvalText(request: PermissionRequest): string {
     if (request.description) lines.push(`  (the model describes it as: ${escapeControls(request.description)})`);
   } else {
     lines.push(escapeControls(request.title));
+    const args = shownArguments(request);
+    if (args !== null) lines.push(...args.split("\n").map((line) => `  ${line}`));
     if (request.description) lines.push(...request.description.split("\n").map((line) => `  ${escapeControls(line)}`));
   }
   for (const diff of request.diffs ?? []) {
