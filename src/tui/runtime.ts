@@ -335,7 +335,9 @@ export class TuiRuntime {
    */
   async deleteShown(): Promise<boolean> {
     const gone = this.session;
-    const next = await this.sessionFor({ kind: "new" }, { mode: gone.mode, effort: gone.effort, ...(gone.model ? { model: gone.model } : {}) });
+    const kept = { mode: gone.mode, effort: gone.effort };
+    // A model no longer listed is not kept (the config's is taken); the mode always is.
+    const next = await this.sessionFor({ kind: "new" }, { ...kept, ...(gone.model ? { model: gone.model } : {}) }).catch(() => this.sessionFor({ kind: "new" }, kept));
     gone.interaction = null;
     let deleted: boolean;
     try {
