@@ -5,7 +5,11 @@
  * cannot be shown truly (not finite, beyond what a double holds exactly, a currency lembas does
  * not know) is left out, never shown wrong.
  */
+import { terminalLine } from "../controls.ts";
 import type { Usage, UsageWindow } from "./usage.ts";
+
+/** The most spending windows printed; an instance may send thousands. The rest are counted. */
+export const WINDOWS_SHOWN = 20;
 
 const SYMBOLS: Record<string, string> = { EUR: "€", USD: "$", GBP: "£" };
 
@@ -77,7 +81,15 @@ export function usageLines(usage: Usage, opts: LineOptions = {}): string[] {
   const from = timeText(usage.month.from, opts);
   lines.push(`this month${from ? ` (from ${from})` : ""}: ${spendText(usage.month, usage)}`);
   lines.push(`this device: ${spendText(usage.device, usage)}`);
-  if (usage.admin !== true) for (const window of usage.windows ?? []) lines.push(windowLine(window, usage, opts));
+  if (usage.admin !== true) lines.push(...windowLines(usage.windows ?? [], usage, opts));
+  return lines;
+}
+
+/** A line for each of the first WINDOWS_SHOWN windows, then one counting those left out. */
+function windowLines(windows: readonly UsageWindow[], usage: Usage, opts: LineOptions): string[] {
+  const lines = windows.slice(0, WINDOWS_SHOWN).map((window) => windowLine(window, usage, opts));
+  const left = windows.length - WINDOWS_SHOWN;
+  if (left > 0) lines.push(`… and ${WHOLE.format(left)} more window${left === 1 ? "" : "s"} not shown (lembas usage --json lists them all)`);
   return lines;
 }
 
@@ -123,7 +135,7 @@ function unitWord(usage: Usage): string {
   return /^[a-z][a-z ]{0,19}$/i.test(unit) ? unit : "credits";
 }
 
-/** An instance's words, without control characters, and short. */
+/** An instance's words, as text on one line (no control characters, no bidi controls), and short. */
 function clean(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, " ").trim().slice(0, 60);
+  return terminalLine(text).trim().slice(0, 60);
 }

@@ -155,7 +155,7 @@ export function deskInteraction(desk: CardDesk): Interaction {
   return {
     async permission(request, signal) {
       const answer = await desk.ask("permission", request.callId, permissionParams(request), signal);
-      if (answer.kind !== "answered") return { outcome: "deny", ...(answer.kind === "timeout" ? { feedback: "nobody answered in time" } : {}) };
+      if (answer.kind !== "answered") return { outcome: "deny", unanswered: true, ...(answer.kind === "timeout" ? { feedback: "nobody answered in time" } : {}) };
       return readDecision(answer.result);
     },
     async question(request, signal) {

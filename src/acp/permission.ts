@@ -59,7 +59,8 @@ function cardContent(request: PermissionRequest): { content?: acp.ToolCallConten
 /** Reads the client's answer: a cancelled outcome, or anything unreadable, is a denial. */
 export function readDecision(answer: unknown): PermissionDecision {
   const parsed = Answer.safeParse(answer);
-  if (!parsed.success || parsed.data.outcome.outcome === "cancelled") return { outcome: "deny" };
+  if (!parsed.success) return { outcome: "deny", feedback: "the editor's answer could not be read", unanswered: true };
+  if (parsed.data.outcome.outcome === "cancelled") return { outcome: "deny", feedback: "the editor cancelled the request", unanswered: true };
   const id = parsed.data.outcome.optionId;
   const meta = parsed.data._meta?.lembas;
   if (id === "once" || id === "session") {
@@ -80,7 +81,7 @@ export function acpInteraction(client: acp.AgentContext, before: (request: Permi
         const answer = await client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal });
         return readDecision(answer);
       } catch {
-        return { outcome: "deny" };
+        return { outcome: "deny", feedback: "the editor did not answer the request", unanswered: true };
       }
     },
     question: async () => ({ outcome: "nobody" }),

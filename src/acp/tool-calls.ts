@@ -1,5 +1,6 @@
 import type { EngineEvent } from "../bus/index.ts";
 import type { PermissionRequest } from "../engine/interaction.ts";
+import { denialText } from "../front/refusal.ts";
 import { toolByName } from "../tools/index.ts";
 
 /** A session/update's `update`, as the SDK types it. */
@@ -117,7 +118,7 @@ export class ToolCallFeed {
 
   private denied(event: Extract<EngineEvent, { type: "tool_denied" }>): void {
     const known = this.forget(event.callId);
-    const text = event.feedback ? `denied: ${event.feedback}` : `refused: ${event.reason}`;
+    const text = denialText(event);
     this.send({
       sessionUpdate: known ? "tool_call_update" : "tool_call",
       toolCallId: event.callId,

@@ -1,6 +1,8 @@
 import { createInterface } from "node:readline/promises";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
 import { unifiedDiff } from "../tools/diff.ts";
+import { escapeControls, terminalLine, terminalText } from "../controls.ts";
+import { shownArguments } from "../front/approval-args.ts";
 
 /** A diff at the prompt is cut after this many lines (with a note saying how many more). */
 const DIFF_LINES = 120;
@@ -19,8 +21,9 @@ export function terminalInteraction(): Interaction {
     async question(request, signal) {
       const answers = [];
       for (const q of request.questions) {
-        const lines = q.options.map((o, i) => `  ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ""}`).join("\n");
-        const reply = (await askLine(`\n${q.header}: ${q.question}\n${lines}\n  number(s), or your own answer: `, signal)).trim();
+        // The model wrote these: shown as text, never as what the terminal acts on.
+        const lines = q.options.map((o, i) => `  ${i + 1}. ${terminalLine(o.label)}${o.description ? ` — ${terminalLine(o.description)}` : ""}`).join("\n");
+        const reply = (await askLine(`\n${terminalLine(q.header)}: ${terminalText(q.question)}\n${lines}\n  number(s), or your own answer: `, signal)).trim();
         if (!reply) {
           answers.push({ kind: "skipped" as const });
           continue;
@@ -32,7 +35,7 @@ export function terminalInteraction(): Interaction {
       return { outcome: "answered", answers };
     },
     async plan(request, signal) {
-      process.stderr.write(`\nPlan (${request.path}):\n${request.text}\n`);
+      process.stderr.write(`\nPlan (${terminalLine(request.path)}):\n${terminalText(request.text)}\n`);
       const reply = (await askLine("  approve? [e]dit mode / [m]anual mode / or say what to change: ", signal)).trim();
       if (reply.toLowerCase() === "e") return { outcome: "approve", mode: "edit" };
       if (reply.toLowerCase() === "m") return { outcome: "approve", mode: "manual" };
@@ -49,34 +52,26 @@ export function terminalInteraction(): Interaction {
 export function approvalText(request: PermissionRequest): string {
   const lines = [""];
   if (request.command) {
-    lines.push(`${request.toolName} wants to run, in ${visible(request.command.cwd)}:`);
-    lines.push(...request.command.line.split("\n").map((line, i) => `${i === 0 ? "  $ " : "    "}${visible(line)}`));
-    if (request.description) lines.push(`  (the model describes it as: ${visible(request.description)})`);
+    lines.push(`${request.toolName} wants to run, in ${escapeControls(request.command.cwd)}:`);
+    lines.push(...request.command.line.split("\n").map((line, i) => `${i === 0 ? "  $ " : "    "}${escapeControls(line)}`));
+    if (request.description) lines.push(`  (the model describes it as: ${escapeControls(request.description)})`);
   } else {
-    lines.push(visible(request.title));
-    if (request.description) lines.push(...request.description.split("\n").map((line) => `  ${visible(line)}`));
+    lines.push(escapeControls(request.title));
+    const args = shownArguments(request);
+    if (args !== null) lines.push(...args.split("\n").map((line) => `  ${line}`));
+    if (request.description) lines.push(...request.description.split("\n").map((line) => `  ${escapeControls(line)}`));
   }
   for (const diff of request.diffs ?? []) {
     if (diff.oldText === null) lines.push("  (a new file)");
-    lines.push(...unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: DIFF_LINES }).split("\n").map((line) => `  ${visible(line)}`));
+    lines.push(...unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: DIFF_LINES }).split("\n").map((line) => `  ${escapeControls(line)}`));
   }
-  const always = request.always ? ` / [a]lways (${visible(request.always)})` : "";
-  lines.push(`  ${visible(request.reason)}`, `  allow? [y]es once${always} / [n]o: `);
+  const always = request.always ? ` / [a]lways (${escapeControls(request.always)})` : "";
+  lines.push(`  ${escapeControls(request.reason)}`, `  allow? [y]es once${always} / [n]o: `);
   return lines.join("\n");
 }
 
-/**
- * Control characters and bidi overrides written out (`\x1b`, `\u202e`): the model writes this
- * text, and must not be able to erase or reorder what the terminal shows of it.
- */
-function visible(text: string): string {
-  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
-  });
-}
-
-async function askLine(question: string, signal: AbortSignal): Promise<string> {
+/** One line read at the terminal after `question` (written to stderr); "" when it could not be read. */
+export async function askLine(question: string, signal: AbortSignal): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   // The line is read in raw mode, where Ctrl-C is a key, not a signal: it is made the signal again,
   // so that it stops the turn (lembas run's handler) instead of answering "no".

@@ -1,6 +1,7 @@
 import { defineCommand } from "./command.ts";
 import { type Paths, resolvePaths } from "../config/paths.ts";
 import { type Finding, formatFinding, runDoctor } from "../service/doctor.ts";
+import { terminalText } from "../controls.ts";
 
 /** `lembas doctor`'s checks, as every front end runs them (the terminal's /doctor too). */
 export function checkDevice(paths: Paths, opts: { probe?: boolean } = {}): Promise<Finding[]> {
@@ -14,7 +15,8 @@ export default defineCommand({
   },
   async run({ args }) {
     const findings = await checkDevice(resolvePaths(), { probe: args.probe === true });
-    for (const finding of findings) console.log(formatFinding(finding));
+    // A finding may quote what a server or an instance answered: shown as text.
+    for (const finding of findings) console.log(terminalText(formatFinding(finding)));
     if (findings.some((f) => !f.ok)) process.exitCode = 1;
   },
 });

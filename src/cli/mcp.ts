@@ -8,6 +8,7 @@ import { toolEnvironment } from "../tools/environment.ts";
 import { mcpListText } from "../mcp/list-text.ts";
 import { listLogins } from "../store/logins.ts";
 import { createContext } from "./context.ts";
+import { terminalText } from "../controls.ts";
 
 const list = defineCommand({
   meta: {
@@ -37,7 +38,7 @@ const list = defineCommand({
             env: toolEnvironment(config, process.env),
             cwd: root,
             hidden: [ctx.paths.configDir, ctx.paths.stateDir],
-            onNotice: (message) => console.error(message),
+            onNotice: (message) => console.error(terminalText(message)),
           });
     for (const line of mcpListText(listing, inspected)) console.log(line);
   },

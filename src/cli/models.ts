@@ -5,6 +5,7 @@ import type { ListingStatus } from "../model/registry.ts";
 import { noModelHint } from "../config/hints.ts";
 import { UserError } from "../errors.ts";
 import { createContext } from "./context.ts";
+import { terminalLine } from "../controls.ts";
 
 export default defineCommand({
   meta: { name: "models", description: "List every model ref this device can use, with its context window and where that came from", examples: ["lembas models"] },
@@ -13,11 +14,12 @@ export default defineCommand({
     const { models } = createEngine(ctx);
     await models.refreshAll();
     const entries = await models.entries();
-    for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
+    // What servers answered (their errors, their names) is shown as text.
+    for (const notice of models.takeNotices()) console.error(`lembas: ${terminalLine(notice)}`);
     let unreached = 0;
     for (const status of await models.statuses()) {
       const line = statusLine(status);
-      if (line) console.error(`lembas: ${line}`);
+      if (line) console.error(`lembas: ${terminalLine(line)}`);
       if (status.error !== null && status.models === null) unreached++;
     }
     const current = ctx.config().model;
@@ -25,7 +27,7 @@ export default defineCommand({
     for (const entry of entries) {
       const window = await models.resolve(entry.ref).then((m) => m.window, () => null);
       const mark = entry.ref === current ? "*" : " ";
-      console.log(`${mark} ${window ? `${entry.ref.padEnd(width)}  ${windowText(window)}` : entry.ref}`);
+      console.log(terminalLine(`${mark} ${window ? `${entry.ref.padEnd(width)}  ${windowText(window)}` : entry.ref}`));
     }
     if (entries.length > 0) return;
     if (unreached > 0) throw new UserError(unreached === 1 ? "no models: the connection above could not be reached" : `no models: none of the ${unreached} connections above could be reached`, 1);

@@ -1,5 +1,6 @@
 import type { EngineEvent, EventOf } from "../bus/index.ts";
 import type { Interaction } from "../engine/interaction.ts";
+import { denialText } from "../front/refusal.ts";
 import { type Paints, paintsFor } from "./paint.ts";
 import { Spinner } from "./spinner.ts";
 import { helperCallLines, shown, toolResultLines } from "./tool-lines.ts";
@@ -91,7 +92,7 @@ class TextPrinter implements Printer {
       case "sub_tool":
         return this.block(helperCallLines(event, this.paint));
       case "tool_denied": {
-        const why = `refused: ${shown(event.reason)}${event.feedback ? ` (${shown(event.feedback)})` : ""}`;
+        const why = shown(denialText(event));
         return this.block([this.titleLine(event.title), this.paint.warn(`  ⎿ ${why}`)]);
       }
       case "notice":
@@ -137,7 +138,9 @@ class TextPrinter implements Printer {
     this.block([this.paint.dim(`lembas · ${shown(model)} · ${info.mode} mode · ${shown(homeShort(info.cwd, this.home))} · session ${info.id}`)]);
   }
 
-  private text(delta: string): void {
+  private text(given: string): void {
+    // At a terminal the model's text is shown as text; to a file or a pipe it goes as written.
+    const delta = this.stdout.isTTY ? shown(given) : given;
     if (delta === "") return;
     this.spinner?.stop();
     if (!this.textInStep) {

@@ -1,5 +1,5 @@
 import type { EventOf } from "../bus/index.ts";
-import { withoutControls } from "../controls.ts";
+import { terminalText } from "../controls.ts";
 import { unifiedDiff } from "../tools/diff.ts";
 import { displayPath } from "../tools/paths.ts";
 import type { Paints } from "./paint.ts";
@@ -79,5 +79,5 @@ function jobStart(meta: Record<string, unknown>, isError: boolean, p: Paints): s
 
 /** Text from the model, a file or a command, as it may be printed: no escape sequences, no carriage returns. */
 export function shown(text: string): string {
-  return withoutControls(text).replace(/[\r\v\f]/g, "");
+  return terminalText(text);
 }

@@ -27,8 +27,10 @@ export type PermissionDecision = {
   outcome: "once" | "session" | "deny";
   /** A corrected command line, run once instead of the model's. */
   command?: string;
-  /** Why it was denied, given to the model. */
+  /** Why it was denied, given to the model: the person's words, or why nobody could answer. */
   feedback?: string;
+  /** Nobody answered (no one to ask, the turn ended, the time ran out): refused, not the person's denial. */
+  unanswered?: true;
 };
 
 /**
@@ -44,7 +46,7 @@ export type Interaction = {
 /** Nobody there: approvals are denied with this reason, questions and plans answer "nobody". */
 export function nobody(reason: string): Interaction {
   return {
-    permission: async () => ({ outcome: "deny", feedback: reason }),
+    permission: async () => ({ outcome: "deny", feedback: reason, unanswered: true }),
     question: async () => ({ outcome: "nobody" }),
     plan: async () => ({ outcome: "nobody" }),
   };

@@ -5,7 +5,7 @@ import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
-import { COMMAND_TOOL, whatItDoes } from "./approval.ts";
+import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
@@ -125,11 +125,11 @@ export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Prom
         name: call.name,
         title,
         kind: tool.kind,
-        reason: decision.reason,
+        // The person's No is theirs, not the rule that made lembas ask.
+        reason: answer.unanswered ? decision.reason : DENIED_BY_YOU,
         ...(answer.feedback ? { feedback: answer.feedback } : {}),
       });
-      const why = answer.feedback ? ` They said: ${answer.feedback}` : "";
-      return fail(`The person denied this ${tool.name} call.${why} Do not repeat it; adjust your approach.`, input);
+      return fail(deniedResult(tool.name, decision.reason, answer), input);
     }
     // A line the person corrected is theirs to run once: "always" was offered for the model's.
     if (answer.outcome === "session" && decision.always && !answer.command) for (const key of decision.always.keys) deps.allowed.add(key);

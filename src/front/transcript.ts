@@ -1,6 +1,6 @@
 import type { HistoryTurn } from "./history.ts";
 import { storedToolTitle } from "./tool-titles.ts";
-import { refusedReason } from "./refusal.ts";
+import { denialWord, storedDenial } from "./refusal.ts";
 
 /** A stored session as a reader needs it: its id, title and where it worked. */
 type Where = { id: string; title: string; cwd: string; root: string };
@@ -41,8 +41,9 @@ export function toText(session: Where, turns: readonly HistoryTurn[]): string {
   return `${out.join("\n")}\n`;
 }
 
-/** How a stored call ended, when not well: refused (a mode, the person) or failed. */
+/** How a stored call ended, when not well: refused (by a rule), denied by the person, or failed. */
 function ending(tool: { output?: string; isError?: boolean }): string {
   if (!tool.isError) return "";
-  return refusedReason(tool) === null ? " (failed)" : " (refused)";
+  const denial = storedDenial(tool);
+  return denial === null ? " (failed)" : ` (${denialWord(denial)})`;
 }

@@ -1,3 +1,4 @@
+import { terminalLine, terminalText } from "../controls.ts";
 import type { McpListing } from "./listing.ts";
 
 /** What starting a server found (the MCP client says it): its tools, or why it did not start. */
@@ -16,12 +17,14 @@ export function mcpListText(listing: McpListing, inspected?: ReadonlyMap<string,
   const nameWidth = Math.max(0, ...servers.map((s) => s.name.length));
   const sourceWidth = Math.max(0, ...servers.map((s) => s.source.length));
   for (const server of servers) {
-    const head = `${server.name.padEnd(nameWidth)}  ${server.source.padEnd(sourceWidth)}  ${server.what}`;
-    const state = server.note;
+    const head = terminalLine(`${server.name.padEnd(nameWidth)}  ${server.source.padEnd(sourceWidth)}  ${server.what}`);
+    const state = server.note === null ? null : terminalText(server.note);
     const found = server.spec ? inspected?.get(server.name) : undefined;
-    const started = found ? (found.starts ? `starts, ${found.tools.length} tools${found.tools.length > 0 ? `: ${found.tools.join(", ")}` : ""}` : found.error) : null;
+    // What a server says of itself (its tools' names, its stderr) is shown as text, never acted on by the terminal.
+    const tools = found?.starts ? found.tools.map(terminalLine) : [];
+    const started = found ? (found.starts ? `starts, ${tools.length} tools${tools.length > 0 ? `: ${tools.join(", ")}` : ""}` : terminalText(found.error)) : null;
     lines.push([head, state, started].filter((part) => part !== null).join("  — "));
   }
-  for (const problem of listing.problems) lines.push(`! ${problem.name}: ${problem.problem}`);
+  for (const problem of listing.problems) lines.push(terminalText(`! ${problem.name}: ${problem.problem}`));
   return lines;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { hasControls } from "../controls.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import { type Result, displayUrl, httpError, modelError, networkError, readBounded } from "./errors.ts";
 
@@ -22,6 +23,12 @@ export type ModelList = { chat: ModelInfo[]; embedding: ModelInfo[] };
 
 const count = z.number().int().positive().optional().catch(undefined);
 const optionalString = z.string().optional().catch(undefined);
+/**
+ * A name lembas shows at a terminal (`lembas models`, the /model picker) and builds refs of: one
+ * carrying control characters (an escape sequence, a bidi override) is no honest model's, and the
+ * entry is skipped as unreadable.
+ */
+const shownName = z.string().min(1).refine((s) => !hasControls(s));
 
 /**
  * One /v1/models entry, as far as lembas reads it. What servers put where:
@@ -36,10 +43,10 @@ const optionalString = z.string().optional().catch(undefined);
  * - Ollama: none of these (id, object, created, owned_by).
  */
 const Entry = z.object({
-  id: z.string().min(1),
+  id: shownName,
   kind: optionalString,
   type: optionalString,
-  provider: optionalString,
+  provider: shownName.optional().catch(undefined),
   context_length: count,
   context_window: count,
   max_model_len: count,

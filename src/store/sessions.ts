@@ -88,6 +88,11 @@ export function listSessions(db: Db, opts: { root?: string; limit?: number } = {
   return rows.map(toRow);
 }
 
+/** Every session not updated since `cutoff` (ms), the longest untouched first: what a prune would delete. */
+export function sessionsUntouchedSince(db: Db, cutoff: number): SessionRow[] {
+  return db.query<RawSession, [number]>(`SELECT ${COLUMNS} FROM sessions WHERE updated_at < ? ORDER BY updated_at ASC`).all(cutoff).map(toRow);
+}
+
 export type SessionPatch = Partial<Pick<SessionRow, "title" | "mode" | "model" | "effort" | "cwd" | "summary" | "summarySeq">>;
 
 export function updateSession(db: Db, id: string, patch: SessionPatch): void {

@@ -74,7 +74,7 @@ export class TuiApp implements AppSurface {
     terminal: Terminal = new ProcessTerminal(),
   ) {
     this.theme = makeTheme(configuredTheme(runtime));
-    this.cards = new CardViews(this.theme);
+    this.cards = new CardViews(this.theme, () => this.panelRoom());
     this.tui = new PacedScreen(terminal);
     this.header = new Text("", 0, 0);
     this.transcript = new Transcript(this.theme, (turnId) => (runtime.share?.fromWeb(turnId) ? "from the web" : null));
@@ -123,6 +123,17 @@ export class TuiApp implements AppSurface {
 
   render(): void {
     this.tui.requestRender();
+  }
+
+  /**
+   * The rows the panel has for a card: the screen's, less the composer (at most 30% of them, as
+   * the editor draws it, and its two borders) and the status bar, so that a card's start and its
+   * options are on the screen together.
+   */
+  private panelRoom(): number {
+    const rows = this.tui.terminal.rows;
+    const composer = Math.min(this.editor.getLines().length, Math.max(5, Math.floor(rows * 0.3))) + 2;
+    return rows - composer - 1;
   }
 
   /** One line in the transcript from outside the session (stray output, an error nobody caught). */

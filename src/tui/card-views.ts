@@ -13,7 +13,11 @@ export class CardViews {
   private readonly cards: Card[] = [];
   private readonly views = new Map<string, Component>();
 
-  constructor(private readonly theme: Theme) {}
+  constructor(
+    private readonly theme: Theme,
+    /** The rows a card may take on the screen. */
+    private readonly room: () => number = () => Number.POSITIVE_INFINITY,
+  ) {}
 
   add(card: Card): void {
     this.cards.push(card);
@@ -31,14 +35,14 @@ export class CardViews {
     if (!card) return null;
     const known = this.views.get(card.callId);
     if (known) return known;
-    const view = viewOf(card, this.theme);
+    const view = viewOf(card, this.theme, this.room);
     this.views.set(card.callId, view);
     return view;
   }
 }
 
-function viewOf(card: Card, theme: Theme): Component {
-  if (card.kind === "permission") return new PermissionCard(card.request, theme, (decision) => card.answer(decision));
+function viewOf(card: Card, theme: Theme, room: () => number): Component {
+  if (card.kind === "permission") return new PermissionCard(card.request, theme, (decision) => card.answer(decision), room);
   if (card.kind === "question") return new QuestionCard(card.questions, card.why, theme, (outcome) => card.answer(outcome));
   return new PlanCard(card.path, card.text, theme, (outcome) => card.answer(outcome));
 }

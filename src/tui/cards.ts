@@ -30,7 +30,7 @@ export class CardDesk {
 
   readonly interaction: Interaction = {
     permission: (request, signal) =>
-      this.wait<PermissionDecision>(signal, { outcome: "deny", feedback: "the turn ended before the person answered" }, (answer) => ({ kind: "permission", sessionId: request.sessionId, callId: request.callId, request, answer })),
+      this.wait<PermissionDecision>(signal, { outcome: "deny", feedback: "the turn ended before the person answered", unanswered: true }, (answer) => ({ kind: "permission", sessionId: request.sessionId, callId: request.callId, request, answer })),
     question: (request, signal) =>
       this.wait<QuestionOutcome>(signal, { outcome: "dismissed" }, (answer) => ({
         kind: "question",

@@ -60,16 +60,34 @@ export class ComposerCompletion implements AutocompleteProvider {
   constructor(private readonly sources: CompletionSources) {}
 
   async getSuggestions(lines: string[], cursorLine: number, cursorCol: number, options: { signal: AbortSignal; force?: boolean }): Promise<AutocompleteSuggestions | null> {
-    const before = (lines[cursorLine] ?? "").slice(0, cursorCol);
+    const token = this.tokenAt((lines[cursorLine] ?? "").slice(0, cursorCol), cursorLine, options.force);
+    if (token === undefined) return null;
+    return token.startsWith("@") ? this.fileSuggestions(token, options.signal) : this.commandSuggestions(token);
+  }
+
+  /** Whether the text before the cursor still ends in something a menu completes (an @path, a command name). */
+  completesAt(lines: readonly string[], cursorLine: number, cursorCol: number): boolean {
+    return this.tokenAt((lines[cursorLine] ?? "").slice(0, cursorCol), cursorLine) !== undefined;
+  }
+
+  /** The @path or the command name that ends `before`, the text before the cursor. */
+  private tokenAt(before: string, cursorLine: number, force = false): string | undefined {
     const at = AT_TOKEN.exec(before)?.[1];
-    if (at !== undefined) return this.fileSuggestions(at, options.signal);
-    const slash = cursorLine === 0 && !options.force ? SLASH_TOKEN.exec(before)?.[1] : undefined;
-    if (slash !== undefined) return this.commandSuggestions(slash);
-    return null;
+    if (at !== undefined) return at;
+    return cursorLine === 0 && !force ? SLASH_TOKEN.exec(before)?.[1] : undefined;
   }
 
   applyCompletion(lines: string[], cursorLine: number, cursorCol: number, item: AutocompleteItem, prefix: string): { lines: string[]; cursorLine: number; cursorCol: number } {
     const line = lines[cursorLine] ?? "";
+    const typed = this.tokenAt(line.slice(0, cursorCol), cursorLine);
+    if (typed !== prefix) {
+      // The menu was made for text typed since (the rest of a command and Enter in one chunk: a
+      // paste, a slow link): what is typed now decides, as if the menu had caught up.
+      const current = typed?.startsWith("/") ? this.commandSuggestions(typed) : null;
+      const best = current ? bestItem(current.items, typed ?? "") : undefined;
+      if (!best || typed === undefined) return { lines, cursorLine, cursorCol };
+      return this.applyCompletion(lines, cursorLine, cursorCol, best, typed);
+    }
     const start = Math.max(0, cursorCol - prefix.length);
     const after = line.slice(cursorCol);
     // A directory stays open for more typing; a file or a command is followed by a space.
@@ -111,4 +129,9 @@ export class ComposerCompletion implements AutocompleteProvider {
     }));
     return { items, prefix: token };
   }
+}
+
+/** The item a menu selects first for `token`, as the editor does: the exact one, else the first starting with it, else the first. */
+function bestItem(items: readonly AutocompleteItem[], token: string): AutocompleteItem | undefined {
+  return items.find((item) => item.value === token) ?? items.find((item) => item.value.startsWith(token)) ?? items[0];
 }

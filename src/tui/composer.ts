@@ -26,6 +26,7 @@ export class Composer extends Editor {
   private readonly images = new Map<number, PastedImage>();
   private nextImage = 1;
   private readingClipboard = false;
+  private readonly completion: ComposerCompletion;
 
   constructor(
     tui: TUI,
@@ -33,7 +34,8 @@ export class Composer extends Editor {
     private readonly options: ComposerOptions,
   ) {
     super(tui, theme);
-    this.setAutocompleteProvider(new ComposerCompletion(options.completion));
+    this.completion = new ComposerCompletion(options.completion);
+    this.setAutocompleteProvider(this.completion);
   }
 
   override handleInput(data: string): void {
@@ -47,7 +49,18 @@ export class Composer extends Editor {
       for (const path of dragged) this.attach(imageFromFile(path));
       return;
     }
+    if (matchesKey(data, "enter") && this.isShowingAutocomplete() && !this.menuStillApplies()) {
+      // The menu was made before a space or the like arrived in the same chunk as Enter (a paste,
+      // a slow link): it no longer completes anything, so Enter sends the text as typed. Setting
+      // the provider again is the editor's one public way to close its menu.
+      this.setAutocompleteProvider(this.completion);
+    }
     super.handleInput(data);
+  }
+
+  private menuStillApplies(): boolean {
+    const { line, col } = this.getCursor();
+    return this.completion.completesAt(this.getLines(), line, col);
   }
 
   /** Earlier prompts, newest first, for Up and Down (after those already there). */

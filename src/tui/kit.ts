@@ -1,4 +1,5 @@
 import { Marked } from "@earendil-works/pi-tui";
+import { misleadingLink } from "./links.ts";
 
 /**
  * The one door to the terminal UI library (@earendil-works/pi-tui, pinned): every other file of
@@ -46,4 +47,24 @@ const setextHeading = Tokenizer.prototype.lheading;
 const UNDERLINE = /\n {0,3}[=-]/;
 Tokenizer.prototype.lheading = function lheading(this: InstanceType<typeof Tokenizer>, src: string) {
   return UNDERLINE.test(src) ? setextHeading.call(this, src) : undefined;
+};
+
+/**
+ * A link whose text is another address than its target shows its target as its text: a terminal
+ * that shows links (OSC 8) prints the text alone, and the person must see where a click leads.
+ */
+type Tokenizing = InstanceType<typeof Tokenizer>;
+type LinkToken = { type: string; href?: string; text?: string; tokens?: unknown[] };
+function honest<T>(token: T): T {
+  const link = token as LinkToken | undefined;
+  if (link?.type !== "link" || link.href === undefined || link.text === undefined || !misleadingLink(link.text, link.href)) return token;
+  return { ...link, text: link.href, tokens: [{ type: "text", raw: link.href, text: link.href, escaped: false }] } as T;
+}
+const inlineLink = Tokenizer.prototype.link;
+Tokenizer.prototype.link = function link(this: Tokenizing, src: string) {
+  return honest(inlineLink.call(this, src));
+};
+const referenceLink = Tokenizer.prototype.reflink;
+Tokenizer.prototype.reflink = function reflink(this: Tokenizing, src: string, links: Parameters<Tokenizing["reflink"]>[1]) {
+  return honest(referenceLink.call(this, src, links));
 };

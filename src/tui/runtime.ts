@@ -283,7 +283,7 @@ export class TuiRuntime {
       files: this.files,
       desk: this.desk,
       current: () => this.current,
-      deleteSession: (id) => (this.current?.id === id ? this.deleteShown() : deleteHere(this.engine, this.ctx.db(), id)),
+      deleteSession: (id) => (this.current?.id === id ? this.deletedElsewhere() : deleteHere(this.engine, this.ctx.db(), id)),
     });
     this.sharing = sharing;
     sharing.onChange(() => this.emit({ type: "sharing", line: sharing.line }));
@@ -330,11 +330,14 @@ export class TuiRuntime {
 
   /**
    * Deletes the session shown (/delete, or the web's delete of the session it shares): a new one
-   * opens in its place first, so the screen always has one. Whether the store had it.
+   * opens in its place first, so the screen always has one, in the mode, model and effort the
+   * person had (a delete never loosens what the terminal lets run). Whether the store had it.
    */
   async deleteShown(): Promise<boolean> {
     const gone = this.session;
-    const next = await this.sessionFor({ kind: "new" }, {});
+    const kept = { mode: gone.mode, effort: gone.effort };
+    // A model no longer listed is not kept (the config's is taken); the mode always is.
+    const next = await this.sessionFor({ kind: "new" }, { ...kept, ...(gone.model ? { model: gone.model } : {}) }).catch(() => this.sessionFor({ kind: "new" }, kept));
     gone.interaction = null;
     let deleted: boolean;
     try {
@@ -348,6 +351,19 @@ export class TuiRuntime {
       this.show(next);
       void this.sharing?.share(next);
     }
+    return deleted;
+  }
+
+  /** The session shown was deleted from elsewhere (the web, `lembas sessions delete` through the service): said, then as deleteShown. */
+  private async deletedElsewhere(): Promise<boolean> {
+    const gone = this.session;
+    const deleted = await this.deleteShown();
+    const next = this.session;
+    this.emit({
+      type: "note",
+      level: "warn",
+      message: `session ${gone.id} was deleted outside this terminal (from the web or with lembas sessions delete): this is a new session, ${next.id}, in ${next.mode} mode`,
+    });
     return deleted;
   }
 

@@ -5,7 +5,7 @@ import { AnswerBlock } from "./blocks/answer.ts";
 import { LineBlock } from "./blocks/lines.ts";
 import { ReasoningBlock } from "./blocks/reasoning.ts";
 import { TodoBlock } from "./blocks/todos.ts";
-import { refusedReason } from "../front/refusal.ts";
+import { storedDenial } from "../front/refusal.ts";
 import { todoTool } from "../tools/todo.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
@@ -83,8 +83,8 @@ export class Transcript extends Container {
           continue;
         }
         const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
-        const refused = refusedReason(tool);
-        if (refused !== null) block.deny(refused);
+        const denial = storedDenial(tool);
+        if (denial !== null) block.deny(denial);
         else block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
         this.addChild(block);
       }
@@ -130,7 +130,7 @@ export class Transcript extends Container {
         return this.tools.has(event.parentCallId);
       case "tool_denied": {
         const block = this.tools.get(event.callId) ?? this.newTool(event.callId, event.name, event.title);
-        block.deny(event.reason, event.feedback);
+        block.deny(event);
         return true;
       }
       case "retract":

@@ -142,6 +142,8 @@ describe("the whole of it", () => {
   });
 
   test("control characters in the instance's names do not reach the terminal", () => {
-    expect(usageLines(usage({ plan: { name: "Pro\u001b[2J", credits_per_month: null } }))[0]).toBe("plan Pro [2J");
+    // The sequence goes whole (not its ESC alone, leaving "[2J"), and so does a bidi override.
+    expect(usageLines(usage({ plan: { name: "Pro\u001b[2J", credits_per_month: null } }))[0]).toBe("plan Pro");
+    expect(usageLines(usage({ plan: { name: "Pro \u202eexe.txt", credits_per_month: null } }))[0]).toBe("plan Pro exe.txt");
   });
 });

@@ -69,3 +69,28 @@ describe("an approval card shows what will run", () => {
     expect(card?.content).toEqual([{ type: "diff", path: join(a.project, "a.txt"), oldText: "one\ntwo\nthree\n", newText: "one\nTWO\nthree\n" }]);
   });
 });
+
+describe("a denial reads as the person's", () => {
+  /** The text of the last update the client got for a call. */
+  const textOf = (callId: string | undefined) =>
+    a.updates
+      .map((u) => u.update as { toolCallId?: string; content?: { content?: { text?: string } }[] })
+      .filter((u) => u.toolCallId === callId && u.content)
+      .at(-1)?.content?.[0]?.content?.text;
+
+  test("the tool call says denied by you, with the person's words, and not the rule that asked", async () => {
+    a.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    a.onPermission = () => ({ outcome: { outcome: "selected", optionId: "deny" }, _meta: { lembas: { feedback: "use the Makefile" } } });
+    await promptIn("edit");
+    expect(textOf(a.permissionRequests[0]?.toolCall.toolCallId)).toBe("denied by you: “use the Makefile”");
+    const told = a.model.requests.at(-1)?.body.messages?.findLast((m) => m.role === "tool")?.content;
+    expect(JSON.stringify(told)).toContain("The person denied this bash call. They said: use the Makefile");
+  });
+
+  test("a No without words is denied by you too", async () => {
+    a.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    a.onPermission = () => ({ outcome: { outcome: "selected", optionId: "deny" } });
+    await promptIn("edit");
+    expect(textOf(a.permissionRequests[0]?.toolCall.toolCallId)).toBe("denied by you");
+  });
+});

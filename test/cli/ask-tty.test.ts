@@ -57,6 +57,17 @@ describe("lembas run at a terminal", () => {
     expect(existsSync(join(box.project, "out.txt"))).toBe(false);
   });
 
+  test("a denial reads as the person's, with what they said", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    const t = runInTerminal(["make a file"]);
+    await t.waitFor("allow?");
+    t.type("use the Makefile\r");
+    expect(await t.exited).toBe(0);
+    const after = t.screen().slice(t.screen().indexOf("allow?"));
+    expect(after).toContain("⎿ denied by you: “use the Makefile”");
+    expect(after).not.toContain("asks before");
+  });
+
   test("an edit is asked with its diff", async () => {
     writeFileSync(join(box.configDir, "config.yaml"), `${readFileSync(join(box.configDir, "config.yaml"), "utf8")}mode: manual\n`);
     writeFileSync(join(box.project, "a.txt"), "one\ntwo\nthree\n");
@@ -71,5 +82,28 @@ describe("lembas run at a terminal", () => {
     t.type("y\r");
     expect(await t.exited).toBe(0);
     expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("one\nTWO\nthree\n");
+  });
+
+  test("a question, a plan and an answer the model writes are shown as text: no escape sequence, no bidi override", async () => {
+    const hostile = "\x1b]0;owned\x07\x1b[2J\u202e";
+    model.push(
+      step({ toolCalls: [{ name: "ask_user", arguments: { questions: [{ header: `DB${hostile}`, question: `Which${hostile} one?`, options: [{ label: `SQLite${hostile}`, description: `small${hostile}` }, { label: "Postgres" }] }] } }] }),
+      step({ toolCalls: [{ name: "plan_submit", arguments: { plan: `# Plan${hostile}\n- step one${hostile}` } }] }),
+      step({ text: `planned${hostile} and done` }),
+    );
+    const t = runInTerminal(["--mode", "plan", "pick one and plan"]);
+    await t.waitFor("number(s), or your own answer:");
+    t.type("1\r");
+    await t.waitFor("approve?");
+    t.type("\r");
+    expect(await t.exited).toBe(0);
+    const screen = t.screen();
+    expect(screen).toContain("DB: Which one?\n  1. SQLite — small\n");
+    expect(screen).toContain("# Plan\n- step one\n");
+    // The answer too, at a terminal.
+    expect(screen).toContain("planned and done");
+    expect(screen).not.toContain("]0;owned");
+    expect(screen).not.toContain("[2J");
+    expect(screen).not.toContain("\u202e");
   });
 });

@@ -29,6 +29,19 @@ describe("an approval at the terminal", () => {
     );
   });
 
+  test("an MCP tool's call shows all of its arguments, its control characters written out", () => {
+    const text = `${"every word of this is seen ".repeat(8)}the end\u202e`;
+    const request: PermissionRequest = {
+      ...base,
+      toolName: "mcp__notes__echo",
+      title: `notes: echo {"text":"${text.slice(0, 60)}…`,
+      kind: "other",
+      rawInput: { text },
+      reason: "edit mode asks before running commands",
+    };
+    expect(approvalText(request)).toContain(`  {\n    "text": "${text.replace("\u202e", "\\u202e")}"\n  }\n`);
+  });
+
   test("a command of several lines shows every line", () => {
     const request: PermissionRequest = {
       ...base,

@@ -113,6 +113,22 @@ describe("lembas doctor", () => {
   });
 });
 
+describe("lembas mcp list of a server that writes terminal control", () => {
+  test("its tool names and its stderr print as text: no escape, no bidi override", async () => {
+    mkdirSync(box.configDir, { recursive: true });
+    writeFileSync(
+      join(box.configDir, "config.yaml"),
+      `mcp:\n  evil:\n    command: ${process.execPath}\n    args: [${SERVER}, --hostile]\n  dying:\n    command: ${process.execPath}\n    args: [${SERVER}, --hostile-exit]\n`,
+    );
+    const list = await lembas(["mcp", "list"]);
+    const out = list.stdout + list.stderr;
+    expect(out).toContain("starts, 15 tools");
+    expect(out).toContain("ownedgnp.exe");
+    expect(out).toContain("its stderr ended with");
+    expect(out).not.toMatch(/[\x1b\x07\u202e]/);
+  });
+});
+
 const sandboxFound = findSandbox();
 if (sandboxFound.kind !== "bwrap") console.warn(`SKIPPED: lembas mcp list's sandbox test needs bubblewrap, and here ${sandboxFound.kind === "none" ? sandboxFound.why : sandboxFound.kind}`);
 

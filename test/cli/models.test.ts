@@ -9,10 +9,10 @@ import { afterHeader, projectSandbox, runLembas, type Sandbox } from "../support
  * The scripted model behind a front that can make its /v1/models slow or failing, and refuse
  * tools the way Ollama does for a model without tool support.
  */
-type Front = { url: string; modelsAt: number[]; modelsDelayMs: number; modelsFail: boolean; refuseTools: boolean; close(): Promise<void> };
+type Front = { url: string; modelsAt: number[]; modelsDelayMs: number; modelsFail: boolean; failMessage: string; refuseTools: boolean; close(): Promise<void> };
 
 function front(model: ScriptedModel): Front {
-  const state: Front = { url: "", modelsAt: [], modelsDelayMs: 0, modelsFail: false, refuseTools: false, close: async () => {} };
+  const state: Front = { url: "", modelsAt: [], modelsDelayMs: 0, modelsFail: false, failMessage: "listing is broken today", refuseTools: false, close: async () => {} };
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -21,7 +21,7 @@ function front(model: ScriptedModel): Front {
       const path = new URL(req.url).pathname;
       if (req.method === "GET" && path === "/v1/models") {
         state.modelsAt.push(Date.now());
-        if (state.modelsFail) return Response.json({ error: { message: "listing is broken today" } }, { status: 500 });
+        if (state.modelsFail) return Response.json({ error: { message: state.failMessage } }, { status: 500 });
         if (state.modelsDelayMs > 0) await Bun.sleep(state.modelsDelayMs);
       }
       if (req.method === "POST" && path === "/v1/chat/completions" && state.refuseTools) {
@@ -69,6 +69,18 @@ describe("lembas models", () => {
     expect(kept.stderr).toMatch(
       /^lembas: connection test could not list its models now \(the model server at http:\/\/127\.0\.0\.1:\d+\/v1 failed \(HTTP 500: listing is broken today\)\): showing the 2 it listed at \d{4}-\d\d-\d\d \d\d:\d\d UTC\n$/,
     );
+  });
+
+  test("a model id or an error carrying terminal control never reaches the terminal: the entry is skipped, the error shown as text", async () => {
+    model.setModels([{ id: "test-model" }, { id: "evil\x1b]0;owned\x07" }, { id: "\u202egnp.exe" }]);
+    const listed = await runLembas(box, ["models"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toBe("* test/test-model  assumed 32k: set context under the connection\n");
+    server.modelsFail = true;
+    server.failMessage = "broken\x1b]0;owned\x07\u202etoday";
+    const failing = await runLembas(box, ["models"]);
+    expect(failing.stderr).toContain("(HTTP 500: brokentoday)");
+    expect(failing.stdout + failing.stderr).not.toMatch(/[\x1b\x07\u202e]/);
   });
 
   test("a connection it cannot reach is named, not left out; with no model reached it exits 1", async () => {

@@ -5,13 +5,41 @@ import { pendingDeletes } from "../../src/store/deletes.ts";
 import { appendMessage } from "../../src/store/messages.ts";
 import { saveLogin } from "../../src/store/logins.ts";
 import { insertSession, listSessions } from "../../src/store/sessions.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { openPty, type Pty } from "../../src/terminal/pty.ts";
+import { ENTRY, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox & { project: string };
 beforeEach(() => {
   box = projectSandbox("http://127.0.0.1:9/v1");
 });
-afterEach(() => box.cleanup());
+let ptys: Pty[] = [];
+afterEach(() => {
+  for (const pty of ptys.splice(0)) pty.close();
+  box.cleanup();
+});
+
+/** `lembas sessions prune --older-than 30d` in a real terminal: what it prints, and a way to answer. */
+function pruneAtTerminal() {
+  let screen = "";
+  const pty = openPty({ command: [process.execPath, ENTRY, "sessions", "prune", "--older-than", "30d"], cwd: box.project, env: box.env, cols: 200, rows: 50 });
+  ptys.push(pty);
+  const decoder = new TextDecoder();
+  pty.onData((bytes) => {
+    screen += decoder.decode(bytes, { stream: true }).replace(/\r/g, "");
+  });
+  return {
+    screen: () => screen,
+    async waitFor(text: string, timeoutMs = 15_000) {
+      const end = Date.now() + timeoutMs;
+      while (!screen.includes(text)) {
+        if (Date.now() > end) throw new Error(`never printed ${JSON.stringify(text)}; got:\n${screen}`);
+        await Bun.sleep(20);
+      }
+    },
+    type: (keys: string) => pty.write(keys),
+    exited: pty.exited,
+  };
+}
 
 const db = () => openDb(join(box.stateDir, "lembas.db"));
 
@@ -83,10 +111,14 @@ test("sessions show: bad input", async () => {
   expect(format).toMatchObject({ code: 2, stderr: "lembas: --format must be text or markdown, not html\n" });
 });
 
-test("sessions prune deletes what is older than asked and keeps the deletes for the web UI", async () => {
+test("sessions prune --yes says what it deletes, deletes what is older than asked and keeps the deletes for the web UI", async () => {
   seed();
-  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d"]);
+  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d", "--yes"]);
   expect(result).toMatchObject({ code: 0, stdout: "deleted 1 session\n" });
+  expect(result.stderr).toStartWith("1 session untouched for 30d or more, to be deleted:\n  ID ");
+  expect(result.stderr).toContain("ses_old");
+  expect(result.stderr).toContain("old work");
+  expect(result.stderr).not.toContain("ses_new");
   const store = db();
   expect(listSessions(store).map((s) => s.id)).toEqual(["ses_new"]);
   expect(pendingDeletes(store, "inst")).toEqual(["ses_old"]);
@@ -102,7 +134,65 @@ test("bad input: an age that is no age, a session that is not there", async () =
   expect(missing.stderr.trim()).toBe("lembas: there is no session ses_nope");
 });
 
-test("sessions prune goes on past a session it cannot delete, says it in one line, and exits 1", async () => {
+test("sessions prune with no terminal and no --yes deletes nothing and says why in one line", async () => {
+  seed();
+  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d"]);
+  expect(result.code).toBe(2);
+  expect(result.stdout).toBe("");
+  expect(result.stderr).toBe("lembas: sessions prune would delete 1 session and asks first: run it at a terminal, or with --yes\n");
+  const store = db();
+  expect(listSessions(store).map((s) => s.id).sort()).toEqual(["ses_new", "ses_old"]);
+  store.close();
+  // Nothing to delete is no question: said, and done.
+  const none = await runLembas(box, ["sessions", "prune", "--older-than", "90d"]);
+  expect(none).toMatchObject({ code: 0, stdout: "", stderr: "lembas: nothing to delete: no session untouched for 90d or more\n" });
+});
+
+test("sessions prune at a terminal lists what it would delete and deletes only after a yes", async () => {
+  seed();
+  const no = pruneAtTerminal();
+  await no.waitFor("Delete this session? [y/N] ");
+  expect(no.screen()).toContain("1 session untouched for 30d or more, to be deleted:");
+  expect(no.screen()).toContain("ses_old");
+  no.type("n\r");
+  expect(await no.exited).toBe(0);
+  expect(no.screen()).toContain("lembas: nothing was deleted");
+  let store = db();
+  expect(listSessions(store).map((s) => s.id).sort()).toEqual(["ses_new", "ses_old"]);
+  store.close();
+
+  const yes = pruneAtTerminal();
+  await yes.waitFor("Delete this session? [y/N] ");
+  yes.type("y\r");
+  expect(await yes.exited).toBe(0);
+  expect(yes.screen()).toContain("deleted 1 session");
+  store = db();
+  expect(listSessions(store).map((s) => s.id)).toEqual(["ses_new"]);
+  store.close();
+});
+
+test("sessions prune keeps a session another live lembas has open, and names it; --include-open does not", async () => {
+  seed();
+  const store = db();
+  insertSession(store, { id: "ses_held", root: box.project, cwd: box.project, mode: "edit", model: null, effort: "medium", origin: "terminal", title: "held" });
+  store.query("UPDATE sessions SET updated_at = ? WHERE id = 'ses_held'").run(Date.now() - 40 * 86_400_000);
+  // Held by a live process (this test's): another lembas has it open.
+  store.query("INSERT INTO holds (session_id, holder, pid, since, heartbeat) VALUES ('ses_held', 'terminal', ?, ?, ?)").run(process.pid, Date.now(), Date.now());
+  store.close();
+  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d", "--yes"]);
+  expect(result).toMatchObject({ code: 0, stdout: "deleted 1 session\n" });
+  expect(result.stderr).toContain(`kept, open in another lembas process (--include-open deletes them too): ses_held (terminal, pid ${process.pid})`);
+  const after = db();
+  expect(listSessions(after).map((s) => s.id).sort()).toEqual(["ses_held", "ses_new"]);
+  after.close();
+  // Only held ones left: nothing to delete, and they are named.
+  const again = await runLembas(box, ["sessions", "prune", "--older-than", "30d"]);
+  expect(again.code).toBe(0);
+  expect(again.stderr).toContain("nothing to delete");
+  expect(again.stderr).toContain("ses_held (terminal");
+});
+
+test("sessions prune --include-open goes on past a session it cannot delete, says it in one line, and exits 1", async () => {
   seed();
   const store = db();
   insertSession(store, { id: "ses_held", root: box.project, cwd: box.project, mode: "edit", model: null, effort: "medium", origin: "terminal", title: "held" });
@@ -111,10 +201,10 @@ test("sessions prune goes on past a session it cannot delete, says it in one lin
   // Held by a live process (this test's): another lembas has it open.
   store.query("INSERT INTO holds (session_id, holder, pid, since, heartbeat) VALUES ('ses_held', 'terminal', ?, ?, ?)").run(process.pid, Date.now(), Date.now());
   store.close();
-  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d"]);
+  const result = await runLembas(box, ["sessions", "prune", "--older-than", "30d", "--yes", "--include-open"]);
   expect(result.code).toBe(1);
   expect(result.stdout).toBe("deleted 2 sessions\n");
-  expect(result.stderr.trim().split("\n")).toEqual([
+  expect(result.stderr.trim().split("\n").filter((l) => l.startsWith("lembas:"))).toEqual([
     `lembas: session ses_held is open in another lembas process (terminal, pid ${process.pid}) and no service runs to reach it: delete it there, or quit it there and delete again`,
     "lembas: 1 session could not be deleted",
   ]);

@@ -65,6 +65,31 @@ describe("lembas usage", () => {
     expect(result.stdout + result.stderr).not.toContain(TOKEN);
   });
 
+  test("thousands of windows: the first 20 printed, the rest counted in one line", async () => {
+    const windows = Array.from({ length: 5000 }, (_, i) => ({ window: `w${i}`, limit: 10, spent: 1, frees_at: null }));
+    instance.setUsage({ ...FULL, windows });
+    const result = await usage();
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(lines.filter((l) => l.startsWith("  window "))).toHaveLength(20);
+    expect(lines.at(-2)).toStartWith("  window w19: ");
+    expect(lines.at(-1)).toBe("  … and 4,980 more windows not shown (lembas usage --json lists them all)");
+    // --json is the answer whole.
+    const json = JSON.parse((await usage(["--login", "work", "--json"])).stdout) as { windows: unknown[] };
+    expect(json.windows).toHaveLength(5000);
+  });
+
+  test("a plan or window name carrying terminal control prints as text: no escape, no bidi override", async () => {
+    instance.setUsage({ ...FULL, plan: { name: "Pro\x1b]0;owned\x07\u202egnp.exe", credits_per_month: 1000 }, windows: [{ window: "5h\x1b[2J\u2066", limit: 50, spent: 1, frees_at: null }] });
+    const result = await usage();
+    expect(result.stdout).toContain("  plan Prognp.exe, 1,000 credits");
+    expect(result.stdout).toContain("  window 5h: 1 credits");
+    expect(result.stdout).not.toMatch(/[\x1b\x07\u202e\u2066]/);
+    const doctor = await runLembas(box, ["doctor"], { env: { LEMBAS_LOCAL_PORTS: "1" } });
+    expect(doctor.stdout).toContain(`login ${label()}: usage available (plan Prognp.exe; lembas usage shows it)`);
+    expect(doctor.stdout).not.toMatch(/[\x1b\x07\u202e\u2066]/);
+  });
+
   test("admin: unlimited, with the month and the device, without windows", async () => {
     instance.setUsage({ ...FULL, admin: true });
     const result = await usage();

@@ -27,8 +27,9 @@ describe("asking the person", () => {
     expect(who.asked).toHaveLength(1);
     expect(who.asked[0]).toMatchObject({ toolName: "bash", kind: "execute", always: "touch commands, for this session" });
     expect(existsSync(join(h.project, "made.txt"))).toBe(false);
-    expect(ofType(h.events(session), "tool_denied")[0]).toMatchObject({ name: "bash", feedback: "use the Makefile" });
-    expect(lastToolOutput()).toContain("use the Makefile");
+    // The person's No, not the rule that made lembas ask, in the event every front end shows and in what the model reads.
+    expect(ofType(h.events(session), "tool_denied")[0]).toMatchObject({ name: "bash", reason: "denied by you", feedback: "use the Makefile" });
+    expect(lastToolOutput()).toBe("The person denied this bash call. They said: use the Makefile Do not repeat it; adjust your approach.");
   });
 
   test("a corrected command runs once instead of the model's", async () => {
@@ -61,7 +62,9 @@ describe("asking the person", () => {
     const answer = await session.prompt({ text: "write outside" });
     expect(answer.stopReason).toBe("end_turn");
     expect(existsSync("/tmp/lembas-outside-test.txt")).toBe(false);
-    expect(lastToolOutput()).toContain("denied");
+    // Nobody said No: the model is told it was refused and why, not that the person denied it.
+    expect(lastToolOutput()).toBe("Refused: /tmp/lembas-outside-test.txt is outside the project; nobody can approve it in this session.");
+    expect(ofType(h.events(session), "tool_denied")[0]).toMatchObject({ reason: "/tmp/lembas-outside-test.txt is outside the project", feedback: "nobody can approve it in this session" });
   });
 
   test("plan mode offers the tools every mode has (the request's start stays the same) and refuses a write the model tries", async () => {

@@ -119,6 +119,19 @@ describe.skipIf(!HAVE_TMUX)("deletes from the device reach the web", () => {
     await s.waitFor("fresh start");
   });
 
+  test("lembas sessions delete of a manual-mode terminal's session: the terminal says so, and its new session still asks before an edit", async () => {
+    const { d, s, sessionId } = await sharedTerminal(["--mode", "manual"]);
+    await s.waitFor("test/test-model · manual ·");
+    const result = await runLembas(d.box, ["sessions", "delete", sessionId]);
+    expect(result).toMatchObject({ code: 0, stdout: `deleted ${sessionId}\n` });
+    await s.waitFor(`session ${sessionId} was deleted outside this terminal`);
+    expect(s.text()).toContain("test/test-model · manual ·");
+    d.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "made.txt", content: "x" } }] }), step({ text: "done" }));
+    await s.type("make a file", "Enter");
+    await s.waitFor("manual mode asks before changing files");
+    expect(stored(d, sessionId)).toBe(false);
+  });
+
   test("a session pending deletion is not announced again when the service comes back", async () => {
     const { d, s, sessionId } = await sharedTerminal();
     expect(await d.kill("SIGTERM")).toBe(0);

@@ -1,5 +1,6 @@
 // A real MCP server for the tests, on the SDK's server side.
-//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger] [--must-not-see=FILE]
+//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger] [--must-not-see=FILE] [--hostile] [--hostile-exit]
+// --hostile: also lists a tool whose name carries terminal control (HOSTILE); --hostile-exit: writes HOSTILE to stderr and exits at start.
 // --must-not-see: exits at start when FILE can be read and is not empty (a server started outside the sandbox).
 // --linger: outlives the end of its stdin, and starts a child that would outlive it (for the no-orphans tests).
 // stdio: echo, read_note (read-only), crash, hang, image, huge, structured, resource, fail, garbage,
@@ -45,13 +46,17 @@ const STDIO_ONLY: Tool[] = [
   { name: "read_file", description: "Reads a file by its path (what the sandbox lets it see).", inputSchema: object({ path: { type: "string" } }, ["path"]) },
 ];
 
-type Options = { stdio: boolean; downAfterCrash?: string };
+/** Text that would act on a terminal printed as it is: retitle the window (OSC 0), clear it, reverse the line. */
+export const HOSTILE = "owned\x1b]0;pwned\x07\x1b[2J\u202egnp.exe";
+
+type Options = { stdio: boolean; downAfterCrash?: string; hostile?: boolean };
 
 const counts = { calls: 0, cancelled: 0 };
 
 function makeServer(options: Options): Server {
   const server = new Server({ name: "lembas-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: options.stdio ? [...TOOLS, ...STDIO_ONLY] : TOOLS }));
+  const hostile: Tool[] = options.hostile ? [{ name: HOSTILE, description: "A name that would act on a terminal.", inputSchema: object() }] : [];
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(options.stdio ? [...TOOLS, ...STDIO_ONLY] : TOOLS), ...hostile] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     counts.calls++;
     return callTool(request.params.name, request.params.arguments ?? {}, extra.signal, options);
@@ -129,6 +134,10 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write("mcp-server: exiting at start as asked\n");
     process.exit(3);
   }
+  if (flag("hostile-exit")) {
+    process.stderr.write(`${HOSTILE}\n`);
+    process.exit(5);
+  }
   const mustNotSee = value("must-not-see");
   if (mustNotSee && existsSync(mustNotSee) && readFileSync(mustNotSee).length > 0) {
     process.stderr.write(`mcp-server: ${mustNotSee} is in sight, exiting\n`);
@@ -149,7 +158,7 @@ async function main(argv: string[]): Promise<void> {
     const tag = value("tag") ?? "";
     Bun.spawn([process.execPath, "-e", `setInterval(() => {}, 1000) // child of ${tag}`], { stdio: ["ignore", "ignore", "ignore"] });
   }
-  await makeServer({ stdio: true, ...(downAfterCrash ? { downAfterCrash } : {}) }).connect(new StdioServerTransport());
+  await makeServer({ stdio: true, hostile: flag("hostile"), ...(downAfterCrash ? { downAfterCrash } : {}) }).connect(new StdioServerTransport());
 }
 
 if (import.meta.main) await main(process.argv.slice(2));

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
-import type { Sandbox } from "../support/run.ts";
+import { ROOT, runLembas, type Sandbox } from "../support/run.ts";
 import { digitOf, screenSuite, toolResults } from "../support/screens.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
@@ -29,6 +29,18 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.waitFor("will do it the other way");
     expect(existsSync(join(box.project, "denied.txt"))).toBe(false);
     expect(toolResults(model)).toContain("The person denied this bash call. They said: use the write tool, not bash");
+    // The person's answer, not the rule that asked: live, resumed, and in sessions show.
+    const denial = "⊘ Run touch denied.txt\n  ⎿ denied by you: “use the write tool, not bash”\n";
+    expect(screen.text()).toContain(denial);
+    expect(screen.text()).not.toContain("asks before");
+    await screen.type("C-d");
+    await screen.exited();
+    const id = /lembas -r (ses_[\w-]+)/.exec(screen.text())?.[1] ?? "";
+    const again = await open(["-r", id]);
+    await again.waitFor("will do it the other way");
+    expect(again.text()).toContain(denial);
+    const shown = await runLembas(box, ["sessions", "show", id], { cwd: box.project });
+    expect(shown.stdout).toContain("› Run touch denied.txt (denied by you)\n");
   });
 
   test("a corrected command runs the corrected line once, not the model's", async () => {
@@ -85,6 +97,41 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.waitFor("done");
     expect(readFileSync(join(box.project, "b.txt"), "utf8")).toBe("b\n");
     expect(readFileSync(join(box.project, "w.txt"), "utf8")).toBe("hi\n");
+  });
+
+  test("an MCP tool's approval shows all of its arguments, wrapped, not a title cut at 60 characters", async () => {
+    appendFileSync(join(box.configDir, "config.yaml"), `mcp:\n  notes:\n    command: ${process.execPath}\n    args: [${join(ROOT, "test/support/mcp-server.ts")}]\n`);
+    const text = `${"all of this must be seen before it is allowed ".repeat(6)}THE-END-OF-IT`;
+    model.push(step({ toolCalls: [{ name: "mcp__notes__echo", arguments: { text } }] }), step({ text: "echoed" }));
+    const screen = await open();
+    await screen.type("echo it", "Enter");
+    await screen.waitFor("┌ notes: echo");
+    const card = await screen.waitFor("THE-END-OF-IT");
+    expect(card).toContain('"text": "all of this must be seen');
+    await screen.type(digitOf(screen, "Yes, once"));
+    await screen.waitFor("echoed");
+  });
+
+  test("a command taller than the screen shows its start, says how many lines are below and above, and scrolls", async () => {
+    const command = Array.from({ length: 60 }, (_, i) => `echo line${String(i + 1).padStart(2, "0")}`).join("\n");
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "not run" }));
+    const screen = await suite.open([], { rows: 24 });
+    await screen.type("run them", "Enter");
+    await screen.waitFor("Yes, once");
+    const first = screen.text();
+    expect(first).toContain("$ echo line01");
+    expect(first).toMatch(/↓ \d+ more lines below · PgDn/);
+    expect(first).not.toContain("lines above");
+    // Everything the card needs to be answered is on the screen: the start of the card and its options.
+    expect(first).toContain("┌ Run echo line01");
+    expect(first).toContain("No, and tell the model what to do instead");
+    await screen.type("NPage");
+    const scrolled = await screen.waitFor(/↑ \d+ more lines above · PgUp/);
+    expect(scrolled).not.toContain("$ echo line01");
+    for (let i = 0; i < 8; i++) await screen.type("NPage");
+    await screen.waitFor("echo line60");
+    await screen.type(digitOf(screen, "No"));
+    await screen.waitFor("not run");
   });
 
   test("a single-choice question: the recommended option first and marked, a digit answers, the model gets the answer", async () => {

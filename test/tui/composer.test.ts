@@ -143,6 +143,27 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
     expect(screen.text()).toMatch(/\/compact\s/);
   });
 
+  test("the rest of a command and Enter arriving in one chunk with the / menu open run the command typed", async () => {
+    const screen = await open();
+    await screen.write("/");
+    await screen.waitFor("Summarise the conversation");
+    // One write: the menu opened for "/" is still the one shown when Enter comes (a paste, a slow link).
+    await screen.write("help\r");
+    await screen.waitFor("/quit — Quit");
+    expect(screen.text()).not.toContain("/hel/");
+    await screen.write("/");
+    await screen.waitFor("Summarise the conversation");
+    // A name not finished is completed as it would be typed slowly: the menu's best match for "/stat".
+    await screen.write("stat\r");
+    await screen.waitFor("service: not running");
+    // A command with its argument: the menu has nothing left to complete, and Enter sends it.
+    await screen.write("/");
+    await screen.waitFor("Summarise the conversation");
+    await screen.write("mode plan\r");
+    await screen.waitFor("test/test-model · plan ·");
+    expect(steps()).toHaveLength(0);
+  });
+
   test("a dragged image path is attached: a marker, a line, the file under the session's attachments", async () => {
     const dir = join(box.dir, "Screen Shots");
     mkdirSync(dir);

@@ -156,7 +156,8 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
     await screen.type("Escape");
     await screen.waitFor("understood");
     expect(existsSync(join(box.project, "denied.txt"))).toBe(false);
-    expect(screen.text()).toContain("refused");
+    // The person's No, said as theirs.
+    expect(screen.text()).toContain("⊘ Run touch denied.txt\n  ⎿ denied by you\n");
   });
 
   test("a terminal narrower than 40 columns gets a one-line notice, and the full screen once it grows", async () => {

@@ -1,5 +1,5 @@
 import type { FileDiff } from "../../tools/tool.ts";
-import { reasonForPerson } from "../../front/refusal.ts";
+import { type Denial, denialText } from "../../front/refusal.ts";
 import type { Theme } from "../theme.ts";
 import { fittedDiff } from "./fitted-diff.ts";
 import { CachedBlock, hanging } from "./lines.ts";
@@ -67,10 +67,9 @@ export class ToolCallBlock extends CachedBlock {
     this.invalidate();
   }
 
-  deny(reason: string, feedback?: string): void {
+  deny(denial: Denial): void {
     this.state = "denied";
-    const why = reasonForPerson(reason);
-    this.why = plain(feedback ? `${why}: “${feedback}”` : why);
+    this.why = plain(denialText(denial));
     this.invalidate();
   }
 
@@ -87,7 +86,7 @@ export class ToolCallBlock extends CachedBlock {
     const t = this.theme;
     const mark = { running: t.accent("○ "), done: t.ok("● "), error: t.error("✗ "), denied: t.warn("⊘ ") }[this.state];
     const lines = ["", ...hanging(t.bold(this.title), width, mark, "  "), ...this.helperLines(width)];
-    if (this.state === "denied") return [...lines, ...hanging(`refused: ${this.why}`, width, "  ⎿ ", "    ").map(t.warn)];
+    if (this.state === "denied") return [...lines, ...hanging(this.why, width, "  ⎿ ", "    ").map(t.warn)];
     if (this.state === "running") return [...lines, ...this.tailOf(this.live, LIVE_OUTPUT_LINES, width)];
     if (this.diffs.length > 0) return [...lines, ...this.drawDiffs(width)];
     return [...lines, ...this.summary(width)];

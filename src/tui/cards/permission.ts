@@ -3,13 +3,16 @@ import { APPROVAL_TOOL } from "../../engine/session-mcp.ts";
 import { fittedDiff } from "../blocks/fitted-diff.ts";
 import { hanging } from "../blocks/lines.ts";
 import { plain } from "../blocks/plain.ts";
+import { shownArguments } from "../../front/approval-args.ts";
 import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
 import type { Theme } from "../theme.ts";
 import { ChoiceList } from "./choices.ts";
 import { LineInput } from "./line-input.ts";
 
-/** Diff lines an approval shows before it says how many more there are. */
+/** Diff lines a change is fitted into (with less context) before its card scrolls. */
 const DIFF_LINES = 30;
+/** The fewest lines of what it approves a card shows, however small the screen. */
+const MIN_BODY = 3;
 
 /**
  * A row either decides at once or first asks for a line (the corrected command, the feedback);
@@ -18,27 +21,36 @@ const DIFF_LINES = 30;
 type Option = { label: string } & ({ decide: () => PermissionDecision } | { ask: { label: string; prefill: string; decide: (text: string) => PermissionDecision | null } });
 
 /**
- * An approval, inline: what will run or change first (the command and where, the diffs), why it
- * asks, then the options numbered: once, for the session where offered, the command corrected
- * (run once instead), no, and no with a word for the model. A digit picks one, arrows and Enter
- * the highlighted one, Esc denies.
+ * An approval, inline: what will run or change first (the command and where, a tool's arguments,
+ * the diffs), whole — in a window that scrolls (PgUp PgDn) and says what is above and below it
+ * when it does not fit the screen —, why it asks, then the options numbered: once, for the session
+ * where offered, the command corrected (run once instead), no, and no with a word for the model.
+ * A digit picks one, arrows and Enter the highlighted one, Esc denies.
  */
 export class PermissionCard implements Component {
   private readonly options: Option[];
   private readonly list: ChoiceList;
   private input: LineInput | null = null;
   focused = false;
+  /** What it approves, drawn for a width (once per width), the first line shown, and how many fit. */
+  private body: { width: number; lines: string[] } | null = null;
+  private top = 0;
+  private shown = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly request: PermissionRequest,
     private readonly theme: Theme,
     private readonly answer: (decision: PermissionDecision) => void,
+    /** The rows the card may take on the screen (what the composer and the status bar leave). */
+    private readonly room: () => number = () => Number.POSITIVE_INFINITY,
   ) {
     this.options = permissionOptions(request);
     this.list = new ChoiceList(this.options);
   }
 
   handleInput(data: string): void {
+    if (matchesKey(data, "pageDown")) return this.scroll(Math.max(1, this.shown - 1));
+    if (matchesKey(data, "pageUp")) return this.scroll(-Math.max(1, this.shown - 1));
     if (this.input) return this.input.handleInput(data);
     if (matchesKey(data, "escape")) return this.answer({ outcome: "deny" });
     const key = this.list.key(data);
@@ -62,33 +74,70 @@ export class PermissionCard implements Component {
 
   render(width: number): readonly string[] {
     const t = this.theme;
-    const r = this.request;
     // What the model wrote is drawn without its terminal control (plain), as in the transcript.
-    const lines = ["", t.warn(truncateToWidth(`┌ ${oneLine(r.title)}`, width))];
+    const head = ["", t.warn(truncateToWidth(`┌ ${oneLine(this.request.title)}`, width))];
+    const reason = hanging(plain(this.request.reason), width, "│ ", "│ ").map(t.dim);
+    const answer = this.input
+      ? this.input.render(width, t, this.focused)
+      : [...this.list.render(width, t), t.dim(truncateToWidth("  digit or ↑↓ Enter to answer · Esc to deny", width))];
+    const room = Math.max(MIN_BODY, this.room() - head.length - reason.length - answer.length);
+    return [...head, ...this.window(this.bodyAt(width), room, width), ...reason, ...answer];
+  }
+
+  invalidate(): void {
+    this.body = null;
+  }
+
+  /** What it approves, as many lines as fit in `room`: where it does not all fit, a line says what is above and below. */
+  private window(body: readonly string[], room: number, width: number): string[] {
+    if (body.length <= room) {
+      this.top = 0;
+      this.shown = body.length;
+      return [...body];
+    }
+    // One line each for what is above and what is below, so the window keeps its height as it scrolls.
+    this.shown = Math.max(1, room - 2);
+    this.top = Math.max(0, Math.min(this.top, body.length - this.shown));
+    const below = body.length - this.top - this.shown;
+    const say = (text: string) => this.theme.dim(truncateToWidth(`│ ${text}`, width));
+    return [
+      this.top > 0 ? say(`↑ ${this.top} more line${this.top === 1 ? "" : "s"} above · PgUp`) : say(`lines 1–${this.shown} of ${body.length}`),
+      ...body.slice(this.top, this.top + this.shown),
+      below > 0 ? say(`↓ ${below} more line${below === 1 ? "" : "s"} below · PgDn`) : say(`the end (${body.length} lines)`),
+    ];
+  }
+
+  private scroll(by: number): void {
+    const length = this.body?.lines.length ?? 0;
+    this.top = Math.max(0, Math.min(this.top + by, length - this.shown));
+  }
+
+  /** The command and where it runs, a tool's arguments, the model's description and the diffs: every line of them. */
+  private bodyAt(width: number): string[] {
+    if (this.body?.width === width) return this.body.lines;
+    const t = this.theme;
+    const r = this.request;
+    const lines: string[] = [];
     if (r.command) {
       lines.push(...hanging(plain(r.command.line), width, "│ $ ", "│   ").map(t.bold));
-      lines.push(t.dim(truncateToWidth(`│   in ${oneLine(r.command.cwd)}`, width)));
+      lines.push(...hanging(oneLine(r.command.cwd), width, "│   in ", "│      ").map(t.dim));
     }
+    const args = shownArguments(r);
+    if (args !== null) lines.push(...hanging(args, width, "│ ", "│ "));
     if (r.description) lines.push(...hanging(plain(r.description), width, "│ ", "│ ").map(t.dim));
     for (const diff of r.diffs ?? []) lines.push(...this.diffLines(diff.path, diff.oldText, diff.newText, width));
-    lines.push(...hanging(plain(r.reason), width, "│ ", "│ ").map(t.dim));
-    if (this.input) return [...lines, ...this.input.render(width, t, this.focused)];
-    lines.push(...this.list.render(width, t));
-    lines.push(t.dim(truncateToWidth("  digit or ↑↓ Enter to answer · Esc to deny", width)));
+    this.body = { width, lines };
     return lines;
   }
 
-  invalidate(): void {}
-
   private diffLines(path: string, oldText: string | null, newText: string, width: number): string[] {
     const t = this.theme;
-    const all = fittedDiff(oldText ?? "", newText, DIFF_LINES);
-    const out = [t.dim(truncateToWidth(`│ ${oneLine(path)}${oldText === null ? " (new file)" : ""}`, width))];
-    for (const line of all.slice(0, DIFF_LINES)) {
+    const out = hanging(`${oneLine(path)}${oldText === null ? " (new file)" : ""}`, width, "│ ", "│ ").map(t.dim);
+    for (const line of fittedDiff(oldText ?? "", newText, DIFF_LINES)) {
       const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : t.dim;
-      out.push(paint(truncateToWidth(`│ ${line}`, width)));
+      // A long line wraps: a change is never cut at the card's edge.
+      out.push(...hanging(line, width, "│ ", "│  ").map(paint));
     }
-    if (all.length > DIFF_LINES) out.push(t.dim(`│ … ${all.length - DIFF_LINES} more diff lines`));
     return out;
   }
 }
