@@ -177,7 +177,7 @@ function latestSessionIn(db: Db, cwd: string): string {
 
 function stopSentence(reason: string): string {
   if (reason === "cancelled") return "cancelled";
-  if (reason === "max_turn_requests") return "the turn stopped at its step limit before the model finished";
+  if (reason === "max_turn_requests") return "the turn stopped before the model finished: it reached its step limit, or kept repeating a call that failed";
   if (reason === "max_tokens") return "the model's answer was cut at its token limit";
   if (reason === "refusal") return "the model refused";
   return `the turn ended: ${reason}`;

@@ -170,7 +170,7 @@ export class Transcript extends Container {
         this.endStep();
         if (event.stopReason === "cancelled") this.line("interrupted", "warn");
         else if (event.stopReason === "max_tokens") this.line("the answer was cut at the model's token limit", "warn");
-        else if (event.stopReason === "max_turn_requests") this.line("the turn stopped at its step limit", "warn");
+        else if (event.stopReason === "max_turn_requests") this.line("the turn stopped before the model finished: its step limit, or a failing call it kept repeating", "warn");
         else if (event.stopReason === "refusal") this.line("the model refused", "warn");
         this.settle();
         return true;
