@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { type Device, linkedSession } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
+import { waitUntil } from "../support/procs.ts";
 
 let d: Device;
 let link: Link;
@@ -43,7 +44,8 @@ test("/undo over ACP names the background job the turn started: what it changed 
     step({ text: "ok" }),
   );
   await say("write a file and start a job");
-  expect(readFileSync(join(d.project, "notes.txt"), "utf8")).toBe("rewritten by the job\n");
+  // The job runs on after the turn's answer: on a loaded machine its first line may come later.
+  expect(await waitUntil(() => readFileSync(join(d.project, "notes.txt"), "utf8") === "rewritten by the job\n")).toBe(true);
   const answer = (await say("/undo")) as { _meta: { lembas: { undone: unknown } } };
   expect(answer._meta.lembas.undone).toEqual({
     prompt: "write a file and start a job",
