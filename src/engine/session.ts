@@ -19,7 +19,7 @@ import { modeNotes } from "./mode-notes.ts";
 import type { SessionMcp } from "./session-mcp.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
-import { lowerMode } from "./permissions.ts";
+import { cappedMode, turnMode } from "./mode-cap.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import { applySettings, KnownModels } from "./settings.ts";
@@ -163,8 +163,7 @@ export class Session {
   }
   /** The mode the running turn works in: the session's, lowered to the turn's cap when it has one. */
   private get turnMode(): Mode {
-    const cap = this.running?.maxMode;
-    return cap ? lowerMode(this.mode, cap) : this.mode;
+    return turnMode(this.mode, this.running?.maxMode ?? null);
   }
 
   /** The mode the running turn works in, or null when no turn runs. */
@@ -333,7 +332,7 @@ export class Session {
   }
 
   setMode(requested: Mode): Mode {
-    const mode = lowerMode(requested, this.maxMode);
+    const mode = cappedMode(requested, this.maxMode);
     if (mode === this.mode) return mode;
     this.row = { ...this.row, mode };
     updateSession(this.deps.db, this.id, { mode });
@@ -602,7 +601,7 @@ export class Session {
       submitPlan: async (path, text) => {
         const outcome = await (this.interaction ?? nobody("")).plan({ sessionId: this.id, callId, path, text }, signal);
         if (outcome.outcome !== "approve") return outcome;
-        const mode = lowerMode(outcome.mode, this.maxMode);
+        const mode = cappedMode(outcome.mode, this.maxMode);
         if (mode === "plan") return { outcome: "dismissed" };
         this.setMode(mode);
         return { outcome: "approve", mode: mode === "auto" ? "edit" : mode };
