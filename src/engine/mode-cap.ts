@@ -8,7 +8,8 @@ import { MODE_ORDER } from "./permissions.ts";
  * - A turn works in the session's mode lowered to the turn's cap: turnMode.
  * - A mode the session is put in is lowered to every cap that holds where the change comes from:
  *   the session's own always; the web's for what the web changes (set_mode, a command's mode, a
- *   plan or a raise the web approves); the turn's for what a turn changes (the settings tool): cappedMode.
+ *   plan or a raise the web approves); the turn's for what a turn changes (the settings tool, a
+ *   plan approved), whoever approves it: cappedMode.
  */
 
 /** The mode a turn works in: the session's, lowered to the turn's cap when it has one (null: none). */
