@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { EFFORTS, Effort, Mode } from "../config/schema.ts";
-import { lowerMode } from "../engine/permissions.ts";
+import { cappedMode } from "../engine/mode-cap.ts";
 import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
 import type { acp } from "../rpc/agent.ts";
@@ -48,7 +48,7 @@ export async function setConfigOption(session: Session, host: AgentHost, configI
   if (configId === "mode") {
     const mode = Mode.safeParse(value);
     if (!mode.success) throw invalid(`the mode must be one of ${Mode.options.join(", ")}`);
-    session.setMode(lowerMode(mode.data, host.maxMode));
+    session.setMode(cappedMode(mode.data, host.maxMode));
     return;
   }
   if (configId === "effort") {

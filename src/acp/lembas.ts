@@ -1,7 +1,7 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { Effort } from "../config/schema.ts";
-import { lowerMode } from "../engine/permissions.ts";
+import { cappedMode } from "../engine/mode-cap.ts";
 import { parseStored, type StoredMessage } from "../engine/records.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
 import { errorMessage, UserError } from "../errors.ts";
@@ -68,7 +68,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
       const session = conn.session(params.sessionId, client);
       // A terminal's own turn may run above the device's limit: the web's words must not steer it.
       const running = session.runningMode;
-      if (running && lowerMode(running, host.maxMode) !== running) {
+      if (running && cappedMode(running, host.maxMode) !== running) {
         throw invalid(`the running turn works in ${running} mode, above what the web may use here (${host.maxMode}): send it as a prompt instead`);
       }
       return session.steer(params.text, params.messageId);

@@ -3,7 +3,7 @@ import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
 import { Effort, Mode } from "../config/schema.ts";
-import { lowerMode } from "../engine/permissions.ts";
+import { cappedMode } from "../engine/mode-cap.ts";
 import type { PermissionRequest } from "../engine/interaction.ts";
 import type { Session } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
@@ -177,7 +177,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
         session = await host.engine.create({
           cwd,
           ...(host.transport === "link" ? { root: linkRoot(cwd, host.config.remote, host.db) } : {}),
-          mode: lowerMode(requested.mode ?? host.config.mode, host.maxMode),
+          mode: cappedMode(requested.mode ?? host.config.mode, host.maxMode),
           maxMode: host.maxMode,
           origin: host.transport,
           mcpServers: servers.specs,
@@ -217,7 +217,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       const session = conn.session(params.sessionId, cx);
       const mode = Mode.safeParse(params.modeId);
       if (!mode.success) throw invalid(`modeId must be one of ${Mode.options.join(", ")}`);
-      session.setMode(lowerMode(mode.data, host.maxMode));
+      session.setMode(cappedMode(mode.data, host.maxMode));
       return {};
     })
     .onRequest("session/list", ({ params }) => {

@@ -17,7 +17,7 @@ import { jobsEnded } from "../tools/jobs.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
 import type { PersonalSettings } from "./instructions.ts";
-import { lowerMode } from "./permissions.ts";
+import { cappedMode } from "./mode-cap.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../library/backend.ts";
 import { SessionMcp } from "./session-mcp.ts";
@@ -139,7 +139,7 @@ export class Engine {
       id: newSessionId(),
       root: input.root ? realOr(resolve(input.root)) : projectRoot(cwd),
       cwd,
-      mode: lowerMode(input.mode ?? this.deps.config.mode, maxMode),
+      mode: cappedMode(input.mode ?? this.deps.config.mode, maxMode),
       model: resolved ?? null,
       effort: input.effort ?? this.deps.config.effort,
       origin: input.origin ?? "terminal",
@@ -165,7 +165,7 @@ export class Engine {
     const other = claimSession(this.deps.db, id, this.holder, { recover: true });
     if (other) throw new UserError(heldElsewhereSentence(other), 1);
     const maxMode = opts.maxMode ?? "auto";
-    const session = new Session({ ...row, mode: lowerMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
+    const session = new Session({ ...row, mode: cappedMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
     return this.track(session, opts.mcpServers ?? []);
   }
 

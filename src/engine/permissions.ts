@@ -32,11 +32,6 @@ export const MODE_RULES: Record<Mode, readonly Rule[]> = {
 
 export const MODE_ORDER: readonly Mode[] = ["plan", "manual", "edit", "auto"];
 
-/** min(requested, max): a mode lowered to a limit. */
-export function lowerMode(requested: Mode, max: Mode): Mode {
-  return MODE_ORDER.indexOf(requested) <= MODE_ORDER.indexOf(max) ? requested : max;
-}
-
 export function modeAction(mode: Mode, permission: PermissionClass): Action {
   let action: Action = "deny";
   for (const rule of MODE_RULES[mode]) {

@@ -68,3 +68,6 @@ export function parseStored(row: { seq: number; role: string; body: unknown; tur
   }
   return null;
 }
+
+/** A message about to be stored: a StoredMessage but for its seq, which the store gives it. */
+export type NewMessage = StoredMessage extends infer M ? (M extends StoredMessage ? Omit<M, "seq"> : never) : never;

@@ -1,98 +1,34 @@
 import type { EventOf, SessionBus } from "../bus/index.ts";
-import type { Paths } from "../config/paths.ts";
-import { type Config, Effort, Mode } from "../config/schema.ts";
+import { Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
-import type { ToolSpec } from "../model/request.ts";
-import type { RetryPolicy } from "../model/retry.ts";
-import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
-import { type Db, storeFailure } from "../store/db.ts";
+import { storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
 import { type SessionRow, updateSession } from "../store/sessions.ts";
 import { listTurns, setTurnState } from "../store/turns.ts";
-import type { TodoItem, Tool, ToolContext } from "../tools/tool.ts";
+import type { TodoItem } from "../tools/tool.ts";
 import { Jobs } from "../tools/jobs.ts";
 import { CompactCancelled, CompactCommand } from "./compact-command.ts";
 import { Compaction } from "./compaction.ts";
-import { toChatMessages } from "./history.ts";
-import type { PersonalSettings } from "./instructions.ts";
-import { modeNotes } from "./mode-notes.ts";
-import type { SessionMcp } from "./session-mcp.ts";
-import { type Interaction, nobody } from "./interaction.ts";
-import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
-import { lowerMode } from "./permissions.ts";
+import type { Interaction } from "./interaction.ts";
+import { cappedMode, turnMode } from "./mode-cap.ts";
 import { ReadLedger } from "./read-ledger.ts";
-import { parseStored, type StoredMessage, type UserRecord } from "./records.ts";
-import { applySettings, KnownModels } from "./settings.ts";
-import { cleanTitle, nameSession, provisionalTitle } from "./side-calls.ts";
-import { LoopGuard } from "./loop-guard.ts";
-import { runStepCalls } from "./step-calls.ts";
+import { type NewMessage, parseStored, type StoredMessage, type UserRecord } from "./records.ts";
+import type { SessionMcp } from "./session-mcp.ts";
 import { SessionPrompt } from "./session-prompt.ts";
-import { runSubAgent } from "./sub-agent.ts";
-import { offeredTools, toolSpecs } from "./toolset.ts";
-import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
+import type { ActionRun, PromptInput, SessionDeps, SessionStatus, TurnClaim } from "./session-types.ts";
+import { KnownModels } from "./settings.ts";
+import { cleanTitle, nameSession, provisionalTitle } from "./side-calls.ts";
+import { runSteps, type StepParts } from "./step-loop.ts";
+import type { StopReason } from "./turn.ts";
 import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
-export type SessionDeps = {
-  db: Db;
-  paths: Paths;
-  config: Config;
-  personal?: () => PersonalSettings | Promise<PersonalSettings>;
-  models: ModelSource;
-  tools: readonly Tool[];
-  protectedPaths: ProtectedPaths;
-  /** How tools start commands (their environment, secrets left out, and the dirs a sandbox hides) and what fetch may reach. */
-  commands: ToolContext["commands"];
-  web: ToolContext["web"];
-  library?: ToolContext["library"];
-  retry?: Partial<RetryPolicy>;
-  /** Model calls a turn may make before it stops with max_turn_requests. */
-  maxSteps?: number;
-  onFileUse?: (root: string, path: string) => void;
-};
-
-export type Attachment = { name: string; mimeType: string; size: number; path: string };
-
-export type PromptInput = {
-  /** What the model is sent. */
-  text: string;
-  /** What the person typed, when it differs (a command's name). */
-  display?: string;
-  turnId?: string;
-  attachments?: Attachment[];
-  /** A model for this prompt only (a command's); the session's comes back afterwards. */
-  model?: string;
-  effort?: Effort;
-  /** The command the prompt was, said in its answer. */
-  command?: string;
-  /** A mode the session takes when the turn starts (a command's: /plan with a task), and keeps. */
-  mode?: Mode;
-  /** The highest mode this turn runs in, whatever the session's (a web prompt in a terminal's session: remote.max_mode). */
-  maxMode?: Mode;
-};
-
+export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnClaim } from "./session-types.ts";
 export type { TurnAnswer } from "./turn-queue.ts";
-
-export type ActionRun = () => Promise<Record<string, unknown>> | Record<string, unknown>;
-
-/** A turn accepted and held for its caller: run it once as a prompt or an action, or abandon it. */
-export type TurnClaim = {
-  readonly turnId: string;
-  prompt(input: Omit<PromptInput, "turnId">): Promise<TurnAnswer>;
-  action(run: ActionRun, command?: string): Promise<TurnAnswer>;
-  /** The turn could not be prepared (a block refused): it is forgotten, and a re-send meanwhile gets this error. */
-  abandon(error: unknown): void;
-};
-
-/** A message about to be stored: a StoredMessage but for its seq, which the store gives it. */
-type NewMessage = StoredMessage extends infer M ? (M extends StoredMessage ? Omit<M, "seq"> : never) : never;
-
-export type SessionStatus = { busy: boolean; turnId: string | null; queued: string[]; lastTurnId: string | null };
 
 /** A stored mode or effort this version does not know reads as the default (made once: these are hot). */
 const MODE_OR_EDIT = Mode.catch("edit");
 const EFFORT_OR_MEDIUM = Effort.catch("medium");
-const DEFAULT_MAX_STEPS = 100;
 
 /**
  * One session: its settings, its conversation in the store, and a queue of turns run one at a
@@ -103,13 +39,12 @@ export class Session {
   /** Its MCP servers (session-mcp.ts), when it has any; stopped as it closes. */
   mcp: SessionMcp | null = null;
   private running: { turnId: string; abort: AbortController; maxMode: Mode | null } | null = null;
-  private inbox: { text: string; id?: string }[] = [];
-  private readonly allowed = new Set<string>();
+  private readonly inbox: { text: string; id?: string }[] = [];
   private todos: TodoItem[] = [];
   private readonly reads = new ReadLedger();
-  private readonly compaction: Compaction;
   private readonly compactCommand: CompactCommand;
-  private readonly known = new KnownModels();
+  /** What the session lends its turns' steps and tools (step-loop.ts, tool-context.ts) and keeps from everyone else. */
+  private readonly parts: StepParts;
   readonly jobs = new Jobs();
   /** Made at the session's first step (its git status set going as it is created) and sent unchanged after; modes go in the conversation. */
   readonly systemPrompt = new SessionPrompt(() => ({ root: this.root, cwd: this.cwd, configDir: this.deps.paths.configDir, settings: () => this.deps.personal?.() ?? this.deps.config }));
@@ -120,14 +55,15 @@ export class Session {
   constructor(
     private row: SessionRow,
     readonly bus: SessionBus,
-    private readonly deps: SessionDeps,
+    /** What the engine made it with: the store, the config, the models and the tools. */
+    readonly deps: SessionDeps,
     /** The highest mode this session may be in (remote.max_mode for the link's sessions). */
     readonly maxMode: Mode = "auto",
     /** The conversation as stored, kept as it is written: given when the caller knows it (a session just made has none), else read from the store on first use. */
     private history: StoredMessage[] | null = null,
   ) {
     this.turns = new TurnQueue(deps.db, row.id, (message) => this.notice(message));
-    this.compaction = new Compaction({
+    const compaction = new Compaction({
       bus,
       messages: () => this.messages(),
       summary: () => ({ summary: this.row.summary, summarySeq: this.row.summarySeq }),
@@ -136,8 +72,21 @@ export class Session {
         updateSession(this.deps.db, this.id, { summary, summarySeq });
       },
     });
-    const { compaction } = this;
     this.compactCommand = new CompactCommand({ compaction, models: deps.models, model: () => this.row.model, summary: () => this.row.summary, enqueue: (work) => this.turns.enqueue(work) });
+    this.parts = {
+      compaction,
+      reads: this.reads,
+      known: new KnownModels(),
+      allowed: new Set<string>(),
+      inbox: this.inbox,
+      todos: () => this.todos,
+      setTodos: (todos) => {
+        this.todos = todos;
+        this.bus.emit({ type: "todos", todos });
+      },
+      summary: () => ({ summary: this.row.summary, summarySeq: this.row.summarySeq }),
+      append: (message) => this.append(message),
+    };
   }
 
   get id(): string {
@@ -161,22 +110,18 @@ export class Session {
   get effort(): Effort {
     return EFFORT_OR_MEDIUM.parse(this.row.effort);
   }
-  /** The mode the running turn works in: the session's, lowered to the turn's cap when it has one. */
-  private get turnMode(): Mode {
-    const cap = this.running?.maxMode;
-    return cap ? lowerMode(this.mode, cap) : this.mode;
+  /** The running turn's cap (remote.max_mode for a web prompt), or null when it has none or no turn runs. */
+  get turnCap(): Mode | null {
+    return this.running?.maxMode ?? null;
   }
 
   /** The mode the running turn works in, or null when no turn runs. */
   get runningMode(): Mode | null {
-    return this.running ? this.turnMode : null;
+    return this.running ? turnMode(this.mode, this.turnCap) : null;
   }
 
   get busy(): boolean {
     return this.running !== null || this.turns.waiting.length > 0 || this.compactCommand.busy;
-  }
-  get todoList(): readonly TodoItem[] {
-    return this.todos;
   }
 
   /** The session event: what a client that starts listening now needs first. */
@@ -333,7 +278,7 @@ export class Session {
   }
 
   setMode(requested: Mode): Mode {
-    const mode = lowerMode(requested, this.maxMode);
+    const mode = cappedMode(requested, this.maxMode);
     if (mode === this.mode) return mode;
     this.row = { ...this.row, mode };
     updateSession(this.deps.db, this.id, { mode });
@@ -423,7 +368,7 @@ export class Session {
     // Whatever fails (the store, a listener), the turn ends with an answer and the session is free.
     try {
       firstPrompt = this.beginTurn(turnId, input);
-      outcome = await this.loop(turnId, input, abort.signal, undo);
+      outcome = await runSteps(this, this.parts, { turnId, input, signal: abort.signal, undo });
     } catch (error) {
       const said = storeFailure(error, this.deps.paths.dbFile)?.message ?? errorMessage(error);
       outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: said };
@@ -454,7 +399,7 @@ export class Session {
       text: input.text,
       ...(input.display !== undefined ? { display: input.display } : {}),
       ...(input.attachments?.length ? { attachments: input.attachments } : {}),
-      mode: this.turnMode,
+      mode: turnMode(this.mode, this.turnCap),
     };
     const firstPrompt = !this.row.title;
     const title = firstPrompt ? cleanTitle(provisionalTitle(input.display ?? input.text)) : null;
@@ -473,153 +418,5 @@ export class Session {
     this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });
     if (title) this.titled(title);
     return firstPrompt;
-  }
-
-  private async loop(turnId: string, input: PromptInput, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
-    const model = await this.deps.models.resolve(input.model ?? this.row.model);
-    const effort = input.effort ?? this.effort;
-    // A command's model or effort holds for its prompt: said when it takes over, and when the session's own comes back.
-    const own = (input.model !== undefined && model.ref !== this.row.model) || effort !== this.effort;
-    if (!own) return this.steps(turnId, model, effort, signal, undo);
-    this.bus.emit({ type: "model", ref: model.ref, effort, connection: model.connection });
-    try {
-      return await this.steps(turnId, model, effort, signal, undo);
-    } finally {
-      const back = await this.deps.models.resolve(this.row.model).catch(() => null);
-      this.bus.emit({ type: "model", ref: this.row.model, effort: this.effort, connection: back?.connection ?? null });
-    }
-  }
-
-  private async steps(turnId: string, model: ResolvedModel, effort: Effort, signal: AbortSignal, undo: TurnUndo): Promise<{ stopReason: StopReason; error?: string }> {
-    const maxSteps = this.deps.maxSteps ?? DEFAULT_MAX_STEPS;
-    const guard = new LoopGuard();
-    const native: NativeCalls = { seen: false };
-    this.known.refresh(this.deps.models);
-    for (let step = 1; step <= maxSteps; step++) {
-      if (signal.aborted) return { stopReason: "cancelled" };
-      const tools = offeredTools(this.deps.tools, model, this.deps.library, (await this.mcp?.tools(this.interaction ?? nobody(""), signal, this.turnMode)) ?? []);
-      const request = { model, turnId, todos: this.todos, system: await this.systemPrompt.text(), tools: toolSpecs(tools, model), signal, native };
-      await this.compaction.beforeStep(request);
-      if (this.takeInbox(turnId)) guard.forget();
-      this.bus.emit({ type: "step", turnId, step });
-      let outcome = await this.callStep(request, effort, step);
-      // A server that found the request too long: compacted, the step is sent once more.
-      if (this.compaction.overflowed(outcome, model)) {
-        const why = await this.compaction.afterOverflow(request, outcome.error);
-        if (why !== null) return { stopReason: "end_turn", error: why };
-        outcome = await this.callStep(request, effort, step);
-      }
-      const { record } = outcome;
-      if (record.text || record.reasoning || record.toolCalls.length > 0) this.append({ role: "assistant", body: record, turnId });
-      if (outcome.kind !== "reply") {
-        for (const r of skippedResults(record.toolCalls, "Not run: the reply was cut off.")) this.append({ role: "tool", body: r, turnId });
-        if (outcome.kind === "cancelled") return { stopReason: "cancelled" };
-        return { stopReason: "end_turn", error: outcome.error.message };
-      }
-      if (record.toolCalls.length === 0) {
-        if (this.inbox.length > 0 && outcome.finish === "end_turn") continue;
-        return { stopReason: outcome.finish === "tool_calls" ? "end_turn" : outcome.finish };
-      }
-      const byName = new Map(tools.map((t) => [t.name, t] as const));
-      const ended = await runStepCalls({
-        calls: record.toolCalls,
-        deps: () => ({
-          sessionId: this.id,
-          bus: this.bus,
-          tools: byName,
-          mode: this.turnMode,
-          root: this.root,
-          protectedPaths: this.deps.protectedPaths,
-          allowed: this.allowed,
-          interaction: this.interaction ?? nobody("nobody can approve it in this session"),
-          signal,
-          context: (callId) => this.toolContext(callId, signal, undo, model, effort),
-          afterExecute: () => undo.afterTool(),
-        }),
-        guard,
-        signal,
-        record: (result) => this.append({ role: "tool", body: undo.annotate(result), turnId }),
-      });
-      if (ended) return { stopReason: ended };
-    }
-    return { stopReason: "max_turn_requests" };
-  }
-
-  private callStep(request: { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal; native: NativeCalls }, effort: Effort, step: number): Promise<StepOutcome> {
-    const { model, turnId } = request;
-    const afterSummary = this.compaction.afterSummary(turnId, this.todos);
-    const sent = this.compaction.fitted(this.messages(), model);
-    const notes = modeNotes(sent, this.row.summarySeq, model);
-    return callModel({
-      bus: this.bus,
-      turnId,
-      step,
-      model,
-      effort,
-      messages: toChatMessages(request.system, sent, { summary: this.row.summary, summarySeq: this.row.summarySeq, vision: model.vision, afterSummary, notes }),
-      tools: request.tools,
-      signal: request.signal,
-      native: request.native,
-      ...(this.deps.retry ? { retry: this.deps.retry } : {}),
-      onUsage: (promptTokens, completionTokens) => {
-        this.compaction.reportUsage(model, promptTokens);
-        this.bus.emit({ type: "usage", promptTokens, completionTokens, contextLimit: this.compaction.window(model) });
-      },
-    });
-  }
-
-  private takeInbox(turnId: string): boolean {
-    if (this.inbox.length === 0) return false;
-    const taken = this.inbox.splice(0);
-    for (const m of taken) this.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
-    this.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(taken.some((m) => m.id) ? { ids: taken.flatMap((m) => (m.id ? [m.id] : [])) } : {}) });
-    return true;
-  }
-
-  private toolContext(callId: string, signal: AbortSignal, undo: TurnUndo, model: ResolvedModel, effort: Effort): ToolContext {
-    return {
-      sessionId: this.id,
-      callId,
-      root: this.root,
-      cwd: this.cwd,
-      signal,
-      vision: model.vision,
-      protection: protectionJudge(this.root, this.deps.protectedPaths),
-      commands: this.deps.commands,
-      web: this.deps.web,
-      jobs: this.jobs,
-      library: this.deps.library,
-      progress: (output) => this.bus.emit({ type: "progress", callId, output }),
-      beforeChange: async (path) => undo.beforeChange(path),
-      afterChange: (path) => undo.afterChange(path),
-      aroundCommand: (run) => undo.aroundCommand(run, callId),
-      markRead: (path, content) => {
-        this.reads.mark(path, content);
-        this.deps.onFileUse?.(this.root, path);
-      },
-      readState: (path) => this.reads.state(path),
-      ask: (questions, why) => (this.interaction ?? nobody("")).question({ sessionId: this.id, callId, questions, ...(why ? { why } : {}) }, signal),
-      submitPlan: async (path, text) => {
-        const outcome = await (this.interaction ?? nobody("")).plan({ sessionId: this.id, callId, path, text }, signal);
-        if (outcome.outcome !== "approve") return outcome;
-        const mode = lowerMode(outcome.mode, this.maxMode);
-        if (mode === "plan") return { outcome: "dismissed" };
-        this.setMode(mode);
-        return { outcome: "approve", mode: mode === "auto" ? "edit" : mode };
-      },
-      setTodos: (todos) => {
-        this.todos = todos;
-        this.bus.emit({ type: "todos", todos });
-      },
-      subAgent: async (prompt, sub) => {
-        // Fixed at the session's first step, before any task call: the list the model was offered.
-        const mcpTools = (await this.mcp?.tools(this.interaction ?? nobody(""), sub, this.turnMode)) ?? [];
-        return runSubAgent({ bus: this.bus, sessionId: this.id, root: this.root, cwd: this.cwd, model, effort, shared: this.deps, mcpTools }, callId, prompt, sub);
-      },
-      settings: {
-        get: () => ({ model: this.row.model, effort: this.effort, mode: this.mode, models: this.known.list }),
-        set: (change) => applySettings(this, change, callId, signal, this.running?.maxMode ?? undefined),
-      },
-    };
   }
 }

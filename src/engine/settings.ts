@@ -2,7 +2,8 @@ import type { SessionBus } from "../bus/index.ts";
 import { Effort, Mode } from "../config/schema.ts";
 import { UserError } from "../errors.ts";
 import { type Interaction, nobody } from "./interaction.ts";
-import { lowerMode, MODE_ORDER } from "./permissions.ts";
+import { cappedMode } from "./mode-cap.ts";
+import { MODE_ORDER } from "./permissions.ts";
 import type { ModelSource } from "../model/resolved.ts";
 
 /** The model refs the settings tool lists: what the source said last, asked again at each turn's start. */
@@ -52,7 +53,7 @@ export async function applySettings(session: SettingsHost, change: SettingsChang
   }
   if (change.mode !== undefined) {
     const requested = Mode.parse(change.mode);
-    const capped = lowerMode(lowerMode(requested, session.maxMode), turnCap ?? session.maxMode);
+    const capped = cappedMode(requested, session.maxMode, turnCap);
     // A limit never turns a request to raise (or keep) the mode into lowering it.
     const wanted = rank(requested) >= rank(session.mode) && rank(capped) < rank(session.mode) ? session.mode : capped;
     if (rank(wanted) > rank(session.mode)) {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Mode } from "../config/schema.ts";
-import { lowerMode } from "../engine/permissions.ts";
+import { cappedMode } from "../engine/mode-cap.ts";
 import type { PromptInput, Session, TurnAnswer, TurnClaim } from "../engine/session.ts";
 import { expandMentions } from "../project/attach.ts";
 import { type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
@@ -75,7 +75,7 @@ async function startPrompt(session: Session, claim: TurnClaim, blocks: Block[], 
   }
   const input = preparedInput(session, blocks, command, review, place);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
-  const mode = command?.type === "prompt" && command.mode ? { mode: lowerMode(command.mode, place.maxMode) } : {};
+  const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
   const cap = place.roots !== null ? { maxMode: place.maxMode } : {};
   return claim.prompt({ ...input, ...mode, ...cap });
@@ -117,5 +117,5 @@ function preparedInput(
 async function runAction(session: Session, name: "compact" | "undo" | "plan", place: PromptPlace): Promise<Record<string, unknown>> {
   if (name === "compact") return { summary: (await session.compactNow()).summary };
   if (name === "undo") return { undone: session.undoNow() };
-  return { mode: session.setMode(lowerMode("plan", place.maxMode)) };
+  return { mode: session.setMode(cappedMode("plan", place.maxMode)) };
 }

@@ -15,7 +15,8 @@ import { Mode } from "../config/schema.ts";
 import { questionParams, readPlan, readQuestion } from "../acp/cards.ts";
 import { permissionParams, readDecision } from "../acp/permission.ts";
 import type { PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
-import { lowerMode, MODE_ORDER, modeAction } from "../engine/permissions.ts";
+import { cappedMode } from "../engine/mode-cap.ts";
+import { modeAction } from "../engine/permissions.ts";
 import type { acp } from "../rpc/agent.ts";
 import type { PlanOutcome, ToolKind } from "../tools/tool.ts";
 import type { Card, CardDesk } from "./cards.ts";
@@ -92,7 +93,7 @@ function answer(card: Card, result: unknown, maxMode: Mode): void {
 /** A plan approved from the web continues in its mode lowered to remote.max_mode; below manual, nothing is approved. */
 export function lowered(outcome: PlanOutcome, maxMode: Mode): PlanOutcome {
   if (outcome.outcome !== "approve") return outcome;
-  const mode = lowerMode(outcome.mode, maxMode);
+  const mode = cappedMode(outcome.mode, maxMode);
   if (mode === "plan") return { outcome: "dismissed" };
   return { outcome: "approve", mode: mode === "manual" ? "manual" : "edit" };
 }
@@ -116,7 +117,7 @@ function beyondCap(request: PermissionRequest, decision: PermissionDecision, max
   const limit = `the device's limit for the web (remote.max_mode ${maxMode})`;
   if (request.kind === "switch_mode") {
     const asked = Mode.safeParse((request.rawInput as { mode?: unknown } | null)?.mode);
-    if (!asked.success || MODE_ORDER.indexOf(asked.data) > MODE_ORDER.indexOf(maxMode)) return `the web's approval was not taken: the mode asked for is above ${limit}`;
+    if (!asked.success || cappedMode(asked.data, maxMode) !== asked.data) return `the web's approval was not taken: the mode asked for is above ${limit}`;
     return null;
   }
   if (maxMode === "plan" && !READING.has(request.kind)) return `the web's approval was not taken: under ${limit} it approves nothing that changes or runs anything`;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Mode } from "../../src/config/schema.ts";
-import { decide, lowerMode } from "../../src/engine/permissions.ts";
+import { decide } from "../../src/engine/permissions.ts";
 import { protectedPaths } from "../../src/project/protected.ts";
 import type { PermissionClass } from "../../src/tools/tool.ts";
 
@@ -52,12 +52,6 @@ describe("the permission matrix", () => {
     expect(check("edit", "exec", [], "npm publish", ["exec:npm test"])).toBe("ask");
     expect(check("edit", "exec", [], "npx rimraf /", ["exec:npm test"])).toBe("ask");
     expect(check("manual", "write", [`${root}/a`], undefined, ["write:project"])).toBe("allow");
-  });
-
-  test("modes are lowered to the limit", () => {
-    expect(lowerMode("auto", "edit")).toBe("edit");
-    expect(lowerMode("manual", "edit")).toBe("manual");
-    expect(lowerMode("edit", "plan")).toBe("plan");
   });
 });
 

@@ -1,0 +1,157 @@
+import type { Effort } from "../config/schema.ts";
+import type { ToolSpec } from "../model/request.ts";
+import type { ResolvedModel } from "../model/resolved.ts";
+import type { TodoItem } from "../tools/tool.ts";
+import type { Compaction } from "./compaction.ts";
+import { toChatMessages } from "./history.ts";
+import { nobody } from "./interaction.ts";
+import { LoopGuard } from "./loop-guard.ts";
+import { turnMode } from "./mode-cap.ts";
+import { modeNotes } from "./mode-notes.ts";
+import type { NewMessage, StoredMessage, UserRecord } from "./records.ts";
+import type { SessionPrompt } from "./session-prompt.ts";
+import type { PromptInput } from "./session-types.ts";
+import { runStepCalls } from "./step-calls.ts";
+import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts";
+import { offeredTools, toolSpecs } from "./toolset.ts";
+import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
+import type { TurnUndo } from "./undo.ts";
+
+const DEFAULT_MAX_STEPS = 100;
+
+/** The session a turn's steps run in: what its tools reach, its system prompt and its conversation. */
+export type StepSession = ToolSession & {
+  readonly systemPrompt: SessionPrompt;
+  messages(): StoredMessage[];
+};
+
+/** What the session keeps to itself and lends its steps: its compaction, the approvals kept, the inbox, its todos and summary, and the way to store a message. */
+export type StepParts = ToolParts & {
+  readonly compaction: Compaction;
+  /** What the person allowed for the session ("always"). */
+  readonly allowed: Set<string>;
+  /** Steering messages for the running turn, taken at its next step. */
+  readonly inbox: { text: string; id?: string }[];
+  todos(): TodoItem[];
+  summary(): { summary: string | null; summarySeq: number | null };
+  append(message: NewMessage): void;
+};
+
+/** One turn to run: its id, its input, its signal and its undo. */
+export type StepTurn = { turnId: string; input: PromptInput; signal: AbortSignal; undo: TurnUndo };
+
+type Ended = { stopReason: StopReason; error?: string };
+
+/**
+ * Runs a turn's steps: the model called, the tools it asks for run, until it answers without
+ * tools, is cancelled or fails, or the step limit is reached. A command's model or effort holds for
+ * the turn: said when it takes over, and when the session's own comes back.
+ */
+export async function runSteps(session: StepSession, parts: StepParts, turn: StepTurn): Promise<Ended> {
+  const { input } = turn;
+  const model = await session.deps.models.resolve(input.model ?? session.model);
+  const effort = input.effort ?? session.effort;
+  const own = (input.model !== undefined && model.ref !== session.model) || effort !== session.effort;
+  if (!own) return steps(session, parts, turn, model, effort);
+  session.bus.emit({ type: "model", ref: model.ref, effort, connection: model.connection });
+  try {
+    return await steps(session, parts, turn, model, effort);
+  } finally {
+    const back = await session.deps.models.resolve(session.model).catch(() => null);
+    session.bus.emit({ type: "model", ref: session.model, effort: session.effort, connection: back?.connection ?? null });
+  }
+}
+
+async function steps(session: StepSession, parts: StepParts, turn: StepTurn, model: ResolvedModel, effort: Effort): Promise<Ended> {
+  const { turnId, signal, undo } = turn;
+  const { deps, bus } = session;
+  const maxSteps = deps.maxSteps ?? DEFAULT_MAX_STEPS;
+  const guard = new LoopGuard();
+  const native: NativeCalls = { seen: false };
+  const mode = () => turnMode(session.mode, session.turnCap);
+  parts.known.refresh(deps.models);
+  for (let step = 1; step <= maxSteps; step++) {
+    if (signal.aborted) return { stopReason: "cancelled" };
+    const tools = offeredTools(deps.tools, model, deps.library, (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? []);
+    const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(), tools: toolSpecs(tools, model), signal, native };
+    await parts.compaction.beforeStep(request);
+    if (takeInbox(session, parts, turnId)) guard.forget();
+    bus.emit({ type: "step", turnId, step });
+    let outcome = await callStep(session, parts, request, effort, step);
+    // A server that found the request too long: compacted, the step is sent once more.
+    if (parts.compaction.overflowed(outcome, model)) {
+      const why = await parts.compaction.afterOverflow(request, outcome.error);
+      if (why !== null) return { stopReason: "end_turn", error: why };
+      outcome = await callStep(session, parts, request, effort, step);
+    }
+    const { record } = outcome;
+    if (record.text || record.reasoning || record.toolCalls.length > 0) parts.append({ role: "assistant", body: record, turnId });
+    if (outcome.kind !== "reply") {
+      for (const r of skippedResults(record.toolCalls, "Not run: the reply was cut off.")) parts.append({ role: "tool", body: r, turnId });
+      if (outcome.kind === "cancelled") return { stopReason: "cancelled" };
+      return { stopReason: "end_turn", error: outcome.error.message };
+    }
+    if (record.toolCalls.length === 0) {
+      if (parts.inbox.length > 0 && outcome.finish === "end_turn") continue;
+      return { stopReason: outcome.finish === "tool_calls" ? "end_turn" : outcome.finish };
+    }
+    const byName = new Map(tools.map((t) => [t.name, t] as const));
+    const ended = await runStepCalls({
+      calls: record.toolCalls,
+      deps: () => ({
+        sessionId: session.id,
+        bus,
+        tools: byName,
+        mode: mode(),
+        root: session.root,
+        protectedPaths: deps.protectedPaths,
+        allowed: parts.allowed,
+        interaction: session.interaction ?? nobody("nobody can approve it in this session"),
+        signal,
+        context: (callId) => toolContext(session, parts, { signal, undo, model, effort }, callId),
+        afterExecute: () => undo.afterTool(),
+      }),
+      guard,
+      signal,
+      record: (result) => parts.append({ role: "tool", body: undo.annotate(result), turnId }),
+    });
+    if (ended) return { stopReason: ended };
+  }
+  return { stopReason: "max_turn_requests" };
+}
+
+type ModelStep = { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal; native: NativeCalls };
+
+function callStep(session: StepSession, parts: StepParts, request: ModelStep, effort: Effort, step: number): Promise<StepOutcome> {
+  const { model, turnId } = request;
+  const { compaction } = parts;
+  const afterSummary = compaction.afterSummary(turnId, parts.todos());
+  const sent = compaction.fitted(session.messages(), model);
+  const { summary, summarySeq } = parts.summary();
+  const notes = modeNotes(sent, summarySeq, model);
+  return callModel({
+    bus: session.bus,
+    turnId,
+    step,
+    model,
+    effort,
+    messages: toChatMessages(request.system, sent, { summary, summarySeq, vision: model.vision, afterSummary, notes }),
+    tools: request.tools,
+    signal: request.signal,
+    native: request.native,
+    ...(session.deps.retry ? { retry: session.deps.retry } : {}),
+    onUsage: (promptTokens, completionTokens) => {
+      compaction.reportUsage(model, promptTokens);
+      session.bus.emit({ type: "usage", promptTokens, completionTokens, contextLimit: compaction.window(model) });
+    },
+  });
+}
+
+/** Steering messages sent since the last step, stored as the person's and said taken. True when there were any. */
+function takeInbox(session: StepSession, parts: StepParts, turnId: string): boolean {
+  if (parts.inbox.length === 0) return false;
+  const taken = parts.inbox.splice(0);
+  for (const m of taken) parts.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
+  session.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(taken.some((m) => m.id) ? { ids: taken.flatMap((m) => (m.id ? [m.id] : [])) } : {}) });
+  return true;
+}
