@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { readServiceStatus } from "../service/control.ts";

@@ -5,9 +5,9 @@ import { type SessionRow, sessionsUntouchedSince } from "../store/sessions.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { askLine } from "./ask.ts";
 import { defineCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { SESSION_HEADER, sessionCells, sessionCount, table } from "./session-rows.ts";
-import { createEngine } from "./start-engine.ts";
+import { createEngine } from "../app/start-engine.ts";
 
 /**
  * `lembas sessions prune`: says which sessions it would delete and asks at a terminal (`--yes`

@@ -3,7 +3,7 @@ import { readServiceStatus } from "../service/control.ts";
 import { terminalsLine } from "../service/status.ts";
 import { listLogins } from "../store/logins.ts";
 import { balanceLine, readUsages } from "../account/usage-report.ts";
-import { type Context, createContext } from "./context.ts";
+import { type Context, createContext } from "../app/context.ts";
 import { cachedApplied, refreshPersonalization } from "../account/personal-source.ts";
 import { localKeys, sourceLine } from "../account/personal-settings.ts";
 

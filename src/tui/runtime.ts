@@ -1,8 +1,8 @@
 import type { EngineEvent } from "../bus/index.ts";
-import type { Context } from "../cli/context.ts";
+import type { Context } from "../app/context.ts";
 import type { Effort, Mode } from "../config/schema.ts";
 import { loadConfig } from "../config/load.ts";
-import { createEngine, registryLogins } from "../cli/start-engine.ts";
+import { createEngine, registryLogins } from "../app/start-engine.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";

@@ -16,7 +16,7 @@ import { heldElsewhere } from "../store/placement.ts";
 import { unfinishedTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 
-/** The holder the service's engine claims sessions as (cli/start-engine.ts). */
+/** The holder the service's engine claims sessions as (app/start-engine.ts). */
 const SERVICE_HOLDER = "service";
 
 /**
