@@ -1,5 +1,5 @@
 import { errorMessage, UserError } from "../errors.ts";
-import { deleteAnywhere } from "../service/device-delete.ts";
+import { deleteAnywhere } from "../app/device-delete.ts";
 import { type Hold, heldElsewhere } from "../store/placement.ts";
 import { type SessionRow, sessionsUntouchedSince } from "../store/sessions.ts";
 import { pruneTurns } from "../store/turns.ts";

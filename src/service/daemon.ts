@@ -20,7 +20,7 @@ import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
 import { handOver } from "./handover.ts";
 import { ServiceRouter } from "./whereabouts.ts";
-import { rotatingLog } from "./logfile.ts";
+import { rotatingLog } from "../app/logfile.ts";
 import { serviceSessionEnv } from "./session-env.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";

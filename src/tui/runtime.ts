@@ -14,7 +14,7 @@ import type { ModelRegistry } from "../model/registry.ts";
 import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
 import { getSession, listSessions, type SessionRow } from "../store/sessions.ts";
-import { deleteHere, discardEmpty } from "../service/device-delete.ts";
+import { deleteHere, discardEmpty } from "../app/device-delete.ts";
 import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
 import { TerminalShare } from "./share.ts";

@@ -8,7 +8,7 @@
  */
 import { errorMessage } from "../errors.ts";
 import type { AnyMessage, Stream } from "../rpc/stream.ts";
-import { loginOf } from "../service/share-login.ts";
+import { loginOf } from "../app/share-login.ts";
 
 export type ServiceRequestsDeps = {
   /** The device's ref for a model a login's instance names by its served name. */
