@@ -2,7 +2,7 @@ import { readUsages, usageReport } from "../account/usage-report.ts";
 import { UserError } from "../errors.ts";
 import { getLogin, listLogins } from "../store/logins.ts";
 import { defineCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 
 /**
  * `lembas usage`: each login's plan, balance, month, this device's spend and rolling windows, as

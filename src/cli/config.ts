@@ -1,43 +1,11 @@
 import { defineCommand } from "./command.ts";
 import { ConfigError } from "../config/errors.ts";
 import { unknownKey } from "../config/keys.ts";
-import { getConfigKey, parseCliValue, setConfigKey, unsetConfigKey } from "../config/save.ts";
+import { getConfigKey } from "../config/save.ts";
 import { askYes, chosenEditor, editConfig } from "./config-edit.ts";
-import { type Context, createContext } from "./context.ts";
-import { isPersonalField } from "../account/personalization.ts";
-import { writePersonal } from "../account/personal-write.ts";
-import { localKeys } from "../account/personal-settings.ts";
-import { listLogins } from "../store/logins.ts";
+import { createContext } from "../app/context.ts";
+import { setSetting, showValue, unsetConfigText } from "../app/settings.ts";
 import { presetLines } from "../config/personalities.ts";
-
-function show(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value === "object") return Bun.YAML.stringify(value, null, 2).trimEnd();
-  return String(value);
-}
-
-/**
- * `lembas config set`'s work, for every front end (the terminal's /settings too): KEY set to VALUE
- * read as YAML, validated and written atomically. Returns the line that says what it now is.
- */
-export function setConfigText(file: string, key: string, value: string): string {
-  const config = setConfigKey(file, key, parseCliValue(value));
-  return `${key} = ${show(getConfigKey(config, key))}`;
-}
-
-/**
- * `lembas config set` and /settings: `personality`, `personality_custom` and `instructions` go to
- * the instance whose personalization applies (config.yaml is then left as it is); the rest, and
- * those when no instance applies, to config.yaml.
- */
-export async function setSetting(ctx: Context, key: string, value: string): Promise<{ line: string; to: "instance" | "config" }> {
-  if (isPersonalField(key)) {
-    const db = ctx.db();
-    const written = await writePersonal(db, localKeys(ctx.config), listLogins(db), key, parseCliValue(value));
-    if (written.kind === "saved") return { line: written.line, to: "instance" };
-  }
-  return { line: setConfigText(ctx.paths.configFile, key, value), to: "config" };
-}
 
 const PERSONALITIES = `personality is one of:\n${presetLines().map((line) => `  ${line}`).join("\n")}\nLogged in to one instance that has personalization, its settings apply and set writes them back there.`;
 
@@ -58,10 +26,10 @@ const get = defineCommand({
   run({ args }) {
     const ctx = createContext();
     const config = ctx.config();
-    if (!args.key) return void console.log(show(config));
+    if (!args.key) return void console.log(showValue(config));
     const value = getConfigKey(config, args.key);
     if (value === undefined) throw new ConfigError(ctx.paths.configFile, args.key, unknownKey(args.key) ?? "is not set");
-    console.log(show(value));
+    console.log(showValue(value));
   },
 });
 
@@ -77,14 +45,6 @@ const set = defineCommand({
     console.log((await setSetting(createContext(), args.key, args.value)).line);
   },
 });
-
-/** `lembas config unset`'s work: KEY taken out of the file, so its default applies. Returns the line that says so. */
-export function unsetConfigText(file: string, key: string): string {
-  const config = unsetConfigKey(file, key);
-  if (config === null) return `${key} is not set in ${file}`;
-  const value = getConfigKey(config, key);
-  return value === undefined ? `unset ${key}` : `unset ${key}: it is ${show(value)}, the default`;
-}
 
 const unset = defineCommand({
   meta: {

@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from "node:fs";
 import { resolve, sep } from "node:path";
 import { defineCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
 import { discoverFiles } from "../library/discover.ts";

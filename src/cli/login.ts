@@ -1,7 +1,7 @@
 import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { encryptedUrl, login, loginLines, replacedLine } from "../link/login.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 
 export default defineCommand({
   meta: { name: "login", description: "Link this device to a LLeMbas instance with a device token",

@@ -1,6 +1,6 @@
 import { defineCommand } from "./command.ts";
 import { logout } from "../link/logout.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 
 export default defineCommand({
   meta: { name: "logout", description: "Forget a login (its token); the service drops its link", examples: ["lembas logout", "lembas logout work"] },

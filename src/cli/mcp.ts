@@ -7,7 +7,7 @@ import { listServers } from "../mcp/listing.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import { mcpListText } from "../mcp/list-text.ts";
 import { listLogins } from "../store/logins.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { terminalText } from "../controls.ts";
 
 const list = defineCommand({

@@ -1,10 +1,10 @@
 import { defineCommand } from "./command.ts";
-import { createEngine } from "./start-engine.ts";
+import { createEngine } from "../app/start-engine.ts";
 import { windowText } from "../model/discovery.ts";
 import type { ListingStatus } from "../model/registry.ts";
 import { noModelHint } from "../config/hints.ts";
 import { UserError } from "../errors.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { terminalLine } from "../controls.ts";
 
 export default defineCommand({

@@ -1,5 +1,5 @@
 import { defineCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { report } from "./report.ts";
 
 export default defineCommand({

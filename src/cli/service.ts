@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { defineCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
-import { readServiceStatus } from "../service/control.ts";
+import { readServiceStatus } from "../app/service-status.ts";
 import { report } from "./report.ts";
 import { byHandLines } from "../service/by-hand.ts";
 import { followFile, tailLog } from "../service/logs.ts";

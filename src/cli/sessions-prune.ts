@@ -1,13 +1,13 @@
 import { errorMessage, UserError } from "../errors.ts";
-import { deleteAnywhere } from "../service/device-delete.ts";
+import { deleteAnywhere } from "../app/device-delete.ts";
 import { type Hold, heldElsewhere } from "../store/placement.ts";
 import { type SessionRow, sessionsUntouchedSince } from "../store/sessions.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { askLine } from "./ask.ts";
 import { defineCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { SESSION_HEADER, sessionCells, sessionCount, table } from "./session-rows.ts";
-import { createEngine } from "./start-engine.ts";
+import { createEngine } from "../app/start-engine.ts";
 
 /**
  * `lembas sessions prune`: says which sessions it would delete and asks at a terminal (`--yes`

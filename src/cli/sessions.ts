@@ -7,7 +7,7 @@ import { historyTurns } from "../front/history.ts";
 import { toMarkdown, toText } from "../front/transcript.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession, listSessions } from "../store/sessions.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 import { SESSION_HEADER, sessionCells, table } from "./session-rows.ts";
 import { deleteSessions, prune } from "./sessions-prune.ts";
 

@@ -1,8 +1,8 @@
 import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
 import { serveAcp } from "../acp/server.ts";
-import { createEngine } from "./start-engine.ts";
+import { createEngine } from "../app/start-engine.ts";
 import type { lineTransport } from "../rpc/stdio.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 
 /** `lembas serve --stdio` on this process's own engine: until stdin ends or `stop`, then running turns are cancelled. */
 export async function serveOwnEngine(transport: ReturnType<typeof lineTransport>, stop: Promise<void>): Promise<void> {

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { realOrResolved, trustDir, trustedDirs } from "../store/trust.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 
 export function existingDir(dir: string): string {
   const path = resolve(dir);

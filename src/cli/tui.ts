@@ -2,21 +2,9 @@ import { resolve } from "node:path";
 import { Effort, Mode } from "../config/schema.ts";
 import { UserError } from "../errors.ts";
 import { runCommand } from "./command.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
+import type { TerminalArgs } from "../app/terminal-args.ts";
 import { didYouMean } from "../suggest.ts";
-
-/** `lembas [PROMPT]`'s own options, as a person types them. */
-export type TerminalArgs = {
-  prompt: string | null;
-  continue: boolean;
-  /** -r with an id, or -r alone (true: a picker). */
-  resume: string | true | null;
-  model?: string;
-  mode?: Mode;
-  effort?: Effort;
-  /** --share: the session is shared with the web by name (even outside remote.roots), once a service runs. */
-  share: boolean;
-};
 
 export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID]] [--model REF] [--mode plan|manual|edit|auto] [--effort off|low|medium|high] [--share]
   Opens the interactive session in this directory (PROMPT is its first message).

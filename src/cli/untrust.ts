@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { untrustDir } from "../store/trust.ts";
-import { createContext } from "./context.ts";
+import { createContext } from "../app/context.ts";
 
 export default defineCommand({
   meta: { name: "untrust", description: "Stop trusting a directory", examples: ["lembas untrust ~/work/app"] },

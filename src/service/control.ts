@@ -7,40 +7,14 @@ import { chmodSync, lstatSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { Hono } from "hono";
 import { z } from "zod";
-import { UserError, errorCode, errorMessage } from "../errors.ts";
+import { UserError, errorMessage } from "../errors.ts";
 import type { ServerWebSocket, WebSocketHandler } from "bun";
 import { EDITOR_PATH } from "./editor-protocol.ts";
 import type { EditorData, EditorSockets } from "./editors.ts";
-import { type DeleteAnswer, DeleteRequest, IPC_PATH, MAX_SOCKET_PATH } from "./ipc-protocol.ts";
-import { IpcServer, TerminalStatus } from "./ipc.ts";
+import { type DeleteAnswer, DeleteRequest, IPC_PATH, MAX_SOCKET_PATH } from "../app/ipc-protocol.ts";
+import { IpcServer } from "./ipc.ts";
+import { readServiceStatus, ServiceStatus } from "../app/service-status.ts";
 import { VERSION } from "../version.ts";
-
-/** One link to a LLeMbas instance, as the service sees it now. */
-export const LinkStatus = z.object({
-  /** The login's name. */
-  name: z.string(),
-  /** The instance's URL. */
-  url: z.string(),
-  /** The link layer's word for it: `connected`, `connecting`, `waiting`, `refused`… */
-  state: z.string(),
-  /** When it entered that state (ISO 8601). */
-  since: z.string(),
-  /** The sessions the instance has open over it. */
-  sessions: z.array(z.string()),
-});
-export type LinkStatus = z.infer<typeof LinkStatus>;
-
-/** What `GET /status` answers. */
-export const ServiceStatus = z.object({
-  pid: z.number().int(),
-  version: z.string(),
-  /** ISO 8601. */
-  startedAt: z.string(),
-  links: z.array(LinkStatus),
-  /** The terminals connected over the IPC (absent from a service older than the IPC). */
-  terminals: z.array(TerminalStatus).default([]),
-});
-export type ServiceStatus = z.infer<typeof ServiceStatus>;
 
 /** Gives the service's status when asked (the link layer knows the links). */
 export type StatusProvider = () => z.input<typeof ServiceStatus> | Promise<z.input<typeof ServiceStatus>>;
@@ -136,33 +110,4 @@ async function clearStaleSocket(socketPath: string): Promise<void> {
 export function alreadyRunning(pid: number | null): UserError {
   const who = pid === null ? "another lembas service is starting" : `a lembas service is already running (pid ${pid})`;
   return new UserError(`${who}: stop it first, or use lembas service status`, 2);
-}
-
-/** What {@link readServiceStatus} found: the status, or why there is none (`stale`: a socket no one listens on). */
-export type StatusReading = { running: true; status: ServiceStatus } | { running: false; stale: boolean; reason: string };
-
-/** Asks the service on `socketPath` for its status, giving up after `timeoutMs`. */
-export async function readServiceStatus(socketPath: string, timeoutMs = 2000): Promise<StatusReading> {
-  let response: Response;
-  try {
-    response = await fetch("http://lembas/status", { unix: socketPath, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (error) {
-    return notAnswering(socketPath, error, timeoutMs);
-  }
-  const body: unknown = await response.json().catch(() => null);
-  const status = ServiceStatus.safeParse(body);
-  if (!response.ok || !status.success) {
-    return { running: false, stale: false, reason: `the process on ${socketPath} answered, but not with a lembas status (HTTP ${response.status})` };
-  }
-  return { running: true, status: status.data };
-}
-
-function notAnswering(socketPath: string, error: unknown, timeoutMs: number): StatusReading {
-  const code = errorCode(error);
-  if (code === "ENOENT") return { running: false, stale: false, reason: `there is no control socket at ${socketPath}` };
-  if (code === "ECONNREFUSED") return { running: false, stale: true, reason: `nothing listens on ${socketPath} (left by a service that stopped)` };
-  if (error instanceof DOMException && error.name === "TimeoutError") {
-    return { running: false, stale: false, reason: `the process on ${socketPath} did not answer within ${timeoutMs} ms` };
-  }
-  return { running: false, stale: false, reason: `could not reach ${socketPath}: ${errorMessage(error)}` };
 }

@@ -19,8 +19,8 @@ import type { Db } from "../store/db.ts";
 import { inEditorSentence } from "../acp/whereabouts.ts";
 import { heldElsewhereSentence } from "../store/placement.ts";
 import { getSession } from "../store/sessions.ts";
-import { deleteHere } from "./device-delete.ts";
-import { DeleteAnswer } from "./ipc-protocol.ts";
+import { deleteHere } from "../app/device-delete.ts";
+import { DeleteAnswer } from "../app/ipc-protocol.ts";
 import type { Shares } from "./shares.ts";
 import type { ServiceRouter } from "./whereabouts.ts";
 

@@ -11,7 +11,7 @@ import type { AgentHost } from "../acp/host.ts";
 import { serveAcp } from "../acp/server.ts";
 import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
 import { END_FRAME, WELCOME_METHOD } from "./editor-protocol.ts";
-import { IPC, IPC_MAX_PAYLOAD } from "./ipc-protocol.ts";
+import { IPC, IPC_MAX_PAYLOAD } from "../app/ipc-protocol.ts";
 
 /** One editor's connection: its transport and the ACP served on it. */
 type Editor = {

@@ -13,22 +13,13 @@ import { z } from "zod";
 import { acp } from "../rpc/agent.ts";
 import { serverWebSocketTransport } from "../rpc/server-websocket.ts";
 import type { ServiceDeletes } from "./deletes.ts";
-import { DeletedParams, HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams, TakeParams } from "./ipc-protocol.ts";
+import { DeletedParams, HelloParams, type HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, LeaveParams, mismatchSentence, ShareParams, TakeParams } from "../app/ipc-protocol.ts";
 import { CARD_METHODS, type CardMethod } from "./share-cards.ts";
 import type { Forwarder, Shares } from "./shares.ts";
+import type { TerminalStatus } from "../app/service-status.ts";
 
 /** What the service says in initialize to a terminal: a LLeMbas client of link protocol 2. */
 const TERMINAL_INIT = { protocolVersion: 1, clientCapabilities: { _meta: { lembas: { protocol: 2 } } } };
-
-/** A terminal connected over the IPC, as `GET /status` lists it. */
-export const TerminalStatus = z.object({
-  pid: z.number().int(),
-  version: z.string(),
-  /** When it said hello (ISO 8601). */
-  since: z.string(),
-  procId: z.string().optional(),
-});
-export type TerminalStatus = z.infer<typeof TerminalStatus>;
 
 /** One WebSocket's state: its transport, and the terminal once it said hello. */
 type Peer = {

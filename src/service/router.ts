@@ -22,7 +22,7 @@ import { acp } from "../rpc/agent.ts";
 import type { AnyMessage, Stream } from "../rpc/stream.ts";
 import { answerBoundMs, PROBE_METHOD, whileAnswering } from "./answering.ts";
 import { cancelledWhileMoving, destination, isUnstarted } from "./follow.ts";
-import { withLogin } from "./share-login.ts";
+import { withLogin } from "../app/share-login.ts";
 import type { Forwarder, Outlet, Shares } from "./shares.ts";
 import type { ServiceRouter } from "./whereabouts.ts";
 

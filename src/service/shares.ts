@@ -16,7 +16,7 @@ import { isPendingDelete } from "../store/deletes.ts";
 import { heldElsewhere } from "../store/placement.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
-import type { ShareParams } from "./ipc-protocol.ts";
+import type { ShareParams } from "../app/ipc-protocol.ts";
 import { ShareCards } from "./share-cards.ts";
 import { Moves } from "./moves.ts";
 import { commandsNotification } from "./share-commands.ts";

@@ -8,7 +8,8 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { alreadyRunning, readServiceStatus } from "./control.ts";
+import { alreadyRunning } from "./control.ts";
+import { readServiceStatus } from "../app/service-status.ts";
 
 /** Releases the lock (the service stops). */
 export type ReleaseService = () => void;

@@ -1,6 +1,5 @@
 /** `lembas service status`: what the service manager says and what the service itself says. */
-import type { StatusReading } from "./control.ts";
-import type { TerminalStatus } from "./ipc.ts";
+import { type StatusReading, terminalsLine } from "../app/service-status.ts";
 import type { ManagerState } from "./manager.ts";
 
 /** The lines to print, and whether the service answers on its control socket. */
@@ -22,12 +21,6 @@ export function describeStatus(manager: ManagerState, reading: StatusReading): S
   }
   lines.push(terminalsLine(status.terminals));
   return { lines, running: true };
-}
-
-/** The terminals connected to the service, on one line. */
-export function terminalsLine(terminals: readonly TerminalStatus[]): string {
-  if (terminals.length === 0) return "terminals: none connected";
-  return `terminals: ${terminals.length} connected (${terminals.map((t) => `pid ${t.pid} since ${t.since}`).join(", ")})`;
 }
 
 function unitLine(manager: ManagerState): string {

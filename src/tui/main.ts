@@ -1,5 +1,5 @@
-import type { Context } from "../cli/context.ts";
-import type { TerminalArgs } from "../cli/tui.ts";
+import type { Context } from "../app/context.ts";
+import type { TerminalArgs } from "../app/terminal-args.ts";
 import type { Session } from "../engine/session.ts";
 import { TuiApp } from "./app.ts";
 import { firstRun } from "./first-run.ts";

@@ -9,8 +9,8 @@ import { errorMessage } from "../errors.ts";
 import { acp } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
-import { readServiceStatus } from "../service/control.ts";
-import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, mismatchSentence, wsUnixUrl } from "../service/ipc-protocol.ts";
+import { readServiceStatus } from "../app/service-status.ts";
+import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, IPC_MISMATCH, mismatchSentence, wsUnixUrl } from "../app/ipc-protocol.ts";
 import { VERSION } from "../version.ts";
 import { Pause } from "../pause.ts";
 

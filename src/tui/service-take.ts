@@ -10,13 +10,13 @@ import { existsSync } from "node:fs";
 import { errorMessage } from "../errors.ts";
 import { acp } from "../rpc/agent.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
-import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, mismatchSentence, wsUnixUrl } from "../service/ipc-protocol.ts";
+import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, mismatchSentence, wsUnixUrl } from "../app/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
 import { heldElsewhere } from "../store/placement.ts";
 import { unfinishedTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 
-/** The holder the service's engine claims sessions as (cli/start-engine.ts). */
+/** The holder the service's engine claims sessions as (app/start-engine.ts). */
 const SERVICE_HOLDER = "service";
 
 /**

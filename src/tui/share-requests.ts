@@ -1,6 +1,6 @@
 /**
  * The service's requests on their way to the terminal's ACP handlers (tui/share.ts). Each carries
- * the login of the link it came from (service/share-login.ts), used here where the service uses
+ * the login of the link it came from (app/share-login.ts), used here where the service uses
  * its link's own: `_lembas/configure`'s model is that instance's served name, made the device's ref
  * for that login's model (as acp/host.ts's instanceRef does on the link), never taken as a ref of
  * the device's own — with two instances serving one provider, the other one's would be chosen. The
@@ -8,7 +8,7 @@
  */
 import { errorMessage } from "../errors.ts";
 import type { AnyMessage, Stream } from "../rpc/stream.ts";
-import { loginOf } from "../service/share-login.ts";
+import { loginOf } from "../app/share-login.ts";
 
 export type ServiceRequestsDeps = {
   /** The device's ref for a model a login's instance names by its served name. */

@@ -26,7 +26,7 @@ import type { CommandSet } from "../project/commands.ts";
 import type { FileIndexes } from "../project/files.ts";
 import type { acp } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
-import { LinksParams, type ShareParams } from "../service/ipc-protocol.ts";
+import { LinksParams, type ShareParams } from "../app/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
 import type { CardDesk } from "./cards.ts";
 import { SharedCards } from "./share-cards.ts";

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { format } from "node:util";
 import { errorMessage } from "../errors.ts";
-import { rotatingLog } from "../service/logfile.ts";
+import { rotatingLog } from "../app/logfile.ts";
 
 /**
  * While the screen is drawn, nothing else may write to the terminal: a stray console.error (a bus

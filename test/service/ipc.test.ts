@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { lstatSync, mkdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
-import { readServiceStatus } from "../../src/service/control.ts";
-import { connectablePath, IPC, IPC_MISMATCH, wsUnixUrl } from "../../src/service/ipc-protocol.ts";
+import { readServiceStatus } from "../../src/app/service-status.ts";
+import { connectablePath, IPC, IPC_MISMATCH, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { VERSION } from "../../src/version.ts";
 import { ENTRY, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 

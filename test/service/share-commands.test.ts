@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { IPC, wsUnixUrl } from "../../src/service/ipc-protocol.ts";
+import { IPC, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { openDb } from "../../src/store/db.ts";
 import { claimHold } from "../../src/store/holds.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";

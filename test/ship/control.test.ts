@@ -2,7 +2,8 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ServiceStatus, type StatusProvider, readServiceStatus, startControlServer } from "../../src/service/control.ts";
+import { type StatusProvider, startControlServer } from "../../src/service/control.ts";
+import { type ServiceStatus, readServiceStatus } from "../../src/app/service-status.ts";
 import { ROOT } from "../support/run.ts";
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { rotatingLog } from "../../src/service/logfile.ts";
+import { rotatingLog } from "../../src/app/logfile.ts";
 import { startDevice } from "../support/device.ts";
 import { ENTRY, outputOf, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 

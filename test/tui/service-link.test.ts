@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
-import { readServiceStatus } from "../../src/service/control.ts";
+import { readServiceStatus } from "../../src/app/service-status.ts";
 import { step } from "../support/engine.ts";
 import { ENTRY } from "../support/run.ts";
 import { screenSuite } from "../support/screens.ts";

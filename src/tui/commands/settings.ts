@@ -1,4 +1,4 @@
-import { setConfigText, setSetting } from "../../cli/config.ts";
+import { setConfigText, setSetting } from "../../app/settings.ts";
 import { PERSONALITY_NAMES } from "../../config/personalities.ts";
 import { loadConfig } from "../../config/load.ts";
 import { getConfigKey, parseCliValue } from "../../config/save.ts";

@@ -1,7 +1,6 @@
-import { checkDevice } from "../../cli/doctor.ts";
-import { statusLines } from "../../cli/status.ts";
+import { checkDevice, formatFinding } from "../../app/doctor.ts";
+import { statusLines } from "../../app/status-report.ts";
 import { errorMessage } from "../../errors.ts";
-import { formatFinding } from "../../service/doctor.ts";
 import type { AppSurface } from "../app.ts";
 import { serviceLinkLine } from "../service-link.ts";
 import { say } from "./say.ts";

@@ -18,7 +18,8 @@ import { probeLocal } from "../model/models.ts";
 import { appliedVersion, openDb } from "../store/db.ts";
 import { type Login, listLogins } from "../store/logins.ts";
 import { findSandbox } from "../tools/sandbox.ts";
-import { type StatusReading, readServiceStatus } from "./control.ts";
+import { type StatusReading, readServiceStatus } from "./service-status.ts";
+import { localPorts } from "../model/local-ports.ts";
 import { checkKeyVariables } from "./doctor-keys.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
 import { checkLibrary } from "./doctor-library.ts";
@@ -48,6 +49,11 @@ export function formatFinding(finding: Finding): string {
 
 const ok = (text: string): Finding => ({ ok: true, text });
 const fix = (text: string, todo: string): Finding => ({ ok: false, text, todo });
+
+/** `lembas doctor`'s checks, as every front end runs them (the terminal's /doctor too). */
+export function checkDevice(paths: Paths, opts: { probe?: boolean } = {}): Promise<Finding[]> {
+  return runDoctor({ paths, env: process.env, localPorts: localPorts(process.env.LEMBAS_LOCAL_PORTS), probe: opts.probe ?? false });
+}
 
 /** Runs every check; a check that cannot run (a broken config) leaves out those that need it. */
 export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {

@@ -1,0 +1,14 @@
+import type { Effort, Mode } from "../config/schema.ts";
+
+/** `lembas [PROMPT]`'s own options, as a person types them (cli/tui.ts reads them, tui/main.ts opens with them). */
+export type TerminalArgs = {
+  prompt: string | null;
+  continue: boolean;
+  /** -r with an id, or -r alone (true: a picker). */
+  resume: string | true | null;
+  model?: string;
+  mode?: Mode;
+  effort?: Effort;
+  /** --share: the session is shared with the web by name (even outside remote.roots), once a service runs. */
+  share: boolean;
+};
