@@ -100,6 +100,18 @@ export class ComposerCompletion implements AutocompleteProvider {
     return { lines: next, cursorLine, cursorCol: head.length + (spaced ? 1 : 0) };
   }
 
+  /**
+   * The command `text` names when it is a command name alone, not finished: the one the menu would
+   * select first for it. Undefined when it names a command whole, or none, or is more than a name.
+   */
+  commandFor(text: string): string | undefined {
+    const typed = SLASH_TOKEN.exec(text)?.[1];
+    if (!typed || typed === "/") return undefined;
+    const items = this.commandSuggestions(typed)?.items ?? [];
+    if (items.some((item) => item.value === typed)) return undefined;
+    return items.find((item) => item.value.startsWith(typed))?.value;
+  }
+
   private async fileSuggestions(token: string, signal: AbortSignal): Promise<AutocompleteSuggestions | null> {
     const query = token.slice(1).replace(/\\(.)/g, "$1").replace(/\\$/, "");
     let entries: readonly FileEntry[];

@@ -55,6 +55,12 @@ export class Composer extends Editor {
       // the provider again is the editor's one public way to close its menu.
       this.setAutocompleteProvider(this.completion);
     }
+    if (matchesKey(data, "enter") && !this.isShowingAutocomplete()) {
+      // Enter came before the menu for the name typed so far was shown (a slow link, a loaded
+      // machine): the name is completed as the menu would have, so "/stat⏎" runs /status either way.
+      const completed = this.completion.commandFor(this.getText());
+      if (completed) this.setText(completed);
+    }
     super.handleInput(data);
   }
 
