@@ -20,6 +20,7 @@ import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
 import { handOver } from "./handover.ts";
 import { ServiceRouter } from "./whereabouts.ts";
+import { linkRelay } from "./router.ts";
 import { rotatingLog } from "./logfile.ts";
 import { serviceSessionEnv } from "./session-env.ts";
 import { claimService } from "./singleton.ts";
@@ -116,7 +117,7 @@ export async function runService(ctx: Context): Promise<void> {
         claims,
         desks,
         files,
-        shares,
+        relay: linkRelay(shares, router),
         router,
         log,
         ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE),
