@@ -1,4 +1,4 @@
-import type { PersonalSettings } from "../engine/instructions.ts";
+import type { PersonalSettings } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
 import type { PersonalLogin } from "./personal-source.ts";
 import type { PersonalizationOptions } from "./personalization.ts";

@@ -4,8 +4,8 @@
  * personalization available, that instance's in their place (spec/acp.md, /v1/me/personalization).
  */
 import { isPreset } from "../config/personalities.ts";
-import type { PersonalSettings } from "../engine/instructions.ts";
-import type { Personalization } from "./personalization.ts";
+import type { PersonalSettings } from "../config/schema.ts";
+import type { Personalization } from "../store/personalization.ts";
 
 /** A login and what its instance (last) said of personalization; null: nothing known (never read, 404). */
 export type LoginPersonalization = { login: { name: string; url: string }; value: Personalization | null };

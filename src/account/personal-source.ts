@@ -3,7 +3,7 @@
  * system prompt is made from the copy already kept (never waiting on the network), and the same
  * moment starts one read of every login's instance, whose answer the next session takes.
  */
-import type { PersonalSettings } from "../engine/instructions.ts";
+import type { PersonalSettings } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
 import { forgetPersonalization, getPersonalization, setPersonalization } from "../store/personalization.ts";
 import { type AppliedSettings, appliedSettings } from "./personal-settings.ts";

@@ -4,7 +4,7 @@
  * of the one field and `enabled: true`, and config.yaml is left as it is.
  */
 import { PERSONALITY_NAMES } from "../config/personalities.ts";
-import type { PersonalSettings } from "../engine/instructions.ts";
+import type { PersonalSettings } from "../config/schema.ts";
 import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
 import type { Db } from "../store/db.ts";

@@ -5,18 +5,11 @@
  */
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
+import { Personalization } from "../store/personalization.ts";
 import { answerText, tooLargeWhy } from "./answer-body.ts";
 
 export const PERSONALIZATION_TIMEOUT_MS = 5_000;
 
-export const Personalization = z.object({
-  enabled: z.boolean(),
-  available: z.boolean(),
-  personality: z.string().nullable(),
-  personality_custom: z.string().nullable(),
-  instructions: z.string().nullable(),
-});
-export type Personalization = z.infer<typeof Personalization>;
 
 /** The three fields a person changes; a PUT sends one of them, with `enabled: true`. */
 export const PERSONAL_FIELDS = ["personality", "personality_custom", "instructions"] as const;

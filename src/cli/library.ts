@@ -10,7 +10,7 @@ import { embeddingTarget } from "../library/embedding-target.ts";
 import { EmbeddingError } from "../library/embeddings.ts";
 import { addFiles, type AddSummary, reembedStale, type Reporter } from "../library/indexer.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../library/local.ts";
-import type { Passage } from "../library/backend.ts";
+import type { Passage } from "../tools/library-backend.ts";
 import { localLibrary } from "../library/open.ts";
 import { accountLibrary, type LibrarySelection, selectLibrary } from "../library/selection.ts";
 import type { Config } from "../config/schema.ts";

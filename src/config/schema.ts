@@ -150,3 +150,6 @@ export const Config = z
   .strict();
 export type Config = z.infer<typeof Config>;
 
+
+/** What the person sets of the prompt: config.yaml's keys, or an instance's personalization in their place. */
+export type PersonalSettings = Pick<Config, "personality" | "personality_custom" | "instructions">;

@@ -19,7 +19,7 @@ import type { ModelSource } from "../model/resolved.ts";
 import type { PersonalSettings } from "./instructions.ts";
 import { cappedMode } from "./mode-cap.ts";
 import { Session, type SessionDeps } from "./session.ts";
-import type { LibraryBackend } from "../library/backend.ts";
+import type { LibraryBackend } from "../tools/library-backend.ts";
 import { SessionMcp } from "./session-mcp.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";

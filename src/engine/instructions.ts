@@ -1,12 +1,11 @@
-import type { Config } from "../config/schema.ts";
+import type { PersonalSettings } from "../config/schema.ts";
 import { gitStatus } from "./git-status.ts";
 import { type InstructionFile, instructionFiles } from "./instruction-files.ts";
 import { personalityText } from "../config/personalities.ts";
 import base from "./system-prompt.txt" with { type: "text" };
 import chatBase from "./system-prompt-chat.txt" with { type: "text" };
 
-/** What the person sets of the prompt: config.yaml's keys, or an instance's personalization in their place. */
-export type PersonalSettings = Pick<Config, "personality" | "personality_custom" | "instructions">;
+export type { PersonalSettings };
 
 export type PromptInputs = {
   root: string;

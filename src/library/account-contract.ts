@@ -17,7 +17,7 @@
  */
 import { z } from "zod";
 import type { McpToolDefinition } from "../mcp/connection.ts";
-import type { Passage } from "./backend.ts";
+import type { Passage } from "../tools/library-backend.ts";
 
 export const LIBRARY_SCOPE = "library";
 

@@ -4,7 +4,7 @@ import { connectInstance } from "./account-check.ts";
 import { isLibraryToolName, libraryArguments, libraryTool, passagesOf } from "./account-contract.ts";
 import { sanitizeName, toolSafeName } from "../mcp/names.ts";
 import { untilAborted } from "../until-aborted.ts";
-import type { LibraryBackend, Passage } from "./backend.ts";
+import type { LibraryBackend, Passage } from "../tools/library-backend.ts";
 
 export type AccountLibraryOptions = {
   /** How long the instance's /mcp has to answer its tool list (default 10 s; config.yaml's mcp_timeouts.start). */

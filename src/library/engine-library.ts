@@ -2,7 +2,7 @@ import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
 import { documentCount } from "../store/library.ts";
-import type { LibraryBackend, Passage } from "./backend.ts";
+import type { LibraryBackend, Passage } from "../tools/library-backend.ts";
 import type { LocalLibrary } from "./local.ts";
 import { accountLibrary, selectLibrary } from "./selection.ts";
 

@@ -1,7 +1,7 @@
 import type { Db } from "../store/db.ts";
 import { MAX_CHUNK_CHARS } from "./chunker.ts";
 import { chunkCount, documentCount, libraryGeneration, passagesByIds, readVectors, textMatches } from "../store/library.ts";
-import type { LibraryBackend, Passage } from "./backend.ts";
+import type { LibraryBackend, Passage } from "../tools/library-backend.ts";
 import type { TargetResult } from "./embedding-target.ts";
 import { embedTexts } from "./embeddings.ts";
 import { fuse, matchExpression } from "./hybrid.ts";

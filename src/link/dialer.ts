@@ -2,11 +2,13 @@ import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { CardDesk } from "../acp/cards.ts";
 import type { Claims } from "../acp/claims.ts";
+import type { SessionRouter } from "../acp/whereabouts.ts";
 import { linkSurface } from "../acp/link.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { FileIndexes } from "../project/files.ts";
 import { errorMessage, UserError } from "../errors.ts";
+import type { Stream } from "../rpc/stream.ts";
 import { TOO_BIG, webSocketTransport } from "../rpc/websocket.ts";
 import type { Db } from "../store/db.ts";
 import { type Login, setLoginProtocols } from "../store/logins.ts";
@@ -14,12 +16,19 @@ import { type Backoff, backoffDelay, DEFAULT_BACKOFF, RESET_AFTER_MS } from "./b
 import { discover, protocolFor } from "./discovery.ts";
 import { helloParams, linkUrl } from "./hello.ts";
 import { keptDeletes } from "./kept-deletes.ts";
-import { routeLink } from "../service/router.ts";
-import type { Shares } from "../service/shares.ts";
-import type { ServiceRouter } from "../service/whereabouts.ts";
 import { Pause } from "../pause.ts";
 
 export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
+
+/**
+ * What a link's messages pass through on their way to the handlers (the service's: each request for
+ * a session a terminal shares goes to that terminal, service/router.ts). `route` wraps one link's
+ * stream, and the handlers are served on the stream it returns; `attach` is called once the
+ * instance's client said initialize, and returns what lets go of the link when it drops.
+ */
+export type LinkRelay = {
+  route(stream: Stream, login: string): { stream: Stream; attach(protocol: number): () => void };
+};
 
 export type DialerDeps = {
   engine: Engine;
@@ -30,9 +39,9 @@ export type DialerDeps = {
   desks: Map<string, CardDesk>;
   files: FileIndexes;
   /** The sessions terminals share through the service: announced on this link, their requests routed. */
-  shares?: Shares;
-  /** Where each session is held (service/whereabouts.ts): the link's handlers and its router ask it. */
-  router?: ServiceRouter;
+  relay?: LinkRelay;
+  /** Where each session is held (the service's: service/whereabouts.ts): the link's handlers ask it. */
+  router?: SessionRouter;
   log(line: string): void;
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
@@ -215,9 +224,8 @@ export class LinkDialer {
     });
     const login = this.login.name;
     let keptTimer: ReturnType<typeof setInterval> | null = null;
-    const shares = this.deps.shares;
     const router = this.deps.router;
-    const routed = shares && router ? routeLink(transport.stream, shares, router, login) : null;
+    const routed = this.deps.relay?.route(transport.stream, login) ?? null;
     const sharing = { stop: null as (() => void) | null };
     this.server = serveAcp(routed?.stream ?? transport.stream, {
       engine: this.deps.engine,
@@ -246,7 +254,7 @@ export class LinkDialer {
         // go out within a few seconds, not at the next link.
         keptTimer = setInterval(kept.send, KEPT_DELETES_EVERY_MS);
         // The terminals' shared sessions are announced now, and their events come on this link.
-        if (routed && shares) sharing.stop = shares.link({ ...routed.outlet, protocol: client.protocol });
+        if (routed) sharing.stop = routed.attach(client.protocol);
       },
     });
     this.set("connected");

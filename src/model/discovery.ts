@@ -8,37 +8,11 @@ import { z } from "zod";
 import { type Dialect, type DialectId, DIALECTS, dialectById, dialectOf, isLoopback, serverRoot, type WindowSource } from "./dialects.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import type { Result } from "./errors.ts";
+import type { DiscoveredModel } from "../store/listings.ts";
 import { fetchListing, type ListOptions, type ModelInfo } from "./models.ts";
-
-/** A chat model as discovery found it. */
-export type DiscoveredModel = {
-  id: string;
-  provider?: string;
-  /** The window the server runs the model with, where it says. */
-  contextLength?: number;
-  /** Where contextLength was read: "/props", "/api/show num_ctx", "/v1/models max_model_len", … */
-  contextFrom?: string;
-  /** What the model was trained for, where that differs from the window (Ollama, llama.cpp). */
-  trainedContext?: number;
-  vision?: boolean;
-  tools?: boolean;
-  /** The model's family (architecture), where the server says: "qwen2", "llama". */
-  family?: string;
-};
 
 /** A server's models and family; the store keeps it per connection. */
 export type Discovery = { dialect: DialectId; models: DiscoveredModel[] };
-
-export const DiscoveredModel = z.object({
-  id: z.string().min(1),
-  provider: z.string().optional(),
-  contextLength: z.number().int().positive().optional(),
-  contextFrom: z.string().optional(),
-  trainedContext: z.number().int().positive().optional(),
-  vision: z.boolean().optional(),
-  tools: z.boolean().optional(),
-  family: z.string().optional(),
-});
 
 /** Options of {@link discover}. */
 export type DiscoverOptions = ListOptions & { login?: boolean; /** Per side request (default 2 s). */ sideTimeoutMs?: number };

@@ -1,11 +1,11 @@
 import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./resolved.ts";
-import type { StoredListing } from "../store/listings.ts";
+import type { DiscoveredModel, KeptListings, StoredListing } from "../store/listings.ts";
 import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";
-import { type DialectId, dialectOf } from "./dialects.ts";
-import { type DiscoveredModel, type Discovery, discover, modelWindow } from "./discovery.ts";
+import { type DialectId, dialectById, dialectOf } from "./dialects.ts";
+import { type Discovery, discover, modelWindow } from "./discovery.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { probeLocal } from "./models.ts";
@@ -20,16 +20,7 @@ export type RegistryLogin = { name: string; url: string; token: string; protocol
 /** Keeps the providers a login's list named (the store's logins.providers). */
 export type RememberProviders = (login: string, providers: string[]) => void;
 
-/**
- * Where the registry keeps what servers told of their models between processes (the store's
- * model_listings; see create.ts). Without one, every process lists afresh.
- */
-export type KeptListings = {
-  read(connection: string, baseUrl: string): StoredListing | null;
-  save(connection: string, baseUrl: string, listing: Discovery): void;
-  fail(connection: string, baseUrl: string, why: string): void;
-};
-
+/** Without kept listings (the store's model_listings: store/listings.ts), every process lists afresh. */
 const NOTHING_KEPT: KeptListings = { read: () => null, save: () => {}, fail: () => {} };
 
 /**
@@ -315,9 +306,11 @@ export class ModelRegistry implements ModelSource {
     return new Map(entries.map((e) => [e.endpoint.name, e]));
   }
 
-  private readKept(endpoint: Endpoint): StoredListing | null {
+  /** The kept listing of an endpoint, its family read by id (one this lembas does not know is generic). */
+  private readKept(endpoint: Endpoint): (StoredListing & Discovery) | null {
     try {
-      return this.kept.read(endpoint.name, endpoint.baseUrl);
+      const kept = this.kept.read(endpoint.name, endpoint.baseUrl);
+      return kept && { ...kept, dialect: dialectById(kept.dialect).id };
     } catch {
       return null;
     }

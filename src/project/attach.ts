@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, join, relative, resolve, sep } from "node:path";
-import { MAX_RESULT_CHARS } from "../tools/tool.ts";
+import { MAX_RESULT_CHARS } from "../result-bound.ts";
 import { LineMarks, scanLines } from "./lines.ts";
 import { isProtected, type ProtectedPaths, protection } from "./protected.ts";
 import { isInside } from "../paths.ts";

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { Env } from "../tools/ignore-outside.ts";
-import { walk } from "../tools/ignore-walk.ts";
+import type { Env } from "./ignore-outside.ts";
+import { walk } from "./ignore-walk.ts";
 import { type PathGuard, rgExclusions } from "./protected.ts";
 
 /**

@@ -21,6 +21,7 @@ import { Shares } from "./shares.ts";
 import { handOver } from "./handover.ts";
 import { ServiceRouter } from "./whereabouts.ts";
 import { rotatingLog } from "../app/logfile.ts";
+import { linkRelay } from "./router.ts";
 import { serviceSessionEnv } from "./session-env.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
@@ -116,7 +117,7 @@ export async function runService(ctx: Context): Promise<void> {
         claims,
         desks,
         files,
-        shares,
+        relay: linkRelay(shares, router),
         router,
         log,
         ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE),

@@ -19,6 +19,7 @@
  * terminal that stops answering fails what waits on it after a bound (answering.ts).
  */
 import { acp } from "../rpc/agent.ts";
+import type { LinkRelay } from "../link/dialer.ts";
 import type { AnyMessage, Stream } from "../rpc/stream.ts";
 import { answerBoundMs, PROBE_METHOD, whileAnswering } from "./answering.ts";
 import { cancelledWhileMoving, destination, isUnstarted } from "./follow.ts";
@@ -44,6 +45,16 @@ export const FORWARDED_REQUESTS: ReadonlySet<string> = new Set([
 export const FORWARDED_NOTIFICATIONS: ReadonlySet<string> = new Set(["session/cancel"]);
 
 type Id = string | number;
+
+/** The relay the service hands each link's dialer: its stream routed (routeLink), its outlet given to the shares once the client said initialize. */
+export function linkRelay(shares: Shares, places: Pick<ServiceRouter, "terminal">): LinkRelay {
+  return {
+    route(stream, login) {
+      const routed = routeLink(stream, shares, places, login);
+      return { stream: routed.stream, attach: (protocol) => shares.link({ ...routed.outlet, protocol }) };
+    },
+  };
+}
 
 /**
  * Wraps one link's stream: the returned stream is what the service's handlers are served on, and

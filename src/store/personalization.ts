@@ -1,5 +1,15 @@
-import { Personalization } from "../account/personalization.ts";
+import { z } from "zod";
 import type { Db } from "./db.ts";
+
+/** A login's personalization as its instance says it (account/personalization.ts asks), and as it is kept here. */
+export const Personalization = z.object({
+  enabled: z.boolean(),
+  available: z.boolean(),
+  personality: z.string().nullable(),
+  personality_custom: z.string().nullable(),
+  instructions: z.string().nullable(),
+});
+export type Personalization = z.infer<typeof Personalization>;
 
 /** What an instance last said of its personalization, and when. */
 export type CachedPersonalization = { value: Personalization; readAt: number };

@@ -2,7 +2,7 @@ import { lstat, stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import description from "./glob.txt" with { type: "text" };
-import { walk } from "./ignore-walk.ts";
+import { walk } from "../project/ignore-walk.ts";
 import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
 import { secretsUnder } from "./secrets.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Passage } from "../library/backend.ts";
+import type { Passage } from "./library-backend.ts";
 import description from "./library.txt" with { type: "text" };
 import { displayPath } from "./paths.ts";
 import { fail, ok } from "./result.ts";

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { type WalkEntry, walk } from "./ignore-walk.ts";
+import { type WalkEntry, walk } from "../project/ignore-walk.ts";
 import description from "./list.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { walk } from "./ignore-walk.ts";
+import { walk } from "../project/ignore-walk.ts";
 import { MAX_COLUMNS, scanLines } from "./line-scan.ts";
 import { comparePaths } from "./paths.ts";
 import { type PathGuard, rgExclusions } from "../project/protected.ts";

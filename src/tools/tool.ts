@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Protection } from "../project/protected.ts";
 import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
-import type { LibraryBackend } from "../library/backend.ts";
+import type { LibraryBackend } from "./library-backend.ts";
+import { MAX_RESULT_CHARS } from "../result-bound.ts";
 
 /** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
 export type PermissionClass = "read" | "write" | "exec" | "none";
@@ -158,8 +159,7 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
   };
 }
 
-/** The most characters of one tool result the model is sent, whatever the tool. */
-export const MAX_RESULT_CHARS = 30_000;
+export { MAX_RESULT_CHARS };
 
 const DEFAULT_MORE = "call the tool again on a smaller part to see the rest";
 

@@ -5,7 +5,7 @@ import { fuse, matchExpression } from "../../src/library/hybrid.ts";
 import { normalised, retryAfterMs } from "../../src/library/embeddings.ts";
 import { MatrixBuilder } from "../../src/library/vectors.ts";
 import { libraryTool } from "../../src/tools/library.ts";
-import type { LibraryBackend } from "../../src/library/backend.ts";
+import type { LibraryBackend } from "../../src/tools/library-backend.ts";
 import { makeContext } from "../tools/context.ts";
 
 describe("chunker", () => {

@@ -6,8 +6,8 @@
 export type Passage = { path: string; startLine: number; endLine: number; text: string; score: number; citation?: string };
 
 /**
- * What the model's `library` tool reaches: the device's own library (local.ts), or the account's
- * (account.ts: the instance's /mcp library tool). Tools get it through ToolContext, never the store.
+ * What the model's `library` tool reaches: the device's own library (library/local.ts), or the account's
+ * (library/account.ts: the instance's /mcp library tool). Tools get it through ToolContext, never the store.
  */
 export interface LibraryBackend {
   /** "local" | "lembas": whose library it is, for what a result says. */
