@@ -9,7 +9,7 @@ export type Update = Record<string, unknown> & { sessionUpdate: string };
 type ToolEvent = Extract<EngineEvent, { type: "tool_call_delta" | "tool_start" | "tool_end" | "tool_denied" | "progress" | "sub_tool" | "step" | "task" }>;
 
 /** The most of a running command's output a progress update carries: its tail, the rest said as cut. */
-export const MAX_LIVE_OUTPUT = 32 * 1024;
+const MAX_LIVE_OUTPUT = 32 * 1024;
 
 /** A helper's call (the task tool's), as its parent's content lists it. */
 type HelperCall = { title: string; status: string };

@@ -30,7 +30,7 @@ export function provisionalTitle(text: string): string {
 }
 
 /** The model's name for a session that starts with `prompt`; null when it gave nothing usable. */
-export async function modelTitle(model: ResolvedModel, prompt: string, signal: AbortSignal): Promise<string | null> {
+async function modelTitle(model: ResolvedModel, prompt: string, signal: AbortSignal): Promise<string | null> {
   const text = await completeText(
     model,
     [

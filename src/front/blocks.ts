@@ -10,7 +10,7 @@ import { writeNewFileSync } from "../tools/atomic.ts";
  * "25 MB" are read as MiB: an upload of exactly 10 MiB is one block's worth.
  */
 export const MAX_BLOCK_BYTES = 10 * 1024 * 1024;
-export const MAX_PROMPT_BYTES = 25 * 1024 * 1024;
+const MAX_PROMPT_BYTES = 25 * 1024 * 1024;
 
 /** A prompt's content blocks, as far as lembas reads them (the SDK has validated their shape). */
 export type Block =

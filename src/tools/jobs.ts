@@ -15,7 +15,7 @@ import { watchGroup } from "./watchdog.ts";
 /** Jobs of one session running at once. */
 export const MAX_RUNNING_JOBS = 8;
 /** Characters of output kept per job (the last ones). */
-export const JOB_OUTPUT_CHARS = 1024 * 1024;
+const JOB_OUTPUT_CHARS = 1024 * 1024;
 /** Finished jobs kept (with their output) for a later read; the oldest go first. */
 const KEEP_FINISHED = 8;
 /** After a job's shell ended, how long its pipes may take to close. */

@@ -90,7 +90,7 @@ async function readImage(abs: string, shown: string, size: number, mimeType: str
 }
 
 /** Binary: a NUL byte in the first bytes, or bytes that are not UTF-8. */
-export function isBinary(head: Uint8Array): boolean {
+function isBinary(head: Uint8Array): boolean {
   if (head.includes(0)) return true;
   try {
     // stream: a character cut at the end of the sniffed bytes is not an error.
@@ -219,7 +219,7 @@ async function missingMessage(abs: string, shown: string, ctx: Pick<ToolContext,
 }
 
 /** Up to five names close to `wanted`: same letters ignoring case, one inside the other, or a few typos away. */
-export function similarNames(wanted: string, names: string[]): string[] {
+function similarNames(wanted: string, names: string[]): string[] {
   const want = wanted.toLowerCase();
   const stem = want.replace(/\.[^.]*$/, "");
   const scored = names.flatMap((name) => {
