@@ -6,10 +6,10 @@ import { toolByName } from "../tools/index.ts";
 /** A session/update's `update`, as the SDK types it. */
 export type Update = Record<string, unknown> & { sessionUpdate: string };
 
-type ToolEvent = Extract<EngineEvent, { type: "tool_call_delta" | "tool_start" | "tool_end" | "tool_denied" | "progress" | "sub_tool" | "step" | "task" | "retract" }>;
+type ToolEvent = Extract<EngineEvent, { type: "tool_call_delta" | "tool_start" | "tool_end" | "tool_denied" | "progress" | "sub_tool" | "step" | "task" }>;
 
 /** The most of a running command's output a progress update carries: its tail, the rest said as cut. */
-export const MAX_LIVE_OUTPUT = 32 * 1024;
+const MAX_LIVE_OUTPUT = 32 * 1024;
 
 /** A helper's call (the task tool's), as its parent's content lists it. */
 type HelperCall = { title: string; status: string };
@@ -24,7 +24,7 @@ const HELPER_MARK: Record<string, string> = { in_progress: "â—‹", completed: "â—
  * starts; what follows is `tool_call_update`. A running command's output goes out as the call's
  * content at most once every `intervalMs` (ACP content replaces what was shown, so each carries the
  * output so far, up to its last MAX_LIVE_OUTPUT characters). A call announced that never ran (its
- * arguments were bad, its step retracted) is failed when the step it belongs to is over.
+ * arguments were bad, its model call cut short) is failed when the step it belongs to is over.
  */
 export class ToolCallFeed {
   private readonly calls = new Map<string, Call>();
@@ -52,7 +52,6 @@ export class ToolCallFeed {
         return this.denied(event);
       case "step":
       case "task":
-      case "retract":
         return this.failUnstarted();
     }
   }
@@ -164,5 +163,5 @@ function kindOf(name: string): string {
 
 /** Whether an event is one the feed maps. */
 export function isToolEvent(event: EngineEvent): event is ToolEvent {
-  return ["tool_call_delta", "tool_start", "tool_end", "tool_denied", "progress", "sub_tool", "step", "task", "retract"].includes(event.type);
+  return ["tool_call_delta", "tool_start", "tool_end", "tool_denied", "progress", "sub_tool", "step", "task"].includes(event.type);
 }

@@ -69,8 +69,6 @@ function makeEventSchemas() {
     task: z.object({ state: z.enum(["start", "end"]), turnId: z.string(), stopReason: z.enum([...stopReason.options, "error"]).optional() }),
     /** Something the person should know that is not the model's answer (a retry, a fallback). */
     notice: z.object({ message: z.string(), level: z.enum(["info", "warn"]) }),
-    /** Take back what was streamed of the current step (a retried or cut model call). */
-    retract: z.object({ turnId: z.string(), step: z.number() }),
     /** The todo list, whole, after every change. */
     todos: z.object({ todos: z.array(todo) }),
     /** The history was summarised: the model sees the summary instead of what came before. */
@@ -81,8 +79,6 @@ function makeEventSchemas() {
     mode: z.object({ mode: z.string() }),
     /** The session's model or effort changed (instance/connection are filled in by whoever knows the links). */
     model: z.object({ ref: z.string().nullable(), effort: z.string(), connection: z.string().nullable() }),
-    /** A short-lived message for a status line. */
-    flash: z.object({ message: z.string() }),
     /** A setting changed through the settings tool or a command. */
     setting: z.object({ key: z.string(), value: z.unknown() }),
     /** A turn failed (the model unreachable, …): a sentence a person can act on. */

@@ -75,10 +75,6 @@ class TextPrinter implements Printer {
         return this.wait("writing a tool call");
       case "text":
         return this.text(event.delta);
-      case "retract":
-        // What was streamed stays printed; the retried step's text starts a paragraph of its own.
-        this.textInStep = false;
-        return;
       case "progress":
         this.outputs.set(event.callId, ((this.outputs.get(event.callId) ?? "") + event.output).slice(-KEEP_CHARS));
         return;

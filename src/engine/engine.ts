@@ -13,7 +13,7 @@ import { deleteSession, getSession, insertSession, listSessions, newSessionId } 
 import { beat, HEARTBEAT_MS } from "../store/holds.ts";
 import { claimSession, heldElsewhere, heldElsewhereSentence, lostHolds, releaseHold } from "../store/placement.ts";
 import { toolEnvironment } from "../tools/environment.ts";
-import { jobsEnded } from "../tools/jobs.ts";
+import type { Jobs } from "../tools/jobs.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
 import type { PersonalSettings } from "./instructions.ts";
@@ -67,6 +67,8 @@ export type NewSession = {
  */
 export class Engine {
   private readonly sessions = new Map<string, Session>();
+  /** The background jobs of sessions let go of that have not all ended: the engine's stop waits for them too. */
+  private readonly jobsOfGone = new Set<Jobs>();
   private readonly deps: SessionDeps;
   private readonly holder: string;
   private readonly mcp: McpWiring | null;
@@ -187,7 +189,7 @@ export class Engine {
       session.close({ deleted: true });
       await session.idle();
       await session.mcp?.stop();
-      this.sessions.delete(id);
+      this.forget(session);
     }
     releaseHold(this.deps.db, id);
     rmSync(join(this.deps.paths.attachmentsDir, id), { recursive: true, force: true });
@@ -220,7 +222,8 @@ export class Engine {
       if (end.status === "rejected") problems.add(`session ${sessions[i]?.id} did not end cleanly: ${this.sentence(end.reason)}`);
     });
     // The sessions' background jobs were told to stop as they closed: they get their grace period.
-    await Promise.all([jobsEnded(), ...sessions.map((s) => s.mcp?.stop())]);
+    const jobs = [...sessions.map((s) => s.jobs), ...this.jobsOfGone];
+    await Promise.all([...jobs.map((j) => j.ended()), ...sessions.map((s) => s.mcp?.stop())]);
     forgetAllProjectFiles();
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
@@ -249,7 +252,7 @@ export class Engine {
     session.close(opts);
     await session.idle();
     await session.mcp?.stop();
-    this.sessions.delete(id);
+    this.forget(session);
     releaseHold(this.deps.db, id);
   }
 
@@ -262,7 +265,7 @@ export class Engine {
     for (const { sessionId, holder } of lostHolds(this.deps.db, [...this.sessions.keys()])) {
       const session = this.sessions.get(sessionId);
       if (!session) continue;
-      this.sessions.delete(sessionId);
+      this.forget(session);
       const why = holder
         ? `session ${sessionId} was taken by another lembas process (${holder.holder}, pid ${holder.pid}) while this one was not running: it is no longer run here`
         : `session ${sessionId} was deleted while this process was not running: it is no longer run here`;
@@ -276,6 +279,13 @@ export class Engine {
     session.bus.emit(session.info());
     this.startMcp(session, editorServers);
     return session;
+  }
+
+  /** Takes a closed session out of the engine; its jobs still ending are kept for the stop to wait for. */
+  private forget(session: Session): void {
+    this.sessions.delete(session.id);
+    for (const jobs of this.jobsOfGone) if (!jobs.ending) this.jobsOfGone.delete(jobs);
+    if (session.jobs.ending) this.jobsOfGone.add(session.jobs);
   }
 
   /** Starts the session's MCP servers, if it has any, without waiting for them (its first step does). */

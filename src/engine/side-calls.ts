@@ -30,7 +30,7 @@ export function provisionalTitle(text: string): string {
 }
 
 /** The model's name for a session that starts with `prompt`; null when it gave nothing usable. */
-export async function modelTitle(model: ResolvedModel, prompt: string, signal: AbortSignal): Promise<string | null> {
+async function modelTitle(model: ResolvedModel, prompt: string, signal: AbortSignal): Promise<string | null> {
   const text = await completeText(
     model,
     [
@@ -93,7 +93,7 @@ const SIDE_RETRY = { retries: 2, maxTotalMs: 15_000 };
 /** One model call without tools whose text is wanted whole. */
 async function completeText(model: ResolvedModel, messages: ChatMessage[], signal: AbortSignal): Promise<string> {
   let text = "";
-  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal, retry: SIDE_RETRY })) {
+  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal, retry: SIDE_RETRY, rejectedFields: model.rejectedFields })) {
     if (event.type === "text") text += event.delta;
     if (event.type === "error") throw new UserError(event.error.message);
   }

@@ -1,4 +1,3 @@
-import type { ChatMessage } from "../model/request.ts";
 import type { StoredMessage } from "./records.ts";
 
 // A cheap count of the tokens a request holds, for servers that report no usage (and for what was
@@ -26,22 +25,6 @@ export function storedTokens(message: StoredMessage): number {
     case "tool":
       return PER_MESSAGE + tokensOfChars(message.body.output.length + 20) + PER_IMAGE * (message.body.images?.length ?? 0);
   }
-}
-
-/** The estimated tokens of chat messages about to be sent (a side call's: built once, counted once). */
-export function chatTokens(messages: readonly ChatMessage[]): number {
-  let tokens = 0;
-  for (const message of messages) {
-    tokens += PER_MESSAGE;
-    if (typeof message.content === "string") tokens += tokensOfChars(message.content.length);
-    else if (Array.isArray(message.content)) {
-      for (const part of message.content) tokens += part.type === "text" ? tokensOfChars(part.text.length) : PER_IMAGE;
-    }
-    if (message.role === "assistant") {
-      for (const call of message.tool_calls ?? []) tokens += tokensOfChars(call.function.name.length + call.function.arguments.length + 30);
-    }
-  }
-  return tokens;
 }
 
 /**

@@ -66,7 +66,7 @@ export async function callModel(input: {
   const stream = streamChatBatches(
     input.model.endpoint,
     { model: input.model.servedId, messages, tools, effort: input.effort },
-    { signal: input.signal, ...(input.retry ? { retry: input.retry } : {}) },
+    { signal: input.signal, rejectedFields: input.model.rejectedFields, ...(input.retry ? { retry: input.retry } : {}) },
   );
   // Tool calls the model wrote as text, because its server did not parse them, become calls.
   const textCalls = textToolCallsFor(tools, input.model.endpoint, input.native);

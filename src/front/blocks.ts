@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Attachment } from "../engine/session.ts";
 import { errorCode, errorMessage, UserError } from "../errors.ts";
+import { IMAGE_TYPES, isImageType } from "../images.ts";
 import { writeNewFileSync } from "../tools/atomic.ts";
 
 /**
@@ -9,8 +10,7 @@ import { writeNewFileSync } from "../tools/atomic.ts";
  * "25 MB" are read as MiB: an upload of exactly 10 MiB is one block's worth.
  */
 export const MAX_BLOCK_BYTES = 10 * 1024 * 1024;
-export const MAX_PROMPT_BYTES = 25 * 1024 * 1024;
-export const IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
+const MAX_PROMPT_BYTES = 25 * 1024 * 1024;
 
 /** A prompt's content blocks, as far as lembas reads them (the SDK has validated their shape). */
 export type Block =
@@ -82,7 +82,7 @@ function decode(block: Block): Decoded | null {
   if (block.type === "text" || block.type === "resource_link") return null;
   if (block.type === "audio") throw new BlockError("audio blocks are not supported (promptCapabilities.audio is false)");
   if (block.type === "image") {
-    if (!(IMAGE_TYPES as readonly string[]).includes(block.mimeType)) {
+    if (!isImageType(block.mimeType)) {
       throw new BlockError(`an image must be one of ${IMAGE_TYPES.join(", ")}, not ${block.mimeType}`);
     }
     const bytes = base64(block.data, "image");
@@ -96,7 +96,7 @@ function decode(block: Block): Decoded | null {
   }
   const bytes = base64(resource.blob, name);
   const mimeType = resource.mimeType ?? "application/octet-stream";
-  if (mimeType.startsWith("image/") && !(IMAGE_TYPES as readonly string[]).includes(mimeType)) {
+  if (mimeType.startsWith("image/") && !isImageType(mimeType)) {
     return { name, mimeType: "application/octet-stream", bytes, text: null };
   }
   return { name, mimeType, bytes, text: null };

@@ -21,7 +21,7 @@ import { saysContextOverflow } from "./overflow.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
 import { dialectById } from "./dialects.ts";
 import { IdleWatch, type IdleLimits, idleLimits } from "./idle.ts";
-import { type RejectedFields, connectionKey, processRejectedFields, refusedField, shapeBody } from "./request-fields.ts";
+import { MemoryRejectedFields, type RejectedFields, connectionKey, refusedField, shapeBody } from "./request-fields.ts";
 import { DEFAULT_RETRY, type RetryPolicy, describeWait, retryDelay, serverWait } from "./retry.ts";
 import { fitToolCallIds } from "./tool-call-ids.ts";
 import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
@@ -33,7 +33,7 @@ export type StreamOptions = {
   retry?: Partial<RetryPolicy>;
   /** Defaults to the global fetch. */
   fetch?: (input: string, init: BunFetchRequestInit) => Promise<Response>;
-  /** What each connection's models refused (default: the process's memo, see request-fields.ts). */
+  /** What each connection's models refused (ResolvedModel.rejectedFields); none given: this call's own memo. */
   rejectedFields?: RejectedFields;
 };
 
@@ -70,7 +70,7 @@ export async function* streamChatBatches(
   const limits = idleLimits(endpoint.idle);
   const { signal } = options;
   // A field the server refuses is dropped, remembered, and the request sent again at once.
-  const memo = options.rejectedFields ?? processRejectedFields;
+  const memo = options.rejectedFields ?? new MemoryRejectedFields();
   const connection = connectionKey(endpoint);
   // What the server's family is known to refuse is never sent, and its tool-call id rule is kept.
   const dialect = dialectById(endpoint.dialect);

@@ -5,7 +5,7 @@
  * result in the store and refreshes it in the background (registry.ts, store/listings.ts).
  */
 import { z } from "zod";
-import { type Dialect, type DialectId, DIALECTS, dialectById, dialectOf, isLoopback, serverRoot, type WindowSource } from "./dialects.ts";
+import { type Dialect, type DialectId, DIALECTS, dialectOf, isLoopback, serverRoot, type WindowSource } from "./dialects.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import type { Result } from "./errors.ts";
 import type { DiscoveredModel } from "../store/listings.ts";
@@ -236,9 +236,4 @@ export function tokensText(tokens: number): string {
 /** "8k from /props default_generation_settings.n_ctx", or the default's own sentence ("assumed 32k: …"). */
 export function windowText(window: ModelWindow): string {
   return window.from === "default" ? window.where : `${tokensText(window.tokens)} from ${window.where}`;
-}
-
-/** The row name of a stored family id, for messages. */
-export function familyName(id: string): string {
-  return dialectById(id).name;
 }

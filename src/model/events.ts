@@ -65,8 +65,3 @@ export function mapFinishReason(reason: string | null, sawToolCalls: boolean): F
       return sawToolCalls ? "tool_calls" : "end_turn";
   }
 }
-
-/** ACP's stop reason for a finished reply: a tool-call reply ends its model turn normally. */
-export function acpStopReason(reason: FinishReason): "end_turn" | "max_tokens" | "refusal" {
-  return reason === "tool_calls" ? "end_turn" : reason;
-}

@@ -3,6 +3,8 @@
  * "How the device names an instance's models" (spec/acp.md).
  */
 
+import { editDistance } from "../suggest.ts";
+
 /** A model as an instance's /v1/models serves it. */
 export type InstanceModel = { id: string; provider?: string };
 
@@ -253,18 +255,6 @@ function closeRefs(name: string, refs: readonly RefEntry[], max: number): string
     .map((s) => s.ref);
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
 
 function orList(items: string[], word = "or"): string {
   if (items.length <= 1) return items.join("");

@@ -10,6 +10,7 @@ import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { probeLocal } from "./models.ts";
 import { buildNames, instanceRefFor, type Names, providersOf, type RefEntry, resolveRef } from "./refs.ts";
+import { MemoryRejectedFields } from "./request-fields.ts";
 
 /**
  * A login as the registry needs it (the store's logins, in login order). providers: those its
@@ -64,6 +65,8 @@ export class ModelRegistry implements ModelSource {
   private notices: string[] = [];
   /** After setLogins the logins are listed afresh, not from what was kept for their old tokens. */
   private loginsChanged = false;
+  /** What servers refused of the fields sent: not sent to them again by any session of this registry. */
+  private readonly rejectedFields = new MemoryRejectedFields();
 
   constructor(
     private readonly config: Config,
@@ -131,6 +134,7 @@ export class ModelRegistry implements ModelSource {
       reasoning: conn?.reasoning ?? null,
       dialect: connection.dialect,
       vision: connection.vision ?? info?.vision ?? false,
+      rejectedFields: this.rejectedFields,
     };
   }
 

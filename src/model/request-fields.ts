@@ -23,16 +23,17 @@ const RENAMED: Partial<Record<DroppableField, DroppableField>> = { max_tokens: "
 const REFUSES = /unrecogni[sz]ed|unsupported|not supported|unknown|extra (inputs?|fields?)|not permitted|not allowed|unexpected|does not support|invalid (request )?(argument|parameter|field)s?\b/i;
 
 /**
- * What the process knows of the fields each connection's model refuses. The seam for the store of
- * what servers told: something that keeps it across processes implements this and is passed as
- * StreamOptions.rejectedFields; by default {@link processRejectedFields}, in memory.
+ * What is known of the fields each connection's model refuses. The seam for the store of what
+ * servers told: something that keeps it across processes implements this and is passed as
+ * StreamOptions.rejectedFields. The model registry keeps one, in memory, for every call its models
+ * make (ResolvedModel.rejectedFields).
  */
 export interface RejectedFields {
   get(connection: string, model: string): ReadonlySet<string>;
   add(connection: string, model: string, field: string): void;
 }
 
-/** The in-memory memo: what a server refused is not asked again in this process. */
+/** The in-memory memo: what a server refused is not asked again while it is kept. */
 export class MemoryRejectedFields implements RejectedFields {
   private readonly known = new Map<string, Set<string>>();
   private static readonly none: ReadonlySet<string> = new Set();
@@ -50,9 +51,6 @@ export class MemoryRejectedFields implements RejectedFields {
 }
 
 const key = (connection: string, model: string) => `${connection}\u0000${model}`;
-
-/** The process's memo, which every streamChat uses unless given another. */
-export const processRejectedFields: RejectedFields = new MemoryRejectedFields();
 
 /** The connection a memo entry belongs to: its name and where it points (a renamed URL is another server). */
 export function connectionKey(endpoint: Endpoint): string {

@@ -1,6 +1,7 @@
 import type { DialectId } from "./dialects.ts";
 import type { ModelWindow } from "./discovery.ts";
 import type { Endpoint } from "./endpoint.ts";
+import type { RejectedFields } from "./request-fields.ts";
 
 /** A model ready to be called: where requests go and what the engine needs to know of it. */
 export type ResolvedModel = {
@@ -25,6 +26,8 @@ export type ResolvedModel = {
   /** The server's family (src/model/dialects.ts), also on endpoint.dialect. */
   dialect: DialectId;
   vision: boolean;
+  /** What the servers refused of the fields sent (request-fields.ts): one memo per registry, shared by its models' calls. */
+  rejectedFields: RejectedFields;
 };
 
 /** Whether a turn offers the model tools. */

@@ -1,9 +1,10 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { extname, join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { MAX_RESULT_CHARS } from "../result-bound.ts";
 import { LineMarks, scanLines } from "./lines.ts";
 import { isProtected, type ProtectedPaths, protection } from "./protected.ts";
 import { isInside } from "../paths.ts";
+import { imageTypeOf, MAX_IMAGE_BYTES } from "../images.ts";
 
 /** The most of one file an @mention attaches; a larger one is cut with a note. */
 const MAX_LINES = 2000;
@@ -12,10 +13,8 @@ const MAX_BYTES = MAX_RESULT_CHARS;
 const MAX_ENTRIES = 200;
 /** The most text the mentions of one prompt attach together; what is past it is said, not attached. */
 export const MAX_ATTACHED = 4 * MAX_RESULT_CHARS;
-/** How far into a file a line range is looked for (streamed, never held), and the largest image attached. */
+/** How far into a file a line range is looked for (streamed, never held). */
 const MAX_RANGE_READ = 64 * 1024 * 1024;
-const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-const IMAGE_TYPES: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif" };
 
 /** One @path in what the person typed. */
 export type Mention = { raw: string; path: string; range: { start: number; end: number } | null; dir: boolean };
@@ -96,7 +95,7 @@ export function expandMentions(text: string, rules: AttachRules, files: readonly
     seen.add(key);
     const shown = relative(root, target).split(sep).join("/") || ".";
     const stat = statSync(target);
-    const textual = stat.isDirectory() || (stat.isFile() && !IMAGE_TYPES[extname(target).toLowerCase()]);
+    const textual = stat.isDirectory() || (stat.isFile() && !imageTypeOf(target));
     if (textual && room <= 0) {
       leftOut.push(mention.raw);
       continue;
@@ -109,7 +108,7 @@ export function expandMentions(text: string, rules: AttachRules, files: readonly
       skipped.push({ mention: mention.raw, why: "not a regular file" });
       continue;
     }
-    const mimeType = IMAGE_TYPES[extname(target).toLowerCase()];
+    const mimeType = imageTypeOf(target);
     if (mimeType && stat.size > MAX_IMAGE_BYTES) {
       blocks.push(`(${shown} is an image of ${stat.size} bytes: too large to attach)`);
       continue;

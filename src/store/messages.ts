@@ -32,11 +32,6 @@ export function appendMessage(db: Db, sessionId: string, role: string, body: unk
   return run.immediate();
 }
 
-/** Replaces a message's body in place (a streamed answer finished, a tool result filled in). */
-export function updateMessage(db: Db, id: number, body: unknown): void {
-  db.query("UPDATE messages SET body = ? WHERE id = ?").run(JSON.stringify(body), id);
-}
-
 export function listMessages(db: Db, sessionId: string, afterSeq = 0): MessageRow[] {
   return db
     .query<RawMessage, [string, number]>(

@@ -111,10 +111,6 @@ export function updateSession(db: Db, id: string, patch: SessionPatch): void {
   db.query(`UPDATE sessions SET ${[...sets, "updated_at = ?"].join(", ")} WHERE id = ?`).run(...values, Date.now(), id);
 }
 
-export function touchSession(db: Db, id: string): void {
-  db.query("UPDATE sessions SET updated_at = ? WHERE id = ?").run(Date.now(), id);
-}
-
 /** Removes the session with its messages, turns, hold and marks. Returns false when there was none. */
 export function deleteSession(db: Db, id: string): boolean {
   const run = db.transaction(() => {

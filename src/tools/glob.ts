@@ -1,9 +1,9 @@
-import { lstat, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import description from "./glob.txt" with { type: "text" };
 import { walk } from "../project/ignore-walk.ts";
-import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
+import { displayPath, newestFirst, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
 import { secretsUnder } from "./secrets.ts";
 import { defineTool } from "./tool.ts";
@@ -44,7 +44,7 @@ export const globTool = defineTool({
       if (entry.type !== "dir" && matcher.match(entry.rel)) found.push(entry);
     }
     if (found.length === 0) return ok(`No files match ${input.pattern} in ${shownBase}.`, { meta: { count: 0 } });
-    const sorted = await newestFirst(found);
+    const sorted = await newestFirst(found, (entry) => entry.abs);
     const lines = sorted.slice(0, MAX_RESULTS).map((entry) => relativePosix(entry.abs, ctx.cwd));
     if (sorted.length > MAX_RESULTS) {
       lines.push("", `(${MAX_RESULTS} of ${sorted.length} files shown, the newest: narrow the pattern or path to see the rest)`);
@@ -57,12 +57,4 @@ export const globTool = defineTool({
 function patternFrom(pattern: string, base: string): string {
   if (isAbsolute(pattern) && isInside(pattern.replace(/[*?[{].*$/, ""), base)) return relativePosix(pattern, base);
   return pattern.replace(/^\.\//, "");
-}
-
-async function newestFirst<T extends { abs: string; rel: string }>(entries: T[]): Promise<T[]> {
-  const times = await Promise.all(entries.map((entry) => lstat(entry.abs).then((s) => s.mtimeMs, () => 0)));
-  return entries
-    .map((entry, i) => ({ entry, time: times[i] ?? 0 }))
-    .sort((a, b) => b.time - a.time || comparePaths(a.entry.rel, b.entry.rel))
-    .map((item) => item.entry);
 }

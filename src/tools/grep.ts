@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import description from "./grep.txt" with { type: "text" };
-import { comparePaths, displayPath, relativePosix, resolvePath } from "./paths.ts";
+import { comparePaths, displayPath, newestFirst, relativePosix, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
 import { judgeFound, type PathGuard, pathGuard } from "../project/protected.ts";
 import { type FileHit, type HitLine, type SearchEngine, type SearchMode, type SearchQuery, type SearchResult, defaultEngine, search } from "./search.ts";
@@ -73,7 +73,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine)
   if (!result.ok) return fail(result.error);
   if (result.files.length === 0) return ok(`No matches for ${JSON.stringify(input.pattern)} in ${shownBase}.`, { meta: { files: 0 } });
   const show = (abs: string): string => relativePosix(abs, ctx.cwd);
-  if (mode === "files_with_matches") return formatFiles(await newestFirst(result.files), limit, show);
+  if (mode === "files_with_matches") return formatFiles(await newestFirst(result.files, (file) => file.path), limit, show);
   if (mode === "count") return formatCounts(result.files, limit, show);
   return formatContent(result.files, { limit, context: input.context ?? 0, complete: result.complete }, show);
 }
@@ -96,13 +96,6 @@ async function searchSafely(query: SearchQuery, engine: SearchEngine): Promise<S
   } catch (error) {
     return { ok: false, error: `The search failed: ${error instanceof Error ? error.message : String(error)}` };
   }
-}
-
-async function newestFirst(files: FileHit[]): Promise<FileHit[]> {
-  const times = await Promise.all(files.map((file) => stat(file.path).then((s) => s.mtimeMs, () => 0)));
-  const order = files.map((file, i) => ({ file, time: times[i] ?? 0 }));
-  order.sort((a, b) => b.time - a.time || comparePaths(a.file.path, b.file.path));
-  return order.map((entry) => entry.file);
 }
 
 function formatFiles(files: FileHit[], limit: number, show: (abs: string) => string): ToolResult {

@@ -1,8 +1,8 @@
 /**
  * A session's background jobs: commands started by `bash` with `run_in_background`, each in its
  * own process group, their output kept in a bounded buffer the `job` tool reads with an offset.
- * The session owns one registry and stops every job in it when it closes; whatever is left when
- * the process exits is killed then, and the watchdog stops it when lembas is killed (SIGKILL).
+ * The session owns one registry and stops every job in it when it closes; whatever of it is left
+ * when the process exits is killed then, and the watchdog stops it when lembas is killed (SIGKILL).
  */
 import { pumpText } from "./text-pump.ts";
 import type { Subprocess } from "bun";
@@ -15,7 +15,7 @@ import { watchGroup } from "./watchdog.ts";
 /** Jobs of one session running at once. */
 export const MAX_RUNNING_JOBS = 8;
 /** Characters of output kept per job (the last ones). */
-export const JOB_OUTPUT_CHARS = 1024 * 1024;
+const JOB_OUTPUT_CHARS = 1024 * 1024;
 /** Finished jobs kept (with their output) for a later read; the oldest go first. */
 const KEEP_FINISHED = 8;
 /** After a job's shell ended, how long its pipes may take to close. */
@@ -33,28 +33,6 @@ export type JobStart = {
 
 /** Output read from a job: characters `from` to `to` of all it printed, `lost` of those asked for no longer kept. */
 export type JobRead = { text: string; from: number; to: number; total: number; lost: number };
-
-/** Every job's process group alive in this process, with its mark: what the exit hook kills. */
-const live = new Map<number, string>();
-/** Every job not yet ended, of every session: what the engine's stop waits for. */
-const ending = new Set<Promise<void>>();
-let hooked = false;
-
-function hookExit(): void {
-  if (hooked) return;
-  hooked = true;
-  process.on("exit", () => {
-    for (const [pid, mark] of live) {
-      killGroup(pid, "SIGKILL");
-      signalMarked(mark, "SIGKILL");
-    }
-  });
-}
-
-/** Waits (at most MS) for every job of the process to end: after the sessions were closed, at the engine's stop. */
-export async function jobsEnded(ms = KILL_GRACE_MS + 1_000): Promise<void> {
-  if (ending.size > 0) await within(Promise.allSettled([...ending]), ms);
-}
 
 /** One background command: its process, its state and the last of its output. */
 export class Job {
@@ -89,14 +67,10 @@ export class Job {
       stdout: "pipe",
       stderr: "pipe",
     });
-    hookExit();
-    live.set(this.proc.pid, mark);
     const unwatch = watchGroup(this.proc.pid);
     const onText = (text: string): void => this.append(text);
     const pumps = Promise.all([pumpText(this.proc.stdout.getReader(), onText), pumpText(this.proc.stderr.getReader(), onText)]);
     this.done = this.finish(pumps).finally(unwatch);
-    ending.add(this.done);
-    void this.done.finally(() => ending.delete(this.done));
   }
 
   get pid(): number {
@@ -143,6 +117,12 @@ export class Job {
     await this.done;
   }
 
+  /** Kills the job's group and whatever left it, at once and without waiting (the process exits). */
+  killNow(): void {
+    killGroup(this.proc.pid, "SIGKILL");
+    signalMarked(this.mark, "SIGKILL");
+  }
+
   private async finish(pumps: Promise<unknown>): Promise<void> {
     await this.proc.exited;
     this.exitCode = this.proc.exitCode;
@@ -155,7 +135,6 @@ export class Job {
     const left = !stopping && (await leftRunning(this.proc.pid, this.mark));
     if (left) stopRun(this.proc.pid, this.mark);
     await within(pumps, stopping || left ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS);
-    live.delete(this.proc.pid);
   }
 
   private append(text: string): void {
@@ -176,9 +155,17 @@ export class Job {
 /** Too many jobs running at once: said to the model as the tool's error. */
 export class JobLimitError extends Error {}
 
-/** One session's jobs, numbered job1, job2, … in the order they started. */
+/**
+ * One session's jobs, numbered job1, job2, … in the order they started. While one has not ended,
+ * the process's exit kills it.
+ */
 export class Jobs {
   private readonly jobs = new Map<string, Job>();
+  /** Jobs not ended yet, finished ones forgotten or not: what the exit kills and `ended` waits for. */
+  private readonly live = new Set<Job>();
+  private readonly killLive = (): void => {
+    for (const job of this.live) job.killNow();
+  };
   private next = 1;
   private closed = false;
 
@@ -196,6 +183,7 @@ export class Jobs {
     const job = new Job(`job${this.next}`, start.command, start, this.limits.chars);
     this.next++;
     this.jobs.set(job.id, job);
+    this.watch(job);
     this.forgetOldFinished();
     return job;
   }
@@ -212,6 +200,25 @@ export class Jobs {
   async stopAll(): Promise<void> {
     this.closed = true;
     await Promise.all(this.list().map((job) => job.stop()));
+  }
+
+  /** Waits (at most MS) for every job to end: after the session closed, at the engine's stop. */
+  async ended(ms = KILL_GRACE_MS + 1_000): Promise<void> {
+    if (this.live.size > 0) await within(Promise.allSettled([...this.live].map((job) => job.done)), ms);
+  }
+
+  /** Whether a job has not ended yet. */
+  get ending(): boolean {
+    return this.live.size > 0;
+  }
+
+  private watch(job: Job): void {
+    if (this.live.size === 0) process.on("exit", this.killLive);
+    this.live.add(job);
+    void job.done.finally(() => {
+      this.live.delete(job);
+      if (this.live.size === 0) process.off("exit", this.killLive);
+    });
   }
 
   private forgetOldFinished(): void {

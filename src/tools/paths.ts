@@ -1,3 +1,4 @@
+import { lstat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { isInside } from "../paths.ts";
@@ -36,4 +37,16 @@ export function comparePaths(a: string, b: string): number {
     if (x !== y) return x < y ? -1 : 1;
   }
   return pa.length - pb.length;
+}
+
+/**
+ * Found files with the most recently changed first (a link's own time, not its target's), ties in
+ * path order; one that cannot be read counts as oldest.
+ */
+export async function newestFirst<T>(found: readonly T[], pathOf: (item: T) => string): Promise<T[]> {
+  const times = await Promise.all(found.map((item) => lstat(pathOf(item)).then((s) => s.mtimeMs, () => 0)));
+  return found
+    .map((item, i) => ({ item, path: pathOf(item), time: times[i] ?? 0 }))
+    .sort((a, b) => b.time - a.time || comparePaths(a.path, b.path))
+    .map((entry) => entry.item);
 }

@@ -1,10 +1,12 @@
 import type { Stats } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
-import { basename, dirname, extname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import description from "./read.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { errorCode } from "../errors.ts";
+import { imageTypeOf, MAX_IMAGE_BYTES } from "../images.ts";
+import { editDistance } from "../suggest.ts";
 import { fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 
@@ -15,15 +17,6 @@ const MAX_WINDOW_CHARS = 29_000;
 const SNIFF_BYTES = 8192;
 /** Past the lines shown, newlines are counted in at most this many bytes to tell the total. */
 const COUNT_BUDGET_BYTES = 64 * 1024 * 1024;
-const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-
-const IMAGE_TYPES: Record<string, string> = {
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".webp": "image/webp",
-  ".gif": "image/gif",
-};
 
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
@@ -75,7 +68,7 @@ async function readFileAt(
   input: z.infer<ReturnType<typeof schema>>,
   ctx: ToolContext,
 ): Promise<ToolResult> {
-  const mimeType = IMAGE_TYPES[extname(abs).toLowerCase()];
+  const mimeType = imageTypeOf(abs);
   if (mimeType) return readImage(abs, shown, size, mimeType, ctx.vision);
   const head = new Uint8Array(await Bun.file(abs).slice(0, SNIFF_BYTES).arrayBuffer());
   if (isBinary(head)) return ok(`${shown} is a binary file, ${size} bytes: it is not shown.`, { meta: { binary: true, bytes: size } });
@@ -97,7 +90,7 @@ async function readImage(abs: string, shown: string, size: number, mimeType: str
 }
 
 /** Binary: a NUL byte in the first bytes, or bytes that are not UTF-8. */
-export function isBinary(head: Uint8Array): boolean {
+function isBinary(head: Uint8Array): boolean {
   if (head.includes(0)) return true;
   try {
     // stream: a character cut at the end of the sniffed bytes is not an error.
@@ -226,7 +219,7 @@ async function missingMessage(abs: string, shown: string, ctx: Pick<ToolContext,
 }
 
 /** Up to five names close to `wanted`: same letters ignoring case, one inside the other, or a few typos away. */
-export function similarNames(wanted: string, names: string[]): string[] {
+function similarNames(wanted: string, names: string[]): string[] {
   const want = wanted.toLowerCase();
   const stem = want.replace(/\.[^.]*$/, "");
   const scored = names.flatMap((name) => {
@@ -234,6 +227,8 @@ export function similarNames(wanted: string, names: string[]): string[] {
     const lowStem = low.replace(/\.[^.]*$/, "");
     if (low === want || lowStem === stem) return [{ name, score: 0 }];
     if (stem.length >= 3 && (low.includes(stem) || want.includes(lowStem))) return [{ name, score: 1 }];
+    // Lengths far apart are many edits apart: not worth measuring.
+    if (Math.abs(want.length - low.length) > 8) return [];
     const distance = editDistance(want, low);
     return distance <= Math.max(2, Math.floor(want.length / 4)) ? [{ name, score: 1 + distance }] : [];
   });
@@ -243,16 +238,3 @@ export function similarNames(wanted: string, names: string[]): string[] {
     .map((s) => s.name);
 }
 
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 8) return Number.POSITIVE_INFINITY;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = row;
-  }
-  return prev[b.length] ?? 0;
-}

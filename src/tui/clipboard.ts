@@ -3,11 +3,10 @@
  * osascript on macOS. Each run has a time limit, so a tool that waits (a clipboard owner that never
  * answers) never holds the terminal.
  */
+import { IMAGE_TYPES } from "../images.ts";
 
 /** The longest one tool is waited for. */
 const TOOL_TIMEOUT_MS = 3_000;
-/** The image types a prompt can carry, in the order a clipboard offering several is read. */
-const TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
 
 export type ClipboardImage = { ok: true; bytes: Uint8Array; mimeType: string } | { ok: false; message: string };
 
@@ -40,7 +39,7 @@ async function fromTool(tool: string, listArgs: string[], read: (type: string) =
   const failed = failure(tool, listed);
   if (failed) return failed;
   const offered = new Set(new TextDecoder().decode(listed.stdout).split(/\s+/));
-  const type = TYPES.find((t) => offered.has(t));
+  const type = IMAGE_TYPES.find((t) => offered.has(t));
   if (!type) return NO_IMAGE;
   const got = await run(read(type));
   return failure(tool, got) ?? (got.stdout.length > 0 ? { ok: true, bytes: got.stdout, mimeType: type } : NO_IMAGE);

@@ -1,11 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, extname, isAbsolute, resolve } from "node:path";
+import { basename, isAbsolute, resolve } from "node:path";
 import { MAX_BLOCK_BYTES } from "../front/blocks.ts";
+import { imageTypeOf } from "../images.ts";
 import type { PastedImage } from "./runtime.ts";
-
-/** The image files a dragged path may name, by extension, with the type the prompt's block carries. */
-const IMAGE_TYPES: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp", ".gif": "image/gif" };
 
 /** An image taken in, or why it was not (one line to show). */
 export type ImageTake = { ok: true; image: PastedImage; bytes: number } | { ok: false; message: string };
@@ -44,7 +42,7 @@ function imagePath(raw: string, cwd: string): string | null {
     }
   }
   if (text === "~" || text.startsWith("~/")) text = homedir() + text.slice(1);
-  if (!IMAGE_TYPES[extname(text).toLowerCase()]) return null;
+  if (!imageTypeOf(text)) return null;
   const path = isAbsolute(text) ? text : resolve(cwd, text);
   try {
     return statSync(path).isFile() ? path : null;
@@ -56,7 +54,7 @@ function imagePath(raw: string, cwd: string): string | null {
 /** Reads an image file for the next prompt; one too large for a block (10 MiB) is refused. */
 export function imageFromFile(path: string): ImageTake {
   const name = basename(path);
-  const mimeType = IMAGE_TYPES[extname(path).toLowerCase()];
+  const mimeType = imageTypeOf(path);
   if (!mimeType) return { ok: false, message: `${name} is not a png, jpeg, webp or gif image` };
   let size: number;
   try {

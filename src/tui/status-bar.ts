@@ -72,7 +72,6 @@ export class StatusBar implements Component {
     } else if (event.type === "mode") this.facts = { ...this.facts, mode: event.mode };
     else if (event.type === "model") this.facts = { ...this.facts, model: event.ref, effort: event.effort };
     else if (event.type === "inbox") this.waiting = event.count;
-    else if (event.type === "flash") this.say(event.message);
     else if (event.type === "done") this.waiting = 0;
   }
 

@@ -1,7 +1,6 @@
 import type { EditorTheme, MarkdownTheme, SelectListTheme } from "./kit.ts";
 
 export type ThemeName = "dark" | "light";
-export const THEMES: readonly ThemeName[] = ["dark", "light"];
 
 type Paint = (text: string) => string;
 

@@ -133,9 +133,6 @@ export class Transcript extends Container {
         block.deny(event);
         return true;
       }
-      case "retract":
-        this.retract();
-        return true;
       case "todos":
         // Redrawn in place only while it is the last block: one that scrolled up is left as it was.
         if (!this.todos || this.children.at(-1) !== this.todos) {
@@ -197,14 +194,6 @@ export class Transcript extends Container {
     this.tools.set(callId, block);
     this.addChild(block);
     return block;
-  }
-
-  /** A retried or cut model call: what its step streamed is taken back. */
-  private retract(): void {
-    if (this.answer) this.removeChild(this.answer);
-    if (this.reasoning && !this.reasoning.isFolded) this.removeChild(this.reasoning);
-    this.answer = null;
-    this.reasoning = null;
   }
 
   private endStep(): void {

@@ -1,10 +1,12 @@
 // A server that refuses a request field: the request goes again at once without it, and the
 // connection's model is not sent it again in this process. Real servers' wordings.
 import { afterEach, describe, expect, test } from "bun:test";
+import { Config } from "../../src/config/schema.ts";
 import { streamChat } from "../../src/model/client.ts";
 import type { Endpoint } from "../../src/model/endpoint.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
 import type { ChatRequest } from "../../src/model/request.ts";
+import { ModelRegistry } from "../../src/model/registry.ts";
 import { MemoryRejectedFields } from "../../src/model/request-fields.ts";
 
 const closers: (() => void)[] = [];
@@ -21,6 +23,9 @@ function refusing(refuses: (body: Record<string, unknown>) => boolean, status: n
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (path === "/v1/models") return Response.json({ object: "list", data: [{ id: "m", object: "model" }] });
+      if (path !== "/v1/chat/completions") return new Response("not found", { status: 404 });
       const parsed = (await req.json()) as Record<string, unknown>;
       bodies.push(parsed);
       if (refuses(parsed)) return new Response(body, { status, headers: { "content-type": "application/json" } });
@@ -144,5 +149,22 @@ describe("a field the server refuses", () => {
       [false, true],
       [false, false],
     ]);
+  });
+
+  test("is kept by the model registry that resolved the model: its sessions' calls share it, another registry's (another engine's) ask afresh", async () => {
+    const server = refusing((b) => "stream_options" in b, 400, JSON.stringify({ error: { message: "stream_options: Extra inputs are not permitted" } }));
+    const config = Config.parse({ model: "c/m", connections: { c: { base_url: server.url } } });
+    const call = async (registry: ModelRegistry): Promise<void> => {
+      const model = await registry.resolve(null);
+      for await (const _ of streamChat(model.endpoint, { model: model.servedId, messages: [{ role: "user", content: "hi" }], effort: "off" }, { retry, rejectedFields: model.rejectedFields })) {
+        // read to the end
+      }
+    };
+    const first = new ModelRegistry(config, [], {}, []);
+    await call(first);
+    await call(first);
+    expect(server.bodies.map((b) => "stream_options" in b)).toEqual([true, false, false]);
+    await call(new ModelRegistry(config, [], {}, []));
+    expect(server.bodies.map((b) => "stream_options" in b)).toEqual([true, false, false, true, false]);
   });
 });

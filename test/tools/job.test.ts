@@ -114,6 +114,22 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
     expect(job?.read(0, 10_000).text.length).toBe(1_000);
   });
 
+  test("each session's registry keeps its own jobs: its end is waited for apart from another's, and once they ended nothing of it stays hooked on the process's exit", async () => {
+    const before = process.listenerCount("exit");
+    const mine = new Jobs();
+    const other = new Jobs();
+    const { ctx } = context(mine);
+    const { ctx: otherCtx } = context(other);
+    await run(bashTool, { command: "sleep 100", run_in_background: true }, otherCtx);
+    await run(bashTool, { command: "echo done", run_in_background: true }, ctx);
+    await mine.ended();
+    expect([mine.ending, other.ending]).toEqual([false, true]);
+    expect(process.listenerCount("exit")).toBe(before + 1);
+    await other.stopAll();
+    expect(other.ending).toBe(false);
+    expect(process.listenerCount("exit")).toBe(before);
+  });
+
   test("stopping the registry (the session closing) stops every job, one ignoring SIGTERM too, and none starts after", async () => {
     const jobs = new Jobs();
     const { ctx } = context(jobs);
