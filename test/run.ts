@@ -8,12 +8,13 @@
  *
  * LEMBAS_TEST_JOBS sets how many files run at once (default: the cores, plus two, since most
  * tests wait on a child process rather than compute). Every test keeps to its own temp dirs and
- * tmux sockets, so files do not see each other.
+ * tmux sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone,
+ * at the end.
  */
 import { readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
-import { SLOW, spawns } from "./tiers.ts";
+import { ALONE, SLOW, spawns } from "./tiers.ts";
 
 const root = join(import.meta.dir, "..");
 const PER_TEST_TIMEOUT_MS = "30000";
@@ -72,16 +73,18 @@ async function main(): Promise<number> {
   }
   const jobs = Number(process.env.LEMBAS_TEST_JOBS) || availableParallelism() + 2;
   const started = performance.now();
-  const queue = [...files];
+  const alone = files.filter((f) => ALONE.includes(f));
+  const queue = files.filter((f) => !ALONE.includes(f));
   const outcomes: Outcome[] = [];
-  async function worker(): Promise<void> {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+  async function worker(from: string[]): Promise<void> {
+    for (let file = from.shift(); file !== undefined; file = from.shift()) {
       const outcome = await runFile(file);
       outcomes.push(outcome);
       process.stdout.write(`\n${relative(root, join(root, file))} (${(outcome.ms / 1000).toFixed(1)} s):\n${outcome.output.trimEnd()}\n`);
     }
   }
-  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, () => worker(queue)));
+  await worker(alone);
   const failed = outcomes.filter((o) => o.code !== 0 || o.fail > 0);
   const sum = (key: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[key], 0);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

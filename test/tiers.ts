@@ -63,6 +63,13 @@ export const SLOW = [
   "test/engine/project-files-watch.test.ts",
 ];
 
+/**
+ * Files that run alone, once the others have ended: a service that starts stops every process a
+ * killed lembas left running on the machine (src/tools/run-mark.ts), so another file's service would
+ * stop what these leave running on purpose and then look for.
+ */
+export const ALONE = ["test/service/leftovers.test.ts"];
+
 /** True when a test file, read as text, imports a support module that spawns something. */
 export function spawns(source: string): boolean {
   for (const match of source.matchAll(/from "((?:\.\.?\/)+)(?:support\/)?([\w-]+)\.ts"/g)) {
