@@ -9,6 +9,7 @@ import { dialectById } from "./dialects.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import { displayUrl, networkError, readBounded, serverMessage } from "./errors.ts";
 import { describeWait } from "./retry.ts";
+import { waitMs } from "../timing.ts";
 
 export type ToolsProbe = { tools: "yes" | "no" | "unknown"; said: string | null };
 
@@ -36,7 +37,7 @@ export async function probeTools(
     ...endpoint.body,
   };
   const fetchFn = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  const timeoutMs = options.timeoutMs ?? waitMs("MODEL_PROBE_MS", 15_000);
   const signal = AbortSignal.timeout(timeoutMs);
   // A server that hangs is said as one, not as a request "stopped" (which reads as the person's doing).
   const silent = (): ToolsProbe => ({ tools: "unknown", said: `the model server at ${displayUrl(endpoint.baseUrl)} did not answer within ${describeWait(timeoutMs)}` });

@@ -25,6 +25,7 @@ import { linkRelay } from "./router.ts";
 import { serviceSessionEnv } from "./session-env.ts";
 import { claimService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
+import { waitMs } from "../timing.ts";
 
 /** How often the service looks for logins made or removed since it started. */
 const LOGINS_EVERY_MS = 5000;
@@ -135,7 +136,7 @@ export async function runService(ctx: Context): Promise<void> {
     return true;
   };
   if (!syncLogins()) log("no logins yet: lembas login URL links this device to an instance");
-  const loginTimer = setInterval(syncLogins, LOGINS_EVERY_MS);
+  const loginTimer = setInterval(syncLogins, waitMs("LOGINS_EVERY_MS", LOGINS_EVERY_MS));
   // Turn ids of sessions untouched for 30 days are forgotten (the spec's pruning of the turns file).
   const prune = () => {
     try {

@@ -9,6 +9,7 @@ import { killGroup } from "../tools/process-group.ts";
 import { randomUUID } from "node:crypto";
 import type { Env } from "../config/paths.ts";
 import { type Shell, detectShell, readPasswdShell } from "../terminal/shell.ts";
+import { waitMs } from "../timing.ts";
 
 /** How long the login shell may take to start and print its environment. */
 export const CAPTURE_TIMEOUT_MS = 5000;
@@ -23,7 +24,7 @@ const NOISE = new Set([
 export type Captured = { ok: true; env: Record<string, string>; shell: string } | { ok: false; why: string; shell: string };
 
 /** The login shell's environment, without the per-shell noise and lembas's own variables; never throws. */
-export async function captureLoginEnv(env: Env = process.env, timeoutMs = CAPTURE_TIMEOUT_MS): Promise<Captured> {
+export async function captureLoginEnv(env: Env = process.env, timeoutMs = waitMs("LOGIN_SHELL_MS", CAPTURE_TIMEOUT_MS)): Promise<Captured> {
   const shell = detectShell(env, readPasswdShell());
   const marker = `lembas-env-${randomUUID()}`;
   const script = `printf '\\n%s\\n' ${marker}; command env -0; printf '\\n%s\\n' ${marker}`;

@@ -4,6 +4,7 @@ import { listModels, type ModelInfo } from "../model/models.ts";
 import { listLogins } from "../store/logins.ts";
 import type { AppSurface } from "./app.ts";
 import { Form } from "./form.ts";
+import { waitMs } from "../timing.ts";
 
 /** A connection checked by listing its models: what config.yaml gets once a model is picked. */
 export type CheckedConnection = { name: string; connection: Connection; models: ModelInfo[] };
@@ -47,7 +48,7 @@ async function checkConnection(app: AppSurface, input: string, apiKey: string, w
   const name = wanted || nameFor(baseUrl, taken);
   if (!NAME.test(name)) return `the name ${name}: a name is letters, digits, . _ -`;
   if (taken.has(name)) return `the name ${name} is taken already (by a connection or a login): give another`;
-  const listed = await listModels({ name, baseUrl, apiKey: apiKey || null }, { timeoutMs: 10_000, signal });
+  const listed = await listModels({ name, baseUrl, apiKey: apiKey || null }, { timeoutMs: waitMs("CONNECTION_CHECK_MS", 10_000), signal });
   if (!listed.ok) return listed.error.message;
   if (listed.value.chat.length === 0) return `${baseUrl} lists no chat models: load or pull one there, then try again`;
   return { name, connection: { base_url: baseUrl, ...(apiKey ? { api_key: apiKey } : {}) }, models: listed.value.chat };

@@ -2,16 +2,15 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findSandbox } from "../../src/tools/sandbox.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { type Device, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import { processesTagged } from "../mcp/processes.ts";
 import { ROOT } from "../support/run.ts";
 import { killSleeps, pathWithoutSandbox, sleepsWith, uniqueSleep, waitUntil } from "../support/procs.ts";
+import { bwrapSandbox } from "../support/tools.ts";
 
-const bwrap = findSandbox().kind === "bwrap";
-if (!bwrap) console.warn("SKIPPED in part: the sandboxed half of the hang-up tests needs bubblewrap");
+const bwrap = bwrapSandbox("the sandboxed half of the hang-up tests");
 
 let a: StdioAgent | null = null;
 let d: Device | null = null;

@@ -11,6 +11,7 @@ import { type Instance, startInstance } from "../support/instance.ts";
 import { mcpHttpHandler } from "../support/mcp-server.ts";
 import { rpcError } from "../support/rpc.ts";
 import { ROOT, runLembas, type Sandbox, sandbox } from "../support/run.ts";
+import { bwrapSandbox } from "../support/tools.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
 
@@ -129,10 +130,9 @@ describe("lembas mcp list of a server that writes terminal control", () => {
   });
 });
 
-const sandboxFound = findSandbox();
-if (sandboxFound.kind !== "bwrap") console.warn(`SKIPPED: lembas mcp list's sandbox test needs bubblewrap, and here ${sandboxFound.kind === "none" ? sandboxFound.why : sandboxFound.kind}`);
+const bwrap = bwrapSandbox("lembas mcp list's sandbox test");
 
-describe.skipIf(sandboxFound.kind !== "bwrap")("lembas mcp list and doctor in the tools' sandbox", () => {
+describe.skipIf(!bwrap)("lembas mcp list and doctor in the tools' sandbox", () => {
   test("start the servers as a session does: lembas.db is out of their sight", async () => {
     mkdirSync(box.configDir, { recursive: true });
     const db = join(box.stateDir, "lembas.db");

@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { type Device, startDevice } from "../support/device.ts";
 import type { Link } from "../support/instance.ts";
 import { rpcError } from "../support/rpc.ts";
+import { tool } from "../support/tools.ts";
+
+const zsh = tool("zsh", "zsh", "the zsh prompt marks over the link");
+const fish = tool("fish", "fish", "the fish prompt marks over the link");
 
 let d: Device;
 afterEach(() => d.close());
@@ -163,8 +167,8 @@ describe("remote terminals", () => {
     }
   }
 
-  test.if(Bun.which("zsh") !== null)("zsh with integration marks its prompts too", async () => {
-    const link = await terminalDevice({ shell: Bun.which("zsh") ?? "zsh" });
+  test.if(zsh !== null)("zsh with integration marks its prompts too", async () => {
+    const link = await terminalDevice({ shell: zsh ?? "zsh" });
     const { terminalId, shell } = await open(link);
     expect(shell).toBe("zsh");
     const term = screen(link, terminalId);
@@ -173,8 +177,8 @@ describe("remote terminals", () => {
     await term.waitFor(/133;D;1/);
   }, 30_000);
 
-  test.if(Bun.which("fish") !== null)("fish with integration marks its prompts too", async () => {
-    const link = await terminalDevice({ shell: Bun.which("fish") ?? "fish" });
+  test.if(fish !== null)("fish with integration marks its prompts too", async () => {
+    const link = await terminalDevice({ shell: fish ?? "fish" });
     const { terminalId, shell } = await open(link);
     expect(shell).toBe("fish");
     const term = screen(link, terminalId);

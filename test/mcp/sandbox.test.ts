@@ -10,11 +10,10 @@ import { cleanupTempDirs, makeContext } from "../tools/context.ts";
 import { type EngineHarness, engineHarness, ofType, step } from "../support/engine.ts";
 import { ROOT } from "../support/run.ts";
 import { processesTagged } from "./processes.ts";
+import { bwrapSandbox } from "../support/tools.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
-const found = findSandbox();
-const bwrap = found.kind === "bwrap";
-if (!bwrap) console.warn(`SKIPPED: the MCP sandbox tests need bubblewrap, and here ${found.kind === "none" ? found.why : `the sandbox is ${found.kind}`}`);
+const bwrap = bwrapSandbox("the MCP sandbox tests");
 
 afterAll(cleanupTempDirs);
 

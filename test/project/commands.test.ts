@@ -2,9 +2,10 @@ import { expect, test } from "bun:test";
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { tool } from "../support/tools.ts";
 
 // Root lists any directory: the check runs as nobody, through setpriv, when this process can.
-const setpriv = Bun.which("setpriv");
+const setpriv = tool("setpriv", "util-linux", "the unlistable command directory test");
 const asNobody = process.getuid?.() === 0 && setpriv !== null;
 const MODULE = resolve(import.meta.dir, "../../src/project/commands.ts");
 

@@ -6,6 +6,7 @@ import { protectedPaths } from "../../src/project/protected.ts";
 import { openDb } from "../../src/store/db.ts";
 import { saveFileChanges } from "../../src/store/files.ts";
 import { cleanup, tempDir, writeFiles } from "./tree.ts";
+import { tool } from "../support/tools.ts";
 
 afterAll(cleanup);
 
@@ -26,7 +27,7 @@ const PROJECT = {
 };
 const SECRET = /(^|\/)(\.env|id_rsa|server\.pem|\.ssh)/;
 
-const rg = Bun.which("rg");
+const rg = tool("rg", "ripgrep", "the ripgrep half of these tests");
 const listers: [string, string | null][] = [
   ["ripgrep", rg],
   ["the walker", null],

@@ -5,10 +5,11 @@ import { createFileIndexes, entriesOf, type FileIndexOptions, openFileIndex, ref
 import { boostOf, decayed, HALF_LIFE_MS, MAX_BOOST, recentUses, recordUse } from "../../src/project/frecency.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { cleanup, tempDir, writeFiles } from "./tree.ts";
+import { tool } from "../support/tools.ts";
 
 afterAll(cleanup);
 
-const rg = Bun.which("rg");
+const rg = tool("rg", "ripgrep", "the ripgrep half of these tests");
 const DAY = 24 * 60 * 60 * 1000;
 
 /** A database in a fresh state dir, a project, and options with a clock the test moves. */

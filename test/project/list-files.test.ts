@@ -2,10 +2,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type FileLister, listFiles } from "../../src/project/list-files.ts";
 import { cleanup, tempDir, writeFiles } from "./tree.ts";
+import { tool } from "../support/tools.ts";
 
 afterAll(cleanup);
 
-const rg = Bun.which("rg");
+const rg = tool("rg", "ripgrep", "the ripgrep half of these tests");
 const listers: [string, string | null][] = [
   ["ripgrep", rg],
   ["the walker", null],

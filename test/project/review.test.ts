@@ -3,14 +3,17 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { reviewInput } from "../../src/project/review.ts";
+import { tool } from "../support/tools.ts";
 
 function git(cwd: string, ...args: string[]): void {
   const done = Bun.spawnSync(["git", ...args], { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" } });
   if (done.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${done.stderr.toString()}`);
 }
 
+const haveGit = tool("git", "git", "the attack on /review's diff") !== null;
+
 describe("/review's diff", () => {
-  test.skipIf(!Bun.which("git"))("attack: a repository's own config runs nothing (fsmonitor, a filter, textconv, an external diff)", async () => {
+  test.skipIf(!haveGit)("attack: a repository's own config runs nothing (fsmonitor, a filter, textconv, an external diff)", async () => {
     const root = mkdtempSync(join(tmpdir(), "lembas-review-"));
     try {
       git(root, "init", "-q", "-b", "main");

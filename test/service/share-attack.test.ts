@@ -81,7 +81,8 @@ describe.skipIf(!HAVE_TMUX)("sharing, attacked", () => {
     const answer = await prompt(link, sessionId, huge, "huge-1", 30_000);
     expect(answer.stopReason).toBe("end_turn");
     expect(Date.now() - started).toBeLessThan(15_000);
-    await s.waitFor("read it all");
+    // The terminal draws 3 MB of prompt first: on a busy machine that takes longer than a wait's 5 s.
+    await s.waitFor("read it all", 15_000);
     await s.type("and now me", "Enter");
     await s.waitFor("typed after", 10_000);
   }, 45_000);

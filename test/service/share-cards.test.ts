@@ -29,10 +29,10 @@ afterEach(async () => {
 });
 
 /** A device serving one link, the terminal open in its project (args), and the shared session's id. */
-async function sharedTerminal(opts: { args?: string[]; maxMode?: string } = {}): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }> {
+async function sharedTerminal(opts: { args?: string[]; maxMode?: string; approvalTimeout?: number } = {}): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }> {
   const first = await startDevice();
   device = first;
-  const d = opts.maxMode ? await withMaxMode(first, opts.maxMode) : first;
+  const d = opts.maxMode || opts.approvalTimeout ? await withMaxMode(first, opts.maxMode ?? "edit", opts.approvalTimeout) : first;
   const link = await d.serve();
   screen = await openScreen(d.box, { cwd: d.project, args: opts.args ?? [] });
   await screen.waitFor("test/test-model");
@@ -40,11 +40,11 @@ async function sharedTerminal(opts: { args?: string[]; maxMode?: string } = {}):
   return { d, link, s: screen, sessionId: announce.sessionId };
 }
 
-async function withMaxMode(d: Device, maxMode: string): Promise<Device> {
+async function withMaxMode(d: Device, maxMode: string, approvalTimeout = 5): Promise<Device> {
   const { writeFileSync } = await import("node:fs");
   writeFileSync(
     join(d.box.configDir, "config.yaml"),
-    `model: test/test-model\nconnections:\n  test:\n    base_url: ${d.model.url}\nremote:\n  roots: [${d.work}]\n  max_mode: ${maxMode}\n  approval_timeout: 5\n`,
+    `model: test/test-model\nconnections:\n  test:\n    base_url: ${d.model.url}\nremote:\n  roots: [${d.work}]\n  max_mode: ${maxMode}\n  approval_timeout: ${approvalTimeout}\n`,
   );
   return d;
 }
@@ -95,15 +95,15 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
     expect(link.notifications.some((n) => n.method === "_lembas/permission/settled")).toBe(false);
   }, 60_000);
 
-  test("a patient approval is not timed out by the device (remote.approval_timeout is 5 s)", async () => {
-    const { d, link, s } = await sharedTerminal();
+  test("a patient approval is not timed out by the device (remote.approval_timeout is 1 s)", async () => {
+    const { d, link, s } = await sharedTerminal({ approvalTimeout: 1 });
     held(link, "session/request_permission");
     d.model.push(bash("touch late.txt"), step({ text: "late but allowed" }));
     await s.write("make a file");
     await s.type("Enter");
     await link.waitForRequest("session/request_permission", 15_000);
     await s.waitFor("Yes, once");
-    await Bun.sleep(6500);
+    await Bun.sleep(2500);
     expect(s.text()).toContain("Yes, once");
     expect(link.notifications.some((n) => n.method === "_lembas/permission/settled")).toBe(false);
     await s.type(digitOf(s, "Yes, once"));

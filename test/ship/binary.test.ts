@@ -7,6 +7,7 @@ import { ALL_TOOLS, toolByName } from "../../src/tools/index.ts";
 import { inputSchema } from "../../src/tools/tool.ts";
 import { initializeParams, startStdioAgent } from "../support/acp.ts";
 import { isStep, step } from "../support/engine.ts";
+import { tool } from "../support/tools.ts";
 
 const MCP_SERVER = join(import.meta.dir, "../support/mcp-server.ts");
 
@@ -61,8 +62,7 @@ test("the compiled binary runs a command (in its sandbox, watched for undo) and 
     const step2 = a.model.requests.filter((r) => isStep(r.body)).at(-1);
     const result = String(step2?.body.messages?.findLast((m) => m.role === "tool")?.content ?? "");
     // The state dir is empty inside the sandbox (bwrap is installed in CI).
-    if (Bun.which("bwrap")) expect(result.trim().split("\n").at(-1)?.trim()).toBe("0");
-    else console.warn("SKIPPED the sandbox check: bwrap is not installed");
+    if (tool("bwrap", "bubblewrap", "the compiled binary's sandbox check")) expect(result.trim().split("\n").at(-1)?.trim()).toBe("0");
     const undo = (await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] })) as unknown as {
       _meta: { lembas: { undone: { files: string[] } } };
     };

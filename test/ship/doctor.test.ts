@@ -6,6 +6,7 @@ import { openDb } from "../../src/store/db.ts";
 import { saveLogin } from "../../src/store/logins.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 import { type Sandbox, runLembas, sandbox } from "../support/run.ts";
+import { tool } from "../support/tools.ts";
 
 let box: Sandbox;
 let model: ScriptedModel;
@@ -60,8 +61,7 @@ test("a good config with a reachable model is all ok, exit 0", async () => {
 });
 
 test("doctor says which sandbox the tools' commands run in, or that there is none and what that means", async () => {
-  const bwrap = Bun.which("bwrap");
-  if (!bwrap) console.warn("SKIPPED in part: the bwrap line of doctor needs bubblewrap");
+  const bwrap = tool("bwrap", "bubblewrap", "doctor's bwrap line");
   const result = await runLembas(box, ["doctor"]);
   const line = result.stdout.split("\n").find((l) => l.includes("sandbox for the tools' commands"));
   const asRoot = process.getuid?.() === 0 ? ", and runs root's commands without the capabilities that would undo that" : "";

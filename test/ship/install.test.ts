@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Server } from "bun";
 import { TARGETS, hostTarget, sha256File, sumsFile } from "../../build.ts";
 import { ROOT } from "../support/run.ts";
+import { tool } from "../support/tools.ts";
 
 const INSTALL_SH = join(ROOT, "install.sh");
 let root: string;
@@ -99,9 +100,10 @@ function expectUntouched(old: string): void {
   expect(readdirSync(tmp)).toEqual([]);
 }
 
-test.skipIf(!Bun.which("shellcheck"))("install.sh is POSIX sh that shellcheck passes (where shellcheck is installed)", () => {
-  const shellcheck = Bun.which("shellcheck") ?? "shellcheck";
-  const result = Bun.spawnSync([shellcheck, "--shell=sh", INSTALL_SH], { stdout: "pipe" });
+const shellcheck = tool("shellcheck", "shellcheck", "the check of install.sh");
+
+test.skipIf(!shellcheck)("install.sh is POSIX sh that shellcheck passes (where shellcheck is installed)", () => {
+  const result = Bun.spawnSync([shellcheck ?? "shellcheck", "--shell=sh", INSTALL_SH], { stdout: "pipe" });
   expect(result.stdout.toString()).toBe("");
   expect(result.exitCode).toBe(0);
 });
@@ -195,7 +197,10 @@ test("it replaces a binary that is running: the old process keeps running, the n
   }
 });
 
-test.skipIf(!Bun.which("wget") || !Bun.which("shasum"))("without curl and sha256sum it uses wget and shasum", async () => {
+const wget = tool("wget", "wget", "install.sh's wget and shasum path");
+const shasum = tool("shasum", "perl", "install.sh's wget and shasum path");
+
+test.skipIf(!wget || !shasum)("without curl and sha256sum it uses wget and shasum", async () => {
   // Every tool of /usr/bin and /bin but curl and sha256sum.
   const tools = join(box, "tools");
   mkdirSync(tools);

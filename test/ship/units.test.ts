@@ -12,6 +12,7 @@ import {
   systemdUnit,
   systemdUnitPath,
 } from "../../src/service/units.ts";
+import { tool } from "../support/tools.ts";
 
 const spec: ServiceSpec = {
   command: ["/home/me/.local/bin/lembas", "serve"],
@@ -55,8 +56,10 @@ test("a relative program or a line break in a value is refused with a sentence",
   expect(() => launchdPlist({ ...spec, command: ["lembas", "serve"] })).toThrow("must be an absolute path");
 });
 
-test.skipIf(!Bun.which("systemd-analyze"))("systemd-analyze verify accepts the unit (where systemd is installed)", () => {
-  const analyze = Bun.which("systemd-analyze") ?? "systemd-analyze";
+const analyzer = tool("systemd-analyze", "systemd", "the check of the systemd unit");
+
+test.skipIf(!analyzer)("systemd-analyze verify accepts the unit (where systemd is installed)", () => {
+  const analyze = analyzer ?? "systemd-analyze";
   const dir = mkdtempSync(join(tmpdir(), "lembas-unit-"));
   try {
     const file = join(dir, "lembas.service");

@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_WAIT_MS, sleep } from "./recorder.ts";
 import { ENTRY, profiling, type Sandbox } from "./run.ts";
+import { tool } from "./tools.ts";
 
-export const HAVE_TMUX = Bun.which("tmux") !== null;
-if (!HAVE_TMUX) console.warn("\n!!! tmux is not installed: the terminal UI tests are SKIPPED (CI installs it) !!!\n");
+export const HAVE_TMUX = tool("tmux", "tmux", "the interactive terminal's tests (each drives it in tmux)") !== null;
 
 let count = 0;
 

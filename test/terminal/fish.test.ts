@@ -3,10 +3,11 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { cleanup, commandMarks, ends, makeHome, openScreen, startDirectoryMarks } from "./support.ts";
+import { tool } from "../support/tools.ts";
 
 afterEach(cleanup);
 
-const FISH = Bun.which("fish");
+const FISH = tool("fish", "fish", "the fish shell integration tests");
 const B = "\x1b]133;B\x07";
 
 /** No greeting; the person's config counts its reading in ~/count. */

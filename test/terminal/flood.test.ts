@@ -2,8 +2,11 @@ import { afterEach, expect, test } from "bun:test";
 import { createOutput, OUTPUT_LIMITS } from "../../src/terminal/output.ts";
 import { openPty, type Pty } from "../../src/terminal/pty.ts";
 
-const LINES = 2_000_000;
-/** 100-byte lines, each different: 200 MB exactly. OPOST off, so the bytes are seq's own. */
+const LINES = 700_000;
+/**
+ * 100-byte lines, each different: 70 MB, over twice the output's overflow cap (OUTPUT_LIMITS.capBytes)
+ * and 66 times its high water, enough to prove both bounds. OPOST off, so the bytes are seq's own.
+ */
 const SCRIPT = `stty -opost; seq -f '%099.0f' 1 ${LINES}`;
 /** The consumer passes bytes on at this rate: slower than the PTY, so flow control must engage. */
 const CONSUMER_BYTES_PER_MS = 25_000;
@@ -16,7 +19,7 @@ afterEach(async () => {
   pty = null;
 });
 
-test("a 200 MB flood read by a slow consumer arrives whole, byte for byte, in bounded memory", async () => {
+test("a 70 MB flood (over twice the overflow cap) read by a slow consumer arrives whole, byte for byte, in bounded memory", async () => {
   const started = performance.now();
   const hash = new Bun.CryptoHasher("sha256");
   let received = 0;
@@ -59,8 +62,9 @@ test("a 200 MB flood read by a slow consumer arrives whole, byte for byte, in bo
   }
   const seconds = (performance.now() - started) / 1000;
   const stats = output.stats();
-  console.log(JSON.stringify({ flood: "200 MB, slow consumer", seconds: round(seconds), mbPerS: round(received / 1e6 / seconds), ...stats, maxBuffered }));
+  console.log(JSON.stringify({ flood: "70 MB, slow consumer", seconds: round(seconds), mbPerS: round(received / 1e6 / seconds), ...stats, maxBuffered }));
 
+  expect(LINES * 100).toBeGreaterThanOrEqual(2 * OUTPUT_LIMITS.capBytes);
   expect(overflowed).toBe(false);
   expect(received).toBe(LINES * 100);
   const expected = (await new Response(reference.stdout).text()).split(" ")[0];

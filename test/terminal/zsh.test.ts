@@ -3,10 +3,11 @@ import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { cleanup, commandMarks, ends, makeHome, openScreen, startDirectoryMarks } from "./support.ts";
+import { tool } from "../support/tools.ts";
 
 afterEach(cleanup);
 
-const ZSH = Bun.which("zsh");
+const ZSH = tool("zsh", "zsh", "the zsh shell integration tests");
 const B = "\x1b]133;B\x07";
 const A = "\x1b]133;A\x07";
 

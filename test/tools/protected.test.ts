@@ -8,6 +8,7 @@ import { protectedPaths, protectionJudge } from "../../src/project/protected.ts"
 import { readTool } from "../../src/tools/read.ts";
 import type { ToolContext } from "../../src/tools/tool.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
+import { tool } from "../support/tools.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -53,7 +54,7 @@ function linkedProject(globs: string[] = ["infra/**"]): { root: string; ctx: Too
   return { root, ctx: { ...context(root), protection: protectionJudge(root, rules) } };
 }
 
-const rg = Bun.which("rg");
+const rg = tool("rg", "ripgrep", "the ripgrep half of these tests");
 const engines: [string, string | null][] = [
   ["ripgrep", rg],
   ["the fallback", null],

@@ -8,9 +8,7 @@ import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
 
-const found = findSandbox();
-const bwrap = found.kind === "bwrap";
-if (!bwrap) console.warn(`SKIPPED: the bwrap sandbox tests need bubblewrap, and here ${found.kind === "none" ? found.why : `the sandbox is ${found.kind}`}`);
+const bwrap = bwrapSandbox("the bwrap sandbox tests");
 
 /** A project, and a state dir beside it (outside it) holding a secret, hidden from the commands. */
 function sandboxed(opts: { signal?: AbortSignal } = {}) {
@@ -174,7 +172,7 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
 });
 
 const asRoot = process.getuid?.() === 0;
-const python = Bun.which("python3");
+const python = tool("python3", "python3", "the sandbox's file handle and session bus tests");
 if (bwrap && !asRoot) console.warn("SKIPPED: the sandbox tests for root need to run as root");
 
 describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the sandbox apart", () => {
@@ -248,7 +246,7 @@ describe.skipIf(!bwrap || !asRoot)("run as root, the command cannot take the san
   });
 });
 
-const setpriv = Bun.which("setpriv");
+const setpriv = tool("setpriv", "util-linux", "the sandbox tests as a user other than root");
 const SANDBOX = join(import.meta.dir, "../../src/tools/sandbox.ts");
 
 describe.skipIf(!bwrap || !asRoot || !setpriv)("run as a user other than root", () => {
@@ -296,6 +294,7 @@ else:
     fd = libc.open_by_handle_at(os.open("/", os.O_RDONLY), ctypes.byref(h), os.O_RDONLY)
     print(os.read(fd, 100).decode() if fd >= 0 else "refused: " + os.strerror(ctypes.get_errno()))
 `;
+import { bwrapSandbox, tool } from "../support/tools.ts";
 
 /** A file under /sys/kernel that root may write to outside the sandbox, if this kernel has one. */
 function writableSysFile(): string | null {

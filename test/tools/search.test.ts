@@ -6,6 +6,7 @@ import { createGrepTool } from "../../src/tools/grep.ts";
 import { listTool } from "../../src/tools/list.ts";
 import { search } from "../../src/tools/search.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
+import { tool } from "../support/tools.ts";
 
 afterAll(cleanupTempDirs);
 
@@ -42,7 +43,7 @@ const PROJECT = {
   "src/a.ts": "const needle = 1;\ntwo\nthree\nfour\nfive\nsix\nNeedle again\neight\n",
 };
 
-const rg = Bun.which("rg");
+const rg = tool("rg", "ripgrep", "the ripgrep half of these tests");
 const engines: [string, string | null][] = [
   ["ripgrep", rg],
   ["the fallback", null],

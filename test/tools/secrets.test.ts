@@ -8,6 +8,7 @@ import { findSandbox } from "../../src/tools/sandbox.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
 import { projectSandbox, runLembas } from "../support/run.ts";
+import { bwrapSandbox } from "../support/tools.ts";
 
 let h: EngineHarness | null = null;
 afterEach(async () => {
@@ -64,10 +65,9 @@ describe("secrets stay out of the bash tool's environment", () => {
   });
 });
 
-const sandbox = findSandbox();
-if (sandbox.kind !== "bwrap") console.warn(`SKIPPED: the engine's sandbox tests need bubblewrap (${sandbox.kind === "none" ? sandbox.why : sandbox.kind})`);
+const bwrap = bwrapSandbox("the engine's sandbox tests");
 
-describe.skipIf(sandbox.kind !== "bwrap")("the device token is out of the bash tool's reach", () => {
+describe.skipIf(!bwrap)("the device token is out of the bash tool's reach", () => {
   test("the database and the config dir cannot be read, the lembas process is not in /proc, and the command still works", async () => {
     const outside = `/tmp/lembas-outside-${process.pid}-${Date.now()}.txt`;
     writeFileSync(outside, "read from outside\n");
@@ -102,7 +102,7 @@ describe.skipIf(sandbox.kind !== "bwrap")("the device token is out of the bash t
   });
 });
 
-describe.skipIf(sandbox.kind !== "bwrap")("the state dir is hidden however it is given and wherever the session is", () => {
+describe.skipIf(!bwrap)("the state dir is hidden however it is given and wherever the session is", () => {
   test("a LEMBAS_STATE_DIR through a symlink, with a trailing slash, in a session rooted at a dir holding it", async () => {
     const model = await startModel();
     const box = projectSandbox(model.url);

@@ -101,11 +101,11 @@ describe.skipIf(!HAVE_TMUX)("review 2: the first run's connection form", () => {
   function bare(): void {
     writeFileSync(join(box.configDir, "config.yaml"), "# keep this comment\neffort: high\n");
   }
-  async function openBare(): Promise<Screen> {
+  async function openBare(env: Record<string, string> = {}): Promise<Screen> {
     const closed = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const port = closed.port;
     closed.stop(true);
-    const screen = await suite.open([], { env: { LEMBAS_LOCAL_PORTS: String(port) }, ready: "Add an OpenAI-compatible connection" });
+    const screen = await suite.open([], { env: { LEMBAS_LOCAL_PORTS: String(port), ...env }, ready: "Add an OpenAI-compatible connection" });
     await screen.type("Down", "Enter");
     await screen.waitFor("base URL:");
     return screen;
@@ -148,7 +148,8 @@ describe.skipIf(!HAVE_TMUX)("review 2: the first run's connection form", () => {
   test("a server that hangs: the check times out in one line and the form stays", async () => {
     bare();
     server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: () => new Promise<Response>(() => {}) });
-    const screen = await openBare();
+    // The check's bound (10 s) cut to 2 s, so that the test does not sit it out.
+    const screen = await openBare({ LEMBAS_TEST_CONNECTION_CHECK_MS: "2000" });
     await screen.write(`http://127.0.0.1:${server.port}/v1`);
     await screen.type("Enter", "Enter", "Enter");
     await screen.waitFor("checking…");

@@ -1,0 +1,23 @@
+/**
+ * Waits the test suite shortens, so that it does not sit out the product's real bounds. Each is read
+ * from its LEMBAS_TEST_* variable here and nowhere else; unset (as for everyone but the tests), the
+ * product's own default stands.
+ */
+const WAITS = {
+  /** How long doctor's probe waits for a chat answer (15 s). */
+  MODEL_PROBE_MS: "LEMBAS_TEST_MODEL_PROBE_MS",
+  /** How long the first run's connection form waits for a server's model list (10 s). */
+  CONNECTION_CHECK_MS: "LEMBAS_TEST_CONNECTION_CHECK_MS",
+  /** How long the service waits for the login shell's environment (5 s). */
+  LOGIN_SHELL_MS: "LEMBAS_TEST_LOGIN_SHELL_MS",
+  /** How often the service looks for logins added or removed (5 s). */
+  LOGINS_EVERY_MS: "LEMBAS_TEST_LOGINS_EVERY_MS",
+} as const;
+
+export type Wait = keyof typeof WAITS;
+
+/** The wait's test override in ms when one is set to a positive integer, else `defaultMs`. */
+export function waitMs(wait: Wait, defaultMs: number, env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env[WAITS[wait]]);
+  return Number.isInteger(n) && n > 0 ? n : defaultMs;
+}

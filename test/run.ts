@@ -1,0 +1,99 @@
+/**
+ * Runs the test files in parallel: `bun test` once per file, a few at a time, each file's output
+ * printed whole when it ends, then one closing line ("N passed, N failed").
+ *
+ *   bun test/run.ts                 every file (npm test)
+ *   bun test/run.ts --fast          the fast tier (npm run test:fast): see tiers.ts
+ *   bun test/run.ts test/tui        the files under these paths
+ *
+ * LEMBAS_TEST_JOBS sets how many files run at once (default: the cores, plus two, since most
+ * tests wait on a child process rather than compute). Every test keeps to its own temp dirs and
+ * tmux sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone,
+ * at the end.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join, relative } from "node:path";
+import { ALONE, SLOW, spawns } from "./tiers.ts";
+
+const root = join(import.meta.dir, "..");
+const PER_TEST_TIMEOUT_MS = "30000";
+/** A file still running after this long is stopped and counted as failed. */
+const FILE_LIMIT_MS = 10 * 60_000;
+
+const args = process.argv.slice(2);
+const fast = args.includes("--fast");
+const paths = args.filter((a) => a !== "--fast");
+
+function testFiles(): string[] {
+  const glob = new Bun.Glob("test/**/*.test.ts");
+  const all = [...glob.scanSync({ cwd: root })].sort();
+  const chosen = paths.length === 0 ? all : all.filter((f) => paths.some((p) => f === p || f.startsWith(`${p.replace(/\/$/, "")}/`)));
+  if (!fast) return chosen;
+  return chosen.filter((f) => !SLOW.includes(f) && !spawns(readFileSync(join(root, f), "utf8")));
+}
+
+/** The slow files first, in their order; then the rest, largest first. */
+function scheduled(files: string[]): string[] {
+  const slow = SLOW.filter((f) => files.includes(f));
+  const rest = files.filter((f) => !SLOW.includes(f)).sort((a, b) => statSync(join(root, b)).size - statSync(join(root, a)).size);
+  return [...slow, ...rest];
+}
+
+type Outcome = { file: string; code: number; pass: number; fail: number; skip: number; ms: number; output: string };
+
+function count(output: string, word: string): number {
+  const match = output.match(new RegExp(`^\\s*(\\d+) ${word}$`, "m"));
+  return match ? Number(match[1]) : 0;
+}
+
+async function runFile(file: string): Promise<Outcome> {
+  const started = performance.now();
+  const child = Bun.spawn([process.execPath, "test", "--timeout", PER_TEST_TIMEOUT_MS, `./${file}`], {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), FILE_LIMIT_MS);
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+  const code = await child.exited;
+  clearTimeout(timer);
+  const output = `${out}${err}`;
+  const ms = performance.now() - started;
+  const limit = ms >= FILE_LIMIT_MS ? `\n${file} was stopped after ${FILE_LIMIT_MS / 60_000} minutes\n` : "";
+  return { file, code, pass: count(output, "pass"), fail: count(output, "fail"), skip: count(output, "skip"), ms, output: output + limit };
+}
+
+async function main(): Promise<number> {
+  const files = scheduled(testFiles());
+  if (files.length === 0) {
+    console.error(`No test file matches ${paths.join(" ")}.`);
+    return 1;
+  }
+  const jobs = Number(process.env.LEMBAS_TEST_JOBS) || availableParallelism() + 2;
+  const started = performance.now();
+  const alone = files.filter((f) => ALONE.includes(f));
+  const queue = files.filter((f) => !ALONE.includes(f));
+  const outcomes: Outcome[] = [];
+  async function worker(from: string[]): Promise<void> {
+    for (let file = from.shift(); file !== undefined; file = from.shift()) {
+      const outcome = await runFile(file);
+      outcomes.push(outcome);
+      process.stdout.write(`\n${relative(root, join(root, file))} (${(outcome.ms / 1000).toFixed(1)} s):\n${outcome.output.trimEnd()}\n`);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, () => worker(queue)));
+  await worker(alone);
+  const failed = outcomes.filter((o) => o.code !== 0 || o.fail > 0);
+  const sum = (key: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[key], 0);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.log(`\n${files.length} files, ${jobs} at a time, ${seconds} s.`);
+  for (const o of failed) console.log(`failed: ${o.file}${o.fail === 0 ? ` (exit code ${o.code})` : ""}`);
+  // A file that failed without a failing test (it did not load, or was stopped) counts as one failure.
+  const failures = sum("fail") + failed.filter((o) => o.fail === 0).length;
+  console.log(`${sum("pass")} passed, ${failures} failed${sum("skip") > 0 ? `, ${sum("skip")} skipped` : ""}`);
+  return failed.length > 0 ? 1 : 0;
+}
+
+process.exit(await main());

@@ -1,0 +1,81 @@
+/**
+ * Which test files `npm run test:fast` leaves out, and which the whole run starts first.
+ *
+ * The fast tier is every file that neither spawns lembas nor drives a terminal in tmux (it imports
+ * none of the support modules below) and is not one of the slow files named here. The slow files
+ * go first in the whole run, so that the longest ones do not start last and keep it waiting.
+ */
+
+/** Support modules whose importers spawn the program, a service or a terminal. */
+export const SPAWNING_SUPPORT = ["run", "tmux", "device", "instance", "acp", "acpx"];
+
+/** The slowest files of a whole run (over about 3 s each on a 2-core machine), slowest first. */
+export const SLOW = [
+  "test/service/share-attack.test.ts",
+  "test/tui/review2.test.ts",
+  "test/service/share-moving.test.ts",
+  "test/service/share-cards.test.ts",
+  "test/service/share-commands.test.ts",
+  "test/link/cards.test.ts",
+  "test/cli/attack-model.test.ts",
+  "test/cli/run-show.test.ts",
+  "test/prompts/prompts.test.ts",
+  "test/link/faults.test.ts",
+  "test/tui/composer.test.ts",
+  "test/link/log-lines.test.ts",
+  "test/service/share.test.ts",
+  "test/tui/commands.test.ts",
+  "test/tui/review.test.ts",
+  "test/link/terminals.test.ts",
+  "test/acp/zed.test.ts",
+  "test/service/share-deletes.test.ts",
+  "test/tui/terminal.test.ts",
+  "test/library/account.test.ts",
+  "test/acp/stdio-service.test.ts",
+  "test/tui/transcript.test.ts",
+  "test/engine/undo-commands.test.ts",
+  "test/cli/commands.test.ts",
+  "test/tui/cards.test.ts",
+  "test/service/login-env.test.ts",
+  "test/terminal/flood.test.ts",
+  "test/tui/toolbox-screens.test.ts",
+  "test/terminal/pty.test.ts",
+  "test/service/share-review.test.ts",
+  "test/engine/undo-safety.test.ts",
+  "test/tools/job.test.ts",
+  "test/acp/stdio.test.ts",
+  "test/acp/acpx.test.ts",
+  "test/engine/attack-model.test.ts",
+  "test/link/link.test.ts",
+  "test/cli/run-flow.test.ts",
+  "test/link/rules.test.ts",
+  "test/tui/first-run.test.ts",
+  "test/cli/jobs.test.ts",
+  "test/acp/hangup.test.ts",
+  "test/mcp/run-session.test.ts",
+  "test/library/cli.test.ts",
+  "test/cli/mcp.test.ts",
+  "test/mcp/hub.test.ts",
+  "test/tools/sandbox.test.ts",
+  "test/engine/control.test.ts",
+  "test/tools/bash.test.ts",
+  "test/engine/project-files.test.ts",
+  "test/engine/project-files-watch.test.ts",
+];
+
+/**
+ * Files that run alone, once the others have ended: a service that starts stops every process a
+ * killed lembas left running on the machine (src/tools/run-mark.ts), so another file's service would
+ * stop what these leave running on purpose and then look for.
+ */
+export const ALONE = ["test/service/leftovers.test.ts"];
+
+/** True when a test file, read as text, imports a support module that spawns something. */
+export function spawns(source: string): boolean {
+  for (const match of source.matchAll(/from "((?:\.\.?\/)+)(?:support\/)?([\w-]+)\.ts"/g)) {
+    const [, up = "", name = ""] = match;
+    const inSupport = match[0].includes("support/") || up === "./";
+    if (inSupport && SPAWNING_SUPPORT.includes(name)) return true;
+  }
+  return false;
+}
