@@ -293,7 +293,7 @@ describe.skipIf(!HAVE_TMUX)("sharing, attacked", () => {
     const { d, link, s, sessionId } = await sharedTerminal();
     const from = link.notifications.length;
     await s.type("/unshare", "Enter");
-    await link.waitForNotification(ofSession("_lembas/session/left", sessionId), 5000, from);
+    await link.waitForNotification(ofSession("_lembas/session/left", sessionId), 15_000, from);
     const error = await prompt(link, sessionId, "still there?", "after-unshare-1", 10_000).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toMatch(/another lembas process|held|terminal/);
