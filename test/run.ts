@@ -6,10 +6,10 @@
  *   bun test/run.ts --fast          the fast tier (npm run test:fast): see tiers.ts
  *   bun test/run.ts test/tui        the files under these paths
  *
- * LEMBAS_TEST_JOBS sets how many files run at once (default: one a core; two more ran a CI run in
- * 351 s instead of about 500, but a terminal test waiting 5 s for the service then timed out). Every test keeps to its own temp dirs and
- * tmux sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone,
- * at the end.
+ * LEMBAS_TEST_JOBS sets how many files run at once (default: one a core; with two more a CI run
+ * took 351 s, but a terminal test waiting 5 s for the service timed out). Every test keeps to its
+ * own temp dirs and tmux sockets, so files do not see each other; the few that would (tiers.ts's
+ * ALONE) run alone, at the end.
  */
 import { readFileSync, statSync } from "node:fs";
 import { availableParallelism } from "node:os";
