@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { uniqueSleep } from "../support/procs.ts";
+import { alive, sleepsWith, uniqueSleep, waitUntil } from "../support/procs.ts";
 import { ENTRY, outputOf, ROOT, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox;
@@ -18,42 +18,6 @@ afterEach(async () => {
   await model.close();
   box.cleanup();
 });
-
-/** The live (not zombie) processes that are `sleep MARKER`. */
-function sleepsWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-      if (cmdline === `sleep\0${marker}\0` && state !== "Z" && state !== "X") pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
-async function waitUntil(check: () => boolean, ms = 2_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await Bun.sleep(20);
-  }
-  return check();
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
 
 const background = (command: string) => step({ toolCalls: [{ name: "bash", arguments: { command, run_in_background: true } }] });
 
@@ -111,7 +75,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
     expect(await proc.exited).toBe(3);
     expect(pid).toBeGreaterThan(0);
     // SIGKILL was sent as the process exited: it lands a moment later.
-    expect(await waitUntil(() => !alive(pid) && sleepsWith(marker).length === 0)).toBe(true);
+    expect(await waitUntil(() => !alive(pid) && sleepsWith(marker).length === 0, 2_000)).toBe(true);
   });
 
   test("a run ended by signals mid-turn (cancelled, then exit at once) leaves no job behind", async () => {

@@ -1,31 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { type EngineHarness, engineHarness, ofType, person, step } from "../support/engine.ts";
+import { alive, waitUntil } from "../support/procs.ts";
 
 let h: EngineHarness;
 beforeEach(async () => {
   h = await engineHarness();
 });
 afterEach(() => h.close());
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntil(check: () => boolean, ms = 4_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await Bun.sleep(20);
-  }
-  return check();
-}
 
 const background = (command: string) => step({ toolCalls: [{ name: "bash", arguments: { command, run_in_background: true } }] });
 
@@ -44,7 +26,7 @@ describe.skipIf(!existsSync("/proc"))("a session's background jobs", () => {
     expect(ofType(h.events(two), "tool_end")[1]?.output).toMatch(/^job1 {2}running [^\n]*sleep 100$/);
 
     await h.engine.release(one.id);
-    expect(await waitUntil(() => !alive(a))).toBe(true);
+    expect(await waitUntil(() => !alive(a), 4_000)).toBe(true);
     expect(alive(b)).toBe(true);
     await h.engine.stop();
     expect(alive(b)).toBe(false);

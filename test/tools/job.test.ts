@@ -1,8 +1,9 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { bashTool } from "../../src/tools/bash.ts";
 import { jobTool } from "../../src/tools/job.ts";
 import { Jobs, MAX_RUNNING_JOBS } from "../../src/tools/jobs.ts";
+import { alive as isAlive, waitUntil } from "../support/procs.ts";
 import { cleanupTempDirs, makeContext, run } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -16,26 +17,6 @@ function context(jobs = new Jobs()) {
 afterEach(async () => {
   await Promise.all(registries.splice(0).map((jobs) => jobs.stopAll()));
 });
-
-/** Alive and not a zombie (a container's PID 1 may never reap the orphans it inherits). */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntil(check: () => boolean, ms = 4_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await Bun.sleep(20);
-  }
-  return check();
-}
 
 describe.skipIf(!existsSync("/proc"))("background jobs", () => {
   test("a job starts at once, its output is read with and without an offset, listed, stopped, and its processes are gone", async () => {
@@ -73,7 +54,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
     const stop = await run(jobTool, { action: "stop", id: "job1" }, ctx);
     expect(stop.output).toStartWith("Stopped job1 and every process it started.");
     expect(stop.meta).toMatchObject({ state: "stopped" });
-    expect(await waitUntil(() => !isAlive(pid) && !isAlive(child))).toBe(true);
+    expect(await waitUntil(() => !isAlive(pid) && !isAlive(child), 4_000)).toBe(true);
     expect((await run(jobTool, { action: "list" }, ctx)).output).toContain("job1  was stopped");
   });
 
@@ -103,7 +84,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
     const { ctx } = context(new Jobs({ running: 8, chars: 1_000 }));
     await run(bashTool, { command: "for i in $(seq 1 1000); do echo line-$i; done", run_in_background: true }, ctx);
     const job = ctx.jobs.get("job1");
-    expect(await waitUntil(() => job?.state === "exited")).toBe(true);
+    expect(await waitUntil(() => job?.state === "exited", 4_000)).toBe(true);
     await job?.done;
     const total = job?.total ?? 0;
     expect(total).toBeGreaterThan(5_000);
@@ -138,7 +119,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
     const pids = [Number(a.meta?.pid), Number(b.meta?.pid)];
     expect(pids.every(isAlive)).toBe(true);
     await jobs.stopAll();
-    expect(await waitUntil(() => !pids.some(isAlive))).toBe(true);
+    expect(await waitUntil(() => !pids.some(isAlive), 4_000)).toBe(true);
     const late = await run(bashTool, { command: "sleep 100", run_in_background: true }, ctx);
     expect(late).toMatchObject({ isError: true });
     expect(late.output).toContain("the session is closing");
@@ -152,7 +133,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
       await waitUntil(() => {
         pid = Number(/daemon (\d+)/.exec(jobs.get(id)?.read(0, 10_000).text ?? "")?.[1] ?? 0);
         return pid > 0;
-      });
+      }, 4_000);
       return pid;
     };
     await run(bashTool, { command: "setsid sleep 300 & echo daemon $!; sleep 300", run_in_background: true }, ctx);
@@ -161,9 +142,9 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
     expect(isAlive(first) && isAlive(second)).toBe(true);
     try {
       await run(jobTool, { action: "stop", id: "job1" }, ctx);
-      expect(await waitUntil(() => !isAlive(first))).toBe(true);
+      expect(await waitUntil(() => !isAlive(first), 4_000)).toBe(true);
       await jobs.stopAll();
-      expect(await waitUntil(() => !isAlive(second))).toBe(true);
+      expect(await waitUntil(() => !isAlive(second), 4_000)).toBe(true);
     } finally {
       for (const pid of [first, second]) if (isAlive(pid)) process.kill(pid, "SIGKILL");
     }
@@ -175,7 +156,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs", () => {
     const pid = Number(/daemon (\d+)/.exec(start.output)?.[1] ?? 0);
     expect(pid).toBeGreaterThan(0);
     try {
-      expect(await waitUntil(() => !isAlive(pid))).toBe(true);
+      expect(await waitUntil(() => !isAlive(pid), 4_000)).toBe(true);
     } finally {
       if (isAlive(pid)) process.kill(pid, "SIGKILL");
     }
