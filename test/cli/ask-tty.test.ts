@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { openPty, type Pty } from "../../src/terminal/pty.ts";
 import { step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
+import { screenOf } from "../support/pty-screen.ts";
 import { ENTRY, projectSandbox, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox & { project: string };
@@ -22,25 +23,8 @@ afterEach(async () => {
 
 /** `lembas run` in a real terminal: what it prints, and a way to wait for text and answer. */
 function runInTerminal(args: string[]) {
-  let screen = "";
   pty = openPty({ command: [process.execPath, ENTRY, "run", ...args], cwd: box.project, env: box.env, cols: 200, rows: 50 });
-  const decoder = new TextDecoder();
-  pty.onData((bytes) => {
-    screen += decoder.decode(bytes, { stream: true }).replace(/\r/g, "");
-  });
-  const term = pty;
-  return {
-    screen: () => screen,
-    async waitFor(text: string, timeoutMs = 15_000) {
-      const end = Date.now() + timeoutMs;
-      while (!screen.includes(text)) {
-        if (Date.now() > end) throw new Error(`never printed ${JSON.stringify(text)}; got:\n${screen}`);
-        await Bun.sleep(20);
-      }
-    },
-    type: (keys: string) => term.write(keys),
-    exited: term.exited,
-  };
+  return screenOf(pty);
 }
 
 describe("lembas run at a terminal", () => {

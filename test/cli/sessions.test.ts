@@ -6,6 +6,7 @@ import { appendMessage } from "../../src/store/messages.ts";
 import { saveLogin } from "../../src/store/logins.ts";
 import { insertSession, listSessions } from "../../src/store/sessions.ts";
 import { openPty, type Pty } from "../../src/terminal/pty.ts";
+import { screenOf } from "../support/pty-screen.ts";
 import { ENTRY, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox & { project: string };
@@ -20,25 +21,9 @@ afterEach(() => {
 
 /** `lembas sessions prune --older-than 30d` in a real terminal: what it prints, and a way to answer. */
 function pruneAtTerminal() {
-  let screen = "";
   const pty = openPty({ command: [process.execPath, ENTRY, "sessions", "prune", "--older-than", "30d"], cwd: box.project, env: box.env, cols: 200, rows: 50 });
   ptys.push(pty);
-  const decoder = new TextDecoder();
-  pty.onData((bytes) => {
-    screen += decoder.decode(bytes, { stream: true }).replace(/\r/g, "");
-  });
-  return {
-    screen: () => screen,
-    async waitFor(text: string, timeoutMs = 15_000) {
-      const end = Date.now() + timeoutMs;
-      while (!screen.includes(text)) {
-        if (Date.now() > end) throw new Error(`never printed ${JSON.stringify(text)}; got:\n${screen}`);
-        await Bun.sleep(20);
-      }
-    },
-    type: (keys: string) => pty.write(keys),
-    exited: pty.exited,
-  };
+  return screenOf(pty);
 }
 
 const db = () => openDb(join(box.stateDir, "lembas.db"));
