@@ -126,9 +126,12 @@ test("a trusted project's .mcp.json is asked about as an approval card showing w
   // The next session asks nothing: the yes is kept with the file's hash.
   a.model.push(step({ text: "again" }));
   const next = (await a.agent.request("session/new", { cwd: a.project, mcpServers: [] })) as { sessionId: string };
+  const before = a.model.requests.length;
   await prompt(a, next.sessionId);
   expect(a.permissionRequests.length).toBe(1);
-  expect(a.model.requests.at(-1)?.body.tools?.some((t) => (t as { function: { name: string } }).function.name === "mcp__proj__read_note")).toBe(true);
+  // The step's request, not a side call (a title) that may come after it.
+  const stepRequest = a.model.requests.slice(before).filter((r) => r.body.tools).at(-1);
+  expect(stepRequest?.body.tools?.some((t) => (t as { function: { name: string } }).function.name === "mcp__proj__read_note")).toBe(true);
 }, 30_000);
 
 test("session/resume takes the editor's mcpServers again: a stored session's next prompt is offered their tools; a malformed one is -32602", async () => {
