@@ -4,7 +4,7 @@ import type { ResolvedModel } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
 import { buildContext, type CapabilityMakers, type CommandSetup, meetsNeeds, type Need } from "../tools/capabilities.ts";
-import type { Capabilities, SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
+import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction, type StepRequest } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { nobody } from "./interaction.ts";
@@ -25,8 +25,11 @@ export type SubAgentDeps = {
   cwd: string;
   model: ResolvedModel;
   effort: Effort;
-  /** What the session has for its own calls (its deps): the helper takes the tools that only read, never task itself. */
-  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; web: Capabilities["web"]; retry?: Partial<RetryPolicy> };
+  /**
+   * What the session has for its own calls (its deps): the helper takes the tools that only read,
+   * never task itself; the commands' HOME is what `~` means when a call's paths are judged.
+   */
+  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy> };
   /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
   mcpTools?: readonly Tool[];
 };
