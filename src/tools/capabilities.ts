@@ -43,9 +43,6 @@ export type ToolCallContext = {
   progress(text: string): void;
 };
 
-/** The members of the call itself, in every tool's context. */
-export const CALL_MEMBERS = ["sessionId", "callId", "root", "cwd", "signal", "progress"] as const satisfies readonly (keyof ToolCallContext)[];
-
 /** How the commands a tool starts (bash, MCP servers) run: their environment, and the dirs a sandbox hides from them. */
 export type CommandSetup = { env: Record<string, string>; hidden: readonly string[] };
 
@@ -105,21 +102,6 @@ export type Capabilities = {
 
 /** The name of one capability, as a tool lists it in `needs`. */
 export type Need = keyof Capabilities;
-
-/** Every capability there is, by name. */
-export const NEEDS = Object.keys({
-  files: true,
-  changes: true,
-  model: true,
-  commands: true,
-  jobs: true,
-  people: true,
-  settings: true,
-  todos: true,
-  web: true,
-  library: true,
-  helpers: true,
-} satisfies Record<Need, true>) as Need[];
 
 /**
  * What a tool is handed while it runs: the call, and the capabilities `N` it declared. The tool

@@ -1,12 +1,37 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { helperTools } from "../../src/engine/sub-agent.ts";
-import { CALL_MEMBERS, type Need, NEEDS } from "../../src/tools/capabilities.ts";
+import type { Need, ToolCallContext } from "../../src/tools/capabilities.ts";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
 import { taskTool } from "../../src/tools/task.ts";
 import { defineTool, type PermissionClass, type Tool } from "../../src/tools/tool.ts";
 import { type EngineHarness, engineHarness, helperStep, isHelper, ownStep } from "../support/engine.ts";
 import type { ChatRequest } from "../support/model.ts";
+
+/** Every capability there is (the compiler says when one is added or gone). */
+const NEEDS = Object.keys({
+  files: true,
+  changes: true,
+  model: true,
+  commands: true,
+  jobs: true,
+  people: true,
+  settings: true,
+  todos: true,
+  web: true,
+  library: true,
+  helpers: true,
+} satisfies Record<Need, true>) as Need[];
+
+/** The call itself, which every tool gets. */
+const CALL_MEMBERS = Object.keys({
+  sessionId: true,
+  callId: true,
+  root: true,
+  cwd: true,
+  signal: true,
+  progress: true,
+} satisfies Record<keyof ToolCallContext, true>);
 
 /** What each built-in tool uses, and so all it is handed. */
 const DECLARED: Record<string, Need[]> = {
