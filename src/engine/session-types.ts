@@ -4,7 +4,7 @@ import type { ModelSource } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
-import type { Tool, ToolContext } from "../tools/tool.ts";
+import type { Capabilities, CommandSetup, Tool } from "../tools/tool.ts";
 import type { PersonalSettings } from "./instructions.ts";
 import type { TurnAnswer } from "./turn-queue.ts";
 
@@ -18,9 +18,9 @@ export type SessionDeps = {
   tools: readonly Tool[];
   protectedPaths: ProtectedPaths;
   /** How tools start commands (their environment, secrets left out, and the dirs a sandbox hides) and what fetch may reach. */
-  commands: ToolContext["commands"];
-  web: ToolContext["web"];
-  library?: ToolContext["library"];
+  commands: CommandSetup;
+  web: Capabilities["web"];
+  library?: Capabilities["library"];
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;

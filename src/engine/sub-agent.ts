@@ -1,9 +1,9 @@
-import { Jobs } from "../tools/jobs.ts";
 import { type EngineEvent, SessionBus } from "../bus/index.ts";
 import type { Effort } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
+import { buildContext, type CapabilityMakers, type CommandSetup, meetsNeeds, type Need } from "../tools/capabilities.ts";
 import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction, type StepRequest } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
@@ -25,8 +25,11 @@ export type SubAgentDeps = {
   cwd: string;
   model: ResolvedModel;
   effort: Effort;
-  /** What the session has for its own calls (its deps): the helper takes the tools that only read, never task itself. */
-  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: ToolContext["commands"]; web: ToolContext["web"]; retry?: Partial<RetryPolicy> };
+  /**
+   * What the session has for its own calls (its deps): the helper takes the tools that only read,
+   * never task itself; the commands' HOME is what `~` means when a call's paths are judged.
+   */
+  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy> };
   /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
   mcpTools?: readonly Tool[];
 };
@@ -48,14 +51,30 @@ function helperPrompt(root: string, cwd: string, steps: number, mcp: boolean): s
 }
 
 /**
- * The tools a helper gets: those of the read class (the plan mode's reads), without task (no
- * helpers of helpers), fetch (a new host asks the person, and a helper cannot ask) and job (the
- * session's background jobs are not a helper's to read or stop), and library (offered only when one is).
- * Of a session's MCP tools, those of the read class: the ones their server marks read-only.
+ * What a helper can give its tools: the project's files as its own model has seen them (a read
+ * ledger of its own), and its model. It cannot change files, run commands or jobs, ask anyone,
+ * reach the web (a new host asks the person), search a library, or start helpers of its own.
  */
-const NOT_FOR_HELPERS = new Set(["task", "fetch", "job", "library"]);
+const HELPER_GIVES = ["files", "model"] as const satisfies readonly Need[];
+function helperMakers(deps: SubAgentDeps, ledger: ReadLedger): Pick<CapabilityMakers, (typeof HELPER_GIVES)[number]> {
+  return {
+    files: () => ({
+      markRead: (path, content) => ledger.mark(path, content),
+      readState: (path) => ledger.state(path),
+      protection: protectionJudge(deps.root, deps.shared.protectedPaths),
+    }),
+    model: () => ({ vision: deps.model.vision }),
+  };
+}
+
+/**
+ * The tools a helper gets: those of the read class (the plan mode's reads) whose needs it can
+ * meet (helperMakers): so not task (no helpers of helpers), fetch (a new host asks the person, and
+ * a helper cannot ask), job (the session's background jobs are not a helper's to read or stop) nor
+ * library. Of a session's MCP tools, those of the read class: the ones their server marks read-only.
+ */
 export function helperTools(tools: readonly Tool[]): Tool[] {
-  return tools.filter((t) => t.permission === "read" && !NOT_FOR_HELPERS.has(t.name));
+  return tools.filter((t) => t.permission === "read" && meetsNeeds(t.needs, HELPER_GIVES));
 }
 
 /**
@@ -130,7 +149,8 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
         allowed: new Set(),
         interaction: nobody("a helper cannot ask the person: answer from inside the project"),
         signal,
-        context: (callId) => helperContext(deps, callId, signal, ledger),
+        home: deps.shared.commands.env.HOME,
+        context: (callId, needs) => helperContext(deps, callId, needs, signal, ledger),
       });
       add({ role: "tool", body: result });
     }
@@ -164,40 +184,8 @@ function forwarder(parent: SessionBus, parentCallId: string): (event: EngineEven
   };
 }
 
-const REFUSED = "a helper only reads";
-
-/** A helper's call gets the session's place and a read ledger of its own; whatever is not reading is refused. */
-function helperContext(deps: SubAgentDeps, callId: string, signal: AbortSignal, ledger: ReadLedger): ToolContext {
-  return {
-    sessionId: deps.sessionId,
-    callId,
-    root: deps.root,
-    cwd: deps.cwd,
-    signal,
-    vision: deps.model.vision,
-    protection: protectionJudge(deps.root, deps.shared.protectedPaths),
-    commands: deps.shared.commands,
-    web: deps.shared.web,
-    jobs: new Jobs(),
-    progress: () => {},
-    beforeChange: async () => {
-      throw new Error(REFUSED);
-    },
-    afterChange: () => {},
-    aroundCommand: async () => {
-      throw new Error(REFUSED);
-    },
-    markRead: (path, content) => ledger.mark(path, content),
-    readState: (path) => ledger.state(path),
-    ask: async () => ({ outcome: "nobody" }),
-    submitPlan: async () => ({ outcome: "nobody" }),
-    setTodos: () => {},
-    settings: {
-      get: () => ({ model: deps.model.ref, effort: deps.effort, mode: "plan", models: [] }),
-      set: async () => {
-        throw new Error(REFUSED);
-      },
-    },
-    subAgent: async () => ({ text: "A helper cannot start another helper.", isError: true, steps: 0, toolCalls: 0 }),
-  };
+/** A helper's call: the session's place, its own signal, nothing streamed, and the capabilities its tool declared. */
+function helperContext(deps: SubAgentDeps, callId: string, needs: readonly Need[], signal: AbortSignal, ledger: ReadLedger): ToolContext {
+  const call = { sessionId: deps.sessionId, callId, root: deps.root, cwd: deps.cwd, signal, progress: () => {} };
+  return buildContext(call, needs, helperMakers(deps, ledger));
 }

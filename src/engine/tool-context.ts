@@ -2,7 +2,7 @@ import type { Effort } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
 import { protectionJudge } from "../project/protected.ts";
 import type { Jobs } from "../tools/jobs.ts";
-import type { TodoItem, ToolContext } from "../tools/tool.ts";
+import { buildContext, type Need, type TodoItem, type ToolCallContext, type ToolContext } from "../tools/capabilities.ts";
 import { nobody } from "./interaction.ts";
 import { approvePlan, type PlanHost } from "./plan-approval.ts";
 import type { ReadLedger } from "./read-ledger.ts";
@@ -31,38 +31,45 @@ export type ToolParts = {
 /** The running turn as its tool calls see it: its signal, its undo, and the model and effort it runs with. */
 export type ToolTurn = { readonly signal: AbortSignal; readonly undo: TurnUndo; readonly model: ResolvedModel; readonly effort: Effort };
 
-/** What a session hands one tool call (`callId`) of a running turn. */
-export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTurn, callId: string): ToolContext {
+/**
+ * What a session hands one tool call (`callId`) of a running turn: the call, and each capability
+ * the tool declared (`needs`), made here and only when declared.
+ */
+export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTurn, callId: string, needs: readonly Need[]): ToolContext {
   const { signal, undo } = turn;
   const { deps } = session;
-  return {
+  const call: ToolCallContext = {
     sessionId: session.id,
     callId,
     root: session.root,
     cwd: session.cwd,
     signal,
-    vision: turn.model.vision,
-    protection: protectionJudge(session.root, deps.protectedPaths),
-    commands: deps.commands,
-    web: deps.web,
-    jobs: session.jobs,
-    library: deps.library,
     progress: (output) => session.bus.emit({ type: "progress", callId, output }),
-    beforeChange: async (path) => undo.beforeChange(path),
-    afterChange: (path) => undo.afterChange(path),
-    aroundCommand: (run) => undo.aroundCommand(run, callId),
-    markRead: (path, content) => {
-      parts.reads.mark(path, content);
-      deps.onFileUse?.(session.root, path);
-    },
-    readState: (path) => parts.reads.state(path),
-    ask: (questions, why) => (session.interaction ?? nobody("")).question({ sessionId: session.id, callId, questions, ...(why ? { why } : {}) }, signal),
-    submitPlan: (path, text) => approvePlan(session, { callId, path, text }, signal),
-    setTodos: (todos) => parts.setTodos(todos),
-    subAgent: (prompt, sub) => runHelper(session, turn, callId, prompt, sub),
-    settings: {
+  };
+  return buildContext(call, needs, {
+    files: () => ({
+      markRead: (path, content) => {
+        parts.reads.mark(path, content);
+        deps.onFileUse?.(session.root, path);
+      },
+      readState: (path) => parts.reads.state(path),
+      protection: protectionJudge(session.root, deps.protectedPaths),
+    }),
+    changes: () => ({ before: async (path) => undo.beforeChange(path), after: (path) => undo.afterChange(path) }),
+    model: () => ({ vision: turn.model.vision }),
+    commands: () => ({ ...deps.commands, around: (run) => undo.aroundCommand(run, callId) }),
+    jobs: () => session.jobs,
+    people: () => ({
+      ask: (questions, why) => (session.interaction ?? nobody("")).question({ sessionId: session.id, callId, questions, ...(why ? { why } : {}) }, signal),
+      submitPlan: (path, text) => approvePlan(session, { callId, path, text }, signal),
+    }),
+    settings: () => ({
       get: () => ({ model: session.model, effort: session.effort, mode: session.mode, models: parts.known.list }),
       set: (change) => applySettings(session, change, callId, signal, session.turnCap ?? undefined),
-    },
-  };
+    }),
+    todos: () => ({ set: (todos) => parts.setTodos(todos) }),
+    web: () => deps.web,
+    library: () => deps.library,
+    helpers: () => ({ subAgent: (prompt, sub) => runHelper(session, turn, callId, prompt, sub) }),
+  });
 }

@@ -3,7 +3,7 @@ import type { SessionBus } from "../bus/index.ts";
 import type { Mode } from "../config/schema.ts";
 import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
-import { capOutput, MAX_RESULT_CHARS, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
+import { capOutput, MAX_RESULT_CHARS, type Need, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
 import type { Interaction } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
@@ -20,8 +20,10 @@ export type RunToolDeps = {
   allowed: Set<string>;
   interaction: Interaction;
   signal: AbortSignal;
-  /** Everything a tool gets, but for the call's own id. */
-  context(callId: string): ToolContext;
+  /** The HOME commands run with, which a path starting with ~ in a command line means. */
+  home?: string | undefined;
+  /** The context of one call (`callId`) of a tool: the call, and the capabilities it declared (`needs`). */
+  context(callId: string, needs: readonly Need[]): ToolContext;
   /** Called as soon as the tool's execute returns (or throws), before anything else is done. */
   afterExecute?: () => void;
 };
@@ -64,7 +66,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
   const input = tool.schema.safeParse(parsed.value);
   if (!input.success) return fail(`Invalid input for ${call.name}: ${describeIssues(input.error)}. Fix the arguments and call it again.`, parsed.value);
 
-  const ctx = deps.context(call.id);
+  const ctx = deps.context(call.id, tool.needs);
   const paths = tool.paths?.(input.data, ctx) ?? [];
   // A path is judged as written and as it really is: a symlink inside the project may point out of
   // it, or at a protected file.
@@ -79,7 +81,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
     hosts: tool.hosts?.(input.data) ?? [],
     command,
     cwd: ctx.cwd,
-    home: ctx.commands.env.HOME,
+    home: deps.home,
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,

@@ -102,7 +102,7 @@ export class McpHub {
         ? []
         : connection.tools.map((definition) =>
             mcpTool(offeredToolName(connection.spec.name, definition.name, taken), connection.spec.name, definition, (args, ctx) =>
-              connection.call(definition.name, args, ctx),
+              connection.call(definition.name, args, { signal: ctx.signal, vision: ctx.model.vision }),
             ),
           ),
     );

@@ -13,23 +13,25 @@ const MAX_DESCRIPTION = 4_000;
 /** The longest view of the arguments in a title. */
 const MAX_TITLE_ARGS = 60;
 
-export type McpCall = (args: Arguments, ctx: ToolContext) => Promise<ToolResult>;
+/** What a server's tool is handed: the call (its signal) and the session's model (whether images it returns can be shown to it). */
+export type McpCall = (args: Arguments, ctx: ToolContext<"model">) => Promise<ToolResult>;
 
 /**
  * One of a server's tools as our Tool, offered as `name`: the server's JSON schema given to the
  * model as it is (primed, so inputSchema never converts the zod one), its description, exec unless
  * the server marks it read-only, and a title naming the server.
  */
-export function mcpTool(name: string, server: string, definition: McpToolDefinition, call: McpCall): Tool<ArgumentsSchema> {
+export function mcpTool(name: string, server: string, definition: McpToolDefinition, call: McpCall): Tool<ArgumentsSchema, "model"> {
   const readOnly = definition.annotations?.readOnlyHint === true;
   made ??= argumentsSchema();
-  const tool: Tool<ArgumentsSchema> = {
+  const tool: Tool<ArgumentsSchema, "model"> = {
     name,
     description: describe(server, definition),
     schema: made,
     permission: (readOnly ? "read" : "exec") satisfies PermissionClass,
     kind: kindOf(definition),
     allowKey: name,
+    needs: ["model"],
     title: (input) => `${server}: ${definition.name}${argsView(input)}`,
     execute: (input, ctx) => call(input, ctx),
   };

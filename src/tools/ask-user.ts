@@ -40,6 +40,7 @@ export const askUserTool = defineTool({
   brief: "Asks the person 1 to 4 questions with options; only when the answer changes what you do and you cannot find it out.",
   schema,
   permission: "none",
+  needs: ["people"],
   kind: "think",
   title: (input) => {
     const first = input.questions[0]?.header ?? "a question";
@@ -48,7 +49,7 @@ export const askUserTool = defineTool({
   paths: () => [],
   async execute(input, ctx) {
     const questions = input.questions.map(toQuestion);
-    const outcome = await ctx.ask(questions, input.why);
+    const outcome = await ctx.people.ask(questions, input.why);
     return ok(formatOutcome(questions, outcome), { meta: { outcome: outcome.outcome } });
   },
 });

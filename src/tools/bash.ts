@@ -45,6 +45,7 @@ export const bashTool = defineTool({
   brief: "Runs a command line in a new shell (no stdin, no terminal: non-interactive flags only). Prefer read, grep, glob and list over cat, grep, find and ls.",
   schema,
   permission: "exec",
+  needs: ["commands", "jobs"],
   kind: "execute",
   // What runs, never the model's own words for it: the person approves the title they read.
   title: (input) => `${input.run_in_background ? "Start in the background:" : "Run"} ${firstLine(input.command, 120)}`,
@@ -60,7 +61,7 @@ export const bashTool = defineTool({
     // Not in the turn's undo window: what the job changes after it started is not the turn's to undo.
     if (input.run_in_background) return startInBackground(input.command, ctx, { cwd: ctx.cwd, env: ctx.commands.env, plan }, unsandboxed);
     try {
-      const run = await ctx.aroundCommand(() =>
+      const run = await ctx.commands.around(() =>
         runCommand(input.command, {
           cwd: ctx.cwd,
           env: ctx.commands.env,

@@ -23,6 +23,7 @@ export const editTool = defineTool({
   brief: "Replaces old_string, copied exactly from a file read before (without line numbers), with new_string. old_string must occur once, unless replace_all.",
   schema,
   permission: "write",
+  needs: ["files", "changes"],
   kind: "edit",
   title: (input, ctx) => `Edit ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
@@ -57,7 +58,7 @@ type Change = { newText: string; count: number };
 /** The change the call makes to the file as it is now, or why it cannot be made. */
 async function plannedEdit(
   input: { path: string; old_string: string; new_string: string; replace_all?: boolean | undefined },
-  ctx: Pick<ToolContext, "cwd" | "root" | "readState">,
+  ctx: ToolContext<"files">,
 ): Promise<{ abs: string; shown: string; content: string; change: Change } | { result: ToolResult }> {
   const abs = resolvePath(input.path, ctx.cwd);
   const shown = displayPath(abs, ctx.root);

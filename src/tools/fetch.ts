@@ -27,6 +27,7 @@ export const fetchTool = defineTool({
   description,
   schema,
   permission: "read",
+  needs: ["web"],
   kind: "fetch",
   title: (input) => `Fetch ${input.url}`,
   hosts: (input) => {

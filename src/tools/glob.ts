@@ -25,6 +25,7 @@ export const globTool = defineTool({
   brief: "Finds files by name with a glob (**/*.ts), newest first.",
   schema,
   permission: "read",
+  needs: ["files"],
   kind: "search",
   title: (input, ctx) => {
     const where = input.path ? ` in ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}` : "";

@@ -28,13 +28,14 @@ const schema = () =>
 type GrepInput = z.infer<ReturnType<typeof schema>>;
 
 /** The grep tool searching with the given engine; tests pick the fallback with `{ rg: null }`. */
-export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool<ReturnType<typeof schema>> {
+export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool<ReturnType<typeof schema>, "files"> {
   return defineTool({
     name: "grep",
     description,
     brief: "Searches file contents by regex (ripgrep). output_mode: files_with_matches (default), content (path:line:text) or count.",
     schema,
     permission: "read",
+    needs: ["files"],
     kind: "search",
     title: (input, ctx) => {
       const where = input.path ? ` in ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}` : "";
@@ -49,7 +50,7 @@ export function createGrepTool(engine: () => SearchEngine = defaultEngine): Tool
 /** grep: a regular-expression search honouring .gitignore, through ripgrep when it is installed. */
 export const grepTool = createGrepTool();
 
-async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine): Promise<ToolResult> {
+async function runGrep(input: GrepInput, ctx: ToolContext<"files">, engine: SearchEngine): Promise<ToolResult> {
   const base = resolvePath(input.path ?? ".", ctx.cwd);
   const shownBase = displayPath(base, ctx.root);
   if (!(await stat(base).catch(() => null))) return fail(`${shownBase} does not exist: give an existing directory or file as path.`);
@@ -83,8 +84,8 @@ async function runGrep(input: GrepInput, ctx: ToolContext, engine: SearchEngine)
  * really are (the base may be a symlink into a protected directory). A base that is protected
  * itself was asked about (see `paths`), and what the person allowed is searched whole.
  */
-function searchGuard(base: string, ctx: ToolContext): { guard?: PathGuard } {
-  const judge = judgeFound(base, ctx.root, ctx.protection);
+function searchGuard(base: string, ctx: ToolContext<"files">): { guard?: PathGuard } {
+  const judge = judgeFound(base, ctx.root, ctx.files.protection);
   if (judge(base)) return {};
   return { guard: pathGuard((path) => judge(path) !== null) };
 }

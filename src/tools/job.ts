@@ -26,6 +26,7 @@ export const jobTool = defineTool({
   schema,
   // Reading what a job printed, or stopping one the model started, runs nothing new.
   permission: "read",
+  needs: ["jobs"],
   kind: "execute",
   title: (input) => (input.action === "list" ? "List the background jobs" : `${input.action === "read" ? "Read the output of" : "Stop"} ${input.id ?? "a job"}`),
   paths: () => [],
@@ -46,7 +47,7 @@ export const jobTool = defineTool({
  * bash with run_in_background: starts the command as a job of the session, waits a moment for its
  * first output (or its end), and returns with its id. NOTICE: what the model should know besides (no sandbox).
  */
-export async function startInBackground(command: string, ctx: ToolContext, start: Omit<JobStart, "command">, notice: string | null): Promise<ToolResult> {
+export async function startInBackground(command: string, ctx: ToolContext<"jobs">, start: Omit<JobStart, "command">, notice: string | null): Promise<ToolResult> {
   let job: Job;
   try {
     job = ctx.jobs.start({ command, ...start });
@@ -68,7 +69,7 @@ export function startedJob(output: string): string | null {
   return /^Started (job\d+) \(pid \d+\) in the background\.$/m.exec(output)?.[1] ?? null;
 }
 
-function listJobs(ctx: ToolContext): ToolResult {
+function listJobs(ctx: ToolContext<"jobs">): ToolResult {
   const jobs = ctx.jobs.list();
   if (jobs.length === 0) return ok("No background jobs in this session.", { meta: { jobs: 0 } });
   const lines = jobs.map((job) => `${job.id}  ${job.state === "running" ? `running ${seconds(job)} s, pid ${job.pid}` : ending(job)}  ${job.total} characters, ${job.unread} unread  ${job.command.split("\n")[0]}`);
@@ -101,7 +102,7 @@ function jobMeta(job: Job): Record<string, unknown> {
   return { jobId: job.id, pid: job.pid, state: job.state, ...(job.state !== "running" ? { exitCode: job.exitCode } : {}), output: job.total };
 }
 
-function known(ctx: ToolContext): string {
+function known(ctx: ToolContext<"jobs">): string {
   const ids = ctx.jobs.list().map((job) => job.id);
   return ids.length ? ` Its jobs: ${ids.join(", ")}.` : " It has none.";
 }

@@ -21,6 +21,7 @@ export const libraryTool = defineTool({
   description,
   schema,
   permission: "read",
+  needs: ["library"],
   kind: "search",
   title: (input) => `Search the library for ${JSON.stringify(input.query)}`,
   more: "ask for fewer passages (limit)",

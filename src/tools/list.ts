@@ -23,6 +23,7 @@ export const listTool = defineTool({
   brief: "Lists a directory as a tree (directories end in /).",
   schema,
   permission: "read",
+  needs: ["files"],
   kind: "read",
   title: (input, ctx) => `List ${displayPath(resolvePath(input.path ?? ".", ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path ?? ".", ctx.cwd)],

@@ -35,6 +35,7 @@ export const multiEditTool = defineTool({
   description,
   schema,
   permission: "write",
+  needs: ["files", "changes"],
   kind: "edit",
   title: (input, ctx) => `Edit ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)} (${input.edits.length === 1 ? "1 edit" : `${input.edits.length} edits`})`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
@@ -67,7 +68,7 @@ export const multiEditTool = defineTool({
 /** The call's edits planned over the file as it is now, or why none can be made. */
 async function checkedEdits(
   input: { path: string; edits: readonly Edit[] },
-  ctx: Pick<ToolContext, "cwd" | "root" | "readState">,
+  ctx: ToolContext<"files">,
 ): Promise<{ abs: string; shown: string; read: { text: string }; planned: { newText: string; count: number } } | { problem: string }> {
   const abs = resolvePath(input.path, ctx.cwd);
   const shown = displayPath(abs, ctx.root);

@@ -23,6 +23,7 @@ export const planSubmitTool = defineTool({
   brief: "Plan mode: submits your plan (Markdown: the files to change, the steps, how to check) for the person's approval.",
   schema,
   permission: "none",
+  needs: ["changes", "people"],
   kind: "switch_mode",
   title: (input) => `Submit the plan: ${planTitle(input.plan, input.title)}`,
   // The plan file is the tool's own, written even in plan mode: no permission to check.
@@ -37,14 +38,14 @@ export const planSubmitTool = defineTool({
       await mkdir(dir, { recursive: true });
       const realDir = await realpath(dir);
       if (!isInside(realDir, await realpath(ctx.root))) return fail(`${PLANS_DIR} leads outside the project (${realDir}): the plan was not saved`);
-      await ctx.beforeChange(abs);
+      await ctx.changes.before(abs);
       await mkdir(dirname(abs), { recursive: true });
       await writeAtomic(abs, input.plan.endsWith("\n") ? input.plan : `${input.plan}\n`);
-      ctx.afterChange(abs);
+      ctx.changes.after(abs);
     } catch (error) {
       return fail(`The plan could not be saved: ${fsErrorMessage(error, PLANS_DIR)}`);
     }
-    const outcome = await ctx.submitPlan(rel, input.plan);
+    const outcome = await ctx.people.submitPlan(rel, input.plan);
     return ok(formatPlanOutcome(outcome, rel), { meta: { path: rel, outcome: outcome.outcome } });
   },
 });

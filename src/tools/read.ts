@@ -33,6 +33,7 @@ export const readTool = defineTool({
   brief: "Reads a file's lines, numbered (number, tab, text: never copy those into edit). offset and limit page through long files. Read a file before edit or write.",
   schema,
   permission: "read",
+  needs: ["files", "model"],
   kind: "read",
   title: (input, ctx) => {
     const shown = displayPath(resolvePath(input.path, ctx.cwd), ctx.root);
@@ -53,7 +54,7 @@ export const readTool = defineTool({
     if (!info.isFile()) return fail(`${shown} is not a regular file (a device, socket or pipe): it cannot be read.`);
     try {
       const result = await readFileAt(abs, shown, info.size, input, ctx);
-      ctx.markRead(abs);
+      ctx.files.markRead(abs);
       return result;
     } catch (error) {
       return fail(fsErrorMessage(error, shown));
@@ -66,10 +67,10 @@ async function readFileAt(
   shown: string,
   size: number,
   input: z.infer<ReturnType<typeof schema>>,
-  ctx: ToolContext,
+  ctx: ToolContext<"model">,
 ): Promise<ToolResult> {
   const mimeType = imageTypeOf(abs);
-  if (mimeType) return readImage(abs, shown, size, mimeType, ctx.vision);
+  if (mimeType) return readImage(abs, shown, size, mimeType, ctx.model.vision);
   const head = new Uint8Array(await Bun.file(abs).slice(0, SNIFF_BYTES).arrayBuffer());
   if (isBinary(head)) return ok(`${shown} is a binary file, ${size} bytes: it is not shown.`, { meta: { binary: true, bytes: size } });
   const offset = input.offset ?? 1;
@@ -207,12 +208,12 @@ function cutLine(line: string, cut: number): string {
 }
 
 /** "x does not exist", with names in its directory that look like the one asked for (secrets left out). */
-async function missingMessage(abs: string, shown: string, ctx: Pick<ToolContext, "protection">): Promise<string> {
+async function missingMessage(abs: string, shown: string, ctx: ToolContext<"files">): Promise<string> {
   const dir = dirname(abs);
   const names = await readdir(dir).catch(() => null);
   if (names === null) return `${shown} does not exist, nor does its directory ${dirname(shown)}.`;
   // A secret's name is not offered: the model would only be told of a file it may not see.
-  const similar = similarNames(basename(abs), names.filter((name) => ctx.protection(join(dir, name)) !== "secret"));
+  const similar = similarNames(basename(abs), names.filter((name) => ctx.files.protection(join(dir, name)) !== "secret"));
   if (similar.length === 0) return `${shown} does not exist.`;
   const parent = dirname(shown) === "." ? "" : `${dirname(shown)}/`;
   return `${shown} does not exist. Did you mean: ${similar.map((name) => parent + name).join(", ")}?`;

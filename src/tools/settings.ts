@@ -20,6 +20,7 @@ export const settingsTool = defineTool({
   description,
   schema,
   permission: "none",
+  needs: ["settings"],
   kind: "other",
   title: (input) => {
     if (input.action === "get") return "Read the settings";

@@ -15,18 +15,19 @@ export const MAX_ANSWER_CHARS = 16_000;
 
 /**
  * task: a read-only helper session answers a narrower question in its own context. It only reads,
- * so it runs in plan mode too; the engine runs the helper (ctx.subAgent).
+ * so it runs in plan mode too; the engine runs the helper (ctx.helpers.subAgent).
  */
 export const taskTool = defineTool({
   name: "task",
   description,
   schema,
   permission: "read",
+  needs: ["helpers"],
   kind: "think",
   title: (input) => `Task: ${input.description}`,
   paths: () => [],
   async execute(input, ctx) {
-    const answer = await ctx.subAgent(input.prompt, ctx.signal);
+    const answer = await ctx.helpers.subAgent(input.prompt, ctx.signal);
     const meta = { steps: answer.steps, toolCalls: answer.toolCalls };
     if (answer.isError) return fail(answer.text, meta);
     if (answer.text.trim() === "") return fail("The helper gave no answer. Ask it again, more narrowly, or look yourself.", meta);

@@ -22,22 +22,22 @@ export function missingOrError(error: unknown, shown: string): string {
 }
 
 /** The text edit and multi_edit change: the file as it is now, which the model must have read as it is. */
-export async function readForEdit(abs: string, shown: string, ctx: Pick<ToolContext, "readState">): Promise<{ text: string } | { problem: string }> {
+export async function readForEdit(abs: string, shown: string, ctx: ToolContext<"files">): Promise<{ text: string } | { problem: string }> {
   const read = await readText(abs);
   if ("error" in read) return { problem: missingOrError(read.error, shown) };
-  const state = ctx.readState(abs);
+  const state = ctx.files.readState(abs);
   if (state === "unread") return { problem: `${shown} has not been read in this session: read it first, then edit it.` };
   if (state === "changed") return { problem: changedSinceRead(shown, "edit") };
   return read;
 }
 
 /** Writes an edited file whole, for undo and the read ledger as every change is; why it failed, else null. */
-export async function writeEdited(abs: string, text: string, shown: string, ctx: Pick<ToolContext, "beforeChange" | "afterChange" | "markRead">): Promise<string | null> {
+export async function writeEdited(abs: string, text: string, shown: string, ctx: ToolContext<"files" | "changes">): Promise<string | null> {
   try {
-    await ctx.beforeChange(abs);
+    await ctx.changes.before(abs);
     await writeAtomic(abs, text);
-    ctx.afterChange(abs);
-    ctx.markRead(abs, text);
+    ctx.changes.after(abs);
+    ctx.files.markRead(abs, text);
     return null;
   } catch (error) {
     return fsErrorMessage(error, shown);

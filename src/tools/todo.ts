@@ -26,6 +26,7 @@ export const todoTool = defineTool({
   brief: "Sets the task list the person sees: the whole list each call, one item in_progress. For work of three steps or more.",
   schema,
   permission: "none",
+  needs: ["todos"],
   kind: "think",
   title: (input) => {
     const done = input.todos.filter((t) => t.status === "completed").length;
@@ -34,7 +35,7 @@ export const todoTool = defineTool({
   paths: () => [],
   async execute(input, ctx) {
     const todos: TodoItem[] = input.todos.map(({ content, status, priority }) => (priority ? { content, status, priority } : { content, status }));
-    ctx.setTodos(todos);
+    ctx.todos.set(todos);
     return ok(formatTodos(todos), { meta: { todos: todos.length } });
   },
 });

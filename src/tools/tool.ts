@@ -1,18 +1,14 @@
 import { z } from "zod";
-import type { Protection } from "../project/protected.ts";
-import type { PrivateRule } from "./address-guard.ts";
-import type { Jobs } from "./jobs.ts";
-import type { LibraryBackend } from "./library-backend.ts";
+import type { Need, ToolCallContext, ToolContext } from "./capabilities.ts";
 import { MAX_RESULT_CHARS } from "../result-bound.ts";
+
+export type { Answer, Capabilities, CommandSetup, Need, PlanOutcome, Question, QuestionOutcome, ReadState, SubAgentAnswer, TodoItem, ToolCallContext, ToolContext } from "./capabilities.ts";
 
 /** What a tool may do, which decides whether it runs, asks, or is refused in a mode. */
 export type PermissionClass = "read" | "write" | "exec" | "none";
 
 /** ACP's tool kinds, as the client shows them. */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
-
-/** Whether the model has seen a file as it is now: never, as it is, or before someone changed it. */
-export type ReadState = "unread" | "current" | "changed";
 
 /** A file a tool is about to change, with its content before and after (for diffs and undo). */
 export type FileDiff = { path: string; oldText: string | null; newText: string };
@@ -29,92 +25,14 @@ export type ToolResult = {
   meta?: Record<string, unknown>;
 };
 
-/** A question for the person (ask_user). */
-export type Question = {
-  header: string;
-  question: string;
-  multiple: boolean;
-  options: { label: string; description?: string; recommended?: boolean }[];
-};
-export type Answer =
-  | { kind: "options"; labels: string[] }
-  | { kind: "custom"; text: string }
-  | { kind: "back"; text: string }
-  | { kind: "skipped" };
-export type QuestionOutcome = { outcome: "answered"; answers: Answer[] } | { outcome: "dismissed" } | { outcome: "nobody" };
-export type PlanOutcome =
-  | { outcome: "approve"; mode: "edit" | "manual" }
-  | { outcome: "revise"; feedback: string }
-  | { outcome: "dismissed" }
-  | { outcome: "nobody" };
-
-/** What a helper session (the task tool's) answered: its final text, and how far it went. */
-export type SubAgentAnswer = { text: string; isError: boolean; steps: number; toolCalls: number };
-
-export type TodoItem = { content: string; status: "pending" | "in_progress" | "completed"; priority?: "high" | "medium" | "low" };
-
-/**
- * Everything a tool may use while it runs, handed in by the engine: the tool never reaches for
- * globals, so it runs the same in a test, in the service and in a terminal.
- */
-export type ToolContext = {
-  sessionId: string;
-  callId: string;
-  /** The project root (absolute): writes inside it are "inside the project". */
-  root: string;
-  /** The working directory relative paths resolve against (absolute, inside root or root itself). */
-  cwd: string;
-  signal: AbortSignal;
-  /** Streams partial output (bash) to clients while the tool runs. */
-  progress(text: string): void;
-  /** Must be called with a path (absolute) before the tool changes or deletes it, so the turn can be undone. */
-  beforeChange(path: string): Promise<void>;
-  /** Must be called right after the tool wrote the path: what the turn left in it is stamped then, not later. */
-  afterChange(path: string): void;
-  /** Wraps a command that may change any file of the project (bash), so what it changed can be undone. */
-  aroundCommand<T>(run: () => Promise<T>): Promise<T>;
-  /**
-   * Notes that the model has seen a file (absolute path), as it is now; `content` is what it saw
-   * when the tool has it (a write's text), so the file need not be read again for its stamp.
-   */
-  markRead(path: string, content?: string | Uint8Array): void;
-  /** Whether the model has seen the file as it is now: write and edit refuse "unread" and "changed". */
-  readState(path: string): ReadState;
-  /** The person, where somebody can be asked. */
-  ask(questions: Question[], why?: string): Promise<QuestionOutcome>;
-  submitPlan(path: string, text: string): Promise<PlanOutcome>;
-  setTodos(todos: TodoItem[]): void;
-  /** The session's settings the `settings` tool reads and changes (within the limits). */
-  settings: {
-    get(): { model: string | null; effort: string; mode: string; models: string[] };
-    set(change: { model?: string; effort?: string; mode?: string }): Promise<string>;
-  };
-  /** Runs a read-only helper session on a narrower question (task): its own context, the session's model. */
-  subAgent(prompt: string, signal: AbortSignal): Promise<SubAgentAnswer>;
-  /** Whether the session's model takes images. */
-  vision: boolean;
-  /** How a path (absolute) is protected, or null: searches leave protected files out, listings secrets' names too. */
-  protection(path: string): Protection | null;
-  /**
-   * How the commands a tool starts (bash, MCP servers) run: their environment, the secrets left
-   * out (src/tools/environment.ts), and the dirs a sandbox hides from them (src/tools/sandbox.ts).
-   */
-  commands: { env: Record<string, string>; hidden: readonly string[] };
-  /** What fetch may reach besides public addresses (config `fetch.allow_private`). */
-  web: { allowPrivate: PrivateRule };
-  /** The session's background jobs (bash's run_in_background, the job tool), stopped with the session. */
-  jobs: Jobs;
-  /** The person's library the `library` tool searches (absent: none is configured). */
-  library?: LibraryBackend;
-};
-
 /**
  * One tool: its name (the model sees it), a zod schema for its input, a permission class, an ACP
- * kind, a title for clients, and what it does. `paths` lists the files the call touches so the
- * permission check can ask for paths outside the project or protected ones; `preview` shows an
- * approval what the call would change.
+ * kind, the capabilities it uses (`needs`: what it is handed, and all it is handed), a title for
+ * clients, and what it does. `paths` lists the files the call touches so the permission check can
+ * ask for paths outside the project or protected ones; `preview` shows an approval what the call
+ * would change.
  */
-export type Tool<S extends z.ZodType = z.ZodType> = {
+export type Tool<S extends z.ZodType = z.ZodType, N extends Need = Need> = {
   name: string;
   description: string;
   /**
@@ -125,8 +43,10 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   schema: S;
   permission: PermissionClass;
   kind: ToolKind;
-  title(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string;
-  paths?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): string[];
+  /** The capabilities the tool uses (capabilities.ts): its context has these and no others. */
+  needs: readonly N[];
+  title(input: z.infer<S>, ctx: Pick<ToolCallContext, "root" | "cwd">): string;
+  paths?(input: z.infer<S>, ctx: Pick<ToolCallContext, "root" | "cwd">): string[];
   /** The hosts the call reaches (fetch): one not yet allowed in the session asks. */
   hosts?(input: z.infer<S>): string[];
   /** What "allow for this session" keeps for a call of this tool that is not a command line (an MCP tool's: its name). */
@@ -134,20 +54,20 @@ export type Tool<S extends z.ZodType = z.ZodType> = {
   /** How the model sees what was left out of a result too long to send whole ("read on with offset"). */
   more?: string;
   /** The files the call would change, before and after, for the person approving it. Only reads. */
-  preview?(input: z.infer<S>, ctx: Pick<ToolContext, "root" | "cwd">): Promise<FileDiff[]>;
+  preview?(input: z.infer<S>, ctx: Pick<ToolCallContext, "root" | "cwd">): Promise<FileDiff[]>;
   /** Why the call cannot run whatever the person says (fetch: a private address), found before asking them; null: ask. */
-  refusedBeforeAsking?(input: z.infer<S>, ctx: ToolContext): Promise<string | null>;
-  execute(input: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+  refusedBeforeAsking?(input: z.infer<S>, ctx: ToolContext<N>): Promise<string | null>;
+  execute(input: z.infer<S>, ctx: ToolContext<N>): Promise<ToolResult>;
 };
 
 /** A tool as it is written: its input schema is a function, called the first time it is needed. */
-export type ToolDefinition<S extends z.ZodType> = Omit<Tool<S>, "schema"> & { schema: () => S };
+export type ToolDefinition<S extends z.ZodType, N extends Need> = Omit<Tool<S, N>, "schema"> & { schema: () => S };
 
 /**
  * Makes a tool. Its zod schema is built on first use (a call to validate, or the JSON schema when
  * the build has not stamped it in): a process that starts up builds none, and allocates less.
  */
-export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<S> {
+export function defineTool<S extends z.ZodType, const N extends Need = never>(definition: ToolDefinition<S, N>): Tool<S, N> {
   const { schema: make, ...rest } = definition;
   let made: S | undefined;
   return {

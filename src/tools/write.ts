@@ -22,6 +22,7 @@ export const writeTool = defineTool({
   brief: "Writes a whole file (an existing one must be read first). Use edit to change part of a file.",
   schema,
   permission: "write",
+  needs: ["files", "changes"],
   kind: "edit",
   title: (input, ctx) => `Write ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
@@ -35,17 +36,17 @@ export const writeTool = defineTool({
     try {
       const oldText = await existingText(abs);
       if (oldText !== null) {
-        const state = ctx.readState(abs);
+        const state = ctx.files.readState(abs);
         if (state === "unread") {
           return fail(`${shown} already exists and has not been read in this session: read it first, then write it (or use edit).`);
         }
         if (state === "changed") return fail(changedSinceRead(shown, "write"));
       }
-      await ctx.beforeChange(abs);
+      await ctx.changes.before(abs);
       await mkdir(dirname(abs), { recursive: true });
       await writeAtomic(abs, input.content);
-      ctx.afterChange(abs);
-      ctx.markRead(abs, input.content);
+      ctx.changes.after(abs);
+      ctx.files.markRead(abs, input.content);
       const lines = countLines(input.content);
       const verb = oldText === null ? "Created" : "Wrote";
       return ok(`${verb} ${shown} (${lines} line${lines === 1 ? "" : "s"}).`, {

@@ -36,6 +36,7 @@ test("every tool's result is capped in one place, with what was left out and how
     schema: () => z.object({}),
     permission: "none",
     kind: "other",
+    needs: [],
     title: () => "flood",
     more: "ask for a page of it",
     execute: async () => ({ output: `${"a".repeat(100_000)}END` }),

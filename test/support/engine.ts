@@ -10,6 +10,7 @@ import type { Session } from "../../src/engine/session.ts";
 import { ModelRegistry } from "../../src/model/registry.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
+import type { Tool } from "../../src/tools/tool.ts";
 import { type ChatRequest, type ModelEntry, type Reply, type ScriptedModel, startModel } from "./model.ts";
 import { type Sandbox, sandbox } from "./run.ts";
 
@@ -45,7 +46,7 @@ export type EngineHarness = {
 };
 
 export async function engineHarness(
-  opts: { models?: ModelEntry[]; config?: Record<string, unknown>; maxSteps?: number; checkEvents?: boolean; mcp?: boolean } = {},
+  opts: { models?: ModelEntry[]; config?: Record<string, unknown>; maxSteps?: number; checkEvents?: boolean; mcp?: boolean; tools?: readonly Tool[] } = {},
 ): Promise<EngineHarness> {
   const box = sandbox();
   const project = join(box.dir, "project");
@@ -64,7 +65,7 @@ export async function engineHarness(
     paths,
     config,
     models,
-    tools: ALL_TOOLS,
+    tools: opts.tools ?? ALL_TOOLS,
     retry: { retries: 2, baseDelayMs: 5, maxDelayMs: 20 },
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
     // Sessions' MCP servers as the front ends wire them (config.yaml's `mcp:` of opts.config).

@@ -41,7 +41,7 @@ export type ContextOptions = {
   jobs?: Jobs;
 };
 
-/** A plain ToolContext over a real directory, recording what the tools call. */
+/** A plain ToolContext over a real directory, with every capability, recording what the tools call. */
 export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec: Recorded } {
   const root = opts.root ?? tempDir();
   const rec: Recorded = { beforeChange: [], progress: [], todos: [], read: new Set(), commands: 0, asked: [], plans: [], settingsSet: [], helped: [] };
@@ -55,26 +55,38 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     cwd: opts.cwd ?? root,
     signal: opts.signal ?? new AbortController().signal,
     progress: (text) => void rec.progress.push(text),
-    beforeChange: async (path) => void rec.beforeChange.push(path),
-    afterChange: () => {},
-    aroundCommand: async (run) => {
-      rec.commands++;
-      return run();
+    files: {
+      markRead: (path, content) => {
+        rec.read.add(path);
+        ledger.mark(path, content);
+      },
+      readState: (path) => ledger.state(path),
+      protection: protectionJudge(root, rules),
     },
-    markRead: (path, content) => {
-      rec.read.add(path);
-      ledger.mark(path, content);
+    changes: {
+      before: async (path) => void rec.beforeChange.push(path),
+      after: () => {},
     },
-    readState: (path) => ledger.state(path),
-    ask: async (questions, why) => {
-      rec.asked.push({ questions, ...(why ? { why } : {}) });
-      return opts.ask ? opts.ask(questions) : { outcome: "nobody" };
+    model: { vision: opts.vision ?? false },
+    commands: {
+      env: opts.env ?? processEnv(),
+      hidden: opts.hidden ?? [],
+      around: async (run) => {
+        rec.commands++;
+        return run();
+      },
     },
-    submitPlan: async (path, text) => {
-      rec.plans.push({ path, text });
-      return opts.plan ?? { outcome: "nobody" };
+    jobs: opts.jobs ?? new Jobs(),
+    people: {
+      ask: async (questions, why) => {
+        rec.asked.push({ questions, ...(why ? { why } : {}) });
+        return opts.ask ? opts.ask(questions) : { outcome: "nobody" };
+      },
+      submitPlan: async (path, text) => {
+        rec.plans.push({ path, text });
+        return opts.plan ?? { outcome: "nobody" };
+      },
     },
-    setTodos: (todos) => void rec.todos.push(todos),
     settings: {
       get: () => ({ ...settings }),
       set: async (change) => {
@@ -86,15 +98,15 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
           .join(", ")}.`;
       },
     },
-    subAgent: async (prompt) => {
-      rec.helped.push(prompt);
-      return opts.subAgent?.(prompt) ?? { text: "no helper in this test", isError: true, steps: 0, toolCalls: 0 };
-    },
-    vision: opts.vision ?? false,
-    protection: protectionJudge(root, rules),
-    commands: { env: opts.env ?? processEnv(), hidden: opts.hidden ?? [] },
+    todos: { set: (todos) => void rec.todos.push(todos) },
     web: { allowPrivate: opts.allowPrivate ?? false },
-    jobs: opts.jobs ?? new Jobs(),
+    library: undefined,
+    helpers: {
+      subAgent: async (prompt) => {
+        rec.helped.push(prompt);
+        return opts.subAgent?.(prompt) ?? { text: "no helper in this test", isError: true, steps: 0, toolCalls: 0 };
+      },
+    },
   };
   return { ctx, rec };
 }

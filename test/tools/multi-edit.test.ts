@@ -33,7 +33,7 @@ describe("multi_edit", () => {
     expect(result.output).toStartWith("Edited src.ts (3 edits, 3 replacements):\n@@ -1,7 +1,7 @@\n function a() {\n-  return 1;\n+  return 10;");
     expect(result.diffs).toEqual([{ path, oldText: SOURCE, newText: after }]);
     expect(rec.beforeChange).toEqual([path]);
-    expect(ctx.readState(path)).toBe("current");
+    expect(ctx.files.readState(path)).toBe("current");
   });
 
   test("a failing second edit leaves the file byte-identical and says which edit failed and why", async () => {

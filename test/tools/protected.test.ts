@@ -51,7 +51,8 @@ function linkedProject(globs: string[] = ["infra/**"]): { root: string; ctx: Too
   mkdirSync(join(root, ".lembas", "logs"), { recursive: true });
   writeFileSync(join(root, ".lembas", "logs", "service.log"), "KEY in the log\n");
   const rules = protectedPaths(globs, [`${root}/.lembas/`]);
-  return { root, ctx: { ...context(root), protection: protectionJudge(root, rules) } };
+  const ctx = context(root);
+  return { root, ctx: { ...ctx, files: { ...ctx.files, protection: protectionJudge(root, rules) } } };
 }
 
 const rg = tool("rg", "ripgrep", "the ripgrep half of these tests");

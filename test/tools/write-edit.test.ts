@@ -48,7 +48,7 @@ describe("write", () => {
     expect(readFileSync(abs, "utf8")).toBe("a\nb");
     expect(readdirSync(join(ctx.root, "deep/er"))).toEqual(["new.ts"]);
     expect(rec.beforeChange).toEqual([abs]);
-    expect(ctx.readState(abs)).toBe("current");
+    expect(ctx.files.readState(abs)).toBe("current");
   });
 
   test("keeps an existing file's mode", async () => {
