@@ -12,7 +12,8 @@ import { openDb } from "../src/store/db.ts";
 import { insertSession } from "../src/store/sessions.ts";
 import { runCommand } from "../src/tools/bash.ts";
 import { ProjectFiles } from "../src/engine/project-files.ts";
-import { projectFilesFor, TurnUndo } from "../src/engine/undo.ts";
+import { FollowedProjects } from "../src/engine/followed-projects.ts";
+import { TurnUndo } from "../src/engine/undo.ts";
 
 const FILES = 10_000;
 const ROUNDS = 61;
@@ -54,7 +55,8 @@ async function measure(withGit: boolean) {
   const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
   const command = (line: string) => runCommand(line, { cwd: project, env, signal, timeoutMs: 60_000, onOutput() {} });
   let turn = 0;
-  const undone = (line: string) => new TurnUndo(db, sessionId, `turn${turn++}`, project, stateDir).aroundCommand(() => command(line));
+  const projects = new FollowedProjects(stateDir);
+  const undone = (line: string) => new TurnUndo(db, sessionId, `turn${turn++}`, project, projects).aroundCommand(() => command(line));
 
   const started = performance.now();
   await undone("true");
@@ -78,12 +80,13 @@ async function measure(withGit: boolean) {
   const preImageBytes = Array.from({ length: 50 }, (_, i) => statSync(join(project, "pkg0", "mod0", `file${i}.ts`)).size).reduce((a, b) => a + b, 0);
   await undone("for i in $(seq 0 49); do head -c 2048 /dev/zero | tr '\\0' y > pkg0/mod0/file$i.ts; done");
   const changeGrowth = sizeOf(stateDir) - beforeChange;
-  const watching = projectFilesFor(project).watching;
+  const watching = projects.filesOf(project).watching;
   // Where there is no inotify (not Linux, the watch limit reached) each sync walks the project.
   const walker = new ProjectFiles(project, { inotify: false });
   walker.end(walker.begin());
   const walks: number[] = [];
   for (let i = 0; i < 11; i++) await timed(walks, async () => walker.end(walker.begin()));
+  projects.forgetAll();
   db.close();
   rmSync(base, { recursive: true, force: true });
   const p = median(plain);

@@ -8,7 +8,7 @@ import type { UsageReading } from "../account/usage.ts";
 import { accountWords } from "../account/usage-format.ts";
 import { fetchPersonalization, type PersonalizationReading } from "../account/personalization.ts";
 import type { Login } from "../store/logins.ts";
-import type { Finding } from "./doctor.ts";
+import type { Finding } from "./doctor-finding.ts";
 
 export async function checkAccounts(logins: readonly Login[]): Promise<Finding[]> {
   const [usages, personal] = await Promise.all([readUsages(logins), Promise.all(logins.map((login) => fetchPersonalization(login)))]);

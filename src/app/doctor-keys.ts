@@ -1,6 +1,6 @@
 import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
-import type { Finding } from "./doctor.ts";
+import type { Finding } from "./doctor-finding.ts";
 
 /**
  * A connection whose api_key_env names a variable that is not set sends its requests with no key:

@@ -4,7 +4,7 @@ import { selectLibrary } from "../library/selection.ts";
 import { openDb } from "../store/db.ts";
 import { getInstanceLibrary } from "../store/instance-library.ts";
 import { documentCount } from "../store/library.ts";
-import type { Finding } from "./doctor.ts";
+import type { Finding } from "./doctor-finding.ts";
 
 /**
  * Which library the agent uses, by what the store keeps of the logins (no network): the account's

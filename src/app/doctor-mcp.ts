@@ -8,7 +8,7 @@ import type { Login } from "../store/logins.ts";
 import { inspectServers } from "../mcp/inspect.ts";
 import type { ServerInspection } from "../mcp/list-text.ts";
 import { toolEnvironment } from "../tools/environment.ts";
-import type { Finding } from "./doctor.ts";
+import type { Finding } from "./doctor-finding.ts";
 
 /**
  * The MCP servers a session started in `cwd` would use (config.yaml's, the project's .mcp.json,

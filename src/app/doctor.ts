@@ -24,9 +24,7 @@ import { checkKeyVariables } from "./doctor-keys.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
 import { checkLibrary } from "./doctor-library.ts";
 import { checkAccounts } from "./doctor-account.ts";
-
-/** One finding: fine, or a problem with what to do about it. */
-export type Finding = { ok: true; text: string } | { ok: false; text: string; todo: string };
+import type { Finding } from "./doctor-finding.ts";
 
 /** What the checks read; the timeouts keep `lembas doctor` quick when something does not answer. */
 export type DoctorOptions = {

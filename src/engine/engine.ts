@@ -17,13 +17,13 @@ import type { Jobs } from "../tools/jobs.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
 import type { PersonalSettings } from "./instructions.ts";
+import { FollowedProjects } from "./followed-projects.ts";
 import { cappedMode } from "./mode-cap.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../tools/library-backend.ts";
 import { SessionMcp } from "./session-mcp.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
-import { forgetAllProjectFiles, forgetProjectFiles } from "./undo.ts";
 import { trashDirOf } from "./undo-trash.ts";
 
 export type EngineOptions = {
@@ -93,6 +93,7 @@ export class Engine {
       models: options.models,
       tools: options.tools,
       protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
+      projects: new FollowedProjects(paths.stateDir),
       // Made once: the environment is the process's, and reading it at every tool call bought nothing.
       // git in it holds config no repository the model wrote can undo (see withCommandGitConfig).
       commands: { env: withCommandGitConfig(toolEnvironment(config, options.commandEnv ?? process.env)), hidden: [paths.configDir, paths.stateDir] },
@@ -196,7 +197,7 @@ export class Engine {
     rmSync(trashDirOf(this.deps.paths.stateDir, id), { recursive: true, force: true });
     const root = getSession(this.deps.db, id)?.root;
     const deleted = deleteSession(this.deps.db, id);
-    if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) forgetProjectFiles(root);
+    if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) this.deps.projects.forget(root);
     return deleted;
   }
 
@@ -224,7 +225,7 @@ export class Engine {
     // The sessions' background jobs were told to stop as they closed: they get their grace period.
     const jobs = [...sessions.map((s) => s.jobs), ...this.jobsOfGone];
     await Promise.all([...jobs.map((j) => j.ended()), ...sessions.map((s) => s.mcp?.stop())]);
-    forgetAllProjectFiles();
+    this.deps.projects.forgetAll();
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
     for (const id of this.sessions.keys()) {

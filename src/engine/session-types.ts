@@ -5,6 +5,7 @@ import type { RetryPolicy } from "../model/retry.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import type { Capabilities, CommandSetup, Tool } from "../tools/tool.ts";
+import type { FollowedProjects } from "./followed-projects.ts";
 import type { PersonalSettings } from "./instructions.ts";
 import type { TurnAnswer } from "./turn-queue.ts";
 
@@ -17,6 +18,8 @@ export type SessionDeps = {
   models: ModelSource;
   tools: readonly Tool[];
   protectedPaths: ProtectedPaths;
+  /** The projects the engine follows for undo, shared by its sessions and no other engine's. */
+  projects: FollowedProjects;
   /** How tools start commands (their environment, secrets left out, and the dirs a sandbox hides) and what fetch may reach. */
   commands: CommandSetup;
   web: Capabilities["web"];

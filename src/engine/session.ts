@@ -364,7 +364,7 @@ export class Session {
     this.running = { turnId, abort, maxMode: input.maxMode ?? null };
     let firstPrompt = false;
     let outcome: { stopReason: StopReason; error?: string };
-    const undo = new TurnUndo(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir);
+    const undo = new TurnUndo(this.deps.db, this.id, turnId, this.root, this.deps.projects);
     // Whatever fails (the store, a listener), the turn ends with an answer and the session is free.
     try {
       firstPrompt = this.beginTurn(turnId, input);

@@ -3,10 +3,12 @@ import type { Db } from "../store/db.ts";
 import { listTurnMessages } from "../store/messages.ts";
 import { startedJob } from "../tools/job.ts";
 import { parseStored } from "./records.ts";
-import type { Skipped } from "./undo-restore.ts";
 
 /** What a command line is shown as in undo's answer: its first line, at most this long. */
 const COMMAND_CHARS = 80;
+
+/** A job undo leaves alone, said as a file it skips is: the job's id in brackets, and why. */
+type JobLeft = { path: string; why: string };
 
 /** The arguments of a bash call that started a background job. */
 const JobCall = z.object({ command: z.string(), run_in_background: z.literal(true) });
@@ -16,8 +18,8 @@ const JobCall = z.object({ command: z.string(), run_in_background: z.literal(tru
  * started it (a server, a watcher), so what it changes is not the turn's to put back. Each job the
  * turn started is named, with its command, from the turn's stored tool results.
  */
-export function jobsNotRestored(db: Db, sessionId: string, turnId: string): Skipped[] {
-  const skipped: Skipped[] = [];
+export function jobsNotRestored(db: Db, sessionId: string, turnId: string): JobLeft[] {
+  const skipped: JobLeft[] = [];
   for (const row of listTurnMessages(db, sessionId, turnId)) {
     const stored = parseStored(row);
     if (stored?.role !== "tool" || stored.body.name !== "bash" || stored.body.isError) continue;

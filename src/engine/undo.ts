@@ -1,5 +1,3 @@
-import { existsSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
@@ -17,7 +15,8 @@ import {
   UNDO_TURN_MAX_BYTES,
 } from "../store/undo.ts";
 import { readBlobs } from "./git-index.ts";
-import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, ProjectFiles } from "./project-files.ts";
+import type { FollowedProjects } from "./followed-projects.ts";
+import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, type ProjectFiles } from "./project-files.ts";
 import type { ToolResultRecord } from "./records.ts";
 
 /** How many paths a command's "cannot be undone" note names before it counts the rest. */
@@ -50,12 +49,13 @@ export class TurnUndo {
     private readonly sessionId: string,
     private readonly turnId: string,
     private readonly root: string,
-    private readonly stateDir: string,
+    /** The engine's followed projects: this turn's project among them. */
+    private readonly projects: FollowedProjects,
     private readonly maxTurnBytes = UNDO_TURN_MAX_BYTES,
   ) {}
 
   beforeChange(path: string): void {
-    tellProject(this.root, (files) => files.beforeWrite());
+    this.projects.tell(this.root, (files) => files.beforeWrite());
     if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
       this.keep(readPreImage(path));
       trimPreImages(this.db, this.sessionId);
@@ -77,8 +77,8 @@ export class TurnUndo {
   }
 
   async aroundCommand<T>(run: () => Promise<T>, callId?: string): Promise<T> {
-    sweepLegacySnapshots(this.stateDir);
-    const files = projectFilesFor(this.root, this.stateDir);
+    this.projects.sweepLegacySnapshots();
+    const files = this.projects.filesOf(this.root);
     let window: Change[];
     try {
       window = files.begin();
@@ -111,7 +111,7 @@ export class TurnUndo {
   afterChange(path: string): void {
     this.unstamped.delete(path);
     this.stampSafely(path);
-    tellProject(this.root, (files) => files.afterWrite(path));
+    this.projects.tell(this.root, (files) => files.afterWrite(path));
   }
 
   /** When a tool returns: whatever it named and did not stamp itself is stamped now. */
@@ -257,68 +257,4 @@ function preImageOf(path: string, change: Change, blob: Uint8Array | null): PreI
       ? `its earlier content was not kept: not clean in git, and larger than ${CACHE_MAX_FILE / 1024} KiB`
       : `its earlier content was not kept: not clean in git, and past the ${CACHE_MAX_BYTES / 1024 / 1024} MiB kept of other files`;
   return { path, existed: true, content: null, mode, missing: why };
-}
-
-/** Projects followed in this process; the least recently used goes past this many. */
-const MAX_PROJECTS = 4;
-const followed = new Map<string, ProjectFiles>();
-
-/** The project's files as this process follows them; lembas's state dir, if inside, is not followed. */
-export function projectFilesFor(root: string, stateDir?: string): ProjectFiles {
-  const known = followed.get(root);
-  if (known) {
-    followed.delete(root);
-    followed.set(root, known);
-    return known;
-  }
-  const files = new ProjectFiles(root, stateDir ? { exclude: [stateDir] } : {});
-  followed.set(root, files);
-  for (const [old, project] of followed) {
-    if (followed.size <= MAX_PROJECTS) break;
-    project.close();
-    followed.delete(old);
-  }
-  return files;
-}
-
-/**
- * Tells the project's open command windows (another session's) of an edit tool's write. The write
- * goes on if this fails: such a window then counts it as its command's.
- */
-function tellProject(root: string, tell: (files: ProjectFiles) => void): void {
-  const files = followed.get(root);
-  if (!files) return;
-  try {
-    tell(files);
-  } catch {
-    // said above: the write is not held up by what only refines another window
-  }
-}
-
-/** Stops following every project (the engine stops): their inotify instances are closed. */
-export function forgetAllProjectFiles(): void {
-  for (const files of followed.values()) files.close();
-  followed.clear();
-}
-
-/** Stops following a project (its last session is gone). */
-export function forgetProjectFiles(root: string): void {
-  followed.get(root)?.close();
-  followed.delete(root);
-}
-
-const swept = new Set<string>();
-
-/**
- * Earlier versions kept a shadow git store per project in the state dir; it is no longer used. It
- * may be large: it is removed in the background, and the command does not wait for it.
- */
-function sweepLegacySnapshots(stateDir: string): void {
-  if (swept.has(stateDir)) return;
-  swept.add(stateDir);
-  const dir = join(stateDir, "snapshots");
-  if (!existsSync(dir)) return;
-  rm(dir, { recursive: true, force: true }).catch(() => {
-    // tried again by the next process
-  });
 }

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { UserError } from "../errors.ts";
 import { ensureLogDir, removeUnitFile, writeUnitFileUndoable } from "./files.ts";
-import type { ManagerState, ServiceManager } from "./manager.ts";
+import type { ManagerState, ServiceManager } from "./manager-interface.ts";
 import { type CommandResult, type CommandRunner, firstLine } from "./runner.ts";
 import { LAUNCHD_LABEL, type ServiceSpec, launchdPlist, launchdPlistPath } from "./units.ts";
 

@@ -24,7 +24,8 @@ import type { AnyMessage, Stream } from "../rpc/stream.ts";
 import { answerBoundMs, PROBE_METHOD, whileAnswering } from "./answering.ts";
 import { cancelledWhileMoving, destination, isUnstarted } from "./follow.ts";
 import { withLogin } from "../app/share-login.ts";
-import type { Forwarder, Outlet, Shares } from "./shares.ts";
+import type { Outlet } from "./outlet.ts";
+import type { Forwarder, Shares } from "./shares.ts";
 import type { ServiceRouter } from "./whereabouts.ts";
 
 /** The link's requests the terminal that shares the session serves. */

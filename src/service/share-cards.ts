@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { acp } from "../rpc/agent.ts";
 import type { AnyMessage } from "../rpc/stream.ts";
-import type { Outlet } from "./shares.ts";
+import type { Outlet } from "./outlet.ts";
 
 /** The card requests a terminal sends, and what kind each is. */
 export const CARD_METHODS = {

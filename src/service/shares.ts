@@ -17,18 +17,10 @@ import { heldElsewhere } from "../store/placement.ts";
 import { markGiven } from "../store/marks.ts";
 import { getSession } from "../store/sessions.ts";
 import type { ShareParams } from "../app/ipc-protocol.ts";
+import type { Outlet } from "./outlet.ts";
 import { ShareCards } from "./share-cards.ts";
 import { Moves } from "./moves.ts";
 import { commandsNotification } from "./share-commands.ts";
-
-/** One link's way out, as the router gives it: raw messages, in order with the routed answers. */
-export type Outlet = {
-  /** The login's name (the link's connection): the model event's `instance` is said against it. */
-  login: string;
-  /** The link protocol its client said in initialize (absent: 2): questions and plans need 2. */
-  protocol?: number;
-  send(message: AnyMessage): void;
-};
 
 /** How a link's request reaches the terminal that shares the session (its IPC connection). */
 export type Forwarder = {

@@ -1,6 +1,6 @@
 /** `lembas service status`: what the service manager says and what the service itself says. */
 import { type StatusReading, terminalsLine } from "../app/service-status.ts";
-import type { ManagerState } from "./manager.ts";
+import type { ManagerState } from "./manager-interface.ts";
 
 /** The lines to print, and whether the service answers on its control socket. */
 export type StatusReport = { lines: string[]; running: boolean };

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import type { Env } from "../config/paths.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { removeUnitFile, writeUnitFileUndoable } from "./files.ts";
-import type { ManagerState, ServiceManager } from "./manager.ts";
+import type { ManagerState, ServiceManager } from "./manager-interface.ts";
 import { type CommandResult, type CommandRunner, firstLine } from "./runner.ts";
 import { SYSTEMD_UNIT, type ServiceSpec, systemdUnit, systemdUnitPath } from "./units.ts";
 

@@ -4,6 +4,7 @@ import { actionResult } from "../front/actions.ts";
 import { VERSION } from "../version.ts";
 import { CardViews } from "./card-views.ts";
 import { GlobalKeys, type KeySurface, nextMode } from "./keys.ts";
+import type { CommandHost } from "./command-host.ts";
 import { findTuiCommand } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
@@ -23,32 +24,12 @@ import { Transcript } from "./transcript.ts";
 export const MIN_COLUMNS = 40;
 export const MIN_ROWS = 10;
 
-/** The screen's parts as the terminal's own commands see them (src/tui/commands.ts). */
-export type AppSurface = {
-  runtime: TuiRuntime;
-  transcript: Transcript;
-  status: StatusBar;
-  theme: Theme;
-  setTheme(name: ThemeName): void;
-  /** Shows a list to pick from; null when the person closes it. */
-  pick<T>(title: string, items: readonly { value: T; label: string; description?: string }[], selected?: number): Promise<T | null>;
-  /** Shows a component (a form) in the panel, with the keys, until the function returned is called. */
-  present(component: Component): () => void;
-  switchTo(opening: Opening, choice?: SessionChoice): Promise<void>;
-  /** Puts text in the composer for the person to finish (a command waiting for its argument). */
-  compose(text: string): void;
-  /** Writes straight to the terminal (an OSC 52 copy). */
-  writeTerminal(data: string): void;
-  quit(): void;
-  render(): void;
-};
-
 /**
  * The interactive terminal: the transcript on the main screen (finished blocks go to the
  * terminal's own scrollback and are never drawn again), a panel for cards and pickers, the
  * composer and the status bar. It draws what the runtime says and hands it what the person types.
  */
-export class TuiApp implements AppSurface {
+export class TuiApp implements CommandHost {
   readonly tui: TUI;
   readonly transcript: Transcript;
   readonly status: StatusBar;

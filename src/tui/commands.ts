@@ -1,5 +1,5 @@
 import { loadCommands } from "../project/commands.ts";
-import type { AppSurface } from "./app.ts";
+import type { CommandHost, TuiCommand } from "./command-host.ts";
 import { copy } from "./commands/copy.ts";
 import { exportTranscript } from "./commands/export.ts";
 import { LOGIN_COMMANDS } from "./commands/login.ts";
@@ -11,26 +11,17 @@ import { share, unshare } from "./commands/share.ts";
 import { doctor, status } from "./commands/status.ts";
 import { usage } from "./commands/usage.ts";
 
-/**
- * The terminal's own commands: the screens and settings only a terminal has. Their names are
- * reserved in src/project/commands.ts, so a custom command or skill never shadows them; the shared
- * commands (compact, plan, undo, review, …) go to the session as on the link.
- */
-export type TuiCommand = {
-  name: string;
-  aliases?: string[];
-  description: string;
-  /** The argument it takes, as help shows it; a command without one refuses an argument in one line. */
-  hint?: string;
-  run(app: AppSurface, args: string): void | Promise<void>;
-};
-
 const KEYS = [
   "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts",
   "Esc interrupts the turn · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
   "While a turn runs, Enter gives the text to the model at its next step.",
 ];
 
+/**
+ * The terminal's own commands: the screens and settings only a terminal has. Their names are
+ * reserved in src/project/commands.ts, so a custom command or skill never shadows them; the shared
+ * commands (compact, plan, undo, review, …) go to the session as on the link.
+ */
 export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "new", aliases: ["clear"], description: "Start a new session in this directory", run: (app) => app.switchTo({ kind: "new" }) },
   { name: "resume", description: "Resume a session of this project: /resume ID, or pick one", hint: "[id]", run: resume },
@@ -54,7 +45,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: (app) => app.quit() },
 ];
 
-function help(app: AppSurface): void {
+function help(app: CommandHost): void {
   const line = (c: { name: string; hint?: string; description: string }) => `/${c.name}${c.hint ? ` ${c.hint}` : ""} — ${c.description}`;
   for (const text of KEYS) say(app, text);
   for (const c of TUI_COMMAND_LIST) say(app, line(c));

@@ -2,7 +2,7 @@ import { setConfigKey } from "../config/save.ts";
 import type { Connection } from "../config/schema.ts";
 import { listModels, type ModelInfo } from "../model/models.ts";
 import { listLogins } from "../store/logins.ts";
-import type { AppSurface } from "./app.ts";
+import type { CommandHost } from "./command-host.ts";
 import { Form } from "./form.ts";
 import { waitMs } from "../timing.ts";
 
@@ -15,7 +15,7 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
  * The form that adds an OpenAI-compatible connection: its base URL, an API key if it needs one,
  * a name if the person wants one. A URL that does not list chat models stays in the form with why.
  */
-export function connectionForm(app: AppSurface, listed: (checked: CheckedConnection) => void, cancel: () => void): Form {
+export function connectionForm(app: CommandHost, listed: (checked: CheckedConnection) => void, cancel: () => void): Form {
   return new Form(
     "Add an OpenAI-compatible connection",
     ["Ollama, LM Studio, llama.cpp, vLLM or a hosted API: its base URL, which answers GET /models."],
@@ -41,7 +41,7 @@ export function connectionForm(app: AppSurface, listed: (checked: CheckedConnect
 }
 
 /** The connection's chat models, or the one line saying why there are none. */
-async function checkConnection(app: AppSurface, input: string, apiKey: string, wanted: string, signal: AbortSignal): Promise<CheckedConnection | string> {
+async function checkConnection(app: CommandHost, input: string, apiKey: string, wanted: string, signal: AbortSignal): Promise<CheckedConnection | string> {
   const baseUrl = baseUrlOf(input);
   if (!baseUrl) return `${input || "(nothing)"} is not an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1`;
   const taken = takenNames(app);
@@ -69,7 +69,7 @@ function baseUrlOf(input: string): string | null {
   return url.href.replace(/\/+$/, "");
 }
 
-function takenNames(app: AppSurface): Set<string> {
+function takenNames(app: CommandHost): Set<string> {
   const { ctx } = app.runtime;
   return new Set([...Object.keys(ctx.config().connections), ...listLogins(ctx.db()).map((l) => l.name)]);
 }

@@ -1,5 +1,5 @@
 import { errorMessage } from "../errors.ts";
-import type { AppSurface } from "./app.ts";
+import type { CommandHost } from "./command-host.ts";
 import { type CheckedConnection, connectionForm, saveConnection } from "./connection-form.ts";
 import type { Form } from "./form.ts";
 import { type Component, type Focusable, matchesKey, SelectList, truncateToWidth } from "./kit.ts";
@@ -15,7 +15,7 @@ type Way = "login" | "connection" | "quit";
  * forward (log in to an instance, add a connection); once one worked the engine is made again
  * from what was written. Resolves true then, false when the person quits.
  */
-export function firstRun(app: AppSurface, found: NoModel): Promise<boolean> {
+export function firstRun(app: CommandHost, found: NoModel): Promise<boolean> {
   return new Promise((resolve) => {
     const screen = new FirstRunScreen(app, found, (ready) => {
       close();
@@ -37,7 +37,7 @@ class FirstRunScreen implements Component, Focusable {
   private saving = false;
 
   constructor(
-    private readonly app: AppSurface,
+    private readonly app: CommandHost,
     private readonly found: NoModel,
     private readonly finish: (ready: boolean) => void,
   ) {

@@ -1,12 +1,12 @@
 import { login, loginLines, replacedLine } from "../link/login.ts";
-import type { AppSurface } from "./app.ts";
+import type { CommandHost } from "./command-host.ts";
 import { Form } from "./form.ts";
 
 /**
  * The form that logs in to a LLeMbas instance, as `lembas login URL` does (the same function):
  * its URL, a device token, and a name if the person wants one. done gets what the login did.
  */
-export function loginForm(app: AppSurface, done: (lines: string[]) => void | Promise<void>, cancel: () => void): Form {
+export function loginForm(app: CommandHost, done: (lines: string[]) => void | Promise<void>, cancel: () => void): Form {
   return new Form(
     "Log in to a LLeMbas instance",
     ["Make a device token in the instance's web UI, then give its URL and the token."],

@@ -80,7 +80,9 @@ export async function openScreen(
   const matches = (screen: string, what: string | RegExp) => (typeof what === "string" ? screen.includes(what) : what.test(screen));
   const exitCode = () => {
     try {
-      return Number(readFileSync(codeFile, "utf8").trim());
+      // Empty while the shell has made the file and not yet written the code: not an exit of 0.
+      const code = readFileSync(codeFile, "utf8").trim();
+      return code === "" ? null : Number(code);
     } catch {
       return null;
     }

@@ -1,4 +1,4 @@
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
 
 /** A clipboard program: its name as said, and its command line. */
@@ -31,7 +31,7 @@ async function runCopier(copier: Copier, text: string): Promise<boolean> {
 }
 
 /** /copy: the last answer to the clipboard, through a clipboard program, else OSC 52 to the terminal. */
-export async function copy(app: AppSurface): Promise<void> {
+export async function copy(app: CommandHost): Promise<void> {
   const text = app.transcript.lastAnswer();
   if (!text) return say(app, "there is no answer to copy yet");
   const size = `${text.length} characters`;

@@ -4,11 +4,11 @@ import { extname, isAbsolute, join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../errors.ts";
 import { historyTurns } from "../../front/history.ts";
 import { toMarkdown } from "../../front/transcript.ts";
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
 
 /** /export [PATH]: the session's turns from the store as Markdown; an existing file is never overwritten. */
-export function exportTranscript(app: AppSurface, args: string): void {
+export function exportTranscript(app: CommandHost, args: string): void {
   const session = app.runtime.session;
   const turns = historyTurns(session.messages());
   if (turns.length === 0) return say(app, "there is nothing to export yet");

@@ -1,8 +1,8 @@
 import { errorMessage } from "../../errors.ts";
 import { logout } from "../../link/logout.ts";
 import { listLogins } from "../../store/logins.ts";
-import type { AppSurface } from "../app.ts";
-import type { TuiCommand } from "../commands.ts";
+import type { CommandHost } from "../command-host.ts";
+import type { TuiCommand } from "../command-host.ts";
 import { loginForm } from "../login-form.ts";
 
 /** /login and /logout: the logins to LLeMbas instances, made and forgotten without leaving the terminal. */
@@ -42,7 +42,7 @@ export const LOGIN_COMMANDS: readonly TuiCommand[] = [
   },
 ];
 
-async function pickLogin(app: AppSurface): Promise<string | null> {
+async function pickLogin(app: CommandHost): Promise<string | null> {
   const logins = listLogins(app.runtime.ctx.db());
   if (logins.length === 0) {
     say(app, "there is no login (/login makes one)");
@@ -54,7 +54,7 @@ async function pickLogin(app: AppSurface): Promise<string | null> {
   );
 }
 
-function say(app: AppSurface, line: string, level?: "error"): void {
+function say(app: CommandHost, line: string, level?: "error"): void {
   app.transcript.line(line, level);
   app.render();
 }

@@ -1,13 +1,13 @@
 import { EFFORTS, Effort, MODES, Mode } from "../../config/schema.ts";
 import { errorMessage } from "../../errors.ts";
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
 
 /**
  * /model, /effort and /mode: the session's model, reasoning effort and mode, picked or given as
  * the argument. A change goes through the session, whose event the transcript and status bar show.
  */
-export async function chooseModel(app: AppSurface, args: string): Promise<void> {
+export async function chooseModel(app: CommandHost, args: string): Promise<void> {
   const session = app.runtime.session;
   let refs: string[];
   try {
@@ -40,7 +40,7 @@ function accepted(refs: readonly string[]): string {
   return ` (one of ${refs.slice(0, 8).join(", ")}${refs.length > 8 ? ", …; /model lists them all" : ""})`;
 }
 
-function pickModel(app: AppSurface, refs: readonly string[], current: string | null): Promise<string | null> {
+function pickModel(app: CommandHost, refs: readonly string[], current: string | null): Promise<string | null> {
   if (refs.length === 0) {
     say(app, "this device has no model to pick: lembas login URL or a connection in config.yaml gives it some", "warn");
     return Promise.resolve(null);
@@ -49,7 +49,7 @@ function pickModel(app: AppSurface, refs: readonly string[], current: string | n
   return app.pick("Model", items, Math.max(0, refs.indexOf(current ?? "")));
 }
 
-export async function chooseEffort(app: AppSurface, args: string): Promise<void> {
+export async function chooseEffort(app: CommandHost, args: string): Promise<void> {
   const session = app.runtime.session;
   const effort = args ? Effort.safeParse(args).data : await app.pick("Reasoning effort", EFFORTS.map((e) => ({ value: e, label: e })), EFFORTS.indexOf(session.effort));
   if (effort === null) return;
@@ -69,7 +69,7 @@ const MODE_NOTES: Record<Mode, string> = {
   auto: "edits and runs commands without asking",
 };
 
-export async function chooseMode(app: AppSurface, args: string): Promise<void> {
+export async function chooseMode(app: CommandHost, args: string): Promise<void> {
   const session = app.runtime.session;
   const mode = args ? Mode.safeParse(args).data : await app.pick("Mode", MODES.map((m) => ({ value: m, label: m, description: MODE_NOTES[m] })), MODES.indexOf(session.mode));
   if (mode === null) return;

@@ -1,7 +1,7 @@
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 
 /** One line in the transcript, drawn now. */
-export function say(app: AppSurface, text: string, level: "info" | "warn" | "error" = "info"): void {
+export function say(app: CommandHost, text: string, level: "info" | "warn" | "error" = "info"): void {
   app.transcript.line(text, level);
   app.render();
 }

@@ -5,7 +5,7 @@ import { userMessageCounts } from "../../store/messages.ts";
 import { deleteAnywhere } from "../../app/device-delete.ts";
 import type { DeleteAnswer } from "../../app/ipc-protocol.ts";
 import { getSession, type SessionRow, updateSession } from "../../store/sessions.ts";
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { ago, say } from "./say.ts";
 
 /**
@@ -17,13 +17,13 @@ type Scope = "project" | "all";
 type Action = "resume" | "rename" | "delete";
 const ACTIONS: readonly Action[] = ["resume", "rename", "delete"];
 
-export async function resume(app: AppSurface, args: string): Promise<void> {
+export async function resume(app: CommandHost, args: string): Promise<void> {
   const id = args || (await pickSession(app, "project", false));
   if (id && id !== SCOPE_TOGGLE) await app.switchTo({ kind: "resume", id });
 }
 
 /** /sessions, or /sessions all; /sessions resume|rename|delete ID [TITLE] skips the pickers. */
-export async function sessions(app: AppSurface, args: string): Promise<void> {
+export async function sessions(app: CommandHost, args: string): Promise<void> {
   const [word = "", id = "", ...rest] = args.split(/\s+/).filter(Boolean);
   if (ACTIONS.includes(word as Action)) {
     if (!id) return say(app, `/sessions ${word} needs a session's id`, "warn");
@@ -43,7 +43,7 @@ export async function sessions(app: AppSurface, args: string): Promise<void> {
   }
 }
 
-export function rename(app: AppSurface, args: string): void {
+export function rename(app: CommandHost, args: string): void {
   if (!args) {
     app.compose("/rename ");
     return say(app, "/rename takes the new title: type it and Enter");
@@ -54,7 +54,7 @@ export function rename(app: AppSurface, args: string): void {
 }
 
 /** /delete: this session, after a yes, then a new one. */
-export async function deleteCurrent(app: AppSurface): Promise<void> {
+export async function deleteCurrent(app: CommandHost): Promise<void> {
   const session = app.runtime.session;
   const turns = session.messages().filter((m) => m.role === "user").length;
   if (turns > 0) {
@@ -67,7 +67,7 @@ export async function deleteCurrent(app: AppSurface): Promise<void> {
   await deleteSession(app, session.id);
 }
 
-async function act(app: AppSurface, action: Action, id: string, text: string): Promise<void> {
+async function act(app: CommandHost, action: Action, id: string, text: string): Promise<void> {
   const row = getSession(app.runtime.ctx.db(), id);
   if (!row) return say(app, `there is no session ${id} (/sessions lists them)`, "warn");
   if (action === "resume") return app.switchTo({ kind: "resume", id });
@@ -76,7 +76,7 @@ async function act(app: AppSurface, action: Action, id: string, text: string): P
   renameOther(app, row, text);
 }
 
-function renameOther(app: AppSurface, row: SessionRow, text: string): void {
+function renameOther(app: CommandHost, row: SessionRow, text: string): void {
   const runtime = app.runtime;
   if (runtime.hasSession && runtime.session.id === row.id) return rename(app, text);
   const title = cleanTitle(text);
@@ -91,7 +91,7 @@ function renameOther(app: AppSurface, row: SessionRow, text: string): void {
  * Deletes a session wherever it is held (the current one: a new one opens first; one the service
  * or another terminal holds: through the service); the web UI is told now, or at its next link.
  */
-async function deleteSession(app: AppSurface, id: string): Promise<void> {
+async function deleteSession(app: CommandHost, id: string): Promise<void> {
   const runtime = app.runtime;
   let answer: DeleteAnswer;
   try {
@@ -105,7 +105,7 @@ async function deleteSession(app: AppSurface, id: string): Promise<void> {
   say(app, `deleted ${id}`);
 }
 
-function busyElsewhere(app: AppSurface, id: string): string | null {
+function busyElsewhere(app: CommandHost, id: string): string | null {
   const hold = heldElsewhere(app.runtime.ctx.db(), id);
   return hold ? heldElsewhereSentence(hold) : null;
 }
@@ -113,7 +113,7 @@ function busyElsewhere(app: AppSurface, id: string): string | null {
 const SCOPE_TOGGLE = "\u0000scope";
 
 /** A session to act on, newest first, without the one shown; null when the list is closed. */
-async function pickSession(app: AppSurface, scope: Scope, toggle: boolean): Promise<string | null> {
+async function pickSession(app: CommandHost, scope: Scope, toggle: boolean): Promise<string | null> {
   const runtime = app.runtime;
   const here = runtime.hasSession ? runtime.session.id : null;
   const rows = runtime.sessions(scope).filter((row) => row.id !== here);
@@ -132,7 +132,7 @@ async function pickSession(app: AppSurface, scope: Scope, toggle: boolean): Prom
   return app.pick(title, toggle ? [...items, { value: SCOPE_TOGGLE, label: `… ${other}` }] : items);
 }
 
-async function pickAction(app: AppSurface, id: string): Promise<Action | null> {
+async function pickAction(app: CommandHost, id: string): Promise<Action | null> {
   return app.pick(`Session ${id}`, [
     { value: "resume" as const, label: "Resume", description: "open it here" },
     { value: "rename" as const, label: "Rename", description: "type its new title" },

@@ -9,7 +9,7 @@ import { isPersonalField } from "../../account/personalization.ts";
 import { withoutControls } from "../../controls.ts";
 import type { PersonalSettings } from "../../engine/instructions.ts";
 import { listLogins } from "../../store/logins.ts";
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
 
 /**
@@ -38,7 +38,7 @@ const SETTINGS: readonly Setting[] = [
 ];
 
 /** /settings: pick a key, then its value; /settings KEY VALUE sets it at once (any key config set takes). */
-export async function settings(app: AppSurface, args: string): Promise<void> {
+export async function settings(app: CommandHost, args: string): Promise<void> {
   const [key = "", ...rest] = args.split(/\s+/).filter(Boolean);
   if (key && rest.length > 0) return write(app, key, args.slice(args.indexOf(key) + key.length).trim());
   const file = app.runtime.ctx.paths.configFile;
@@ -69,7 +69,7 @@ export async function settings(app: AppSurface, args: string): Promise<void> {
 }
 
 /** /theme: dark or light, for now and for the next start (config.yaml's theme). */
-export async function theme(app: AppSurface, args: string): Promise<void> {
+export async function theme(app: CommandHost, args: string): Promise<void> {
   const name = args ? ThemeSetting.safeParse(args).data : await app.pick("Theme", THEME_NAMES.map((t) => ({ value: t, label: t })), THEME_NAMES.indexOf(app.theme.name));
   if (name === null) return;
   if (name === undefined) return say(app, `/theme takes one of ${THEME_NAMES.join(", ")}`, "warn");
@@ -82,7 +82,7 @@ export async function theme(app: AppSurface, args: string): Promise<void> {
   }
 }
 
-async function write(app: AppSurface, key: string, value: string): Promise<void> {
+async function write(app: CommandHost, key: string, value: string): Promise<void> {
   let line: string;
   try {
     const set = await setSetting(app.runtime.ctx, key, value);
@@ -96,7 +96,7 @@ async function write(app: AppSurface, key: string, value: string): Promise<void>
   say(app, key === "theme" ? `${line} (kept in config.yaml)` : `${line} (saved in config.yaml; lembas uses it from its next start)`);
 }
 
-function personalShown(app: AppSurface, config: PersonalSettings): { settings: PersonalSettings; from: string } | null {
+function personalShown(app: CommandHost, config: PersonalSettings): { settings: PersonalSettings; from: string } | null {
   try {
     const db = app.runtime.ctx.db();
     const applied = cachedApplied(db, config, listLogins(db));
@@ -106,7 +106,7 @@ function personalShown(app: AppSurface, config: PersonalSettings): { settings: P
   }
 }
 
-async function modelRefs(app: AppSurface): Promise<string[]> {
+async function modelRefs(app: CommandHost): Promise<string[]> {
   try {
     return await app.runtime.engine.models.refs();
   } catch {

@@ -1,4 +1,4 @@
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { NO_SERVICE_TO_SHARE } from "../share-choices.ts";
 import { say } from "./say.ts";
 
@@ -8,7 +8,7 @@ import { say } from "./say.ts";
  * until /share. The service must run for either to reach the web; /share without one is kept for
  * when one starts.
  */
-export async function share(app: AppSurface): Promise<void> {
+export async function share(app: CommandHost): Promise<void> {
   const { runtime } = app;
   const session = runtime.session;
   const sharing = runtime.share;
@@ -26,7 +26,7 @@ export async function share(app: AppSurface): Promise<void> {
   say(app, NO_SERVICE_TO_SHARE, "warn");
 }
 
-export async function unshare(app: AppSurface): Promise<void> {
+export async function unshare(app: CommandHost): Promise<void> {
   const { runtime } = app;
   const session = runtime.session;
   const sharing = runtime.share;

@@ -1,12 +1,12 @@
 import { checkDevice, formatFinding } from "../../app/doctor.ts";
 import { statusLines } from "../../app/status-report.ts";
 import { errorMessage } from "../../errors.ts";
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { serviceLinkLine } from "../service-link.ts";
 import { say } from "./say.ts";
 
 /** /status: this session's facts, then what `lembas status` says (the logins, their links), and the terminal's link to the service. */
-export async function status(app: AppSurface): Promise<void> {
+export async function status(app: CommandHost): Promise<void> {
   const runtime = app.runtime;
   const s = runtime.session;
   say(app, `session ${s.id}${s.title ? ` · ${s.title}` : ""}`);
@@ -20,7 +20,7 @@ export async function status(app: AppSurface): Promise<void> {
 }
 
 /** /doctor: `lembas doctor`'s checks, a line each, problems as warnings. */
-export async function doctor(app: AppSurface): Promise<void> {
+export async function doctor(app: CommandHost): Promise<void> {
   say(app, "checking…");
   const findings = await checkDevice(app.runtime.ctx.paths);
   for (const finding of findings) say(app, formatFinding(finding), finding.ok ? "info" : "warn");

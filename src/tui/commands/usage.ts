@@ -1,10 +1,10 @@
 import { readUsages, usageReport } from "../../account/usage-report.ts";
 import { listLogins } from "../../store/logins.ts";
-import type { AppSurface } from "../app.ts";
+import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
 
 /** /usage: what `lembas usage` prints, for every login; one that cannot be read is a warning line. */
-export async function usage(app: AppSurface): Promise<void> {
+export async function usage(app: CommandHost): Promise<void> {
   const logins = listLogins(app.runtime.ctx.db());
   if (logins.length === 0) return say(app, "no logins: /login links this device to an instance");
   // Said as it asks, it heads what comes: no "asking…" left standing once the answers are in.

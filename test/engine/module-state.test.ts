@@ -1,0 +1,75 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+
+const SRC = resolve(import.meta.dir, "../../src");
+
+/**
+ * The module-level variables src/ changes, "file: name", each with why it is the process's and no
+ * engine's or session's: a fact of the machine or the process looked up once, a cache of what its
+ * key alone decides, a buffer reused between calls, or what must outlive every engine (a child
+ * process's hold). Anything else an engine or a session holds, and hands to what uses it: two
+ * engines in one process never share it.
+ */
+const PROCESS_WIDE: Readonly<Record<string, string>> = {
+  "bus/index.ts: made": "the event schemas, made once on first use",
+  "engine/inotify.ts: libc": "the machine's C library, opened once",
+  "engine/command-option-lists.ts: parsed": "each program's option list, parsed once from the constant table",
+  "engine/turn-queue.ts: answerSchema": "a zod schema, made once on first use",
+  "mcp/from-editor.ts: schemas": "zod schemas, made once on first use",
+  "mcp/mcp-tool.ts: made": "a zod schema, made once on first use",
+  "mcp/stdio-transport.ts: running": "every MCP server process group, killed when the process exits, whatever engine started it",
+  "mcp/stdio-transport.ts: exitHookSet": "the process's exit hook for those groups, set once",
+  "project/align.ts: scratch": "a buffer reused between searches",
+  "project/fuzzy.ts: later": "a buffer reused between searches",
+  "project/fuzzy.ts: last": "a buffer reused between searches",
+  "terminal/tcflow.ts: tcflowFn": "the C library's tcflow, looked up once",
+  "tools/process-group.ts: shellCache": "the machine's shell, looked up once",
+  "tools/run-mark.ts: self": "this process's mark in its commands' environment",
+  "tools/sandbox.ts: found": "the machine's sandbox tool, tried once for each PATH",
+  "tools/sandbox.ts: said": "that commands run without the sandbox is said once a process, for each reason",
+  "tools/search.ts: engineCache": "the machine's ripgrep, looked up once",
+  "tools/tool.ts: schemas": "each tool's JSON schema, made once (a WeakMap keyed by the tool)",
+  "tools/watchdog.ts: watchdog": "the process's one watchdog, which stops its commands' groups if the process dies",
+  "tools/watchdog.ts: watched": "the process groups in that watchdog's care",
+};
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/**
+ * The module-level collections a file adds to or takes from, and its module-level `let`s it assigns
+ * again: "file: name".
+ */
+function changedAtModuleLevel(): string[] {
+  const out: string[] = [];
+  for (const file of files(SRC)) {
+    const text = readFileSync(file, "utf8");
+    const rel = relative(SRC, file);
+    for (const m of text.matchAll(/^(?:export )?(const|let) (\w+)\b([^\n]*)/gm)) {
+      const [declaration = "", kind, name = "", rest = ""] = m;
+      const others = text.replace(declaration, "");
+      const collection = /^\s*(?::[^=]+)?=\s*new (?:Map|Set|WeakMap|WeakSet)\b/.test(rest);
+      const changed =
+        kind === "let"
+          ? new RegExp(`(?<![.\\w])${name}\\s*(?:\\?\\?=|\\+=|-=|=(?!=))`).test(others)
+          : collection && new RegExp(`(?<![.\\w])${name}\\.(?:set|add|delete|clear)\\(`).test(others);
+      if (changed) out.push(`${rel}: ${name}`);
+    }
+  }
+  return out.sort();
+}
+
+describe("module-level state", () => {
+  test("no module keeps state of its own but what is the process's (listed with why): an engine holds the rest and hands it on", () => {
+    expect(changedAtModuleLevel().filter((found) => !(found in PROCESS_WIDE))).toEqual([]);
+  });
+
+  test("every variable listed as the process's is still there", () => {
+    const found = new Set(changedAtModuleLevel());
+    expect(Object.keys(PROCESS_WIDE).filter((name) => !found.has(name))).toEqual([]);
+  });
+});
