@@ -2,7 +2,7 @@ import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { CardDesk } from "../acp/cards.ts";
 import type { Claims } from "../acp/claims.ts";
-import type { SessionRouter } from "../acp/whereabouts.ts";
+import type { SessionLocator } from "../acp/whereabouts.ts";
 import { linkSurface } from "../acp/link.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -40,8 +40,8 @@ export type DialerDeps = {
   files: FileIndexes;
   /** The sessions terminals share through the service: announced on this link, their requests routed. */
   relay?: LinkRelay;
-  /** Where each session is held (the service's: service/whereabouts.ts): the link's handlers ask it. */
-  router?: SessionRouter;
+  /** Where each session is held (the service's: service/locator.ts): the link's handlers ask it. */
+  locator?: SessionLocator;
   log(line: string): void;
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
@@ -224,7 +224,7 @@ export class LinkDialer {
     });
     const login = this.login.name;
     let keptTimer: ReturnType<typeof setInterval> | null = null;
-    const router = this.deps.router;
+    const locator = this.deps.locator;
     const routed = this.deps.relay?.route(transport.stream, login) ?? null;
     const sharing = { stop: null as (() => void) | null };
     this.server = serveAcp(routed?.stream ?? transport.stream, {
@@ -238,7 +238,7 @@ export class LinkDialer {
       connection: login,
       maxMode: config.remote.max_mode,
       claims: this.deps.claims,
-      ...(router ? { router } : {}),
+      ...(locator ? { locator } : {}),
       desks: this.deps.desks,
       link: linkSurface,
       adopt: () => this.heldBefore.splice(0),
