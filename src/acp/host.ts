@@ -7,7 +7,7 @@ import { acp } from "../rpc/agent.ts";
 import type { Db } from "../store/db.ts";
 import type { Limits, Transport } from "./agent.ts";
 import type { CardDesk } from "./cards.ts";
-import type { Claims } from "./claims.ts";
+import type { LinkOwners } from "./link-owners.ts";
 import type { ClientInfo } from "./client.ts";
 import { processLocator, type SessionLocator } from "./whereabouts.ts";
 
@@ -25,8 +25,8 @@ export type AgentHost = {
   connection: string | null;
   /** The highest mode a session made here may have. */
   maxMode: Mode;
-  /** The service's record of which link holds which session (the link only). */
-  claims?: Claims;
+  /** The service's record of which link owns which session (the link only). */
+  owners?: LinkOwners;
   /**
    * Where a session is held, and by which front end (whereabouts.ts): the service's knows its
    * links, editors and terminals; absent, the engine and the store alone answer.

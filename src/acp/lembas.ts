@@ -178,7 +178,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     } catch (error) {
       throw invalid(errorMessage(error));
     }
-    host.claims?.release(row.id);
+    host.owners?.release(row.id);
     host.desks?.delete(row.id);
     // A host that deletes in its own way keeps the deletes itself.
     if (!host.deleteSession && others.length > 0) keepDelete(db, row.id, others);

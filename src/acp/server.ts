@@ -61,7 +61,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     if (!entry) return;
     entry.detach();
     attached.delete(sessionId);
-    host.claims?.drop(sessionId, owner);
+    host.owners?.drop(sessionId, owner);
   };
 
   const attach = (session: Session, cx: acp.AgentContext) => {
@@ -82,7 +82,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       updates.tools.asked(request);
     };
     const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx, announce);
-    host.claims?.claim(session.id, owner, () => detach(session.id));
+    host.owners?.take(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
       detach: () => {

@@ -92,7 +92,7 @@ export class TurnQueue {
    * in another process) gets its answer; a new one is accepted in the store and held for the caller.
    * A turn another process accepted and died before starting is taken over: it runs here.
    */
-  async claim(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { ticket: Ticket }> {
+  async admit(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { ticket: Ticket }> {
     for (;;) {
       const pending = this.pending.get(turnId);
       if (pending) return { known: pending };

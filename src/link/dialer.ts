@@ -1,7 +1,7 @@
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { CardDesk } from "../acp/cards.ts";
-import type { Claims } from "../acp/claims.ts";
+import type { LinkOwners } from "../acp/link-owners.ts";
 import type { SessionLocator } from "../acp/whereabouts.ts";
 import { linkSurface } from "../acp/link.ts";
 import { serveAcp } from "../acp/server.ts";
@@ -35,7 +35,7 @@ export type DialerDeps = {
   config: Config;
   paths: Paths;
   db: Db;
-  claims: Claims;
+  owners: LinkOwners;
   desks: Map<string, CardDesk>;
   files: FileIndexes;
   /** The sessions terminals share through the service: announced on this link, their requests routed. */
@@ -237,7 +237,7 @@ export class LinkDialer {
       limits: { roots: config.remote.roots, max_mode: config.remote.max_mode },
       connection: login,
       maxMode: config.remote.max_mode,
-      claims: this.deps.claims,
+      owners: this.deps.owners,
       ...(locator ? { locator } : {}),
       desks: this.deps.desks,
       link: linkSurface,

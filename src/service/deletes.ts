@@ -12,7 +12,7 @@
  * its next initialize.
  */
 import type { CardDesk } from "../acp/cards.ts";
-import type { Claims } from "../acp/claims.ts";
+import type { LinkOwners } from "../acp/link-owners.ts";
 import type { Engine } from "../engine/engine.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
@@ -27,7 +27,7 @@ import type { ServiceLocator } from "./locator.ts";
 export type ServiceDeletesDeps = {
   engine: Engine;
   db: Db;
-  claims: Claims;
+  owners: LinkOwners;
   desks: Map<string, CardDesk>;
   shares: Shares;
   locator: ServiceLocator;
@@ -61,7 +61,7 @@ export class ServiceDeletes {
     } catch (error) {
       return { refused: `session ${sessionId} could not be deleted: ${errorMessage(error)}` };
     }
-    this.deps.claims.release(sessionId);
+    this.deps.owners.release(sessionId);
     this.deps.desks.delete(sessionId);
     shares.forget(sessionId);
     this.deps.log(`session ${sessionId} deleted at the device's request`);

@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { IPC, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { openDb } from "../../src/store/db.ts";
-import { claimHold } from "../../src/store/holds.ts";
+import { takeHold } from "../../src/store/holds.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";
 import { VERSION } from "../../src/version.ts";
 import { type Device, startDevice } from "../support/device.ts";
@@ -70,7 +70,7 @@ function storedSession(d: Device, cwd: string): string {
   try {
     const id = newSessionId();
     insertSession(db, { id, root: cwd, cwd, mode: "edit", model: null, effort: "medium", origin: "terminal" });
-    claimHold(db, id, "terminal");
+    takeHold(db, id, "terminal");
     return id;
   } finally {
     db.close();

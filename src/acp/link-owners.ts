@@ -1,12 +1,12 @@
 /**
- * Which link holds each session the service runs: a session is attached to one connection at a
- * time, and a new link that names it takes it over (the old one lets go of it first).
+ * Which link owns each session the service runs: a session is attached to one connection at a
+ * time, and a new link that names it takes it (the old one lets go of it first).
  */
-export class Claims {
+export class LinkOwners {
   private readonly holders = new Map<string, { owner: object; release: () => void }>();
 
   /** Attaches a session to an owner; whoever held it before is told to let go. */
-  claim(sessionId: string, owner: object, release: () => void): void {
+  take(sessionId: string, owner: object, release: () => void): void {
     const previous = this.holders.get(sessionId);
     if (previous && previous.owner !== owner) previous.release();
     this.holders.set(sessionId, { owner, release });
@@ -24,7 +24,7 @@ export class Claims {
     holder?.release();
   }
 
-  heldBy(sessionId: string): object | null {
+  ownerOf(sessionId: string): object | null {
     return this.holders.get(sessionId)?.owner ?? null;
   }
 
