@@ -12,7 +12,7 @@ import { keepDelete } from "../store/deletes.ts";
 import { givenTo, wasGiven } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
-import { historyTurns } from "../front/history.ts";
+import { historyTurns } from "../transcript/history-turns.ts";
 import { boundedHistory } from "./history-answer.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
 import { type Conn, instanceRef, invalid, locatorOf } from "./host.ts";
