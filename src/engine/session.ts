@@ -180,8 +180,8 @@ export class Session {
   /**
    * Looks a turn id up before anything is done for it. A known one (running, waiting, done, here or
    * in another process) gets its answer and nothing else happens; a new one is accepted in the
-   * store and held for the caller, who prepares it (attachments, a command's mode) and then runs it
-   * through its ticket, or abandons it when it cannot be prepared.
+   * store and its caller given a ticket: it prepares the turn (attachments, a command's mode) and
+   * then runs it through the ticket, or abandons it when it cannot be prepared.
    */
   async admit(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { ticket: TurnTicket }> {
     const admitted = await this.turns.admit(turnId);
