@@ -3,8 +3,8 @@
  * terminal opens it (`lembas -r ID`, /sessions): `_lembas/ipc/take` over a connection of its own
  * to the control socket. The service lets its running turn finish, lets go of the session and
  * answers; the terminal then holds it as any other, and shares it (the web already has it: it
- * hears announce again). With no service there is nothing to ask: a dead holder is recovered by
- * the hold itself (store/holds.ts).
+ * hears announce again). With no service there is nothing to ask: taking the hold recovers what a
+ * dead holder left (store/placement.ts).
  */
 import { existsSync } from "node:fs";
 import { errorMessage } from "../errors.ts";
