@@ -1,4 +1,4 @@
-import type { HistoryTurn } from "../front/history.ts";
+import type { HistoryTurn } from "../transcript/history-turns.ts";
 
 /**
  * The most bytes one _lembas/session/history answer may be: half of the smallest message a link's

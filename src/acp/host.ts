@@ -7,9 +7,9 @@ import { acp } from "../rpc/agent.ts";
 import type { Db } from "../store/db.ts";
 import type { Limits, Transport } from "./agent.ts";
 import type { CardDesk } from "./cards.ts";
-import type { Claims } from "./claims.ts";
+import type { LinkOwners } from "./link-owners.ts";
 import type { ClientInfo } from "./client.ts";
-import { processRouter, type SessionRouter } from "./whereabouts.ts";
+import { processLocator, type SessionLocator } from "./whereabouts.ts";
 
 /** What serving ACP needs from its surroundings (the service's link, or `serve --stdio`). */
 export type AgentHost = {
@@ -25,13 +25,13 @@ export type AgentHost = {
   connection: string | null;
   /** The highest mode a session made here may have. */
   maxMode: Mode;
-  /** The service's record of which link holds which session (the link only). */
-  claims?: Claims;
+  /** The service's record of which link owns which session (the link only). */
+  owners?: LinkOwners;
   /**
    * Where a session is held, and by which front end (whereabouts.ts): the service's knows its
    * links, editors and terminals; absent, the engine and the store alone answer.
    */
-  router?: SessionRouter;
+  locator?: SessionLocator;
   /** Each session's open cards, kept across links (the link only). */
   desks?: Map<string, CardDesk>;
   /** Called once the client has been answered initialize (the link sends kept deletes then). */
@@ -86,9 +86,9 @@ export type Conn = {
   downgrade(): void;
 };
 
-/** The host's router, or one of its engine and store alone. */
-export function routerOf(host: AgentHost): SessionRouter {
-  return host.router ?? processRouter(host.engine, host.db);
+/** The host's locator, or one of its engine and store alone. */
+export function locatorOf(host: AgentHost): SessionLocator {
+  return host.locator ?? processLocator(host.engine, host.db);
 }
 
 /** -32602 with a sentence: what the request asked cannot be done, and why. */

@@ -12,10 +12,10 @@ import { keepDelete } from "../store/deletes.ts";
 import { givenTo, wasGiven } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
-import { historyTurns } from "../front/history.ts";
+import { historyTurns } from "../transcript/history-turns.ts";
 import { boundedHistory } from "./history-answer.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
-import { type Conn, instanceRef, invalid, routerOf } from "./host.ts";
+import { type Conn, instanceRef, invalid, locatorOf } from "./host.ts";
 import { heldSaid, linkRefusal } from "./whereabouts.ts";
 import { storeRequestError } from "./store-errors.ts";
 
@@ -119,7 +119,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
   });
 
   app.onRequest("_lembas/session/status", SessionRef, ({ params }) => {
-    const where = routerOf(host).where(params.sessionId);
+    const where = locatorOf(host).where(params.sessionId);
     if (where.at === "absent") return { sessionId: params.sessionId, exists: false, held: "none", busy: false, title: "", queued: [] };
     const held = heldSaid(where);
     if (where.at === "here") {
@@ -169,7 +169,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     if (!held && !given && !insideRoots(row.root, config.remote)) {
       throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
     }
-    const refused = linkRefusal(routerOf(host).where(row.id), row.id);
+    const refused = linkRefusal(locatorOf(host).where(row.id), row.id);
     if (refused) throw invalid(refused);
     const others = givenTo(db, row.id).filter((l) => l !== login);
     let deleted: boolean;
@@ -178,7 +178,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     } catch (error) {
       throw invalid(errorMessage(error));
     }
-    host.claims?.release(row.id);
+    host.owners?.release(row.id);
     host.desks?.delete(row.id);
     // A host that deletes in its own way keeps the deletes itself.
     if (!host.deleteSession && others.length > 0) keepDelete(db, row.id, others);

@@ -20,7 +20,7 @@ import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { coalescer } from "./coalesce.ts";
 import { configOptions, SetConfigOption, setConfigOption, watchSettings } from "./config-options.ts";
-import { type AgentHost, type Conn, instanceRef, invalid, routerOf } from "./host.ts";
+import { type AgentHost, type Conn, instanceRef, invalid, locatorOf } from "./host.ts";
 import { modeState } from "./modes.ts";
 import { ListParams, listPast, ResumeParams } from "./past-sessions.ts";
 import { acpInteraction } from "./permission.ts";
@@ -61,7 +61,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     if (!entry) return;
     entry.detach();
     attached.delete(sessionId);
-    host.claims?.drop(sessionId, owner);
+    host.owners?.drop(sessionId, owner);
   };
 
   const attach = (session: Session, cx: acp.AgentContext) => {
@@ -82,7 +82,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       updates.tools.asked(request);
     };
     const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx, announce);
-    host.claims?.claim(session.id, owner, () => detach(session.id));
+    host.owners?.take(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
       detach: () => {
@@ -117,7 +117,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport !== "link" || host.attachedOnly) throw invalid(`there is no session ${sessionId} on this connection`);
       const row = getSession(host.db, sessionId);
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
-      const refused = sessionRefusal(row, host.config.remote, host.db) ?? linkRefusal(routerOf(host).where(sessionId), sessionId);
+      const refused = sessionRefusal(row, host.config.remote, host.db) ?? linkRefusal(locatorOf(host).where(sessionId), sessionId);
       if (refused) throw invalid(refused);
       let session: Session | null;
       try {

@@ -1,6 +1,6 @@
 import type { EngineEvent } from "../bus/index.ts";
 import type { PermissionRequest } from "../engine/interaction.ts";
-import { denialText } from "../front/refusal.ts";
+import { denialText } from "../transcript/denials.ts";
 import { toolByName } from "../tools/index.ts";
 
 /** A session/update's `update`, as the SDK types it. */

@@ -1,10 +1,10 @@
 /**
- * Where a session is held, as every handler asks it (open, claim, delete, status; the service's
- * router and deletes too): not there; here, in this process's engine, and by which of its front
+ * Where a session is held, as every handler asks it (open, prompt, delete, status; the service's
+ * locator and deletes too): not there; here, in this process's engine, and by which of its front
  * ends (a link, an editor's connection, the terminal's screen); by another live process; or by
  * nobody (what a dead holder left settled in the same transaction: store/placement.ts). The
  * engine says what it runs, the store the rest; the host says which front end has a session open
- * (the service: its links' claims and its editors, service/whereabouts.ts).
+ * (the service: its links' owners and its editors, service/locator.ts).
  */
 import type { Engine } from "../engine/engine.ts";
 import type { Session } from "../engine/session.ts";
@@ -21,12 +21,13 @@ export type Whereabouts =
   | { at: "elsewhere"; row: SessionRow; hold: Hold; turns: TurnsNow }
   | { at: "nobody"; row: SessionRow; turns: TurnsNow };
 
-export interface SessionRouter {
+/** What says where a session is held; it routes nothing (the link's requests are routed by service/router.ts). */
+export interface SessionLocator {
   where(sessionId: string): Whereabouts;
 }
 
-/** A process's router: its engine, the store, and `frontEnd` saying which of its front ends has a session open. */
-export function processRouter(engine: Engine, db: Db, frontEnd: (sessionId: string) => FrontEnd | null = () => null): SessionRouter {
+/** A process's locator: its engine, the store, and `frontEnd` saying which of its front ends has a session open. */
+export function processLocator(engine: Engine, db: Db, frontEnd: (sessionId: string) => FrontEnd | null = () => null): SessionLocator {
   return {
     where(sessionId) {
       const session = engine.get(sessionId);
@@ -44,7 +45,7 @@ export function inEditorSentence(sessionId: string): string {
 /**
  * Why a link may not open, prompt or delete a session (a sentence), or null: an editor's session
  * is the editor's, though the service's engine runs it. Another live process's is refused by the
- * engine's claim, with its own sentence.
+ * engine's hold (store/holds.ts), with its own sentence.
  */
 export function linkRefusal(where: Whereabouts, sessionId: string): string | null {
   if (where.at === "here" && where.by === "editor") return `${inEditorSentence(sessionId)}: the web may open it once the editor lets go of it`;

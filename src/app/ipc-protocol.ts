@@ -70,7 +70,7 @@ export type LeaveParams = z.infer<typeof LeaveParams>;
 
 /**
  * `_lembas/ipc/take`: the terminal is about to open a session the service holds (`lembas -r ID`).
- * The service lets its running turn finish, lets go of it and answers; the terminal then claims it.
+ * The service lets its running turn finish, lets go of it and answers; the terminal then holds it.
  */
 export const TakeParams = z.object({ sessionId: z.string().min(1) });
 export type TakeParams = z.infer<typeof TakeParams>;

@@ -2,7 +2,7 @@ import { createInterface } from "node:readline/promises";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
 import { unifiedDiff } from "../tools/diff.ts";
 import { escapeControls, terminalLine, terminalText } from "../controls.ts";
-import { shownArguments } from "../front/approval-args.ts";
+import { shownArguments } from "../transcript/approval-args.ts";
 
 /** A diff at the prompt is cut after this many lines (with a note saying how many more). */
 const DIFF_LINES = 120;

@@ -1,6 +1,6 @@
 import type { EngineEvent, EventOf } from "../bus/index.ts";
 import type { Interaction } from "../engine/interaction.ts";
-import { denialText } from "../front/refusal.ts";
+import { denialText } from "../transcript/denials.ts";
 import { type Paints, paintsFor } from "./paint.ts";
 import { Spinner } from "./spinner.ts";
 import { helperCallLines, shown, toolResultLines } from "./tool-lines.ts";

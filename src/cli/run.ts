@@ -3,7 +3,7 @@ import { defineCommand } from "./command.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
-import { actionResult } from "../front/actions.ts";
+import { actionResult } from "../transcript/action-result.ts";
 import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";

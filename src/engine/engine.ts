@@ -11,7 +11,7 @@ import { realOr } from "../real-path.ts";
 import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, HEARTBEAT_MS } from "../store/holds.ts";
-import { claimSession, heldElsewhere, heldElsewhereSentence, lostHolds, releaseHold } from "../store/placement.ts";
+import { holdSession, heldElsewhere, heldElsewhereSentence, lostHolds, releaseHold } from "../store/placement.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import type { Jobs } from "../tools/jobs.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
@@ -147,7 +147,7 @@ export class Engine {
       effort: input.effort ?? this.deps.config.effort,
       origin: input.origin ?? "terminal",
     });
-    claimSession(this.deps.db, row.id, this.holder, { recover: false });
+    holdSession(this.deps.db, row.id, this.holder, { recover: false });
     const session = new Session(row, new SessionBus(row.id), this.deps, maxMode, []);
     // Its git status runs while the caller answers (an editor's session/new) and the first prompt comes.
     session.systemPrompt.start();
@@ -164,8 +164,8 @@ export class Engine {
     if (live) return live;
     const row = getSession(this.deps.db, id);
     if (!row) return null;
-    // Claimed, and what a dead holder left settled, in one transaction.
-    const other = claimSession(this.deps.db, id, this.holder, { recover: true });
+    // Held, and what a dead holder left settled, in one transaction.
+    const other = holdSession(this.deps.db, id, this.holder, { recover: true });
     if (other) throw new UserError(heldElsewhereSentence(other), 1);
     const maxMode = opts.maxMode ?? "auto";
     const session = new Session({ ...row, mode: cappedMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);

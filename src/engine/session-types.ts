@@ -52,8 +52,8 @@ export type PromptInput = {
 
 export type ActionRun = () => Promise<Record<string, unknown>> | Record<string, unknown>;
 
-/** A turn accepted and held for its caller: run it once as a prompt or an action, or abandon it. */
-export type TurnClaim = {
+/** A turn admitted, as its caller's ticket: run it once as a prompt or an action, or abandon it. */
+export type TurnTicket = {
   readonly turnId: string;
   prompt(input: Omit<PromptInput, "turnId">): Promise<TurnAnswer>;
   action(run: ActionRun, command?: string): Promise<TurnAnswer>;

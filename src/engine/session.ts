@@ -15,7 +15,7 @@ import { ReadLedger } from "./read-ledger.ts";
 import { type NewMessage, parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import type { SessionMcp } from "./session-mcp.ts";
 import { SessionPrompt } from "./session-prompt.ts";
-import type { ActionRun, PromptInput, SessionDeps, SessionStatus, TurnClaim } from "./session-types.ts";
+import type { ActionRun, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 import { KnownModels } from "./settings.ts";
 import { cleanTitle, nameSession, provisionalTitle } from "./side-calls.ts";
 import { runSteps, type StepParts } from "./step-loop.ts";
@@ -23,7 +23,7 @@ import type { StopReason } from "./turn.ts";
 import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 
-export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnClaim } from "./session-types.ts";
+export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 export type { TurnAnswer } from "./turn-queue.ts";
 
 /** A stored mode or effort this version does not know reads as the default (made once: these are hot). */
@@ -173,22 +173,22 @@ export class Session {
    */
   async prompt(input: PromptInput): Promise<TurnAnswer> {
     const turnId = input.turnId ?? newTurnId();
-    const claimed = await this.claim(turnId);
-    return "known" in claimed ? claimed.known : claimed.claim.prompt(input);
+    const admitted = await this.admit(turnId);
+    return "known" in admitted ? admitted.known : admitted.ticket.prompt(input);
   }
 
   /**
    * Looks a turn id up before anything is done for it. A known one (running, waiting, done, here or
    * in another process) gets its answer and nothing else happens; a new one is accepted in the
-   * store and held for the caller, who prepares it (attachments, a command's mode) and then runs it
-   * through the claim, or abandons it when it cannot be prepared.
+   * store and its caller given a ticket: it prepares the turn (attachments, a command's mode) and
+   * then runs it through the ticket, or abandons it when it cannot be prepared.
    */
-  async claim(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { claim: TurnClaim }> {
-    const claimed = await this.turns.claim(turnId);
-    if ("known" in claimed) return claimed;
-    const { ticket } = claimed;
+  async admit(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { ticket: TurnTicket }> {
+    const admitted = await this.turns.admit(turnId);
+    if ("known" in admitted) return admitted;
+    const { ticket } = admitted;
     return {
-      claim: {
+      ticket: {
         turnId,
         prompt: (input) => ticket.run(() => this.runTurn(turnId, { ...input, turnId })),
         action: (work, command) => ticket.run(() => this.runAction(turnId, work, command)),
@@ -213,8 +213,8 @@ export class Session {
    * becomes the answer's error.
    */
   async action(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {
-    const claimed = await this.claim(turnId);
-    return "known" in claimed ? claimed.known : claimed.claim.action(run, command);
+    const admitted = await this.admit(turnId);
+    return "known" in admitted ? admitted.known : admitted.ticket.action(run, command);
   }
 
   private async runAction(turnId: string, run: ActionRun, command?: string): Promise<TurnAnswer> {

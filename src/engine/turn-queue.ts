@@ -53,7 +53,7 @@ function storedAnswer(turnId: string, raw: unknown): TurnAnswer {
   return parsed.success ? parsed.data : { turnId, stopReason: "end_turn", error: `the answer of turn ${turnId} kept on the device could not be read` };
 }
 
-/** A turn accepted and held for its caller, who runs it once or abandons it. */
+/** A turn admitted: its caller's ticket, to run it once or abandon it. */
 export type Ticket = {
   run(work: () => Promise<TurnAnswer>): Promise<TurnAnswer>;
   /** The turn could not be prepared: it is forgotten, and a re-send meanwhile gets this error. */
@@ -89,10 +89,10 @@ export class TurnQueue {
 
   /**
    * Looks a turn id up before anything is done for it. A known one (running, waiting, done, here or
-   * in another process) gets its answer; a new one is accepted in the store and held for the caller.
-   * A turn another process accepted and died before starting is taken over: it runs here.
+   * in another process) gets its answer; a new one is accepted in the store and its caller given a
+   * ticket. A turn another process accepted and died before starting is taken over: it runs here.
    */
-  async claim(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { ticket: Ticket }> {
+  async admit(turnId: string): Promise<{ known: Promise<TurnAnswer> } | { ticket: Ticket }> {
     for (;;) {
       const pending = this.pending.get(turnId);
       if (pending) return { known: pending };
@@ -104,7 +104,7 @@ export class TurnQueue {
         forgetTurn(this.db, this.sessionId, turnId);
         ({ accepted, turn } = acceptTurn(this.db, this.sessionId, turnId));
       }
-      if (accepted) return { ticket: this.hold(turnId) };
+      if (accepted) return { ticket: this.ticket(turnId) };
       if (turn.state === "done") return { known: Promise.resolve(storedAnswer(turnId, turn.answer)) };
       const elsewhere = await this.awaitElsewhere(turnId);
       if (elsewhere !== "forgotten") return { known: Promise.resolve(elsewhere) };
@@ -176,7 +176,7 @@ export class TurnQueue {
    * A turn accepted here: its place in the queue is kept from now (the work it will run comes when
    * the caller has prepared it), and a re-send meanwhile waits for it.
    */
-  private hold(turnId: string): Ticket {
+  private ticket(turnId: string): Ticket {
     this.waitingIds.push(turnId);
     this.letIn.abort();
     this.letIn = new AbortController();

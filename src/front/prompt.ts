@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Mode } from "../config/schema.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
-import type { PromptInput, Session, TurnAnswer, TurnClaim } from "../engine/session.ts";
+import type { PromptInput, Session, TurnAnswer, TurnTicket } from "../engine/session.ts";
 import { expandMentions } from "../project/attach.ts";
 import { type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
@@ -40,17 +40,17 @@ export type Entered = { known: true; answer: TurnAnswer } | { known: false; answ
  * cannot be read throws its BlockError, and the turn is forgotten.
  */
 export async function enterPrompt(session: Session, blocks: Block[], turnId: string, place: PromptPlace): Promise<Entered> {
-  const claimed = await session.claim(turnId);
-  if ("known" in claimed) return { known: true, answer: await claimed.known };
-  const { claim } = claimed;
+  const admitted = await session.admit(turnId);
+  if ("known" in admitted) return { known: true, answer: await admitted.known };
+  const { ticket } = admitted;
   let before: CommandSet;
   let answer: TurnAnswer;
   try {
     before = loadCommands({ root: session.root, configDir: place.configDir });
-    answer = await startPrompt(session, claim, blocks, before, place);
+    answer = await startPrompt(session, ticket, blocks, before, place);
   } catch (error) {
     // Not prepared (a block refused): the turn is forgotten. Once started, abandon does nothing.
-    claim.abandon(error);
+    ticket.abandon(error);
     throw error;
   }
   const after = loadCommands({ root: session.root, configDir: place.configDir });
@@ -62,15 +62,15 @@ export function commandsChanged(entered: Entered): boolean {
   return !entered.known && commandsKey(entered.after) !== commandsKey(entered.before);
 }
 
-/** Prepares a claimed turn (what it writes and changes happens here, once) and runs it. */
-async function startPrompt(session: Session, claim: TurnClaim, blocks: Block[], commands: CommandSet, place: PromptPlace): Promise<TurnAnswer> {
+/** Prepares an admitted turn (what it writes and changes happens here, once) and runs it. */
+async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[], commands: CommandSet, place: PromptPlace): Promise<TurnAnswer> {
   const typed = typedText(blocks);
   const command = parseCommand(typed, commands);
-  if (command?.type === "action") return claim.action(() => runAction(session, command.name, place), command.name);
+  if (command?.type === "action") return ticket.action(() => runAction(session, command.name, place), command.name);
   let review: string | null = null;
   if (command?.type === "review") {
     const input = await reviewInput(session.cwd, command.args);
-    if (!input.ok) return claim.action(() => ({ message: input.message }), "review");
+    if (!input.ok) return ticket.action(() => ({ message: input.message }), "review");
     review = input.text;
   }
   const input = preparedInput(session, blocks, command, review, place);
@@ -78,7 +78,7 @@ async function startPrompt(session: Session, claim: TurnClaim, blocks: Block[], 
   const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
   const cap = place.roots !== null ? { maxMode: place.maxMode } : {};
-  return claim.prompt({ ...input, ...mode, ...cap });
+  return ticket.prompt({ ...input, ...mode, ...cap });
 }
 
 /** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */

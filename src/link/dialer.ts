@@ -1,8 +1,8 @@
 import type { Paths } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import type { CardDesk } from "../acp/cards.ts";
-import type { Claims } from "../acp/claims.ts";
-import type { SessionRouter } from "../acp/whereabouts.ts";
+import type { LinkOwners } from "../acp/link-owners.ts";
+import type { SessionLocator } from "../acp/whereabouts.ts";
 import { linkSurface } from "../acp/link.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -35,13 +35,13 @@ export type DialerDeps = {
   config: Config;
   paths: Paths;
   db: Db;
-  claims: Claims;
+  owners: LinkOwners;
   desks: Map<string, CardDesk>;
   files: FileIndexes;
   /** The sessions terminals share through the service: announced on this link, their requests routed. */
   relay?: LinkRelay;
-  /** Where each session is held (the service's: service/whereabouts.ts): the link's handlers ask it. */
-  router?: SessionRouter;
+  /** Where each session is held (the service's: service/locator.ts): the link's handlers ask it. */
+  locator?: SessionLocator;
   log(line: string): void;
   backoff?: Backoff;
   /** How often to ping, and how long a pong may take before the socket counts as dead. */
@@ -224,7 +224,7 @@ export class LinkDialer {
     });
     const login = this.login.name;
     let keptTimer: ReturnType<typeof setInterval> | null = null;
-    const router = this.deps.router;
+    const locator = this.deps.locator;
     const routed = this.deps.relay?.route(transport.stream, login) ?? null;
     const sharing = { stop: null as (() => void) | null };
     this.server = serveAcp(routed?.stream ?? transport.stream, {
@@ -237,8 +237,8 @@ export class LinkDialer {
       limits: { roots: config.remote.roots, max_mode: config.remote.max_mode },
       connection: login,
       maxMode: config.remote.max_mode,
-      claims: this.deps.claims,
-      ...(router ? { router } : {}),
+      owners: this.deps.owners,
+      ...(locator ? { locator } : {}),
       desks: this.deps.desks,
       link: linkSurface,
       adopt: () => this.heldBefore.splice(0),

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { CardDesk } from "../acp/cards.ts";
-import { Claims } from "../acp/claims.ts";
+import { LinkOwners } from "../acp/link-owners.ts";
 import type { Context } from "../app/context.ts";
 import { createEngine } from "../app/start-engine.ts";
 import { errorMessage } from "../errors.ts";
@@ -19,11 +19,11 @@ import { ServiceDeletes } from "./deletes.ts";
 import { IpcServer } from "./ipc.ts";
 import { Shares } from "./shares.ts";
 import { handOver } from "./handover.ts";
-import { ServiceRouter } from "./whereabouts.ts";
+import { ServiceLocator } from "./locator.ts";
 import { rotatingLog } from "../app/logfile.ts";
 import { linkRelay } from "./router.ts";
 import { serviceSessionEnv } from "./session-env.ts";
-import { claimService } from "./singleton.ts";
+import { holdService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
 import { waitMs } from "../timing.ts";
 
@@ -77,7 +77,7 @@ export async function runService(ctx: Context): Promise<void> {
   const db = openStore(ctx, log);
   // Once the store says the state dir is usable, before any engine or link (a second service must
   // not link to the instances too): one service per state dir.
-  const release = await claimService(ctx.paths.stateDir, ctx.paths.socketFile);
+  const release = await holdService(ctx.paths.stateDir, ctx.paths.socketFile);
   stopLeftovers(log);
   const said = (error: unknown) => storeFailure(error, ctx.paths.dbFile)?.message ?? errorMessage(error);
   // The person's login-shell environment (kept, or read now), for the commands the sessions run.
@@ -86,7 +86,7 @@ export async function runService(ctx: Context): Promise<void> {
   // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
   const files = createFileIndexes(db, { protectedPaths: engine.protectedPaths });
   void engine.warm();
-  const claims = new Claims();
+  const owners = new LinkOwners();
   const desks = new Map<string, CardDesk>();
   const dialers = new Map<string, LinkDialer>();
   const startedAt = new Date().toISOString();
@@ -95,7 +95,7 @@ export async function runService(ctx: Context): Promise<void> {
   // Editors' serve --stdio hand their sessions to this engine (GET /v1/acp).
   const editors = new EditorSockets({ engine, config, paths: ctx.paths, db }, { pid: process.pid, version: VERSION }, log);
   // Where each session is held (a link, an editor, a terminal, another process, nobody): every handler asks it.
-  const router = new ServiceRouter({ engine, db, claims, editors, shares });
+  const locator = new ServiceLocator({ engine, db, owners, editors, shares });
 
   let loginsKey = JSON.stringify(listLogins(db).map(({ name, url, token, protocols }) => [name, url, token, protocols]));
   const syncLogins = () => {
@@ -115,11 +115,11 @@ export async function runService(ctx: Context): Promise<void> {
         config,
         paths: ctx.paths,
         db,
-        claims,
+        owners,
         desks,
         files,
-        relay: linkRelay(shares, router),
-        router,
+        relay: linkRelay(shares, locator),
+        locator,
         log,
         ...keepaliveFrom(process.env.LEMBAS_LINK_KEEPALIVE),
         ...maxMessageFrom(process.env.LEMBAS_LINK_MAX_MESSAGE_BYTES),
@@ -151,7 +151,7 @@ export async function runService(ctx: Context): Promise<void> {
   // and the service does not keep every session it ever ran in memory.
   const sweep = async () => {
     for (const session of engine.list()) {
-      if (!router.idle(session.id, desks.get(session.id)?.open ?? 0)) continue;
+      if (!locator.idle(session.id, desks.get(session.id)?.open ?? 0)) continue;
       await engine.release(session.id);
       desks.delete(session.id);
     }
@@ -159,10 +159,10 @@ export async function runService(ctx: Context): Promise<void> {
   const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
 
   // Deletes asked of the service (a terminal, a shell), done wherever the session is held, and told on every link now.
-  const deletes = new ServiceDeletes({ engine, db, claims, desks, shares, router, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
+  const deletes = new ServiceDeletes({ engine, db, owners, desks, shares, locator, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
   const ipc = new IpcServer({ pid: process.pid, version: VERSION }, log, {
     shares,
-    handOver: (sessionId, waiting) => handOver({ engine, claims, desks, moves: shares.moves, router, log }, sessionId, waiting),
+    handOver: (sessionId, waiting) => handOver({ engine, owners, desks, moves: shares.moves, locator, log }, sessionId, waiting),
     deletes,
   });
   let stopControl: (() => Promise<void>) | null = null;

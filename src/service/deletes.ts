@@ -12,7 +12,7 @@
  * its next initialize.
  */
 import type { CardDesk } from "../acp/cards.ts";
-import type { Claims } from "../acp/claims.ts";
+import type { LinkOwners } from "../acp/link-owners.ts";
 import type { Engine } from "../engine/engine.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
@@ -22,15 +22,15 @@ import { getSession } from "../store/sessions.ts";
 import { deleteHere } from "../app/device-delete.ts";
 import { DeleteAnswer } from "../app/ipc-protocol.ts";
 import type { Shares } from "./shares.ts";
-import type { ServiceRouter } from "./whereabouts.ts";
+import type { ServiceLocator } from "./locator.ts";
 
 export type ServiceDeletesDeps = {
   engine: Engine;
   db: Db;
-  claims: Claims;
+  owners: LinkOwners;
   desks: Map<string, CardDesk>;
   shares: Shares;
-  router: ServiceRouter;
+  locator: ServiceLocator;
   /** Sends the outbox on every link that is up now. */
   sendKept(): void;
   log(line: string): void;
@@ -41,16 +41,16 @@ export class ServiceDeletes {
 
   /** Deletes a session wherever it is held on this device. */
   async delete(sessionId: string): Promise<DeleteAnswer> {
-    const { engine, db, shares, router } = this.deps;
+    const { engine, db, shares, locator } = this.deps;
     if (!getSession(db, sessionId)) return { deleted: false };
-    const terminal = router.terminal(sessionId);
+    const terminal = locator.terminal(sessionId);
     if (terminal) {
       // The terminal stops it, starts a new session on its screen, and keeps the deletes itself.
       const answer = DeleteAnswer.safeParse(await terminal.request("_lembas/session/delete", { sessionId }).catch((error: unknown) => ({ refused: `the terminal that shares session ${sessionId} could not delete it: ${errorMessage(error)}` })));
       this.deps.sendKept();
       return answer.success ? answer.data : { refused: `the terminal that shares session ${sessionId} answered the delete with something else` };
     }
-    const where = router.where(sessionId);
+    const where = locator.where(sessionId);
     if (where.at === "absent") return { deleted: false };
     if (where.at === "elsewhere") return { refused: `${heldElsewhereSentence(where.hold)}, which the service cannot reach: delete it there, or quit it and delete again` };
     // An editor's session runs in this engine but is the editor's: deleting it would pull it from under the editor.
@@ -61,7 +61,7 @@ export class ServiceDeletes {
     } catch (error) {
       return { refused: `session ${sessionId} could not be deleted: ${errorMessage(error)}` };
     }
-    this.deps.claims.release(sessionId);
+    this.deps.owners.release(sessionId);
     this.deps.desks.delete(sessionId);
     shares.forget(sessionId);
     this.deps.log(`session ${sessionId} deleted at the device's request`);

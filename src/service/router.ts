@@ -26,7 +26,7 @@ import { cancelledWhileMoving, destination, isUnstarted } from "./follow.ts";
 import { withLogin } from "../app/share-login.ts";
 import type { Outlet } from "./outlet.ts";
 import type { Forwarder, Shares } from "./shares.ts";
-import type { ServiceRouter } from "./whereabouts.ts";
+import type { ServiceLocator } from "./locator.ts";
 
 /** The link's requests the terminal that shares the session serves. */
 export const FORWARDED_REQUESTS: ReadonlySet<string> = new Set([
@@ -48,10 +48,10 @@ export const FORWARDED_NOTIFICATIONS: ReadonlySet<string> = new Set(["session/ca
 type Id = string | number;
 
 /** The relay the service hands each link's dialer: its stream routed (routeLink), its outlet given to the shares once the client said initialize. */
-export function linkRelay(shares: Shares, places: Pick<ServiceRouter, "terminal">): LinkRelay {
+export function linkRelay(shares: Shares, locator: Pick<ServiceLocator, "terminal">): LinkRelay {
   return {
     route(stream, login) {
-      const routed = routeLink(stream, shares, places, login);
+      const routed = routeLink(stream, shares, locator, login);
       return { stream: routed.stream, attach: (protocol) => shares.link({ ...routed.outlet, protocol }) };
     },
   };
@@ -61,7 +61,7 @@ export function linkRelay(shares: Shares, places: Pick<ServiceRouter, "terminal"
  * Wraps one link's stream: the returned stream is what the service's handlers are served on, and
  * the outlet is how shares.ts sends on the same link.
  */
-export function routeLink(stream: Stream, shares: Shares, places: Pick<ServiceRouter, "terminal">, login: string): { stream: Stream; outlet: Outlet } {
+export function routeLink(stream: Stream, shares: Shares, locator: Pick<ServiceLocator, "terminal">, login: string): { stream: Stream; outlet: Outlet } {
   const writer = stream.writable.getWriter();
   const send = (message: AnyMessage) => void writer.write(message).catch(() => {});
   const inflight = new Map<Id, AbortController>();
@@ -130,7 +130,7 @@ export function routeLink(stream: Stream, shares: Shares, places: Pick<ServiceRo
     }
     const sessionId = params?.sessionId;
     if (typeof sessionId !== "string") return false;
-    const holder = places.terminal(sessionId);
+    const holder = locator.terminal(sessionId);
     if (!holder) {
       if (id === undefined || id === null || !FORWARDED_REQUESTS.has(method)) return false;
       // Moving to a terminal: held until the terminal shares it, rather than opened here again.

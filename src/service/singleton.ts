@@ -15,7 +15,7 @@ import { readServiceStatus } from "../app/service-status.ts";
 export type ReleaseService = () => void;
 
 /** Takes the state directory's service lock, or throws the UserError naming the service that holds it. */
-export async function claimService(stateDir: string, socketPath: string): Promise<ReleaseService> {
+export async function holdService(stateDir: string, socketPath: string): Promise<ReleaseService> {
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(stateDir, "service.lock"), { create: true });
   try {

@@ -2,7 +2,7 @@ import { isAlive } from "../processes.ts";
 import type { Db } from "./db.ts";
 
 /**
- * Which process runs a session: one row a session, claimed in a BEGIN IMMEDIATE transaction so
+ * Which process runs a session: one row a session, taken in a BEGIN IMMEDIATE transaction so
  * that two processes never both think they hold it. A holder whose pid is gone is dead, and its
  * session can be taken.
  */
@@ -49,10 +49,10 @@ export function beat(db: Db, now = Date.now()): void {
 
 
 /**
- * Claims a session for this process. Returns the live holder that keeps it instead, or null when
- * the claim succeeded (no holder, a dead one, or this process already).
+ * Takes a session's hold for this process. Returns the live holder that keeps it instead, or null when
+ * it was taken (no holder, a dead one, or this process already).
  */
-export function claimHold(db: Db, sessionId: string, holder: string): Hold | null {
+export function takeHold(db: Db, sessionId: string, holder: string): Hold | null {
   return db
     .transaction(() => {
       const current = getHold(db, sessionId);

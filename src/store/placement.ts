@@ -1,4 +1,4 @@
-import { claimHold, getHold, type Hold, heldElsewhere } from "./holds.ts";
+import { takeHold, getHold, type Hold, heldElsewhere } from "./holds.ts";
 import type { Db } from "./db.ts";
 import { getSession, type SessionRow } from "./sessions.ts";
 import { listTurns, settleInterrupted } from "./turns.ts";
@@ -19,7 +19,7 @@ export type Placement =
 export type TurnsNow = { running?: string; queued: string[]; lastDone?: string };
 
 export function placeUnrun(db: Db, sessionId: string): Placement {
-  // Read, and settle what a dead holder left, in one transaction: a process claiming the session
+  // Read, and settle what a dead holder left, in one transaction: a process taking the session's hold
   // meanwhile cannot have its new turn taken for a dead one's.
   return db
     .transaction((): Placement => {
@@ -38,13 +38,13 @@ export function placeUnrun(db: Db, sessionId: string): Placement {
 }
 
 /**
- * Claims a session for this process, recovering what a dead holder left in the same transaction.
+ * Takes a session's hold for this process, recovering what a dead holder left in the same transaction.
  * Returns the live holder that keeps it instead, or null when this process holds it now.
  */
-export function claimSession(db: Db, sessionId: string, holder: string, opts: { recover: boolean }): Hold | null {
+export function holdSession(db: Db, sessionId: string, holder: string, opts: { recover: boolean }): Hold | null {
   return db
     .transaction(() => {
-      const other = claimHold(db, sessionId, holder);
+      const other = takeHold(db, sessionId, holder);
       if (!other && opts.recover) settleInterrupted(db, sessionId);
       return other;
     })

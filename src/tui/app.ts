@@ -1,6 +1,6 @@
 import type { Session, TurnAnswer } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
-import { actionResult } from "../front/actions.ts";
+import { actionResult } from "../transcript/action-result.ts";
 import { VERSION } from "../version.ts";
 import { CardViews } from "./card-views.ts";
 import { GlobalKeys, type KeySurface, nextMode } from "./keys.ts";

@@ -8,7 +8,7 @@ import type { Session, TurnAnswer } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { type Block, BlockError } from "../front/blocks.ts";
-import { historyTurns, type HistoryTurn } from "../front/history.ts";
+import { historyTurns, type HistoryTurn } from "../transcript/history-turns.ts";
 import { commandsChanged, devicePlace, enterPrompt, type PromptPlace } from "../front/prompt.ts";
 import type { ModelRegistry } from "../model/registry.ts";
 import { loadCommands, parseCommand } from "../project/commands.ts";

@@ -2,9 +2,9 @@
  * A session the service holds (the web opened it on a link) is asked of the service before the
  * terminal opens it (`lembas -r ID`, /sessions): `_lembas/ipc/take` over a connection of its own
  * to the control socket. The service lets its running turn finish, lets go of the session and
- * answers; the terminal then claims it as any other, and shares it (the web already has it: it
- * hears announce again). With no service there is nothing to ask: a dead holder is recovered by
- * the claim itself.
+ * answers; the terminal then holds it as any other, and shares it (the web already has it: it
+ * hears announce again). With no service there is nothing to ask: taking the hold recovers what a
+ * dead holder left (store/placement.ts).
  */
 import { existsSync } from "node:fs";
 import { errorMessage } from "../errors.ts";
@@ -16,7 +16,7 @@ import { heldElsewhere } from "../store/placement.ts";
 import { unfinishedTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 
-/** The holder the service's engine claims sessions as (app/start-engine.ts). */
+/** The holder the service's engine holds sessions as (app/start-engine.ts). */
 const SERVICE_HOLDER = "service";
 
 /**

@@ -16,7 +16,7 @@ import { within } from "../pause.ts";
 import type { Config } from "../config/schema.ts";
 import type { AgentHost, LinkSurface } from "../acp/host.ts";
 import { registerLembasMethods } from "../acp/lembas.ts";
-import { processRouter } from "../acp/whereabouts.ts";
+import { processLocator } from "../acp/whereabouts.ts";
 import { sendCommands } from "../acp/prompt.ts";
 import { serveAcp } from "../acp/server.ts";
 import type { Engine } from "../engine/engine.ts";
@@ -237,7 +237,7 @@ export class TerminalShare {
       link: this.surface(),
       attachedOnly: true,
       // What this terminal runs is its screen's: the web's requests for it come through the share.
-      router: processRouter(engine, db, () => "terminal"),
+      locator: processLocator(engine, db, () => "terminal"),
       deleteSession,
       promptRoots: (session) => this.choices.promptRoots(session, config),
     };

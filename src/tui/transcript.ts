@@ -1,16 +1,16 @@
 import { isAbsolute, relative } from "node:path";
 import type { EngineEvent } from "../bus/index.ts";
-import type { HistoryTurn } from "../front/history.ts";
+import type { HistoryTurn } from "../transcript/history-turns.ts";
 import { AnswerBlock } from "./blocks/answer.ts";
 import { LineBlock } from "./blocks/lines.ts";
 import { ReasoningBlock } from "./blocks/reasoning.ts";
 import { TodoBlock } from "./blocks/todos.ts";
-import { storedDenial } from "../front/refusal.ts";
+import { storedDenial } from "../transcript/denials.ts";
 import { todoTool } from "../tools/todo.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
 import { highlight } from "./highlight.ts";
-import { storedToolTitle } from "../front/tool-titles.ts";
+import { storedToolTitle } from "../transcript/tool-titles.ts";
 import { type Component, Container, type MarkdownTheme } from "./kit.ts";
 import { markdownTheme, type Theme } from "./theme.ts";
 

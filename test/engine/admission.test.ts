@@ -10,28 +10,28 @@ afterEach(() => h.close());
 
 const slow = () => step({ text: Array.from({ length: 20 }, (_, i) => `w${i} `), chunkDelayMs: 40 });
 
-test("turns run in the order they were claimed, however long the first one takes to prepare", async () => {
+test("turns run in the order they were admitted, however long the first one takes to prepare", async () => {
   h.model.push(step({ text: "first" }), step({ text: "second" }));
   const session = await h.session();
-  const a = await session.claim("turn-a");
-  const b = await session.claim("turn-b");
-  if (!("claim" in a) || !("claim" in b)) throw new Error("both turns are new");
-  const second = b.claim.prompt({ text: "second, ready at once" });
+  const a = await session.admit("turn-a");
+  const b = await session.admit("turn-b");
+  if (!("ticket" in a) || !("ticket" in b)) throw new Error("both turns are new");
+  const second = b.ticket.prompt({ text: "second, ready at once" });
   await Bun.sleep(50);
-  const first = a.claim.prompt({ text: "first, slow to prepare" });
+  const first = a.ticket.prompt({ text: "first, slow to prepare" });
   await Promise.all([first, second]);
   const starts = ofType(h.events(session), "task").filter((e) => e.state === "start").map((e) => e.turnId);
   expect(starts).toEqual(["turn-a", "turn-b"]);
 });
 
-test("an abandoned claim lets the turns behind it run, and the same id may be sent again", async () => {
+test("an abandoned ticket lets the turns behind it run, and the same id may be sent again", async () => {
   h.model.push(step({ text: "behind" }), step({ text: "again" }));
   const session = await h.session();
-  const a = await session.claim("turn-a");
-  const b = await session.claim("turn-b");
-  if (!("claim" in a) || !("claim" in b)) throw new Error("both turns are new");
-  const behind = b.claim.prompt({ text: "behind" });
-  a.claim.abandon(new Error("a bad block"));
+  const a = await session.admit("turn-a");
+  const b = await session.admit("turn-b");
+  if (!("ticket" in a) || !("ticket" in b)) throw new Error("both turns are new");
+  const behind = b.ticket.prompt({ text: "behind" });
+  a.ticket.abandon(new Error("a bad block"));
   expect((await behind).stopReason).toBe("end_turn");
   expect((await session.prompt({ text: "again", turnId: "turn-a" })).stopReason).toBe("end_turn");
 });
@@ -41,9 +41,9 @@ test("a command's mode is taken when its turn starts: a queued turn that never r
   const session = await h.session({ mode: "edit" });
   const running = session.prompt({ text: "talk", turnId: "run" });
   await Bun.sleep(60);
-  const queued = await session.claim("plan-later");
-  if (!("claim" in queued)) throw new Error("a new turn");
-  const planned = queued.claim.prompt({ text: "plan it", mode: "plan" });
+  const queued = await session.admit("plan-later");
+  if (!("ticket" in queued)) throw new Error("a new turn");
+  const planned = queued.ticket.prompt({ text: "plan it", mode: "plan" });
   expect(session.mode).toBe("edit");
   session.cancelTurn("plan-later");
   expect(await planned).toMatchObject({ stopReason: "cancelled" });

@@ -17,7 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["app"], // the composition root the front ends share: the context, the engine, what two front ends need
   ["link"], // login, discovery, the dialer (handed what it routes to)
   ["acp"], // ACP and the _lembas handlers, event mapping
-  ["front"], // the one way in for a prompt
+  ["front", "transcript"], // the one way in for a prompt; a session as the front ends show it (history, transcript, tool titles)
   ["engine"], // sessions, turns, permissions, hooks, undo, compaction, helpers
   ["library"], // the library: the device's own, or the account's over the instance's MCP
   ["mcp", "account"], // services the engine uses

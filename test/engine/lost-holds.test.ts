@@ -19,7 +19,7 @@ afterEach(async () => {
   await h.close();
 });
 
-/** Another live process takes the session's hold, as a claim of a stale one does. */
+/** Another live process takes the session's hold, as taking a stale one does. */
 function takenByAnother(sessionId: string): number {
   other = Bun.spawn(["sleep", "30"]);
   h.db.query("UPDATE holds SET holder = 'terminal', pid = ?, heartbeat = ? WHERE session_id = ?").run(other.pid, Date.now(), sessionId);

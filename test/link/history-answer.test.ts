@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { boundedHistory, HISTORY_ANSWER_BYTES } from "../../src/acp/history-answer.ts";
-import type { HistoryTurn } from "../../src/front/history.ts";
+import type { HistoryTurn } from "../../src/transcript/history-turns.ts";
 import { openDb } from "../../src/store/db.ts";
 import { appendMessage } from "../../src/store/messages.ts";
 import { insertSession } from "../../src/store/sessions.ts";

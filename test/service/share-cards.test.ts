@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { IPC, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { openDb } from "../../src/store/db.ts";
-import { claimHold } from "../../src/store/holds.ts";
+import { takeHold } from "../../src/store/holds.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";
 import { VERSION } from "../../src/version.ts";
 import { type Device, LEMBAS_INIT, startDevice, TOKEN } from "../support/device.ts";
@@ -284,7 +284,7 @@ test("a terminal's card requests over the IPC are judged: bad params and session
   const sessionId = newSessionId();
   try {
     insertSession(db, { id: sessionId, root: d.project, cwd: d.project, mode: "edit", model: null, effort: "medium", origin: "terminal" });
-    claimHold(db, sessionId, "terminal");
+    takeHold(db, sessionId, "terminal");
   } finally {
     db.close();
   }

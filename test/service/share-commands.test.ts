@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { IPC, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { openDb } from "../../src/store/db.ts";
-import { claimHold } from "../../src/store/holds.ts";
+import { takeHold } from "../../src/store/holds.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";
 import { VERSION } from "../../src/version.ts";
 import { type Device, LEMBAS_INIT, startDevice } from "../support/device.ts";
@@ -256,7 +256,7 @@ test("a share by name skips only the roots: a session outside them that the peer
   const id = newSessionId();
   try {
     insertSession(db, { id, root: elsewhere, cwd: elsewhere, mode: "edit", model: null, effort: "medium", origin: "terminal" });
-    claimHold(db, id, "terminal");
+    takeHold(db, id, "terminal");
   } finally {
     db.close();
   }

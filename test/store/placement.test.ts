@@ -2,12 +2,12 @@
  * store/placement.ts: where the store says a session is for a process that does not run it — not
  * there, held by another live process (its turns left as they stand), or by nobody (a dead holder's
  * running turn ended as interrupted and its waiting ones forgotten, in the same transaction) — and
- * the claim that recovers a dead holder's turns as it takes the session.
+ * the hold taken that recovers a dead holder's turns as it takes the session.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { type Db, openDb } from "../../src/store/db.ts";
-import { claimSession, placeUnrun } from "../../src/store/placement.ts";
+import { holdSession, placeUnrun } from "../../src/store/placement.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import { acceptTurn, getTurn, setTurnState } from "../../src/store/turns.ts";
 import { type Sandbox, sandbox } from "../support/run.ts";
@@ -60,8 +60,8 @@ test("another live process's session is elsewhere, with its turns as they stand 
   expect(place.hold).toMatchObject({ holder: "terminal", pid: sleeper.pid });
   expect(place.turns).toEqual({ running: "t_running", queued: ["t_waiting"], lastDone: "t_done" });
   expect(getTurn(db, id, "t_running")?.state).toBe("running");
-  // Nor does a claim take it.
-  expect(claimSession(db, id, "service", { recover: true })?.pid).toBe(sleeper.pid);
+  // Nor does taking its hold take it.
+  expect(holdSession(db, id, "service", { recover: true })?.pid).toBe(sleeper.pid);
   expect(getTurn(db, id, "t_waiting")?.state).toBe("queued");
 });
 
@@ -75,9 +75,9 @@ test("a dead holder's session is nobody's: its running turn ended as interrupted
   expect(getTurn(db, id, "t_waiting")).toBeNull();
 });
 
-test("claiming a dead holder's session takes it and recovers its turns in the same transaction", async () => {
+test("holding a dead holder's session takes it and recovers its turns in the same transaction", async () => {
   const id = heldBy(await deadPid());
-  expect(claimSession(db, id, "service", { recover: true })).toBeNull();
+  expect(holdSession(db, id, "service", { recover: true })).toBeNull();
   expect(db.query<{ pid: number }, [string]>("SELECT pid FROM holds WHERE session_id = ?").get(id)?.pid).toBe(process.pid);
   expect(getTurn(db, id, "t_running")?.state).toBe("done");
   expect(getTurn(db, id, "t_waiting")).toBeNull();

@@ -1,5 +1,5 @@
 import type { FileDiff } from "../../tools/tool.ts";
-import { type Denial, denialText } from "../../front/refusal.ts";
+import { type Denial, denialText } from "../../transcript/denials.ts";
 import type { Theme } from "../theme.ts";
 import { fittedDiff } from "./fitted-diff.ts";
 import { CachedBlock, hanging } from "./lines.ts";

@@ -3,7 +3,7 @@ import { APPROVAL_TOOL } from "../../engine/session-mcp.ts";
 import { fittedDiff } from "../blocks/fitted-diff.ts";
 import { hanging } from "../blocks/lines.ts";
 import { plain } from "../blocks/plain.ts";
-import { shownArguments } from "../../front/approval-args.ts";
+import { shownArguments } from "../../transcript/approval-args.ts";
 import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
 import type { Theme } from "../theme.ts";
 import { ChoiceList } from "./choices.ts";

@@ -2,8 +2,8 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { extname, isAbsolute, join, resolve } from "node:path";
 import { errorCode, errorMessage } from "../../errors.ts";
-import { historyTurns } from "../../front/history.ts";
-import { toMarkdown } from "../../front/transcript.ts";
+import { historyTurns } from "../../transcript/history-turns.ts";
+import { toMarkdown } from "../../transcript/markdown.ts";
 import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
 

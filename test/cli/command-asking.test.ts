@@ -8,8 +8,9 @@ import { type ScriptedModel, startModel } from "../support/model.ts";
 import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 /**
- * The attacks of "what runs is what the model called and the person allowed", through the real
- * program and a scripted model: what the model asks for, in auto mode or under an "always" key.
+ * Which commands ask and which run unasked ("what runs is what the model called and the person
+ * allowed"), through the real program and a scripted model: what the model asks for, in auto
+ * mode or under an "always" key.
  */
 
 const KEY = "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAA";

@@ -1,3 +1,6 @@
+/**
+ * lembas doctor --probe against a server that lists its models and then hangs on chat.
+ */
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

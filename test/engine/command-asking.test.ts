@@ -6,8 +6,9 @@ import { decide } from "../../src/engine/permissions.ts";
 import { isProtected, protectedPaths } from "../../src/project/protected.ts";
 
 /**
- * The attacks of "what runs is what the model called and the person allowed", judged on a real
- * disk: a project, a HOME with a private key beside it, and a directory outside both.
+ * Which commands ask and which run unasked ("what runs is what the model called and the person
+ * allowed"), judged on a real disk: a project, a HOME with a private key beside it, and a
+ * directory outside both.
  */
 let base: string;
 let root: string;

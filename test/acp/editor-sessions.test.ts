@@ -1,5 +1,5 @@
 /**
- * One router (issue 15, item 7): an editor's `serve --stdio` hands its sessions to the service, so
+ * Where an editor's sessions are (issue 15, item 7): an editor's `serve --stdio` hands its sessions to the service, so
  * they are held by the service's own pid; the editor's connection still counts as their holder. A
  * link may not open, prompt or delete a session an editor has open (inside the remote roots too),
  * status says it is held (not "here" for the web), and a delete asked of the device, or a terminal's

@@ -1,3 +1,7 @@
+/**
+ * A model server that hangs or fails mid-stream: the tools probe gives up within its bound and says
+ * so, and an overflow inside a 200 stream is said as the window filled.
+ */
 import { afterEach, describe, expect, test } from "bun:test";
 import { streamChat } from "../../src/model/client.ts";
 import { probeTools } from "../../src/model/discovery-probe.ts";

@@ -1,6 +1,6 @@
-import type { HistoryTurn } from "./history.ts";
+import type { HistoryTurn } from "./history-turns.ts";
 import { storedToolTitle } from "./tool-titles.ts";
-import { denialWord, storedDenial } from "./refusal.ts";
+import { denialWord, storedDenial } from "./denials.ts";
 
 /** A stored session as a reader needs it: its id, title and where it worked. */
 type Where = { id: string; title: string; cwd: string; root: string };

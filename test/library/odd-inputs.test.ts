@@ -1,3 +1,8 @@
+/**
+ * The library given what it does not expect: a file touched but not changed or larger than its
+ * stat, an embeddings server that is slow, stopped, silent or answers wrong, a huge query, another
+ * process writing meanwhile, a source name with control characters.
+ */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,7 +55,7 @@ function embedServer(reply: (input: string[]) => unknown): { url: string; stop()
   return { url: `http://127.0.0.1:${server.port}/v1`, stop: () => void server.stop(true) };
 }
 
-describe("the library attacked", () => {
+describe("the library given what it does not expect", () => {
   test("a file touched but not changed, added again: its size and time are brought up to date (list no longer says it changed)", async () => {
     const target = targetAt(model.url);
     const path = join(dir, "a.md");

@@ -1,3 +1,8 @@
+/**
+ * The engine against the answers real model servers give: their quirks (Mistral's ids, Ollama's
+ * <think> and text tool calls, refusals, refused fields, slow reasoning), a thinking model's title
+ * call, context overflows and the compaction they call for, and Ollama's cached-prompt usage.
+ */
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

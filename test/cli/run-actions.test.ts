@@ -1,0 +1,31 @@
+/**
+ * lembas run enters its prompt as the terminal does: an action's result is said.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { step } from "../support/engine.ts";
+import { type ScriptedModel, startModel } from "../support/model.ts";
+import {  projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  await model.close();
+  box.cleanup();
+});
+
+describe("lembas run enters its prompt as the terminal does", () => {
+  test("an action's result is said: /review outside git, /undo with nothing to undo", async () => {
+    const review = await runLembas(box, ["run", "/review"], { cwd: box.project });
+    expect(review.code).toBe(0);
+    expect(`${review.stdout}${review.stderr}`.trim()).not.toBe("");
+    model.push(step({ text: "an answer" }));
+    await runLembas(box, ["run", "hello"], { cwd: box.project });
+    const undo = await runLembas(box, ["run", "-c", "/undo"], { cwd: box.project });
+    expect(undo.code).toBe(0);
+    expect(`${undo.stdout}${undo.stderr}`).toMatch(/undid|nothing to undo/);
+  });
+});

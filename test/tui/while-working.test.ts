@@ -1,0 +1,114 @@
+/**
+ * What the terminal does while a turn runs: keys (Ctrl-C, Esc), signals from outside, an approval
+ * waiting, a command typed meanwhile, a command cancelled mid-way.
+ */
+import { beforeEach, describe, expect, test } from "bun:test";
+import { step } from "../support/engine.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { type ScreenOptions, screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX } from "../support/tmux.ts";
+
+const suite = screenSuite();
+let model: ScriptedModel;
+beforeEach(() => {
+  model = suite.model;
+});
+const open = (args: string[] = [], opts: ScreenOptions = {}) => suite.open(args, opts);
+
+describe.skipIf(!HAVE_TMUX)("quitting while a turn runs", () => {
+  test("SIGTERM during an approval: exit 0, the last frame has neither the card nor 'working', and the session resumes", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi > f.txt" } }] }));
+    const screen = await open(["--mode", "manual"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("run it", "Enter");
+    await screen.waitFor("Yes, once");
+    process.kill(screen.pid(), "SIGTERM");
+    expect(await screen.exited()).toBe(0);
+    const text = screen.text();
+    expect(text).toContain("Resume it with");
+    expect(text).not.toContain("Yes, once");
+    expect(text).not.toContain("esc to interrupt");
+    expect(text).toContain("interrupted");
+    const id = /lembas -r (ses_[\w-]+)/.exec(text)?.[1] ?? "";
+    const again = await open(["-r", id]);
+    await again.waitFor(`resumed session ${id}`);
+    expect(again.text()).toContain("› run it");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("keys while a turn runs", () => {
+  test("Ctrl-C once while it works says that a second one quits (it was hidden behind 'working'), and steering says it was taken", async () => {
+    model.push(step({ text: "x", fail: "hang" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("hang", "Enter");
+    await screen.waitFor("working");
+    await screen.type("C-c");
+    await screen.waitFor("press Ctrl-C again to quit");
+    await screen.type("also this", "Enter");
+    await screen.waitFor("given to the model at its next step");
+    expect(screen.text()).toContain("working");
+    await screen.type("Escape");
+    await screen.waitFor("interrupted");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("a card waiting", () => {
+  test("Ctrl-C while an approval waits interrupts the turn and the card goes away (it did nothing: no way to stop but to answer)", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi > f.txt" } }] }));
+    const screen = await open(["--mode", "manual"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("run it", "Enter");
+    await screen.waitFor("Yes, once");
+    await screen.type("C-c");
+    await screen.waitGone("Yes, once");
+    await screen.waitFor("interrupted");
+    await screen.waitGone(/working \d/);
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("signals", () => {
+  test("a SIGINT from outside while a turn runs quits as SIGTERM does: exit 0, the cursor back, the session named", async () => {
+    model.push(step({ text: "x", fail: "hang" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    await screen.type("hang", "Enter");
+    await screen.waitFor("working");
+    process.kill(screen.pid(), "SIGINT");
+    expect(await screen.exited()).toBe(0);
+    expect(screen.text()).toContain("Resume it with");
+    const cursor = Bun.spawnSync(["tmux", "-L", screen.socket, "display-message", "-p", "-t", "0", "#{cursor_flag}"]).stdout.toString().trim();
+    expect(cursor).toBe("1");
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("a command typed while a turn runs", () => {
+  test("/compact typed while the model works is not given to the model as text (it waits its turn as the command it is)", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 1.5; echo slept" } }] }), step({ text: "finished the work" }));
+    const screen = await open(["--mode", "auto"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("work a while", "Enter");
+    await screen.waitFor("Run sleep");
+    await screen.type("/compact", "Enter");
+    await screen.waitFor("finished the work");
+    await Bun.sleep(500);
+    const steps = model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0);
+    const userTexts = steps.flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === "user").map((m) => JSON.stringify(m.content)));
+    expect(userTexts.some((t) => t.includes("/compact"))).toBe(false);
+  });
+});
+
+describe.skipIf(!HAVE_TMUX)("a failed tool call says why", () => {
+  test("a command cancelled after some output shows the line saying it was cancelled, not only its first lines", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.3; done" } }] }));
+    const screen = await open(["--mode", "auto"]);
+    await screen.waitFor("test/test-model");
+    await screen.type("tick", "Enter");
+    await screen.waitFor("tick 3");
+    await screen.type("Escape");
+    await screen.waitFor("interrupted");
+    const text = screen.text();
+    expect(text).toContain("The command was cancelled");
+    expect(text).toMatch(/⎿ tick 1\n\s+tick 2\n/);
+  });
+});
