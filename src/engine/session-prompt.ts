@@ -12,6 +12,8 @@ export type PromptSource = {
   configDir: string;
   /** The person's settings (an instance's personalization may be read from the store first). */
   settings(): PersonalSettings | Promise<PersonalSettings>;
+  /** Says what was left out (a skill folder without SKILL.md), once a session, to every front end. */
+  notice(message: string): void;
 };
 
 type Made = { inputs: PromptInputs; skills: readonly Skill[] };
@@ -61,6 +63,8 @@ export class SessionPrompt {
     this.start();
     const settings = await source.settings();
     const inputs = await sessionInputs({ root: source.root, cwd: source.cwd }, settings, source.configDir, this.git ?? Promise.resolve(null));
-    return { inputs, skills: findSkills({ root: source.root, configDir: source.configDir }).skills };
+    const found = findSkills({ root: source.root, configDir: source.configDir });
+    for (const notice of found.notices) source.notice(notice);
+    return { inputs, skills: found.skills };
   }
 }

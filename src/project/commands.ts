@@ -66,8 +66,8 @@ export function loadCommands(opts: { root: string; configDir: string }): Command
   for (const dir of [join(opts.configDir, "commands"), join(opts.root, ".agent", "commands")]) {
     for (const command of readCommandDir(dir, notices)) custom.set(command.name, command);
   }
+  // What findSkills left out the engine says, once a session, to every front end (engine/session-prompt.ts).
   const found = findSkills(opts);
-  notices.push(...found.notices);
   // A skill named like a terminal screen is not a command (the model may still load it); nor one that says it is only the model's.
   const skills = found.skills
     .filter((s) => s.forPerson && !TUI_COMMANDS.has(s.name))

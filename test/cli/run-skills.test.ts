@@ -112,6 +112,21 @@ describe("skills the model loads", () => {
     expect(JSON.stringify(second)).not.toContain("SECRET-BODY");
   });
 
+  test("a skill folder without SKILL.md, and a SKILL.md over 256 KiB, are left out with a notice; the others are listed", async () => {
+    mkdirSync(join(box.project, ".agent", "skills", "empty", "scripts"), { recursive: true });
+    put(join(box.project, ".claude", "skills", "huge", "SKILL.md"), skillMd("huge", "Too big to read", "x".repeat(1024 * 1024)));
+    put(join(box.project, ".agent", "skills", "deploy", "SKILL.md"), skillMd("deploy", "Ship it", "Ship."));
+    model.push(step({ text: "ok" }));
+    const result = await run(["hello"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`lembas: ${join(box.project, ".agent", "skills", "empty")} is skipped: a skill folder needs a SKILL.md`);
+    expect(result.stderr).toMatch(new RegExp(`lembas: ${join(box.project, ".claude", "skills", "huge", "SKILL.md")} is skipped: it is \\d+ bytes, more than the 256 KiB a skill may have`));
+    const system = systemOf(steps()[0]);
+    expect(system).toContain("- deploy: Ship it");
+    expect(system).not.toContain("huge");
+    expect(system).not.toContain("empty");
+  });
+
   test("without skills, no skill tool and no skills' section", async () => {
     model.push(step({ text: "ok" }));
     expect((await run(["hello"])).code).toBe(0);
