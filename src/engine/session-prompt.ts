@@ -1,5 +1,5 @@
 import { findSkills, type Skill } from "../project/skills.ts";
-import type { ResolvedModel } from "../model/resolved.ts";
+import { offersTools, type ResolvedModel } from "../model/resolved.ts";
 import { gitStatus } from "./git-status.ts";
 import { type PersonalSettings, type PromptInputs, sessionInputs, systemPrompt } from "./instructions.ts";
 import { skillList } from "./skill-list.ts";
@@ -20,7 +20,7 @@ type Made = { inputs: PromptInputs; skills: readonly Skill[] };
 
 /**
  * A session's system prompt, made once (instructions.ts), with the skills the model may load
- * listed for a model whose window holds them (none for a small one). `start()` sets its slow part
+ * listed for a model whose window holds them and that takes tools. `start()` sets its slow part
  * going — the git status, a process — as the session is created, so that the first step finds it
  * done instead of waiting on it; the rest (instruction files, skills, the person's settings) is
  * read at the first step, as before. The skills are read once too: the tools offered and the
@@ -37,13 +37,13 @@ export class SessionPrompt {
     this.git ??= gitStatus(this.source().root);
   }
 
-  /** The prompt for this model: with the skills' list unless its window is small. */
-  text(model: Pick<ResolvedModel, "contextLength">): Promise<string> {
-    const small = smallWindow(model);
-    let text = this.texts.get(small);
+  /** The prompt for this model: with the skills' list unless its window is small or it takes no tools (it could not load one). */
+  text(model: Pick<ResolvedModel, "contextLength" | "supportsTools">): Promise<string> {
+    const listed = !smallWindow(model) && offersTools(model);
+    let text = this.texts.get(listed);
     if (!text) {
-      text = this.inputs().then(({ inputs, skills }) => systemPrompt({ ...inputs, skills: small ? null : skillList(skills) }));
-      this.texts.set(small, text);
+      text = this.inputs().then(({ inputs, skills }) => systemPrompt({ ...inputs, skills: listed ? skillList(skills) : null }));
+      this.texts.set(listed, text);
     }
     return text;
   }

@@ -63,6 +63,16 @@ describe("skills the model loads", () => {
     expect(personText(steps().at(-1)?.messages?.at(-1)?.content)).toContain("Run scripts/ship.sh.");
   });
 
+  test("a model that takes no tools is listed no skill either: it could not load one", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n    supports_tools: false\n`);
+    put(join(box.project, ".agent", "skills", "deploy", "SKILL.md"), skillMd("deploy", "Ship the service to staging", "Run scripts/ship.sh."));
+    model.push({ text: "ok" });
+    expect((await run(["hello"])).code).toBe(0);
+    const system = contentText(model.requests.find((r) => JSON.stringify(r.body.messages?.[0] ?? "").includes("# Environment"))?.body.messages?.[0]?.content);
+    expect(system).toContain("used without tools");
+    expect(system).not.toContain("# Skills");
+  });
+
   test("the model loads a skill: the next request carries its body and its files' paths; a file of it is read through the tool, the person's too, without asking", async () => {
     const dir = join(box.configDir, "skills", "deploy");
     put(join(dir, "SKILL.md"), skillMd("deploy", "Ship the service to staging", "DEPLOY-STEPS: run scripts/ship.sh, then check reference.md."));
