@@ -26,7 +26,7 @@ export const skillTool = defineTool({
   title: (input) => (input.file ? `Read ${input.file} of the skill ${input.name}` : `Load the skill ${input.name}`),
   // The skill's folder is not the model's to choose: nothing here for the permission check to judge.
   paths: () => [],
-  more: "read the rest with the skill's `file`, or with read",
+  more: "read the rest with the read tool's offset, at the path under the skill's folder",
   async execute(input, ctx) {
     const skills = ctx.skills.all();
     const skill = skills.find((s) => s.name === input.name);
