@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join, normalize, relative, sep } from "node:path";
+import { join, normalize, sep } from "node:path";
 import { z } from "zod";
 import { errorCode } from "../errors.ts";
 import { isInside } from "../paths.ts";
@@ -46,7 +46,7 @@ const Frontmatter = z.looseObject({
 });
 
 /** Where skills are looked for, the weakest first. */
-export function skillDirs(opts: { root: string; configDir: string }): { dir: string; project: boolean }[] {
+function skillDirs(opts: { root: string; configDir: string }): { dir: string; project: boolean }[] {
   return [
     { dir: join(opts.configDir, "skills"), project: false },
     { dir: join(opts.root, ".claude", "skills"), project: true },
@@ -124,7 +124,7 @@ function readSkillFile(path: string, notices: string[]): { meta: z.infer<typeof 
 }
 
 /** The most files of a skill's folder listed for the model. */
-export const MAX_SKILL_FILES = 100;
+const MAX_SKILL_FILES = 100;
 const MAX_DEPTH = 4;
 const SECRET = SECRET_NAMES.map((pattern) => new Bun.Glob(pattern));
 
@@ -182,11 +182,6 @@ export function readSkillPart(skill: Skill, file: string): { text: string } | { 
   const bytes = readFileSync(path);
   if (bytes.includes(0)) return { refused: `${file} is a binary file` };
   return { text: bytes.toString("utf8") };
-}
-
-/** The path of a skill's file as the model is shown it: relative to the project when inside it. */
-export function shownPath(path: string, root: string): string {
-  return isInside(path, root) ? relative(root, path) || "." : path;
 }
 
 function firstLine(text: string): string | undefined {
