@@ -167,7 +167,7 @@ export function skillFiles(skill: Skill): { files: string[]; more: boolean } {
 }
 
 /**
- * A file of a skill's folder (`file` relative to it), as text: null and a reason when it is not
+ * A file of a skill's folder (`file` relative to it), as text; refused, with why, when it is not
  * one the skill may hand out (outside the folder, through a link too, hidden, a secret, binary).
  */
 export function readSkillPart(skill: Skill, file: string): { text: string } | { refused: string } {
