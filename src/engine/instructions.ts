@@ -19,16 +19,18 @@ export type PromptInputs = {
   git: string | null;
   /** The session's start: only its date is said. */
   now: Date;
+  /** The skills the model may load, listed (skill-list.ts), or null: none, or a window too small for them. */
+  skills?: string | null;
 };
 
 /**
- * The system prompt of a session, made once when it starts: nothing in it changes from step to
- * step or with the mode (modes are said in the conversation: mode-notes.ts), so that a server's
- * prefix cache holds across the whole session. The date comes last, the only part that differs
- * from one day's sessions to the next.
+ * What the system prompt of a session is made from, read once when it starts: nothing in it
+ * changes from step to step or with the mode (modes are said in the conversation: mode-notes.ts),
+ * so that a server's prefix cache holds across the whole session. The date comes last, the only
+ * part that differs from one day's sessions to the next.
  */
-export async function sessionPrompt(place: { root: string; cwd: string }, config: PersonalSettings, configDir: string, git = gitStatus(place.root)): Promise<string> {
-  return systemPrompt({
+export async function sessionInputs(place: { root: string; cwd: string }, config: PersonalSettings, configDir: string, git = gitStatus(place.root)): Promise<PromptInputs> {
+  return {
     ...place,
     personality: config.personality,
     personalityCustom: config.personality_custom,
@@ -36,10 +38,10 @@ export async function sessionPrompt(place: { root: string; cwd: string }, config
     files: instructionFiles(place.root, place.cwd, configDir),
     git: await git,
     now: new Date(),
-  });
+  };
 }
 
-/** The system prompt: ours, the environment, the personality, the instruction files, the person's own, the date. */
+/** The system prompt: ours, the environment, the personality, the instruction files, the person's own, the skills, the date. */
 export function systemPrompt(input: PromptInputs): string {
   const environment = ["# Environment", `- project root: ${input.root}`, `- working directory: ${input.cwd}`, `- platform: ${process.platform}`];
   if (input.git) environment.push(`- git, at the session's start: ${input.git.replaceAll("\n", "\n  ")}`);
@@ -51,6 +53,7 @@ export function systemPrompt(input: PromptInputs): string {
     if (input.instructions) blocks.push(`## The person's instructions\n${input.instructions}`);
     parts.push(`# Instructions\nFollow these; a file nearer the working directory wins over a more general one, and the person's messages win over all.\n\n${blocks.join("\n\n")}`);
   }
+  if (input.skills) parts.push(input.skills);
   parts.push(`The session started on ${input.now.toISOString().slice(0, 10)}.`);
   return parts.join("\n\n");
 }

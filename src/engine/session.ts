@@ -47,7 +47,7 @@ export class Session {
   private readonly parts: StepParts;
   readonly jobs = new Jobs();
   /** Made at the session's first step (its git status set going as it is created) and sent unchanged after; modes go in the conversation. */
-  readonly systemPrompt = new SessionPrompt(() => ({ root: this.root, cwd: this.cwd, configDir: this.deps.paths.configDir, settings: () => this.deps.personal?.() ?? this.deps.config }));
+  readonly systemPrompt = new SessionPrompt(() => ({ root: this.root, cwd: this.cwd, configDir: this.deps.paths.configDir, settings: () => this.deps.personal?.() ?? this.deps.config, notice: (m) => this.notice(m) }));
   private readonly turns: TurnQueue;
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();

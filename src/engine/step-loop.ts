@@ -72,8 +72,9 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
   parts.known.refresh(deps.models);
   for (let step = 1; step <= maxSteps; step++) {
     if (signal.aborted) return { stopReason: "cancelled" };
-    const tools = offeredTools(deps.tools, model, deps.library, (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? []);
-    const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(), tools: toolSpecs(tools, model), signal, native };
+    const skills = (await session.systemPrompt.skills()).length > 0;
+    const tools = offeredTools(deps.tools, model, { library: deps.library, skills }, (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? []);
+    const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(model), tools: toolSpecs(tools, model), signal, native };
     await parts.compaction.beforeStep(request);
     if (takeInbox(session, parts, turnId)) guard.forget();
     bus.emit({ type: "step", turnId, step });

@@ -1,6 +1,7 @@
 import type { Effort } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
 import { protectionJudge } from "../project/protected.ts";
+import { findSkills } from "../project/skills.ts";
 import type { Jobs } from "../tools/jobs.ts";
 import { buildContext, type Need, type TodoItem, type ToolCallContext, type ToolContext } from "../tools/capabilities.ts";
 import { nobody } from "./interaction.ts";
@@ -70,6 +71,7 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
     todos: () => ({ set: (todos) => parts.setTodos(todos) }),
     web: () => deps.web,
     library: () => deps.library,
+    skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),
     helpers: () => ({ subAgent: (prompt, sub) => runHelper(session, turn, callId, prompt, sub) }),
   });
 }

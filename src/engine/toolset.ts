@@ -17,22 +17,26 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
 /**
  * The tools a model is offered: the same in every mode (a mode refuses what it does not allow),
  * so that the tools, which servers render near the prompt's start, stay the same all session
- * (but for `library`, which comes when the first document is added). The session's MCP tools come
+ * (but for `library`, which comes when the first document is added). `skill` comes only when the
+ * session found skills the model may load (a session without any sends what it sent before skills
+ * were there), and not in a small window (it has no brief). The session's MCP tools come
  * after the built-ins, in a small window too (they have no brief, but the person configured their
  * servers for this).
  */
 export function offeredTools(
   tools: readonly Tool[],
   model: Pick<ResolvedModel, "contextLength">,
-  library?: { available(): boolean; covers?(tool: string): boolean },
+  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; skills?: boolean } = {},
   mcp: readonly Tool[] = [],
 ): Tool[] {
+  const { library } = has;
   const small = smallWindow(model);
   // `library` only when a library is configured and holds something.
   const searchable = library?.available() === true;
   // The account's library tool on its instance's /mcp is what `library` calls: not offered twice.
   const covered = (t: Tool) => searchable && library?.covers?.(t.name) === true;
-  return [...tools.filter((t) => (!small || t.brief !== undefined) && (t.name !== "library" || searchable)), ...mcp.filter((t) => !covered(t))];
+  const wanted = (t: Tool) => (t.name !== "library" || searchable) && (t.name !== "skill" || has.skills === true);
+  return [...tools.filter((t) => (!small || t.brief !== undefined) && wanted(t)), ...mcp.filter((t) => !covered(t))];
 }
 
 const full = new WeakMap<Tool, ToolSpec>();

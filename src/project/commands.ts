@@ -1,14 +1,15 @@
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { Effort, Mode } from "../config/schema.ts";
 import { errorCode } from "../errors.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
+import { findSkills } from "./skills.ts";
 
 /**
  * Slash commands shared by every front end: the built-ins, custom commands (.agent/commands and
- * the config dir's commands/, Markdown with frontmatter) and skills (.agent/skills/<name>/SKILL.md
- * and the config dir's skills/). A command is an action (it does something and sends nothing to the
+ * the config dir's commands/, Markdown with frontmatter) and skills (skills.ts: .agent/skills/<name>/SKILL.md,
+ * .claude/skills/ and the config dir's skills/). A command is an action (it does something and sends nothing to the
  * model) or a prompt (its text is sent, shown in the transcript as typed).
  */
 export type CommandKind = "builtin" | "custom" | "skill";
@@ -65,14 +66,16 @@ export function loadCommands(opts: { root: string; configDir: string }): Command
   for (const dir of [join(opts.configDir, "commands"), join(opts.root, ".agent", "commands")]) {
     for (const command of readCommandDir(dir, notices)) custom.set(command.name, command);
   }
-  const skills = new Map<string, Defined>();
-  for (const dir of [join(opts.configDir, "skills"), join(opts.root, ".agent", "skills")]) {
-    for (const skill of readSkillDir(dir, notices)) skills.set(skill.name, skill);
-  }
+  // What findSkills left out the engine says, once a session, to every front end (engine/session-prompt.ts).
+  const found = findSkills(opts);
+  // A skill named like a terminal screen is not a command (the model may still load it); nor one that says it is only the model's.
+  const skills = found.skills
+    .filter((s) => s.forPerson && !TUI_COMMANDS.has(s.name))
+    .map((s): Defined => ({ name: s.name, kind: "skill", description: s.description, ...(s.hint ? { hint: s.hint } : {}), body: s.body, path: s.path }));
   const all = [
     ...BUILTIN_COMMANDS,
     ...[...custom.values()].sort((a, b) => a.name.localeCompare(b.name)),
-    ...[...skills.values()].filter((s) => !custom.has(s.name)).sort((a, b) => a.name.localeCompare(b.name)),
+    ...skills.filter((s) => !custom.has(s.name)),
   ];
   return { all, notices };
 }
@@ -97,27 +100,6 @@ function readCommandDir(dir: string, notices: string[]): Defined[] {
       ...(read.meta.model ? { model: read.meta.model } : {}),
       ...(read.meta.mode ? { mode: read.meta.mode } : {}),
       ...(read.meta.effort ? { effort: read.meta.effort } : {}),
-    });
-  }
-  return out;
-}
-
-function readSkillDir(dir: string, notices: string[]): Defined[] {
-  const out: Defined[] = [];
-  for (const entry of listDir(dir, notices)) {
-    const path = join(dir, entry, "SKILL.md");
-    if (!existsSync(path)) continue;
-    const read = readDefined(path, notices);
-    if (!read) continue;
-    const name = read.meta.name ?? entry;
-    if (!NAME.test(name) || TUI_COMMANDS.has(name)) continue;
-    out.push({
-      name,
-      kind: "skill",
-      description: read.meta.description ?? firstLine(read.body) ?? `the ${name} skill`,
-      ...hintOf(read.meta),
-      body: read.body,
-      path,
     });
   }
   return out;

@@ -1,4 +1,5 @@
 import type { Protection } from "../project/protected.ts";
+import type { Skill } from "../project/skills.ts";
 import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
 import type { LibraryBackend } from "./library-backend.ts";
@@ -96,6 +97,8 @@ export type Capabilities = {
   web: { allowPrivate: PrivateRule };
   /** The person's library the `library` tool searches (undefined: none is configured). */
   library: LibraryBackend | undefined;
+  /** The skills the model may load (project/skills.ts): the project's and the person's, as they are now. */
+  skills: { all(): Skill[] };
   /** Helper sessions: runs a read-only one on a narrower question (task), with its own context and the session's model. */
   helpers: { subAgent(prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> };
 };

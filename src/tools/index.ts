@@ -11,6 +11,7 @@ import { multiEditTool } from "./multi-edit.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
 import { settingsTool } from "./settings.ts";
+import { skillTool } from "./skill.ts";
 import { taskTool } from "./task.ts";
 import { primeSchemas, type Tool } from "./tool.ts";
 import { todoTool } from "./todo.ts";
@@ -30,6 +31,7 @@ export const ALL_TOOLS: Tool[] = [
   fetchTool,
   libraryTool,
   taskTool,
+  skillTool,
   todoTool,
   askUserTool,
   planSubmitTool,

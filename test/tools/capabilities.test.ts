@@ -20,6 +20,7 @@ const NEEDS = Object.keys({
   todos: true,
   web: true,
   library: true,
+  skills: true,
   helpers: true,
 } satisfies Record<Need, true>) as Need[];
 
@@ -47,6 +48,7 @@ const DECLARED: Record<string, Need[]> = {
   fetch: ["web"],
   library: ["library"],
   task: ["helpers"],
+  skill: ["skills"],
   todo: ["todos"],
   ask_user: ["people"],
   plan_submit: ["changes", "people"],
@@ -90,6 +92,7 @@ describe("the tools' capabilities", () => {
       ["fetch", ["web"]],
       ["library", ["library"]],
       ["task", ["helpers"]],
+      ["skill", ["skills"]],
     ]);
   });
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { z } from "zod";
 import { ReadLedger } from "../../src/engine/read-ledger.ts";
 import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
+import { findSkills } from "../../src/project/skills.ts";
 import { Jobs } from "../../src/tools/jobs.ts";
 import type { PlanOutcome, Question, QuestionOutcome, SubAgentAnswer, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
@@ -39,6 +40,8 @@ export type ContextOptions = {
   allowPrivate?: boolean | string[];
   /** The session's background jobs (default: a registry of its own, which the test stops). */
   jobs?: Jobs;
+  /** The config dir whose skills/ the skill tool finds besides the project's (default: none). */
+  configDir?: string;
 };
 
 /** A plain ToolContext over a real directory, with every capability, recording what the tools call. */
@@ -101,6 +104,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     todos: { set: (todos) => void rec.todos.push(todos) },
     web: { allowPrivate: opts.allowPrivate ?? false },
     library: undefined,
+    skills: { all: () => findSkills({ root, configDir: opts.configDir ?? join(root, ".no-config-dir") }).skills.filter((s) => s.forModel) },
     helpers: {
       subAgent: async (prompt) => {
         rec.helped.push(prompt);
