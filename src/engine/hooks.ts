@@ -77,10 +77,22 @@ export type Verdicts = { name: string; verdict: HookVerdict }[];
  * fails, hangs or prints what cannot be read is a notice naming it; the turn goes on.
  */
 export class SessionHooks {
+  private notes: string[] = [];
+
   constructor(
     private specs: HookSpec[],
     private readonly place: HookPlace,
   ) {}
+
+  /** What is said of the hooks at the session's first prompt, when someone listens (a project's that do not run). */
+  noteLater(notes: readonly string[]): void {
+    this.notes.push(...notes);
+  }
+
+  /** Says the notes kept for the first prompt, once. */
+  sayNotes(): void {
+    for (const note of this.notes.splice(0)) this.place.notice(note, "warn");
+  }
 
   /** Every hook, in order (for /hooks). */
   list(): readonly HookSpec[] {

@@ -15,6 +15,7 @@ export type PromptHooked = { refused: string } | { input: PromptInput };
  * refuses the prompt.
  */
 export async function promptHooks(hooks: SessionHooks, input: PromptInput, start: "startup" | "resume" | null, signal: AbortSignal): Promise<PromptHooked> {
+  hooks.sayNotes();
   const added: string[] = [];
   if (start && hooks.has("SessionStart")) {
     const context = addedContext(await hooks.run("SessionStart", start, { source: start }, signal));

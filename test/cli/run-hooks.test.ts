@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -144,5 +144,50 @@ describe("UserPromptSubmit and Stop hooks", () => {
     expect(result.code).toBe(0);
     expect(steps()).toHaveLength(4);
     expect(afterHeader(result.stderr)).toContain("a Stop hook asked the model to go on 3 times in a row: the turn ends here");
+  });
+});
+
+describe("a project's hooks", () => {
+  /** A project file whose UserPromptSubmit hook leaves a mark in the sandbox (outside the project). */
+  function projectHook(file: string): string {
+    const mark = join(box.dir, "hook-ran");
+    mkdirSync(join(box.project, file, ".."), { recursive: true });
+    const settings = { permissions: { allow: [] }, hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}` }] }] } };
+    writeFileSync(join(box.project, file), JSON.stringify(settings));
+    return mark;
+  }
+  const lembas = (args: string[]) => runLembas(box, args, { cwd: box.project });
+
+  test("in an untrusted project, .claude/settings.json's hooks never run, and that is said", async () => {
+    const mark = projectHook(".claude/settings.json");
+    model.push(step({ text: "ok" }));
+    const result = await run(["hello"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(mark)).toBe(false);
+    expect(afterHeader(result.stderr)).toContain("is not trusted");
+    expect((await lembas(["hooks", "approve"])).stderr).toContain("is not trusted: lembas trust, then lembas hooks approve");
+    expect(existsSync(mark)).toBe(false);
+  });
+
+  test("trusted, .agent/settings.json's hooks wait for approval of their exact content; a change waits again", async () => {
+    const mark = projectHook(".agent/settings.json");
+    expect((await lembas(["trust"])).code).toBe(0);
+    model.push(step({ text: "ok" }));
+    expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
+    expect(existsSync(mark)).toBe(false);
+    const listed = await lembas(["hooks"]);
+    expect(listed.stdout).toContain(`UserPromptSubmit * → touch ${mark} (60 s) · .agent/settings.json · not run: not approved as it reads now`);
+    const approved = await lembas(["hooks", "approve"]);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain(`UserPromptSubmit * → touch ${mark}`);
+    model.push(step({ text: "ok" }));
+    expect((await run(["hello"])).code).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+    rmSync(mark);
+    // The same file with other hooks: not what the person approved.
+    writeFileSync(join(box.project, ".agent/settings.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}; echo changed` }] }] } }));
+    model.push(step({ text: "ok" }));
+    expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
+    expect(existsSync(mark)).toBe(false);
   });
 });
