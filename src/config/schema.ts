@@ -128,7 +128,8 @@ export type HookEvent = z.infer<typeof HookEvent>;
 /** One hook: a command line run through the shell, with its time limit in seconds (Claude Code's shape). */
 export const HookCommand = z
   .object({
-    type: z.literal("command", { message: 'must be "command" (lembas runs hooks as commands)' }),
+    // Checked by hand: the loader says "must be one of …" of a literal, and this says why.
+    type: z.string().refine((type) => type === "command", { message: 'must be "command" (lembas runs hooks as commands)' }),
     command: z.string().min(1, { message: "must be a command line" }),
     timeout: z.number().positive({ message: "must be a number of seconds above 0" }).max(3600, { message: "must be at most 3600 seconds" }).optional(),
   })

@@ -227,7 +227,7 @@ export class Engine {
     });
     // The sessions' background jobs were told to stop as they closed: they get their grace period.
     const jobs = [...sessions.map((s) => s.jobs), ...this.jobsOfGone];
-    await Promise.all([...jobs.map((j) => j.ended()), ...sessions.map((s) => s.mcp?.stop()), ...sessions.map((s) => s.ended)]);
+    await Promise.all([...jobs.map((j) => j.ended()), ...sessions.map((s) => s.mcp?.stop()), ...sessions.map((s) => s.hooks?.idle())]);
     this.deps.projects.forgetAll();
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
@@ -255,7 +255,7 @@ export class Engine {
     if (!session) return;
     session.close(opts);
     await session.idle();
-    await Promise.all([session.mcp?.stop(), session.ended]);
+    await Promise.all([session.mcp?.stop(), session.hooks?.idle()]);
     this.forget(session);
     releaseHold(this.deps.db, id);
   }

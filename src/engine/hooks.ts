@@ -78,6 +78,8 @@ export type Verdicts = { name: string; verdict: HookVerdict }[];
  */
 export class SessionHooks {
   private notes: string[] = [];
+  /** Runs not ended yet (a Notification's, SessionEnd's are not waited for where they start). */
+  private readonly running = new Set<Promise<Verdicts>>();
 
   constructor(
     private specs: HookSpec[],
@@ -107,7 +109,19 @@ export class SessionHooks {
     return this.specs.some((s) => s.event === event);
   }
 
-  async run(event: HookEvent, value: string | null, fields: Record<string, unknown>, signal: AbortSignal): Promise<Verdicts> {
+  /** Resolves once every run started so far has ended: the engine's stop waits for it. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+
+  run(event: HookEvent, value: string | null, fields: Record<string, unknown>, signal: AbortSignal): Promise<Verdicts> {
+    const run = this.runNow(event, value, fields, signal);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+    return run;
+  }
+
+  private async runNow(event: HookEvent, value: string | null, fields: Record<string, unknown>, signal: AbortSignal): Promise<Verdicts> {
     const chosen = this.specs.filter((s) => s.event === event && (value === null || matches(s.matcher, value)));
     const unique = chosen.filter((s, i) => chosen.findIndex((o) => o.command === s.command) === i);
     if (unique.length === 0) return [];

@@ -44,8 +44,6 @@ export class Session {
   hooks: SessionHooks | null = null;
   /** SessionStart's source, until its first prompt here runs the hook: a session made, or opened from the store. */
   hookStart: "startup" | "resume" | null = null;
-  /** The SessionEnd hooks, run as it closes: the engine's stop waits for them. */
-  ended: Promise<unknown> = Promise.resolve();
   private running: { turnId: string; abort: AbortController; maxMode: Mode | null } | null = null;
   private readonly inbox: { text: string; id?: string }[] = [];
   private todos: TodoItem[] = [];
@@ -272,7 +270,7 @@ export class Session {
    */
   close(opts: { deleted?: boolean; finish?: boolean } = {}): void {
     this.turns.close(opts);
-    if (this.hooks?.has("SessionEnd") && !this.closing.signal.aborted) this.ended = this.hooks.run("SessionEnd", "other", { reason: opts.deleted ? "clear" : "other" }, AbortSignal.timeout(60_000));
+    if (this.hooks?.has("SessionEnd") && !this.closing.signal.aborted) void this.hooks.run("SessionEnd", "other", { reason: opts.deleted ? "clear" : "other" }, new AbortController().signal);
     this.closing.abort();
     void this.jobs.stopAll();
     void this.mcp?.stop();
@@ -405,7 +403,7 @@ export class Session {
     this.turns.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: endReason(answer), ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: endReason(answer) });
-    if (this.hooks?.has("Notification")) void this.hooks.run("Notification", "idle_prompt", { message: "lembas is waiting for your input", notification_type: "idle_prompt" }, this.closing.signal);
+    if (this.hooks?.has("Notification")) void this.hooks.run("Notification", "idle_prompt", { message: "lembas is waiting for your input", notification_type: "idle_prompt" }, new AbortController().signal);
     // A prompt sent meanwhile stops the naming call, as the session's close does.
     const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
     if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);

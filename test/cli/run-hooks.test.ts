@@ -191,3 +191,13 @@ describe("a project's hooks", () => {
     expect(existsSync(mark)).toBe(false);
   });
 });
+
+describe("config.yaml's hooks: that do not read", () => {
+  test("a bad entry is one line naming the file, the key and what is wrong, exit 2", async () => {
+    withHooks(`  PreToolUse:\n    - matcher: bash\n      hooks:\n        - type: prompt\n          command: ./check.sh\n`);
+    const result = await run(["hello"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`lembas: ${join(box.configDir, "config.yaml")}: hooks.PreToolUse.0.hooks.0.type: must be "command" (lembas runs hooks as commands)`);
+    expect(steps()).toHaveLength(0);
+  });
+});
