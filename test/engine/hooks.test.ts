@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { matches } from "../../src/engine/hooks.ts";
-import { type EngineHarness, engineHarness, isStep, isSummary, ofType, person, step } from "../support/engine.ts";
+import { type EngineHarness, engineHarness, helperStep, isHelper, isStep, isSummary, ofType, ownStep, person, step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 
 let h: EngineHarness | null = null;
@@ -61,6 +61,27 @@ describe("hook events of a session's life", () => {
     const seen = log().map((e) => [e.hook_event_name, e.notification_type ?? e.trigger ?? e.reason ?? null]);
     expect(seen).toEqual(expect.arrayContaining([["Notification", "permission_prompt"], ["Notification", "idle_prompt"], ["PreCompact", "manual"], ["SessionEnd", "other"]]));
     expect(log().every((e) => e.session_id === session.id && typeof e.cwd === "string")).toBe(true);
+  });
+});
+
+describe("a helper's calls", () => {
+  test("the session's PreToolUse hooks judge the task helper's calls too", async () => {
+    const script = join(scripts, "guard.sh");
+    writeFileSync(script, `#!/bin/sh\ninput=$(cat)\ncase "$input" in *secret.txt*) echo "secret.txt is off limits" >&2; exit 2;; esac\nexit 0\n`);
+    chmodSync(script, 0o755);
+    h = await engineHarness({ config: { hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: script }] }] } } });
+    writeFileSync(join(h.project, "secret.txt"), "TOP-SECRET\n");
+    h.model.push(
+      ownStep({ toolCalls: [{ name: "task", arguments: { description: "read the secret", prompt: "What does secret.txt say?" } }] }),
+      helperStep({ toolCalls: [{ name: "read", arguments: { path: "secret.txt" } }] }),
+      helperStep({ text: "I could not read it." }),
+      ownStep({ text: "done" }),
+    );
+    const session = await h.session();
+    await session.prompt({ text: "find out" });
+    const helperTold = h.model.requests.filter((r) => isHelper(r.body)).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content)));
+    expect(helperTold.join("\n")).toContain("secret.txt is off limits");
+    expect(helperTold.join("\n")).not.toContain("TOP-SECRET");
   });
 });
 
