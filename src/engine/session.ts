@@ -16,6 +16,7 @@ import { type NewMessage, parseStored, type StoredMessage, type UserRecord } fro
 import type { SessionMcp } from "./session-mcp.ts";
 import type { SessionHooks } from "./hooks.ts";
 import { promptHooks } from "./turn-hooks.ts";
+import { notify } from "./notify-hooks.ts";
 import { SessionPrompt } from "./session-prompt.ts";
 import type { ActionRun, PromptInput, SessionDeps, SessionStatus, TurnClaim } from "./session-types.ts";
 import { KnownModels } from "./settings.ts";
@@ -403,7 +404,7 @@ export class Session {
     this.turns.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: endReason(answer), ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: endReason(answer) });
-    if (this.hooks?.has("Notification")) void this.hooks.run("Notification", "idle_prompt", { message: "lembas is waiting for your input", notification_type: "idle_prompt" }, new AbortController().signal);
+    notify(this.hooks, "idle_prompt", "lembas is waiting for your input");
     // A prompt sent meanwhile stops the naming call, as the session's close does.
     const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
     if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);

@@ -16,7 +16,6 @@ import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts
 import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
-import type { SessionHooks } from "./hooks.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
 
 const DEFAULT_MAX_STEPS = 100;
@@ -24,7 +23,6 @@ const DEFAULT_MAX_STEPS = 100;
 /** The session a turn's steps run in: what its tools reach, its system prompt and its conversation. */
 export type StepSession = ToolSession & {
   readonly systemPrompt: SessionPrompt;
-  readonly hooks: SessionHooks | null;
   messages(): StoredMessage[];
 };
 

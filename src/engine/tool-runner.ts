@@ -10,6 +10,7 @@ import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
 import type { SessionHooks } from "./hooks.ts";
 import { afterTool, beforeTool } from "./tool-hooks.ts";
+import { notify } from "./notify-hooks.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
 export type RunToolDeps = {
@@ -120,7 +121,7 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     return fail(refused, input);
   }
   if (decision.action === "ask") {
-    if (deps.hooks?.has("Notification")) void deps.hooks.run("Notification", "permission_prompt", { message: `lembas needs your permission to use ${tool.name}: ${title}`, notification_type: "permission_prompt" }, deps.signal);
+    notify(deps.hooks, "permission_prompt", `lembas needs your permission: ${title}`);
     const answer = await deps.interaction.permission(
       {
         sessionId: deps.sessionId,

@@ -22,7 +22,8 @@ afterEach(async () => {
 async function logging(events: string[], extra: Record<string, unknown> = {}): Promise<{ h: EngineHarness; log: () => Record<string, unknown>[] }> {
   const script = join(scripts, "log.sh");
   const logFile = join(scripts, "log.jsonl");
-  writeFileSync(script, `#!/bin/sh\ncat >> ${logFile}\necho >> ${logFile}\n`);
+  // One write a line: hooks of one event may run at once.
+  writeFileSync(script, `#!/bin/sh\nline=$(cat)\nprintf '%s\\n' "$line" >> ${logFile}\n`);
   chmodSync(script, 0o755);
   const hooks = Object.fromEntries(events.map((event) => [event, [{ hooks: [{ type: "command", command: script }] }]]));
   h = await engineHarness({ config: { hooks: { ...hooks, ...extra } } });
@@ -49,9 +50,10 @@ describe("hook events of a session's life", () => {
     expect(ofType(h.events(session), "prompt").map((e) => e.text)).toEqual(["first", "second"]);
   });
 
-  test("Notification when a card waits and when a turn ended; PreCompact before /compact; SessionEnd as the engine stops", async () => {
+  test("Notification when an approval or a question waits and when a turn ended; PreCompact before /compact; SessionEnd as the engine stops", async () => {
     const { h, log } = await logging(["Notification", "PreCompact", "SessionEnd"]);
-    h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "done" }));
+    const question = { questions: [{ header: "Database", question: "Which one?", options: [{ label: "sqlite" }, { label: "postgres" }] }] };
+    h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ toolCalls: [{ name: "ask_user", arguments: question }] }), step({ text: "done" }));
     const session = await h.session({ mode: "manual" });
     session.interaction = person([{ outcome: "once" }]);
     await session.prompt({ text: "say hi" });
@@ -59,7 +61,7 @@ describe("hook events of a session's life", () => {
     await session.compact();
     await h.engine.stop();
     const seen = log().map((e) => [e.hook_event_name, e.notification_type ?? e.trigger ?? e.reason ?? null]);
-    expect(seen).toEqual(expect.arrayContaining([["Notification", "permission_prompt"], ["Notification", "idle_prompt"], ["PreCompact", "manual"], ["SessionEnd", "other"]]));
+    expect(seen).toEqual(expect.arrayContaining([["Notification", "permission_prompt"], ["Notification", "elicitation_dialog"], ["Notification", "idle_prompt"], ["PreCompact", "manual"], ["SessionEnd", "other"]]));
     expect(log().every((e) => e.session_id === session.id && typeof e.cwd === "string")).toBe(true);
   });
 });
