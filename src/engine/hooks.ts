@@ -77,7 +77,7 @@ export type Verdicts = { name: string; verdict: HookVerdict }[];
  * fails, hangs or prints what cannot be read is a notice naming it; the turn goes on.
  */
 export class SessionHooks {
-  private notes: string[] = [];
+  private notes: { message: string; level: "info" | "warn" }[] = [];
   /** Runs not ended yet (a Notification's, SessionEnd's are not waited for where they start). */
   private readonly running = new Set<Promise<Verdicts>>();
 
@@ -87,13 +87,13 @@ export class SessionHooks {
   ) {}
 
   /** What is said of the hooks at the session's first prompt, when someone listens (a project's that do not run). */
-  noteLater(notes: readonly string[]): void {
+  noteLater(notes: readonly { message: string; level: "info" | "warn" }[]): void {
     this.notes.push(...notes);
   }
 
   /** Says the notes kept for the first prompt, once. */
   sayNotes(): void {
-    for (const note of this.notes.splice(0)) this.place.notice(note, "warn");
+    for (const note of this.notes.splice(0)) this.place.notice(note.message, note.level);
   }
 
   /** Every hook, in order (for /hooks). */

@@ -12,12 +12,13 @@ type HookedSession = { readonly id: string; readonly root: string; readonly cwd:
  */
 export function sessionHooks(session: HookedSession, deps: SessionDeps): SessionHooks | null {
   const specs = hookSpecs(deps.config.hooks, "config.yaml");
-  const notes: string[] = [];
+  const notes: { message: string; level: "info" | "warn" }[] = [];
   for (const file of projectHooks(session.root, deps.db)) {
-    notes.push(...file.problems);
+    if (file.state !== "untrusted") notes.push(...file.problems.map((message) => ({ message, level: "warn" as const })));
     if (file.state === "approved") specs.push(...file.specs);
-    else if (file.state === "untrusted") notes.push(`the hooks of ${file.path} do not run: ${session.root} is not trusted (lembas trust, then lembas hooks approve, there)`);
-    else if (file.state === "needs-approval") notes.push(`the hooks of ${file.path} do not run: you have not approved them as they read now (lembas hooks lists them; lembas hooks approve, in ${session.root}, runs them)`);
+    // Not trusting a project is the person's choice: said, not warned of.
+    else if (file.state === "untrusted") notes.push({ level: "info", message: `the hooks of ${file.path} do not run: ${session.root} is not trusted (lembas trust, then lembas hooks approve, there)` });
+    else if (file.state === "needs-approval") notes.push({ level: "warn", message: `the hooks of ${file.path} do not run: you have not approved them as they read now (lembas hooks lists them; lembas hooks approve, in ${session.root}, runs them)` });
   }
   if (specs.length === 0 && notes.length === 0) return null;
   const hooks = new SessionHooks(specs, {

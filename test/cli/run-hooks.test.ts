@@ -192,6 +192,22 @@ describe("a project's hooks", () => {
   });
 });
 
+describe("a project's Claude Code settings with more than lembas runs", () => {
+  test("an event lembas does not run is left out, said; the rest runs once approved", async () => {
+    const mark = join(box.dir, "hook-ran");
+    mkdirSync(join(box.project, ".claude"), { recursive: true });
+    const hooks = { SubagentStop: [{ hooks: [{ type: "command", command: "true" }] }], UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}` }] }] };
+    writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks }));
+    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    expect((await runLembas(box, ["hooks", "approve"], { cwd: box.project })).code).toBe(0);
+    model.push(step({ text: "ok" }));
+    const result = await run(["hello"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+    expect(afterHeader(result.stderr)).toContain("hooks.SubagentStop: lembas does not run SubagentStop hooks");
+  });
+});
+
 describe("config.yaml's hooks: that do not read", () => {
   test("a bad entry is one line naming the file, the key and what is wrong, exit 2", async () => {
     withHooks(`  PreToolUse:\n    - matcher: bash\n      hooks:\n        - type: prompt\n          command: ./check.sh\n`);

@@ -66,6 +66,23 @@ describe("hook events of a session's life", () => {
   });
 });
 
+describe("PreToolUse's ask", () => {
+  test("a call the mode runs unasked is asked about, with the hook's reason; the person's No refuses it", async () => {
+    const script = join(scripts, "ask.sh");
+    writeFileSync(script, `#!/bin/sh\ncat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"reading .env needs a human"}}'\n`);
+    chmodSync(script, 0o755);
+    h = await engineHarness({ config: { hooks: { PreToolUse: [{ matcher: "read", hooks: [{ type: "command", command: script }] }] } } });
+    writeFileSync(join(h.project, "notes.txt"), "NOTES\n");
+    h.model.push(step({ toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }), step({ text: "done" }));
+    const session = await h.session({ mode: "auto" });
+    const asker = person([{ outcome: "deny" }]);
+    session.interaction = asker;
+    await session.prompt({ text: "read it" });
+    expect(asker.asked.map((r) => [r.toolName, r.reason])).toEqual([["read", "reading .env needs a human"]]);
+    expect(ofType(h.events(session), "tool_start")).toHaveLength(0);
+  });
+});
+
 describe("a helper's calls", () => {
   test("the session's PreToolUse hooks judge the task helper's calls too", async () => {
     const script = join(scripts, "guard.sh");
