@@ -6,8 +6,11 @@
 // \r\n, keep-alive comments and blank lines between the chunks), served by a server of its own
 // in writes of a few events. One JSON line; goal: both ratios ≥ 0.8. Beside them: the first step
 // request's size (system prompt and tool schemas, in bytes), and a step's three read-only calls
-// against the same calls one after another (bench/parallel-reads.ts; goal ≤ 0.6).
+// against the same calls one after another (bench/parallel-reads.ts; goal ≤ 0.6); and the cost of a
+// no-op PreToolUse and PostToolUse hook on one call, beside `sh -c true` twice (bench/hook-cost.ts;
+// goal: about the processes' own start, nothing more).
 import { firstRequestBytes, parallelReads } from "./parallel-reads.ts";
+import { hookCost } from "./hook-cost.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../test/support/engine.ts";
 import { heavyBody } from "../test/model/fixtures/heavy.ts";
 
@@ -143,6 +146,7 @@ try {
   const heavy = rates(heavyRuns);
   const first = firstRequestBytes(h);
   const reads = await parallelReads(h, RUNS);
+  const hooks = await hookCost(RUNS);
   console.log(
     JSON.stringify({
       bench: "engine",
@@ -165,6 +169,11 @@ try {
       reads_one_after_another_ms: reads.one_after_another_ms,
       reads_ratio: reads.ratio,
       reads_goal: 0.6,
+      hook_call_with_hooks_ms: hooks.with_hooks_ms,
+      hook_call_without_hooks_ms: hooks.without_hooks_ms,
+      hook_pair_extra_ms: hooks.hooks_extra_ms,
+      sh_true_twice_ms: hooks.sh_true_twice_ms,
+      sandboxed_sh_true_twice_ms: hooks.sandboxed_sh_true_twice_ms,
     }),
   );
 } finally {

@@ -41,6 +41,8 @@ export async function runCommand(cmd: CommandDef, argv: readonly string[], path:
   if (cmd.subCommands) {
     const names = Object.keys(cmd.subCommands);
     const [name, ...rest] = argv;
+    // A group that runs by itself (`lembas hooks` lists them) does so without a word.
+    if (name === undefined && cmd.run) return void (await cmd.run({ args: {} as ParsedArgs<ArgsDef> }));
     if (name === undefined) throw new UserError(`${line} needs a command: ${names.join(", ")} (${line} --help says more)`, 2);
     if (name.startsWith("-")) throw new UserError(`unknown option ${name} (${line} --help lists its commands)`, 2);
     const sub = cmd.subCommands[name];

@@ -21,6 +21,7 @@ const subCommands: Record<string, () => Promise<CommandDef>> = {
   service: () => import("./service.ts").then((m) => m.default),
   doctor: () => import("./doctor.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
+  hooks: () => import("./hooks.ts").then((m) => m.default),
   library: () => import("./library.ts").then((m) => m.default),
 };
 

@@ -120,6 +120,46 @@ export const McpTimeouts = z
   })
   .strict();
 
+/** The hook events lembas runs, by Claude Code's names (README "Hooks"). */
+export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "PreCompact", "Notification"] as const;
+export const HookEvent = z.enum(HOOK_EVENTS);
+export type HookEvent = z.infer<typeof HookEvent>;
+
+/** One hook: a command line run through the shell, with its time limit in seconds (Claude Code's shape). */
+export const HookCommand = z
+  .object({
+    // Checked by hand: the loader says "must be one of …" of a literal, and this says why.
+    type: z.string().refine((type) => type === "command", { message: 'must be "command" (lembas runs hooks as commands)' }),
+    command: z.string().min(1, { message: "must be a command line" }),
+    timeout: z.number().positive({ message: "must be a number of seconds above 0" }).max(3600, { message: "must be at most 3600 seconds" }).optional(),
+  })
+  .strict();
+
+/** Hooks run when the matcher matches: a tool name, names joined by |, a regular expression, or "*" / "" / absent for all. */
+export const HookGroup = z
+  .object({
+    matcher: z
+      .string()
+      .refine((m) => validMatcher(m), { message: "is not a regular expression lembas can read" })
+      .optional(),
+    hooks: z.array(HookCommand),
+  })
+  .strict();
+export type HookGroup = z.infer<typeof HookGroup>;
+
+/** Claude Code's `hooks`: each event names groups of hooks. */
+export const HooksConfig = z.partialRecord(HookEvent, z.array(HookGroup));
+export type HooksConfig = z.infer<typeof HooksConfig>;
+
+function validMatcher(matcher: string): boolean {
+  try {
+    new RegExp(matcher);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const Config = z
   .object({
     model: z.string().min(1).nullable().default(null),
@@ -136,6 +176,7 @@ export const Config = z
       .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { message: "an MCP server's name is letters, digits, _ -" }), McpServerConfig)
       .default({}),
     mcp_timeouts: McpTimeouts.prefault({}),
+    hooks: HooksConfig.default({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     personality: z

@@ -29,6 +29,8 @@ export type CompactionHost = {
   messages(): StoredMessage[];
   summary(): { summary: string | null; summarySeq: number | null };
   keepSummary(summary: string, summarySeq: number): void;
+  /** Runs the PreCompact hooks (manual: /compact; auto: the window filled). */
+  beforeCompact?(trigger: "manual" | "auto", signal: AbortSignal): Promise<void>;
 };
 
 /** What a step is about to send, as far as its size goes. */
@@ -157,6 +159,7 @@ export class Compaction {
     const upTo = opts.turnId === undefined ? (stored.at(-1)?.seq ?? 0) : keptFrom(stored, opts.turnId) - 1;
     const covered = stored.filter((m) => m.seq > (previous.summarySeq ?? 0) && m.seq <= upTo);
     if (covered.length === 0) return false;
+    await this.host.beforeCompact?.(opts.auto ? "auto" : "manual", signal);
     let summary = previous.summary;
     for (const part of summaryParts(covered, this.window(model), summary)) {
       summary = await modelSummary(model, part, { summary, summarySeq: null }, signal);

@@ -25,6 +25,7 @@ import { SessionMcp } from "./session-mcp.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
 import { trashDirOf } from "./undo-trash.ts";
+import { sessionHooks } from "./session-hooks.ts";
 
 export type EngineOptions = {
   db: Db;
@@ -149,6 +150,7 @@ export class Engine {
     });
     holdSession(this.deps.db, row.id, this.holder, { recover: false });
     const session = new Session(row, new SessionBus(row.id), this.deps, maxMode, []);
+    session.hookStart = "startup";
     // Its git status runs while the caller answers (an editor's session/new) and the first prompt comes.
     session.systemPrompt.start();
     return this.track(session, input.mcpServers ?? []);
@@ -169,6 +171,7 @@ export class Engine {
     if (other) throw new UserError(heldElsewhereSentence(other), 1);
     const maxMode = opts.maxMode ?? "auto";
     const session = new Session({ ...row, mode: cappedMode(row.mode as Mode, maxMode) }, new SessionBus(id), this.deps, maxMode);
+    session.hookStart = "resume";
     return this.track(session, opts.mcpServers ?? []);
   }
 
@@ -224,7 +227,7 @@ export class Engine {
     });
     // The sessions' background jobs were told to stop as they closed: they get their grace period.
     const jobs = [...sessions.map((s) => s.jobs), ...this.jobsOfGone];
-    await Promise.all([...jobs.map((j) => j.ended()), ...sessions.map((s) => s.mcp?.stop())]);
+    await Promise.all([...jobs.map((j) => j.ended()), ...sessions.map((s) => s.mcp?.stop()), ...sessions.map((s) => s.hooks?.idle())]);
     this.deps.projects.forgetAll();
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
@@ -252,7 +255,7 @@ export class Engine {
     if (!session) return;
     session.close(opts);
     await session.idle();
-    await session.mcp?.stop();
+    await Promise.all([session.mcp?.stop(), session.hooks?.idle()]);
     this.forget(session);
     releaseHold(this.deps.db, id);
   }
@@ -278,6 +281,7 @@ export class Engine {
   private track(session: Session, editorServers: readonly McpServerSpec[] = []): Session {
     this.sessions.set(session.id, session);
     session.bus.emit(session.info());
+    session.hooks = sessionHooks(session, this.deps);
     this.startMcp(session, editorServers);
     return session;
   }

@@ -14,6 +14,9 @@ import { cappedMode, turnMode } from "./mode-cap.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { type NewMessage, parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import type { SessionMcp } from "./session-mcp.ts";
+import type { SessionHooks } from "./hooks.ts";
+import { promptHooks } from "./turn-hooks.ts";
+import { notify } from "./notify-hooks.ts";
 import { SessionPrompt } from "./session-prompt.ts";
 import type { ActionRun, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 import { KnownModels } from "./settings.ts";
@@ -38,6 +41,10 @@ export class Session {
   interaction: Interaction | null = null;
   /** Its MCP servers (session-mcp.ts), when it has any; stopped as it closes. */
   mcp: SessionMcp | null = null;
+  /** Its hooks (hooks.ts), when it has any. */
+  hooks: SessionHooks | null = null;
+  /** SessionStart's source, until its first prompt here runs the hook: a session made, or opened from the store. */
+  hookStart: "startup" | "resume" | null = null;
   private running: { turnId: string; abort: AbortController; maxMode: Mode | null } | null = null;
   private readonly inbox: { text: string; id?: string }[] = [];
   private todos: TodoItem[] = [];
@@ -67,6 +74,7 @@ export class Session {
       bus,
       messages: () => this.messages(),
       summary: () => ({ summary: this.row.summary, summarySeq: this.row.summarySeq }),
+      beforeCompact: async (trigger, signal) => void (await this.hooks?.run("PreCompact", trigger, { trigger, custom_instructions: "" }, signal)),
       keepSummary: (summary, summarySeq) => {
         this.row = { ...this.row, summary, summarySeq };
         updateSession(this.deps.db, this.id, { summary, summarySeq });
@@ -263,6 +271,7 @@ export class Session {
    */
   close(opts: { deleted?: boolean; finish?: boolean } = {}): void {
     this.turns.close(opts);
+    if (this.hooks?.has("SessionEnd") && !this.closing.signal.aborted) void this.hooks.run("SessionEnd", "other", { reason: opts.deleted ? "clear" : "other" }, new AbortController().signal);
     this.closing.abort();
     void this.jobs.stopAll();
     void this.mcp?.stop();
@@ -367,8 +376,16 @@ export class Session {
     const undo = new TurnUndo(this.deps.db, this.id, turnId, this.root, this.deps.projects);
     // Whatever fails (the store, a listener), the turn ends with an answer and the session is free.
     try {
-      firstPrompt = this.beginTurn(turnId, input);
-      outcome = await runSteps(this, this.parts, { turnId, input, signal: abort.signal, undo });
+      const start = this.hookStart;
+      this.hookStart = null;
+      const hooked = this.hooks ? await promptHooks(this.hooks, input, start, abort.signal) : { input };
+      if ("refused" in hooked) {
+        this.bus.emit({ type: "task", state: "start", turnId });
+        outcome = { stopReason: "end_turn", error: `a UserPromptSubmit hook refused the prompt: ${hooked.refused}` };
+      } else {
+        firstPrompt = this.beginTurn(turnId, hooked.input);
+        outcome = await runSteps(this, this.parts, { turnId, input: hooked.input, signal: abort.signal, undo });
+      }
     } catch (error) {
       const said = storeFailure(error, this.deps.paths.dbFile)?.message ?? errorMessage(error);
       outcome = { stopReason: abort.signal.aborted ? "cancelled" : "end_turn", error: said };
@@ -387,6 +404,7 @@ export class Session {
     this.turns.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: endReason(answer), ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: endReason(answer) });
+    notify(this.hooks, "idle_prompt", "lembas is waiting for your input");
     // A prompt sent meanwhile stops the naming call, as the session's close does.
     const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
     if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);

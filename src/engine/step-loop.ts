@@ -16,6 +16,7 @@ import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts
 import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
+import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
 
 const DEFAULT_MAX_STEPS = 100;
 
@@ -70,6 +71,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
   const native: NativeCalls = { seen: false };
   const mode = () => turnMode(session.mode, session.turnCap);
   parts.known.refresh(deps.models);
+  let stopBlocks = 0;
   for (let step = 1; step <= maxSteps; step++) {
     if (signal.aborted) return { stopReason: "cancelled" };
     const skills = (await session.systemPrompt.skills()).length > 0;
@@ -94,8 +96,13 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     }
     if (record.toolCalls.length === 0) {
       if (parts.inbox.length > 0 && outcome.finish === "end_turn") continue;
+      if (outcome.finish !== "refusal" && (await goesOn(session, parts, turnId, stopBlocks, signal))) {
+        stopBlocks++;
+        continue;
+      }
       return { stopReason: outcome.finish === "tool_calls" ? "end_turn" : outcome.finish };
     }
+    stopBlocks = 0;
     const byName = new Map(tools.map((t) => [t.name, t] as const));
     const ended = await runStepCalls({
       calls: record.toolCalls,
@@ -112,6 +119,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
         signal,
         context: (callId, needs) => toolContext(session, parts, { signal, undo, model, effort }, callId, needs),
         afterExecute: () => undo.afterTool(),
+        hooks: session.hooks,
       }),
       guard,
       signal,
@@ -155,5 +163,22 @@ function takeInbox(session: StepSession, parts: StepParts, turnId: string): bool
   const taken = parts.inbox.splice(0);
   for (const m of taken) parts.append({ role: "user", body: { text: m.text, steer: true } satisfies UserRecord, turnId });
   session.bus.emit({ type: "steered", texts: taken.map((m) => m.text), ...(taken.some((m) => m.id) ? { ids: taken.flatMap((m) => (m.id ? [m.id] : [])) } : {}) });
+  return true;
+}
+
+/**
+ * Whether a Stop hook sends the model on: its reason becomes the next message, as the person's
+ * (stored as a steering message: undo still takes the turn back from the person's own prompt).
+ * After MAX_STOP_BLOCKS in a row the turn ends all the same, said.
+ */
+async function goesOn(session: StepSession, parts: StepParts, turnId: string, blocks: number, signal: AbortSignal): Promise<boolean> {
+  if (!session.hooks || signal.aborted) return false;
+  const reason = await stopHooks(session.hooks, blocks > 0, signal);
+  if (reason === null || signal.aborted) return false;
+  if (blocks >= MAX_STOP_BLOCKS) {
+    session.bus.emit({ type: "notice", level: "warn", message: `a Stop hook asked the model to go on ${MAX_STOP_BLOCKS} times in a row: the turn ends here (its last reason: ${reason.slice(0, 300)})` });
+    return false;
+  }
+  parts.append({ role: "user", body: { text: `[Stop hook] ${reason}`, steer: true } satisfies UserRecord, turnId });
   return true;
 }

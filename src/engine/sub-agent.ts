@@ -12,6 +12,7 @@ import { toolSpecs } from "./toolset.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import type { AssistantRecord, StoredMessage, ToolResultRecord, UserRecord } from "./records.ts";
 import { runToolCall } from "./tool-runner.ts";
+import type { SessionHooks } from "./hooks.ts";
 import { callModel, type StepOutcome } from "./turn.ts";
 
 /** Model calls a helper makes with its tools; then it is asked once more, without tools, for its answer. */
@@ -32,6 +33,8 @@ export type SubAgentDeps = {
   shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy> };
   /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
   mcpTools?: readonly Tool[];
+  /** The session's hooks: its PreToolUse and PostToolUse hooks see the helper's calls too. */
+  hooks?: SessionHooks | null;
 };
 
 /** A message of the helper's conversation, before it is numbered. */
@@ -151,6 +154,7 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
         signal,
         home: deps.shared.commands.env.HOME,
         context: (callId, needs) => helperContext(deps, callId, needs, signal, ledger),
+        hooks: deps.hooks ?? null,
       });
       add({ role: "tool", body: result });
     }

@@ -5,6 +5,7 @@ import type { SubAgentAnswer } from "../tools/tool.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { turnMode } from "./mode-cap.ts";
 import type { SessionMcp } from "./session-mcp.ts";
+import type { SessionHooks } from "./hooks.ts";
 import { runSubAgent, type SubAgentDeps } from "./sub-agent.ts";
 
 /** The session a helper starts from: its place and bus, its tools and MCP servers, and the running turn's mode. */
@@ -15,6 +16,7 @@ export type HelperHost = {
   readonly bus: SessionBus;
   readonly interaction: Interaction | null;
   readonly mcp: SessionMcp | null;
+  readonly hooks: SessionHooks | null;
   readonly mode: Mode;
   readonly turnCap: Mode | null;
   readonly deps: SubAgentDeps["shared"];
@@ -28,5 +30,5 @@ export async function runHelper(session: HelperHost, turn: { model: ResolvedMode
   // Fixed at the session's first step, before any task call: the list the model was offered.
   const mcpTools = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, turnMode(session.mode, session.turnCap))) ?? [];
   const { bus, id: sessionId, root, cwd, deps: shared } = session;
-  return runSubAgent({ bus, sessionId, root, cwd, model: turn.model, effort: turn.effort, shared, mcpTools }, callId, prompt, signal);
+  return runSubAgent({ bus, sessionId, root, cwd, model: turn.model, effort: turn.effort, shared, mcpTools, hooks: session.hooks }, callId, prompt, signal);
 }

@@ -11,6 +11,8 @@ import type { SessionDeps } from "./session-types.ts";
 import { applySettings, type KnownModels, type SettingsHost } from "./settings.ts";
 import { type HelperHost, runHelper } from "./task-helper.ts";
 import type { TurnUndo } from "./undo.ts";
+import type { SessionHooks } from "./hooks.ts";
+import { notify } from "./notify-hooks.ts";
 
 /** The session a tool call runs in, as its tools reach it: its place, its settings, its jobs and what it was made with. */
 export type ToolSession = SettingsHost &
@@ -20,6 +22,7 @@ export type ToolSession = SettingsHost &
     readonly effort: Effort;
     readonly jobs: Jobs;
     readonly deps: SessionDeps;
+    readonly hooks: SessionHooks | null;
   };
 
 /** What the session keeps to itself and lends its tools: what the model has read, the models it knows, its todo list. */
@@ -61,8 +64,14 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
     commands: () => ({ ...deps.commands, around: (run) => undo.aroundCommand(run, callId) }),
     jobs: () => session.jobs,
     people: () => ({
-      ask: (questions, why) => (session.interaction ?? nobody("")).question({ sessionId: session.id, callId, questions, ...(why ? { why } : {}) }, signal),
-      submitPlan: (path, text) => approvePlan(session, { callId, path, text }, signal),
+      ask: (questions, why) => {
+        notify(session.hooks, "elicitation_dialog", `lembas has ${questions.length === 1 ? "a question" : `${questions.length} questions`} for you`);
+        return (session.interaction ?? nobody("")).question({ sessionId: session.id, callId, questions, ...(why ? { why } : {}) }, signal);
+      },
+      submitPlan: (path, text) => {
+        notify(session.hooks, "elicitation_dialog", `lembas has a plan for you to approve: ${path}`);
+        return approvePlan(session, { callId, path, text }, signal);
+      },
     }),
     settings: () => ({
       get: () => ({ model: session.model, effort: session.effort, mode: session.mode, models: parts.known.list }),

@@ -8,6 +8,9 @@ import type { Interaction } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
+import type { SessionHooks } from "./hooks.ts";
+import { afterTool, beforeTool } from "./tool-hooks.ts";
+import { notify } from "./notify-hooks.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 
 export type RunToolDeps = {
@@ -26,6 +29,8 @@ export type RunToolDeps = {
   context(callId: string, needs: readonly Need[]): ToolContext;
   /** Called as soon as the tool's execute returns (or throws), before anything else is done. */
   afterExecute?: () => void;
+  /** The session's hooks (PreToolUse, PostToolUse, and Notification when a card waits), when it has any. */
+  hooks?: SessionHooks | null;
 };
 
 /** A call parsed, validated and judged (run, ask or refuse), not yet run. */
@@ -91,9 +96,20 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
 }
 
 /** Runs a judged call: refused, asked about, or executed, with its bus events. */
-export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Promise<ToolResultRecord> {
+export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps): Promise<ToolResultRecord> {
+  const fail = (output: string, args?: unknown): ToolResultRecord => ({ callId: modelJudged.call.id, name: modelJudged.call.name, output, isError: true, args });
+  let judged = modelJudged;
+  if (deps.hooks?.has("PreToolUse")) {
+    const before = await beforeTool(modelJudged, deps.hooks, deps.signal, (call) => judgeToolCall(call, deps));
+    if ("result" in before) return before.result;
+    if ("refused" in before) {
+      const { call, tool, title, input } = modelJudged;
+      deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: `a PreToolUse hook refused it: ${before.refused}` });
+      return fail(`Refused by a PreToolUse hook: ${before.refused}`, input);
+    }
+    judged = before.run;
+  }
   const { call, tool, input, ctx, paths, title, command, decision } = judged;
-  const fail = (output: string, args?: unknown): ToolResultRecord => ({ callId: call.id, name: call.name, output, isError: true, args });
   let args: unknown = input;
   if (decision.action === "deny") {
     deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: decision.reason });
@@ -105,6 +121,7 @@ export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Prom
     return fail(refused, input);
   }
   if (decision.action === "ask") {
+    notify(deps.hooks, "permission_prompt", `lembas needs your permission: ${title}`);
     const answer = await deps.interaction.permission(
       {
         sessionId: deps.sessionId,
@@ -145,7 +162,7 @@ export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Prom
   const result = await execute(tool, args, ctx);
   deps.afterExecute?.();
   const corrected = args !== input ? `(The person corrected the command to: ${(args as { command: string }).command})\n` : "";
-  const record: ToolResultRecord = {
+  let record: ToolResultRecord = {
     callId: call.id,
     name: call.name,
     // One cap for every tool, so that no result can flood the model's context.
@@ -154,6 +171,7 @@ export async function runJudgedCall(judged: JudgedCall, deps: RunToolDeps): Prom
     args,
     ...(result.images && result.images.length > 0 ? { images: result.images } : {}),
   };
+  if (deps.hooks?.has("PostToolUse")) record = await afterTool(judged, args, record, result.meta, deps.hooks, deps.signal);
   deps.bus.emit({
     type: "tool_end",
     callId: call.id,

@@ -10,6 +10,7 @@ import { settings, theme } from "./commands/settings.ts";
 import { share, unshare } from "./commands/share.ts";
 import { doctor, status } from "./commands/status.ts";
 import { usage } from "./commands/usage.ts";
+import { hooks } from "./commands/hooks.ts";
 
 const KEYS = [
   "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts",
@@ -40,6 +41,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "status", description: "This session, the logins, their links and the service", run: status },
   { name: "usage", description: "Each login's plan, balance, this month's and this device's spend, and its spending windows", run: usage },
   ...LOGIN_COMMANDS,
+  { name: "hooks", description: "The hooks this project's sessions run (config.yaml's, the project's) and where each is written", run: hooks },
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },
   { name: "help", description: "The terminal's keys and commands", run: help },
   { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: (app) => app.quit() },

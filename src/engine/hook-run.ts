@@ -1,0 +1,116 @@
+import { KILL_GRACE_MS, killGroup } from "../tools/process-group.ts";
+import { findSandbox, planFor } from "../tools/sandbox.ts";
+import type { CommandSetup } from "../tools/tool.ts";
+import { watchGroup } from "../tools/watchdog.ts";
+
+/** What a hook may print on each of stdout and stderr and be read: past it, its output is not used. */
+export const HOOK_OUTPUT_MAX = 1024 * 1024;
+/** After the hook exits, how long what it left running may hold its pipes open. */
+const DRAIN_MS = 300;
+
+/** How one hook command ended. `overflow`: it printed more than HOOK_OUTPUT_MAX on stdout or stderr. */
+export type HookRun = {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  overflow: boolean;
+  /** Why it could not be started at all. */
+  failed?: string;
+};
+
+export type HookRunOptions = {
+  /** The hook's command line, run by the shell. */
+  command: string;
+  /** The JSON it reads on stdin. */
+  input: string;
+  cwd: string;
+  root: string;
+  setup: CommandSetup;
+  /** Variables of its own beside the commands' environment (LEMBAS_PROJECT_DIR, CLAUDE_PROJECT_DIR). */
+  env: Record<string, string>;
+  timeoutMs: number;
+  signal: AbortSignal;
+};
+
+/**
+ * Runs a hook as bash runs a command: the commands' environment (secrets left out), in the sandbox
+ * where there is one, in a process group of its own stopped whole at its time limit. Its stdin is
+ * the event's JSON; stdout and stderr are read apart, each up to HOOK_OUTPUT_MAX (the rest is read
+ * and dropped, so a hook printing much never blocks nor fills memory). Never throws.
+ */
+export async function runHook(opts: HookRunOptions): Promise<HookRun> {
+  const env = { ...opts.setup.env, ...opts.env };
+  const plan = planFor(opts.setup.hidden, opts.root, findSandbox(), env);
+  const argv = ["/bin/sh", "-c", opts.command];
+  let proc: ReturnType<typeof spawn>;
+  try {
+    proc = spawn(plan.kind === "none" ? argv : plan.argv(argv, opts.cwd), opts.cwd, env);
+  } catch (error) {
+    return { exitCode: null, stdout: "", stderr: "", timedOut: false, overflow: false, failed: error instanceof Error ? error.message : String(error) };
+  }
+  const unwatch = watchGroup(proc.pid);
+  let timedOut = false;
+  let kill: ReturnType<typeof setTimeout> | undefined;
+  const stop = (): void => {
+    killGroup(proc.pid, "SIGTERM");
+    kill = setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop();
+  }, opts.timeoutMs);
+  opts.signal.addEventListener("abort", stop, { once: true });
+  try {
+    void writeInput(proc.stdin, opts.input);
+    const read = Promise.all([bounded(proc.stdout), bounded(proc.stderr)]);
+    await proc.exited;
+    // Something it started in the background may hold its pipes: it has a moment, then goes.
+    const drained = setTimeout(() => killGroup(proc.pid, "SIGKILL"), DRAIN_MS);
+    const [stdout, stderr] = await read;
+    clearTimeout(drained);
+    return { exitCode: timedOut ? null : proc.exitCode, stdout: stdout.text, stderr: stderr.text, timedOut, overflow: stdout.overflow || stderr.overflow };
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(kill);
+    opts.signal.removeEventListener("abort", stop);
+    // What it left running in its group goes with it: a hook is not a way to start a server.
+    killGroup(proc.pid, "SIGKILL");
+    unwatch();
+  }
+}
+
+function spawn(argv: string[], cwd: string, env: Record<string, string>) {
+  return Bun.spawn(argv, { cwd, env, detached: true, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+}
+
+/** Writes the event's JSON and closes stdin; a hook that never reads it (exits first) is no fault. */
+async function writeInput(stdin: Bun.FileSink, input: string): Promise<void> {
+  try {
+    stdin.write(input);
+    await stdin.end();
+  } catch {
+    // it ended without reading its input
+  }
+}
+
+/** A stream read to its end, keeping its first HOOK_OUTPUT_MAX bytes as text. */
+async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: string; overflow: boolean }> {
+  const kept: Uint8Array[] = [];
+  let size = 0;
+  let overflow = false;
+  try {
+    for await (const chunk of stream) {
+      if (overflow) continue;
+      if (size + chunk.length > HOOK_OUTPUT_MAX) {
+        overflow = true;
+        continue;
+      }
+      kept.push(chunk);
+      size += chunk.length;
+    }
+  } catch {
+    // the pipe broke: what came is kept
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(kept)), overflow };
+}

@@ -1,0 +1,169 @@
+import type { HookEvent, HooksConfig } from "../config/schema.ts";
+import type { CommandSetup } from "../tools/tool.ts";
+import { type HookVerdict, readVerdict } from "./hook-output.ts";
+import { runHook } from "./hook-run.ts";
+
+/** What of one hook's words reaches the model (Claude Code's limit on additionalContext). */
+const SAID_MAX = 10_000;
+/** A hook's time limit when its entry names none (Claude Code's). */
+const DEFAULT_TIMEOUT_S = 60;
+
+/** One hook as a session runs it, with where it was written (config.yaml, a project's settings file). */
+export type HookSpec = { event: HookEvent; matcher: string | undefined; command: string; timeoutS: number; source: string };
+
+/** The hooks of a `hooks:` mapping, in order, each said to come from SOURCE. */
+export function hookSpecs(hooks: HooksConfig, source: string): HookSpec[] {
+  return Object.entries(hooks).flatMap(([event, groups]) =>
+    (groups ?? []).flatMap((group) =>
+      group.hooks.map((hook): HookSpec => ({ event: event as HookEvent, matcher: group.matcher, command: hook.command, timeoutS: hook.timeout ?? DEFAULT_TIMEOUT_S, source })),
+    ),
+  );
+}
+
+/**
+ * Claude Code's names of lembas's tools, so that a matcher written for Claude Code ("Bash",
+ * "Edit|Write") matches here too. A matcher is tried on both names.
+ */
+const CLAUDE_NAMES: Readonly<Record<string, string>> = {
+  bash: "Bash",
+  read: "Read",
+  write: "Write",
+  edit: "Edit",
+  multi_edit: "MultiEdit",
+  glob: "Glob",
+  grep: "Grep",
+  list: "LS",
+  fetch: "WebFetch",
+  todo: "TodoWrite",
+  task: "Task",
+};
+
+/**
+ * Whether MATCHER takes VALUE (a tool name, a SessionStart source, a notification type): absent,
+ * "" and "*" take all; names joined by | are matched whole; anything else is a regular expression
+ * found anywhere in the value, as Claude Code reads it.
+ */
+export function matches(matcher: string | undefined, value: string): boolean {
+  if (matcher === undefined || matcher === "" || matcher === "*") return true;
+  const names = [value, ...(CLAUDE_NAMES[value] ? [CLAUDE_NAMES[value]] : [])];
+  if (/^[A-Za-z0-9_|]+$/.test(matcher)) {
+    const listed = matcher.split("|");
+    return names.some((name) => listed.includes(name));
+  }
+  try {
+    const pattern = new RegExp(matcher);
+    return names.some((name) => pattern.test(name));
+  } catch {
+    return false;
+  }
+}
+
+/** Where a session's hooks run and whom they tell. */
+export type HookPlace = {
+  sessionId: string;
+  root: string;
+  cwd: () => string;
+  mode: () => string;
+  setup: CommandSetup;
+  notice(message: string, level: "info" | "warn"): void;
+};
+
+/** The verdicts of an event's hooks, each with the hook's name for what is said of it. */
+export type Verdicts = { name: string; verdict: HookVerdict }[];
+
+/**
+ * A session's hooks (config.yaml's, and a trusted project's the person approved): run for an
+ * event, those whose matcher takes `value`, at once; the same command line only once. A hook that
+ * fails, hangs or prints what cannot be read is a notice naming it; the turn goes on.
+ */
+export class SessionHooks {
+  private notes: { message: string; level: "info" | "warn" }[] = [];
+  /** Runs not ended yet (a Notification's, SessionEnd's are not waited for where they start). */
+  private readonly running = new Set<Promise<Verdicts>>();
+
+  constructor(
+    private specs: HookSpec[],
+    private readonly place: HookPlace,
+  ) {}
+
+  /** What is said of the hooks at the session's first prompt, when someone listens (a project's that do not run). */
+  noteLater(notes: readonly { message: string; level: "info" | "warn" }[]): void {
+    this.notes.push(...notes);
+  }
+
+  /** Says the notes kept for the first prompt, once. */
+  sayNotes(): void {
+    for (const note of this.notes.splice(0)) this.place.notice(note.message, note.level);
+  }
+
+  /** Every hook, in order (for /hooks). */
+  list(): readonly HookSpec[] {
+    return this.specs;
+  }
+
+  add(specs: readonly HookSpec[]): void {
+    this.specs = [...this.specs, ...specs];
+  }
+
+  has(event: HookEvent): boolean {
+    return this.specs.some((s) => s.event === event);
+  }
+
+  /** Resolves once every run started so far has ended: the engine's stop waits for it. */
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+
+  run(event: HookEvent, value: string | null, fields: Record<string, unknown>, signal: AbortSignal): Promise<Verdicts> {
+    const run = this.runNow(event, value, fields, signal);
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+    return run;
+  }
+
+  private async runNow(event: HookEvent, value: string | null, fields: Record<string, unknown>, signal: AbortSignal): Promise<Verdicts> {
+    const chosen = this.specs.filter((s) => s.event === event && (value === null || matches(s.matcher, value)));
+    const unique = chosen.filter((s, i) => chosen.findIndex((o) => o.command === s.command) === i);
+    if (unique.length === 0) return [];
+    const { place } = this;
+    const input = JSON.stringify({ session_id: place.sessionId, cwd: place.cwd(), permission_mode: place.mode(), hook_event_name: event, ...fields });
+    const env = { LEMBAS_PROJECT_DIR: place.root, CLAUDE_PROJECT_DIR: place.root, LEMBAS_SESSION_ID: place.sessionId };
+    const runs = unique.map(async (spec) => {
+      const run = await runHook({ command: spec.command, input, cwd: place.cwd(), root: place.root, setup: place.setup, env, timeoutMs: spec.timeoutS * 1000, signal });
+      const verdict = readVerdict(event, run);
+      const name = hookName(spec);
+      if (verdict.problem && !signal.aborted) place.notice(`${name} ${verdict.problem}`, "warn");
+      if (verdict.message) place.notice(`${name}: ${verdict.message}`, "info");
+      return { name, verdict };
+    });
+    return Promise.all(runs);
+  }
+}
+
+/** How a notice names a hook: its event, its command line (cut short) and where it was written. */
+export function hookName(spec: HookSpec): string {
+  const line = spec.command.replace(/\s+/g, " ").trim();
+  const short = line.length > 60 ? `${line.slice(0, 59)}…` : line;
+  return `the ${spec.event} hook "${short}" (${spec.source})`;
+}
+
+/** The reasons of the hooks that blocked, one a line; null when none did. */
+export function blocked(verdicts: Verdicts): string | null {
+  const reasons = verdicts.flatMap((v) => (v.verdict.block !== undefined ? [cut(v.verdict.block)] : []));
+  return reasons.length > 0 ? reasons.join("\n") : null;
+}
+
+/** What the hooks added for the model, one a paragraph; null when nothing. */
+export function addedContext(verdicts: Verdicts): string | null {
+  const texts = verdicts.flatMap((v) => (v.verdict.context ? [cut(v.verdict.context)] : []));
+  return texts.length > 0 ? texts.join("\n\n") : null;
+}
+
+/** The first `continue: false` of the hooks: why the turn stops; null when none said so. */
+export function stopped(verdicts: Verdicts): string | null {
+  return verdicts.find((v) => v.verdict.stop !== undefined)?.verdict.stop ?? null;
+}
+
+function cut(text: string): string {
+  return text.length > SAID_MAX ? `${text.slice(0, SAID_MAX)}\n[… ${text.length - SAID_MAX} characters of the hook's output left out …]` : text;
+}

@@ -1,0 +1,219 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isStep, step } from "../support/engine.ts";
+import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { afterHeader, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  await model.close();
+  box.cleanup();
+});
+
+/** A hook script in the sandbox (outside the project), made executable; its path. */
+function script(name: string, body: string): string {
+  const path = join(box.dir, name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** config.yaml with the test connection and HOOKS (YAML lines under `hooks:`). */
+function withHooks(hooks: string): void {
+  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nhooks:\n${hooks}`);
+}
+
+const run = (args: string[]) => runLembas(box, ["run", ...args], { cwd: box.project });
+const steps = () => model.requests.filter((r) => isStep(r.body)).map((r) => r.body.messages ?? []);
+/** The text of every message of the step requests, after the first: what the model was told. */
+const toolResults = () => steps().flatMap((messages) => messages.filter((m) => m.role === "tool").map((m) => contentText(m.content)));
+
+describe("PreToolUse hooks", () => {
+  test("exit 2 refuses a command: nothing runs, and the model reads the hook's reason", async () => {
+    const guard = script("no-rm.sh", `input=$(cat)\ncase "$input" in *'"rm '*) echo "no rm here: move files to .trash instead" >&2; exit 2;; esac\nexit 0`);
+    withHooks(`  PreToolUse:\n    - matcher: bash\n      hooks:\n        - type: command\n          command: ${guard}\n`);
+    writeFileSync(join(box.project, "precious.txt"), "keep me\n");
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "rm precious.txt" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "clean up"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(join(box.project, "precious.txt"))).toBe(true);
+    expect(toolResults()).toEqual([expect.stringContaining("no rm here: move files to .trash instead")]);
+  });
+
+  test("updatedInput changes the command that runs; allow runs it without asking", async () => {
+    const rewrite = script("rewrite.sh", `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"echo rewritten > out.txt"}}}'`);
+    // Claude Code's name for the tool matches lembas's bash.
+    withHooks(`  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ${rewrite}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo original > out.txt" } }] }), step({ text: "ok" }));
+    const result = await run(["write it"]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(box.project, "out.txt"), "utf8")).toBe("rewritten\n");
+  });
+
+  test("a hook that hangs is stopped at its time limit, one that exits 1 or prints bad JSON is said: the call runs all the same", async () => {
+    const hang = script("hang.sh", "sleep 30");
+    const fails = script("fails.sh", "echo 'lint server unreachable' >&2; exit 1");
+    const garbled = script("garbled.sh", "echo '{not json'");
+    const hooks = [hang, fails, garbled].map((p) => `        - type: command\n          command: ${p}\n          timeout: 1\n`).join("");
+    withHooks(`  PreToolUse:\n    - hooks:\n${hooks}`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "run it"]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(box.project, "ran.txt"), "utf8")).toBe("ran\n");
+    const said = afterHeader(result.stderr);
+    expect(said).toContain(`the PreToolUse hook "${hang}" (config.yaml) did not end within its time limit and was stopped`);
+    expect(said).toContain(`the PreToolUse hook "${fails}" (config.yaml) exited with code 1: lint server unreachable`);
+    expect(said).toContain(`the PreToolUse hook "${garbled}" (config.yaml) printed JSON that does not parse`);
+  });
+
+  test("a hook that prints 10 MB is read within bounds and said; the call runs", async () => {
+    const loud = script("loud.sh", "cat >/dev/null\nhead -c 10485760 /dev/zero | tr '\\\\0' x");
+    withHooks(`  PreToolUse:\n    - hooks:\n        - type: command\n          command: ${loud}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "run it"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(join(box.project, "ran.txt"))).toBe(true);
+    expect(afterHeader(result.stderr)).toContain("printed more than 1 MiB: its output was not used");
+  });
+});
+
+describe("PostToolUse hooks", () => {
+  test("a block's reason and additionalContext reach the model with the tool's result", async () => {
+    const lint = script("lint.sh", `cat >/dev/null\necho '{"decision":"block","reason":"lint: a.ts misses a semicolon","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted with prettier"}}'`);
+    withHooks(`  PostToolUse:\n    - matcher: "Write|Edit"\n      hooks:\n        - type: command\n          command: ${lint}\n`);
+    model.push(step({ toolCalls: [{ name: "write", arguments: { path: "a.ts", content: "const a = 1\n" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "write a.ts"]);
+    expect(result.code).toBe(0);
+    const [told] = toolResults();
+    expect(told).toContain("lint: a.ts misses a semicolon");
+    expect(told).toContain("formatted with prettier");
+  });
+
+  test("a tool the matcher does not take runs no hook", async () => {
+    const lint = script("lint.sh", `cat >/dev/null\necho '{"decision":"block","reason":"HOOK-RAN"}'`);
+    withHooks(`  PostToolUse:\n    - matcher: "Write|Edit"\n      hooks:\n        - type: command\n          command: ${lint}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "ok" }));
+    expect((await run(["--yes", "say hi"])).code).toBe(0);
+    expect(toolResults().join("\n")).not.toContain("HOOK-RAN");
+  });
+});
+
+describe("UserPromptSubmit and Stop hooks", () => {
+  test("UserPromptSubmit's plain output is added to the prompt the model reads", async () => {
+    const context = script("context.sh", "cat >/dev/null\necho 'The release freeze starts Friday.'");
+    withHooks(`  UserPromptSubmit:\n    - hooks:\n        - type: command\n          command: ${context}\n`);
+    model.push(step({ text: "noted" }));
+    const result = await run(["plan the week"]);
+    expect(result).toMatchObject({ code: 0, stdout: "noted\n" });
+    const user = steps()[0]?.findLast((m) => m.role === "user");
+    expect(contentText(user?.content)).toContain("plan the week");
+    expect(contentText(user?.content)).toContain("The release freeze starts Friday.");
+  });
+
+  test("UserPromptSubmit's block refuses the prompt: the model is never called", async () => {
+    const refuse = script("refuse.sh", `cat >/dev/null\necho '{"decision":"block","reason":"no prompts during the freeze"}'`);
+    withHooks(`  UserPromptSubmit:\n    - hooks:\n        - type: command\n          command: ${refuse}\n`);
+    const result = await run(["plan the week"]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("no prompts during the freeze");
+    expect(steps()).toHaveLength(0);
+  });
+
+  test("a Stop hook sends the model on once with its reason; stop_hook_active lets it end", async () => {
+    const gate = script("gate.sh", `input=$(cat)\ncase "$input" in *'"stop_hook_active":true'*) exit 0;; esac\necho '{"decision":"block","reason":"run the tests before you stop"}'`);
+    withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${gate}\n`);
+    model.push(step({ text: "done" }), step({ text: "tests pass" }));
+    const result = await run(["fix it"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("tests pass");
+    expect(steps()).toHaveLength(2);
+    expect(contentText(steps()[1]?.at(-1)?.content)).toContain("run the tests before you stop");
+  });
+
+  test("a Stop hook that always blocks ends the turn after 3 times, said", async () => {
+    const always = script("always.sh", `cat >/dev/null\necho "not yet" >&2\nexit 2`);
+    withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${always}\n`);
+    model.push(step({ text: "one" }), step({ text: "two" }), step({ text: "three" }), step({ text: "four" }), step({ text: "five" }));
+    const result = await run(["fix it"]);
+    expect(result.code).toBe(0);
+    expect(steps()).toHaveLength(4);
+    expect(afterHeader(result.stderr)).toContain("a Stop hook asked the model to go on 3 times in a row: the turn ends here");
+  });
+});
+
+describe("a project's hooks", () => {
+  /** A project file whose UserPromptSubmit hook leaves a mark in the sandbox (outside the project). */
+  function projectHook(file: string): string {
+    const mark = join(box.dir, "hook-ran");
+    mkdirSync(join(box.project, file, ".."), { recursive: true });
+    const settings = { permissions: { allow: [] }, hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}` }] }] } };
+    writeFileSync(join(box.project, file), JSON.stringify(settings));
+    return mark;
+  }
+  const lembas = (args: string[]) => runLembas(box, args, { cwd: box.project });
+
+  test("in an untrusted project, .claude/settings.json's hooks never run, and that is said", async () => {
+    const mark = projectHook(".claude/settings.json");
+    model.push(step({ text: "ok" }));
+    const result = await run(["hello"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(mark)).toBe(false);
+    expect(afterHeader(result.stderr)).toContain("is not trusted");
+    expect((await lembas(["hooks", "approve"])).stderr).toContain("is not trusted: lembas trust, then lembas hooks approve");
+    expect(existsSync(mark)).toBe(false);
+  });
+
+  test("trusted, .agent/settings.json's hooks wait for approval of their exact content; a change waits again", async () => {
+    const mark = projectHook(".agent/settings.json");
+    expect((await lembas(["trust"])).code).toBe(0);
+    model.push(step({ text: "ok" }));
+    expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
+    expect(existsSync(mark)).toBe(false);
+    const listed = await lembas(["hooks"]);
+    expect(listed.stdout).toContain(`UserPromptSubmit * → touch ${mark} (60 s) · .agent/settings.json · not run: not approved as it reads now`);
+    const approved = await lembas(["hooks", "approve"]);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain(`UserPromptSubmit * → touch ${mark}`);
+    model.push(step({ text: "ok" }));
+    expect((await run(["hello"])).code).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+    rmSync(mark);
+    // The same file with other hooks: not what the person approved.
+    writeFileSync(join(box.project, ".agent/settings.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}; echo changed` }] }] } }));
+    model.push(step({ text: "ok" }));
+    expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
+    expect(existsSync(mark)).toBe(false);
+  });
+});
+
+describe("a project's Claude Code settings with more than lembas runs", () => {
+  test("an event lembas does not run is left out, said; the rest runs once approved", async () => {
+    const mark = join(box.dir, "hook-ran");
+    mkdirSync(join(box.project, ".claude"), { recursive: true });
+    const hooks = { SubagentStop: [{ hooks: [{ type: "command", command: "true" }] }], UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}` }] }] };
+    writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks }));
+    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    expect((await runLembas(box, ["hooks", "approve"], { cwd: box.project })).code).toBe(0);
+    model.push(step({ text: "ok" }));
+    const result = await run(["hello"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+    expect(afterHeader(result.stderr)).toContain("hooks.SubagentStop: lembas does not run SubagentStop hooks");
+  });
+});
+
+describe("config.yaml's hooks: that do not read", () => {
+  test("a bad entry is one line naming the file, the key and what is wrong, exit 2", async () => {
+    withHooks(`  PreToolUse:\n    - matcher: bash\n      hooks:\n        - type: prompt\n          command: ./check.sh\n`);
+    const result = await run(["hello"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`lembas: ${join(box.configDir, "config.yaml")}: hooks.PreToolUse.0.hooks.0.type: must be "command" (lembas runs hooks as commands)`);
+    expect(steps()).toHaveLength(0);
+  });
+});
