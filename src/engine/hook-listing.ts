@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
-import { type HookSpec, hookSpecs } from "./hooks.ts";
+import { type HookSpec, hookSpecs } from "./hook-set.ts";
 import { PROJECT_HOOK_FILES, type ProjectHookFile, projectHooks } from "./project-hooks.ts";
 
 /** Why a project file's hooks do not run, or null when they do. */

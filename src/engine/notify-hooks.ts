@@ -1,4 +1,4 @@
-import type { SessionHooks } from "./hooks.ts";
+import type { SessionHooks } from "./hook-set.ts";
 
 /**
  * Tells the Notification hooks that something waits for the person: an approval

@@ -7,7 +7,7 @@ import type { Db } from "../store/db.ts";
 // The table keeps the person's yes to a project file's commands by path and content hash: .mcp.json's servers, and the settings files' hooks.
 import { approveMcpFile, isMcpApproved } from "../store/mcp-approvals.ts";
 import { realOrResolved, trustedRootOf } from "../store/trust.ts";
-import { type HookSpec, hookSpecs } from "./hooks.ts";
+import { type HookSpec, hookSpecs } from "./hook-set.ts";
 
 /** Where a project's hooks are written, at its root: lembas's own file, and Claude Code's (read too). */
 export const PROJECT_HOOK_FILES = [".agent/settings.json", ".claude/settings.json"] as const;

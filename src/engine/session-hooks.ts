@@ -1,4 +1,4 @@
-import { hookSpecs, SessionHooks } from "./hooks.ts";
+import { hookSpecs, SessionHooks } from "./hook-set.ts";
 import { projectHooks } from "./project-hooks.ts";
 import type { SessionDeps } from "./session-types.ts";
 

@@ -14,7 +14,7 @@ import { cappedMode, turnMode } from "./mode-cap.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { type NewMessage, parseStored, type StoredMessage, type UserRecord } from "./records.ts";
 import type { SessionMcp } from "./session-mcp.ts";
-import type { SessionHooks } from "./hooks.ts";
+import type { SessionHooks } from "./hook-set.ts";
 import { promptHooks } from "./turn-hooks.ts";
 import { notify } from "./notify-hooks.ts";
 import { SessionPrompt } from "./session-prompt.ts";
@@ -41,7 +41,7 @@ export class Session {
   interaction: Interaction | null = null;
   /** Its MCP servers (session-mcp.ts), when it has any; stopped as it closes. */
   mcp: SessionMcp | null = null;
-  /** Its hooks (hooks.ts), when it has any. */
+  /** Its hooks (hook-set.ts), when it has any. */
   hooks: SessionHooks | null = null;
   /** SessionStart's source, until its first prompt here runs the hook: a session made, or opened from the store. */
   hookStart: "startup" | "resume" | null = null;

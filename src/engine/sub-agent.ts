@@ -12,7 +12,7 @@ import { toolSpecs } from "./toolset.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import type { AssistantRecord, StoredMessage, ToolResultRecord, UserRecord } from "./records.ts";
 import { runToolCall } from "./tool-runner.ts";
-import type { SessionHooks } from "./hooks.ts";
+import type { SessionHooks } from "./hook-set.ts";
 import { callModel, type StepOutcome } from "./turn.ts";
 
 /** Model calls a helper makes with its tools; then it is asked once more, without tools, for its answer. */

@@ -5,7 +5,7 @@ import type { SubAgentAnswer } from "../tools/tool.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { turnMode } from "./mode-cap.ts";
 import type { SessionMcp } from "./session-mcp.ts";
-import type { SessionHooks } from "./hooks.ts";
+import type { SessionHooks } from "./hook-set.ts";
 import { runSubAgent, type SubAgentDeps } from "./sub-agent.ts";
 
 /** The session a helper starts from: its place and bus, its tools and MCP servers, and the running turn's mode. */

@@ -11,7 +11,7 @@ import type { SessionDeps } from "./session-types.ts";
 import { applySettings, type KnownModels, type SettingsHost } from "./settings.ts";
 import { type HelperHost, runHelper } from "./task-helper.ts";
 import type { TurnUndo } from "./undo.ts";
-import type { SessionHooks } from "./hooks.ts";
+import type { SessionHooks } from "./hook-set.ts";
 import { notify } from "./notify-hooks.ts";
 
 /** The session a tool call runs in, as its tools reach it: its place, its settings, its jobs and what it was made with. */

@@ -1,5 +1,5 @@
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
-import { addedContext, blocked, type SessionHooks, stopped } from "./hooks.ts";
+import { addedContext, blocked, type SessionHooks, stopped } from "./hook-set.ts";
 import type { Decision } from "./permissions.ts";
 
 /** The part of a judged call (tool-runner.ts) the hooks read and change. */

@@ -8,7 +8,7 @@ import type { Interaction } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
-import type { SessionHooks } from "./hooks.ts";
+import type { SessionHooks } from "./hook-set.ts";
 import { afterTool, beforeTool } from "./tool-hooks.ts";
 import { notify } from "./notify-hooks.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";

@@ -1,4 +1,4 @@
-import { addedContext, blocked, type SessionHooks, stopped } from "./hooks.ts";
+import { addedContext, blocked, type SessionHooks, stopped } from "./hook-set.ts";
 import type { PromptInput } from "./session-types.ts";
 
 /** How many times in a row Stop hooks may send the model on before the turn ends all the same. */

@@ -18,7 +18,7 @@ function files(dir: string, ending: string): string[] {
 
 /**
  * Base names more than one file of src/ has, each a different thing in its own folder (config/errors.ts
- * and model/errors.ts; one subcommand's file in cli/ beside the module it prints). A new file takes a
+ * and model/errors.ts; one subcommand's file in cli/ beside the module it prints, or beside the terminal's command of the same name). A new file takes a
  * name of its own; a name listed here leaves the list once only one file has it.
  */
 const SHARED_BASE_NAMES: readonly string[] = [
@@ -31,6 +31,7 @@ const SHARED_BASE_NAMES: readonly string[] = [
   "doctor.ts",
   "errors.ts",
   "files.ts",
+  "hooks.ts",
   "index.ts",
   "keys.ts",
   "library.ts",

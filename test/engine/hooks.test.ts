@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { matches } from "../../src/engine/hooks.ts";
+import { matches } from "../../src/engine/hook-set.ts";
 import { type EngineHarness, engineHarness, helperStep, isHelper, isStep, isSummary, ofType, ownStep, person, step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 
