@@ -64,7 +64,10 @@ export async function openScreen(
   const script = join(dir, "run.sh");
   // In the foreground (a background job's stdin is not the terminal); the pid is the program's, by exec.
   const inner = `echo $$ > ${shellQuote(pidFile)}; exec ${command}`;
-  writeFileSync(script, `${exports}\ncd ${shellQuote(opts.cwd ?? box.dir)}\nbash -c ${shellQuote(inner)}\necho $? > ${shellQuote(codeFile)}\nsleep 600\n`);
+  // The code is written aside and renamed into place: read while `echo $? >` had made the file and not
+  // yet written it, it was empty, and an empty file read as exit code 0 (CI saw exit 2 read as 0).
+  const written = `echo $? > ${shellQuote(`${codeFile}.part`)}; mv ${shellQuote(`${codeFile}.part`)} ${shellQuote(codeFile)}`;
+  writeFileSync(script, `${exports}\ncd ${shellQuote(opts.cwd ?? box.dir)}\nbash -c ${shellQuote(inner)}\n${written}\nsleep 600\n`);
   await tmux(socket, ["new-session", "-d", "-x", String(opts.columns ?? 120), "-y", String(opts.rows ?? 40), `bash ${shellQuote(script)}`]);
   const text = () => capture(socket);
   const waitUntil = async (test: (screen: string) => boolean, what: string, timeoutMs: number) => {
@@ -80,7 +83,8 @@ export async function openScreen(
   const matches = (screen: string, what: string | RegExp) => (typeof what === "string" ? screen.includes(what) : what.test(screen));
   const exitCode = () => {
     try {
-      return Number(readFileSync(codeFile, "utf8").trim());
+      const text = readFileSync(codeFile, "utf8").trim();
+      return /^\d+$/.test(text) ? Number(text) : null;
     } catch {
       return null;
     }
