@@ -10,7 +10,7 @@
  * await screen.close();
  * ```
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_WAIT_MS, sleep } from "./recorder.ts";
@@ -69,13 +69,38 @@ export async function openScreen(
   const written = `echo $? > ${shellQuote(`${codeFile}.part`)}; mv ${shellQuote(`${codeFile}.part`)} ${shellQuote(codeFile)}`;
   writeFileSync(script, `${exports}\ncd ${shellQuote(opts.cwd ?? box.dir)}\nbash -c ${shellQuote(inner)}\n${written}\nsleep 600\n`);
   await tmux(socket, ["new-session", "-d", "-x", String(opts.columns ?? 120), "-y", String(opts.rows ?? 40), `bash ${shellQuote(script)}`]);
+  // What the program writes goes to a file too (tmux pipe-pane; record() starts a new one): a wait
+  // captures the pane again only once it grew, not 40 times a second for nothing — each capture is
+  // a tmux process, and the waits of a whole run spent a good part of a core on them.
+  let piped = join(dir, "bytes-0");
+  let pipes = 0;
+  const pipeTo = async (file: string) => {
+    writeFileSync(file, "");
+    await tmux(socket, ["pipe-pane", "-t", "0", `cat >> ${shellQuote(file)}`]);
+    piped = file;
+  };
+  const pipedSize = () => {
+    try {
+      return statSync(piped).size;
+    } catch {
+      return -1;
+    }
+  };
+  await pipeTo(piped);
   const text = () => capture(socket);
   const waitUntil = async (test: (screen: string) => boolean, what: string, timeoutMs: number) => {
     const until = Date.now() + timeoutMs;
+    let size = pipedSize();
+    let capturedAt = Date.now();
     let screen = text();
     while (!test(screen)) {
       if (Date.now() > until) throw new Error(`the screen never ${what} in ${timeoutMs} ms; it shows:\n${screen}`);
       await sleep(25);
+      const now = pipedSize();
+      // Captured again when the program wrote, and now and then all the same.
+      if (now === size && Date.now() - capturedAt < 250) continue;
+      size = now;
+      capturedAt = Date.now();
       screen = text();
     }
     return screen;
@@ -107,9 +132,8 @@ export async function openScreen(
     },
     resize: (columns, rows) => tmux(socket, ["resize-window", "-t", "0", "-x", String(columns), "-y", String(rows)]),
     async record() {
-      const file = join(dir, "bytes");
-      writeFileSync(file, "");
-      await tmux(socket, ["pipe-pane", "-o", "-t", "0", `cat >> ${shellQuote(file)}`]);
+      const file = join(dir, `bytes-${++pipes}`);
+      await pipeTo(file);
       return { bytes: () => readFileSync(file, "latin1") };
     },
     exitCode,
