@@ -6,10 +6,10 @@
  *   bun test/run.ts --fast          the fast tier (npm run test:fast): see tiers.ts
  *   bun test/run.ts test/tui        the files under these paths
  *
- * LEMBAS_TEST_JOBS sets how many files run at once (default 2, for a machine of two cores: one file
- * at a time took CI 755 s, two about half of it). Every test keeps to its own temp dirs and tmux
- * sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone, at the
- * end.
+ * LEMBAS_TEST_JOBS sets how many files run at once (default 2, for a machine of two cores: on CI's,
+ * one at a time took 755 s, two at a time 420-436 s). Every test keeps to its own temp dirs and
+ * tmux sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone,
+ * at the end.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
