@@ -12,6 +12,10 @@ const WAITS = {
   LOGIN_SHELL_MS: "LEMBAS_TEST_LOGIN_SHELL_MS",
   /** How often the service looks for logins added or removed (5 s). */
   LOGINS_EVERY_MS: "LEMBAS_TEST_LOGINS_EVERY_MS",
+  /** How often a link sends the deletes it keeps (3 s). */
+  KEPT_DELETES_EVERY_MS: "LEMBAS_TEST_KEPT_DELETES_EVERY_MS",
+  /** The first wait before a model request is sent again, which each further one doubles (1 s). */
+  RETRY_BASE_MS: "LEMBAS_TEST_RETRY_BASE_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

@@ -6,10 +6,10 @@
  *   bun test/run.ts --fast          the fast tier (npm run test:fast): see tiers.ts
  *   bun test/run.ts test/tui        the files under these paths
  *
- * LEMBAS_TEST_JOBS sets how many files run at once (default 1: at two or four at once on two cores
- * CI took 351-436 s, but each run had one terminal or service test time out under the load). Every test keeps to its
- * own temp dirs and tmux sockets, so files do not see each other; the few that would (tiers.ts's
- * ALONE) run alone, at the end.
+ * LEMBAS_TEST_JOBS sets how many files run at once (default 2, for a machine of two cores: on CI's,
+ * one at a time took 755 s, two at a time 420-436 s). Every test keeps to its own temp dirs and
+ * tmux sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone,
+ * at the end.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -70,7 +70,7 @@ async function main(): Promise<number> {
     console.error(`No test file matches ${paths.join(" ")}.`);
     return 1;
   }
-  const jobs = Number(process.env.LEMBAS_TEST_JOBS) || 1;
+  const jobs = Number(process.env.LEMBAS_TEST_JOBS) || 2;
   const started = performance.now();
   const alone = files.filter((f) => ALONE.includes(f));
   const queue = files.filter((f) => !ALONE.includes(f));

@@ -17,6 +17,7 @@ import { discover, protocolFor } from "./discovery.ts";
 import { helloParams, linkUrl } from "./hello.ts";
 import { keptDeletes } from "./kept-deletes.ts";
 import { Pause } from "../pause.ts";
+import { waitMs } from "../timing.ts";
 
 export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
 
@@ -252,7 +253,7 @@ export class LinkDialer {
         kept.send();
         // Deletes kept while this link is up (from a shell, or a delete on another instance's link)
         // go out within a few seconds, not at the next link.
-        keptTimer = setInterval(kept.send, KEPT_DELETES_EVERY_MS);
+        keptTimer = setInterval(kept.send, waitMs("KEPT_DELETES_EVERY_MS", KEPT_DELETES_EVERY_MS));
         // The terminals' shared sessions are announced now, and their events come on this link.
         if (routed) sharing.stop = routed.attach(client.protocol);
       },

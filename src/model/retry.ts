@@ -1,3 +1,5 @@
+import { waitMs } from "../timing.ts";
+
 /** When and how often a failed request is sent again (only before the first token of a reply). */
 export type RetryPolicy = {
   /** Retries after the first try, of any kind (a kind may have fewer, below); 0 sends once. */
@@ -32,7 +34,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
   retries: 8,
   timeoutRetries: 1,
   unreachableRetries: 3,
-  baseDelayMs: 1000,
+  baseDelayMs: waitMs("RETRY_BASE_MS", 1000),
   maxDelayMs: 30_000,
   maxRetryAfterMs: 120_000,
   maxTotalMs: 240_000,

@@ -65,8 +65,9 @@ describe("unknown options", () => {
   });
 
   test("run's prompt may be several words", async () => {
-    // Unreachable model: the run fails at the model, after taking both words as the prompt.
-    const result = await runLembas(box, ["run", "--format", "json", "say", "hi"], { cwd: box.project, env: { LEMBAS_LOCAL_PORTS: "1" } });
+    // Unreachable model: the run fails at the model, after taking both words as the prompt (its
+    // retries 0.05 s apart, not 1 s).
+    const result = await runLembas(box, ["run", "--format", "json", "say", "hi"], { cwd: box.project, env: { LEMBAS_LOCAL_PORTS: "1", LEMBAS_TEST_RETRY_BASE_MS: "50" } });
     expect(result.stderr).not.toContain("takes no argument");
   });
 });

@@ -19,13 +19,13 @@ afterEach(async () => {
 const toolNames = (tools: unknown[] | null | undefined) => (tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
 
 test("no session waits on the instance's /mcp probe: a slow one is asked in the background, and the next session has its tools", async () => {
-  // /mcp answers the probe after 5 s; once that was answered, at once.
+  // /mcp answers the probe after 3 s (over the 2 s a session may take below); once that was answered, at once.
   let slow = true;
   const serve = mcpHttpHandler({ token: TOKEN });
   instance = await startInstance({
     token: TOKEN,
     mcp: async (request) => {
-      if (slow) await Bun.sleep(5_000);
+      if (slow) await Bun.sleep(3_000);
       return serve(request);
     },
   });

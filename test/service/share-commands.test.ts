@@ -178,6 +178,9 @@ describe.skipIf(!HAVE_TMUX)("sharing by name, and stopping", () => {
     const { sessionId } = (await link.waitForNotification(announced, 15_000)).params as Announce;
     d.model.push(step({ toolCalls: [{ name: "write", arguments: { path: ".agent/commands/hello.md", content: "Say hello." } }] }), step({ text: "made it" }));
     const from = link.notifications.length;
+    // The announce reaches the link before the terminal hears its share accepted; a turn that ends
+    // before then is not relayed (CI saw the 10 s wait below run out so). The status bar says when.
+    await screen.waitFor("shared · inst", 15_000);
     await screen.type("make a /hello command", "Enter");
     await screen.waitFor("made it");
     const names = (n: RpcNotification) => ((n.params as Update).update.availableCommands ?? []).map((c) => c.name);

@@ -20,8 +20,8 @@ describe.skipIf(!HAVE_TMUX)("a shared session changing hands", () => {
     await prompt(link, sessionId, "hello", "two-0");
     const second = await openScreen(d.box, { cwd: d.project, args: ["-r", sessionId] });
     share.screens.push(second);
-    await Bun.sleep(3000);
-    const shown = second.text();
+    // Its one line, before the web's prompt below (a second that took the session would get it).
+    const shown = await second.waitFor(/held|another|in use|open in/i, 15_000);
     d.model.push(step({ text: "still the first" }));
     const answer = await prompt(link, sessionId, "who has it", "two-1");
     expect(answer.stopReason).toBe("end_turn");

@@ -1,10 +1,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createContext } from "../../src/app/context.ts";
+import { login } from "../../src/link/login.ts";
 import { openDb } from "../../src/store/db.ts";
 import { trustDir } from "../../src/store/trust.ts";
 import { type Instance, type Link, startInstance } from "./instance.ts";
 import { type ScriptedModel, startModel } from "./model.ts";
-import { ENTRY, profiling, runLembas, type Sandbox, sandbox } from "./run.ts";
+import { ENTRY, profiling, type Sandbox, sandbox } from "./run.ts";
 
 export const TOKEN = "device-token-0123456789";
 
@@ -13,8 +15,9 @@ export const LEMBAS_INIT = { protocolVersion: 1, clientCapabilities: { _meta: { 
 
 /**
  * A device: a sandbox whose config has a model connection and remote roots (work/), a trusted
- * project inside them, logged in (for real, with `lembas login`) to a simulated instance; and
- * `lembas serve` spawned against it.
+ * project inside them, logged in to a simulated instance (by `lembas login`'s own login(), in this
+ * process: a spawned `lembas login` per device cost a second of each test on a busy machine; the
+ * command itself is test/link/login.test.ts's); and `lembas serve` spawned against it.
  */
 export type Device = {
   box: Sandbox;
@@ -54,8 +57,12 @@ export async function startDevice(opts: { protocols?: number[] | null; protocol?
   const db = openDb(join(box.stateDir, "lembas.db"));
   trustDir(db, project);
   db.close();
-  const login = await runLembas(box, ["login", instance.url, "--token-stdin", "--name", "inst"], { stdin: TOKEN });
-  if (login.code !== 0) throw new Error(`login failed: ${login.stderr}`);
+  const ctx = createContext(box.env);
+  try {
+    await login({ url: instance.url, token: TOKEN, name: "inst", db: ctx.db(), config: ctx.config(), paths: ctx.paths });
+  } finally {
+    ctx.db().close();
+  }
 
   let logText = "";
   const device: Device = {

@@ -3,8 +3,11 @@
  * simulated instance; every wait has a timeout, so a test fails with a sentence, never hangs.
  */
 
-/** Default time a test peer waits for something before failing. */
-export const DEFAULT_WAIT_MS = 5_000;
+/**
+ * Default time a test peer waits for something before failing: long, as a wait costs nothing when
+ * the thing comes, and on a loaded machine (two test files at once on two cores) 5 s was not enough.
+ */
+export const DEFAULT_WAIT_MS = 15_000;
 
 interface Waiter<T> {
   from: number;

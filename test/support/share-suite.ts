@@ -53,6 +53,9 @@ export function shareSuite(): ShareSuite {
       const link = await d.serve();
       const s = await suite.open(d, opts.args ?? []);
       const announce = (await link.waitForNotification("_lembas/session/announce", 15_000)).params as { sessionId: string };
+      // The link hears the announce before the terminal hears its share accepted: until the status bar
+      // says so, /unshare or a turn typed there is not yet the shared session's (CI saw /unshare lost so).
+      await s.waitFor("shared · inst", 15_000);
       return { d, link, s, sessionId: announce.sessionId };
     },
   };

@@ -10,7 +10,7 @@
  * await screen.close();
  * ```
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_WAIT_MS, sleep } from "./recorder.ts";
@@ -64,15 +64,43 @@ export async function openScreen(
   const script = join(dir, "run.sh");
   // In the foreground (a background job's stdin is not the terminal); the pid is the program's, by exec.
   const inner = `echo $$ > ${shellQuote(pidFile)}; exec ${command}`;
-  writeFileSync(script, `${exports}\ncd ${shellQuote(opts.cwd ?? box.dir)}\nbash -c ${shellQuote(inner)}\necho $? > ${shellQuote(codeFile)}\nsleep 600\n`);
+  // The code is written aside and renamed into place: read while `echo $? >` had made the file and not
+  // yet written it, it was empty, and an empty file read as exit code 0 (CI saw exit 2 read as 0).
+  const written = `echo $? > ${shellQuote(`${codeFile}.part`)}; mv ${shellQuote(`${codeFile}.part`)} ${shellQuote(codeFile)}`;
+  writeFileSync(script, `${exports}\ncd ${shellQuote(opts.cwd ?? box.dir)}\nbash -c ${shellQuote(inner)}\n${written}\nsleep 600\n`);
   await tmux(socket, ["new-session", "-d", "-x", String(opts.columns ?? 120), "-y", String(opts.rows ?? 40), `bash ${shellQuote(script)}`]);
+  // What the program writes goes to a file too (tmux pipe-pane; record() starts a new one): a wait
+  // captures the pane again only once it grew, not 40 times a second for nothing — each capture is
+  // a tmux process, and the waits of a whole run spent a good part of a core on them.
+  let piped = join(dir, "bytes-0");
+  let pipes = 0;
+  const pipeTo = async (file: string) => {
+    writeFileSync(file, "");
+    await tmux(socket, ["pipe-pane", "-t", "0", `cat >> ${shellQuote(file)}`]);
+    piped = file;
+  };
+  const pipedSize = () => {
+    try {
+      return statSync(piped).size;
+    } catch {
+      return -1;
+    }
+  };
+  await pipeTo(piped);
   const text = () => capture(socket);
   const waitUntil = async (test: (screen: string) => boolean, what: string, timeoutMs: number) => {
     const until = Date.now() + timeoutMs;
+    let size = pipedSize();
+    let capturedAt = Date.now();
     let screen = text();
     while (!test(screen)) {
       if (Date.now() > until) throw new Error(`the screen never ${what} in ${timeoutMs} ms; it shows:\n${screen}`);
       await sleep(25);
+      const now = pipedSize();
+      // Captured again when the program wrote, and now and then all the same.
+      if (now === size && Date.now() - capturedAt < 250) continue;
+      size = now;
+      capturedAt = Date.now();
       screen = text();
     }
     return screen;
@@ -80,9 +108,8 @@ export async function openScreen(
   const matches = (screen: string, what: string | RegExp) => (typeof what === "string" ? screen.includes(what) : what.test(screen));
   const exitCode = () => {
     try {
-      // Empty while the shell has made the file and not yet written the code: not an exit of 0.
-      const code = readFileSync(codeFile, "utf8").trim();
-      return code === "" ? null : Number(code);
+      const text = readFileSync(codeFile, "utf8").trim();
+      return /^\d+$/.test(text) ? Number(text) : null;
     } catch {
       return null;
     }
@@ -105,9 +132,8 @@ export async function openScreen(
     },
     resize: (columns, rows) => tmux(socket, ["resize-window", "-t", "0", "-x", String(columns), "-y", String(rows)]),
     async record() {
-      const file = join(dir, "bytes");
-      writeFileSync(file, "");
-      await tmux(socket, ["pipe-pane", "-o", "-t", "0", `cat >> ${shellQuote(file)}`]);
+      const file = join(dir, `bytes-${++pipes}`);
+      await pipeTo(file);
       return { bytes: () => readFileSync(file, "latin1") };
     },
     exitCode,
