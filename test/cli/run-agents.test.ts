@@ -1,0 +1,155 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { type ChatRequest, contentText, type Reply, type ScriptedModel, startModel } from "../support/model.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startModel();
+  model.setModels([{ id: "test-model" }, { id: "fast-model" }]);
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  await model.close();
+  box.cleanup();
+});
+
+const run = (args: string[]) => runLembas(box, ["run", ...args], { cwd: box.project });
+const systemOf = (body: ChatRequest | undefined) => contentText(body?.messages?.[0]?.content);
+const toolNames = (body: ChatRequest | undefined) => (body?.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+const toolResults = (body: ChatRequest | undefined) => (body?.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content));
+const taskSpec = (body: ChatRequest | undefined) =>
+  (body?.tools ?? []).map((t) => (t as { function: { name: string; description: string; parameters: { properties: Record<string, unknown> } } }).function).find((f) => f.name === "task");
+
+/** Whether a request is the agent NAME's (its system prompt says it is that agent). */
+const isAgent = (name: string) => (body: ChatRequest) => systemOf(body).includes(`You work as the agent "${name}"`);
+/** Whether a request is the session's own step (tools offered, no agent's). */
+const isOwn = (body: ChatRequest) => (body.tools?.length ?? 0) > 0 && !systemOf(body).includes("You work as the agent") && !systemOf(body).includes("You are a helper");
+/** The agent NAME's request after it made `done` assistant messages. */
+const agentStep = (name: string, done: number, reply: Reply): Reply => ({
+  ...reply,
+  match: (body) => isAgent(name)(body) && (body.messages ?? []).filter((m) => m.role === "assistant").length === done,
+});
+const ownStep = (reply: Reply): Reply => ({ ...reply, match: isOwn });
+const task = (id: string, agent: string, prompt: string) => ({ id, name: "task", arguments: { description: `ask ${agent}`, prompt, agent } });
+
+/** Writes a file, its folders made. */
+function put(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+describe("custom agents", () => {
+  test("an agent with its own model and tools: its requests name that model and carry only its tools; the task tool lists it", async () => {
+    put(
+      join(box.project, ".claude", "agents", "finder.md"),
+      "---\nname: finder\ndescription: Finds where things are defined\ntools: Read, Grep\nmodel: test/fast-model\ncolor: blue\n---\nYou find definitions. FINDER-PROMPT.\n",
+    );
+    model.push(
+      ownStep({ toolCalls: [task("t1", "finder", "Where is needle?")] }),
+      agentStep("finder", 0, { toolCalls: [{ id: "g1", name: "grep", arguments: { pattern: "needle" } }] }),
+      agentStep("finder", 1, { text: "needle is nowhere." }),
+      ownStep({ text: "done" }),
+    );
+    const result = await run(["find it"]);
+    expect(result.code).toBe(0);
+    const own = model.requests.filter((r) => isOwn(r.body)).map((r) => r.body);
+    const spec = taskSpec(own[0]);
+    expect(spec?.description).toContain("- finder: Finds where things are defined\n");
+    expect(Object.keys(spec?.parameters.properties ?? {})).toEqual(["description", "prompt", "agent"]);
+    const helper = model.requests.filter((r) => isAgent("finder")(r.body)).map((r) => r.body);
+    expect(helper).toHaveLength(2);
+    for (const body of helper) {
+      expect(body.model).toBe("fast-model");
+      expect(toolNames(body)).toEqual(["read", "grep"]);
+      expect(systemOf(body)).toStartWith("You find definitions. FINDER-PROMPT.");
+    }
+    expect(own[0]?.model).toBe("test-model");
+    expect(toolResults(own[1])).toEqual(["needle is nowhere."]);
+    // Its calls are shown nested under the task call.
+    expect(result.stderr).toContain("› ");
+  });
+
+  test("a session without agents sends the task tool it sent before", async () => {
+    model.push(ownStep({ text: "hi" }));
+    expect((await run(["hello"])).code).toBe(0);
+    const spec = taskSpec(model.requests.find((r) => isOwn(r.body))?.body);
+    expect(Object.keys(spec?.parameters.properties ?? {})).toEqual(["description", "prompt"]);
+    expect(spec?.description).not.toContain("Agents the person wrote");
+  });
+
+  test("two read-only agents of one step run at once: each's first request comes before either's second", async () => {
+    const agent = (name: string) => `---\nname: ${name}\ndescription: Looks into ${name}\ntools:\n  - Glob\n  - Read\n---\nYou look.\n`;
+    put(join(box.project, ".agent", "agents", "alpha.md"), agent("alpha"));
+    put(join(box.configDir, "agents", "beta.md"), agent("beta"));
+    // A slow first answer each: had they run one after the other, alpha's second request would come before beta's first.
+    const slow = { toolCalls: [{ id: "gl", name: "glob", arguments: { pattern: "*.md" } }], chunkDelayMs: 150 };
+    model.push(
+      ownStep({ toolCalls: [task("t1", "alpha", "Look at alpha"), task("t2", "beta", "Look at beta")] }),
+      agentStep("alpha", 0, slow),
+      agentStep("beta", 0, slow),
+      agentStep("alpha", 1, { text: "alpha seen" }),
+      agentStep("beta", 1, { text: "beta seen" }),
+      ownStep({ text: "done" }),
+    );
+    const result = await run(["--mode", "plan", "look"]);
+    expect(result.code).toBe(0);
+    const order = model.requests
+      .filter((r) => isAgent("alpha")(r.body) || isAgent("beta")(r.body))
+      .map((r) => `${isAgent("alpha")(r.body) ? "alpha" : "beta"}${(r.body.messages ?? []).filter((m) => m.role === "assistant").length}`);
+    expect(order.slice(0, 2).sort()).toEqual(["alpha0", "beta0"]);
+    expect(order.slice(2).sort()).toEqual(["alpha1", "beta1"]);
+    const own = model.requests.filter((r) => isOwn(r.body)).map((r) => r.body);
+    expect(toolResults(own[1])).toEqual(["alpha seen", "beta seen"]);
+  });
+
+  test("a writing agent's edit is part of the turn: /undo of the turn takes it back", async () => {
+    put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
+    model.push(
+      ownStep({ toolCalls: [task("t1", "scribe", "Write notes.txt")] }),
+      agentStep("scribe", 0, { toolCalls: [{ id: "w1", name: "write", arguments: { path: "notes.txt", content: "by the agent\n" } }] }),
+      agentStep("scribe", 1, { text: "wrote notes.txt" }),
+      ownStep({ text: "done" }),
+    );
+    const first = await run(["--mode", "edit", "write notes"]);
+    expect(first.code).toBe(0);
+    expect(existsSync(join(box.project, "notes.txt"))).toBe(true);
+    const spec = taskSpec(model.requests.find((r) => isOwn(r.body))?.body);
+    expect(spec?.description).toContain("- scribe: Writes notes (may change files)");
+    const undo = await run(["-c", "/undo"]);
+    expect(undo.code).toBe(0);
+    expect(undo.stderr).toContain("1 file restored");
+    expect(existsSync(join(box.project, "notes.txt"))).toBe(false);
+  });
+
+  test("in plan mode a writing agent gets only its tools that read", async () => {
+    put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
+    model.push(ownStep({ toolCalls: [task("t1", "scribe", "Write notes.txt")] }), agentStep("scribe", 0, { text: "I cannot write" }), ownStep({ text: "done" }));
+    expect((await run(["--mode", "plan", "write notes"])).code).toBe(0);
+    expect(toolNames(model.requests.find((r) => isAgent("scribe")(r.body))?.body)).toEqual(["read"]);
+  });
+
+  test("a bad agent file is told to the model, and lembas doctor names the file", async () => {
+    const nameless = join(box.project, ".agent", "agents", "vague.md");
+    const typo = join(box.project, ".agent", "agents", "typo.md");
+    const far = join(box.configDir, "agents", "far.md");
+    put(nameless, "---\nname: vague\ntools: Read\n---\nYou do things.\n");
+    put(typo, "---\nname: typo\ndescription: Greps\ntools: Read, Grepp\n---\nYou grep.\n");
+    put(far, "---\nname: far\ndescription: Uses a model nobody serves\nmodel: nowhere/nothing\n---\nYou think.\n");
+    model.push(ownStep({ toolCalls: [task("t1", "vague", "x"), task("t2", "typo", "y"), task("t3", "far", "z"), task("t4", "nobody", "w")] }), ownStep({ text: "done" }));
+    expect((await run(["go"])).code).toBe(0);
+    const own = model.requests.filter((r) => isOwn(r.body)).map((r) => r.body);
+    expect(taskSpec(own[0])?.description).toContain("- vague: (no description: it cannot run)");
+    const [vague, bad, unreachable, missing] = toolResults(own[1]);
+    expect(vague).toContain(`The agent "vague" (${nameless}) cannot run: it has no description`);
+    expect(bad).toContain(`The agent "typo" (${typo}) cannot run: it names a tool that does not exist: Grepp`);
+    expect(unreachable).toContain(`The agent "far" (${far}) cannot run: its model "nowhere/nothing" cannot be reached`);
+    expect(missing).toBe('There is no agent named "nobody". The agents are: far, typo, vague.');
+    const doctor = await runLembas(box, ["doctor"], { cwd: box.project });
+    expect(doctor.stdout + doctor.stderr).toContain(nameless);
+    expect(doctor.stdout + doctor.stderr).toContain(typo);
+    expect(doctor.stdout + doctor.stderr).toContain(far);
+  });
+});
