@@ -6,11 +6,11 @@ import type { Tool } from "../tools/tool.ts";
 
 /**
  * What a custom agent's tools may be given: the project's files (a ledger of its own), its model,
- * changes the turn's undo covers, commands, and the web. Not the person's questions, the session's
- * todos, settings, jobs, skills or library, nor helpers of its own: a tool that needs those is left
+ * changes the turn's undo covers, commands, the session's background jobs, and the web. Not the
+ * person's questions, the session's todos, settings, skills or library, nor helpers of its own: a tool that needs those is left
  * out of its set though it names it.
  */
-export const AGENT_GIVES = ["files", "model", "changes", "commands", "web"] as const satisfies readonly Need[];
+export const AGENT_GIVES = ["files", "model", "changes", "commands", "jobs", "web"] as const satisfies readonly Need[];
 
 /** A custom agent ready to run: its tools (within the turn's mode), and whether it may change anything (then it runs alone). */
 export type AgentPlan = { agent: AgentFile; tools: Tool[]; writes: boolean };

@@ -26,7 +26,7 @@ export const AGENT_STEPS = 40;
  * A custom agent's run: its plan (tools, prompt), the turn's mode, and what a call of its asks and
  * changes through: the session's interaction and kept approvals, the turn's undo, the web's rules.
  */
-export type AgentRun = AgentPlan & { mode: Mode; interaction: Interaction; allowed: Set<string>; undo: TurnUndo; web: Capabilities["web"] };
+export type AgentRun = AgentPlan & { mode: Mode; interaction: Interaction; allowed: Set<string>; undo: TurnUndo; web: Capabilities["web"]; jobs: Capabilities["jobs"] };
 
 /** What a helper runs with: the parent session's place, model and tools, and its bus to tell what the helper does. */
 export type SubAgentDeps = {
@@ -91,6 +91,7 @@ function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): P
         changes: () => ({ before: async (path) => agent.undo.beforeChange(path), after: (path) => agent.undo.afterChange(path) }),
         commands: () => ({ ...deps.shared.commands, around: (run) => agent.undo.aroundCommand(run, callId) }),
         web: () => agent.web,
+        jobs: () => agent.jobs,
       }
     : {};
   return {

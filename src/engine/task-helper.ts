@@ -11,6 +11,7 @@ import type { SessionDeps } from "./session-types.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { type AgentRun, runSubAgent, type SubAgentDeps } from "./sub-agent.ts";
 import type { TurnUndo } from "./undo.ts";
+import type { Jobs } from "../tools/jobs.ts";
 
 /** The session a helper starts from: its place and bus, its tools and MCP servers, and the running turn's mode. */
 export type HelperHost = {
@@ -23,6 +24,8 @@ export type HelperHost = {
   readonly hooks: SessionHooks | null;
   readonly mode: Mode;
   readonly turnCap: Mode | null;
+  /** The session's background jobs: an agent's bash may start one, stopped with the session. */
+  readonly jobs: Jobs;
   readonly deps: SubAgentDeps["shared"] & Pick<SessionDeps, "paths" | "models" | "web">;
 };
 
@@ -52,7 +55,7 @@ export async function runHelper(session: HelperHost, turn: HelperTurn, callId: s
   if ("problem" in plan) return refused(plan.problem);
   const model = await agentModel(session, agent.model, turn.model);
   if ("problem" in model) return refused(`The agent "${agent.name}" (${agent.path}) cannot run: ${model.problem}. Tell the person, or do the task another way.`);
-  const run: AgentRun = { ...plan, mode, interaction: session.interaction ?? nobody("nobody can approve it in this session"), allowed: turn.allowed, undo: turn.undo, web: shared.web };
+  const run: AgentRun = { ...plan, mode, interaction: session.interaction ?? nobody("nobody can approve it in this session"), allowed: turn.allowed, undo: turn.undo, web: shared.web, jobs: session.jobs };
   return runSubAgent({ ...base, model: model.model, effort: agent.effort ?? turn.effort, agent: run }, callId, prompt, signal);
 }
 

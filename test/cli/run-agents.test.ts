@@ -124,6 +124,26 @@ describe("custom agents", () => {
     expect(existsSync(join(box.project, "notes.txt"))).toBe(false);
   });
 
+  test("a writing agent's command asks the person as the session's would: refused where nobody can answer, run with --yes", async () => {
+    put(join(box.project, ".agent", "agents", "runner.md"), "---\nname: runner\ndescription: Runs commands\ntools: Bash\n---\nYou run commands.\n");
+    const turn = () =>
+      model.push(
+        ownStep({ toolCalls: [task("t1", "runner", "Make made.txt")] }),
+        agentStep("runner", 0, { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "touch made.txt" } }] }),
+        agentStep("runner", 1, { text: "ran it" }),
+        ownStep({ text: "done" }),
+      );
+    turn();
+    expect((await run(["--mode", "manual", "make it"])).code).toBe(0);
+    const asked = model.requests.filter((r) => isAgent("runner")(r.body)).at(-1)?.body;
+    expect(toolNames(asked)).toEqual(["bash"]);
+    expect(toolResults(asked)[0]).toContain("not interactive: run with --yes to approve");
+    expect(existsSync(join(box.project, "made.txt"))).toBe(false);
+    turn();
+    expect((await run(["--mode", "manual", "--yes", "make it"])).code).toBe(0);
+    expect(existsSync(join(box.project, "made.txt"))).toBe(true);
+  });
+
   test("in plan mode a writing agent gets only its tools that read", async () => {
     put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
     model.push(ownStep({ toolCalls: [task("t1", "scribe", "Write notes.txt")] }), agentStep("scribe", 0, { text: "I cannot write" }), ownStep({ text: "done" }));
