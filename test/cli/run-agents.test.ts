@@ -105,6 +105,25 @@ describe("custom agents", () => {
     expect(toolResults(own[1])).toEqual(["alpha seen", "beta seen"]);
   });
 
+  test("at most 4 helpers of one step run at once: a fifth starts when those have ended", async () => {
+    put(join(box.project, ".agent", "agents", "alpha.md"), "---\nname: alpha\ndescription: Looks\ntools: Glob\n---\nYou look.\n");
+    const asked = (body: ChatRequest) => contentText(body.messages?.[1]?.content);
+    const helperOf = (prompt: string, done: number, reply: Reply): Reply => ({
+      ...reply,
+      match: (body) => isAgent("alpha")(body) && asked(body) === prompt && (body.messages ?? []).filter((m) => m.role === "assistant").length === done,
+    });
+    const prompts = ["p1", "p2", "p3", "p4", "p5"];
+    model.push(ownStep({ toolCalls: prompts.map((p, i) => task(`t${i}`, "alpha", p)) }));
+    for (const p of prompts.slice(0, 4)) model.push(helperOf(p, 0, { toolCalls: [{ id: `g${p}`, name: "glob", arguments: { pattern: "*" } }], chunkDelayMs: 100 }), helperOf(p, 1, { text: `${p} done` }));
+    model.push(helperOf("p5", 0, { text: "p5 done" }), ownStep({ text: "done" }));
+    expect((await run(["--mode", "plan", "look"])).code).toBe(0);
+    const order = model.requests.filter((r) => isAgent("alpha")(r.body)).map((r) => `${asked(r.body)}:${(r.body.messages ?? []).filter((m) => m.role === "assistant").length}`);
+    expect(order).toHaveLength(9);
+    // The fifth's first request comes after every second request of the four before it.
+    expect(order.at(-1)).toBe("p5:0");
+    expect(toolResults(model.requests.filter((r) => isOwn(r.body)).at(-1)?.body)).toEqual(prompts.map((p) => `${p} done`));
+  });
+
   test("a writing agent's edit is part of the turn: /undo of the turn takes it back", async () => {
     put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
     model.push(
