@@ -45,7 +45,7 @@ describe("custom agents", () => {
   test("an agent with its own model and tools: its requests name that model and carry only its tools; the task tool lists it", async () => {
     put(
       join(box.project, ".claude", "agents", "finder.md"),
-      "---\nname: finder\ndescription: Finds where things are defined\ntools: Read, Grep\nmodel: test/fast-model\ncolor: blue\n---\nYou find definitions. FINDER-PROMPT.\n",
+      "---\nname: finder\ndescription: Finds where things are defined\ntools: Read, Grep\nmodel: test/fast-model\neffort: high\ncolor: blue\n---\nYou find definitions. FINDER-PROMPT.\n",
     );
     model.push(
       ownStep({ toolCalls: [task("t1", "finder", "Where is needle?")] }),
@@ -63,6 +63,7 @@ describe("custom agents", () => {
     expect(helper).toHaveLength(2);
     for (const body of helper) {
       expect(body.model).toBe("fast-model");
+      expect(body.reasoning_effort).toBe("high");
       expect(toolNames(body)).toEqual(["read", "grep"]);
       expect(systemOf(body)).toStartWith("You find definitions. FINDER-PROMPT.");
     }
@@ -141,6 +142,24 @@ describe("custom agents", () => {
     expect(undo.code).toBe(0);
     expect(undo.stderr).toContain("1 file restored");
     expect(existsSync(join(box.project, "notes.txt"))).toBe(false);
+  });
+
+  test("a writing agent runs alone: a read-only helper of the same step starts after it ended", async () => {
+    put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
+    put(join(box.project, ".agent", "agents", "alpha.md"), "---\nname: alpha\ndescription: Looks\ntools: Glob\n---\nYou look.\n");
+    model.push(
+      ownStep({ toolCalls: [task("t1", "alpha", "Look"), task("t2", "scribe", "Write notes.txt")] }),
+      agentStep("alpha", 0, { toolCalls: [{ id: "g1", name: "glob", arguments: { pattern: "*" } }], chunkDelayMs: 150 }),
+      agentStep("alpha", 1, { text: "looked" }),
+      agentStep("scribe", 0, { toolCalls: [{ id: "w1", name: "write", arguments: { path: "notes.txt", content: "x\n" } }] }),
+      agentStep("scribe", 1, { text: "wrote" }),
+      ownStep({ text: "done" }),
+    );
+    expect((await run(["--mode", "edit", "go"])).code).toBe(0);
+    const order = model.requests
+      .filter((r) => isAgent("alpha")(r.body) || isAgent("scribe")(r.body))
+      .map((r) => `${isAgent("alpha")(r.body) ? "alpha" : "scribe"}${(r.body.messages ?? []).filter((m) => m.role === "assistant").length}`);
+    expect(order).toEqual(["alpha0", "alpha1", "scribe0", "scribe1"]);
   });
 
   test("a writing agent's command asks the person as the session's would: refused where nobody can answer, run with --yes", async () => {
