@@ -1,12 +1,9 @@
 import type { Config } from "../config/schema.ts";
 import { agentPlan } from "../engine/agent-roster.ts";
 import { projectRoot } from "../engine/engine.ts";
-import { findAgentFiles } from "../project/agent-files.ts";
+import { CLAUDE_MODEL_NAMES, findAgentFiles } from "../project/agent-files.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import type { Finding } from "./doctor-finding.ts";
-
-/** Claude Code's model names, which an agent file may carry: the turn's model runs it then. */
-const CLAUDE_ALIASES = new Set(["sonnet", "opus", "haiku"]);
 
 /**
  * The custom agents a session started in `cwd` would offer (project/agent-files.ts): one line
@@ -23,10 +20,10 @@ export function checkAgents(input: { config: Config; configDir: string; cwd: str
     const problems = [...agent.problems];
     const named = agent.tools?.filter((t) => !t.startsWith("mcp__")) ?? null;
     const plan = agentPlan({ ...agent, problems: [], tools: named }, ALL_TOOLS, "auto");
-    if ("problem" in plan) problems.push(plan.problem.replace(/^.*? cannot run: /, "").replace(/\. Tell the person.*$/, ""));
+    if ("problems" in plan) problems.push(...plan.problems);
     const place = agent.model?.includes("/") ? agent.model.split("/")[0] : null;
     if (place && !places.has(place)) problems.push(`its model "${agent.model}" names "${place}", which is no connection in config.yaml nor a login`);
-    if (agent.model && !agent.model.includes("/") && !CLAUDE_ALIASES.has(agent.model)) problems.push(`its model "${agent.model}" is not a model ref (connection/model)`);
+    if (agent.model && !agent.model.includes("/") && !CLAUDE_MODEL_NAMES.has(agent.model)) problems.push(`its model "${agent.model}" is not a model ref (connection/model)`);
     if (problems.length === 0) fine.push(agent.name);
     else findings.push({ ok: false, text: `agent ${agent.name}: ${agent.path} cannot run: ${problems.join("; ")}`, todo: "fix the file's frontmatter (name, description, tools, model, effort)" });
   }

@@ -20,7 +20,7 @@ export type AgentPlan = { agent: AgentFile; tools: Tool[]; writes: boolean };
  * that a helper can be given, never task; in plan mode only those that read. No `tools`: the read
  * class, as the explorer's. Its problems (the file's, a tool that does not exist) as sentences.
  */
-export function agentPlan(agent: AgentFile, tools: readonly Tool[], mode: Mode): AgentPlan | { problem: string } {
+export function agentPlan(agent: AgentFile, tools: readonly Tool[], mode: Mode): AgentPlan | { problems: string[] } {
   const usable = tools.filter((t) => t.name !== "task" && meetsNeeds(t.needs, AGENT_GIVES));
   const problems = [...agent.problems];
   let chosen: Tool[];
@@ -32,9 +32,14 @@ export function agentPlan(agent: AgentFile, tools: readonly Tool[], mode: Mode):
     if (missing.length > 0) problems.push(`it names ${what}: ${missing.join(", ")} (an agent's tools are: ${usable.map((t) => t.name).join(", ")})`);
     chosen = usable.filter((t) => agent.tools?.includes(t.name));
   }
-  if (problems.length > 0) return { problem: `The agent "${agent.name}" (${agent.path}) cannot run: ${problems.join("; ")}. Tell the person, or do the task another way.` };
+  if (problems.length > 0) return { problems };
   if (mode === "plan") chosen = chosen.filter((t) => t.permission === "read");
   return { agent, tools: chosen, writes: chosen.some((t) => t.permission !== "read") };
+}
+
+/** What the task tool answers for an agent that cannot run, PROBLEMS saying why. */
+export function agentRefusal(agent: AgentFile, problems: readonly string[]): string {
+  return `The agent "${agent.name}" (${agent.path}) cannot run: ${problems.join("; ")}. Tell the person, or do the task another way.`;
 }
 
 /** The agents as the task tool lists them: a broken one too, so that a call to it is told what is wrong. */

@@ -1,9 +1,9 @@
 import type { SessionBus } from "../bus/index.ts";
 import type { Effort, Mode } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
-import { findAgentFiles } from "../project/agent-files.ts";
+import { CLAUDE_MODEL_NAMES, findAgentFiles } from "../project/agent-files.ts";
 import type { SubAgentAnswer } from "../tools/tool.ts";
-import { agentPlan } from "./agent-roster.ts";
+import { agentPlan, agentRefusal } from "./agent-roster.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { turnMode } from "./mode-cap.ts";
 import type { SessionMcp } from "./session-mcp.ts";
@@ -32,9 +32,6 @@ export type HelperHost = {
 /** The running turn a helper works in: its model and effort, its undo, and the approvals the person kept for the session. */
 export type HelperTurn = { model: ResolvedModel; effort: Effort; undo: TurnUndo; allowed: Set<string> };
 
-/** Claude Code's model names an agent file may carry: where lembas knows no model by that name, the turn's is used. */
-const CLAUDE_ALIASES = new Set(["sonnet", "opus", "haiku"]);
-
 /**
  * The task tool's helper (sub-agent.ts), started from a session's turn: the explorer with the
  * turn's model and effort, the session's read tools, and its MCP servers' as the turn's mode offers
@@ -52,9 +49,9 @@ export async function runHelper(session: HelperHost, turn: HelperTurn, callId: s
   const agent = agents.find((a) => a.name === agentName);
   if (!agent) return refused(`There is no agent named "${agentName}". ${agents.length > 0 ? `The agents are: ${agents.map((a) => a.name).join(", ")}.` : "There are none: leave out `agent`."}`);
   const plan = agentPlan(agent, [...shared.tools, ...mcpTools], mode);
-  if ("problem" in plan) return refused(plan.problem);
+  if ("problems" in plan) return refused(agentRefusal(agent, plan.problems));
   const model = await agentModel(session, agent.model, turn.model);
-  if ("problem" in model) return refused(`The agent "${agent.name}" (${agent.path}) cannot run: ${model.problem}. Tell the person, or do the task another way.`);
+  if ("problem" in model) return refused(agentRefusal(agent, [model.problem]));
   const run: AgentRun = { ...plan, mode, interaction: session.interaction ?? nobody("nobody can approve it in this session"), allowed: turn.allowed, undo: turn.undo, web: shared.web, jobs: session.jobs };
   return runSubAgent({ ...base, model: model.model, effort: agent.effort ?? turn.effort, agent: run }, callId, prompt, signal);
 }
@@ -65,7 +62,8 @@ async function agentModel(session: HelperHost, named: string | null, turnModel: 
   try {
     return { model: await session.deps.models.resolve(named) };
   } catch (error) {
-    if (CLAUDE_ALIASES.has(named)) return { model: turnModel };
+    // Claude Code's names: where lembas knows no model by that name, the turn's runs the agent.
+    if (CLAUDE_MODEL_NAMES.has(named)) return { model: turnModel };
     return { problem: `its model "${named}" cannot be reached (${error instanceof Error ? error.message : String(error)})` };
   }
 }

@@ -34,6 +34,9 @@ const MAX_AGENT_BYTES = 256 * 1024;
 
 const NAME = /^[A-Za-z0-9][\w-]*$/;
 
+/** Claude Code's model names an agent file may carry ("inherit" aside, read as none). */
+export const CLAUDE_MODEL_NAMES: ReadonlySet<string> = new Set(["sonnet", "opus", "haiku"]);
+
 const ToolList = z.union([z.string(), z.array(z.string())]);
 
 const Frontmatter = z.looseObject({

@@ -100,7 +100,7 @@ describe("the tools' capabilities", () => {
   test("a custom agent may name the tools whose needs an agent meets, never task nor those of the person's or the session's own", () => {
     const agent = { name: "all", description: "d", tools: ALL_TOOLS.map((t) => t.name), model: null, effort: null, prompt: "", path: "/a.md", problems: [] };
     const plan = agentPlan(agent, ALL_TOOLS, "auto");
-    if ("problem" in plan) throw new Error(plan.problem);
+    if ("problems" in plan) throw new Error(plan.problems.join("; "));
     expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "fetch"]);
     expect(plan.writes).toBe(true);
     const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
