@@ -42,10 +42,14 @@ export function agentRefusal(agent: AgentFile, problems: readonly string[]): str
   return `The agent "${agent.name}" (${agent.path}) cannot run: ${problems.join("; ")}. Tell the person, or do the task another way.`;
 }
 
-/** The agents as the task tool lists them: a broken one too, so that a call to it is told what is wrong. */
-export function agentListings(agents: readonly AgentFile[], tools: readonly Tool[], mode: Mode): AgentListing[] {
+/**
+ * The agents as the task tool lists them: a broken one too, so that a call to it is told what is
+ * wrong. Whether one may change files is said as its tools are, whatever the mode: the tools
+ * offered stay the same all session (toolset.ts); in plan mode such an agent gets its reads only.
+ */
+export function agentListings(agents: readonly AgentFile[], tools: readonly Tool[]): AgentListing[] {
   return agents.map((agent) => {
-    const plan = agentPlan(agent, tools, mode);
+    const plan = agentPlan(agent, tools, "auto");
     const writes = "writes" in plan && plan.writes;
     return { name: agent.name, description: agent.description || "(no description: it cannot run)", writes };
   });

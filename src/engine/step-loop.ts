@@ -76,7 +76,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     if (signal.aborted) return { stopReason: "cancelled" };
     const skills = (await session.systemPrompt.skills()).length > 0;
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
-    const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp], mode());
+    const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
     const tools = offeredTools(deps.tools, model, { library: deps.library, skills, agents }, mcp);
     const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(model), tools: toolSpecs(tools, model), signal, native };
     await parts.compaction.beforeStep(request);

@@ -182,11 +182,13 @@ describe("custom agents", () => {
     expect(existsSync(join(box.project, "made.txt"))).toBe(true);
   });
 
-  test("in plan mode a writing agent gets only its tools that read", async () => {
+  test("in plan mode a writing agent gets only its tools that read; the task tool lists it as in any mode", async () => {
     put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
     model.push(ownStep({ toolCalls: [task("t1", "scribe", "Write notes.txt")] }), agentStep("scribe", 0, { text: "I cannot write" }), ownStep({ text: "done" }));
     expect((await run(["--mode", "plan", "write notes"])).code).toBe(0);
     expect(toolNames(model.requests.find((r) => isAgent("scribe")(r.body))?.body)).toEqual(["read"]);
+    // The task tool says the same in every mode: the tools offered stay the same all session.
+    expect(taskSpec(model.requests.find((r) => isOwn(r.body))?.body)?.description).toContain("- scribe: Writes notes (may change files)");
   });
 
   test("a bad agent file is told to the model, and lembas doctor names the file", async () => {
