@@ -1,6 +1,6 @@
 /**
  * `lembas doctor`: checks what lembas needs, one finding a line — the config, the database, the
- * models, the logins and their links and accounts, the service, the shells terminal integration supports, and
+ * models, the custom agents, the logins and their links and accounts, the service, the shells terminal integration supports, and
  * the sandbox the tools' commands run in.
  */
 import { existsSync } from "node:fs";
@@ -24,6 +24,7 @@ import { checkKeyVariables } from "./doctor-keys.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
 import { checkLibrary } from "./doctor-library.ts";
 import { checkAccounts } from "./doctor-account.ts";
+import { checkAgents } from "./doctor-agents.ts";
 import type { Finding } from "./doctor-finding.ts";
 
 /** What the checks read; the timeouts keep `lembas doctor` quick when something does not answer. */
@@ -71,6 +72,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     ...models,
     ...mcp,
     ...(config.value ? checkLibrary(config.value, paths.dbFile) : []),
+    ...(config.value ? checkAgents({ config: config.value, configDir: paths.configDir, cwd: options.cwd ?? process.cwd(), logins: store.logins }) : []),
     ...checkLinks(store.logins, reading),
     ...accounts,
     checkService(store.logins, reading),

@@ -2,6 +2,7 @@ import type { HookEvent, HooksConfig } from "../config/schema.ts";
 import type { CommandSetup } from "../tools/tool.ts";
 import { type HookVerdict, readVerdict } from "./hook-output.ts";
 import { runHook } from "./hook-run.ts";
+import { claudeToolName } from "../project/claude-tool-names.ts";
 
 /** What of one hook's words reaches the model (Claude Code's limit on additionalContext). */
 const SAID_MAX = 10_000;
@@ -21,31 +22,14 @@ export function hookSpecs(hooks: HooksConfig, source: string): HookSpec[] {
 }
 
 /**
- * Claude Code's names of lembas's tools, so that a matcher written for Claude Code ("Bash",
- * "Edit|Write") matches here too. A matcher is tried on both names.
- */
-const CLAUDE_NAMES: Readonly<Record<string, string>> = {
-  bash: "Bash",
-  read: "Read",
-  write: "Write",
-  edit: "Edit",
-  multi_edit: "MultiEdit",
-  glob: "Glob",
-  grep: "Grep",
-  list: "LS",
-  fetch: "WebFetch",
-  todo: "TodoWrite",
-  task: "Task",
-};
-
-/**
  * Whether MATCHER takes VALUE (a tool name, a SessionStart source, a notification type): absent,
  * "" and "*" take all; names joined by | are matched whole; anything else is a regular expression
  * found anywhere in the value, as Claude Code reads it.
  */
 export function matches(matcher: string | undefined, value: string): boolean {
   if (matcher === undefined || matcher === "" || matcher === "*") return true;
-  const names = [value, ...(CLAUDE_NAMES[value] ? [CLAUDE_NAMES[value]] : [])];
+  const theirs = claudeToolName(value);
+  const names = [value, ...(theirs ? [theirs] : [])];
   if (/^[A-Za-z0-9_|]+$/.test(matcher)) {
     const listed = matcher.split("|");
     return names.some((name) => listed.includes(name));

@@ -47,7 +47,7 @@ export async function runStepCalls(input: StepCallsInput): Promise<StopReason | 
       i++;
       continue;
     }
-    const reads = [first, ...readsAfter(calls, i, deps)];
+    const reads = [first, ...readsAfter(calls, first, i, deps)];
     const results = await Promise.all(reads.map((judged) => runJudgedCall(judged, deps)));
     for (const [k, result] of results.entries()) take(input, calls[i + k] as ToolCallRecord, result);
     i += reads.length;
@@ -57,15 +57,20 @@ export async function runStepCalls(input: StepCallsInput): Promise<StopReason | 
 
 /**
  * The calls after `start` that only read, judged; stops before a call like the one before it,
- * whose loop guard must see that one's result first.
+ * whose loop guard must see that one's result first, and before one more of a tool than it lets
+ * run at once (its `atOnce`: helpers).
  */
-function readsAfter(calls: readonly ToolCallRecord[], start: number, deps: RunToolDeps): JudgedCall[] {
+function readsAfter(calls: readonly ToolCallRecord[], first: JudgedCall, start: number, deps: RunToolDeps): JudgedCall[] {
   const reads: JudgedCall[] = [];
+  const running = new Map<string, number>([[first.tool.name, 1]]);
   for (let k = start + 1; k < calls.length; k++) {
     const call = calls[k] as ToolCallRecord;
     if (sameCallKey(call) === sameCallKey(calls[k - 1] as ToolCallRecord)) break;
     const judged = judgeToolCall(call, deps);
     if (!onlyReads(judged)) break;
+    const count = (running.get(judged.tool.name) ?? 0) + 1;
+    if (judged.tool.atOnce !== undefined && count > judged.tool.atOnce) break;
+    running.set(judged.tool.name, count);
     reads.push(judged);
   }
   return reads;

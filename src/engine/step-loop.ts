@@ -6,6 +6,8 @@ import type { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
 import { nobody } from "./interaction.ts";
 import { LoopGuard } from "./loop-guard.ts";
+import { findAgentFiles } from "../project/agent-files.ts";
+import { agentListings } from "./agent-roster.ts";
 import { turnMode } from "./mode-cap.ts";
 import { modeNotes } from "./mode-notes.ts";
 import type { NewMessage, StoredMessage, UserRecord } from "./records.ts";
@@ -29,8 +31,6 @@ export type StepSession = ToolSession & {
 /** What the session keeps to itself and lends its steps: its compaction, the approvals kept, the inbox, its todos and summary, and the way to store a message. */
 export type StepParts = ToolParts & {
   readonly compaction: Compaction;
-  /** What the person allowed for the session ("always"). */
-  readonly allowed: Set<string>;
   /** Steering messages for the running turn, taken at its next step. */
   readonly inbox: { text: string; id?: string }[];
   todos(): TodoItem[];
@@ -75,7 +75,9 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
   for (let step = 1; step <= maxSteps; step++) {
     if (signal.aborted) return { stopReason: "cancelled" };
     const skills = (await session.systemPrompt.skills()).length > 0;
-    const tools = offeredTools(deps.tools, model, { library: deps.library, skills }, (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? []);
+    const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
+    const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
+    const tools = offeredTools(deps.tools, model, { library: deps.library, skills, agents }, mcp);
     const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(model), tools: toolSpecs(tools, model), signal, native };
     await parts.compaction.beforeStep(request);
     if (takeInbox(session, parts, turnId)) guard.forget();

@@ -1,22 +1,32 @@
 import { type EngineEvent, SessionBus } from "../bus/index.ts";
-import type { Effort } from "../config/schema.ts";
+import type { Effort, Mode } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
-import { buildContext, type CapabilityMakers, type CommandSetup, meetsNeeds, type Need } from "../tools/capabilities.ts";
+import { buildContext, type Capabilities, type CapabilityMakers, type CommandSetup, meetsNeeds, type Need } from "../tools/capabilities.ts";
 import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction, type StepRequest } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
-import { nobody } from "./interaction.ts";
+import { type Interaction, nobody } from "./interaction.ts";
 import { toolSpecs } from "./toolset.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import type { AssistantRecord, StoredMessage, ToolResultRecord, UserRecord } from "./records.ts";
 import { runToolCall } from "./tool-runner.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { callModel, type StepOutcome } from "./turn.ts";
+import type { TurnUndo } from "./undo.ts";
+import type { AgentPlan } from "./agent-roster.ts";
 
 /** Model calls a helper makes with its tools; then it is asked once more, without tools, for its answer. */
 export const SUB_AGENT_STEPS = 12;
+/** The same for a custom agent, whose task may be work rather than a question. */
+export const AGENT_STEPS = 40;
+
+/**
+ * A custom agent's run: its plan (tools, prompt), the turn's mode, and what a call of its asks and
+ * changes through: the session's interaction and kept approvals, the turn's undo, the web's rules.
+ */
+export type AgentRun = AgentPlan & { mode: Mode; interaction: Interaction; allowed: Set<string>; undo: TurnUndo; web: Capabilities["web"]; jobs: Capabilities["jobs"] };
 
 /** What a helper runs with: the parent session's place, model and tools, and its bus to tell what the helper does. */
 export type SubAgentDeps = {
@@ -35,12 +45,26 @@ export type SubAgentDeps = {
   mcpTools?: readonly Tool[];
   /** The session's hooks: its PreToolUse and PostToolUse hooks see the helper's calls too. */
   hooks?: SessionHooks | null;
+  /** A custom agent's (task's `agent`); none: the read-only explorer. */
+  agent?: AgentRun;
 };
 
 /** A message of the helper's conversation, before it is numbered. */
 type Entry = { role: "user"; body: UserRecord } | { role: "assistant"; body: AssistantRecord } | { role: "tool"; body: ToolResultRecord };
 
 const LAST_STEP = "You have used all your steps. Answer now, from what you found, without tools.";
+
+/** A custom agent's system prompt: its file's body, then what it is here for and where it works. */
+function agentPrompt(agent: AgentRun, root: string, cwd: string, steps: number): string {
+  const tools = agent.tools.map((t) => t.name).join(", ") || "none";
+  return [
+    agent.agent.prompt,
+    `You work as the agent "${agent.agent.name}", a helper of a coding agent: it hands you one task; your last message goes back to it as your answer, not to a person. Your tools: ${tools}. You have at most ${steps} steps with tools; end with what you found or did, with paths.`,
+    `Environment:\n- project root: ${root}\n- working directory: ${cwd}`,
+  ]
+    .filter((part) => part !== "")
+    .join("\n\n");
+}
 
 /** The helper's own system prompt: what it is for, what it can do, and the shape of its answer. */
 function helperPrompt(root: string, cwd: string, steps: number, mcp: boolean): string {
@@ -59,8 +83,19 @@ function helperPrompt(root: string, cwd: string, steps: number, mcp: boolean): s
  * reach the web (a new host asks the person), search a library, or start helpers of its own.
  */
 const HELPER_GIVES = ["files", "model"] as const satisfies readonly Need[];
-function helperMakers(deps: SubAgentDeps, ledger: ReadLedger): Pick<CapabilityMakers, (typeof HELPER_GIVES)[number]> {
+function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): Partial<CapabilityMakers> {
+  const agent = deps.agent;
+  // A custom agent's changes are the turn's: its undo takes them back with the rest.
+  const agentMakers: Partial<CapabilityMakers> = agent
+    ? {
+        changes: () => ({ before: async (path) => agent.undo.beforeChange(path), after: (path) => agent.undo.afterChange(path) }),
+        commands: () => ({ ...deps.shared.commands, around: (run) => agent.undo.aroundCommand(run, callId) }),
+        web: () => agent.web,
+        jobs: () => agent.jobs,
+      }
+    : {};
   return {
+    ...agentMakers,
     files: () => ({
       markRead: (path, content) => ledger.mark(path, content),
       readState: (path) => ledger.state(path),
@@ -88,13 +123,15 @@ export function helperTools(tools: readonly Tool[]): Tool[] {
  * told on the parent's bus as sub_tool events of `parentCallId`, and what its model calls cost as usage.
  */
 export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> {
-  const mcp = helperTools(deps.mcpTools ?? []);
-  const tools = [...helperTools(deps.shared.tools), ...mcp];
+  const { agent } = deps;
+  const mcp = agent ? [] : helperTools(deps.mcpTools ?? []);
+  const tools = agent ? agent.tools : [...helperTools(deps.shared.tools), ...mcp];
+  const maxSteps = agent ? AGENT_STEPS : SUB_AGENT_STEPS;
   const byName = new Map(tools.map((t) => [t.name, t] as const));
   const bus = new SessionBus(deps.sessionId);
   bus.subscribe(forwarder(deps.bus, parentCallId));
   const ledger = new ReadLedger();
-  const system = helperPrompt(deps.root, deps.cwd, SUB_AGENT_STEPS, mcp.length > 0);
+  const system = agent ? agentPrompt(agent, deps.root, deps.cwd, maxSteps) : helperPrompt(deps.root, deps.cwd, maxSteps, mcp.length > 0);
   const history: StoredMessage[] = [];
   // The helper's messages are one turn, the parent's call's: what compaction keeps of a running turn.
   const add = (message: Entry) => history.push({ ...message, seq: history.length + 1, turnId: parentCallId });
@@ -123,7 +160,7 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
   const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });
   for (let step = 1; ; step++) {
     if (signal.aborted) return cancelled(step - 1);
-    const last = step > SUB_AGENT_STEPS;
+    const last = step > maxSteps;
     if (last) add({ role: "user", body: { text: LAST_STEP } });
     const request: StepRequest = { model: deps.model, turnId: parentCallId, todos: [], system, tools: last ? [] : toolSpecs(tools, deps.model), signal };
     await compaction.beforeStep(request);
@@ -146,15 +183,17 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
         sessionId: deps.sessionId,
         bus,
         tools: byName,
-        mode: "plan",
+        // A custom agent works in the turn's mode and asks the person as the session does; the explorer only reads.
+        mode: agent?.mode ?? "plan",
         root: deps.root,
         protectedPaths: deps.shared.protectedPaths,
-        allowed: new Set(),
-        interaction: nobody("a helper cannot ask the person: answer from inside the project"),
+        allowed: agent?.allowed ?? new Set(),
+        interaction: agent?.interaction ?? nobody("a helper cannot ask the person: answer from inside the project"),
         signal,
         home: deps.shared.commands.env.HOME,
         context: (callId, needs) => helperContext(deps, callId, needs, signal, ledger),
         hooks: deps.hooks ?? null,
+        ...(agent ? { afterExecute: () => agent.undo.afterTool() } : {}),
       });
       add({ role: "tool", body: result });
     }
@@ -191,5 +230,5 @@ function forwarder(parent: SessionBus, parentCallId: string): (event: EngineEven
 /** A helper's call: the session's place, its own signal, nothing streamed, and the capabilities its tool declared. */
 function helperContext(deps: SubAgentDeps, callId: string, needs: readonly Need[], signal: AbortSignal, ledger: ReadLedger): ToolContext {
   const call = { sessionId: deps.sessionId, callId, root: deps.root, cwd: deps.cwd, signal, progress: () => {} };
-  return buildContext(call, needs, helperMakers(deps, ledger));
+  return buildContext(call, needs, helperMakers(deps, ledger, callId));
 }

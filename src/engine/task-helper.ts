@@ -1,12 +1,17 @@
 import type { SessionBus } from "../bus/index.ts";
 import type { Effort, Mode } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
+import { CLAUDE_MODEL_NAMES, findAgentFiles } from "../project/agent-files.ts";
 import type { SubAgentAnswer } from "../tools/tool.ts";
+import { agentPlan, agentRefusal } from "./agent-roster.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { turnMode } from "./mode-cap.ts";
 import type { SessionMcp } from "./session-mcp.ts";
+import type { SessionDeps } from "./session-types.ts";
 import type { SessionHooks } from "./hook-set.ts";
-import { runSubAgent, type SubAgentDeps } from "./sub-agent.ts";
+import { type AgentRun, runSubAgent, type SubAgentDeps } from "./sub-agent.ts";
+import type { TurnUndo } from "./undo.ts";
+import type { Jobs } from "../tools/jobs.ts";
 
 /** The session a helper starts from: its place and bus, its tools and MCP servers, and the running turn's mode. */
 export type HelperHost = {
@@ -19,16 +24,46 @@ export type HelperHost = {
   readonly hooks: SessionHooks | null;
   readonly mode: Mode;
   readonly turnCap: Mode | null;
-  readonly deps: SubAgentDeps["shared"];
+  /** The session's background jobs: an agent's bash may start one, stopped with the session. */
+  readonly jobs: Jobs;
+  readonly deps: SubAgentDeps["shared"] & Pick<SessionDeps, "paths" | "models" | "web">;
 };
 
+/** The running turn a helper works in: its model and effort, its undo, and the approvals the person kept for the session. */
+export type HelperTurn = { model: ResolvedModel; effort: Effort; undo: TurnUndo; allowed: Set<string> };
+
 /**
- * The task tool's helper (sub-agent.ts), started from a session's turn: with the turn's model and
- * effort, the session's tools, and its MCP servers' tools as the turn's mode offers them.
+ * The task tool's helper (sub-agent.ts), started from a session's turn: the explorer with the
+ * turn's model and effort, the session's read tools, and its MCP servers' as the turn's mode offers
+ * them; or the custom agent named, with its own prompt, tools (within the turn's mode), model and effort.
  */
-export async function runHelper(session: HelperHost, turn: { model: ResolvedModel; effort: Effort }, callId: string, prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> {
+export async function runHelper(session: HelperHost, turn: HelperTurn, callId: string, prompt: string, signal: AbortSignal, agentName?: string): Promise<SubAgentAnswer> {
+  const mode = turnMode(session.mode, session.turnCap);
   // Fixed at the session's first step, before any task call: the list the model was offered.
-  const mcpTools = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, turnMode(session.mode, session.turnCap))) ?? [];
+  const mcpTools = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode)) ?? [];
   const { bus, id: sessionId, root, cwd, deps: shared } = session;
-  return runSubAgent({ bus, sessionId, root, cwd, model: turn.model, effort: turn.effort, shared, mcpTools, hooks: session.hooks }, callId, prompt, signal);
+  const base = { bus, sessionId, root, cwd, shared, mcpTools, hooks: session.hooks };
+  if (agentName === undefined) return runSubAgent({ ...base, model: turn.model, effort: turn.effort }, callId, prompt, signal);
+  const refused = (text: string): SubAgentAnswer => ({ text, isError: true, steps: 0, toolCalls: 0 });
+  const agents = findAgentFiles({ root, configDir: shared.paths.configDir });
+  const agent = agents.find((a) => a.name === agentName);
+  if (!agent) return refused(`There is no agent named "${agentName}". ${agents.length > 0 ? `The agents are: ${agents.map((a) => a.name).join(", ")}.` : "There are none: leave out `agent`."}`);
+  const plan = agentPlan(agent, [...shared.tools, ...mcpTools], mode);
+  if ("problems" in plan) return refused(agentRefusal(agent, plan.problems));
+  const model = await agentModel(session, agent.model, turn.model);
+  if ("problem" in model) return refused(agentRefusal(agent, [model.problem]));
+  const run: AgentRun = { ...plan, mode, interaction: session.interaction ?? nobody("nobody can approve it in this session"), allowed: turn.allowed, undo: turn.undo, web: shared.web, jobs: session.jobs };
+  return runSubAgent({ ...base, model: model.model, effort: agent.effort ?? turn.effort, agent: run }, callId, prompt, signal);
+}
+
+/** The model an agent names, resolved as the session resolves its own; none: the turn's. */
+async function agentModel(session: HelperHost, named: string | null, turnModel: ResolvedModel): Promise<{ model: ResolvedModel } | { problem: string }> {
+  if (named === null) return { model: turnModel };
+  try {
+    return { model: await session.deps.models.resolve(named) };
+  } catch (error) {
+    // Claude Code's names: where lembas knows no model by that name, the turn's runs the agent.
+    if (CLAUDE_MODEL_NAMES.has(named)) return { model: turnModel };
+    return { problem: `its model "${named}" cannot be reached (${error instanceof Error ? error.message : String(error)})` };
+  }
 }

@@ -28,6 +28,8 @@ export type ToolSession = SettingsHost &
 /** What the session keeps to itself and lends its tools: what the model has read, the models it knows, its todo list. */
 export type ToolParts = {
   readonly reads: ReadLedger;
+  /** What the person allowed for the session ("always"): a custom agent's calls are judged with it too. */
+  readonly allowed: Set<string>;
   readonly known: KnownModels;
   setTodos(todos: TodoItem[]): void;
 };
@@ -81,6 +83,6 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
     web: () => deps.web,
     library: () => deps.library,
     skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),
-    helpers: () => ({ subAgent: (prompt, sub) => runHelper(session, turn, callId, prompt, sub) }),
+    helpers: () => ({ subAgent: (prompt, sub, agent) => runHelper(session, { ...turn, allowed: parts.allowed }, callId, prompt, sub, agent) }),
   });
 }

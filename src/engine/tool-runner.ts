@@ -56,7 +56,7 @@ export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Prom
 
 /** True for a call that only reads and runs without asking anyone: it may run beside others like it. */
 export function onlyReads(judged: JudgedCall | ToolResultRecord): judged is JudgedCall {
-  return !("output" in judged) && judged.tool.permission === "read" && judged.decision.action === "allow";
+  return !("output" in judged) && judged.tool.permission === "read" && judged.decision.action === "allow" && judged.tool.runsAlone?.(judged.input) !== true;
 }
 
 /** Parses, validates and judges a call without running anything; a call that cannot run is its result already. */

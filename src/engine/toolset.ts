@@ -1,5 +1,6 @@
 import type { ResolvedModel } from "../model/resolved.ts";
 import type { ToolSpec } from "../model/request.ts";
+import { type AgentListing, taskToolWith } from "../tools/task.ts";
 import { inputSchema, type Tool } from "../tools/tool.ts";
 
 /**
@@ -21,12 +22,13 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
  * session found skills the model may load (a session without any sends what it sent before skills
  * were there), and not in a small window (it has no brief). The session's MCP tools come
  * after the built-ins, in a small window too (they have no brief, but the person configured their
- * servers for this).
+ * servers for this). With custom agents, `task` is the one that lists them (a session without any
+ * sends the task tool it sent before agents were there).
  */
 export function offeredTools(
   tools: readonly Tool[],
   model: Pick<ResolvedModel, "contextLength">,
-  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; skills?: boolean } = {},
+  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; skills?: boolean; agents?: readonly AgentListing[] } = {},
   mcp: readonly Tool[] = [],
 ): Tool[] {
   const { library } = has;
@@ -36,7 +38,9 @@ export function offeredTools(
   // The account's library tool on its instance's /mcp is what `library` calls: not offered twice.
   const covered = (t: Tool) => searchable && library?.covers?.(t.name) === true;
   const wanted = (t: Tool) => (t.name !== "library" || searchable) && (t.name !== "skill" || has.skills === true);
-  return [...tools.filter((t) => (!small || t.brief !== undefined) && wanted(t)), ...mcp.filter((t) => !covered(t))];
+  const agents = has.agents ?? [];
+  const task = (t: Tool) => (t.name === "task" && agents.length > 0 ? taskToolWith(agents) : t);
+  return [...tools.filter((t) => (!small || t.brief !== undefined) && wanted(t)).map(task), ...mcp.filter((t) => !covered(t))];
 }
 
 const full = new WeakMap<Tool, ToolSpec>();

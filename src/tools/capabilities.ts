@@ -99,8 +99,11 @@ export type Capabilities = {
   library: LibraryBackend | undefined;
   /** The skills the model may load (project/skills.ts): the project's and the person's, as they are now. */
   skills: { all(): Skill[] };
-  /** Helper sessions: runs a read-only one on a narrower question (task), with its own context and the session's model. */
-  helpers: { subAgent(prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> };
+  /**
+   * Helper sessions (task): runs one on a narrower question, with its own context: the read-only
+   * explorer with the session's model, or the custom agent named (its tools, model and prompt).
+   */
+  helpers: { subAgent(prompt: string, signal: AbortSignal, agent?: string): Promise<SubAgentAnswer> };
 };
 
 /** The name of one capability, as a tool lists it in `needs`. */

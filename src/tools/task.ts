@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { fail, ok } from "./result.ts";
-import { capOutput, defineTool } from "./tool.ts";
+import { capOutput, defineTool, type Tool } from "./tool.ts";
 import description from "./task.txt" with { type: "text" };
 
 /** The input schema, made on first use (see defineTool). */
@@ -10,27 +10,69 @@ const schema = () =>
     prompt: z.string().min(1).describe("The whole question for the helper, which sees nothing of this conversation"),
   });
 
+/** The input schema when there are custom agents: the agent to hand the task to. */
+const agentSchema = () =>
+  schema().extend({
+    agent: z.string().min(1).optional().describe("The agent to hand it to, one of those listed; none: the read-only explorer"),
+  });
+
 /** The most of a helper's answer the model is sent. */
 export const MAX_ANSWER_CHARS = 16_000;
 
-/**
- * task: a read-only helper session answers a narrower question in its own context. It only reads,
- * so it runs in plan mode too; the engine runs the helper (ctx.helpers.subAgent).
- */
-export const taskTool = defineTool({
+/** The most helpers of one step that run at once; the others wait for one to end. */
+export const HELPERS_AT_ONCE = 4;
+
+/** A custom agent as the task tool lists it: what it is for, and whether it may change files (then it runs alone). */
+export type AgentListing = { name: string; description: string; writes: boolean };
+
+type TaskInput = { description: string; prompt: string; agent?: string | undefined };
+
+const definition = {
   name: "task",
   description,
-  schema,
   permission: "read",
   needs: ["helpers"],
   kind: "think",
-  title: (input) => `Task: ${input.description}`,
+  atOnce: HELPERS_AT_ONCE,
+  title: (input: TaskInput) => (input.agent ? `Task (${input.agent}): ${input.description}` : `Task: ${input.description}`),
   paths: () => [],
+} as const;
+
+/**
+ * task: a helper session answers a narrower question in its own context: the read-only explorer,
+ * or a custom agent the person wrote (project/agent-files.ts). The engine runs the helper
+ * (ctx.helpers.subAgent); one that only reads runs in plan mode too, beside others of its step.
+ */
+export const taskTool = defineTool({
+  ...definition,
+  schema,
   async execute(input, ctx) {
-    const answer = await ctx.helpers.subAgent(input.prompt, ctx.signal);
-    const meta = { steps: answer.steps, toolCalls: answer.toolCalls };
-    if (answer.isError) return fail(answer.text, meta);
-    if (answer.text.trim() === "") return fail("The helper gave no answer. Ask it again, more narrowly, or look yourself.", meta);
-    return ok(capOutput(answer.text, MAX_ANSWER_CHARS, "ask the helper a narrower question"), { meta });
+    return answerOf(await ctx.helpers.subAgent(input.prompt, ctx.signal));
   },
 });
+
+/**
+ * The task tool of a session that has custom agents: its description lists them, its input takes
+ * one's name, and a call to an agent that may change files runs alone. A session without any is
+ * offered taskTool, the same bytes as before agents were there.
+ */
+export function taskToolWith(agents: readonly AgentListing[]): Tool {
+  const writers = new Set(agents.filter((a) => a.writes).map((a) => a.name));
+  const listed = agents.map((a) => `- ${a.name}: ${a.description}${a.writes ? " (may change files)" : ""}`).join("\n");
+  return defineTool({
+    ...definition,
+    description: `${description.trimEnd()}\n\nAgents the person wrote, handed a task by \`agent\` (each has its own instructions and tools; one that may change files works alone, and its changes are part of your turn):\n${listed}\n`,
+    schema: agentSchema,
+    runsAlone: (input) => input.agent !== undefined && writers.has(input.agent),
+    async execute(input, ctx) {
+      return answerOf(await ctx.helpers.subAgent(input.prompt, ctx.signal, input.agent));
+    },
+  });
+}
+
+function answerOf(answer: { text: string; isError: boolean; steps: number; toolCalls: number }) {
+  const meta = { steps: answer.steps, toolCalls: answer.toolCalls };
+  if (answer.isError) return fail(answer.text, meta);
+  if (answer.text.trim() === "") return fail("The helper gave no answer. Ask it again, more narrowly, or look yourself.", meta);
+  return ok(capOutput(answer.text, MAX_ANSWER_CHARS, "ask the helper a narrower question"), { meta });
+}

@@ -51,6 +51,10 @@ export type Tool<S extends z.ZodType = z.ZodType, N extends Need = Need> = {
   hosts?(input: z.infer<S>): string[];
   /** What "allow for this session" keeps for a call of this tool that is not a command line (an MCP tool's: its name). */
   allowKey?: string;
+  /** True for a call that must run alone though its class only reads (task with an agent that may write). */
+  runsAlone?(input: z.infer<S>): boolean;
+  /** The most calls of this tool one step runs at once (none: no limit); the others run after. */
+  atOnce?: number;
   /** How the model sees what was left out of a result too long to send whole ("read on with offset"). */
   more?: string;
   /** The files the call would change, before and after, for the person approving it. Only reads. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { helperTools } from "../../src/engine/sub-agent.ts";
+import { agentPlan } from "../../src/engine/agent-roster.ts";
 import type { Need, ToolCallContext } from "../../src/tools/capabilities.ts";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
 import { taskTool } from "../../src/tools/task.ts";
@@ -94,6 +95,26 @@ describe("the tools' capabilities", () => {
       ["task", ["helpers"]],
       ["skill", ["skills"]],
     ]);
+  });
+
+  test("a custom agent may name the tools whose needs an agent meets, never task nor those of the person's or the session's own", () => {
+    const agent = { name: "all", description: "d", tools: ALL_TOOLS.map((t) => t.name), model: null, effort: null, prompt: "", path: "/a.md", problems: [] };
+    const plan = agentPlan(agent, ALL_TOOLS, "auto");
+    if ("problems" in plan) throw new Error(plan.problems.join("; "));
+    expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "fetch"]);
+    expect(plan.writes).toBe(true);
+    const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
+    expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
+      ["library", ["library"]],
+      ["task", ["helpers"]],
+      ["skill", ["skills"]],
+      ["todo", ["todos"]],
+      ["ask_user", ["people"]],
+      ["plan_submit", ["changes", "people"]],
+      ["settings", ["settings"]],
+    ]);
+    const planned = agentPlan(agent, ALL_TOOLS, "plan");
+    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read", "job", "grep", "glob", "list", "fetch"]);
   });
 });
 

@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { z } from "zod";
+import { EFFORTS, type Effort } from "../config/schema.ts";
+import { isInside } from "../paths.ts";
+import { realPath } from "../real-path.ts";
+import { lembasToolName } from "./claude-tool-names.ts";
+import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
+
+/**
+ * Custom agents: Markdown files in Claude Code's subagent format (frontmatter `name`,
+ * `description`, `tools`, `model`, `effort`; the body is the agent's system prompt). The person's
+ * (the config dir's `agents/`), then the project's `.claude/agents/` and `.agent/agents/`: a later
+ * one of the same name wins. The task tool hands a question to one by name.
+ */
+export type AgentFile = {
+  name: string;
+  description: string;
+  /** The tools it names, as lembas names them (Claude Code's names mapped); null: it names none. */
+  tools: string[] | null;
+  /** The model it names; null: the turn's ("inherit" is read so too). */
+  model: string | null;
+  effort: Effort | null;
+  /** Its system prompt: the file's body. */
+  prompt: string;
+  /** The file (absolute). */
+  path: string;
+  /** What is wrong with it, each a sentence: an agent with any cannot run, and the task tool says why. */
+  problems: string[];
+};
+
+/** The largest agent file read: its body is a system prompt. */
+const MAX_AGENT_BYTES = 256 * 1024;
+
+const NAME = /^[A-Za-z0-9][\w-]*$/;
+
+/** Claude Code's model names an agent file may carry ("inherit" aside, read as none). */
+export const CLAUDE_MODEL_NAMES: ReadonlySet<string> = new Set(["sonnet", "opus", "haiku"]);
+
+const ToolList = z.union([z.string(), z.array(z.string())]);
+
+const Frontmatter = z.looseObject({
+  name: z.string().optional(),
+  description: z.string().optional(),
+  tools: ToolList.nullish(),
+  model: z.string().nullish(),
+  effort: z.string().nullish(),
+});
+
+/** Where agent files are looked for, the weakest first. */
+function agentDirs(opts: { root: string; configDir: string }): { dir: string; project: boolean }[] {
+  return [
+    { dir: join(opts.configDir, "agents"), project: false },
+    { dir: join(opts.root, ".claude", "agents"), project: true },
+    { dir: join(opts.root, ".agent", "agents"), project: true },
+  ];
+}
+
+/** Every agent of a project and of the person, by name (a project's wins), sorted by name; the broken ones too, with their problems. */
+export function findAgentFiles(opts: { root: string; configDir: string }): AgentFile[] {
+  const found = new Map<string, AgentFile>();
+  for (const { dir, project } of agentDirs(opts)) {
+    for (const file of markdownFiles(dir)) {
+      const agent = readAgentFile(file, project ? opts.root : null);
+      found.set(agent.name, agent);
+    }
+  }
+  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** One agent file read; what is wrong with it is in `problems`, so that the task tool and doctor can say so. */
+export function readAgentFile(path: string, root: string | null): AgentFile {
+  const fallback = basename(path, ".md");
+  const broken = (problem: string): AgentFile => ({ name: fallback, description: "", tools: null, model: null, effort: null, prompt: "", path, problems: [problem] });
+  if (root !== null && !isInside(realPath(path), realPath(root))) return broken("it leads outside the project");
+  const size = fileSize(path);
+  if (size === null) return broken("it cannot be read");
+  if (size > MAX_AGENT_BYTES) return broken(`it is ${size} bytes, more than the ${MAX_AGENT_BYTES / 1024} KiB an agent file may have`);
+  let parsed: { meta: Record<string, unknown>; body: string };
+  try {
+    parsed = parseFrontmatter(readFileSync(path, "utf8"));
+  } catch (error) {
+    return broken(error instanceof FrontmatterError ? error.message : "it cannot be read");
+  }
+  const meta = Frontmatter.safeParse(parsed.meta);
+  if (!meta.success) {
+    const issue = meta.error.issues[0];
+    return broken(`its frontmatter's ${issue?.path.join(".") || "keys"}: ${issue?.message}`);
+  }
+  const { name = fallback, description, tools, model, effort } = meta.data;
+  const problems: string[] = [];
+  if (!NAME.test(name)) problems.push(`its name "${name}" is not one word of letters, digits, - and _`);
+  if (!description?.trim()) problems.push("it has no description (the frontmatter's `description`), which is how the model knows when to use it");
+  const knownEffort = effort ? (EFFORTS as readonly string[]).includes(effort) : true;
+  if (!knownEffort) problems.push(`its effort "${effort}" is not one of ${EFFORTS.join(", ")}`);
+  return {
+    name,
+    description: description?.trim() ?? "",
+    tools: toolNames(tools),
+    model: model && model !== "inherit" ? model : null,
+    effort: effort && knownEffort ? (effort as Effort) : null,
+    prompt: parsed.body.trim(),
+    path,
+    problems,
+  };
+}
+
+/** `tools` as written (a comma list or a YAML list), each name as lembas's; null when none is named. */
+function toolNames(tools: z.infer<typeof ToolList> | null | undefined): string[] | null {
+  if (tools === null || tools === undefined) return null;
+  const names = (typeof tools === "string" ? tools.split(",") : tools).map((t) => t.trim()).filter((t) => t !== "");
+  return names.length === 0 ? null : [...new Set(names.map(lembasToolName))];
+}
+
+/** The .md files of a folder (absolute), sorted; none when it is absent or cannot be listed. */
+function markdownFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+      .filter((name) => name.endsWith(".md") && !name.startsWith("."))
+      .sort()
+      .map((name) => join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+function fileSize(path: string): number | null {
+  try {
+    const info = statSync(path);
+    return info.isFile() ? info.size : null;
+  } catch {
+    return null;
+  }
+}
