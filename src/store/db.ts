@@ -21,6 +21,13 @@ export class StoreError extends Error {
   }
 }
 
+/** Makes the database file's folder and the file itself, readable by the person alone. */
+function prepareFile(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, "a", 0o600));
+  chmodSync(file, 0o600);
+}
+
 /**
  * Opens (creating when absent) the one SQLite file every lembas process shares: mode 0600, WAL,
  * a busy timeout so concurrent writers wait instead of failing, foreign keys on, migrations applied.
@@ -28,9 +35,8 @@ export class StoreError extends Error {
  */
 export function openDb(file: string): Db {
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    closeSync(openSync(file, "a", 0o600));
-    chmodSync(file, 0o600);
+    // ":memory:" is SQLite's name for a store in memory, not a file to make where the process runs.
+    if (file !== ":memory:") prepareFile(file);
   } catch (error) {
     throw openFailure(error, file) ?? error;
   }
