@@ -8,6 +8,7 @@ import type { Interaction } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
+import type { ActiveRule } from "./rule-match.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { afterTool, beforeTool } from "./tool-hooks.ts";
 import { notify } from "./notify-hooks.ts";
@@ -21,6 +22,8 @@ export type RunToolDeps = {
   root: string;
   protectedPaths: ProtectedPaths;
   allowed: Set<string>;
+  /** The permission rules in force (session-rules.ts). */
+  rules?: readonly ActiveRule[];
   interaction: Interaction;
   signal: AbortSignal;
   /** The HOME commands run with, which a path starting with ~ in a command line means. */
@@ -90,6 +93,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,
+    ...(deps.rules ? { rules: deps.rules } : {}),
     ...(tool.allowKey !== undefined ? { allowKey: tool.allowKey } : {}),
   });
   return { call, tool, input: input.data, ctx, paths, title: safeTitle(tool, input.data, ctx), command, decision };
