@@ -45,8 +45,12 @@ export type Decision = {
   action: Action;
   /** Why it asks or is refused, said to the person and (when refused) to the model. */
   reason: string;
-  /** What "allow for this session" would allow, as keys remembered by the session; null: never offered. */
-  always: { keys: string[]; label: string } | null;
+  /**
+   * What "allow for this session" would allow, as keys remembered by the session; null: never
+   * offered. `rules`: the same as rules that can be kept beyond the session (for the project,
+   * everywhere), null where it is the session's alone (a path outside the project).
+   */
+  always: { keys: string[]; label: string; rules: string[] | null } | null;
 };
 
 export type Check = {
@@ -105,7 +109,7 @@ export function decide(check: Check): Decision {
     return {
       action: "ask",
       reason: `${outside} is outside the project`,
-      always: { keys: [key], label: `${describe(check.permission)} outside the project, for this session` },
+      always: { keys: [key], label: `${describe(check.permission)} outside the project, for this session`, rules: null },
     };
   }
   if (base === "allow") {
@@ -146,7 +150,7 @@ function unseenHost(check: Check): Decision | null {
   return {
     action: "ask",
     reason: `${listed(missing)} ${missing.length === 1 ? "is a host" : "are hosts"} not allowed for this session`,
-    always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session` },
+    always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session`, rules: rulesOf(missing.map(hostKey)) },
   };
 }
 
@@ -169,7 +173,22 @@ function commandsLabel(keys: string[]): string {
 /** Allowed when the session holds every key; otherwise asks, offering the keys it lacks. */
 function byKeys(check: Check, keys: string[], label: string, asking: string): Decision {
   if (keys.every((k) => check.allowed.has(k))) return { action: "allow", reason: "allowed for this session", always: null };
-  return { action: "ask", reason: asking, always: { keys, label } };
+  return { action: "ask", reason: asking, always: { keys, label, rules: rulesOf(keys) } };
+}
+
+/** The rules a card keeps for session keys: `exec:npm test` is Bash(npm test:*), `write:project` Edit(/**). */
+function rulesOf(keys: string[]): string[] | null {
+  const rules: string[] = [];
+  for (const key of keys) {
+    const [kind = "", ...rest] = key.split(":");
+    const value = rest.join(":");
+    if (kind === "exec") rules.push(`Bash(${value}:*)`);
+    else if (kind === "write" && value === "project") rules.push("Edit(/**)");
+    else if (kind === "fetch") rules.push(`WebFetch(domain:${value})`);
+    else if (kind === "tool") rules.push(value);
+    else return null;
+  }
+  return rules;
 }
 
 const WRITE_KEY = "write:project";

@@ -42,7 +42,9 @@ function covers(rule: PermissionRule, call: RuleCall, how: "any" | "every"): boo
     const pattern = rule.pattern;
     const commands = simpleCommands(call.command);
     if (how === "any") return [call.command.trim(), ...commands].some((c) => commandMatches(pattern, c));
-    return commands.length > 0 && commands.every((c) => commandMatches(pattern, c));
+    // A cd needs no rule to be allowed (permissions.ts lets an allow through only where every cd stays in the project).
+    const run = commands.filter((c) => c !== "cd" && !c.startsWith("cd "));
+    return run.length > 0 && run.every((c) => commandMatches(pattern, c));
   }
   if (rule.kind === "fetch") {
     if (call.hosts.length === 0) return false;

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { type PermissionsConfig, parseRule, ruleOf } from "../config/permission-rules.ts";
 import { errorCode, errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { keptRulesFor } from "../store/kept-rules.ts";
+import { keepRule, keptRulesFor } from "../store/kept-rules.ts";
+import type { KeepChoice } from "./interaction.ts";
 import type { ActiveRule } from "./rule-match.ts";
 
 /** Where a project's settings are written, at its root: lembas's own file, and Claude Code's (read too). */
@@ -73,4 +74,23 @@ function readProjectRules(path: string): { allow?: string[]; ask?: string[]; den
   const settings = Settings.safeParse(json);
   if (!settings.success) return { problem: `${path}: permissions must be {allow, ask, deny}, each a list of rules: left out` };
   return settings.data.permissions ?? null;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+const LASTS: Record<KeepChoice["expires"], number | null> = { day: DAY, week: 7 * DAY, never: null };
+
+/** Keeps rules from a card; what is said of each (where it holds, until when, how to take it back). */
+export function keepRules(
+  db: Db,
+  kept: { action: "allow" | "deny"; rules: string[]; choice: KeepChoice; root: string; sessionId: string },
+  now = Date.now(),
+): string[] {
+  const lasts = LASTS[kept.choice.expires];
+  const expiresAt = lasts === null ? null : now + lasts;
+  return kept.rules.map((rule) => {
+    const row = keepRule(db, { action: kept.action, rule, root: kept.choice.scope === "project" ? kept.root : null, session_id: kept.sessionId, expires_at: expiresAt }, now);
+    const where = kept.choice.scope === "project" ? `for ${kept.root}` : "everywhere";
+    const until = expiresAt === null ? "until you revoke it" : `until ${new Date(expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+    return `kept ${kept.action === "allow" ? "Allow" : "Deny"} ${rule} ${where}, ${until} (${row.id}; lembas permissions revoke ${row.id} takes it back)`;
+  });
 }

@@ -4,7 +4,7 @@ import type { Mode } from "../config/schema.ts";
 import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { capOutput, MAX_RESULT_CHARS, type Need, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
-import type { Interaction } from "./interaction.ts";
+import type { Interaction, KeepChoice } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
@@ -24,6 +24,8 @@ export type RunToolDeps = {
   allowed: Set<string>;
   /** The permission rules in force (session-rules.ts). */
   rules?: readonly ActiveRule[];
+  /** Keeps rules the person chose to keep from a card, for the project or everywhere. */
+  keep?: (action: "allow" | "deny", rules: string[], choice: KeepChoice) => void;
   interaction: Interaction;
   signal: AbortSignal;
   /** The HOME commands run with, which a path starting with ~ in a command line means. */
@@ -137,10 +139,14 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
         ...(await whatItDoes(tool, input, ctx)),
         reason: decision.reason,
         always: decision.always?.label ?? null,
+        ...(decision.always?.rules ? { keep: decision.always.rules } : {}),
       },
       deps.signal,
     );
     if (deps.signal.aborted) return fail("Cancelled before it ran.", input);
+    // A line the person corrected is theirs to run once: nothing is kept of the model's.
+    const keeping = answer.keep && decision.always?.rules && !answer.command ? decision.always.rules : null;
+    if (keeping && answer.keep && answer.outcome !== "once") deps.keep?.(answer.outcome === "deny" ? "deny" : "allow", keeping, answer.keep);
     if (answer.outcome === "deny") {
       deps.bus.emit({
         type: "tool_denied",
