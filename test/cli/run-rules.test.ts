@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { isStep, step } from "../support/engine.ts";
+import { helperStep, isStep, ownStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
 import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
@@ -88,6 +88,24 @@ describe("config.yaml's rules", () => {
     const { events } = await run(["--mode", "auto", "ship it"]);
     expect(events.filter((e) => e.type === "tool_start")).toEqual([]);
     expect(events.find((e) => e.type === "tool_denied")?.reason).toBe("the rule Ask Bash(npm publish:*) (config.yaml) asks first");
+  });
+});
+
+describe("a task's helper", () => {
+  test("is held to the deny rules too", async () => {
+    withRules("  deny: [Read(secret.txt)]\n");
+    writeFileSync(join(box.project, "secret.txt"), "the-secret-value\n");
+    model.push(
+      ownStep({ toolCalls: [{ name: "task", arguments: { description: "look", prompt: "What is in secret.txt?" } }] }),
+      helperStep({ toolCalls: [{ name: "read", arguments: { path: "secret.txt" } }] }),
+      helperStep({ text: "refused" }),
+      ownStep({ text: "ok" }),
+    );
+    const { code } = await run(["--mode", "edit", "look"]);
+    expect(code).toBe(0);
+    const sent = JSON.stringify(model.requests.map((r) => r.body));
+    expect(sent).not.toContain("the-secret-value");
+    expect(sent).toContain("the rule Deny Read(secret.txt) (config.yaml) refuses it");
   });
 });
 
