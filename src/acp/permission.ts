@@ -24,7 +24,7 @@ export function permissionParams(request: PermissionRequest, extra: { patient?: 
     },
     options: [
       { optionId: "once", name: "Allow once", kind: "allow_once" as const },
-      ...(request.always ? [{ optionId: "session", name: `Always allow ${request.always}`, kind: "allow_always" as const }] : []),
+      ...(request.always ? [{ optionId: "session", name: `Always allow ${request.always}${ruleNamed(request)}`, kind: "allow_always" as const }] : []),
       { optionId: "deny", name: "Deny", kind: "reject_once" as const },
     ],
     _meta: {
@@ -36,6 +36,12 @@ export function permissionParams(request: PermissionRequest, extra: { patient?: 
       },
     },
   };
+}
+
+/** The rules "session" keeps, in the peers' shape, where its label does not already name them: " (Bash(npm test:*))". */
+function ruleNamed(request: PermissionRequest): string {
+  const rules = request.keep?.filter((rule) => !request.always?.includes(rule)) ?? [];
+  return rules.length > 0 ? ` (${rules.join(", ")})` : "";
 }
 
 /**

@@ -15,6 +15,8 @@ export function terminalInteraction(): Interaction {
       const key = answer.trim().toLowerCase();
       if (key === "y" || key === "yes") return { outcome: "once" } satisfies PermissionDecision;
       if (request.always && (key === "a" || key === "always")) return { outcome: "session" };
+      const kept = request.keep ? keepAnswer(key) : null;
+      if (kept) return kept;
       const feedback = key === "n" || key === "no" || key === "" ? undefined : answer.trim();
       return { outcome: "deny", ...(feedback ? { feedback } : {}) };
     },
@@ -45,6 +47,17 @@ export function terminalInteraction(): Interaction {
   };
 }
 
+/** p, e (kept until revoked), pd, pw, ed, ew; np, ne and their d, w: the card's rules kept. */
+function keepAnswer(key: string): PermissionDecision | null {
+  const match = /^(n?)([pe])([dw]?)$/.exec(key);
+  if (!match) return null;
+  const [, no, where, how] = match;
+  return {
+    outcome: no ? "deny" : "session",
+    keep: { scope: where === "p" ? "project" : "everywhere", expires: how === "d" ? "day" : how === "w" ? "week" : "never" },
+  };
+}
+
 /**
  * The approval as the terminal shows it: what will run and where (or the diff of what changes)
  * first, the model's description after, then why it asks and the choices.
@@ -66,7 +79,11 @@ export function approvalText(request: PermissionRequest): string {
     lines.push(...unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: DIFF_LINES }).split("\n").map((line) => `  ${escapeControls(line)}`));
   }
   const always = request.always ? ` / [a]lways (${escapeControls(request.always)})` : "";
-  lines.push(`  ${escapeControls(request.reason)}`, `  allow? [y]es once${always} / [n]o: `);
+  lines.push(`  ${escapeControls(request.reason)}`);
+  if (request.keep) {
+    lines.push(`  keep it as ${request.keep.map(escapeControls).join(", ")}: [p] for this project / [e] everywhere, d or w after for a day or a week (pw); [np] / [ne] to keep denying it`);
+  }
+  lines.push(`  allow? [y]es once${always} / [n]o: `);
   return lines.join("\n");
 }
 

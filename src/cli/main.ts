@@ -22,6 +22,7 @@ const subCommands: Record<string, () => Promise<CommandDef>> = {
   doctor: () => import("./doctor.ts").then((m) => m.default),
   mcp: () => import("./mcp.ts").then((m) => m.default),
   hooks: () => import("./hooks.ts").then((m) => m.default),
+  permissions: () => import("./permissions.ts").then((m) => m.default),
   library: () => import("./library.ts").then((m) => m.default),
 };
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PermissionsConfig } from "./permission-rules.ts";
 import { PERSONALITY_NAMES } from "./personalities.ts";
 
 export const MODES = ["plan", "manual", "edit", "auto"] as const;
@@ -177,6 +178,7 @@ export const Config = z
       .default({}),
     mcp_timeouts: McpTimeouts.prefault({}),
     hooks: HooksConfig.default({}),
+    permissions: PermissionsConfig.prefault({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     personality: z

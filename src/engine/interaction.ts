@@ -21,10 +21,17 @@ export type PermissionRequest = {
   reason: string;
   /** What "allow for this session" would allow; null: never offered. */
   always: string | null;
+  /** The rules a yes (or a no) can be kept as beyond the session, for the project or everywhere; absent: the session's alone. */
+  keep?: string[];
 };
+
+/** How long a rule kept from a card lasts, and where. */
+export type KeepChoice = { scope: "project" | "everywhere"; expires: "day" | "week" | "never" };
 
 export type PermissionDecision = {
   outcome: "once" | "session" | "deny";
+  /** With "session" or "deny": also keep the card's rules (PermissionRequest.keep) for the project or everywhere. */
+  keep?: KeepChoice;
   /** A corrected command line, run once instead of the model's. */
   command?: string;
   /** Why it was denied, given to the model: the person's words, or why nobody could answer. */

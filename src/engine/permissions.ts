@@ -4,6 +4,7 @@ import type { PermissionClass } from "../tools/tool.ts";
 import { isInside } from "../paths.ts";
 import { type CommandPlace, commandKeys, plainConcern } from "./command-keys.ts";
 import { diskPlace } from "./command-disk.ts";
+import { type ActiveRule, matchingRule } from "./rule-match.ts";
 
 export type Action = "allow" | "ask" | "deny";
 type Rule = { permission: PermissionClass | "*"; action: Action };
@@ -44,8 +45,12 @@ export type Decision = {
   action: Action;
   /** Why it asks or is refused, said to the person and (when refused) to the model. */
   reason: string;
-  /** What "allow for this session" would allow, as keys remembered by the session; null: never offered. */
-  always: { keys: string[]; label: string } | null;
+  /**
+   * What "allow for this session" would allow, as keys remembered by the session; null: never
+   * offered. `rules`: the same as rules that can be kept beyond the session (for the project,
+   * everywhere), null where it is the session's alone (a path outside the project).
+   */
+  always: { keys: string[]; label: string; rules: string[] | null } | null;
 };
 
 export type Check = {
@@ -68,6 +73,8 @@ export type Check = {
   allowed: ReadonlySet<string>;
   /** The tool's own key for "allow for this session" (an MCP tool's name), instead of a command's. */
   allowKey?: string;
+  /** The rules in force (config.yaml's, the project's files', those kept from cards): deny wins over ask over allow. */
+  rules?: readonly ActiveRule[];
 };
 
 /** What a refusal in plan mode tells the model to do instead (the terminal says it its own way). */
@@ -84,10 +91,17 @@ export function decide(check: Check): Decision {
   if (check.toolName === "plan_submit" && check.mode !== "plan") {
     return { action: "deny", reason: `plan_submit is for plan mode, and the session is in ${check.mode} mode: carry out the task`, always: null };
   }
-  const host = unseenHost(check);
+  const rule = check.rules && check.rules.length > 0 ? matchingRule(check.rules, { ...check, hosts: check.hosts ?? [] }) : null;
+  const named = rule ? `the rule ${rule.action === "allow" ? "Allow" : rule.action === "ask" ? "Ask" : "Deny"} ${rule.rule.text} (${rule.source.label})` : "";
+  if (rule?.action === "deny") return { action: "deny", reason: `${named} refuses it`, always: null };
+  if (rule?.action === "ask") return { action: "ask", reason: `${named} asks first`, always: null };
+  const allowing = rule?.action === "allow" && ruleMayAllow(check) ? rule : null;
+  const host = allowing?.rule.kind === "fetch" ? null : unseenHost(check);
   if (host) return host;
   const guarded = check.paths.find((p) => isProtected(p, check.root, check.protectedPaths));
   if (guarded) return { action: "ask", reason: `${guarded} is a protected path`, always: null };
+  // A rule the person wrote for paths outside the project (Read(~/notes/**)) is theirs to keep.
+  if (allowing && (allowing.rule.kind === "edit" || allowing.rule.kind === "read")) return { action: "allow", reason: `allowed by ${named}`, always: null };
   const outside = check.paths.find((p) => !isInside(p, check.root));
   if (outside) {
     const key = `${check.permission}:outside`;
@@ -95,7 +109,7 @@ export function decide(check: Check): Decision {
     return {
       action: "ask",
       reason: `${outside} is outside the project`,
-      always: { keys: [key], label: `${describe(check.permission)} outside the project, for this session` },
+      always: { keys: [key], label: `${describe(check.permission)} outside the project, for this session`, rules: null },
     };
   }
   if (base === "allow") {
@@ -104,6 +118,7 @@ export function decide(check: Check): Decision {
     if (concern) return { action: "ask", reason: concern, always: null };
     return { action: "allow", reason: `${check.mode} mode`, always: null };
   }
+  if (allowing) return { action: "allow", reason: `allowed by ${named}`, always: null };
   const asking = `${check.mode} mode asks before ${describe(check.permission)}`;
   if (check.permission === "write") return byKeys(check, [WRITE_KEY], "file changes in the project, for this session", asking);
   if (check.allowKey !== undefined) return byKeys(check, [`tool:${check.allowKey}`], `${check.allowKey} calls, for this session`, asking);
@@ -112,6 +127,16 @@ export function decide(check: Check): Decision {
   if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
   return byKeys(check, missing.map(execKey), commandsLabel(missing), asking);
+}
+
+/**
+ * Whether an allow rule may let this call through: never a command that "always" is never offered
+ * for (it builds its own commands, writes outside the project, touches a protected path).
+ */
+function ruleMayAllow(check: Check): boolean {
+  if (check.permission !== "exec" || check.command === undefined) return true;
+  if (plainConcern(check.command, commandPlace(check))) return false;
+  return !("never" in commandKeys(check.command, commandPlace(check)));
 }
 
 /**
@@ -125,7 +150,7 @@ function unseenHost(check: Check): Decision | null {
   return {
     action: "ask",
     reason: `${listed(missing)} ${missing.length === 1 ? "is a host" : "are hosts"} not allowed for this session`,
-    always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session` },
+    always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session`, rules: rulesOf(missing.map(hostKey)) },
   };
 }
 
@@ -148,7 +173,22 @@ function commandsLabel(keys: string[]): string {
 /** Allowed when the session holds every key; otherwise asks, offering the keys it lacks. */
 function byKeys(check: Check, keys: string[], label: string, asking: string): Decision {
   if (keys.every((k) => check.allowed.has(k))) return { action: "allow", reason: "allowed for this session", always: null };
-  return { action: "ask", reason: asking, always: { keys, label } };
+  return { action: "ask", reason: asking, always: { keys, label, rules: rulesOf(keys) } };
+}
+
+/** The rules a card keeps for session keys: `exec:npm test` is Bash(npm test:*), `write:project` Edit(/**). */
+function rulesOf(keys: string[]): string[] | null {
+  const rules: string[] = [];
+  for (const key of keys) {
+    const [kind = "", ...rest] = key.split(":");
+    const value = rest.join(":");
+    if (kind === "exec") rules.push(`Bash(${value}:*)`);
+    else if (kind === "write" && value === "project") rules.push("Edit(/**)");
+    else if (kind === "fetch") rules.push(`WebFetch(domain:${value})`);
+    else if (kind === "tool") rules.push(value);
+    else return null;
+  }
+  return rules;
 }
 
 const WRITE_KEY = "write:project";

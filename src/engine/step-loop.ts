@@ -19,6 +19,7 @@ import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
+import { keepRules, rulesInForce } from "./session-rules.ts";
 
 const DEFAULT_MAX_STEPS = 100;
 
@@ -72,6 +73,8 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
   const mode = () => turnMode(session.mode, session.turnCap);
   parts.known.refresh(deps.models);
   let stopBlocks = 0;
+  // What the project's files hold but lembas leaves out is said once a turn, when a call is judged.
+  let rulesSaid = false;
   for (let step = 1; step <= maxSteps; step++) {
     if (signal.aborted) return { stopReason: "cancelled" };
     const skills = (await session.systemPrompt.skills()).length > 0;
@@ -106,6 +109,9 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     }
     stopBlocks = 0;
     const byName = new Map(tools.map((t) => [t.name, t] as const));
+    const inForce = rulesInForce(session.root, deps.config, deps.db);
+    if (!rulesSaid) for (const message of inForce.notes) bus.emit({ type: "notice", level: "warn", message });
+    rulesSaid = true;
     const ended = await runStepCalls({
       calls: record.toolCalls,
       deps: () => ({
@@ -117,6 +123,10 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
         protectedPaths: deps.protectedPaths,
         home: deps.commands.env.HOME,
         allowed: parts.allowed,
+        rules: inForce.rules,
+        keep: (action, rules, choice) => {
+          for (const message of keepRules(deps.db, { action, rules, choice, root: session.root, sessionId: session.id })) bus.emit({ type: "notice", level: "info", message });
+        },
         interaction: session.interaction ?? nobody("nobody can approve it in this session"),
         signal,
         context: (callId, needs) => toolContext(session, parts, { signal, undo, model, effort }, callId, needs),

@@ -16,6 +16,9 @@ import type { SessionHooks } from "./hook-set.ts";
 import { callModel, type StepOutcome } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import type { AgentPlan } from "./agent-roster.ts";
+import type { PermissionsConfig } from "../config/permission-rules.ts";
+import type { Db } from "../store/db.ts";
+import { rulesInForce } from "./session-rules.ts";
 
 /** Model calls a helper makes with its tools; then it is asked once more, without tools, for its answer. */
 export const SUB_AGENT_STEPS = 12;
@@ -40,7 +43,7 @@ export type SubAgentDeps = {
    * What the session has for its own calls (its deps): the helper takes the tools that only read,
    * never task itself; the commands' HOME is what `~` means when a call's paths are judged.
    */
-  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy> };
+  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy>; config: { permissions: PermissionsConfig }; db: Db };
   /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
   mcpTools?: readonly Tool[];
   /** The session's hooks: its PreToolUse and PostToolUse hooks see the helper's calls too. */
@@ -188,6 +191,8 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
         root: deps.root,
         protectedPaths: deps.shared.protectedPaths,
         allowed: agent?.allowed ?? new Set(),
+        // The person's deny rules hold for the helper's calls too (Read(~/.ssh/**)).
+        rules: rulesInForce(deps.root, deps.shared.config, deps.shared.db).rules,
         interaction: agent?.interaction ?? nobody("a helper cannot ask the person: answer from inside the project"),
         signal,
         home: deps.shared.commands.env.HOME,

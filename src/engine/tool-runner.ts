@@ -4,10 +4,11 @@ import type { Mode } from "../config/schema.ts";
 import { errorMessage } from "../errors.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { capOutput, MAX_RESULT_CHARS, type Need, type Tool, type ToolContext, type ToolResult } from "../tools/tool.ts";
-import type { Interaction } from "./interaction.ts";
+import type { Interaction, KeepChoice } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
 import { type Decision, decide } from "./permissions.ts";
+import type { ActiveRule } from "./rule-match.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { afterTool, beforeTool } from "./tool-hooks.ts";
 import { notify } from "./notify-hooks.ts";
@@ -21,6 +22,10 @@ export type RunToolDeps = {
   root: string;
   protectedPaths: ProtectedPaths;
   allowed: Set<string>;
+  /** The permission rules in force (session-rules.ts). */
+  rules?: readonly ActiveRule[];
+  /** Keeps rules the person chose to keep from a card, for the project or everywhere. */
+  keep?: (action: "allow" | "deny", rules: string[], choice: KeepChoice) => void;
   interaction: Interaction;
   signal: AbortSignal;
   /** The HOME commands run with, which a path starting with ~ in a command line means. */
@@ -90,6 +95,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
     root: deps.root,
     protectedPaths: deps.protectedPaths,
     allowed: deps.allowed,
+    ...(deps.rules ? { rules: deps.rules } : {}),
     ...(tool.allowKey !== undefined ? { allowKey: tool.allowKey } : {}),
   });
   return { call, tool, input: input.data, ctx, paths, title: safeTitle(tool, input.data, ctx), command, decision };
@@ -133,10 +139,14 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
         ...(await whatItDoes(tool, input, ctx)),
         reason: decision.reason,
         always: decision.always?.label ?? null,
+        ...(decision.always?.rules ? { keep: decision.always.rules } : {}),
       },
       deps.signal,
     );
     if (deps.signal.aborted) return fail("Cancelled before it ran.", input);
+    // A line the person corrected is theirs to run once: nothing is kept of the model's.
+    const keeping = answer.keep && decision.always?.rules && !answer.command ? decision.always.rules : null;
+    if (keeping && answer.keep && answer.outcome !== "once") deps.keep?.(answer.outcome === "deny" ? "deny" : "allow", keeping, answer.keep);
     if (answer.outcome === "deny") {
       deps.bus.emit({
         type: "tool_denied",

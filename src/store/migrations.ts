@@ -273,6 +273,23 @@ CREATE TABLE instance_library (
 );
 `,
   },
+  {
+    // Permission rules the person kept from an approval card beyond the session: for one project
+    // (root) or everywhere (root NULL), until expires_at (NULL: never).
+    version: 13,
+    sql: `
+CREATE TABLE kept_rules (
+  id         TEXT PRIMARY KEY,
+  action     TEXT NOT NULL CHECK (action IN ('allow', 'deny')),
+  rule       TEXT NOT NULL,
+  root       TEXT,
+  session_id TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER
+);
+CREATE INDEX kept_rules_root ON kept_rules(root);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

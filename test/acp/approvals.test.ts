@@ -34,6 +34,12 @@ describe("an approval card shows what will run", () => {
       { type: "content", content: { type: "text", text: `\`\`\`sh\n${command}\n\`\`\`\nin ${a.project}\nThe model describes it as: write out.txt` } },
     ]);
     expect(a.permissionRequests[0]?._meta).toEqual({ lembas: { reason: "edit mode asks before running commands", purpose: "write out.txt", always: "echo and cat commands, for this session" } });
+    // The spec's three options, "session" naming the rules it keeps.
+    expect(a.permissionRequests[0]?.options).toEqual([
+      { optionId: "once", name: "Allow once", kind: "allow_once" },
+      { optionId: "session", name: "Always allow echo and cat commands, for this session (Bash(echo:*), Bash(cat:*))", kind: "allow_always" },
+      { optionId: "deny", name: "Deny", kind: "reject_once" },
+    ]);
     // What the client then shows for the running call says the same.
     expect(titleOf(card?.toolCallId)).toBe(`Run ${command}`);
   });

@@ -174,3 +174,21 @@ describe("lembas config edit", () => {
     expect(readFileSync(file, "utf8")).toBe("mode: plan\n");
   });
 });
+
+describe("permissions: rules", () => {
+  test("a rule that does not read is one line naming the file, the key and what is wrong (exit 2)", async () => {
+    writeConfig("permissions:\n  allow:\n    - Bash(git status:*)\n    - Bash(npm test\n");
+    const result = await runLembas(box, ["run", "hi"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toEqual([
+      `lembas: ${file}: permissions.allow.1: "Bash(npm test" is not a rule: write a tool's name, alone or with what it covers in parentheses (Bash(npm test), Edit(src/**))`,
+    ]);
+  });
+
+  test("a WebFetch rule without domain: says how it is written", async () => {
+    writeConfig("permissions:\n  deny: [WebFetch(example.com)]\n");
+    const result = await runLembas(box, ["config", "get"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`lembas: ${file}: permissions.deny.0: "WebFetch(example.com)": a WebFetch rule names a host as domain:example.com`);
+  });
+});

@@ -42,6 +42,7 @@ const SHARED_BASE_NAMES: readonly string[] = [
   "models.ts",
   "paths.ts",
   "permission.ts",
+  "permissions.ts",
   "personalization.ts",
   "prompt.ts",
   "result.ts",

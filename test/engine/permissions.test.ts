@@ -63,7 +63,7 @@ describe('what "always" allows for a command line', () => {
   test("a compound line is offered with every command it runs named, and then runs unasked", () => {
     const first = exec("cd pkg && npm test");
     expect(first.action).toBe("ask");
-    expect(first.always).toEqual({ keys: ["exec:npm test"], label: "npm test commands (they run the project's own scripts, as those then are), for this session" });
+    expect(first.always).toEqual({ keys: ["exec:npm test"], label: "npm test commands (they run the project's own scripts, as those then are), for this session", rules: ["Bash(npm test:*)"] });
     expect(exec("cd pkg && npm test", first.always?.keys).action).toBe("allow");
     const two = exec("git status && npm test | tail -5");
     expect(two.always?.label).toBe("git status, npm test and tail commands (they run the project's own scripts, as those then are), for this session");
@@ -71,7 +71,7 @@ describe('what "always" allows for a command line', () => {
   });
 
   test("only what is not allowed yet is offered", () => {
-    expect(exec("git status && npm test", ["exec:git status"]).always).toEqual({ keys: ["exec:npm test"], label: "npm test commands (they run the project's own scripts, as those then are), for this session" });
+    expect(exec("git status && npm test", ["exec:git status"]).always).toEqual({ keys: ["exec:npm test"], label: "npm test commands (they run the project's own scripts, as those then are), for this session", rules: ["Bash(npm test:*)"] });
   });
 
   test("git status allowed does not allow git push --force, nor git with options before the subcommand", () => {

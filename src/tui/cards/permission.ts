@@ -1,4 +1,4 @@
-import type { PermissionDecision, PermissionRequest } from "../../engine/interaction.ts";
+import type { KeepChoice, PermissionDecision, PermissionRequest } from "../../engine/interaction.ts";
 import { APPROVAL_TOOL } from "../../engine/session-mcp.ts";
 import { fittedDiff } from "../blocks/fitted-diff.ts";
 import { hanging } from "../blocks/lines.ts";
@@ -18,7 +18,7 @@ const MIN_BODY = 3;
  * A row either decides at once or first asks for a line (the corrected command, the feedback);
  * an ask's decide gives null where the line cannot be taken (an emptied command): the input stays.
  */
-type Option = { label: string } & ({ decide: () => PermissionDecision } | { ask: { label: string; prefill: string; decide: (text: string) => PermissionDecision | null } });
+type Option = { label: string; keeps?: (expires: KeepChoice["expires"]) => string } & ({ decide: () => PermissionDecision } | { ask: { label: string; prefill: string; decide: (text: string) => PermissionDecision | null } });
 
 /**
  * An approval, inline: what will run or change first (the command and where, a tool's arguments,
@@ -36,6 +36,8 @@ export class PermissionCard implements Component {
   private body: { width: number; lines: string[] } | null = null;
   private top = 0;
   private shown = Number.POSITIVE_INFINITY;
+  /** How long a rule kept from this card lasts: Tab goes round. */
+  private expires: KeepChoice["expires"] = "never";
 
   constructor(
     private readonly request: PermissionRequest,
@@ -44,7 +46,7 @@ export class PermissionCard implements Component {
     /** The rows the card may take on the screen (what the composer and the status bar leave). */
     private readonly room: () => number = () => Number.POSITIVE_INFINITY,
   ) {
-    this.options = permissionOptions(request);
+    this.options = permissionOptions(request, () => this.expires);
     this.list = new ChoiceList(this.options);
   }
 
@@ -53,6 +55,11 @@ export class PermissionCard implements Component {
     if (matchesKey(data, "pageUp")) return this.scroll(-Math.max(1, this.shown - 1));
     if (this.input) return this.input.handleInput(data);
     if (matchesKey(data, "escape")) return this.answer({ outcome: "deny" });
+    if (matchesKey(data, "tab") && this.options.some((o) => o.keeps)) {
+      this.expires = EXPIRIES[(EXPIRIES.indexOf(this.expires) + 1) % EXPIRIES.length] ?? "never";
+      for (const option of this.options) if (option.keeps) option.label = option.keeps(this.expires);
+      return;
+    }
     const key = this.list.key(data);
     if (key?.type !== "pick") return;
     const option = this.options[key.index];
@@ -79,7 +86,7 @@ export class PermissionCard implements Component {
     const reason = hanging(plain(this.request.reason), width, "│ ", "│ ").map(t.dim);
     const answer = this.input
       ? this.input.render(width, t, this.focused)
-      : [...this.list.render(width, t), t.dim(truncateToWidth("  digit or ↑↓ Enter to answer · Esc to deny", width))];
+      : [...this.list.render(width, t), t.dim(truncateToWidth(`  digit or ↑↓ Enter to answer${this.request.keep ? " · Tab: how long a kept rule lasts" : ""} · Esc to deny`, width))];
     const room = Math.max(MIN_BODY, this.room() - head.length - reason.length - answer.length);
     return [...head, ...this.window(this.bodyAt(width), room, width), ...reason, ...answer];
   }
@@ -146,7 +153,7 @@ export class PermissionCard implements Component {
  * The rows an approval offers. "Edit" only for a command of one line: the input is one line, and
  * a script of several would come back joined.
  */
-function permissionOptions(request: PermissionRequest): Option[] {
+function permissionOptions(request: PermissionRequest, expires: () => KeepChoice["expires"]): Option[] {
   // A project's MCP servers: a yes is kept for the file as it reads, and no model asked to be told.
   if (request.toolName === APPROVAL_TOOL) {
     return [
@@ -168,8 +175,21 @@ function permissionOptions(request: PermissionRequest): Option[] {
     label: "No, and tell the model what to do instead",
     ask: { label: "What should the model do instead?", prefill: "", decide: (text) => (text.trim() ? { outcome: "deny", feedback: text.trim() } : { outcome: "deny" }) },
   });
+  // Kept beyond the session: after the rows people know by their digits.
+  if (request.keep) {
+    const rules = request.keep.map(oneLine).join(", ");
+    const keeping = (yes: boolean, scope: KeepChoice["scope"]): Option => {
+      const keeps = (lasts: KeepChoice["expires"]) =>
+        `${yes ? "Yes, and keep" : "No, and keep denying"} ${rules} ${scope === "project" ? "for this project" : "everywhere"} (${LASTS[lasts]})`;
+      return { label: keeps("never"), keeps, decide: () => ({ outcome: yes ? "session" : "deny", keep: { scope, expires: expires() } }) };
+    };
+    options.push(keeping(true, "project"), keeping(true, "everywhere"), keeping(false, "project"));
+  }
   return options;
 }
+
+const EXPIRIES: readonly KeepChoice["expires"][] = ["never", "week", "day"];
+const LASTS: Record<KeepChoice["expires"], string> = { never: "until revoked", week: "for a week", day: "for a day" };
 
 /**
  * The corrected line runs once; left as it was shown (the model's line without its terminal

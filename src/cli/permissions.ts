@@ -1,0 +1,44 @@
+import { createContext } from "../app/context.ts";
+import { terminalText } from "../controls.ts";
+import { projectRoot } from "../engine/engine.ts";
+import { ruleLines } from "../engine/rule-listing.ts";
+import { UserError } from "../errors.ts";
+import { revokeKeptRule } from "../store/kept-rules.ts";
+import { defineCommand } from "./command.ts";
+
+const list = defineCommand({
+  meta: {
+    name: "list",
+    description: "List the permission rules: config.yaml's permissions:, this project's .agent/settings.json and .claude/settings.json (ask, deny), and those kept from cards, each with where it holds and when it expires",
+    examples: ["lembas permissions list", "lembas permissions"],
+  },
+  args: {},
+  run() {
+    const ctx = createContext();
+    for (const text of ruleLines(ctx.config(), ctx.db(), projectRoot(process.cwd()))) console.log(terminalText(text));
+  },
+});
+
+const revoke = defineCommand({
+  meta: {
+    name: "revoke",
+    description: "Take back a rule kept from a card, by the id lembas permissions list shows (config.yaml's and a project file's are edited in their files)",
+    examples: ["lembas permissions revoke rule_1a2b3c4d"],
+  },
+  args: { id: { type: "positional", description: "the rule's id (rule_…)", required: true } },
+  run({ args }) {
+    const ctx = createContext();
+    if (!revokeKeptRule(ctx.db(), args.id)) throw new UserError(`there is no kept rule ${args.id}: lembas permissions list shows their ids`, 2);
+    console.log(terminalText(`revoked ${args.id}`));
+  },
+});
+
+export default defineCommand({
+  meta: {
+    name: "permissions",
+    description: "The rules that allow, ask or deny tool calls beyond the mode (Claude Code's shape: Bash(npm test), Edit(src/**)): lembas permissions lists them",
+    examples: ["lembas permissions", "lembas permissions revoke rule_1a2b3c4d"],
+  },
+  subCommands: { list, revoke },
+  run: () => list.run?.({ args: {} }),
+});

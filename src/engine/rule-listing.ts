@@ -1,0 +1,36 @@
+import type { PermissionsConfig } from "../config/permission-rules.ts";
+import type { Db } from "../store/db.ts";
+import { listKeptRules } from "../store/kept-rules.ts";
+import { rulesInForce } from "./session-rules.ts";
+
+/**
+ * The permission rules, as `lembas permissions` and `/permissions` list them: each with what it
+ * does, where it holds, where it comes from and when it expires. Kept rules of every project are
+ * listed (expired ones said so), so that each can be revoked by its id.
+ */
+export function ruleLines(config: { permissions: PermissionsConfig }, db: Db, root: string, now = Date.now()): string[] {
+  const { rules, notes } = rulesInForce(root, config, db, now);
+  const rows: [string, string, string, string][] = [];
+  for (const r of rules) {
+    if (r.source.kind === "kept") continue;
+    const where = r.source.kind === "config" ? "everywhere" : `in ${root}`;
+    rows.push([r.action, r.rule.text, `${where}, from ${r.source.label}`, "never expires"]);
+  }
+  for (const kept of listKeptRules(db)) {
+    const where = kept.root === null ? "everywhere" : `in ${kept.root}`;
+    const expiry = kept.expires_at === null ? "never expires" : `${kept.expires_at <= now ? "expired" : "expires"} ${stamp(kept.expires_at)}`;
+    rows.push([kept.action, kept.rule, `${where}, kept from a card ${stamp(kept.created_at)} (${kept.id})`, expiry]);
+  }
+  if (rows.length === 0) {
+    return [
+      "No permission rules. Add them to config.yaml (permissions: {allow: [Bash(npm test)], ask: [], deny: [Read(~/.ssh/**)]}),",
+      "or keep an approval beyond the session from its card.",
+      ...notes.map((n) => `note: ${n}`),
+    ];
+  }
+  const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
+  const lines = rows.map(([action, rule, where, expiry]) => `${action.padEnd(widths[0] ?? 0)}  ${rule.padEnd(widths[1] ?? 0)}  ${where} · ${expiry}`);
+  return [...lines, ...notes.map((n) => `note: ${n}`)];
+}
+
+const stamp = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;

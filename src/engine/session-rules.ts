@@ -1,0 +1,96 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { type PermissionsConfig, parseRule, ruleOf } from "../config/permission-rules.ts";
+import { errorCode, errorMessage } from "../errors.ts";
+import type { Db } from "../store/db.ts";
+import { keepRule, keptRulesFor } from "../store/kept-rules.ts";
+import type { KeepChoice } from "./interaction.ts";
+import type { ActiveRule } from "./rule-match.ts";
+
+/** Where a project's settings are written, at its root: lembas's own file, and Claude Code's (read too). */
+export const PROJECT_RULE_FILES = [".agent/settings.json", ".claude/settings.json"] as const;
+
+const Settings = z.looseObject({
+  permissions: z.looseObject({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).optional(),
+});
+
+/**
+ * The rules in force for a session at ROOT: config.yaml's, the project's settings files' (which may
+ * only restrict: their allow is left out, said in `notes`), and those kept from cards for this
+ * project or everywhere that have not expired at `now`.
+ */
+export function rulesInForce(root: string, config: { permissions: PermissionsConfig }, db: Db, now = Date.now()): { rules: ActiveRule[]; notes: string[] } {
+  const rules: ActiveRule[] = [];
+  const notes: string[] = [];
+  for (const action of ["deny", "ask", "allow"] as const) {
+    for (const text of config.permissions[action]) {
+      const rule = ruleOf(text);
+      if (rule) rules.push({ action, rule, source: { kind: "config", label: "config.yaml" } });
+    }
+  }
+  for (const file of PROJECT_RULE_FILES) {
+    const read = readProjectRules(join(root, file));
+    if (!read) continue;
+    if ("problem" in read) {
+      notes.push(read.problem);
+      continue;
+    }
+    for (const action of ["deny", "ask"] as const) {
+      for (const text of read[action] ?? []) {
+        const parsed = parseRule(text);
+        if ("error" in parsed) notes.push(`${file}: permissions.${action}: ${parsed.error}: left out`);
+        else rules.push({ action, rule: parsed.rule, source: { kind: "project-file", label: file } });
+      }
+    }
+    const allows = read.allow ?? [];
+    if (allows.length > 0) {
+      notes.push(`${file}: permissions.allow (${allows.join(", ")}) is ignored: a project's files may only restrict (ask, deny); allow in config.yaml or from a card`);
+    }
+  }
+  for (const kept of keptRulesFor(db, root, now)) {
+    const rule = ruleOf(kept.rule);
+    if (!rule) continue;
+    const label = kept.root === null ? "kept from a card, everywhere" : "kept from a card, for this project";
+    rules.push({ action: kept.action, rule, source: { kind: "kept", label, id: kept.id, expiresAt: kept.expires_at, scope: kept.root ?? "everywhere" } });
+  }
+  return { rules, notes };
+}
+
+function readProjectRules(path: string): { allow?: string[]; ask?: string[]; deny?: string[] } | { problem: string } | null {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return null;
+    return { problem: `${path} cannot be read: ${errorMessage(error)}: its permissions are left out` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { problem: `${path} is not JSON (${errorMessage(error)}): its permissions are left out` };
+  }
+  const settings = Settings.safeParse(json);
+  if (!settings.success) return { problem: `${path}: permissions must be {allow, ask, deny}, each a list of rules: left out` };
+  return settings.data.permissions ?? null;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+const LASTS: Record<KeepChoice["expires"], number | null> = { day: DAY, week: 7 * DAY, never: null };
+
+/** Keeps rules from a card; what is said of each (where it holds, until when, how to take it back). */
+export function keepRules(
+  db: Db,
+  kept: { action: "allow" | "deny"; rules: string[]; choice: KeepChoice; root: string; sessionId: string },
+  now = Date.now(),
+): string[] {
+  const lasts = LASTS[kept.choice.expires];
+  const expiresAt = lasts === null ? null : now + lasts;
+  return kept.rules.map((rule) => {
+    const row = keepRule(db, { action: kept.action, rule, root: kept.choice.scope === "project" ? kept.root : null, session_id: kept.sessionId, expires_at: expiresAt }, now);
+    const where = kept.choice.scope === "project" ? `for ${kept.root}` : "everywhere";
+    const until = expiresAt === null ? "until you revoke it" : `until ${new Date(expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+    return `kept ${kept.action === "allow" ? "Allow" : "Deny"} ${rule} ${where}, ${until} (${row.id}; lembas permissions revoke ${row.id} takes it back)`;
+  });
+}

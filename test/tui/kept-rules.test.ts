@@ -1,0 +1,32 @@
+/** The terminal's approval card keeps a rule beyond the session, for as long as Tab says; /permissions lists it. */
+import { beforeEach, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { step } from "../support/engine.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import type { Sandbox } from "../support/run.ts";
+import { digitOf, screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX } from "../support/tmux.ts";
+
+const suite = screenSuite({ ready: "test/test-model" });
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+beforeEach(() => {
+  ({ box, model } = suite);
+});
+
+describe.skipIf(!HAVE_TMUX)("a rule kept from the terminal's card", () => {
+  test("Tab sets how long it lasts; /permissions shows where it holds, where it comes from and when it expires", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch one.txt" } }] }), step({ text: "made it" }));
+    const screen = await suite.open([]);
+    await screen.type("make a file", "Enter");
+    await screen.waitFor("Yes, and keep Bash(touch:*) for this project (until revoked)");
+    await screen.type("Tab");
+    await screen.waitFor("Yes, and keep Bash(touch:*) for this project (for a week)");
+    await screen.type(digitOf(screen, "Yes, and keep Bash(touch:*) for this project (for a week)"));
+    await screen.waitFor("made it");
+    expect(existsSync(join(box.project, "one.txt"))).toBe(true);
+    await screen.type("/permissions", "Enter");
+    await screen.waitFor(/allow +Bash\(touch:\*\) +in [^]*?, kept from a card [^]*?·\s+expires \d{4}-\d\d-\d\d/);
+  });
+});
