@@ -157,6 +157,15 @@ export class TuiApp implements CommandHost {
     await findTuiCommand("/resume")?.command.run(this, "");
   }
 
+  /** Runs a terminal command's picker (the one a key opens); what fails is said. */
+  private async commandPicker(command: string): Promise<void> {
+    try {
+      await findTuiCommand(command)?.command.run(this, "");
+    } catch (error) {
+      this.say(errorMessage(error), "error");
+    }
+  }
+
   async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<void> {
     const left = this.runtime.hasSession ? this.runtime.session : null;
     // Read before the switch stops them; said after it, in the transcript that is then shown.
@@ -329,6 +338,9 @@ export class TuiApp implements CommandHost {
         session.setMode(nextMode(session.mode));
       },
       suspend: () => this.suspend(),
+      rewind: () => {
+        if (this.runtime.hasSession) void this.commandPicker("/rewind");
+      },
       say: (message) => {
         this.status.say(message);
         this.render();

@@ -5,6 +5,7 @@ import { loadConfig } from "../config/load.ts";
 import { createEngine, registryLogins } from "../app/start-engine.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
+import type { RewindWhat, Rewound } from "../engine/rewind.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { type Block, BlockError } from "../front/blocks.ts";
@@ -22,7 +23,8 @@ import { takeFromService } from "./service-take.ts";
 import { NO_SERVICE_TO_SHARE } from "./share-choices.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
-export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
+/** fork: a new session from the id's whole conversation (`lembas -r ID --fork`), the original left as it was. */
+export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string } | { kind: "fork"; id: string };
 
 export type SessionChoice = { model?: string; mode?: Mode; effort?: Effort };
 
@@ -107,7 +109,7 @@ export class TuiRuntime {
    */
   checkOpening(opening: Opening): void {
     if (opening.kind === "continue") this.latestHere();
-    else if (opening.kind === "resume" && !getSession(this.ctx.db(), opening.id)) {
+    else if ((opening.kind === "resume" || opening.kind === "fork") && !getSession(this.ctx.db(), opening.id)) {
       throw new UserError(`there is no session ${opening.id} (lembas sessions list shows them)`, 2);
     }
   }
@@ -172,6 +174,20 @@ export class TuiRuntime {
     this.show(session);
     if (left?.id !== session.id) void this.sharing?.share(session);
     return session;
+  }
+
+  /** Goes back to before a turn of the session shown (engine/rewind.ts), and shows what is left of it. */
+  rewind(turnId: string, what: RewindWhat): Rewound {
+    const session = this.session;
+    const rewound = session.rewind(turnId, what);
+    if (what !== "code") this.show(session);
+    return rewound;
+  }
+
+  /** Moves to a new session forked from the one shown through a turn (null: all of it); the original stays as it was. */
+  async fork(throughTurnId: string | null): Promise<Session> {
+    const forked = this.engine.fork(this.session.id, throughTurnId, { origin: "terminal" });
+    return this.switchTo({ kind: "resume", id: forked.id });
   }
 
   /** The sessions to pick from: this directory's project first, or every one. */
@@ -253,15 +269,20 @@ export class TuiRuntime {
     if (opening.kind === "new") {
       return this.engine.create({ cwd: this.cwd, origin: "terminal", maxMode: "auto", ...choice });
     }
-    const id = opening.kind === "resume" ? opening.id : this.latestHere();
-    if (this.current?.id === id) return this.current;
+    const id = opening.kind === "continue" ? this.latestHere() : opening.id;
+    if (opening.kind !== "fork" && this.current?.id === id) return this.current;
+    const session = opening.kind === "fork" ? this.engine.fork(id, null, { origin: "terminal", maxMode: "auto" }) : await this.opened(id);
+    if (choice.mode) session.setMode(choice.mode);
+    if (choice.model || choice.effort) await session.configure({ ...(choice.model ? { model: choice.model } : {}), ...(choice.effort ? { effort: choice.effort } : {}) });
+    return session;
+  }
+
+  private async opened(id: string): Promise<Session> {
     // One the web opened at the service is handed over first (its running turn finishes there).
     const refused = await takeFromService(this.ctx.db(), this.ctx.paths.socketFile, id, (line) => this.emit({ type: "note", level: "info", message: line }), this.quitSignal.signal);
     if (refused) throw new UserError(`session ${id} could not be opened here: ${refused}`, 1);
     const session = this.engine.open(id, { maxMode: "auto" });
     if (!session) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
-    if (choice.mode) session.setMode(choice.mode);
-    if (choice.model || choice.effort) await session.configure({ ...(choice.model ? { model: choice.model } : {}), ...(choice.effort ? { effort: choice.effort } : {}) });
     return session;
   }
 
