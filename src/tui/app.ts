@@ -211,6 +211,10 @@ export class TuiApp implements CommandHost {
   private onRuntime(change: RuntimeChange): void {
     if (change.type === "opened") {
       this.opened(change.session, change.history);
+    } else if (change.type === "rewound") {
+      // What scrolled away is never drawn again: the conversation as it is now follows, below.
+      this.transcript.line(change.history.length > 0 ? "the conversation now:" : "the conversation is empty now");
+      this.transcript.history(change.history);
     } else if (change.type === "note") {
       this.transcript.line(change.message, change.level);
     } else if (change.type === "sharing") {

@@ -32,6 +32,8 @@ export type SessionChoice = { model?: string; mode?: Mode; effort?: Effort };
 export type RuntimeChange =
   | { type: "event"; event: EngineEvent }
   | { type: "opened"; session: Session; history: HistoryTurn[] }
+  /** The session's conversation was taken back (/rewind): what is left of it, to draw again below. */
+  | { type: "rewound"; history: HistoryTurn[] }
   | { type: "note"; level: "info" | "warn"; message: string }
   /** What the status bar says of sharing changed: "shared · <instance>", or null when not shared. */
   | { type: "sharing"; line: string | null };
@@ -176,12 +178,14 @@ export class TuiRuntime {
     return session;
   }
 
-  /** Goes back to before a turn of the session shown (engine/rewind.ts), and shows what is left of it. */
+  /** Goes back to before a turn of the session shown (engine/rewind.ts). */
   rewind(turnId: string, what: RewindWhat): Rewound {
-    const session = this.session;
-    const rewound = session.rewind(turnId, what);
-    if (what !== "code") this.show(session);
-    return rewound;
+    return this.session.rewind(turnId, what);
+  }
+
+  /** Draws the session's conversation again, as it is after a rewind. */
+  showRewound(): void {
+    this.emit({ type: "rewound", history: historyTurns(this.session.messages(), { steps: true }) });
   }
 
   /** Moves to a new session forked from the one shown through a turn (null: all of it); the original stays as it was. */

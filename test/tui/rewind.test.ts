@@ -64,6 +64,10 @@ describe.skipIf(!HAVE_TMUX)("/rewind and /fork in the terminal", () => {
     await screen.waitFor("what goes back?");
     await screen.type("Enter");
     await screen.waitFor("rewound the code and the conversation to before “change file a” (2 turns; 2 files restored");
+    // The conversation as it is now is drawn below (what scrolled away stays); the prompt taken back waits in the composer.
+    const now = (await screen.waitFor(/the conversation now:[\s\S]*hello back/)).split("the conversation now:").at(-1) ?? "";
+    expect(now).not.toContain("changed a");
+    expect(now).toContain("change file a");
     expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("a before\n");
     expect(readFileSync(join(box.project, "b.txt"), "utf8")).toBe("b before\n");
     const sent = await nextPrompt(screen);

@@ -31,7 +31,9 @@ export async function rewind(app: CommandHost, args: string): Promise<void> {
   if (!what) return;
   const rewound = app.runtime.rewind(point.turnId, what);
   say(app, rewoundLine(rewound), rewound.skipped.length > 0 ? "warn" : "info");
-  if (what !== "code") app.compose(point.prompt);
+  if (what === "code") return;
+  app.runtime.showRewound();
+  app.compose(point.prompt);
 }
 
 /** /fork [N]: a new session with this one's conversation through turn N (picked; all of it first), which it moves to. */
