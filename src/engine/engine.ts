@@ -1,4 +1,4 @@
-import { existsSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SessionBus } from "../bus/index.ts";
 import type { Env, Paths } from "../config/paths.ts";
@@ -193,7 +193,11 @@ export class Engine {
     if (live?.busy) throw new UserError("the session is working: fork it when the turn has ended", 2);
     // The store is the history as written (a live session writes each message, and its summary, at once).
     const end = forkEnd(storedMessages(this.deps.db, id), throughTurnId);
-    const copied = copySession(this.deps.db, row, { id: newSessionId(), title: forkTitle(row.title), origin: opts.origin }, end);
+    const forkId = newSessionId();
+    // Its own copy of the attachments: the fork keeps them when the original is deleted.
+    const attachments = { from: join(this.deps.paths.attachmentsDir, id, "/"), to: join(this.deps.paths.attachmentsDir, forkId, "/") };
+    if (existsSync(attachments.from)) cpSync(attachments.from, attachments.to, { recursive: true });
+    const copied = copySession(this.deps.db, row, { id: forkId, title: forkTitle(row.title), origin: opts.origin }, end, attachments);
     const opened = this.open(copied.id, opts.maxMode ? { maxMode: opts.maxMode } : {});
     if (!opened) throw new Error(`the fork ${copied.id} was not stored`);
     return opened;
