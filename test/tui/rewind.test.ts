@@ -139,4 +139,26 @@ describe.skipIf(!HAVE_TMUX)("/rewind and /fork in the terminal", () => {
     expect(inOriginal).toContain("second prompt");
     expect(inOriginal).not.toContain("in the fork");
   });
+
+  test("lembas -r ID --fork opens a fork of that session at the terminal; the original stays as it was", async () => {
+    const { box } = suite;
+    suite.model.push(step({ text: "first answer" }));
+    const first = await runLembas(box, ["run", "first prompt"], { cwd: box.project });
+    const original = /session (ses_[\w-]+) · continue it/.exec(first.stderr)?.[1];
+    if (!original) throw new Error(`no session id in: ${first.stderr}`);
+    const screen = await suite.open(["-r", original, "--fork"]);
+    const forked = /resumed session (ses_[\w-]+)/.exec((await screen.waitFor(/resumed session ses_[\w-]+/)).replace(/\n/g, ""))?.[1];
+    expect(forked).toBeDefined();
+    expect(forked).not.toBe(original);
+    await screen.waitFor("first answer");
+    suite.model.push(step({ text: "fork answer" }));
+    await screen.type("in the fork", "Enter");
+    await screen.waitFor("fork answer");
+    expect(lastRequest()).toContain("first prompt");
+
+    suite.model.push(step({ text: "original answer" }));
+    expect((await runLembas(box, ["run", "--session", original, "back in the original"], { cwd: box.project })).code).toBe(0);
+    expect(lastRequest()).toContain("first prompt");
+    expect(lastRequest()).not.toContain("in the fork");
+  });
 });
