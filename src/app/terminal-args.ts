@@ -6,6 +6,8 @@ export type TerminalArgs = {
   continue: boolean;
   /** -r with an id, or -r alone (true: a picker). */
   resume: string | true | null;
+  /** --fork with -r ID: a new session from that one's conversation, the original left as it was. */
+  fork: boolean;
   model?: string;
   mode?: Mode;
   effort?: Effort;

@@ -35,6 +35,7 @@ export default defineCommand({
     yes: { type: "boolean", description: "approve everything the mode would ask" },
     session: { type: "string", valueHint: "ID", description: "continue this session (its id)" },
     continue: { type: "boolean", alias: "c", description: "continue the most recent session of this directory" },
+    fork: { type: "boolean", description: "with --session or -c: go on in a new session forked from it (the original stays as it was)" },
   },
   refused(argv, error) {
     // The words were refused before the run began: a script asking for JSON still gets its last line.
@@ -64,7 +65,7 @@ export default defineCommand({
   },
 });
 
-type RunArgs = { prompt: string; model?: string; mode?: string; effort?: string; cwd?: string; format: string; yes: boolean; session?: string; continue: boolean };
+type RunArgs = { prompt: string; model?: string; mode?: string; effort?: string; cwd?: string; format: string; yes: boolean; session?: string; continue: boolean; fork?: boolean };
 type Ran = { answer: TurnAnswer; sessionId: string | null };
 
 /** Starts (or opens) the session and runs the one turn; what it answered and the session kept, if one is. */
@@ -81,8 +82,9 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   // As sessions are kept: where the directory really is.
   const cwd = realOr(resolve(args.cwd ?? process.cwd()));
   const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
+  if (args.fork && !existing) throw new UserError("--fork forks the session --session or -c names: say which", 2);
   const session = existing
-    ? await continueSession(engine, existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })
+    ? await continueSession(engine, args.fork ? engine.fork(existing, null, { origin: "run" }).id : existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })
     : await engine.create({
         cwd,
         ...(mode?.success ? { mode: mode.data } : {}),

@@ -6,18 +6,19 @@ import { createContext } from "../app/context.ts";
 import type { TerminalArgs } from "../app/terminal-args.ts";
 import { didYouMean } from "../suggest.ts";
 
-export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID]] [--model REF] [--mode plan|manual|edit|auto] [--effort off|low|medium|high] [--share]
+export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID] [--fork]] [--model REF] [--mode plan|manual|edit|auto] [--effort off|low|medium|high] [--share]
   Opens the interactive session in this directory (PROMPT is its first message).
   -c, --continue   the most recent session of this directory
   -r, --resume     a session by id, or a picker without one
+  --fork           with -r ID: a new session from its conversation (the original stays as it was)
   --share          share the session with the web through the service, even outside remote.roots
   Not at a terminal (a pipe), it runs PROMPT, or the prompt on stdin, as lembas run does.`;
 
-const TERMINAL_OPTIONS = ["--continue", "--resume", "--share", "--model", "--mode", "--effort"];
+const TERMINAL_OPTIONS = ["--continue", "--resume", "--fork", "--share", "--model", "--mode", "--effort"];
 
 /** Reads the terminal's arguments; a wrong one is a UserError (exit 2). */
 export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
-  const out: TerminalArgs = { prompt: null, continue: false, resume: null, share: false };
+  const out: TerminalArgs = { prompt: null, continue: false, resume: null, fork: false, share: false };
   const words: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
@@ -32,6 +33,9 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
       const next = inline ?? argv[i + 1];
       if (next !== undefined && !next.startsWith("-") && inline === undefined) i++;
       out.resume = next !== undefined && !next.startsWith("-") ? next : true;
+    } else if (flag === "--fork") {
+      if (inline !== undefined) throw new UserError("--fork takes no value", 2);
+      out.fork = true;
     } else if (flag === "--share") {
       if (inline !== undefined) throw new UserError("--share takes no value", 2);
       out.share = true;
@@ -51,6 +55,7 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
     else words.push(arg);
   }
   if (out.continue && out.resume !== null) throw new UserError("say -c or -r, not both", 2);
+  if (out.fork && typeof out.resume !== "string") throw new UserError("--fork forks the session -r names: say lembas -r ID --fork", 2);
   if (words.length > 0) out.prompt = words.join(" ");
   return out;
 }
@@ -77,6 +82,7 @@ async function runPiped(args: TerminalArgs): Promise<void> {
   const rawArgs = [
     ...(args.continue ? ["--continue"] : []),
     ...(typeof args.resume === "string" ? ["--session", args.resume] : []),
+    ...(args.fork ? ["--fork"] : []),
     ...(args.model ? ["--model", args.model] : []),
     ...(args.mode ? ["--mode", args.mode] : []),
     ...(args.effort ? ["--effort", args.effort] : []),

@@ -1,4 +1,4 @@
-import { existsSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { SessionBus } from "../bus/index.ts";
 import type { Env, Paths } from "../config/paths.ts";
@@ -25,6 +25,10 @@ import { SessionMcp } from "./session-mcp.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
 import { trashDirOf } from "./undo-trash.ts";
+import { forkEnd } from "./rewind.ts";
+import { copySession } from "../store/session-copies.ts";
+import { listMessages } from "../store/messages.ts";
+import { parseStored, type StoredMessage } from "./records.ts";
 import { sessionHooks } from "./session-hooks.ts";
 
 export type EngineOptions = {
@@ -175,6 +179,30 @@ export class Engine {
     return this.track(session, opts.mcpServers ?? []);
   }
 
+  /**
+   * A new session from another's conversation through a turn (null: all of it), opened here; the
+   * original stays as it was. A session another live process holds is refused with a sentence
+   * naming where (its turn may be writing the history), as is an unknown session or turn.
+   */
+  fork(id: string, throughTurnId: string | null, opts: { origin: string; maxMode?: Mode }): Session {
+    const live = this.sessions.get(id);
+    const row = getSession(this.deps.db, id);
+    if (!row) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
+    const other = heldElsewhere(this.deps.db, id);
+    if (other) throw new UserError(`${heldElsewhereSentence(other)}: fork it there, or once it is closed`, 1);
+    if (live?.busy) throw new UserError("the session is working: fork it when the turn has ended", 2);
+    // The store is the history as written (a live session writes each message, and its summary, at once).
+    const end = forkEnd(storedMessages(this.deps.db, id), throughTurnId);
+    const forkId = newSessionId();
+    // Its own copy of the attachments: the fork keeps them when the original is deleted.
+    const attachments = { from: join(this.deps.paths.attachmentsDir, id, "/"), to: join(this.deps.paths.attachmentsDir, forkId, "/") };
+    if (existsSync(attachments.from)) cpSync(attachments.from, attachments.to, { recursive: true });
+    const copied = copySession(this.deps.db, row, { id: forkId, title: forkTitle(row.title), origin: opts.origin }, end, attachments);
+    const opened = this.open(copied.id, opts.maxMode ? { maxMode: opts.maxMode } : {});
+    if (!opened) throw new Error(`the fork ${copied.id} was not stored`);
+    return opened;
+  }
+
   get(id: string): Session | null {
     return this.sessions.get(id) ?? null;
   }
@@ -321,4 +349,16 @@ export function projectRoot(cwd: string): string {
     if (parent === dir) return resolve(cwd);
     dir = parent;
   }
+}
+
+/** A session's conversation as stored (for one this process does not run). */
+function storedMessages(db: Db, id: string): StoredMessage[] {
+  return listMessages(db, id)
+    .map(parseStored)
+    .filter((m): m is StoredMessage => m !== null);
+}
+
+/** The fork's title: the original's, said to be a fork. */
+function forkTitle(title: string): string {
+  return title ? `${title} (fork)` : "";
 }

@@ -25,6 +25,7 @@ import { runSteps, type StepParts } from "./step-loop.ts";
 import type { StopReason } from "./turn.ts";
 import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
+import { pointOf, type RewindWhat, rewindCode, type Rewound } from "./rewind.ts";
 
 export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 export type { TurnAnswer } from "./turn-queue.ts";
@@ -351,13 +352,36 @@ export class Session {
     if (!lastUser || lastUser.role !== "user") return null;
     const turnId = lastUser.turnId;
     const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir) : { files: [], skipped: [] };
-    deleteMessagesFrom(this.deps.db, this.id, lastUser.seq);
+    this.cutFrom(lastUser.seq);
+    return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
+  }
+
+  /**
+   * Goes back to before a turn (rewind.ts): its code and every later turn's put back newest first,
+   * and/or the conversation cut there. Refused while a turn runs; an unknown turn is a UserError.
+   * The session event then tells every client (the web reloads its history on it).
+   */
+  rewind(turnId: string, what: RewindWhat): Rewound {
+    if (this.busy) throw new UserError("the session is working: rewind when the turn has ended", 2);
     this.history = null;
-    if (this.row.summarySeq !== null && this.row.summarySeq >= lastUser.seq) {
+    const messages = this.messages();
+    const point = pointOf(messages, turnId);
+    const place = { db: this.deps.db, sessionId: this.id, root: this.root, stateDir: this.deps.paths.stateDir };
+    const restored = what === "conversation" ? { files: [], skipped: [] } : rewindCode(place, messages, point);
+    if (what !== "code") this.cutFrom(point.seq);
+    const turns = new Set(messages.filter((m) => m.seq >= point.seq && m.turnId).map((m) => m.turnId)).size;
+    this.bus.emit(this.info());
+    return { prompt: point.prompt, turns, what, seq: point.seq, ...restored };
+  }
+
+  /** Forgets the conversation from this message on (and a summary that covered any of it). */
+  private cutFrom(seq: number): void {
+    deleteMessagesFrom(this.deps.db, this.id, seq);
+    this.history = null;
+    if (this.row.summarySeq !== null && this.row.summarySeq >= seq) {
       this.row = { ...this.row, summary: null, summarySeq: null };
       updateSession(this.deps.db, this.id, { summary: null, summarySeq: null });
     }
-    return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
   }
 
   /** Waits for every queued turn (and the title call after the first) to end. */

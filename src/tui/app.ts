@@ -157,6 +157,15 @@ export class TuiApp implements CommandHost {
     await findTuiCommand("/resume")?.command.run(this, "");
   }
 
+  /** Runs a terminal command's picker (the one a key opens); what fails is said. */
+  private async commandPicker(command: string): Promise<void> {
+    try {
+      await findTuiCommand(command)?.command.run(this, "");
+    } catch (error) {
+      this.say(errorMessage(error), "error");
+    }
+  }
+
   async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<void> {
     const left = this.runtime.hasSession ? this.runtime.session : null;
     // Read before the switch stops them; said after it, in the transcript that is then shown.
@@ -202,6 +211,10 @@ export class TuiApp implements CommandHost {
   private onRuntime(change: RuntimeChange): void {
     if (change.type === "opened") {
       this.opened(change.session, change.history);
+    } else if (change.type === "rewound") {
+      // What scrolled away is never drawn again: the conversation as it is now follows, below.
+      this.transcript.line(change.history.length > 0 ? "the conversation now:" : "the conversation is empty now");
+      this.transcript.history(change.history);
     } else if (change.type === "note") {
       this.transcript.line(change.message, change.level);
     } else if (change.type === "sharing") {
@@ -329,6 +342,9 @@ export class TuiApp implements CommandHost {
         session.setMode(nextMode(session.mode));
       },
       suspend: () => this.suspend(),
+      rewind: () => {
+        if (this.runtime.hasSession) void this.commandPicker("/rewind");
+      },
       say: (message) => {
         this.status.say(message);
         this.render();

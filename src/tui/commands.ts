@@ -12,10 +12,11 @@ import { doctor, status } from "./commands/status.ts";
 import { usage } from "./commands/usage.ts";
 import { hooks } from "./commands/hooks.ts";
 import { permissions } from "./commands/permissions.ts";
+import { fork, rewind } from "./commands/turn-pickers.ts";
 
 const KEYS = [
   "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts",
-  "Esc interrupts the turn · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
+  "Esc interrupts the turn · Esc Esc on an empty composer rewinds · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
   "While a turn runs, Enter gives the text to the model at its next step.",
 ];
 
@@ -29,6 +30,8 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "resume", description: "Resume a session of this project: /resume ID, or pick one", hint: "[id]", run: resume },
   { name: "sessions", description: "This project's sessions (or all): resume, rename or delete one", hint: "[all | resume|rename|delete ID]", run: sessions },
   { name: "rename", description: "Rename this session", hint: "<title>", run: rename },
+  { name: "rewind", description: "Go back to before a turn: its code and the conversation, or either (Esc Esc)", hint: "[n [both|conversation|code]]", run: rewind },
+  { name: "fork", description: "A new session with this one's conversation through a turn (or all of it)", hint: "[n]", run: fork },
   { name: "delete", description: "Delete this session, then start a new one", run: deleteCurrent },
   { name: "model", description: "The session's model: /model REF, or pick one", hint: "[ref]", run: chooseModel },
   { name: "effort", description: "The reasoning effort: off, low, medium or high", hint: "[level]", run: chooseEffort },

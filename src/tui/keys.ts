@@ -23,16 +23,20 @@ export type KeySurface = {
   quit(): void;
   cycleMode(): void;
   suspend(): void;
+  /** Opens the rewind picker (Esc twice on an empty composer between turns). */
+  rewind(): void;
   say(message: string): void;
 };
 
 /**
  * Esc interrupts the running turn; Ctrl-C clears the composer, and on an empty one twice quits (on
  * a card it interrupts the turn waiting on it); Ctrl-D on an empty composer quits; Shift+Tab
- * cycles the mode; Ctrl-Z suspends. Anything else goes on to what has focus.
+ * cycles the mode; Ctrl-Z suspends; Esc twice on an empty composer between turns opens the rewind
+ * picker. Anything else goes on to what has focus.
  */
 export class GlobalKeys {
   private lastCtrlC: number | null = null;
+  private lastEsc: number | null = null;
 
   constructor(
     private readonly screen: KeySurface,
@@ -51,6 +55,9 @@ export class GlobalKeys {
       this.screen.interrupt();
       return { consume: true };
     }
+    // Two presses read at once (a loaded machine, a paste of keys) arrive as one chunk.
+    const twice = data === "\x1b\x1b";
+    if ((twice || matchesKey(data, "escape")) && !panel && !this.screen.completing() && !this.screen.busy() && this.screen.composerText() === "") return this.escIdle(twice);
     if (matchesKey(data, "shift+tab") && !panel) {
       this.screen.cycleMode();
       return { consume: true };
@@ -59,6 +66,16 @@ export class GlobalKeys {
       this.screen.suspend();
       return { consume: true };
     }
+    return undefined;
+  }
+
+  /** Esc on an empty composer between turns: the second within the window opens the rewind picker. */
+  private escIdle(twice: boolean): undefined {
+    const now = this.now();
+    if (twice || (this.lastEsc !== null && now - this.lastEsc < QUIT_WINDOW_MS)) {
+      this.lastEsc = null;
+      this.screen.rewind();
+    } else this.lastEsc = now;
     return undefined;
   }
 

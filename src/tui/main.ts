@@ -17,7 +17,7 @@ import { type Opening, type SessionChoice, TuiRuntime } from "./runtime.ts";
 export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
   const runtime = new TuiRuntime(ctx, cwd);
   runtime.shareAtStart = args.share;
-  const opening: Opening = args.continue ? { kind: "continue" } : typeof args.resume === "string" ? { kind: "resume", id: args.resume } : { kind: "new" };
+  const opening: Opening = args.continue ? { kind: "continue" } : typeof args.resume === "string" ? { kind: args.fork ? "fork" : "resume", id: args.resume } : { kind: "new" };
   const choice = { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) };
   runtime.checkOpening(opening);
   const app = new TuiApp(runtime);

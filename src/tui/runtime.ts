@@ -5,6 +5,7 @@ import { loadConfig } from "../config/load.ts";
 import { createEngine, registryLogins } from "../app/start-engine.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
+import type { RewindWhat, Rewound } from "../engine/rewind.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { type Block, BlockError } from "../front/blocks.ts";
@@ -22,7 +23,8 @@ import { takeFromService } from "./service-take.ts";
 import { NO_SERVICE_TO_SHARE } from "./share-choices.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
-export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string };
+/** fork: a new session from the id's whole conversation (`lembas -r ID --fork`), the original left as it was. */
+export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string } | { kind: "fork"; id: string };
 
 export type SessionChoice = { model?: string; mode?: Mode; effort?: Effort };
 
@@ -30,6 +32,8 @@ export type SessionChoice = { model?: string; mode?: Mode; effort?: Effort };
 export type RuntimeChange =
   | { type: "event"; event: EngineEvent }
   | { type: "opened"; session: Session; history: HistoryTurn[] }
+  /** The session's conversation was taken back (/rewind): what is left of it, to draw again below. */
+  | { type: "rewound"; history: HistoryTurn[] }
   | { type: "note"; level: "info" | "warn"; message: string }
   /** What the status bar says of sharing changed: "shared · <instance>", or null when not shared. */
   | { type: "sharing"; line: string | null };
@@ -107,7 +111,7 @@ export class TuiRuntime {
    */
   checkOpening(opening: Opening): void {
     if (opening.kind === "continue") this.latestHere();
-    else if (opening.kind === "resume" && !getSession(this.ctx.db(), opening.id)) {
+    else if ((opening.kind === "resume" || opening.kind === "fork") && !getSession(this.ctx.db(), opening.id)) {
       throw new UserError(`there is no session ${opening.id} (lembas sessions list shows them)`, 2);
     }
   }
@@ -172,6 +176,22 @@ export class TuiRuntime {
     this.show(session);
     if (left?.id !== session.id) void this.sharing?.share(session);
     return session;
+  }
+
+  /** Goes back to before a turn of the session shown (engine/rewind.ts). */
+  rewind(turnId: string, what: RewindWhat): Rewound {
+    return this.session.rewind(turnId, what);
+  }
+
+  /** Draws the session's conversation again, as it is after a rewind. */
+  showRewound(): void {
+    this.emit({ type: "rewound", history: historyTurns(this.session.messages(), { steps: true }) });
+  }
+
+  /** Moves to a new session forked from the one shown through a turn (null: all of it); the original stays as it was. */
+  async fork(throughTurnId: string | null): Promise<Session> {
+    const forked = this.engine.fork(this.session.id, throughTurnId, { origin: "terminal" });
+    return this.switchTo({ kind: "resume", id: forked.id });
   }
 
   /** The sessions to pick from: this directory's project first, or every one. */
@@ -253,15 +273,20 @@ export class TuiRuntime {
     if (opening.kind === "new") {
       return this.engine.create({ cwd: this.cwd, origin: "terminal", maxMode: "auto", ...choice });
     }
-    const id = opening.kind === "resume" ? opening.id : this.latestHere();
-    if (this.current?.id === id) return this.current;
+    const id = opening.kind === "continue" ? this.latestHere() : opening.id;
+    if (opening.kind !== "fork" && this.current?.id === id) return this.current;
+    const session = opening.kind === "fork" ? this.engine.fork(id, null, { origin: "terminal", maxMode: "auto" }) : await this.opened(id);
+    if (choice.mode) session.setMode(choice.mode);
+    if (choice.model || choice.effort) await session.configure({ ...(choice.model ? { model: choice.model } : {}), ...(choice.effort ? { effort: choice.effort } : {}) });
+    return session;
+  }
+
+  private async opened(id: string): Promise<Session> {
     // One the web opened at the service is handed over first (its running turn finishes there).
     const refused = await takeFromService(this.ctx.db(), this.ctx.paths.socketFile, id, (line) => this.emit({ type: "note", level: "info", message: line }), this.quitSignal.signal);
     if (refused) throw new UserError(`session ${id} could not be opened here: ${refused}`, 1);
     const session = this.engine.open(id, { maxMode: "auto" });
     if (!session) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
-    if (choice.mode) session.setMode(choice.mode);
-    if (choice.model || choice.effort) await session.configure({ ...(choice.model ? { model: choice.model } : {}), ...(choice.effort ? { effort: choice.effort } : {}) });
     return session;
   }
 

@@ -13,6 +13,7 @@ function surface(over: Partial<KeySurface> = {}) {
     quit: () => did.push("quit"),
     cycleMode: () => did.push("mode"),
     suspend: () => did.push("suspend"),
+    rewind: () => did.push("rewind"),
     say: (m) => did.push(`say ${m}`),
     ...over,
   };
@@ -20,8 +21,36 @@ function surface(over: Partial<KeySurface> = {}) {
 }
 
 const CTRL_C = "\x03";
+const ESC = "\x1b";
 
 describe("the keys that mean the same wherever focus is", () => {
+  test("Esc twice on an empty composer between turns opens the rewind picker; not with text, nor while a turn runs, nor apart", () => {
+    let now = 1_000;
+    const idle = surface();
+    const keys = new GlobalKeys(idle.s, () => now);
+    keys.handle(ESC);
+    now += QUIT_WINDOW_MS + 1;
+    keys.handle(ESC);
+    expect(idle.did).toEqual([]);
+    now += 100;
+    keys.handle(ESC);
+    expect(idle.did).toEqual(["rewind"]);
+    const typed = surface({ composerText: () => "draft" });
+    const typedKeys = new GlobalKeys(typed.s, () => now);
+    typedKeys.handle(ESC);
+    typedKeys.handle(ESC);
+    expect(typed.did).toEqual([]);
+    const busy = surface({ busy: () => true });
+    const busyKeys = new GlobalKeys(busy.s, () => now);
+    busyKeys.handle(ESC);
+    busyKeys.handle(ESC);
+    expect(busy.did).toEqual(["interrupt", "interrupt"]);
+    // Two presses read as one chunk are two presses.
+    const chunk = surface();
+    new GlobalKeys(chunk.s, () => now).handle(ESC + ESC);
+    expect(chunk.did).toEqual(["rewind"]);
+  });
+
   test("a second Ctrl-C quits only within the window; one after it warns again", () => {
     let now = 1_000;
     const { s, did } = surface();
