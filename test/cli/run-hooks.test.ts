@@ -214,6 +214,22 @@ describe("a project's hooks", () => {
   });
 });
 
+describe("lembas doctor", () => {
+  test("names a settings file that does not parse and a skill folder without SKILL.md, one line each", async () => {
+    mkdirSync(join(box.project, ".agent", "skills", "deploy"), { recursive: true });
+    writeFileSync(join(box.project, ".agent", "skills", "deploy", "notes.md"), "how we deploy\n");
+    writeFileSync(join(box.project, ".agent", "settings.json"), '{"hooks": {"PreToolUse": [');
+    const doctor = await runLembas(box, ["doctor"], { cwd: box.project });
+    const lines = doctor.stdout.split("\n");
+    const settings = lines.filter((l) => l.includes(join(".agent", "settings.json")));
+    expect(settings).toHaveLength(1);
+    expect(settings[0]).toMatch(/^fix {2}hooks: .*\.agent\/settings\.json is not JSON: /);
+    const skill = lines.filter((l) => l.includes(join(".agent", "skills", "deploy")));
+    expect(skill).toHaveLength(1);
+    expect(skill[0]).toContain("is skipped: a skill folder needs a SKILL.md");
+  });
+});
+
 describe("a project's Claude Code settings with more than lembas runs", () => {
   test("an event lembas does not run is left out, said; the rest runs once approved", async () => {
     const mark = join(box.dir, "hook-ran");
