@@ -9,8 +9,8 @@ import type { Finding } from "./doctor-finding.ts";
  * What shapes the agent in a session started in `cwd` and does not read: a project's settings file
  * (.agent/settings.json, .claude/settings.json) that does not parse or whose hooks have a bad shape,
  * and a skill left out (a folder without SKILL.md, bad frontmatter, too big): one line each, naming
- * the file and what is wrong; an event lembas does not run is an ok line. The skills that load are one ok line. Trust and approval are not
- * checked here: `lembas hooks` lists them.
+ * the file and what is wrong; an event lembas does not run is an ok line. The skills that load are
+ * one ok line. Trust and approval are not checked here: `lembas hooks` lists them.
  */
 export function checkShaping(input: { dbFile: string; configDir: string; cwd: string }): Finding[] {
   const root = projectRoot(input.cwd);
