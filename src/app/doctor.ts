@@ -25,6 +25,7 @@ import { checkMcpServers } from "./doctor-mcp.ts";
 import { checkLibrary } from "./doctor-library.ts";
 import { checkAccounts } from "./doctor-account.ts";
 import { checkAgents } from "./doctor-agents.ts";
+import { checkShaping } from "./doctor-shaping.ts";
 import type { Finding } from "./doctor-finding.ts";
 
 /** What the checks read; the timeouts keep `lembas doctor` quick when something does not answer. */
@@ -73,6 +74,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     ...mcp,
     ...(config.value ? checkLibrary(config.value, paths.dbFile) : []),
     ...(config.value ? checkAgents({ config: config.value, configDir: paths.configDir, cwd: options.cwd ?? process.cwd(), logins: store.logins }) : []),
+    ...checkShaping({ dbFile: paths.dbFile, configDir: paths.configDir, cwd: options.cwd ?? process.cwd() }),
     ...checkLinks(store.logins, reading),
     ...accounts,
     checkService(store.logins, reading),

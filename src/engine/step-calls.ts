@@ -18,18 +18,21 @@ export type StepCallsInput = {
  * approval runs at once; every other call runs alone, in order, after what came before it ended.
  * Results are recorded in the calls' order whatever order they finished in. Null when the turn
  * goes on; else how it ends: cancelled, or max_turn_requests when the model kept repeating a call
- * the loop guard stopped (said on the bus). The calls not started then get a result saying so.
+ * the loop guard stopped (said on the bus), or cancelled when a hook's `continue: false` stopped the
+ * turn (its stopReason said on the bus). The calls not started then get a result saying so.
  */
 export async function runStepCalls(input: StepCallsInput): Promise<StopReason | null> {
   const { calls, guard } = input;
+  let halt: string | null = null;
   let i = 0;
   while (i < calls.length) {
+    if (halt !== null) return haltedBy(halt, input, calls.slice(i));
     if (input.signal.aborted) {
       for (const r of skippedResults(calls.slice(i), "Not run: the turn was cancelled.")) input.record(r);
       return "cancelled";
     }
     const call = calls[i] as ToolCallRecord;
-    const deps = input.deps();
+    const deps: RunToolDeps = { ...input.deps(), stopTurn: (reason) => (halt ??= reason) };
     const stopped = guard.stop(call);
     if (stopped) {
       showStopped(call, deps);
@@ -52,7 +55,15 @@ export async function runStepCalls(input: StepCallsInput): Promise<StopReason | 
     for (const [k, result] of results.entries()) take(input, calls[i + k] as ToolCallRecord, result);
     i += reads.length;
   }
+  if (halt !== null) return haltedBy(halt, input, []);
   return input.signal.aborted ? "cancelled" : null;
+}
+
+/** A hook's `continue: false` ends the turn as a cancel does: the calls left are not run, its stopReason is said to the person (not the model). */
+function haltedBy(reason: string, input: StepCallsInput, left: readonly ToolCallRecord[]): StopReason {
+  for (const r of skippedResults(left, "Not run: a hook stopped the turn.")) input.record(r);
+  input.deps().bus.emit({ type: "notice", level: "warn", message: `a hook stopped the turn: ${reason}` });
+  return "cancelled";
 }
 
 /**

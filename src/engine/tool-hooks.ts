@@ -6,7 +6,7 @@ import type { Decision } from "./permissions.ts";
 type Judged = { call: ToolCallRecord; input: unknown; decision: Decision; tool: { name: string }; paths: string[] };
 
 /** How the PreToolUse hooks left a call: to run as judged (maybe judged again on new input), or refused with the hooks' reason. */
-export type BeforeTool<J> = { run: J } | { refused: string };
+export type BeforeTool<J> = { run: J } | { refused: string; stop: string | null };
 
 /**
  * Runs the PreToolUse hooks of a call. Exit 2 or `deny`: refused, the reason for the model;
@@ -16,8 +16,9 @@ export type BeforeTool<J> = { run: J } | { refused: string };
  */
 export async function beforeTool<J extends Judged>(judged: J, hooks: SessionHooks, signal: AbortSignal, judge: (call: ToolCallRecord) => J | ToolResultRecord): Promise<BeforeTool<J> | { result: ToolResultRecord }> {
   const verdicts = await hooks.run("PreToolUse", judged.tool.name, { tool_name: judged.tool.name, tool_input: stdinInput(judged.input, judged.paths), tool_use_id: judged.call.id }, signal);
-  const refusal = blocked(verdicts) ?? stopped(verdicts);
-  if (refusal !== null) return { refused: refusal };
+  const stop = stopped(verdicts);
+  const refusal = blocked(verdicts) ?? stop;
+  if (refusal !== null) return { refused: refusal, stop };
   const updated = verdicts.findLast((v) => v.verdict.updatedInput)?.verdict.updatedInput;
   let current: J = judged;
   if (updated) {
@@ -37,9 +38,10 @@ export async function beforeTool<J extends Judged>(judged: J, hooks: SessionHook
 
 /**
  * Runs the PostToolUse hooks of a call that ran: what they say for the model (a block's reason,
- * exit 2's stderr, additionalContext) follows the tool's output in its result.
+ * exit 2's stderr, additionalContext) follows the tool's output in its result; `stop` is why a
+ * hook's `continue: false` ends the turn, null when none did.
  */
-export async function afterTool(judged: Judged, args: unknown, record: ToolResultRecord, meta: Record<string, unknown> | undefined, hooks: SessionHooks, signal: AbortSignal): Promise<ToolResultRecord> {
+export async function afterTool(judged: Judged, args: unknown, record: ToolResultRecord, meta: Record<string, unknown> | undefined, hooks: SessionHooks, signal: AbortSignal): Promise<{ record: ToolResultRecord; stop: string | null }> {
   const fields = {
     tool_name: judged.tool.name,
     tool_input: stdinInput(args, judged.paths),
@@ -47,9 +49,10 @@ export async function afterTool(judged: Judged, args: unknown, record: ToolResul
     tool_use_id: judged.call.id,
   };
   const verdicts = await hooks.run("PostToolUse", judged.tool.name, fields, signal);
+  const stop = stopped(verdicts);
   const said = [blocked(verdicts), addedContext(verdicts)].filter((t): t is string => t !== null);
-  if (said.length === 0) return record;
-  return { ...record, output: `${record.output}\n\n[PostToolUse hook] ${said.join("\n\n")}` };
+  if (said.length === 0) return { record, stop };
+  return { record: { ...record, output: `${record.output}\n\n[PostToolUse hook] ${said.join("\n\n")}` }, stop };
 }
 
 /**

@@ -36,6 +36,8 @@ export type RunToolDeps = {
   afterExecute?: () => void;
   /** The session's hooks (PreToolUse, PostToolUse, and Notification when a card waits), when it has any. */
   hooks?: SessionHooks | null;
+  /** Told when a PreToolUse or PostToolUse hook's `continue: false` ends the turn, with its stopReason. */
+  stopTurn?: (reason: string) => void;
 };
 
 /** A call parsed, validated and judged (run, ask or refuse), not yet run. */
@@ -110,6 +112,7 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     if ("result" in before) return before.result;
     if ("refused" in before) {
       const { call, tool, title, input } = modelJudged;
+      if (before.stop !== null) deps.stopTurn?.(before.stop);
       deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: `a PreToolUse hook refused it: ${before.refused}` });
       return fail(`Refused by a PreToolUse hook: ${before.refused}`, input);
     }
@@ -181,7 +184,11 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     args,
     ...(result.images && result.images.length > 0 ? { images: result.images } : {}),
   };
-  if (deps.hooks?.has("PostToolUse")) record = await afterTool(judged, args, record, result.meta, deps.hooks, deps.signal);
+  if (deps.hooks?.has("PostToolUse")) {
+    const after = await afterTool(judged, args, record, result.meta, deps.hooks, deps.signal);
+    record = after.record;
+    if (after.stop !== null) deps.stopTurn?.(after.stop);
+  }
   deps.bus.emit({
     type: "tool_end",
     callId: call.id,

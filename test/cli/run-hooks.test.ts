@@ -81,6 +81,16 @@ describe("PreToolUse hooks", () => {
     expect(existsSync(join(box.project, "ran.txt"))).toBe(true);
     expect(afterHeader(result.stderr)).toContain("printed more than 1 MiB: its output was not used");
   });
+
+  test("continue: false refuses the call and ends the turn: no further model request", async () => {
+    const halt = script("halt.sh", `cat >/dev/null\necho '{"continue":false,"stopReason":"deploys are frozen"}'`);
+    withHooks(`  PreToolUse:\n    - matcher: "Bash"\n      hooks:\n        - type: command\n          command: ${halt}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "SHOULD-NOT-BE-ASKED" }));
+    const result = await run(["--yes", "deploy"]);
+    expect(existsSync(join(box.project, "ran.txt"))).toBe(false);
+    expect(steps()).toHaveLength(1);
+    expect(afterHeader(result.stderr)).toContain("deploys are frozen");
+  });
 });
 
 describe("PostToolUse hooks", () => {
@@ -101,6 +111,18 @@ describe("PostToolUse hooks", () => {
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "ok" }));
     expect((await run(["--yes", "say hi"])).code).toBe(0);
     expect(toolResults().join("\n")).not.toContain("HOOK-RAN");
+  });
+
+  test("continue: false ends the turn after the tool: no further model request, its stopReason said to the person", async () => {
+    const red = script("red.sh", `cat >/dev/null\necho '{"continue":false,"stopReason":"tests are red"}'`);
+    withHooks(`  PostToolUse:\n    - matcher: "Bash"\n      hooks:\n        - type: command\n          command: ${red}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "SHOULD-NOT-BE-ASKED" }));
+    const result = await run(["--yes", "run the tests"]);
+    expect(result.code).toBe(130);
+    expect(existsSync(join(box.project, "ran.txt"))).toBe(true);
+    expect(steps()).toHaveLength(1);
+    expect(result.stdout).not.toContain("SHOULD-NOT-BE-ASKED");
+    expect(afterHeader(result.stderr)).toContain("tests are red");
   });
 });
 
@@ -189,6 +211,22 @@ describe("a project's hooks", () => {
     model.push(step({ text: "ok" }));
     expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
     expect(existsSync(mark)).toBe(false);
+  });
+});
+
+describe("lembas doctor", () => {
+  test("names a settings file that does not parse and a skill folder without SKILL.md, one line each", async () => {
+    mkdirSync(join(box.project, ".agent", "skills", "deploy"), { recursive: true });
+    writeFileSync(join(box.project, ".agent", "skills", "deploy", "notes.md"), "how we deploy\n");
+    writeFileSync(join(box.project, ".agent", "settings.json"), '{"hooks": {"PreToolUse": [');
+    const doctor = await runLembas(box, ["doctor"], { cwd: box.project });
+    const lines = doctor.stdout.split("\n");
+    const settings = lines.filter((l) => l.includes(join(".agent", "settings.json")));
+    expect(settings).toHaveLength(1);
+    expect(settings[0]).toMatch(/^fix {2}hooks: .*\.agent\/settings\.json is not JSON: /);
+    const skill = lines.filter((l) => l.includes(join(".agent", "skills", "deploy")));
+    expect(skill).toHaveLength(1);
+    expect(skill[0]).toContain("is skipped: a skill folder needs a SKILL.md");
   });
 });
 
