@@ -59,11 +59,14 @@ export async function runStepCalls(input: StepCallsInput): Promise<StopReason | 
   return input.signal.aborted ? "cancelled" : null;
 }
 
-/** A hook's `continue: false` ends the turn as a cancel does: the calls left are not run, its stopReason is said to the person (not the model). */
+/**
+ * A hook's `continue: false` ends the turn as it is (the person did not cancel it: an end of turn,
+ * exit 0 for `lembas run`): the calls left are not run, its stopReason is said to the person (not the model).
+ */
 function haltedBy(reason: string, input: StepCallsInput, left: readonly ToolCallRecord[]): StopReason {
   for (const r of skippedResults(left, "Not run: a hook stopped the turn.")) input.record(r);
   input.deps().bus.emit({ type: "notice", level: "warn", message: `a hook stopped the turn: ${reason}` });
-  return "cancelled";
+  return "end_turn";
 }
 
 /**
