@@ -9,7 +9,7 @@ import { defineCommand } from "./command.ts";
 const list = defineCommand({
   meta: {
     name: "list",
-    description: "List the permission rules: config.yaml's permissions:, this project's .agent/settings.json and .claude/settings.json (ask, deny), and those kept from cards, each with where it holds and when it expires",
+    description: "List the permission rules: config.yaml's permissions:, this project's .agent/settings.json, .claude/settings.json and .claude/settings.local.json (ask, deny), and those kept from cards, each with where it holds and when it expires",
     examples: ["lembas permissions list", "lembas permissions"],
   },
   args: {},
