@@ -1,15 +1,14 @@
 import { createContext } from "../app/context.ts";
 import { terminalText } from "../controls.ts";
 import { projectRoot } from "../engine/engine.ts";
-import { ruleLines } from "../engine/rule-listing.ts";
+import { revokeRule, ruleLines } from "../engine/rule-listing.ts";
 import { UserError } from "../errors.ts";
-import { revokeKeptRule } from "../store/kept-rules.ts";
 import { defineCommand } from "./command.ts";
 
 const list = defineCommand({
   meta: {
     name: "list",
-    description: "List the permission rules: config.yaml's permissions:, this project's .agent/settings.json and .claude/settings.json (ask, deny), and those kept from cards, each with where it holds and when it expires",
+    description: "List the permission rules: config.yaml's permissions:, this project's .agent/settings.json, .claude/settings.json and .claude/settings.local.json (ask, deny), and those kept from cards, each with where it holds and when it expires",
     examples: ["lembas permissions list", "lembas permissions"],
   },
   args: {},
@@ -28,8 +27,9 @@ const revoke = defineCommand({
   args: { id: { type: "positional", description: "the rule's id (rule_…)", required: true } },
   run({ args }) {
     const ctx = createContext();
-    if (!revokeKeptRule(ctx.db(), args.id)) throw new UserError(`there is no kept rule ${args.id}: lembas permissions list shows their ids`, 2);
-    console.log(terminalText(`revoked ${args.id}`));
+    const answer = revokeRule(ctx.config(), ctx.db(), projectRoot(process.cwd()), args.id);
+    if (!answer.revoked) throw new UserError(answer.text, 2);
+    console.log(terminalText(answer.text));
   },
 });
 

@@ -1,6 +1,6 @@
 import type { PermissionsConfig } from "../config/permission-rules.ts";
 import type { Db } from "../store/db.ts";
-import { listKeptRules } from "../store/kept-rules.ts";
+import { listKeptRules, revokeKeptRule } from "../store/kept-rules.ts";
 import { rulesInForce } from "./session-rules.ts";
 
 /**
@@ -31,6 +31,21 @@ export function ruleLines(config: { permissions: PermissionsConfig }, db: Db, ro
   const widths = [0, 1].map((i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
   const lines = rows.map(([action, rule, where, expiry]) => `${action.padEnd(widths[0] ?? 0)}  ${rule.padEnd(widths[1] ?? 0)}  ${where} · ${expiry}`);
   return [...lines, ...notes.map((n) => `note: ${n}`)];
+}
+
+/**
+ * Takes back a rule kept from a card, by its id, as `lembas permissions revoke` and `/permissions
+ * revoke` do. A rule from config.yaml or a project's file cannot be revoked: the answer says where
+ * to edit it. `revoked` is false when nothing was taken back.
+ */
+export function revokeRule(config: { permissions: PermissionsConfig }, db: Db, root: string, id: string): { revoked: boolean; text: string } {
+  if (revokeKeptRule(db, id)) return { revoked: true, text: `revoked ${id}` };
+  const written = rulesInForce(root, config, db).rules.find((r) => r.source.kind !== "kept" && r.rule.text === id);
+  if (written) {
+    const file = written.source.kind === "config" ? "config.yaml" : `${root}/${written.source.label}`;
+    return { revoked: false, text: `${id} is written in ${file} (permissions.${written.action}): edit it there; only rules kept from a card are revoked by id` };
+  }
+  return { revoked: false, text: `there is no kept rule ${id}: lembas permissions list (or /permissions) shows their ids` };
 }
 
 const stamp = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;

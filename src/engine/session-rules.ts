@@ -8,8 +8,8 @@ import { keepRule, keptRulesFor } from "../store/kept-rules.ts";
 import type { KeepChoice } from "./interaction.ts";
 import type { ActiveRule } from "./rule-match.ts";
 
-/** Where a project's settings are written, at its root: lembas's own file, and Claude Code's (read too). */
-export const PROJECT_RULE_FILES = [".agent/settings.json", ".claude/settings.json"] as const;
+/** Where a project's settings are written, at its root: lembas's own file, and Claude Code's shared and personal (uncommitted) ones (read too). */
+export const PROJECT_RULE_FILES = [".agent/settings.json", ".claude/settings.json", ".claude/settings.local.json"] as const;
 
 const Settings = z.looseObject({
   permissions: z.looseObject({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).optional(),

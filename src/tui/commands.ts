@@ -46,7 +46,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "usage", description: "Each login's plan, balance, this month's and this device's spend, and its spending windows", run: usage },
   ...LOGIN_COMMANDS,
   { name: "hooks", description: "The hooks this project's sessions run (config.yaml's, the project's) and where each is written", run: hooks },
-  { name: "permissions", description: "The rules that allow, ask or deny calls: where each holds, where it comes from, when it expires (lembas permissions revoke ID)", run: permissions },
+  { name: "permissions", description: "The rules that allow, ask or deny calls: where each holds, where it comes from, when it expires; /permissions revoke ID takes back a kept one", hint: "[revoke ID]", run: permissions },
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },
   { name: "help", description: "The terminal's keys and commands", run: help },
   { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: (app) => app.quit() },

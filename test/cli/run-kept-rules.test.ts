@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPty, type Pty } from "../../src/terminal/pty.ts";
 import { step } from "../support/engine.ts";
@@ -104,5 +104,19 @@ describe("a rule kept from a card", () => {
     expect(existsSync(join(box.project, "one.txt"))).toBe(true);
     expect(existsSync(join(box.project, "secret.txt"))).toBe(false);
     expect(t.screen()).toContain("the rule Deny Bash(touch secret.txt) (config.yaml) refuses it");
+  }, 60_000);
+
+  test("revoke answers where to edit a rule written in config.yaml or a project's file, and that an unknown id is none", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\npermissions:\n  deny: [Bash(touch secret.txt)]\n`);
+    mkdirSync(join(box.project, ".claude"), { recursive: true });
+    writeFileSync(join(box.project, ".claude", "settings.local.json"), JSON.stringify({ permissions: { ask: ["Bash(rm:*)"] } }));
+    const fromConfig = await runLembas(box, ["permissions", "revoke", "Bash(touch secret.txt)"], { cwd: box.project });
+    expect(fromConfig.code).toBe(2);
+    expect(fromConfig.stderr).toContain("Bash(touch secret.txt) is written in config.yaml (permissions.deny): edit it there");
+    const fromProject = await runLembas(box, ["permissions", "revoke", "Bash(rm:*)"], { cwd: box.project });
+    expect(fromProject.stderr).toContain(`Bash(rm:*) is written in ${join(box.project, ".claude", "settings.local.json")} (permissions.ask): edit it there`);
+    const unknown = await runLembas(box, ["permissions", "revoke", "rule_00000000"], { cwd: box.project });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("there is no kept rule rule_00000000");
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { helperStep, isStep, ownStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -127,6 +127,19 @@ describe("a project's settings files", () => {
     ]);
     expect(events.filter((e) => e.type === "notice").map((e) => e.message)).toContain(
       ".claude/settings.json: permissions.allow (Bash(touch:*)) is ignored: a project's files may only restrict (ask, deny); allow in config.yaml or from a card",
+    );
+  });
+  test("Claude Code's .claude/settings.local.json (the person's own) is read too: its deny refuses, its allow is ignored", async () => {
+    withRules("  allow: []\n");
+    mkdirSync(join(box.project, ".claude"), { recursive: true });
+    writeFileSync(join(box.project, ".claude", "settings.local.json"), JSON.stringify({ permissions: { allow: ["Bash(rm:*)"], deny: ["Bash(touch:*)"] } }));
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    const { events } = await run(["--mode", "auto", "tidy"]);
+    expect(events.filter((e) => e.type === "tool_start")).toEqual([]);
+    expect(events.filter((e) => e.type === "tool_denied").map((e) => e.reason)).toEqual(["the rule Deny Bash(touch:*) (.claude/settings.local.json) refuses it"]);
+    expect(existsSync(join(box.project, "made.txt"))).toBe(false);
+    expect(events.filter((e) => e.type === "notice").map((e) => e.message)).toContain(
+      ".claude/settings.local.json: permissions.allow (Bash(rm:*)) is ignored: a project's files may only restrict (ask, deny); allow in config.yaml or from a card",
     );
   });
 });

@@ -29,4 +29,22 @@ describe.skipIf(!HAVE_TMUX)("a rule kept from the terminal's card", () => {
     await screen.type("/permissions", "Enter");
     await screen.waitFor(/allow +Bash\(touch:\*\) +in [^]*?, kept from a card [^]*?·\s+expires \d{4}-\d\d-\d\d/);
   });
+
+  test("/permissions revoke ID takes a kept rule back, and /permissions no longer lists it; an unknown id is said so", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch one.txt" } }] }), step({ text: "made it" }));
+    const screen = await suite.open([]);
+    await screen.type("make a file", "Enter");
+    await screen.waitFor("Yes, and keep Bash(touch:*) for this project (until revoked)");
+    await screen.type(digitOf(screen, "Yes, and keep Bash(touch:*) for this project (until revoked)"));
+    await screen.waitFor("made it");
+    await screen.type("/permissions", "Enter");
+    await screen.waitFor(/allow +Bash\(touch:\*\) +in [^]*?\((rule_[0-9a-f]{8})\)/);
+    const id = /allow +Bash\(touch:\*\) +in [^]*?\((rule_[0-9a-f]{8})\)/.exec(screen.text())?.[1] ?? "";
+    await screen.type(`/permissions revoke ${id}`, "Enter");
+    await screen.waitFor(`revoked ${id}`);
+    await screen.type("/permissions", "Enter");
+    await screen.waitFor("No permission rules.");
+    await screen.type(`/permissions revoke ${id}`, "Enter");
+    await screen.waitFor(`there is no kept rule ${id}`);
+  });
 });
