@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
-import { step } from "../support/engine.ts";
+import { isStep, step } from "../support/engine.ts";
 
 let a: StdioAgent;
 beforeEach(async () => {
@@ -89,7 +89,8 @@ describe("a denial reads as the person's", () => {
     a.onPermission = () => ({ outcome: { outcome: "selected", optionId: "deny" }, _meta: { lembas: { feedback: "use the Makefile" } } });
     await promptIn("edit");
     expect(textOf(a.permissionRequests[0]?.toolCall.toolCallId)).toBe("denied by you: “use the Makefile”");
-    const told = a.model.requests.at(-1)?.body.messages?.findLast((m) => m.role === "tool")?.content;
+    // The step after the denial, not whatever came last (the session's title is asked for beside the turn).
+    const told = a.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.findLast((m) => m.role === "tool")?.content;
     expect(JSON.stringify(told)).toContain("The person denied this bash call. They said: use the Makefile");
   });
 

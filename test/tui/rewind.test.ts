@@ -42,6 +42,9 @@ async function threeTurns(): Promise<Screen> {
   await changeTurn(screen, "change file a", "a.txt", "a after\n", "changed a");
   await changeTurn(screen, "change file b", "b.txt", "b after\n", "changed b");
   expect(readFileSync(join(box.project, "b.txt"), "utf8")).toBe("b after\n");
+  // The answer shows before the turn has ended: an Esc pressed while it still works interrupts it
+  // instead of counting toward Esc Esc (CI saw the picker never open so).
+  await screen.waitGone(/ working \d+(s|m)/);
   return screen;
 }
 
