@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { Effort, Mode } from "../config/schema.ts";
-import { errorCode } from "../errors.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
+import { firstLine, listDir } from "./definition-dirs.ts";
 import { findSkills } from "./skills.ts";
 
 /**
@@ -128,30 +128,6 @@ function readDefined(path: string, notices: string[]): { meta: z.infer<typeof Fr
 function hintOf(meta: z.infer<typeof Frontmatter>): { hint?: string } {
   const hint = meta["argument-hint"] ?? meta.argument_hint;
   return hint ? { hint } : {};
-}
-
-function firstLine(text: string): string | undefined {
-  const line = text.split("\n").find((l) => l.trim())?.replace(/^#+\s*/, "").trim();
-  return line ? line.slice(0, 120) : undefined;
-}
-
-/** A directory's entries, sorted; none when it is absent, and a notice when it cannot be listed. */
-function listDir(dir: string, notices: string[]): string[] {
-  if (!isDir(dir)) return [];
-  try {
-    return readdirSync(dir).sort();
-  } catch (error) {
-    notices.push(`${dir} is skipped: it cannot be listed (${errorCode(error) ?? "unreadable"})`);
-    return [];
-  }
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** The commands as ACP's available_commands_update lists them. */

@@ -1,9 +1,9 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, normalize, sep } from "node:path";
 import { z } from "zod";
-import { errorCode } from "../errors.ts";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
+import { firstLine, isDir, listDir } from "./definition-dirs.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 import { SECRET_NAMES } from "./protected.ts";
 
@@ -182,30 +182,6 @@ export function readSkillPart(skill: Skill, file: string): { text: string } | { 
   const bytes = readFileSync(path);
   if (bytes.includes(0)) return { refused: `${file} is a binary file` };
   return { text: bytes.toString("utf8") };
-}
-
-function firstLine(text: string): string | undefined {
-  const line = text.split("\n").find((l) => l.trim())?.replace(/^#+\s*/, "").trim();
-  return line ? line.slice(0, 120) : undefined;
-}
-
-/** A directory's entries, sorted; none when it is absent, and a notice when it cannot be listed. */
-function listDir(dir: string, notices: string[]): string[] {
-  if (!isDir(dir)) return [];
-  try {
-    return readdirSync(dir).sort();
-  } catch (error) {
-    notices.push(`${dir} is skipped: it cannot be listed (${errorCode(error) ?? "unreadable"})`);
-    return [];
-  }
-}
-
-function isDir(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** A regular file's size (links followed), or null when there is none. */
