@@ -174,6 +174,7 @@ try {
       hook_pair_extra_ms: hooks.hooks_extra_ms,
       sh_true_twice_ms: hooks.sh_true_twice_ms,
       sandboxed_sh_true_twice_ms: hooks.sandboxed_sh_true_twice_ms,
+      bare_bwrap_sh_true_twice_ms: hooks.bare_bwrap_sh_true_twice_ms,
     }),
   );
 } finally {
