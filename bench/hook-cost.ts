@@ -1,8 +1,9 @@
 // bench/engine.ts's hooks: a turn with one read call, in a session whose config has a no-op
 // PreToolUse and PostToolUse hook (a shell script that exits 0), against the same turn in a
 // session without hooks, alternated in one run; the difference of the medians is what the hook
-// pair costs. Beside it, what its processes' own start costs: `sh -c true` twice, as it is and in
-// the tools' sandbox (a hook runs there, as bash's commands do).
+// pair costs. Beside it, what its processes' own start costs: `sh -c true` twice, as it is, in
+// the tools' sandbox (a hook runs there, as bash's commands do), and in a bare bwrap (`--bind / /`
+// and nothing else: the floor of any bwrap sandbox).
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type EngineHarness, engineHarness, step } from "../test/support/engine.ts";
@@ -10,7 +11,7 @@ import { findSandbox, planFor } from "../src/tools/sandbox.ts";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-export type HookCost = { with_hooks_ms: number; without_hooks_ms: number; hooks_extra_ms: number; sh_true_twice_ms: number; sandboxed_sh_true_twice_ms: number };
+export type HookCost = { with_hooks_ms: number; without_hooks_ms: number; hooks_extra_ms: number; sh_true_twice_ms: number; sandboxed_sh_true_twice_ms: number; bare_bwrap_sh_true_twice_ms: number };
 
 async function turnMs(h: EngineHarness, session: Awaited<ReturnType<EngineHarness["session"]>>): Promise<number> {
   h.model.push(step({ toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }), step({ text: "done" }));
@@ -40,15 +41,24 @@ export async function hookCost(runs: number): Promise<HookCost> {
     const withHooks: number[] = [];
     const sh: number[] = [];
     const boxed: number[] = [];
-    const plan = planFor([plain.box.configDir, plain.box.stateDir], plain.project, findSandbox());
+    const bare: number[] = [];
+    const tool = findSandbox();
+    const plan = planFor([plain.box.configDir, plain.box.stateDir], plain.project, tool);
     for (let i = 0; i <= runs; i++) {
-      const t = [await turnMs(plain, a), await turnMs(hooked, b), await twice((argv) => argv), await twice((argv) => (plan.kind === "none" ? argv : plan.argv(argv, plain.project)))];
+      const t = [
+        await turnMs(plain, a),
+        await turnMs(hooked, b),
+        await twice((argv) => argv),
+        await twice((argv) => (plan.kind === "none" ? argv : plan.argv(argv, plain.project))),
+        await twice((argv) => (tool.kind === "bwrap" ? [tool.path, "--bind", "/", "/", "--", ...argv] : argv)),
+      ];
       // The first round warms every path up.
       if (i === 0) continue;
       without.push(t[0] ?? NaN);
       withHooks.push(t[1] ?? NaN);
       sh.push(t[2] ?? NaN);
       boxed.push(t[3] ?? NaN);
+      bare.push(t[4] ?? NaN);
     }
     const round = (x: number) => Math.round(x * 10) / 10;
     return {
@@ -57,6 +67,7 @@ export async function hookCost(runs: number): Promise<HookCost> {
       hooks_extra_ms: round(median(withHooks) - median(without)),
       sh_true_twice_ms: round(median(sh)),
       sandboxed_sh_true_twice_ms: round(median(boxed)),
+      bare_bwrap_sh_true_twice_ms: round(median(bare)),
     };
   } finally {
     await plain.close();

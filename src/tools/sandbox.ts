@@ -10,11 +10,14 @@
  * with a fresh /proc (so /proc/<lembas pid>/fd and /environ are not there). macOS: sandbox-exec
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
-import { existsSync, lstatSync, readdirSync, type Stats, statSync } from "node:fs";
+import { existsSync, type Stats, statSync } from "node:fs";
 import { join } from "node:path";
 import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import type { Env } from "../config/paths.ts";
+import { hostDevices } from "./sandbox-devices.ts";
+
+export { passedDevices } from "./sandbox-devices.ts";
 
 export type SandboxTool = { kind: "bwrap" | "sandbox-exec"; path: string };
 
@@ -153,7 +156,7 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
 
 function thisHost(env: Env): Host {
   const root = process.getuid?.() === 0;
-  return { root, devices: root ? passedDevices() : [], managers: serviceManagers(env, root) };
+  return { root, devices: root ? hostDevices() : [], managers: serviceManagers(env, root) };
 }
 
 /**
@@ -175,47 +178,6 @@ function safeFollowedStat(path: string): Stats | null {
     return statSync(path);
   } catch {
     return null;
-  }
-}
-
-const DEVICE_PREFIXES = ["tty", "video", "nvidia"];
-const DEVICE_PATHS = ["bus/usb", "snd", "fuse", "net/tun", "dri", "kvm"];
-
-/**
- * The devices root's fresh /dev gets from DEV, those that exist: terminals and serial ports (USB
- * ones too), USB, sound, cameras, FUSE, TUN, GPUs (CUDA, OpenCL, Vulkan) and KVM work in the
- * sandbox as outside. Only character devices, or dirs of nothing else: never a disk, nor /dev/mem.
- */
-export function passedDevices(dev = "/dev"): string[] {
-  const named = safeList(dev).filter((name) => DEVICE_PREFIXES.some((prefix) => name.startsWith(prefix)));
-  return [...named.sort(), ...DEVICE_PATHS].map((name) => join(dev, name)).filter((path) => onlyCharacterDevices(path, false));
-}
-
-/**
- * A symlink inside a passed dir is let through: in the sandbox it points into the fresh /dev,
- * where no disk is. One passed itself is not: bwrap would pass what it points to.
- */
-function onlyCharacterDevices(path: string, inside: boolean): boolean {
-  const stat = safeLstat(path);
-  if (!stat) return false;
-  if (stat.isCharacterDevice() || (inside && stat.isSymbolicLink())) return true;
-  if (!stat.isDirectory()) return false;
-  return safeList(path).every((name) => onlyCharacterDevices(join(path, name), true));
-}
-
-function safeLstat(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function safeList(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
   }
 }
 

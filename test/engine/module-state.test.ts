@@ -26,6 +26,7 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "terminal/tcflow.ts: tcflowFn": "the C library's tcflow, looked up once",
   "tools/process-group.ts: shellCache": "the machine's shell, looked up once",
   "tools/run-mark.ts: self": "this process's mark in its commands' environment",
+  "tools/sandbox-devices.ts: kept": "the machine's devices root's sandbox passes, read again when /dev changes",
   "tools/sandbox.ts: found": "the machine's sandbox tool, tried once for each PATH",
   "tools/sandbox.ts: said": "that commands run without the sandbox is said once a process, for each reason",
   "tools/search.ts: engineCache": "the machine's ripgrep, looked up once",
