@@ -106,6 +106,30 @@ describe("PostToolUse hooks", () => {
     expect(told).toContain("formatted with prettier");
   });
 
+  test("tool_response has Claude Code's shape: Bash's stdout, Write's and Edit's filePath and success, Read's file", async () => {
+    const log = join(box.dir, "post.log");
+    const logger = script("post.sh", `line=$(cat)\nprintf '%s\\n' "$line" >> ${log}`);
+    withHooks(`  PostToolUse:\n    - hooks:\n        - type: command\n          command: ${logger}\n`);
+    writeFileSync(join(box.project, "notes.txt"), "alpha\nbeta\n");
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo hello" } }] }),
+      step({ toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "notes.txt", old_string: "beta", new_string: "gamma" } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: "new.txt", content: "new\n" } }] }),
+      step({ text: "ok" }),
+    );
+    expect((await run(["--yes", "go"])).code).toBe(0);
+    type Seen = { tool_name: string; tool_response: Record<string, unknown> };
+    const seen = readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Seen);
+    const response = (name: string) => seen.find((s) => s.tool_name === name)?.tool_response;
+    expect(response("bash")).toMatchObject({ stdout: "hello", stderr: "", interrupted: false });
+    expect(response("read")).toMatchObject({ type: "text", file: { filePath: join(box.project, "notes.txt"), content: "alpha\nbeta", numLines: 2, startLine: 1 } });
+    expect(response("edit")).toMatchObject({ filePath: join(box.project, "notes.txt"), oldString: "beta", newString: "gamma", success: true });
+    expect(response("write")).toMatchObject({ filePath: join(box.project, "new.txt"), content: "new\n", success: true });
+    // lembas's own fields stay beside them.
+    expect(response("bash")).toMatchObject({ output: "hello", is_error: false, exitCode: 0 });
+  });
+
   test("a tool the matcher does not take runs no hook", async () => {
     const lint = script("lint.sh", `cat >/dev/null\necho '{"decision":"block","reason":"HOOK-RAN"}'`);
     withHooks(`  PostToolUse:\n    - matcher: "Write|Edit"\n      hooks:\n        - type: command\n          command: ${lint}\n`);
