@@ -49,6 +49,8 @@ export type HookPlace = {
   cwd: () => string;
   mode: () => string;
   setup: CommandSetup;
+  /** Brings the session's transcript up to date for a hook to read; its path, or null when it could not be written. */
+  transcript(): string | null;
   notice(message: string, level: "info" | "warn"): void;
 };
 
@@ -134,10 +136,11 @@ export class SessionHooks {
     const unique = chosen.filter((s, i) => chosen.findIndex((o) => o.command === s.command) === i);
     if (unique.length === 0) return [];
     const { place } = this;
-    const input = JSON.stringify({ session_id: place.sessionId, cwd: place.cwd(), permission_mode: place.mode(), hook_event_name: event, ...fields });
+    const transcript = place.transcript();
+    const input = JSON.stringify({ session_id: place.sessionId, transcript_path: transcript ?? "", cwd: place.cwd(), permission_mode: place.mode(), hook_event_name: event, ...fields });
     const env = { LEMBAS_PROJECT_DIR: place.root, CLAUDE_PROJECT_DIR: place.root, LEMBAS_SESSION_ID: place.sessionId };
     const runs = unique.map(async (spec) => {
-      const run = await runHook({ command: spec.command, input, cwd: place.cwd(), root: place.root, setup: place.setup, env, timeoutMs: spec.timeoutS * 1000, signal });
+      const run = await runHook({ command: spec.command, input, cwd: place.cwd(), root: place.root, setup: place.setup, env, shown: transcript ? [transcript] : [], timeoutMs: spec.timeoutS * 1000, signal });
       const verdict = readVerdict(event, run);
       const name = hookName(spec);
       if (verdict.problem && !signal.aborted) place.notice(`${name} ${verdict.problem}`, "warn");

@@ -1,10 +1,20 @@
+import { join } from "node:path";
 import { hookSpecs, type HookNote, SessionHooks } from "./hook-set.ts";
 import { projectHooks } from "./project-hooks.ts";
 import { ProjectSettings } from "./project-settings.ts";
+import { HookTranscript } from "./hook-transcript.ts";
+import type { StoredMessage } from "./records.ts";
 import type { SessionDeps } from "./session-types.ts";
 
 /** The session as its hooks see it: where it is, its mode, and how it tells the person. */
-type HookedSession = { readonly id: string; readonly root: string; readonly cwd: string; readonly mode: string; notice(message: string, level?: "info" | "warn"): void };
+type HookedSession = {
+  readonly id: string;
+  readonly root: string;
+  readonly cwd: string;
+  readonly mode: string;
+  messages(): StoredMessage[];
+  notice(message: string, level?: "info" | "warn"): void;
+};
 
 /**
  * A session's hooks: config.yaml's `hooks:`, then those of the project's settings files that the
@@ -16,6 +26,7 @@ type HookedSession = { readonly id: string; readonly root: string; readonly cwd:
 export function sessionHooks(session: HookedSession, deps: SessionDeps): SessionHooks {
   const own = hookSpecs(deps.config.hooks, "config.yaml");
   const settings = new ProjectSettings(session.root);
+  const transcript = new HookTranscript(hookTranscriptPath(deps.paths.stateDir, session.id), session);
   const source = () => {
     const specs = [...own];
     const notes: HookNote[] = [];
@@ -34,6 +45,12 @@ export function sessionHooks(session: HookedSession, deps: SessionDeps): Session
     cwd: () => session.cwd,
     mode: () => session.mode,
     setup: deps.commands,
+    transcript: () => transcript.refresh(),
     notice: (message, level) => session.notice(message, level),
   });
+}
+
+/** Where a session's transcript for its hooks is written: in the state dir, which commands do not see (a hook is shown its own). */
+export function hookTranscriptPath(stateDir: string, sessionId: string): string {
+  return join(stateDir, "transcripts", `${sessionId}.jsonl`);
 }

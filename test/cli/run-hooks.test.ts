@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -181,6 +181,33 @@ describe("UserPromptSubmit and Stop hooks", () => {
     expect(result.stdout).toContain("tests pass");
     expect(steps()).toHaveLength(2);
     expect(contentText(steps()[1]?.at(-1)?.content)).toContain("run the tests before you stop");
+  });
+
+  test("a Stop hook reads the last assistant message from transcript_path, a JSONL file in Claude Code's line shape", async () => {
+    const gate = script(
+      "last-words.sh",
+      [
+        "input=$(cat)",
+        `case "$input" in *'"stop_hook_active":true'*) exit 0;; esac`,
+        `t=$(printf '%s' "$input" | sed -n 's/.*"transcript_path":"\\([^"]*\\)".*/\\1/p')`,
+        `last=$(grep '"type":"assistant"' "$t" | tail -n 1)`,
+        `case "$last" in *'"text":"I am done"'*) echo "you said you are done: show the test output" >&2; exit 2;; esac`,
+        "exit 0",
+      ].join("\n"),
+    );
+    withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${gate}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo tested" } }] }), step({ text: "I am done" }), step({ text: "here it is" }));
+    const result = await run(["--yes", "fix it"]);
+    expect(result.code).toBe(0);
+    expect(steps()).toHaveLength(3);
+    expect(contentText(steps()[2]?.at(-1)?.content)).toContain("you said you are done: show the test output");
+    const [file] = readdirSync(join(box.stateDir, "transcripts"));
+    const lines = readFileSync(join(box.stateDir, "transcripts", file ?? ""), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; message: { role: string; content: unknown } });
+    expect(lines.map((l) => l.type)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+    expect(lines[0]?.message).toEqual({ role: "user", content: "fix it" });
+    expect(lines[1]?.message.content).toEqual([expect.objectContaining({ type: "tool_use", name: "Bash", input: { command: "echo tested" } })]);
+    expect(lines[2]?.message.content).toEqual([expect.objectContaining({ type: "tool_result", content: "tested", is_error: false })]);
+    expect(lines[5]?.message).toEqual({ role: "assistant", content: [{ type: "text", text: "here it is" }] });
   });
 
   test("a Stop hook that always blocks ends the turn after 3 times, said", async () => {
