@@ -163,6 +163,15 @@ describe("UserPromptSubmit and Stop hooks", () => {
     expect(contentText(user?.content)).toContain("The release freeze starts Friday.");
   });
 
+  test("SessionStart's exit 2 shows its stderr to the person and blocks nothing, as in Claude Code", async () => {
+    const start = script("start.sh", `cat >/dev/null\necho "the VPN is down: deploys will fail" >&2\nexit 2`);
+    withHooks(`  SessionStart:\n    - hooks:\n        - type: command\n          command: ${start}\n`);
+    model.push(step({ text: "hello back" }));
+    const result = await run(["hello"]);
+    expect(result).toMatchObject({ code: 0, stdout: "hello back\n" });
+    expect(afterHeader(result.stderr)).toContain(`the SessionStart hook "${start}" (config.yaml) exited with code 2: the VPN is down: deploys will fail (a SessionStart hook cannot block: the session goes on)`);
+  });
+
   test("UserPromptSubmit's block refuses the prompt: the model is never called", async () => {
     const refuse = script("refuse.sh", `cat >/dev/null\necho '{"decision":"block","reason":"no prompts during the freeze"}'`);
     withHooks(`  UserPromptSubmit:\n    - hooks:\n        - type: command\n          command: ${refuse}\n`);
