@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { claudeToolName } from "../project/claude-tool-names.ts";
 import type { StoredMessage } from "./records.ts";
@@ -22,26 +22,30 @@ export class HookTranscript {
     private readonly session: Written,
   ) {}
 
-  /** Writes what is new; the file's path, or null when it could not be written. */
+  /** Writes what is new; the file's path, or null when it could not be written (the hook runs all the same). */
   refresh(): string | null {
+    try {
+      this.write();
+      return this.path;
+    } catch {
+      this.written = null;
+      return null;
+    }
+  }
+
+  private write(): void {
     const messages = this.session.messages();
     const { written } = this;
-    const goesOn = written !== null && messages.length >= written.count && (written.count === 0 || messages[written.count - 1]?.seq === written.lastSeq);
+    const goesOn = written !== null && existsSync(this.path) && messages.length >= written.count && (written.count === 0 || messages[written.count - 1]?.seq === written.lastSeq);
     const from = goesOn ? written.count : 0;
     const text = messages
       .slice(from)
       .map((m, i) => `${JSON.stringify(this.line(m, messages[from + i - 1]))}\n`)
       .join("");
-    try {
-      mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      if (!goesOn) writeFileSync(this.path, text, { mode: 0o600 });
-      else if (text) appendFileSync(this.path, text);
-    } catch {
-      this.written = null;
-      return null;
-    }
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    if (!goesOn) writeFileSync(this.path, text, { mode: 0o600 });
+    else if (text) appendFileSync(this.path, text);
     this.written = { count: messages.length, lastSeq: messages.at(-1)?.seq ?? -1 };
-    return this.path;
   }
 
   private line(message: StoredMessage, before: StoredMessage | undefined): Record<string, unknown> {

@@ -35,8 +35,10 @@ const KNOWN: ReadonlySet<string> = new Set(HOOK_EVENTS);
 
 /** The hooks of the project at ROOT, file by file (those with a `hooks` key, or that do not read). */
 export function projectHooks(root: string, db: Db, settings = new ProjectSettings(root)): ProjectHookFile[] {
+  const files = settings.files();
+  if (files.length === 0) return [];
   const trusted = trustedRootOf(db, root) !== null;
-  return settings.files().flatMap((read): ProjectHookFile[] => {
+  return files.flatMap((read): ProjectHookFile[] => {
     const { file, path } = read;
     if ("problem" in read) return [{ file, path, state: "invalid", specs: [], scripts: [], hash: "", problems: [read.problem] }];
     const { hooks, problems } = readHooks(path, read.json);
