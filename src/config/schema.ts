@@ -153,6 +153,8 @@ export const HooksConfig = z.partialRecord(HookEvent, z.array(HookGroup));
 export type HooksConfig = z.infer<typeof HooksConfig>;
 
 function validMatcher(matcher: string): boolean {
+  // Claude Code's "every tool": not a regular expression, so it is taken before RegExp sees it.
+  if (matcher === "*" || matcher === "") return true;
   try {
     new RegExp(matcher);
     return true;

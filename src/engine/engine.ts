@@ -29,7 +29,7 @@ import { forkEnd } from "./rewind.ts";
 import { copySession } from "../store/session-copies.ts";
 import { listMessages } from "../store/messages.ts";
 import { parseStored, type StoredMessage } from "./records.ts";
-import { sessionHooks } from "./session-hooks.ts";
+import { hookTranscriptPath, sessionHooks } from "./session-hooks.ts";
 
 export type EngineOptions = {
   db: Db;
@@ -226,6 +226,7 @@ export class Engine {
     releaseHold(this.deps.db, id);
     rmSync(join(this.deps.paths.attachmentsDir, id), { recursive: true, force: true });
     rmSync(trashDirOf(this.deps.paths.stateDir, id), { recursive: true, force: true });
+    rmSync(hookTranscriptPath(this.deps.paths.stateDir, id), { force: true });
     const root = getSession(this.deps.db, id)?.root;
     const deleted = deleteSession(this.deps.db, id);
     if (root && listSessions(this.deps.db, { root, limit: 1 }).length === 0) this.deps.projects.forget(root);

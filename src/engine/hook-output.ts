@@ -42,6 +42,9 @@ const Output = z.looseObject({
 });
 type Output = z.infer<typeof Output>;
 
+/** Events whose exit 2 blocks; for the others, as in Claude Code, its stderr is shown to the person only. */
+const CAN_BLOCK: ReadonlySet<HookEvent> = new Set(["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]);
+
 /** Events whose plain stdout (exit 0, not JSON) is context for the model, as in Claude Code. */
 const PLAIN_IS_CONTEXT: ReadonlySet<HookEvent> = new Set(["UserPromptSubmit", "SessionStart"]);
 
@@ -49,6 +52,10 @@ export function readVerdict(event: HookEvent, run: HookRun): HookVerdict {
   if (run.failed) return { problem: `could not be started: ${run.failed}` };
   if (run.timedOut) return { problem: "did not end within its time limit and was stopped" };
   if (run.overflow) return { problem: "printed more than 1 MiB: its output was not used" };
+  if (run.exitCode === 2 && !CAN_BLOCK.has(event)) {
+    const said = run.stderr.trim().split("\n")[0] ?? "";
+    return { problem: `exited with code 2${said ? `: ${said.slice(0, 300)}` : ""} (a ${event} hook cannot block: the session goes on)` };
+  }
   if (run.exitCode === 2) return { block: run.stderr.trim() || `a ${event} hook blocked it` };
   if (run.exitCode !== 0) {
     const said = run.stderr.trim().split("\n")[0] ?? "";

@@ -31,6 +31,8 @@ export type HookRunOptions = {
   env: Record<string, string>;
   timeoutMs: number;
   signal: AbortSignal;
+  /** Files of a hidden dir the hook may read all the same: its session's transcript. */
+  shown?: readonly string[];
 };
 
 /**
@@ -41,7 +43,7 @@ export type HookRunOptions = {
  */
 export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   const env = { ...opts.setup.env, ...opts.env };
-  const plan = planFor(opts.setup.hidden, opts.root, findSandbox(), env);
+  const plan = planFor(opts.setup.hidden, opts.root, findSandbox(), env, opts.shown ?? []);
   const argv = ["/bin/sh", "-c", opts.command];
   let proc: ReturnType<typeof spawn>;
   try {

@@ -49,11 +49,23 @@ export type HookPlace = {
   cwd: () => string;
   mode: () => string;
   setup: CommandSetup;
+  /** Brings the session's transcript up to date for a hook to read; its path, or null when it could not be written. */
+  transcript(): string | null;
   notice(message: string, level: "info" | "warn"): void;
 };
 
 /** The verdicts of an event's hooks, each with the hook's name for what is said of it. */
 export type Verdicts = { name: string; verdict: HookVerdict }[];
+
+/** What is said of a session's hooks: a project's that do not run, a file that does not read. */
+export type HookNote = { message: string; level: "info" | "warn" };
+
+/**
+ * The hooks a session has now, and what is to be said of them. Asked before every use, so a
+ * changed settings file, a script rewritten since its approval or `lembas untrust` holds at once;
+ * it must be cheap (stat the files, read again only what changed).
+ */
+export type HookSource = () => { specs: HookSpec[]; notes: HookNote[] };
 
 /**
  * A session's hooks (config.yaml's, and a trusted project's the person approved): run for an
@@ -61,36 +73,50 @@ export type Verdicts = { name: string; verdict: HookVerdict }[];
  * fails, hangs or prints what cannot be read is a notice naming it; the turn goes on.
  */
 export class SessionHooks {
-  private notes: { message: string; level: "info" | "warn" }[] = [];
+  /** The notes said so far: each is said once a session. */
+  private readonly said = new Set<string>();
+  /** Whether someone listens yet: from the session's first prompt. */
+  private listening = false;
+  private last: HookSpec[] = [];
   /** Runs not ended yet (a Notification's, SessionEnd's are not waited for where they start). */
   private readonly running = new Set<Promise<Verdicts>>();
 
   constructor(
-    private specs: HookSpec[],
+    private readonly source: HookSource,
     private readonly place: HookPlace,
   ) {}
 
-  /** What is said of the hooks at the session's first prompt, when someone listens (a project's that do not run). */
-  noteLater(notes: readonly { message: string; level: "info" | "warn" }[]): void {
-    this.notes.push(...notes);
-  }
-
-  /** Says the notes kept for the first prompt, once. */
+  /** Says what is to be said of the hooks and was not yet; from now on, as it comes up. */
   sayNotes(): void {
-    for (const note of this.notes.splice(0)) this.place.notice(note.message, note.level);
+    this.listening = true;
+    this.current();
   }
 
   /** Every hook, in order (for /hooks). */
   list(): readonly HookSpec[] {
-    return this.specs;
-  }
-
-  add(specs: readonly HookSpec[]): void {
-    this.specs = [...this.specs, ...specs];
+    return this.current();
   }
 
   has(event: HookEvent): boolean {
-    return this.specs.some((s) => s.event === event);
+    return this.current().some((s) => s.event === event);
+  }
+
+  private current(): HookSpec[] {
+    let now: ReturnType<HookSource>;
+    try {
+      now = this.source();
+    } catch {
+      // The store closing under a last SessionEnd: the hooks last read still stand.
+      return this.last;
+    }
+    this.last = now.specs;
+    if (!this.listening) return now.specs;
+    for (const note of now.notes) {
+      if (this.said.has(note.message)) continue;
+      this.said.add(note.message);
+      this.place.notice(note.message, note.level);
+    }
+    return now.specs;
   }
 
   /** Resolves once every run started so far has ended: the engine's stop waits for it. */
@@ -106,14 +132,15 @@ export class SessionHooks {
   }
 
   private async runNow(event: HookEvent, value: string | null, fields: Record<string, unknown>, signal: AbortSignal): Promise<Verdicts> {
-    const chosen = this.specs.filter((s) => s.event === event && (value === null || matches(s.matcher, value)));
+    const chosen = this.current().filter((s) => s.event === event && (value === null || matches(s.matcher, value)));
     const unique = chosen.filter((s, i) => chosen.findIndex((o) => o.command === s.command) === i);
     if (unique.length === 0) return [];
     const { place } = this;
-    const input = JSON.stringify({ session_id: place.sessionId, cwd: place.cwd(), permission_mode: place.mode(), hook_event_name: event, ...fields });
+    const transcript = place.transcript();
+    const input = JSON.stringify({ session_id: place.sessionId, transcript_path: transcript ?? "", cwd: place.cwd(), permission_mode: place.mode(), hook_event_name: event, ...fields });
     const env = { LEMBAS_PROJECT_DIR: place.root, CLAUDE_PROJECT_DIR: place.root, LEMBAS_SESSION_ID: place.sessionId };
     const runs = unique.map(async (spec) => {
-      const run = await runHook({ command: spec.command, input, cwd: place.cwd(), root: place.root, setup: place.setup, env, timeoutMs: spec.timeoutS * 1000, signal });
+      const run = await runHook({ command: spec.command, input, cwd: place.cwd(), root: place.root, setup: place.setup, env, shown: transcript ? [transcript] : [], timeoutMs: spec.timeoutS * 1000, signal });
       const verdict = readVerdict(event, run);
       const name = hookName(spec);
       if (verdict.problem && !signal.aborted) place.notice(`${name} ${verdict.problem}`, "warn");

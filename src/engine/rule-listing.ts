@@ -9,7 +9,9 @@ import { rulesInForce } from "./session-rules.ts";
  * listed (expired ones said so), so that each can be revoked by its id.
  */
 export function ruleLines(config: { permissions: PermissionsConfig }, db: Db, root: string, now = Date.now()): string[] {
-  const { rules, notes } = rulesInForce(root, config, db, now);
+  const inForce = rulesInForce(root, config, db, now);
+  const { rules } = inForce;
+  const notes = [...inForce.unread, ...inForce.notes];
   const rows: [string, string, string, string][] = [];
   for (const r of rules) {
     if (r.source.kind === "kept") continue;

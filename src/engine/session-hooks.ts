@@ -1,34 +1,56 @@
-import { hookSpecs, SessionHooks } from "./hook-set.ts";
+import { join } from "node:path";
+import { hookSpecs, type HookNote, SessionHooks } from "./hook-set.ts";
 import { projectHooks } from "./project-hooks.ts";
+import { ProjectSettings } from "./project-settings.ts";
+import { HookTranscript } from "./hook-transcript.ts";
+import type { StoredMessage } from "./records.ts";
 import type { SessionDeps } from "./session-types.ts";
 
 /** The session as its hooks see it: where it is, its mode, and how it tells the person. */
-type HookedSession = { readonly id: string; readonly root: string; readonly cwd: string; readonly mode: string; notice(message: string, level?: "info" | "warn"): void };
+type HookedSession = {
+  readonly id: string;
+  readonly root: string;
+  readonly cwd: string;
+  readonly mode: string;
+  messages(): StoredMessage[];
+  notice(message: string, level?: "info" | "warn"): void;
+};
 
 /**
  * A session's hooks: config.yaml's `hooks:`, then those of the project's settings files that the
- * person approved as they read now, in a trusted project; null when it has none and nothing to
- * say of the project's. What the project's files hold but does not run is said at the first prompt.
+ * person approved as they read now (with the scripts they name), in a trusted project. The files
+ * are looked at again before each use (read again when their stamps changed), so an edit, an
+ * approval or `lembas untrust` holds from the next hook on. What the project's files hold but does
+ * not run, and a file that does not read, is said once, from the first prompt.
  */
-export function sessionHooks(session: HookedSession, deps: SessionDeps): SessionHooks | null {
-  const specs = hookSpecs(deps.config.hooks, "config.yaml");
-  const notes: { message: string; level: "info" | "warn" }[] = [];
-  for (const file of projectHooks(session.root, deps.db)) {
-    if (file.state !== "untrusted") notes.push(...file.problems.map((message) => ({ message, level: "warn" as const })));
-    if (file.state === "approved") specs.push(...file.specs);
-    // Not trusting a project is the person's choice: said, not warned of.
-    else if (file.state === "untrusted") notes.push({ level: "info", message: `the hooks of ${file.path} do not run: ${session.root} is not trusted (lembas trust, then lembas hooks approve, there)` });
-    else if (file.state === "needs-approval") notes.push({ level: "warn", message: `the hooks of ${file.path} do not run: you have not approved them as they read now (lembas hooks lists them; lembas hooks approve, in ${session.root}, runs them)` });
-  }
-  if (specs.length === 0 && notes.length === 0) return null;
-  const hooks = new SessionHooks(specs, {
+export function sessionHooks(session: HookedSession, deps: SessionDeps): SessionHooks {
+  const own = hookSpecs(deps.config.hooks, "config.yaml");
+  const settings = new ProjectSettings(session.root);
+  const transcript = new HookTranscript(hookTranscriptPath(deps.paths.stateDir, session.id), session);
+  const source = () => {
+    const specs = [...own];
+    const notes: HookNote[] = [];
+    for (const file of projectHooks(session.root, deps.db, settings)) {
+      if (file.state !== "untrusted") notes.push(...file.problems.map((message) => ({ message, level: "warn" as const })));
+      if (file.state === "approved") specs.push(...file.specs);
+      // Not trusting a project is the person's choice: said, not warned of.
+      else if (file.state === "untrusted") notes.push({ level: "info", message: `the hooks of ${file.path} do not run: ${session.root} is not trusted (lembas trust, then lembas hooks approve, there)` });
+      else if (file.state === "needs-approval") notes.push({ level: "warn", message: `the hooks of ${file.path} do not run: you have not approved them${file.scripts.length > 0 ? " and the scripts they name" : ""} as they read now (lembas hooks lists them; lembas hooks approve, in ${session.root}, runs them)` });
+    }
+    return { specs, notes };
+  };
+  return new SessionHooks(source, {
     sessionId: session.id,
     root: session.root,
     cwd: () => session.cwd,
     mode: () => session.mode,
     setup: deps.commands,
+    transcript: () => transcript.refresh(),
     notice: (message, level) => session.notice(message, level),
   });
-  hooks.noteLater(notes);
-  return hooks;
+}
+
+/** Where a session's transcript for its hooks is written: in the state dir, which commands do not see (a hook is shown its own). */
+export function hookTranscriptPath(stateDir: string, sessionId: string): string {
+  return join(stateDir, "transcripts", `${sessionId}.jsonl`);
 }

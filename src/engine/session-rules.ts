@@ -1,15 +1,10 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 import { type PermissionsConfig, parseRule, ruleOf } from "../config/permission-rules.ts";
-import { errorCode, errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { keepRule, keptRulesFor } from "../store/kept-rules.ts";
 import type { KeepChoice } from "./interaction.ts";
+import { ProjectSettings } from "./project-settings.ts";
 import type { ActiveRule } from "./rule-match.ts";
-
-/** Where a project's settings are written, at its root: lembas's own file, and Claude Code's shared and personal (uncommitted) ones (read too). */
-export const PROJECT_RULE_FILES = [".agent/settings.json", ".claude/settings.json", ".claude/settings.local.json"] as const;
 
 const Settings = z.looseObject({
   permissions: z.looseObject({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).optional(),
@@ -18,32 +13,45 @@ const Settings = z.looseObject({
 /**
  * The rules in force for a session at ROOT: config.yaml's, the project's settings files' (which may
  * only restrict: their allow is left out, said in `notes`), and those kept from cards for this
- * project or everywhere that have not expired at `now`.
+ * project or everywhere that have not expired at `now`. `unread`: the settings files that do not
+ * read at all, which the session's hooks say once (they name hooks and permissions both).
  */
-export function rulesInForce(root: string, config: { permissions: PermissionsConfig }, db: Db, now = Date.now()): { rules: ActiveRule[]; notes: string[] } {
+export function rulesInForce(
+  root: string,
+  config: { permissions: PermissionsConfig },
+  db: Db,
+  now = Date.now(),
+  settings = new ProjectSettings(root),
+): { rules: ActiveRule[]; notes: string[]; unread: string[] } {
   const rules: ActiveRule[] = [];
   const notes: string[] = [];
+  const unread: string[] = [];
   for (const action of ["deny", "ask", "allow"] as const) {
     for (const text of config.permissions[action]) {
       const rule = ruleOf(text);
       if (rule) rules.push({ action, rule, source: { kind: "config", label: "config.yaml" } });
     }
   }
-  for (const file of PROJECT_RULE_FILES) {
-    const read = readProjectRules(join(root, file));
-    if (!read) continue;
+  for (const read of settings.files()) {
+    const { file } = read;
     if ("problem" in read) {
-      notes.push(read.problem);
+      unread.push(read.problem);
       continue;
     }
+    const parsed = Settings.safeParse(read.json);
+    if (!parsed.success) {
+      notes.push(`${read.path}: permissions must be {allow, ask, deny}, each a list of rules: left out`);
+      continue;
+    }
+    const permissions = parsed.data.permissions ?? {};
     for (const action of ["deny", "ask"] as const) {
-      for (const text of read[action] ?? []) {
-        const parsed = parseRule(text);
-        if ("error" in parsed) notes.push(`${file}: permissions.${action}: ${parsed.error}: left out`);
-        else rules.push({ action, rule: parsed.rule, source: { kind: "project-file", label: file } });
+      for (const text of permissions[action] ?? []) {
+        const rule = parseRule(text);
+        if ("error" in rule) notes.push(`${file}: permissions.${action}: ${rule.error}: left out`);
+        else rules.push({ action, rule: rule.rule, source: { kind: "project-file", label: file } });
       }
     }
-    const allows = read.allow ?? [];
+    const allows = permissions.allow ?? [];
     if (allows.length > 0) {
       notes.push(`${file}: permissions.allow (${allows.join(", ")}) is ignored: a project's files may only restrict (ask, deny); allow in config.yaml or from a card`);
     }
@@ -54,26 +62,7 @@ export function rulesInForce(root: string, config: { permissions: PermissionsCon
     const label = kept.root === null ? "kept from a card, everywhere" : "kept from a card, for this project";
     rules.push({ action: kept.action, rule, source: { kind: "kept", label, id: kept.id, expiresAt: kept.expires_at, scope: kept.root ?? "everywhere" } });
   }
-  return { rules, notes };
-}
-
-function readProjectRules(path: string): { allow?: string[]; ask?: string[]; deny?: string[] } | { problem: string } | null {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return null;
-    return { problem: `${path} cannot be read: ${errorMessage(error)}: its permissions are left out` };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return { problem: `${path} is not JSON (${errorMessage(error)}): its permissions are left out` };
-  }
-  const settings = Settings.safeParse(json);
-  if (!settings.success) return { problem: `${path}: permissions must be {allow, ask, deny}, each a list of rules: left out` };
-  return settings.data.permissions ?? null;
+  return { rules, notes, unread };
 }
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -72,6 +72,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
   const native: NativeCalls = { seen: false };
   const mode = () => turnMode(session.mode, session.turnCap);
   parts.known.refresh(deps.models);
+  // Counted for the whole turn: a tool call between two stops does not start the count again.
   let stopBlocks = 0;
   // What the project's files hold but lembas leaves out is said once a turn, when a call is judged.
   let rulesSaid = false;
@@ -107,7 +108,6 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
       }
       return { stopReason: outcome.finish === "tool_calls" ? "end_turn" : outcome.finish };
     }
-    stopBlocks = 0;
     const byName = new Map(tools.map((t) => [t.name, t] as const));
     const inForce = rulesInForce(session.root, deps.config, deps.db);
     if (!rulesSaid) for (const message of inForce.notes) bus.emit({ type: "notice", level: "warn", message });
@@ -181,14 +181,15 @@ function takeInbox(session: StepSession, parts: StepParts, turnId: string): bool
 /**
  * Whether a Stop hook sends the model on: its reason becomes the next message, as the person's
  * (stored as a steering message: undo still takes the turn back from the person's own prompt).
- * After MAX_STOP_BLOCKS in a row the turn ends all the same, said.
+ * After MAX_STOP_BLOCKS in a turn it ends all the same, said. `stop_hook_active` is true from the
+ * first block to the turn's end, as in Claude Code, so a hook's guard on it holds across tool calls.
  */
 async function goesOn(session: StepSession, parts: StepParts, turnId: string, blocks: number, signal: AbortSignal): Promise<boolean> {
   if (!session.hooks || signal.aborted) return false;
   const reason = await stopHooks(session.hooks, blocks > 0, signal);
   if (reason === null || signal.aborted) return false;
   if (blocks >= MAX_STOP_BLOCKS) {
-    session.bus.emit({ type: "notice", level: "warn", message: `a Stop hook asked the model to go on ${MAX_STOP_BLOCKS} times in a row: the turn ends here (its last reason: ${reason.slice(0, 300)})` });
+    session.bus.emit({ type: "notice", level: "warn", message: `a Stop hook asked the model to go on ${MAX_STOP_BLOCKS} times in this turn: the turn ends here (its last reason: ${reason.slice(0, 300)})` });
     return false;
   }
   parts.append({ role: "user", body: { text: `[Stop hook] ${reason}`, steer: true } satisfies UserRecord, turnId });

@@ -1,6 +1,7 @@
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 import { addedContext, blocked, type SessionHooks, stopped } from "./hook-set.ts";
 import type { Decision } from "./permissions.ts";
+import { toolResponse } from "./tool-response.ts";
 
 /** The part of a judged call (tool-runner.ts) the hooks read and change. */
 type Judged = { call: ToolCallRecord; input: unknown; decision: Decision; tool: { name: string }; paths: string[] };
@@ -45,7 +46,7 @@ export async function afterTool(judged: Judged, args: unknown, record: ToolResul
   const fields = {
     tool_name: judged.tool.name,
     tool_input: stdinInput(args, judged.paths),
-    tool_response: { output: record.output, is_error: record.isError, ...(meta ?? {}) },
+    tool_response: toolResponse(judged.tool.name, args, judged.paths, record, meta),
     tool_use_id: judged.call.id,
   };
   const verdicts = await hooks.run("PostToolUse", judged.tool.name, fields, signal);

@@ -1,7 +1,7 @@
 import { addedContext, blocked, type SessionHooks, stopped } from "./hook-set.ts";
 import type { PromptInput } from "./session-types.ts";
 
-/** How many times in a row Stop hooks may send the model on before the turn ends all the same. */
+/** How many times in a turn Stop hooks may send the model on before it ends all the same. */
 export const MAX_STOP_BLOCKS = 3;
 
 /** What the hooks made of a prompt: refused (the reason for the person), or the prompt with their context. */
@@ -34,8 +34,8 @@ export async function promptHooks(hooks: SessionHooks, input: PromptInput, start
 
 /**
  * Runs the Stop hooks as the model is about to end its turn. The reason to go on when one blocks
- * (exit 2's stderr, `decision: "block"`'s reason), else null. `active`: the model is going on
- * because of an earlier block (Claude Code's stop_hook_active).
+ * (exit 2's stderr, `decision: "block"`'s reason), else null. `active`: a Stop hook has sent the
+ * model on earlier in this turn (Claude Code's stop_hook_active).
  */
 export async function stopHooks(hooks: SessionHooks, active: boolean, signal: AbortSignal): Promise<string | null> {
   if (!hooks.has("Stop")) return null;

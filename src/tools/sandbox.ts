@@ -70,11 +70,12 @@ function tried(tool: SandboxTool): Found {
  * dir stays in sight, the rest of that dir does not; a project that is a hidden dir is hidden too
  * (the command's cwd is an empty dir).
  */
-export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox(), env: Env = process.env): Plan {
+export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox(), env: Env = process.env, shown: readonly string[] = []): Plan {
   const dirs = existing(hidden);
   if (dirs.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
   if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: tool.broken };
-  const view = layers(dirs, realOr(root));
+  // SHOWN: paths inside a hidden dir put back in sight (a hook's transcript in the state dir).
+  const view = [...layers(dirs, realOr(root)), ...existing(shown).map((keep) => ({ keep }))];
   return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env) };
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
@@ -106,6 +106,30 @@ describe("PostToolUse hooks", () => {
     expect(told).toContain("formatted with prettier");
   });
 
+  test("tool_response has Claude Code's shape: Bash's stdout, Write's and Edit's filePath and success, Read's file", async () => {
+    const log = join(box.dir, "post.log");
+    const logger = script("post.sh", `line=$(cat)\nprintf '%s\\n' "$line" >> ${log}`);
+    withHooks(`  PostToolUse:\n    - hooks:\n        - type: command\n          command: ${logger}\n`);
+    writeFileSync(join(box.project, "notes.txt"), "alpha\nbeta\n");
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "echo hello" } }] }),
+      step({ toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "notes.txt", old_string: "beta", new_string: "gamma" } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: "new.txt", content: "new\n" } }] }),
+      step({ text: "ok" }),
+    );
+    expect((await run(["--yes", "go"])).code).toBe(0);
+    type Seen = { tool_name: string; tool_response: Record<string, unknown> };
+    const seen = readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Seen);
+    const response = (name: string) => seen.find((s) => s.tool_name === name)?.tool_response;
+    expect(response("bash")).toMatchObject({ stdout: "hello", stderr: "", interrupted: false });
+    expect(response("read")).toMatchObject({ type: "text", file: { filePath: join(box.project, "notes.txt"), content: "alpha\nbeta", numLines: 2, startLine: 1 } });
+    expect(response("edit")).toMatchObject({ filePath: join(box.project, "notes.txt"), oldString: "beta", newString: "gamma", success: true });
+    expect(response("write")).toMatchObject({ filePath: join(box.project, "new.txt"), content: "new\n", success: true });
+    // lembas's own fields stay beside them.
+    expect(response("bash")).toMatchObject({ output: "hello", is_error: false, exitCode: 0 });
+  });
+
   test("a tool the matcher does not take runs no hook", async () => {
     const lint = script("lint.sh", `cat >/dev/null\necho '{"decision":"block","reason":"HOOK-RAN"}'`);
     withHooks(`  PostToolUse:\n    - matcher: "Write|Edit"\n      hooks:\n        - type: command\n          command: ${lint}\n`);
@@ -139,6 +163,15 @@ describe("UserPromptSubmit and Stop hooks", () => {
     expect(contentText(user?.content)).toContain("The release freeze starts Friday.");
   });
 
+  test("SessionStart's exit 2 shows its stderr to the person and blocks nothing, as in Claude Code", async () => {
+    const start = script("start.sh", `cat >/dev/null\necho "the VPN is down: deploys will fail" >&2\nexit 2`);
+    withHooks(`  SessionStart:\n    - hooks:\n        - type: command\n          command: ${start}\n`);
+    model.push(step({ text: "hello back" }));
+    const result = await run(["hello"]);
+    expect(result).toMatchObject({ code: 0, stdout: "hello back\n" });
+    expect(afterHeader(result.stderr)).toContain(`the SessionStart hook "${start}" (config.yaml) exited with code 2: the VPN is down: deploys will fail (a SessionStart hook cannot block: the session goes on)`);
+  });
+
   test("UserPromptSubmit's block refuses the prompt: the model is never called", async () => {
     const refuse = script("refuse.sh", `cat >/dev/null\necho '{"decision":"block","reason":"no prompts during the freeze"}'`);
     withHooks(`  UserPromptSubmit:\n    - hooks:\n        - type: command\n          command: ${refuse}\n`);
@@ -159,6 +192,33 @@ describe("UserPromptSubmit and Stop hooks", () => {
     expect(contentText(steps()[1]?.at(-1)?.content)).toContain("run the tests before you stop");
   });
 
+  test("a Stop hook reads the last assistant message from transcript_path, a JSONL file in Claude Code's line shape", async () => {
+    const gate = script(
+      "last-words.sh",
+      [
+        "input=$(cat)",
+        `case "$input" in *'"stop_hook_active":true'*) exit 0;; esac`,
+        `t=$(printf '%s' "$input" | sed -n 's/.*"transcript_path":"\\([^"]*\\)".*/\\1/p')`,
+        `last=$(grep '"type":"assistant"' "$t" | tail -n 1)`,
+        `case "$last" in *'"text":"I am done"'*) echo "you said you are done: show the test output" >&2; exit 2;; esac`,
+        "exit 0",
+      ].join("\n"),
+    );
+    withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${gate}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo tested" } }] }), step({ text: "I am done" }), step({ text: "here it is" }));
+    const result = await run(["--yes", "fix it"]);
+    expect(result.code).toBe(0);
+    expect(steps()).toHaveLength(3);
+    expect(contentText(steps()[2]?.at(-1)?.content)).toContain("you said you are done: show the test output");
+    const [file] = readdirSync(join(box.stateDir, "transcripts"));
+    const lines = readFileSync(join(box.stateDir, "transcripts", file ?? ""), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; message: { role: string; content: unknown } });
+    expect(lines.map((l) => l.type)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+    expect(lines[0]?.message).toEqual({ role: "user", content: "fix it" });
+    expect(lines[1]?.message.content).toEqual([expect.objectContaining({ type: "tool_use", name: "Bash", input: { command: "echo tested" } })]);
+    expect(lines[2]?.message.content).toEqual([expect.objectContaining({ type: "tool_result", content: "tested", is_error: false })]);
+    expect(lines[5]?.message).toEqual({ role: "assistant", content: [{ type: "text", text: "here it is" }] });
+  });
+
   test("a Stop hook that always blocks ends the turn after 3 times, said", async () => {
     const always = script("always.sh", `cat >/dev/null\necho "not yet" >&2\nexit 2`);
     withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${always}\n`);
@@ -166,7 +226,30 @@ describe("UserPromptSubmit and Stop hooks", () => {
     const result = await run(["fix it"]);
     expect(result.code).toBe(0);
     expect(steps()).toHaveLength(4);
-    expect(afterHeader(result.stderr)).toContain("a Stop hook asked the model to go on 3 times in a row: the turn ends here");
+    expect(afterHeader(result.stderr)).toContain("a Stop hook asked the model to go on 3 times in this turn: the turn ends here");
+  });
+
+  test("stop_hook_active stays true after a tool call between stops: a guarded hook sends the model on once", async () => {
+    const log = join(box.dir, "stop.log");
+    const gate = script("gate.sh", `input=$(cat)\necho "$input" >> ${log}\ncase "$input" in *'"stop_hook_active":true'*) exit 0;; esac\necho '{"decision":"block","reason":"run the tests"}'`);
+    withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${gate}\n`);
+    model.push(step({ text: "done" }), step({ toolCalls: [{ name: "bash", arguments: { command: "echo tests pass" } }] }), step({ text: "tested" }), step({ text: "SHOULD-NOT-BE-ASKED" }));
+    const result = await run(["--yes", "fix it"]);
+    expect(result.code).toBe(0);
+    expect(steps()).toHaveLength(3);
+    const active = readFileSync(log, "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { stop_hook_active: boolean }).stop_hook_active);
+    expect(active).toEqual([false, true]);
+  });
+
+  test("a Stop hook that always blocks ends the turn after 3, though the model calls a tool each time it goes on", async () => {
+    const always = script("always.sh", `cat >/dev/null\necho "not yet" >&2\nexit 2`);
+    withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${always}\n`);
+    for (let i = 0; i < 6; i++) model.push(step({ text: `done ${i}` }), step({ toolCalls: [{ name: "bash", arguments: { command: "echo test" } }] }));
+    const result = await run(["--yes", "fix it"]);
+    expect(result.code).toBe(0);
+    // Stop, on, tool, stop, on, tool, stop, on, tool, stop: ended.
+    expect(steps()).toHaveLength(7);
+    expect(afterHeader(result.stderr)).toContain("a Stop hook asked the model to go on 3 times in this turn: the turn ends here");
   });
 });
 
@@ -200,7 +283,10 @@ describe("a project's hooks", () => {
     expect(existsSync(mark)).toBe(false);
     const listed = await lembas(["hooks"]);
     expect(listed.stdout).toContain(`UserPromptSubmit * → touch ${mark} (60 s) · .agent/settings.json · not run: not approved as it reads now`);
-    const approved = await lembas(["hooks", "approve"]);
+    const refused = await lembas(["hooks", "approve"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("asks before it approves: run it at a terminal, or with --yes");
+    const approved = await lembas(["hooks", "approve", "--yes"]);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toContain(`UserPromptSubmit * → touch ${mark}`);
     model.push(step({ text: "ok" }));
@@ -212,6 +298,80 @@ describe("a project's hooks", () => {
     model.push(step({ text: "ok" }));
     expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
     expect(existsSync(mark)).toBe(false);
+  });
+});
+
+describe("a project's hook scripts", () => {
+  const lembas = (args: string[]) => runLembas(box, args, { cwd: box.project });
+  /** A trusted project whose approved PreToolUse hook runs .claude/hooks/pre.sh, named as Claude Code's docs name it. */
+  async function approvedScript(): Promise<string> {
+    mkdirSync(join(box.project, ".claude/hooks"), { recursive: true });
+    writeFileSync(join(box.project, ".claude/hooks/pre.sh"), "#!/bin/sh\ncat >/dev/null\nexit 0\n");
+    writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: 'sh "$CLAUDE_PROJECT_DIR/.claude/hooks/pre.sh"' }] }] } }));
+    expect((await lembas(["trust"])).code).toBe(0);
+    const approved = await lembas(["hooks", "approve", "--yes"]);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain("and these project files, as they read now: .claude/hooks/pre.sh");
+    return join(box.dir, "pwned");
+  }
+  const rewritten = (mark: string) => `#!/bin/sh\ncat >/dev/null\nid > ${mark}\n`;
+
+  test("a script rewritten since the approval asks again and does not run", async () => {
+    const mark = await approvedScript();
+    writeFileSync(join(box.project, ".claude/hooks/pre.sh"), rewritten(mark));
+    model.push(step({ toolCalls: [{ name: "read", arguments: { path: ".claude/settings.json" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "go"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(mark)).toBe(false);
+    expect(afterHeader(result.stderr)).toContain("you have not approved them and the scripts they name as they read now");
+    expect((await lembas(["hooks"])).stdout).toContain("not run: not approved as it reads now");
+  });
+
+  test("a script the model rewrites in the turn does not run at its next call", async () => {
+    const mark = await approvedScript();
+    model.push(
+      step({ toolCalls: [{ name: "read", arguments: { path: ".claude/hooks/pre.sh" } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: ".claude/hooks/pre.sh", content: rewritten(mark) } }] }),
+      step({ toolCalls: [{ name: "read", arguments: { path: ".claude/settings.json" } }] }),
+      step({ text: "ok" }),
+    );
+    const result = await run(["--yes", "go"]);
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(box.project, ".claude/hooks/pre.sh"), "utf8")).toBe(rewritten(mark));
+    expect(existsSync(mark)).toBe(false);
+    expect(afterHeader(result.stderr)).toContain("you have not approved them and the scripts they name as they read now");
+  });
+});
+
+describe(".claude/settings.local.json and a settings file that does not read", () => {
+  const lembas = (args: string[]) => runLembas(box, args, { cwd: box.project });
+
+  test("settings.local.json's hooks run once the project is trusted and they are approved", async () => {
+    const mark = join(box.dir, "local-ran");
+    mkdirSync(join(box.project, ".claude"), { recursive: true });
+    writeFileSync(join(box.project, ".claude/settings.local.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}` }] }] } }));
+    model.push(step({ text: "ok" }), step({ text: "ok" }), step({ text: "ok" }));
+    expect(afterHeader((await run(["hello"])).stderr)).toContain("settings.local.json do not run");
+    expect(existsSync(mark)).toBe(false);
+    expect((await lembas(["trust"])).code).toBe(0);
+    expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
+    expect(existsSync(mark)).toBe(false);
+    expect((await lembas(["hooks"])).stdout).toContain(`UserPromptSubmit * → touch ${mark} (60 s) · .claude/settings.local.json`);
+    expect((await lembas(["hooks", "approve", "--yes"])).code).toBe(0);
+    expect((await run(["hello"])).code).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+  });
+
+  test("a file that is not JSON is said once, for its hooks and its permissions both", async () => {
+    mkdirSync(join(box.project, ".agent"), { recursive: true });
+    writeFileSync(join(box.project, ".agent/settings.json"), '{"permissions": {"deny": [');
+    expect((await lembas(["trust"])).code).toBe(0);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ toolCalls: [{ name: "bash", arguments: { command: "echo again" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "go"]);
+    expect(result.code).toBe(0);
+    const said = afterHeader(result.stderr).split("\n").filter((line) => line.includes("is not JSON"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain("its hooks and permissions are left out");
   });
 });
 
@@ -238,12 +398,39 @@ describe("a project's Claude Code settings with more than lembas runs", () => {
     const hooks = { SubagentStop: [{ hooks: [{ type: "command", command: "true" }] }], UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}` }] }] };
     writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks }));
     expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
-    expect((await runLembas(box, ["hooks", "approve"], { cwd: box.project })).code).toBe(0);
+    expect((await runLembas(box, ["hooks", "approve", "--yes"], { cwd: box.project })).code).toBe(0);
     model.push(step({ text: "ok" }));
     const result = await run(["hello"]);
     expect(result.code).toBe(0);
     expect(existsSync(mark)).toBe(true);
     expect(afterHeader(result.stderr)).toContain("hooks.SubagentStop: lembas does not run SubagentStop hooks");
+  });
+});
+
+describe("the matcher \"*\"", () => {
+  const denyAll = () => script("deny-all.sh", `cat >/dev/null\necho "nothing runs today" >&2\nexit 2`);
+
+  test("in config.yaml it takes every tool", async () => {
+    withHooks(`  PreToolUse:\n    - matcher: "*"\n      hooks:\n        - type: command\n          command: ${denyAll()}\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "run it"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(join(box.project, "ran.txt"))).toBe(false);
+    expect(toolResults()).toEqual([expect.stringContaining("nothing runs today")]);
+  });
+
+  test("in a project's settings file it takes every tool, once approved", async () => {
+    mkdirSync(join(box.project, ".claude"), { recursive: true });
+    writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: denyAll() }] }] } }));
+    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    const approved = await runLembas(box, ["hooks", "approve", "--yes"], { cwd: box.project });
+    expect(approved.code).toBe(0);
+    expect(approved.stderr).toBe("");
+    model.push(step({ toolCalls: [{ name: "write", arguments: { path: "a.txt", content: "a\n" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "write it"]);
+    expect(result.code).toBe(0);
+    expect(existsSync(join(box.project, "a.txt"))).toBe(false);
+    expect(toolResults()).toEqual([expect.stringContaining("nothing runs today")]);
   });
 });
 

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { matches } from "../../src/engine/hook-set.ts";
+import { approveProjectHooks, projectHooks } from "../../src/engine/project-hooks.ts";
+import { trustDir, untrustDir } from "../../src/store/trust.ts";
 import { type EngineHarness, engineHarness, helperStep, isHelper, isStep, isSummary, ofType, ownStep, person, step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 
@@ -101,6 +103,41 @@ describe("a helper's calls", () => {
     const helperTold = h.model.requests.filter((r) => isHelper(r.body)).flatMap((r) => (r.body.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content)));
     expect(helperTold.join("\n")).toContain("secret.txt is off limits");
     expect(helperTold.join("\n")).not.toContain("TOP-SECRET");
+  });
+});
+
+describe("a project's hooks in a long session", () => {
+  test("a changed hook file, its approval and lembas untrust hold from the next turn", async () => {
+    h = await engineHarness();
+    const harness = h;
+    const settings = join(harness.project, ".agent", "settings.json");
+    const hookSaying = (word: string) => JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `cat >/dev/null; echo ${word}` }] }] } });
+    const approve = () => {
+      for (const file of projectHooks(harness.project, harness.db)) approveProjectHooks(harness.db, file);
+    };
+    mkdirSync(join(harness.project, ".agent"));
+    writeFileSync(settings, hookSaying("CONTEXT-A"));
+    trustDir(harness.db, harness.project);
+    approve();
+    for (let i = 0; i < 4; i++) h.model.push(step({ text: `answer ${i}` }));
+    const session = await h.session();
+    const told: string[] = [];
+    const prompt = async (text: string) => {
+      await session.prompt({ text });
+      const last = h?.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+      told.push(contentText(last.findLast((m) => m.role === "user")?.content));
+    };
+    await prompt("one");
+    writeFileSync(settings, hookSaying("CONTEXT-B"));
+    await prompt("two");
+    approve();
+    await prompt("three");
+    untrustDir(harness.db, harness.project);
+    await prompt("four");
+    expect(told.map((t) => (t.includes("CONTEXT-A") ? "A" : t.includes("CONTEXT-B") ? "B" : "-"))).toEqual(["A", "-", "B", "-"]);
+    const notices = ofType(h.events(session), "notice").map((n) => n.message);
+    expect(notices.filter((n) => n.includes("you have not approved them as they read now"))).toHaveLength(1);
+    expect(notices.filter((n) => n.includes("is not trusted"))).toHaveLength(1);
   });
 });
 
