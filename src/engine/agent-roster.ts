@@ -58,16 +58,14 @@ export function agentPlan(agent: AgentFile, tools: readonly Tool[], mode: Mode):
   return { agent, tools: chosen, writes: chosen.some((t) => !onlyReads(t)), leftOut };
 }
 
-/** What an agent is told (and doctor says) of the tools its file names that it does not get. */
+/** What an agent is told (and doctor says) of the tools its file names that it does not get, each with why. */
 export function leftOutSentence(names: readonly string[]): string {
-  const theirs = names.filter(isClaudeOnlyTool);
-  const ours = names.filter((n) => !isClaudeOnlyTool(n));
-  return [
-    theirs.length > 0 ? `${theirs.join(", ")}: Claude Code's, lembas has no such tool` : "",
-    ours.length > 0 ? `${ours.join(", ")}: not a helper's (it cannot ask the person, keep todos, start helpers, or its server is not running)` : "",
-  ]
-    .filter((part) => part !== "")
-    .join("; ");
+  const why = (name: string) => {
+    if (isClaudeOnlyTool(name)) return "Claude Code's; lembas has no such tool";
+    if (name.endsWith("*")) return "matches no tool of the session";
+    return "a helper is not given it";
+  };
+  return names.map((name) => `${name} (${why(name)})`).join(", ");
 }
 
 /** What the task tool answers for an agent that cannot run, PROBLEMS saying why. */

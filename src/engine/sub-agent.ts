@@ -71,7 +71,7 @@ const LAST_STEP = "You have used all your steps. Answer now, from what you found
 /** A custom agent's system prompt: its file's body, then what it is here for and where it works. */
 function agentPrompt(agent: AgentRun, root: string, cwd: string, steps: number): string {
   const tools = agent.tools.map((t) => t.name).join(", ") || "none";
-  const missing = agent.leftOut.length > 0 ? ` Your instructions may name tools you do not have here (${leftOutSentence(agent.leftOut)}): do without them.` : "";
+  const missing = agent.leftOut.length > 0 ? ` Your instructions may name tools you do not have here: ${leftOutSentence(agent.leftOut)}. Do without them.` : "";
   return [
     agent.agent.prompt,
     `You work as the agent "${agent.agent.name}", a helper of a coding agent: it hands you one task; your last message goes back to it as your answer, not to a person. Your tools: ${tools}.${missing} You have at most ${steps} steps with tools; end with what you found or did, with paths.`,
