@@ -11,6 +11,7 @@ import { errorMessage } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "../model/endpoint.ts";
 import { displayUrl, type ModelError } from "../model/errors.ts";
 import { DEFAULT_CONTEXT } from "../model/resolved.ts";
+import { ModelRegistry } from "../model/registry.ts";
 import { dialectById } from "../model/dialects.ts";
 import { discover, modelWindow, windowText } from "../model/discovery.ts";
 import { probeTools } from "../model/discovery-probe.ts";
@@ -61,10 +62,11 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
   const config = checkConfig(paths.configFile);
   const store = checkDatabase(paths.dbFile);
   const reading = await readServiceStatus(paths.socketFile);
-  const [models, accounts, mcp] = await Promise.all([
+  const [models, accounts, mcp, agents] = await Promise.all([
     config.value ? checkModels(config.value, store.logins, options) : [],
     checkAccounts(store.logins),
     config.value ? checkMcpServers({ config: config.value, dbFile: paths.dbFile, hidden: [paths.configDir, paths.stateDir], cwd: options.cwd ?? process.cwd(), env, logins: store.logins }) : [],
+    config.value ? agentFindings(config.value, store.logins, options) : [],
   ]);
   return [
     config.finding,
@@ -73,7 +75,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     ...models,
     ...mcp,
     ...(config.value ? checkLibrary(config.value, paths.dbFile) : []),
-    ...(config.value ? checkAgents({ config: config.value, configDir: paths.configDir, cwd: options.cwd ?? process.cwd(), logins: store.logins }) : []),
+    ...agents,
     ...checkShaping({ dbFile: paths.dbFile, configDir: paths.configDir, cwd: options.cwd ?? process.cwd() }),
     ...checkLinks(store.logins, reading),
     ...accounts,
@@ -81,6 +83,21 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     checkShells(env),
     checkSandbox(env, paths.stateDir),
   ];
+}
+
+/** The custom agents, their models resolved by a registry of the device's models as a session's. */
+async function agentFindings(config: Config, logins: Login[], options: DoctorOptions): Promise<Finding[]> {
+  const registry = new ModelRegistry(
+    config,
+    logins.map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers })),
+    options.env,
+    options.localPorts,
+  );
+  try {
+    return await checkAgents({ configDir: options.paths.configDir, cwd: options.cwd ?? process.cwd(), resolve: (ref) => registry.resolve(ref) });
+  } finally {
+    await registry.stop();
+  }
 }
 
 function checkConfig(file: string): { finding: Finding; value: Config | null } {

@@ -1,40 +1,71 @@
 import type { Mode } from "../config/schema.ts";
 import type { AgentFile } from "../project/agent-files.ts";
+import { isClaudeOnlyTool } from "../project/claude-tool-names.ts";
 import { meetsNeeds, type Need } from "../tools/capabilities.ts";
 import type { AgentListing } from "../tools/task.ts";
 import type { Tool } from "../tools/tool.ts";
 
 /**
  * What a custom agent's tools may be given: the project's files (a ledger of its own), its model,
- * changes the turn's undo covers, commands, the session's background jobs, and the web. Not the
- * person's questions, the session's todos, settings, skills or library, nor helpers of its own: a tool that needs those is left
- * out of its set though it names it.
+ * changes the turn's undo covers, commands, the session's background jobs, the web, and the
+ * skills. Not the person's questions, the session's todos, settings or library, nor helpers of its
+ * own: a tool that needs those is left out of its set though it names it (said in its prompt).
  */
-export const AGENT_GIVES = ["files", "model", "changes", "commands", "jobs", "web"] as const satisfies readonly Need[];
-
-/** A custom agent ready to run: its tools (within the turn's mode), and whether it may change anything (then it runs alone). */
-export type AgentPlan = { agent: AgentFile; tools: Tool[]; writes: boolean };
+export const AGENT_GIVES = ["files", "model", "changes", "commands", "jobs", "web", "skills"] as const satisfies readonly Need[];
 
 /**
- * The tools an agent gets of the session's (`tools`: its built-ins and MCP tools): those it names
- * that a helper can be given, never task; in plan mode only those that read. No `tools`: the read
- * class, as the explorer's. Its problems (the file's, a tool that does not exist) as sentences.
+ * A custom agent ready to run: its tools (within the turn's mode), whether it may change anything
+ * (then it runs alone), and the names its file gives that it does not get (told to it and by doctor).
+ */
+export type AgentPlan = { agent: AgentFile; tools: Tool[]; writes: boolean; leftOut: string[] };
+
+/**
+ * Whether a helper's tool only reads: of the read class, and not one that reaches the session's
+ * background jobs (`job` stops them, and its reads move the session's place in their output).
+ */
+export function onlyReads(tool: Tool): boolean {
+  return tool.permission === "read" && !tool.needs.includes("jobs");
+}
+
+/** Whether a name in an agent file means the tool NAME: the same, or a `*` pattern (`mcp__github__*`) it starts with. */
+function means(written: string, name: string): boolean {
+  return written.endsWith("*") ? name.startsWith(written.slice(0, -1)) : written === name;
+}
+
+/**
+ * The tools an agent gets of the session's (`tools`: its built-ins and MCP tools), as Claude Code
+ * gives them: those it names (no `tools` line: every one), less its `disallowedTools`, of those a
+ * helper can be given, never task; in plan mode only those that read. A Claude Code tool lembas
+ * lacks is left out (`leftOut`); a name no tool has is a problem, as the file's are, each a sentence.
  */
 export function agentPlan(agent: AgentFile, tools: readonly Tool[], mode: Mode): AgentPlan | { problems: string[] } {
   const usable = tools.filter((t) => t.name !== "task" && meetsNeeds(t.needs, AGENT_GIVES));
+  const missing = (names: readonly string[]) => names.filter((n) => !isClaudeOnlyTool(n) && !n.endsWith("*") && !tools.some((t) => t.name === n));
+  const what = (names: readonly string[]) => `${names.length === 1 ? "a tool that does not exist" : "tools that do not exist"}: ${names.join(", ")}`;
   const problems = [...agent.problems];
-  let chosen: Tool[];
-  if (agent.tools === null) chosen = usable.filter((t) => t.permission === "read");
-  else {
-    const known = new Set(tools.map((t) => t.name));
-    const missing = agent.tools.filter((name) => !known.has(name));
-    const what = missing.length === 1 ? "a tool that does not exist" : "tools that do not exist";
-    if (missing.length > 0) problems.push(`it names ${what}: ${missing.join(", ")} (an agent's tools are: ${usable.map((t) => t.name).join(", ")})`);
-    chosen = usable.filter((t) => agent.tools?.includes(t.name));
-  }
+  const unknown = missing(agent.tools ?? []);
+  if (unknown.length > 0) problems.push(`it names ${what(unknown)} (an agent's tools are: ${usable.map((t) => t.name).join(", ")})`);
+  // An MCP tool not there to take away (its server not started) leaves nothing to take away.
+  const unknownDenied = missing(agent.disallowed).filter((n) => !n.startsWith("mcp__"));
+  if (unknownDenied.length > 0) problems.push(`its disallowedTools names ${what(unknownDenied)}`);
   if (problems.length > 0) return { problems };
-  if (mode === "plan") chosen = chosen.filter((t) => t.permission === "read");
-  return { agent, tools: chosen, writes: chosen.some((t) => t.permission !== "read") };
+  const denied = (name: string) => agent.disallowed.some((d) => means(d, name));
+  const named = agent.tools;
+  let chosen = named === null ? usable : usable.filter((t) => named.some((n) => means(n, t.name)));
+  chosen = chosen.filter((t) => !denied(t.name));
+  const leftOut = (named ?? []).filter((n) => !denied(n) && !usable.some((t) => means(n, t.name)));
+  if (mode === "plan") chosen = chosen.filter(onlyReads);
+  return { agent, tools: chosen, writes: chosen.some((t) => !onlyReads(t)), leftOut };
+}
+
+/** What an agent is told (and doctor says) of the tools its file names that it does not get, each with why. */
+export function leftOutSentence(names: readonly string[]): string {
+  const why = (name: string) => {
+    if (isClaudeOnlyTool(name)) return "Claude Code's; lembas has no such tool";
+    if (name.endsWith("*")) return "matches no tool of the session";
+    return "a helper is not given it";
+  };
+  return names.map((name) => `${name} (${why(name)})`).join(", ");
 }
 
 /** What the task tool answers for an agent that cannot run, PROBLEMS saying why. */

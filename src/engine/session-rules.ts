@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type PermissionsConfig, parseRule, ruleOf } from "../config/permission-rules.ts";
+import type { SessionBus } from "../bus/index.ts";
 import type { Db } from "../store/db.ts";
 import { keepRule, keptRulesFor } from "../store/kept-rules.ts";
 import type { KeepChoice } from "./interaction.ts";
@@ -82,4 +83,14 @@ export function keepRules(
     const until = expiresAt === null ? "until you revoke it" : `until ${new Date(expiresAt).toISOString().slice(0, 16).replace("T", " ")} UTC`;
     return `kept ${kept.action === "allow" ? "Allow" : "Deny"} ${rule} ${where}, ${until} (${row.id}; lembas permissions revoke ${row.id} takes it back)`;
   });
+}
+
+/** What a card's "keep" does for a call (tool-runner.ts's `keep`): the rules kept, each said. */
+export type KeepRules = (action: "allow" | "deny", rules: string[], choice: KeepChoice) => void;
+
+/** The keep of a session's calls and of its helpers' alike: rules kept in the store, each said on the session's bus. */
+export function ruleKeeper(db: Db, bus: SessionBus, session: { root: string; id: string }): KeepRules {
+  return (action, rules, choice) => {
+    for (const message of keepRules(db, { action, rules, choice, root: session.root, sessionId: session.id })) bus.emit({ type: "notice", level: "info", message });
+  };
 }

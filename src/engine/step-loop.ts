@@ -19,7 +19,7 @@ import { offeredTools, toolSpecs } from "./toolset.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
-import { keepRules, rulesInForce } from "./session-rules.ts";
+import { ruleKeeper, rulesInForce } from "./session-rules.ts";
 
 const DEFAULT_MAX_STEPS = 100;
 
@@ -124,9 +124,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
         home: deps.commands.env.HOME,
         allowed: parts.allowed,
         rules: inForce.rules,
-        keep: (action, rules, choice) => {
-          for (const message of keepRules(deps.db, { action, rules, choice, root: session.root, sessionId: session.id })) bus.emit({ type: "notice", level: "info", message });
-        },
+        keep: ruleKeeper(deps.db, bus, session),
         interaction: session.interaction ?? nobody("nobody can approve it in this session"),
         signal,
         context: (callId, needs) => toolContext(session, parts, { signal, undo, model, effort }, callId, needs),

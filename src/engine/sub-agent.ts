@@ -15,10 +15,10 @@ import { runToolCall } from "./tool-runner.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { callModel, type StepOutcome } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
-import type { AgentPlan } from "./agent-roster.ts";
+import { type AgentPlan, leftOutSentence } from "./agent-roster.ts";
 import type { PermissionsConfig } from "../config/permission-rules.ts";
 import type { Db } from "../store/db.ts";
-import { rulesInForce } from "./session-rules.ts";
+import { type KeepRules, rulesInForce } from "./session-rules.ts";
 
 /** Model calls a helper makes with its tools; then it is asked once more, without tools, for its answer. */
 export const SUB_AGENT_STEPS = 12;
@@ -26,10 +26,21 @@ export const SUB_AGENT_STEPS = 12;
 export const AGENT_STEPS = 40;
 
 /**
- * A custom agent's run: its plan (tools, prompt), the turn's mode, and what a call of its asks and
- * changes through: the session's interaction and kept approvals, the turn's undo, the web's rules.
+ * A custom agent's run: its plan (tools, prompt), the turn's mode as it is now (read for each call,
+ * so that a mode the person lowers while the agent works holds for its next call, as for the
+ * session's), and what a call of its asks and changes through: the session's interaction, its
+ * approvals kept for the session and the rules a card keeps beyond it, the turn's undo, the web's rules.
  */
-export type AgentRun = AgentPlan & { mode: Mode; interaction: Interaction; allowed: Set<string>; undo: TurnUndo; web: Capabilities["web"]; jobs: Capabilities["jobs"] };
+export type AgentRun = AgentPlan & {
+  mode: () => Mode;
+  interaction: Interaction;
+  allowed: Set<string>;
+  keep: KeepRules;
+  undo: TurnUndo;
+  web: Capabilities["web"];
+  jobs: Capabilities["jobs"];
+  skills: Capabilities["skills"];
+};
 
 /** What a helper runs with: the parent session's place, model and tools, and its bus to tell what the helper does. */
 export type SubAgentDeps = {
@@ -60,9 +71,10 @@ const LAST_STEP = "You have used all your steps. Answer now, from what you found
 /** A custom agent's system prompt: its file's body, then what it is here for and where it works. */
 function agentPrompt(agent: AgentRun, root: string, cwd: string, steps: number): string {
   const tools = agent.tools.map((t) => t.name).join(", ") || "none";
+  const missing = agent.leftOut.length > 0 ? ` Your instructions may name tools you do not have here: ${leftOutSentence(agent.leftOut)}. Do without them.` : "";
   return [
     agent.agent.prompt,
-    `You work as the agent "${agent.agent.name}", a helper of a coding agent: it hands you one task; your last message goes back to it as your answer, not to a person. Your tools: ${tools}. You have at most ${steps} steps with tools; end with what you found or did, with paths.`,
+    `You work as the agent "${agent.agent.name}", a helper of a coding agent: it hands you one task; your last message goes back to it as your answer, not to a person. Your tools: ${tools}.${missing} You have at most ${steps} steps with tools; end with what you found or did, with paths.`,
     `Environment:\n- project root: ${root}\n- working directory: ${cwd}`,
   ]
     .filter((part) => part !== "")
@@ -95,6 +107,7 @@ function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): P
         commands: () => ({ ...deps.shared.commands, around: (run) => agent.undo.aroundCommand(run, callId) }),
         web: () => agent.web,
         jobs: () => agent.jobs,
+        skills: () => agent.skills,
       }
     : {};
   return {
@@ -187,10 +200,11 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
         bus,
         tools: byName,
         // A custom agent works in the turn's mode and asks the person as the session does; the explorer only reads.
-        mode: agent?.mode ?? "plan",
+        mode: agent ? agent.mode() : "plan",
         root: deps.root,
         protectedPaths: deps.shared.protectedPaths,
         allowed: agent?.allowed ?? new Set(),
+        ...(agent ? { keep: agent.keep } : {}),
         // The person's deny rules hold for the helper's calls too (Read(~/.ssh/**)).
         rules: rulesInForce(deps.root, deps.shared.config, deps.shared.db).rules,
         interaction: agent?.interaction ?? nobody("a helper cannot ask the person: answer from inside the project"),

@@ -6,6 +6,8 @@ import type { SubAgentAnswer } from "../tools/tool.ts";
 import { agentPlan, agentRefusal } from "./agent-roster.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { turnMode } from "./mode-cap.ts";
+import { ruleKeeper } from "./session-rules.ts";
+import { findSkills } from "../project/skills.ts";
 import type { SessionMcp } from "./session-mcp.ts";
 import type { SessionDeps } from "./session-types.ts";
 import type { SessionHooks } from "./hook-set.ts";
@@ -52,7 +54,18 @@ export async function runHelper(session: HelperHost, turn: HelperTurn, callId: s
   if ("problems" in plan) return refused(agentRefusal(agent, plan.problems));
   const model = await agentModel(session, agent.model, turn.model);
   if ("problem" in model) return refused(agentRefusal(agent, [model.problem]));
-  const run: AgentRun = { ...plan, mode, interaction: session.interaction ?? nobody("nobody can approve it in this session"), allowed: turn.allowed, undo: turn.undo, web: shared.web, jobs: session.jobs };
+  const run: AgentRun = {
+    ...plan,
+    // The session's mode as it is at each call: one the person lowers while the agent works holds for its next call.
+    mode: () => turnMode(session.mode, session.turnCap),
+    interaction: session.interaction ?? nobody("nobody can approve it in this session"),
+    allowed: turn.allowed,
+    keep: ruleKeeper(shared.db, bus, session),
+    undo: turn.undo,
+    web: shared.web,
+    jobs: session.jobs,
+    skills: { all: () => findSkills({ root, configDir: shared.paths.configDir }).skills.filter((s) => s.forModel) },
+  };
   return runSubAgent({ ...base, model: model.model, effort: agent.effort ?? turn.effort, agent: run }, callId, prompt, signal);
 }
 

@@ -9,15 +9,17 @@ import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 
 /**
  * Custom agents: Markdown files in Claude Code's subagent format (frontmatter `name`,
- * `description`, `tools`, `model`, `effort`; the body is the agent's system prompt). The person's
+ * `description`, `tools`, `disallowedTools`, `model`, `effort`; the body is the agent's system prompt). The person's
  * (the config dir's `agents/`), then the project's `.claude/agents/` and `.agent/agents/`: a later
  * one of the same name wins. The task tool hands a question to one by name.
  */
 export type AgentFile = {
   name: string;
   description: string;
-  /** The tools it names, as lembas names them (Claude Code's names mapped); null: it names none. */
+  /** The tools it names, as lembas names them (Claude Code's names mapped); null: no `tools` line (every tool the mode allows); []: none. */
   tools: string[] | null;
+  /** The tools its `disallowedTools` takes away, as lembas names them. */
+  disallowed: string[];
   /** The model it names; null: the turn's ("inherit" is read so too). */
   model: string | null;
   effort: Effort | null;
@@ -25,6 +27,8 @@ export type AgentFile = {
   prompt: string;
   /** The file (absolute). */
   path: string;
+  /** Where it was found, as a person reads it: "yours", "the project's .claude/agents", "the project's .agent/agents". */
+  source: string;
   /** What is wrong with it, each a sentence: an agent with any cannot run, and the task tool says why. */
   problems: string[];
 };
@@ -43,25 +47,26 @@ const Frontmatter = z.looseObject({
   name: z.string().optional(),
   description: z.string().optional(),
   tools: ToolList.nullish(),
+  disallowedTools: ToolList.nullish(),
   model: z.string().nullish(),
   effort: z.string().nullish(),
 });
 
 /** Where agent files are looked for, the weakest first. */
-function agentDirs(opts: { root: string; configDir: string }): { dir: string; project: boolean }[] {
+function agentDirs(opts: { root: string; configDir: string }): { dir: string; project: boolean; source: string }[] {
   return [
-    { dir: join(opts.configDir, "agents"), project: false },
-    { dir: join(opts.root, ".claude", "agents"), project: true },
-    { dir: join(opts.root, ".agent", "agents"), project: true },
+    { dir: join(opts.configDir, "agents"), project: false, source: "yours" },
+    { dir: join(opts.root, ".claude", "agents"), project: true, source: "the project's .claude/agents" },
+    { dir: join(opts.root, ".agent", "agents"), project: true, source: "the project's .agent/agents" },
   ];
 }
 
 /** Every agent of a project and of the person, by name (a project's wins), sorted by name; the broken ones too, with their problems. */
 export function findAgentFiles(opts: { root: string; configDir: string }): AgentFile[] {
   const found = new Map<string, AgentFile>();
-  for (const { dir, project } of agentDirs(opts)) {
+  for (const { dir, project, source } of agentDirs(opts)) {
     for (const file of markdownFiles(dir)) {
-      const agent = readAgentFile(file, project ? opts.root : null);
+      const agent = readAgentFile(file, project ? opts.root : null, source);
       found.set(agent.name, agent);
     }
   }
@@ -69,9 +74,9 @@ export function findAgentFiles(opts: { root: string; configDir: string }): Agent
 }
 
 /** One agent file read; what is wrong with it is in `problems`, so that the task tool and doctor can say so. */
-export function readAgentFile(path: string, root: string | null): AgentFile {
+export function readAgentFile(path: string, root: string | null, source: string): AgentFile {
   const fallback = basename(path, ".md");
-  const broken = (problem: string): AgentFile => ({ name: fallback, description: "", tools: null, model: null, effort: null, prompt: "", path, problems: [problem] });
+  const broken = (problem: string): AgentFile => ({ name: fallback, description: "", tools: null, disallowed: [], model: null, effort: null, prompt: "", path, source, problems: [problem] });
   if (root !== null && !isInside(realPath(path), realPath(root))) return broken("it leads outside the project");
   const size = fileSize(path);
   if (size === null) return broken("it cannot be read");
@@ -87,7 +92,7 @@ export function readAgentFile(path: string, root: string | null): AgentFile {
     const issue = meta.error.issues[0];
     return broken(`its frontmatter's ${issue?.path.join(".") || "keys"}: ${issue?.message}`);
   }
-  const { name = fallback, description, tools, model, effort } = meta.data;
+  const { name = fallback, description, tools, disallowedTools, model, effort } = meta.data;
   const problems: string[] = [];
   if (!NAME.test(name)) problems.push(`its name "${name}" is not one word of letters, digits, - and _`);
   if (!description?.trim()) problems.push("it has no description (the frontmatter's `description`), which is how the model knows when to use it");
@@ -97,19 +102,25 @@ export function readAgentFile(path: string, root: string | null): AgentFile {
     name,
     description: description?.trim() ?? "",
     tools: toolNames(tools),
+    disallowed: toolNames(disallowedTools) ?? [],
     model: model && model !== "inherit" ? model : null,
     effort: effort && knownEffort ? (effort as Effort) : null,
     prompt: parsed.body.trim(),
     path,
+    source,
     problems,
   };
 }
 
-/** `tools` as written (a comma list or a YAML list), each name as lembas's; null when none is named. */
+/**
+ * A tool list as written (a comma list or a YAML list), each name as lembas's. null: no list (no
+ * value, or an empty string); an empty YAML list (`tools: []`) is Claude Code's way to say none.
+ */
 function toolNames(tools: z.infer<typeof ToolList> | null | undefined): string[] | null {
   if (tools === null || tools === undefined) return null;
   const names = (typeof tools === "string" ? tools.split(",") : tools).map((t) => t.trim()).filter((t) => t !== "");
-  return names.length === 0 ? null : [...new Set(names.map(lembasToolName))];
+  if (names.length === 0 && typeof tools === "string") return null;
+  return [...new Set(names.map(lembasToolName))];
 }
 
 /** The .md files of a folder (absolute), sorted; none when it is absent or cannot be listed. */

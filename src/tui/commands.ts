@@ -11,6 +11,7 @@ import { share, unshare } from "./commands/share.ts";
 import { doctor, status } from "./commands/status.ts";
 import { usage } from "./commands/usage.ts";
 import { hooks } from "./commands/hooks.ts";
+import { agents } from "./commands/agents.ts";
 import { permissions } from "./commands/permissions.ts";
 import { fork, rewind } from "./commands/turn-pickers.ts";
 
@@ -45,6 +46,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "status", description: "This session, the logins, their links and the service", run: status },
   { name: "usage", description: "Each login's plan, balance, this month's and this device's spend, and its spending windows", run: usage },
   ...LOGIN_COMMANDS,
+  { name: "agents", description: "The custom agents the task tool offers: where each is written, its tools in this mode and its model", run: agents },
   { name: "hooks", description: "The hooks this project's sessions run (config.yaml's, the project's) and where each is written", run: hooks },
   { name: "permissions", description: "The rules that allow, ask or deny calls: where each holds, where it comes from, when it expires; /permissions revoke ID takes back a kept one", hint: "[revoke ID]", run: permissions },
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { type Device, lembasEvents, newSession, startDevice } from "../support/device.ts";
 import { helperStep, ownStep } from "../support/engine.ts";
-import type { ScriptedModel } from "../support/model.ts";
+import { type ChatRequest, contentText, type Reply, type ScriptedModel } from "../support/model.ts";
 
 /** The parent calls task; its helper greps, reads, answers; the parent answers. */
 function pushTask(model: ScriptedModel): void {
@@ -62,5 +62,44 @@ describe("a task call's helper, as ACP clients see it", () => {
       { type: "sub_tool", parentCallId: "call_task", callId: "h2", name: "read", title: "Read a.txt", status: "in_progress" },
       { type: "sub_tool", parentCallId: "call_task", callId: "h2", name: "read", title: "Read a.txt", status: "completed" },
     ]);
+  });
+});
+
+describe("a custom agent's mode, as an editor changes it", () => {
+  let a: StdioAgent | null = null;
+  afterEach(async () => {
+    await a?.close();
+    a = null;
+  });
+  const isWriter = (body: ChatRequest) => contentText(body.messages?.[0]?.content).includes('You work as the agent "writer"');
+  const writerStep = (done: number, reply: Reply): Reply => ({ ...reply, match: (b) => isWriter(b) && (b.messages ?? []).filter((m) => m.role === "assistant").length === done });
+  const sessionStep = (reply: Reply): Reply => ({ ...reply, match: (b) => (b.tools?.length ?? 0) > 0 && !isWriter(b) });
+
+  test("a mode lowered to plan while the agent works holds for its next call: its write is refused as the session's would be", async () => {
+    a = await startStdioAgent();
+    const agent = a;
+    mkdirSync(join(agent.project, ".agent", "agents"), { recursive: true });
+    writeFileSync(join(agent.project, ".agent", "agents", "writer.md"), "---\nname: writer\ndescription: Writes\ntools: Bash, Write\n---\nYou write.\n");
+    agent.model.push(
+      sessionStep({ toolCalls: [{ id: "t1", name: "task", arguments: { description: "make", prompt: "make files", agent: "writer" } }] }),
+      writerStep(0, { toolCalls: [{ id: "b1", name: "bash", arguments: { command: "touch one.txt" } }] }),
+      writerStep(1, { toolCalls: [{ id: "w1", name: "write", arguments: { path: "two.txt", content: "x\n" } }] }),
+      writerStep(2, { text: "made what I could" }),
+      sessionStep({ text: "done" }),
+    );
+    await agent.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await agent.agent.request("session/new", { cwd: agent.project, mcpServers: [], _meta: { mode: "edit" } });
+    // The person, asked about the agent's command, first lowers the mode to plan, then allows that one command.
+    agent.onPermission = async () => {
+      await agent.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+      return { outcome: { outcome: "selected", optionId: "once" } };
+    };
+    expect(await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "make files" }] })).toMatchObject({ stopReason: "end_turn" });
+    expect(agent.permissionRequests).toHaveLength(1);
+    expect(existsSync(join(agent.project, "one.txt"))).toBe(true);
+    expect(existsSync(join(agent.project, "two.txt"))).toBe(false);
+    const last = agent.model.requests.filter((r) => isWriter(r.body)).at(-1)?.body;
+    const results = (last?.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content));
+    expect(results[1]).toContain("plan mode");
   });
 });

@@ -212,4 +212,53 @@ describe("custom agents", () => {
     expect(doctor.stdout + doctor.stderr).toContain(typo);
     expect(doctor.stdout + doctor.stderr).toContain(far);
   });
+
+  test("a Claude Code agent file without a tools line gets every tool the mode allows, less its disallowedTools", async () => {
+    put(join(box.project, ".claude", "agents", "tester.md"), "---\nname: tester\ndescription: Runs the tests and fixes them\ndisallowedTools: Edit, MultiEdit\n---\nYou fix tests.\n");
+    model.push(
+      ownStep({ toolCalls: [task("t1", "tester", "Write notes.txt")] }),
+      agentStep("tester", 0, { toolCalls: [{ id: "w1", name: "write", arguments: { path: "notes.txt", content: "fixed\n" } }] }),
+      agentStep("tester", 1, { text: "wrote notes.txt" }),
+      ownStep({ text: "done" }),
+    );
+    expect((await run(["--mode", "auto", "fix"])).code).toBe(0);
+    const first = model.requests.find((r) => isAgent("tester")(r.body))?.body;
+    expect(toolNames(first)).toEqual(["read", "write", "bash", "job", "grep", "glob", "list", "fetch", "skill"]);
+    expect(existsSync(join(box.project, "notes.txt"))).toBe(true);
+    // In plan mode the same file gets only the tools that read (job stops jobs: not one of them).
+    model.push(ownStep({ toolCalls: [task("t1", "tester", "Look")] }), agentStep("tester", 0, { text: "looked" }), ownStep({ text: "done" }));
+    expect((await run(["--mode", "plan", "look"])).code).toBe(0);
+    expect(toolNames(model.requests.filter((r) => isAgent("tester")(r.body)).at(-1)?.body)).toEqual(["read", "grep", "glob", "list", "fetch", "skill"]);
+  });
+
+  test("Claude Code's tool names run: BashOutput and Skill are lembas's job and skill, WebSearch is left out and the agent and doctor say so", async () => {
+    const file = join(box.project, ".claude", "agents", "finder.md");
+    put(file, "---\nname: finder\ndescription: Finds things\ntools: Read, Grep, WebSearch, BashOutput, Skill\n---\nYou find.\n");
+    model.push(ownStep({ toolCalls: [task("t1", "finder", "Find")] }), agentStep("finder", 0, { text: "found" }), ownStep({ text: "done" }));
+    expect((await run(["--mode", "auto", "find"])).code).toBe(0);
+    const first = model.requests.find((r) => isAgent("finder")(r.body))?.body;
+    expect(toolNames(first)).toEqual(["read", "job", "grep", "skill"]);
+    expect(systemOf(first)).toContain("WebSearch (Claude Code's; lembas has no such tool)");
+    expect(toolResults(model.requests.filter((r) => isOwn(r.body)).at(-1)?.body)).toEqual(["found"]);
+    const doctor = await runLembas(box, ["doctor"], { cwd: box.project });
+    const said = doctor.stdout + doctor.stderr;
+    expect(said).toContain(`ok   agent finder: ${file} runs without WebSearch (Claude Code's; lembas has no such tool)`);
+    expect(said).not.toContain("cannot run");
+  });
+
+  test("doctor judges an agent's model as a session resolves it: a bare served id passes, a model nobody serves names the file", async () => {
+    const bare = join(box.project, ".agent", "agents", "quick.md");
+    const lost = join(box.project, ".agent", "agents", "lost.md");
+    put(bare, "---\nname: quick\ndescription: Answers fast\nmodel: fast-model\n---\nYou answer.\n");
+    put(lost, "---\nname: lost\ndescription: Uses a model nobody serves\nmodel: no-such-model\n---\nYou answer.\n");
+    const doctor = await runLembas(box, ["doctor"], { cwd: box.project });
+    const said = doctor.stdout + doctor.stderr;
+    expect(said).toContain("ok   agents: quick");
+    expect(said).not.toContain(`${bare} cannot run`);
+    expect(said).toContain(`fix  agent lost: ${lost} cannot run: its model "no-such-model" cannot be reached`);
+    // And the session runs it with that model, as doctor said it would.
+    model.push(ownStep({ toolCalls: [task("t1", "quick", "Answer")] }), agentStep("quick", 0, { text: "answered" }), ownStep({ text: "done" }));
+    expect((await run(["answer"])).code).toBe(0);
+    expect(model.requests.find((r) => isAgent("quick")(r.body))?.body.model).toBe("fast-model");
+  });
 });

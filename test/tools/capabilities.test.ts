@@ -98,23 +98,31 @@ describe("the tools' capabilities", () => {
   });
 
   test("a custom agent may name the tools whose needs an agent meets, never task nor those of the person's or the session's own", () => {
-    const agent = { name: "all", description: "d", tools: ALL_TOOLS.map((t) => t.name), model: null, effort: null, prompt: "", path: "/a.md", problems: [] };
+    const agent = { name: "all", description: "d", tools: ALL_TOOLS.map((t) => t.name), disallowed: [], model: null, effort: null, prompt: "", path: "/a.md", source: "yours", problems: [] };
     const plan = agentPlan(agent, ALL_TOOLS, "auto");
     if ("problems" in plan) throw new Error(plan.problems.join("; "));
-    expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "fetch"]);
+    expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "fetch", "skill"]);
     expect(plan.writes).toBe(true);
     const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
       ["library", ["library"]],
       ["task", ["helpers"]],
-      ["skill", ["skills"]],
       ["todo", ["todos"]],
       ["ask_user", ["people"]],
       ["plan_submit", ["changes", "people"]],
       ["settings", ["settings"]],
     ]);
     const planned = agentPlan(agent, ALL_TOOLS, "plan");
-    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read", "job", "grep", "glob", "list", "fetch"]);
+    // job is no read for a helper: it stops the session's background jobs.
+    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read", "grep", "glob", "list", "fetch", "skill"]);
+  });
+
+  test("a helper that names job (BashOutput) may change things: it runs alone, and in plan mode it does not get job", () => {
+    const agent = { name: "watch", description: "d", tools: ["read", "job"], disallowed: [], model: null, effort: null, prompt: "", path: "/a.md", source: "yours", problems: [] };
+    const plan = agentPlan(agent, ALL_TOOLS, "auto");
+    expect("writes" in plan && plan.writes).toBe(true);
+    const planned = agentPlan(agent, ALL_TOOLS, "plan");
+    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read"]);
   });
 });
 

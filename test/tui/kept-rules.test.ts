@@ -1,10 +1,10 @@
 /** The terminal's approval card keeps a rule beyond the session, for as long as Tab says; /permissions lists it. */
 import { beforeEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
-import type { ScriptedModel } from "../support/model.ts";
-import type { Sandbox } from "../support/run.ts";
+import { type ChatRequest, contentText, type Reply, type ScriptedModel } from "../support/model.ts";
+import { runLembas, type Sandbox } from "../support/run.ts";
 import { digitOf, screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
@@ -46,5 +46,34 @@ describe.skipIf(!HAVE_TMUX)("a rule kept from the terminal's card", () => {
     await screen.waitFor("No permission rules.");
     await screen.type(`/permissions revoke ${id}`, "Enter");
     await screen.waitFor(`there is no kept rule ${id}`);
+  });
+
+  test("a custom agent's card keeps its rule too: /permissions lists it, and the agent's next session runs the command without asking", async () => {
+    mkdirSync(join(box.project, ".agent", "agents"), { recursive: true });
+    writeFileSync(join(box.project, ".agent", "agents", "writer.md"), "---\nname: writer\ndescription: Makes files\ntools: Bash\n---\nYou make files.\n");
+    const isWriter = (body: ChatRequest) => contentText(body.messages?.[0]?.content).includes('You work as the agent "writer"');
+    const writerStep = (done: number, reply: Reply): Reply => ({ ...reply, match: (b) => isWriter(b) && (b.messages ?? []).filter((m) => m.role === "assistant").length === done });
+    const ownStep = (reply: Reply): Reply => ({ ...reply, match: (b) => (b.tools?.length ?? 0) > 0 && !isWriter(b) });
+    const turn = (file: string) =>
+      model.push(
+        ownStep({ toolCalls: [{ name: "task", arguments: { description: "make", prompt: `make ${file}`, agent: "writer" } }] }),
+        writerStep(0, { toolCalls: [{ name: "bash", arguments: { command: `touch ${file}` } }] }),
+        writerStep(1, { text: `made ${file}` }),
+        ownStep({ text: "all done" }),
+      );
+    turn("one.txt");
+    const screen = await suite.open([]);
+    await screen.type("make a file", "Enter");
+    await screen.waitFor("Yes, and keep Bash(touch:*) for this project (until revoked)");
+    await screen.type(digitOf(screen, "Yes, and keep Bash(touch:*) for this project (until revoked)"));
+    await screen.waitFor("all done");
+    expect(existsSync(join(box.project, "one.txt"))).toBe(true);
+    await screen.type("/permissions", "Enter");
+    await screen.waitFor(/allow +Bash\(touch:\*\) +in [^]*?, kept from a card/);
+    // A new session where nobody could answer a card: the kept rule lets the agent's command run.
+    turn("two.txt");
+    const run = await runLembas(box, ["run", "--mode", "manual", "make another"], { cwd: box.project });
+    expect(run.code).toBe(0);
+    expect(existsSync(join(box.project, "two.txt"))).toBe(true);
   });
 });
