@@ -97,6 +97,23 @@ describe.skipIf(!HAVE_TMUX)("/rewind and /fork in the terminal", () => {
     expect(sent).not.toContain("change file a");
   });
 
+  test("a file two turns changed and the person set back by hand is left alone by every turn's pass, and named", async () => {
+    const { box } = suite;
+    writeFileSync(join(box.project, "a.txt"), "a before\n");
+    suite.model.push(step({ text: "hello back" }));
+    const screen = await suite.open();
+    await screen.type("hello there", "Enter");
+    await screen.waitFor("hello back");
+    await changeTurn(screen, "first change", "a.txt", "a mid\n", "changed once");
+    await changeTurn(screen, "second change", "a.txt", "a after\n", "changed twice");
+    await screen.waitGone(/ working \d+(s|m)/);
+    // The person takes the second turn back by hand: a.txt is as the first turn left it.
+    writeFileSync(join(box.project, "a.txt"), "a mid\n");
+    await screen.type("/rewind 2 both", "Enter");
+    await screen.waitFor(/rewound the code and the conversation to before “first change” \(2 turns; 0 files restored\)\. Left as they are: a\.txt:\s+it changed after the turn/);
+    expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("a mid\n");
+  });
+
   test("conversation only leaves the files; code only leaves the conversation", async () => {
     const { box } = suite;
     const screen = await threeTurns();
