@@ -1,5 +1,6 @@
 import { UserError } from "../errors.ts";
 import type { Db } from "../store/db.ts";
+import { forgetPreImages } from "../store/undo.ts";
 import type { StoredMessage } from "./records.ts";
 import { type Restored, restoreTurn, type Skipped } from "./undo-restore.ts";
 
@@ -63,6 +64,15 @@ export function rewindCode(place: Place, messages: readonly StoredMessage[], poi
   // A file a later pass put back but an earlier one could not is named once, as left.
   const left = new Set(skipped.map((s) => s.path));
   return { files: [...files].filter((f) => !left.has(f)), skipped: dedupe(skipped), ...(trash ? { trash } : {}) };
+}
+
+/**
+ * The conversation only: the files stay as they are, and the undo data of the turns cut is dropped,
+ * as no undo or rewind could reach it again (both start from the turns the conversation holds).
+ */
+export function leaveCode(place: Place, messages: readonly StoredMessage[], point: RewindPoint): Restored {
+  for (const turnId of turnsFrom(messages, point)) forgetPreImages(place.db, place.sessionId, turnId);
+  return { files: [], skipped: [] };
 }
 
 /** The ids of the chosen turn and every later one, oldest first. */
