@@ -160,6 +160,24 @@ describe.skipIf(!HAVE_TMUX)("/rewind and /fork in the terminal", () => {
     expect(inOriginal).not.toContain("in the fork");
   });
 
+  test("/rewind in a fork puts back the files of turns made before the fork, as in the original", async () => {
+    const { box } = suite;
+    writeFileSync(join(box.project, "a.txt"), "a before\n");
+    suite.model.push(step({ text: "hello back" }));
+    const screen = await suite.open();
+    await screen.type("hello there", "Enter");
+    await screen.waitFor("hello back");
+    await changeTurn(screen, "change file a", "a.txt", "a after\n", "changed a");
+    await screen.waitGone(/ working \d+(s|m)/);
+    await screen.type("/fork", "Enter");
+    await screen.waitFor("Fork this session through which turn?");
+    await screen.type("Enter");
+    await screen.waitFor("you are in the fork now");
+    await screen.type("/rewind 2 both", "Enter");
+    await screen.waitFor("rewound the code and the conversation to before “change file a” (1 turn; 1 file restored: a.txt)");
+    expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("a before\n");
+  });
+
   test("lembas -r ID --fork opens a fork of that session at the terminal; the original stays as it was", async () => {
     const { box } = suite;
     suite.model.push(step({ text: "first answer" }));
