@@ -11,8 +11,10 @@ type ToolEvent = Extract<EngineEvent, { type: "tool_call_delta" | "tool_start" |
 /** The most of a running command's output a progress update carries: its tail, the rest said as cut. */
 const MAX_LIVE_OUTPUT = 32 * 1024;
 
-/** A helper's call (the task tool's), as its parent's content lists it. */
-type HelperCall = { title: string; status: string };
+type Diff = { path: string; oldText: string | null; newText: string };
+
+/** A helper's call (the task tool's), as its parent's content lists it, with the diffs of what it changed. */
+type HelperCall = { title: string; status: string; diffs: Diff[] };
 
 type Call = { started: boolean; output: string; cut: number; timer: ReturnType<typeof setTimeout> | null; helpers?: Map<string, HelperCall> };
 
@@ -92,25 +94,31 @@ export class ToolCallFeed {
     }, this.intervalMs);
   }
 
-  /** A helper's call started or ended: the task call's content lists its helper's calls so far, one a line. */
+  /**
+   * A helper's call started or ended: the task call's content lists its helper's calls so far, one a
+   * line, then a diff content for each change they made, as an edit call of the session carries its own.
+   */
   private helper(event: Extract<EngineEvent, { type: "sub_tool" }>): void {
     const call = this.calls.get(event.parentCallId);
     if (!call) return;
     call.helpers ??= new Map();
-    call.helpers.set(event.callId, { title: event.title, status: event.status });
+    call.helpers.set(event.callId, { title: event.title, status: event.status, diffs: event.diffs ?? [] });
     const text = [...call.helpers.values()].map((h) => `${HELPER_MARK[h.status] ?? "○"} ${h.title}`).join("\n");
-    this.send({ sessionUpdate: "tool_call_update", toolCallId: event.parentCallId, content: [{ type: "content", content: { type: "text", text } }] });
+    const content = [{ type: "content", content: { type: "text", text } }, ...helperDiffs(call)];
+    this.send({ sessionUpdate: "tool_call_update", toolCallId: event.parentCallId, content });
   }
 
   private end(event: Extract<EngineEvent, { type: "tool_end" }>): void {
+    // A task's helper changed files: their diffs stay in its content, after its answer (content replaces what was shown).
+    const fromHelpers = helperDiffs(this.calls.get(event.callId));
     this.forget(event.callId);
     this.send({
       sessionUpdate: "tool_call_update",
       toolCallId: event.callId,
       status: event.isError ? "failed" : "completed",
       content: event.diffs?.length
-        ? event.diffs.map((d) => ({ type: "diff", path: d.path, oldText: d.oldText, newText: d.newText }))
-        : [{ type: "content", content: { type: "text", text: event.output } }],
+        ? event.diffs.map(diffContent)
+        : [{ type: "content", content: { type: "text", text: event.output } }, ...fromHelpers],
       rawOutput: { output: event.output, ...(event.meta ?? {}) },
     });
   }
@@ -149,6 +157,15 @@ export class ToolCallFeed {
     for (const call of this.calls.values()) if (call.timer) clearTimeout(call.timer);
     this.calls.clear();
   }
+}
+
+/** The diffs of what a task call's helper changed so far, as ACP diff contents, in the order made. */
+function helperDiffs(call: Call | undefined): Record<string, unknown>[] {
+  return [...(call?.helpers?.values() ?? [])].flatMap((h) => h.diffs.map(diffContent));
+}
+
+function diffContent(d: Diff): Record<string, unknown> {
+  return { type: "diff", path: d.path, oldText: d.oldText, newText: d.newText };
 }
 
 /** A call's title while its arguments stream: its name, an MCP tool's as `<server>: <tool>`, as its title will be. */

@@ -14,6 +14,7 @@ function makeEventSchemas() {
     priority: z.enum(["high", "medium", "low"]).optional(),
   });
   const stopReason = z.enum(["end_turn", "max_turn_requests", "max_tokens", "cancelled", "refusal"]);
+  const diff = z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() });
 
   return {
     /** The session opened (made, or opened from the store), with its settings. */
@@ -47,7 +48,7 @@ function makeEventSchemas() {
       name: z.string(),
       output: z.string(),
       isError: z.boolean(),
-      diffs: z.array(z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() })).optional(),
+      diffs: z.array(diff).optional(),
       meta: z.record(z.string(), z.unknown()).optional(),
     }),
     /** A tool call was refused (by the mode, or by the person, with their feedback). */
@@ -73,8 +74,8 @@ function makeEventSchemas() {
     todos: z.object({ todos: z.array(todo) }),
     /** The history was summarised: the model sees the summary instead of what came before. */
     compacted: z.object({ summary: z.string(), auto: z.boolean() }),
-    /** A tool call made by a sub-agent (reserved for sub-agents). */
-    sub_tool: z.object({ parentCallId: z.string(), callId: z.string(), name: z.string(), title: z.string(), status: z.string() }),
+    /** A tool call made by a helper (the task tool's call `parentCallId`); once it completed, the diffs of what it changed. */
+    sub_tool: z.object({ parentCallId: z.string(), callId: z.string(), name: z.string(), title: z.string(), status: z.string(), diffs: z.array(diff).optional() }),
     /** The session's mode changed. */
     mode: z.object({ mode: z.string() }),
     /** The session's model or effort changed (instance/connection are filled in by whoever knows the links). */

@@ -86,7 +86,7 @@ class TextPrinter implements Printer {
       case "tool_end":
         return this.block(this.result(event));
       case "sub_tool":
-        return this.block(helperCallLines(event, this.paint));
+        return this.block(helperCallLines(event, this.paint, this.root));
       case "tool_denied": {
         const why = shown(denialText(event));
         return this.block([this.titleLine(event.title), this.paint.warn(`  ⎿ ${why}`)]);

@@ -26,27 +26,29 @@ export function toolResultLines(event: EventOf<"tool_end">, output: string | und
 }
 
 /**
- * A helper's call (the task tool's), under the task's line: indented as it starts, and once more,
- * marked, if it failed (or was refused); nothing when it went well.
+ * A helper's call (the task tool's), under the task's line: indented as it starts; once it ended,
+ * the diff of what it changed (as the session's own edits show theirs), or, marked, that it failed
+ * (or was refused); nothing more for one that changed nothing and went well.
  */
-export function helperCallLines(event: EventOf<"sub_tool">, paint: Paints): string[] {
+export function helperCallLines(event: EventOf<"sub_tool">, paint: Paints, root: string): string[] {
   if (event.status === "in_progress") return [paint.dim(`  › ${shown(event.title)}`)];
   if (event.status === "failed") return [paint.error(`  ✗ ${shown(event.title)}`)];
-  return [];
+  return (event.diffs ?? []).flatMap((diff) => diffLines(diff, paint, root, "    "));
 }
 
-function diffLines(diff: { path: string; oldText: string | null; newText: string }, p: Paints, root: string): string[] {
+/** A file's diff, its head line then its lines, each `indent` further in than a call's line. */
+function diffLines(diff: { path: string; oldText: string | null; newText: string }, p: Paints, root: string, indent = ""): string[] {
   const text = shown(unifiedDiff(diff.oldText ?? "", diff.newText, { maxLines: 100_000 }));
   const lines = text ? text.split("\n") : [];
   const added = lines.filter((l) => l.startsWith("+")).length;
   const removed = lines.filter((l) => l.startsWith("-")).length;
   const path = root ? displayPath(diff.path, root) : diff.path;
-  const out = [p.dim(`  ⎿ ${shown(path)}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`)];
+  const out = [p.dim(`${indent}  ⎿ ${shown(path)}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`)];
   for (const line of lines.slice(0, DIFF_LINES)) {
     const colour = line.startsWith("+") ? p.added : line.startsWith("-") ? p.removed : line.startsWith("@@") ? p.hunk : p.dim;
-    out.push(colour(`    ${line}`));
+    out.push(colour(`${indent}    ${line}`));
   }
-  if (lines.length > DIFF_LINES) out.push(p.dim(`    … ${lines.length - DIFF_LINES} more diff lines`));
+  if (lines.length > DIFF_LINES) out.push(p.dim(`${indent}    … ${lines.length - DIFF_LINES} more diff lines`));
   return out;
 }
 

@@ -1,5 +1,6 @@
 import { UserError } from "../errors.ts";
 import type { Db } from "../store/db.ts";
+import { forgetPreImages } from "../store/undo.ts";
 import type { StoredMessage } from "./records.ts";
 import { type Restored, restoreTurn, type Skipped } from "./undo-restore.ts";
 
@@ -45,22 +46,38 @@ type Place = { db: Db; sessionId: string; root: string; stateDir: string };
 /**
  * Puts the code back to before the chosen turn: each turn from it on is undone newest first, through
  * undo's stamped pre-images, so each file comes back as the turn before left it, and one changed since
- * is left alone and named (restoreTurn). The conversation is cut by the caller (it holds the history).
+ * is left alone and named (restoreTurn). A file a later turn's pass left is left by every earlier
+ * turn's pass too: it may match what an earlier turn left (the person set it back by hand), and
+ * restoring it then would replace their work. The conversation is cut by the caller (it holds the history).
  */
 export function rewindCode(place: Place, messages: readonly StoredMessage[], point: RewindPoint): Restored {
-  const turnIds = [...new Set(messages.filter((m) => m.seq >= point.seq && m.turnId).map((m) => m.turnId as string))];
   const files = new Set<string>();
   const skipped: Skipped[] = [];
+  const leave = new Set<string>();
   let trash: string | undefined;
-  for (const turnId of turnIds.reverse()) {
-    const restored = restoreTurn(place.db, place.sessionId, turnId, place.root, place.stateDir);
+  for (const turnId of turnsFrom(messages, point).reverse()) {
+    const restored = restoreTurn(place.db, place.sessionId, turnId, place.root, place.stateDir, leave);
     for (const file of restored.files) files.add(file);
     skipped.push(...restored.skipped);
     trash = restored.trash ?? trash;
   }
-  // A file a later turn could not restore is not restored by an earlier one either: said once, as left.
+  // A file a later pass put back but an earlier one could not is named once, as left.
   const left = new Set(skipped.map((s) => s.path));
   return { files: [...files].filter((f) => !left.has(f)), skipped: dedupe(skipped), ...(trash ? { trash } : {}) };
+}
+
+/**
+ * The conversation only: the files stay as they are, and the undo data of the turns cut is dropped,
+ * as no undo or rewind could reach it again (both start from the turns the conversation holds).
+ */
+export function leaveCode(place: Place, messages: readonly StoredMessage[], point: RewindPoint): Restored {
+  for (const turnId of turnsFrom(messages, point)) forgetPreImages(place.db, place.sessionId, turnId);
+  return { files: [], skipped: [] };
+}
+
+/** The ids of the chosen turn and every later one, oldest first. */
+export function turnsFrom(messages: readonly StoredMessage[], point: RewindPoint): string[] {
+  return [...new Set(messages.filter((m) => m.seq >= point.seq && m.turnId).map((m) => m.turnId as string))];
 }
 
 function dedupe(skipped: Skipped[]): Skipped[] {

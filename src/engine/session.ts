@@ -25,7 +25,7 @@ import { runSteps, type StepParts } from "./step-loop.ts";
 import type { StopReason } from "./turn.ts";
 import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
-import { pointOf, type RewindWhat, rewindCode, type Rewound } from "./rewind.ts";
+import { leaveCode, pointOf, type RewindWhat, rewindCode, type Rewound } from "./rewind.ts";
 
 export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 export type { TurnAnswer } from "./turn-queue.ts";
@@ -367,7 +367,7 @@ export class Session {
     const messages = this.messages();
     const point = pointOf(messages, turnId);
     const place = { db: this.deps.db, sessionId: this.id, root: this.root, stateDir: this.deps.paths.stateDir };
-    const restored = what === "conversation" ? { files: [], skipped: [] } : rewindCode(place, messages, point);
+    const restored = what === "conversation" ? leaveCode(place, messages, point) : rewindCode(place, messages, point);
     if (what !== "code") this.cutFrom(point.seq);
     const turns = new Set(messages.filter((m) => m.seq >= point.seq && m.turnId).map((m) => m.turnId)).size;
     this.bus.emit(this.info());

@@ -235,6 +235,7 @@ function forwarder(parent: SessionBus, parentCallId: string): (event: EngineEven
           name: event.name,
           title: titles.get(event.callId) ?? event.name,
           status: event.isError ? "failed" : "completed",
+          ...(event.diffs?.length && !event.isError ? { diffs: event.diffs } : {}),
         });
       case "tool_denied":
         return parent.emit({ type: "sub_tool", parentCallId, callId: event.callId, name: event.name, title: event.title, status: "failed" });

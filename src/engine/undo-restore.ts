@@ -24,13 +24,16 @@ export const WHOLE_TURN = "(the whole turn)";
  * alone and said, as is one whose earlier content was not kept. A file that cannot be restored is
  * said too, and the others are restored all the same: undo always answers. What the turn's
  * background jobs changed is not restored, and each job is named.
+ * `leave`: files to leave as they are whatever they hold, unsaid (a rewind's pass over a later turn
+ * left them, and said why); every file this pass leaves is added to it, for the passes that follow.
  */
-export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string, stateDir: string): Restored {
+export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string, stateDir: string, leave = new Set<string>()): Restored {
   const files: string[] = [];
   const skipped: Skipped[] = [];
   const trash = new UndoTrash(stateDir, sessionId, root);
   const realRoot = realOr(root);
   for (const image of preImagesOf(db, sessionId, turnId)) {
+    if (leave.has(image.path)) continue;
     const shown = relative(root, image.path) || image.path;
     let why: string | null;
     try {
@@ -38,8 +41,10 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
     } catch (error) {
       why = `it could not be restored: ${errorMessage(error)}`;
     }
-    if (why) skipped.push({ path: shown, why });
-    else files.push(shown);
+    if (why) {
+      skipped.push({ path: shown, why });
+      leave.add(image.path);
+    } else files.push(shown);
   }
   skipped.push(...jobsNotRestored(db, sessionId, turnId));
   const mark = turnMarkOf(db, sessionId, turnId);

@@ -17,6 +17,24 @@ function pushTask(model: ScriptedModel): void {
   );
 }
 
+const isScribe = (body: ChatRequest) => contentText(body.messages?.[0]?.content).includes('You work as the agent "scribe"');
+/** The scribe's request after it made `done` assistant messages. */
+const scribeStep = (done: number, reply: Reply): Reply => ({ ...reply, match: (b) => isScribe(b) && (b.messages ?? []).filter((m) => m.role === "assistant").length === done });
+
+/** A writing agent in the project, and a notes.txt it rewrites when the parent's task call asks it. */
+function pushScribe(model: ScriptedModel, project: string): void {
+  mkdirSync(join(project, ".agent", "agents"), { recursive: true });
+  writeFileSync(join(project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
+  writeFileSync(join(project, "notes.txt"), "old line\n");
+  model.push(
+    ownStep({ toolCalls: [{ id: "call_task", name: "task", arguments: { description: "rewrite the notes", prompt: "Rewrite notes.txt", agent: "scribe" } }] }),
+    scribeStep(0, { toolCalls: [{ id: "r1", name: "read", arguments: { path: "notes.txt" } }] }),
+    scribeStep(1, { toolCalls: [{ id: "w1", name: "write", arguments: { path: "notes.txt", content: "by the agent\n" } }] }),
+    scribeStep(2, { text: "wrote notes.txt" }),
+    ownStep({ text: "Done." }),
+  );
+}
+
 describe("a task call's helper, as ACP clients see it", () => {
   let a: StdioAgent | null = null;
   let d: Device | null = null;
@@ -46,6 +64,30 @@ describe("a task call's helper, as ACP clients see it", () => {
     expect(updates.at(-1)).toMatchObject({ status: "completed" });
     // The helper's own calls are no calls of the session's.
     expect(a.updates.filter((u) => u.update.sessionUpdate === "tool_call")).toHaveLength(1);
+  });
+
+  test("a writing helper's edit is a diff content of the task call, as it comes and once the task ended", async () => {
+    a = await startStdioAgent();
+    pushScribe(a.model, a.project);
+    await a.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
+    expect(await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite the notes" }] })).toMatchObject({ stopReason: "end_turn" });
+    const updates = a.updates.map((u) => u.update as Record<string, unknown>).filter((u) => u.toolCallId === "call_task" && Array.isArray(u.content));
+    const diff = { type: "diff", path: join(a.project, "notes.txt"), oldText: "old line\n", newText: "by the agent\n" };
+    const written = updates.find((u) => JSON.stringify(u.content).includes("● Write notes.txt"));
+    expect(written?.content).toEqual([{ type: "content", content: { type: "text", text: "● Read notes.txt\n● Write notes.txt" } }, diff]);
+    expect(updates.at(-1)).toMatchObject({ status: "completed", content: [{ type: "content", content: { type: "text", text: "wrote notes.txt" } }, diff] });
+  });
+
+  test("LLeMbas on the link gets a writing helper's diff in its sub_tool event", async () => {
+    d = await startDevice();
+    const link = await d.serve();
+    pushScribe(d.model, d.project);
+    const sessionId = await newSession(link, d.project);
+    await link.request("session/set_mode", { sessionId, modeId: "edit" });
+    await link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite the notes" }] });
+    const written = lembasEvents(link, sessionId).find((e) => e.type === "sub_tool" && e.callId === "w1" && e.status === "completed");
+    expect(written?.diffs).toEqual([{ path: join(d.project, "notes.txt"), oldText: "old line\n", newText: "by the agent\n" }]);
   });
 
   test("LLeMbas on the link gets the sub_tool events in _lembas/event", async () => {

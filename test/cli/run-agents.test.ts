@@ -144,6 +144,21 @@ describe("custom agents", () => {
     expect(existsSync(join(box.project, "notes.txt"))).toBe(false);
   });
 
+  test("a writing agent's edit prints its diff under its call, as the session's own edits do", async () => {
+    put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
+    writeFileSync(join(box.project, "notes.txt"), "old line\n");
+    model.push(
+      ownStep({ toolCalls: [task("t1", "scribe", "Rewrite notes.txt")] }),
+      agentStep("scribe", 0, { toolCalls: [{ id: "r1", name: "read", arguments: { path: "notes.txt" } }] }),
+      agentStep("scribe", 1, { toolCalls: [{ id: "w1", name: "write", arguments: { path: "notes.txt", content: "by the agent\n" } }] }),
+      agentStep("scribe", 2, { text: "wrote notes.txt" }),
+      ownStep({ text: "done" }),
+    );
+    const result = await run(["--mode", "edit", "write notes"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(["  › Write notes.txt", "      ⎿ notes.txt: +1 −1", "        @@ -1,1 +1,1 @@", "        -old line", "        +by the agent"].join("\n"));
+  });
+
   test("a writing agent runs alone: a read-only helper of the same step starts after it ended", async () => {
     put(join(box.project, ".agent", "agents", "scribe.md"), "---\nname: scribe\ndescription: Writes notes\ntools: Write, Read\n---\nYou write notes.\n");
     put(join(box.project, ".agent", "agents", "alpha.md"), "---\nname: alpha\ndescription: Looks\ntools: Glob\n---\nYou look.\n");

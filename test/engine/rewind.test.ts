@@ -51,3 +51,25 @@ test("a fork has its own attachments: they outlive the original's delete, and it
   expect(readFileSync(kept ?? "", "utf8")).toBe("png bytes");
   expect(fork.messages().map((m) => m.role)).toEqual(["user", "assistant"]);
 });
+
+/** How many files of the session's turns undo keeps content of. */
+function keptFiles(sessionId: string): number {
+  return h.db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM undo_files WHERE session_id = ?").get(sessionId)?.n ?? 0;
+}
+
+test("a conversation-only rewind leaves the files and drops what undo kept of the turns it cut", async () => {
+  const session = await h.session({ mode: "auto" });
+  h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "one.txt", content: "first\n" } }] }), step({ text: "one" }));
+  await session.prompt({ text: "write one" });
+  h.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "two.txt", content: "second\n" } }] }), step({ text: "two" }));
+  await session.prompt({ text: "write two" });
+  expect(keptFiles(session.id)).toBe(2);
+  const [, second] = session.messages().filter((m) => m.role === "user");
+  if (!second?.turnId) throw new Error("the second prompt has no turn id");
+  expect(session.rewind(second.turnId, "conversation")).toMatchObject({ turns: 1, files: [], skipped: [] });
+  expect(readFileSync(join(h.project, "two.txt"), "utf8")).toBe("second\n");
+  expect(keptFiles(session.id)).toBe(1);
+  // The turn the conversation still holds is undone as before.
+  expect(session.undo()).toMatchObject({ prompt: "write one", files: ["one.txt"] });
+  expect(existsSync(join(h.project, "one.txt"))).toBe(false);
+});

@@ -97,6 +97,23 @@ describe.skipIf(!HAVE_TMUX)("/rewind and /fork in the terminal", () => {
     expect(sent).not.toContain("change file a");
   });
 
+  test("a file two turns changed and the person set back by hand is left alone by every turn's pass, and named", async () => {
+    const { box } = suite;
+    writeFileSync(join(box.project, "a.txt"), "a before\n");
+    suite.model.push(step({ text: "hello back" }));
+    const screen = await suite.open();
+    await screen.type("hello there", "Enter");
+    await screen.waitFor("hello back");
+    await changeTurn(screen, "first change", "a.txt", "a mid\n", "changed once");
+    await changeTurn(screen, "second change", "a.txt", "a after\n", "changed twice");
+    await screen.waitGone(/ working \d+(s|m)/);
+    // The person takes the second turn back by hand: a.txt is as the first turn left it.
+    writeFileSync(join(box.project, "a.txt"), "a mid\n");
+    await screen.type("/rewind 2 both", "Enter");
+    await screen.waitFor(/rewound the code and the conversation to before “first change” \(2 turns; 0 files restored\)\. Left as they are: a\.txt:\s+it changed after the turn/);
+    expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("a mid\n");
+  });
+
   test("conversation only leaves the files; code only leaves the conversation", async () => {
     const { box } = suite;
     const screen = await threeTurns();
@@ -141,6 +158,24 @@ describe.skipIf(!HAVE_TMUX)("/rewind and /fork in the terminal", () => {
     const inOriginal = lastRequest();
     expect(inOriginal).toContain("second prompt");
     expect(inOriginal).not.toContain("in the fork");
+  });
+
+  test("/rewind in a fork puts back the files of turns made before the fork, as in the original", async () => {
+    const { box } = suite;
+    writeFileSync(join(box.project, "a.txt"), "a before\n");
+    suite.model.push(step({ text: "hello back" }));
+    const screen = await suite.open();
+    await screen.type("hello there", "Enter");
+    await screen.waitFor("hello back");
+    await changeTurn(screen, "change file a", "a.txt", "a after\n", "changed a");
+    await screen.waitGone(/ working \d+(s|m)/);
+    await screen.type("/fork", "Enter");
+    await screen.waitFor("Fork this session through which turn?");
+    await screen.type("Enter");
+    await screen.waitFor("you are in the fork now");
+    await screen.type("/rewind 2 both", "Enter");
+    await screen.waitFor("rewound the code and the conversation to before “change file a” (1 turn; 1 file restored: a.txt)");
+    expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("a before\n");
   });
 
   test("lembas -r ID --fork opens a fork of that session at the terminal; the original stays as it was", async () => {

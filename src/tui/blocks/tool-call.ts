@@ -21,8 +21,8 @@ const LIVE_KEEP_CHARS = 16_384;
 
 type State = "running" | "done" | "error" | "denied";
 
-/** A call a helper made (the task tool's), shown on a line of its own under the task. */
-type HelperCall = { title: string; status: string };
+/** A call a helper made (the task tool's), shown on a line of its own under the task, with the diffs of what it changed. */
+type HelperCall = { title: string; status: string; diffs: FileDiff[] };
 
 /** A tool call: its title and state, then a short result: a diff, a command's output cut with a count. */
 export class ToolCallBlock extends CachedBlock {
@@ -62,8 +62,8 @@ export class ToolCallBlock extends CachedBlock {
   }
 
   /** A helper's call started or ended (status in_progress, completed or failed). */
-  helper(event: { callId: string; title: string; status: string }): void {
-    this.helpers.set(event.callId, { title: plain(event.title), status: event.status });
+  helper(event: { callId: string; title: string; status: string; diffs?: FileDiff[] }): void {
+    this.helpers.set(event.callId, { title: plain(event.title), status: event.status, diffs: event.diffs ?? [] });
     this.invalidate();
   }
 
@@ -88,11 +88,14 @@ export class ToolCallBlock extends CachedBlock {
     const lines = ["", ...hanging(t.bold(this.title), width, mark, "  "), ...this.helperLines(width)];
     if (this.state === "denied") return [...lines, ...hanging(this.why, width, "  ⎿ ", "    ").map(t.warn)];
     if (this.state === "running") return [...lines, ...this.tailOf(this.live, LIVE_OUTPUT_LINES, width)];
-    if (this.diffs.length > 0) return [...lines, ...this.drawDiffs(width)];
+    if (this.diffs.length > 0) return [...lines, ...this.drawDiffs(this.diffs, width)];
     return [...lines, ...this.summary(width)];
   }
 
-  /** One indented line per helper call, marked as the call is (running, done, failed): the newest, the earlier ones counted. */
+  /**
+   * One indented line per helper call, marked as the call is (running, done, failed), with the diff
+   * of what it changed under it as the session's own edits show theirs: the newest, the earlier ones counted.
+   */
   private helperLines(width: number): string[] {
     const t = this.theme;
     const all = [...this.helpers.values()];
@@ -101,9 +104,9 @@ export class ToolCallBlock extends CachedBlock {
     const count = earlier.length === 0 ? [] : [t.dim(`    … ${earlier.length} earlier ${earlier.length === 1 ? "call" : "calls"}${failed ? ` (${failed} failed)` : ""}`)];
     return [
       ...count,
-      ...all.slice(earlier.length).map((h) => {
+      ...all.slice(earlier.length).flatMap((h) => {
         const mark = h.status === "failed" ? t.error("✗ ") : h.status === "completed" ? t.ok("● ") : t.accent("○ ");
-        return clip(`    ${mark}${t.dim(h.title)}`, width);
+        return [clip(`    ${mark}${t.dim(h.title)}`, width), ...this.drawDiffs(h.diffs, width, "    ")];
       }),
     ];
   }
@@ -159,19 +162,20 @@ export class ToolCallBlock extends CachedBlock {
     return shown.flatMap((line, i) => hanging(line, width, i === 0 ? "  ⎿ " : "    ", "    ").slice(0, FAILURE_ROWS)).map(t.error);
   }
 
-  private drawDiffs(width: number): string[] {
+  /** Each file's diff: its head line, then its lines; `indent` further in for a helper's call. */
+  private drawDiffs(diffs: readonly FileDiff[], width: number, indent = ""): string[] {
     const t = this.theme;
     const out: string[] = [];
-    for (const diff of this.diffs) {
+    for (const diff of diffs) {
       const lines = fittedDiff(diff.oldText ?? "", diff.newText, DIFF_LINES);
       const added = lines.filter((l) => l.startsWith("+")).length;
       const removed = lines.filter((l) => l.startsWith("-")).length;
-      out.push(t.dim(clip(`  ⎿ ${plain(this.shown(diff.path))}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
+      out.push(t.dim(clip(`${indent}  ⎿ ${plain(this.shown(diff.path))}${diff.oldText === null ? " (new)" : ""}: +${added} −${removed}`, width)));
       for (const line of lines.slice(0, DIFF_LINES)) {
         const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : line.startsWith("@@") ? t.accent : t.dim;
-        out.push(paint(clip(`    ${line}`, width)));
+        out.push(paint(clip(`${indent}    ${line}`, width)));
       }
-      if (lines.length > DIFF_LINES) out.push(t.dim(`    … ${lines.length - DIFF_LINES} more diff lines`));
+      if (lines.length > DIFF_LINES) out.push(t.dim(`${indent}    … ${lines.length - DIFF_LINES} more diff lines`));
     }
     return out;
   }
