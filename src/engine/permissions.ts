@@ -51,6 +51,12 @@ export type Decision = {
    * everywhere), null where it is the session's alone (a path outside the project).
    */
   always: { keys: string[]; label: string; rules: string[] | null } | null;
+  /**
+   * Set only on the mode's own ask (what an allow rule would lift): a PreToolUse hook's `allow`
+   * lifts that and nothing else. A protected path, a place outside the project, a command of
+   * concern and an ask rule still ask.
+   */
+  modeAsk?: true;
 };
 
 export type Check = {
@@ -122,9 +128,13 @@ export function decide(check: Check): Decision {
   const asking = `${check.mode} mode asks before ${describe(check.permission)}`;
   if (check.permission === "write") return byKeys(check, [WRITE_KEY], "file changes in the project, for this session", asking);
   if (check.allowKey !== undefined) return byKeys(check, [`tool:${check.allowKey}`], `${check.allowKey} calls, for this session`, asking);
-  if (check.permission !== "exec") return { action: "ask", reason: asking, always: null };
+  if (check.permission !== "exec") return { action: "ask", reason: asking, always: null, modeAsk: true };
   const judged = commandKeys(check.command ?? "", commandPlace(check));
-  if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };
+  if ("never" in judged || judged.keys.length === 0) {
+    // "Always" is never offered for it; a hook judging this call alone may still let it through, unless it is of concern in any mode.
+    const concern = plainConcern(check.command ?? "", commandPlace(check));
+    return concern ? { action: "ask", reason: asking, always: null } : { action: "ask", reason: asking, always: null, modeAsk: true };
+  }
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
   return byKeys(check, missing.map(execKey), commandsLabel(missing), asking);
 }
@@ -151,6 +161,7 @@ function unseenHost(check: Check): Decision | null {
     action: "ask",
     reason: `${listed(missing)} ${missing.length === 1 ? "is a host" : "are hosts"} not allowed for this session`,
     always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session`, rules: rulesOf(missing.map(hostKey)) },
+    modeAsk: true,
   };
 }
 
@@ -173,7 +184,7 @@ function commandsLabel(keys: string[]): string {
 /** Allowed when the session holds every key; otherwise asks, offering the keys it lacks. */
 function byKeys(check: Check, keys: string[], label: string, asking: string): Decision {
   if (keys.every((k) => check.allowed.has(k))) return { action: "allow", reason: "allowed for this session", always: null };
-  return { action: "ask", reason: asking, always: { keys, label, rules: rulesOf(keys) } };
+  return { action: "ask", reason: asking, always: { keys, label, rules: rulesOf(keys) }, modeAsk: true };
 }
 
 /** The rules a card keeps for session keys: `exec:npm test` is Bash(npm test:*), `write:project` Edit(/**). */

@@ -1,0 +1,103 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { isStep, step } from "../support/engine.ts";
+import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
+import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+
+/** What hooks and rules may not lift or miss, through `lembas run` with nobody to answer a card. */
+
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startModel();
+  box = projectSandbox(model.url);
+});
+afterEach(async () => {
+  await model.close();
+  box.cleanup();
+});
+
+/** config.yaml with the test connection and EXTRA (YAML lines). */
+function config(extra: string): void {
+  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n${extra}`);
+}
+
+function script(name: string, body: string): string {
+  const path = join(box.dir, name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+type Event = { type: string; name?: string; reason?: string };
+async function run(args: string[]): Promise<{ code: number; events: Event[] }> {
+  const result = await runLembas(box, ["run", "--format", "json", ...args], { cwd: box.project });
+  const events = result.stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as Event);
+  return { code: result.code, events };
+}
+const lembas = (args: string[]) => runLembas(box, args, { cwd: box.project });
+/** The tool results of the last request: what the model was told of every call. */
+const toolResults = () => (model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content));
+
+describe("a project's hooks and settings are protected paths", () => {
+  test("in edit mode the model cannot rewrite an approved hook's script: the write asks, and nobody can answer", async () => {
+    const hook = join(box.project, ".agent/hooks/pre.sh");
+    mkdirSync(join(box.project, ".agent/hooks"), { recursive: true });
+    writeFileSync(hook, "#!/bin/sh\ncat >/dev/null\nexit 0\n");
+    writeFileSync(join(box.project, ".agent/settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: 'sh "$CLAUDE_PROJECT_DIR/.agent/hooks/pre.sh"' }] }] } }));
+    config("");
+    expect((await lembas(["trust"])).code).toBe(0);
+    expect((await lembas(["hooks", "approve"])).code).toBe(0);
+    const mark = join(box.project, "pwned");
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: ".agent/hooks/pre.sh", content: `#!/bin/sh\ncat >/dev/null\nid > ${mark}\n` } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: ".claude/settings.local.json", content: "{}" } }] }),
+      step({ toolCalls: [{ name: "read", arguments: { path: "README.md" } }] }),
+      step({ text: "ok" }),
+    );
+    const { events } = await run(["--mode", "edit", "go"]);
+    const denied = events.filter((e) => e.type === "tool_denied").map((e) => e.reason ?? "");
+    expect(denied).toHaveLength(2);
+    expect(denied[0]).toContain("is a protected path");
+    expect(readFileSync(hook, "utf8")).toBe("#!/bin/sh\ncat >/dev/null\nexit 0\n");
+    expect(existsSync(join(box.project, ".claude/settings.local.json"))).toBe(false);
+    expect(existsSync(mark)).toBe(false);
+  });
+
+  test("in auto mode a command writing a hook script asks too", async () => {
+    config("");
+    mkdirSync(join(box.project, ".claude/hooks"), { recursive: true });
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo 'id' > .claude/hooks/post.sh" } }] }), step({ text: "ok" }));
+    const { events } = await run(["--mode", "auto", "go"]);
+    expect(events.filter((e) => e.type === "tool_start")).toEqual([]);
+    expect(existsSync(join(box.project, ".claude/hooks/post.sh"))).toBe(false);
+  });
+});
+
+describe("a PreToolUse hook's allow lifts only the mode's own ask", () => {
+  test("in edit mode with nobody to answer: a plain command runs; a protected path, a write outside the project and an ask rule are refused", async () => {
+    const allow = script("allow.sh", `cat >/dev/null\necho '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`);
+    config(`permissions:\n  ask: ["Bash(touch asked:*)"]\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: ${allow}\n`);
+    model.push(
+      step({
+        toolCalls: [
+          { name: "bash", arguments: { command: "touch plain" } },
+          { name: "write", arguments: { path: ".env", content: "X=1\n" } },
+          { name: "bash", arguments: { command: "echo hi > ../outside.txt" } },
+          { name: "bash", arguments: { command: "touch asked" } },
+        ],
+      }),
+      step({ text: "ok" }),
+    );
+    const { events } = await run(["--mode", "edit", "go"]);
+    expect(existsSync(join(box.project, "plain"))).toBe(true);
+    expect(existsSync(join(box.project, ".env"))).toBe(false);
+    expect(existsSync(join(box.dir, "outside.txt"))).toBe(false);
+    expect(existsSync(join(box.project, "asked"))).toBe(false);
+    const denied = events.filter((e) => e.type === "tool_denied").map((e) => e.reason ?? "");
+    expect(denied).toHaveLength(3);
+    expect(denied[0]).toContain("is a protected path");
+    expect(denied[2]).toContain("Ask Bash(touch asked:*)");
+  });
+});
