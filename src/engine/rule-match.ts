@@ -3,6 +3,7 @@ import { isAbsolute, join, relative } from "node:path";
 import type { PermissionRule } from "../config/permission-rules.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { parseCommandLine } from "./command-line.ts";
+import { ruleCommands } from "./rule-commands.ts";
 
 /** Where a rule comes from, as listed: config.yaml, a settings file, or kept from a card. */
 export type RuleSource = { kind: "config" | "project-file" | "kept"; label: string; id?: string; expiresAt?: number | null; scope?: string };
@@ -40,8 +41,9 @@ function covers(rule: PermissionRule, call: RuleCall, how: "any" | "every"): boo
     if (call.toolName !== "bash" || call.command === undefined) return false;
     if (rule.pattern === undefined) return true;
     const pattern = rule.pattern;
+    // A deny or an ask also catches the command behind a wrapper, a shell's -c or find's -exec.
+    if (how === "any") return [call.command.trim(), ...ruleCommands(call.command)].some((c) => commandMatches(pattern, c));
     const commands = simpleCommands(call.command);
-    if (how === "any") return [call.command.trim(), ...commands].some((c) => commandMatches(pattern, c));
     // A cd needs no rule to be allowed (permissions.ts lets an allow through only where every cd stays in the project).
     const run = commands.filter((c) => c !== "cd" && !c.startsWith("cd "));
     return run.length > 0 && run.every((c) => commandMatches(pattern, c));

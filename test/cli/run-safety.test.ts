@@ -101,3 +101,25 @@ describe("a PreToolUse hook's allow lifts only the mode's own ask", () => {
     expect(denied[2]).toContain("Ask Bash(touch asked:*)");
   });
 });
+
+describe("a Bash deny rule catches the command behind wrappers", () => {
+  const variants = ["rm a1", "command rm a2", "/bin/rm a3", "sh -c 'rm a4'", "env rm a5", "find . -name a6 -delete", "xargs rm <<< a7", "echo a8 | xargs rm", "sudo rm a9", "\\rm a10", "eval rm a11", 'bash -c "rm a12"', "env -i A=1 nice -n 5 timeout 10 nohup /usr/bin/rm a13", "find . -name a14 -exec rm {} \\;", "exec rm a15"];
+  test("deny Bash(rm:*) in auto mode refuses rm behind command, env, exec, nice, timeout, nohup, sudo, xargs, an absolute path, sh -c, eval and find", async () => {
+    config(`permissions:\n  deny: ["Bash(rm:*)"]\n`);
+    variants.forEach((_, i) => writeFileSync(join(box.project, `a${i + 1}`), "x"));
+    model.push(step({ toolCalls: variants.map((command) => ({ name: "bash", arguments: { command } })) }), step({ text: "ok" }));
+    const { events } = await run(["--mode", "auto", "go"]);
+    const removed = variants.filter((_, i) => !existsSync(join(box.project, `a${i + 1}`)));
+    expect(removed).toEqual([]);
+    expect(events.filter((e) => e.type === "tool_start")).toEqual([]);
+    expect(toolResults().every((r) => r.includes("Deny Bash(rm:*)"))).toBe(true);
+  });
+
+  test("an ask rule catches them too, and other commands still run", async () => {
+    config(`permissions:\n  ask: ["Bash(git push:*)"]\n`);
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "env GIT_TRACE=1 git push origin" } }, { name: "bash", arguments: { command: "timeout 5 echo pushed" } }] }), step({ text: "ok" }));
+    const { events } = await run(["--mode", "auto", "go"]);
+    expect(events.filter((e) => e.type === "tool_denied").map((e) => e.reason)).toEqual([expect.stringContaining("Ask Bash(git push:*)")]);
+    expect(events.filter((e) => e.type === "tool_start")).toHaveLength(1);
+  });
+});
