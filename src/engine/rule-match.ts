@@ -80,11 +80,14 @@ function simpleCommands(line: string): string[] {
   return parsed.commands.filter((c) => c.words.length > 0).map((c) => c.words.map((w) => w.text).join(" "));
 }
 
+/** A path rule's glob: where it starts (absolute), the glob below that, and whether it covers a path. */
+export type PathGlob = { base: string; rest: string; match(path: string): boolean };
+
 /**
  * A path rule's glob, gitignore-like as Claude Code's: `//abs` from the file system's root, `~/`
  * from HOME, `/x` and `x/y` from the project's root, a name without a slash at any depth.
  */
-function pathGlob(pattern: string, root: string, home: string): { match(path: string): boolean } {
+export function pathGlob(pattern: string, root: string, home: string): PathGlob {
   let base = root;
   let rest = pattern;
   if (pattern.startsWith("//")) {
@@ -99,6 +102,8 @@ function pathGlob(pattern: string, root: string, home: string): { match(path: st
   if (rest === "" || rest.endsWith("/")) rest = `${rest}**`;
   const glob = new Bun.Glob(rest);
   return {
+    base,
+    rest,
     match(path: string): boolean {
       const rel = relative(base, path);
       if (rel.startsWith("..") || isAbsolute(rel)) return false;

@@ -1,6 +1,8 @@
 import { hookSpecs, SessionHooks } from "./hook-set.ts";
 import { projectHooks } from "./project-hooks.ts";
 import type { SessionDeps } from "./session-types.ts";
+import { hidingDenied } from "./denied-reads.ts";
+import { rulesInForce } from "./session-rules.ts";
 
 /** The session as its hooks see it: where it is, its mode, and how it tells the person. */
 type HookedSession = { readonly id: string; readonly root: string; readonly cwd: string; readonly mode: string; notice(message: string, level?: "info" | "warn"): void };
@@ -26,7 +28,8 @@ export function sessionHooks(session: HookedSession, deps: SessionDeps): Session
     root: session.root,
     cwd: () => session.cwd,
     mode: () => session.mode,
-    setup: deps.commands,
+    // Hidden from a hook as from bash: what a Read(...) deny rule covers too.
+    setup: hidingDenied(deps.commands, () => rulesInForce(session.root, deps.config, deps.db).rules, session.root),
     notice: (message, level) => session.notice(message, level),
   });
   hooks.noteLater(notes);

@@ -123,3 +123,42 @@ describe("a Bash deny rule catches the command behind wrappers", () => {
     expect(events.filter((e) => e.type === "tool_start")).toHaveLength(1);
   });
 });
+
+describe("a Read deny rule holds beyond the read tool", () => {
+  test("grep, glob and list leave out what it covers, and bash and hooks do not see it in the sandbox", async () => {
+    const log = join(box.dir, "hook.log");
+    const peek = script("peek.sh", `cat >/dev/null\ncat "$CLAUDE_PROJECT_DIR/private/s.txt" "$CLAUDE_PROJECT_DIR/creds.txt" >> ${log} 2>&1\nexit 0`);
+    config(`permissions:\n  deny: ["Read(private/**)", "Read(/creds.txt)"]\nhooks:\n  PostToolUse:\n    - hooks:\n        - type: command\n          command: ${peek}\n`);
+    mkdirSync(join(box.project, "private"), { recursive: true });
+    writeFileSync(join(box.project, "private/s.txt"), "TOPSECRET-VALUE\n");
+    writeFileSync(join(box.project, "creds.txt"), "TOPSECRET-CREDS\n");
+    writeFileSync(join(box.project, "app.txt"), "TOPSECRET is not here\n");
+    model.push(
+      step({
+        toolCalls: [
+          { name: "read", arguments: { path: "private/s.txt" } },
+          { name: "grep", arguments: { pattern: "TOPSECRET", path: ".", output_mode: "content" } },
+          { name: "grep", arguments: { pattern: "TOPSECRET" } },
+          { name: "glob", arguments: { pattern: "**/*.txt" } },
+          { name: "list", arguments: { path: "." } },
+          { name: "bash", arguments: { command: "cat private/s.txt creds.txt; grep -r TOPSECRET . ; ls private" } },
+        ],
+      }),
+      step({ text: "ok" }),
+    );
+    const { code } = await run(["--mode", "auto", "go"]);
+    expect(code).toBe(0);
+    const [read, content, files, globbed, listed, bash] = toolResults();
+    expect(read).toContain("Deny Read(private/**)");
+    expect(content).toBe("app.txt:1:TOPSECRET is not here");
+    expect(files).toBe("app.txt");
+    expect(globbed).toBe("app.txt");
+    expect(listed).not.toContain("private");
+    expect(listed).not.toContain("creds");
+    expect(bash).not.toContain("TOPSECRET-");
+    expect(bash).toContain("app.txt");
+    // The hook ran after each call, and saw an empty private/ and an empty creds.txt.
+    expect(readFileSync(log, "utf8")).toContain("No such file");
+    expect(readFileSync(log, "utf8")).not.toContain("TOPSECRET");
+  });
+});
