@@ -75,7 +75,7 @@ export type Check = {
   protectedPaths: ProtectedPaths;
   /** The hosts the call reaches (fetch). */
   hosts?: string[];
-  /** Keys the person allowed for this session. */
+  /** Keys the person answered for this session: a key allows, the same key as {@link deniedKey} makes refuses. */
   allowed: ReadonlySet<string>;
   /** The tool's own key for "allow for this session" (an MCP tool's name), instead of a command's. */
   allowKey?: string;
@@ -97,6 +97,8 @@ export function decide(check: Check): Decision {
   if (check.toolName === "plan_submit" && check.mode !== "plan") {
     return { action: "deny", reason: `plan_submit is for plan mode, and the session is in ${check.mode} mode: carry out the task`, always: null };
   }
+  const refused = sessionDenial(check);
+  if (refused) return refused;
   const rule = check.rules && check.rules.length > 0 ? matchingRule(check.rules, { ...check, hosts: check.hosts ?? [] }) : null;
   const named = rule ? `the rule ${rule.action === "allow" ? "Allow" : rule.action === "ask" ? "Ask" : "Deny"} ${rule.rule.text} (${rule.source.label})` : "";
   if (rule?.action === "deny") return { action: "deny", reason: `${named} refuses it`, always: null };
@@ -137,6 +139,40 @@ export function decide(check: Check): Decision {
   }
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
   return byKeys(check, missing.map(execKey), commandsLabel(missing), asking);
+}
+
+/** The session key of a denial ("No, for this session"), kept beside the keys it allows. */
+export const deniedKey = (key: string): string => `deny!${key}`;
+
+/** A refusal where the person said "No, for this session" to what this call would do. */
+function sessionDenial(check: Check): Decision | null {
+  if (![...check.allowed].some((key) => key.startsWith("deny!"))) return null;
+  const hit = sessionKeys(check).find((key) => check.allowed.has(deniedKey(key)));
+  return hit ? { action: "deny", reason: `you denied ${keyText(hit)} for this session`, always: null } : null;
+}
+
+/** The session keys of a call: those "allow for this session" offers for it (what a session deny names). */
+function sessionKeys(check: Check): string[] {
+  const keys = (check.hosts ?? []).map(hostKey);
+  if (check.allowKey !== undefined) keys.push(`tool:${check.allowKey}`);
+  if (check.paths.some((p) => !isInside(p, check.root))) keys.push(`${check.permission}:outside`);
+  if (check.permission === "write" && check.paths.some((p) => isInside(p, check.root))) keys.push(WRITE_KEY);
+  if (check.permission === "exec" && check.command !== undefined) {
+    const judged = commandKeys(check.command, commandPlace(check));
+    if ("keys" in judged) keys.push(...judged.keys.map(execKey));
+  }
+  return keys;
+}
+
+/** A session key as a person reads it: `exec:npm test` is "npm test commands". */
+function keyText(key: string): string {
+  const [kind = "", ...rest] = key.split(":");
+  const value = rest.join(":");
+  if (kind === "exec") return `${value} commands`;
+  if (kind === "fetch") return `fetching from ${value}`;
+  if (kind === "tool") return `${value} calls`;
+  if (value === "outside") return `${describe(kind as PermissionClass)} outside the project`;
+  return "file changes in the project";
 }
 
 /**

@@ -7,7 +7,7 @@ import { capOutput, MAX_RESULT_CHARS, type Need, type Tool, type ToolContext, ty
 import type { Interaction, KeepChoice } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
-import { type Decision, decide } from "./permissions.ts";
+import { type Decision, decide, deniedKey } from "./permissions.ts";
 import type { ActiveRule } from "./rule-match.ts";
 import { type DeniedReads, deniedReads, withDeniedReads } from "./denied-reads.ts";
 import type { SessionHooks } from "./hook-set.ts";
@@ -151,6 +151,7 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     // A line the person corrected is theirs to run once: nothing is kept of the model's.
     const keeping = answer.keep && decision.always?.rules && !answer.command ? decision.always.rules : null;
     if (keeping && answer.keep && answer.outcome !== "once") deps.keep?.(answer.outcome === "deny" ? "deny" : "allow", keeping, answer.keep);
+    if (answer.outcome === "deny" && answer.forSession && decision.always) for (const key of decision.always.keys) deps.allowed.add(deniedKey(key));
     if (answer.outcome === "deny") {
       deps.bus.emit({
         type: "tool_denied",
