@@ -9,7 +9,7 @@ import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approva
 import { realPath } from "../real-path.ts";
 import { type Decision, decide, deniedKey } from "./permissions.ts";
 import type { ActiveRule } from "./rule-match.ts";
-import { type DeniedReads, deniedReads, withDeniedReads } from "./denied-reads.ts";
+import { deniedReads, withDeniedReads } from "./denied-reads.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { afterTool, beforeTool } from "./tool-hooks.ts";
 import { notify } from "./notify-hooks.ts";
@@ -79,7 +79,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
   const input = tool.schema.safeParse(parsed.value);
   if (!input.success) return fail(`Invalid input for ${call.name}: ${describeIssues(input.error)}. Fix the arguments and call it again.`, parsed.value);
 
-  const ctx = withDeniedReads(deps.context(call.id, tool.needs), deniedOf(deps));
+  const ctx = withDeniedReads(deps.context(call.id, tool.needs), deniedReads(deps.rules, deps.root, deps.home));
   const paths = tool.paths?.(input.data, ctx) ?? [];
   // A path is judged as written and as it really is: a symlink inside the project may point out of
   // it, or at a protected file.
@@ -201,19 +201,6 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     ...(result.meta ? { meta: result.meta } : {}),
   });
   return record;
-}
-
-const deniedByRules = new WeakMap<readonly ActiveRule[], DeniedReads | null>();
-
-/** The `Read(...)` deny rules of the rules in force, made once for them (a step's calls share them). */
-function deniedOf(deps: RunToolDeps): DeniedReads | null {
-  if (!deps.rules) return null;
-  let denied = deniedByRules.get(deps.rules);
-  if (denied === undefined) {
-    denied = deniedReads(deps.rules, deps.root, deps.home);
-    deniedByRules.set(deps.rules, denied);
-  }
-  return denied;
 }
 
 async function execute(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
