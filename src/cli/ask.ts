@@ -15,6 +15,7 @@ export function terminalInteraction(): Interaction {
       const key = answer.trim().toLowerCase();
       if (key === "y" || key === "yes") return { outcome: "once" } satisfies PermissionDecision;
       if (request.always && (key === "a" || key === "always")) return { outcome: "session" };
+      if (request.always && key === "ns") return { outcome: "deny", forSession: true };
       const kept = request.keep ? keepAnswer(key) : null;
       if (kept) return kept;
       const feedback = key === "n" || key === "no" || key === "" ? undefined : answer.trim();
@@ -83,7 +84,8 @@ export function approvalText(request: PermissionRequest): string {
   if (request.keep) {
     lines.push(`  keep it as ${request.keep.map(escapeControls).join(", ")}: [p] for this project / [e] everywhere, d or w after for a day or a week (pw); [np] / [ne] to keep denying it`);
   }
-  lines.push(`  allow? [y]es once${always} / [n]o: `);
+  const never = request.always ? " / [ns] no, for this session" : "";
+  lines.push(`  allow? [y]es once${always} / [n]o${never}: `);
   return lines.join("\n");
 }
 

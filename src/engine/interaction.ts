@@ -32,6 +32,8 @@ export type PermissionDecision = {
   outcome: "once" | "session" | "deny";
   /** With "session" or "deny": also keep the card's rules (PermissionRequest.keep) for the project or everywhere. */
   keep?: KeepChoice;
+  /** With "deny": refuse for the rest of the session what "allow for this session" (PermissionRequest.always) would have allowed. */
+  forSession?: true;
   /** A corrected command line, run once instead of the model's. */
   command?: string;
   /** Why it was denied, given to the model: the person's words, or why nobody could answer. */

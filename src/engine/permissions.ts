@@ -51,6 +51,12 @@ export type Decision = {
    * everywhere), null where it is the session's alone (a path outside the project).
    */
   always: { keys: string[]; label: string; rules: string[] | null } | null;
+  /**
+   * Set only on the mode's own ask (what an allow rule would lift): a PreToolUse hook's `allow`
+   * lifts that and nothing else. A protected path, a place outside the project, a command of
+   * concern and an ask rule still ask.
+   */
+  modeAsk?: true;
 };
 
 export type Check = {
@@ -69,7 +75,7 @@ export type Check = {
   protectedPaths: ProtectedPaths;
   /** The hosts the call reaches (fetch). */
   hosts?: string[];
-  /** Keys the person allowed for this session. */
+  /** Keys the person answered for this session: a key allows, the same key as {@link deniedKey} makes refuses. */
   allowed: ReadonlySet<string>;
   /** The tool's own key for "allow for this session" (an MCP tool's name), instead of a command's. */
   allowKey?: string;
@@ -91,6 +97,8 @@ export function decide(check: Check): Decision {
   if (check.toolName === "plan_submit" && check.mode !== "plan") {
     return { action: "deny", reason: `plan_submit is for plan mode, and the session is in ${check.mode} mode: carry out the task`, always: null };
   }
+  const refused = sessionDenial(check);
+  if (refused) return refused;
   const rule = check.rules && check.rules.length > 0 ? matchingRule(check.rules, { ...check, hosts: check.hosts ?? [] }) : null;
   const named = rule ? `the rule ${rule.action === "allow" ? "Allow" : rule.action === "ask" ? "Ask" : "Deny"} ${rule.rule.text} (${rule.source.label})` : "";
   if (rule?.action === "deny") return { action: "deny", reason: `${named} refuses it`, always: null };
@@ -122,11 +130,49 @@ export function decide(check: Check): Decision {
   const asking = `${check.mode} mode asks before ${describe(check.permission)}`;
   if (check.permission === "write") return byKeys(check, [WRITE_KEY], "file changes in the project, for this session", asking);
   if (check.allowKey !== undefined) return byKeys(check, [`tool:${check.allowKey}`], `${check.allowKey} calls, for this session`, asking);
-  if (check.permission !== "exec") return { action: "ask", reason: asking, always: null };
+  if (check.permission !== "exec") return { action: "ask", reason: asking, always: null, modeAsk: true };
   const judged = commandKeys(check.command ?? "", commandPlace(check));
-  if ("never" in judged || judged.keys.length === 0) return { action: "ask", reason: asking, always: null };
+  if ("never" in judged || judged.keys.length === 0) {
+    // "Always" is never offered for it; a hook judging this call alone may still let it through, unless it is of concern in any mode.
+    const concern = plainConcern(check.command ?? "", commandPlace(check));
+    return concern ? { action: "ask", reason: asking, always: null } : { action: "ask", reason: asking, always: null, modeAsk: true };
+  }
   const missing = judged.keys.filter((k) => !check.allowed.has(execKey(k)));
   return byKeys(check, missing.map(execKey), commandsLabel(missing), asking);
+}
+
+/** The session key of a denial ("No, for this session"), kept beside the keys it allows. */
+export const deniedKey = (key: string): string => `deny!${key}`;
+
+/** A refusal where the person said "No, for this session" to what this call would do. */
+function sessionDenial(check: Check): Decision | null {
+  if (![...check.allowed].some((key) => key.startsWith("deny!"))) return null;
+  const hit = sessionKeys(check).find((key) => check.allowed.has(deniedKey(key)));
+  return hit ? { action: "deny", reason: `you denied ${keyText(hit)} for this session`, always: null } : null;
+}
+
+/** The session keys of a call: those "allow for this session" offers for it (what a session deny names). */
+function sessionKeys(check: Check): string[] {
+  const keys = (check.hosts ?? []).map(hostKey);
+  if (check.allowKey !== undefined) keys.push(`tool:${check.allowKey}`);
+  if (check.paths.some((p) => !isInside(p, check.root))) keys.push(`${check.permission}:outside`);
+  if (check.permission === "write" && check.paths.some((p) => isInside(p, check.root))) keys.push(WRITE_KEY);
+  if (check.permission === "exec" && check.command !== undefined) {
+    const judged = commandKeys(check.command, commandPlace(check));
+    if ("keys" in judged) keys.push(...judged.keys.map(execKey));
+  }
+  return keys;
+}
+
+/** A session key as a person reads it: `exec:npm test` is "npm test commands". */
+function keyText(key: string): string {
+  const [kind = "", ...rest] = key.split(":");
+  const value = rest.join(":");
+  if (kind === "exec") return `${value} commands`;
+  if (kind === "fetch") return `fetching from ${value}`;
+  if (kind === "tool") return `${value} calls`;
+  if (value === "outside") return `${describe(kind as PermissionClass)} outside the project`;
+  return "file changes in the project";
 }
 
 /**
@@ -151,6 +197,7 @@ function unseenHost(check: Check): Decision | null {
     action: "ask",
     reason: `${listed(missing)} ${missing.length === 1 ? "is a host" : "are hosts"} not allowed for this session`,
     always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session`, rules: rulesOf(missing.map(hostKey)) },
+    modeAsk: true,
   };
 }
 
@@ -173,7 +220,7 @@ function commandsLabel(keys: string[]): string {
 /** Allowed when the session holds every key; otherwise asks, offering the keys it lacks. */
 function byKeys(check: Check, keys: string[], label: string, asking: string): Decision {
   if (keys.every((k) => check.allowed.has(k))) return { action: "allow", reason: "allowed for this session", always: null };
-  return { action: "ask", reason: asking, always: { keys, label, rules: rulesOf(keys) } };
+  return { action: "ask", reason: asking, always: { keys, label, rules: rulesOf(keys) }, modeAsk: true };
 }
 
 /** The rules a card keeps for session keys: `exec:npm test` is Bash(npm test:*), `write:project` Edit(/**). */

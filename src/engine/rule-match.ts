@@ -3,6 +3,7 @@ import { isAbsolute, join, relative } from "node:path";
 import type { PermissionRule } from "../config/permission-rules.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { parseCommandLine } from "./command-line.ts";
+import { ruleCommands } from "./rule-commands.ts";
 
 /** Where a rule comes from, as listed: config.yaml, a settings file, or kept from a card. */
 export type RuleSource = { kind: "config" | "project-file" | "kept"; label: string; id?: string; expiresAt?: number | null; scope?: string };
@@ -40,8 +41,9 @@ function covers(rule: PermissionRule, call: RuleCall, how: "any" | "every"): boo
     if (call.toolName !== "bash" || call.command === undefined) return false;
     if (rule.pattern === undefined) return true;
     const pattern = rule.pattern;
+    // A deny or an ask also catches the command behind a wrapper, a shell's -c or find's -exec.
+    if (how === "any") return [call.command.trim(), ...ruleCommands(call.command)].some((c) => commandMatches(pattern, c));
     const commands = simpleCommands(call.command);
-    if (how === "any") return [call.command.trim(), ...commands].some((c) => commandMatches(pattern, c));
     // A cd needs no rule to be allowed (permissions.ts lets an allow through only where every cd stays in the project).
     const run = commands.filter((c) => c !== "cd" && !c.startsWith("cd "));
     return run.length > 0 && run.every((c) => commandMatches(pattern, c));
@@ -78,11 +80,14 @@ function simpleCommands(line: string): string[] {
   return parsed.commands.filter((c) => c.words.length > 0).map((c) => c.words.map((w) => w.text).join(" "));
 }
 
+/** A path rule's glob: where it starts (absolute), the glob below that, and whether it covers a path. */
+export type PathGlob = { base: string; rest: string; match(path: string): boolean };
+
 /**
  * A path rule's glob, gitignore-like as Claude Code's: `//abs` from the file system's root, `~/`
  * from HOME, `/x` and `x/y` from the project's root, a name without a slash at any depth.
  */
-function pathGlob(pattern: string, root: string, home: string): { match(path: string): boolean } {
+export function pathGlob(pattern: string, root: string, home: string): PathGlob {
   let base = root;
   let rest = pattern;
   if (pattern.startsWith("//")) {
@@ -97,6 +102,8 @@ function pathGlob(pattern: string, root: string, home: string): { match(path: st
   if (rest === "" || rest.endsWith("/")) rest = `${rest}**`;
   const glob = new Bun.Glob(rest);
   return {
+    base,
+    rest,
     match(path: string): boolean {
       const rel = relative(base, path);
       if (rel.startsWith("..") || isAbsolute(rel)) return false;

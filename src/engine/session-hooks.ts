@@ -5,6 +5,8 @@ import { ProjectSettings } from "./project-settings.ts";
 import { HookTranscript } from "./hook-transcript.ts";
 import type { StoredMessage } from "./records.ts";
 import type { SessionDeps } from "./session-types.ts";
+import { hidingDenied } from "./denied-reads.ts";
+import { rulesInForce } from "./session-rules.ts";
 
 /** The session as its hooks see it: where it is, its mode, and how it tells the person. */
 type HookedSession = {
@@ -44,7 +46,8 @@ export function sessionHooks(session: HookedSession, deps: SessionDeps): Session
     root: session.root,
     cwd: () => session.cwd,
     mode: () => session.mode,
-    setup: deps.commands,
+    // Hidden from a hook as from bash: what a Read(...) deny rule covers too.
+    setup: hidingDenied(deps.commands, () => rulesInForce(session.root, deps.config, deps.db).rules, session.root),
     transcript: () => transcript.refresh(),
     notice: (message, level) => session.notice(message, level),
   });

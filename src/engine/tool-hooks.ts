@@ -33,7 +33,7 @@ export async function beforeTool<J extends Judged>(judged: J, hooks: SessionHook
   if (action !== "deny" && wanted.includes("ask")) {
     return { run: { ...current, decision: { action: "ask", reason: reason ?? "a PreToolUse hook asks you about it", always: null } } };
   }
-  if (action === "ask" && wanted.includes("allow")) return { run: { ...current, decision: { action: "allow" } } };
+  if (action === "ask" && current.decision.modeAsk && wanted.includes("allow")) return { run: { ...current, decision: { action: "allow", reason: "a PreToolUse hook allowed it", always: null } } };
   return { run: current };
 }
 

@@ -7,8 +7,9 @@ import { capOutput, MAX_RESULT_CHARS, type Need, type Tool, type ToolContext, ty
 import type { Interaction, KeepChoice } from "./interaction.ts";
 import { COMMAND_TOOL, DENIED_BY_YOU, deniedResult, whatItDoes } from "./approval.ts";
 import { realPath } from "../real-path.ts";
-import { type Decision, decide } from "./permissions.ts";
+import { type Decision, decide, deniedKey } from "./permissions.ts";
 import type { ActiveRule } from "./rule-match.ts";
+import { deniedReads, withDeniedReads } from "./denied-reads.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { afterTool, beforeTool } from "./tool-hooks.ts";
 import { notify } from "./notify-hooks.ts";
@@ -78,7 +79,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
   const input = tool.schema.safeParse(parsed.value);
   if (!input.success) return fail(`Invalid input for ${call.name}: ${describeIssues(input.error)}. Fix the arguments and call it again.`, parsed.value);
 
-  const ctx = deps.context(call.id, tool.needs);
+  const ctx = withDeniedReads(deps.context(call.id, tool.needs), deniedReads(deps.rules, deps.root, deps.home));
   const paths = tool.paths?.(input.data, ctx) ?? [];
   // A path is judged as written and as it really is: a symlink inside the project may point out of
   // it, or at a protected file.
@@ -150,6 +151,7 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     // A line the person corrected is theirs to run once: nothing is kept of the model's.
     const keeping = answer.keep && decision.always?.rules && !answer.command ? decision.always.rules : null;
     if (keeping && answer.keep && answer.outcome !== "once") deps.keep?.(answer.outcome === "deny" ? "deny" : "allow", keeping, answer.keep);
+    if (answer.outcome === "deny" && answer.forSession && decision.always) for (const key of decision.always.keys) deps.allowed.add(deniedKey(key));
     if (answer.outcome === "deny") {
       deps.bus.emit({
         type: "tool_denied",

@@ -15,6 +15,13 @@ export const SECRET_NAMES = [".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*"
 const GUARDED_NAMES = [".git"] as const;
 
 /**
+ * Protected but not secret, from the project's root: the settings files that name its hooks and
+ * rules, and the hook scripts they run. A hook the person approved runs unasked; a model that could
+ * rewrite its script (or its settings) unasked would run any command through it.
+ */
+export const GUARDED_GLOBS = [".agent/settings*.json", ".claude/settings*.json", ".agent/hooks/**", ".claude/hooks/**"] as const;
+
+/**
  * How a path is protected. Both kinds ask before any tool touches them, in every mode, and no
  * search shows their content; a secret's name is left out of listings as well.
  */
@@ -48,7 +55,7 @@ export type ProtectedPaths = {
 export function protectedPaths(extra: readonly string[], dirs: readonly string[], foldCase = FOLDS_CASE): ProtectedPaths {
   const glob = (pattern: string): Bun.Glob => new Bun.Glob(pattern);
   const fold = (text: string): string => (foldCase ? text.toLowerCase() : text);
-  const slashed = extra.filter((p) => p.includes("/")).map(fold);
+  const slashed = [...GUARDED_GLOBS, ...extra.filter((p) => p.includes("/"))].map(fold);
   const dirsOfGlobs = slashed.filter((p) => p.endsWith("/**")).map((p) => p.slice(0, -3)).filter((p) => p !== "" && p !== "**");
   const forms = dirs.flatMap((dir) => [resolve(dir), realPath(dir)]);
   return {

@@ -65,22 +65,25 @@ function tried(tool: SandboxTool): Found {
 }
 
 /**
- * How a command in the project at ROOT runs with the dirs in HIDDEN out of its reach. A hidden dir
+ * How a command in the project at ROOT runs with the dirs in HIDDEN out of its reach (a file there
+ * reads empty). A hidden dir
  * inside the project is hidden all the same (the command sees it empty); a project inside a hidden
  * dir stays in sight, the rest of that dir does not; a project that is a hidden dir is hidden too
  * (the command's cwd is an empty dir).
  */
 export function planFor(hidden: readonly string[], root: string, tool: Found = findSandbox(), env: Env = process.env, shown: readonly string[] = []): Plan {
-  const dirs = existing(hidden);
-  if (dirs.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
+  const found = existing(hidden);
+  if (found.length === 0) return { kind: "none", why: "there is nothing to hide", fallback: false };
   if (tool.kind === "none") return { kind: "none", why: tool.why, fallback: tool.broken };
+  const dirs = found.filter((path) => safeFollowedStat(path)?.isDirectory() !== false);
+  const files = found.filter((path) => !dirs.includes(path));
   // SHOWN: paths inside a hidden dir put back in sight (a hook's transcript in the state dir).
-  const view = [...layers(dirs, realOr(root)), ...existing(shown).map((keep) => ({ keep }))];
+  const view = [...layers(dirs, realOr(root)), ...files.map((file) => ({ hideFile: file })), ...existing(shown).map((keep) => ({ keep }))];
   return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env) };
 }
 
-/** One step of what the command sees, in order: a dir hidden, or the project put back in sight. */
-export type Layer = { hide: string } | { keep: string };
+/** One step of what the command sees, in order: a dir hidden, the project put back in sight, or a file hidden (it reads empty). */
+export type Layer = { hide: string } | { keep: string } | { hideFile: string };
 
 /**
  * The hidden dirs that hold the project go first, then the project back, then the other hidden
@@ -142,7 +145,7 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
     "--bind", "/", "/",
     ...(host.root ? ["--ro-bind-try", "/sys", "/sys"] : []),
     ...(host.root ? ["--dev", "/dev", "--bind-try", "/dev/shm", "/dev/shm", ...host.devices.flatMap((path) => ["--dev-bind-try", path, path])] : ["--dev-bind", "/dev", "/dev"]),
-    ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : ["--bind", layer.keep, layer.keep])),
+    ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : "keep" in layer ? ["--bind", layer.keep, layer.keep] : ["--ro-bind", "/dev/null", layer.hideFile])),
     ...host.managers.dirs.flatMap((dir) => ["--tmpfs", dir]),
     ...host.managers.sockets.flatMap((socket) => ["--ro-bind", "/dev/null", socket]),
     "--unshare-pid",
@@ -184,9 +187,11 @@ function safeFollowedStat(path: string): Stats | null {
 
 /** sandbox-exec's profile: everything allowed but reading or writing under the hidden dirs (the last rule that matches wins). */
 export function seatbeltProfile(view: readonly Layer[]): string {
-  const rules = view.map((layer) =>
-    "hide" in layer ? `(deny file-read* file-write* (subpath ${sbplString(layer.hide)}))` : `(allow file-read* file-write* (subpath ${sbplString(layer.keep)}))`,
-  );
+  const rules = view.map((layer) => {
+    if ("hide" in layer) return `(deny file-read* file-write* (subpath ${sbplString(layer.hide)}))`;
+    if ("keep" in layer) return `(allow file-read* file-write* (subpath ${sbplString(layer.keep)}))`;
+    return `(deny file-read* file-write* (literal ${sbplString(layer.hideFile)}))`;
+  });
   return ["(version 1)", "(allow default)", ...rules].join("\n");
 }
 
@@ -203,7 +208,7 @@ export function sayOnce(why: string): string | null {
   return `Commands run without the sandbox (${why}): they can read lembas's config and state dirs, the device tokens too.`;
 }
 
-/** The dirs that exist, by their real paths (a mount point must exist, and macOS's /tmp is a symlink). */
+/** The dirs (and files) that exist, by their real paths (a mount point must exist, and macOS's /tmp is a symlink). */
 function existing(dirs: readonly string[]): string[] {
   return [...new Set(dirs.filter((dir) => existsSync(dir)).map(realOr))];
 }

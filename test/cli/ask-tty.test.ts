@@ -91,3 +91,21 @@ describe("lembas run at a terminal", () => {
     expect(screen).not.toContain("\u202e");
   });
 });
+
+describe("a denial kept for the session at lembas run's prompt", () => {
+  test("[ns] refuses the command, and the same command later in the session without asking", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "touch one.txt" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "touch two.txt" } }] }),
+      step({ text: "ok" }),
+    );
+    const t = runInTerminal(["make files"]);
+    await t.waitFor("[ns] no, for this session");
+    t.type("ns\r");
+    expect(await t.exited).toBe(0);
+    expect(t.screen().split("allow?")).toHaveLength(2);
+    expect(t.screen()).toContain("you denied touch commands for this session");
+    expect(existsSync(join(box.project, "one.txt"))).toBe(false);
+    expect(existsSync(join(box.project, "two.txt"))).toBe(false);
+  });
+});

@@ -24,7 +24,7 @@ describe("an approval at the terminal", () => {
         "  $ echo secret > out.txt && cat out.txt",
         "  (the model describes it as: write out.txt)",
         "  edit mode asks before running commands",
-        "  allow? [y]es once / [a]lways (echo and cat commands, for this session) / [n]o: ",
+        "  allow? [y]es once / [a]lways (echo and cat commands, for this session) / [n]o / [ns] no, for this session: ",
       ].join("\n"),
     );
   });

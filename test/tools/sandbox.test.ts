@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
 import { Jobs } from "../../src/tools/jobs.ts";
@@ -451,6 +451,16 @@ describe("macOS: the sandbox-exec profile", () => {
         '(allow file-read* file-write* (subpath "/Users/me/.local/state/lembas/p"))',
       ].join("\n"),
     );
+  });
+
+  test("a hidden file is denied as itself, after the dirs", () => {
+    const state = tempDir();
+    const file = join(tempDir(), "creds.txt");
+    writeFileSync(file, "secret");
+    const plan = planFor([file, state], tempDir(), { kind: "sandbox-exec", path: "/usr/bin/sandbox-exec" });
+    if (plan.kind === "none") throw new Error(plan.why);
+    expect(plan.argv(["ls"], "/p")[2]).toBe(seatbeltProfile([{ hide: realpathSync(state) }, { hideFile: realpathSync(file) }]));
+    expect(seatbeltProfile([{ hideFile: "/p/creds.txt" }])).toContain('(deny file-read* file-write* (literal "/p/creds.txt"))');
   });
 
   test("sandbox-exec wraps the command with that profile", () => {

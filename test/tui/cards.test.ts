@@ -128,7 +128,8 @@ describe.skipIf(!HAVE_TMUX)("cards in the terminal", () => {
     await screen.type("NPage");
     const scrolled = await screen.waitFor(/↑ \d+ more lines above · PgUp/);
     expect(scrolled).not.toContain("$ echo line01");
-    for (let i = 0; i < 8; i++) await screen.type("NPage");
+    // Enough pages for the smallest window the card's rows leave (the scroll stops at the end).
+    for (let i = 0; i < 20; i++) await screen.type("NPage");
     await screen.waitFor("echo line60");
     await screen.type(digitOf(screen, "No"));
     await screen.waitFor("not run");

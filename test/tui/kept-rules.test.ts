@@ -77,3 +77,33 @@ describe.skipIf(!HAVE_TMUX)("a rule kept from the terminal's card", () => {
     expect(existsSync(join(box.project, "two.txt"))).toBe(true);
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("a denial kept from the terminal's card", () => {
+  test("No, and deny … for this session refuses the same command later without a card; the card offers to keep a denial everywhere too", async () => {
+    model.push(
+      step({ toolCalls: [{ name: "bash", arguments: { command: "touch one.txt" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "touch two.txt" } }] }),
+      step({ text: "gave up" }),
+    );
+    const screen = await suite.open([]);
+    await screen.type("make files", "Enter");
+    await screen.waitFor("No, and keep denying Bash(touch:*) everywhere (until revoked)");
+    await screen.type(digitOf(screen, "No, and deny touch commands, for this session"));
+    await screen.waitFor("gave up");
+    expect(screen.text()).toContain("you denied touch commands for this session");
+    expect(existsSync(join(box.project, "one.txt"))).toBe(false);
+    expect(existsSync(join(box.project, "two.txt"))).toBe(false);
+  });
+
+  test("0 picks the tenth row, No, and keep denying … everywhere: /permissions lists the deny rule kept everywhere", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch one.txt" } }] }), step({ text: "gave up" }));
+    const screen = await suite.open([]);
+    await screen.type("make a file", "Enter");
+    await screen.waitFor("0. No, and keep denying Bash(touch:*) everywhere (until revoked)");
+    await screen.type("0");
+    await screen.waitFor("gave up");
+    expect(existsSync(join(box.project, "one.txt"))).toBe(false);
+    await screen.type("/permissions", "Enter");
+    await screen.waitFor(/deny +Bash\(touch:\*\) +everywhere/);
+  });
+});

@@ -8,7 +8,7 @@ export type Choice = { label: string; description?: string };
 export type ChoiceKey = { type: "pick"; index: number; by: "digit" | "enter" } | { type: "moved" } | null;
 
 /**
- * The numbered rows a card is answered with: a digit picks a row, ↑↓ move the highlight, Enter
+ * The numbered rows a card is answered with: a digit picks a row (0 the tenth; later rows by arrows), ↑↓ move the highlight, Enter
  * picks the highlighted one. It keeps only the highlight; what a row means is the card's.
  */
 export class ChoiceList {
@@ -21,7 +21,8 @@ export class ChoiceList {
   }
 
   key(data: string): ChoiceKey {
-    const digit = data.length === 1 && data >= "1" && data <= "9" ? Number(data) : 0;
+    // 0 is the tenth row, as on the keyboard's number row.
+    const digit = data === "0" ? 10 : data.length === 1 && data >= "1" && data <= "9" ? Number(data) : 0;
     if (digit >= 1 && digit <= this.rows.length) {
       this.selected = digit - 1;
       return { type: "pick", index: digit - 1, by: "digit" };
@@ -39,10 +40,16 @@ export class ChoiceList {
     const lines: string[] = [];
     this.rows.forEach((row, i) => {
       const here = i === this.selected;
-      const line = truncateToWidth(`${here ? "› " : "  "}${i + 1}. ${mark(i)}${row.label}`, width);
+      const line = truncateToWidth(`${here ? "› " : "  "}${keyOf(i)} ${mark(i)}${row.label}`, width);
       lines.push(here ? theme.selected(line) : line);
       if (row.description) lines.push(theme.dim(truncateToWidth(`       ${row.description}`, width)));
     });
     return lines;
   }
+}
+
+/** The key that picks row `index`, as the row shows it: 1. to 9., then 0.; blank after. */
+function keyOf(index: number): string {
+  if (index < 9) return `${index + 1}.`;
+  return index === 9 ? "0." : "  ";
 }

@@ -24,7 +24,8 @@ type Option = { label: string; keeps?: (expires: KeepChoice["expires"]) => strin
  * An approval, inline: what will run or change first (the command and where, a tool's arguments,
  * the diffs), whole — in a window that scrolls (PgUp PgDn) and says what is above and below it
  * when it does not fit the screen —, why it asks, then the options numbered: once, for the session
- * where offered, the command corrected (run once instead), no, and no with a word for the model.
+ * where offered, the command corrected (run once instead), no, no with a word for the model, no
+ * for the session where offered, and the rules kept beyond the session (yes or no, here or everywhere).
  * A digit picks one, arrows and Enter the highlighted one, Esc denies.
  */
 export class PermissionCard implements Component {
@@ -175,6 +176,8 @@ function permissionOptions(request: PermissionRequest, expires: () => KeepChoice
     label: "No, and tell the model what to do instead",
     ask: { label: "What should the model do instead?", prefill: "", decide: (text) => (text.trim() ? { outcome: "deny", feedback: text.trim() } : { outcome: "deny" }) },
   });
+  const always = request.always;
+  if (always) options.push({ label: `No, and deny ${oneLine(always)}${/for this session$/.test(always) ? "" : " for this session"}`, decide: () => ({ outcome: "deny", forSession: true }) });
   // Kept beyond the session: after the rows people know by their digits.
   if (request.keep) {
     const rules = request.keep.map(oneLine).join(", ");
@@ -183,7 +186,7 @@ function permissionOptions(request: PermissionRequest, expires: () => KeepChoice
         `${yes ? "Yes, and keep" : "No, and keep denying"} ${rules} ${scope === "project" ? "for this project" : "everywhere"} (${LASTS[lasts]})`;
       return { label: keeps("never"), keeps, decide: () => ({ outcome: yes ? "session" : "deny", keep: { scope, expires: expires() } }) };
     };
-    options.push(keeping(true, "project"), keeping(true, "everywhere"), keeping(false, "project"));
+    options.push(keeping(true, "project"), keeping(true, "everywhere"), keeping(false, "project"), keeping(false, "everywhere"));
   }
   return options;
 }
