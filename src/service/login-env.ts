@@ -7,6 +7,7 @@
  */
 import { killGroup } from "../tools/process-group.ts";
 import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
 import type { Env } from "../config/paths.ts";
 import { type Shell, detectShell, readPasswdShell } from "../terminal/shell.ts";
 import { waitMs } from "../timing.ts";
@@ -32,7 +33,8 @@ export async function captureLoginEnv(env: Env = process.env, timeoutMs = waitMs
   try {
     proc = Bun.spawn([shell.path, ...loginFlags(shell), "-c", script], {
       env: { ...env },
-      cwd: env.HOME || "/",
+      // A HOME that does not exist (yet) would make the spawn itself fail: the shell starts in / then.
+      cwd: isDir(env.HOME) ? env.HOME : "/",
       stdin: "ignore",
       stdout: "pipe",
       stderr: "ignore",
@@ -104,4 +106,8 @@ function withoutNoise(env: Record<string, string>): Record<string, string> {
 export function sessionBaseEnv(login: Record<string, string>, service: Env = process.env): Env {
   const own = Object.entries(service).filter(([name, value]) => name.startsWith("LEMBAS_") && value !== undefined);
   return { ...login, ...Object.fromEntries(own) };
+}
+
+function isDir(path: string | undefined): path is string {
+  return path !== undefined && path !== "" && statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }

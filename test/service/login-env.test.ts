@@ -153,3 +153,19 @@ test("service install reads the login environment again", async () => {
   expect(JSON.parse(readFileSync(kept, "utf8")).env.FROM_LOGIN_PROFILE).toBe("nvm-node-20");
   expect(statSync(kept).mode & 0o777).toBe(0o600);
 }, 60_000);
+
+test("a HOME that does not exist: the login shell starts in / and its environment is still kept", async () => {
+  d = await device();
+  shell = fakeShell(d.box.dir);
+  const fakeBin = join(d.box.dir, "fakebin");
+  mkdirSync(fakeBin);
+  writeFileSync(join(fakeBin, "systemctl"), '#!/bin/sh\ncase "$*" in --version) echo "systemd 252" ;; "--user is-active lembas.service") echo inactive; exit 3 ;; esac\n');
+  writeFileSync(join(fakeBin, "loginctl"), "#!/bin/sh\necho yes\n");
+  chmodSync(join(fakeBin, "systemctl"), 0o755);
+  chmodSync(join(fakeBin, "loginctl"), 0o755);
+  const result = await runLembas(d.box, ["service", "install"], {
+    env: { HOME: join(d.box.dir, "no-such-home"), SHELL: shell, PATH: `${fakeBin}:/usr/bin:/bin`, XDG_CONFIG_HOME: join(d.box.dir, "xdg"), USER: "me" },
+  });
+  expect(result.stderr).toBe("");
+  expect(JSON.parse(readFileSync(join(d.box.stateDir, "login-env.json"), "utf8")).env.FROM_LOGIN_PROFILE).toBe("nvm-node-20");
+}, 60_000);

@@ -25,6 +25,7 @@ export function sandbox(): Sandbox {
   const dir = mkdtempSync(join(tmpdir(), "lembas-test-"));
   const configDir = join(dir, "config");
   const stateDir = join(dir, "state");
+  mkdirSync(join(dir, "home"));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: join(dir, "home"),
