@@ -1,5 +1,5 @@
 import { KILL_GRACE_MS, killGroup } from "../tools/process-group.ts";
-import { findSandbox, planFor } from "../tools/sandbox.ts";
+import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
 import type { CommandSetup } from "../tools/tool.ts";
 import { watchGroup } from "../tools/watchdog.ts";
 
@@ -17,6 +17,8 @@ export type HookRun = {
   overflow: boolean;
   /** Why it could not be started at all. */
   failed?: string;
+  /** The sentence that commands run without the sandbox, where it could not start (said once a process, as bash says it). */
+  unsandboxed?: string;
 };
 
 export type HookRunOptions = {
@@ -45,11 +47,13 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   const env = { ...opts.setup.env, ...opts.env };
   const plan = planFor(opts.setup.hidden, opts.root, findSandbox(), env, opts.shown ?? []);
   const argv = ["/bin/sh", "-c", opts.command];
+  const unsandboxed = plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null;
+  const said = unsandboxed ? { unsandboxed } : {};
   let proc: ReturnType<typeof spawn>;
   try {
     proc = spawn(plan.kind === "none" ? argv : plan.argv(argv, opts.cwd), opts.cwd, env);
   } catch (error) {
-    return { exitCode: null, stdout: "", stderr: "", timedOut: false, overflow: false, failed: error instanceof Error ? error.message : String(error) };
+    return { exitCode: null, stdout: "", stderr: "", timedOut: false, overflow: false, failed: error instanceof Error ? error.message : String(error), ...said };
   }
   const unwatch = watchGroup(proc.pid);
   let timedOut = false;
@@ -71,7 +75,7 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     const drained = setTimeout(() => killGroup(proc.pid, "SIGKILL"), DRAIN_MS);
     const [stdout, stderr] = await read;
     clearTimeout(drained);
-    return { exitCode: timedOut ? null : proc.exitCode, stdout: stdout.text, stderr: stderr.text, timedOut, overflow: stdout.overflow || stderr.overflow };
+    return { exitCode: timedOut ? null : proc.exitCode, stdout: stdout.text, stderr: stderr.text, timedOut, overflow: stdout.overflow || stderr.overflow, ...said };
   } finally {
     clearTimeout(timer);
     clearTimeout(kill);

@@ -141,6 +141,7 @@ export class SessionHooks {
     const env = { LEMBAS_PROJECT_DIR: place.root, CLAUDE_PROJECT_DIR: place.root, LEMBAS_SESSION_ID: place.sessionId };
     const runs = unique.map(async (spec) => {
       const run = await runHook({ command: spec.command, input, cwd: place.cwd(), root: place.root, setup: place.setup, env, shown: transcript ? [transcript] : [], timeoutMs: spec.timeoutS * 1000, signal });
+      if (run.unsandboxed) place.notice(run.unsandboxed, "warn");
       const verdict = readVerdict(event, run);
       const name = hookName(spec);
       if (verdict.problem && !signal.aborted) place.notice(`${name} ${verdict.problem}`, "warn");

@@ -181,6 +181,21 @@ describe("UserPromptSubmit and Stop hooks", () => {
     expect(steps()).toHaveLength(0);
   });
 
+  test("a hook run where the sandbox cannot start says so, once, as bash does", async () => {
+    const bin = join(box.dir, "fakebin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n");
+    chmodSync(join(bin, "bwrap"), 0o755);
+    const hook = script("context.sh", "cat >/dev/null\necho from-the-hook");
+    withHooks(`  UserPromptSubmit:\n    - hooks:\n        - type: command\n          command: ${hook}\n  Stop:\n    - hooks:\n        - type: command\n          command: ${hook}\n`);
+    model.push(step({ text: "done" }));
+    const result = await runLembas(box, ["run", "hello"], { cwd: box.project, env: { PATH: `${bin}:${box.env.PATH}` } });
+    expect(result.code).toBe(0);
+    const said = "Commands run without the sandbox (bwrap could not start a sandbox (bwrap: No permissions to create new namespace)): they can read lembas's config and state dirs, the device tokens too.";
+    expect(result.stderr.split(said).length - 1).toBe(1);
+    expect(contentText(steps()[0]?.at(-1)?.content)).toContain("from-the-hook");
+  });
+
   test("a Stop hook sends the model on once with its reason; stop_hook_active lets it end", async () => {
     const gate = script("gate.sh", `input=$(cat)\ncase "$input" in *'"stop_hook_active":true'*) exit 0;; esac\necho '{"decision":"block","reason":"run the tests before you stop"}'`);
     withHooks(`  Stop:\n    - hooks:\n        - type: command\n          command: ${gate}\n`);
