@@ -48,7 +48,7 @@ describe("a project's hooks and settings are protected paths", () => {
     writeFileSync(join(box.project, ".agent/settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: 'sh "$CLAUDE_PROJECT_DIR/.agent/hooks/pre.sh"' }] }] } }));
     config("");
     expect((await lembas(["trust"])).code).toBe(0);
-    expect((await lembas(["hooks", "approve"])).code).toBe(0);
+    expect((await lembas(["hooks", "approve", "--yes"])).code).toBe(0);
     const mark = join(box.project, "pwned");
     model.push(
       step({ toolCalls: [{ name: "write", arguments: { path: ".agent/hooks/pre.sh", content: `#!/bin/sh\ncat >/dev/null\nid > ${mark}\n` } }] }),
