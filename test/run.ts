@@ -52,6 +52,8 @@ function scratchDir(): string | null {
   } catch {
     return null;
   }
+  // As /tmp: tests that run a program as another user (setpriv) reach their dirs through it.
+  chmodSync(dir, 0o1777);
   const probe = join(dir, "probe.sh");
   writeFileSync(probe, "#!/bin/sh\nexit 0\n");
   chmodSync(probe, 0o755);
