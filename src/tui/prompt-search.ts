@@ -101,7 +101,7 @@ export class PromptSearchView implements Component, Focusable {
     if (matchesKey(data, "enter")) {
       const match = this.search.current();
       if (match !== null) this.handlers.take(match);
-      else this.handlers.leave(this.noMatch());
+      else this.handlers.leave(`${this.noMatch()}; the draft is as it was`);
       return;
     }
     if (matchesKey(data, "ctrl+r") || matchesKey(data, "up")) {
@@ -117,7 +117,7 @@ export class PromptSearchView implements Component, Focusable {
   }
 
   private noMatch(): string {
-    return this.search.empty ? "no earlier prompts in this project to search" : `no earlier prompt holds “${this.search.text}”; the draft is as it was`;
+    return this.search.empty ? "no earlier prompts in this project to search" : `no earlier prompt holds “${this.search.text}”`;
   }
 
   render(width: number): readonly string[] {
