@@ -5,13 +5,15 @@ import { VERSION } from "../version.ts";
 import { CardViews } from "./card-views.ts";
 import { GlobalKeys, type KeySurface, nextMode } from "./keys.ts";
 import type { CommandHost } from "./command-host.ts";
-import { findTuiCommand } from "./commands.ts";
+import { findTuiCommand, unknownCommandLine } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
 import { type Component, ProcessTerminal, type Terminal, Text, type TUI } from "./kit.ts";
 import { PacedScreen } from "./paced-screen.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
+import { openPromptSearch } from "./prompt-search.ts";
+import { quitAsked } from "./quit-ask.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
@@ -335,7 +337,7 @@ export class TuiApp implements CommandHost {
       completing: () => this.editor.capturesViewportInput,
       busy,
       interrupt: () => this.runtime.cancel(),
-      quit: () => this.quit(),
+      quit: () => void quitAsked(this),
       cycleMode: () => {
         if (!this.runtime.hasSession) return;
         const session = this.runtime.session;
@@ -345,6 +347,7 @@ export class TuiApp implements CommandHost {
       rewind: () => {
         if (this.runtime.hasSession) void this.commandPicker("/rewind");
       },
+      searchPrompts: () => openPromptSearch(this),
       say: (message) => {
         this.status.say(message);
         this.render();
@@ -377,6 +380,12 @@ export class TuiApp implements CommandHost {
         this.transcript.line(errorMessage(error), "error");
         this.render();
       });
+      return;
+    }
+    const unknown = unknownCommandLine(this, text);
+    if (unknown) {
+      this.transcript.line(unknown, "warn");
+      this.render();
       return;
     }
     const session = this.runtime.session;

@@ -14,10 +14,12 @@ import { hooks } from "./commands/hooks.ts";
 import { agents } from "./commands/agents.ts";
 import { permissions } from "./commands/permissions.ts";
 import { fork, rewind } from "./commands/turn-pickers.ts";
+import { quitAsked } from "./quit-ask.ts";
+import { unknownCommand } from "./unknown-command.ts";
 
 const KEYS = [
-  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts",
-  "Esc interrupts the turn · Esc Esc on an empty composer rewinds · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
+  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts · Ctrl+R searches them",
+  "Esc or Ctrl-C interrupts the turn · Esc Esc on an empty composer rewinds · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
   "While a turn runs, Enter gives the text to the model at its next step.",
 ];
 
@@ -51,7 +53,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "permissions", description: "The rules that allow, ask or deny calls: where each holds, where it comes from, when it expires; /permissions revoke ID takes back a kept one", hint: "[revoke ID]", run: permissions },
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },
   { name: "help", description: "The terminal's keys and commands", run: help },
-  { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: (app) => app.quit() },
+  { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: quitAsked },
 ];
 
 function help(app: CommandHost): void {
@@ -73,4 +75,15 @@ export function findTuiCommand(text: string): { command: TuiCommand; args: strin
   const args = (match[2] ?? "").trim();
   if (args && !found.hint) return { command: { ...found, run: (app) => say(app, `/${found.name} takes no argument`, "warn") }, args };
   return { command: found, args };
+}
+
+/**
+ * What the terminal says of a typed `/word` that is no command here (the terminal's, the
+ * session's, a custom one or a skill) and no path that is there; null for anything to send on.
+ */
+export function unknownCommandLine(app: CommandHost, text: string): string | null {
+  const { root } = app.runtime.session;
+  const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir }).all.map((c) => c.name);
+  const own = TUI_COMMAND_LIST.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+  return unknownCommand(text, [...own, ...shared]);
 }

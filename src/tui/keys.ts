@@ -25,13 +25,16 @@ export type KeySurface = {
   suspend(): void;
   /** Opens the rewind picker (Esc twice on an empty composer between turns). */
   rewind(): void;
+  /** Opens the reverse search of the project's earlier prompts (Ctrl+R). */
+  searchPrompts(): void;
   say(message: string): void;
 };
 
 /**
- * Esc interrupts the running turn; Ctrl-C clears the composer, and on an empty one twice quits (on
- * a card it interrupts the turn waiting on it); Ctrl-D on an empty composer quits; Shift+Tab
- * cycles the mode; Ctrl-Z suspends; Esc twice on an empty composer between turns opens the rewind
+ * Esc interrupts the running turn; Ctrl-C interrupts it too (the draft stays), and between turns
+ * clears the composer, and on an empty one twice quits (on a card it interrupts the turn waiting
+ * on it); Ctrl-D on an empty composer quits; Shift+Tab cycles the mode; Ctrl-Z suspends; Ctrl+R
+ * searches the earlier prompts; Esc twice on an empty composer between turns opens the rewind
  * picker. Anything else goes on to what has focus.
  */
 export class GlobalKeys {
@@ -51,13 +54,12 @@ export class GlobalKeys {
       this.screen.quit();
       return { consume: true };
     }
-    if (matchesKey(data, "escape") && !panel && !this.screen.completing() && this.screen.busy()) {
-      this.screen.interrupt();
+    // Two presses read at once (a loaded machine, a paste of keys) arrive as one chunk.
+    if (matchesKey(data, "escape") || data === "\x1b\x1b") return this.escape(data, panel);
+    if (matchesKey(data, "ctrl+r") && !panel) {
+      this.screen.searchPrompts();
       return { consume: true };
     }
-    // Two presses read at once (a loaded machine, a paste of keys) arrive as one chunk.
-    const twice = data === "\x1b\x1b";
-    if ((twice || matchesKey(data, "escape")) && !panel && !this.screen.completing() && !this.screen.busy() && this.screen.composerText() === "") return this.escIdle(twice);
     if (matchesKey(data, "shift+tab") && !panel) {
       this.screen.cycleMode();
       return { consume: true };
@@ -67,6 +69,21 @@ export class GlobalKeys {
       return { consume: true };
     }
     return undefined;
+  }
+
+  /**
+   * Esc (or two read as one chunk) over the composer: a running turn is interrupted; between
+   * turns, twice on an empty composer opens the rewind picker. With a panel or a completion list
+   * open, it goes on to them. A layer over the composer that takes Esc for itself hooks here.
+   */
+  escape(data: string, panel: "card" | "other" | null): { consume: true } | undefined {
+    if (panel || this.screen.completing()) return undefined;
+    if (this.screen.busy()) {
+      this.screen.interrupt();
+      return { consume: true };
+    }
+    if (this.screen.composerText() !== "") return undefined;
+    return this.escIdle(data === "\x1b\x1b");
   }
 
   /** Esc on an empty composer between turns: the second within the window opens the rewind picker. */
@@ -86,6 +103,12 @@ export class GlobalKeys {
       return { consume: true };
     }
     if (panel) return undefined;
+    // A running turn is stopped first, as Esc does; the draft stays, and quitting takes two more.
+    if (this.screen.busy()) {
+      this.screen.interrupt();
+      this.lastCtrlC = null;
+      return { consume: true };
+    }
     if (this.screen.composerText() !== "") {
       this.screen.clearComposer();
       this.lastCtrlC = null;

@@ -13,13 +13,21 @@ import { HAVE_TMUX } from "../support/tmux.ts";
 const share = shareSuite();
 
 describe.skipIf(!HAVE_TMUX)("a shared session's terminal or service ending mid-turn", () => {
-  test("Ctrl-D while a web turn runs in the shared session: the terminal ends, the web's prompt is answered, left is said", async () => {
+  test("Ctrl-D while a web turn runs in the shared session asks first (it cancelled without a word); kept, it runs on; quit, the terminal ends, the web's prompt is answered, left is said", async () => {
     const { d, link, s, sessionId } = await share.sharedTerminal();
-    d.model.push(slow(400, 25));
+    d.model.push(slow(1200, 25));
     const from = link.notifications.length;
-    const first = prompt(link, sessionId, "long", "quit-run-1", 30_000).catch((e: Error) => e);
+    const first = prompt(link, sessionId, "long", "quit-run-1", 60_000).catch((e: Error) => e);
     await textStarted(link, sessionId, from);
     await s.type("C-d");
+    await s.waitFor("A prompt from the web is running in this shared session");
+    await s.type("Enter");
+    await s.waitGone("A prompt from the web is running");
+    expect(s.exitCode()).toBeNull();
+    await s.type("/quit", "Enter");
+    await s.waitFor("Quit and interrupt it");
+    expect(s.text()).toContain(" working ");
+    await s.type("Down", "Enter");
     expect(await s.exited(8000)).toBe(0);
     const result = await first;
     if (!(result instanceof Error)) expect(result.stopReason).toBe("cancelled");
@@ -107,9 +115,8 @@ describe.skipIf(!HAVE_TMUX)("a shared session's terminal or service ending mid-t
       .request("session/prompt", { sessionId, prompt: [{ type: "text", text: "queued from the web" }], _meta: { lembas: { turnId: "web-queued" } } }, 20_000)
       .then((r) => ({ ok: r as { stopReason: string } }), (e: { code?: number; message?: string }) => ({ error: e }));
     await Bun.sleep(300);
-    await s.type("C-c");
-    await s.type("C-c");
-    await s.type("C-d");
+    // The terminal's own turn runs: /quit does not ask.
+    await s.type("/quit", "Enter");
     await s.exited(15_000);
     const answer = await web;
     // Cancelled would tell the web its prompt was dealt with; it never ran.

@@ -223,6 +223,9 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
     const second = prompt(link, sessionId, "queued", "quit-2", 30_000);
     await Bun.sleep(300);
     await s.type("C-d");
+    // A web prompt runs here: quitting asks first.
+    await s.waitFor("Quit and interrupt it");
+    await s.type("Down", "Enter");
     expect(await s.exited()).toBe(0);
     expect(await second).toMatchObject({ stopReason: "end_turn", _meta: { lembas: { turnId: "quit-2" } } });
     const events = lembasEvents(link, sessionId, from);

@@ -14,6 +14,7 @@ function surface(over: Partial<KeySurface> = {}) {
     cycleMode: () => did.push("mode"),
     suspend: () => did.push("suspend"),
     rewind: () => did.push("rewind"),
+    searchPrompts: () => did.push("search"),
     say: (m) => did.push(`say ${m}`),
     ...over,
   };
@@ -74,6 +75,37 @@ describe("the keys that mean the same wherever focus is", () => {
     const form = surface({ panel: () => "other", busy: () => true });
     expect(new GlobalKeys(form.s).handle(CTRL_C)).toBeUndefined();
     expect(form.did).toEqual([]);
+  });
+
+  test("Ctrl-C while a turn runs stops it first, the draft kept, and never quits; between turns it clears, then twice quits", () => {
+    let now = 1_000;
+    let busy = true;
+    let text = "half a thought";
+    const { s, did } = surface({ busy: () => busy, composerText: () => text, clearComposer: () => did.push("clear") });
+    const keys = new GlobalKeys(s, () => now);
+    expect(keys.handle(CTRL_C)).toEqual({ consume: true });
+    text = "";
+    keys.handle(CTRL_C);
+    now += 100;
+    keys.handle(CTRL_C);
+    expect(did).toEqual(["interrupt", "interrupt", "interrupt"]);
+    busy = false;
+    text = "draft";
+    keys.handle(CTRL_C);
+    text = "";
+    keys.handle(CTRL_C);
+    now += 100;
+    keys.handle(CTRL_C);
+    expect(did.slice(3)).toEqual(["clear", "say press Ctrl-C again to quit", "quit"]);
+  });
+
+  test("Ctrl+R opens the search of earlier prompts over the composer, not over a card or a picker", () => {
+    const composer = surface({ composerText: () => "draft" });
+    expect(new GlobalKeys(composer.s).handle("\x12")).toEqual({ consume: true });
+    expect(composer.did).toEqual(["search"]);
+    const card = surface({ panel: () => "card" });
+    expect(new GlobalKeys(card.s).handle("\x12")).toBeUndefined();
+    expect(card.did).toEqual([]);
   });
 
   test("Esc interrupts only a running turn with nothing open over the composer", () => {
