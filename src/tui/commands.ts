@@ -14,9 +14,10 @@ import { hooks } from "./commands/hooks.ts";
 import { agents } from "./commands/agents.ts";
 import { permissions } from "./commands/permissions.ts";
 import { fork, rewind } from "./commands/turn-pickers.ts";
+import { vim } from "./commands/vim.ts";
 
 const KEYS = [
-  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts",
+  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts · Ctrl+G edits the draft in $VISUAL or $EDITOR",
   "Esc interrupts the turn · Esc Esc on an empty composer rewinds · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
   "While a turn runs, Enter gives the text to the model at its next step.",
 ];
@@ -39,6 +40,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "mode", description: "The mode: plan, manual, edit or auto", hint: "[mode]", run: chooseMode },
   { name: "settings", description: "Change config.yaml: pick a key, or /settings KEY VALUE", hint: "[key value]", run: settings },
   { name: "theme", description: "The colours: dark or light", hint: "[dark|light]", run: theme },
+  { name: "vim", description: "Vim keys in the composer on or off (kept in config.yaml as tui.vim)", run: vim },
   { name: "copy", description: "Copy the last answer to the clipboard", run: copy },
   { name: "export", description: "Write this session as Markdown (default ./lembas-<id>.md)", hint: "[path]", run: exportTranscript },
   { name: "share", description: "Share this session with the web through the service, even outside remote.roots", run: share },

@@ -26,6 +26,8 @@ export type KeySurface = {
   /** Opens the rewind picker (Esc twice on an empty composer between turns). */
   rewind(): void;
   say(message: string): void;
+  /** The composer is in vim's insert mode: Esc is its (to normal mode), not an interrupt. */
+  vimInsert?(): boolean;
 };
 
 /**
@@ -51,6 +53,7 @@ export class GlobalKeys {
       this.screen.quit();
       return { consume: true };
     }
+    if (matchesKey(data, "escape") && !panel && this.screen.vimInsert?.()) return undefined;
     if (matchesKey(data, "escape") && !panel && !this.screen.completing() && this.screen.busy()) {
       this.screen.interrupt();
       return { consume: true };
