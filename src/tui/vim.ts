@@ -137,7 +137,8 @@ export class Vim {
     const motion = op.name === "c" && key === "w" && charClass(lines[line]?.[col]) !== 0 ? "e" : key;
     let to: Pos = motion === "w" || motion === "b" || motion === "e" ? wordMotion(lines, here, motion, n) : lineMotion(lines, here, motion, n);
     if (motion === "w" && to.line > line) to = { line, col: (lines[line] ?? "").length };
-    if (motion === "e" || motion === "$") to = { line: to.line, col: Math.min((lines[to.line] ?? "").length, to.col + (motion === "e" ? 1 : 0)) };
+    // e and $ take the character they land on.
+    if (motion === "e" || motion === "$") to = { line: to.line, col: Math.min((lines[to.line] ?? "").length, to.col + 1) };
     const before = to.line < line || (to.line === line && to.col < col);
     return this.operate(op.name, { from: before ? to : here, to: before ? here : to, linewise: false }, buffer);
   }

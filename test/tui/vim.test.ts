@@ -62,6 +62,10 @@ describe("vim's edits", () => {
     expect(typed("one two", "wdw")).toBe("one| ");
     expect(typed("a\nb\nc", "jdd")).toBe("a\n|c");
     expect(typed("a\nb\nc", "2dd")).toBe("|c");
+    expect(typed("one two three", "wd$")).toBe("one| ");
+    expect(typed("one two three", "de")).toBe("| two three");
+    expect(typed("one two three", "db", { line: 0, col: 8 })).toBe("one |three");
+    expect(typed("one\ntwo", "yyp")).toBe("one\n|one\ntwo");
   });
 
   test("cw changes to the word's end, C to the line's end; i a I A o O insert where vim does", () => {
