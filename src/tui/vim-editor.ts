@@ -60,6 +60,13 @@ export class VimEditor {
 
   /** Esc, or a key in normal mode: true when it was taken; `rest` gets what follows a switch to insert mode in the same chunk. */
   handle(data: string, rest: (data: string) => void): boolean {
+    // Esc and the next key read together (typed fast, a loaded machine) look like Alt+key: in vim they are Esc, then the key.
+    const escThenKey = /^\x1b([\x20-\x7e])$/.exec(data)?.[1];
+    if (escThenKey !== undefined && escThenKey !== "[" && escThenKey !== "O") {
+      this.handle("\x1b", rest);
+      if (!this.handle(escThenKey, rest)) rest(escThenKey);
+      return true;
+    }
     if (matchesKey(data, "escape")) {
       const was = this.vim.mode;
       this.apply(this.vim.escape(this.buffer()));

@@ -62,7 +62,7 @@ describe.skipIf(!HAVE_TMUX)("vim mode", () => {
     await screen.waitFor("-- INSERT --");
     await screen.write("word");
     await screen.type("Escape");
-    await screen.waitFor("second word here");
+    await screen.waitFor("-- NORMAL --");
     expect(composer(screen.text())).toEqual(["first line", "second word here"]);
     // The change and what was typed in it are one step.
     await screen.write("u");
@@ -85,8 +85,21 @@ describe.skipIf(!HAVE_TMUX)("vim mode", () => {
     await screen.waitFor("-- INSERT --");
     expect(readFileSync(join(box.configDir, "config.yaml"), "utf8")).toMatch(/tui:\n\s+vim: true/);
 
+    // Esc and the next key read in one chunk (as Alt+x would be) are Esc, then x.
+    await screen.write("abc");
+    await screen.waitFor("abc");
+    Bun.spawnSync(["tmux", "-L", screen.socket, "send-keys", "-t", "0", "Escape", "x"]);
+    await screen.waitFor("-- NORMAL --");
+    await screen.waitGone("abc");
+    expect(composer(screen.text())).toEqual(["ab"]);
+    await screen.write("ddi");
+    await screen.waitFor("-- INSERT --");
+    await screen.waitFor(/─{10,}\n\s*\n─{10,}/);
+
     await screen.type("hang", "Enter");
     await screen.waitFor(/ working \d+s/);
+    // In insert mode Esc goes to normal mode first, and the hint says so.
+    expect(screen.text()).toContain("esc esc to interrupt");
     await screen.type("Escape");
     await screen.waitFor("-- NORMAL --");
     // The turn still runs: the first Esc only left insert mode.
