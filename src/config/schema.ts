@@ -163,6 +163,14 @@ function validMatcher(matcher: string): boolean {
   }
 }
 
+/** The interactive terminal's own settings. */
+export const TuiConfig = z
+  .object({
+    /** Vim keys in the composer from the start (/vim toggles them). */
+    vim: z.boolean({ message: "must be true or false" }).default(false),
+  })
+  .strict();
+
 export const Config = z
   .object({
     model: z.string().min(1).nullable().default(null),
@@ -191,6 +199,7 @@ export const Config = z
     personality_custom: z.string().nullable().default(null),
     instructions: z.string().nullable().default(null),
     theme: ThemeSetting.default("dark"),
+    tui: TuiConfig.prefault({}),
   })
   .strict();
 export type Config = z.infer<typeof Config>;

@@ -46,7 +46,7 @@ export const TUI_COMMANDS = new Set([
   "sessions", "settings", "theme", "login", "logout", "quit", "exit", "help", "model", "models", "effort", "mode",
   "clear", "new", "resume", "share", "unshare", "usage", "delete", "rename", "copy", "export", "status", "editor",
   "personality", "instructions", "library", "doctor", "keys", "trust", "compact", "plan", "undo", "review",
-  "changelog", "init", "continue", "hooks", "permissions", "rewind", "fork", "agents",
+  "changelog", "init", "continue", "hooks", "permissions", "rewind", "fork", "agents", "vim",
 ]);
 
 const Frontmatter = z.looseObject({

@@ -70,7 +70,12 @@ export class TuiApp implements CommandHost {
       completion: sessionSources(runtime),
       cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd),
       say: (message, level) => this.say(message, level),
+      vimMode: (mode) => {
+        this.status.vim = mode;
+        this.render();
+      },
     });
+    this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
     this.done = new Promise((resolve) => {
       this.finished = resolve;
@@ -179,6 +184,12 @@ export class TuiApp implements CommandHost {
   compose(text: string): void {
     this.editor.setText(text);
     this.render();
+  }
+
+  /** /vim: vim mode on or off; whether it is now on. */
+  toggleVim(): boolean {
+    this.editor.setVim(!this.editor.vimOn);
+    return this.editor.vimOn;
   }
 
   writeTerminal(data: string): void {
@@ -330,6 +341,7 @@ export class TuiApp implements CommandHost {
         return shown === this.cards.first() ? "card" : "other";
       },
       composerText: () => this.editor.getText(),
+      vimInsert: () => this.editor.vimMode === "insert",
       clearComposer: () => {
         this.editor.setText("");
         this.render();
@@ -437,6 +449,15 @@ export class TuiApp implements CommandHost {
       this.tui.setFocus(next);
     }
     this.render();
+  }
+}
+
+/** config.yaml's tui.vim; a config that cannot be read here was said already where it is read. */
+function configuredVim(runtime: TuiRuntime): boolean {
+  try {
+    return runtime.ctx.config().tui.vim;
+  } catch {
+    return false;
   }
 }
 

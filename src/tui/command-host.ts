@@ -21,6 +21,8 @@ export type CommandHost = {
   switchTo(opening: Opening, choice?: SessionChoice): Promise<void>;
   /** Puts text in the composer for the person to finish (a command waiting for its argument). */
   compose(text: string): void;
+  /** Vim mode in the composer on or off (/vim); whether it is now on. */
+  toggleVim(): boolean;
   /** Writes straight to the terminal (an OSC 52 copy). */
   writeTerminal(data: string): void;
   quit(): void;

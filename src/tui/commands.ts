@@ -16,9 +16,10 @@ import { permissions } from "./commands/permissions.ts";
 import { fork, rewind } from "./commands/turn-pickers.ts";
 import { quitAsked } from "./quit-ask.ts";
 import { unknownCommand } from "./unknown-command.ts";
+import { vim } from "./commands/vim.ts";
 
 const KEYS = [
-  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts · Ctrl+R searches them",
+  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts · Ctrl+R searches them · Ctrl+G edits the draft in $VISUAL or $EDITOR",
   "Esc or Ctrl-C interrupts the turn · Esc Esc on an empty composer rewinds · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
   "While a turn runs, Enter gives the text to the model at its next step.",
 ];
@@ -41,6 +42,7 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "mode", description: "The mode: plan, manual, edit or auto", hint: "[mode]", run: chooseMode },
   { name: "settings", description: "Change config.yaml: pick a key, or /settings KEY VALUE", hint: "[key value]", run: settings },
   { name: "theme", description: "The colours: dark or light", hint: "[dark|light]", run: theme },
+  { name: "vim", description: "Vim keys in the composer on or off (kept in config.yaml as tui.vim)", run: vim },
   { name: "copy", description: "Copy the last answer to the clipboard", run: copy },
   { name: "export", description: "Write this session as Markdown (default ./lembas-<id>.md)", hint: "[path]", run: exportTranscript },
   { name: "share", description: "Share this session with the web through the service, even outside remote.roots", run: share },

@@ -1,9 +1,12 @@
 import { type ClipboardImage, clipboardImage } from "./clipboard.ts";
 import { type CompletionSources, ComposerCompletion } from "./completion.ts";
 import { Editor, type EditorTheme, matchesKey, type TUI } from "./kit.ts";
+import { editExternally } from "./external-editor.ts";
 import { BRACKETED } from "./one-line-paste.ts";
 import { draggedImagePaths, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
 import type { PastedImage } from "./runtime.ts";
+import type { VimMode } from "./vim.ts";
+import { VimEditor } from "./vim-editor.ts";
 
 export type ComposerOptions = {
   completion: CompletionSources;
@@ -13,6 +16,8 @@ export type ComposerOptions = {
   say(message: string, level: "info" | "warn"): void;
   /** The clipboard's image (the platform's tool by default). */
   readClipboard?: () => Promise<ClipboardImage>;
+  /** Vim mode's mode changed (null: vim mode is off), for the status bar. */
+  vimMode?: (mode: VimMode | null) => void;
 };
 
 /**
@@ -20,13 +25,16 @@ export type ComposerOptions = {
  * a new line; Up and Down the project's earlier prompts; a large paste folded to a marker and
  * sent whole) with the `/` and `@` completions, and images: Ctrl+V takes the clipboard's, a
  * dragged image file's path is taken as that image. An image shows as `[image #1 name.png]` and
- * goes with the prompt whose text still has its marker.
+ * goes with the prompt whose text still has its marker. Ctrl+G edits the draft in $VISUAL or
+ * $EDITOR; with vim mode on, the keys go through src/tui/vim-editor.ts first.
  */
 export class Composer extends Editor {
   private readonly images = new Map<number, PastedImage>();
   private nextImage = 1;
   private readingClipboard = false;
   private readonly completion: ComposerCompletion;
+  private vim: VimEditor | null = null;
+  private editingExternally = false;
 
   constructor(
     tui: TUI,
@@ -39,6 +47,15 @@ export class Composer extends Editor {
   }
 
   override handleInput(data: string): void {
+    if (this.editingExternally) return;
+    if (matchesKey(data, "ctrl+g")) {
+      void this.editExternally();
+      return;
+    }
+    if (this.vim && !(matchesKey(data, "escape") && this.isShowingAutocomplete()) && this.vim.handle(data, (rest) => this.handleInput(rest))) {
+      this.tui.requestRender();
+      return;
+    }
     if (matchesKey(data, "ctrl+v")) {
       void this.pasteClipboard();
       return;
@@ -62,6 +79,36 @@ export class Composer extends Editor {
       if (completed) this.setText(completed);
     }
     super.handleInput(data);
+    if (this.vim && matchesKey(data, "enter") && this.getText() === "") this.vim.sent();
+  }
+
+  /** Vim mode on or off; it starts in insert mode. */
+  setVim(on: boolean): void {
+    if (on === (this.vim !== null)) return;
+    this.vim = on ? new VimEditor(this, (mode) => this.options.vimMode?.(mode)) : null;
+    this.options.vimMode?.(this.vim ? this.vim.mode : null);
+  }
+
+  get vimOn(): boolean {
+    return this.vim !== null;
+  }
+
+  /** The vim mode the composer is in; null when vim mode is off. */
+  get vimMode(): VimMode | null {
+    return this.vim?.mode ?? null;
+  }
+
+  /** Ctrl+G: the draft (pastes whole) in the person's editor; what it leaves becomes the draft. */
+  private async editExternally(): Promise<void> {
+    this.editingExternally = true;
+    try {
+      const edited = await editExternally(this.getExpandedText(), this.tui);
+      if (!edited.ok) this.options.say(edited.message, "warn");
+      else if (edited.text !== this.getExpandedText()) this.setText(edited.text);
+    } finally {
+      this.editingExternally = false;
+      this.tui.requestRender();
+    }
   }
 
   private menuStillApplies(): boolean {

@@ -28,6 +28,8 @@ export type KeySurface = {
   /** Opens the reverse search of the project's earlier prompts (Ctrl+R). */
   searchPrompts(): void;
   say(message: string): void;
+  /** The composer is in vim's insert mode: Esc is its (to normal mode), not an interrupt. */
+  vimInsert?(): boolean;
 };
 
 /**
@@ -54,6 +56,8 @@ export class GlobalKeys {
       this.screen.quit();
       return { consume: true };
     }
+    // Vim's insert mode takes Esc to normal mode: not an interrupt.
+    if (matchesKey(data, "escape") && !panel && this.screen.vimInsert?.()) return undefined;
     // Two presses read at once (a loaded machine, a paste of keys) arrive as one chunk.
     if (matchesKey(data, "escape") || data === "\x1b\x1b") return this.escape(data, panel);
     if (matchesKey(data, "ctrl+r") && !panel) {

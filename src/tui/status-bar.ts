@@ -26,6 +26,8 @@ export class StatusBar implements Component {
   balance: BalanceShown = null;
   /** Whether the session is shared, and with which instance ("shared · inst"); null when it is not. */
   sharing: string | null = null;
+  /** Vim mode's mode in the composer; null when vim mode is off. */
+  vim: "normal" | "insert" | null = null;
   /** A note in place of the facts (a narrow terminal, a first run). */
   note: string | null = null;
 
@@ -79,6 +81,7 @@ export class StatusBar implements Component {
     const t = this.theme;
     if (this.note) return [truncateToWidth(t.warn(this.note), width)];
     const parts = [t.accent(this.facts.model ?? "no model"), this.facts.mode, `effort ${this.facts.effort}`];
+    if (this.vim) parts.unshift(this.vim === "insert" ? "-- INSERT --" : t.accent("-- NORMAL --"));
     if (this.context) parts.push(`${Math.min(999, Math.round((this.context.used / this.context.limit) * 100))}% context`);
     parts.push(`${formatTokens(this.tokens)} tokens`);
     if (this.balance) parts.push(this.balance.stale ? t.dim(`${this.balance.text}, stale`) : this.balance.text);
@@ -89,7 +92,7 @@ export class StatusBar implements Component {
     if (this.workingSince !== null) {
       const elapsed = this.now() - this.workingSince;
       const frame = SPINNER[Math.floor(elapsed / 100) % SPINNER.length];
-      left = `${t.accent(frame ?? "")} working ${formatElapsed(elapsed)}${this.waiting ? ` · ${this.waiting} waiting for the next step` : ""} · ${flash ?? "esc to interrupt"}   `;
+      left = `${t.accent(frame ?? "")} working ${formatElapsed(elapsed)}${this.waiting ? ` · ${this.waiting} waiting for the next step` : ""} · ${flash ?? (this.vim === "insert" ? "esc esc to interrupt" : "esc to interrupt")}   `;
     } else if (flash) left = `${flash}   `;
     const right = parts.join(t.dim(" · "));
     const line = left + right;

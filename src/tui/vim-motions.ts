@@ -1,0 +1,81 @@
+/** Where vim's motions take the cursor in the composer's lines (src/tui/vim.ts applies them). */
+type Pos = { line: number; col: number };
+
+/** A character's kind for w, b and e: 0 blank (a line's end too), 1 a word's (letters, digits, _), 2 any other. */
+export function charClass(char: string | undefined): 0 | 1 | 2 {
+  if (char === undefined || /\s/.test(char)) return 0;
+  return /[\p{L}\p{N}_]/u.test(char) ? 1 : 2;
+}
+
+/**
+ * w: the next word's start; e: the end of this word or the next; b: this word's start or the
+ * previous one's. Across lines, as vim's; `count` times. A w past the last word lands after the
+ * text's end (an operator takes up to it; normal mode's cursor is put back on the last character).
+ */
+export function wordMotion(lines: readonly string[], from: Pos, key: "w" | "b" | "e", count: number): Pos {
+  const text = lines.join("\n");
+  const kind = (i: number) => charClass(text[i]);
+  let at = offsetOf(lines, from);
+  for (let n = 0; n < count; n++) {
+    if (key === "w") {
+      const start = kind(at);
+      if (start !== 0) while (at < text.length && kind(at) === start) at++;
+      while (at < text.length && kind(at) === 0) at++;
+    } else if (key === "e") {
+      at++;
+      while (at < text.length && kind(at) === 0) at++;
+      const end = kind(at);
+      while (at + 1 < text.length && kind(at + 1) === end) at++;
+      at = Math.min(at, Math.max(0, text.length - 1));
+    } else {
+      at--;
+      while (at > 0 && kind(at) === 0) at--;
+      const start = kind(at);
+      while (at > 0 && kind(at - 1) === start) at--;
+      at = Math.max(0, at);
+    }
+  }
+  return posOf(lines, at);
+}
+
+/** h l j k (by `count`), 0, ^ and $ (`count` lines down, at the line's last character). */
+export function lineMotion(lines: readonly string[], from: Pos, key: string, count: number): Pos {
+  const text = lines[from.line] ?? "";
+  switch (key) {
+    case "h":
+      return { line: from.line, col: Math.max(0, from.col - count) };
+    case "l":
+      return { line: from.line, col: Math.min(text.length, from.col + count) };
+    case "j":
+      return { line: Math.min(lines.length - 1, from.line + count), col: from.col };
+    case "k":
+      return { line: Math.max(0, from.line - count), col: from.col };
+    case "0":
+      return { line: from.line, col: 0 };
+    case "^": {
+      const first = text.search(/\S/);
+      return { line: from.line, col: first === -1 ? text.length : first };
+    }
+    default: {
+      const line = Math.min(lines.length - 1, from.line + count - 1);
+      return { line, col: Math.max(0, (lines[line] ?? "").length - 1) };
+    }
+  }
+}
+
+function offsetOf(lines: readonly string[], pos: Pos): number {
+  let offset = 0;
+  for (let i = 0; i < pos.line; i++) offset += (lines[i] ?? "").length + 1;
+  return offset + pos.col;
+}
+
+function posOf(lines: readonly string[], offset: number): Pos {
+  let rest = offset;
+  for (let line = 0; line < lines.length; line++) {
+    const length = (lines[line] ?? "").length;
+    if (rest <= length) return { line, col: rest };
+    rest -= length + 1;
+  }
+  const line = lines.length - 1;
+  return { line, col: (lines[line] ?? "").length };
+}

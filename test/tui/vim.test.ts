@@ -1,0 +1,88 @@
+/** Vim's keys on a draft, as src/tui/vim.ts says what each does (the composer applies it; test/tui/vim-mode.test.ts types them). */
+import { describe, expect, test } from "bun:test";
+import { Vim, type VimBuffer } from "../../src/tui/vim.ts";
+
+/** Types `keys` in normal mode (Esc first) on `text` with the cursor at `line`,`col`; the text and cursor after, `|` marking the cursor. */
+function typed(text: string, keys: string, at: { line: number; col: number } = { line: 0, col: 0 }): string {
+  const vim = new Vim();
+  let buffer: VimBuffer = { lines: text.split("\n"), ...at };
+  vim.escape(buffer);
+  const undo: VimBuffer[] = [];
+  for (const key of keys) {
+    if (vim.mode === "insert") {
+      if (key === "⎋") {
+        const action = vim.escape(buffer);
+        if (action.kind === "move") buffer = { ...buffer, line: action.line, col: action.col };
+        continue;
+      }
+      const line = buffer.lines[buffer.line] ?? "";
+      buffer = { ...buffer, lines: buffer.lines.with(buffer.line, line.slice(0, buffer.col) + key + line.slice(buffer.col)), col: buffer.col + 1 };
+      continue;
+    }
+    const action = vim.key(key, buffer);
+    if (action.kind === "move") buffer = { ...buffer, line: action.line, col: action.col };
+    else if (action.kind === "edit") {
+      undo.push(buffer);
+      buffer = action.buffer;
+    } else if (action.kind === "undo") buffer = undo.pop() ?? buffer;
+  }
+  return buffer.lines.map((line, i) => (i === buffer.line ? `${line.slice(0, buffer.col)}|${line.slice(buffer.col)}` : line)).join("\n");
+}
+
+describe("vim's motions", () => {
+  test("h j k l move by a character and a line, with counts", () => {
+    expect(typed("abcdef\nxyz", "lll")).toBe("abc|def\nxyz");
+    expect(typed("abcdef\nxyz", "5lj")).toBe("abcdef\nxy|z");
+    expect(typed("abcdef\nxyz", "2h", { line: 0, col: 3 })).toBe("a|bcdef\nxyz");
+    expect(typed("abcdef\nxyz", "k", { line: 1, col: 1 })).toBe("a|bcdef\nxyz");
+  });
+
+  test("w b e go by words, punctuation being its own word, across lines", () => {
+    expect(typed("foo bar.baz qux", "w")).toBe("foo |bar.baz qux");
+    expect(typed("foo bar.baz qux", "ww")).toBe("foo bar|.baz qux");
+    expect(typed("foo bar\nbaz", "ww")).toBe("foo bar\n|baz");
+    expect(typed("foo bar", "e")).toBe("fo|o bar");
+    expect(typed("foo bar", "ee")).toBe("foo ba|r");
+    expect(typed("foo bar", "b", { line: 0, col: 5 })).toBe("foo |bar");
+    expect(typed("foo\nbar", "b", { line: 1, col: 0 })).toBe("|foo\nbar");
+  });
+
+  test("0 ^ $ go to the line's start, its first non-blank and its last character", () => {
+    expect(typed("  indented line", "$")).toBe("  indented lin|e");
+    expect(typed("  indented line", "$^")).toBe("  |indented line");
+    expect(typed("  indented line", "$0")).toBe("|  indented line");
+  });
+});
+
+describe("vim's edits", () => {
+  test("x deletes the character under the cursor; D to the line's end; dw a word; dd the line", () => {
+    expect(typed("abc", "x")).toBe("|bc");
+    expect(typed("one two three", "wD")).toBe("one| ");
+    expect(typed("one two three", "dw")).toBe("|two three");
+    expect(typed("one two", "wdw")).toBe("one| ");
+    expect(typed("a\nb\nc", "jdd")).toBe("a\n|c");
+    expect(typed("a\nb\nc", "2dd")).toBe("|c");
+    expect(typed("one two three", "wd$")).toBe("one| ");
+    expect(typed("one two three", "de")).toBe("| two three");
+    expect(typed("one two three", "db", { line: 0, col: 8 })).toBe("one |three");
+    expect(typed("one\ntwo", "yyp")).toBe("one\n|one\ntwo");
+  });
+
+  test("cw changes to the word's end, C to the line's end; i a I A o O insert where vim does", () => {
+    expect(typed("one two", "cwsix⎋")).toBe("si|x two");
+    expect(typed("one two", "wCend⎋")).toBe("one en|d");
+    expect(typed("abc", "lix⎋")).toBe("a|xbc");
+    expect(typed("abc", "lax⎋")).toBe("ab|xc");
+    expect(typed("  abc", "$Ix⎋")).toBe("  |xabc");
+    expect(typed("abc", "Ax⎋")).toBe("abc|x");
+    expect(typed("abc", "ox⎋")).toBe("abc\n|x");
+    expect(typed("abc", "Ox⎋")).toBe("|x\nabc");
+  });
+
+  test("p puts what was deleted after the cursor (whole lines below), and u takes back the last change", () => {
+    expect(typed("abc", "xp")).toBe("b|ac");
+    expect(typed("one\ntwo", "ddp")).toBe("two\n|one");
+    expect(typed("one two", "dwu")).toBe("|one two");
+    expect(typed("a\nb", "ddu")).toBe("|a\nb");
+  });
+});
