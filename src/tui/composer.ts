@@ -5,7 +5,7 @@ import { editExternally } from "./external-editor.ts";
 import { BRACKETED } from "./one-line-paste.ts";
 import { draggedImagePaths, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
 import type { PastedImage } from "./runtime.ts";
-import type { VimMode } from "./vim.ts";
+import type { VimMode } from "./vim-keys.ts";
 import { VimEditor } from "./vim-editor.ts";
 
 export type ComposerOptions = {

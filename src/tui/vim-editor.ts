@@ -1,5 +1,5 @@
 import { Editor, matchesKey } from "./kit.ts";
-import { Vim, type VimAction, type VimBuffer, type VimMode } from "./vim.ts";
+import { Vim, type VimAction, type VimBuffer, type VimMode } from "./vim-keys.ts";
 
 /**
  * What of pi-tui's Editor (pinned) the vim layer reads and writes: its text, its cursor and its

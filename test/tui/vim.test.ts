@@ -1,6 +1,6 @@
 /** Vim's keys on a draft, as src/tui/vim.ts says what each does (the composer applies it; test/tui/vim-mode.test.ts types them). */
 import { describe, expect, test } from "bun:test";
-import { Vim, type VimBuffer } from "../../src/tui/vim.ts";
+import { Vim, type VimBuffer } from "../../src/tui/vim-keys.ts";
 
 /** Types `keys` in normal mode (Esc first) on `text` with the cursor at `line`,`col`; the text and cursor after, `|` marking the cursor. */
 function typed(text: string, keys: string, at: { line: number; col: number } = { line: 0, col: 0 }): string {
