@@ -6,15 +6,22 @@
 //   (capture-pane polled every few ms); each round launches each app twice more per case for
 //   this figure alone. The pane's shell waits on `read` until the bench sends
 //   Enter, so tmux's own start-up is not counted; the tmux client that sends the Enter is.
+// - key to screen: the prompt typed one key at a time into the app just opened, each key sent once
+//   the one before shows; the median time from the key's send-keys until the text typed so far is
+//   on the screen (capture-pane polled every millisecond).
 // - stream CPU: user+sys seconds of the app's process tree (/proc/<pid>/stat) from the prompt's
 //   Enter until the last chunk is on the screen (+200 ms), while 500 chunks stream at 10 ms.
 // - bytes written to the terminal over the same span (`pipe-pane`), and bytes per chunk; how
 //   many full clears (CSI 2J) were among them; the tree's resident memory at the stream's end.
 // The 5,000 lines: the bare app is given them with --prefill; lembas gets a session whose answer
 // has 5,000 lines (`lembas run x` against a scripted reply) and is opened with `-c`.
+// The scripted model says its window (CONTEXT_LENGTH) so that the 5,000 lines fit it, as with a
+// real model of today: otherwise the prompt would compact the session first.
 // harnessFloorMs: the same first frame of a shell that prints the model ref at once (what tmux and
-// the polling add to every first frame). One JSON line on stdout, progress on stderr. Goals (measured, never asserted): first frame and
-// stream CPU ≤ 1.5× the bare app's, bytes per chunk that do not grow with the transcript.
+// the polling add to every first frame); harnessKeyFloorMs: the same keys typed into that shell's
+// `cat`, echoed by the kernel. One JSON line on stdout, progress on stderr. Goals (measured, never
+// asserted): first frame, key to screen and stream CPU ≤ 1.5× the bare app's, bytes per chunk that
+// do not grow with the transcript.
 //
 //   bun bench/tui.ts [--rounds N] [--only bare|lembas] [--screens DIR] [--compiled]      (LEMBAS_ENTRY: another src/index.ts)
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -42,6 +49,14 @@ const COLS = 120;
 const ROWS = 40;
 const REF = "test/test-model";
 const PROMPT = "stream the bench answer";
+/** Keys of PROMPT typed before key-to-screen is timed: a shorter prefix could already be on the screen. */
+const KEY_PREFIX = 4;
+/**
+ * The scripted model's window: the 5,000-line session (about 45k tokens) must fit it whole, or its
+ * first prompt is a compaction (a model call of its own that takes the stream meant for the answer),
+ * and lembas warns that the window is unknown: neither is what the bench measures.
+ */
+const CONTEXT_LENGTH = 1_000_000;
 const BARE = join(import.meta.dir, "tui-bare.ts");
 const LEMBAS = process.env.LEMBAS_ENTRY ?? ENTRY;
 const BUN = process.execPath;
@@ -73,7 +88,7 @@ const shq = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 type App = "bare" | "lembas";
 /** "floor": a shell that prints the model ref and sleeps, for the harness's own share of a first frame. */
 type Launch = App | "floor";
-type Run = { firstFrameMs: number; streamCpuS: number; bytes: number; fullClears: number; rssMB: number; quit: boolean };
+type Run = { firstFrameMs: number; keyMs: number; streamCpuS: number; bytes: number; fullClears: number; rssMB: number; quit: boolean };
 
 // ------------------------------------------------------------------------------------------------
 // Processes: every pid the bench has seen under a pane, so that none is left behind.
@@ -202,6 +217,25 @@ async function waitForScreen(socket: string, pid: number, texts: string[], timeo
 
 const sizeOf = (file: string) => (existsSync(file) ? statSync(file).size : 0);
 
+/**
+ * Types `text` one key at a time, each sent once the one before is on the screen, and returns the
+ * median of the keys' times from send-keys until the text typed so far shows. Spaces are typed but
+ * not timed (capture-pane drops a line's trailing blanks), nor are the first KEY_PREFIX keys (a
+ * prefix that short may be on the screen already).
+ */
+async function keyToScreen(socket: string, pid: number, text: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const key = text[i] as string;
+    const typed = text.slice(0, i + 1);
+    const started = performance.now();
+    tmux(socket, ["send-keys", "-t", "bench", "-l", key]);
+    await waitForScreen(socket, pid, [typed.trimEnd()], 10_000, 1);
+    if (key !== " " && i >= KEY_PREFIX) times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
 // ------------------------------------------------------------------------------------------------
 // One run of one app
 
@@ -212,7 +246,7 @@ const isTitleCall = (body: ChatRequest) => JSON.stringify(body.messages?.[0] ?? 
 async function runOnce(app: Launch, big: boolean, frameOnly = false): Promise<Run> {
   const socket = `lembas-bench-tui-${process.pid}-${runCount++}`;
   const stream = { match: (b: ChatRequest) => !isTitleCall(b), text: streamChunks(CHUNKS), chunkDelayMs: CHUNK_DELAY_MS };
-  const model: ScriptedModel = await startModel({ fallback: { text: "Bench title" } });
+  const model: ScriptedModel = await startModel({ fallback: { text: "Bench title" }, models: [{ id: "test-model", context_length: CONTEXT_LENGTH }] });
   const box = projectSandbox(model.url);
   liveDirs.add(box.dir);
   mkdirSync(box.env.HOME as string, { recursive: true });
@@ -229,7 +263,7 @@ async function runOnce(app: Launch, big: boolean, frameOnly = false): Promise<Ru
         ? [...(binaries ? [binaries.bare] : [BUN, BARE]), "--url", model.url, "--ref", REF, ...(big ? ["--prefill", String(PREFILL)] : [])]
         : app === "lembas"
           ? [...(binaries ? [binaries.lembas] : [BUN, LEMBAS]), ...(big ? ["-c"] : [])]
-          : ["sh", "-c", `echo ${REF}; exec sleep 60`];
+          : ["sh", "-c", `echo ${REF}; exec cat >/dev/null`];
     const env: Record<string, string> = { ...box.env, SHELL: "/bin/sh", TERM: "xterm-256color" };
     liveServers.set(socket, "");
     tmux(socket, ["new-session", "-d", "-s", "bench", "-x", String(COLS), "-y", String(ROWS), "-c", box.project, `read _; exec ${cmd.map(shq).join(" ")}`], env);
@@ -244,11 +278,14 @@ async function runOnce(app: Launch, big: boolean, frameOnly = false): Promise<Ru
     // With 5,000 lines, the frame counts once their end is on the screen too, not just the status bar.
     await waitForScreen(socket, pid, big ? [REF, `line ${PREFILL} of the earlier answer`] : [REF], 30_000, 2);
     const firstFrameMs = performance.now() - started;
-    if (app === "floor" || frameOnly) return { firstFrameMs, streamCpuS: NaN, bytes: NaN, fullClears: NaN, rssMB: NaN, quit: true };
+    const none = { streamCpuS: NaN, bytes: NaN, fullClears: NaN, rssMB: NaN, quit: true };
+    if (frameOnly) return { firstFrameMs, keyMs: NaN, ...none };
 
-    tmux(socket, ["send-keys", "-t", "bench", "-l", PROMPT]);
-    await waitForScreen(socket, pid, [PROMPT], 10_000, 10);
-    await Bun.sleep(500); // whatever the app does after its first frame is over before the stream
+    await Bun.sleep(500); // whatever the app does after its first frame (opening the session) is over before the keys
+    // The floor's pane is a terminal in cooked mode: the kernel echoes the keys.
+    const keyMs = await keyToScreen(socket, pid, PROMPT);
+    if (app === "floor") return { firstFrameMs, keyMs, ...none };
+    await Bun.sleep(500); // and before the stream
     const bytes0 = sizeOf(pipeFile);
     const cpu0 = cpuOf(pid);
     tmux(socket, ["send-keys", "-t", "bench", "Enter"]);
@@ -269,7 +306,7 @@ async function runOnce(app: Launch, big: boolean, frameOnly = false): Promise<Ru
     tmux(socket, ["send-keys", "-t", "bench", "C-d"]);
     const quitBy = performance.now() + 3_000;
     while (alive(pid) && performance.now() < quitBy) await Bun.sleep(20);
-    return { firstFrameMs, streamCpuS, bytes: bytes1 - bytes0, fullClears, rssMB, quit: !alive(pid) };
+    return { firstFrameMs, keyMs, streamCpuS, bytes: bytes1 - bytes0, fullClears, rssMB, quit: !alive(pid) };
   } finally {
     killServer(socket);
     killSeen();
@@ -283,12 +320,14 @@ async function runOnce(app: Launch, big: boolean, frameOnly = false): Promise<Ru
 
 type Figures = {
   firstFrameMs: number;
+  keyMs: number;
   streamCpuS: number;
   bytes: number;
   bytesPerChunk: number;
   fullClears: number;
   rssMB: number;
   firstFrame5kMs: number;
+  key5kMs: number;
   streamCpu5kS: number;
   bytes5k: number;
   bytesPerChunk5k: number;
@@ -302,12 +341,14 @@ function figuresOf(small: Run[], big: Run[], frames: { small: number[]; big: num
   const bytes5k = median(big.map((r) => r.bytes));
   return {
     firstFrameMs: round(median(frames.small), 1),
+    keyMs: round(median(small.map((r) => r.keyMs)), 1),
     streamCpuS: round(median(small.map((r) => r.streamCpuS))),
     bytes,
     bytesPerChunk: round(bytes / CHUNKS, 1),
     fullClears: median(small.map((r) => r.fullClears)),
     rssMB: Math.round(median(small.map((r) => r.rssMB))),
     firstFrame5kMs: round(median(frames.big), 1),
+    key5kMs: round(median(big.map((r) => r.keyMs)), 1),
     streamCpu5kS: round(median(big.map((r) => r.streamCpuS))),
     bytes5k,
     bytesPerChunk5k: round(bytes5k / CHUNKS, 1),
@@ -322,13 +363,13 @@ const runs: Record<App, { small: Run[]; big: Run[] }> = { bare: { small: [], big
 /** Every first frame: the full runs' and the extra launches'. */
 const frames: Record<App, { small: number[]; big: number[] }> = { bare: { small: [], big: [] }, lembas: { small: [], big: [] } };
 const errors: Partial<Record<App, string>> = {};
-const floors: number[] = [];
+const floors: Run[] = [];
 
 try {
   if (COMPILED) binaries = await compileBoth();
   for (let r = 0; r < ROUNDS; r++) {
     const order = r % 2 === 0 ? apps : [...apps].reverse();
-    floors.push((await runOnce("floor", false)).firstFrameMs);
+    floors.push(await runOnce("floor", false));
     for (const big of [false, true]) {
       for (const app of order) {
         if (errors[app]) continue;
@@ -339,7 +380,7 @@ try {
           for (let i = 0; i < EXTRA_FRAMES; i++) more.push((await runOnce(app, big, true)).firstFrameMs);
           frames[app][big ? "big" : "small"].push(run.firstFrameMs, ...more);
           log(
-            `round ${r + 1}/${ROUNDS} ${app}${big ? " +5k" : ""}: first frame ${run.firstFrameMs.toFixed(1)} ms, ` +
+            `round ${r + 1}/${ROUNDS} ${app}${big ? " +5k" : ""}: first frame ${run.firstFrameMs.toFixed(1)} ms, key ${run.keyMs.toFixed(1)} ms, ` +
               `stream CPU ${run.streamCpuS.toFixed(2)} s, ${run.bytes} B (${(run.bytes / CHUNKS).toFixed(1)} B/chunk), ` +
               `${run.fullClears} full clears${run.quit ? "" : ", did not quit on Ctrl-D"}; more first frames ${more.map((ms) => ms.toFixed(1)).join(", ")} ms`,
           );
@@ -370,12 +411,15 @@ console.log(
     chunkDelayMs: CHUNK_DELAY_MS,
     prefillLines: PREFILL,
     screen: `${COLS}x${ROWS}`,
-    harnessFloorMs: round(median(floors), 1),
+    harnessFloorMs: round(median(floors.map((f) => f.firstFrameMs)), 1),
+    harnessKeyFloorMs: round(median(floors.map((f) => f.keyMs)), 1),
     lembas: lembas ?? null,
     bare: bare ?? null,
     ratios: {
       firstFrame: ratio(lembas?.firstFrameMs, bare?.firstFrameMs),
       firstFrame5k: ratio(lembas?.firstFrame5kMs, bare?.firstFrame5kMs),
+      key: ratio(lembas?.keyMs, bare?.keyMs),
+      key5k: ratio(lembas?.key5kMs, bare?.key5kMs),
       streamCpu: ratio(lembas?.streamCpuS, bare?.streamCpuS),
       streamCpu5k: ratio(lembas?.streamCpu5kS, bare?.streamCpu5kS),
       bytesPerChunk: ratio(lembas?.bytesPerChunk, bare?.bytesPerChunk),
@@ -384,7 +428,7 @@ console.log(
       lembas: ratio(lembas?.bytesPerChunk5k, lembas?.bytesPerChunk),
       bare: ratio(bare?.bytesPerChunk5k, bare?.bytesPerChunk),
     },
-    goals: { firstFrame: 1.5, streamCpu: 1.5, bytesPerChunkGrowth: 1 },
+    goals: { firstFrame: 1.5, streamCpu: 1.5, key5k: 1.5, bytesPerChunkGrowth: 1 },
     ...(Object.keys(errors).length ? { errors } : {}),
   }),
 );

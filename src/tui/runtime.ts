@@ -18,7 +18,7 @@ import { getSession, listSessions, type SessionRow } from "../store/sessions.ts"
 import { deleteHere, discardEmpty } from "../app/device-delete.ts";
 import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
-import { TerminalShare } from "./share.ts";
+import type { TerminalShare } from "./share.ts";
 import { takeFromService } from "./service-take.ts";
 import { NO_SERVICE_TO_SHARE } from "./share-choices.ts";
 
@@ -60,6 +60,8 @@ export class TuiRuntime {
   private unsubscribe: (() => void) | null = null;
   /** The link to the device's service, started once the first session is open. */
   private link: ServiceLink | null = null;
+  /** Set once the link is under way (its modules loading, then started). */
+  private linking: Promise<void> | null = null;
   /** The session shared with the web through the service (when the web may have it). */
   private sharing: TerminalShare | null = null;
   /** `lembas --share`: the first session is shared by name, as soon as a service is there. */
@@ -296,11 +298,23 @@ export class TuiRuntime {
     return latest.id;
   }
 
-  /** Links to the service in the background; a service of another version is said once, as a note. */
+  /**
+   * Links to the service in the background; a service of another version is said once, as a note.
+   * The sharing's modules (the ACP SDK and its schemas: most of what the terminal would load
+   * before its first frame) are loaded here, after the session is on the screen.
+   */
   private linkService(): void {
-    if (this.link) return;
-    let said: string | null = null;
-    const sharing = new TerminalShare({
+    if (this.linking) return;
+    this.linking = import("./share.ts").then(
+      ({ TerminalShare }) => {
+        if (!this.quitting) this.startLink(new TerminalShare(this.shareHost()));
+      },
+      (error: unknown) => this.emit({ type: "note", level: "warn", message: `the link to the service could not start: ${errorMessage(error)}` }),
+    );
+  }
+
+  private shareHost(): ConstructorParameters<typeof TerminalShare>[0] {
+    return {
       engine: this.engine,
       config: this.ctx.config(),
       paths: this.ctx.paths,
@@ -309,7 +323,11 @@ export class TuiRuntime {
       desk: this.desk,
       current: () => this.current,
       deleteSession: (id) => (this.current?.id === id ? this.deletedElsewhere() : deleteHere(this.engine, this.ctx.db(), id)),
-    });
+    };
+  }
+
+  private startLink(sharing: TerminalShare): void {
+    let said: string | null = null;
     this.sharing = sharing;
     sharing.onChange(() => this.emit({ type: "sharing", line: sharing.line }));
     const first = this.current;

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { errorMessage } from "../errors.ts";
-import { acp } from "../rpc/agent.ts";
+import type { acp } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
 import { readServiceStatus } from "../app/service-status.ts";
@@ -89,6 +89,7 @@ export class ServiceLink {
   private async connectOnce(): Promise<void> {
     const { socketPath } = this.opts;
     if (!existsSync(socketPath)) return this.set({ kind: "none" });
+    const serve = this.opts.serve ?? (await bareAgent());
     const ws = new WebSocket(wsUnixUrl(connectablePath(socketPath, this.opts.env)));
     this.socket = ws;
     const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve(), { once: true }));
@@ -104,7 +105,7 @@ export class ServiceLink {
     }
     const transport = webSocketTransport(ws, { maxMessageBytes: IPC_MAX_PAYLOAD });
     // The terminal is the agent side: it serves its shared session's ACP to the service over this socket.
-    const served = this.opts.serve?.(transport.stream) ?? { connection: acp.agent({ name: "lembas-terminal" }).connect(transport.stream), close() {} };
+    const served = serve(transport.stream);
     const { connection } = served;
     try {
       const answer = await this.hello(connection, closed);
@@ -175,9 +176,17 @@ export class ServiceLink {
 
 }
 
+/**
+ * An agent that serves nothing, for a link made without `serve`. The SDK (and its schemas) is
+ * loaded here, only when a service is there to link to, not with the terminal.
+ */
+async function bareAgent(): Promise<(stream: Stream) => { connection: acp.AgentConnection; close(): void }> {
+  const { acp } = await import("../rpc/agent.ts");
+  return (stream) => ({ connection: acp.agent({ name: "lembas-terminal" }).connect(stream), close() {} });
+}
+
 /** What a refused hello means: the service's sentence when it will not speak with this version. */
 function helloRefusal(error: unknown): ServiceLinkState {
-  if (error instanceof acp.RequestError && error.code === IPC_MISMATCH) return { kind: "mismatch", sentence: error.message };
   const code = (error as { code?: unknown } | null)?.code;
   if (code === IPC_MISMATCH) return { kind: "mismatch", sentence: errorMessage(error) };
   return { kind: "none" };

@@ -8,7 +8,6 @@
  */
 import { existsSync } from "node:fs";
 import { errorMessage } from "../errors.ts";
-import { acp } from "../rpc/agent.ts";
 import { webSocketTransport } from "../rpc/websocket.ts";
 import { connectablePath, HelloResult, IPC, IPC_MAX_PAYLOAD, mismatchSentence, wsUnixUrl } from "../app/ipc-protocol.ts";
 import type { Db } from "../store/db.ts";
@@ -38,6 +37,8 @@ export async function takeFromService(db: Db, socketPath: string, sessionId: str
 }
 
 async function askTake(socketPath: string, sessionId: string, signal?: AbortSignal): Promise<void> {
+  // Loaded here, not with the terminal: only a session the service holds needs the SDK.
+  const { acp } = await import("../rpc/agent.ts");
   const ws = new WebSocket(wsUnixUrl(connectablePath(socketPath)));
   // Quitting while it waits: the connection closes (the service still lets go once the turn ends).
   const quit = () => ws.close(1000, "the terminal quits");
