@@ -14,6 +14,16 @@ export type Effort = z.infer<typeof Effort>;
 export const THEME_NAMES = ["dark", "light"] as const;
 export const ThemeSetting = z.enum(THEME_NAMES);
 
+/** How the terminal says a turn ended or a card waits while it is not in front: the bell, a desktop notification too, or nothing. */
+export const NOTIFY_SETTINGS = ["bell", "desktop", "off"] as const;
+export type NotifySetting = (typeof NOTIFY_SETTINGS)[number];
+/** The interactive terminal's own settings (`tui:` in config.yaml). */
+const TuiSettings = z
+  .object({
+    notify: z.enum(NOTIFY_SETTINGS, { message: "must be bell, desktop or off (how the terminal tells you a turn ended or a card waits while it is not in front)" }).default("desktop"),
+  })
+  .strict();
+
 const rootPath = z
   .string()
   .refine((p) => p === "~" || p.startsWith("~/") || p.startsWith("/"), {
@@ -191,6 +201,7 @@ export const Config = z
     personality_custom: z.string().nullable().default(null),
     instructions: z.string().nullable().default(null),
     theme: ThemeSetting.default("dark"),
+    tui: TuiSettings.prefault({}),
   })
   .strict();
 export type Config = z.infer<typeof Config>;
