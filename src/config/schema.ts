@@ -20,7 +20,7 @@ export type NotifySetting = (typeof NOTIFY_SETTINGS)[number];
 /** The interactive terminal's own settings (`tui:` in config.yaml). */
 const TuiSettings = z
   .object({
-    notify: z.enum(NOTIFY_SETTINGS, { message: "must be bell, desktop or off (how the terminal tells you a turn ended or a card waits while it is not in front)" }).default("desktop"),
+    notify: z.enum(NOTIFY_SETTINGS).default("desktop"),
   })
   .strict();
 

@@ -103,7 +103,7 @@ describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
     await screen.waitFor("│ flood");
     await screen.type("Escape");
     await screen.waitFor("stopped: it and every process it started");
-    await screen.waitFor(/\d+ more lines \(\d+ in all\)/);
+    await screen.waitFor(/\d+ lines left out \(\d+ in all\)/);
     await screen.type('!read x; echo "got [$x]"', "Enter");
     await screen.waitFor("⎿ got []");
   });

@@ -2,8 +2,10 @@ import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
 
-/** Lines of a finished command's output shown: its first ones; the rest counted. */
+/** Lines of a finished command's output shown whole; of a longer one its first and its last (where a summary or an error is), the rest counted. */
 const SHOWN_LINES = 10;
+const FIRST_LINES = 4;
+const LAST_LINES = 5;
 /** While it runs: its last lines. */
 const LIVE_LINES = 5;
 /** Characters kept of the output's start and of its newest part: never the whole flood. */
@@ -54,7 +56,7 @@ export class ShellRunBlock extends CachedBlock {
 
   end(ending: End): void {
     this.ending = ending;
-    this.live = "";
+    this.live = plain(this.live);
     this.invalidate();
   }
 
@@ -78,10 +80,19 @@ export class ShellRunBlock extends CachedBlock {
       return ["", ...title, ...tail.map((line) => t.dim(clip(`  │ ${line}`, width))), t.dim(`  ${state}`)];
     }
     if (this.why) return ["", ...title, ...hanging(this.why, width, "  ⎿ ", "    ").map(t.error)];
-    const shown = outputLines(this.head).slice(0, SHOWN_LINES);
-    const body = shown.length === 0 ? [t.dim("  ⎿ (no output)")] : shown.map((line, i) => t.dim(clip(`${i === 0 ? "  ⎿ " : "    "}${line}`, width)));
-    const count = this.lineCount > shown.length ? [t.dim(`    … ${this.lineCount - shown.length} more lines (${this.lineCount} in all)`)] : this.lineCount > 1 ? [t.dim(`    (${this.lineCount} lines)`)] : [];
-    return ["", ...title, ...body, ...count, ...this.outcome()];
+    return ["", ...title, ...this.output(width), ...this.outcome()];
+  }
+
+  /** Every line of a short output; of a long one its first and last, and the count of those between. */
+  private output(width: number): string[] {
+    const t = this.theme;
+    const all = this.lineCount;
+    if (all === 0) return [t.dim("  ⎿ (no output)")];
+    const cut = all > SHOWN_LINES;
+    const first = outputLines(this.head).slice(0, cut ? FIRST_LINES : SHOWN_LINES);
+    const last = cut ? outputLines(this.live).slice(-LAST_LINES) : [];
+    const count = cut ? [`… ${all - first.length - last.length} lines left out (${all} in all)`] : all > 1 ? [`(${all} lines)`] : [];
+    return [...first, ...(cut ? count : []), ...last, ...(cut ? [] : count)].map((line, i) => t.dim(clip(`${i === 0 ? "  ⎿ " : "    "}${line}`, width)));
   }
 
   private outcome(): string[] {
