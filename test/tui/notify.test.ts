@@ -4,9 +4,10 @@
  * the bell alone where focus is never reported; `tui.notify` in config.yaml.
  */
 import { describe, expect, test } from "bun:test";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
+import { sleep } from "../support/recorder.ts";
 import { screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
 import { desktopEscape, notificationBytes } from "../../src/tui/notify.ts";
@@ -61,6 +62,30 @@ describe.skipIf(!HAVE_TMUX)("notifications", () => {
     await screen.type("run it", "Enter");
     await screen.waitFor("Yes, once");
     expect(out.bytes()).toContain("\x1b]9;lembas needs your permission: Run echo hi > f.txt\x07");
+  });
+
+  test("the Notification hook hears the same moments: the approval waiting and the turn's end", async () => {
+    const log = join(suite.box.dir, "notified.log");
+    const script = join(suite.box.dir, "notified.sh");
+    writeFileSync(script, `#!/bin/sh\ncat >> ${log}\necho >> ${log}\n`);
+    chmodSync(script, 0o755);
+    appendFileSync(join(suite.box.configDir, "config.yaml"), `hooks:\n  Notification:\n    - hooks:\n        - type: command\n          command: ${script}\n`);
+    suite.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "done" }));
+    const screen = await suite.open(["--mode", "manual"], { env: { TERM_PROGRAM: "WezTerm" } });
+    const out = await screen.record();
+    await screen.write(FOCUS_OUT);
+    await screen.type("run it", "Enter");
+    await screen.waitFor("Yes, once");
+    await screen.type("Enter");
+    await screen.waitFor("done");
+    await screen.waitGone(/ working \d+(s|m)/);
+    expect(out.bytes()).toContain("\x1b]9;lembas needs your permission: Run echo hi\x07");
+    expect(out.bytes()).toContain(OSC9_TURN);
+    const until = Date.now() + 10_000;
+    while (!(existsSync(log) && readFileSync(log, "utf8").includes("idle_prompt")) && Date.now() < until) await sleep(50);
+    const heard = readFileSync(log, "utf8");
+    expect(heard).toContain('"notification_type":"permission_prompt"');
+    expect(heard).toContain('"notification_type":"idle_prompt"');
   });
 
   test("a terminal that never reports focus gets the bell alone at a turn's end", async () => {
