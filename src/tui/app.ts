@@ -224,6 +224,8 @@ export class TuiApp implements CommandHost {
 
   private onRuntime(change: RuntimeChange): void {
     if (change.type === "opened") {
+      // What `!` commands printed was for the session left.
+      this.shell.forget();
       this.opened(change.session, change.history);
     } else if (change.type === "rewound") {
       // What scrolled away is never drawn again: the conversation as it is now follows, below.
@@ -236,7 +238,7 @@ export class TuiApp implements CommandHost {
     } else {
       const { event } = change;
       this.status.apply(event);
-      if (event.type === "task") this.onTask(event.state);
+      if (event.type === "task") this.onTask(event.state, event.stopReason);
       if ((event.type === "task" && event.state === "end") || event.type === "model") void this.balance.refresh();
       if (event.type === "title") this.setWindowTitle(event.title);
       if (event.type === "model" && event.ref === null) {
@@ -319,13 +321,14 @@ export class TuiApp implements CommandHost {
     this.tui.terminal.write(`\x1b]0;${clean ? `${clean} · lembas` : "lembas"}\x07`);
   }
 
-  private onTask(state: "start" | "end"): void {
+  private onTask(state: "start" | "end", stopReason?: string): void {
     if (state === "start") {
       this.ticker ??= setInterval(() => this.render(), 100);
       return;
     }
     this.stopTicker();
-    this.notifier.notify("lembas is waiting for your input");
+    // A turn the person interrupted ended in front of them.
+    if (stopReason !== "cancelled") this.notifier.notify("lembas is waiting for your input");
   }
 
   private stopTicker(): void {
@@ -416,7 +419,7 @@ export class TuiApp implements CommandHost {
       return;
     }
     // What `!` commands printed goes with the next prompt, not with a command (/compact, /review).
-    const context = this.runtime.isCommand(text) ? undefined : (this.shell.takeContext() ?? undefined);
+    const context = text.startsWith("/") && this.runtime.isCommand(text) ? undefined : (this.shell.takeContext() ?? undefined);
     void this.send(text, this.editor.takeImages(raw), context);
   }
 

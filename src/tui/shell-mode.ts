@@ -95,6 +95,11 @@ export class ShellMode {
     }
   }
 
+  /** Another session opened: what ran for the one left is not given to it. */
+  forget(): void {
+    this.unsent.length = 0;
+  }
+
   /** What the commands run since the last prompt printed, for the model; null when none ran. Given once. */
   takeContext(): string | null {
     if (this.unsent.length === 0) return null;

@@ -4,13 +4,14 @@
  * reads stdin.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { procStat } from "../../src/tools/proc-stat.ts";
 import { step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 import { screenSuite } from "../support/screens.ts";
-import { HAVE_TMUX } from "../support/tmux.ts";
-import { sleep } from "../support/recorder.ts";
+import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
+import { DEFAULT_WAIT_MS, sleep } from "../support/recorder.ts";
 
 const suite = screenSuite({ ready: "test/test-model" });
 
@@ -21,12 +22,17 @@ function lastUserMessage(): string {
   return contentText(users.at(-1)?.content);
 }
 
+/** Whether the process runs (a zombie waiting for a container's PID 1 to reap it does not). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !["Z", "X"].includes(procStat(pid).state);
+  } catch {
+    return !existsSync("/proc");
   }
 }
 
@@ -36,6 +42,18 @@ async function gone(pid: number): Promise<void> {
     if (Date.now() > until) throw new Error(`process ${pid} is still running`);
     await sleep(50);
   }
+}
+
+/** The session /status names now (read from what it writes, as the lines scroll). */
+async function statusSession(screen: Screen): Promise<string> {
+  const out = await screen.record();
+  await screen.type("/status", "Enter");
+  const until = Date.now() + DEFAULT_WAIT_MS;
+  while (!out.bytes().includes("tokens here")) {
+    if (Date.now() > until) throw new Error(`/status said nothing; the screen:\n${screen.text()}`);
+    await sleep(25);
+  }
+  return /session (ses_[\w-]+)/.exec(out.bytes())?.[1] ?? "";
 }
 
 describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
@@ -62,6 +80,22 @@ describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
     await suite.model.waitForRequests(before + 1);
     await screen.waitGone(/ working \d+(s|m)/);
     expect(lastUserMessage()).not.toContain("<bash-input>");
+  });
+
+  test("what a command printed stays with its session: after /new the next prompt carries none of it", async () => {
+    const screen = await suite.open();
+    await screen.type("!echo left behind", "Enter");
+    await screen.waitFor("⎿ left behind");
+    const first = await statusSession(screen);
+    await screen.type("/new", "Enter");
+    // The new session is open once /status names another one (a prompt typed meanwhile went to the one left).
+    for (let tries = 0; (await statusSession(screen)) === first; tries++) expect(tries).toBeLessThan(100);
+    await screen.type("fresh", "Enter");
+    await screen.waitFor("› fresh");
+    await suite.model.waitForRequests(1);
+    await screen.waitGone(/ working \d+(s|m)/);
+    expect(lastUserMessage()).toContain("fresh");
+    expect(lastUserMessage()).not.toContain("left behind");
   });
 
   test("a command that prints 100 MB: a few lines shown with the count of all, and the model gets a bounded part", async () => {

@@ -2,7 +2,7 @@ import { setConfigText, setSetting } from "../../app/settings.ts";
 import { PERSONALITY_NAMES } from "../../config/personalities.ts";
 import { loadConfig } from "../../config/load.ts";
 import { getConfigKey, parseCliValue } from "../../config/save.ts";
-import { EFFORTS, MODES, NOTIFY_SETTINGS, THEME_NAMES, ThemeSetting } from "../../config/schema.ts";
+import { EFFORTS, MODES, THEME_NAMES, ThemeSetting } from "../../config/schema.ts";
 import { errorMessage } from "../../errors.ts";
 import { cachedApplied } from "../../account/personal-source.ts";
 import { isPersonalField } from "../../account/personalization.ts";
@@ -27,7 +27,6 @@ const SETTINGS: readonly Setting[] = [
   { key: "effort", about: "a new session's reasoning effort", values: () => EFFORTS },
   { key: "mode", about: "a new session's mode", values: () => MODES },
   { key: "theme", about: "the terminal's colours", values: () => THEME_NAMES },
-  { key: "tui.notify", about: "a turn's end or a card, out of focus: bell, desktop or off", values: () => NOTIFY_SETTINGS },
   { key: "remote.max_mode", about: "the highest mode the web UI may set", values: () => MODES },
   { key: "remote.require_trust", about: "the web UI works only in trusted folders", values: BOOL },
   { key: "remote.terminal", about: "the web UI may open a shell on this device", values: BOOL },
