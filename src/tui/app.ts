@@ -85,8 +85,7 @@ export class TuiApp implements CommandHost {
       if (change.type === "open") {
         this.cards.add(change.card);
         this.notifier.notify(cardNotice(change.card));
-      }
-      else this.cards.drop(change.callId);
+      } else this.cards.drop(change.callId);
       this.showNext();
     });
   }
