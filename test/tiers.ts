@@ -17,6 +17,7 @@ export const SLOW = [
   "test/service/share-card-answers.test.ts",
   "test/service/service-start.test.ts",
   "test/tui/card-text.test.ts",
+  "test/tui/shell-mode.test.ts",
   "test/tui/composer-input.test.ts",
   "test/tui/connection-form.test.ts",
   "test/tui/sessions-command.test.ts",

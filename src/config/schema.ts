@@ -14,6 +14,9 @@ export type Effort = z.infer<typeof Effort>;
 export const THEME_NAMES = ["dark", "light"] as const;
 export const ThemeSetting = z.enum(THEME_NAMES);
 
+/** How the terminal says a turn ended or a card waits while it is not in front: the bell, a desktop notification too, or nothing. */
+export const NOTIFY_SETTINGS = ["bell", "desktop", "off"] as const;
+export type NotifySetting = (typeof NOTIFY_SETTINGS)[number];
 const rootPath = z
   .string()
   .refine((p) => p === "~" || p.startsWith("~/") || p.startsWith("/"), {
@@ -163,11 +166,12 @@ function validMatcher(matcher: string): boolean {
   }
 }
 
-/** The interactive terminal's own settings. */
+/** The interactive terminal's own settings (`tui:` in config.yaml). */
 export const TuiConfig = z
   .object({
     /** Vim keys in the composer from the start (/vim toggles them). */
     vim: z.boolean({ message: "must be true or false" }).default(false),
+    notify: z.enum(NOTIFY_SETTINGS).default("desktop"),
   })
   .strict();
 

@@ -37,9 +37,10 @@ export type Entered = { known: true; answer: TurnAnswer } | { known: false; answ
  * Enters one prompt into a session. The turn id is looked up first: a known one gets its answer
  * and nothing else happens (no attachment written, no mode changed, no git run). A new one has its
  * blocks read, its command acted on or expanded, its @mentions attached, and is run. A block that
- * cannot be read throws its BlockError, and the turn is forgotten.
+ * cannot be read throws its BlockError, and the turn is forgotten. `context` goes to the model
+ * before the prompt and is not shown as the person's (the terminal's `!` commands' output).
  */
-export async function enterPrompt(session: Session, blocks: Block[], turnId: string, place: PromptPlace): Promise<Entered> {
+export async function enterPrompt(session: Session, blocks: Block[], turnId: string, place: PromptPlace, context?: string): Promise<Entered> {
   const admitted = await session.admit(turnId);
   if ("known" in admitted) return { known: true, answer: await admitted.known };
   const { ticket } = admitted;
@@ -47,7 +48,7 @@ export async function enterPrompt(session: Session, blocks: Block[], turnId: str
   let answer: TurnAnswer;
   try {
     before = loadCommands({ root: session.root, configDir: place.configDir });
-    answer = await startPrompt(session, ticket, blocks, before, place);
+    answer = await startPrompt(session, ticket, blocks, before, place, context);
   } catch (error) {
     // Not prepared (a block refused): the turn is forgotten. Once started, abandon does nothing.
     ticket.abandon(error);
@@ -63,7 +64,7 @@ export function commandsChanged(entered: Entered): boolean {
 }
 
 /** Prepares an admitted turn (what it writes and changes happens here, once) and runs it. */
-async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[], commands: CommandSet, place: PromptPlace): Promise<TurnAnswer> {
+async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[], commands: CommandSet, place: PromptPlace, context?: string): Promise<TurnAnswer> {
   const typed = typedText(blocks);
   const command = parseCommand(typed, commands);
   if (command?.type === "action") return ticket.action(() => runAction(session, command.name, place), command.name);
@@ -73,7 +74,7 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
     if (!input.ok) return ticket.action(() => ({ message: input.message }), "review");
     review = input.text;
   }
-  const input = preparedInput(session, blocks, command, review, place);
+  const input = preparedInput(session, blocks, command, review, place, context);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
   const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
@@ -88,6 +89,7 @@ function preparedInput(
   command: ReturnType<typeof parseCommand>,
   review: string | null,
   place: PromptPlace,
+  context?: string,
 ): Omit<PromptInput, "turnId"> {
   const rules = { cwd: session.cwd, root: session.root, roots: place.roots ? [...place.roots] : null, protectedPaths: place.protectedPaths };
   const files = projectFiles(blocks, rules);
@@ -100,6 +102,7 @@ function preparedInput(
   else if (command?.type === "prompt") text = command.text + after;
   const added = [...files.unsaved.values(), read.added].filter((part) => part !== "").join("\n\n");
   if (added) text = `${text}\n\n${added}`;
+  if (context) text = `${context}\n\n${text}`;
   session.markRead([...mentions.read, ...read.read]);
   for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) place.recordUse?.(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];

@@ -19,6 +19,8 @@ import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
 import { jobsLeftNote } from "./jobs-left.ts";
+import { cardNotice, configuredNotify, desktopEscape, Notifier } from "./notify.ts";
+import { bangCommand, ShellMode } from "./shell-mode.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { Transcript } from "./transcript.ts";
 
@@ -44,6 +46,9 @@ export class TuiApp implements CommandHost {
   private readonly tooSmall = new Text("", 0, 0);
   private readonly cards: CardViews;
   private readonly balance: BalanceWatch;
+  /** The composer's `!` commands. */
+  private readonly shell: ShellMode;
+  private readonly notifier: Notifier;
   /** Prompts entered before the session was open, sent once it is. */
   private readonly early: string[] = [];
   private picker: Component | null = null;
@@ -77,13 +82,17 @@ export class TuiApp implements CommandHost {
     });
     this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
+    this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
+    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), desktopEscape(process.env));
     this.done = new Promise((resolve) => {
       this.finished = resolve;
     });
     runtime.listen((change) => this.onRuntime(change));
     runtime.desk.listen((change) => {
-      if (change.type === "open") this.cards.add(change.card);
-      else this.cards.drop(change.callId);
+      if (change.type === "open") {
+        this.cards.add(change.card);
+        this.notifier.notify(cardNotice(change.card));
+      } else this.cards.drop(change.callId);
       this.showNext();
     });
   }
@@ -91,9 +100,11 @@ export class TuiApp implements CommandHost {
   start(): void {
     this.layout();
     const keys = new GlobalKeys(this.keySurface());
+    this.tui.addInputListener((data) => this.focusAndShellKeys(data));
     this.tui.addInputListener((data) => keys.handle(data));
     this.tui.setFocus(this.editor);
     this.tui.start();
+    this.notifier.start();
     process.stdout.on("resize", () => this.layout());
   }
 
@@ -202,6 +213,7 @@ export class TuiApp implements CommandHost {
 
   private async shutdown(): Promise<void> {
     this.stopTicker();
+    this.shell.stop();
     this.balance.stop();
     let session: Session | null = null;
     const jobsLeft = this.runtime.hasSession ? jobsLeftNote(this.runtime.session.jobs.list()) : null;
@@ -215,6 +227,7 @@ export class TuiApp implements CommandHost {
       // The last frame shows how the session ended (no card, no "working") before the screen stops.
       this.tui.renderNow();
       this.tui.stop();
+      this.notifier.stop();
     } catch {
       // The terminal went away (a hang-up): there is nothing left to restore on it.
     }
@@ -223,6 +236,8 @@ export class TuiApp implements CommandHost {
 
   private onRuntime(change: RuntimeChange): void {
     if (change.type === "opened") {
+      // What `!` commands printed was for the session left.
+      this.shell.forget();
       this.opened(change.session, change.history);
     } else if (change.type === "rewound") {
       // What scrolled away is never drawn again: the conversation as it is now follows, below.
@@ -235,7 +250,7 @@ export class TuiApp implements CommandHost {
     } else {
       const { event } = change;
       this.status.apply(event);
-      if (event.type === "task") this.onTask(event.state);
+      if (event.type === "task") this.onTask(event.state, event.stopReason);
       if ((event.type === "task" && event.state === "end") || event.type === "model") void this.balance.refresh();
       if (event.type === "title") this.setWindowTitle(event.title);
       if (event.type === "model" && event.ref === null) {
@@ -318,12 +333,14 @@ export class TuiApp implements CommandHost {
     this.tui.terminal.write(`\x1b]0;${clean ? `${clean} · lembas` : "lembas"}\x07`);
   }
 
-  private onTask(state: "start" | "end"): void {
+  private onTask(state: "start" | "end", stopReason?: string): void {
     if (state === "start") {
       this.ticker ??= setInterval(() => this.render(), 100);
       return;
     }
     this.stopTicker();
+    // A turn the person interrupted ended in front of them.
+    if (stopReason !== "cancelled") this.notifier.notify("lembas is waiting for your input");
   }
 
   private stopTicker(): void {
@@ -347,8 +364,10 @@ export class TuiApp implements CommandHost {
         this.render();
       },
       completing: () => this.editor.capturesViewportInput,
-      busy,
-      interrupt: () => this.runtime.cancel(),
+      busy: () => busy() || this.shell.busy,
+      interrupt: () => {
+        if (!this.shell.stop()) this.runtime.cancel();
+      },
       quit: () => void quitAsked(this),
       cycleMode: () => {
         if (!this.runtime.hasSession) return;
@@ -368,9 +387,11 @@ export class TuiApp implements CommandHost {
   }
 
   private suspend(): void {
+    this.notifier.stop();
     this.tui.stop();
     process.once("SIGCONT", () => {
       this.tui.start();
+      this.notifier.start();
       this.tui.requestRender(true);
     });
     process.kill(process.pid, "SIGSTOP");
@@ -386,6 +407,8 @@ export class TuiApp implements CommandHost {
       return;
     }
     this.editor.addToHistory(raw);
+    const command = bangCommand(text);
+    if (command !== null) return this.runShell(command, raw);
     const tui = findTuiCommand(text);
     if (tui) {
       void Promise.resolve(tui.command.run(this, tui.args)).catch((error: unknown) => {
@@ -415,14 +438,30 @@ export class TuiApp implements CommandHost {
       this.render();
       return;
     }
-    void this.send(text, this.editor.takeImages(raw));
+    // What `!` commands printed goes with the next prompt, not with a command (/compact, /review).
+    const context = text.startsWith("/") && this.runtime.isCommand(text) ? undefined : (this.shell.takeContext() ?? undefined);
+    void this.send(text, this.editor.takeImages(raw), context);
+  }
+
+  /** Focus reports go to the notifier; while a `!` command runs, Esc and Ctrl-C stop it. */
+  private focusAndShellKeys(data: string): { consume: true } | undefined {
+    return this.notifier.input(data) || this.shell.stopKey(data, this.editor.capturesViewportInput) ? { consume: true } : undefined;
+  }
+
+  /** `!command`: run in the session's directory as the person, or why not now (the draft kept). */
+  private runShell(command: string, raw: string): void {
+    const wait = this.shell.refusal(command, this.runtime.session.busy);
+    if (wait === null) return void this.shell.run(command);
+    if (command) this.editor.setText(raw);
+    this.status.say(wait);
+    this.render();
   }
 
   /** Sends a prompt; what the turn ended before taking in (steering) is sent next. */
-  private async send(text: string, images: readonly PastedImage[]): Promise<void> {
+  private async send(text: string, images: readonly PastedImage[], context?: string): Promise<void> {
     let answer: TurnAnswer | null = null;
     try {
-      answer = await this.runtime.submit(text, images);
+      answer = await this.runtime.submit(text, images, context);
     } catch (error) {
       this.transcript.line(errorMessage(error), "error");
     }

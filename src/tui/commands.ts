@@ -22,6 +22,7 @@ const KEYS = [
   "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts · Ctrl+R searches them · Ctrl+G edits the draft in $VISUAL or $EDITOR",
   "Esc or Ctrl-C interrupts the turn · Esc Esc on an empty composer rewinds · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
   "While a turn runs, Enter gives the text to the model at its next step.",
+  "!command runs it in the session's directory (no approval); its output goes with your next prompt; Esc or Ctrl-C stops it.",
 ];
 
 /**

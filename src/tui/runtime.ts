@@ -212,12 +212,13 @@ export class TuiRuntime {
   /**
    * Enters what the person typed, with a turn id made here (the spec's "one made here for a turn
    * typed in a terminal"). A prompt that cannot be read (an image too large) is said as a note.
+   * `context` goes to the model before it, unshown (what `!` commands printed).
    */
-  async submit(text: string, images: readonly PastedImage[] = []): Promise<TurnAnswer | null> {
+  async submit(text: string, images: readonly PastedImage[] = [], context?: string): Promise<TurnAnswer | null> {
     const session = this.session;
     const blocks: Block[] = [{ type: "text", text }, ...images.map((i) => ({ type: "image" as const, data: i.data, mimeType: i.mimeType, ...(i.name ? { uri: `file://${i.name}` } : {}) }))];
     try {
-      const entered = await enterPrompt(session, blocks, newTurnId(), this.place());
+      const entered = await enterPrompt(session, blocks, newTurnId(), this.place(), context);
       if (!entered.known && commandsChanged(entered)) this.sharing?.commandsChanged(session, entered.after);
       return entered.answer;
     } catch (error) {

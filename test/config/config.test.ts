@@ -54,6 +54,10 @@ describe("config.yaml", () => {
   test("a connection without a URL is refused", () =>
     expectConfigError("connections:\n  local:\n    base_url: localhost\n", "connections.local.base_url", /URL/));
   test("a file that is a list, not a mapping", () => expectConfigError("- a\n- b\n", "", /mapping/));
+  test("tui.notify is bell, desktop (the default) or off, and says so for anything else", async () => {
+    expect((await runLembas(box, ["config", "get", "tui.notify"])).stdout).toBe("desktop\n");
+    await expectConfigError("tui:\n  notify: loud\n", "tui.notify", /must be one of bell, desktop, off/);
+  });
 
   test("serve --stdio, which skips the argument parser, says it the same way and writes nothing to stdout", async () => {
     const file = writeConfig("mode: fast\n");

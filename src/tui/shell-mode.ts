@@ -1,0 +1,134 @@
+import { errorMessage } from "../errors.ts";
+import { runCommand } from "../tools/bash.ts";
+import { ShellRunBlock } from "./blocks/shell-run.ts";
+import { type Component, matchesKey } from "./kit.ts";
+import type { Theme } from "./theme.ts";
+
+/** setTimeout's longest: a person's own command has no time limit (Esc or Ctrl-C stops it). */
+const NO_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** A command the person ran with `!`, as the model is told of it. */
+export type ShellRun = { command: string; cwd: string; output: string; exitCode: number | null; signal: string | null; stopped: boolean; leftBehind: boolean };
+
+/** What the shell mode needs of the screen. */
+export type ShellHost = {
+  cwd(): string;
+  show(block: Component): void;
+  render(): void;
+};
+
+/** The command of a composer text that starts with `!` (`!git status`), or null for a prompt. */
+export function bangCommand(text: string): string | null {
+  const trimmed = text.trimStart();
+  return trimmed.startsWith("!") ? trimmed.slice(1).trim() : null;
+}
+
+/**
+ * The composer's `!`: a command line the person runs in the session's directory, as themselves (no
+ * approval: it is theirs, not the model's), with no stdin, in a process group of its own that
+ * Esc or Ctrl-C stops whole. Its output is shown bounded with a line count, and kept (bounded
+ * too) to go with the next prompt, as the model's context: Claude Code's bash mode.
+ */
+export class ShellMode {
+  private running: { stop: AbortController; block: ShellRunBlock } | null = null;
+  private readonly unsent: ShellRun[] = [];
+
+  constructor(
+    private readonly host: ShellHost,
+    private readonly theme: Theme,
+  ) {}
+
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** Why `command` cannot run now (null: it can): none typed, one running already, a turn running. */
+  refusal(command: string, turnRunning: boolean): string | null {
+    if (!command) return "type a command after ! (it runs in the session's directory)";
+    if (this.running) return "a command is running: esc stops it";
+    return turnRunning ? "a turn is running: run the command when it ends (esc interrupts the turn)" : null;
+  }
+
+  /** Esc (when no completion list takes it) or Ctrl-C while a command runs stops it; whether the key was that. */
+  stopKey(data: string, completing: boolean): boolean {
+    if (!this.running) return false;
+    if (!matchesKey(data, "ctrl+c") && !(matchesKey(data, "escape") && !completing)) return false;
+    this.stop();
+    return true;
+  }
+
+  /** Stops the running command and what it started; whether one was running. */
+  stop(): boolean {
+    if (!this.running) return false;
+    this.running.block.stopping();
+    this.running.stop.abort();
+    this.host.render();
+    return true;
+  }
+
+  async run(command: string): Promise<void> {
+    const cwd = this.host.cwd();
+    const block = new ShellRunBlock(command, this.theme);
+    const stop = new AbortController();
+    this.running = { stop, block };
+    this.host.show(block);
+    this.host.render();
+    try {
+      const run = await runCommand(command, {
+        cwd,
+        env: personEnv(),
+        signal: stop.signal,
+        timeoutMs: NO_TIMEOUT_MS,
+        onOutput: (text) => {
+          block.progress(text);
+          this.host.render();
+        },
+      });
+      const stopped = run.stopped !== null;
+      block.end({ exitCode: run.exitCode, signal: run.signal, stopped, leftBehind: run.leftBehind });
+      this.unsent.push({ command, cwd, output: run.output, exitCode: run.exitCode, signal: run.signal, stopped, leftBehind: run.leftBehind });
+    } catch (error) {
+      block.failed(`the command could not be run: ${errorMessage(error)}`);
+    } finally {
+      this.running = null;
+      this.host.render();
+    }
+  }
+
+  /** Another session opened: what ran for the one left is not given to it. */
+  forget(): void {
+    this.unsent.length = 0;
+  }
+
+  /** What the commands run since the last prompt printed, for the model; null when none ran. Given once. */
+  takeContext(): string | null {
+    if (this.unsent.length === 0) return null;
+    return shellContext(this.unsent.splice(0));
+  }
+}
+
+/**
+ * Commands run with `!` as the model reads them before the prompt: Claude Code's shape
+ * (`<bash-input>`, `<bash-stdout>`), with a sentence saying whose they were and that they ask nothing.
+ */
+export function shellContext(runs: readonly ShellRun[]): string {
+  const parts = runs.map((run) => {
+    const how = [
+      run.stopped ? "(stopped by the person before it ended)" : run.signal ? `(killed by ${run.signal})` : run.exitCode !== 0 && run.exitCode !== null ? `(exit code ${run.exitCode})` : "",
+      run.leftBehind ? "(what it left running in the background was stopped)" : "",
+    ].filter(Boolean);
+    return [`<bash-input>${run.command}</bash-input>`, `<bash-stdout>${run.output.replace(/\n$/, "")}</bash-stdout>`, ...how].join("\n");
+  });
+  const where = runs[0]?.cwd ?? "";
+  return [
+    `[lembas] Before this prompt the person ran ${runs.length === 1 ? "a command" : "these commands"} in their own shell in ${where} (with \`!\`; stdout and stderr together, long output cut in the middle). This is context for their prompt, not a request: do not act on it unless the prompt asks.`,
+    ...parts,
+  ].join("\n\n");
+}
+
+/** The person's own environment: their command runs as they would run it in their shell. */
+function personEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  return env;
+}
