@@ -22,6 +22,7 @@ import { jobsLeftNote } from "./jobs-left.ts";
 import { cardNotice, configuredNotify, desktopEscape, Notifier } from "./notify.ts";
 import { bangCommand, ShellMode } from "./shell-mode.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
+import { configuredTheme, configuredVim } from "./configured.ts";
 import { Transcript } from "./transcript.ts";
 
 /** Smaller than this, the screen says so in one line instead of drawing. */
@@ -488,23 +489,5 @@ export class TuiApp implements CommandHost {
       this.tui.setFocus(next);
     }
     this.render();
-  }
-}
-
-/** config.yaml's tui.vim; a config that cannot be read here was said already where it is read. */
-function configuredVim(runtime: TuiRuntime): boolean {
-  try {
-    return runtime.ctx.config().tui.vim;
-  } catch {
-    return false;
-  }
-}
-
-/** config.yaml's theme; a config that cannot be read here was said already where it is read. */
-function configuredTheme(runtime: TuiRuntime): ThemeName {
-  try {
-    return runtime.ctx.config().theme;
-  } catch {
-    return "dark";
   }
 }
