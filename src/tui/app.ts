@@ -10,6 +10,7 @@ import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
 import { type Component, ProcessTerminal, type Terminal, Text, type TUI } from "./kit.ts";
 import { PacedScreen } from "./paced-screen.ts";
+import { PasteFolds } from "./paste-folds.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
@@ -37,6 +38,7 @@ export class TuiApp implements CommandHost {
   private readonly header: Text;
   private readonly panel = new Panel();
   private readonly editor: Composer;
+  private readonly pasteFolds: PasteFolds;
   /** The project whose earlier prompts Up recalls (loaded once a project). */
   private historyRoot: string | null = null;
   private readonly tooSmall = new Text("", 0, 0);
@@ -70,6 +72,7 @@ export class TuiApp implements CommandHost {
       say: (message, level) => this.say(message, level),
     });
     this.editor.onSubmit = (text) => this.submit(text);
+    this.pasteFolds = new PasteFolds(this.editor);
     this.done = new Promise((resolve) => {
       this.finished = resolve;
     });
@@ -339,7 +342,7 @@ export class TuiApp implements CommandHost {
       cycleMode: () => {
         if (!this.runtime.hasSession) return;
         const session = this.runtime.session;
-        session.setMode(nextMode(session.mode));
+        this.transcript.byPerson(() => session.setMode(nextMode(session.mode)));
       },
       suspend: () => this.suspend(),
       rewind: () => {
@@ -394,6 +397,7 @@ export class TuiApp implements CommandHost {
       this.render();
       return;
     }
+    this.transcript.foldPastes(this.pasteFolds.take(raw));
     void this.send(text, this.editor.takeImages(raw));
   }
 
