@@ -221,7 +221,7 @@ export class TuiApp implements CommandHost {
     } else if (change.type === "note") {
       this.transcript.line(change.message, change.level);
     } else if (change.type === "sharing") {
-      this.status.sharing = change.line;
+      this.showSharing();
     } else {
       const { event } = change;
       this.status.apply(event);
@@ -260,6 +260,13 @@ export class TuiApp implements CommandHost {
     for (const raw of this.early.splice(0)) queueMicrotask(() => this.submit(raw));
     this.balance.start();
     void this.balance.refresh();
+    this.showSharing();
+  }
+
+  /** The status bar's word on sharing: with whom, or dimmed, why not. */
+  private showSharing(): void {
+    const said = this.runtime.sharingSaid();
+    this.status.sharing = said ? (said.shared ? said.bar : this.theme.dim(said.bar)) : null;
   }
 
   /**
@@ -376,10 +383,15 @@ export class TuiApp implements CommandHost {
     this.editor.addToHistory(raw);
     const tui = findTuiCommand(text);
     if (tui) {
-      void Promise.resolve(tui.command.run(this, tui.args)).catch((error: unknown) => {
-        this.transcript.line(errorMessage(error), "error");
-        this.render();
-      });
+      void Promise.resolve(tui.command.run(this, tui.args))
+        .catch((error: unknown) => {
+          this.transcript.line(errorMessage(error), "error");
+        })
+        // A command may change what sharing is (/share, /unshare, /settings remote.roots).
+        .finally(() => {
+          this.showSharing();
+          this.render();
+        });
       return;
     }
     const session = this.runtime.session;

@@ -12,6 +12,8 @@ export async function status(app: CommandHost): Promise<void> {
   say(app, `session ${s.id}${s.title ? ` · ${s.title}` : ""}`);
   say(app, `model ${s.model ?? runtime.defaultModel ?? "none"} · mode ${s.mode} · effort ${s.effort} · ${app.status.sessionTokens} tokens here`);
   say(app, s.cwd === s.root ? `in ${s.cwd}` : `in ${s.cwd} (project ${s.root})`);
+  const sharing = runtime.sharingSaid();
+  if (sharing) say(app, sharing.sentence);
   try {
     for (const line of await statusLines(runtime.ctx, serviceLinkLine(runtime.service))) say(app, line);
   } catch (error) {
