@@ -95,3 +95,13 @@ describe.skipIf(!HAVE_TMUX)("/help", () => {
     await screen.waitFor("/mode [mode] — The mode: plan, manual, edit or auto");
   });
 });
+
+describe.skipIf(!HAVE_TMUX)("counts", () => {
+  test("a command's output one line past what is shown says \"1 more line\", not \"1 more lines\"", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "seq 1 9" } }] }), step({ text: "counted" }));
+    const screen = await suite.open(["--mode", "auto"]);
+    await screen.type("count", "Enter");
+    await screen.waitFor("counted");
+    expect(screen.text()).toContain("… 1 more line (9 in all)");
+  });
+});
