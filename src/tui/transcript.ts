@@ -4,7 +4,7 @@ import type { HistoryTurn } from "../transcript/history-turns.ts";
 import { AnswerBlock } from "./blocks/answer.ts";
 import { LineBlock } from "./blocks/lines.ts";
 import { ReasoningBlock } from "./blocks/reasoning.ts";
-import { RetryBlock } from "./blocks/retry.ts";
+import { RetryBlock } from "./blocks/retry-line.ts";
 import { TodoBlock } from "./blocks/todos.ts";
 import { storedDenial } from "../transcript/denials.ts";
 import { todoTool } from "../tools/todo.ts";
