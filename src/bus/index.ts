@@ -69,7 +69,12 @@ function makeEventSchemas() {
     /** A turn starts or ends. Every turn has one, with the client's turn id or one made here. */
     task: z.object({ state: z.enum(["start", "end"]), turnId: z.string(), stopReason: z.enum([...stopReason.options, "error"]).optional() }),
     /** Something the person should know that is not the model's answer (a retry, a fallback). */
-    notice: z.object({ message: z.string(), level: z.enum(["info", "warn"]) }),
+    notice: z.object({
+      message: z.string(),
+      level: z.enum(["info", "warn"]),
+      /** A model request sent again: which retry of how many, and why (the message says it all; a terminal updates one line with these). */
+      retry: z.object({ attempt: z.number(), retries: z.number(), reason: z.string() }).optional(),
+    }),
     /** The todo list, whole, after every change. */
     todos: z.object({ todos: z.array(todo) }),
     /** The history was summarised: the model sees the summary instead of what came before. */

@@ -3,6 +3,7 @@ import { terminalText } from "../controls.ts";
 import { unifiedDiff } from "../tools/diff.ts";
 import { displayPath } from "../tools/paths.ts";
 import type { Paints } from "./paint.ts";
+import { counted } from "../plural.ts";
 
 /** Lines of an edit's diff shown; the rest is counted. */
 const DIFF_LINES = 40;
@@ -21,7 +22,7 @@ export function toolResultLines(event: EventOf<"tool_end">, output: string | und
   if (event.name === "bash") return commandEnd(output ?? (event.isError ? event.output : ""), event.meta, event.isError, paint);
   if (!event.isError) return [];
   const lines = shown(event.output).replace(/\n+$/, "").split("\n");
-  const more = lines.length > 1 ? paint.dim(` (${lines.length - 1} more lines)`) : "";
+  const more = lines.length > 1 ? paint.dim(` (${counted(lines.length - 1, "more line", "more lines")})`) : "";
   return [`${paint.error(`  ⎿ ${lines[0] ?? ""}`)}${more}`];
 }
 
@@ -48,7 +49,7 @@ function diffLines(diff: { path: string; oldText: string | null; newText: string
     const colour = line.startsWith("+") ? p.added : line.startsWith("-") ? p.removed : line.startsWith("@@") ? p.hunk : p.dim;
     out.push(colour(`${indent}    ${line}`));
   }
-  if (lines.length > DIFF_LINES) out.push(p.dim(`${indent}    … ${lines.length - DIFF_LINES} more diff lines`));
+  if (lines.length > DIFF_LINES) out.push(p.dim(`${indent}    … ${counted(lines.length - DIFF_LINES, "more diff line", "more diff lines")}`));
   return out;
 }
 
@@ -60,7 +61,7 @@ function todoLines(output: string, p: Paints): string[] {
 /** A command's last lines, then how it ended: its exit code, or what stopped it. */
 function commandEnd(output: string, meta: Record<string, unknown> | undefined, isError: boolean, p: Paints): string[] {
   const all = output.trim() === "" ? [] : shown(output).replace(/\n+$/, "").split("\n");
-  const cut = all.length > TAIL_LINES ? [p.dim(`  │ … ${all.length - TAIL_LINES} lines before`)] : [];
+  const cut = all.length > TAIL_LINES ? [p.dim(`  │ … ${counted(all.length - TAIL_LINES, "line")} before`)] : [];
   const tail = all.slice(-TAIL_LINES).map((line) => p.dim(`  │ ${line}`));
   const code = typeof meta?.exitCode === "number" ? meta.exitCode : null;
   const how = typeof meta?.stopped === "string" ? (meta.stopped === "timeout" ? "timed out" : "cancelled")

@@ -240,7 +240,7 @@ function forwarder(parent: SessionBus, parentCallId: string): (event: EngineEven
       case "tool_denied":
         return parent.emit({ type: "sub_tool", parentCallId, callId: event.callId, name: event.name, title: event.title, status: "failed" });
       case "notice":
-        return parent.emit({ ...event, message: `the helper: ${event.message}` });
+        return parent.emit({ ...event, message: `the helper: ${event.message}`, ...(event.retry ? { retry: { ...event.retry, reason: `the helper: ${event.retry.reason}` } } : {}) });
       default:
         return;
     }

@@ -99,7 +99,12 @@ export async function callModel(input: {
         input.onUsage(event.promptTokens, event.completionTokens);
         break;
       case "retry":
-        bus.emit({ type: "notice", level: "warn", message: retryNotice(event.error, event.delayMs, event.attempt, event.retries) });
+        bus.emit({
+          type: "notice",
+          level: "warn",
+          message: retryNotice(event.error, event.delayMs, event.attempt, event.retries),
+          retry: { attempt: event.attempt, retries: event.retries, reason: event.error.message },
+        });
         break;
       case "finish":
         // A refusal is the answer: calls that came with it are not made.

@@ -6,6 +6,7 @@ import description from "./plan-submit.txt" with { type: "text" };
 import { fail, fsErrorMessage, ok } from "./result.ts";
 import { defineTool, type PlanOutcome } from "./tool.ts";
 import { isInside } from "../paths.ts";
+import { excludeOnce } from "../project/git-exclude.ts";
 
 export const PLANS_DIR = ".agent/plans";
 
@@ -42,6 +43,8 @@ export const planSubmitTool = defineTool({
       await mkdir(dirname(abs), { recursive: true });
       await writeAtomic(abs, input.plan.endsWith("\n") ? input.plan : `${input.plan}\n`);
       ctx.changes.after(abs);
+      // Plans are the session's notes, not the person's work: git status stays clean of them.
+      await excludeOnce(ctx.root, `${PLANS_DIR}/`).catch(() => null);
     } catch (error) {
       return fail(`The plan could not be saved: ${fsErrorMessage(error, PLANS_DIR)}`);
     }

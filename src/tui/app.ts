@@ -10,6 +10,7 @@ import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
 import { type Component, ProcessTerminal, type Terminal, Text, type TUI } from "./kit.ts";
 import { PacedScreen } from "./paced-screen.ts";
+import { PasteFolds } from "./paste-folds.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
 import { openPromptSearch } from "./prompt-search.ts";
@@ -42,6 +43,7 @@ export class TuiApp implements CommandHost {
   private readonly header: Text;
   private readonly panel = new Panel();
   private readonly editor: Composer;
+  private readonly pasteFolds: PasteFolds;
   /** The project whose earlier prompts Up recalls (loaded once a project). */
   private historyRoot: string | null = null;
   private readonly tooSmall = new Text("", 0, 0);
@@ -85,6 +87,7 @@ export class TuiApp implements CommandHost {
     this.editor.onSubmit = (text) => this.submit(text);
     this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
     this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), desktopEscape(process.env));
+    this.pasteFolds = new PasteFolds(this.editor);
     this.done = new Promise((resolve) => {
       this.finished = resolve;
     });
@@ -247,7 +250,7 @@ export class TuiApp implements CommandHost {
     } else if (change.type === "note") {
       this.transcript.line(change.message, change.level);
     } else if (change.type === "sharing") {
-      this.status.sharing = change.line;
+      this.showSharing();
     } else {
       const { event } = change;
       this.status.apply(event);
@@ -286,6 +289,13 @@ export class TuiApp implements CommandHost {
     for (const raw of this.early.splice(0)) queueMicrotask(() => this.submit(raw));
     this.balance.start();
     void this.balance.refresh();
+    this.showSharing();
+  }
+
+  /** The status bar's word on sharing: with whom, or dimmed, why not. */
+  private showSharing(): void {
+    const said = this.runtime.sharingSaid();
+    this.status.sharing = said ? (said.shared ? said.bar : this.theme.dim(said.bar)) : null;
   }
 
   /**
@@ -373,7 +383,7 @@ export class TuiApp implements CommandHost {
       cycleMode: () => {
         if (!this.runtime.hasSession) return;
         const session = this.runtime.session;
-        session.setMode(nextMode(session.mode));
+        this.transcript.byPerson(() => session.setMode(nextMode(session.mode)));
       },
       suspend: () => this.suspend(),
       rewind: () => {
@@ -412,10 +422,15 @@ export class TuiApp implements CommandHost {
     if (command !== null) return this.runShell(command, raw);
     const tui = findTuiCommand(text);
     if (tui) {
-      void Promise.resolve(tui.command.run(this, tui.args)).catch((error: unknown) => {
-        this.transcript.line(errorMessage(error), "error");
-        this.render();
-      });
+      void Promise.resolve(tui.command.run(this, tui.args))
+        .catch((error: unknown) => {
+          this.transcript.line(errorMessage(error), "error");
+        })
+        // A command may change what sharing is (/share, /unshare, /settings remote.roots).
+        .finally(() => {
+          this.showSharing();
+          this.render();
+        });
       return;
     }
     const unknown = unknownCommandLine(this, text);
@@ -441,6 +456,7 @@ export class TuiApp implements CommandHost {
     }
     // What `!` commands printed goes with the next prompt, not with a command (/compact, /review).
     const context = text.startsWith("/") && this.runtime.isCommand(text) ? undefined : (this.shell.takeContext() ?? undefined);
+    this.transcript.foldPastes(this.pasteFolds.take(raw));
     void this.send(text, this.editor.takeImages(raw), context);
   }
 

@@ -17,13 +17,7 @@ import { fork, rewind } from "./commands/turn-pickers.ts";
 import { quitAsked } from "./quit-ask.ts";
 import { unknownCommand } from "./unknown-command.ts";
 import { vim } from "./commands/vim.ts";
-
-const KEYS = [
-  "Enter sends · Shift+Enter, Alt+Enter or \\ then Enter: a new line · ↑↓ earlier prompts · Ctrl+R searches them · Ctrl+G edits the draft in $VISUAL or $EDITOR",
-  "Esc or Ctrl-C interrupts the turn · Esc Esc on an empty composer rewinds · Ctrl-C clears, twice quits · Ctrl-D quits · Shift+Tab changes the mode · Ctrl-Z suspends",
-  "While a turn runs, Enter gives the text to the model at its next step.",
-  "!command runs it in the session's directory (no approval); its output goes with your next prompt; Esc or Ctrl-C stops it.",
-];
+import { help } from "./commands/help.ts";
 
 /**
  * The terminal's own commands: the screens and settings only a terminal has. Their names are
@@ -55,18 +49,9 @@ export const TUI_COMMAND_LIST: readonly TuiCommand[] = [
   { name: "hooks", description: "The hooks this project's sessions run (config.yaml's, the project's) and where each is written", run: hooks },
   { name: "permissions", description: "The rules that allow, ask or deny calls: where each holds, where it comes from, when it expires; /permissions revoke ID takes back a kept one", hint: "[revoke ID]", run: permissions },
   { name: "doctor", description: "Check the config, the models, the logins, the service and the sandbox", run: doctor },
-  { name: "help", description: "The terminal's keys and commands", run: help },
+  { name: "help", description: "The terminal's keys and commands; /help NAME: one command", hint: "[command]", run: (app, args) => help(app, args, TUI_COMMAND_LIST) },
   { name: "quit", aliases: ["exit"], description: "Quit (the session stays; lembas -r resumes it)", run: quitAsked },
 ];
-
-function help(app: CommandHost): void {
-  const line = (c: { name: string; hint?: string; description: string }) => `/${c.name}${c.hint ? ` ${c.hint}` : ""} — ${c.description}`;
-  for (const text of KEYS) say(app, text);
-  for (const c of TUI_COMMAND_LIST) say(app, line(c));
-  const { root } = app.runtime.session;
-  const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir }).all;
-  for (const c of shared) say(app, `${line(c)}${c.kind === "builtin" ? "" : ` (${c.kind})`}`);
-}
 
 /** The terminal command a typed line is, with its argument; null when it is not one. */
 export function findTuiCommand(text: string): { command: TuiCommand; args: string } | null {

@@ -20,6 +20,7 @@ import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
 import type { TerminalShare } from "./share.ts";
 import { takeFromService } from "./service-take.ts";
+import { type SharingSaid, sharingSaid } from "./share-state.ts";
 import { NO_SERVICE_TO_SHARE } from "./share-choices.ts";
 
 /** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
@@ -35,8 +36,8 @@ export type RuntimeChange =
   /** The session's conversation was taken back (/rewind): what is left of it, to draw again below. */
   | { type: "rewound"; history: HistoryTurn[] }
   | { type: "note"; level: "info" | "warn"; message: string }
-  /** What the status bar says of sharing changed: "shared · <instance>", or null when not shared. */
-  | { type: "sharing"; line: string | null };
+  /** Whether the session is shared, or why not, may have changed (runtime.sharingSaid() says it now). */
+  | { type: "sharing" };
 
 /** An image the person pasted or dragged in, as the prompt's upload. */
 export type PastedImage = { data: string; mimeType: string; name?: string };
@@ -141,6 +142,16 @@ export class TuiRuntime {
   /** The terminal's sharing through the service (once the first session is open), for /share and /unshare. */
   get share(): TerminalShare | null {
     return this.sharing;
+  }
+
+  /** Whether the session shown is shared with the web, and why not; null before one is open. */
+  sharingSaid(): SharingSaid | null {
+    if (!this.current) return null;
+    try {
+      return sharingSaid(this.current, this.sharing, this.service, this.ctx.config(), this.ctx.db());
+    } catch {
+      return null;
+    }
   }
 
   /** What the terminal knows of the service (none when its link has not started). */
@@ -330,7 +341,7 @@ export class TuiRuntime {
   private startLink(sharing: TerminalShare): void {
     let said: string | null = null;
     this.sharing = sharing;
-    sharing.onChange(() => this.emit({ type: "sharing", line: sharing.line }));
+    sharing.onChange(() => this.emit({ type: "sharing" }));
     const first = this.current;
     if (this.shareAtStart && first) sharing.choices.byName(first.id);
     this.link = new ServiceLink({
@@ -338,6 +349,7 @@ export class TuiRuntime {
       serve: (stream) => sharing.serve(stream),
       onUp: (connection, links) => sharing.up(connection, links),
       onChange: (state) => {
+        this.emit({ type: "sharing" });
         if (state.kind !== "mismatch" || state.sentence === said) return;
         said = state.sentence;
         this.emit({ type: "note", level: "warn", message: state.sentence });

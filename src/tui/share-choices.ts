@@ -36,6 +36,10 @@ export class ShareChoices {
     return this.choice(sessionId) === "by-name";
   }
 
+  isStopped(sessionId: string): boolean {
+    return this.choice(sessionId) === "stopped";
+  }
+
   private choice(sessionId: string): ShareChoice | null {
     if (this.said.has(sessionId)) return this.said.get(sessionId) ?? null;
     let choice: ShareChoice | null = null;
@@ -72,10 +76,4 @@ export class ShareChoices {
   promptRoots(session: SessionRef, config: Config): readonly string[] | undefined {
     return this.isByName(session.id) && config.remote.roots.length === 0 ? [session.root] : undefined;
   }
-}
-
-/** What the status bar says of sharing: "shared · <instance>", or null when the session is not shared. */
-export function sharedLine(shared: boolean, links: readonly string[]): string | null {
-  if (!shared) return null;
-  return links.length > 0 ? `shared · ${links.join(", ")}` : "shared · no instance linked";
 }

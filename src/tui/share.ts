@@ -31,7 +31,7 @@ import type { Db } from "../store/db.ts";
 import type { CardDesk } from "./cards.ts";
 import { SharedCards } from "./share-cards.ts";
 import { fromService } from "./share-requests.ts";
-import { ShareChoices, sharedLine } from "./share-choices.ts";
+import { ShareChoices } from "./share-choices.ts";
 
 /** How many of the web's turn ids are remembered, to mark its prompts in the transcript. */
 const WEB_TURNS_KEPT = 1000;
@@ -60,6 +60,8 @@ export class TerminalShare {
   private served: { server: ReturnType<typeof serveAcp>; connection: acp.AgentConnection; up: boolean } | null = null;
   private shared: string | null = null;
   private readonly cards: SharedCards;
+  /** Why the service refused a session's share, by session, until it is shared. */
+  private readonly refusals = new Map<string, string>();
   /** The logins whose links are up, as the service last said. */
   private links: string[] = [];
   private readonly changed = new Set<() => void>();
@@ -75,9 +77,9 @@ export class TerminalShare {
     return this.shared;
   }
 
-  /** What the status bar says: "shared · <instance>", or null when nothing is shared. */
-  get line(): string | null {
-    return sharedLine(this.shared !== null, this.links);
+  /** Why the service last refused to share this session; null when it did not. */
+  refusal(sessionId: string): string | null {
+    return this.refusals.get(sessionId) ?? null;
   }
 
   /** The instances (logins) linked now, as the service last said. */
@@ -85,7 +87,7 @@ export class TerminalShare {
     return this.links;
   }
 
-  /** Calls `listener` when what {@link line} says may have changed; returns how to stop. */
+  /** Calls `listener` when whether a session is shared, or why not, may have changed; returns how to stop. */
   onChange(listener: () => void): () => void {
     this.changed.add(listener);
     return () => this.changed.delete(listener);
@@ -165,10 +167,13 @@ export class TerminalShare {
     } catch (error) {
       // Refused (or the service went): nothing is routed here for it, and the status bar says so.
       if (this.shared !== session.id) served.server.detach(session.id);
+      this.refusals.set(session.id, errorMessage(error));
+      this.tell();
       return { kind: "refused", reason: errorMessage(error) };
     }
     if (this.served !== served) return { kind: "no-service" };
     this.shared = session.id;
+    this.refusals.delete(session.id);
     this.cards.start(served.connection, session.id);
     this.tell();
     return { kind: "shared" };

@@ -83,7 +83,7 @@ export class StatusBar implements Component {
     const parts = [t.accent(this.facts.model ?? "no model"), this.facts.mode, `effort ${this.facts.effort}`];
     if (this.vim) parts.unshift(this.vim === "insert" ? "-- INSERT --" : t.accent("-- NORMAL --"));
     if (this.context) parts.push(`${Math.min(999, Math.round((this.context.used / this.context.limit) * 100))}% context`);
-    parts.push(`${formatTokens(this.tokens)} tokens`);
+    parts.push(`${formatTokens(this.tokens)} ${this.tokens === 1 ? "token" : "tokens"}`);
     if (this.balance) parts.push(this.balance.stale ? t.dim(`${this.balance.text}, stale`) : this.balance.text);
     if (this.sharing) parts.push(this.sharing);
     let left = "";

@@ -4,6 +4,7 @@ import type { HistoryTurn } from "../transcript/history-turns.ts";
 import { AnswerBlock } from "./blocks/answer.ts";
 import { LineBlock } from "./blocks/lines.ts";
 import { ReasoningBlock } from "./blocks/reasoning.ts";
+import { RetryBlock } from "./blocks/retry-line.ts";
 import { TodoBlock } from "./blocks/todos.ts";
 import { storedDenial } from "../transcript/denials.ts";
 import { todoTool } from "../tools/todo.ts";
@@ -13,6 +14,9 @@ import { highlight } from "./highlight.ts";
 import { storedToolTitle } from "../transcript/tool-titles.ts";
 import { type Component, Container, type MarkdownTheme } from "./kit.ts";
 import { markdownTheme, type Theme } from "./theme.ts";
+
+/** Events that come only once a model request was answered: the retries before it are over. */
+const ANSWERED: ReadonlySet<EngineEvent["type"]> = new Set(["step", "reasoning", "text", "tool_call_delta", "tool_start", "progress", "tool_end", "sub_tool", "usage", "todos"]);
 
 /**
  * The conversation as blocks, from the engine's events (and a resumed session's history). Blocks
@@ -24,6 +28,12 @@ export class Transcript extends Container {
   private reasoning: ReasoningBlock | null = null;
   private todos: TodoBlock | null = null;
   private lastLine: { block: LineBlock; said: string } | null = null;
+  /** The retries of the model request under way, one line until it answers or the turn gives up. */
+  private retrying: RetryBlock | null = null;
+  /** Set while the person changes the mode here: the status bar says it, the transcript adds no line. */
+  private personsMode = false;
+  /** Large pastes of the prompt being sent: its block shows them folded. */
+  private pastes: readonly string[] = [];
   private readonly tools = new Map<string, ToolCallBlock>();
   private readonly md: MarkdownTheme;
   /** The directory paths are shown relative to (the session's). */
@@ -92,13 +102,32 @@ export class Transcript extends Container {
     this.settle();
   }
 
+  /** A mode change the person makes here (Shift+Tab, /mode): the status bar shows it, no line is added. */
+  byPerson<T>(change: () => T): T {
+    this.personsMode = true;
+    try {
+      return change();
+    } finally {
+      this.personsMode = false;
+    }
+  }
+
+  /** The large pastes of the prompt about to be sent, shown folded in its block (the model gets them whole). */
+  foldPastes(pastes: readonly string[]): void {
+    this.pastes = pastes;
+  }
+
   /** Draws one engine event; returns whether anything changed on screen. */
   apply(event: EngineEvent): boolean {
+    if (this.retrying) this.retryOutcome(event);
     switch (event.type) {
-      case "prompt":
+      case "prompt": {
         this.settle();
-        this.addChild(new UserMessage(event.text, this.theme, event.attachments ?? [], this.sentFrom(event.turnId)));
+        const folded = this.pastes.filter((paste) => event.text.includes(paste));
+        this.pastes = [];
+        this.addChild(new UserMessage(event.text, this.theme, event.attachments ?? [], this.sentFrom(event.turnId), folded));
         return true;
+      }
       case "step":
         this.endStep();
         return false;
@@ -146,6 +175,7 @@ export class Transcript extends Container {
         this.endStep();
         return true;
       case "notice":
+        if (event.retry) return this.retry(event.message, event.retry);
         this.line(event.message, event.level === "warn" ? "warn" : "info");
         return true;
       case "error":
@@ -155,6 +185,7 @@ export class Transcript extends Container {
         this.line(event.auto ? "the history was compacted to fit the model's window" : "the conversation was compacted");
         return true;
       case "mode":
+        if (this.personsMode) return false;
         this.line(`mode: ${event.mode}`);
         return true;
       case "model":
@@ -174,6 +205,25 @@ export class Transcript extends Container {
       default:
         return false;
     }
+  }
+
+  private retry(message: string, retry: { attempt: number; reason: string }): boolean {
+    if (!this.retrying) {
+      this.retrying = new RetryBlock(this.theme);
+      this.addChild(this.retrying);
+    }
+    this.retrying.retry(message, retry.attempt, retry.reason);
+    return true;
+  }
+
+  /** What an event says of the retries under way: the server answered, the turn failed or was stopped. */
+  private retryOutcome(event: EngineEvent): void {
+    const block = this.retrying;
+    if (!block) return;
+    if (event.type === "error") block.end("failed");
+    else if (event.type === "done") block.end(event.stopReason === "cancelled" ? "stopped" : event.stopReason === "error" ? "failed" : "answered");
+    else if (ANSWERED.has(event.type)) block.end("answered");
+    if (!block.live) this.retrying = null;
   }
 
   private toolStart(event: Extract<EngineEvent, { type: "tool_start" }>): boolean {
@@ -204,6 +254,8 @@ export class Transcript extends Container {
 
   /** The turn is over: its blocks are final. */
   private settle(): void {
+    this.retrying?.end("stopped");
+    this.retrying = null;
     this.endStep();
     this.todos = null;
     this.tools.clear();

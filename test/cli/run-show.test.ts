@@ -51,6 +51,13 @@ describe("lembas run shows the work (at a pipe)", () => {
     expect(readFileSync(join(box.project, "a.txt"), "utf8")).toBe("one\nTWO\nthree\n");
   });
 
+  test("counts read right: one line before is \"1 line\", not \"1 lines\"", async () => {
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "printf '1\\n2\\n3\\n4\\n5\\n6\\n'" } }] }), step({ text: "ok" }));
+    const result = await run(["--yes", "count"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("  │ … 1 line before\n  │ 2\n");
+  });
+
   test("the todo list is shown as the model keeps it, an item a line", async () => {
     const todos = [
       { content: "read the parser", status: "completed" },

@@ -132,14 +132,14 @@ describe.skipIf(!HAVE_TMUX)("sharing by name, and stopping", () => {
     expect(announce.cwd).toBe(elsewhere);
   });
 
-  test("the status bar says shared · <instance> while linked, says no instance is linked when the link drops, and names it again when it comes back", async () => {
+  test("the status bar says shared · <instance> while linked, not shared: no link up when the link drops, and names it again when it comes back", async () => {
     const { d, link } = await device_();
     if (!link) throw new Error("no link");
     screen = await openScreen(d.box, { cwd: d.project });
     await link.waitForNotification(announced, 15_000);
     await screen.waitFor("test/test-model · edit · effort medium · 0 tokens · shared · inst");
     await link.close(1011, "instance restarting");
-    await screen.waitFor("shared · no instance linked", 10_000);
+    await screen.waitFor("not shared: no link up", 10_000);
     const again = await d.instance.waitForLink(15_000);
     await again.hello;
     await again.request("initialize", LEMBAS_INIT);

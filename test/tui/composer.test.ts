@@ -149,8 +149,11 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
     await screen.waitFor("Summarise the conversation");
     // One write: the menu opened for "/" is still the one shown when Enter comes (a paste, a slow link).
     await screen.write("help\r");
-    await screen.waitFor("/quit — Quit");
+    await screen.waitFor(/\/quit +Quit/);
     expect(screen.text()).not.toContain("/hel/");
+    // The help panel has the keys until Esc closes it.
+    await screen.type("Escape");
+    await screen.waitGone("Esc closes");
     await screen.write("/");
     await screen.waitFor("Summarise the conversation");
     // A name not finished is completed as it would be typed slowly: the menu's best match for "/stat".

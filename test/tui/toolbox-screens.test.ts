@@ -135,7 +135,9 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     const refusal = "⊘ Write b.txt\n  ⎿ refused: plan mode does not allow changing files; the model plans first (Shift+Tab changes the mode)\n";
     expect(first.text()).toContain(refusal);
     await first.type("BTab");
-    await first.waitFor("· mode: manual");
+    await first.waitFor("test/test-model · manual");
+    // The person's own change: said by the status bar, not by a line.
+    expect(first.text()).not.toContain("mode: manual");
     await first.type("now go", "Enter");
     await first.waitFor("carried out");
     await first.type("C-d");

@@ -1,6 +1,7 @@
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
+import { counted } from "../../plural.ts";
 
 /** How many lines of reasoning show while it streams: the newest, so that it never floods the screen. */
 const LIVE_LINES = 6;
@@ -59,7 +60,7 @@ export class ReasoningBlock extends CachedBlock {
     const text = this.absorb().trim();
     if (this.folded) {
       const words = text.split(/\s+/).filter(Boolean).length;
-      return ["", this.theme.dim(`∴ thought${this.seconds ? ` for ${this.seconds}s` : ""} (${words} words)`)];
+      return ["", this.theme.dim(`∴ thought${this.seconds ? ` for ${this.seconds}s` : ""} (${counted(words, "word")})`)];
     }
     return ["", ...liveLines(text, width).map((line) => this.theme.dim(this.theme.italic(line)))];
   }

@@ -4,6 +4,7 @@ import type { Theme } from "../theme.ts";
 import { fittedDiff } from "./fitted-diff.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
+import { counted } from "../../plural.ts";
 
 /** Lines of a diff shown in the transcript; the rest is counted. */
 const DIFF_LINES = 40;
@@ -131,7 +132,7 @@ export class ToolCallBlock extends CachedBlock {
       return [clip(`  ⎿ ${t.dim(first)}${more}`, width)];
     }
     const shown = all.slice(0, OUTPUT_LINES).map((line) => clip(`  │ ${line}`, width)).map(t.dim);
-    if (all.length > OUTPUT_LINES) shown.push(t.dim(`  … ${all.length - OUTPUT_LINES} more lines (${all.length} in all)`));
+    if (all.length > OUTPUT_LINES) shown.push(t.dim(`  … ${counted(all.length - OUTPUT_LINES, "more line", "more lines")} (${all.length} in all)`));
     return shown;
   }
 
@@ -149,7 +150,7 @@ export class ToolCallBlock extends CachedBlock {
           : (this.state === "error" ? t.error : t.dim)(`  ⎿ ${job.id} ended at once: ${job.exitCode === null ? "stopped" : `exit ${job.exitCode}`}`);
     const printed = jobPrinted(all);
     const shown = printed.slice(0, LIVE_OUTPUT_LINES).map((line) => t.dim(clip(`    │ ${line}`, width)));
-    if (printed.length > LIVE_OUTPUT_LINES) shown.push(t.dim(`    … ${printed.length - LIVE_OUTPUT_LINES} more lines`));
+    if (printed.length > LIVE_OUTPUT_LINES) shown.push(t.dim(`    … ${counted(printed.length - LIVE_OUTPUT_LINES, "more line", "more lines")}`));
     return [clip(head, width), ...shown];
   }
 
@@ -157,7 +158,7 @@ export class ToolCallBlock extends CachedBlock {
   private failure(all: string[], width: number): string[] {
     const t = this.theme;
     const cut = all.length > ERROR_LINES;
-    const shown = cut ? [...all.slice(0, ERROR_LINES - 1), t.dim(`… ${all.length - ERROR_LINES} more lines`), all.at(-1) ?? ""] : all;
+    const shown = cut ? [...all.slice(0, ERROR_LINES - 1), t.dim(`… ${counted(all.length - ERROR_LINES, "more line", "more lines")}`), all.at(-1) ?? ""] : all;
     // Wrapped, not cut at the edge: the end of a reason is often what to do about it.
     return shown.flatMap((line, i) => hanging(line, width, i === 0 ? "  ⎿ " : "    ", "    ").slice(0, FAILURE_ROWS)).map(t.error);
   }
@@ -175,7 +176,7 @@ export class ToolCallBlock extends CachedBlock {
         const paint = line.startsWith("+") ? t.added : line.startsWith("-") ? t.removed : line.startsWith("@@") ? t.accent : t.dim;
         out.push(paint(clip(`${indent}    ${line}`, width)));
       }
-      if (lines.length > DIFF_LINES) out.push(t.dim(`${indent}    … ${lines.length - DIFF_LINES} more diff lines`));
+      if (lines.length > DIFF_LINES) out.push(t.dim(`${indent}    … ${counted(lines.length - DIFF_LINES, "more diff line", "more diff lines")}`));
     }
     return out;
   }
@@ -191,7 +192,7 @@ function fetchedLine(all: string[], dim: (text: string) => string): string {
   const title = all.slice(1, 3).find((line) => line.startsWith("Title: "))?.slice("Title: ".length).trim();
   const facts = /\(([^()]*)\)$/.exec(head)?.[1];
   const redirected = all[1]?.startsWith("(redirected from ") ?? false;
-  const count = `${all.length} lines`;
+  const count = counted(all.length, "line");
   if (!title || !facts || redirected) return `${head}${dim(` (${count})`)}`;
   return `${title}${dim(` · ${facts}, ${count}`)}`;
 }

@@ -8,6 +8,7 @@ import { type Component, matchesKey, truncateToWidth } from "../kit.ts";
 import type { Theme } from "../theme.ts";
 import { ChoiceList } from "./choices.ts";
 import { LineInput } from "./line-input.ts";
+import { counted } from "../../plural.ts";
 
 /** Diff lines a change is fitted into (with less context) before its card scrolls. */
 const DIFF_LINES = 30;
@@ -109,9 +110,9 @@ export class PermissionCard implements Component {
     const below = body.length - this.top - this.shown;
     const say = (text: string) => this.theme.dim(truncateToWidth(`│ ${text}`, width));
     return [
-      this.top > 0 ? say(`↑ ${this.top} more line${this.top === 1 ? "" : "s"} above · PgUp`) : say(`lines 1–${this.shown} of ${body.length}`),
+      this.top > 0 ? say(`↑ ${counted(this.top, "more line", "more lines")} above · PgUp`) : say(`lines 1–${this.shown} of ${body.length}`),
       ...body.slice(this.top, this.top + this.shown),
-      below > 0 ? say(`↓ ${below} more line${below === 1 ? "" : "s"} below · PgDn`) : say(`the end (${body.length} lines)`),
+      below > 0 ? say(`↓ ${counted(below, "more line", "more lines")} below · PgDn`) : say(`the end (${counted(body.length, "line")})`),
     ];
   }
 

@@ -1,5 +1,6 @@
 import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
+import { counted } from "../../plural.ts";
 
 /** A clipboard program: its name as said, and its command line. */
 type Copier = { name: string; argv: string[] };
@@ -34,7 +35,7 @@ async function runCopier(copier: Copier, text: string): Promise<boolean> {
 export async function copy(app: CommandHost): Promise<void> {
   const text = app.transcript.lastAnswer();
   if (!text) return say(app, "there is no answer to copy yet");
-  const size = `${text.length} characters`;
+  const size = counted(text.length, "character");
   for (const copier of copiers()) {
     if (await runCopier(copier, text)) return say(app, `copied the last answer (${size}) with ${copier.name}`);
   }

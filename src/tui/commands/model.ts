@@ -75,6 +75,6 @@ export async function chooseMode(app: CommandHost, args: string): Promise<void> 
   if (mode === null) return;
   if (mode === undefined) return say(app, `/mode takes one of ${MODES.join(", ")}`, "warn");
   if (mode === session.mode) return say(app, `the mode is ${mode} already`);
-  const now = session.setMode(mode);
+  const now = app.transcript.byPerson(() => session.setMode(mode));
   if (now !== mode) say(app, `this session goes no higher than ${now}`, "warn");
 }

@@ -4,14 +4,17 @@ import { errorMessage } from "../../errors.ts";
 import type { CommandHost } from "../command-host.ts";
 import { serviceLinkLine } from "../service-link.ts";
 import { say } from "./say.ts";
+import { counted } from "../../plural.ts";
 
 /** /status: this session's facts, then what `lembas status` says (the logins, their links), and the terminal's link to the service. */
 export async function status(app: CommandHost): Promise<void> {
   const runtime = app.runtime;
   const s = runtime.session;
   say(app, `session ${s.id}${s.title ? ` · ${s.title}` : ""}`);
-  say(app, `model ${s.model ?? runtime.defaultModel ?? "none"} · mode ${s.mode} · effort ${s.effort} · ${app.status.sessionTokens} tokens here`);
+  say(app, `model ${s.model ?? runtime.defaultModel ?? "none"} · mode ${s.mode} · effort ${s.effort} · ${counted(app.status.sessionTokens, "token")} here`);
   say(app, s.cwd === s.root ? `in ${s.cwd}` : `in ${s.cwd} (project ${s.root})`);
+  const sharing = runtime.sharingSaid();
+  if (sharing) say(app, sharing.sentence);
   try {
     for (const line of await statusLines(runtime.ctx, serviceLinkLine(runtime.service))) say(app, line);
   } catch (error) {
