@@ -189,7 +189,8 @@ export class TuiApp implements CommandHost {
     const left = this.runtime.hasSession ? this.runtime.session : null;
     // Read before the switch stops them; said after it, in the transcript that is then shown.
     const note = left ? jobsLeftNote(left.jobs.list(), `as session ${left.id} was left`) : null;
-    await this.runtime.switchTo(opening, choice);
+    // A switch that failed opened nothing: what was entered meanwhile goes to the session still shown.
+    await this.runtime.switchTo(opening, choice).finally(() => !this.runtime.switching && this.sendEarly());
     if (note && this.runtime.session.id !== left?.id) this.say(note, "warn");
   }
 
@@ -283,7 +284,7 @@ export class TuiApp implements CommandHost {
       this.transcript.line(`resumed session ${session.id}${session.title ? `: ${session.title}` : ""}`);
       this.transcript.history(history);
     }
-    for (const raw of this.early.splice(0)) queueMicrotask(() => this.submit(raw));
+    this.sendEarly();
     this.balance.start();
     void this.balance.refresh();
   }
@@ -402,8 +403,8 @@ export class TuiApp implements CommandHost {
   submit(raw: string): void {
     const text = raw.trim();
     if (!text) return;
-    if (!this.runtime.hasSession) {
-      // The screen comes up before the session is open: what is entered meanwhile waits for it.
+    if (!this.runtime.hasSession || this.runtime.switching) {
+      // The screen comes up before the session is open, and /new leaves one before the next is open: what is entered meanwhile waits for it.
       this.early.push(raw);
       return;
     }
@@ -443,6 +444,9 @@ export class TuiApp implements CommandHost {
     const context = text.startsWith("/") && this.runtime.isCommand(text) ? undefined : (this.shell.takeContext() ?? undefined);
     void this.send(text, this.editor.takeImages(raw), context);
   }
+
+  /** What was entered before a session was open, or while the terminal moved to another: sent in the order typed. */
+  private sendEarly = (): void => this.early.splice(0).forEach((raw) => queueMicrotask(() => this.submit(raw)));
 
   /** Focus reports go to the notifier; while a `!` command runs, Esc and Ctrl-C stop it. */
   private focusAndShellKeys(data: string): { consume: true } | undefined {
