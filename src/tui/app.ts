@@ -19,7 +19,7 @@ import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
 import { jobsLeftNote } from "./jobs-left.ts";
-import { cardNotice, configuredNotify, desktopEscape, Notifier } from "./notify.ts";
+import { cardNotice, configuredNotify, Notifier } from "./notify.ts";
 import { bangCommand, ShellMode } from "./shell-mode.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { configuredTheme, configuredVim } from "./configured.ts";
@@ -84,7 +84,7 @@ export class TuiApp implements CommandHost {
     this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
     this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
-    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), desktopEscape(process.env));
+    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), process.env);
     this.done = new Promise((resolve) => {
       this.finished = resolve;
     });
