@@ -155,7 +155,7 @@ export class TuiApp implements CommandHost {
         this.picker = null;
         this.showNext();
         resolve(value);
-      }, selected);
+      }, selected, () => this.panelRoom());
       this.picker = picker;
       this.showNext();
     });
