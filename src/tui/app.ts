@@ -20,7 +20,7 @@ import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
 import { jobsLeftNote } from "./jobs-left.ts";
-import { cardNotice, configuredNotify, desktopEscape, Notifier } from "./notify.ts";
+import { cardNotice, configuredNotify, Notifier } from "./notify.ts";
 import { bangCommand, ShellMode } from "./shell-mode.ts";
 import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
 import { configuredTheme, configuredVim } from "./configured.ts";
@@ -86,7 +86,7 @@ export class TuiApp implements CommandHost {
     this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
     this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
-    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), desktopEscape(process.env));
+    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), process.env);
     this.pasteFolds = new PasteFolds(this.editor);
     this.done = new Promise((resolve) => {
       this.finished = resolve;
@@ -158,7 +158,7 @@ export class TuiApp implements CommandHost {
         this.picker = null;
         this.showNext();
         resolve(value);
-      }, selected);
+      }, selected, () => this.panelRoom());
       this.picker = picker;
       this.showNext();
     });
@@ -192,7 +192,8 @@ export class TuiApp implements CommandHost {
     const left = this.runtime.hasSession ? this.runtime.session : null;
     // Read before the switch stops them; said after it, in the transcript that is then shown.
     const note = left ? jobsLeftNote(left.jobs.list(), `as session ${left.id} was left`) : null;
-    await this.runtime.switchTo(opening, choice);
+    // A switch that failed opened nothing: what was entered meanwhile goes to the session still shown.
+    await this.runtime.switchTo(opening, choice).finally(() => !this.runtime.switching && this.sendEarly());
     if (note && this.runtime.session.id !== left?.id) this.say(note, "warn");
   }
 
@@ -286,7 +287,7 @@ export class TuiApp implements CommandHost {
       this.transcript.line(`resumed session ${session.id}${session.title ? `: ${session.title}` : ""}`);
       this.transcript.history(history);
     }
-    for (const raw of this.early.splice(0)) queueMicrotask(() => this.submit(raw));
+    this.sendEarly();
     this.balance.start();
     void this.balance.refresh();
     this.showSharing();
@@ -412,8 +413,8 @@ export class TuiApp implements CommandHost {
   submit(raw: string): void {
     const text = raw.trim();
     if (!text) return;
-    if (!this.runtime.hasSession) {
-      // The screen comes up before the session is open: what is entered meanwhile waits for it.
+    if (!this.runtime.hasSession || this.runtime.switching) {
+      // The screen comes up before the session is open, and /new leaves one before the next is open: what is entered meanwhile waits for it.
       this.early.push(raw);
       return;
     }
@@ -459,6 +460,9 @@ export class TuiApp implements CommandHost {
     this.transcript.foldPastes(this.pasteFolds.take(raw));
     void this.send(text, this.editor.takeImages(raw), context);
   }
+
+  /** What was entered before a session was open, or while the terminal moved to another: sent in the order typed. */
+  private sendEarly = (): void => this.early.splice(0).forEach((raw) => queueMicrotask(() => this.submit(raw)));
 
   /** Focus reports go to the notifier; while a `!` command runs, Esc and Ctrl-C stop it. */
   private focusAndShellKeys(data: string): { consume: true } | undefined {

@@ -22,7 +22,8 @@ export function desktopEscape(env: Env): DesktopEscape | null {
   const program = env.TERM_PROGRAM ?? "";
   const term = env.TERM ?? "";
   if (program === "iTerm.app" || env.LC_TERMINAL === "iTerm2") return "osc9";
-  if (program === "WezTerm" || program === "ghostty" || term === "xterm-ghostty") return "osc9";
+  // WEZTERM_PANE and GHOSTTY_RESOURCES_DIR still name the terminal inside tmux, whose TERM_PROGRAM is tmux's.
+  if (program === "WezTerm" || env.WEZTERM_PANE || program === "ghostty" || term === "xterm-ghostty" || env.GHOSTTY_RESOURCES_DIR) return "osc9";
   if (term === "xterm-kitty" || env.KITTY_WINDOW_ID) return "osc9";
   if (term.startsWith("rxvt-unicode") || term.startsWith("foot")) return "osc777";
   return null;
@@ -34,15 +35,24 @@ function oscText(text: string): string {
 }
 
 /**
- * What to write for a notification: the bell, and with `desktop` the terminal's own notification
- * escape where it takes one. Empty with `off`.
+ * An escape for the terminal tmux runs in, through tmux's passthrough (DCS tmux; … ST, each ESC
+ * doubled): tmux keeps an OSC 9 or 777 to itself otherwise, and only the bell reached the person.
+ * tmux lets it through with `allow-passthrough on`.
  */
-export function notificationBytes(setting: NotifySetting, escape: DesktopEscape | null, body: string): string {
+export function tmuxPassthrough(escape: string): string {
+  return `\x1bPtmux;${escape.replaceAll("\x1b", "\x1b\x1b")}\x1b\\`;
+}
+
+/**
+ * What to write for a notification: the bell, and with `desktop` the terminal's own notification
+ * escape where it takes one (through tmux's passthrough inside tmux). Empty with `off`.
+ */
+export function notificationBytes(setting: NotifySetting, escape: DesktopEscape | null, body: string, inTmux = false): string {
   if (setting === "off") return "";
   if (setting === "bell" || escape === null) return BELL;
   const text = oscText(body);
   const desktop = escape === "osc9" ? `\x1b]9;${text}\x07` : `\x1b]777;notify;lembas;${text}\x07`;
-  return `${desktop}${BELL}`;
+  return `${inTmux ? tmuxPassthrough(desktop) : desktop}${BELL}`;
 }
 
 /**
@@ -53,12 +63,18 @@ export function notificationBytes(setting: NotifySetting, escape: DesktopEscape 
  */
 export class Notifier {
   private focus: "in" | "out" | "unknown" = "unknown";
+  private readonly escape: DesktopEscape | null;
+  private readonly inTmux: boolean;
 
+  /** `env`: the terminal's environment, which says what escape it takes and whether it is tmux's pane. */
   constructor(
     private readonly write: (data: string) => void,
     private readonly setting: () => NotifySetting,
-    private readonly escape: DesktopEscape | null,
-  ) {}
+    env: Env,
+  ) {
+    this.escape = desktopEscape(env);
+    this.inTmux = Boolean(env.TMUX);
+  }
 
   /** Asks the terminal to report focus changes (again after a suspend: the terminal was handed back). */
   start(): void {
@@ -80,7 +96,7 @@ export class Notifier {
   notify(body: string): void {
     if (this.focus === "in") return;
     const setting = this.setting();
-    const bytes = this.focus === "out" ? notificationBytes(setting, this.escape, body) : notificationBytes(setting === "off" ? "off" : "bell", null, body);
+    const bytes = this.focus === "out" ? notificationBytes(setting, this.escape, body, this.inTmux) : notificationBytes(setting === "off" ? "off" : "bell", null, body);
     if (bytes) this.write(bytes);
   }
 }

@@ -68,6 +68,8 @@ export class TuiRuntime {
   /** `lembas --share`: the first session is shared by name, as soon as a service is there. */
   shareAtStart = false;
   private readonly listeners = new Set<(change: RuntimeChange) => void>();
+  /** Switches under way (see `switching`). */
+  private moving = 0;
 
   constructor(
     public ctx: Context,
@@ -163,6 +165,15 @@ export class TuiRuntime {
     return this.current !== null;
   }
 
+  /**
+   * Whether the terminal is between two sessions (/new, /resume, /delete under way): the one shown
+   * is being left, and what the person enters now is for the next one (the screen holds it until
+   * that one is opened).
+   */
+  get switching(): boolean {
+    return this.moving > 0;
+  }
+
   /** Opens the first session; a resume of an id that is not there is a UserError (exit 2). */
   async open(opening: Opening, choice: SessionChoice = {}): Promise<Session> {
     const session = await this.sessionFor(opening, choice);
@@ -180,11 +191,17 @@ export class TuiRuntime {
   /** Moves to another session (or a new one), discarding the one left if nothing was ever sent in it. */
   async switchTo(opening: Opening, choice: SessionChoice = {}): Promise<Session> {
     const left = this.current;
-    const session = await this.sessionFor(opening, choice);
-    if (left && left.id !== session.id) {
-      await this.leave(left);
-      // Once its hold is let go: the service may then say the web can open it.
-      await this.sharing?.leave(left.id);
+    this.moving++;
+    let session: Session;
+    try {
+      session = await this.sessionFor(opening, choice);
+      if (left && left.id !== session.id) {
+        await this.leave(left);
+        // Once its hold is let go: the service may then say the web can open it.
+        await this.sharing?.leave(left.id);
+      }
+    } finally {
+      this.moving--;
     }
     this.show(session);
     if (left?.id !== session.id) void this.sharing?.share(session);
@@ -392,8 +409,15 @@ export class TuiRuntime {
   async deleteShown(): Promise<boolean> {
     const gone = this.session;
     const kept = { mode: gone.mode, effort: gone.effort };
-    // A model no longer listed is not kept (the config's is taken); the mode always is.
-    const next = await this.sessionFor({ kind: "new" }, { ...kept, ...(gone.model ? { model: gone.model } : {}) }).catch(() => this.sessionFor({ kind: "new" }, kept));
+    this.moving++;
+    let next: Session;
+    try {
+      // A model no longer listed is not kept (the config's is taken); the mode always is.
+      next = await this.sessionFor({ kind: "new" }, { ...kept, ...(gone.model ? { model: gone.model } : {}) }).catch(() => this.sessionFor({ kind: "new" }, kept));
+    } catch (error) {
+      this.moving--;
+      throw error;
+    }
     gone.interaction = null;
     let deleted: boolean;
     try {
@@ -404,6 +428,7 @@ export class TuiRuntime {
       throw error;
     } finally {
       this.sharing?.deleted(gone.id);
+      this.moving--;
       this.show(next);
       void this.sharing?.share(next);
     }

@@ -1,5 +1,6 @@
 import { Editor, matchesKey } from "./kit.ts";
 import { Vim, type VimAction, type VimBuffer, type VimMode } from "./vim-keys.ts";
+import { type Atom, onAtomStart } from "./vim-motions.ts";
 
 /**
  * What of pi-tui's Editor (pinned) the vim layer reads and writes: its text, its cursor and its
@@ -8,6 +9,8 @@ import { Vim, type VimAction, type VimBuffer, type VimMode } from "./vim-keys.ts
  */
 type EditorInternals = {
   state: { lines: string[]; cursorLine: number; cursorCol: number };
+  /** The folded pastes by id, whose markers ("[paste #1 +300 lines]") the editor expands when the text is sent. */
+  pastes: Map<number, string>;
   undoStack: { stack: unknown[] };
   preferredVisualCol: number | null;
   snappedFromCursorCol: number | null;
@@ -18,11 +21,14 @@ type EditorInternals = {
 
 function internals(editor: Editor): EditorInternals {
   const inside = editor as unknown as Partial<EditorInternals>;
-  if (!inside.state || !Array.isArray(inside.undoStack?.stack) || typeof inside.pushUndoSnapshot !== "function" || typeof inside.undo !== "function") {
-    throw new Error("vim mode needs the editor of @earendil-works/pi-tui 1.6 (its text, cursor and undo stack); this version keeps them elsewhere");
+  if (!inside.state || !(inside.pastes instanceof Map) || !Array.isArray(inside.undoStack?.stack) || typeof inside.pushUndoSnapshot !== "function" || typeof inside.undo !== "function") {
+    throw new Error("vim mode needs the editor of @earendil-works/pi-tui 1.6 (its text, cursor, pastes and undo stack); this version keeps them elsewhere");
   }
   return inside as EditorInternals;
 }
+
+/** A folded paste's marker, as pi-tui's editor writes it; one whose id is a paste it holds is one character to vim. */
+const PASTE_MARKER = /\[paste #(\d+)( (\+\d+ lines|\d+ chars))?\]/g;
 
 type KeyName = Parameters<typeof matchesKey>[1];
 /** Normal mode's arrows (and Backspace) are its motions. */
@@ -114,7 +120,16 @@ export class VimEditor {
 
   private buffer(): VimBuffer {
     const { lines, cursorLine, cursorCol } = this.inside.state;
-    return { lines: [...lines], line: cursorLine, col: cursorCol };
+    return { lines: [...lines], line: cursorLine, col: cursorCol, atoms: this.atoms() };
+  }
+
+  /** The paste markers in the text, each one character to vim's motions and edits (as to the editor's Backspace). */
+  private atoms(): Atom[] {
+    const { pastes, state } = this.inside;
+    if (pastes.size === 0) return [];
+    return state.lines.flatMap((text, line) =>
+      [...text.matchAll(PASTE_MARKER)].filter((m) => pastes.has(Number(m[1]))).map((m) => ({ line, from: m.index, to: m.index + m[0].length })),
+    );
   }
 
   private apply(action: VimAction): void {
@@ -123,12 +138,15 @@ export class VimEditor {
     else if (action.kind === "edit") {
       inside.pushUndoSnapshot();
       inside.state.lines = action.buffer.lines;
-      this.put(action.buffer.line, action.buffer.col);
+      // Where the edit leaves the cursor, a marker's place in the new text: on its first character.
+      const at = onAtomStart(this.atoms(), action.buffer);
+      this.put(at.line, at.col);
       inside.onChange?.(inside.state.lines.join("\n"));
     } else if (action.kind === "undo") {
       for (let i = 0; i < action.count; i++) inside.undo();
-      const { line, col } = this.buffer();
-      this.put(line, Math.min(col, Math.max(0, (inside.state.lines[line] ?? "").length - 1)));
+      const { line, col, atoms = [] } = this.buffer();
+      const at = onAtomStart(atoms, { line, col: Math.min(col, Math.max(0, (inside.state.lines[line] ?? "").length - 1)) });
+      this.put(at.line, at.col);
     } else if (action.kind === "up" || action.kind === "down") {
       // k on the first line and j on the last reach the earlier prompts, as ↑ and ↓ do.
       const arrow = action.kind === "up" ? "\x1b[A" : "\x1b[B";

@@ -1,9 +1,12 @@
-import { charClass, lineMotion, wordMotion } from "./vim-motions.ts";
+import { type Atom, atomAt, charClass, lineMotion, onAtomStart, widened, wordMotion } from "./vim-motions.ts";
 
 export type VimMode = "normal" | "insert";
 
-/** The composer's text as lines, and the cursor in it (a column is a UTF-16 index, as the editor's). */
-export type VimBuffer = { lines: string[]; line: number; col: number };
+/**
+ * The composer's text as lines, and the cursor in it (a column is a UTF-16 index, as the editor's);
+ * `atoms` are the spans that act as one character (a folded paste's marker).
+ */
+export type VimBuffer = { lines: string[]; line: number; col: number; atoms?: readonly Atom[] };
 
 /**
  * What a key does to the composer: `pass` hands it to the editor as it is (insert mode);
@@ -45,7 +48,7 @@ export class Vim {
     this.reset();
     if (this.mode === "normal") return { kind: "stay" };
     this.mode = "normal";
-    return { kind: "move", line: buffer.line, col: Math.max(0, buffer.col - 1) };
+    return { kind: "move", ...onAtomStart(buffer.atoms ?? [], { line: buffer.line, col: Math.max(0, buffer.col - 1) }) };
   }
 
   /** One key (a character, or a named key's text) in normal mode; in insert mode every key passes. */
@@ -71,8 +74,9 @@ export class Vim {
     const { lines, line } = buffer;
     if (key === "k" && line === 0) return { kind: "up" };
     if (key === "j" && line === lines.length - 1) return { kind: "down" };
-    const to = key === "w" || key === "b" || key === "e" ? wordMotion(lines, buffer, key, count) : lineMotion(lines, buffer, key, count);
-    return { kind: "move", ...clampNormal(lines, to) };
+    const atoms = buffer.atoms ?? [];
+    const to = key === "w" || key === "b" || key === "e" ? wordMotion(lines, buffer, key, count, atoms) : lineMotion(lines, buffer, key, count, atoms);
+    return { kind: "move", ...clampNormal(lines, to, atoms) };
   }
 
   private command(key: string, count: number, buffer: VimBuffer): VimAction {
@@ -85,7 +89,7 @@ export class Vim {
         this.operator = { name: key, count };
         return { kind: "stay" };
       case "x":
-        return text === "" ? { kind: "stay" } : this.operate("d", { from: { line, col }, to: { line, col: Math.min(text.length, col + count) }, linewise: false }, buffer);
+        return text === "" ? { kind: "stay" } : this.operate("d", { from: { line, col }, to: lineMotion(lines, buffer, "l", count, buffer.atoms), linewise: false }, buffer);
       case "D":
         return this.operate("d", { from: { line, col }, to: { line, col: text.length }, linewise: false }, buffer);
       case "C":
@@ -93,7 +97,7 @@ export class Vim {
       case "i":
         return this.insert({ line, col });
       case "a":
-        return this.insert({ line, col: Math.min(text.length, col + 1) });
+        return this.insert(lineMotion(lines, buffer, "l", 1, buffer.atoms));
       case "I":
         return this.insert({ line, col: firstNonBlank(text) });
       case "A":
@@ -135,7 +139,8 @@ export class Vim {
     const here = { line, col };
     // cw on a word changes to its end, as ce does (vim's own exception); dw stops at the line's end.
     const motion = op.name === "c" && key === "w" && charClass(lines[line]?.[col]) !== 0 ? "e" : key;
-    let to: Pos = motion === "w" || motion === "b" || motion === "e" ? wordMotion(lines, here, motion, n) : lineMotion(lines, here, motion, n);
+    const atoms = buffer.atoms ?? [];
+    let to: Pos = motion === "w" || motion === "b" || motion === "e" ? wordMotion(lines, here, motion, n, atoms) : lineMotion(lines, here, motion, n, atoms);
     if (motion === "w" && to.line > line) to = { line, col: (lines[line] ?? "").length };
     // e and $ take the character they land on.
     if (motion === "e" || motion === "$") to = { line: to.line, col: Math.min((lines[to.line] ?? "").length, to.col + 1) };
@@ -158,7 +163,8 @@ export class Vim {
       const line = Math.min(range.first, kept.length - 1);
       return { kind: "edit", buffer: { lines: kept, line, col: firstNonBlank(kept[line] ?? "") } };
     }
-    const { from, to } = range;
+    // An atom is taken whole: a cut into a paste's marker would send its broken text instead of the paste.
+    const { from, to } = widened(buffer.atoms ?? [], range.from, range.to);
     const head = (lines[from.line] ?? "").slice(0, from.col);
     const tail = (lines[to.line] ?? "").slice(to.col);
     const taken =
@@ -187,7 +193,7 @@ export class Vim {
       return { kind: "edit", buffer: { lines: [...lines.slice(0, at), ...put, ...lines.slice(at)], line: at, col: firstNonBlank(put[0] ?? "") } };
     }
     const current = lines[line] ?? "";
-    const at = after && current !== "" ? Math.min(current.length, col + 1) : col;
+    const at = after && current !== "" ? Math.min(current.length, atomAt(buffer.atoms ?? [], line, col)?.to ?? col + 1) : col;
     const put = text.split("\n");
     const head = current.slice(0, at);
     const tail = current.slice(at);
@@ -199,11 +205,11 @@ export class Vim {
   }
 }
 
-/** Normal mode's cursor sits on a character: never past the line's last one. */
-function clampNormal(lines: readonly string[], at: Pos): Pos {
+/** Normal mode's cursor sits on a character (an atom's first): never past the line's last one. */
+function clampNormal(lines: readonly string[], at: Pos, atoms: readonly Atom[] = []): Pos {
   const line = Math.max(0, Math.min(lines.length - 1, at.line));
   const length = (lines[line] ?? "").length;
-  return { line, col: Math.max(0, Math.min(length - 1, at.col)) };
+  return onAtomStart(atoms, { line, col: Math.max(0, Math.min(length - 1, at.col)) });
 }
 
 function firstNonBlank(text: string): number {

@@ -1,6 +1,31 @@
 /** Where vim's motions take the cursor in the composer's lines (src/tui/vim.ts applies them). */
 type Pos = { line: number; col: number };
 
+/**
+ * A span of a line that acts as one character (a folded paste's marker, "[paste #1 +300 lines]"):
+ * the cursor sits on its first character, a motion steps over it whole, an edit takes all of it
+ * or none. `to` is past its last character.
+ */
+export type Atom = { line: number; from: number; to: number };
+
+/** The atom a column is on (its first character or any other), if any. */
+export function atomAt(atoms: readonly Atom[], line: number, col: number): Atom | undefined {
+  return atoms.find((atom) => atom.line === line && col >= atom.from && col < atom.to);
+}
+
+/** A cursor on an atom is put on its first character. */
+export function onAtomStart(atoms: readonly Atom[], pos: Pos): Pos {
+  const atom = atomAt(atoms, pos.line, pos.col);
+  return atom ? { line: pos.line, col: atom.from } : pos;
+}
+
+/** A range [from, to) widened to the whole of any atom it cuts into. */
+export function widened(atoms: readonly Atom[], from: Pos, to: Pos): { from: Pos; to: Pos } {
+  const first = atomAt(atoms, from.line, from.col);
+  const last = atomAt(atoms, to.line, to.col);
+  return { from: first ? { line: from.line, col: first.from } : from, to: last && to.col > last.from ? { line: to.line, col: last.to } : to };
+}
+
 /** A character's kind for w, b and e: 0 blank (a line's end too), 1 a word's (letters, digits, _), 2 any other. */
 export function charClass(char: string | undefined): 0 | 1 | 2 {
   if (char === undefined || /\s/.test(char)) return 0;
@@ -12,9 +37,14 @@ export function charClass(char: string | undefined): 0 | 1 | 2 {
  * previous one's. Across lines, as vim's; `count` times. A w past the last word lands after the
  * text's end (an operator takes up to it; normal mode's cursor is put back on the last character).
  */
-export function wordMotion(lines: readonly string[], from: Pos, key: "w" | "b" | "e", count: number): Pos {
+export function wordMotion(lines: readonly string[], from: Pos, key: "w" | "b" | "e", count: number, atoms: readonly Atom[] = []): Pos {
   const text = lines.join("\n");
-  const kind = (i: number) => charClass(text[i]);
+  // Each atom is a word of its own kind, unlike any other: w, b and e take it as one word.
+  const spans = atoms.map((atom) => ({ from: offsetOf(lines, { line: atom.line, col: atom.from }), to: offsetOf(lines, { line: atom.line, col: atom.to }) }));
+  const kind = (i: number) => {
+    const span = spans.findIndex((s) => i >= s.from && i < s.to);
+    return span === -1 ? charClass(text[i]) : 3 + span;
+  };
   let at = offsetOf(lines, from);
   for (let n = 0; n < count; n++) {
     if (key === "w") {
@@ -38,14 +68,17 @@ export function wordMotion(lines: readonly string[], from: Pos, key: "w" | "b" |
   return posOf(lines, at);
 }
 
-/** h l j k (by `count`), 0, ^ and $ (`count` lines down, at the line's last character). */
-export function lineMotion(lines: readonly string[], from: Pos, key: string, count: number): Pos {
+/** h l j k (by `count`, an atom one step), 0, ^ and $ (`count` lines down, at the line's last character). */
+export function lineMotion(lines: readonly string[], from: Pos, key: string, count: number, atoms: readonly Atom[] = []): Pos {
   const text = lines[from.line] ?? "";
+  let col = from.col;
   switch (key) {
     case "h":
-      return { line: from.line, col: Math.max(0, from.col - count) };
+      for (let n = 0; n < count && col > 0; n++) col = onAtomStart(atoms, { line: from.line, col: col - 1 }).col;
+      return { line: from.line, col };
     case "l":
-      return { line: from.line, col: Math.min(text.length, from.col + count) };
+      for (let n = 0; n < count && col < text.length; n++) col = atomAt(atoms, from.line, col)?.to ?? col + 1;
+      return { line: from.line, col: Math.min(text.length, col) };
     case "j":
       return { line: Math.min(lines.length - 1, from.line + count), col: from.col };
     case "k":

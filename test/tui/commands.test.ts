@@ -218,6 +218,26 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     expect(Bun.YAML.parse(readFileSync(join(box.configDir, "config.yaml"), "utf8"))).toMatchObject({ effort: "high", remote: { max_mode: "plan" } });
   });
 
+  test("/settings shows every setting at once on a 40-row screen, tui.vim and tui.notify with them; tui.vim applies at once", async () => {
+    const screen = await open();
+    await screen.type("/settings", "Enter");
+    await screen.waitFor("Settings (config.yaml)");
+    const shown = await screen.waitFor("instructions");
+    for (const key of ["model", "effort", "mode", "theme", "tui.vim", "tui.notify", "remote.max_mode", "remote.approval_timeout", "personality", "personality_custom", "instructions"]) {
+      expect(shown).toMatch(new RegExp(`^\\W*${key.replace(".", "\\.")}\\s`, "m"));
+    }
+    // No row is scrolled away: the list has no "(1/14)".
+    expect(shown).not.toMatch(/\(\d+\/\d+\)/);
+    await screen.type("tui.v");
+    await screen.type("Enter");
+    await screen.waitFor("(now)");
+    await screen.type("true");
+    await screen.type("Enter");
+    await screen.waitFor("tui.vim = true (kept in config.yaml)");
+    await screen.waitFor("-- INSERT --");
+    expect(Bun.YAML.parse(readFileSync(join(box.configDir, "config.yaml"), "utf8"))).toMatchObject({ tui: { vim: true } });
+  });
+
   test("/status says the session and the service; /help lists the shared commands too", async () => {
     const screen = await open();
     await screen.type("/status", "Enter");

@@ -43,7 +43,8 @@ describe.skipIf(!HAVE_TMUX)("notifications", () => {
     await turn(screen, "first");
     await screen.waitFor("ok");
     const bytes = out.bytes();
-    expect(bytes).toContain(OSC9_TURN);
+    // The test's terminal is a tmux pane (TMUX is set): the OSC goes through tmux's passthrough.
+    expect(bytes).toContain(`\x1bPtmux;${OSC9_TURN.replaceAll("\x1b", "\x1b\x1b")}\x1b\\`);
     expect(bells(bytes)).toBe(1);
     // The focus report is read, never typed into the composer.
     expect(screen.text()).not.toContain("[O");
@@ -52,6 +53,15 @@ describe.skipIf(!HAVE_TMUX)("notifications", () => {
     await turn(screen, "second");
     expect(out.bytes()).not.toContain("\x1b]9;");
     expect(bells(out.bytes())).toBe(0);
+  });
+
+  test("outside tmux the OSC is written as it is, not wrapped for tmux's passthrough", async () => {
+    const screen = await suite.open([], { env: { TERM_PROGRAM: "WezTerm", TMUX: "" } });
+    const out = await screen.record();
+    await screen.write(FOCUS_OUT);
+    await turn(screen, "first");
+    expect(out.bytes()).toContain(OSC9_TURN);
+    expect(out.bytes()).not.toContain("\x1bPtmux;");
   });
 
   test("an approval waiting while out of focus is notified with what it asks", async () => {
@@ -124,6 +134,8 @@ describe("the notification a terminal takes", () => {
     expect(desktopEscape({ LC_TERMINAL: "iTerm2", TERM_PROGRAM: "tmux" })).toBe("osc9");
     expect(desktopEscape({ TERM_PROGRAM: "WezTerm" })).toBe("osc9");
     expect(desktopEscape({ TERM_PROGRAM: "ghostty" })).toBe("osc9");
+    expect(desktopEscape({ TERM_PROGRAM: "tmux", WEZTERM_PANE: "0" })).toBe("osc9");
+    expect(desktopEscape({ TERM_PROGRAM: "tmux", GHOSTTY_RESOURCES_DIR: "/usr/share/ghostty" })).toBe("osc9");
     expect(desktopEscape({ TERM: "xterm-kitty" })).toBe("osc9");
     expect(desktopEscape({ TERM: "foot" })).toBe("osc777");
     expect(desktopEscape({ TERM: "rxvt-unicode-256color" })).toBe("osc777");
@@ -137,5 +149,9 @@ describe("the notification a terminal takes", () => {
     expect(notificationBytes("desktop", null, "done")).toBe("\x07");
     expect(notificationBytes("bell", "osc9", "done")).toBe("\x07");
     expect(notificationBytes("off", "osc9", "done")).toBe("");
+    // Inside tmux: DCS tmux; … ST around the OSC, its ESCs doubled; the bell as it is.
+    expect(notificationBytes("desktop", "osc9", "done", true)).toBe("\x1bPtmux;\x1b\x1b]9;done\x07\x1b\\\x07");
+    expect(notificationBytes("desktop", "osc777", "done", true)).toBe("\x1bPtmux;\x1b\x1b]777;notify;lembas;done\x07\x1b\\\x07");
+    expect(notificationBytes("bell", "osc9", "done", true)).toBe("\x07");
   });
 });

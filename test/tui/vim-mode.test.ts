@@ -115,6 +115,55 @@ describe.skipIf(!HAVE_TMUX)("vim mode", () => {
     expect(readFileSync(join(box.configDir, "config.yaml"), "utf8")).toMatch(/tui:\n\s+vim: false/);
   });
 
+  test("a folded paste's marker is one character: x, dw and cw take it whole, never a part, and the model gets the paste", async () => {
+    appendFileSync(join(box.configDir, "config.yaml"), "tui:\n  vim: true\n");
+    model.push(step({ text: "got the paste" }));
+    const screen = await suite.open();
+    await screen.waitFor("-- INSERT --");
+    await screen.write("see ");
+    await screen.waitFor("see");
+    await screen.paste(Array.from({ length: 300 }, (_, i) => `pasted line ${i + 1}`).join("\n"));
+    await screen.waitFor("[paste #1 +300 lines]");
+    await screen.write(" end");
+    await screen.waitFor("lines] end");
+    await screen.type("Escape");
+    await screen.waitFor("-- NORMAL --");
+
+    // 0 then w: the cursor on the marker; x takes all of it.
+    await screen.write("0wx");
+    await screen.waitGone("+300 lines");
+    expect(composer(screen.text())).toEqual(["see  end"]);
+    await screen.write("u");
+    await screen.waitFor("[paste #1 +300 lines] end");
+
+    await screen.write("0wdw");
+    await screen.waitGone("+300 lines");
+    expect(composer(screen.text())).toEqual(["see end"]);
+    await screen.write("u");
+    await screen.waitFor("[paste #1 +300 lines] end");
+
+    await screen.write("0wcw");
+    await screen.waitFor("-- INSERT --");
+    await screen.write("X");
+    await screen.type("Escape");
+    await screen.waitFor("-- NORMAL --");
+    expect(composer(screen.text())).toEqual(["see X end"]);
+    await screen.write("u");
+    await screen.waitFor("[paste #1 +300 lines] end");
+
+    // $ then h from the line's end: the cursor steps onto the marker whole, and D takes it with what follows.
+    await screen.write("$hhhhD");
+    await screen.waitGone("+300 lines");
+    expect(composer(screen.text())).toEqual(["see"]);
+    await screen.write("u");
+    await screen.waitFor("[paste #1 +300 lines] end");
+
+    await screen.type("Enter");
+    await screen.waitFor("got the paste");
+    expect(lastPrompt()).toContain("see pasted line 1\n");
+    expect(lastPrompt()).toContain("pasted line 300 end");
+  });
+
   test("a tui.vim that is not true or false is refused with the key named", async () => {
     appendFileSync(join(box.configDir, "config.yaml"), "tui:\n  vim: sometimes\n");
     const screen = await suite.open([], { ready: "tui.vim" });

@@ -1,17 +1,24 @@
 /** Vim's keys on a draft, as src/tui/vim.ts says what each does (the composer applies it; test/tui/vim-mode.test.ts types them). */
 import { describe, expect, test } from "bun:test";
 import { Vim, type VimBuffer } from "../../src/tui/vim-keys.ts";
+import type { Atom } from "../../src/tui/vim-motions.ts";
+
+/** The paste markers of the lines, as the composer gives them to vim (each one character). */
+function markers(lines: readonly string[]): Atom[] {
+  return lines.flatMap((text, line) => [...text.matchAll(/\[paste #\d+ \+\d+ lines\]/g)].map((m) => ({ line, from: m.index, to: m.index + m[0].length })));
+}
 
 /** Types `keys` in normal mode (Esc first) on `text` with the cursor at `line`,`col`; the text and cursor after, `|` marking the cursor. */
 function typed(text: string, keys: string, at: { line: number; col: number } = { line: 0, col: 0 }): string {
   const vim = new Vim();
   let buffer: VimBuffer = { lines: text.split("\n"), ...at };
+  const withMarkers = (b: VimBuffer): VimBuffer => ({ ...b, atoms: markers(b.lines) });
   vim.escape(buffer);
   const undo: VimBuffer[] = [];
   for (const key of keys) {
     if (vim.mode === "insert") {
       if (key === "⎋") {
-        const action = vim.escape(buffer);
+        const action = vim.escape(withMarkers(buffer));
         if (action.kind === "move") buffer = { ...buffer, line: action.line, col: action.col };
         continue;
       }
@@ -19,7 +26,7 @@ function typed(text: string, keys: string, at: { line: number; col: number } = {
       buffer = { ...buffer, lines: buffer.lines.with(buffer.line, line.slice(0, buffer.col) + key + line.slice(buffer.col)), col: buffer.col + 1 };
       continue;
     }
-    const action = vim.key(key, buffer);
+    const action = vim.key(key, withMarkers(buffer));
     if (action.kind === "move") buffer = { ...buffer, line: action.line, col: action.col };
     else if (action.kind === "edit") {
       undo.push(buffer);
@@ -84,5 +91,32 @@ describe("vim's edits", () => {
     expect(typed("one\ntwo", "ddp")).toBe("two\n|one");
     expect(typed("one two", "dwu")).toBe("|one two");
     expect(typed("a\nb", "ddu")).toBe("|a\nb");
+  });
+});
+
+describe("a folded paste's marker is one character to vim", () => {
+  const M = "[paste #1 +300 lines]";
+  test("motions step over it whole and never stop inside it", () => {
+    expect(typed(`ab ${M} cd`, "wl")).toBe(`ab ${M}| cd`);
+    expect(typed(`ab ${M} cd`, "ww")).toBe(`ab ${M} |cd`);
+    expect(typed(`ab ${M} cd`, "wwh")).toBe(`ab ${M}| cd`);
+    expect(typed(`ab ${M} cd`, "wwhh")).toBe(`ab |${M} cd`);
+    expect(typed(`ab ${M}`, "$")).toBe(`ab |${M}`);
+    expect(typed(`ab ${M} cd`, "ee")).toBe(`ab |${M} cd`);
+    expect(typed(`ab ${M} cd`, "$b")).toBe(`ab ${M} |cd`);
+    expect(typed(`ab ${M} cd`, "$bb")).toBe(`ab |${M} cd`);
+  });
+
+  test("x, dw, D, cw, dh and de take it whole or not at all", () => {
+    expect(typed(`ab ${M} cd`, "wx")).toBe("ab | cd");
+    expect(typed(`ab ${M} cd`, "wdw")).toBe("ab |cd");
+    expect(typed(`ab ${M} cd`, "wD")).toBe("ab| ");
+    expect(typed(`ab ${M} cd`, "lD")).toBe("|a");
+    expect(typed(`ab ${M} cd`, "wcwX⎋")).toBe("ab | cd".replace("| ", "|X "));
+    expect(typed(`${M}x`, "$dh")).toBe("|x");
+    expect(typed(`ab ${M} cd`, "wde")).toBe("ab | cd");
+    expect(typed(`ab ${M}`, "d$")).toBe("|");
+    // Put after a marker goes after all of it.
+    expect(typed(`ab ${M}`, "xwp")).toBe(`b ${M}|a`);
   });
 });

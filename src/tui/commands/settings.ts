@@ -2,7 +2,7 @@ import { setConfigText, setSetting } from "../../app/settings.ts";
 import { PERSONALITY_NAMES } from "../../config/personalities.ts";
 import { loadConfig } from "../../config/load.ts";
 import { getConfigKey, parseCliValue } from "../../config/save.ts";
-import { EFFORTS, MODES, THEME_NAMES, ThemeSetting } from "../../config/schema.ts";
+import { EFFORTS, MODES, NOTIFY_SETTINGS, THEME_NAMES, ThemeSetting } from "../../config/schema.ts";
 import { errorMessage } from "../../errors.ts";
 import { cachedApplied } from "../../account/personal-source.ts";
 import { isPersonalField } from "../../account/personalization.ts";
@@ -27,6 +27,8 @@ const SETTINGS: readonly Setting[] = [
   { key: "effort", about: "a new session's reasoning effort", values: () => EFFORTS },
   { key: "mode", about: "a new session's mode", values: () => MODES },
   { key: "theme", about: "the terminal's colours", values: () => THEME_NAMES },
+  { key: "tui.vim", about: "vim keys in the composer (as /vim)", values: BOOL },
+  { key: "tui.notify", about: "when a turn ends out of focus: bell, desktop or off", values: () => NOTIFY_SETTINGS },
   { key: "remote.max_mode", about: "the highest mode the web UI may set", values: () => MODES },
   { key: "remote.require_trust", about: "the web UI works only in trusted folders", values: BOOL },
   { key: "remote.terminal", about: "the web UI may open a shell on this device", values: BOOL },
@@ -93,7 +95,11 @@ async function write(app: CommandHost, key: string, value: string): Promise<void
   }
   const named = key === "theme" ? ThemeSetting.safeParse(parseCliValue(value)) : null;
   if (named?.success) app.setTheme(named.data);
-  say(app, key === "theme" ? `${line} (kept in config.yaml)` : `${line} (saved in config.yaml; lembas uses it from its next start)`);
+  // Vim mode applies at once, as /vim does.
+  const vim = key === "tui.vim" ? parseCliValue(value) : null;
+  if (typeof vim === "boolean" && vim !== (app.status.vim !== null)) app.toggleVim();
+  const now = key === "theme" || key === "tui.vim";
+  say(app, now ? `${line} (kept in config.yaml)` : `${line} (saved in config.yaml; lembas uses it from its next start)`);
 }
 
 function personalShown(app: CommandHost, config: PersonalSettings): { settings: PersonalSettings; from: string } | null {
