@@ -3,7 +3,8 @@ import { errorMessage } from "../errors.ts";
 import { actionResult } from "../transcript/action-result.ts";
 import { VERSION } from "../version.ts";
 import { CardViews } from "./card-views.ts";
-import { GlobalKeys, type KeySurface, nextMode } from "./keys.ts";
+import { GlobalKeys } from "./keys.ts";
+import { appKeySurface } from "./app-keys.ts";
 import type { CommandHost } from "./command-host.ts";
 import { findTuiCommand, unknownCommandLine } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
@@ -13,8 +14,6 @@ import { PacedScreen } from "./paced-screen.ts";
 import { PasteFolds } from "./paste-folds.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
-import { openPromptSearch } from "./prompt-search.ts";
-import { quitAsked } from "./quit-ask.ts";
 import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
@@ -103,7 +102,15 @@ export class TuiApp implements CommandHost {
 
   start(): void {
     this.layout();
-    const keys = new GlobalKeys(this.keySurface());
+    const keys = new GlobalKeys(
+      appKeySurface(this, {
+        panel: () => (this.panel.current ? (this.panel.current === this.cards.first() ? "card" : "other") : null),
+        editor: this.editor,
+        shell: this.shell,
+        suspend: () => this.suspend(),
+        rewind: () => void this.commandPicker("/rewind"),
+      }),
+    );
     this.tui.addInputListener((data) => this.focusAndShellKeys(data));
     this.tui.addInputListener((data) => keys.handle(data));
     this.tui.setFocus(this.editor);
@@ -361,43 +368,6 @@ export class TuiApp implements CommandHost {
   }
 
   /** What the keys that mean the same wherever focus is act on (src/tui/keys.ts). */
-  private keySurface(): KeySurface {
-    const busy = () => this.runtime.hasSession && this.runtime.session.busy;
-    return {
-      panel: () => {
-        const shown = this.panel.current;
-        if (!shown) return null;
-        return shown === this.cards.first() ? "card" : "other";
-      },
-      composerText: () => this.editor.getText(),
-      vimInsert: () => this.editor.vimMode === "insert",
-      clearComposer: () => {
-        this.editor.setText("");
-        this.render();
-      },
-      completing: () => this.editor.capturesViewportInput,
-      busy: () => busy() || this.shell.busy,
-      interrupt: () => {
-        if (!this.shell.stop()) this.runtime.cancel();
-      },
-      quit: () => void quitAsked(this),
-      cycleMode: () => {
-        if (!this.runtime.hasSession) return;
-        const session = this.runtime.session;
-        this.transcript.byPerson(() => session.setMode(nextMode(session.mode)));
-      },
-      suspend: () => this.suspend(),
-      rewind: () => {
-        if (this.runtime.hasSession) void this.commandPicker("/rewind");
-      },
-      searchPrompts: () => openPromptSearch(this),
-      say: (message) => {
-        this.status.say(message);
-        this.render();
-      },
-    };
-  }
-
   private suspend(): void {
     this.notifier.stop();
     this.tui.stop();

@@ -44,6 +44,8 @@ describe.skipIf(!HAVE_TMUX)("retries", () => {
 describe.skipIf(!HAVE_TMUX)("mode changes", () => {
   test("Shift+Tab and /mode change the status bar and add no transcript line", async () => {
     const screen = await suite.open();
+    // The status bar says why the session is not shared once it is open: before, Shift+Tab has no session to change.
+    await screen.waitFor("not shared");
     await screen.type("BTab");
     await screen.waitFor("test/test-model · auto");
     await screen.type("/mode manual", "Enter");
