@@ -5,25 +5,23 @@ import { TuiApp } from "./app.ts";
 import { firstRun } from "./first-run.ts";
 import { findNoModel } from "./no-model.ts";
 import { plain } from "./blocks/plain.ts";
+import type { FirstFrame } from "./first-frame.ts";
+import type { Opening } from "./opening.ts";
 import { catchStrayOutput } from "./stray-output.ts";
-import { type Opening, type SessionChoice, TuiRuntime } from "./runtime.ts";
+import { type SessionChoice, TuiRuntime } from "./runtime.ts";
 
 /**
- * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, a SIGINT
- * from outside — Ctrl-C itself is a key here — or the end of stdin). A session that cannot be
- * opened (an id that is not there) throws its UserError before the screen starts. With no model to
- * talk to, the first-run screen comes first (first-run.ts). Returns the exit code.
+ * Opens the interactive terminal on its first frame (drawn, with `opening` checked, by
+ * cli/tui.ts) and runs it until the person quits (or SIGTERM, SIGHUP, a SIGINT from outside —
+ * Ctrl-C itself is a key here — or the end of stdin). With no model to talk to, the first-run
+ * screen comes first (first-run.ts). Returns the exit code.
  */
-export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
+export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs, opening: Opening, frame: FirstFrame): Promise<number> {
   const runtime = new TuiRuntime(ctx, cwd);
   runtime.shareAtStart = args.share;
-  const opening: Opening = args.continue ? { kind: "continue" } : typeof args.resume === "string" ? { kind: args.fork ? "fork" : "resume", id: args.resume } : { kind: "new" };
   const choice = { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) };
-  runtime.checkOpening(opening);
-  const app = new TuiApp(runtime);
-  const config = ctx.config();
-  // The first frame comes first; the engine is made and the session opened right after it.
-  app.preview({ model: args.model ?? config.model, mode: args.mode ?? config.mode, effort: args.effort ?? config.effort });
+  // The app takes over the first frame; the engine is made and the session opened right after it.
+  const app = new TuiApp(runtime, frame);
   const quit = () => app.quit();
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
