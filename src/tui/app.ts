@@ -102,8 +102,6 @@ export class TuiApp implements CommandHost {
     this.tui.setFocus(this.editor);
     this.notifier.start();
     process.stdout.on("resize", () => this.layout());
-    // Started by the first frame: what was typed since is read now, in order.
-    this.frame.releaseKeys();
   }
 
   private layout(): void {

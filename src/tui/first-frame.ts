@@ -67,13 +67,13 @@ export class FirstFrame {
     screen.renderNow();
   }
 
-  /** The app takes the screen: it lays it out again with its own parts, then calls releaseKeys. */
+  /** The app takes the screen: it lays it out again with its own parts, and calls releaseKeys once it can read them. */
   take(): FrameParts {
     this.taken = true;
     return this.parts;
   }
 
-  /** The keys typed since the first frame reach the app's reader (its listeners set), in order. */
+  /** The keys typed since the first frame reach the app's reader (its listeners set), in order; once is enough. */
   releaseKeys(): void {
     this.terminal.release();
   }

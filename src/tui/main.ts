@@ -33,6 +33,8 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   try {
     const noModel = await findNoModel(runtime);
     if (noModel) {
+      // The first-run screen reads the keys typed since the first frame.
+      frame.releaseKeys();
       const ready = await Promise.race([firstRun(app, noModel), app.done.then(() => false)]);
       if (!ready) {
         app.quit();
@@ -41,6 +43,9 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
       }
     }
     await openOrEnd(app, opening, choice);
+    // The keys typed since the first frame are read once the session is as a key expects it: its
+    // prompt history loaded (Up, Ctrl+R), its link to the service tried (/share).
+    void runtime.linked().then(() => frame.releaseKeys());
     void runtime.engine.warm();
     if (args.resume === true) void app.resumePicker();
     if (args.prompt) app.submit(args.prompt);

@@ -131,6 +131,12 @@ export class TuiRuntime {
     return this.sharing;
   }
 
+  /** Once the sharing's modules are loaded and the link's first try made (at once when the link is not under way). */
+  async linked(): Promise<void> {
+    await this.linking;
+    await this.link?.tried;
+  }
+
   /** What the terminal knows of the service (none when its link has not started). */
   get service(): ServiceLinkState {
     return this.link?.state ?? { kind: "none" };
