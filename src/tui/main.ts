@@ -22,6 +22,11 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   const choice = { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) };
   // The app takes over the first frame; the engine is made and the session opened right after it.
   const app = new TuiApp(runtime, frame);
+  // An opening the screen says it waits on (a session the web's turn holds at the service) reads
+  // the keys at once: the person may quit rather than wait.
+  runtime.listen((change) => {
+    if (change.type === "note" && !runtime.hasSession) frame.releaseKeys();
+  });
   const quit = () => app.quit();
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
