@@ -64,8 +64,22 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
 export async function runTerminal(argv: readonly string[]): Promise<void> {
   const args = parseTerminalArgs(argv);
   if (!process.stdin.isTTY || !process.stdout.isTTY) return runPiped(args);
-  const { openTerminal } = await import("../tui/main.ts");
-  const code = await openTerminal(createContext(), resolve(process.cwd()), args);
+  const ctx = createContext();
+  const cwd = resolve(process.cwd());
+  // The first frame comes from a few light modules; the app's own load under it (tui/first-frame.ts).
+  const [{ FirstFrame }, { checkOpening, openingOf }] = await Promise.all([import("../tui/first-frame.ts"), import("../tui/opening.ts")]);
+  const opening = openingOf(args);
+  // A session that cannot be opened, or a config.yaml that cannot be read, is said before any screen.
+  checkOpening(ctx.db, cwd, opening);
+  const config = ctx.config();
+  const frame = new FirstFrame(cwd, config.theme, { model: args.model ?? config.model, mode: args.mode ?? config.mode, effort: args.effort ?? config.effort });
+  let code: number;
+  try {
+    const { openTerminal } = await import("../tui/main.ts");
+    code = await openTerminal(ctx, cwd, args, opening, frame);
+  } finally {
+    frame.close();
+  }
   // The session is closed and the store consistent: what is left (a hung-up terminal's reader,
   // a model request's socket) must not keep the process alive.
   process.exit(code);

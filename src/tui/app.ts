@@ -9,25 +9,23 @@ import type { CommandHost } from "./command-host.ts";
 import { findTuiCommand, unknownCommandLine } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
-import { type Component, ProcessTerminal, type Terminal, Text, type TUI } from "./kit.ts";
-import { PacedScreen } from "./paced-screen.ts";
+import { type FirstFrame, MIN_COLUMNS, MIN_ROWS } from "./first-frame.ts";
+import { type Component, Text, type TUI } from "./kit.ts";
 import { PasteFolds } from "./paste-folds.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
-import type { Opening, PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
-import { StatusBar, type StatusFacts } from "./status-bar.ts";
+import type { Opening } from "./opening.ts";
+import type { PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
+import type { StatusBar } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
 import { jobsLeftNote } from "./jobs-left.ts";
 import { cardNotice, configuredNotify, Notifier } from "./notify.ts";
 import { bangCommand, ShellMode } from "./shell-mode.ts";
-import { applyTheme, editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
-import { configuredTheme, configuredVim } from "./configured.ts";
+import { applyTheme, editorTheme, type Theme, type ThemeName } from "./theme.ts";
+import { configuredVim } from "./configured.ts";
 import { Transcript } from "./transcript.ts";
 
-/** Smaller than this, the screen says so in one line instead of drawing. */
-export const MIN_COLUMNS = 40;
-export const MIN_ROWS = 10;
 
 /**
  * The interactive terminal: the transcript on the main screen (finished blocks go to the
@@ -61,14 +59,12 @@ export class TuiApp implements CommandHost {
 
   constructor(
     readonly runtime: TuiRuntime,
-    terminal: Terminal = new ProcessTerminal(),
+    private readonly frame: FirstFrame,
   ) {
-    this.theme = makeTheme(configuredTheme(runtime));
+    // The screen, drawn already, is the first frame's: its theme (config.yaml's), header and status bar.
+    ({ screen: this.tui, theme: this.theme, header: this.header, status: this.status } = frame.take());
     this.cards = new CardViews(this.theme, () => this.panelRoom());
-    this.tui = new PacedScreen(terminal);
-    this.header = new Text("", 0, 0);
     this.transcript = new Transcript(this.theme, (turnId) => (runtime.share?.fromWeb(turnId) ? "from the web" : null));
-    this.status = new StatusBar(this.theme);
     this.balance = watchBalance(runtime, (shown) => {
       this.status.balance = shown;
       this.render();
@@ -114,7 +110,6 @@ export class TuiApp implements CommandHost {
     this.tui.addInputListener((data) => this.focusAndShellKeys(data));
     this.tui.addInputListener((data) => keys.handle(data));
     this.tui.setFocus(this.editor);
-    this.tui.start();
     this.notifier.start();
     process.stdout.on("resize", () => this.layout());
   }
@@ -272,15 +267,6 @@ export class TuiApp implements CommandHost {
       this.transcript.apply(event);
     }
     this.render();
-  }
-
-  /**
-   * What the first frame says before the session is open (the engine is made and the session
-   * opened right after it): the directory, and the model, mode and effort it will have.
-   */
-  preview(facts: StatusFacts): void {
-    this.status.reset(facts);
-    this.header.setText(this.theme.dim(`lembas ${VERSION} · ${this.runtime.cwd}`));
   }
 
   private opened(session: Session, history: Parameters<Transcript["history"]>[0]): void {

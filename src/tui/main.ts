@@ -5,25 +5,28 @@ import { TuiApp } from "./app.ts";
 import { firstRun } from "./first-run.ts";
 import { findNoModel } from "./no-model.ts";
 import { plain } from "./blocks/plain.ts";
+import type { FirstFrame } from "./first-frame.ts";
+import type { Opening } from "./opening.ts";
 import { catchStrayOutput } from "./stray-output.ts";
-import { type Opening, type SessionChoice, TuiRuntime } from "./runtime.ts";
+import { type SessionChoice, TuiRuntime } from "./runtime.ts";
 
 /**
- * Opens the interactive terminal and runs it until the person quits (or SIGTERM, SIGHUP, a SIGINT
- * from outside — Ctrl-C itself is a key here — or the end of stdin). A session that cannot be
- * opened (an id that is not there) throws its UserError before the screen starts. With no model to
- * talk to, the first-run screen comes first (first-run.ts). Returns the exit code.
+ * Opens the interactive terminal on its first frame (drawn, with `opening` checked, by
+ * cli/tui.ts) and runs it until the person quits (or SIGTERM, SIGHUP, a SIGINT from outside —
+ * Ctrl-C itself is a key here — or the end of stdin). With no model to talk to, the first-run
+ * screen comes first (first-run.ts). Returns the exit code.
  */
-export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs): Promise<number> {
+export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs, opening: Opening, frame: FirstFrame): Promise<number> {
   const runtime = new TuiRuntime(ctx, cwd);
   runtime.shareAtStart = args.share;
-  const opening: Opening = args.continue ? { kind: "continue" } : typeof args.resume === "string" ? { kind: args.fork ? "fork" : "resume", id: args.resume } : { kind: "new" };
   const choice = { ...(args.model ? { model: args.model } : {}), ...(args.mode ? { mode: args.mode } : {}), ...(args.effort ? { effort: args.effort } : {}) };
-  runtime.checkOpening(opening);
-  const app = new TuiApp(runtime);
-  const config = ctx.config();
-  // The first frame comes first; the engine is made and the session opened right after it.
-  app.preview({ model: args.model ?? config.model, mode: args.mode ?? config.mode, effort: args.effort ?? config.effort });
+  // The app takes over the first frame; the engine is made and the session opened right after it.
+  const app = new TuiApp(runtime, frame);
+  // An opening the screen says it waits on (a session the web's turn holds at the service) reads
+  // the keys at once: the person may quit rather than wait.
+  runtime.listen((change) => {
+    if (change.type === "note" && !runtime.hasSession) frame.releaseKeys();
+  });
   const quit = () => app.quit();
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
@@ -35,6 +38,8 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
   try {
     const noModel = await findNoModel(runtime);
     if (noModel) {
+      // The first-run screen reads the keys typed since the first frame.
+      frame.releaseKeys();
       const ready = await Promise.race([firstRun(app, noModel), app.done.then(() => false)]);
       if (!ready) {
         app.quit();
@@ -43,6 +48,9 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
       }
     }
     await openOrEnd(app, opening, choice);
+    // The keys typed since the first frame are read once the session is as a key expects it: its
+    // prompt history loaded (Up, Ctrl+R), its link to the service tried (/share).
+    void runtime.linked().then(() => frame.releaseKeys());
     void runtime.engine.warm();
     if (args.resume === true) void app.resumePicker();
     if (args.prompt) app.submit(args.prompt);

@@ -14,7 +14,7 @@ import { commandsChanged, devicePlace, enterPrompt, type PromptPlace } from "../
 import type { ModelRegistry } from "../model/registry.ts";
 import { loadCommands, parseCommand } from "../project/commands.ts";
 import { createFileIndexes, type FileIndexes } from "../project/files.ts";
-import { getSession, listSessions, type SessionRow } from "../store/sessions.ts";
+import { listSessions, type SessionRow } from "../store/sessions.ts";
 import { deleteHere, discardEmpty } from "../app/device-delete.ts";
 import { CardDesk } from "./cards.ts";
 import { ServiceLink, type ServiceLinkState } from "./service-link.ts";
@@ -22,10 +22,9 @@ import type { TerminalShare } from "./share.ts";
 import { takeFromService } from "./service-take.ts";
 import { type SharingSaid, sharingSaid } from "./share-state.ts";
 import { NO_SERVICE_TO_SHARE } from "./share-choices.ts";
+import { latestIn, type Opening } from "./opening.ts";
 
-/** Which session the terminal opens: a new one, the directory's most recent, or one by id. */
-/** fork: a new session from the id's whole conversation (`lembas -r ID --fork`), the original left as it was. */
-export type Opening = { kind: "new" } | { kind: "continue" } | { kind: "resume"; id: string } | { kind: "fork"; id: string };
+export type { Opening };
 
 export type SessionChoice = { model?: string; mode?: Mode; effort?: Effort };
 
@@ -110,17 +109,6 @@ export class TuiRuntime {
     await left?.stop();
   }
 
-  /**
-   * Says, from the store alone, whether `opening` can be opened: a session id that is not there,
-   * or no session here to continue, is its UserError (exit 2) before any screen is drawn.
-   */
-  checkOpening(opening: Opening): void {
-    if (opening.kind === "continue") this.latestHere();
-    else if ((opening.kind === "resume" || opening.kind === "fork") && !getSession(this.ctx.db(), opening.id)) {
-      throw new UserError(`there is no session ${opening.id} (lembas sessions list shows them)`, 2);
-    }
-  }
-
   /** A login was made or removed while the terminal runs: the models are listed afresh. */
   refreshLogins(): void {
     this.models.setLogins(registryLogins(this.ctx.db()));
@@ -154,6 +142,12 @@ export class TuiRuntime {
     } catch {
       return null;
     }
+  }
+
+  /** Once the sharing's modules are loaded and the link's first try made (at once when the link is not under way). */
+  async linked(): Promise<void> {
+    await this.linking;
+    await this.link?.tried;
   }
 
   /** What the terminal knows of the service (none when its link has not started). */
@@ -304,7 +298,7 @@ export class TuiRuntime {
     if (opening.kind === "new") {
       return this.engine.create({ cwd: this.cwd, origin: "terminal", maxMode: "auto", ...choice });
     }
-    const id = opening.kind === "continue" ? this.latestHere() : opening.id;
+    const id = opening.kind === "continue" ? latestIn(this.ctx.db(), this.cwd, this.current?.id) : opening.id;
     if (opening.kind !== "fork" && this.current?.id === id) return this.current;
     const session = opening.kind === "fork" ? this.engine.fork(id, null, { origin: "terminal", maxMode: "auto" }) : await this.opened(id);
     if (choice.mode) session.setMode(choice.mode);
@@ -319,12 +313,6 @@ export class TuiRuntime {
     const session = this.engine.open(id, { maxMode: "auto" });
     if (!session) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
     return session;
-  }
-
-  private latestHere(): string {
-    const latest = listSessions(this.ctx.db(), { limit: 200 }).find((s) => s.cwd === this.cwd && s.id !== this.current?.id);
-    if (!latest) throw new UserError(`there is no session in ${this.cwd} to continue`, 2);
-    return latest.id;
   }
 
   /**

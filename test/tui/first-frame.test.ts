@@ -1,0 +1,67 @@
+/**
+ * The terminal's first frame is drawn before the app's heavy modules are loaded (bench/tui.ts's
+ * first-frame figure): the real program, with test/support/first-frame-probe.ts preloaded, lists
+ * what it had loaded when the status bar first reached the terminal. Keys typed while the rest
+ * loads reach the app, in order.
+ */
+import { beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { step } from "../support/engine.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import type { Sandbox } from "../support/run.ts";
+import { screenSuite } from "../support/screens.ts";
+import { HAVE_TMUX } from "../support/tmux.ts";
+
+const PROBE = join(import.meta.dir, "../support/first-frame-probe.ts");
+const SRC = join(import.meta.dir, "../../src");
+const READY = "test/test-model";
+
+const suite = screenSuite();
+let box: Sandbox & { project: string };
+let model: ScriptedModel;
+beforeEach(() => {
+  ({ box, model } = suite);
+});
+
+const probed = (gate?: string) => ({
+  BUN_OPTIONS: `--preload ${PROBE}`,
+  PROBE_READY: READY,
+  PROBE_OUT: join(box.dir, "loaded.json"),
+  ...(gate ? { PROBE_GATE: gate } : {}),
+});
+
+async function loadedAtFirstFrame(): Promise<string[]> {
+  const out = join(box.dir, "loaded.json");
+  for (let i = 0; i < 400 && !existsSync(out); i++) await Bun.sleep(25);
+  return (JSON.parse(readFileSync(out, "utf8")) as string[]).filter((path) => path.startsWith(SRC)).map((path) => path.slice(SRC.length + 1));
+}
+
+describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
+  test("is drawn before the engine, the model layer, the tools and the app's own modules are loaded", async () => {
+    const screen = await suite.open([], { env: probed() });
+    await screen.waitFor(READY);
+    const loaded = await loadedAtFirstFrame();
+    // The probe saw the frame's own modules: the look into the module cache is a real one.
+    expect(loaded).toContain("tui/status-bar.ts");
+    const heavy = loaded.filter((path) => /^(engine|model|tools|mcp)\//.test(path) || path === "tui/app.ts" || path === "tui/runtime.ts");
+    expect(heavy).toEqual([]);
+    await screen.type("C-d");
+    expect(await screen.exited()).toBe(0);
+  });
+
+  test("keys typed while the rest loads are kept, in order: a prompt sent, then a draft", async () => {
+    model.push(step({ text: "the early answer" }));
+    const gate = join(box.dir, "typed");
+    const screen = await suite.open([], { env: probed(gate) });
+    await screen.waitFor(READY);
+    await screen.write("first prompt");
+    await screen.type("Enter");
+    await screen.write("then a draft");
+    writeFileSync(gate, "");
+    await screen.waitFor("the early answer");
+    expect(screen.text()).toContain("› first prompt");
+    expect(screen.text()).toContain("then a draft");
+    expect(model.requests.some((r) => JSON.stringify(r.body.messages).includes("then a draft"))).toBe(false);
+  });
+});
