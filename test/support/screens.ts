@@ -19,6 +19,9 @@ import { openScreen, type Screen } from "./tmux.ts";
 /** `ready` overrides the suite's: what to wait for before the screen is handed over. */
 export type ScreenOptions = { columns?: number; rows?: number; env?: Record<string, string>; ready?: string };
 
+/** The status bar's word on sharing ("shared · inst", "not shared: …"): there once the session is open. */
+export const SESSION_OPEN = /(?:^|[\s·])(?:not )?shared\b/m;
+
 export type ScreenSuite = {
   readonly box: Sandbox & { project: string };
   readonly model: ScriptedModel;
@@ -55,7 +58,11 @@ export function screenSuite(defaults: { ready?: string } = {}): ScreenSuite {
       const { ready = defaults.ready, ...rest } = opts;
       const screen = await openScreen(sandbox, { args, cwd: sandbox.project, ...rest });
       screens.push(screen);
-      if (ready) await screen.waitFor(ready);
+      if (!ready) return screen;
+      await screen.waitFor(ready);
+      // The first frame shows the model before the session is made; the status bar says whether it
+      // is shared only once it is open, and a test may look in the store from then on.
+      if (ready === defaults.ready) await screen.waitFor(SESSION_OPEN);
       return screen;
     },
   };
