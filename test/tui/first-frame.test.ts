@@ -64,4 +64,15 @@ describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
     expect(screen.text()).toContain("then a draft");
     expect(model.requests.some((r) => JSON.stringify(r.body.messages).includes("then a draft"))).toBe(false);
   });
+
+  test("Shift+Tab pressed on the first frame changes the mode of the session that opens", async () => {
+    const gate = join(box.dir, "typed");
+    const screen = await suite.open([], { env: probed(gate) });
+    await screen.waitFor(READY);
+    await screen.type("BTab");
+    writeFileSync(gate, "");
+    await screen.waitFor("test/test-model · auto");
+    await screen.type("/status", "Enter");
+    await screen.waitFor(/mode:? auto|auto mode/);
+  });
 });
