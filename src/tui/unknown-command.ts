@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { editDistance } from "../suggest.ts";
 
 /** A `/word` alone or before a space: what could be a command (a `/path/with/slashes` is not). */
 const WORD = /^\/([A-Za-z0-9][\w:-]*)(?=\s|$)/;
@@ -27,19 +28,4 @@ function nearest(word: string, names: readonly string[]): string | null {
     if (distance <= allowed && (best === null || distance < best.distance)) best = { name, distance };
   }
   return best?.name ?? null;
-}
-
-/** Edits (insert, delete, change, swap of neighbours) from a to b. */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const row = rows[i] as number[];
-      const above = rows[i - 1] as number[];
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, (rows[i - 2]?.[j - 2] as number) + 1);
-    }
-  }
-  return rows[a.length]?.[b.length] ?? Math.max(a.length, b.length);
 }
