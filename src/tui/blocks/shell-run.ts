@@ -1,6 +1,7 @@
 import type { Theme } from "../theme.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
+import { clip } from "./tool-call.ts";
 
 /** Lines of a finished command's output shown whole; of a longer one its first and its last (where a summary or an error is), the rest counted. */
 const SHOWN_LINES = 10;
@@ -112,8 +113,4 @@ function outputLines(text: string): string[] {
   const lines = text.replace(/\r/g, "").split("\n");
   if (lines.at(-1) === "") lines.pop();
   return lines;
-}
-
-function clip(line: string, width: number): string {
-  return line.length > width * 4 ? line.slice(0, width * 4) : line;
 }

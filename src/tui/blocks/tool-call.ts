@@ -230,6 +230,7 @@ function jobPrinted(all: string[]): string[] {
   return to < 0 ? rest : rest.slice(0, to);
 }
 
-function clip(line: string, width: number): string {
+/** A line cut to what a screen WIDTH wide could show of it, before the render wraps or truncates it. */
+export function clip(line: string, width: number): string {
   return line.length > width * 4 ? line.slice(0, width * 4) : line;
 }
