@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { type Device, startDevice } from "../support/device.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { isTitle, step } from "../support/engine.ts";
+import { editorShow } from "../../src/acp/editor-show.ts";
 import type { Link } from "../support/instance.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 
@@ -71,6 +72,27 @@ describe("the usage an editor shows", () => {
     const kinds = a.updates.map((u) => u.update.sessionUpdate);
     expect(kinds.indexOf("usage_update")).toBeLessThan(kinds.indexOf("tool_call_update"));
     expect(kinds.lastIndexOf("usage_update")).toBeGreaterThan(kinds.lastIndexOf("tool_call_update"));
+  });
+});
+
+describe("what the updates are made of (src/acp/editor-show.ts)", () => {
+  test("a helper's call adds its tokens and keeps the session's fill; before any call of the session's own there is no fill to say", () => {
+    const show = editorShow();
+    expect(show({ type: "usage", promptTokens: 500, completionTokens: 20 })).toEqual([]);
+    expect(show({ type: "usage", promptTokens: 1_000, completionTokens: 50, contextLimit: 8_000 })).toEqual([
+      { sessionUpdate: "usage_update", used: 1_050, size: 8_000, _meta: { lembas: { inputTokens: 1_500, outputTokens: 70, totalTokens: 1_570 } } },
+    ]);
+    expect(show({ type: "usage", promptTokens: 300, completionTokens: 10 })).toEqual([
+      { sessionUpdate: "usage_update", used: 1_050, size: 8_000, _meta: { lembas: { inputTokens: 1_800, outputTokens: 80, totalTokens: 1_880 } } },
+    ]);
+  });
+
+  test("a title said again unchanged is not sent twice; other events show nothing", () => {
+    const show = editorShow();
+    expect(show({ type: "title", id: "s", title: "Fix the bug" })).toMatchObject([{ sessionUpdate: "session_info_update", title: "Fix the bug" }]);
+    expect(show({ type: "title", id: "s", title: "Fix the bug" })).toEqual([]);
+    expect(show({ type: "title", id: "s", title: "Fix the parser" })).toMatchObject([{ sessionUpdate: "session_info_update", title: "Fix the parser" }]);
+    expect(show({ type: "text", delta: "hi" })).toEqual([]);
   });
 });
 
