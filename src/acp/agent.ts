@@ -1,5 +1,5 @@
 import type { Config, Mode } from "../config/schema.ts";
-import { EDITOR_MCP_CAPABILITIES } from "../mcp/from-editor.ts";
+import { EDITOR_MCP_CAPABILITIES, LINK_MCP_CAPABILITIES } from "../mcp/from-editor.ts";
 import { HARNESS_SPEC, VERSION } from "../version.ts";
 import type { ClientInfo } from "./client.ts";
 
@@ -40,7 +40,7 @@ export function initializeResult(input: {
     agentCapabilities: {
       loadSession: false,
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
-      mcpCapabilities: { ...EDITOR_MCP_CAPABILITIES },
+      mcpCapabilities: { ...(input.transport === "stdio" ? EDITOR_MCP_CAPABILITIES : LINK_MCP_CAPABILITIES) },
       // An editor lists the sessions kept in the store and reopens one (without its history replayed).
       ...(input.transport === "stdio" ? { sessionCapabilities: { list: {}, resume: {} } } : {}),
     },

@@ -68,7 +68,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     if (attached.has(session.id)) return;
     const updates = sessionUpdates(session, (update) => {
       void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
-    });
+    }, { editor: host.transport === "stdio" });
     const forward = coalescer((event: EngineEvent) => {
       updates.event(event);
       if (client.lembas && host.transport === "link") void cx.notify("_lembas/event", { sessionId: session.id, event: forClient(event, host) }).catch(() => {});

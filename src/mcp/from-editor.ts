@@ -6,10 +6,17 @@ import type { McpServerSpec } from "./spec.ts";
 export type McpCapabilities = { http: boolean; sse: boolean };
 
 /**
- * What lembas says in initialize and holds session/new to: stdio servers only, until an editor's
- * HTTP servers are supported (then `http: true` here, and initialize says so).
+ * What lembas says in initialize on `serve --stdio` and holds an editor's session/new and
+ * session/resume to: stdio servers and streamable HTTP ones (src/mcp/connection.ts reaches both);
+ * SSE, MCP's older transport, is not taken.
  */
-export const EDITOR_MCP_CAPABILITIES: McpCapabilities = { http: false, sse: false };
+export const EDITOR_MCP_CAPABILITIES: McpCapabilities = { http: true, sse: false };
+
+/**
+ * What initialize says on the link, as the spec shows it: a session opened from the web takes no
+ * MCP servers at all (LINK_SERVERS_REFUSAL).
+ */
+export const LINK_MCP_CAPABILITIES: McpCapabilities = { http: false, sse: false };
 
 const NameValue = () => z.looseObject({ name: z.string().min(1), value: z.string() });
 
@@ -71,8 +78,9 @@ function editorServer(entry: unknown, index: number, capabilities: McpCapabiliti
   if (type === "http" || type === "sse") {
     const parsed = made().UrlServer.safeParse(entry);
     if (!parsed.success) return { ok: false, error: `${at}: ${issueSentence(parsed.error.issues[0])}` };
-    // Not a transport an McpServerSpec names (only streamable HTTP), whatever capabilities says.
-    if (!capabilities[type] || type === "sse") return { ok: false, error: `${at} is an ${type} server, and lembas takes only stdio servers from an editor (its initialize answer says mcpCapabilities ${JSON.stringify(capabilities)}): give lembas the server as a command, or add its url to config.yaml's mcp:` };
+    // SSE is not a transport an McpServerSpec names (only streamable HTTP), whatever capabilities says.
+    if (type === "sse") return { ok: false, error: `${at} is an sse server, and lembas does not speak MCP over SSE (its initialize answer says mcpCapabilities.sse false): give the server's streamable HTTP url as type "http" if it has one, or the server as a command` };
+    if (!capabilities.http) return { ok: false, error: `${at} is an http server, and lembas takes only stdio servers here (its initialize answer says mcpCapabilities ${JSON.stringify(capabilities)}): give lembas the server as a command, or add its url to config.yaml's mcp:` };
     const name = serverName(parsed.data.name);
     if (!name) return { ok: false, error: `${at}: name must have a letter or a digit` };
     return { ok: true, spec: { name, source: "editor", transport: { type: "http", url: parsed.data.url, headers: pairs(parsed.data.headers) } } };

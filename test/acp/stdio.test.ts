@@ -27,7 +27,7 @@ describe("initialize", () => {
       agentCapabilities: {
         loadSession: false,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: false, sse: false },
+        mcpCapabilities: { http: true, sse: false },
         sessionCapabilities: { list: {}, resume: {} },
       },
       authMethods: [],

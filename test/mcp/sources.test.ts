@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfig } from "../../src/config/load.ts";
 import { expandVars } from "../../src/mcp/expand.ts";
-import { editorServers } from "../../src/mcp/from-editor.ts";
+import { EDITOR_MCP_CAPABILITIES, editorServers, LINK_MCP_CAPABILITIES } from "../../src/mcp/from-editor.ts";
 import { configServers } from "../../src/mcp/from-config.ts";
 import { approveProjectServers, projectServers } from "../../src/mcp/from-project.ts";
 import { mergeServers, shownHeaders } from "../../src/mcp/servers.ts";
@@ -58,17 +58,26 @@ describe("the editor's session/new mcpServers", () => {
     expect(made).toEqual({ ok: false, error: 'mcpServers[1] ("git"): the name "git" is taken by an earlier server of mcpServers; each needs its own' });
   });
 
-  test("an http or sse server is refused while initialize says mcpCapabilities { http: false, sse: false }", () => {
-    const http = editorServers([{ type: "http", name: "docs", url: "https://docs.example/mcp", headers: [] }]);
+  test("an http server is refused where the capabilities say http false (the link's), with the sentence saying so", () => {
+    const http = editorServers([{ type: "http", name: "docs", url: "https://docs.example/mcp", headers: [] }], LINK_MCP_CAPABILITIES);
     expect(http.ok).toBe(false);
     expect(!http.ok && http.error).toBe(
-      'mcpServers[0] ("docs") is an http server, and lembas takes only stdio servers from an editor (its initialize answer says mcpCapabilities {"http":false,"sse":false}): give lembas the server as a command, or add its url to config.yaml\'s mcp:',
+      'mcpServers[0] ("docs") is an http server, and lembas takes only stdio servers here (its initialize answer says mcpCapabilities {"http":false,"sse":false}): give lembas the server as a command, or add its url to config.yaml\'s mcp:',
     );
-    expect(editorServers([{ type: "sse", name: "s", url: "https://s.example/sse", headers: [] }]).ok).toBe(false);
   });
 
-  test("an http server is taken once the capability says so, its headers a record", () => {
-    const made = editorServers([{ type: "http", name: "docs", url: "https://docs.example/mcp", headers: [{ name: "X-Key", value: "k" }] }], { http: true, sse: false });
+  test("an sse server is refused whatever the capabilities, saying to give its streamable HTTP url or a command", () => {
+    const sse = editorServers([{ type: "sse", name: "s", url: "https://s.example/sse", headers: [] }]);
+    expect(sse).toEqual({
+      ok: false,
+      error: 'mcpServers[0] ("s") is an sse server, and lembas does not speak MCP over SSE (its initialize answer says mcpCapabilities.sse false): give the server\'s streamable HTTP url as type "http" if it has one, or the server as a command',
+    });
+    expect(editorServers([{ type: "sse", name: "s", url: "https://s.example/sse", headers: [] }], { http: true, sse: true }).ok).toBe(false);
+  });
+
+  test("an http server is taken from an editor (the capabilities serve --stdio says), its headers a record", () => {
+    expect(EDITOR_MCP_CAPABILITIES).toEqual({ http: true, sse: false });
+    const made = editorServers([{ type: "http", name: "docs", url: "https://docs.example/mcp", headers: [{ name: "X-Key", value: "k" }] }]);
     expect(made).toEqual({ ok: true, specs: [{ name: "docs", source: "editor", transport: { type: "http", url: "https://docs.example/mcp", headers: { "X-Key": "k" } } }] });
   });
 });
