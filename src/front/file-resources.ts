@@ -5,6 +5,7 @@ import { isInside } from "../paths.ts";
 import { type AttachRules, attachable, type Mention, mentionFor } from "../project/attach.ts";
 import { isProtected } from "../project/protected.ts";
 import { realOr, realPath } from "../real-path.ts";
+import { MAX_RESULT_CHARS } from "../result-bound.ts";
 import type { Block } from "./blocks.ts";
 import { sameBytes, sameText } from "./disk-text.ts";
 
@@ -13,6 +14,8 @@ import { sameBytes, sameText } from "./disk-text.ts";
  * others `#L10-20`, `#L10-L20` or `#L10`.
  */
 const SELECTION = /^L(\d+)(?:[:-]L?(\d+))?$/;
+/** The most lines of the editor's text attached, as of an @file (project/attach.ts). */
+const MAX_LINES = 2000;
 
 /** The file an embedded resource's file:// URI names, as a mention (its selection its range); null for any other URI. */
 export function fileMention(uri: string): Mention | null {
@@ -113,13 +116,26 @@ function inPlace(shown: string, range: Mention["range"], dir: boolean): string {
   return `${mentionFor(shown)}${dir ? "/" : ""}${lines}`;
 }
 
-/** The editor's text line-numbered as an @file is (from its selection's first line), marked as not saved. */
+/**
+ * The editor's text line-numbered as an @file is (from its selection's first line), within an
+ * @file's limits (MAX_LINES, MAX_RESULT_CHARS) with a note where it is cut, marked as not saved.
+ */
 function unsavedBlock(shown: string, text: string, range: Mention["range"], why: "changed" | "new"): string {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   if (lines.length > 1 && lines.at(-1) === "") lines.pop();
   const first = range?.start ?? 1;
-  const body = lines.map((line, i) => `${String(first + i).padStart(6)}\t${line}`).join("\n");
-  const span = range ? ` lines="${first}-${first + lines.length - 1}"` : "";
+  const last = first + lines.length - 1;
+  const kept: string[] = [];
+  let used = 0;
+  for (const [i, line] of lines.entries()) {
+    const numbered = `${String(first + i).padStart(6)}\t${line}`;
+    if (kept.length >= MAX_LINES || used + numbered.length > MAX_RESULT_CHARS) break;
+    kept.push(numbered);
+    used += numbered.length + 1;
+  }
+  const cut = kept.length < lines.length ? `\n[… cut at line ${first + kept.length - 1} of ${last}: read the file for the rest]` : "";
+  const body = kept.join("\n") + cut;
+  const span = range ? ` lines="${first}-${last}"` : "";
   const note =
     why === "new"
       ? `(${shown} is not saved yet: this is the editor's text, and there is no such file on disk)`

@@ -115,6 +115,19 @@ describe("serve --stdio", () => {
       expect(copies()).toEqual([]);
     });
 
+    test("a long buffer is attached within an @file's limits, cut with a note", async () => {
+      const counted = (from: number) => Array.from({ length: 3000 }, (_, i) => `${i + from}`).join("\n") + "\n";
+      writeFileSync(join(a.project, "long.ts"), counted(1));
+      const sessionId = await newSession();
+      // 3,000 short lines: cut at an @file's 2,000.
+      let seen = await prompt(sessionId, [{ type: "text", text: "this" }, { type: "resource", resource: { uri: uri("long.ts"), text: counted(0) } }]);
+      expect(seen).toContain(`${numbered("1999", 2000)}\n[… cut at line 2000 of 3000: read the file for the rest]\n</file>\n${unsavedNote("long.ts")}`);
+      expect(seen).not.toContain("\t2000\n");
+      // Long lines: cut at an @file's characters.
+      seen = await prompt(sessionId, [{ type: "text", text: "this" }, { type: "resource", resource: { uri: uri("long.ts"), text: `${"y".repeat(100)}\n`.repeat(1000) } }]);
+      expect(seen).toMatch(/\n\[… cut at line 27\d of 1000: read the file for the rest\]\n<\/file>/);
+    });
+
     test("a file on disk too large to compare is still the editor's text when that differs", async () => {
       writeFileSync(join(a.project, "big.log"), "x".repeat(17 * 1024 * 1024));
       const sessionId = await newSession();
