@@ -35,6 +35,8 @@ export function promptPlace(host: AgentHost, session: Session): PromptPlace {
     roots: host.transport === "link" ? (host.promptRoots?.(session) ?? rootsOf(host.config.remote)) : null,
     protectedPaths: host.engine.protectedPaths,
     maxMode: host.maxMode,
+    // An editor splits a sentence around each @-mention: joined as it wrote them, mentions in place.
+    joining: host.transport === "stdio" ? "in-place" : "paragraphs",
     ...(host.files ? { recordUse: (root: string, path: string) => host.files?.recordUse(root, path) } : {}),
   };
 }

@@ -30,29 +30,28 @@ export class UploadError extends UserError {
 }
 
 /**
- * What a prompt's blocks become: what the person typed (text blocks and resource links, where
- * @mentions and /commands are read), what the uploads add to it, the files written for them, and
- * those the model was shown whole (text resources: they count as read, like an @file).
+ * What a prompt's uploads come to: what they add to the text the person typed (prompt-text.ts),
+ * the files written for them, and those the model was shown whole (text resources: they count as
+ * read, like an @file).
  */
-export type ReadBlocks = { typed: string; added: string; attachments: Attachment[]; read: string[] };
+export type ReadBlocks = { added: string; attachments: Attachment[]; read: string[] };
 
-/** What the person typed: text blocks and resource links ("(see uri)"), joined by a blank line. Writes nothing. */
-export function typedText(blocks: readonly Block[]): string {
-  return blocks
-    .flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`(see ${b.uri})`] : []))
-    .join("\n\n");
+/**
+ * Whether the blocks may be read at all: not empty, and within the limits, checked on decoded sizes
+ * before anything is decoded, compared or written. Throws a BlockError saying what is wrong.
+ */
+export function checkBlocks(blocks: readonly Block[]): void {
+  if (blocks.every((b) => b.type === "text" && !b.text.trim())) throw new BlockError("the prompt is empty: send some text, an image or a file");
+  checkSizes(blocks);
 }
 
 /**
- * Turns blocks into a prompt: text blocks joined by a blank line; a resource link as "(see uri)";
- * images and embedded resources written under the session's attachment directory with a name of
- * their own, then attached (an image by path, a text resource line-numbered like an @file, a
- * binary one referenced by path). Limits are checked on decoded sizes before anything is written.
- * The blocks in `attached` are left out: the caller attaches them as the project files they are.
+ * Turns the uploads of checked blocks into attachments: images and embedded resources written
+ * under the session's attachment directory with a name of their own, then attached (an image by
+ * path, a text resource line-numbered like an @file, a binary one referenced by path). The blocks
+ * in `attached` are left out: the caller attaches them as the project files they are.
  */
 export function readBlocks(blocks: readonly Block[], attachmentsDir: string, attached: ReadonlySet<Block> = new Set()): ReadBlocks {
-  if (blocks.every((b) => b.type === "text" && !b.text.trim())) throw new BlockError("the prompt is empty: send some text, an image or a file");
-  checkSizes(blocks);
   const decoded = blocks.map(decode);
   const parts: string[] = [];
   const attachments: Attachment[] = [];
@@ -73,7 +72,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string, att
       parts.push(`(binary file, ${file.bytes.length} bytes: ${file.name}, at ${path})`);
     }
   }
-  return { typed: typedText(blocks), added: parts.join("\n\n"), attachments, read };
+  return { added: parts.join("\n\n"), attachments, read };
 }
 
 type Decoded = { name: string; mimeType: string; bytes: Uint8Array; text: string | null };
@@ -89,7 +88,7 @@ function decode(block: Block): Decoded | null {
     return { name: nameFrom(block.uri ?? null, `image.${block.mimeType.split("/")[1]}`), mimeType: block.mimeType, bytes, text: null };
   }
   const { resource } = block;
-  const name = nameFrom(resource.uri, "attachment");
+  const name = attachmentName(resource.uri);
   if ("text" in resource) {
     const bytes = Buffer.from(resource.text, "utf8");
     return { name, mimeType: resource.mimeType ?? "text/plain", bytes, text: resource.text };
@@ -148,6 +147,11 @@ function cleanBase64(data: string, what: string): string {
 
 function base64(data: string, what: string): Uint8Array {
   return Buffer.from(cleanBase64(data, what), "base64");
+}
+
+/** The name an embedded resource's upload is attached under. */
+export function attachmentName(uri: string): string {
+  return nameFrom(uri, "attachment");
 }
 
 function nameFrom(uri: string | null, fallback: string): string {

@@ -1,17 +1,21 @@
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AttachRules, attachable, type Mention } from "../project/attach.ts";
-import { realOr } from "../real-path.ts";
+import { isInside } from "../paths.ts";
+import { type AttachRules, attachable, type Mention, mentionFor } from "../project/attach.ts";
+import { isProtected } from "../project/protected.ts";
+import { realOr, realPath } from "../real-path.ts";
+import { MAX_RESULT_CHARS } from "../result-bound.ts";
 import type { Block } from "./blocks.ts";
+import { sameBytes, sameText } from "./disk-text.ts";
 
 /**
  * A line selection in a file:// URI's fragment, 1-based and inclusive: Zed writes `#L10:20`,
  * others `#L10-20`, `#L10-L20` or `#L10`.
  */
 const SELECTION = /^L(\d+)(?:[:-]L?(\d+))?$/;
-/** The largest file compared with the text an editor sent; a larger one is attached as it is on disk. */
-const MAX_COMPARED_BYTES = 16 * 1024 * 1024;
+/** The most lines of the editor's text attached, as of an @file (project/attach.ts). */
+const MAX_LINES = 2000;
 
 /** The file an embedded resource's file:// URI names, as a mention (its selection its range); null for any other URI. */
 export function fileMention(uri: string): Mention | null {
@@ -31,64 +35,110 @@ export function fileMention(uri: string): Mention | null {
 }
 
 /**
- * What the embedded resources naming files of the project (not protected, and there) come to.
- * `saved`: those whose text is the file's on disk, as mentions: attached as those files, by their
- * path and selection, never copied. `unsaved`: those whose text the editor has not saved, as the
- * text to attach: what the person sees, under the file's path, said to differ from the disk. A
- * resource from outside the project is in neither, left to be copied into the attachment directory.
+ * What the blocks naming files of the project (not protected, inside its bounds) come to.
+ * `saved`: those whose text is the file's on disk (or that carry none: a resource_link), as
+ * mentions: attached as those files, by their path and selection, never copied. `unsaved`: those
+ * whose text the editor has not saved (or a file not on disk yet), as the text to attach: what the
+ * person sees, under the file's real path, said to differ from the disk. `inPlace`: each of them as
+ * the @path that stands where the editor put it, relative to the session's root. A resource from
+ * outside the project is in none, left to be copied into the attachment directory.
  */
-export type ProjectResources = { saved: Map<Block, Mention>; unsaved: Map<Block, string> };
+export type ProjectResources = { saved: Map<Block, Mention>; unsaved: Map<Block, string>; inPlace: Map<Block, string> };
 
-export function projectFiles(blocks: readonly Block[], rules: AttachRules): ProjectResources {
-  const found: ProjectResources = { saved: new Map(), unsaved: new Map() };
+/** What an embedded resource sent: no contents (a link), text, or bytes that are not text. */
+type Sent = { text: string } | { bytes: Uint8Array } | null;
+
+/** The project files the blocks name; resource_links too when `links` (an editor's mentions, read in place). */
+export function projectFiles(blocks: readonly Block[], rules: AttachRules, links: boolean): ProjectResources {
+  const found: ProjectResources = { saved: new Map(), unsaved: new Map(), inPlace: new Map() };
+  const root = realOr(rules.root);
   for (const block of blocks) {
-    if (block.type !== "resource") continue;
-    const mention = fileMention(block.resource.uri);
-    if (!mention || !attachable(mention, rules)) continue;
-    const sent = "text" in block.resource ? block.resource.text : null;
-    const path = realOr(resolve(rules.cwd, mention.path));
-    if (sent === null || sameAsDisk(path, sent, mention.range)) {
-      found.saved.set(block, mention);
+    const uri = block.type === "resource" ? block.resource.uri : block.type === "resource_link" && links ? block.uri : null;
+    const mention = uri === null ? null : fileMention(uri);
+    if (!mention) continue;
+    const sent = block.type === "resource" ? sentOf(block.resource) : null;
+    if (attachable(mention, rules)) {
+      const path = realOr(resolve(rules.cwd, mention.path));
+      const shown = relative(root, path).split(sep).join("/") || ".";
+      if (sent && "bytes" in sent && !sameBytes(path, sent.bytes)) continue;
+      const written = inPlace(shown, mention.range, isDirectory(path));
+      found.inPlace.set(block, written);
+      if (!sent || "bytes" in sent || sameText(path, sent.text, mention.range)) found.saved.set(block, { ...mention, raw: written });
+      else found.unsaved.set(block, unsavedBlock(shown, sent.text, mention.range, "changed"));
       continue;
     }
-    const shown = relative(realOr(rules.root), path).split(sep).join("/");
-    found.unsaved.set(block, unsavedBlock(shown, sent, mention.range));
+    const path = sent && "text" in sent ? newFile(mention, rules, root) : null;
+    if (path === null || !sent || !("text" in sent)) continue;
+    const shown = relative(root, path).split(sep).join("/");
+    found.inPlace.set(block, inPlace(shown, mention.range, false));
+    found.unsaved.set(block, unsavedBlock(shown, sent.text, mention.range, "new"));
   }
   return found;
 }
 
-/**
- * Whether the editor's text is the file's on disk (its selection: those lines, or part of them),
- * line endings aside and a last newline either way. A file too large to compare counts as the same.
- */
-function sameAsDisk(path: string, sent: string, range: Mention["range"]): boolean {
-  let disk: string;
+/** A resource's contents: its text, or its bytes decoded (validated before) as text where they are UTF-8 and not an image. */
+function sentOf(resource: Extract<Block, { type: "resource" }>["resource"]): Sent {
+  if ("text" in resource) return { text: resource.text };
+  const bytes = Buffer.from(resource.blob, "base64");
+  if (resource.mimeType?.startsWith("image/") || bytes.includes(0)) return { bytes };
   try {
-    const info = statSync(path);
-    // A directory is listed, as an @dir/ is.
-    if (!info.isFile() || info.size > MAX_COMPARED_BYTES) return true;
-    disk = comparable(readFileSync(path, "utf8"));
+    return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
   } catch {
-    // Not readable now: attached from the disk, which says why.
-    return true;
+    return { bytes };
   }
-  const text = comparable(sent);
-  if (!range) return disk === text;
-  const lines = disk.split("\n").slice(range.start - 1, range.end).join("\n");
-  return lines.includes(text);
 }
 
-function comparable(text: string): string {
-  return text.replace(/\r\n/g, "\n").replace(/\n$/, "");
+/**
+ * Where a file that is not on disk yet would be, when that is inside the project (and the roots,
+ * where they apply) and not protected, symlinks followed as a write would follow them; else null.
+ */
+function newFile(mention: Mention, rules: AttachRules, root: string): string | null {
+  const wanted = resolve(rules.cwd, mention.path);
+  if (existsSync(wanted)) return null;
+  const target = realPath(wanted);
+  if (!isInside(target, root) || target === root) return null;
+  if (rules.roots && !rules.roots.some((r) => isInside(target, realOr(r)))) return null;
+  if (isProtected(wanted, root, rules.protectedPaths) || isProtected(target, root, rules.protectedPaths)) return null;
+  return target;
 }
 
-/** The editor's text line-numbered as an @file is (from its selection's first line), marked as not saved. */
-function unsavedBlock(shown: string, text: string, range: Mention["range"]): string {
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The @path standing for a file where the editor mentioned it, in the @-syntax the expander reads (spaces and # escaped, #10-20 a range). */
+function inPlace(shown: string, range: Mention["range"], dir: boolean): string {
+  const lines = range ? (range.end > range.start ? `#${range.start}-${range.end}` : `#${range.start}`) : "";
+  return `${mentionFor(shown)}${dir ? "/" : ""}${lines}`;
+}
+
+/**
+ * The editor's text line-numbered as an @file is (from its selection's first line), within an
+ * @file's limits (MAX_LINES, MAX_RESULT_CHARS) with a note where it is cut, marked as not saved.
+ */
+function unsavedBlock(shown: string, text: string, range: Mention["range"], why: "changed" | "new"): string {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   if (lines.length > 1 && lines.at(-1) === "") lines.pop();
   const first = range?.start ?? 1;
-  const body = lines.map((line, i) => `${String(first + i).padStart(6)}\t${line}`).join("\n");
-  const span = range ? ` lines="${first}-${first + lines.length - 1}"` : "";
-  const note = `(${shown} has changes in the editor that are not saved: this is the editor's text, and the file on disk differs; read the file before changing it)`;
+  const last = first + lines.length - 1;
+  const kept: string[] = [];
+  let used = 0;
+  for (const [i, line] of lines.entries()) {
+    const numbered = `${String(first + i).padStart(6)}\t${line}`;
+    if (kept.length >= MAX_LINES || used + numbered.length > MAX_RESULT_CHARS) break;
+    kept.push(numbered);
+    used += numbered.length + 1;
+  }
+  const cut = kept.length < lines.length ? `\n[… cut at line ${first + kept.length - 1} of ${last}: read the file for the rest]` : "";
+  const body = kept.join("\n") + cut;
+  const span = range ? ` lines="${first}-${last}"` : "";
+  const note =
+    why === "new"
+      ? `(${shown} is not saved yet: this is the editor's text, and there is no such file on disk)`
+      : `(${shown} has changes in the editor that are not saved: this is the editor's text, and the file on disk differs; read the file before changing it)`;
   return `<file path="${shown}"${span} unsaved="true">\n${body}\n</file>\n${note}`;
 }

@@ -2,12 +2,13 @@ import { join } from "node:path";
 import type { Mode } from "../config/schema.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
 import type { PromptInput, Session, TurnAnswer, TurnTicket } from "../engine/session.ts";
-import { expandMentions } from "../project/attach.ts";
+import { type AttachRules, expandMentions } from "../project/attach.ts";
 import { type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { reviewInput } from "../project/review.ts";
-import { type Block, readBlocks, typedText } from "./blocks.ts";
-import { projectFiles } from "./file-resources.ts";
+import { type Block, checkBlocks, readBlocks } from "./blocks.ts";
+import { type ProjectResources, projectFiles } from "./file-resources.ts";
+import { type Joining, type Typed, typedText } from "./prompt-text.ts";
 
 /**
  * Where a front end's prompts come from: what every front end (ACP, the link, the terminal UI)
@@ -23,6 +24,8 @@ export type PromptPlace = {
   maxMode: Mode;
   /** Records a picked or attached file, for the @ picker's frecency. */
   recordUse?(root: string, path: string): void;
+  /** How the blocks' text is joined (prompt-text.ts); absent: in paragraphs, as the link's spec says. */
+  joining?: Joining;
 };
 
 /** The place of a front end on the device itself (the terminal, `lembas run`): the project alone, up to auto. */
@@ -65,8 +68,12 @@ export function commandsChanged(entered: Entered): boolean {
 
 /** Prepares an admitted turn (what it writes and changes happens here, once) and runs it. */
 async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[], commands: CommandSet, place: PromptPlace, context?: string): Promise<TurnAnswer> {
-  const typed = typedText(blocks);
-  const command = parseCommand(typed, commands);
+  checkBlocks(blocks);
+  const rules: AttachRules = { cwd: session.cwd, root: session.root, roots: place.roots ? [...place.roots] : null, protectedPaths: place.protectedPaths };
+  const joining = place.joining ?? "paragraphs";
+  const files = projectFiles(blocks, rules, joining === "in-place");
+  const typed = typedText(blocks, joining, files.inPlace);
+  const command = parseCommand(typed.shown, commands);
   if (command?.type === "action") return ticket.action(() => runAction(session, command.name, place), command.name);
   let review: string | null = null;
   if (command?.type === "review") {
@@ -74,7 +81,7 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
     if (!input.ok) return ticket.action(() => ({ message: input.message }), "review");
     review = input.text;
   }
-  const input = preparedInput(session, blocks, command, review, place, context);
+  const input = preparedInput(session, { blocks, typed, files, rules }, command, review, place, context);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
   const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
@@ -82,25 +89,27 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
   return ticket.prompt({ ...input, ...mode, ...cap });
 }
 
+/** A prompt's blocks as read so far: their typed text, the project files they name, the rules @paths are attached by. */
+type ReadPrompt = { blocks: Block[]; typed: Typed; files: ProjectResources; rules: AttachRules };
+
 /** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */
 function preparedInput(
   session: Session,
-  blocks: Block[],
+  { blocks, typed, files, rules }: ReadPrompt,
   command: ReturnType<typeof parseCommand>,
   review: string | null,
   place: PromptPlace,
   context?: string,
 ): Omit<PromptInput, "turnId"> {
-  const rules = { cwd: session.cwd, root: session.root, roots: place.roots ? [...place.roots] : null, protectedPaths: place.protectedPaths };
-  const files = projectFiles(blocks, rules);
   const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set([...files.saved.keys(), ...files.unsaved.keys()]));
-  const mentions = expandMentions(read.typed, rules, [...files.saved.values()]);
+  const mentions = expandMentions(typed.searched, rules, [...files.saved.values()]);
   // The command's own text is never searched for @mentions; what the person typed is.
-  const after = mentions.text.slice(read.typed.length);
-  let text = mentions.text;
+  const after = mentions.text.slice(typed.searched.length);
+  let text = typed.shown + after;
   if (review !== null) text = review + after;
   else if (command?.type === "prompt") text = command.text + after;
-  const added = [...files.unsaved.values(), read.added].filter((part) => part !== "").join("\n\n");
+  // One file sent twice with the same text is attached once.
+  const added = [...new Set(files.unsaved.values()), read.added].filter((part) => part !== "").join("\n\n");
   if (added) text = `${text}\n\n${added}`;
   if (context) text = `${context}\n\n${text}`;
   session.markRead([...mentions.read, ...read.read]);
@@ -108,7 +117,7 @@ function preparedInput(
   const attachments = [...read.attachments, ...mentions.images];
   return {
     text,
-    ...(text !== read.typed ? { display: read.typed } : {}),
+    ...(text !== typed.shown ? { display: typed.shown } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
     ...(command ? { command: command.name } : {}),
     ...(command?.type === "prompt" && command.model ? { model: command.model } : {}),
