@@ -3,8 +3,8 @@ import { attachmentName, type Block } from "./blocks.ts";
 /**
  * How a front end's blocks make one text. "paragraphs": the link's rule, each text block a
  * paragraph, a resource link "(see uri)" as one. "in-place": an editor's, which splits a sentence
- * around each mention: the blocks joined as written, nothing added or lost between them, each
- * mention standing where it was.
+ * around each mention: the blocks joined as written, each mention standing where it was, with a
+ * space only where it would otherwise fuse with a word or another mention.
  */
 export type Joining = "paragraphs" | "in-place";
 
@@ -28,19 +28,31 @@ export function typedText(blocks: readonly Block[], joining: Joining, mentions: 
   }
   let shown = "";
   let searched = "";
+  let afterStanding = false;
   for (const block of blocks) {
     if (block.type === "text") {
+      if (afterStanding && GLUED.test(block.text.charAt(0))) shown += " ";
       shown += block.text;
       searched += block.text;
+      afterStanding = false;
       continue;
     }
     const standing = mentions.get(block) ?? standIn(block);
     if (standing === null) continue;
+    if (afterStanding || GLUED.test(shown.charAt(shown.length - 1))) shown += " ";
     shown += standing;
     searched += "\n";
+    afterStanding = true;
   }
   return { shown, searched };
 }
+
+/**
+ * A character a mention would fuse with: a client that sends its attachments as blocks of their own
+ * ("look at these", a link, a link) writes no space around them, and "these@a.md@b.md" reads as one
+ * word. Whitespace and punctuation ("(", ", ", ".") stay as the editor wrote them.
+ */
+const GLUED = /[\p{L}\p{N}_@]/u;
 
 /** What stands for a block that names no project file: a link's "(see uri)", a resource's attachment name. */
 function standIn(block: Block): string | null {

@@ -180,9 +180,11 @@ describe("serve --stdio", () => {
       const sessionId = await newSession();
       const link = (name: string) => ({ type: "resource_link", uri: uri(name), name });
       expect(await prompt(sessionId, [link("a.md"), { type: "text", text: " and " }, link("b.md")])).toStartWith("@a.md and @b.md\n\n");
-      expect(await prompt(sessionId, [{ type: "text", text: "diff " }, link("a.md"), { type: "text", text: " " }, link("b.md"), link("a.md")])).toStartWith("diff @a.md @b.md@a.md\n\n");
+      expect(await prompt(sessionId, [{ type: "text", text: "diff " }, link("a.md"), { type: "text", text: " " }, link("b.md"), link("a.md")])).toStartWith("diff @a.md @b.md @a.md\n\n");
       const alone = await prompt(sessionId, [link("b.md")]);
       expect(alone).toBe(`@b.md\n\n<file path="b.md">\n${numbered("B")}\n</file>`);
+      // A mention sent with no space around it is kept apart from the words it would fuse with.
+      expect(await prompt(sessionId, [{ type: "text", text: "compare" }, link("a.md"), { type: "text", text: "and" }, link("b.md"), { type: "text", text: "." }])).toStartWith("compare @a.md and @b.md.\n\n");
       // Text blocks in a row are joined as written too.
       expect(await prompt(sessionId, [{ type: "text", text: "one" }, { type: "text", text: " two" }])).toBe("one two");
     });

@@ -103,7 +103,7 @@ describe("session/prompt", () => {
     const user = a.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages?.find((m) => m.role === "user");
     const text = String(user?.content);
     // Joined as the editor wrote them (editor-prompt.test.ts): what names no project file stands in place as today.
-    expect(text).toStartWith("look at these(see file:///tmp/x.ts)notes.md\n\n<file name=\"notes.md\"");
+    expect(text).toStartWith("look at these (see file:///tmp/x.ts) notes.md\n\n<file name=\"notes.md\"");
     expect(text).toContain("1\talpha\n2\tbeta");
   });
 
