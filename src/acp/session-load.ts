@@ -22,8 +22,15 @@ export async function loadSession(here: SessionsHere, params: unknown, cx: acp.A
   const { sessionId } = parsed.data;
   const servers = editorServers(parsed.data.mcpServers ?? []);
   if (!servers.ok) throw invalid(servers.error);
-  const session = here.attached(sessionId) ?? here.open(sessionId, servers.specs);
-  await replayHistory(host.db, session, (update) => cx.notify("session/update", { sessionId, update } as acp.SessionNotification));
+  const already = here.attached(sessionId);
+  const session = already ?? here.open(sessionId, servers.specs);
+  try {
+    await replayHistory(host.db, session, (update) => cx.notify("session/update", { sessionId, update } as acp.SessionNotification));
+  } catch (error) {
+    // The editor went away mid-replay (or the store failed): a session opened for it is not kept open.
+    if (!already) await host.engine.release(sessionId);
+    throw error;
+  }
   here.attach(session, cx);
   commandsUpdate(session, cx, host);
   return liveAnswer(session, host);
