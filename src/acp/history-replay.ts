@@ -97,25 +97,33 @@ class StoredEvents {
 
   private tool(body: Extract<StoredMessage, { role: "tool" }>["body"]): EngineEvent[] {
     const args = body.args ?? this.calls.get(body.callId) ?? {};
-    const title = storedToolTitle(body.name, args, this.where);
     const tool = toolByName(body.name);
+    // The arguments read once, for the title and the locations alike.
+    const input = tool?.schema.safeParse(args);
+    const title = (input?.success && this.titled(() => tool?.title(input.data, this.where))) || storedToolTitle(body.name, args, this.where);
     const kind = tool?.kind ?? "other";
     const denial = storedDenial(body);
     if (denial) return [{ type: "tool_denied", callId: body.callId, name: body.name, title, kind, reason: denial.reason, ...(denial.feedback ? { feedback: denial.feedback } : {}) }];
-    const out: EngineEvent[] = [{ type: "tool_start", callId: body.callId, name: body.name, args, title, kind, locations: this.locations(body.name, args) }];
+    const out: EngineEvent[] = [{ type: "tool_start", callId: body.callId, name: body.name, args, title, kind, locations: input?.success ? this.locations(() => tool?.paths?.(input.data, this.where)) : [] }];
     const todos = body.name === todoTool.name && !body.isError ? todoTool.schema.safeParse(args).data?.todos : undefined;
     if (todos) out.push({ type: "todos", todos });
     out.push({ type: "tool_end", callId: body.callId, name: body.name, output: body.output, isError: body.isError, ...(body.diffs ? { diffs: body.diffs } : {}) });
     return out;
   }
 
-  /** The files a call touched, as its tool names them (tool_start's locations). */
-  private locations(name: string, args: unknown): { path: string }[] {
-    const tool = toolByName(name);
-    const parsed = tool?.schema.safeParse(args);
-    if (!tool?.paths || !parsed?.success) return [];
+  /** A call's title as its tool gives it, or null when the tool cannot say it. */
+  private titled(title: () => string | undefined): string | null {
     try {
-      return tool.paths(parsed.data, this.where).map((path) => ({ path }));
+      return title() ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The files a call touched, as its tool names them (tool_start's locations). */
+  private locations(paths: () => string[] | undefined): { path: string }[] {
+    try {
+      return (paths() ?? []).map((path) => ({ path }));
     } catch {
       return [];
     }
