@@ -38,11 +38,13 @@ export function initializeResult(input: {
   return {
     protocolVersion: 1,
     agentCapabilities: {
-      loadSession: false,
+      // An editor's session comes back whole (session/load replays it); the link has its own history.
+      loadSession: input.transport === "stdio",
       promptCapabilities: { image: true, audio: false, embeddedContext: true },
       mcpCapabilities: { ...(input.transport === "stdio" ? EDITOR_MCP_CAPABILITIES : LINK_MCP_CAPABILITIES) },
-      // An editor lists the sessions kept in the store and reopens one (without its history replayed).
-      ...(input.transport === "stdio" ? { sessionCapabilities: { list: {}, resume: {} } } : {}),
+      // An editor lists the sessions kept in the store, reopens one (resume: without its history
+      // replayed), closes one and forks one.
+      ...(input.transport === "stdio" ? { sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} } } : {}),
     },
     authMethods: [],
     agentInfo: { name: "LLeMbas CLI", version: VERSION },

@@ -28,6 +28,10 @@ import { judge, linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
 import { sessionUpdates } from "./updates.ts";
+import { closeSession } from "./session-close.ts";
+import { ForkParams, forkSession } from "./session-fork.ts";
+import { loadSession } from "./session-load.ts";
+import type { SessionsHere } from "./sessions-here.ts";
 import { linkRefusal } from "./whereabouts.ts";
 
 
@@ -144,6 +148,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     return session;
   };
 
+  const here: SessionsHere = { host, attached: conn.attached, attach, detach, open: resumed };
   const app = acp
     .agent({ name: "lembas" })
     .onRequest("initialize", ({ params, client: cx }) => {
@@ -243,6 +248,9 @@ export function serveAcp(stream: Stream, host: AgentHost) {
         _meta: { lembas: { model: session.model, mode: session.mode, effort: session.effort } },
       };
     })
+    .onRequest("session/load", ({ params, client: cx }) => loadSession(here, params, cx))
+    .onRequest("session/close", ({ params }) => closeSession(here, params))
+    .onRequest("session/fork", ForkParams, ({ params, client: cx }) => forkSession(here, params, cx))
     .onRequest("session/set_config_option", async ({ params, client: cx }) => {
       const parsed = SetConfigOption.safeParse(params);
       if (!parsed.success) throw invalid("session/set_config_option takes a sessionId, a configId and a value");
@@ -334,7 +342,7 @@ function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEv
 
 /** session/new's and session/resume's mcpServers, said what is wrong with before the SDK's schema answers a terse -32602 for them. */
 function refuseServers(method: string, params: unknown): string | null {
-  if ((method !== "session/new" && method !== "session/resume") || typeof params !== "object" || params === null || !("mcpServers" in params)) return null;
+  if (!["session/new", "session/resume", "session/load", "session/fork"].includes(method) || typeof params !== "object" || params === null || !("mcpServers" in params)) return null;
   const servers = editorServers(params.mcpServers);
   return servers.ok ? null : servers.error;
 }

@@ -184,7 +184,7 @@ export class Engine {
    * original stays as it was. A session another live process holds is refused with a sentence
    * naming where (its turn may be writing the history), as is an unknown session or turn.
    */
-  fork(id: string, throughTurnId: string | null, opts: { origin: string; maxMode?: Mode }): Session {
+  fork(id: string, throughTurnId: string | null, opts: { origin: string; maxMode?: Mode; mcpServers?: readonly McpServerSpec[] }): Session {
     const live = this.sessions.get(id);
     const row = getSession(this.deps.db, id);
     if (!row) throw new UserError(`there is no session ${id} (lembas sessions list shows them)`, 2);
@@ -198,7 +198,7 @@ export class Engine {
     const attachments = { from: join(this.deps.paths.attachmentsDir, id, "/"), to: join(this.deps.paths.attachmentsDir, forkId, "/") };
     if (existsSync(attachments.from)) cpSync(attachments.from, attachments.to, { recursive: true });
     const copied = copySession(this.deps.db, row, { id: forkId, title: forkTitle(row.title), origin: opts.origin }, end, attachments);
-    const opened = this.open(copied.id, opts.maxMode ? { maxMode: opts.maxMode } : {});
+    const opened = this.open(copied.id, { ...(opts.maxMode ? { maxMode: opts.maxMode } : {}), ...(opts.mcpServers ? { mcpServers: opts.mcpServers } : {}) });
     if (!opened) throw new Error(`the fork ${copied.id} was not stored`);
     return opened;
   }

@@ -43,6 +43,8 @@ export const ToolResultRecord = z.object({
   isError: z.boolean(),
   args: z.unknown().optional(),
   images: z.array(z.object({ mimeType: z.string(), data: z.string(), path: z.string() })).optional(),
+  /** The diffs a client was shown when the call ended (kept-diffs.ts): an editor's session/load shows them again. */
+  diffs: z.array(z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() })).optional(),
 });
 export type ToolResultRecord = z.infer<typeof ToolResultRecord>;
 

@@ -14,6 +14,7 @@ import type { SessionHooks } from "./hook-set.ts";
 import { afterTool, beforeTool } from "./tool-hooks.ts";
 import { notify } from "./notify-hooks.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
+import { keptDiffs } from "./kept-diffs.ts";
 
 export type RunToolDeps = {
   sessionId: string;
@@ -185,6 +186,7 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     isError: result.isError ?? false,
     args,
     ...(result.images && result.images.length > 0 ? { images: result.images } : {}),
+    ...(result.diffs && result.diffs.length > 0 ? { diffs: keptDiffs(result.diffs) } : {}),
   };
   if (deps.hooks?.has("PostToolUse")) {
     const after = await afterTool(judged, args, record, result.meta, deps.hooks, deps.signal);

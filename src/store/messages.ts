@@ -41,6 +41,16 @@ export function listMessages(db: Db, sessionId: string, afterSeq = 0): MessageRo
     .map(toRow);
 }
 
+/** Up to `limit` of a session's messages after `afterSeq`, in order: a long history read a page at a time. */
+export function messagePage(db: Db, sessionId: string, afterSeq: number, limit: number): MessageRow[] {
+  return db
+    .query<RawMessage, [string, number, number]>(
+      "SELECT id, seq, role, body, turn_id, created_at FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    )
+    .all(sessionId, afterSeq, limit)
+    .map(toRow);
+}
+
 /** One turn's messages, in order (a session's rows are read by its unique index, only the turn's parsed). */
 export function listTurnMessages(db: Db, sessionId: string, turnId: string): MessageRow[] {
   return db

@@ -22,13 +22,13 @@ const updatesOf = (kind: string) => a.updates.filter((u) => u.update.sessionUpda
 describe("initialize", () => {
   test("answers exactly as the spec shows, with limits and connection null on stdio", async () => {
     const result = await a.agent.request("initialize", { protocolVersion: 7, clientCapabilities: {} });
-    expect(result).toEqual({
+    expect(result as unknown).toEqual({
       protocolVersion: 1,
       agentCapabilities: {
-        loadSession: false,
+        loadSession: true,
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
         mcpCapabilities: { http: true, sse: false },
-        sessionCapabilities: { list: {}, resume: {} },
+        sessionCapabilities: { list: {}, resume: {}, close: {}, fork: {} },
       },
       authMethods: [],
       agentInfo: { name: "LLeMbas CLI", version: expect.stringMatching(/^\d+\.\d+\.\d+/) },

@@ -25,7 +25,10 @@ describe("hello and initialize", () => {
       device: { host: expect.any(String), platform: process.platform },
       limits: { roots: [d.work], max_mode: "edit", require_trust: true },
     });
-    const init = (await link.request("initialize", LEMBAS_INIT)) as { _meta: { lembas: Record<string, unknown> } };
+    const init = (await link.request("initialize", LEMBAS_INIT)) as { agentCapabilities: Record<string, unknown>; _meta: { lembas: Record<string, unknown> } };
+    // As the spec shows it: no session/load and no session capabilities on the link (those are an editor's).
+    expect(init.agentCapabilities.loadSession).toBe(false);
+    expect(init.agentCapabilities).not.toHaveProperty("sessionCapabilities");
     expect(init._meta.lembas).toMatchObject({ protocol: 2, limits: { roots: [d.work], max_mode: "edit" }, connection: "inst" });
     expect(init._meta.lembas.capabilities).toEqual(expect.arrayContaining(["directories", "steer", "sessions", "status", "delete", "turns"]));
   });

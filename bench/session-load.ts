@@ -1,0 +1,94 @@
+// session/load of a long session, for bench/acp-stdio.ts: a session of N turns written straight
+// into the store (each turn a question, a thought and an answer with an edit's call, its result and
+// its diff), then `serve --stdio` loads it: the time from the request to the last replayed update,
+// and the process's peak RSS once it answered.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { openDb } from "../src/store/db.ts";
+import { appendMessage } from "../src/store/messages.ts";
+import { insertSession } from "../src/store/sessions.ts";
+
+/** Writes a session of `turns` turns into the store; returns its id and the bytes of its texts. */
+export function storedSession(stateDir: string, project: string, turns: number): { sessionId: string; textBytes: number } {
+  const db = openDb(join(stateDir, "lembas.db"));
+  const sessionId = `ses_bench${turns}${Date.now().toString(36)}`;
+  let textBytes = 0;
+  try {
+    insertSession(db, { id: sessionId, root: project, cwd: project, mode: "edit", model: null, effort: "medium", origin: "stdio", title: `${turns} turns` });
+    db.transaction(() => {
+      for (let i = 1; i <= turns; i++) {
+        const turnId = `turn-${i}`;
+        const path = join(project, `notes-${i % 20}.md`);
+        const before = `# Notes ${i}\n${"Some line of the file as it was.\n".repeat(40)}`;
+        const after = before.replace("# Notes", "# Notes, edited");
+        const question = `Please change the heading of notes-${i % 20}.md, turn ${i}.`;
+        const thought = `The heading is on the first line; an edit replaces it. ${"Thinking it through. ".repeat(10)}`;
+        const args = { path, old_string: `# Notes ${i}`, new_string: `# Notes, edited ${i}` };
+        const output = `Edited notes-${i % 20}.md (1 replacement)`;
+        const answer = `Done: the heading of notes-${i % 20}.md now says it was edited. ${"More words of the answer. ".repeat(10)}`;
+        appendMessage(db, sessionId, "user", { text: question }, turnId);
+        appendMessage(db, sessionId, "assistant", { text: "", reasoning: thought, toolCalls: [{ id: `call_${i}`, name: "edit", arguments: JSON.stringify(args) }] }, turnId);
+        appendMessage(db, sessionId, "tool", { callId: `call_${i}`, name: "edit", output, isError: false, args, diffs: [{ path, oldText: before, newText: after }] }, turnId);
+        appendMessage(db, sessionId, "assistant", { text: answer, reasoning: "", toolCalls: [] }, turnId);
+        textBytes += question.length + thought.length + output.length + answer.length + before.length + after.length + JSON.stringify(args).length;
+      }
+    })();
+  } finally {
+    db.close();
+  }
+  return { sessionId, textBytes };
+}
+
+export type LoadTiming = { firstUpdateMs: number; lastUpdateMs: number; answerMs: number; updates: number; peakRssMb: number };
+
+/** One `serve --stdio`: initialize, then session/load of the session; the process ends after. */
+export async function measureLoad(cmd: string[], env: Record<string, string>, cwd: string, sessionId: string): Promise<LoadTiming> {
+  const proc = Bun.spawn(cmd, { env, cwd, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const decoder = new TextDecoder();
+  const reader = proc.stdout.getReader();
+  let buffer = "";
+  let updates = 0;
+  let firstUpdate = 0;
+  let lastUpdate = 0;
+  const until = async (id: number): Promise<void> => {
+    for (;;) {
+      let nl = buffer.indexOf("\n");
+      while (nl !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        nl = buffer.indexOf("\n");
+        if (!line) continue;
+        const message = JSON.parse(line) as { id?: number; method?: string };
+        if (message.method === "session/update" && !line.includes("available_commands_update")) {
+          updates++;
+          if (updates === 1) firstUpdate = performance.now();
+          lastUpdate = performance.now();
+        }
+        if (message.id === id) return;
+      }
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`${cmd[0]} ended early`);
+      buffer += decoder.decode(value, { stream: true });
+    }
+  };
+  const send = (message: object) => {
+    proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+    void proc.stdin.flush();
+  };
+  send({ id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+  await until(1);
+  const started = performance.now();
+  send({ id: 2, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
+  await until(2);
+  const answerMs = performance.now() - started;
+  const peakRssMb = peakRss(proc.pid);
+  proc.stdin.end();
+  await proc.exited;
+  return { firstUpdateMs: firstUpdate - started, lastUpdateMs: lastUpdate - started, answerMs, updates, peakRssMb };
+}
+
+/** A process's peak resident set (VmHWM), in MB. */
+function peakRss(pid: number): number {
+  const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  return kb ? Number(kb) / 1024 : NaN;
+}
