@@ -214,9 +214,9 @@ export class Session {
     this.bus.emit({ type: "notice", message, level });
   }
 
-  /** Files the person attached (@mentions): the model has seen them, as if it had read them. */
-  markRead(paths: readonly string[]): void {
-    for (const path of paths) this.reads.mark(path);
+  /** Files the person attached (@mentions): the model has seen them, as if it had read them (`held`: as an editor held them). */
+  markRead(paths: readonly string[], held: ReadonlyMap<string, string> = new Map()): void {
+    for (const path of paths) this.reads.mark(path, held.get(path), held.has(path) ? "held" : "disk");
   }
 
   /**

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Mode } from "../config/schema.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
 import type { PromptInput, Session, TurnAnswer, TurnTicket } from "../engine/session.ts";
-import { expandMentions } from "../project/attach.ts";
+import { expandMentions, heldMentions } from "../project/attach.ts";
 import { type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { reviewInput } from "../project/review.ts";
@@ -74,7 +74,7 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
     if (!input.ok) return ticket.action(() => ({ message: input.message }), "review");
     review = input.text;
   }
-  const input = preparedInput(session, blocks, command, review, place, context);
+  const input = await preparedInput(session, blocks, command, review, place, context);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
   const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
@@ -83,18 +83,22 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
 }
 
 /** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */
-function preparedInput(
+async function preparedInput(
   session: Session,
   blocks: Block[],
   command: ReturnType<typeof parseCommand>,
   review: string | null,
   place: PromptPlace,
   context?: string,
-): Omit<PromptInput, "turnId"> {
+): Promise<Omit<PromptInput, "turnId">> {
   const rules = { cwd: session.cwd, root: session.root, roots: place.roots ? [...place.roots] : null, protectedPaths: place.protectedPaths };
   const files = projectFiles(blocks, rules);
   const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set([...files.saved.keys(), ...files.unsaved.keys()]));
-  const mentions = expandMentions(read.typed, rules, [...files.saved.values()]);
+  // The mentioned files as the person has them (an editor's unsaved buffers), where the session has such access.
+  const access = session.fileAccess;
+  const signal = new AbortController().signal;
+  const held = access ? await heldMentions(read.typed, rules, [...files.saved.values()], (path) => access.readText(path, signal)) : new Map<string, string>();
+  const mentions = expandMentions(read.typed, rules, [...files.saved.values()], held);
   // The command's own text is never searched for @mentions; what the person typed is.
   const after = mentions.text.slice(read.typed.length);
   let text = mentions.text;
@@ -103,7 +107,7 @@ function preparedInput(
   const added = [...files.unsaved.values(), read.added].filter((part) => part !== "").join("\n\n");
   if (added) text = `${text}\n\n${added}`;
   if (context) text = `${context}\n\n${text}`;
-  session.markRead([...mentions.read, ...read.read]);
+  session.markRead([...mentions.read, ...read.read], held);
   for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) place.recordUse?.(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];
   return {
