@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type Device, startDevice } from "../support/device.ts";
 import { editorFsParams, type EditorFsHandlers, initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { isStep, step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
@@ -11,9 +12,12 @@ import { contentText } from "../support/model.ts";
  */
 
 let a: StdioAgent | null = null;
+let d: Device | null = null;
 afterEach(async () => {
   await a?.close();
   a = null;
+  await d?.close();
+  d = null;
 });
 
 /** An editor whose buffers are `buffers` (by absolute path), writes going into them; a file it has no buffer of comes from disk, as an editor reads it. */
@@ -200,6 +204,27 @@ describe("an editor that fails is never a hung turn", () => {
     await abortedSeen;
     expect((await running).stopReason).toBe("cancelled");
   });
+});
+
+test("through a running service, the editor's buffers are read and written as in the editor's own process", async () => {
+  d = await startDevice();
+  await d.serve();
+  const buffers = new Map<string, string>();
+  const agent = await startStdioAgent({ device: d, model: d.model, fs: editor(buffers) });
+  a = agent;
+  const file = join(agent.project, "a.txt");
+  writeFileSync(file, "saved\n");
+  buffers.set(file, "unsaved\n");
+  d.model.push(
+    step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }),
+    step({ toolCalls: [{ name: "edit", arguments: { path: "a.txt", old_string: "unsaved", new_string: "edited" } }] }),
+    step({ text: "ok" }),
+  );
+  await prompt(agent, "edit it");
+  expect(toolResults(agent)[0]).toContain("unsaved");
+  expect(buffers.get(file)).toBe("edited\n");
+  expect(readFileSync(file, "utf8")).toBe("saved\n");
+  expect(d.log()).toContain("an editor's serve --stdio connected");
 });
 
 describe("the editor's files are bound as the disk's", () => {
