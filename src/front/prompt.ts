@@ -96,6 +96,7 @@ async function preparedInput(
   const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set([...files.saved.keys(), ...files.unsaved.keys()]));
   // The mentioned files as the person has them (an editor's unsaved buffers), where the session has such access.
   const access = session.fileAccess;
+  // The turn has no signal yet: the access's own time limit (the editor's 5 s) bounds the wait.
   const signal = new AbortController().signal;
   const held = access ? await heldMentions(read.typed, rules, [...files.saved.values()], (path) => access.readText(path, signal)) : new Map<string, string>();
   const mentions = expandMentions(read.typed, rules, [...files.saved.values()], held);
