@@ -16,6 +16,8 @@ const WAITS = {
   KEPT_DELETES_EVERY_MS: "LEMBAS_TEST_KEPT_DELETES_EVERY_MS",
   /** The first wait before a model request is sent again, which each further one doubles (1 s). */
   RETRY_BASE_MS: "LEMBAS_TEST_RETRY_BASE_MS",
+  /** How long an editor may take to answer fs/read_text_file or fs/write_text_file (5 s). */
+  EDITOR_FILES_MS: "LEMBAS_TEST_EDITOR_FILES_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

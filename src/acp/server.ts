@@ -19,6 +19,7 @@ import { initializeResult } from "./agent.ts";
 import type { Block } from "../front/blocks.ts";
 import { type ClientInfo, detectClient } from "./client.ts";
 import { coalescer } from "./coalesce.ts";
+import { type EditorFs, editorFs, lendEditorFiles } from "./editor-files.ts";
 import { configOptions, SetConfigOption, setConfigOption, watchSettings } from "./config-options.ts";
 import { type AgentHost, type Conn, instanceRef, invalid, locatorOf } from "./host.ts";
 import { modeState } from "./modes.ts";
@@ -57,6 +58,7 @@ const PromptMeta = z.looseObject({ lembas: z.looseObject({ turnId: z.unknown().o
 export function serveAcp(stream: Stream, host: AgentHost) {
   if (host.transport === "link" && !host.link) throw new Error("a link connection is served with the link's methods (src/acp/link.ts)");
   let client: ClientInfo = { lembas: false, protocol: 0 };
+  let fs: EditorFs = { read: false, write: false };
   const owner = {};
   const attached = new Map<string, { session: Session; detach: () => void }>();
 
@@ -99,12 +101,14 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     if (host.connection) markGiven(host.db, session.id, host.connection);
   };
 
-  /** On stdio: approvals asked of the editor; questions and plans have nobody to answer. */
+  /** On stdio: approvals asked of the editor, its files where it offers them; questions and plans have nobody to answer. */
   const attachEditor = (session: Session, cx: acp.AgentContext, announce: (request: PermissionRequest) => void) => {
     const interaction = acpInteraction(cx, announce);
     session.interaction = interaction;
+    const returnFiles = lendEditorFiles(session, cx, fs);
     return () => {
       if (session.interaction === interaction) session.interaction = null;
+      returnFiles();
     };
   };
 
@@ -153,6 +157,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     .agent({ name: "lembas" })
     .onRequest("initialize", ({ params, client: cx }) => {
       client = detectClient(params.clientCapabilities);
+      fs = editorFs(params.clientCapabilities);
       setTimeout(() => {
         host.onInitialized?.(cx, client);
         for (const id of host.adopt?.() ?? []) {

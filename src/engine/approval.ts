@@ -12,7 +12,7 @@ const CommandInput = z.looseObject({ command: z.string(), description: z.string(
 export async function whatItDoes(
   tool: Tool,
   input: unknown,
-  ctx: Pick<ToolContext, "root" | "cwd">,
+  ctx: ToolContext,
 ): Promise<Pick<PermissionRequest, "command" | "description" | "diffs">> {
   const diffs = await previewOf(tool, input, ctx);
   const command = tool.name === COMMAND_TOOL ? CommandInput.safeParse(input) : null;
@@ -25,7 +25,7 @@ export async function whatItDoes(
   };
 }
 
-async function previewOf(tool: Tool, input: unknown, ctx: Pick<ToolContext, "root" | "cwd">): Promise<FileDiff[]> {
+async function previewOf(tool: Tool, input: unknown, ctx: ToolContext): Promise<FileDiff[]> {
   if (!tool.preview) return [];
   try {
     return await tool.preview(input as z.infer<typeof tool.schema>, ctx);

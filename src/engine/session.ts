@@ -10,6 +10,7 @@ import { Jobs } from "../tools/jobs.ts";
 import { CompactCancelled, CompactCommand } from "./compact-command.ts";
 import { Compaction } from "./compaction.ts";
 import type { Interaction } from "./interaction.ts";
+import type { FileAccess } from "../tools/file-access.ts";
 import { cappedMode, turnMode } from "./mode-cap.ts";
 import { ReadLedger } from "./read-ledger.ts";
 import { type NewMessage, parseStored, type StoredMessage, type UserRecord } from "./records.ts";
@@ -40,6 +41,8 @@ const EFFORT_OR_MEDIUM = Effort.catch("medium");
  */
 export class Session {
   interaction: Interaction | null = null;
+  /** How its tools read and write files, when a front end set other than the disk (an editor's buffers). */
+  fileAccess: FileAccess | null = null;
   /** Its MCP servers (session-mcp.ts), when it has any; stopped as it closes. */
   mcp: SessionMcp | null = null;
   /** Its hooks (hook-set.ts), when it has any. */
@@ -211,9 +214,9 @@ export class Session {
     this.bus.emit({ type: "notice", message, level });
   }
 
-  /** Files the person attached (@mentions): the model has seen them, as if it had read them. */
-  markRead(paths: readonly string[]): void {
-    for (const path of paths) this.reads.mark(path);
+  /** Files the person attached (@mentions): the model has seen them, as if it had read them (`held`: as an editor held them). */
+  markRead(paths: readonly string[], held: ReadonlyMap<string, string> = new Map()): void {
+    for (const path of paths) this.reads.mark(path, held.get(path), held.has(path) ? "held" : "disk");
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Effort, Mode } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
+import { diskAccess, type FileAccess } from "../tools/file-access.ts";
 import { buildContext, type Capabilities, type CapabilityMakers, type CommandSetup, meetsNeeds, type Need } from "../tools/capabilities.ts";
 import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction, type StepRequest } from "./compaction.ts";
@@ -61,6 +62,8 @@ export type SubAgentDeps = {
   hooks?: SessionHooks | null;
   /** A custom agent's (task's `agent`); none: the read-only explorer. */
   agent?: AgentRun;
+  /** How the session's files are read and written, when not the disk alone (an editor's buffers). */
+  fileAccess?: FileAccess | null;
 };
 
 /** A message of the helper's conversation, before it is numbered. */
@@ -97,13 +100,13 @@ function helperPrompt(root: string, cwd: string, steps: number, mcp: boolean): s
  * ledger of its own), and its model. It cannot change files, run commands or jobs, ask anyone,
  * reach the web (a new host asks the person), search a library, or start helpers of its own.
  */
-const HELPER_GIVES = ["files", "model"] as const satisfies readonly Need[];
+const HELPER_GIVES = ["files", "model", "fileAccess"] as const satisfies readonly Need[];
 function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): Partial<CapabilityMakers> {
   const agent = deps.agent;
   // A custom agent's changes are the turn's: its undo takes them back with the rest.
   const agentMakers: Partial<CapabilityMakers> = agent
     ? {
-        changes: () => ({ before: async (path) => agent.undo.beforeChange(path), after: (path) => agent.undo.afterChange(path) }),
+        changes: () => ({ before: async (path, held) => agent.undo.beforeChange(path, held), after: (path, held) => agent.undo.afterChange(path, held) }),
         commands: () => ({ ...deps.shared.commands, around: (run) => agent.undo.aroundCommand(run, callId) }),
         web: () => agent.web,
         jobs: () => agent.jobs,
@@ -113,11 +116,12 @@ function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): P
   return {
     ...agentMakers,
     files: () => ({
-      markRead: (path, content) => ledger.mark(path, content),
-      readState: (path) => ledger.state(path),
+      markRead: (path, content, from) => ledger.mark(path, content, from),
+      readState: (path, now) => ledger.state(path, now),
       protection: protectionJudge(deps.root, deps.shared.protectedPaths),
     }),
     model: () => ({ vision: deps.model.vision }),
+    fileAccess: () => deps.fileAccess ?? diskAccess,
   };
 }
 

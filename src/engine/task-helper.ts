@@ -14,6 +14,7 @@ import type { SessionHooks } from "./hook-set.ts";
 import { type AgentRun, runSubAgent, type SubAgentDeps } from "./sub-agent.ts";
 import type { TurnUndo } from "./undo.ts";
 import type { Jobs } from "../tools/jobs.ts";
+import type { FileAccess } from "../tools/file-access.ts";
 
 /** The session a helper starts from: its place and bus, its tools and MCP servers, and the running turn's mode. */
 export type HelperHost = {
@@ -22,6 +23,7 @@ export type HelperHost = {
   readonly cwd: string;
   readonly bus: SessionBus;
   readonly interaction: Interaction | null;
+  readonly fileAccess: FileAccess | null;
   readonly mcp: SessionMcp | null;
   readonly hooks: SessionHooks | null;
   readonly mode: Mode;
@@ -44,7 +46,7 @@ export async function runHelper(session: HelperHost, turn: HelperTurn, callId: s
   // Fixed at the session's first step, before any task call: the list the model was offered.
   const mcpTools = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode)) ?? [];
   const { bus, id: sessionId, root, cwd, deps: shared } = session;
-  const base = { bus, sessionId, root, cwd, shared, mcpTools, hooks: session.hooks };
+  const base = { bus, sessionId, root, cwd, shared, mcpTools, hooks: session.hooks, fileAccess: session.fileAccess };
   if (agentName === undefined) return runSubAgent({ ...base, model: turn.model, effort: turn.effort }, callId, prompt, signal);
   const refused = (text: string): SubAgentAnswer => ({ text, isError: true, steps: 0, toolCalls: 0 });
   const agents = findAgentFiles({ root, configDir: shared.paths.configDir });

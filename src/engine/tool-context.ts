@@ -3,6 +3,7 @@ import type { ResolvedModel } from "../model/resolved.ts";
 import { protectionJudge } from "../project/protected.ts";
 import { findSkills } from "../project/skills.ts";
 import type { Jobs } from "../tools/jobs.ts";
+import { diskAccess } from "../tools/file-access.ts";
 import { buildContext, type Need, type TodoItem, type ToolCallContext, type ToolContext } from "../tools/capabilities.ts";
 import { nobody } from "./interaction.ts";
 import { approvePlan, type PlanHost } from "./plan-approval.ts";
@@ -54,14 +55,15 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
   };
   return buildContext(call, needs, {
     files: () => ({
-      markRead: (path, content) => {
-        parts.reads.mark(path, content);
+      markRead: (path, content, from) => {
+        parts.reads.mark(path, content, from);
         deps.onFileUse?.(session.root, path);
       },
-      readState: (path) => parts.reads.state(path),
+      readState: (path, now) => parts.reads.state(path, now),
       protection: protectionJudge(session.root, deps.protectedPaths),
     }),
-    changes: () => ({ before: async (path) => undo.beforeChange(path), after: (path) => undo.afterChange(path) }),
+    changes: () => ({ before: async (path, held) => undo.beforeChange(path, held), after: (path, held) => undo.afterChange(path, held) }),
+    fileAccess: () => session.fileAccess ?? diskAccess,
     model: () => ({ vision: turn.model.vision }),
     commands: () => ({ ...deps.commands, around: (run) => undo.aroundCommand(run, callId) }),
     jobs: () => session.jobs,

@@ -3,6 +3,7 @@ import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import {
   hasPreImage,
+  lstatOrNull,
   markTurn,
   type PreImage,
   readPreImage,
@@ -54,10 +55,11 @@ export class TurnUndo {
     private readonly maxTurnBytes = UNDO_TURN_MAX_BYTES,
   ) {}
 
-  beforeChange(path: string): void {
+  /** Before an edit tool changes the path; `held`: its text as an editor holds it, kept instead of the disk's. */
+  beforeChange(path: string, held?: string): void {
     this.projects.tell(this.root, (files) => files.beforeWrite());
     if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
-      this.keep(readPreImage(path));
+      this.keep(held === undefined ? readPreImage(path) : heldPreImage(path, held));
       trimPreImages(this.db, this.sessionId);
     }
     this.unstamped.add(path);
@@ -108,9 +110,10 @@ export class TurnUndo {
   }
 
   /** Right after an edit tool wrote the path: what the person saves later must not count as the turn's. */
-  afterChange(path: string): void {
+  afterChange(path: string, held?: string): void {
     this.unstamped.delete(path);
-    this.stampSafely(path);
+    if (held === undefined) this.stampSafely(path);
+    else this.stampHeld(path, held);
     this.projects.tell(this.root, (files) => files.afterWrite(path));
   }
 
@@ -144,6 +147,20 @@ export class TurnUndo {
   private stampSafely(path: string): void {
     try {
       recordStamp(this.db, this.sessionId, this.turnId, path, stampOf(path));
+    } catch {
+      // left unstamped on purpose
+    }
+  }
+
+  /**
+   * A file written to its other holder (an editor, which saves it or not) is stamped as the text
+   * written: undo restores it once the disk holds that text, and leaves it alone while it does not.
+   */
+  private stampHeld(path: string, text: string): void {
+    const bytes = Buffer.from(text);
+    const hash = new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+    try {
+      recordStamp(this.db, this.sessionId, this.turnId, path, { existed: true, size: bytes.length, mtime: null, hash });
     } catch {
       // left unstamped on purpose
     }
@@ -240,6 +257,14 @@ function* batches(changes: Change[]): Generator<Change[]> {
     bytes += size;
   }
   if (batch.length > 0) yield batch;
+}
+
+/** The pre-image of a file an editor holds: its text there, the disk's mode (none for a file not yet on disk). */
+function heldPreImage(path: string, text: string): PreImage {
+  const disk = lstatOrNull(path);
+  const content = Buffer.from(text);
+  if (content.length > UNDO_MAX_FILE) return { path, existed: true, content: null, mode: disk ? disk.mode & 0o7777 : null, missing: "it is larger than 32 MiB" };
+  return { path, existed: true, content, mode: disk ? disk.mode & 0o7777 : null };
 }
 
 /** A command's pre-image of one path: absent before, or its bytes from the cache or from git. */

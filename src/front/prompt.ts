@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Mode } from "../config/schema.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
 import type { PromptInput, Session, TurnAnswer, TurnTicket } from "../engine/session.ts";
-import { type AttachRules, expandMentions } from "../project/attach.ts";
+import { type AttachRules, expandMentions, heldMentions } from "../project/attach.ts";
 import { type CommandSet, commandsKey, loadCommands, parseCommand } from "../project/commands.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import { reviewInput } from "../project/review.ts";
@@ -81,7 +81,7 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
     if (!input.ok) return ticket.action(() => ({ message: input.message }), "review");
     review = input.text;
   }
-  const input = preparedInput(session, { blocks, typed, files, rules }, command, review, place, context);
+  const input = await preparedInput(session, { blocks, typed, files, rules }, command, review, place, context);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
   const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
@@ -93,16 +93,21 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
 type ReadPrompt = { blocks: Block[]; typed: Typed; files: ProjectResources; rules: AttachRules };
 
 /** The blocks' uploads written, the command expanded, the @mentions attached: the turn's input. */
-function preparedInput(
+async function preparedInput(
   session: Session,
   { blocks, typed, files, rules }: ReadPrompt,
   command: ReturnType<typeof parseCommand>,
   review: string | null,
   place: PromptPlace,
   context?: string,
-): Omit<PromptInput, "turnId"> {
+): Promise<Omit<PromptInput, "turnId">> {
   const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set([...files.saved.keys(), ...files.unsaved.keys()]));
-  const mentions = expandMentions(typed.searched, rules, [...files.saved.values()]);
+  // The mentioned files as the person has them (an editor's unsaved buffers), where the session has such access.
+  const access = session.fileAccess;
+  // The turn has no signal yet: the access's own time limit (the editor's 5 s) bounds the wait.
+  const signal = new AbortController().signal;
+  const held = access ? await heldMentions(typed.searched, rules, [...files.saved.values()], (path) => access.readText(path, signal)) : new Map<string, string>();
+  const mentions = expandMentions(typed.searched, rules, [...files.saved.values()], held);
   // The command's own text is never searched for @mentions; what the person typed is.
   const after = mentions.text.slice(typed.searched.length);
   let text = typed.shown + after;
@@ -112,7 +117,7 @@ function preparedInput(
   const added = [...new Set(files.unsaved.values()), read.added].filter((part) => part !== "").join("\n\n");
   if (added) text = `${text}\n\n${added}`;
   if (context) text = `${context}\n\n${text}`;
-  session.markRead([...mentions.read, ...read.read]);
+  session.markRead([...mentions.read, ...read.read], held);
   for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) place.recordUse?.(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];
   return {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { MAX_RESULT_CHARS } from "../result-bound.ts";
-import { LineMarks, scanLines } from "./lines.ts";
+import { LineMarks, type Scan, type ScanEnd, scanLines } from "./lines.ts";
 import { isProtected, type ProtectedPaths, protection } from "./protected.ts";
 import { isInside } from "../paths.ts";
 import { imageTypeOf, MAX_IMAGE_BYTES } from "../images.ts";
@@ -68,9 +68,11 @@ export type AttachRules = {
  * Attaches what the @mentions name, as the terminal's expander does: only a path that is —
  * symlinks followed — inside the project (and the remote roots, where they apply), not protected,
  * and there. Anything else stays plain text and is never read. `files` are mentions made from
- * elsewhere than the text (an editor's attached files), attached after the typed ones.
+ * elsewhere than the text (an editor's attached files), attached after the typed ones. `held`: the
+ * text of files as the person has them (an editor's unsaved buffers, heldMentions), by real path,
+ * attached instead of the disk's.
  */
-export function expandMentions(text: string, rules: AttachRules, files: readonly Mention[] = []): Attached {
+export function expandMentions(text: string, rules: AttachRules, files: readonly Mention[] = [], held: ReadonlyMap<string, string> = new Map()): Attached {
   const blocks: string[] = [];
   const images: Attached["images"] = [];
   const read: string[] = [];
@@ -120,7 +122,7 @@ export function expandMentions(text: string, rules: AttachRules, files: readonly
     }
     const fileMarks = marks.get(target) ?? new LineMarks();
     marks.set(target, fileMarks);
-    add(fileBlock(target, shown, mention.range, stat.size, Math.min(MAX_BYTES, room), fileMarks));
+    add(fileBlock(target, shown, mention.range, stat.size, Math.min(MAX_BYTES, room), fileMarks, held.get(target)));
     read.push(target);
   }
   if (leftOut.length > 0) blocks.push(leftOutNote(leftOut));
@@ -132,6 +134,35 @@ function leftOutNote(mentions: string[]): string {
   const named = mentions.slice(0, 10).join(" ");
   const more = mentions.length > 10 ? ` and ${mentions.length - 10} more` : "";
   return `(not attached, as this prompt's attachments reached their limit of ${MAX_ATTACHED} characters: ${named}${more}; read them with a tool)`;
+}
+
+/**
+ * The text the person has of each text file the mentions would attach, as `read` gives it (an
+ * editor's unsaved buffer), by real path: for expandMentions. Only files it would attach are
+ * asked for (inside the project, not protected, not images nor binary); those `read` has no copy
+ * of are left to the disk.
+ */
+export async function heldMentions(
+  text: string,
+  rules: AttachRules,
+  files: readonly Mention[],
+  read: (path: string) => Promise<{ text: string } | { fallback: string } | null>,
+): Promise<Map<string, string>> {
+  const root = real(rules.root) ?? resolve(rules.root);
+  const targets = new Set<string>();
+  for (const mention of [...findMentions(text), ...files]) {
+    const target = allowed(mention, rules, root);
+    if (typeof target !== "string" || imageTypeOf(target) || !statSync(target).isFile() || binary(target)) continue;
+    targets.add(target);
+  }
+  const held = new Map<string, string>();
+  await Promise.all(
+    [...targets].map(async (target) => {
+      const got = await read(target);
+      if (got && "text" in got) held.set(target, got.text);
+    }),
+  );
+  return held;
 }
 
 /** Whether a mention would be attached: inside the project (and the roots), not protected, and there. */
@@ -173,8 +204,8 @@ function binary(path: string): boolean {
  * A file (or its line range) line-numbered, within `budget` characters and MAX_LINES, streamed so
  * that only the lines shown are ever held. A cut says where, and why when it was the prompt's limit.
  */
-function fileBlock(path: string, shown: string, range: Mention["range"], size: number, budget: number, marks: LineMarks): string {
-  if (binary(path)) return `<file path="${shown}">(binary file, ${size} bytes)</file>`;
+function fileBlock(path: string, shown: string, range: Mention["range"], size: number, budget: number, marks: LineMarks, held?: string): string {
+  if (held === undefined && binary(path)) return `<file path="${shown}">(binary file, ${size} bytes)</file>`;
   const first = range ? Math.max(1, range.start) : 1;
   const wanted = range ? Math.max(range.end, range.start) : Number.POSITIVE_INFINITY;
   const out: string[] = [];
@@ -182,13 +213,14 @@ function fileBlock(path: string, shown: string, range: Mention["range"], size: n
   // A line is at most three UTF-8 bytes a character: one held to 3 × budget + 4 bytes and still
   // under budget was whole.
   const scan = { first, last: wanted, maxScan: MAX_RANGE_READ, maxLineBytes: 3 * budget + 4 };
-  const end = scanLines(path, scan, marks, (n, text) => {
+  const take = (n: number, text: string): boolean => {
     const line = `${String(n).padStart(6)}\t${text}`;
     if (out.length >= MAX_LINES || used + line.length > budget) return false;
     out.push(line);
     used += line.length + 1;
     return true;
-  });
+  };
+  const end = held === undefined ? scanLines(path, scan, marks, take) : scanText(held, scan, take);
   const last = end.why === "eof" ? Math.min(end.lines, wanted) : wanted;
   let note = "";
   if (end.why === "full") {
@@ -202,6 +234,22 @@ function fileBlock(path: string, shown: string, range: Mention["range"], size: n
   }
   const lineAttr = range ? ` lines="${first}-${last >= first ? last : wanted}"` : "";
   return `<file path="${shown}"${lineAttr}>\n${out.join("\n")}${note}\n</file>`;
+}
+
+/** scanLines over a text in memory (a file as an editor holds it), with the same ends. */
+function scanText(text: string, scan: Scan, take: (line: number, text: string) => boolean): ScanEnd {
+  let line = 1;
+  for (let at = 0; at < text.length; line++) {
+    const newline = text.indexOf("\n", at);
+    const end = newline === -1 ? text.length : newline;
+    if (line >= scan.first) {
+      if (!take(line, text.slice(at, Math.min(end, at + scan.maxLineBytes)))) return { why: "full", line };
+      if (line >= scan.last) return { why: "done" };
+    }
+    if (newline === -1) return { why: "eof", lines: line };
+    at = newline + 1;
+  }
+  return { why: "eof", lines: line - 1 };
 }
 
 /** A directory's entries, `.git` and secrets (by name too) left out. */

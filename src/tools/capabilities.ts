@@ -1,4 +1,5 @@
 import type { Protection } from "../project/protected.ts";
+import type { FileAccess } from "./file-access.ts";
 import type { Skill } from "../project/skills.ts";
 import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
@@ -57,20 +58,32 @@ export type Capabilities = {
     /**
      * Notes that the model has seen a file (absolute path), as it is now; `content` is what it saw
      * when the tool has it (a write's text), so the file need not be read again for its stamp.
+     * `from: "held"`: the content came from the file's other holder (fileAccess), not the disk.
      */
-    markRead(path: string, content?: string | Uint8Array): void;
-    /** Whether the model has seen the file as it is now: write and edit refuse "unread" and "changed". */
-    readState(path: string): ReadState;
+    markRead(path: string, content?: string | Uint8Array, from?: "disk" | "held"): void;
+    /**
+     * Whether the model has seen the file as it is now: write and edit refuse "unread" and "changed".
+     * `now` is the file's text as the tool just read it (from fileAccess or the disk): it is compared.
+     */
+    readState(path: string, now?: string): ReadState;
     /** How a path (absolute) is protected, or null: searches leave protected files out, listings secrets' names too. */
     protection(path: string): Protection | null;
   };
   /** Changing the project's files so that the turn can be undone. */
   changes: {
-    /** Must be called with a path (absolute) before the tool changes or deletes it. */
-    before(path: string): Promise<void>;
-    /** Must be called right after the tool wrote the path: what the turn left in it is stamped then, not later. */
-    after(path: string): void;
+    /**
+     * Must be called with a path (absolute) before the tool changes or deletes it. `held`: the
+     * file's text as its other holder gave it (fileAccess), which is then what undo keeps.
+     */
+    before(path: string, held?: string): Promise<void>;
+    /**
+     * Must be called right after the tool wrote the path: what the turn left in it is stamped then,
+     * not later. `held`: the text written when it went to the file's other holder, not the disk.
+     */
+    after(path: string, held?: string): void;
   };
+  /** How files are read and written: the disk, or an editor's buffers where a front end set one. */
+  fileAccess: FileAccess;
   /** The session's model as a tool that hands it images sees it: whether it takes them. */
   model: { vision: boolean };
   /**

@@ -4,7 +4,7 @@ import description from "./edit.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate } from "./replace.ts";
 import { fail, ok } from "./result.ts";
-import { readForEdit, readText, writeEdited } from "./text-file.ts";
+import { readForEdit, readText, writeWhole } from "./text-file.ts";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 
 /** The input schema, made on first use (see defineTool). */
@@ -23,13 +23,13 @@ export const editTool = defineTool({
   brief: "Replaces old_string, copied exactly from a file read before (without line numbers), with new_string. old_string must occur once, unless replace_all.",
   schema,
   permission: "write",
-  needs: ["files", "changes"],
+  needs: ["files", "changes", "fileAccess"],
   kind: "edit",
   title: (input, ctx) => `Edit ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
   async preview(input, ctx) {
     const abs = resolvePath(input.path, ctx.cwd);
-    const read = await readText(abs);
+    const read = await readText(abs, ctx);
     if ("error" in read) return [];
     const change = planChange(read.text, input.old_string, input.new_string, input.replace_all ?? false, abs);
     return "output" in change ? [] : [{ path: abs, oldText: read.text, newText: change.newText }];
@@ -42,8 +42,8 @@ export const editTool = defineTool({
   async execute(input, ctx) {
     const planned = await plannedEdit(input, ctx);
     if ("result" in planned) return planned.result;
-    const { abs, shown, content, change } = planned;
-    const failed = await writeEdited(abs, change.newText, shown, ctx);
+    const { abs, shown, content, held, change } = planned;
+    const failed = await writeWhole(abs, change.newText, shown, { text: content, held }, ctx);
     if (failed) return fail(failed);
     const what = change.count === 1 ? "1 replacement" : `${change.count} replacements`;
     return ok(`Edited ${shown} (${what}):\n${unifiedDiff(content, change.newText, { maxLines: 60 })}`, {
@@ -58,8 +58,8 @@ type Change = { newText: string; count: number };
 /** The change the call makes to the file as it is now, or why it cannot be made. */
 async function plannedEdit(
   input: { path: string; old_string: string; new_string: string; replace_all?: boolean | undefined },
-  ctx: ToolContext<"files">,
-): Promise<{ abs: string; shown: string; content: string; change: Change } | { result: ToolResult }> {
+  ctx: ToolContext<"files" | "fileAccess">,
+): Promise<{ abs: string; shown: string; content: string; held: boolean; change: Change } | { result: ToolResult }> {
   const abs = resolvePath(input.path, ctx.cwd);
   const shown = displayPath(abs, ctx.root);
   if (input.old_string === input.new_string) return { result: fail("old_string and new_string are the same: there is nothing to change.") };
@@ -67,7 +67,7 @@ async function plannedEdit(
   if ("problem" in read) return { result: fail(read.problem) };
   const change = planChange(read.text, input.old_string, input.new_string, input.replace_all ?? false, shown);
   if ("output" in change) return { result: change };
-  return { abs, shown, content: read.text, change };
+  return { abs, shown, content: read.text, held: read.held, change };
 }
 
 /** The new content, or a failed result the model can act on. */

@@ -4,7 +4,7 @@ import description from "./multi-edit.txt" with { type: "text" };
 import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate, type Span } from "./replace.ts";
 import { fail, ok } from "./result.ts";
-import { readForEdit, readText, writeEdited } from "./text-file.ts";
+import { readForEdit, readText, writeWhole } from "./text-file.ts";
 import { defineTool, type ToolContext } from "./tool.ts";
 
 /** The most edits one call takes: more is a rewrite, for write. */
@@ -35,13 +35,13 @@ export const multiEditTool = defineTool({
   description,
   schema,
   permission: "write",
-  needs: ["files", "changes"],
+  needs: ["files", "changes", "fileAccess"],
   kind: "edit",
   title: (input, ctx) => `Edit ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)} (${input.edits.length === 1 ? "1 edit" : `${input.edits.length} edits`})`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
   async preview(input, ctx) {
     const abs = resolvePath(input.path, ctx.cwd);
-    const read = await readText(abs);
+    const read = await readText(abs, ctx);
     if ("error" in read) return [];
     const planned = planEdits(read.text, input.edits, abs);
     return "problem" in planned ? [] : [{ path: abs, oldText: read.text, newText: planned.newText }];
@@ -55,7 +55,7 @@ export const multiEditTool = defineTool({
     const checked = await checkedEdits(input, ctx);
     if ("problem" in checked) return fail(checked.problem);
     const { abs, shown, read, planned } = checked;
-    const failed = await writeEdited(abs, planned.newText, shown, ctx);
+    const failed = await writeWhole(abs, planned.newText, shown, read, ctx);
     if (failed) return fail(failed);
     const what = planned.count === 1 ? "1 replacement" : `${planned.count} replacements`;
     return ok(`Edited ${shown} (${input.edits.length} edits, ${what}):\n${unifiedDiff(read.text, planned.newText, { maxLines: 120 })}`, {
@@ -68,8 +68,8 @@ export const multiEditTool = defineTool({
 /** The call's edits planned over the file as it is now, or why none can be made. */
 async function checkedEdits(
   input: { path: string; edits: readonly Edit[] },
-  ctx: ToolContext<"files">,
-): Promise<{ abs: string; shown: string; read: { text: string }; planned: { newText: string; count: number } } | { problem: string }> {
+  ctx: ToolContext<"files" | "fileAccess">,
+): Promise<{ abs: string; shown: string; read: { text: string; held: boolean }; planned: { newText: string; count: number } } | { problem: string }> {
   const abs = resolvePath(input.path, ctx.cwd);
   const shown = displayPath(abs, ctx.root);
   const read = await readForEdit(abs, shown, ctx);

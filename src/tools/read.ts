@@ -33,7 +33,7 @@ export const readTool = defineTool({
   brief: "Reads a file's lines, numbered (number, tab, text: never copy those into edit). offset and limit page through long files. Read a file before edit or write.",
   schema,
   permission: "read",
-  needs: ["files", "model"],
+  needs: ["files", "model", "fileAccess"],
   kind: "read",
   title: (input, ctx) => {
     const shown = displayPath(resolvePath(input.path, ctx.cwd), ctx.root);
@@ -53,8 +53,9 @@ export const readTool = defineTool({
     if (info.isDirectory()) return fail(`${shown} is a directory: use the list tool to see what it holds.`);
     if (!info.isFile()) return fail(`${shown} is not a regular file (a device, socket or pipe): it cannot be read.`);
     try {
-      const result = await readFileAt(abs, shown, info.size, input, ctx);
-      ctx.files.markRead(abs);
+      const { result, held } = await readFileAt(abs, shown, info.size, input, ctx);
+      if (held === undefined) ctx.files.markRead(abs);
+      else ctx.files.markRead(abs, held, "held");
       return result;
     } catch (error) {
       return fail(fsErrorMessage(error, shown));
@@ -67,16 +68,21 @@ async function readFileAt(
   shown: string,
   size: number,
   input: z.infer<ReturnType<typeof schema>>,
-  ctx: ToolContext<"model">,
-): Promise<ToolResult> {
+  ctx: ToolContext<"model" | "fileAccess">,
+): Promise<{ result: ToolResult; held?: string }> {
   const mimeType = imageTypeOf(abs);
-  if (mimeType) return readImage(abs, shown, size, mimeType, ctx.model.vision);
+  if (mimeType) return { result: await readImage(abs, shown, size, mimeType, ctx.model.vision) };
   const head = new Uint8Array(await Bun.file(abs).slice(0, SNIFF_BYTES).arrayBuffer());
-  if (isBinary(head)) return ok(`${shown} is a binary file, ${size} bytes: it is not shown.`, { meta: { binary: true, bytes: size } });
+  if (isBinary(head)) return { result: ok(`${shown} is a binary file, ${size} bytes: it is not shown.`, { meta: { binary: true, bytes: size } }) };
+  // The text as the person has it (an editor's unsaved buffer), where the session's access holds it.
+  const held = await ctx.fileAccess.readText(abs, ctx.signal);
+  const text = held && "text" in held ? held.text : undefined;
   const offset = input.offset ?? 1;
   const limit = input.limit ?? DEFAULT_LIMIT;
-  const window = await readLines(abs, offset, limit);
-  return ok(formatWindow(shown, window, offset), { meta: { lines: window.lines.length, totalLines: window.total } });
+  const window = await readLines(text === undefined ? Bun.file(abs) : new Blob([text]), offset, limit);
+  const note = held && "fallback" in held ? `\n\n(${held.fallback})` : "";
+  const result = ok(formatWindow(shown, window, offset) + note, { meta: { lines: window.lines.length, totalLines: window.total } });
+  return text === undefined ? { result } : { result, held: text };
 }
 
 async function readImage(abs: string, shown: string, size: number, mimeType: string, vision: boolean): Promise<ToolResult> {
@@ -111,7 +117,7 @@ type Window = {
 };
 
 /** Reads lines offset..offset+limit-1 (1-based) streaming, so a huge file is never held whole. */
-async function readLines(abs: string, offset: number, limit: number): Promise<Window> {
+async function readLines(source: Blob, offset: number, limit: number): Promise<Window> {
   const decoder = new TextDecoder();
   const lines: string[] = [];
   let next = 1;
@@ -131,7 +137,7 @@ async function readLines(abs: string, offset: number, limit: number): Promise<Wi
     }
     next++;
   };
-  const stream = Bun.file(abs).stream();
+  const stream = source.stream();
   const reader = stream.getReader();
   try {
     for (let chunk = await reader.read(); !chunk.done && chunk.value; chunk = await reader.read()) {

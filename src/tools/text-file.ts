@@ -1,15 +1,20 @@
 import { readFile, stat } from "node:fs/promises";
 import { errorCode } from "../errors.ts";
-import { writeAtomic } from "./atomic.ts";
 import { changedSinceRead, fsErrorMessage } from "./result.ts";
 import type { ToolContext } from "./tool.ts";
 
-/** A file's text for edit and multi_edit, or the error reading it gave (a directory is one). */
-export async function readText(abs: string): Promise<{ text: string } | { error: unknown }> {
+/**
+ * A file's text for write, edit and multi_edit, as the person has it: what the session's file
+ * access holds (an editor's unsaved buffer), else the disk's; or the error reading it gave (a
+ * directory is one). `held`: the text came from the access, not the disk.
+ */
+export async function readText(abs: string, ctx: Pick<ToolContext<"fileAccess">, "fileAccess" | "signal">): Promise<{ text: string; held: boolean } | { error: unknown }> {
   try {
     const info = await stat(abs);
     if (info.isDirectory()) return { error: Object.assign(new Error("is a directory"), { code: "EISDIR" }) };
-    return { text: await readFile(abs, "utf8") };
+    const held = await ctx.fileAccess.readText(abs, ctx.signal);
+    if (held && "text" in held) return { text: held.text, held: true };
+    return { text: await readFile(abs, "utf8"), held: false };
   } catch (error) {
     return { error };
   }
@@ -21,23 +26,36 @@ export function missingOrError(error: unknown, shown: string): string {
   return fsErrorMessage(error, shown);
 }
 
-/** The text edit and multi_edit change: the file as it is now, which the model must have read as it is. */
-export async function readForEdit(abs: string, shown: string, ctx: ToolContext<"files">): Promise<{ text: string } | { problem: string }> {
-  const read = await readText(abs);
+/**
+ * The text edit and multi_edit change: the file as it is now (the editor's buffer, where the
+ * session has one), which the model must have read as it is.
+ */
+export async function readForEdit(abs: string, shown: string, ctx: ToolContext<"files" | "fileAccess">): Promise<{ text: string; held: boolean } | { problem: string }> {
+  const read = await readText(abs, ctx);
   if ("error" in read) return { problem: missingOrError(read.error, shown) };
-  const state = ctx.files.readState(abs);
+  const state = ctx.files.readState(abs, read.text);
   if (state === "unread") return { problem: `${shown} has not been read in this session: read it first, then edit it.` };
   if (state === "changed") return { problem: changedSinceRead(shown, "edit") };
   return read;
 }
 
-/** Writes an edited file whole, for undo and the read ledger as every change is; why it failed, else null. */
-export async function writeEdited(abs: string, text: string, shown: string, ctx: ToolContext<"files" | "changes">): Promise<string | null> {
+/**
+ * Writes a file whole through the session's file access (the disk, or an editor that saves it),
+ * for undo and the read ledger as every change is; `before` is the text as read, where it was
+ * held rather than on disk. Why it failed, else null.
+ */
+export async function writeWhole(
+  abs: string,
+  text: string,
+  shown: string,
+  before: { text: string; held: boolean } | null,
+  ctx: ToolContext<"files" | "changes" | "fileAccess">,
+): Promise<string | null> {
   try {
-    await ctx.changes.before(abs);
-    await writeAtomic(abs, text);
-    ctx.changes.after(abs);
-    ctx.files.markRead(abs, text);
+    await ctx.changes.before(abs, before?.held ? before.text : undefined);
+    const written = await ctx.fileAccess.writeText(abs, text, ctx.signal);
+    ctx.changes.after(abs, written.onDisk ? undefined : text);
+    ctx.files.markRead(abs, text, written.onDisk ? "disk" : "held");
     return null;
   } catch (error) {
     return fsErrorMessage(error, shown);

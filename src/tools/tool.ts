@@ -58,7 +58,7 @@ export type Tool<S extends z.ZodType = z.ZodType, N extends Need = Need> = {
   /** How the model sees what was left out of a result too long to send whole ("read on with offset"). */
   more?: string;
   /** The files the call would change, before and after, for the person approving it. Only reads. */
-  preview?(input: z.infer<S>, ctx: Pick<ToolCallContext, "root" | "cwd">): Promise<FileDiff[]>;
+  preview?(input: z.infer<S>, ctx: ToolContext<N>): Promise<FileDiff[]>;
   /** Why the call cannot run whatever the person says (fetch: a private address), found before asking them; null: ask. */
   refusedBeforeAsking?(input: z.infer<S>, ctx: ToolContext<N>): Promise<string | null>;
   execute(input: z.infer<S>, ctx: ToolContext<N>): Promise<ToolResult>;

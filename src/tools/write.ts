@@ -1,11 +1,9 @@
-import { mkdir, readFile, stat } from "node:fs/promises";
-import { dirname } from "node:path";
 import { z } from "zod";
-import { writeAtomic } from "./atomic.ts";
 import { displayPath, resolvePath } from "./paths.ts";
 import { errorCode } from "../errors.ts";
 import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
-import { defineTool } from "./tool.ts";
+import { readText, writeWhole } from "./text-file.ts";
+import { defineTool, type ToolContext } from "./tool.ts";
 import description from "./write.txt" with { type: "text" };
 
 /** The input schema, made on first use (see defineTool). */
@@ -22,31 +20,30 @@ export const writeTool = defineTool({
   brief: "Writes a whole file (an existing one must be read first). Use edit to change part of a file.",
   schema,
   permission: "write",
-  needs: ["files", "changes"],
+  needs: ["files", "changes", "fileAccess"],
   kind: "edit",
   title: (input, ctx) => `Write ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
   async preview(input, ctx) {
     const abs = resolvePath(input.path, ctx.cwd);
-    return [{ path: abs, oldText: await existingText(abs), newText: input.content }];
+    const old = await existingText(abs, ctx);
+    return [{ path: abs, oldText: old?.text ?? null, newText: input.content }];
   },
   async execute(input, ctx) {
     const abs = resolvePath(input.path, ctx.cwd);
     const shown = displayPath(abs, ctx.root);
     try {
-      const oldText = await existingText(abs);
-      if (oldText !== null) {
-        const state = ctx.files.readState(abs);
+      const old = await existingText(abs, ctx);
+      const oldText = old?.text ?? null;
+      if (old !== null) {
+        const state = ctx.files.readState(abs, old.text);
         if (state === "unread") {
           return fail(`${shown} already exists and has not been read in this session: read it first, then write it (or use edit).`);
         }
         if (state === "changed") return fail(changedSinceRead(shown, "write"));
       }
-      await ctx.changes.before(abs);
-      await mkdir(dirname(abs), { recursive: true });
-      await writeAtomic(abs, input.content);
-      ctx.changes.after(abs);
-      ctx.files.markRead(abs, input.content);
+      const failed = await writeWhole(abs, input.content, shown, old, ctx);
+      if (failed) return fail(failed);
       const lines = countLines(input.content);
       const verb = oldText === null ? "Created" : "Wrote";
       return ok(`${verb} ${shown} (${lines} line${lines === 1 ? "" : "s"}).`, {
@@ -58,16 +55,12 @@ export const writeTool = defineTool({
   },
 });
 
-/** The file's text, or null when there is no file; a directory is an error. */
-async function existingText(abs: string): Promise<string | null> {
-  try {
-    const info = await stat(abs);
-    if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
-    return await readFile(abs, "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return null;
-    throw error;
-  }
+/** The file's text (an editor's buffer, where the session has one), or null when there is no file; a directory is an error. */
+async function existingText(abs: string, ctx: ToolContext<"fileAccess">): Promise<{ text: string; held: boolean } | null> {
+  const read = await readText(abs, ctx);
+  if ("text" in read) return read;
+  if (errorCode(read.error) === "ENOENT") return null;
+  throw read.error;
 }
 
 function countLines(text: string): number {

@@ -19,6 +19,8 @@ export type StdioAgent = {
   /** How the client answers session/request_permission (default: allow once). */
   onPermission: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
   permissionRequests: acp.RequestPermissionRequest[];
+  /** The fs/read_text_file and fs/write_text_file requests the client got (only with `fs`), in order. */
+  fsRequests: FsRequest[];
   /** Sends a raw line to the agent's stdin (bad-input tests). */
   sendRaw(line: string): void;
   /** Waits for a stdout line that matches. */
@@ -39,6 +41,11 @@ export async function startStdioAgent(
     /** Another's sandbox (a device's, whose service may run), with its project and config: kept at close. */
     device?: { box: Sandbox; project: string };
     env?: Record<string, string>;
+    /**
+     * The client's own files, as an editor offers them: its handlers for fs/read_text_file and
+     * fs/write_text_file (the test's initialize must offer clientCapabilities.fs: editorFsParams).
+     */
+    fs?: EditorFsHandlers;
   } = {},
 ): Promise<StdioAgent> {
   const box = opts.device?.box ?? sandbox();
@@ -81,8 +88,24 @@ export async function startStdioAgent(
   const state = {
     onPermission: (_: acp.RequestPermissionRequest): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId: "once" } }),
   };
-  const connection = acp
-    .client({ name: "test" })
+  const fsRequests: FsRequest[] = [];
+  let client = acp.client({ name: "test" });
+  const fs = opts.fs;
+  if (fs?.read) {
+    const read = fs.read;
+    client = client.onRequest("fs/read_text_file", async ({ params, signal }) => {
+      fsRequests.push({ method: "fs/read_text_file", params });
+      return read(params, signal);
+    });
+  }
+  if (fs?.write) {
+    const write = fs.write;
+    client = client.onRequest("fs/write_text_file", async ({ params, signal }) => {
+      fsRequests.push({ method: "fs/write_text_file", params });
+      return write(params, signal);
+    });
+  }
+  const connection = client
     .onNotification("session/update", ({ params }) => {
       updates.push(params);
     })
@@ -108,6 +131,7 @@ export async function startStdioAgent(
       state.onPermission = fn;
     },
     permissionRequests,
+    fsRequests,
     sendRaw(line) {
       proc.stdin.write(`${line}\n`);
       void proc.stdin.flush();
@@ -139,3 +163,17 @@ export async function startStdioAgent(
 }
 
 export const initializeParams = { protocolVersion: 1, clientCapabilities: {} } as const;
+
+/** An initialize that offers the client's own files, as an editor does. */
+export const editorFsParams = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } } as const;
+
+/**
+ * How a test's client answers the agent's fs requests (an error it throws is the answer's error);
+ * `signal` aborts when the agent cancels the request.
+ */
+export type EditorFsHandlers = {
+  read?: (params: acp.ReadTextFileRequest, signal: AbortSignal) => acp.ReadTextFileResponse | Promise<acp.ReadTextFileResponse>;
+  write?: (params: acp.WriteTextFileRequest, signal: AbortSignal) => acp.WriteTextFileResponse | Promise<acp.WriteTextFileResponse>;
+};
+
+export type FsRequest = { method: "fs/read_text_file"; params: acp.ReadTextFileRequest } | { method: "fs/write_text_file"; params: acp.WriteTextFileRequest };

@@ -23,6 +23,7 @@ const NEEDS = Object.keys({
   library: true,
   skills: true,
   helpers: true,
+  fileAccess: true,
 } satisfies Record<Need, true>) as Need[];
 
 /** The call itself, which every tool gets. */
@@ -37,10 +38,10 @@ const CALL_MEMBERS = Object.keys({
 
 /** What each built-in tool uses, and so all it is handed. */
 const DECLARED: Record<string, Need[]> = {
-  read: ["files", "model"],
-  write: ["files", "changes"],
-  edit: ["files", "changes"],
-  multi_edit: ["files", "changes"],
+  read: ["files", "model", "fileAccess"],
+  write: ["files", "changes", "fileAccess"],
+  edit: ["files", "changes", "fileAccess"],
+  multi_edit: ["files", "changes", "fileAccess"],
   bash: ["commands", "jobs"],
   job: ["jobs"],
   grep: ["files"],

@@ -6,6 +6,7 @@ import { ReadLedger } from "../../src/engine/read-ledger.ts";
 import { protectedPaths, protectionJudge } from "../../src/project/protected.ts";
 import { findSkills } from "../../src/project/skills.ts";
 import { Jobs } from "../../src/tools/jobs.ts";
+import { diskAccess, type FileAccess } from "../../src/tools/file-access.ts";
 import type { PlanOutcome, Question, QuestionOutcome, SubAgentAnswer, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 
 /** What a test's tool context saw the tools do. */
@@ -42,6 +43,8 @@ export type ContextOptions = {
   jobs?: Jobs;
   /** The config dir whose skills/ the skill tool finds besides the project's (default: none). */
   configDir?: string;
+  /** How files are read and written (default: the disk). */
+  fileAccess?: FileAccess;
 };
 
 /** A plain ToolContext over a real directory, with every capability, recording what the tools call. */
@@ -59,17 +62,18 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     signal: opts.signal ?? new AbortController().signal,
     progress: (text) => void rec.progress.push(text),
     files: {
-      markRead: (path, content) => {
+      markRead: (path, content, from) => {
         rec.read.add(path);
-        ledger.mark(path, content);
+        ledger.mark(path, content, from);
       },
-      readState: (path) => ledger.state(path),
+      readState: (path, now) => ledger.state(path, now),
       protection: protectionJudge(root, rules),
     },
     changes: {
       before: async (path) => void rec.beforeChange.push(path),
       after: () => {},
     },
+    fileAccess: opts.fileAccess ?? diskAccess,
     model: { vision: opts.vision ?? false },
     commands: {
       env: opts.env ?? processEnv(),

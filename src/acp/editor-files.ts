@@ -1,0 +1,92 @@
+import { z } from "zod";
+import type { Session } from "../engine/session.ts";
+import { errorMessage } from "../errors.ts";
+import type { acp } from "../rpc/agent.ts";
+import { waitMs } from "../timing.ts";
+import { diskAccess, type FileAccess, type HeldText } from "../tools/file-access.ts";
+
+/** What an editor offers of its files (initialize's clientCapabilities.fs). */
+export type EditorFs = { read: boolean; write: boolean };
+
+const Capabilities = z.looseObject({
+  fs: z.looseObject({ readTextFile: z.boolean().nullish(), writeTextFile: z.boolean().nullish() }).nullish(),
+});
+
+/** The fs methods a client offers; anything unreadable offers none. */
+export function editorFs(clientCapabilities: unknown): EditorFs {
+  const parsed = Capabilities.safeParse(clientCapabilities);
+  const fs = parsed.success ? parsed.data.fs : null;
+  return { read: fs?.readTextFile === true, write: fs?.writeTextFile === true };
+}
+
+/** How long the editor may take to answer one request (LEMBAS_TEST_EDITOR_FILES_MS in the tests). */
+const DEFAULT_ANSWER_MS = 5000;
+/** The most text taken from the editor for one file: past it, the disk's copy is read (the read tool bounds that). */
+export const MAX_EDITOR_TEXT = 16 * 1024 * 1024;
+
+const ReadAnswer = z.looseObject({ content: z.string() });
+/** A JSON-RPC error's data, where editors put what went wrong ("Internal error" says little). */
+const ErrorData = z.union([z.string(), z.looseObject({ details: z.string() }), z.looseObject({ message: z.string() })]);
+
+/**
+ * Lends the session the editor's files for as long as it is attached here: reads through
+ * fs/read_text_file (the person's unsaved buffers) and writes through fs/write_text_file (the
+ * editor updates its buffer and saves), as far as the client offers them. Returns the release.
+ */
+export function lendEditorFiles(session: Session, cx: acp.AgentContext, fs: EditorFs): () => void {
+  if (!fs.read && !fs.write) return () => {};
+  const access = editorFiles(cx, session.id, fs);
+  session.fileAccess = access;
+  return () => {
+    if (session.fileAccess === access) session.fileAccess = null;
+  };
+}
+
+/** The editor's files as a FileAccess; what it does not offer stays the disk's. */
+export function editorFiles(cx: acp.AgentContext, sessionId: string, fs: EditorFs, answerMs = waitMs("EDITOR_FILES_MS", DEFAULT_ANSWER_MS)): FileAccess {
+  const seconds = `${Math.round(answerMs / 100) / 10} s`;
+  const ask = async (method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<{ answer: unknown } | { why: string }> => {
+    const late = AbortSignal.timeout(answerMs);
+    try {
+      const options = { cancellationSignal: AbortSignal.any([signal, late]), stopWaitingOnCancel: true };
+      return { answer: await cx.request(method, { sessionId, ...params }, options) };
+    } catch (error) {
+      if (signal.aborted) return { why: "the turn was cancelled while the editor was asked" };
+      if (late.aborted) return { why: `the editor did not answer within ${seconds}` };
+      return { why: `the editor answered with an error (${editorError(error)})` };
+    }
+  };
+  return {
+    readText: !fs.read
+      ? diskAccess.readText
+      : async (path, signal): Promise<HeldText> => {
+          const got = await ask("fs/read_text_file", { path }, signal);
+          if ("why" in got) return { fallback: `${got.why}, so this is the file as saved on disk` };
+          const answer = ReadAnswer.safeParse(got.answer);
+          if (!answer.success) return { fallback: "the editor's answer held no text, so this is the file as saved on disk" };
+          if (answer.data.content.length > MAX_EDITOR_TEXT) {
+            return { fallback: `the editor's copy is larger than ${MAX_EDITOR_TEXT / 1024 / 1024} MiB, so this is the file as saved on disk` };
+          }
+          return { text: answer.data.content };
+        },
+    writeText: !fs.write
+      ? diskAccess.writeText
+      : async (path, text, signal) => {
+          const got = await ask("fs/write_text_file", { path, content: text }, signal);
+          if ("why" in got) {
+            const late = got.why.startsWith("the editor did not answer") ? ": the change may reach it later, so read the file again before changing it" : "";
+            throw new Error(`not written, as ${got.why}${late}`);
+          }
+          return { onDisk: false };
+        },
+  };
+}
+
+/** An editor's error as a person reads it: its message, with the details its data gives. */
+function editorError(error: unknown): string {
+  const message = errorMessage(error);
+  const data = ErrorData.safeParse(typeof error === "object" && error !== null && "data" in error ? error.data : undefined);
+  if (!data.success) return message;
+  const details = typeof data.data === "string" ? data.data : "details" in data.data ? data.data.details : data.data.message;
+  return details && details !== message ? `${message}: ${details}` : message;
+}
