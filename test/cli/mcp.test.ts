@@ -154,7 +154,7 @@ describe("session/new's mcpServers on serve --stdio", () => {
     a = null;
   });
 
-  test("a stdio server is taken; a malformed one and an http one are -32602 with a sentence", async () => {
+  test("a stdio server is taken; a malformed one and an sse one are -32602 with a sentence", async () => {
     a = await startStdioAgent();
     await a.agent.request("initialize", initializeParams);
     const good = await a.agent.request("session/new", { cwd: a.project, mcpServers: [{ name: "git", command: "/bin/true", args: [], env: [] }] });
@@ -163,9 +163,10 @@ describe("session/new's mcpServers on serve --stdio", () => {
     a.sendRaw(line(901, [{ name: "git", command: "/bin/true", env: [] }]));
     const malformed = await a.waitForLine((l) => l.includes('"id":901'));
     expect(JSON.parse(malformed)).toEqual({ jsonrpc: "2.0", id: 901, error: { code: -32602, message: 'Invalid params: mcpServers[0] ("git"): args is missing' } });
-    const http = await rpcError(a.agent.request("session/new", { cwd: a.project, mcpServers: [{ type: "http", name: "docs", url: "https://docs.example/mcp", headers: [] }] }));
-    expect(http.code).toBe(-32602);
-    expect(http.message).toContain('mcpServers[0] ("docs") is an http server, and lembas takes only stdio servers from an editor');
+    // An http server is taken on stdio (test/acp/editor-mcp-http.test.ts); SSE is not spoken.
+    const sse = await rpcError(a.agent.request("session/new", { cwd: a.project, mcpServers: [{ type: "sse", name: "docs", url: "https://docs.example/mcp", headers: [] }] }));
+    expect(sse.code).toBe(-32602);
+    expect(sse.message).toContain('mcpServers[0] ("docs") is an sse server, and lembas does not speak MCP over SSE');
   });
 });
 
