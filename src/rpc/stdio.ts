@@ -93,8 +93,15 @@ export function guardStdout(): (text: string) => Promise<void> {
   console.debug = toStderr;
   console.table = toStderr;
   process.stdout.write = ((chunk: string | Uint8Array) => process.stderr.write(chunk)) as typeof process.stdout.write;
-  return async (text) => {
+  // Messages written in one go (a replayed page, a burst of updates) leave in one flush, not one
+  // write(2) each; every writer's promise settles when its message has been flushed.
+  let flushing: Promise<void> | null = null;
+  return (text) => {
     sink.write(text);
-    await sink.flush();
+    flushing ??= Promise.resolve().then(async () => {
+      flushing = null;
+      await sink.flush();
+    });
+    return flushing;
   };
 }
