@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
-import { Effort, Mode } from "../config/schema.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/names.ts";
+import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
+import { type Db, openDb } from "../store/db.ts";
 import { runCommand } from "./command.ts";
-import { createContext } from "../app/context.ts";
 import type { TerminalArgs } from "../app/terminal-args.ts";
 import { didYouMean } from "../suggest.ts";
 
@@ -41,13 +42,13 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
       out.share = true;
     } else if (flag === "--model") out.model = value("--model");
     else if (flag === "--mode") {
-      const mode = Mode.safeParse(value("--mode"));
-      if (!mode.success) throw new UserError(`--mode must be one of ${Mode.options.join(", ")}`, 2);
-      out.mode = mode.data;
+      const mode = value("--mode");
+      if (!isOneOf(MODES, mode)) throw new UserError(`--mode must be one of ${MODES.join(", ")}`, 2);
+      out.mode = mode;
     } else if (flag === "--effort") {
-      const effort = Effort.safeParse(value("--effort"));
-      if (!effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
-      out.effort = effort.data;
+      const effort = value("--effort");
+      if (!isOneOf(EFFORTS, effort)) throw new UserError(`--effort must be one of ${EFFORTS.join(", ")}`, 2);
+      out.effort = effort;
     } else if (flag === "--") {
       words.push(...argv.slice(i + 1));
       break;
@@ -64,17 +65,28 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
 export async function runTerminal(argv: readonly string[]): Promise<void> {
   const args = parseTerminalArgs(argv);
   if (!process.stdin.isTTY || !process.stdout.isTTY) return runPiped(args);
-  const ctx = createContext();
+  const paths = resolvePaths();
   const cwd = resolve(process.cwd());
   // The first frame comes from a few light modules; the app's own load under it (tui/first-frame.ts).
-  const [{ FirstFrame }, { checkOpening, openingOf }] = await Promise.all([import("../tui/first-frame.ts"), import("../tui/opening.ts")]);
+  const [{ FirstFrame }, { checkOpening, openingOf }, { glanceConfig }] = await Promise.all([
+    import("../tui/first-frame.ts"),
+    import("../tui/opening.ts"),
+    import("../config/glance.ts"),
+  ]);
+  let db: Db | undefined;
+  const store = () => (db ??= openDb(paths.dbFile));
   const opening = openingOf(args);
-  // A session that cannot be opened, or a config.yaml that cannot be read, is said before any screen.
-  checkOpening(ctx.db, cwd, opening);
-  const config = ctx.config();
-  const frame = new FirstFrame(cwd, config.theme, { model: args.model ?? config.model, mode: args.mode ?? config.mode, effort: args.effort ?? config.effort });
+  // A session that cannot be opened is said before any screen.
+  checkOpening(store, cwd, opening);
+  const shown = glanceConfig(paths.configFile);
+  const frame = new FirstFrame(cwd, shown.theme, { model: args.model ?? shown.model, mode: args.mode ?? shown.mode, effort: args.effort ?? shown.effort });
   let code: number;
   try {
+    const { createContext } = await import("../app/context.ts");
+    const ctx = createContext(process.env, store);
+    // config.yaml is checked whole here, right after the first frame (zod and the schema cost more
+    // than the rest of it): a bad one ends the screen, erased, with its sentence, before a key is read.
+    ctx.config();
     const { openTerminal } = await import("../tui/main.ts");
     code = await openTerminal(ctx, cwd, args, opening, frame);
   } finally {

@@ -1,17 +1,16 @@
 import { z } from "zod";
 import { PermissionsConfig } from "./permission-rules.ts";
 import { PERSONALITY_NAMES } from "./personalities.ts";
+import { EFFORTS, MODES, THEME_NAMES } from "./names.ts";
 
-export const MODES = ["plan", "manual", "edit", "auto"] as const;
+export { EFFORTS, MODES, THEME_NAMES };
 export const Mode = z.enum(MODES);
 export type Mode = z.infer<typeof Mode>;
 
-export const EFFORTS = ["off", "low", "medium", "high"] as const;
 export const Effort = z.enum(EFFORTS);
 export type Effort = z.infer<typeof Effort>;
 
 /** The terminal's colours (lembas in a terminal; /theme changes it). */
-export const THEME_NAMES = ["dark", "light"] as const;
 export const ThemeSetting = z.enum(THEME_NAMES);
 
 /** How the terminal says a turn ended or a card waits while it is not in front: the bell, a desktop notification too, or nothing. */

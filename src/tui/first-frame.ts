@@ -78,8 +78,15 @@ export class FirstFrame {
     this.terminal.release();
   }
 
-  /** Ends the screen when the app never took it (it could not be loaded): the terminal is as it was. */
+  /**
+   * Ends the screen when the app never took it (it could not be loaded, config.yaml was refused):
+   * the frame's lines are erased, so that what is said next stands where the frame was.
+   */
   close(): void {
-    if (!this.taken) this.parts.screen.stop();
+    if (this.taken) return;
+    const { screen } = this.parts;
+    screen.clear();
+    screen.renderNow();
+    screen.stop();
   }
 }

@@ -1,4 +1,4 @@
-import { TuiMainScreen } from "./kit.ts";
+import { SettledScreen } from "./settled-screen.ts";
 
 /** After a frame that took `c` ms, the next waits at least PACE × c from its end. */
 const PACE = 2;
@@ -11,7 +11,7 @@ const PACE = 2;
  * while the engine reading the stream runs on the same thread. A frame that costs a millisecond or
  * two is not held back; a forced frame (a resize, a new theme) never is.
  */
-export class PacedScreen extends TuiMainScreen {
+export class PacedScreen extends SettledScreen {
   private nextAt = 0;
   private held: Timer | null = null;
 

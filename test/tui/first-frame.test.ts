@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import type { Sandbox } from "../support/run.ts";
-import { screenSuite } from "../support/screens.ts";
+import { SESSION_OPEN, screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
 const PROBE = join(import.meta.dir, "../support/first-frame-probe.ts");
@@ -31,10 +31,15 @@ const probed = (gate?: string) => ({
   ...(gate ? { PROBE_GATE: gate } : {}),
 });
 
-async function loadedAtFirstFrame(): Promise<string[]> {
+/** Every module loaded when the status bar first reached the terminal, by its full path. */
+async function allLoadedAtFirstFrame(): Promise<string[]> {
   const out = join(box.dir, "loaded.json");
   for (let i = 0; i < 400 && !existsSync(out); i++) await Bun.sleep(25);
-  return (JSON.parse(readFileSync(out, "utf8")) as string[]).filter((path) => path.startsWith(SRC)).map((path) => path.slice(SRC.length + 1));
+  return JSON.parse(readFileSync(out, "utf8")) as string[];
+}
+
+async function loadedAtFirstFrame(): Promise<string[]> {
+  return (await allLoadedAtFirstFrame()).filter((path) => path.startsWith(SRC)).map((path) => path.slice(SRC.length + 1));
 }
 
 describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
@@ -48,6 +53,31 @@ describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
     expect(heavy).toEqual([]);
     await screen.type("C-d");
     expect(await screen.exited()).toBe(0);
+  });
+
+  test("is drawn before config.yaml is checked whole: neither zod nor the config's schema is loaded yet", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nmode: plan\neffort: high\ntheme: light\nconnections:\n  test:\n    base_url: ${model.url}\n`);
+    const screen = await suite.open([], { env: probed() });
+    // The status bar of the first frame has config.yaml's mode and effort, read without the schema.
+    await screen.waitFor(`${READY} · plan`);
+    const loaded = await allLoadedAtFirstFrame();
+    expect(loaded.filter((path) => path.includes("/node_modules/zod/") || path.endsWith("/config/schema.ts"))).toEqual([]);
+    expect(loaded.some((path) => path.includes("/node_modules/@earendil-works/pi-tui/"))).toBe(true);
+    await screen.waitFor(SESSION_OPEN);
+    await screen.type("/status", "Enter");
+    await screen.waitFor(/effort:? high/);
+  });
+
+  test("a config.yaml that is not valid is refused with its sentence right after the first frame, which is erased", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\ntheme: pink\nconnections:\n  test:\n    base_url: ${model.url}\n`);
+    const screen = await suite.open([], { env: probed() });
+    expect(await screen.exited()).toBe(2);
+    const shown = await screen.waitFor("theme: must be one of dark, light");
+    expect(shown).toContain(`lembas: ${join(box.configDir, "config.yaml")}: theme: must be one of dark, light`);
+    // The frame was drawn (the probe saw it), then taken off: the sentence stands alone.
+    expect(await loadedAtFirstFrame()).toContain("tui/status-bar.ts");
+    expect(shown).not.toContain(READY);
+    expect(model.requests).toEqual([]);
   });
 
   test("keys typed while the rest loads are kept, in order: a prompt sent, then a draft", async () => {
