@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { EFFORTS, isOneOf, MODES } from "../config/names.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { type Db, openDb } from "../store/db.ts";

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { EFFORTS, type EffortName, isOneOf, MODES, type ModeName, THEME_NAMES, type ThemeSettingName } from "./names.ts";
+import { EFFORTS, type EffortName, isOneOf, MODES, type ModeName, THEME_NAMES, type ThemeSettingName } from "./key-values.ts";
 
 /** What the terminal's first frame shows of config.yaml: its colours, and the model, mode and effort of the session. */
 export type FrameSettings = { theme: ThemeSettingName; model: string | null; mode: ModeName; effort: EffortName };

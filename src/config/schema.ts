@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PermissionsConfig } from "./permission-rules.ts";
 import { PERSONALITY_NAMES } from "./personalities.ts";
-import { EFFORTS, MODES, THEME_NAMES } from "./names.ts";
+import { EFFORTS, MODES, THEME_NAMES } from "./key-values.ts";
 
 export { EFFORTS, MODES, THEME_NAMES };
 export const Mode = z.enum(MODES);
