@@ -1,8 +1,9 @@
 import { type ClipboardImage, clipboardImage } from "./clipboard.ts";
 import { type CompletionSources, ComposerCompletion } from "./completion.ts";
 import { Editor, type EditorTheme, matchesKey, type TUI } from "./kit.ts";
-import { editExternally } from "./external-editor.ts";
+import { editExternally, type TerminalHandover } from "./external-editor.ts";
 import { BRACKETED } from "./one-line-paste.ts";
+import { pastesIn } from "./paste-folds.ts";
 import { draggedImagePaths, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
 import type { PastedImage } from "./runtime.ts";
 import type { VimMode } from "./vim-keys.ts";
@@ -18,6 +19,8 @@ export type ComposerOptions = {
   readClipboard?: () => Promise<ClipboardImage>;
   /** Vim mode's mode changed (null: vim mode is off), for the status bar. */
   vimMode?: (mode: VimMode | null) => void;
+  /** How the terminal is given to the editor Ctrl+G opens and taken back (the screen alone by default). */
+  handover?: TerminalHandover;
 };
 
 /**
@@ -66,6 +69,13 @@ export class Composer extends Editor {
       for (const path of dragged) this.attach(imageFromFile(path));
       return;
     }
+    if (pasted !== undefined && /(\r\n|\r|\n)$/.test(pasted)) {
+      // A copied block ends in a line break: it is not one more line of the paste (300 lines
+      // read "+301 lines"), so it is typed after the paste's marker, and the text sent is the same.
+      super.handleInput(`\x1b[200~${pasted.replace(/(\r\n|\r|\n)$/, "")}\x1b[201~`);
+      this.insertTextAtCursor("\n");
+      return;
+    }
     if (matchesKey(data, "enter") && this.isShowingAutocomplete() && !this.menuStillApplies()) {
       // The menu was made before a space or the like arrived in the same chunk as Enter (a paste,
       // a slow link): it no longer completes anything, so Enter sends the text as typed. Setting
@@ -102,13 +112,29 @@ export class Composer extends Editor {
   private async editExternally(): Promise<void> {
     this.editingExternally = true;
     try {
-      const edited = await editExternally(this.getExpandedText(), this.tui);
+      const pastes = pastesIn(this.getText(), this.getExpandedText());
+      const edited = await editExternally(this.getExpandedText(), this.options.handover ?? this.tui);
       if (!edited.ok) this.options.say(edited.message, "warn");
-      else if (edited.text !== this.getExpandedText()) this.setText(edited.text);
+      else if (edited.text !== this.getExpandedText()) this.setFolded(edited.text, pastes);
     } finally {
       this.editingExternally = false;
       this.tui.requestRender();
     }
+  }
+
+  /** The draft becomes `text`, each of the large `pastes` it still holds whole folded to a marker again. */
+  private setFolded(text: string, pastes: readonly string[]): void {
+    this.setText("");
+    let rest = text;
+    for (const paste of pastes) {
+      const at = rest.indexOf(paste);
+      // pi-tui puts a space before a pasted path that follows a word: such a paste stays as text.
+      if (at < 0 || (/^[/~.]/.test(paste) && /\w$/.test(rest.slice(0, at)))) continue;
+      this.insertTextAtCursor(rest.slice(0, at));
+      super.handleInput(`\x1b[200~${paste}\x1b[201~`);
+      rest = rest.slice(at + paste.length);
+    }
+    this.insertTextAtCursor(rest);
   }
 
   private menuStillApplies(): boolean {

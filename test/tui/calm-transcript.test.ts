@@ -82,6 +82,22 @@ describe.skipIf(!HAVE_TMUX)("a large paste", () => {
     const sent = model.requests.filter((r) => isStep(r.body)).at(-1);
     expect(lastUserText(sent?.body ?? { messages: [] })).toStartWith(`look at this: ${pasted}`);
   });
+
+  test("a paste that ends in a line break (seq 1 300) is 300 lines, not 301, in the composer and the transcript; the text sent is the same", async () => {
+    const pasted = `${Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n")}\n`;
+    model.push(step({ text: "counted" }));
+    const screen = await suite.open();
+    await screen.write("count: ");
+    await screen.paste(pasted);
+    await screen.waitFor("[paste #1 +300 lines]");
+    await screen.write("and this");
+    await screen.type("Enter");
+    await screen.waitFor("counted");
+    expect(screen.text()).toContain("› count: [pasted 300 lines]");
+    expect(screen.text()).not.toContain("301");
+    const sent = model.requests.filter((r) => isStep(r.body)).at(-1);
+    expect(lastUserText(sent?.body ?? { messages: [] })).toStartWith(`count: ${pasted}and this`);
+  });
 });
 
 describe.skipIf(!HAVE_TMUX)("/help", () => {
