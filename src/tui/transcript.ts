@@ -119,7 +119,7 @@ export class Transcript extends Container {
 
   /** Draws one engine event; returns whether anything changed on screen. */
   apply(event: EngineEvent): boolean {
-    if (this.retrying) this.retryOutcome(event);
+    if (this.retrying && this.retryOutcome(event)) return true;
     switch (event.type) {
       case "prompt": {
         this.settle();
@@ -216,14 +216,22 @@ export class Transcript extends Container {
     return true;
   }
 
-  /** What an event says of the retries under way: the server answered, the turn failed or was stopped. */
-  private retryOutcome(event: EngineEvent): void {
+  /**
+   * What an event says of the retries under way: the server answered, the turn failed or was
+   * stopped. Whether the retry line said all the event says (the turn's error ends it).
+   */
+  private retryOutcome(event: EngineEvent): boolean {
     const block = this.retrying;
-    if (!block) return;
-    if (event.type === "error") block.end("failed");
-    else if (event.type === "done") block.end(event.stopReason === "cancelled" ? "stopped" : event.stopReason === "error" ? "failed" : "answered");
+    if (!block) return false;
+    if (event.type === "error") {
+      block.failed(event.message);
+      this.retrying = null;
+      return true;
+    }
+    if (event.type === "done") block.end(event.stopReason === "cancelled" ? "stopped" : event.stopReason === "error" ? "failed" : "answered");
     else if (ANSWERED.has(event.type)) block.end("answered");
     if (!block.live) this.retrying = null;
+    return false;
   }
 
   private toolStart(event: Extract<EngineEvent, { type: "tool_start" }>): boolean {
