@@ -28,6 +28,8 @@ export function appKeySurface(app: CommandHost, parts: KeyedParts): KeySurface {
     composerText: () => editor.getText(),
     vimInsert: () => editor.vimMode === "insert",
     clearComposer: () => {
+      // Cleared, not lost: ↑ brings it back, as Codex has it.
+      editor.addToHistory(editor.getExpandedText());
       editor.setText("");
       app.render();
     },

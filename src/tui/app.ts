@@ -407,7 +407,9 @@ export class TuiApp implements CommandHost {
     }
     const unknown = unknownCommandLine(this, text);
     if (unknown) {
+      // The draft stays for the typo to be fixed in place, as Claude Code keeps it.
       this.transcript.line(unknown, "warn");
+      this.editor.setText(raw);
       this.render();
       return;
     }
