@@ -49,7 +49,7 @@ export function appKeySurface(app: CommandHost, parts: KeyedParts): KeySurface {
     rewind: () => {
       if (app.runtime.hasSession) parts.rewind();
     },
-    searchPrompts: () => openPromptSearch(app),
+    searchPrompts: () => openPromptSearch(app, editor.earlier()),
     say: (message) => {
       app.status.say(message);
       app.render();

@@ -38,6 +38,8 @@ export class Composer extends Editor {
   private readonly completion: ComposerCompletion;
   private vim: VimEditor | null = null;
   private editingExternally = false;
+  /** What ↑ reaches, newest first, as entered: the stored prompts and what was entered here (`!` commands, cleared drafts). */
+  private readonly recalled: string[] = [];
 
   constructor(
     tui: TUI,
@@ -147,6 +149,19 @@ export class Composer extends Editor {
     for (const prompt of [...prompts].reverse()) this.addToHistory(prompt);
   }
 
+  override addToHistory(text: string): void {
+    super.addToHistory(text);
+    const trimmed = text.trim();
+    if (!trimmed || this.recalled[0] === trimmed) return;
+    this.recalled.unshift(trimmed);
+    if (this.recalled.length > RECALLED_SIZE) this.recalled.pop();
+  }
+
+  /** What ↑ reaches, newest first: Ctrl+R searches these before the older stored prompts. */
+  earlier(): readonly string[] {
+    return this.recalled;
+  }
+
   /** Whether `text` carries an image marker of an image waiting to be sent. */
   hasImagesIn(text: string): boolean {
     return [...this.images.keys()].some((id) => text.includes(marker(id)));
@@ -196,6 +211,9 @@ export class Composer extends Editor {
     this.tui.requestRender();
   }
 }
+
+/** How many entries of ↑'s history Ctrl+R reads from the composer (the stored prompts beyond come from the store). */
+const RECALLED_SIZE = 2_000;
 
 /** The start of an image's marker, `[image #1 `, by which a prompt's text is matched to its images. */
 function marker(id: number): string {
