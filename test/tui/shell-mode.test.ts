@@ -11,6 +11,7 @@ import { step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 import { screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
+import { CONTEXT_MAX_CHARS, type ShellRun, shellContext } from "../../src/tui/shell-mode.ts";
 import { DEFAULT_WAIT_MS, sleep } from "../support/recorder.ts";
 
 const suite = screenSuite({ ready: "test/test-model" });
@@ -55,6 +56,21 @@ async function statusSession(screen: Screen): Promise<string> {
   }
   return /session (ses_[\w-]+)/.exec(out.bytes())?.[1] ?? "";
 }
+
+describe("what `!` commands give the next prompt", () => {
+  const run = (command: string, size: number): ShellRun => ({ command, cwd: "/p", output: "x".repeat(size), exitCode: 0, signal: null, stopped: false, leftBehind: false });
+
+  test("all of them together are bounded: the oldest are left out and counted, the newest always given (six floods were 61 KB)", () => {
+    const runs = Array.from({ length: 6 }, (_, i) => run(`flood ${i}`, 10_000));
+    const context = shellContext(runs);
+    expect(context.length).toBeLessThan(CONTEXT_MAX_CHARS + 2_000);
+    expect(context).toContain("flood 5");
+    expect(context).not.toContain("flood 0");
+    expect(context).toContain(`(3 earlier commands they ran are left out: all the output together is kept to ${CONTEXT_MAX_CHARS} characters, the newest first)`);
+    // One larger than the bound on its own is still given: it was cut to its own bound when it ran.
+    expect(shellContext([run("big", CONTEXT_MAX_CHARS + 10)])).toContain("big");
+  });
+});
 
 describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
   test("!echo hi runs in the session's directory, is shown, and goes to the model with the next prompt, not as the person's words", async () => {
