@@ -98,8 +98,8 @@ describe.skipIf(!HAVE_TMUX)("vim mode", () => {
 
     await screen.type("hang", "Enter");
     await screen.waitFor(/ working \d+s/);
-    // In insert mode Esc goes to normal mode first, and the hint says so.
-    expect(screen.text()).toContain("esc esc to interrupt");
+    // In insert mode Esc goes to normal mode first, and the hint says what each Esc does.
+    expect(screen.text()).toContain("esc to normal mode, esc esc to interrupt");
     await screen.type("Escape");
     await screen.waitFor("-- NORMAL --");
     // The turn still runs: the first Esc only left insert mode.
