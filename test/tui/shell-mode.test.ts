@@ -4,7 +4,7 @@
  * reads stdin.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { procStat } from "../../src/tools/proc-stat.ts";
 import { step } from "../support/engine.ts";
@@ -96,6 +96,24 @@ describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
     await suite.model.waitForRequests(before + 1);
     await screen.waitGone(/ working \d+(s|m)/);
     expect(lastUserMessage()).not.toContain("<bash-input>");
+  });
+
+  test("!cd sub carries over to the next ! command, as in a shell, and the block says where it runs; the session's directory is unchanged", async () => {
+    mkdirSync(join(suite.box.project, "sub"));
+    const screen = await suite.open();
+    await screen.type("!cd sub", "Enter");
+    await screen.waitFor(`! commands run in ${suite.box.project}/sub now`);
+    await screen.type("!echo here: $(basename $PWD)", "Enter");
+    await screen.waitFor("⎿ here: sub");
+    expect(screen.text()).toContain(`· in ${suite.box.project}/sub`);
+    // A cd that fails moves nothing; cd .. goes back to the session's directory.
+    await screen.type("!cd nowhere-at-all", "Enter");
+    await screen.waitFor("exit 1");
+    await screen.type("!cd ..", "Enter");
+    await screen.waitFor(`! commands run in ${suite.box.project} now`);
+    await screen.type("!echo back: $(basename $PWD)", "Enter");
+    await screen.waitFor("⎿ back: project");
+    expect(suite.model.requests.length).toBe(0);
   });
 
   test("what a command printed stays with its session: after /new the next prompt carries none of it", async () => {
