@@ -6,7 +6,7 @@ import { listServers, type ListedServer } from "../mcp/listing.ts";
 import { openDb } from "../store/db.ts";
 import type { Login } from "../store/logins.ts";
 import { inspectServers } from "../mcp/inspect.ts";
-import type { ServerInspection } from "../mcp/list-text.ts";
+import { type ServerInspection, startsWith } from "../mcp/list-text.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import type { Finding } from "./doctor-finding.ts";
 
@@ -45,6 +45,6 @@ function serverFinding(server: ListedServer, env: Env, root: string, found: Serv
     return { ok: false, text: `mcp ${server.name} (${server.source}): its command ${transport.command} is not on PATH`, todo: `install it, or fix ${where}` };
   }
   if (found && !found.starts) return { ok: false, text: `${text}: ${found.error}`, todo: "fix the server's entry, or run its command by hand to see why" };
-  if (found) return { ok: true, text: `${text}, starts, ${found.tools.length} tools` };
+  if (found) return { ok: true, text: `${text}, ${startsWith(found.tools.length)}` };
   return { ok: true, text };
 }

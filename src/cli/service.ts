@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { counted } from "../plural.ts";
 import { defineCommand } from "./command.ts";
 import { createContext } from "../app/context.ts";
 import { resolvePaths } from "../config/paths.ts";
@@ -48,7 +49,7 @@ async function keepLoginEnv(): Promise<string | null> {
     return null;
   }
   const kept = saveLoginEnv(ctx.paths, captured.shell, captured.env, config);
-  return `kept ${captured.shell}'s login environment (${Object.keys(kept.env).length} variables) for the service's sessions: ${loginEnvFile(ctx.paths)}`;
+  return `kept ${captured.shell}'s login environment (${counted(Object.keys(kept.env).length, "variable")}) for the service's sessions: ${loginEnvFile(ctx.paths)}`;
 }
 
 const uninstall = defineCommand({

@@ -431,7 +431,8 @@ export class Session {
     this.turns.finish(turnId, answer);
     this.bus.emit({ type: "done", turnId, stopReason: endReason(answer), ...(unsent.length > 0 ? { unsent } : {}) });
     this.bus.emit({ type: "task", state: "end", turnId, stopReason: endReason(answer) });
-    notify(this.hooks, "idle_prompt", "lembas is waiting for your input");
+    // A turn interrupted ended in front of whoever interrupted it: nobody is to be told (the terminal is silent too).
+    if (endReason(answer) !== "cancelled") notify(this.hooks, "idle_prompt", "lembas is waiting for your input");
     // A prompt sent meanwhile stops the naming call, as the session's close does.
     const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
     if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);

@@ -1,4 +1,5 @@
 import { terminalLine, terminalText } from "../controls.ts";
+import { counted } from "../plural.ts";
 import type { McpListing } from "./listing.ts";
 
 /** What starting a server found (the MCP client says it): its tools, or why it did not start. */
@@ -22,9 +23,14 @@ export function mcpListText(listing: McpListing, inspected?: ReadonlyMap<string,
     const found = server.spec ? inspected?.get(server.name) : undefined;
     // What a server says of itself (its tools' names, its stderr) is shown as text, never acted on by the terminal.
     const tools = found?.starts ? found.tools.map(terminalLine) : [];
-    const started = found ? (found.starts ? `starts, ${tools.length} tools${tools.length > 0 ? `: ${tools.join(", ")}` : ""}` : terminalText(found.error)) : null;
+    const started = found ? (found.starts ? `${startsWith(tools.length)}${tools.length > 0 ? `: ${tools.join(", ")}` : ""}` : terminalText(found.error)) : null;
     lines.push([head, state, started].filter((part) => part !== null).join("  — "));
   }
   for (const problem of listing.problems) lines.push(terminalText(`! ${problem.name}: ${problem.problem}`));
   return lines;
+}
+
+/** A server that started, and how many tools it has ("starts, 1 tool"): `lembas mcp list`'s words and /doctor's. */
+export function startsWith(tools: number): string {
+  return `starts, ${counted(tools, "tool")}`;
 }

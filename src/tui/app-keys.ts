@@ -2,7 +2,7 @@ import type { CommandHost } from "./command-host.ts";
 import type { Composer } from "./composer.ts";
 import { type KeySurface, nextMode } from "./keys.ts";
 import { openPromptSearch } from "./prompt-search.ts";
-import { quitAsked } from "./quit-ask.ts";
+import { interruptAsked, quitAsked } from "./quit-ask.ts";
 import type { ShellMode } from "./shell-mode.ts";
 
 /** What of the app's own parts the keys reach, beside what every command reaches. */
@@ -20,18 +20,24 @@ export type KeyedParts = {
 export function appKeySurface(app: CommandHost, parts: KeyedParts): KeySurface {
   const { editor, shell } = parts;
   const busy = () => app.runtime.hasSession && app.runtime.session.busy;
+  const interrupt = () => {
+    if (!shell.stop()) app.runtime.cancel();
+  };
   return {
     panel: parts.panel,
     composerText: () => editor.getText(),
     vimInsert: () => editor.vimMode === "insert",
     clearComposer: () => {
+      // Cleared, not lost: ↑ brings it back, as Codex has it.
+      editor.addToHistory(editor.getExpandedText());
       editor.setText("");
       app.render();
     },
     completing: () => editor.capturesViewportInput,
     busy: () => busy() || shell.busy,
-    interrupt: () => {
-      if (!shell.stop()) app.runtime.cancel();
+    interrupt,
+    interruptAsked: () => {
+      if (!shell.stop()) void interruptAsked(app, interrupt);
     },
     quit: () => void quitAsked(app),
     cycleMode: () => {
@@ -43,7 +49,7 @@ export function appKeySurface(app: CommandHost, parts: KeyedParts): KeySurface {
     rewind: () => {
       if (app.runtime.hasSession) parts.rewind();
     },
-    searchPrompts: () => openPromptSearch(app),
+    searchPrompts: () => openPromptSearch(app, editor.earlier()),
     say: (message) => {
       app.status.say(message);
       app.render();

@@ -77,6 +77,7 @@ export class TuiApp implements CommandHost {
         this.status.vim = mode;
         this.render();
       },
+      handover: this.handover,
     });
     this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
@@ -353,14 +354,28 @@ export class TuiApp implements CommandHost {
     this.ticker = null;
   }
 
-  /** What the keys that mean the same wherever focus is act on (src/tui/keys.ts). */
-  private suspend(): void {
-    this.notifier.stop();
-    this.tui.stop();
-    process.once("SIGCONT", () => {
+  /**
+   * The terminal given away (Ctrl-Z, Ctrl+G's editor) and taken back: the screen, and focus
+   * reporting, whose reports would reach the other program as keys (and which it may turn off).
+   */
+  private readonly handover = {
+    stop: () => {
+      this.notifier.stop();
+      this.tui.stop();
+    },
+    start: () => {
       this.tui.start();
       this.notifier.start();
-      this.tui.requestRender(true);
+    },
+    requestRender: (force?: boolean) => this.tui.requestRender(force),
+  };
+
+  /** What the keys that mean the same wherever focus is act on (src/tui/keys.ts). */
+  private suspend(): void {
+    this.handover.stop();
+    process.once("SIGCONT", () => {
+      this.handover.start();
+      this.handover.requestRender(true);
     });
     process.kill(process.pid, "SIGSTOP");
   }
@@ -392,7 +407,9 @@ export class TuiApp implements CommandHost {
     }
     const unknown = unknownCommandLine(this, text);
     if (unknown) {
+      // The draft stays for the typo to be fixed in place, as Claude Code keeps it.
       this.transcript.line(unknown, "warn");
+      this.editor.setText(raw);
       this.render();
       return;
     }

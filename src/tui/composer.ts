@@ -1,8 +1,9 @@
 import { type ClipboardImage, clipboardImage } from "./clipboard.ts";
 import { type CompletionSources, ComposerCompletion } from "./completion.ts";
 import { Editor, type EditorTheme, matchesKey, type TUI } from "./kit.ts";
-import { editExternally } from "./external-editor.ts";
+import { editExternally, type TerminalHandover } from "./external-editor.ts";
 import { BRACKETED } from "./one-line-paste.ts";
+import { pastesIn } from "./paste-folds.ts";
 import { draggedImagePaths, type ImageTake, imageFromBytes, imageFromFile, sizeText } from "./paste-image.ts";
 import type { PastedImage } from "./runtime.ts";
 import type { VimMode } from "./vim-keys.ts";
@@ -18,6 +19,8 @@ export type ComposerOptions = {
   readClipboard?: () => Promise<ClipboardImage>;
   /** Vim mode's mode changed (null: vim mode is off), for the status bar. */
   vimMode?: (mode: VimMode | null) => void;
+  /** How the terminal is given to the editor Ctrl+G opens and taken back (the screen alone by default). */
+  handover?: TerminalHandover;
 };
 
 /**
@@ -35,6 +38,8 @@ export class Composer extends Editor {
   private readonly completion: ComposerCompletion;
   private vim: VimEditor | null = null;
   private editingExternally = false;
+  /** What ↑ reaches, newest first, as entered: the stored prompts and what was entered here (`!` commands, cleared drafts). */
+  private readonly recalled: string[] = [];
 
   constructor(
     tui: TUI,
@@ -64,6 +69,13 @@ export class Composer extends Editor {
     const dragged = pasted === undefined ? null : draggedImagePaths(pasted, this.options.cwd());
     if (dragged) {
       for (const path of dragged) this.attach(imageFromFile(path));
+      return;
+    }
+    if (pasted !== undefined && /(\r\n|\r|\n)$/.test(pasted)) {
+      // A copied block ends in a line break: it is not one more line of the paste (300 lines
+      // read "+301 lines"), so it is typed after the paste's marker, and the text sent is the same.
+      super.handleInput(`\x1b[200~${pasted.replace(/(\r\n|\r|\n)$/, "")}\x1b[201~`);
+      this.insertTextAtCursor("\n");
       return;
     }
     if (matchesKey(data, "enter") && this.isShowingAutocomplete() && !this.menuStillApplies()) {
@@ -102,13 +114,29 @@ export class Composer extends Editor {
   private async editExternally(): Promise<void> {
     this.editingExternally = true;
     try {
-      const edited = await editExternally(this.getExpandedText(), this.tui);
+      const pastes = pastesIn(this.getText(), this.getExpandedText());
+      const edited = await editExternally(this.getExpandedText(), this.options.handover ?? this.tui);
       if (!edited.ok) this.options.say(edited.message, "warn");
-      else if (edited.text !== this.getExpandedText()) this.setText(edited.text);
+      else if (edited.text !== this.getExpandedText()) this.setFolded(edited.text, pastes);
     } finally {
       this.editingExternally = false;
       this.tui.requestRender();
     }
+  }
+
+  /** The draft becomes `text`, each of the large `pastes` it still holds whole folded to a marker again. */
+  private setFolded(text: string, pastes: readonly string[]): void {
+    this.setText("");
+    let rest = text;
+    for (const paste of pastes) {
+      const at = rest.indexOf(paste);
+      // pi-tui puts a space before a pasted path that follows a word: such a paste stays as text.
+      if (at < 0 || (/^[/~.]/.test(paste) && /\w$/.test(rest.slice(0, at)))) continue;
+      this.insertTextAtCursor(rest.slice(0, at));
+      super.handleInput(`\x1b[200~${paste}\x1b[201~`);
+      rest = rest.slice(at + paste.length);
+    }
+    this.insertTextAtCursor(rest);
   }
 
   private menuStillApplies(): boolean {
@@ -119,6 +147,19 @@ export class Composer extends Editor {
   /** Earlier prompts, newest first, for Up and Down (after those already there). */
   loadHistory(prompts: readonly string[]): void {
     for (const prompt of [...prompts].reverse()) this.addToHistory(prompt);
+  }
+
+  override addToHistory(text: string): void {
+    super.addToHistory(text);
+    const trimmed = text.trim();
+    if (!trimmed || this.recalled[0] === trimmed) return;
+    this.recalled.unshift(trimmed);
+    if (this.recalled.length > RECALLED_SIZE) this.recalled.pop();
+  }
+
+  /** What ↑ reaches, newest first: Ctrl+R searches these before the older stored prompts. */
+  earlier(): readonly string[] {
+    return this.recalled;
   }
 
   /** Whether `text` carries an image marker of an image waiting to be sent. */
@@ -170,6 +211,9 @@ export class Composer extends Editor {
     this.tui.requestRender();
   }
 }
+
+/** How many entries of ↑'s history Ctrl+R reads from the composer (the stored prompts beyond come from the store). */
+const RECALLED_SIZE = 2_000;
 
 /** The start of an image's marker, `[image #1 `, by which a prompt's text is matched to its images. */
 function marker(id: number): string {

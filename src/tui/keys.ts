@@ -20,6 +20,8 @@ export type KeySurface = {
   completing(): boolean;
   busy(): boolean;
   interrupt(): void;
+  /** Ctrl-C on a running turn: interrupts it, or first asks when it is not the person's (a prompt from the web). */
+  interruptAsked?(): void;
   quit(): void;
   cycleMode(): void;
   suspend(): void;
@@ -109,7 +111,8 @@ export class GlobalKeys {
     if (panel) return undefined;
     // A running turn is stopped first, as Esc does; the draft stays, and quitting takes two more.
     if (this.screen.busy()) {
-      this.screen.interrupt();
+      if (this.screen.interruptAsked) this.screen.interruptAsked();
+      else this.screen.interrupt();
       this.lastCtrlC = null;
       return { consume: true };
     }

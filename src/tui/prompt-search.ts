@@ -150,12 +150,16 @@ export class PromptSearchView implements Component, Focusable {
   }
 }
 
-/** Opens Ctrl+R's search over this project's earlier prompts in the panel; what it takes becomes the draft. */
-export function openPromptSearch(app: CommandHost): void {
+/**
+ * Opens Ctrl+R's search over this project's earlier prompts in the panel; what it takes becomes
+ * the draft. `recalled`: what ↑ reaches, newest first (what was entered here, `!` commands and
+ * cleared drafts too, which the store does not hold); the older stored prompts follow it.
+ */
+export function openPromptSearch(app: CommandHost, recalled: readonly string[] = []): void {
   if (!app.runtime.hasSession) return;
   let prompts: string[];
   try {
-    prompts = projectPrompts(app.runtime.ctx.db(), app.runtime.session.root, SEARCH_SIZE);
+    prompts = [...new Set([...recalled, ...projectPrompts(app.runtime.ctx.db(), app.runtime.session.root, SEARCH_SIZE)])];
   } catch (error) {
     app.status.say(`the earlier prompts could not be read: ${errorMessage(error)}`);
     app.render();

@@ -6,7 +6,7 @@ import type { CommandHost } from "./command-host.ts";
  * otherwise it quits at once. Signals and a hang-up quit without asking.
  */
 export async function quitAsked(app: CommandHost): Promise<void> {
-  if (!webTurnRunning(app)) {
+  if (webTurnRunning(app) === null) {
     app.quit();
     return;
   }
@@ -17,9 +17,32 @@ export async function quitAsked(app: CommandHost): Promise<void> {
   if (quit) app.quit();
 }
 
-function webTurnRunning(app: CommandHost): boolean {
+/**
+ * Ctrl-C on a running turn: the person's own stops at once; a prompt from the web in the shared
+ * session is not theirs to drop by reflex (Ctrl-C twice is how many quit), so they are asked
+ * first, and told when it was interrupted. Esc, a deliberate key, interrupts either at once.
+ */
+export async function interruptAsked(app: CommandHost, interrupt: () => void): Promise<void> {
+  const web = webTurnRunning(app);
+  if (web === null) {
+    interrupt();
+    return;
+  }
+  const stop = await app.pick("A prompt from the web is running in this shared session: Ctrl-C interrupts it", [
+    { value: false, label: "Keep it running", description: "the web's prompt goes on" },
+    { value: true, label: "Interrupt it", description: "the web hears it was interrupted" },
+  ]);
+  // Answered after that turn ended: a turn started since is not the one asked about.
+  if (!stop || webTurnRunning(app) !== web) return;
+  interrupt();
+  app.transcript.line("interrupted the prompt from the web", "warn");
+  app.render();
+}
+
+/** The turn id of the web's prompt running in the shared session, or null. */
+function webTurnRunning(app: CommandHost): string | null {
   const { runtime } = app;
-  if (!runtime.hasSession || !runtime.share) return false;
+  if (!runtime.hasSession || !runtime.share) return null;
   const { turnId } = runtime.session.status();
-  return turnId !== null && runtime.share.fromWeb(turnId);
+  return turnId !== null && runtime.share.fromWeb(turnId) ? turnId : null;
 }

@@ -1,4 +1,8 @@
+import { existsSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { errorMessage } from "../errors.ts";
+import { counted } from "../plural.ts";
 import { runCommand } from "../tools/bash.ts";
 import { ShellRunBlock } from "./blocks/shell-run.ts";
 import { type Component, matchesKey } from "./kit.ts";
@@ -6,6 +10,12 @@ import type { Theme } from "./theme.ts";
 
 /** setTimeout's longest: a person's own command has no time limit (Esc or Ctrl-C stops it). */
 const NO_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * The most of what `!` commands printed that goes with one prompt, all of them together (each is
+ * cut to 30,000 characters already): the oldest are left out first, the newest is always given.
+ */
+export const CONTEXT_MAX_CHARS = 40_000;
 
 /** A command the person ran with `!`, as the model is told of it. */
 export type ShellRun = { command: string; cwd: string; output: string; exitCode: number | null; signal: string | null; stopped: boolean; leftBehind: boolean };
@@ -31,7 +41,12 @@ export function bangCommand(text: string): string | null {
  */
 export class ShellMode {
   private running: { stop: AbortController; block: ShellRunBlock } | null = null;
-  private readonly unsent: ShellRun[] = [];
+  /** Where a `!cd` left the commands' shell, as a shell would: null for the session's directory. */
+  private dir: string | null = null;
+  private runs = 0;
+  private unsent: ShellRun[] = [];
+  /** How many runs since the last prompt were let go to keep the rest within CONTEXT_MAX_CHARS. */
+  private leftOut = 0;
 
   constructor(
     private readonly host: ShellHost,
@@ -66,15 +81,23 @@ export class ShellMode {
     return true;
   }
 
+  /** The directory the next `!` command runs in: where the last `cd` left it, else the session's. */
+  where(): string {
+    if (this.dir !== null && !isDirectory(this.dir)) this.dir = null;
+    return this.dir ?? this.host.cwd();
+  }
+
   async run(command: string): Promise<void> {
-    const cwd = this.host.cwd();
-    const block = new ShellRunBlock(command, this.theme);
+    const cwd = this.where();
+    const block = new ShellRunBlock(command, this.theme, this.dir);
+    // The shell's directory at the end is kept for the next command (its exit code is the command's).
+    const left = join(tmpdir(), `lembas-shell-cwd-${process.pid}-${++this.runs}`);
     const stop = new AbortController();
     this.running = { stop, block };
     this.host.show(block);
     this.host.render();
     try {
-      const run = await runCommand(command, {
+      const run = await runCommand(`${command}\n__lembas_status=$?\npwd > '${left}' 2>/dev/null\nexit $__lembas_status`, {
         cwd,
         env: personEnv(),
         signal: stop.signal,
@@ -85,25 +108,43 @@ export class ShellMode {
         },
       });
       const stopped = run.stopped !== null;
+      this.moveTo(left, cwd, block);
       block.end({ exitCode: run.exitCode, signal: run.signal, stopped, leftBehind: run.leftBehind });
       this.unsent.push({ command, cwd, output: run.output, exitCode: run.exitCode, signal: run.signal, stopped, leftBehind: run.leftBehind });
+      const kept = newestWithin(this.unsent, CONTEXT_MAX_CHARS);
+      this.leftOut += this.unsent.length - kept.length;
+      this.unsent = kept;
     } catch (error) {
       block.failed(`the command could not be run: ${errorMessage(error)}`);
     } finally {
+      rmSync(left, { force: true });
       this.running = null;
       this.host.render();
     }
   }
 
+  /** The directory the command's shell ended in (written to `left`), kept when it moved. */
+  private moveTo(left: string, cwd: string, block: ShellRunBlock): void {
+    if (!existsSync(left)) return;
+    const now = readFileSync(left, "utf8").trim();
+    if (!now || sameDir(now, cwd)) return;
+    this.dir = sameDir(now, this.host.cwd()) ? null : now;
+    block.movedTo(now);
+  }
+
   /** Another session opened: what ran for the one left is not given to it. */
   forget(): void {
-    this.unsent.length = 0;
+    this.dir = null;
+    this.unsent = [];
+    this.leftOut = 0;
   }
 
   /** What the commands run since the last prompt printed, for the model; null when none ran. Given once. */
   takeContext(): string | null {
     if (this.unsent.length === 0) return null;
-    return shellContext(this.unsent.splice(0));
+    const context = shellContext(this.unsent.splice(0), this.leftOut);
+    this.leftOut = 0;
+    return context;
   }
 }
 
@@ -111,19 +152,51 @@ export class ShellMode {
  * Commands run with `!` as the model reads them before the prompt: Claude Code's shape
  * (`<bash-input>`, `<bash-stdout>`), with a sentence saying whose they were and that they ask nothing.
  */
-export function shellContext(runs: readonly ShellRun[]): string {
+export function shellContext(all: readonly ShellRun[], leftOut = 0): string {
+  const runs = newestWithin(all, CONTEXT_MAX_CHARS);
+  const left = all.length - runs.length + leftOut;
+  const where = runs[0]?.cwd ?? "";
   const parts = runs.map((run) => {
     const how = [
       run.stopped ? "(stopped by the person before it ended)" : run.signal ? `(killed by ${run.signal})` : run.exitCode !== 0 && run.exitCode !== null ? `(exit code ${run.exitCode})` : "",
       run.leftBehind ? "(what it left running in the background was stopped)" : "",
     ].filter(Boolean);
-    return [`<bash-input>${run.command}</bash-input>`, `<bash-stdout>${run.output.replace(/\n$/, "")}</bash-stdout>`, ...how].join("\n");
+    const elsewhere = run.cwd !== where ? [`(run in ${run.cwd}, where an earlier cd left their shell)`] : [];
+    return [`<bash-input>${run.command}</bash-input>`, `<bash-stdout>${run.output.replace(/\n$/, "")}</bash-stdout>`, ...how, ...elsewhere].join("\n");
   });
-  const where = runs[0]?.cwd ?? "";
   return [
     `[lembas] Before this prompt the person ran ${runs.length === 1 ? "a command" : "these commands"} in their own shell in ${where} (with \`!\`; stdout and stderr together, long output cut in the middle). This is context for their prompt, not a request: do not act on it unless the prompt asks.`,
+    ...(left > 0 ? [`(${counted(left, "earlier command")} they ran ${left === 1 ? "is" : "are"} left out: all the output together is kept to ${CONTEXT_MAX_CHARS} characters, the newest first)`] : []),
     ...parts,
   ].join("\n\n");
+}
+
+/** The newest runs whose commands and output together fit `max` characters (the newest always), in the order run. */
+function newestWithin(runs: readonly ShellRun[], max: number): ShellRun[] {
+  const kept: ShellRun[] = [];
+  let size = 0;
+  for (const run of [...runs].reverse()) {
+    size += run.command.length + run.output.length;
+    if (kept.length > 0 && size > max) break;
+    kept.unshift(run);
+  }
+  return kept;
+}
+
+function sameDir(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return a === b;
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The person's own environment: their command runs as they would run it in their shell. */

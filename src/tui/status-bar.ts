@@ -92,7 +92,7 @@ export class StatusBar implements Component {
     if (this.workingSince !== null) {
       const elapsed = this.now() - this.workingSince;
       const frame = SPINNER[Math.floor(elapsed / 100) % SPINNER.length];
-      left = `${t.accent(frame ?? "")} working ${formatElapsed(elapsed)}${this.waiting ? ` · ${this.waiting} waiting for the next step` : ""} · ${flash ?? (this.vim === "insert" ? "esc esc to interrupt" : "esc to interrupt")}   `;
+      left = `${t.accent(frame ?? "")} working ${formatElapsed(elapsed)}${this.waiting ? ` · ${this.waiting} waiting for the next step` : ""} · ${flash ?? (this.vim === "insert" ? "esc to normal mode, esc esc to interrupt" : "esc to interrupt")}   `;
     } else if (flash) left = `${flash}   `;
     const right = parts.join(t.dim(" · "));
     const line = left + right;

@@ -32,6 +32,8 @@ export class Transcript extends Container {
   private retrying: RetryBlock | null = null;
   /** Set while the person changes the mode here: the status bar says it, the transcript adds no line. */
   private personsMode = false;
+  /** The plan_submit calls under way: an approval's mode change is said by the call's result, not by a line too. */
+  private readonly planCalls = new Set<string>();
   /** Large pastes of the prompt being sent: its block shows them folded. */
   private pastes: readonly string[] = [];
   private readonly tools = new Map<string, ToolCallBlock>();
@@ -119,7 +121,7 @@ export class Transcript extends Container {
 
   /** Draws one engine event; returns whether anything changed on screen. */
   apply(event: EngineEvent): boolean {
-    if (this.retrying) this.retryOutcome(event);
+    if (this.retrying && this.retryOutcome(event)) return true;
     switch (event.type) {
       case "prompt": {
         this.settle();
@@ -147,11 +149,13 @@ export class Transcript extends Container {
         this.answer.append(event.delta);
         return true;
       case "tool_start":
+        if (event.name === "plan_submit") this.planCalls.add(event.callId);
         return this.toolStart(event);
       case "progress":
         this.tools.get(event.callId)?.progress(event.output);
         return this.tools.has(event.callId);
       case "tool_end":
+        this.planCalls.delete(event.callId);
         this.tools.get(event.callId)?.end(event);
         return this.tools.has(event.callId);
       case "sub_tool":
@@ -185,7 +189,7 @@ export class Transcript extends Container {
         this.line(event.auto ? "the history was compacted to fit the model's window" : "the conversation was compacted");
         return true;
       case "mode":
-        if (this.personsMode) return false;
+        if (this.personsMode || this.planCalls.size > 0) return false;
         this.line(`mode: ${event.mode}`);
         return true;
       case "model":
@@ -195,6 +199,7 @@ export class Transcript extends Container {
         this.line(`setting ${event.key} = ${JSON.stringify(event.value)}`);
         return true;
       case "done":
+        this.planCalls.clear();
         this.endStep();
         if (event.stopReason === "cancelled") this.line("interrupted", "warn");
         else if (event.stopReason === "max_tokens") this.line("the answer was cut at the model's token limit", "warn");
@@ -216,14 +221,22 @@ export class Transcript extends Container {
     return true;
   }
 
-  /** What an event says of the retries under way: the server answered, the turn failed or was stopped. */
-  private retryOutcome(event: EngineEvent): void {
+  /**
+   * What an event says of the retries under way: the server answered, the turn failed or was
+   * stopped. Whether the retry line said all the event says (the turn's error ends it).
+   */
+  private retryOutcome(event: EngineEvent): boolean {
     const block = this.retrying;
-    if (!block) return;
-    if (event.type === "error") block.end("failed");
-    else if (event.type === "done") block.end(event.stopReason === "cancelled" ? "stopped" : event.stopReason === "error" ? "failed" : "answered");
+    if (!block) return false;
+    if (event.type === "error") {
+      block.failed(event.message);
+      this.retrying = null;
+      return true;
+    }
+    if (event.type === "done") block.end(event.stopReason === "cancelled" ? "stopped" : event.stopReason === "error" ? "failed" : "answered");
     else if (ANSWERED.has(event.type)) block.end("answered");
     if (!block.live) this.retrying = null;
+    return false;
   }
 
   private toolStart(event: Extract<EngineEvent, { type: "tool_start" }>): boolean {

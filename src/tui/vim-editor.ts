@@ -1,6 +1,7 @@
 import { Editor, matchesKey } from "./kit.ts";
 import { Vim, type VimAction, type VimBuffer, type VimMode } from "./vim-keys.ts";
 import { type Atom, onAtomStart } from "./vim-motions.ts";
+import { ChangeRecorder } from "./vim-repeat.ts";
 
 /**
  * What of pi-tui's Editor (pinned) the vim layer reads and writes: its text, its cursor and its
@@ -42,6 +43,7 @@ const ARROWS: readonly (readonly [KeyName, string])[] = [["left", "h"], ["right"
  */
 export class VimEditor {
   private readonly vim = new Vim();
+  private readonly repeat = new ChangeRecorder();
   private readonly inside: EditorInternals;
   /** The undo stack's length when this insert began, and whether a change began it (cw, o, …). */
   private insertMark = { length: 0, byEdit: false };
@@ -74,13 +76,18 @@ export class VimEditor {
       return true;
     }
     if (matchesKey(data, "escape")) {
+      this.repeat.ended();
       const was = this.vim.mode;
       this.apply(this.vim.escape(this.buffer()));
       if (was === "insert") this.collapseInsert();
       this.onMode(this.vim.mode);
       return true;
     }
-    if (this.vim.mode === "insert") return false;
+    if (this.vim.mode === "insert") {
+      // Enter sends the prompt: it is no part of a change to repeat.
+      if (!matchesKey(data, "enter")) this.repeat.typed(data);
+      return false;
+    }
     const arrow = ARROWS.find(([name]) => matchesKey(data, name));
     if (arrow) return this.key(arrow[1]);
     if (matchesKey(data, "enter")) return this.key("\r");
@@ -101,15 +108,35 @@ export class VimEditor {
 
   /** One key of normal mode; false for Enter (the composer sends), true otherwise. */
   private key(key: string): boolean {
+    if (key === "." && !this.vim.pending) {
+      this.again();
+      return true;
+    }
     const before = this.vim.mode;
     const action = this.vim.key(key, this.buffer());
     if (action.kind === "send") return false;
+    this.repeat.key(key, !this.vim.pending, action.kind === "edit" || (before === "normal" && this.vim.mode === "insert"), this.vim.mode === "insert");
     this.apply(action);
     if (before === "normal" && this.vim.mode === "insert") {
       this.insertMark = { length: this.inside.undoStack.stack.length, byEdit: action.kind === "edit" };
       this.onMode("insert");
     }
     return true;
+  }
+
+  /** `.`: the last change typed again where the cursor is, its insert too (one undo step, as it was). */
+  private again(): void {
+    const last = this.repeat.lastChange;
+    if (!last) return;
+    this.repeat.replaying = true;
+    try {
+      for (const key of last.keys) this.key(key);
+      if (this.vim.mode !== "insert") return;
+      for (const chunk of last.typed) Editor.prototype.handleInput.call(this.editor, chunk);
+      this.handle("\x1b", () => {});
+    } finally {
+      this.repeat.replaying = false;
+    }
   }
 
   private setMode(mode: VimMode): void {

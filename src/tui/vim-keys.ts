@@ -1,4 +1,5 @@
 import { type Atom, atomAt, charClass, lineMotion, onAtomStart, widened, wordMotion } from "./vim-motions.ts";
+import { type FindKind, findChar, joined, reversed, textObject } from "./vim-objects.ts";
 
 export type VimMode = "normal" | "insert";
 
@@ -30,18 +31,34 @@ type Range = { from: Pos; to: Pos; linewise: false } | { first: number; last: nu
 type Pos = { line: number; col: number };
 
 const MOTIONS = new Set(["h", "l", "j", "k", "w", "b", "e", "0", "^", "$"]);
+/** Motions that jump (a line, a character found): G, and ; and , which repeat the last find. */
+const JUMPS = new Set(["G", ";", ","]);
+/** Keys that wait for one more: gg, f F t T and r take a character. */
+const PREFIXES = new Set(["g", "f", "F", "t", "T", "r"]);
 
+/** Where a jump lands; a linewise one takes whole lines under an operator, an inclusive one the character it lands on. */
+type Jump = { to: Pos; linewise: boolean; inclusive: boolean };
 /**
  * Vim's keys for the composer, on its text: a pure state machine (mode, count, the operator
  * waiting for its motion, the register) that says what each key does; src/tui/composer.ts applies
- * it. Normal mode: h j k l, w b e, 0 ^ $, x, dd, D, C, cw, dw (and d/c/y with any of these
- * motions, yy, cc), i a I A o O, u, p P, counts; Esc goes to normal mode, Enter sends.
+ * it. Normal mode: h j k l, w b e, 0 ^ $, gg G, f F t T with ; and , x, r, J, dd, D, C, cw, dw
+ * (and d/c/y with any of these motions, or a text object: iw aw i" a" i( a( and the other
+ * brackets; yy, cc), i a I A o O, u, p P, counts; Esc goes to normal mode, Enter sends. The
+ * last change's keys are repeated with `.` by src/tui/vim-repeat.ts.
  */
 export class Vim {
   mode: VimMode = "insert";
   private count = "";
   private operator: { name: "d" | "c" | "y"; count: number } | null = null;
   private register: Register | null = null;
+  /** A key waiting for the next (g, f, r; i or a after an operator), with the count typed before it. */
+  private awaiting: { key: string; count: number; given: boolean } | null = null;
+  private lastFind: { kind: FindKind; char: string } | null = null;
+
+  /** Whether a command is under way (a count, an operator or a prefix waiting for its next key). */
+  get pending(): boolean {
+    return this.count !== "" || this.operator !== null || this.awaiting !== null;
+  }
 
   /** Esc: insert mode goes to normal, the cursor onto the character it was after; normal forgets a pending operator. */
   escape(buffer: VimBuffer): VimAction {
@@ -54,13 +71,25 @@ export class Vim {
   /** One key (a character, or a named key's text) in normal mode; in insert mode every key passes. */
   key(key: string, buffer: VimBuffer): VimAction {
     if (this.mode === "insert") return { kind: "pass" };
+    if (this.awaiting) {
+      const prefix = this.awaiting;
+      this.awaiting = null;
+      return this.awaited(prefix, key, buffer);
+    }
     if (/^[1-9]$/.test(key) || (key === "0" && this.count !== "")) {
       this.count += key;
       return { kind: "stay" };
     }
+    const given = this.count !== "";
     const count = Math.max(1, Number(this.count || "1"));
     this.count = "";
-    if (this.operator) return this.withOperator(this.operator, key, count, buffer);
+    if (PREFIXES.has(key) || (this.operator && (key === "i" || key === "a"))) {
+      if (key === "r" && this.operator) return this.cancel();
+      this.awaiting = { key, count, given };
+      return { kind: "stay" };
+    }
+    if (this.operator) return this.withOperator(this.operator, key, count, buffer, given);
+    if (JUMPS.has(key)) return this.jumpTo(this.jump(key, count, given, buffer), buffer);
     if (MOTIONS.has(key)) return this.motion(key, count, buffer);
     return this.command(key, count, buffer);
   }
@@ -68,6 +97,71 @@ export class Vim {
   private reset(): void {
     this.count = "";
     this.operator = null;
+    this.awaiting = null;
+  }
+
+  private cancel(): VimAction {
+    this.reset();
+    return { kind: "stay" };
+  }
+
+  /** The key after a prefix: gg, a find's character, r's replacement, a text object after d, c or y. */
+  private awaited(prefix: { key: string; count: number; given: boolean }, key: string, buffer: VimBuffer): VimAction {
+    if (key.length !== 1 || key === "\x1b" || key === "\r") return this.cancel();
+    if (prefix.key === "r") return this.replace(key, prefix.count, buffer);
+    const op = this.operator;
+    if (op && (prefix.key === "i" || prefix.key === "a")) {
+      this.operator = null;
+      const span = textObject(buffer.lines, buffer, prefix.key === "i", key);
+      return span ? this.operate(op.name, { ...span, linewise: false }, buffer) : { kind: "stay" };
+    }
+    const jump = prefix.key === "g" ? (key === "g" ? this.jump("gg", prefix.count, prefix.given, buffer) : null) : this.find(prefix.key as FindKind, key, prefix.count, buffer);
+    if (!op) return this.jumpTo(jump, buffer);
+    this.operator = null;
+    return jump ? this.operateJump(op.name, jump, buffer) : { kind: "stay" };
+  }
+
+  /** G, gg (to line `count` when one is given), and ; and , (the last f, F, t or T again, or the other way). */
+  private jump(key: string, count: number, given: boolean, buffer: VimBuffer): Jump | null {
+    const { lines } = buffer;
+    if (key === "G" || key === "gg") {
+      const line = given ? Math.min(lines.length, count) - 1 : key === "G" ? lines.length - 1 : 0;
+      return { to: { line, col: firstNonBlank(lines[line] ?? "") }, linewise: true, inclusive: false };
+    }
+    const last = this.lastFind;
+    if (!last) return null;
+    const kind = key === "," ? reversed(last.kind) : last.kind;
+    const col = findChar(lines[buffer.line] ?? "", buffer.col, kind, last.char, count, true);
+    return col === null ? null : { to: { line: buffer.line, col }, linewise: false, inclusive: kind === "f" || kind === "t" };
+  }
+
+  /** f, F, t or T with `char`, remembered for ; and ,. */
+  private find(kind: FindKind, char: string, count: number, buffer: VimBuffer): Jump | null {
+    this.lastFind = { kind, char };
+    const col = findChar(buffer.lines[buffer.line] ?? "", buffer.col, kind, char, count);
+    return col === null ? null : { to: { line: buffer.line, col }, linewise: false, inclusive: kind === "f" || kind === "t" };
+  }
+
+  private jumpTo(jump: Jump | null, buffer: VimBuffer): VimAction {
+    return jump ? { kind: "move", ...clampNormal(buffer.lines, jump.to, buffer.atoms) } : { kind: "stay" };
+  }
+
+  /** d, c or y over a jump: whole lines for G and gg, up to and with the character found for f and t. */
+  private operateJump(name: "d" | "c" | "y", jump: Jump, buffer: VimBuffer): VimAction {
+    const { line, col } = buffer;
+    if (jump.linewise) return this.operate(name, { first: Math.min(line, jump.to.line), last: Math.max(line, jump.to.line), linewise: true }, buffer);
+    const before = jump.to.col < col;
+    const to = { line, col: jump.to.col + (jump.inclusive && !before ? 1 : 0) };
+    return this.operate(name, { from: before ? to : { line, col }, to: before ? { line, col } : to, linewise: false }, buffer);
+  }
+
+  /** r: `count` characters from the cursor become `char`; nothing when the line has fewer. */
+  private replace(char: string, count: number, buffer: VimBuffer): VimAction {
+    const { lines, line, col } = buffer;
+    const text = lines[line] ?? "";
+    if (col + count > text.length || atomAt(buffer.atoms ?? [], line, col)) return { kind: "stay" };
+    const changed = text.slice(0, col) + char.repeat(count) + text.slice(col + count);
+    return { kind: "edit", buffer: { lines: lines.with(line, changed), line, col: col + count - 1 } };
   }
 
   private motion(key: string, count: number, buffer: VimBuffer): VimAction {
@@ -111,6 +205,10 @@ export class Vim {
       case "p":
       case "P":
         return this.put(key === "p", count, buffer);
+      case "J": {
+        const made = joined(lines, line, count);
+        return made ? { kind: "edit", buffer: made } : { kind: "stay" };
+      }
       case "u":
         return { kind: "undo", count };
       case "\r":
@@ -126,10 +224,14 @@ export class Vim {
   }
 
   /** The key after d, c or y: the same again (dd) takes whole lines, a motion the text it crosses. */
-  private withOperator(op: { name: "d" | "c" | "y"; count: number }, key: string, count: number, buffer: VimBuffer): VimAction {
+  private withOperator(op: { name: "d" | "c" | "y"; count: number }, key: string, count: number, buffer: VimBuffer, given: boolean): VimAction {
     this.operator = null;
     const n = op.count * count;
     const { lines, line, col } = buffer;
+    if (JUMPS.has(key)) {
+      const jump = this.jump(key, n, given || op.count > 1, buffer);
+      return jump ? this.operateJump(op.name, jump, buffer) : { kind: "stay" };
+    }
     if (key === op.name) return this.operate(op.name, { first: line, last: Math.min(lines.length - 1, line + n - 1), linewise: true }, buffer);
     if (key === "j" || key === "k") {
       const other = key === "j" ? Math.min(lines.length - 1, line + n) : Math.max(0, line - n);

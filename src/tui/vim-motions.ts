@@ -96,13 +96,15 @@ export function lineMotion(lines: readonly string[], from: Pos, key: string, cou
   }
 }
 
-function offsetOf(lines: readonly string[], pos: Pos): number {
+/** A position as an offset into the lines joined by newlines. */
+export function offsetOf(lines: readonly string[], pos: Pos): number {
   let offset = 0;
   for (let i = 0; i < pos.line; i++) offset += (lines[i] ?? "").length + 1;
   return offset + pos.col;
 }
 
-function posOf(lines: readonly string[], offset: number): Pos {
+/** An offset into the lines joined by newlines as a position. */
+export function posOf(lines: readonly string[], offset: number): Pos {
   let rest = offset;
   for (let line = 0; line < lines.length; line++) {
     const length = (lines[line] ?? "").length;

@@ -238,11 +238,12 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     expect(Bun.YAML.parse(readFileSync(join(box.configDir, "config.yaml"), "utf8"))).toMatchObject({ tui: { vim: true } });
   });
 
-  test("/status says the session and the service; /help lists the shared commands too", async () => {
+  test("/status says the session and the service in one block, a fact a line (it was a paragraph each, 12 rows); /help lists the shared commands too", async () => {
     const screen = await open();
     await screen.type("/status", "Enter");
     await screen.waitFor("service: not running");
-    expect(screen.text()).toContain("model test/test-model · mode edit · effort medium · 0 tokens here");
+    expect(screen.text()).toMatch(/· session \S+\n {2}model test\/test-model · mode edit · effort medium · 0 tokens here\n {2}in /);
+    expect(screen.text()).toMatch(/\n {2}service: not running/);
     await screen.type("/help", "Enter");
     await screen.waitFor(/\/compact +Summarise the conversation/);
     expect(screen.text()).toMatch(/\/quit +Quit/);

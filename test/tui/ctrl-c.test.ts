@@ -38,4 +38,15 @@ describe.skipIf(!HAVE_TMUX)("Ctrl-C", () => {
     await screen.type("C-c");
     expect(await screen.exited()).toBe(0);
   });
+
+  test("the draft it clears between turns is not lost: ↑ brings it back (as Codex has it)", async () => {
+    const screen = await suite.open();
+    await screen.type("long careful draft");
+    await screen.waitFor("long careful draft");
+    await screen.type("C-c");
+    await screen.waitGone("long careful draft");
+    await screen.type("Up");
+    await screen.waitFor("long careful draft");
+    expect(suite.model.requests.filter((r) => isStep(r.body))).toHaveLength(0);
+  });
 });

@@ -77,4 +77,35 @@ describe.skipIf(!HAVE_TMUX)("Ctrl+G", () => {
     await screen.waitFor("set $VISUAL or $EDITOR");
     expect(screen.text()).toContain("keep this draft");
   });
+
+  test("the editor gets the terminal without focus reporting (its reports would be keys to it), and lembas asks for it again after", async () => {
+    const editor = script("marked.sh", `printf 'EDITOR-RUNS\\n'\nprintf 'done' > "$1"`);
+    const screen = await suite.open([], { env: { VISUAL: editor } });
+    const out = await screen.record();
+    await screen.write("draft");
+    await screen.type("C-g");
+    await screen.waitFor("done");
+    const bytes = out.bytes();
+    const ran = bytes.indexOf("EDITOR-RUNS");
+    expect(ran).toBeGreaterThan(0);
+    expect(bytes.lastIndexOf("\x1b[?1004l", ran)).toBeGreaterThanOrEqual(0);
+    expect(bytes.indexOf("\x1b[?1004h", ran)).toBeGreaterThan(ran);
+  });
+
+  test("a large paste comes back from the editor folded to its marker, as long as it is there whole, and is sent whole", async () => {
+    const editor = script("prefix.sh", `sed -i '1s/^/edited /' "$1"`);
+    const pasted = Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n");
+    model.push(step({ text: "got it" }));
+    const screen = await suite.open([], { env: { VISUAL: editor } });
+    await screen.write("look: ");
+    await screen.paste(pasted);
+    await screen.waitFor("[paste #1 +300 lines]");
+    await screen.type("C-g");
+    await screen.waitFor("edited look: [paste #1 +300 lines]");
+    expect(screen.text()).not.toContain("row 2");
+    await screen.type("Enter");
+    await screen.waitFor("got it");
+    expect(screen.text()).toContain("[pasted 300 lines]");
+    expect(lastPrompt()).toStartWith(`edited look: ${pasted}`);
+  });
 });

@@ -98,6 +98,31 @@ describe.skipIf(!HAVE_TMUX)("notifications", () => {
     expect(heard).toContain('"notification_type":"idle_prompt"');
   });
 
+  test("an interrupted turn is told by neither the terminal nor the Notification hook (the hook ran, the terminal did not)", async () => {
+    const log = join(suite.box.dir, "notified.log");
+    const script = join(suite.box.dir, "notified.sh");
+    writeFileSync(script, `#!/bin/sh\ncat >> ${log}\necho >> ${log}\n`);
+    chmodSync(script, 0o755);
+    appendFileSync(join(suite.box.configDir, "config.yaml"), `hooks:\n  Notification:\n    - hooks:\n        - type: command\n          command: ${script}\n`);
+    suite.model.push(step({ text: Array.from({ length: 400 }, (_, i) => `w${i} `), chunkDelayMs: 25 }), step({ text: "second done" }));
+    const screen = await suite.open([], { env: { TERM_PROGRAM: "WezTerm" } });
+    const out = await screen.record();
+    await screen.write(FOCUS_OUT);
+    await screen.type("long one", "Enter");
+    await screen.waitFor("w3 ");
+    await screen.type("C-c");
+    await screen.waitFor("interrupted");
+    await screen.waitGone(/ working \d+(s|m)/);
+    expect(out.bytes()).not.toContain(OSC9_TURN);
+    // The next turn, not interrupted, is told by both: the hook's log then holds its one idle_prompt.
+    await turn(screen, "short one");
+    await screen.waitFor("second done");
+    const until = Date.now() + 10_000;
+    while (!(existsSync(log) && readFileSync(log, "utf8").includes("idle_prompt")) && Date.now() < until) await sleep(50);
+    expect(out.bytes()).toContain(OSC9_TURN);
+    expect(readFileSync(log, "utf8").match(/"notification_type":"idle_prompt"/g)).toHaveLength(1);
+  });
+
   test("a terminal that never reports focus gets the bell alone at a turn's end", async () => {
     const screen = await suite.open([], { env: { TERM_PROGRAM: "WezTerm" } });
     const out = await screen.record();

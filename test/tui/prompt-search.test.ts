@@ -85,4 +85,17 @@ describe.skipIf(!HAVE_TMUX)("Ctrl+R in the terminal", () => {
     expect(screen.text()).toContain("keep this draft");
     expect(suite.model.requests.filter((r) => isStep(r.body))).toHaveLength(1);
   });
+
+  test("finds a `!` command run in this session (it is in ↑'s history, and was not found)", async () => {
+    const screen = await suite.open();
+    await screen.type("!echo hi-there", "Enter");
+    await screen.waitFor("hi-there");
+    await screen.type("C-r");
+    await screen.waitFor("search earlier prompts:");
+    await screen.type("echo");
+    await screen.waitFor("› !echo hi-there");
+    await screen.type("Enter");
+    await screen.waitGone("search earlier prompts:");
+    await screen.waitFor(/^\s*!echo hi-there\s*$/m);
+  });
 });

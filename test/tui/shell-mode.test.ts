@@ -4,13 +4,14 @@
  * reads stdin.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { procStat } from "../../src/tools/proc-stat.ts";
 import { step } from "../support/engine.ts";
 import { contentText } from "../support/model.ts";
 import { screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
+import { CONTEXT_MAX_CHARS, type ShellRun, shellContext } from "../../src/tui/shell-mode.ts";
 import { DEFAULT_WAIT_MS, sleep } from "../support/recorder.ts";
 
 const suite = screenSuite({ ready: "test/test-model" });
@@ -56,6 +57,21 @@ async function statusSession(screen: Screen): Promise<string> {
   return /session (ses_[\w-]+)/.exec(out.bytes())?.[1] ?? "";
 }
 
+describe("what `!` commands give the next prompt", () => {
+  const run = (command: string, size: number): ShellRun => ({ command, cwd: "/p", output: "x".repeat(size), exitCode: 0, signal: null, stopped: false, leftBehind: false });
+
+  test("all of them together are bounded: the oldest are left out and counted, the newest always given (six floods were 61 KB)", () => {
+    const runs = Array.from({ length: 6 }, (_, i) => run(`flood ${i}`, 10_000));
+    const context = shellContext(runs);
+    expect(context.length).toBeLessThan(CONTEXT_MAX_CHARS + 2_000);
+    expect(context).toContain("flood 5");
+    expect(context).not.toContain("flood 0");
+    expect(context).toContain(`(3 earlier commands they ran are left out: all the output together is kept to ${CONTEXT_MAX_CHARS} characters, the newest first)`);
+    // One larger than the bound on its own is still given: it was cut to its own bound when it ran.
+    expect(shellContext([run("big", CONTEXT_MAX_CHARS + 10)])).toContain("big");
+  });
+});
+
 describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
   test("!echo hi runs in the session's directory, is shown, and goes to the model with the next prompt, not as the person's words", async () => {
     const screen = await suite.open();
@@ -80,6 +96,24 @@ describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
     await suite.model.waitForRequests(before + 1);
     await screen.waitGone(/ working \d+(s|m)/);
     expect(lastUserMessage()).not.toContain("<bash-input>");
+  });
+
+  test("!cd sub carries over to the next ! command, as in a shell, and the block says where it runs; the session's directory is unchanged", async () => {
+    mkdirSync(join(suite.box.project, "sub"));
+    const screen = await suite.open();
+    await screen.type("!cd sub", "Enter");
+    await screen.waitFor(`! commands run in ${suite.box.project}/sub now`);
+    await screen.type("!echo here: $(basename $PWD)", "Enter");
+    await screen.waitFor("⎿ here: sub");
+    expect(screen.text()).toContain(`· in ${suite.box.project}/sub`);
+    // A cd that fails moves nothing; cd .. goes back to the session's directory.
+    await screen.type("!cd nowhere-at-all", "Enter");
+    await screen.waitFor("exit 1");
+    await screen.type("!cd ..", "Enter");
+    await screen.waitFor(`! commands run in ${suite.box.project} now`);
+    await screen.type("!echo back: $(basename $PWD)", "Enter");
+    await screen.waitFor("⎿ back: project");
+    expect(suite.model.requests.length).toBe(0);
   });
 
   test("what a command printed stays with its session: after /new the next prompt carries none of it", async () => {

@@ -33,12 +33,18 @@ describe("a typed /word", () => {
 });
 
 describe.skipIf(!HAVE_TMUX)("a /word at the terminal", () => {
-  test("/hepl and /hel with words after it are answered with /help and never reach the model; a /path/with/slashes does", async () => {
+  test("/hepl and /hel with words after it are answered with /help and never reach the model, the draft kept to fix in place; a /path/with/slashes does", async () => {
     suite.model.push(step({ text: "about that path" }));
     const screen = await suite.open();
-    await screen.type("/hepl", "Enter");
+    await screen.type("/hepl me fix the build", "Enter");
     await screen.waitFor("unknown command /hepl — did you mean /help?");
+    // The draft stayed in the composer (it was emptied): the typo is fixed there.
+    await screen.waitFor(/^\s*\/hepl me fix the build\s*$/m);
+    await screen.type("C-c");
+    await screen.waitGone(/^\s*\/hepl me fix the build\s*$/m);
     await screen.type("/hel me please", "Enter");
+    await screen.waitFor(/^\s*\/hel me please\s*$/m);
+    await screen.type("C-c");
     await screen.waitFor("unknown command /hel — did you mean /help?");
     await screen.type("/no/such/dir/here is missing", "Enter");
     await screen.waitFor("about that path");

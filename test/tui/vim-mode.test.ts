@@ -76,6 +76,33 @@ describe.skipIf(!HAVE_TMUX)("vim mode", () => {
     await screen.waitFor("-- INSERT --");
   });
 
+  test(". repeats the last change where the cursor is: a cw with what was typed in it, then a dw; u takes a repeat back whole", async () => {
+    appendFileSync(join(box.configDir, "config.yaml"), "tui:\n  vim: true\n");
+    model.push(step({ text: "sent as changed" }));
+    const screen = await suite.open();
+    await screen.waitFor("-- INSERT --");
+    await screen.write("foo bar baz qux end");
+    await screen.type("Escape");
+    await screen.waitFor("-- NORMAL --");
+    await screen.write("0cwX");
+    await screen.type("Escape");
+    await screen.waitFor("X bar baz qux end");
+    await screen.write("w.");
+    await screen.waitFor("X X baz qux end");
+    await screen.write("w.");
+    await screen.waitFor("X X X qux end");
+    await screen.write("u");
+    await screen.waitFor("X X baz qux end");
+    await screen.write("0wwdw");
+    await screen.waitFor("X X qux end");
+    await screen.write(".");
+    await screen.waitFor(/X X end\s*$/m);
+    expect(composer(screen.text())).toEqual(["X X end"]);
+    await screen.type("Enter");
+    await screen.waitFor("sent as changed");
+    expect(lastPrompt()).toStartWith("X X end\n");
+  });
+
   test("/vim turns it on and keeps it in config.yaml; Esc in insert mode goes to normal mode, in normal mode it interrupts the turn", async () => {
     model.push(step({ text: "x", fail: "hang" }));
     const screen = await suite.open();
@@ -98,8 +125,8 @@ describe.skipIf(!HAVE_TMUX)("vim mode", () => {
 
     await screen.type("hang", "Enter");
     await screen.waitFor(/ working \d+s/);
-    // In insert mode Esc goes to normal mode first, and the hint says so.
-    expect(screen.text()).toContain("esc esc to interrupt");
+    // In insert mode Esc goes to normal mode first, and the hint says what each Esc does.
+    expect(screen.text()).toContain("esc to normal mode, esc esc to interrupt");
     await screen.type("Escape");
     await screen.waitFor("-- NORMAL --");
     // The turn still runs: the first Esc only left insert mode.

@@ -120,3 +120,59 @@ describe("a folded paste's marker is one character to vim", () => {
     expect(typed(`ab ${M}`, "xwp")).toBe(`b ${M}|a`);
   });
 });
+
+describe("vim's jumps, finds and text objects (as Claude Code's vim mode has them)", () => {
+  test("gg and G go to the first and last line (line N with a count), dG and dgg take whole lines", () => {
+    expect(typed("one\n  two\nthree", "G")).toBe("one\n  two\n|three");
+    expect(typed("one\n  two\nthree", "Ggg")).toBe("|one\n  two\nthree");
+    expect(typed("one\n  two\nthree", "2G")).toBe("one\n  |two\nthree");
+    expect(typed("one\ntwo\nthree", "dG", { line: 1, col: 0 })).toBe("|one");
+    expect(typed("one\ntwo\nthree", "dgg", { line: 1, col: 0 })).toBe("|three");
+  });
+
+  test("f F t T find a character on the line, ; and , repeat it either way, and d/c take up to it", () => {
+    expect(typed("a,b,c,d", "f,")).toBe("a|,b,c,d");
+    expect(typed("a,b,c,d", "f,;")).toBe("a,b|,c,d");
+    expect(typed("a,b,c,d", "f,;,")).toBe("a|,b,c,d");
+    expect(typed("a,b,c,d", "2f,")).toBe("a,b|,c,d");
+    expect(typed("a,b,c,d", "t,;")).toBe("a,|b,c,d");
+    expect(typed("a,b,c,d", "F,", { line: 0, col: 6 })).toBe("a,b,c|,d");
+    expect(typed("a,b,c,d", "T,", { line: 0, col: 6 })).toBe("a,b,c,|d");
+    expect(typed("a,b,c,d", "fz")).toBe("|a,b,c,d");
+    expect(typed("call(x, y)", "df(")).toBe("|x, y)");
+    expect(typed("call(x, y)", "dt(")).toBe("|(x, y)");
+    expect(typed("call(x, y)", "ct)z⎋")).toBe("|z)");
+  });
+
+  test("r replaces the character under the cursor (count of them), J joins lines with one space", () => {
+    expect(typed("cat", "rb")).toBe("|bat");
+    expect(typed("cat", "2rx")).toBe("x|xt");
+    expect(typed("cat", "5rx")).toBe("|cat");
+    expect(typed("one\n   two\nthree", "J")).toBe("one| two\nthree");
+    expect(typed("one\ntwo\nthree", "3J")).toBe("one two| three");
+    expect(typed("one", "J")).toBe("|one");
+  });
+
+  test("text objects with d, c and y: iw aw, i\" a\", i( a( (and b, [, {)", () => {
+    expect(typed("foo bar baz", "diw", { line: 0, col: 5 })).toBe("foo | baz");
+    expect(typed("foo bar baz", "daw", { line: 0, col: 5 })).toBe("foo |baz");
+    expect(typed("foo bar", "daw", { line: 0, col: 5 })).toBe("fo|o");
+    expect(typed("foo bar baz", "ciwX⎋", { line: 0, col: 5 })).toBe("foo |X baz");
+    expect(typed('say "hi there" now', 'di"', { line: 0, col: 7 })).toBe('say "|" now');
+    expect(typed('say "hi there" now', 'da"', { line: 0, col: 7 })).toBe("say |now");
+    expect(typed('say "hi" now', 'ci"yo⎋')).toBe('say "y|o" now');
+    expect(typed("f(a, (b), c) + 1", "di(", { line: 0, col: 3 })).toBe("f(|) + 1");
+    expect(typed("f(a, (b), c) + 1", "da(", { line: 0, col: 6 })).toBe("f(a, |, c) + 1");
+    expect(typed("f(a, (b), c) + 1", "dib", { line: 0, col: 6 })).toBe("f(a, (|), c) + 1");
+    expect(typed("x = [1, 2]", "ci[9⎋", { line: 0, col: 6 })).toBe("x = [|9]");
+    expect(typed("fn {\n  body\n}", "di{", { line: 1, col: 3 })).toBe("fn {|}");
+    expect(typed("no brackets", "di(")).toBe("|no brackets");
+  });
+
+  test("y with a motion or a text object, yy, then p and P put it", () => {
+    expect(typed("foo bar", "yiwP", { line: 0, col: 4 })).toBe("foo ba|rbar");
+    expect(typed("foo bar", "ywP")).toBe("foo| foo bar");
+    expect(typed("one\ntwo", "yyjp")).toBe("one\ntwo\n|one");
+    expect(typed("a,b", "yt,$p")).toBe("a,b|a");
+  });
+});

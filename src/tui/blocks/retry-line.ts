@@ -16,6 +16,8 @@ export class RetryBlock extends CachedBlock {
   private reason = "";
   private attempt = 0;
   private outcome: RetryOutcome | null = null;
+  /** The turn's error, when the retries ended in one: it is the line's last word, said nowhere else. */
+  private error = "";
 
   constructor(private readonly theme: Theme) {
     super();
@@ -39,9 +41,17 @@ export class RetryBlock extends CachedBlock {
     this.invalidate();
   }
 
+  /** The retries ended in the turn's error (it says how many tries): the line becomes it. */
+  failed(error: string): void {
+    if (this.outcome) return;
+    this.error = plain(error);
+    this.end("failed");
+  }
+
   protected draw(width: number): string[] {
     const t = this.theme;
     const retries = counted(this.attempt, "retry", "retries");
+    if (this.error) return ["", ...hanging(this.error, width, "✗ ", "  ").map(t.error)];
     if (this.outcome === "answered") return ["", ...hanging(`${this.reason}; it answered after ${retries}`, width, "· ", "  ").map(t.dim)];
     const text = this.outcome === "failed" ? `${this.reason}; gave up after ${retries}` : this.outcome === "stopped" ? `${this.reason}; stopped after ${retries}` : this.said;
     return ["", ...hanging(text, width, "! ", "  ").map(t.warn)];

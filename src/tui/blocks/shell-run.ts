@@ -30,13 +30,24 @@ export class ShellRunBlock extends CachedBlock {
   private why = "";
   private stopAsked = false;
   private readonly command: string;
+  /** The directory `!` commands run in from now on, when this one moved it (`!cd sub`). */
+  private moved = "";
 
+  /** `where`: the directory it runs in, when it is not the session's (an earlier `!cd` moved it). */
   constructor(
     command: string,
     private readonly theme: Theme,
+    private readonly where: string | null = null,
   ) {
     super();
     this.command = plain(command);
+    this.where = where === null ? null : plain(where);
+  }
+
+  /** It left the shell in another directory: the next `!` commands run there. */
+  movedTo(dir: string): void {
+    this.moved = plain(dir);
+    this.invalidate();
   }
 
   progress(text: string): void {
@@ -74,7 +85,7 @@ export class ShellRunBlock extends CachedBlock {
 
   protected draw(width: number): string[] {
     const t = this.theme;
-    const title = hanging(t.bold(this.command), width, t.accent("! "), "  ");
+    const title = hanging(`${t.bold(this.command)}${this.where === null ? "" : t.dim(` · in ${this.where}`)}`, width, t.accent("! "), "  ");
     if (!this.ending) {
       const tail = outputLines(plain(this.live)).slice(-LIVE_LINES);
       const state = this.stopAsked ? "stopping…" : `running · ${this.lineCount} ${this.lineCount === 1 ? "line" : "lines"} · esc to stop`;
@@ -105,6 +116,7 @@ export class ShellRunBlock extends CachedBlock {
     else if (end.signal) said.push(t.error(`    killed by ${end.signal}`));
     else if (end.exitCode !== 0 && end.exitCode !== null) said.push(t.error(`    exit ${end.exitCode}`));
     if (end.leftBehind) said.push(t.warn("    what it left running in the background was stopped"));
+    if (this.moved) said.push(t.dim(`    ! commands run in ${this.moved} now (the session's directory is unchanged)`));
     return said;
   }
 }

@@ -38,7 +38,8 @@ export class UserMessage extends CachedBlock {
         typed += part.text;
         continue;
       }
-      const all = part.text.split("\n");
+      // A paste's last line break ends its last line: it starts no line of its own.
+      const all = part.text.replace(/\n$/, "").split("\n");
       flush(`${typed.replace(/^\n/, "")}[pasted ${counted(all.length, "line")}]`);
       typed = "";
       for (const line of all.slice(0, PASTE_HEAD_LINES)) lines.push(t.dim(`  │ ${plain(line)}`));

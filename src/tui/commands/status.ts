@@ -6,20 +6,28 @@ import { serviceLinkLine } from "../service-link.ts";
 import { say } from "./say.ts";
 import { counted } from "../../plural.ts";
 
-/** /status: this session's facts, then what `lembas status` says (the logins, their links), and the terminal's link to the service. */
+/**
+ * /status: this session's facts, then what `lembas status` says (the logins, their links), and
+ * the terminal's link to the service: one block, a fact a line (not a paragraph each).
+ */
 export async function status(app: CommandHost): Promise<void> {
   const runtime = app.runtime;
   const s = runtime.session;
-  say(app, `session ${s.id}${s.title ? ` · ${s.title}` : ""}`);
-  say(app, `model ${s.model ?? runtime.defaultModel ?? "none"} · mode ${s.mode} · effort ${s.effort} · ${counted(app.status.sessionTokens, "token")} here`);
-  say(app, s.cwd === s.root ? `in ${s.cwd}` : `in ${s.cwd} (project ${s.root})`);
+  const lines = [
+    `session ${s.id}${s.title ? ` · ${s.title}` : ""}`,
+    `model ${s.model ?? runtime.defaultModel ?? "none"} · mode ${s.mode} · effort ${s.effort} · ${counted(app.status.sessionTokens, "token")} here`,
+    s.cwd === s.root ? `in ${s.cwd}` : `in ${s.cwd} (project ${s.root})`,
+  ];
   const sharing = runtime.sharingSaid();
-  if (sharing) say(app, sharing.sentence);
+  if (sharing) lines.push(sharing.sentence);
   try {
-    for (const line of await statusLines(runtime.ctx, serviceLinkLine(runtime.service))) say(app, line);
+    lines.push(...(await statusLines(runtime.ctx, serviceLinkLine(runtime.service))));
   } catch (error) {
+    say(app, lines.join("\n"));
     say(app, `the service's status could not be read: ${errorMessage(error)}`, "warn");
+    return;
   }
+  say(app, lines.join("\n"));
 }
 
 /** /doctor: `lembas doctor`'s checks, a line each, problems as warnings. */
