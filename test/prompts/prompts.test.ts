@@ -1,20 +1,13 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openDb } from "../../src/store/db.ts";
-import { trustDir } from "../../src/store/trust.ts";
-import { type Device, lembasEvents, newSession, startDevice } from "../support/device.ts";
+import { type Device, lembasEvents, newSession, sharedServiceEach, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
-import { contentText, personText, type ScriptedModel, startModel } from "../support/model.ts";
+import { contentText, personText, type ScriptedModel } from "../support/model.ts";
 import { rpcError } from "../support/rpc.ts";
 
-/**
- * One started service for the file, whose connection reaches each test's own scripted model
- * (through `front`); each test has its own project (work/project-N, trusted) and session in it.
- */
-let shared: { device: Device; link: Link; front: Bun.Server<undefined> };
-/** The test's device (the shared one, or one of its own), model, project, link and session. */
+/** The test's device (the file's shared one, or one of its own), model, project, link and session. */
 let d: Device;
 let model: ScriptedModel;
 let project: string;
@@ -23,32 +16,11 @@ let sessionId: string;
 /** A device a test started for itself: closed after it. */
 let own: Device | null = null;
 
-beforeAll(async () => {
-  const device = await startDevice();
-  // Before the first test (the service asks for the model list at start), the device's own model answers.
-  const front = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, fetch: (req) => (model ?? device.model).handle(req) });
-  writeFileSync(join(device.box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: http://127.0.0.1:${front.port}/v1\nremote:\n  roots: [${device.work}]\n  max_mode: edit\n  approval_timeout: 5\n`);
-  shared = { device, link: await device.serve(), front };
-});
-afterAll(async () => {
-  await shared.device.close();
-  await shared.front.stop(true);
-});
-
-let projects = 0;
+sharedServiceEach((t) => ({ d, link, model, project } = t));
 beforeEach(async () => {
-  d = shared.device;
-  link = shared.link;
-  model = await startModel();
-  project = join(d.work, `project-${++projects}`);
-  mkdirSync(project);
-  const db = openDb(join(d.box.stateDir, "lembas.db"));
-  trustDir(db, project);
-  db.close();
   sessionId = await newSession(link, project);
 });
 afterEach(async () => {
-  await model.close();
   await own?.close();
   own = null;
 });
@@ -83,7 +55,6 @@ describe("blocks", () => {
 
   test("a vision model gets the image itself", async () => {
     // A device of its own: its service is restarted with another config.
-    await model.close();
     d = own = await startDevice();
     model = d.model;
     project = d.project;
