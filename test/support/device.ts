@@ -139,7 +139,11 @@ export async function linkedSession(): Promise<{ d: Device; link: Link; sessionI
   return { d, link, sessionId: await newSession(link, d.project) };
 }
 
-/** What a test of a file that shares one service has of its own: a scripted model and a trusted project (work/project-N). */
+/**
+ * What a test of a file that shares one service has: the device as the test sees it (`d.model` and
+ * `d.project` are the test's own; its service is the file's, not to be killed or closed), the
+ * link, and the test's scripted model and trusted project (work/project-N).
+ */
 export type ServiceTest = { d: Device; link: Link; model: ScriptedModel; project: string };
 
 /**
@@ -177,7 +181,7 @@ export function sharedServiceEach(bind: (t: ServiceTest) => void): void {
     const db = openDb(join(device.box.stateDir, "lembas.db"));
     trustDir(db, project);
     db.close();
-    bind({ d: device, link, model, project });
+    bind({ d: { ...device, model, project }, link, model, project });
   });
   afterEach(async () => {
     await model?.close();
