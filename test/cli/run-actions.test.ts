@@ -1,21 +1,14 @@
 /**
  * lembas run enters its prompt as the terminal does: an action's result is said.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import {  projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
-});
+modelProjectEach((made) => ({ box, model } = made));
 
 describe("lembas run enters its prompt as the terminal does", () => {
   test("an action's result is said: /review outside git, /undo with nothing to undo", async () => {

@@ -1,22 +1,17 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { type ChatRequest, contentText, type Reply, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { type ChatRequest, contentText, type Reply, type ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
+modelProjectEach((made) => {
+  ({ box, model } = made);
   model.setModels([{ id: "test-model" }, { id: "fast-model" }]);
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
 });
 
-const run = (args: string[]) => runLembas(box, ["run", ...args], { cwd: box.project });
+const run = (args: string[]) => runInProject(box, args);
 const systemOf = (body: ChatRequest | undefined) => contentText(body?.messages?.[0]?.content);
 const toolNames = (body: ChatRequest | undefined) => (body?.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
 const toolResults = (body: ChatRequest | undefined) => (body?.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content));

@@ -1,23 +1,16 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { personText, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { personText, type ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
 import { HAVE_TMUX, openScreen } from "../support/tmux.ts";
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
-});
+modelProjectEach((made) => ({ box, model } = made));
 
-const run = (args: string[], stdin?: string) => runLembas(box, ["run", ...args], { cwd: box.project, ...(stdin === undefined ? {} : { stdin }) });
+const run = (args: string[], stdin?: string) => runInProject(box, args, stdin === undefined ? {} : { stdin });
 /** What the model was last sent as the person's message. */
 const lastPrompt = () => {
   const messages = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];

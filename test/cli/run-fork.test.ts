@@ -2,23 +2,16 @@
  * `lembas -r ID --fork` (and `lembas run --session ID --fork`): a new session carrying the original's
  * conversation; the original stays as it was; one another process holds is refused, naming it.
  */
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { isStep, step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
-});
+modelProjectEach((made) => ({ box, model } = made));
 
 /** The person's messages the last step request carried. */
 function lastUserTexts(): string[] {

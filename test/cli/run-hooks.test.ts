@@ -1,20 +1,13 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { afterHeader, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { contentText, type ScriptedModel } from "../support/model.ts";
+import { afterHeader, modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
-});
+modelProjectEach((made) => ({ box, model } = made));
 
 /** A hook script in the sandbox (outside the project), made executable; its path. */
 function script(name: string, body: string): string {
@@ -29,7 +22,7 @@ function withHooks(hooks: string): void {
   writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nhooks:\n${hooks}`);
 }
 
-const run = (args: string[]) => runLembas(box, ["run", ...args], { cwd: box.project });
+const run = (args: string[]) => runInProject(box, args);
 const steps = () => model.requests.filter((r) => isStep(r.body)).map((r) => r.body.messages ?? []);
 /** The text of every message of the step requests, after the first: what the model was told. */
 const toolResults = () => steps().flatMap((messages) => messages.filter((m) => m.role === "tool").map((m) => contentText(m.content)));

@@ -1,31 +1,26 @@
 import { Database } from "bun:sqlite";
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPty, type Pty } from "../../src/terminal/pty.ts";
 import { step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
+import type { ScriptedModel } from "../support/model.ts";
 import { screenOf } from "../support/pty-screen.ts";
-import { ENTRY, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { ENTRY, modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
 
 /**
  * Rules kept from a card beyond the session, through `lembas run` at a terminal (the card) and
  * then without one (where nobody could answer a card: a call that runs was not asked).
  */
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
 let pty: Pty | null = null;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
+afterEach(() => {
   pty?.close();
   pty = null;
-  await model.close();
-  box.cleanup();
 });
+modelProjectEach((made) => ({ box, model } = made));
 
 function runInTerminal(args: string[]) {
   pty = openPty({ command: [process.execPath, ENTRY, "run", ...args], cwd: box.project, env: box.env, cols: 240, rows: 50 });
@@ -34,7 +29,7 @@ function runInTerminal(args: string[]) {
 
 /** A run without a terminal: every card is refused (nobody to answer); the kinds of events it printed. */
 async function runUnasked(prompt: string): Promise<{ started: number; denied: string[] }> {
-  const result = await runLembas(box, ["run", "--format", "json", prompt], { cwd: box.project });
+  const result = await runInProject(box, ["--format", "json", prompt]);
   expect(result.code).toBe(0);
   const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; reason?: string });
   return { started: events.filter((e) => e.type === "tool_start").length, denied: events.filter((e) => e.type === "tool_denied").map((e) => e.reason ?? "") };
@@ -85,7 +80,7 @@ describe("a rule kept from a card", () => {
     await keepAtCard("touch one.txt", "np");
     expect(existsSync(join(box.project, "one.txt"))).toBe(false);
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "touch two.txt" } }] }), step({ text: "ok" }));
-    const result = await runLembas(box, ["run", "--mode", "auto", "--format", "json", "again"], { cwd: box.project });
+    const result = await runInProject(box, ["--mode", "auto", "--format", "json", "again"]);
     expect(result.stdout).toContain('"reason":"the rule Deny Bash(touch:*) (kept from a card, for this project) refuses it"');
     expect(existsSync(join(box.project, "two.txt"))).toBe(false);
   }, 60_000);

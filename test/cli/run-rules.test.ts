@@ -1,22 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { helperStep, isStep, ownStep, step } from "../support/engine.ts";
-import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { contentText, type ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
 
 /** Permission rules (config.yaml's `permissions:`, a project's settings files) through `lembas run` and a scripted model. */
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
-});
+modelProjectEach((made) => ({ box, model } = made));
 
 /** config.yaml with the test connection and PERMISSIONS (YAML lines under `permissions:`). */
 function withRules(permissions: string): void {

@@ -1,22 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { contentText, type ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
 
 /** What hooks and rules may not lift or miss, through `lembas run` with nobody to answer a card. */
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
-});
+modelProjectEach((made) => ({ box, model } = made));
 
 /** config.yaml with the test connection and EXTRA (YAML lines). */
 function config(extra: string): void {

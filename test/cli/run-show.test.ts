@@ -1,27 +1,22 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
-import { type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import type { ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runInProject } from "../support/run.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
 let screen: Screen | null = null;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
 afterEach(async () => {
   await screen?.close();
   screen = null;
-  await model.close();
-  box.cleanup();
 });
+modelProjectEach((made) => ({ box, model } = made));
 
 const ESC = "\x1b";
-const run = (args: string[], env: Record<string, string> = {}) => runLembas(box, ["run", ...args], { cwd: box.project, env });
+const run = (args: string[], env: Record<string, string> = {}) => runInProject(box, args, { env });
 
 /** Four steps: text and a command, a read, text and an edit, the answer. */
 function pushWork(firstDelayMs = 0): void {

@@ -1,22 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { type ChatRequest, contentText, personText, type ScriptedModel, startModel } from "../support/model.ts";
-import { projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { type ChatRequest, contentText, personText, type ScriptedModel } from "../support/model.ts";
+import { modelProjectEach, type ProjectSandbox, runInProject } from "../support/run.ts";
 
-let box: Sandbox & { project: string };
+let box: ProjectSandbox;
 let model: ScriptedModel;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
-});
+modelProjectEach((made) => ({ box, model } = made));
 
-const run = (args: string[]) => runLembas(box, ["run", ...args], { cwd: box.project });
+const run = (args: string[]) => runInProject(box, args);
 const steps = () => model.requests.filter((r) => isStep(r.body)).map((r) => r.body);
 const systemOf = (body: ChatRequest | undefined) => contentText(body?.messages?.[0]?.content);
 const toolNames = (body: ChatRequest | undefined) => (body?.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);

@@ -1,21 +1,16 @@
-import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { afterHeader, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { contentText, type ScriptedModel } from "../support/model.ts";
+import { afterHeader, modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
 
-let box: Sandbox;
+let box: ProjectSandbox;
 let model: ScriptedModel;
 let project: string;
-beforeEach(async () => {
-  model = await startModel();
-  box = projectSandbox(model.url);
-  project = join(box.dir, "project");
-});
-afterEach(async () => {
-  await model.close();
-  box.cleanup();
+modelProjectEach((made) => {
+  ({ box, model } = made);
+  project = box.project;
 });
 
 const run = (args: string[]) => runLembas(box, ["run", ...args], { cwd: project });

@@ -1,28 +1,66 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Device, LEMBAS_INIT, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
-import { type Link, RpcError } from "../support/instance.ts";
+import { type Link, RpcError, type RpcNotification } from "../support/instance.ts";
 import { contentText } from "../support/model.ts";
 
+/** The device the test runs on, and the test's own project folder in it. */
 let d: Device;
-afterEach(() => d.close());
+let project: string;
+/** The device the test started for itself (the last one it started): closed after it. */
+let own: Device | null = null;
+afterEach(async () => {
+  await own?.close();
+  own = null;
+});
+/**
+ * Started services shared by the tests that need nothing of their own but the approval timeout
+ * (one each), closed after the file: a test keeps to its own project folder and sessions.
+ */
+const shared = new Map<number, { device: Device; link: Link }>();
+afterAll(async () => {
+  for (const { device } of shared.values()) await device.close();
+});
 
 const config = (d0: { modelUrl: string; work: string }, timeout: number, maxMode: string) =>
-  `model: test/test-model\nconnections:\n  test:\n    base_url: ${d0.modelUrl}\nremote:\n  roots: [${d0.work}]\n  max_mode: ${maxMode}\n  approval_timeout: ${timeout}\n`;
+  `model: test/test-model\nconnections:\n  test:\n    base_url: ${d0.modelUrl}\nremote:\n  roots: [${d0.work}]\n  max_mode: ${maxMode}\n  approval_timeout: ${timeout}\nembedding: null\n`;
 
-/** A device whose cards wait `timeout` seconds, with remote.max_mode `maxMode`. */
+async function configured(timeout: number, maxMode: string): Promise<Device> {
+  const made = await startDevice();
+  writeFileSync(join(made.box.configDir, "config.yaml"), config({ modelUrl: made.model.url, work: made.work }, timeout, maxMode));
+  return made;
+}
+
+/** A device of this test's own whose cards wait `timeout` seconds, with remote.max_mode `maxMode`. */
 async function device(timeout = 30, maxMode = "auto"): Promise<Device> {
-  const first = await startDevice();
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(join(first.box.configDir, "config.yaml"), config({ modelUrl: first.model.url, work: first.work }, timeout, maxMode) + "embedding: null\n");
-  return first;
+  d = await configured(timeout, maxMode);
+  own = d;
+  project = d.project;
+  return d;
+}
+
+let projects = 0;
+/** The link of the shared service whose cards wait `timeout` seconds (max_mode auto), and a new project folder for this test. */
+async function sharedLink(timeout = 30): Promise<Link> {
+  let entry = shared.get(timeout);
+  if (!entry) {
+    const device = await configured(timeout, "auto");
+    entry = { device, link: await device.serve() };
+    shared.set(timeout, entry);
+  }
+  d = entry.device;
+  project = join(d.project, `test-${++projects}`);
+  mkdirSync(project);
+  return entry.link;
 }
 
 const newSession = async (link: Link, mode = "edit") =>
-  ((await link.request("session/new", { cwd: d.project, mcpServers: [], _meta: { mode } })) as { sessionId: string }).sessionId;
+  ((await link.request("session/new", { cwd: project, mcpServers: [], _meta: { mode } })) as { sessionId: string }).sessionId;
 const prompt = (link: Link, sessionId: string, text = "go") => link.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, 60_000);
+/** A notification of `method` about the session `sessionId`: the shared link carries other tests' too. */
+const ofSession = (method: string, sessionId: string) => (n: RpcNotification) => n.method === method && (n.params as { sessionId?: string }).sessionId === sessionId;
 const lastToolResult = () => {
   const messages = d.model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
   return contentText(messages.findLast((m) => m.role === "tool")?.content);
@@ -31,8 +69,7 @@ const bash = (command: string) => step({ toolCalls: [{ name: "bash", arguments: 
 
 describe("approvals", () => {
   test("allow once, with the card's _meta; a corrected command runs instead", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     const cards: Record<string, unknown>[] = [];
     link.onRequest("session/request_permission", (params) => {
       cards.push(params as Record<string, unknown>);
@@ -49,24 +86,22 @@ describe("approvals", () => {
       ],
       _meta: { lembas: { reason: "edit mode asks before running commands", always: "touch commands, for this session" } },
     });
-    expect(existsSync(join(d.project, "fixed.txt"))).toBe(true);
-    expect(existsSync(join(d.project, "asked.txt"))).toBe(false);
+    expect(existsSync(join(project, "fixed.txt"))).toBe(true);
+    expect(existsSync(join(project, "asked.txt"))).toBe(false);
     expect(lastToolResult()).toContain("corrected the command to: touch fixed.txt");
   });
 
   test("deny with feedback: the model is told why", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     link.onRequest("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "deny" }, _meta: { lembas: { feedback: "use make instead" } } }));
     d.model.push(bash("touch x.txt"), step({ text: "ok" }));
     await prompt(link, await newSession(link));
-    expect(existsSync(join(d.project, "x.txt"))).toBe(false);
+    expect(existsSync(join(project, "x.txt"))).toBe(false);
     expect(lastToolResult()).toContain("use make instead");
   });
 
   test("allow for the session: the next command of that program is not asked", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     let asked = 0;
     link.onRequest("session/request_permission", () => {
       asked++;
@@ -75,27 +110,26 @@ describe("approvals", () => {
     d.model.push(bash("touch a.txt"), bash("touch b.txt"), step({ text: "ok" }));
     await prompt(link, await newSession(link));
     expect(asked).toBe(1);
-    expect(existsSync(join(d.project, "b.txt"))).toBe(true);
+    expect(existsSync(join(project, "b.txt"))).toBe(true);
   });
 
   test("no answer within approval_timeout is a denial, and settled takes the card down", async () => {
-    d = await device(1);
-    const link = await d.serve();
+    const link = await sharedLink(1);
     link.onRequest("session/request_permission", () => new Promise(() => {}));
     d.model.push(bash("touch late.txt"), step({ text: "ok" }));
     const sessionId = await newSession(link);
+    const from = link.notifications.length;
     const started = Date.now();
     await prompt(link, sessionId);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    const settled = await link.waitForNotification("_lembas/permission/settled");
-    const card = link.requests.find((r) => r.method === "session/request_permission");
+    const settled = await link.waitForNotification(ofSession("_lembas/permission/settled", sessionId), undefined, from);
+    const card = link.requests.find((r) => r.method === "session/request_permission" && (r.params as { sessionId: string }).sessionId === sessionId);
     expect(settled.params).toEqual({ sessionId, toolCallId: (card?.params as { toolCall: { toolCallId: string } }).toolCall.toolCallId });
-    expect(existsSync(join(d.project, "late.txt"))).toBe(false);
+    expect(existsSync(join(project, "late.txt"))).toBe(false);
   });
 
   test("two cards open at once (two sessions) answered in reverse order: each gets its own answer", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     const waiting = new Map<string, (answer: unknown) => void>();
     link.onRequest("session/request_permission", (params) => new Promise((resolve) => waiting.set((params as { sessionId: string }).sessionId, resolve)));
     d.model.push(bash("touch one.txt"), bash("touch two.txt"), step({ text: "ok" }), step({ text: "ok" }));
@@ -108,8 +142,8 @@ describe("approvals", () => {
     waiting.get(b)?.({ outcome: { outcome: "selected", optionId: "once" } });
     waiting.get(a)?.({ outcome: { outcome: "selected", optionId: "deny" } });
     await Promise.all([first, second]);
-    expect(existsSync(join(d.project, "one.txt"))).toBe(false);
-    expect(existsSync(join(d.project, "two.txt"))).toBe(true);
+    expect(existsSync(join(project, "one.txt"))).toBe(false);
+    expect(existsSync(join(project, "two.txt"))).toBe(true);
   });
 
   test("a card still waiting when the link drops is shown again on the next link, and answered there", async () => {
@@ -129,7 +163,7 @@ describe("approvals", () => {
     const shown = await again.waitForRequest("session/request_permission");
     expect((shown.params as { toolCall: { toolCallId: string } }).toolCall.toolCallId).toBe((card.params as { toolCall: { toolCallId: string } }).toolCall.toolCallId);
     await again.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "done");
-    expect(existsSync(join(d.project, "later.txt"))).toBe(true);
+    expect(existsSync(join(project, "later.txt"))).toBe(true);
   }, 30_000);
 });
 
@@ -148,8 +182,7 @@ describe("questions", () => {
     });
 
   test("the card: recommended first, labels cut at 240; the whole label reaches the model", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     const long = `Postgres ${"x".repeat(300)}`;
     let card: { questions: { options: { label: string }[] }[]; why?: string } | null = null;
     link.onRequest("_lembas/question", (params) => {
@@ -166,8 +199,7 @@ describe("questions", () => {
   });
 
   test("custom, back and skipped answers; anything else reads as dismissed", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     const answers: unknown[] = [
       { outcome: "answered", answers: [{ kind: "custom", text: "MariaDB" }] },
       { outcome: "answered", answers: [{ kind: "back", text: "what is the difference?" }] },
@@ -189,6 +221,7 @@ describe("questions", () => {
   });
 
   test("a client that answers with method-not-found is treated as protocol 1: nobody is asked again", async () => {
+    // A service of its own: the service remembers of its link that nobody there can be asked.
     d = await device();
     const link = await d.serve();
     let asked = 0;
@@ -218,26 +251,28 @@ describe("questions", () => {
 
 describe("timeouts of questions and plans", () => {
   test("a question nobody answers in time is dismissed for the model and taken down", async () => {
-    d = await device(1);
-    const link = await d.serve();
+    const link = await sharedLink(1);
     link.onRequest("_lembas/question", () => new Promise(() => {}));
     d.model.push(
       step({ toolCalls: [{ name: "ask_user", arguments: { questions: [{ header: "Q", question: "Which?", options: [{ label: "A" }, { label: "B" }] }] } }] }),
       step({ text: "ok" }),
     );
-    await prompt(link, await newSession(link));
+    const sessionId = await newSession(link);
+    const from = link.notifications.length;
+    await prompt(link, sessionId);
     expect(lastToolResult()).toContain("dismissed");
-    await link.waitForNotification("_lembas/permission/settled");
+    await link.waitForNotification(ofSession("_lembas/permission/settled", sessionId), undefined, from);
   });
 
   test("a plan nobody answers in time is dismissed for the model and taken down", async () => {
-    d = await device(1);
-    const link = await d.serve();
+    const link = await sharedLink(1);
     link.onRequest("_lembas/plan", () => new Promise(() => {}));
     d.model.push(step({ toolCalls: [{ name: "plan_submit", arguments: { plan: "# P\n1. x", title: "P" } }] }), step({ text: "ok" }));
-    await prompt(link, await newSession(link, "plan"));
+    const sessionId = await newSession(link, "plan");
+    const from = link.notifications.length;
+    await prompt(link, sessionId);
     expect(lastToolResult()).toContain("dismissed");
-    await link.waitForNotification("_lembas/permission/settled");
+    await link.waitForNotification(ofSession("_lembas/permission/settled", sessionId), undefined, from);
   });
 });
 
@@ -245,8 +280,7 @@ describe("plans", () => {
   const submit = step({ toolCalls: [{ name: "plan_submit", arguments: { plan: "# Plan\n\n1. Add the route\n2. Test it", title: "Add route" } }] });
 
   test("approve: the plan is saved, the card shows it, and the session goes on in the chosen mode", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     let card: { path: string; text: string; toolCallId: string } | null = null;
     link.onRequest("_lembas/plan", (params) => {
       card = params as typeof card;
@@ -257,9 +291,9 @@ describe("plans", () => {
     await prompt(link, sessionId);
     expect(card!.path).toMatch(/^\.agent\/plans\/\d{4}-\d{2}-\d{2}-add-route\.md$/);
     expect(card!.text).toContain("Add the route");
-    expect(readFileSync(join(d.project, card!.path), "utf8")).toContain("Add the route");
+    expect(readFileSync(join(project, card!.path), "utf8")).toContain("Add the route");
     expect(lastToolResult()).toContain("manual mode");
-    const mode = await link.waitForNotification((n) => n.method === "session/update" && JSON.stringify(n.params).includes("current_mode_update"));
+    const mode = await link.waitForNotification((n) => ofSession("session/update", sessionId)(n) && JSON.stringify(n.params).includes("current_mode_update"));
     expect(JSON.stringify(mode.params)).toContain('"currentModeId":"manual"');
   });
 
@@ -276,8 +310,7 @@ describe("plans", () => {
   }, 60_000);
 
   test("revise with feedback, and dismissed", async () => {
-    d = await device();
-    const link = await d.serve();
+    const link = await sharedLink();
     const answers: unknown[] = [{ outcome: "revise", feedback: "split step 2" }, { outcome: "dismissed" }];
     link.onRequest("_lembas/plan", () => answers.shift());
     const sessionId = await newSession(link, "plan");

@@ -11,7 +11,7 @@ import { runLembas } from "../support/run.ts";
 import { ofSession, prompt, shareSuite, slow, steps, textStarted } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen } from "../support/tmux.ts";
 
-const share = shareSuite();
+const share = shareSuite({ oneService: true });
 
 describe.skipIf(!HAVE_TMUX)("a shared session changing hands", () => {
   test("a second terminal `lembas -r` of the session the first shares: refused in one line, the first keeps it and the web's prompts still go there", async () => {

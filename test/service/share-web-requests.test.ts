@@ -9,7 +9,7 @@ import { step } from "../support/engine.ts";
 import { ofSession, prompt, shareSuite, slow, steps } from "../support/share-suite.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
-const share = shareSuite();
+const share = shareSuite({ oneService: true });
 
 describe.skipIf(!HAVE_TMUX)("web requests to a shared session", () => {
   test("the same turnId sent twice at once to a shared session runs once; both answers carry it", async () => {

@@ -1,3 +1,4 @@
+import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext } from "../../src/app/context.ts";
@@ -136,4 +137,53 @@ export async function linkedSession(): Promise<{ d: Device; link: Link; sessionI
   const d = await startDevice();
   const link = await d.serve();
   return { d, link, sessionId: await newSession(link, d.project) };
+}
+
+/**
+ * What a test of a file that shares one service has: the device as the test sees it (`d.model` and
+ * `d.project` are the test's own; its service is the file's, not to be killed or closed), the
+ * link, and the test's scripted model and trusted project (work/project-N).
+ */
+export type ServiceTest = { d: Device; link: Link; model: ScriptedModel; project: string };
+
+/**
+ * One device and started service for the whole file (beforeAll/afterAll), for tests that need no
+ * service of their own: each test gets a scripted model of its own (the connection's base_url is a
+ * front port that hands every request to the running test's model) and a new project inside
+ * remote.roots, trusted, handed to `bind` before it runs. A test keeps to its project and the
+ * sessions it makes; what it waits for on the link it picks by session (or cwd), from the
+ * notifications' length when it began, as the link carries the earlier tests' too.
+ */
+export function sharedServiceEach(bind: (t: ServiceTest) => void): void {
+  let device: Device;
+  let link: Link;
+  let front: Bun.Server<undefined>;
+  let model: ScriptedModel | null = null;
+  let projects = 0;
+  beforeAll(async () => {
+    device = await startDevice();
+    // Until the first test's model is there (the service asks for the model list at start), the device's own answers.
+    front = Bun.serve({ hostname: "127.0.0.1", port: 0, idleTimeout: 0, fetch: (req) => (model ?? device.model).handle(req) });
+    writeFileSync(
+      join(device.box.configDir, "config.yaml"),
+      `model: test/test-model\nconnections:\n  test:\n    base_url: http://127.0.0.1:${front.port}/v1\nremote:\n  roots: [${device.work}]\n  max_mode: edit\n  approval_timeout: 5\n`,
+    );
+    link = await device.serve();
+  });
+  afterAll(async () => {
+    await device.close();
+    await front.stop(true);
+  });
+  beforeEach(async () => {
+    model = await startModel();
+    const project = join(device.work, `project-${++projects}`);
+    mkdirSync(project);
+    const db = openDb(join(device.box.stateDir, "lembas.db"));
+    trustDir(db, project);
+    db.close();
+    bind({ d: { ...device, model, project }, link, model, project });
+  });
+  afterEach(async () => {
+    await model?.close();
+  });
 }

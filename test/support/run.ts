@@ -1,6 +1,8 @@
+import { afterEach, beforeEach } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { type ScriptedModel, startModel } from "./model.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const ENTRY = join(ROOT, "src/index.ts");
@@ -67,14 +69,47 @@ export function afterHeader(stderr: string): string {
   return stderr.replace(/^lembas · .* · session \S+\n/, "");
 }
 
+export type ProjectSandbox = Sandbox & { project: string };
+
 /** A sandbox with a project directory and a config.yaml whose one connection, `test`, is `modelUrl`. */
-export function projectSandbox(modelUrl: string): Sandbox & { project: string } {
+export function projectSandbox(modelUrl: string): ProjectSandbox {
   const box = sandbox();
   const project = join(box.dir, "project");
   mkdirSync(project, { recursive: true });
   mkdirSync(box.configDir, { recursive: true });
   writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${modelUrl}\n`);
   return { ...box, project };
+}
+
+/**
+ * A `lembas run` test file's surroundings: before each test a scripted model and a project sandbox
+ * whose one connection is it, handed to `bind`; after the test both are closed. Each test has its
+ * own, so tests never see each other's requests or files.
+ *
+ * ```ts
+ * let box: ProjectSandbox;
+ * let model: ScriptedModel;
+ * modelProjectEach((made) => ({ box, model } = made));
+ * ```
+ */
+export function modelProjectEach(bind: (made: { box: ProjectSandbox; model: ScriptedModel }) => void): void {
+  let made: { box: ProjectSandbox; model: ScriptedModel } | null = null;
+  beforeEach(async () => {
+    const model = await startModel();
+    made = { box: projectSandbox(model.url), model };
+    bind(made);
+  });
+  afterEach(async () => {
+    if (!made) return;
+    await made.model.close();
+    made.box.cleanup();
+    made = null;
+  });
+}
+
+/** `lembas run ARGS` in the sandbox's project. */
+export function runInProject(box: ProjectSandbox, args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+  return runLembas(box, ["run", ...args], { cwd: box.project, ...opts });
 }
 
 /** Reads a process's output as it comes: `waitFor` resolves once the text has appeared. */

@@ -13,7 +13,7 @@
 import { afterEach } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Device, startDevice } from "./device.ts";
+import { type Device, type ServiceTest, sharedServiceEach, startDevice } from "./device.ts";
 import { isStep, step } from "./engine.ts";
 import type { Link, RpcNotification } from "./instance.ts";
 import { openScreen, type Screen } from "./tmux.ts";
@@ -27,11 +27,26 @@ export type ShareSuite = {
   readonly screens: Screen[];
   /** The terminal in the device's project (`lembas ARGS`), once it shows its model. */
   open(d: Device, args?: string[], env?: Record<string, string>): Promise<Screen>;
-  /** A device serving one link, and the terminal open in its project sharing its session. */
+  /**
+   * A device serving one link, and the terminal open in its project sharing its session. With
+   * `oneService` (and no maxMode of its own) the device and link are the file's one service's, the
+   * model and project the test's own.
+   */
   sharedTerminal(opts?: { args?: string[]; maxMode?: string }): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }>;
 };
 
-export function shareSuite(): ShareSuite {
+/**
+ * With `oneService`, the tests share one started service (test/support/device.ts's
+ * sharedServiceEach) where they need no config of their own; each test's waits on the link must
+ * then pick its own session's notifications, from the length they had when it began.
+ */
+export function shareSuite(opts: { oneService?: boolean } = {}): ShareSuite {
+  let service: ServiceTest | null = null;
+  if (opts.oneService) {
+    sharedServiceEach((t) => {
+      service = t;
+    });
+  }
   const suite: ShareSuite = {
     device: null,
     screens: [],
@@ -42,6 +57,15 @@ export function shareSuite(): ShareSuite {
       return s;
     },
     async sharedTerminal(opts = {}) {
+      if (service && !opts.maxMode) {
+        const { d, link, project } = service;
+        const from = link.notifications.length;
+        const s = await suite.open(d, opts.args ?? []);
+        const announced = (n: RpcNotification) => n.method === "_lembas/session/announce" && (n.params as { cwd: string }).cwd === project;
+        const announce = (await link.waitForNotification(announced, 15_000, from)).params as { sessionId: string };
+        await s.waitFor("shared · inst", 15_000);
+        return { d, link, s, sessionId: announce.sessionId };
+      }
       const d = await startDevice();
       suite.device = d;
       if (opts.maxMode) {
