@@ -11,7 +11,7 @@ const schema = () =>
         z.object({
           header: z.string().min(1).max(60).describe('A few words: "Database"'),
           question: z.string().min(1),
-          multiple: z.boolean().optional().describe("Several may be chosen"),
+          multiple: z.boolean().optional(),
           options: z
             .array(
               z.object({
