@@ -12,6 +12,7 @@
 // a bare bwrap's: what is left is the PID namespace, root's fresh /dev and read-only /sys).
 import { firstRequestBytes, parallelReads } from "./parallel-reads.ts";
 import { hookCost } from "./hook-cost.ts";
+import { firstRequestTokens, PROMPT_TOKENS_GOAL } from "./prompt-weight.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../test/support/engine.ts";
 import { heavyBody } from "../test/model/fixtures/heavy.ts";
 
@@ -146,6 +147,7 @@ try {
   const clean = rates(cleanRuns);
   const heavy = rates(heavyRuns);
   const first = firstRequestBytes(h);
+  const firstTokens = await firstRequestTokens(h);
   const reads = await parallelReads(h, RUNS);
   const hooks = await hookCost(RUNS);
   console.log(
@@ -166,6 +168,9 @@ try {
       first_request_system_bytes: first.system_bytes,
       first_request_tools_bytes: first.tools_bytes,
       first_request_bytes: first.bytes,
+      first_request_tokens_estimated: firstTokens.estimated,
+      first_request_tokens_o200k: firstTokens.o200k,
+      first_request_tokens_goal: PROMPT_TOKENS_GOAL,
       reads_together_ms: reads.together_ms,
       reads_one_after_another_ms: reads.one_after_another_ms,
       reads_ratio: reads.ratio,

@@ -8,7 +8,7 @@ export const SKILL_DESCRIPTION_MAX = 250;
 const SHORTEST = 40;
 
 const HEAD =
-  "# Skills\nSkills are instructions for particular tasks, kept in files by the person or the project. When a task matches a skill's description, load the skill with the skill tool before you start, and follow it.";
+  "# Skills\nWhen a task matches one of these, load it with the skill tool before you start, and follow it.";
 
 /**
  * The system prompt's section naming the skills the model may load, within SKILLS_BUDGET: each

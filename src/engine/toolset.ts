@@ -55,24 +55,30 @@ export function toolSpecs(tools: readonly Tool[], model: Pick<ResolvedModel, "co
     if (known) return known;
     const spec: ToolSpec =
       cache === brief
-        ? { type: "function", function: { name: tool.name, description: tool.brief ?? tool.description, parameters: bareSchema(inputSchema(tool)) as Record<string, unknown> } }
-        : { type: "function", function: { name: tool.name, description: tool.description, parameters: inputSchema(tool) } };
+        ? { type: "function", function: { name: tool.name, description: tool.brief ?? tool.description, parameters: leanSchema(inputSchema(tool), BRIEF_LEAVES_OUT) as Record<string, unknown> } }
+        : { type: "function", function: { name: tool.name, description: tool.description, parameters: leanSchema(inputSchema(tool), BOUNDS) as Record<string, unknown> } };
     cache.set(tool, spec);
     return spec;
   });
 }
 
-/** What a brief schema leaves out: the input is checked against the whole schema when the call comes. */
-const LEFT_OUT = new Set(["description", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"]);
+/**
+ * What every schema sent leaves out: the bounds of lengths, counts and numbers. The input is checked
+ * against the whole schema when the call comes, and a call out of bounds is told which bound, so a
+ * model that needs one learns it then; the rest never pay for them.
+ */
+const BOUNDS = new Set(["minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"]);
+/** What a brief schema leaves out besides: the fields' descriptions (a brief says what matters). */
+const BRIEF_LEAVES_OUT = new Set([...BOUNDS, "description"]);
 
-/** A JSON schema with types, enums and what is required, and no more (a brief says what matters). */
-function bareSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(bareSchema);
+/** A JSON schema without the keywords named (a property named like one stays). */
+function leanSchema(node: unknown, leftOut: ReadonlySet<string>): unknown {
+  if (Array.isArray(node)) return node.map((item) => leanSchema(item, leftOut));
   if (typeof node !== "object" || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (LEFT_OUT.has(key) && typeof value !== "object") continue;
-    out[key] = key === "properties" ? mapValues(value, bareSchema) : bareSchema(value);
+    if (leftOut.has(key) && typeof value !== "object") continue;
+    out[key] = key === "properties" ? mapValues(value, (v) => leanSchema(v, leftOut)) : leanSchema(value, leftOut);
   }
   return out;
 }

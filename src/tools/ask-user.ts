@@ -1,6 +1,6 @@
 import { z } from "zod";
 import description from "./ask-user.txt" with { type: "text" };
-import { ok } from "./result.ts";
+import { fail, ok } from "./result.ts";
 import { type Answer, defineTool, type Question, type QuestionOutcome } from "./tool.ts";
 
 /** The input schema, made on first use (see defineTool). */
@@ -11,13 +11,13 @@ const schema = () =>
         z.object({
           header: z.string().min(1).max(60).describe('A few words: "Database"'),
           question: z.string().min(1),
-          multiple: z.boolean().optional().describe("Several may be chosen; default false"),
+          multiple: z.boolean().optional(),
           options: z
             .array(
               z.object({
                 label: z.string().min(1),
-                description: z.string().optional().describe("What it implies"),
-                recommended: z.boolean().optional().describe("On the one you advise"),
+                description: z.string().optional(),
+                recommended: z.boolean().optional().describe("The one you advise, if any"),
               }),
             )
             .min(1)
@@ -25,9 +25,8 @@ const schema = () =>
         }),
       )
       .min(1)
-      .max(4)
-      .describe("1 to 4"),
-    why: z.string().optional().describe("Why you need to know, in a sentence"),
+      .max(4),
+    why: z.string().optional(),
   });
 
 /** Clients may send a long label back cut to this many characters. */
@@ -48,11 +47,22 @@ export const askUserTool = defineTool({
   },
   paths: () => [],
   async execute(input, ctx) {
+    const overAdvised = overAdvisedQuestion(input.questions);
+    if (overAdvised) return fail(overAdvised);
     const questions = input.questions.map(toQuestion);
     const outcome = await ctx.people.ask(questions, input.why);
     return ok(formatOutcome(questions, outcome), { meta: { outcome: outcome.outcome } });
   },
 });
+
+/** Says which question advises more than one option (the person is shown one as advised), or null. */
+function overAdvisedQuestion(questions: z.infer<ReturnType<typeof schema>>["questions"]): string | null {
+  for (const [i, q] of questions.entries()) {
+    const advised = q.options.filter((o) => o.recommended).length;
+    if (advised > 1) return `Question ${i + 1} ("${q.header}") marks ${advised} options recommended: mark only the one you advise, or none, and ask again.`;
+  }
+  return null;
+}
 
 /** A question as it is asked: the recommended option first, the others in their order. */
 export function toQuestion(input: z.infer<ReturnType<typeof schema>>["questions"][number]): Question {

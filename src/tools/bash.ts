@@ -23,16 +23,16 @@ const TAIL_CHARS = 20_000;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    command: z.string().min(1).describe("One command line"),
+    command: z.string().min(1),
     timeout: z
       .number()
       .int()
       .min(1)
       .max(MAX_TIMEOUT_MS)
       .optional()
-      .describe(`In ms; default ${DEFAULT_TIMEOUT_MS}`),
-    description: z.string().optional().describe('What it does, in a few words, for the person ("Run the tests")'),
-    run_in_background: z.boolean().optional().describe("Start it as a background job (servers, watchers); see job"),
+      .describe(`ms; default ${DEFAULT_TIMEOUT_MS}`),
+    description: z.string().optional().describe("A few words for the person"),
+    run_in_background: z.boolean().optional(),
   });
 
 /**

@@ -10,10 +10,10 @@ import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().min(1).describe("Absolute, or relative to the working directory"),
-    old_string: z.string().min(1).describe("The exact text to replace"),
-    new_string: z.string().describe("What replaces it"),
-    replace_all: z.boolean().optional().describe("Replace every occurrence; default false"),
+    path: z.string().min(1),
+    old_string: z.string().min(1),
+    new_string: z.string(),
+    replace_all: z.boolean().optional(),
   });
 
 /** edit: an exact string replacement in a file read before; CRLF files keep their line endings. */

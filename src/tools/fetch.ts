@@ -17,8 +17,8 @@ const MAX_TEXT_CHARS = MAX_RESULT_CHARS - 500;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    url: z.string().min(1).describe("The http(s) URL to read"),
-    timeout: z.number().int().min(1).max(120).optional().describe(`Seconds to wait for the whole page; default ${DEFAULT_TIMEOUT_S}`),
+    url: z.string().min(1),
+    timeout: z.number().int().min(1).max(120).optional().describe(`Seconds; default ${DEFAULT_TIMEOUT_S}`),
   });
 
 /** fetch: a web page as markdown (text and JSON as they are), within a size cap and a timeout. */

@@ -14,8 +14,8 @@ const MAX_RESULTS = 1000;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    pattern: z.string().min(1).describe('E.g. "**/*.ts"'),
-    path: z.string().optional().describe("Default the working directory"),
+    pattern: z.string().min(1),
+    path: z.string().optional(),
   });
 
 /** glob: files matching a pattern, honouring .gitignore, newest first. */

@@ -13,16 +13,15 @@ const MAX_LINE_CHARS = 500;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    pattern: z.string().min(1).describe("A regex, ripgrep syntax"),
-    path: z.string().optional().describe("A directory or file; default the working directory"),
-    glob: z.string().optional().describe('Only these files, e.g. "*.ts", "src/**/*.{ts,tsx}"; "!*.test.ts" leaves some out'),
-    ignore_case: z.boolean().optional().describe("Default false"),
+    pattern: z.string().min(1),
+    path: z.string().optional().describe("A directory or file"),
+    glob: z.string().optional().describe('Only these files: "*.ts", "!*.test.ts"'),
+    ignore_case: z.boolean().optional(),
     output_mode: z
       .enum(["content", "files_with_matches", "count"])
-      .optional()
-      .describe("Default files_with_matches"),
-    context: z.number().int().min(0).max(20).optional().describe("Lines around each match (content mode)"),
-    limit: z.number().int().min(1).max(2000).optional().describe(`Files, or lines in content mode; default ${DEFAULT_LIMIT}`),
+      .optional(),
+    context: z.number().int().min(0).max(20).optional().describe("Lines around each match"),
+    limit: z.number().int().min(1).max(2000).optional().describe(`Default ${DEFAULT_LIMIT}`),
   });
 
 type GrepInput = z.infer<ReturnType<typeof schema>>;
@@ -71,7 +70,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext<"files">, engine: Sear
     },
     engine,
   );
-  if (!result.ok) return fail(result.error);
+  if (!result.ok) return fail(withEscapeHint(result.error));
   if (result.files.length === 0) return ok(`No matches for ${JSON.stringify(input.pattern)} in ${shownBase}.`, { meta: { files: 0 } });
   const show = (abs: string): string => relativePosix(abs, ctx.cwd);
   if (mode === "files_with_matches") return formatFiles(await newestFirst(result.files, (file) => file.path), limit, show);
@@ -153,4 +152,10 @@ function cut(line: HitLine): string {
   const length = line.cut ? line.cut.length : text.length;
   if (length === undefined) return `${shown}… [the line is cut: over ${text.length - shown.length} more characters]`;
   return `${shown}… [${length - shown.length} more characters]`;
+}
+
+/** A pattern that is not a valid regex is most often text meant literally: say how to write it. */
+function withEscapeHint(error: string): string {
+  if (!/regex parse error|not a valid regular expression/i.test(error)) return error;
+  return `${error}\nTo match ( ) [ ] { } . * + ? | or \\ literally, put a backslash before it (foo\\(, \\.env).`;
 }

@@ -13,9 +13,9 @@ const FIRST_MOMENT_MS = 300;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    action: z.enum(["list", "read", "stop"]).describe("list, read or stop"),
-    id: z.string().optional().describe("The job, for read and stop"),
-    offset: z.number().int().min(0).optional().describe("read: the character to read from"),
+    action: z.enum(["list", "read", "stop"]),
+    id: z.string().optional(),
+    offset: z.number().int().min(0).optional(),
   });
 
 /** job: lists the session's background jobs (bash with run_in_background), reads their output, stops them. */

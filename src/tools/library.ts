@@ -11,8 +11,8 @@ const MAX_LIMIT = 20;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    query: z.string().trim().min(1).describe("What to look for: a question, or the words the passage would use"),
-    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`How many passages (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})`),
+    query: z.string().trim().min(1).describe("A question, or the words the passage would use"),
+    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Passages; default ${DEFAULT_LIMIT}`),
   });
 
 /** library: passages of the person's documents, each citing its file and lines so the model can read on. */

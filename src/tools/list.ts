@@ -12,8 +12,8 @@ const MAX_ENTRIES = 500;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().optional().describe("Default the working directory"),
-    ignore: z.array(z.string()).optional().describe('More to leave out, .gitignore syntax: ["*.log", "dist/"]'),
+    path: z.string().optional(),
+    ignore: z.array(z.string()).optional().describe("More to leave out, as in .gitignore"),
   });
 
 /** list: a directory as an indented tree, honouring .gitignore, breadth first within a cap. */

@@ -13,18 +13,17 @@ const MAX_EDITS = 50;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().min(1).describe("The file to change: absolute, or relative to the working directory"),
+    path: z.string().min(1),
     edits: z
       .array(
         z.object({
-          old_string: z.string().min(1).describe("Exact text of the file as it is now (without read's line numbers)"),
-          new_string: z.string().describe("The text to put in its place"),
-          replace_all: z.boolean().optional().describe("Replace every occurrence; default false"),
+          old_string: z.string().min(1),
+          new_string: z.string(),
+          replace_all: z.boolean().optional(),
         }),
       )
       .min(1)
-      .max(MAX_EDITS)
-      .describe("The replacements, each matched in the file as it is before any of them; applied all or none"),
+      .max(MAX_EDITS),
   });
 
 type Edit = { old_string: string; new_string: string; replace_all?: boolean | undefined };

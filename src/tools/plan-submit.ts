@@ -14,7 +14,7 @@ export const PLANS_DIR = ".agent/plans";
 const schema = () =>
   z.object({
     plan: z.string().min(1).describe("Markdown"),
-    title: z.string().optional().describe("A short name (names the file); default its first heading"),
+    title: z.string().optional().describe("Names the file; default the first heading"),
   });
 
 /** plan_submit: saves the plan under .agent/plans and asks the person to approve it. */

@@ -21,9 +21,9 @@ const COUNT_BUDGET_BYTES = 64 * 1024 * 1024;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().min(1).describe("Absolute, or relative to the working directory"),
-    offset: z.number().int().min(1).optional().describe("The first line (1-based); default 1"),
-    limit: z.number().int().min(1).optional().describe(`Lines at most; default ${DEFAULT_LIMIT}`),
+    path: z.string().min(1),
+    offset: z.number().int().min(1).optional().describe("The first line, from 1"),
+    limit: z.number().int().min(1).optional(),
   });
 
 /** read: a file's lines, numbered; images for a vision model; never binary garbage. */

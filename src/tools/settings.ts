@@ -6,10 +6,10 @@ import { defineTool } from "./tool.ts";
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    action: z.enum(["get", "set"]).describe("get shows the settings, set changes them"),
-    model: z.string().min(1).optional().describe("With set: one of the models get lists"),
-    effort: z.enum(["off", "low", "medium", "high"]).optional().describe("With set: how much the model reasons"),
-    mode: z.enum(["plan", "manual", "edit", "auto"]).optional().describe("With set"),
+    action: z.enum(["get", "set"]),
+    model: z.string().min(1).optional().describe("One that get lists"),
+    effort: z.enum(["off", "low", "medium", "high"]).optional(),
+    mode: z.enum(["plan", "manual", "edit", "auto"]).optional(),
   });
 
 type Change = { model?: string; effort?: string; mode?: string };

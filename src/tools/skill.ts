@@ -7,8 +7,8 @@ import { defineTool } from "./tool.ts";
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    name: z.string().min(1).describe("The skill's name, as listed"),
-    file: z.string().min(1).optional().describe("One of the skill's other files, relative to its folder; leave out to load the skill itself"),
+    name: z.string().min(1),
+    file: z.string().min(1).optional().describe("One of its files; none: the skill itself"),
   });
 
 /**

@@ -6,14 +6,14 @@ import description from "./task.txt" with { type: "text" };
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    description: z.string().min(1).describe("What the helper looks into, in 3 to 6 words"),
-    prompt: z.string().min(1).describe("The whole question for the helper, which sees nothing of this conversation"),
+    description: z.string().min(1).describe("3 to 6 words, for the person"),
+    prompt: z.string().min(1),
   });
 
 /** The input schema when there are custom agents: the agent to hand the task to. */
 const agentSchema = () =>
   schema().extend({
-    agent: z.string().min(1).optional().describe("The agent to hand it to, one of those listed; none: the read-only explorer"),
+    agent: z.string().min(1).optional().describe("One of the agents listed; none: the read-only helper"),
   });
 
 /** The most of a helper's answer the model is sent. */
@@ -61,7 +61,7 @@ export function taskToolWith(agents: readonly AgentListing[]): Tool {
   const listed = agents.map((a) => `- ${a.name}: ${a.description}${a.writes ? " (may change files)" : ""}`).join("\n");
   return defineTool({
     ...definition,
-    description: `${description.trimEnd()}\n\nAgents the person wrote, handed a task by \`agent\` (each has its own instructions and tools; one that may change files works alone, and its changes are part of your turn):\n${listed}\n`,
+    description: `${description.trimEnd()}\n\nAgents the person wrote, with their own instructions and tools, to name as \`agent\` (one that may change files works alone):\n${listed}\n`,
     schema: agentSchema,
     runsAlone: (input) => input.agent !== undefined && writers.has(input.agent),
     async execute(input, ctx) {

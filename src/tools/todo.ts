@@ -13,8 +13,7 @@ const schema = () =>
           status: z.enum(["pending", "in_progress", "completed"]),
           priority: z.enum(["high", "medium", "low"]).optional(),
         }),
-      )
-      .describe("The whole list"),
+      ),
   });
 
 const MARK: Record<TodoItem["status"], string> = { pending: "[ ]", in_progress: "[~]", completed: "[x]" };

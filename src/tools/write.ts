@@ -9,8 +9,8 @@ import description from "./write.txt" with { type: "text" };
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    path: z.string().min(1).describe("Absolute, or relative to the working directory"),
-    content: z.string().describe("The whole new content"),
+    path: z.string().min(1),
+    content: z.string(),
   });
 
 /** write: creates or replaces a whole file, atomically; an existing file must have been read first. */

@@ -83,6 +83,19 @@ describe("ask_user", () => {
     );
   });
 
+  test("a question that advises more than one option is sent back unasked, saying which (what the description no longer says)", async () => {
+    const { ctx, rec } = makeContext({ ask: () => ({ outcome: "dismissed" }) });
+    const twice = {
+      questions: [
+        { header: "Tests", question: "Which tests?", options: [{ label: "unit" }] },
+        { header: "Database", question: "Which database?", options: [{ label: "SQLite", recommended: true }, { label: "Postgres", recommended: true }] },
+      ],
+    };
+    const result = await run(askUserTool, twice, ctx);
+    expect(result).toMatchObject({ isError: true, output: 'Question 2 ("Database") marks 2 options recommended: mark only the one you advise, or none, and ask again.' });
+    expect(rec.asked).toHaveLength(0);
+  });
+
   test("the schema takes 1 to 4 questions of 1 to 6 options", () => {
     const option = { label: "a" };
     const question = { header: "H", question: "Q?", multiple: false, options: [option] };

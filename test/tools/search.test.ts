@@ -137,6 +137,14 @@ describe.each(engines)("grep with %s", (name, rgPath) => {
     expect(await run(grep, { pattern: "(unclosed" }, ctx)).toMatchObject({ isError: true });
     expect(await run(grep, { pattern: "x", path: "nope" }, ctx)).toMatchObject({ isError: true, output: "nope does not exist: give an existing directory or file as path." });
   });
+
+  test.skipIf(skip)("a pattern that is not a valid regex says how to match its characters literally (what the description no longer says)", async () => {
+    const { ctx } = makeContext({ root: tree(PROJECT) });
+    const result = await run(grep, { pattern: "needle(" }, ctx);
+    expect(result.isError).toBe(true);
+    expect(result.output).toEndWith("\nTo match ( ) [ ] { } . * + ? | or \\ literally, put a backslash before it (foo\\(, \\.env).");
+    expect(await run(grep, { pattern: "needle\\(" }, ctx)).toMatchObject({ output: 'No matches for "needle\\\\(" in ..' });
+  });
 });
 
 describe("glob", () => {
