@@ -37,7 +37,7 @@ class Cut extends Error {}
  * `work` counts the handlers' calls and, at every end tag, the end-tag handlers then open: what
  * the conversion costs, linear in the page's size.
  */
-export function htmlToMarkdown(html: string, base: string): { markdown: string; title: string | null; work: number } {
+export function htmlToMarkdown(html: string, base: string, maxMillis = MAX_MILLIS): { markdown: string; title: string | null; work: number } {
   const out: string[] = [];
   const lists: List[] = [];
   let skip = 0;
@@ -48,11 +48,11 @@ export function htmlToMarkdown(html: string, base: string): { markdown: string; 
   let open = 0;
   let work = 0;
   let calls = 0;
-  const deadline = performance.now() + MAX_MILLIS;
+  const deadline = performance.now() + maxMillis;
   const emit = (text: string): void => void out.push(text);
   const step = (): void => {
     work++;
-    if (++calls % CHECK_EVERY === 0 && performance.now() > deadline) throw new Cut(`converting it took longer than ${MAX_MILLIS / 1000} s`);
+    if (++calls % CHECK_EVERY === 0 && performance.now() > deadline) throw new Cut(`converting it took longer than ${maxMillis / 1000} s`);
   };
   /** Runs `run` at the element's end; false (nothing set) for an element too deep to follow. */
   const onEnd = (el: HTMLRewriterTypes.Element, run: () => void): boolean => {
