@@ -138,10 +138,9 @@ describe("the system prompt", () => {
 
   test("lembas run does not wait at its end on a read still going", async () => {
     login("work", instance.url);
-    instance.failPersonalization({ kind: "slow", slowMs: 15_000 });
-    const started = Date.now();
+    // The read is held far longer than the test may take: a run that waited for it would time out.
+    instance.failPersonalization({ kind: "slow", slowMs: 120_000 });
     expect((await run()).code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(4_000);
     instance.releasePersonalization();
   });
 });
