@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   const reader = server.stdout.getReader();
   const port = Number(new TextDecoder().decode((await reader.read()).value).trim());
   const dir = mkdtempSync(join(tmpdir(), "lembas-bench-library-"));
-  const out: Record<string, unknown> = { dimension: DIM, k: K, queries: QUERIES, sizes: SIZES };
+  const out: Record<string, unknown> = { bench: "library", dimension: DIM, k: K, queries: QUERIES, sizes: SIZES };
   /** The worst ratio of each kind over the sizes measured: what the goals are held to. */
   const worst = { vector_vs_floor: 0, hybrid_vs_floor: 0 };
   try {

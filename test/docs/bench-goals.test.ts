@@ -20,6 +20,11 @@ describe("the benches' goals (bench/goals.ts, judged by bench/all.ts)", () => {
     expect(Object.keys(GOALS).filter((name) => !existsSync(join(ROOT, "bench", `${name}.ts`)))).toEqual([]);
   });
 
+  test("every bench names itself in its line (all.ts finds the line by its `bench` field)", () => {
+    const unnamed = Object.keys(GOALS).filter((name) => !readFileSync(join(ROOT, "bench", `${name}.ts`), "utf8").includes(`bench: "${name}"`));
+    expect(unnamed).toEqual([]);
+  });
+
   test("a goal is met or not by the figure at its path, against a number or another figure", () => {
     const line = { ratio: 0.79, nested: { ms: 12 }, other: 10, a: 5, b: 3 };
     expect(judge(line, { figure: "ratio", op: ">=", limit: 0.8 })).toEqual({ figure: 0.79, limit: 0.8, met: false });
