@@ -60,6 +60,8 @@ export class Session {
   /** Made at the session's first step (its git status set going as it is created) and sent unchanged after; modes go in the conversation. */
   readonly systemPrompt = new SessionPrompt(() => ({ root: this.root, cwd: this.cwd, configDir: this.deps.paths.configDir, settings: () => this.deps.personal?.() ?? this.deps.config, notice: (m) => this.notice(m) }));
   private readonly turns: TurnQueue;
+  /** The turns admitted and being prepared, not yet run: a cancel stops their preparation. */
+  private readonly preparing = new Map<string, AbortController>();
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
 
@@ -199,12 +201,17 @@ export class Session {
     const admitted = await this.turns.admit(turnId);
     if ("known" in admitted) return admitted;
     const { ticket } = admitted;
+    // Cancelled while it is prepared (an editor's buffer read for an @mention), the turn answers cancelled without running.
+    const preparation = new AbortController();
+    this.preparing.set(turnId, preparation);
+    const prepared = () => this.preparing.delete(turnId);
     return {
       ticket: {
         turnId,
-        prompt: (input) => ticket.run(() => this.runTurn(turnId, { ...input, turnId })),
-        action: (work, command) => ticket.run(() => this.runAction(turnId, work, command)),
-        abandon: (error) => ticket.abandon(error),
+        signal: preparation.signal,
+        prompt: (input) => (prepared(), ticket.run(() => this.runTurn(turnId, { ...input, turnId }))),
+        action: (work, command) => (prepared(), ticket.run(() => this.runAction(turnId, work, command))),
+        abandon: (error) => (prepared(), ticket.abandon(error)),
       },
     };
   }
@@ -256,6 +263,7 @@ export class Session {
 
   /** Stops the running turn (the stream and its tools at once; what was said is kept), or a /compact. */
   cancel(): void {
+    for (const [turnId, preparation] of this.preparing) if (this.turns.drop(turnId)) preparation.abort();
     this.running?.abort.abort();
     this.compactCommand.cancel();
   }
