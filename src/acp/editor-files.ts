@@ -84,6 +84,7 @@ export function editorFiles(cx: acp.AgentContext, sessionId: string, fs: EditorF
     return { why: `the editor answered with an error (${editorError(outcome.error)})` };
   };
   return {
+    writesHeld: fs.write,
     readText: !fs.read
       ? diskAccess.readText
       : async (path, signal): Promise<HeldText> => {

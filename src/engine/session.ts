@@ -26,6 +26,7 @@ import { runSteps, type StepParts } from "./step-loop.ts";
 import type { StopReason } from "./turn.ts";
 import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
+import { type Restored, restoreTurnThrough } from "./undo-restore.ts";
 import { leaveCode, pointOf, type RewindWhat, rewindCode, type Rewound } from "./rewind.ts";
 
 export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
@@ -354,17 +355,25 @@ export class Session {
     return this.undoNow();
   }
 
-  /** Undoes the last turn now (from within the turn queue: /undo). */
-  undoNow(): Undone | null {
+  /**
+   * Undoes the last turn now (from within the turn queue: /undo); with the session's file access
+   * (`through`: an editor's), the files are put back through it, as the tools wrote them.
+   */
+  undoNow(): Undone | null;
+  undoNow(through: FileAccess): Promise<Undone | null>;
+  undoNow(through?: FileAccess): Undone | null | Promise<Undone | null> {
     // Read afresh: what undo deletes must be what the store holds.
     this.history = null;
-    const messages = this.messages();
-    const lastUser = messages.findLast((m) => m.role === "user" && !m.body.steer);
-    if (!lastUser || lastUser.role !== "user") return null;
-    const turnId = lastUser.turnId;
-    const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir) : { files: [], skipped: [] };
-    this.cutFrom(lastUser.seq);
-    return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
+    const lastUser = this.messages().findLast((m) => m.role === "user" && !m.body.steer);
+    if (!lastUser || lastUser.role !== "user") return through ? Promise.resolve(null) : null;
+    const { turnId, seq } = lastUser;
+    const undone = (restored: Restored): Undone => {
+      this.cutFrom(seq);
+      return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
+    };
+    const place = [this.deps.db, this.id, turnId ?? "", this.root, this.deps.paths.stateDir] as const;
+    if (through) return turnId ? restoreTurnThrough(through, ...place).then(undone) : Promise.resolve(undone({ files: [], skipped: [] }));
+    return undone(turnId ? restoreTurn(...place) : { files: [], skipped: [] });
   }
 
   /**

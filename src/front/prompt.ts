@@ -133,6 +133,7 @@ async function preparedInput(
 /** compact, undo and plan without a task: they act and send nothing to the model, in the turn queue. */
 async function runAction(session: Session, name: "compact" | "undo" | "plan", place: PromptPlace): Promise<Record<string, unknown>> {
   if (name === "compact") return { summary: (await session.compactNow()).summary };
-  if (name === "undo") return { undone: session.undoNow() };
+  // An editor's files are put back through it, as its tools wrote them.
+  if (name === "undo") return { undone: session.fileAccess?.writesHeld ? await session.undoNow(session.fileAccess) : session.undoNow() };
   return { mode: session.setMode(cappedMode("plan", place.maxMode)) };
 }
