@@ -33,9 +33,13 @@ export function editorNotices(): (event: EngineEvent) => Update[] {
   };
 }
 
-/** A notice's head ('MCP server "notes" did not start'), its first clause, shortened to TITLE_CHARS. */
+/**
+ * A notice's head ('MCP server "notes" did not start'), its first clause, within TITLE_CHARS: one
+ * that starts with a path keeps its end (the file's name and what befell it).
+ */
 function titleOf(message: string): string {
   const head = message.split(/: |\n/)[0] ?? message;
-  const title = head.length > TITLE_CHARS ? `${head.slice(0, TITLE_CHARS - 1)}…` : head;
-  return title.charAt(0).toUpperCase() + title.slice(1);
+  if (head.length <= TITLE_CHARS) return head.charAt(0).toUpperCase() + head.slice(1);
+  if (head.startsWith("/")) return `…${head.slice(head.length - TITLE_CHARS + 1)}`;
+  return `${head.charAt(0).toUpperCase()}${head.slice(1, TITLE_CHARS - 1)}…`;
 }
