@@ -1,6 +1,6 @@
 import { pathToFileURL } from "node:url";
 import type { EngineEvent } from "../bus/index.ts";
-import { parseStored, type StoredMessage, type ToolResultRecord } from "../engine/records.ts";
+import type { StoredMessage, ToolResultRecord } from "../engine/records.ts";
 import { storedTokens } from "../engine/tokens.ts";
 import type { Session } from "../engine/session.ts";
 import type { Db } from "../store/db.ts";
@@ -10,6 +10,7 @@ import type { Tool } from "../tools/tool.ts";
 import { todoTool } from "../tools/todo.ts";
 import { storedDenial } from "../transcript/denials.ts";
 import { storedToolTitle } from "../transcript/tool-titles.ts";
+import { replayRow } from "./replay-rows.ts";
 import { sessionUpdates, type Update } from "./updates.ts";
 
 /** Stored messages read at a time: a history of any length is replayed in bounded memory. */
@@ -43,7 +44,7 @@ export async function replayHistory(db: Db, session: Session, send: (update: Upd
       const rows = messagePage(db, session.id, after, PAGE);
       for (const row of rows) {
         after = row.seq;
-        const message = parseStored(row);
+        const message = replayRow(row);
         if (!message) continue;
         if (message.seq > (summarySeq ?? 0)) tokens += storedTokens(message);
         for (const event of events.of(message)) play(event);
