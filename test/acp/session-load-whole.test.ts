@@ -45,10 +45,12 @@ async function stop(agent: StdioAgent): Promise<void> {
 }
 
 /** Runs one prompt in a new session and lets go of it; the session's updates as they came live. */
-async function liveSession(p: Place, text: string, mcpServers: object[] = []): Promise<{ sessionId: string; live: acp.SessionNotification[] }> {
+async function liveSession(p: Place, text: string, mcpServers: object[] = [], title?: string): Promise<{ sessionId: string; live: acp.SessionNotification[] }> {
   const a = await agentAt(p);
   const { sessionId } = (await a.agent.request("session/new", { cwd: p.project, mcpServers, _meta: { mode: "auto" } })) as { sessionId: string };
   expect((await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] })).stopReason).toBe("end_turn");
+  // The model names the session after the turn: its title is waited for before the agent goes.
+  if (title) await a.waitForLine((l) => l.includes("session_info_update") && l.includes(title));
   const live = a.updates.filter((u) => u.sessionId === sessionId);
   await stop(a);
   return { sessionId, live };
@@ -105,7 +107,7 @@ test("an MCP tool call comes back with the title it had live, naming its server"
 test("after session/load the editor gets the session's title and its context's fill, before the answer", async () => {
   const p = await place(40_000);
   p.model.push({ match: isTitle, text: "Greeting the world" }, step({ text: "Hello, world.", usage: { prompt_tokens: 900, completion_tokens: 10 } }));
-  const { sessionId, live } = await liveSession(p, "say hello");
+  const { sessionId, live } = await liveSession(p, "say hello", [], "Greeting the world");
   expect(live.some((u) => u.update.sessionUpdate === "usage_update")).toBe(true);
 
   const b = await agentAt(p);
