@@ -44,6 +44,8 @@ export type ProtectedPaths = {
    * ending `/**` also matches the directory itself, which protects it and (through it) what it holds.
    */
   globs: Bun.Glob[];
+  /** What a text must start and end with to match each glob of the lists above, in their order: most need no glob matched. */
+  shapes: { secret: Shape[]; guarded: Shape[]; names: Shape[]; globs: Shape[] };
   /** lembas's config and state dirs (absolute, normalised, each as given and as it really is): secrets, with all they hold. */
   dirs: string[];
 };
@@ -64,8 +66,36 @@ export function protectedPaths(extra: readonly string[], dirs: readonly string[]
     names: extra.filter((p) => !p.includes("/")).map((p) => glob(fold(p))),
     foldCase,
     globs: [...slashed, ...dirsOfGlobs].map(glob),
+    shapes: {
+      secret: SECRET_NAMES.map(shapeOf),
+      guarded: GUARDED_NAMES.map(shapeOf),
+      names: extra.filter((p) => !p.includes("/")).map((p) => shapeOf(fold(p))),
+      globs: [...slashed, ...dirsOfGlobs].map(shapeOf),
+    },
     dirs: [...new Set(forms)],
   };
+}
+
+/** The text before a glob's first special character and after its last: every text it matches starts and ends with them. */
+export type Shape = { start: string; end: string };
+
+const SPECIAL = /[*?[\]{}\\!]/;
+
+export function shapeOf(pattern: string): Shape {
+  // Negated, or a form the glob may normalise: no shape to go by.
+  if (pattern.startsWith("!") || pattern.startsWith("./") || pattern.startsWith("/")) return { start: "", end: "" };
+  const first = pattern.search(SPECIAL);
+  if (first < 0) return { start: pattern, end: "" };
+  let last = pattern.length - 1;
+  while (!SPECIAL.test(pattern.charAt(last))) last--;
+  // `**/` and `/**` may match no directory at all, the slash beside them included.
+  return { start: pattern.slice(0, first).replace(/\/$/, ""), end: pattern.slice(last + 1).replace(/^\//, "") };
+}
+
+/** Whether `glob` (of shape `shape`) matches `text`, its shape looked at first. */
+function matches(glob: Bun.Glob, shape: Shape | undefined, text: string): boolean {
+  if (shape && (!text.startsWith(shape.start) || !text.endsWith(shape.end))) return false;
+  return glob.match(text);
 }
 
 /**
@@ -161,7 +191,10 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
   const dirs = new Map<string, Protection | null>();
   const judge = (path: string): Protection | null => {
     if (!path.startsWith(below) || UNUSUAL.test(path)) return protection(path, root, rules);
-    const parent = dirname(path);
+    // A normalised path below the root: its parent and name by its last separator (dirname and basename cost more than the rest).
+    const cut = sep === "/" ? path.lastIndexOf(sep) : -1;
+    const deeper = cut >= below.length;
+    const parent = deeper ? path.slice(0, cut) : dirname(path);
     let above = dirs.get(parent);
     if (above === undefined) {
       above = judge(parent);
@@ -169,7 +202,7 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
       dirs.set(parent, above);
     }
     if (above === "secret" || inDir(path)) return "secret";
-    return ownProtection(path, path.slice(below.length), rules) ?? above;
+    return ownProtection(nameProtection(deeper ? path.slice(cut + 1) : basename(path), rules), path.slice(below.length), rules) ?? above;
   };
   return judge;
 }
@@ -179,17 +212,23 @@ function withSep(path: string): string {
 }
 
 /**
- * How a path inside the root is protected by its own name or its path relative to the root
- * (`rel`), its parent's verdict and the protected dirs aside.
+ * How a path inside the root is protected by its own name (`byName`, the name's verdict) or its
+ * path relative to the root (`rel`), its parent's verdict and the protected dirs aside.
  */
-function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protection | null {
-  const name = basename(path);
-  const lower = name.toLowerCase();
-  if (rules.secret.some((glob) => glob.match(lower))) return "secret";
-  if (rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(folded(name, rules)))) return "protected";
+function ownProtection(byName: Protection | null, rel: string, rules: ProtectedPaths): Protection | null {
+  if (byName) return byName;
   if (rules.globs.length === 0) return null;
   const posix = folded(sep === "/" ? rel : rel.split(sep).join("/"), rules);
-  return rules.globs.some((glob) => glob.match(posix)) ? "protected" : null;
+  return rules.globs.some((glob, i) => matches(glob, rules.shapes.globs[i], posix)) ? "protected" : null;
+}
+
+/** How a name protects what it names: a secret's, a protected name's, or null. */
+function nameProtection(name: string, rules: ProtectedPaths): Protection | null {
+  const lower = name.toLowerCase();
+  const { shapes } = rules;
+  if (rules.secret.some((glob, i) => matches(glob, shapes.secret[i], lower))) return "secret";
+  if (rules.guarded.some((glob, i) => matches(glob, shapes.guarded[i], lower))) return "protected";
+  return rules.names.some((glob, i) => matches(glob, shapes.names[i], folded(name, rules))) ? "protected" : null;
 }
 
 /**
