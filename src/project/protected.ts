@@ -92,10 +92,14 @@ export function shapeOf(pattern: string): Shape {
   return { start: pattern.slice(0, first).replace(/\/$/, ""), end: pattern.slice(last + 1).replace(/^\//, "") };
 }
 
-/** Whether `glob` (of shape `shape`) matches `text`, its shape looked at first. */
-function matches(glob: Bun.Glob, shape: Shape | undefined, text: string): boolean {
-  if (shape && (!text.startsWith(shape.start) || !text.endsWith(shape.end))) return false;
-  return glob.match(text);
+/** Whether any of `globs` (of the shapes `shapes`) matches `text`, each glob's shape looked at first. */
+function anyMatches(globs: readonly Bun.Glob[], shapes: readonly Shape[], text: string): boolean {
+  for (let i = 0; i < globs.length; i++) {
+    const shape = shapes[i];
+    if (shape && (!text.startsWith(shape.start) || !text.endsWith(shape.end))) continue;
+    if (globs[i]?.match(text)) return true;
+  }
+  return false;
 }
 
 /**
@@ -179,6 +183,12 @@ const MAX_REMEMBERED = 20_000;
 /** A `.` or `..` segment, a doubled separator or a trailing one: such a path is judged the long way, which normalises it. */
 const UNUSUAL = /(^|[\\/])\.\.?([\\/]|$)|[\\/]{2}|.[\\/]$/;
 
+/** {@link UNUSUAL}, tested only on a path holding what it looks for (most do not, and the test costs more than the look). */
+function unusual(path: string): boolean {
+  const maybe = path.startsWith(".") || path.includes("/.") || path.includes("//") || path.endsWith("/") || path.includes("\\");
+  return maybe && UNUSUAL.test(path);
+}
+
 /**
  * {@link protection} for many paths under one root, as a listing or a tool call asks: each
  * directory is judged once, and a path below it by its own name and relative path only.
@@ -189,17 +199,26 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
   // Paths here are normalised (odd forms go the long way), so a prefix says what isInside would.
   const inDir = (path: string): boolean => dirsBelow.some((dir) => path.startsWith(dir) || (dir.length === path.length + 1 && dir.startsWith(path)));
   const dirs = new Map<string, Protection | null>();
+  // A listing gives a directory's files one after another: their parent is compared, not looked up.
+  let lastParent = "";
+  let lastAbove: Protection | null = null;
   const judge = (path: string): Protection | null => {
-    if (!path.startsWith(below) || UNUSUAL.test(path)) return protection(path, root, rules);
+    if (!path.startsWith(below) || unusual(path)) return protection(path, root, rules);
     // A normalised path below the root: its parent and name by its last separator (dirname and basename cost more than the rest).
     const cut = sep === "/" ? path.lastIndexOf(sep) : -1;
     const deeper = cut >= below.length;
-    const parent = deeper ? path.slice(0, cut) : dirname(path);
-    let above = dirs.get(parent);
-    if (above === undefined) {
-      above = judge(parent);
-      if (dirs.size >= MAX_REMEMBERED) dirs.clear();
-      dirs.set(parent, above);
+    let above: Protection | null | undefined;
+    if (deeper && cut === lastParent.length && path.startsWith(lastParent)) above = lastAbove;
+    else {
+      const parent = deeper ? path.slice(0, cut) : dirname(path);
+      above = dirs.get(parent);
+      if (above === undefined) {
+        above = judge(parent);
+        if (dirs.size >= MAX_REMEMBERED) dirs.clear();
+        dirs.set(parent, above);
+      }
+      lastParent = parent;
+      lastAbove = above;
     }
     if (above === "secret" || inDir(path)) return "secret";
     return ownProtection(nameProtection(deeper ? path.slice(cut + 1) : basename(path), rules), path.slice(below.length), rules) ?? above;
@@ -219,16 +238,16 @@ function ownProtection(byName: Protection | null, rel: string, rules: ProtectedP
   if (byName) return byName;
   if (rules.globs.length === 0) return null;
   const posix = folded(sep === "/" ? rel : rel.split(sep).join("/"), rules);
-  return rules.globs.some((glob, i) => matches(glob, rules.shapes.globs[i], posix)) ? "protected" : null;
+  return anyMatches(rules.globs, rules.shapes.globs, posix) ? "protected" : null;
 }
 
 /** How a name protects what it names: a secret's, a protected name's, or null. */
 function nameProtection(name: string, rules: ProtectedPaths): Protection | null {
   const lower = name.toLowerCase();
   const { shapes } = rules;
-  if (rules.secret.some((glob, i) => matches(glob, shapes.secret[i], lower))) return "secret";
-  if (rules.guarded.some((glob, i) => matches(glob, shapes.guarded[i], lower))) return "protected";
-  return rules.names.some((glob, i) => matches(glob, shapes.names[i], folded(name, rules))) ? "protected" : null;
+  if (anyMatches(rules.secret, shapes.secret, lower)) return "secret";
+  if (anyMatches(rules.guarded, shapes.guarded, lower)) return "protected";
+  return anyMatches(rules.names, shapes.names, folded(name, rules)) ? "protected" : null;
 }
 
 /**
