@@ -84,12 +84,13 @@ export function narrowFrom(prep: Prepared, query: string): { query: string; kept
  * Whether `query`, typed after `before`, sorts rows into the same passes, so that a pass may hand
  * on its rows unread: the same name part's first character (no `/` typed since, and `before` did
  * not end in one). A row whose basename does not start with that character, or does not hold the
- * name part's characters, does not once more are typed.
+ * name part's characters, still does not once more characters are typed.
  */
 export function samePasses(before: string, query: string): boolean {
   return !before.endsWith("/") && before.lastIndexOf("/") === query.lastIndexOf("/");
 }
 
+/** Remembers the rows `query` kept, for the queries typed after it. */
 export function remember(prep: Prepared, query: string, kept: Kept): void {
   const last = prep.trail[prep.trail.length - 1];
   if (last?.query === query) return;
