@@ -55,10 +55,12 @@ try {
     firstContact.push(Math.min(request.arrived, list ?? Infinity) - started);
   };
   // Its peak RSS, from GNU time (apart: the wrapper's own start would count in the timings).
-  const oneShotRss = () => {
+  // Spawned, not spawnSync: the scripted model answers from this process's event loop.
+  const oneShotRss = async () => {
     const out = join(dir, "time.txt");
-    const result = Bun.spawnSync(["/usr/bin/time", "-f", "%M", "-o", out, lembas, "run", "hi"], { cwd: project, env });
-    if (result.exitCode !== 0) throw new Error(`lembas run exited ${result.exitCode}: ${result.stderr.toString()}`);
+    const proc = Bun.spawn(["/usr/bin/time", "-f", "%M", "-o", out, lembas, "run", "hi"], { cwd: project, env, stdout: "ignore", stderr: "pipe" });
+    const code = await proc.exited;
+    if (code !== 0) throw new Error(`lembas run exited ${code}: ${await new Response(proc.stderr).text()}`);
     peakRss.push(Number(readFileSync(out, "utf8").trim().split("\n").pop()) / 1024);
   };
   const helloRun = () => {
@@ -74,7 +76,7 @@ try {
   for (let i = 0; i < RUNS; i++) {
     helloRun();
     await oneShot();
-    oneShotRss();
+    await oneShotRss();
   }
 
   const serveIdle = await idleRss([lembas, "serve"], project, env);
