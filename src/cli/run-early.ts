@@ -11,6 +11,8 @@ import { realOr } from "../real-path.ts";
  */
 export function startRunEarly(argv: readonly string[]): void {
   const words = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  // A prompt typed at stdin may take minutes: the status is the session's start's, read after it.
+  if (argv.includes("-")) return;
   let cwd: string | undefined;
   for (let i = 0; i < words.length; i++) {
     const word = words[i] ?? "";
