@@ -55,6 +55,8 @@ export async function main(argv: string[]): Promise<void> {
       await runTerminal(argv);
       return;
     }
+    // Its git status runs while run.ts and the engine load (the first model request waits on it).
+    if (argv[0] === "run") (await import("./run-early.ts")).startRunEarly(argv.slice(1));
     await runCommand(root, argv, ["lembas"]);
   } catch (error) {
     process.exitCode = report(error);

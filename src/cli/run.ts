@@ -17,7 +17,6 @@ import { readStdin, stdinPiped } from "./stdin.ts";
 import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "../app/context.ts";
 import { optionGiven } from "./args.ts";
-import { terminalInteraction } from "./ask.ts";
 import { makePrinter } from "./print.ts";
 import { realOr } from "../real-path.ts";
 
@@ -104,7 +103,8 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
     if (event.type === "step" && interrupt.cancelled) session.cancelTurn(turnId);
     printer.event(event);
   });
-  session.interaction = printer.around(args.yes ? approveAll() : process.stdin.isTTY ? terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal"));
+  // The terminal's questions (and node:readline) are loaded only where they can be asked.
+  session.interaction = printer.around(args.yes ? approveAll() : process.stdin.isTTY ? (await import("./ask.ts")).terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal"));
 
   let answer: TurnAnswer;
   try {

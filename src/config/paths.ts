@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir } from "../home.ts";
 import { join } from "node:path";
 
 export type Env = Record<string, string | undefined>;

@@ -1,5 +1,5 @@
 import { lstatSync, readdirSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir } from "../home.ts";
 import { dirname, join, relative } from "node:path";
 import { isInside } from "../paths.ts";
 import { isProtected, type ProtectedPaths, protectionJudge } from "../project/protected.ts";

@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir } from "../home.ts";
 import { join } from "node:path";
 import type { CommandSetup } from "../tools/capabilities.ts";
 import type { ToolContext } from "../tools/tool.ts";

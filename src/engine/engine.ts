@@ -8,6 +8,7 @@ import type { RetryPolicy } from "../model/retry.ts";
 import { withCommandGitConfig } from "../project/git-safety.ts";
 import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
 import { realOr } from "../real-path.ts";
+import { projectRoot } from "../project/root.ts";
 import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, HEARTBEAT_MS } from "../store/holds.ts";
@@ -30,6 +31,8 @@ import { copySession } from "../store/session-copies.ts";
 import { listMessages } from "../store/messages.ts";
 import { parseStored, type StoredMessage } from "./records.ts";
 import { hookTranscriptPath, sessionHooks } from "./session-hooks.ts";
+
+export { projectRoot };
 
 export type EngineOptions = {
   db: Db;
@@ -338,17 +341,6 @@ export class Engine {
         onNotice: (message) => session.notice(message),
       },
     });
-  }
-}
-
-/** The directory holding .git above (or at) cwd, else cwd itself. */
-export function projectRoot(cwd: string): string {
-  let dir = resolve(cwd);
-  for (;;) {
-    if (existsSync(join(dir, ".git"))) return dir;
-    const parent = resolve(dir, "..");
-    if (parent === dir) return resolve(cwd);
-    dir = parent;
   }
 }
 

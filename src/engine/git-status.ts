@@ -8,13 +8,31 @@ const TIMEOUT_MS = 3_000;
 /** A huge status (a tree of untracked files) is not read whole: the first lines are all it shows. */
 const MAX_BYTES = 64 * 1024;
 
+/** Statuses set going before the session that shows them exists (startGitStatus), by project root. */
+const early = new Map<string, Promise<string | null>>();
+
+/**
+ * Sets the project's git status going ahead of the session that will show it: a one-shot starts it
+ * before its modules load, and git runs meanwhile. The next gitStatus of that root takes it.
+ */
+export function startGitStatus(root: string): void {
+  if (!early.has(root)) early.set(root, readGitStatus(root, TIMEOUT_MS));
+}
+
 /**
  * The project's git status as the model is shown it at a session's start: the branch, then up to
  * 20 changed files in porcelain form. Null when the project is no git repository, git is missing,
  * or it does not answer within 3 s. A directory with no `.git` in it or above it (and no GIT_DIR)
  * is no repository: git is not started for it.
  */
-export async function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<string | null> {
+export function gitStatus(root: string, timeoutMs = TIMEOUT_MS): Promise<string | null> {
+  const started = early.get(root);
+  if (!started) return readGitStatus(root, timeoutMs);
+  early.delete(root);
+  return started;
+}
+
+async function readGitStatus(root: string, timeoutMs: number): Promise<string | null> {
   if (!process.env.GIT_DIR && !insideRepository(root)) return null;
   try {
     const signal = AbortSignal.timeout(timeoutMs);

@@ -1,4 +1,4 @@
-import { homedir } from "node:os";
+import { homedir } from "../home.ts";
 import { isAbsolute, join, relative } from "node:path";
 import type { PermissionRule } from "../config/permission-rules.ts";
 import type { PermissionClass } from "../tools/tool.ts";

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from "node:fs";
 import { relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
 import { isInside } from "../paths.ts";
 import { type AttachRules, attachable, type Mention, mentionFor } from "../project/attach.ts";
 import { isProtected } from "../project/protected.ts";
@@ -23,7 +22,8 @@ export function fileMention(uri: string): Mention | null {
   const [base = "", fragment = ""] = uri.split("#", 2);
   let path: string;
   try {
-    path = fileURLToPath(base);
+    // Bun's own: node:url would be loaded before every one-shot's first model request.
+    path = Bun.fileURLToPath(base);
   } catch {
     return null;
   }

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { Db } from "./db.ts";
 
 /** A rule kept from a card: for one project (root) or everywhere (root null), until expires_at (null: never). */
@@ -28,7 +27,7 @@ export function listKeptRules(db: Db): KeptRule[] {
 
 /** Keeps a rule; the same rule kept again for the same place replaces the old one (its expiry too). */
 export function keepRule(db: Db, rule: Omit<KeptRule, "id" | "created_at">, now = Date.now()): KeptRule {
-  const kept: KeptRule = { ...rule, id: `rule_${randomBytes(4).toString("hex")}`, created_at: now };
+  const kept: KeptRule = { ...rule, id: `rule_${randomHex(4)}`, created_at: now };
   db.transaction(() => {
     db.query("DELETE FROM kept_rules WHERE action = ? AND rule = ? AND root IS ?").run(rule.action, rule.rule, rule.root);
     db.query("INSERT INTO kept_rules (id, action, rule, root, session_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
@@ -41,4 +40,9 @@ export function keepRule(db: Db, rule: Omit<KeptRule, "id" | "created_at">, now 
 /** Takes a kept rule away; false when there is none with that id. */
 export function revokeKeptRule(db: Db, id: string): boolean {
   return db.query("DELETE FROM kept_rules WHERE id = ?").run(id).changes > 0;
+}
+
+/** Random bytes as hex, from the global Web Crypto: node:crypto costs a fresh process more to load than a whole hello-world's start. */
+function randomHex(bytes: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }

@@ -1,5 +1,5 @@
 import { lstat } from "node:fs/promises";
-import { homedir } from "node:os";
+import { homedir } from "../home.ts";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { isInside } from "../paths.ts";
 

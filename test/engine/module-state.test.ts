@@ -16,6 +16,7 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "engine/inotify.ts: libc": "the machine's C library, opened once",
   "engine/command-option-lists.ts: parsed": "each program's option list, parsed once from the constant table",
   "engine/turn-queue.ts: answerSchema": "a zod schema, made once on first use",
+  "engine/git-status.ts: early": "a git status `lembas run` sets going before its modules load, before any engine; taken by the first session of that project root",
   "mcp/from-editor.ts: schemas": "zod schemas, made once on first use",
   "mcp/mcp-tool.ts: made": "a zod schema, made once on first use",
   "mcp/stdio-transport.ts: running": "every MCP server process group, killed when the process exits, whatever engine started it",

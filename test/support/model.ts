@@ -113,6 +113,8 @@ export interface RecordedRequest {
   authorization: string | null;
   /** `Date.now()` on arrival. */
   time: number;
+  /** When the request's headers arrived, before its body was read: `performance.timeOrigin + performance.now()` (ms, fractional). */
+  arrived: number;
   /** Why the body was refused with 400, when it was. */
   invalid?: string;
 }
@@ -147,6 +149,8 @@ export interface ScriptedModel {
   push(...replies: Reply[]): void;
   /** Replaces the `GET /v1/models` list. */
   setModels(models: ModelEntry[]): void;
+  /** When each `GET /v1/models` arrived, as {@link RecordedRequest.arrived}. */
+  readonly modelListArrivals: number[];
   /** Every embeddings request, in arrival order. */
   readonly embeddingRequests: EmbeddingRequest[];
   /** How embeddings are answered from now on (see {@link EmbeddingMode}); `{}` is normally. */
@@ -223,6 +227,7 @@ class Scripted implements ScriptedModel {
   private readonly ids = { completion: 0, call: 0 };
   private server: Bun.Server<undefined> | null = null;
   private listenPort = 0;
+  readonly modelListArrivals: number[] = [];
   readonly embeddingRequests: EmbeddingRequest[] = [];
   private embedding: EmbeddingMode = {};
   private embedFailures = 0;
@@ -279,9 +284,13 @@ class Scripted implements ScriptedModel {
   }
 
   async handle(req: Request): Promise<Response> {
+    const arrived = performance.timeOrigin + performance.now();
     const path = new URL(req.url).pathname;
-    if (req.method === "GET" && path.endsWith("/models")) return Response.json(this.modelList());
-    if (req.method === "POST" && path.endsWith("/chat/completions")) return this.chat(req);
+    if (req.method === "GET" && path.endsWith("/models")) {
+      this.modelListArrivals.push(arrived);
+      return Response.json(this.modelList());
+    }
+    if (req.method === "POST" && path.endsWith("/chat/completions")) return this.chat(req, arrived);
     if (req.method === "POST" && path.endsWith("/embeddings")) return this.embeddings(req);
     return openAiError(404, `no route for ${req.method} ${path}`, "not_found");
   }
@@ -303,10 +312,10 @@ class Scripted implements ScriptedModel {
     return { object: "list", data };
   }
 
-  private async chat(req: Request): Promise<Response> {
+  private async chat(req: Request, arrived: number): Promise<Response> {
     const { body, invalid } = parseChatRequest(await req.text().catch(() => ""));
     const authorization = req.headers.get("authorization");
-    const recorded: RecordedRequest = { body, headers: req.headers, authorization, time: Date.now() };
+    const recorded: RecordedRequest = { body, headers: req.headers, authorization, time: Date.now(), arrived };
     if (invalid !== undefined) recorded.invalid = invalid;
     this.recorder.push(recorded);
     if (invalid !== undefined) return openAiError(400, invalid, "invalid_request_error");

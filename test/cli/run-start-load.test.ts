@@ -1,0 +1,65 @@
+/**
+ * What a fresh `lembas run` loads before its first model request (bench/first-request.ts's figure):
+ * each module is paid for in every one-shot's start, so one that slips in front shows up here. A
+ * preloaded probe (test/support/first-request-probe.ts) lists the modules loaded when the first
+ * chat completion request is sent.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { step } from "../support/engine.ts";
+import { type ScriptedModel, startModel } from "../support/model.ts";
+import { projectSandbox, runLembas } from "../support/run.ts";
+
+const PROBE = join(import.meta.dir, "../support/first-request-probe.ts");
+/**
+ * Node's modules that cost a fresh process more than the whole of a compiled hello-world's start
+ * (node:crypto, about 10 ms: it loads the streams), or a part of it (node:os, node:util,
+ * node:readline, node:url): none is loaded before the first request, in our code or a package's.
+ */
+const COSTLY_BUILTINS = ["node:crypto", "crypto", "node:readline", "node:readline/promises", "readline", "node:os", "os", "node:url", "url"];
+
+let model: ScriptedModel;
+let loaded: string[] = [];
+beforeAll(async () => {
+  model = await startModel();
+  const box = projectSandbox(model.url);
+  try {
+    model.push(step({ text: "hello" }));
+    const out = join(box.dir, "loaded.json");
+    // The person's config.yaml with the hooks, permissions and MCP servers it may have: none here.
+    const result = await runLembas(box, ["run", "hi"], { cwd: box.project, env: { BUN_OPTIONS: `--preload ${PROBE}`, PROBE_OUT: out } });
+    expect(result).toMatchObject({ code: 0, stdout: "hello\n" });
+    loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
+  } finally {
+    box.cleanup();
+  }
+});
+afterAll(() => model.close());
+
+const ours = (path: string) => loaded.some((m) => m.endsWith(`/src/${path}`));
+
+test("the probe sees the modules that make the request", () => {
+  for (const path of ["cli/run.ts", "engine/step-loop.ts", "model/client.ts", "engine/git-status.ts"]) expect([path, ours(path)]).toEqual([path, true]);
+});
+
+test("what only some runs need is not loaded before the first request", () => {
+  // The terminal's questions (stdin is no terminal here); the service, the link, ACP; the local library, MCP servers, logins.
+  for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts"]) {
+    expect([path, ours(path)]).toEqual([path, false]);
+  }
+  expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
+});
+
+test("no module loaded before the first request imports one of Node's costly modules", () => {
+  const importing: string[] = [];
+  for (const file of loaded) {
+    if (!/\.(ts|js|mjs|cjs)$/.test(file)) continue;
+    const source = readFileSync(file, "utf8");
+    for (const name of COSTLY_BUILTINS) {
+      const quoted = `["']${name.replace("/", "\\/")}["']`;
+      if (new RegExp(`(\\bfrom\\s*${quoted}|\\bimport\\s*${quoted}|\\brequire\\(${quoted}\\)\\s*[;,.]?\\s*$)`, "m").test(source)) importing.push(`${file.replace(/.*\/(src|node_modules)\//, "$1/")} imports ${name}`);
+    }
+  }
+  expect(importing).toEqual([]);
+});
