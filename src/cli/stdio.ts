@@ -1,7 +1,14 @@
+import { earlyInitializeAnswer } from "../acp/early-initialize.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { guardStdout, lineTransport } from "../rpc/stdio.ts";
-import { report } from "./report.ts";
 import { dialService, pumpToService } from "./stdio-service.ts";
+
+/**
+ * How long the process waits for the editor's first message before it loads the rest: initialize
+ * is answered as it is read (early-initialize.ts), and loading the engine meanwhile would hold its
+ * answer up; an editor that is slow to send it still finds the rest loaded.
+ */
+const FIRST_MESSAGE_WAIT_MS = 50;
 
 /**
  * `lembas serve --stdio` as editors start it, straight from the entry point: it needs no argument
@@ -11,6 +18,7 @@ export async function runStdio(): Promise<void> {
   try {
     await serveStdio();
   } catch (error) {
+    const { report } = await import("./report.ts");
     process.exit(report(error));
   }
 }
@@ -29,10 +37,11 @@ export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<vo
   const stop = new Promise<void>((resolve) => {
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => resolve());
   });
+  const transport = lineTransport(Bun.stdin.stream(), write, { answerFirst: earlyInitializeAnswer });
+  await Promise.race([transport.firstRead, stop, Bun.sleep(FIRST_MESSAGE_WAIT_MS)]);
   const paths = resolvePaths();
   const own = opts.ownEngine === true || process.env.LEMBAS_STDIO_OWN_ENGINE === "1";
   const service = own ? null : await dialService(paths.socketFile, paths.configFile);
-  const transport = lineTransport(Bun.stdin.stream(), write);
   if (service) {
     const code = await pumpToService(service, transport, stop);
     // Lines read after the service went (or the editor's last ones) may still be waiting: not for long.

@@ -1,4 +1,4 @@
-import { type AnyMessage, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
+import { type AnyMessage, type FirstAnswer, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
 
 /**
  * JSON-RPC over a byte stream, one message a line (ACP over stdio). Lines are split as bytes
@@ -8,8 +8,15 @@ import { type AnyMessage, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocol
 export function lineTransport(
   input: ReadableStream<Uint8Array>,
   write: (text: string) => Promise<void> | void,
-  opts: { maxLineBytes?: number } = {},
-): { stream: Stream; finished: Promise<void>; answered(): Promise<void>; end(): void } {
+  opts: { maxLineBytes?: number; answerFirst?: FirstAnswer } = {},
+): {
+  stream: Stream;
+  finished: Promise<void>;
+  /** Resolves once the first message was read (and answered, if `answerFirst` answers it), or the input ended. */
+  firstRead: Promise<void>;
+  answered(): Promise<void>;
+  end(): void;
+} {
   const max = opts.maxLineBytes ?? MAX_MESSAGE_BYTES;
   // A closed stdout (the editor went away) must not crash the process: what cannot be sent is dropped.
   const send = async (message: AnyMessage) => {
@@ -19,7 +26,9 @@ export function lineTransport(
       // EPIPE: nobody reads any more; end of stdin follows
     }
   };
-  const { stream, deliver, end, answered } = messageStream(send);
+  const { stream, deliver, end, answered } = messageStream(send, { answerFirst: opts.answerFirst });
+  let read: () => void = () => {};
+  const firstRead = new Promise<void>((resolve) => (read = resolve));
   const decoder = new TextDecoder();
   let pieces: Uint8Array[] = [];
   let size = 0;
@@ -30,6 +39,7 @@ export function lineTransport(
     if (!text) return;
     const message = parseFrame(text, (m) => void send(m));
     if (message !== undefined) deliver(message);
+    read();
   };
   const tooLong = () => void send(protocolError(-32600, `Invalid request: the message is longer than ${max} bytes`));
 
@@ -76,9 +86,10 @@ export function lineTransport(
       if (size > 0 && !skipping) line(Buffer.concat(pieces));
     } finally {
       reader.releaseLock();
+      read();
     }
   })();
-  return { stream, finished, answered, end };
+  return { stream, finished, firstRead, answered, end };
 }
 
 /**
