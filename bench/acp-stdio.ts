@@ -28,7 +28,8 @@ const dir = mkdtempSync(join(tmpdir(), "lembas-bench-acp-"));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const round = (n: number) => Math.round(n * 100) / 100;
 
-type Timing = { initialize: number; firstChunk: number; warmChunk: number };
+/** ms: spawn → initialize answered; session/new sent → answered, and → the prompt's first chunk; the same for a second session. */
+type Timing = { initialize: number; newAnswered: number; firstChunk: number; warmChunk: number };
 
 /** The test MCP server as session/new names it, started with the same bun as this bench. */
 const MCP_SERVER = { name: "notes", command: process.execPath, args: [join(import.meta.dir, "../test/support/mcp-server.ts")], env: [] };
@@ -61,7 +62,7 @@ async function measure(cmd: string[], env: Record<string, string>, cwd: string, 
   await next((m) => m.id === 1);
   const initialize = performance.now() - started;
   /** session/new, then a prompt: the time to its first agent_message_chunk. */
-  const turn = async (id: number): Promise<number> => {
+  const turn = async (id: number): Promise<{ took: number; answered: number }> => {
     const started = performance.now();
     send({ jsonrpc: "2.0", id, method: "session/new", params: { cwd, mcpServers } });
     let sessionId = "";
@@ -70,18 +71,19 @@ async function measure(cmd: string[], env: Record<string, string>, cwd: string, 
       sessionId = (m.result as { sessionId: string }).sessionId;
       return true;
     });
+    const answered = performance.now() - started;
     send({ jsonrpc: "2.0", id: id + 1, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "hi" }] } });
     await next((m) => m.method === "session/update" && JSON.stringify(m).includes("agent_message_chunk"));
     const took = performance.now() - started;
     await next((m) => m.id === id + 1);
-    return took;
+    return { took, answered };
   };
-  const firstChunk = await turn(2);
+  const first = await turn(2);
   await Bun.sleep(50); // the first session's title call, and anything else it set going, are over
-  const warmChunk = await turn(4);
+  const warm = await turn(4);
   proc.stdin.end();
   await proc.exited;
-  return { initialize, firstChunk, warmChunk };
+  return { initialize, newAnswered: first.answered, firstChunk: first.took, warmChunk: warm.took };
 }
 
 /** The test MCP server on its own: spawn → initialize answered → tools/list answered. */
@@ -135,9 +137,15 @@ function startFigures(ours: Timing[], base: Timing[], served: Timing[]) {
     echo_initialize_ms: round(bi),
     initialize_ratio: round(oi / bi),
     initialize_ratio_runs: [round(paired[0] ?? NaN), round(paired[paired.length - 1] ?? NaN)],
+    lembas_new_answered_ms: round(median(ours.map((t) => t.newAnswered))),
+    echo_new_answered_ms: round(median(base.map((t) => t.newAnswered))),
     lembas_first_chunk_ms: round(of),
     echo_first_chunk_ms: round(bf),
     first_chunk_ratio: round(of / bf),
+    // What an editor that sends session/new at once waits in all: spawn → the first chunk.
+    lembas_spawn_to_first_chunk_ms: round(median(ours.map((t) => t.initialize + t.firstChunk))),
+    echo_spawn_to_first_chunk_ms: round(median(base.map((t) => t.initialize + t.firstChunk))),
+    spawn_to_first_chunk_ratio: round(median(ours.map((t) => t.initialize + t.firstChunk)) / median(base.map((t) => t.initialize + t.firstChunk))),
     lembas_warm_first_chunk_ms: round(ow),
     echo_warm_first_chunk_ms: round(bw),
     service_initialize_ms: round(si),
