@@ -37,11 +37,12 @@ export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<vo
   const stop = new Promise<void>((resolve) => {
     for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, () => resolve());
   });
-  const transport = lineTransport(Bun.stdin.stream(), write, { answerFirst: earlyInitializeAnswer });
-  await Promise.race([transport.firstRead, stop, Bun.sleep(FIRST_MESSAGE_WAIT_MS)]);
   const paths = resolvePaths();
   const own = opts.ownEngine === true || process.env.LEMBAS_STDIO_OWN_ENGINE === "1";
+  // A running service answers initialize itself, warm: dialed first, it is ready for the session/new
+  // that follows at once. This process's own engine answers it as it is read, before it loads.
   const service = own ? null : await dialService(paths.socketFile, paths.configFile);
+  const transport = lineTransport(Bun.stdin.stream(), write, service ? {} : { answerFirst: earlyInitializeAnswer });
   if (service) {
     const code = await pumpToService(service, transport, stop);
     // Lines read after the service went (or the editor's last ones) may still be waiting: not for long.
@@ -49,6 +50,7 @@ export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<vo
     transport.end();
     process.exit(code);
   }
+  await Promise.race([transport.firstRead, stop, Bun.sleep(FIRST_MESSAGE_WAIT_MS)]);
   const { serveOwnEngine } = await import("./stdio-engine.ts");
   await serveOwnEngine(transport, stop);
   process.exit(0);

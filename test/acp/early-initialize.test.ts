@@ -45,7 +45,7 @@ test("with its own engine, the early initialize answer is the SDK's own, sent on
   await sameAnswerTwice(a);
 });
 
-test("through a running service, the early initialize answer is the service's own, sent once", async () => {
+test("through a running service, which answers initialize itself, the answer is the same, sent once", async () => {
   d = await startDevice();
   await d.serve();
   a = await startStdioAgent({ device: d, model: d.model });
