@@ -1,7 +1,8 @@
+// Loaded before anything else by serve --stdio, which answers initialize with it before zod, the
+// SDK and the engine load (early-initialize.ts): it imports nothing that builds at load.
 import type { Config, Mode } from "../config/schema.ts";
-import { EDITOR_MCP_CAPABILITIES, LINK_MCP_CAPABILITIES } from "../mcp/from-editor.ts";
+import { EDITOR_MCP_CAPABILITIES, LINK_MCP_CAPABILITIES } from "../mcp/capabilities.ts";
 import { HARNESS_SPEC, VERSION } from "../version.ts";
-import type { ClientInfo } from "./client.ts";
 
 /** The link protocol this CLI speaks (spec: _meta.lembas.protocol in initialize, protocol in hello). */
 export const LEMBAS_PROTOCOL = 2;
@@ -16,20 +17,19 @@ export type Limits = { roots: string[]; max_mode: Mode };
  * The capability strings this build promises on a transport. Only what works there is listed:
  * a client relies on nothing unlisted.
  */
-export function capabilities(transport: Transport, config: Config): string[] {
+export function capabilities(transport: Transport, config: Pick<Config, "remote"> | null): string[] {
   // (with the terminal capability comes "shell": shell and integration in terminal/open's answer)
   const common = ["turns", "attachments", "commands"];
   if (transport === "stdio") return common;
   const link = ["directories", "configure", "steer", "sessions", "status", "delete", "compact", "title", "model", "ask", "plan", "files", ...common];
-  if (config.remote.terminal) link.push("terminal", "shell");
+  if (config?.remote.terminal) link.push("terminal", "shell");
   return link;
 }
 
-/** The initialize result, exactly as the spec shows it. */
+/** The initialize result, exactly as the spec shows it. The config is read on the link only (null: not read yet). */
 export function initializeResult(input: {
   transport: Transport;
-  config: Config;
-  client: ClientInfo;
+  config: Pick<Config, "remote"> | null;
   /** The protocol said to this peer: 2 only to an instance that lists it (link), else 1. */
   protocol: number;
   limits: Limits | null;

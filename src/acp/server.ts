@@ -168,7 +168,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
           }
         }
       }, 0);
-      return initializeResult({ transport: host.transport, config: host.config, client, protocol: host.protocol, limits: host.limits, connection: host.connection });
+      return initializeResult({ transport: host.transport, config: host.config, protocol: host.protocol, limits: host.limits, connection: host.connection });
     })
     .onRequest("session/new", async ({ params, client: cx }) => {
       if (host.attachedOnly) throw invalid("sessions are not made on this connection");

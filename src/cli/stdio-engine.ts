@@ -1,5 +1,4 @@
 import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
-import { serveAcp } from "../acp/server.ts";
 import { createEngine } from "../app/start-engine.ts";
 import type { lineTransport } from "../rpc/stdio.ts";
 import { createContext } from "../app/context.ts";
@@ -8,15 +7,18 @@ import { createContext } from "../app/context.ts";
 export async function serveOwnEngine(transport: ReturnType<typeof lineTransport>, stop: Promise<void>): Promise<void> {
   const ctx = createContext();
   const config = ctx.config();
+  const db = ctx.db();
   const { engine } = createEngine(ctx, "editor");
-  // While the editor sends initialize, list the models and prepare the tools' schemas.
+  // The models are listed and the tools' schemas prepared while the ACP SDK loads (its schemas are
+  // most of what is left to load): the server answers nothing the editor has not waited on already.
   void engine.warm();
+  const { serveAcp } = await import("../acp/server.ts");
   const { stream, finished } = transport;
   const server = serveAcp(stream, {
     engine,
     config,
     paths: ctx.paths,
-    db: ctx.db(),
+    db,
     transport: "stdio",
     protocol: LEMBAS_PROTOCOL,
     limits: null,
@@ -30,5 +32,5 @@ export async function serveOwnEngine(transport: ReturnType<typeof lineTransport>
   await closing;
   transport.end();
   await engine.stop();
-  ctx.db().close();
+  db.close();
 }

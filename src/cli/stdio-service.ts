@@ -10,7 +10,7 @@
 import { existsSync } from "node:fs";
 import type { AnyMessage, Stream } from "../rpc/stream.ts";
 import { END_FRAME, editorQuery, WELCOME_METHOD } from "../service/editor-protocol.ts";
-import { connectablePath, IPC, wsUnixUrl } from "../app/ipc-protocol.ts";
+import { connectablePath, IPC, wsUnixUrl } from "../app/ipc-socket.ts";
 import { VERSION } from "../version.ts";
 
 /** How long a service that has a socket is given to welcome the editor before it serves alone. */

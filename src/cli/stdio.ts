@@ -1,7 +1,14 @@
+import { earlyInitializeAnswer } from "../acp/early-initialize.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { guardStdout, lineTransport } from "../rpc/stdio.ts";
-import { report } from "./report.ts";
 import { dialService, pumpToService } from "./stdio-service.ts";
+
+/**
+ * How long the process waits for the editor's first message before it loads the rest: initialize
+ * is answered as it is read (early-initialize.ts), and loading the engine meanwhile would hold its
+ * answer up; an editor that is slow to send it still finds the rest loaded.
+ */
+const FIRST_MESSAGE_WAIT_MS = 50;
 
 /**
  * `lembas serve --stdio` as editors start it, straight from the entry point: it needs no argument
@@ -11,6 +18,7 @@ export async function runStdio(): Promise<void> {
   try {
     await serveStdio();
   } catch (error) {
+    const { report } = await import("./report.ts");
     process.exit(report(error));
   }
 }
@@ -31,8 +39,10 @@ export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<vo
   });
   const paths = resolvePaths();
   const own = opts.ownEngine === true || process.env.LEMBAS_STDIO_OWN_ENGINE === "1";
+  // A running service answers initialize itself, warm: dialed first, it is ready for the session/new
+  // that follows at once. This process's own engine answers it as it is read, before it loads.
   const service = own ? null : await dialService(paths.socketFile, paths.configFile);
-  const transport = lineTransport(Bun.stdin.stream(), write);
+  const transport = lineTransport(Bun.stdin.stream(), write, service ? {} : { answerFirst: earlyInitializeAnswer });
   if (service) {
     const code = await pumpToService(service, transport, stop);
     // Lines read after the service went (or the editor's last ones) may still be waiting: not for long.
@@ -40,6 +50,7 @@ export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<vo
     transport.end();
     process.exit(code);
   }
+  await Promise.race([transport.firstRead, stop, Bun.sleep(FIRST_MESSAGE_WAIT_MS)]);
   const { serveOwnEngine } = await import("./stdio-engine.ts");
   await serveOwnEngine(transport, stop);
   process.exit(0);

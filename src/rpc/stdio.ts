@@ -1,4 +1,4 @@
-import { type AnyMessage, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
+import { type AnyMessage, type FirstAnswer, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
 
 /** The most bytes of messages let go (see lineTransport's send) before they are flushed. */
 const UNFLUSHED_BYTES = 64 * 1024;
@@ -11,8 +11,15 @@ const UNFLUSHED_BYTES = 64 * 1024;
 export function lineTransport(
   input: ReadableStream<Uint8Array>,
   write: (text: string) => Promise<void> | void,
-  opts: { maxLineBytes?: number } = {},
-): { stream: Stream; finished: Promise<void>; answered(): Promise<void>; end(): void } {
+  opts: { maxLineBytes?: number; answerFirst?: FirstAnswer } = {},
+): {
+  stream: Stream;
+  finished: Promise<void>;
+  /** Resolves once the first message was read (and answered, if `answerFirst` answers it), or the input ended. */
+  firstRead: Promise<void>;
+  answered(): Promise<void>;
+  end(): void;
+} {
   const max = opts.maxLineBytes ?? MAX_MESSAGE_BYTES;
   // The SDK writes one message after the last one's promise settled: a message is let go as soon
   // as it is handed to `write`, so that a burst leaves in one flush, and waited on only while more
@@ -34,10 +41,12 @@ export function lineTransport(
     lastFlush = flushed;
     if (unflushed > UNFLUSHED_BYTES) await flushed;
   };
-  const messages = messageStream(send);
+  const messages = messageStream(send, { answerFirst: opts.answerFirst });
   const { stream, deliver, end } = messages;
   /** Every request read so far answered, and the answers flushed. */
   const answered = () => messages.answered().then(() => lastFlush);
+  let read: () => void = () => {};
+  const firstRead = new Promise<void>((resolve) => (read = resolve));
   const decoder = new TextDecoder();
   let pieces: Uint8Array[] = [];
   let size = 0;
@@ -48,6 +57,7 @@ export function lineTransport(
     if (!text) return;
     const message = parseFrame(text, (m) => void send(m));
     if (message !== undefined) deliver(message);
+    read();
   };
   const tooLong = () => void send(protocolError(-32600, `Invalid request: the message is longer than ${max} bytes`));
 
@@ -94,9 +104,10 @@ export function lineTransport(
       if (size > 0 && !skipping) line(Buffer.concat(pieces));
     } finally {
       reader.releaseLock();
+      read();
     }
   })();
-  return { stream, finished, answered, end };
+  return { stream, finished, firstRead, answered, end };
 }
 
 /**

@@ -15,7 +15,10 @@ export function protocolError(code: number, message: string): AnyMessage {
  * message, `reject` answers a frame that was no message at all, `end` closes it. The SDK's own
  * answers and requests go out through `send`. A transport is this and a few lines of framing.
  */
-export function messageStream(send: (message: AnyMessage) => Promise<void> | void): {
+export function messageStream(
+  send: (message: AnyMessage) => Promise<void> | void,
+  opts: { answerFirst?: FirstAnswer } = {},
+): {
   stream: Stream;
   deliver(message: unknown): void;
   end(): void;
@@ -24,12 +27,16 @@ export function messageStream(send: (message: AnyMessage) => Promise<void> | voi
 } {
   let controller: ReadableStreamDefaultController<AnyMessage> | null = null;
   let ended = false;
+  let first = true;
   const open = new Set<string | number>();
+  // Requests answered on arrival (answerFirst): the reader's own answer to each is not sent again.
+  const answeredAlready = new Set<string | number>();
   let wake: (() => void) | null = null;
   const out = (message: AnyMessage) => {
     if (!("method" in message) && "id" in message && message.id !== null) {
       open.delete(message.id);
       if (open.size === 0) wake?.();
+      if (answeredAlready.delete(message.id)) return;
     }
     return send(message);
   };
@@ -59,6 +66,12 @@ export function messageStream(send: (message: AnyMessage) => Promise<void> | voi
       }
       const m = message as AnyMessage;
       if ("method" in m && "id" in m && m.id !== null) open.add(m.id);
+      const early = first ? opts.answerFirst?.(m) : null;
+      first = false;
+      if (early && "id" in early && early.id !== null) {
+        answeredAlready.add(early.id);
+        void send(early);
+      }
       controller.enqueue(m);
     },
     answered() {
@@ -74,6 +87,13 @@ export function messageStream(send: (message: AnyMessage) => Promise<void> | voi
     },
   };
 }
+
+/**
+ * Answers the first message on arrival, before the stream's reader (the SDK) is there, or null to
+ * leave it to the reader. The reader still gets the message; its answer, which must be the same,
+ * is dropped.
+ */
+export type FirstAnswer = (message: AnyMessage) => AnyMessage | null;
 
 /** Parses one frame; a frame that is not JSON is answered with -32700 and dropped. */
 export function parseFrame(text: string, reply: (message: AnyMessage) => void): unknown {

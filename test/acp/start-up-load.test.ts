@@ -33,3 +33,68 @@ test("serve --stdio, initialize to a first answer without a login, a library sea
     expect([path, ours(path)]).toEqual([path, false]);
   }
 });
+
+// What `serve --stdio` loads before it answers initialize, and before its first answer chunk: the
+// editor waits on both (bench/acp-stdio.ts). Read by a probe at the writes themselves
+// (test/support/stdio-load-probe.ts).
+const PROBE = join(import.meta.dir, "../support/stdio-load-probe.ts");
+
+/** Every src/ module and package a fresh serve --stdio had loaded at its initialize answer and at its first chunk. */
+async function loadedAtAnswers(env: Record<string, string>): Promise<{ initialize: string[]; firstChunk: string[] }> {
+  const out = mkdtempSync(join(tmpdir(), "lembas-stdio-probe-"));
+  try {
+    const a = await startStdioAgent({ cmd: [process.execPath, "--preload", PROBE, ENTRY, "serve", "--stdio"], env: { PROBE_OUT: out, ...env } });
+    try {
+      a.model.push(step({ text: "hello" }));
+      await a.agent.request("initialize", initializeParams);
+      const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
+      await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    } finally {
+      await a.close();
+    }
+    const read = (name: string) => (JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")) as string[]).map(shortName);
+    return { initialize: read("initialize"), firstChunk: read("first-chunk") };
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** src/x.ts, or a package's name (node_modules/zod/… → zod). */
+function shortName(path: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+  if (pkg) return pkg[1] ?? path;
+  const src = path.indexOf("/src/");
+  return src === -1 ? path : path.slice(src + 1);
+}
+
+/** Exactly these before initialize is answered: the transport, the answer and the way to the service. */
+const BEFORE_INITIALIZE = [
+  "src/acp/agent.ts",
+  "src/acp/early-initialize.ts",
+  "src/app/ipc-socket.ts",
+  "src/cli/stdio-service.ts",
+  "src/cli/stdio.ts",
+  "src/config/paths.ts",
+  "src/mcp/capabilities.ts",
+  "src/rpc/stdio.ts",
+  "src/rpc/stream.ts",
+  "src/service/editor-protocol.ts",
+  "src/version.ts",
+];
+
+/** Our modules and the packages (paths outside src/, the probe and package.json, are left out). */
+const ours = (names: string[]) => [...new Set(names.filter((n) => !n.startsWith("/")))].sort();
+
+test("serve --stdio answers initialize before zod, the ACP SDK, the config's schema, the store or the engine load: only its transport and the answer's modules", async () => {
+  const { initialize, firstChunk } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  expect(ours(initialize).filter((n) => n !== "src/index.ts")).toEqual(BEFORE_INITIALIZE);
+  // The probe sees what loads after: by the first chunk the engine, the SDK and zod are there.
+  for (const name of ["zod", "@agentclientprotocol/sdk", "src/engine/engine.ts", "src/acp/server.ts"]) expect([name, firstChunk.includes(name)]).toEqual([name, true]);
+});
+
+test("serve --stdio's first chunk comes before the terminal's, the link's and the service's own modules load", async () => {
+  const { firstChunk } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  const early = ours(firstChunk).filter((n) => n.startsWith("src/tui/") || n.startsWith("src/link/") || (n.startsWith("src/service/") && n !== "src/service/editor-protocol.ts"));
+  expect(early).toEqual([]);
+  for (const name of ["@earendil-works/pi-tui", "@modelcontextprotocol/sdk"]) expect([name, firstChunk.includes(name)]).toEqual([name, false]);
+});

@@ -1,0 +1,45 @@
+/**
+ * Preloaded into `lembas serve --stdio` (`--preload`) by test/acp/start-up-load.test.ts: when the
+ * process writes its initialize answer, and when it writes its first agent_message_chunk, it writes
+ * the modules loaded so far (JSON) to PROBE_OUT/initialize.json and PROBE_OUT/first-chunk.json.
+ * It watches the one writer that reaches stdout (rpc/stdio.ts's guardStdout), at the write itself.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const out = process.env.PROBE_OUT ?? "";
+
+const record = (name: string) => {
+  const file = join(out, `${name}.json`);
+  if (!existsSync(file)) writeFileSync(file, JSON.stringify(Object.keys(require.cache)));
+};
+
+const seen = (text: string) => {
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    const message = JSON.parse(line) as { result?: { agentCapabilities?: unknown }; params?: { update?: { sessionUpdate?: unknown } } };
+    if (message.result?.agentCapabilities !== undefined) record("initialize");
+    if (message.params?.update?.sessionUpdate === "agent_message_chunk") record("first-chunk");
+  }
+};
+
+const stdout = Bun.stdout;
+const writer = stdout.writer.bind(stdout);
+Object.defineProperty(stdout, "writer", {
+  value: (...args: Parameters<typeof stdout.writer>) => {
+    const sink = writer(...args);
+    return new Proxy(sink, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key);
+        if (key === "write") {
+          // serve --stdio writes its lines as strings (rpc/stdio.ts)
+          return (chunk: string) => {
+            seen(chunk);
+            return target.write(chunk);
+          };
+        }
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  },
+});
