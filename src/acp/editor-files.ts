@@ -29,7 +29,7 @@ export function editorFs(clientCapabilities: unknown): EditorFs {
   return { read: fs?.readTextFile === true, write: fs?.writeTextFile === true, patience: { silent: null } };
 }
 
-/** How long the editor may take to answer one request (LEMBAS_TEST_EDITOR_FILES_MS in the tests). */
+/** How long the editor may take to answer one request (src/timing.ts sets it for the tests). */
 const DEFAULT_ANSWER_MS = 5000;
 /** The most text taken from the editor for one file: past it, the disk's copy is read (the read tool bounds that). */
 export const MAX_EDITOR_TEXT = 16 * 1024 * 1024;

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { toolSafeName } from "./names.ts";
 import type { McpServerSpec } from "./spec.ts";
-import { EDITOR_MCP_CAPABILITIES, type McpCapabilities } from "./capabilities.ts";
+import { EDITOR_MCP_CAPABILITIES, type McpCapabilities } from "./transports-offered.ts";
 
-export { EDITOR_MCP_CAPABILITIES, LINK_MCP_CAPABILITIES, type McpCapabilities } from "./capabilities.ts";
+export { EDITOR_MCP_CAPABILITIES, LINK_MCP_CAPABILITIES, type McpCapabilities } from "./transports-offered.ts";
 
 const NameValue = () => z.looseObject({ name: z.string().min(1), value: z.string() });
 
