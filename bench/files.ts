@@ -232,6 +232,8 @@ try {
       goals: GOALS,
       met: {
         worst_keystroke: small.worst_keystroke_ms < GOALS.worst_keystroke_ms,
+        // The goal is the million paths' keystroke: the 100,000 paths' meets it easily.
+        worst_keystroke_1m: large.worst_keystroke_ms <= GOALS.worst_keystroke_ms,
         sum_of_medians: small.sum_of_medians_ms <= fsBest,
         cold_index: cold.ratio <= GOALS.cold_vs_rg,
       },

@@ -7,6 +7,7 @@
 import { LEMBAS_INIT, startDevice } from "../test/support/device.ts";
 import { engineHarness, step } from "../test/support/engine.ts";
 import type { Link } from "../test/support/instance.ts";
+import { LIMITS } from "./goals.ts";
 
 const CHUNKS = 20_000;
 const RUNS = 3;
@@ -109,7 +110,7 @@ try {
       link_text_frames: median(runs.map((r) => r.frames)),
       engine_bus_chunks_per_s: Math.round(ownRate),
       ratio: Math.round((linkRate / ownRate) * 100) / 100,
-      goal: 0.7,
+      goal: LIMITS.link.ratio,
       reconnect_ms_median: Math.round(median(reconnects)),
       reconnect_ms_max: Math.round(Math.max(...reconnects)),
     }),

@@ -8,9 +8,10 @@ import { join } from "node:path";
 import { tokensOfChars } from "../src/engine/tokens.ts";
 import type { EngineHarness } from "../test/support/engine.ts";
 import { contentText } from "../test/support/model.ts";
+import { LIMITS } from "./goals.ts";
 
 /** The goal for a large window (o200k tokens); a window of 16k tokens or less: 2,000. */
-export const PROMPT_TOKENS_GOAL = 3000;
+export const PROMPT_TOKENS_GOAL = LIMITS.engine.first_request_tokens;
 
 type Encode = (text: string) => number[];
 

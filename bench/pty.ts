@@ -1,11 +1,12 @@
 // PTY throughput, Bun's native PTY through src/terminal: the bare PTY (a callback counting bytes),
 // and through the output module with a consumer that keeps up, and with one that base64-encodes
-// each frame into a JSON message as the link does. 200 MB each; one JSON line; medians of RUNS.
+// each frame into a JSON message as the link does. 200 MB each (50 with --quick); one JSON line; medians of RUNS.
 import { createOutput } from "../src/terminal/output.ts";
 import { openPty } from "../src/terminal/pty.ts";
 
 const RUNS = 3;
-const MB = 200;
+/** --quick: 50 MB each instead of 200 (bench/all.ts --quick). */
+const MB = process.argv.includes("--quick") ? 50 : 200;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const round = (n: number): number => Math.round(n * 10) / 10;
 

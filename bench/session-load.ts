@@ -28,7 +28,9 @@ export function storedSession(stateDir: string, project: string, turns: number):
         const answer = `Done: the heading of notes-${i % 20}.md now says it was edited. ${"More words of the answer. ".repeat(10)}`;
         appendMessage(db, sessionId, "user", { text: question }, turnId);
         appendMessage(db, sessionId, "assistant", { text: "", reasoning: thought, toolCalls: [{ id: `call_${i}`, name: "edit", arguments: JSON.stringify(args) }] }, turnId);
-        appendMessage(db, sessionId, "tool", { callId: `call_${i}`, name: "edit", output, isError: false, args, diffs: [{ path, oldText: before, newText: after }] }, turnId);
+        // As the engine keeps a result: with its diff, and the title, kind and file it was shown with.
+        const shown = { title: `Edit notes-${i % 20}.md`, kind: "edit", paths: [path] };
+        appendMessage(db, sessionId, "tool", { callId: `call_${i}`, name: "edit", output, isError: false, args, diffs: [{ path, oldText: before, newText: after }], ...shown }, turnId);
         appendMessage(db, sessionId, "assistant", { text: answer, reasoning: "", toolCalls: [] }, turnId);
         textBytes += question.length + thought.length + output.length + answer.length + before.length + after.length + JSON.stringify(args).length;
       }
@@ -39,7 +41,8 @@ export function storedSession(stateDir: string, project: string, turns: number):
   return { sessionId, textBytes };
 }
 
-export type LoadTiming = { firstUpdateMs: number; lastUpdateMs: number; answerMs: number; updates: number; peakRssMb: number };
+/** `cpuMs`: the CPU the process spent from the request to its answer (user and system), which a loaded machine moves less than the wall clock. */
+export type LoadTiming = { firstUpdateMs: number; lastUpdateMs: number; answerMs: number; updates: number; peakRssMb: number; cpuMs: number };
 
 /** One `serve --stdio`: initialize, then session/load of the session; the process ends after. */
 export async function measureLoad(cmd: string[], env: Record<string, string>, cwd: string, sessionId: string): Promise<LoadTiming> {
@@ -77,18 +80,85 @@ export async function measureLoad(cmd: string[], env: Record<string, string>, cw
   };
   send({ id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
   await until(1);
+  const cpuBefore = cpuTime(proc.pid);
   const started = performance.now();
   send({ id: 2, method: "session/load", params: { sessionId, cwd, mcpServers: [] } });
   await until(2);
   const answerMs = performance.now() - started;
+  const cpuMs = cpuTime(proc.pid) - cpuBefore;
   const peakRssMb = peakRss(proc.pid);
   proc.stdin.end();
   await proc.exited;
-  return { firstUpdateMs: firstUpdate - started, lastUpdateMs: lastUpdate - started, answerMs, updates, peakRssMb };
+  return { firstUpdateMs: firstUpdate - started, lastUpdateMs: lastUpdate - started, answerMs, updates, peakRssMb, cpuMs };
+}
+
+/** The CPU a process has used so far (user and system, /proc/PID/stat's utime and stime), in ms. */
+function cpuTime(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / 100;
 }
 
 /** A process's peak resident set (VmHWM), in MB. */
 function peakRss(pid: number): number {
   const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
   return kb ? Number(kb) / 1024 : NaN;
+}
+
+/**
+ * `bun bench/session-load.ts`: the load figures alone (acp-stdio.ts's last lines) and a 6,000-turn
+ * load's, against the compiled binary ($LEMBAS_BIN, else built here), or `--source` against
+ * `bun src/index.ts`.
+ */
+if (import.meta.main) {
+  const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "lembas-bench-load-"));
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  const round = (n: number) => Math.round(n * 100) / 100;
+  try {
+    const project = join(dir, "project");
+    mkdirSync(join(dir, "config"), { recursive: true });
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(dir, "config", "config.yaml"), "model: test/test-model\nconnections:\n  test:\n    base_url: http://127.0.0.1:9\n");
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LEMBAS_CONFIG_DIR: join(dir, "config"), LEMBAS_STATE_DIR: join(dir, "state"), LEMBAS_STDIO_OWN_ENGINE: "1" };
+    const cmd = process.argv.includes("--source")
+      ? [process.execPath, join(import.meta.dir, "../src/index.ts"), "serve", "--stdio"]
+      : [process.env.LEMBAS_BIN ?? (await (await import("../build.ts")).build(join(dir, "lembas"))), "serve", "--stdio"];
+    const short = storedSession(join(dir, "state"), project, 200);
+    const long = storedSession(join(dir, "state"), project, 2000);
+    await measureLoad(cmd, env, project, short.sessionId);
+    const loads: LoadTiming[] = [];
+    const longLoads: LoadTiming[] = [];
+    for (let i = 0; i < 7; i++) loads.push(await measureLoad(cmd, env, project, short.sessionId));
+    for (let i = 0; i < 3; i++) longLoads.push(await measureLoad(cmd, env, project, long.sessionId));
+    // Three times longer again: the RSS stays where the 2,000 turns' was (what is collected, not what is kept).
+    const longest = storedSession(join(dir, "state"), project, 6000);
+    const longestLoad = await measureLoad(cmd, env, project, longest.sessionId);
+    const loadRss = median(loads.map((t) => t.peakRssMb));
+    const longRss = median(longLoads.map((t) => t.peakRssMb));
+    const mb = (bytes: number) => round(bytes / (1024 * 1024));
+    console.log(
+      JSON.stringify({
+        bench: "session-load",
+        load_updates: loads[0]?.updates,
+        load_first_update_ms: round(median(loads.map((t) => t.firstUpdateMs))),
+        load_last_update_ms: round(median(loads.map((t) => t.lastUpdateMs))),
+        load_answer_ms: round(median(loads.map((t) => t.answerMs))),
+        load_cpu_ms: round(median(loads.map((t) => t.cpuMs))),
+        load_peak_rss_mb: round(loadRss),
+        load_text_mb: mb(short.textBytes),
+        long_load_last_update_ms: round(median(longLoads.map((t) => t.lastUpdateMs))),
+        long_load_cpu_ms: round(median(longLoads.map((t) => t.cpuMs))),
+        long_load_peak_rss_mb: round(longRss),
+        long_load_text_mb: mb(long.textBytes),
+        load_rss_growth_mb: round(longRss - loadRss),
+        longest_load_last_update_ms: round(longestLoad.lastUpdateMs),
+        longest_load_peak_rss_mb: round(longestLoad.peakRssMb),
+        longest_load_text_mb: mb(longest.textBytes),
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

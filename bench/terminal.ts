@@ -1,12 +1,14 @@
-// A remote terminal's throughput: `head -c 200M /dev/urandom | base64` through the PTY, the
+// A remote terminal's throughput: `head -c 200M /dev/urandom | base64` (50M with --quick) through the PTY, the
 // service and the link to the simulated instance, beside the same command through a bare PTY in
 // the same run, with the service's peak memory. One JSON line; goal: ≥ 0.85 of the bare PTY.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPty } from "../src/terminal/pty.ts";
 import { startDevice } from "../test/support/device.ts";
+import { LIMITS } from "./goals.ts";
 
-const MB = 200;
+/** --quick: a 50 MB flood instead of 200 (bench/all.ts --quick). */
+const MB = process.argv.includes("--quick") ? 50 : 200;
 const RUNS = 3;
 const COMMAND = `head -c ${MB}000000 /dev/urandom | base64`;
 /** What base64 writes for MB megabytes (76-column lines, \r\n on a tty). */
@@ -73,7 +75,7 @@ try {
       link_MBps: round(linkRate),
       bare_pty_MBps: round(bareRate),
       ratio: Math.round((linkRate / bareRate) * 100) / 100,
-      goal: 0.85,
+      goal: LIMITS.terminal.ratio,
       service_peak_rss_MB: Math.round(peak / 1e6),
     }),
   );

@@ -14,6 +14,7 @@ import { runCommand } from "../src/tools/bash.ts";
 import { ProjectFiles } from "../src/engine/project-files.ts";
 import { FollowedProjects } from "../src/engine/followed-projects.ts";
 import { TurnUndo } from "../src/engine/undo.ts";
+import { LIMITS } from "./goals.ts";
 
 const FILES = 10_000;
 const ROUNDS = 61;
@@ -107,4 +108,4 @@ async function measure(withGit: boolean) {
 
 const git = await measure(true);
 const noGit = await measure(false);
-console.log(JSON.stringify({ bench: "undo", files: FILES, rounds: ROUNDS, git, noGit }));
+console.log(JSON.stringify({ bench: "undo", files: FILES, rounds: ROUNDS, git, noGit, goals: LIMITS.undo }));

@@ -5,8 +5,18 @@ import type { acp } from "../rpc/agent.ts";
 import { waitMs } from "../timing.ts";
 import { diskAccess, type FileAccess, type HeldText } from "../tools/file-access.ts";
 
-/** What an editor offers of its files (initialize's clientCapabilities.fs). */
-export type EditorFs = { read: boolean; write: boolean };
+/**
+ * What an editor offers of its files (initialize's clientCapabilities.fs), and whether it answers:
+ * one connection's, shared by its sessions.
+ */
+export type EditorFs = { read: boolean; write: boolean; patience: Patience };
+
+/**
+ * An editor that let a request go unanswered past the time limit is not waited on again on this
+ * connection (each read would cost the limit anew): `silent` holds that request until the editor
+ * answers it, with its text or an error (the cancel it was sent asks for one).
+ */
+type Patience = { silent: Promise<unknown> | null };
 
 const Capabilities = z.looseObject({
   fs: z.looseObject({ readTextFile: z.boolean().nullish(), writeTextFile: z.boolean().nullish() }).nullish(),
@@ -16,7 +26,7 @@ const Capabilities = z.looseObject({
 export function editorFs(clientCapabilities: unknown): EditorFs {
   const parsed = Capabilities.safeParse(clientCapabilities);
   const fs = parsed.success ? parsed.data.fs : null;
-  return { read: fs?.readTextFile === true, write: fs?.writeTextFile === true };
+  return { read: fs?.readTextFile === true, write: fs?.writeTextFile === true, patience: { silent: null } };
 }
 
 /** How long the editor may take to answer one request (LEMBAS_TEST_EDITOR_FILES_MS in the tests). */
@@ -45,18 +55,36 @@ export function lendEditorFiles(session: Session, cx: acp.AgentContext, fs: Edit
 /** The editor's files as a FileAccess; what it does not offer stays the disk's. */
 export function editorFiles(cx: acp.AgentContext, sessionId: string, fs: EditorFs, answerMs = waitMs("EDITOR_FILES_MS", DEFAULT_ANSWER_MS)): FileAccess {
   const seconds = `${Math.round(answerMs / 100) / 10} s`;
+  const { patience } = fs;
   const ask = async (method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<{ answer: unknown } | { why: string }> => {
+    if (patience.silent) return { why: `the editor did not answer within ${seconds} a request made earlier, and is not asked again until it answers` };
+    if (signal.aborted) return { why: "the turn was cancelled while the editor was asked" };
     const late = AbortSignal.timeout(answerMs);
-    try {
-      const options = { cancellationSignal: AbortSignal.any([signal, late]), stopWaitingOnCancel: true };
-      return { answer: await cx.request(method, { sessionId, ...params }, options) };
-    } catch (error) {
+    // Cancelled (the turn, or the time limit), the request is still awaited: the editor's answer to it, whenever it comes, says it answers again.
+    const request = cx.request(method, { sessionId, ...params }, { cancellationSignal: AbortSignal.any([signal, late]) });
+    const settled = request.then(
+      (answer) => ({ answer }),
+      (error: unknown) => ({ error }),
+    );
+    const over = new Promise<null>((resolve) => {
+      const stop = () => resolve(null);
+      signal.addEventListener("abort", stop, { once: true });
+      late.addEventListener("abort", stop, { once: true });
+    });
+    const outcome = await Promise.race([settled, over]);
+    if (outcome === null) {
       if (signal.aborted) return { why: "the turn was cancelled while the editor was asked" };
-      if (late.aborted) return { why: `the editor did not answer within ${seconds}` };
-      return { why: `the editor answered with an error (${editorError(error)})` };
+      patience.silent = settled;
+      void settled.then(() => {
+        if (patience.silent === settled) patience.silent = null;
+      });
+      return { why: `the editor did not answer within ${seconds}` };
     }
+    if ("answer" in outcome) return { answer: outcome.answer };
+    return { why: `the editor answered with an error (${editorError(outcome.error)})` };
   };
   return {
+    writesHeld: fs.write,
     readText: !fs.read
       ? diskAccess.readText
       : async (path, signal): Promise<HeldText> => {
@@ -74,7 +102,7 @@ export function editorFiles(cx: acp.AgentContext, sessionId: string, fs: EditorF
       : async (path, text, signal) => {
           const got = await ask("fs/write_text_file", { path, content: text }, signal);
           if ("why" in got) {
-            const late = got.why.startsWith("the editor did not answer") ? ": the change may reach it later, so read the file again before changing it" : "";
+            const late = got.why === `the editor did not answer within ${seconds}` ? ": the change may reach it later, so read the file again before changing it" : "";
             throw new Error(`not written, as ${got.why}${late}`);
           }
           return { onDisk: false };

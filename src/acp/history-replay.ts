@@ -1,37 +1,53 @@
 import { pathToFileURL } from "node:url";
 import type { EngineEvent } from "../bus/index.ts";
-import { parseStored, type StoredMessage } from "../engine/records.ts";
+import type { StoredMessage, ToolResultRecord } from "../engine/records.ts";
+import { storedTokens } from "../engine/tokens.ts";
 import type { Session } from "../engine/session.ts";
 import type { Db } from "../store/db.ts";
 import { messagePage } from "../store/messages.ts";
 import { toolByName } from "../tools/index.ts";
+import type { Tool } from "../tools/tool.ts";
 import { todoTool } from "../tools/todo.ts";
 import { storedDenial } from "../transcript/denials.ts";
 import { storedToolTitle } from "../transcript/tool-titles.ts";
+import { replayRow } from "./replay-rows.ts";
 import { sessionUpdates, type Update } from "./updates.ts";
 
 /** Stored messages read at a time: a history of any length is replayed in bounded memory. */
 const PAGE = 200;
+
+/** A task call's helpers as its result keeps them: the feed holds them for the call's end, as it did live. */
+type Helpers = { helpersOf: string; helpers: NonNullable<ToolResultRecord["helpers"]> };
+
+type Played = EngineEvent | Update | Helpers;
 
 /**
  * session/load's replay: the session's stored conversation sent as the session/updates the live
  * stream sent, oldest first. The messages are read from the store a page at a time and each is
  * turned back into the engine events it came from, which go through the live mapping (updates.ts,
  * tool-calls.ts); only the person's own messages, which the editor showed itself, are said here
- * (user_message_chunk). Each page's updates are written before the next page is read.
+ * (user_message_chunk). Each page's updates are written before the next page is read. Returns the
+ * estimated tokens of what the model is sent of it now (after the summary, if it was compacted).
  */
-export async function replayHistory(db: Db, session: Session, send: (update: Update) => Promise<void>): Promise<void> {
+export async function replayHistory(db: Db, session: Session, send: (update: Update) => Promise<void>, summarySeq: number | null = null): Promise<number> {
   let written: Promise<void>[] = [];
   const updates = sessionUpdates(session, (update) => written.push(send(update)));
   const events = new StoredEvents({ root: session.root, cwd: session.cwd });
-  const play = (event: EngineEvent | Update) => ("sessionUpdate" in event ? written.push(send(event)) : updates.event(event));
+  const play = (event: Played) => {
+    if ("sessionUpdate" in event) written.push(send(event));
+    else if ("helpersOf" in event) updates.tools.helpersOf(event.helpersOf, event.helpers);
+    else updates.event(event);
+  };
+  let tokens = 0;
   try {
     for (let after = 0; ; ) {
       const rows = messagePage(db, session.id, after, PAGE);
       for (const row of rows) {
         after = row.seq;
-        const message = parseStored(row);
-        if (message) for (const event of events.of(message)) play(event);
+        const message = replayRow(row);
+        if (!message) continue;
+        if (message.seq > (summarySeq ?? 0)) tokens += storedTokens(message);
+        for (const event of events.of(message)) play(event);
       }
       if (rows.length < PAGE) break;
       await Promise.all(written);
@@ -39,6 +55,7 @@ export async function replayHistory(db: Db, session: Session, send: (update: Upd
     }
     for (const event of events.end()) play(event);
     await Promise.all(written);
+    return tokens;
   } finally {
     updates.tools.close();
   }
@@ -58,7 +75,7 @@ class StoredEvents {
 
   constructor(private readonly where: { root: string; cwd: string }) {}
 
-  of(message: StoredMessage): (EngineEvent | Update)[] {
+  of(message: StoredMessage): Played[] {
     if (message.role === "user") return this.user(message);
     if (message.role === "assistant") return this.assistant(message);
     return this.tool(message.body);
@@ -95,20 +112,34 @@ class StoredEvents {
     return out;
   }
 
-  private tool(body: Extract<StoredMessage, { role: "tool" }>["body"]): EngineEvent[] {
+  private tool(body: Extract<StoredMessage, { role: "tool" }>["body"]): (EngineEvent | Helpers)[] {
     const args = body.args ?? this.calls.get(body.callId) ?? {};
     const tool = toolByName(body.name);
-    // The arguments read once, for the title and the locations alike.
-    const input = tool?.schema.safeParse(args);
-    const title = (input?.success && this.titled(() => tool?.title(input.data, this.where))) || storedToolTitle(body.name, args, this.where);
-    const kind = tool?.kind ?? "other";
+    // A result keeps the title it was shown with (an MCP tool's names its server): only an older one's is made again.
+    const { title, locations } = body.title !== undefined ? { title: body.title, locations: (body.paths ?? []).map((path) => ({ path })) } : this.shownAgain(tool, body.name, args);
+    const kind = body.kind ?? tool?.kind ?? "other";
     const denial = storedDenial(body);
     if (denial) return [{ type: "tool_denied", callId: body.callId, name: body.name, title, kind, reason: denial.reason, ...(denial.feedback ? { feedback: denial.feedback } : {}) }];
-    const out: EngineEvent[] = [{ type: "tool_start", callId: body.callId, name: body.name, args, title, kind, locations: input?.success ? this.locations(() => tool?.paths?.(input.data, this.where)) : [] }];
+    const out: (EngineEvent | Helpers)[] = [{ type: "tool_start", callId: body.callId, name: body.name, args, title, kind, locations }];
     const todos = body.name === todoTool.name && !body.isError ? todoTool.schema.safeParse(args).data?.todos : undefined;
     if (todos) out.push({ type: "todos", todos });
+    if (body.helpers?.length) out.push({ helpersOf: body.callId, helpers: body.helpers });
     out.push({ type: "tool_end", callId: body.callId, name: body.name, output: body.output, isError: body.isError, ...(body.diffs ? { diffs: body.diffs } : {}) });
     return out;
+  }
+
+  /** The title and locations of a call stored without them, as its tool gives them (the arguments read once for both). */
+  private shownAgain(tool: Tool | undefined, name: string, args: unknown): { title: string; locations: { path: string }[] } {
+    if (!tool) {
+      const mcp = /^mcp__(.+?)__(.+)$/.exec(name);
+      return { title: mcp ? `${mcp[1]}: ${mcp[2]}` : storedToolTitle(name, args, this.where), locations: [] };
+    }
+    const input = tool.schema.safeParse(args);
+    if (!input.success) return { title: storedToolTitle(name, args, this.where), locations: [] };
+    return {
+      title: this.titled(() => tool.title(input.data, this.where)) ?? storedToolTitle(name, args, this.where),
+      locations: this.locations(() => tool.paths?.(input.data, this.where)),
+    };
   }
 
   /** A call's title as its tool gives it, or null when the tool cannot say it. */

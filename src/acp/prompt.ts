@@ -6,6 +6,7 @@ import { availableCommands, type CommandSet, loadCommands } from "../project/com
 import { acp } from "../rpc/agent.ts";
 import { type AgentHost, invalid } from "./host.ts";
 import { rootsOf } from "./places.ts";
+import { countTurnUsage, type TurnUsage } from "./turn-usage.ts";
 
 /** available_commands_update: the session's command set, after the answer that made the session. */
 export function commandsUpdate(session: Session, cx: acp.AgentContext, host: AgentHost): void {
@@ -44,17 +45,23 @@ export function promptPlace(host: AgentHost, session: Session): PromptPlace {
 /** Runs one session/prompt through the one way into a session; a block it cannot read is -32602. */
 export async function runPrompt(session: Session, blocks: Block[], turnId: string, host: AgentHost, cx: acp.AgentContext) {
   let entered: Entered;
+  let tokens: TurnUsage | null = null;
+  // An editor is told the turn's tokens in the answer (the schema's unstable `usage`); the link's answer stays as the spec shows it.
+  const usage = host.transport === "stdio" ? countTurnUsage(session, turnId) : null;
   try {
     entered = await enterPrompt(session, blocks, turnId, promptPlace(host, session));
   } catch (error) {
     if (error instanceof BlockError) throw invalid(error.message);
     throw error;
+  } finally {
+    tokens = usage?.stop() ?? null;
   }
   if (!entered.known && commandsChanged(entered)) {
     sendCommands(session.id, cx, entered.after);
     for (const notice of entered.after.notices.filter((n) => !entered.before.notices.includes(n))) session.notice(notice);
   }
-  return promptResult(entered.answer, host);
+  const result = promptResult(entered.answer, host);
+  return tokens && !entered.known ? { ...result, usage: tokens } : result;
 }
 
 function promptResult(answer: TurnAnswer, host: AgentHost) {

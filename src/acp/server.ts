@@ -58,7 +58,7 @@ const PromptMeta = z.looseObject({ lembas: z.looseObject({ turnId: z.unknown().o
 export function serveAcp(stream: Stream, host: AgentHost) {
   if (host.transport === "link" && !host.link) throw new Error("a link connection is served with the link's methods (src/acp/link.ts)");
   let client: ClientInfo = { lembas: false, protocol: 0 };
-  let fs: EditorFs = { read: false, write: false };
+  let fs: EditorFs = editorFs(null);
   const owner = {};
   const attached = new Map<string, { session: Session; detach: () => void }>();
 

@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { editorServers } from "../mcp/from-editor.ts";
 import type { acp } from "../rpc/agent.ts";
+import { getSession } from "../store/sessions.ts";
 import { replayHistory } from "./history-replay.ts";
+import { loadedStatus } from "./loaded-status.ts";
+import type { Update } from "./updates.ts";
 import { invalid } from "./host.ts";
 import { commandsUpdate } from "./prompt.ts";
 import { liveAnswer, type SessionsHere } from "./sessions-here.ts";
@@ -12,7 +15,8 @@ const LoadParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string()
 /**
  * session/load: the session opened as session/resume opens it (one held by another process,
  * deleted or unknown here is refused with a sentence), its history replayed as session/updates in
- * order, then the answer, after which it is live: its events and approvals reach this editor.
+ * order, then its title and its context's fill (loaded-status.ts), then the answer, after which it
+ * is live: its events and approvals reach this editor.
  */
 export async function loadSession(here: SessionsHere, params: unknown, cx: acp.AgentContext) {
   const { host } = here;
@@ -24,8 +28,11 @@ export async function loadSession(here: SessionsHere, params: unknown, cx: acp.A
   if (!servers.ok) throw invalid(servers.error);
   const already = here.attached(sessionId);
   const session = already ?? here.open(sessionId, servers.specs);
+  const send = (update: Update) => cx.notify("session/update", { sessionId, update } as acp.SessionNotification);
   try {
-    await replayHistory(host.db, session, (update) => cx.notify("session/update", { sessionId, update } as acp.SessionNotification));
+    const row = getSession(host.db, sessionId);
+    const tokens = await replayHistory(host.db, session, send, row?.summarySeq ?? null);
+    if (row) await Promise.all((await loadedStatus(host, session, row, tokens)).map(send));
   } catch (error) {
     // The editor went away mid-replay (or the store failed): a session opened for it is not kept open.
     if (!already) await host.engine.release(sessionId);

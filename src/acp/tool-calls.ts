@@ -14,7 +14,7 @@ const MAX_LIVE_OUTPUT = 32 * 1024;
 type Diff = { path: string; oldText: string | null; newText: string };
 
 /** A helper's call (the task tool's), as its parent's content lists it, with the diffs of what it changed. */
-type HelperCall = { title: string; status: string; diffs: Diff[] };
+type HelperCall = { title: string; status: string; diffs?: Diff[] };
 
 type Call = { started: boolean; output: string; cut: number; timer: ReturnType<typeof setTimeout> | null; helpers?: Map<string, HelperCall> };
 
@@ -102,10 +102,16 @@ export class ToolCallFeed {
     const call = this.calls.get(event.parentCallId);
     if (!call) return;
     call.helpers ??= new Map();
-    call.helpers.set(event.callId, { title: event.title, status: event.status, diffs: event.diffs ?? [] });
+    call.helpers.set(event.callId, { title: event.title, status: event.status, ...(event.diffs ? { diffs: event.diffs } : {}) });
     const text = [...call.helpers.values()].map((h) => `${HELPER_MARK[h.status] ?? "○"} ${h.title}`).join("\n");
     const content = [{ type: "content", content: { type: "text", text } }, ...helperDiffs(call)];
     this.send({ sessionUpdate: "tool_call_update", toolCallId: event.parentCallId, content });
+  }
+
+  /** A replayed task call's helpers, as its result keeps them: its end shows their diffs after its answer, as it did live. */
+  helpersOf(callId: string, helpers: readonly HelperCall[]): void {
+    const call = this.calls.get(callId);
+    if (call) call.helpers = new Map(helpers.map((h, i) => [String(i), h]));
   }
 
   private end(event: Extract<EngineEvent, { type: "tool_end" }>): void {
@@ -161,7 +167,7 @@ export class ToolCallFeed {
 
 /** The diffs of what a task call's helper changed so far, as ACP diff contents, in the order made. */
 function helperDiffs(call: Call | undefined): Record<string, unknown>[] {
-  return [...(call?.helpers?.values() ?? [])].flatMap((h) => h.diffs.map(diffContent));
+  return [...(call?.helpers?.values() ?? [])].flatMap((h) => (h.diffs ?? []).map(diffContent));
 }
 
 function diffContent(d: Diff): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import type { EngineEvent } from "../bus/index.ts";
 import type { Session } from "../engine/session.ts";
+import { editorNotices } from "./editor-notices.ts";
 import { editorShow } from "./editor-show.ts";
 import { isToolEvent, ToolCallFeed, type Update } from "./tool-calls.ts";
 
@@ -32,17 +33,20 @@ export function toUpdates(event: EngineEvent, session: Session): Update[] {
 
 /**
  * One attached session's updates: each event mapped and sent, tool calls through their feed; to
- * an editor (`editor`: on stdio) also the title and the usage (src/acp/editor-show.ts).
+ * an editor (`editor`: on stdio) also the title and the usage (src/acp/editor-show.ts), and the
+ * session's notices as cards (src/acp/editor-notices.ts).
  */
 export function sessionUpdates(session: Session, send: (update: Update) => void, options: { editor?: boolean } = {}) {
   const tools = new ToolCallFeed(send);
   const shown = options.editor ? editorShow() : null;
+  const notices = options.editor ? editorNotices() : null;
   return {
     tools,
     event(event: EngineEvent): void {
       if (isToolEvent(event)) tools.event(event);
       for (const update of toUpdates(event, session)) send(update);
       for (const update of shown?.(event) ?? []) send(update);
+      for (const update of notices?.(event) ?? []) send(update);
     },
   };
 }

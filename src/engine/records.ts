@@ -36,6 +36,8 @@ export const AssistantRecord = z.object({
 });
 export type AssistantRecord = z.infer<typeof AssistantRecord>;
 
+const FileDiffRecord = z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() });
+
 export const ToolResultRecord = z.object({
   callId: z.string(),
   name: z.string(),
@@ -44,7 +46,14 @@ export const ToolResultRecord = z.object({
   args: z.unknown().optional(),
   images: z.array(z.object({ mimeType: z.string(), data: z.string(), path: z.string() })).optional(),
   /** The diffs a client was shown when the call ended (kept-diffs.ts): an editor's session/load shows them again. */
-  diffs: z.array(z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() })).optional(),
+  diffs: z.array(FileDiffRecord).optional(),
+  /** The call's title and kind as clients were shown them live ("notes: search …" for an MCP tool): session/load shows them again. */
+  title: z.string().optional(),
+  kind: z.string().optional(),
+  /** The files the call touched (a client's locations), when it named any. */
+  paths: z.array(z.string()).optional(),
+  /** A helper's calls (the task tool's), as their ends were shown live, with the diffs of what they changed. */
+  helpers: z.array(z.object({ title: z.string(), status: z.string(), diffs: z.array(FileDiffRecord).optional() })).optional(),
 });
 export type ToolResultRecord = z.infer<typeof ToolResultRecord>;
 

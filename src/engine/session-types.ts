@@ -55,6 +55,8 @@ export type ActionRun = () => Promise<Record<string, unknown>> | Record<string, 
 /** A turn admitted, as its caller's ticket: run it once as a prompt or an action, or abandon it. */
 export type TurnTicket = {
   readonly turnId: string;
+  /** Aborted when the session is cancelled while the turn is prepared: what preparing it waits on stops (the turn then answers cancelled). */
+  readonly signal: AbortSignal;
   prompt(input: Omit<PromptInput, "turnId">): Promise<TurnAnswer>;
   action(run: ActionRun, command?: string): Promise<TurnAnswer>;
   /** The turn could not be prepared (a block refused): it is forgotten, and a re-send meanwhile gets this error. */

@@ -26,6 +26,7 @@ import { runSteps, type StepParts } from "./step-loop.ts";
 import type { StopReason } from "./turn.ts";
 import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.ts";
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
+import { type Restored, restoreTurnThrough } from "./undo-restore.ts";
 import { leaveCode, pointOf, type RewindWhat, rewindCode, type Rewound } from "./rewind.ts";
 
 export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
@@ -60,6 +61,8 @@ export class Session {
   /** Made at the session's first step (its git status set going as it is created) and sent unchanged after; modes go in the conversation. */
   readonly systemPrompt = new SessionPrompt(() => ({ root: this.root, cwd: this.cwd, configDir: this.deps.paths.configDir, settings: () => this.deps.personal?.() ?? this.deps.config, notice: (m) => this.notice(m) }));
   private readonly turns: TurnQueue;
+  /** The turns admitted and being prepared, not yet run: a cancel stops their preparation. */
+  private readonly preparing = new Map<string, AbortController>();
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
 
@@ -199,12 +202,17 @@ export class Session {
     const admitted = await this.turns.admit(turnId);
     if ("known" in admitted) return admitted;
     const { ticket } = admitted;
+    // Cancelled while it is prepared (an editor's buffer read for an @mention), the turn answers cancelled without running.
+    const preparation = new AbortController();
+    this.preparing.set(turnId, preparation);
+    const prepared = () => this.preparing.delete(turnId);
     return {
       ticket: {
         turnId,
-        prompt: (input) => ticket.run(() => this.runTurn(turnId, { ...input, turnId })),
-        action: (work, command) => ticket.run(() => this.runAction(turnId, work, command)),
-        abandon: (error) => ticket.abandon(error),
+        signal: preparation.signal,
+        prompt: (input) => (prepared(), ticket.run(() => this.runTurn(turnId, { ...input, turnId }))),
+        action: (work, command) => (prepared(), ticket.run(() => this.runAction(turnId, work, command))),
+        abandon: (error) => (prepared(), ticket.abandon(error)),
       },
     };
   }
@@ -256,6 +264,7 @@ export class Session {
 
   /** Stops the running turn (the stream and its tools at once; what was said is kept), or a /compact. */
   cancel(): void {
+    for (const [turnId, preparation] of this.preparing) if (this.turns.drop(turnId)) preparation.abort();
     this.running?.abort.abort();
     this.compactCommand.cancel();
   }
@@ -346,17 +355,25 @@ export class Session {
     return this.undoNow();
   }
 
-  /** Undoes the last turn now (from within the turn queue: /undo). */
-  undoNow(): Undone | null {
+  /**
+   * Undoes the last turn now (from within the turn queue: /undo); with the session's file access
+   * (`through`: an editor's), the files are put back through it, as the tools wrote them.
+   */
+  undoNow(): Undone | null;
+  undoNow(through: FileAccess): Promise<Undone | null>;
+  undoNow(through?: FileAccess): Undone | null | Promise<Undone | null> {
     // Read afresh: what undo deletes must be what the store holds.
     this.history = null;
-    const messages = this.messages();
-    const lastUser = messages.findLast((m) => m.role === "user" && !m.body.steer);
-    if (!lastUser || lastUser.role !== "user") return null;
-    const turnId = lastUser.turnId;
-    const restored = turnId ? restoreTurn(this.deps.db, this.id, turnId, this.root, this.deps.paths.stateDir) : { files: [], skipped: [] };
-    this.cutFrom(lastUser.seq);
-    return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
+    const lastUser = this.messages().findLast((m) => m.role === "user" && !m.body.steer);
+    if (!lastUser || lastUser.role !== "user") return through ? Promise.resolve(null) : null;
+    const { turnId, seq } = lastUser;
+    const undone = (restored: Restored): Undone => {
+      this.cutFrom(seq);
+      return { prompt: lastUser.body.display ?? lastUser.body.text, ...restored };
+    };
+    const place = [this.deps.db, this.id, turnId ?? "", this.root, this.deps.paths.stateDir] as const;
+    if (through) return turnId ? restoreTurnThrough(through, ...place).then(undone) : Promise.resolve(undone({ files: [], skipped: [] }));
+    return undone(turnId ? restoreTurn(...place) : { files: [], skipped: [] });
   }
 
   /**

@@ -15,6 +15,7 @@ import { afterTool, beforeTool } from "./tool-hooks.ts";
 import { notify } from "./notify-hooks.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
 import { keptDiffs } from "./kept-diffs.ts";
+import { followHelperCalls } from "./helper-calls.ts";
 
 export type RunToolDeps = {
   sessionId: string;
@@ -107,7 +108,8 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
 
 /** Runs a judged call: refused, asked about, or executed, with its bus events. */
 export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps): Promise<ToolResultRecord> {
-  const fail = (output: string, args?: unknown): ToolResultRecord => ({ callId: modelJudged.call.id, name: modelJudged.call.name, output, isError: true, args });
+  const shown = { title: modelJudged.title, kind: modelJudged.tool.kind };
+  const fail = (output: string, args?: unknown): ToolResultRecord => ({ callId: modelJudged.call.id, name: modelJudged.call.name, output, isError: true, args, ...shown });
   let judged = modelJudged;
   if (deps.hooks?.has("PreToolUse")) {
     const before = await beforeTool(modelJudged, deps.hooks, deps.signal, (call) => judgeToolCall(call, deps));
@@ -175,7 +177,9 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
 
   const locations = paths.map((p) => ({ path: p }));
   deps.bus.emit({ type: "tool_start", callId: call.id, name: tool.name, args, title, kind: tool.kind, locations });
+  const helpers = followHelperCalls(deps.bus, call.id);
   const result = await execute(tool, args, ctx);
+  const helperCalls = helpers.take();
   deps.afterExecute?.();
   const corrected = args !== input ? `(The person corrected the command to: ${(args as { command: string }).command})\n` : "";
   let record: ToolResultRecord = {
@@ -187,6 +191,10 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     args,
     ...(result.images && result.images.length > 0 ? { images: result.images } : {}),
     ...(result.diffs && result.diffs.length > 0 ? { diffs: keptDiffs(result.diffs) } : {}),
+    title,
+    kind: tool.kind,
+    ...(paths.length > 0 ? { paths } : {}),
+    ...(helperCalls.length > 0 ? { helpers: helperCalls } : {}),
   };
   if (deps.hooks?.has("PostToolUse")) {
     const after = await afterTool(judged, args, record, result.meta, deps.hooks, deps.signal);

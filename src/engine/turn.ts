@@ -74,14 +74,15 @@ export async function callModel(input: {
     const batch = textCalls ? textCalls.push(read) : read;
     for (const event of batch) {
     switch (event.type) {
+      // The model's event is the bus's as it is (the same two fields), unless the bound cut it.
       case "text": {
         const kept = text.add(event.delta);
-        if (kept) bus.emit({ type: "text", delta: kept });
+        if (kept) bus.emit(kept === event.delta ? event : { type: "text", delta: kept });
         break;
       }
       case "reasoning": {
         const kept = reasoning.add(event.delta);
-        if (kept) bus.emit({ type: "reasoning", delta: kept });
+        if (kept) bus.emit(kept === event.delta ? event : { type: "reasoning", delta: kept });
         break;
       }
       case "tool_call_delta":

@@ -6,7 +6,8 @@ import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { jobsNotRestored } from "./undo-jobs.ts";
 import { TRASH_MAX_BYTES, UndoTrash } from "./undo-trash.ts";
-import { forgetPreImages, lstatOrNull, preImagesOf, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
+import { forgetPreImages, lstatOrNull, preImagesOf, type Stamp, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
+import type { FileAccess } from "../tools/file-access.ts";
 
 /** A file undo did not touch, and why. */
 export type Skipped = { path: string; why: string };
@@ -28,46 +29,101 @@ export const WHOLE_TURN = "(the whole turn)";
  * left them, and said why); every file this pass leaves is added to it, for the passes that follow.
  */
 export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string, stateDir: string, leave = new Set<string>()): Restored {
-  const files: string[] = [];
-  const skipped: Skipped[] = [];
-  const trash = new UndoTrash(stateDir, sessionId, root);
-  const realRoot = realOr(root);
-  for (const image of preImagesOf(db, sessionId, turnId)) {
-    if (leave.has(image.path)) continue;
-    const shown = relative(root, image.path) || image.path;
+  const restoring = new TurnRestore(db, sessionId, turnId, root, stateDir, leave);
+  for (const image of restoring.images()) restoring.done(image, () => restoreFile(image, restoring.realRoot, restoring.trash));
+  return restoring.finish();
+}
+
+/**
+ * restoreTurn where the session's files are held by another (an editor that offers
+ * fs/write_text_file): a file's content from before the turn is written back through `access`, as
+ * the tools wrote it, and it is judged changed since the turn by the text the editor holds now
+ * (its unsaved buffer), not the disk's. A file the turn made is deleted from the disk, as before.
+ */
+export async function restoreTurnThrough(access: FileAccess, db: Db, sessionId: string, turnId: string, root: string, stateDir: string): Promise<Restored> {
+  const restoring = new TurnRestore(db, sessionId, turnId, root, stateDir, new Set());
+  for (const image of restoring.images()) {
+    const text = image.existed && image.content !== null ? utf8(image.content) : null;
+    if (text === null) {
+      restoring.done(image, () => restoreFile(image, restoring.realRoot, restoring.trash));
+      continue;
+    }
+    const signal = new AbortController().signal;
+    const held = await access.readText(image.path, signal);
+    const now = held && "text" in held ? textStamp(held.text) : stampOf(image.path);
+    const why = unrestorable(image, now, restoring.realRoot);
+    if (why !== null) {
+      restoring.done(image, () => why);
+      continue;
+    }
+    try {
+      await access.writeText(image.path, text, signal);
+      restoring.done(image, () => null);
+    } catch (error) {
+      restoring.done(image, () => `it could not be put back through your editor: ${errorMessage(error)}`);
+    }
+  }
+  return restoring.finish();
+}
+
+/** One turn's restore: its pre-images, what was put back and what was left and why, then its trash. */
+class TurnRestore {
+  readonly files: string[] = [];
+  readonly skipped: Skipped[] = [];
+  readonly trash: UndoTrash;
+  readonly realRoot: string;
+
+  constructor(
+    private readonly db: Db,
+    private readonly sessionId: string,
+    private readonly turnId: string,
+    private readonly root: string,
+    stateDir: string,
+    private readonly leave: Set<string>,
+  ) {
+    this.trash = new UndoTrash(stateDir, sessionId, root);
+    this.realRoot = realOr(root);
+  }
+
+  images(): StoredImage[] {
+    return preImagesOf(this.db, this.sessionId, this.turnId).filter((image) => !this.leave.has(image.path));
+  }
+
+  /** Restores one file with `restore` (null: done, else why it was left); a throw is said as why. */
+  done(image: StoredImage, restore: () => string | null): void {
+    const shown = relative(this.root, image.path) || image.path;
     let why: string | null;
     try {
-      why = restoreFile(image, realRoot, trash);
+      why = restore();
     } catch (error) {
       why = `it could not be restored: ${errorMessage(error)}`;
     }
     if (why) {
-      skipped.push({ path: shown, why });
-      leave.add(image.path);
-    } else files.push(shown);
+      this.skipped.push({ path: shown, why });
+      this.leave.add(image.path);
+    } else this.files.push(shown);
   }
-  skipped.push(...jobsNotRestored(db, sessionId, turnId));
-  const mark = turnMarkOf(db, sessionId, turnId);
-  if (mark) skipped.push({ path: WHOLE_TURN, why: mark });
-  forgetPreImages(db, sessionId, turnId);
-  const kept = trashSafely(trash, skipped);
-  if (trash.notKept > 0) {
-    const why = `${trash.notKept} file(s) past the trash's ${TRASH_MAX_BYTES / 1024 / 1024} MiB were not kept there: they were as the turn left them`;
-    skipped.push({ path: "(undo trash)", why });
+
+  finish(): Restored {
+    const { db, sessionId, turnId, skipped, trash } = this;
+    skipped.push(...jobsNotRestored(db, sessionId, turnId));
+    const mark = turnMarkOf(db, sessionId, turnId);
+    if (mark) skipped.push({ path: WHOLE_TURN, why: mark });
+    forgetPreImages(db, sessionId, turnId);
+    const kept = trashSafely(trash, skipped);
+    if (trash.notKept > 0) {
+      const why = `${trash.notKept} file(s) past the trash's ${TRASH_MAX_BYTES / 1024 / 1024} MiB were not kept there: they were as the turn left them`;
+      skipped.push({ path: "(undo trash)", why });
+    }
+    return { files: this.files, skipped, ...(kept ? { trash: kept } : {}) };
   }
-  return { files, skipped, ...(kept ? { trash: kept } : {}) };
 }
 
 /** Restores one file; null when done, else why it was left as it is. */
 function restoreFile(image: StoredImage, realRoot: string, trash: UndoTrash): string | null {
-  if (image.refused) return image.refused;
-  if (!image.stamp) return "what the turn left in it was not recorded (the turn did not end), so it is left as it is";
-  if (!sameStamp(stampOf(image.path), image.stamp)) return "it changed after the turn (by you or another program), so it is left as it is";
-  if (!insideReal(dirname(image.path), realRoot)) return "its directory now leads outside the project (a symlink), so it is left as it is";
+  const why = unrestorable(image, stampOf(image.path), realRoot);
+  if (why !== null) return why;
   const now = lstatOrNull(image.path);
-  if (now?.isDirectory()) return "it is a directory now, so it is left as it is";
-  // A pipe or a device would block the copy into the trash, or be written through.
-  if (now && !now.isFile() && !now.isSymbolicLink()) return "it is not a regular file now, so it is left as it is";
   if (!image.existed) {
     if (now) trash.take(image.path);
     return null;
@@ -85,6 +141,34 @@ function restoreFile(image: StoredImage, realRoot: string, trash: UndoTrash): st
     throw error;
   }
   return null;
+}
+
+/** Why a file may not be put back, with `now` its state now (the disk's, or its text where an editor holds it); null: it may. */
+function unrestorable(image: StoredImage, now: Stamp, realRoot: string): string | null {
+  if (image.refused) return image.refused;
+  if (!image.stamp) return "what the turn left in it was not recorded (the turn did not end), so it is left as it is";
+  if (!sameStamp(now, image.stamp)) return "it changed after the turn (by you or another program), so it is left as it is";
+  if (!insideReal(dirname(image.path), realRoot)) return "its directory now leads outside the project (a symlink), so it is left as it is";
+  const disk = lstatOrNull(image.path);
+  if (disk?.isDirectory()) return "it is a directory now, so it is left as it is";
+  // A pipe or a device would block the copy into the trash, or be written through.
+  if (disk && !disk.isFile() && !disk.isSymbolicLink()) return "it is not a regular file now, so it is left as it is";
+  return null;
+}
+
+/** The stamp of a text as a file would hold it (an editor's buffer): what the turn's stamp of a write through it was. */
+function textStamp(text: string): Stamp {
+  const bytes = Buffer.from(text);
+  return { existed: true, size: bytes.length, mtime: null, hash: new Bun.CryptoHasher("sha256").update(bytes).digest("hex") };
+}
+
+/** Bytes as text, or null when they are not UTF-8 (such a file is put back on the disk, byte for byte). */
+function utf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 /** The trash is bounded after the restore; a failure there loses nothing undo did, and is said. */

@@ -81,7 +81,7 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
     if (!input.ok) return ticket.action(() => ({ message: input.message }), "review");
     review = input.text;
   }
-  const input = await preparedInput(session, { blocks, typed, files, rules }, command, review, place, context);
+  const input = await preparedInput(session, { blocks, typed, files, rules }, command, review, place, ticket.signal, context);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
   const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
@@ -99,13 +99,13 @@ async function preparedInput(
   command: ReturnType<typeof parseCommand>,
   review: string | null,
   place: PromptPlace,
+  signal: AbortSignal,
   context?: string,
 ): Promise<Omit<PromptInput, "turnId">> {
   const read = readBlocks(blocks, join(place.attachmentsDir, session.id), new Set([...files.saved.keys(), ...files.unsaved.keys()]));
   // The mentioned files as the person has them (an editor's unsaved buffers), where the session has such access.
   const access = session.fileAccess;
-  // The turn has no signal yet: the access's own time limit (the editor's 5 s) bounds the wait.
-  const signal = new AbortController().signal;
+  // The wait is bounded by the access's own time limit (the editor's 5 s), and ends when the turn is cancelled.
   const held = access ? await heldMentions(typed.searched, rules, [...files.saved.values()], (path) => access.readText(path, signal)) : new Map<string, string>();
   const mentions = expandMentions(typed.searched, rules, [...files.saved.values()], held);
   // The command's own text is never searched for @mentions; what the person typed is.
@@ -133,6 +133,7 @@ async function preparedInput(
 /** compact, undo and plan without a task: they act and send nothing to the model, in the turn queue. */
 async function runAction(session: Session, name: "compact" | "undo" | "plan", place: PromptPlace): Promise<Record<string, unknown>> {
   if (name === "compact") return { summary: (await session.compactNow()).summary };
-  if (name === "undo") return { undone: session.undoNow() };
+  // An editor's files are put back through it, as its tools wrote them.
+  if (name === "undo") return { undone: session.fileAccess?.writesHeld ? await session.undoNow(session.fileAccess) : session.undoNow() };
   return { mode: session.setMode(cappedMode("plan", place.maxMode)) };
 }

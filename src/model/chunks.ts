@@ -51,6 +51,12 @@ const isNullish = (v: unknown) => v === undefined || v === null;
 const isText = (v: unknown) => v === undefined || v === null || typeof v === "string";
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** `items.every(check)` as a plain loop: this runs for every token of every reply. */
+function all(items: readonly unknown[], check: (value: unknown) => boolean): boolean {
+  for (let i = 0; i < items.length; i++) if (!check(items[i])) return false;
+  return true;
+}
+
 function isToolCallChunk(value: unknown): boolean {
   if (!isRecord(value)) return false;
   const { index, id, function: fn, extra_content } = value;
@@ -66,7 +72,7 @@ function isDelta(value: unknown): boolean {
   if (!isText(value.content) || !isText(value.reasoning_content) || !isText(value.reasoning) || !isText(value.refusal)) return false;
   if (!(isNullish(value.reasoning_details) || Array.isArray(value.reasoning_details))) return false;
   const calls = value.tool_calls;
-  return isNullish(calls) || (Array.isArray(calls) && calls.every(isToolCallChunk));
+  return isNullish(calls) || (Array.isArray(calls) && all(calls, isToolCallChunk));
 }
 
 function isChoice(value: unknown): boolean {
@@ -84,7 +90,7 @@ function isChoice(value: unknown): boolean {
 export function isWellFormedChunk(value: unknown): value is Chunk {
   if (!isRecord(value) || !isNullish(value.error) || value.object === "error") return false;
   const { choices } = value;
-  return isNullish(choices) || (Array.isArray(choices) && choices.every(isChoice));
+  return isNullish(choices) || (Array.isArray(choices) && all(choices, isChoice));
 }
 
 /** The failure a chunk reports: its `error`, or vLLM's error object in its place; null for a chunk that is not one. */
@@ -110,6 +116,18 @@ function readUsage(chunk: Chunk): Usage | null {
   const completion = usage.completion_tokens;
   if (typeof prompt !== "number" || !Number.isFinite(prompt)) return null;
   return { promptTokens: prompt, completionTokens: typeof completion === "number" && Number.isFinite(completion) ? completion : 0 };
+}
+
+type Choice = NonNullable<Chunk["choices"]>[number];
+
+/** The choice of index 0 (a choice without an index is the first); a loop, not a closure per chunk. */
+function firstChoice(choices: Chunk["choices"]): Choice | undefined {
+  if (!choices) return undefined;
+  for (let i = 0; i < choices.length; i++) {
+    const c = choices[i] as Choice;
+    if ((c.index ?? 0) === 0) return c;
+  }
+  return undefined;
 }
 
 /** OpenRouter's reasoning_details as text: its `reasoning.text` and `reasoning.summary` items (encrypted ones say nothing). */
@@ -163,7 +181,7 @@ export class ChunkReader {
   /** Appends the events of one chunk to `out`; only the first choice is read. */
   read(chunk: Chunk, out: ModelEvent[]): void {
     if (!isNullish(chunk.usage) || !isNullish(chunk.x_groq)) this.usage = readUsage(chunk) ?? this.usage;
-    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    const choice = firstChoice(chunk.choices);
     if (!choice) return;
     const delta = choice.delta;
     if (delta) this.readDelta(delta, out);

@@ -49,8 +49,8 @@ export class SseParser {
   private pushLf(text: string, start: number, out: string[]): void {
     let lf = text.indexOf("\n", start);
     while (lf !== -1) {
-      // A comment (`: keep-alive`) whole in this text is skipped without making its string.
-      if (this.partialLength > 0 || text.charCodeAt(start) !== 58) this.line(this.takePartial(text.slice(start, lf)), out);
+      if (this.partialLength > 0) this.line(this.takePartial(text.slice(start, lf)), out);
+      else this.lineIn(text, start, lf, out);
       start = lf + 1;
       lf = text.indexOf("\n", start);
     }
@@ -64,7 +64,8 @@ export class SseParser {
     let lf = text.indexOf("\n", start);
     while (cr !== -1 || lf !== -1) {
       const end = cr === -1 ? lf : lf === -1 ? cr : cr < lf ? cr : lf;
-      if (this.partialLength > 0 || text.charCodeAt(start) !== 58) this.line(this.takePartial(text.slice(start, end)), out);
+      if (this.partialLength > 0) this.line(this.takePartial(text.slice(start, end)), out);
+      else this.lineIn(text, start, end, out);
       start = end + 1;
       if (end === cr) {
         if (start === n) this.skipLf = true;
@@ -93,6 +94,23 @@ export class SseParser {
     return line;
   }
 
+  /**
+   * A line whole in `text` (from `start` to `end`), read where it lies: a comment (`: keep-alive`)
+   * or a blank line makes no string, and a `data` line only its value's.
+   */
+  private lineIn(text: string, start: number, end: number, out: string[]): void {
+    if (start === end) return this.line("", out);
+    const first = text.charCodeAt(start);
+    if (first === 58 /* : */) return;
+    if (first !== 100 /* d */ || end - start < 5 || text.charCodeAt(start + 4) !== 58 || !text.startsWith("data", start)) return this.line(text.slice(start, end), out);
+    const from = start + (start + 5 < end && text.charCodeAt(start + 5) === 32 ? 6 : 5);
+    this.addData(text.slice(from, end));
+  }
+
+  private addData(value: string): void {
+    this.data = this.data === null ? value : `${this.data}\n${value}`;
+  }
+
   private line(line: string, out: string[]): void {
     if (line.length === 0) {
       if (this.errorEvent) out.push(SSE_ERROR_EVENT + (this.data ?? ""));
@@ -115,7 +133,7 @@ export class SseParser {
     if (line.length === 4) value = "";
     else if (line.charCodeAt(4) !== 58 /* : */) return;
     else value = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
-    this.data = this.data === null ? value : `${this.data}\n${value}`;
+    this.addData(value);
   }
 }
 

@@ -1,5 +1,6 @@
 import { type AlignState, advance, align, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
 import { charBit, type DirPart, maskOf, type Prepared, upperMaskOf } from "./prepared.ts";
+import { narrowFrom, type RowTest, remember, samePasses, sortOut } from "./kept-rows.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -86,10 +87,6 @@ const KEEP = 1;
 const LATER = 2;
 const LAST = 3;
 
-// The rows put off to the later passes; reused between searches.
-let later = new Int32Array(0);
-let last = new Int32Array(0);
-
 /**
  * The best `limit` entries of `prep` for a non-empty query, best first: the query's characters in
  * order, case-insensitive unless the query has an uppercase letter (smart case). Exact: the top
@@ -97,58 +94,63 @@ let last = new Int32Array(0);
  * scored first (the basename starts with the query's first character), then the other entries
  * holding the query's characters in the basename, then the rest, so that by then the heap's floor
  * has risen and turns most away from typed arrays alone (whole passes at once when nothing in them
- * could get in). A query extending an earlier one only looks at the entries that one kept.
+ * could get in). A query extending an earlier one only looks at the entries that one kept, and
+ * only at those of the passes it needs.
  */
 export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[] {
-  const source = narrowFrom(prep, query);
+  const from = narrowFrom(prep, query);
   // What the last queries left behind is for the one typed after them only.
-  if (!source) prep.dirPart = null;
+  if (!from) prep.dirPart = null;
   const search = new Search(prep, queryOf(query), opts);
-  const total = source ? source.length : prep.count;
-  const kept = new Int32Array(total);
-  let keptCount = 0;
-  if (later.length < total) later = new Int32Array(total);
-  if (last.length < total) last = new Int32Array(total);
-  let laterCount = 0;
-  let lastCount = 0;
-  const { mask, upperMask, baseFirst, baseMask, dirs } = prep;
-  const { whole, upper, split } = search.q;
-  const name = split ? split.name : whole;
-  // A query ending in `/` names a directory: only directories match it within their "basename".
-  const nameless = name.codes.length === 0;
-  for (let s = 0; s < total; s++) {
-    const id = source ? (source[s] ?? 0) : s;
-    if (((mask[id] ?? 0) & whole.mask) !== whole.mask || ((upperMask[id] ?? 0) & upper) !== upper) continue;
-    if (baseFirst[id] === name.first) {
+  const test = rowTest(search.q);
+  const handed = from && samePasses(from.query, query) ? from.kept : null;
+  // Rows handed on by a query with the same passes are sorted as each pass reads them; others all at once.
+  const all = handed ? null : sortOut(prep, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
+  const lastRows: Int32Array[] = all ? [all.last] : [...handed?.last ?? []];
+  const moved: number[] = [];
+
+  const first = all ? all.first : sortOut(prep, test, handed?.first ?? []).first;
+  const keptFirst = new Int32Array(first.length);
+  let kf = 0;
+  for (const id of first) {
+    const fate = search.inName(id);
+    if (fate === KEEP) keptFirst[kf++] = id;
+    else if (fate === LAST) moved.push(id);
+  }
+
+  // The floor only rises: a pass skipped leaves every later pass skipped too.
+  let keptLater: Int32Array[];
+  if (search.floor > search.laterMost) keptLater = all ? [all.later] : [...handed?.later ?? []];
+  else {
+    const sorted = all ?? sortOut(prep, test, handed?.later ?? []);
+    // A handed-on row whose basename no longer holds the characters goes to the last pass.
+    if (!all) lastRows.push(sorted.last);
+    const kept = new Int32Array(sorted.later.length);
+    let k = 0;
+    for (const id of sorted.later) {
       const fate = search.inName(id);
-      if (fate === KEEP) kept[keptCount++] = id;
-      else if (fate === LAST) last[lastCount++] = id;
-    } else if (nameless ? dirs[id] === 1 : ((baseMask[id] ?? 0) & name.mask) === name.mask) later[laterCount++] = id;
-    else last[lastCount++] = id;
-  }
-  if (search.floor > search.laterMost) {
-    kept.set(later.subarray(0, laterCount), keptCount);
-    keptCount += laterCount;
-  } else {
-    for (let i = 0; i < laterCount; i++) {
-      const id = later[i] ?? 0;
-      const fate = search.inName(id);
-      if (fate === KEEP) kept[keptCount++] = id;
-      else if (fate === LAST) last[lastCount++] = id;
+      if (fate === KEEP) kept[k++] = id;
+      else if (fate === LAST) moved.push(id);
     }
+    keptLater = [kept.subarray(0, k)];
   }
-  if (search.floor > search.lastMost) {
-    kept.set(last.subarray(0, lastCount), keptCount);
-    keptCount += lastCount;
-  } else {
-    for (let i = 0; i < lastCount; i++) {
-      const id = last[i] ?? 0;
-      if (search.inPath(id) === KEEP) kept[keptCount++] = id;
-    }
+  lastRows.push(Int32Array.from(moved));
+
+  let keptLast = lastRows;
+  if (search.floor <= search.lastMost) {
+    const kept: number[] = [];
+    for (const rows of lastRows) for (const id of rows) if (search.holds(id) && search.inPath(id) === KEEP) kept.push(id);
+    keptLast = [Int32Array.from(kept)];
   }
-  // A short list is copied out of the long buffer, so that the trail does not hold on to it.
-  remember(prep, query, keptCount < total >> 2 ? kept.slice(0, keptCount) : kept.subarray(0, keptCount));
+  const nonEmpty = (chunks: Int32Array[]) => chunks.filter((rows) => rows.length > 0);
+  remember(prep, query, { first: [keptFirst.slice(0, kf)], later: nonEmpty(keptLater), last: nonEmpty(keptLast) });
   return search.top.sorted();
+}
+
+/** What sortOut needs of the query. */
+function rowTest(q: Query): RowTest {
+  const name = q.split ? q.split.name : q.whole;
+  return { wholeMask: q.whole.mask, upper: q.upper, nameFirst: name.first, nameMask: name.mask, nameless: name.codes.length === 0 };
 }
 
 /** One search's state: the query, the heap, and how a row is judged. */
@@ -161,6 +163,8 @@ class Search {
   private wholeDone: Int32Array | null = null;
   /** Per directory, where the whole query's alignment stands at its end. */
   private readonly folderStates = new Map<number, AlignState>();
+  /** The directory part's state, once {@link dirPart} has found it. */
+  private dirKnown: DirPart | null = null;
   /** The most an entry can score whose basename does not start with the query (or name part). */
   readonly laterMost: number;
   /** The most an entry can score that does not match within its basename. */
@@ -228,13 +232,15 @@ class Search {
       return KEEP;
     }
     if (((baseMask[id] ?? 0) & name.mask) !== name.mask) return LAST;
-    const dirPart = this.dirPart(dir);
-    if (this.throughFolder(id, dir, dirPart.done, false) < dir.chars.length) return LAST;
-    const dirScore = this.alignFolder(this.prep.folderOf[id] ?? -1, dir);
     const mayPrefix = baseFirst[id] === name.first;
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
-    const most = (mayPrefix ? PREFIX + EXACT_NAME : IN_NAME) + dirScore + this.bound(id, name);
-    if (most - penalty < this.floor) return KEEP;
+    const nameMost = (mayPrefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(id, name) - penalty;
+    // Out of reach even with the best the directory part can score: its directory need not be read.
+    if (nameMost + bestScore(dir.codes.length) < this.floor) return KEEP;
+    const dirPart = this.dirPart(dir);
+    if (this.throughFolder(id, dir, dirPart.done, false) < dir.chars.length) return LAST;
+    const dirScore = this.alignFolder(this.prep.folderOf[id] ?? -1, dir, dirPart.scores);
+    if (nameMost + dirScore < this.floor) return KEEP;
     const text = this.texts[id] ?? "";
     if (!inOrder(text, name.chars, b, len)) return LAST;
     const prefix = mayPrefix && text.startsWith(name.query, b);
@@ -266,6 +272,13 @@ class Search {
   private bound(id: number, p: Plan): number {
     const starts = this.prep.startMask[id] ?? 0;
     return nameBound(p.codes.length, this.prep.baseFirst[id] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+  }
+
+  /** Whether the path holds the query's characters (and its uppercase letters), by the masks alone. */
+  holds(id: number): boolean {
+    const mask = this.q.whole.mask;
+    const upper = this.q.upper;
+    return ((this.prep.mask[id] ?? 0) & mask) === mask && ((this.prep.upperMask[id] ?? 0) & upper) === upper;
   }
 
   /** The last pass: the whole query spread over the path, the weakest kind of match. */
@@ -309,23 +322,26 @@ class Search {
    * list, since typing the name part keeps the directory part the same.
    */
   private dirPart(dir: Plan): DirPart {
+    // Looked up once a search: comparing the query's strings for every row cost more than the rest of the row.
+    if (this.dirKnown) return this.dirKnown;
     const known = this.prep.dirPart;
-    if (known?.query === dir.query && known.sensitive === this.q.sensitive) return known;
-    const fresh = { query: dir.query, sensitive: this.q.sensitive, done: new Int32Array(this.prep.folders.length).fill(-1), scores: new Map<number, number>() };
+    if (known?.query === dir.query && known.sensitive === this.q.sensitive) return (this.dirKnown = known);
+    const folders = this.prep.folders.length;
+    const fresh = { query: dir.query, sensitive: this.q.sensitive, done: new Int32Array(folders).fill(-1), scores: new Float64Array(folders).fill(Number.NaN) };
     this.prep.dirPart = fresh;
+    this.dirKnown = fresh;
     return fresh;
   }
 
-  /** The alignment of the directory part of a query with `/` over a directory (-1: the top), once per directory. */
-  private alignFolder(folder: number, dir: Plan): number {
+  /** The alignment of the directory part of a query with `/` over a directory (-1: the top), once per directory, in `scores`. */
+  private alignFolder(folder: number, dir: Plan, scores: Float64Array): number {
     if (folder < 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
-    const scores = this.dirPart(dir).scores;
-    const known = scores.get(folder);
-    if (known !== undefined) return known;
+    const known = scores[folder] ?? Number.NaN;
+    if (!Number.isNaN(known)) return known;
     const orig = this.prep.folders[folder] ?? "";
     const text = this.q.sensitive ? orig : (this.prep.foldersLower[folder] ?? "");
     const score = align(text, orig, 0, text.length, dir.codes);
-    scores.set(folder, score);
+    scores[folder] = score;
     return score;
   }
 }
@@ -357,23 +373,4 @@ function exactness(query: string, text: string, base: number): number {
   const after = base + query.length;
   if (after === text.length) return EXACT_NAME;
   return text.charCodeAt(after) === 46 && text.indexOf(".", after + 1) < 0 ? EXACT_STEM : 0;
-}
-
-const TRAIL_MAX = 64;
-
-/** The entries kept by the longest remembered query that `query` extends, or null for all. */
-function narrowFrom(prep: Prepared, query: string): Int32Array | null {
-  while (prep.trail.length > 0) {
-    const last = prep.trail[prep.trail.length - 1];
-    if (last && query.startsWith(last.query)) return last.candidates;
-    prep.trail.pop();
-  }
-  return null;
-}
-
-function remember(prep: Prepared, query: string, candidates: Int32Array): void {
-  const last = prep.trail[prep.trail.length - 1];
-  if (last?.query === query) return;
-  if (prep.trail.length >= TRAIL_MAX) prep.trail.shift();
-  prep.trail.push({ query, candidates });
 }

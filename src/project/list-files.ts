@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import type { Env } from "./ignore-outside.ts";
 import { walk } from "./ignore-walk.ts";
 import { type PathGuard, rgExclusions } from "./protected.ts";
@@ -41,8 +41,10 @@ export async function* listFileBatches(root: string, lister: FileLister, guard?:
     yield* walkerBatches(root, lister.env, guard);
     return;
   }
+  // ripgrep's paths are plain relative ones: joined by hand (join's normalising cost more than judging them).
+  const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
   for await (const batch of rgBatches(lister.rg, root, lister.env, guard)) {
-    const kept = guard ? batch.filter((file) => !guard.leaveOut(join(root, file))) : batch;
+    const kept = guard ? batch.filter((file) => !guard.leaveOut(sep === "/" ? prefix + file : join(root, file))) : batch;
     if (kept.length > 0) yield kept;
   }
 }

@@ -37,17 +37,24 @@ export type Prepared = {
    * Candidate sets of the last queries typed, each extending the one before it: a query that
    * extends one of them only has to look at that one's candidates.
    */
-  trail: { query: string; candidates: Int32Array }[];
+  trail: { query: string; kept: Kept }[];
   /** The directory part of the last query with `/`, worked out per directory (see fuzzy.ts). */
   dirPart: DirPart | null;
 };
 
 /**
+ * The rows a query kept as candidates (every match among them), by the pass of the search that
+ * reads them (see fuzzy.ts), each a list of chunks: a pass the search did not need hands its rows on
+ * unread, and a query typed after it reads them only if it needs that pass.
+ */
+export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Int32Array[] };
+
+/**
  * For one directory part of a query with `/`, matched case-sensitively or not (the whole query
  * decides): per directory, how much of it a greedy scan finds (-1 not yet known), and its
- * alignment score.
+ * alignment score (NaN not yet known).
  */
-export type DirPart = { query: string; sensitive: boolean; done: Int32Array; scores: Map<number, number> };
+export type DirPart = { query: string; sensitive: boolean; done: Int32Array; scores: Float64Array };
 
 /** Prepares `paths` (with `dirs[i]` 1 for a directory) for {@link rank} in fuzzy.ts. */
 export function prepare(paths: readonly string[], dirs: Uint8Array): Prepared {

@@ -44,6 +44,8 @@ export type ProtectedPaths = {
    * ending `/**` also matches the directory itself, which protects it and (through it) what it holds.
    */
   globs: Bun.Glob[];
+  /** What a text must start and end with to match each glob of the lists above, in their order: most need no glob matched. */
+  shapes: { secret: Shape[]; guarded: Shape[]; names: Shape[]; globs: Shape[] };
   /** lembas's config and state dirs (absolute, normalised, each as given and as it really is): secrets, with all they hold. */
   dirs: string[];
 };
@@ -64,8 +66,40 @@ export function protectedPaths(extra: readonly string[], dirs: readonly string[]
     names: extra.filter((p) => !p.includes("/")).map((p) => glob(fold(p))),
     foldCase,
     globs: [...slashed, ...dirsOfGlobs].map(glob),
+    shapes: {
+      secret: SECRET_NAMES.map(shapeOf),
+      guarded: GUARDED_NAMES.map(shapeOf),
+      names: extra.filter((p) => !p.includes("/")).map((p) => shapeOf(fold(p))),
+      globs: [...slashed, ...dirsOfGlobs].map(shapeOf),
+    },
     dirs: [...new Set(forms)],
   };
+}
+
+/** The text before a glob's first special character and after its last: every text it matches starts and ends with them. */
+export type Shape = { start: string; end: string };
+
+const SPECIAL = /[*?[\]{}\\!]/;
+
+export function shapeOf(pattern: string): Shape {
+  // Negated, or a form the glob may normalise: no shape to go by.
+  if (pattern.startsWith("!") || pattern.startsWith("./") || pattern.startsWith("/")) return { start: "", end: "" };
+  const first = pattern.search(SPECIAL);
+  if (first < 0) return { start: pattern, end: "" };
+  let last = pattern.length - 1;
+  while (!SPECIAL.test(pattern.charAt(last))) last--;
+  // `**/` and `/**` may match no directory at all, the slash beside them included.
+  return { start: pattern.slice(0, first).replace(/\/$/, ""), end: pattern.slice(last + 1).replace(/^\//, "") };
+}
+
+/** Whether any of `globs` (of the shapes `shapes`) matches `text`, each glob's shape looked at first. */
+function anyMatches(globs: readonly Bun.Glob[], shapes: readonly Shape[], text: string): boolean {
+  for (let i = 0; i < globs.length; i++) {
+    const shape = shapes[i];
+    if (shape && (!text.startsWith(shape.start) || !text.endsWith(shape.end))) continue;
+    if (globs[i]?.match(text)) return true;
+  }
+  return false;
 }
 
 /**
@@ -149,6 +183,12 @@ const MAX_REMEMBERED = 20_000;
 /** A `.` or `..` segment, a doubled separator or a trailing one: such a path is judged the long way, which normalises it. */
 const UNUSUAL = /(^|[\\/])\.\.?([\\/]|$)|[\\/]{2}|.[\\/]$/;
 
+/** {@link UNUSUAL}, tested only on a path holding what it looks for (most do not, and the test costs more than the look). */
+function unusual(path: string): boolean {
+  const maybe = path.startsWith(".") || path.includes("/.") || path.includes("//") || path.endsWith("/") || path.includes("\\");
+  return maybe && UNUSUAL.test(path);
+}
+
 /**
  * {@link protection} for many paths under one root, as a listing or a tool call asks: each
  * directory is judged once, and a path below it by its own name and relative path only.
@@ -159,17 +199,29 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
   // Paths here are normalised (odd forms go the long way), so a prefix says what isInside would.
   const inDir = (path: string): boolean => dirsBelow.some((dir) => path.startsWith(dir) || (dir.length === path.length + 1 && dir.startsWith(path)));
   const dirs = new Map<string, Protection | null>();
+  // A listing gives a directory's files one after another: their parent is compared, not looked up.
+  let lastParent = "";
+  let lastAbove: Protection | null = null;
   const judge = (path: string): Protection | null => {
-    if (!path.startsWith(below) || UNUSUAL.test(path)) return protection(path, root, rules);
-    const parent = dirname(path);
-    let above = dirs.get(parent);
-    if (above === undefined) {
-      above = judge(parent);
-      if (dirs.size >= MAX_REMEMBERED) dirs.clear();
-      dirs.set(parent, above);
+    if (!path.startsWith(below) || unusual(path)) return protection(path, root, rules);
+    // A normalised path below the root: its parent and name by its last separator (dirname and basename cost more than the rest).
+    const cut = sep === "/" ? path.lastIndexOf(sep) : -1;
+    const deeper = cut >= below.length;
+    let above: Protection | null | undefined;
+    if (deeper && cut === lastParent.length && path.startsWith(lastParent)) above = lastAbove;
+    else {
+      const parent = deeper ? path.slice(0, cut) : dirname(path);
+      above = dirs.get(parent);
+      if (above === undefined) {
+        above = judge(parent);
+        if (dirs.size >= MAX_REMEMBERED) dirs.clear();
+        dirs.set(parent, above);
+      }
+      lastParent = parent;
+      lastAbove = above;
     }
     if (above === "secret" || inDir(path)) return "secret";
-    return ownProtection(path, path.slice(below.length), rules) ?? above;
+    return ownProtection(nameProtection(deeper ? path.slice(cut + 1) : basename(path), rules), path.slice(below.length), rules) ?? above;
   };
   return judge;
 }
@@ -179,17 +231,23 @@ function withSep(path: string): string {
 }
 
 /**
- * How a path inside the root is protected by its own name or its path relative to the root
- * (`rel`), its parent's verdict and the protected dirs aside.
+ * How a path inside the root is protected by its own name (`byName`, the name's verdict) or its
+ * path relative to the root (`rel`), its parent's verdict and the protected dirs aside.
  */
-function ownProtection(path: string, rel: string, rules: ProtectedPaths): Protection | null {
-  const name = basename(path);
-  const lower = name.toLowerCase();
-  if (rules.secret.some((glob) => glob.match(lower))) return "secret";
-  if (rules.guarded.some((glob) => glob.match(lower)) || rules.names.some((glob) => glob.match(folded(name, rules)))) return "protected";
+function ownProtection(byName: Protection | null, rel: string, rules: ProtectedPaths): Protection | null {
+  if (byName) return byName;
   if (rules.globs.length === 0) return null;
   const posix = folded(sep === "/" ? rel : rel.split(sep).join("/"), rules);
-  return rules.globs.some((glob) => glob.match(posix)) ? "protected" : null;
+  return anyMatches(rules.globs, rules.shapes.globs, posix) ? "protected" : null;
+}
+
+/** How a name protects what it names: a secret's, a protected name's, or null. */
+function nameProtection(name: string, rules: ProtectedPaths): Protection | null {
+  const lower = name.toLowerCase();
+  const { shapes } = rules;
+  if (anyMatches(rules.secret, shapes.secret, lower)) return "secret";
+  if (anyMatches(rules.guarded, shapes.guarded, lower)) return "protected";
+  return anyMatches(rules.names, shapes.names, folded(name, rules)) ? "protected" : null;
 }
 
 /**

@@ -1,5 +1,8 @@
 import { type AnyMessage, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
 
+/** The most bytes of messages let go (see lineTransport's send) before they are flushed. */
+const UNFLUSHED_BYTES = 64 * 1024;
+
 /**
  * JSON-RPC over a byte stream, one message a line (ACP over stdio). Lines are split as bytes
  * arrive; a line longer than the limit is answered with -32600 and skipped up to its end without
@@ -11,15 +14,30 @@ export function lineTransport(
   opts: { maxLineBytes?: number } = {},
 ): { stream: Stream; finished: Promise<void>; answered(): Promise<void>; end(): void } {
   const max = opts.maxLineBytes ?? MAX_MESSAGE_BYTES;
-  // A closed stdout (the editor went away) must not crash the process: what cannot be sent is dropped.
+  // The SDK writes one message after the last one's promise settled: a message is let go as soon
+  // as it is handed to `write`, so that a burst leaves in one flush, and waited on only while more
+  // than UNFLUSHED_BYTES are on their way (a reader that does not keep up slows the writer).
+  let unflushed = 0;
+  let lastFlush: Promise<void> = Promise.resolve();
   const send = async (message: AnyMessage) => {
-    try {
-      await write(`${JSON.stringify(message)}\n`);
-    } catch {
-      // EPIPE: nobody reads any more; end of stdin follows
-    }
+    const text = `${JSON.stringify(message)}\n`;
+    unflushed += text.length;
+    // A closed stdout (the editor went away) must not crash the process: what cannot be sent is dropped.
+    const flushed = (async () => {
+      try {
+        await write(text);
+      } catch {
+        // EPIPE: nobody reads any more; end of stdin follows
+      }
+      unflushed -= text.length;
+    })();
+    lastFlush = flushed;
+    if (unflushed > UNFLUSHED_BYTES) await flushed;
   };
-  const { stream, deliver, end, answered } = messageStream(send);
+  const messages = messageStream(send);
+  const { stream, deliver, end } = messages;
+  /** Every request read so far answered, and the answers flushed. */
+  const answered = () => messages.answered().then(() => lastFlush);
   const decoder = new TextDecoder();
   let pieces: Uint8Array[] = [];
   let size = 0;
@@ -95,10 +113,11 @@ export function guardStdout(): (text: string) => Promise<void> {
   process.stdout.write = ((chunk: string | Uint8Array) => process.stderr.write(chunk)) as typeof process.stdout.write;
   // Messages written in one go (a replayed page, a burst of updates) leave in one flush, not one
   // write(2) each; every writer's promise settles when its message has been flushed.
+  // The flush waits for the next turn of the event loop: the SDK's next message comes microtasks later.
   let flushing: Promise<void> | null = null;
   return (text) => {
     sink.write(text);
-    flushing ??= Promise.resolve().then(async () => {
+    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       flushing = null;
       await sink.flush();
     });

@@ -22,10 +22,13 @@ export type FileAccess = {
   readText(path: string, signal: AbortSignal): Promise<HeldText>;
   /** Writes the file whole; throws an Error whose message says why it was not written. */
   writeText(path: string, text: string, signal: AbortSignal): Promise<Written>;
+  /** Whether writeText goes to the other holder (an editor, which saves it) rather than the disk: undo then puts files back through it too. */
+  readonly writesHeld: boolean;
 };
 
 /** The disk itself: nothing else holds a file, and a write is atomic, its directories made. */
 export const diskAccess: FileAccess = {
+  writesHeld: false,
   readText: async () => null,
   async writeText(path, text) {
     await mkdir(dirname(path), { recursive: true });

@@ -117,7 +117,7 @@ describe("writes go to the editor", () => {
     expect(readFileSync(file, "utf8")).toBe("alpha\n");
   });
 
-  test("undo keeps the buffer's text from before the turn", async () => {
+  test("undo puts the buffer's text from before the turn back through fs/write_text_file, the disk untouched", async () => {
     const buffers = new Map<string, string>();
     const agent = await start(editor(buffers));
     const file = join(agent.project, "a.txt");
@@ -129,11 +129,33 @@ describe("writes go to the editor", () => {
       step({ text: "ok" }),
     );
     const { sessionId } = await prompt(agent, "edit it");
-    // The editor saves what the turn wrote; undo then puts back the text the person had before it.
-    writeFileSync(file, buffers.get(file) ?? "");
-    expect(readFileSync(file, "utf8")).toBe("edited\n");
-    await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] });
-    expect(readFileSync(file, "utf8")).toBe("unsaved\n");
+    expect(buffers.get(file)).toBe("edited\n");
+    const writes = () => agent.fsRequests.filter((r) => r.method === "fs/write_text_file").map((r) => r.params);
+    expect(writes()).toHaveLength(1);
+    const undo = await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] });
+    expect(undo._meta?.lembas).toMatchObject({ undone: { files: ["a.txt"], skipped: [] } });
+    expect(writes().at(-1)).toMatchObject({ path: file, content: "unsaved\n" });
+    expect(buffers.get(file)).toBe("unsaved\n");
+    // Nothing was written behind the editor's back.
+    expect(readFileSync(file, "utf8")).toBe("saved\n");
+  });
+
+  test("undo leaves a buffer the person changed after the turn as it is, and says so", async () => {
+    const buffers = new Map<string, string>();
+    const agent = await start(editor(buffers));
+    const file = join(agent.project, "a.txt");
+    writeFileSync(file, "saved\n");
+    agent.model.push(
+      step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "a.txt", old_string: "saved", new_string: "edited" } }] }),
+      step({ text: "ok" }),
+    );
+    const { sessionId } = await prompt(agent, "edit it");
+    buffers.set(file, "edited, and typed over\n");
+    const undo = await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] });
+    expect(undo._meta?.lembas).toMatchObject({ undone: { files: [], skipped: [{ path: "a.txt", why: expect.stringContaining("changed after the turn") }] } });
+    expect(buffers.get(file)).toBe("edited, and typed over\n");
+    expect(agent.fsRequests.filter((r) => r.method === "fs/write_text_file")).toHaveLength(1);
   });
 });
 

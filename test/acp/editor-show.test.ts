@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import type { Usage } from "@agentclientprotocol/sdk/unstable";
 import { type Device, startDevice } from "../support/device.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { isTitle, step } from "../support/engine.ts";
@@ -75,6 +76,28 @@ describe("the usage an editor shows", () => {
   });
 });
 
+describe("the tokens of a prompt's answer", () => {
+  test("session/prompt's answer carries the turn's usage as the SDK's schema shapes it: its calls' input, output and total tokens", async () => {
+    a = await editor(50_000);
+    a.model.push(
+      step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }], usage: { prompt_tokens: 1_200, completion_tokens: 30 } }),
+      step({ text: "done", usage: { prompt_tokens: 1_300, completion_tokens: 12 } }),
+    );
+    const sessionId = await newSession(a);
+    await prompt(a, sessionId);
+    // The next turn counts its own calls only.
+    a.model.push(step({ text: "again", usage: { prompt_tokens: 1_400, completion_tokens: 5 } }));
+    await prompt(a, sessionId, "once more");
+    const answers = a.stdoutLines.map((l) => JSON.parse(l) as { result?: { stopReason?: string; usage?: unknown } }).filter((m) => m.result?.stopReason);
+    // Typed as the unstable schema's Usage: the field names are the SDK's.
+    const expected: Usage[] = [
+      { inputTokens: 2_500, outputTokens: 42, totalTokens: 2_542 },
+      { inputTokens: 1_400, outputTokens: 5, totalTokens: 1_405 },
+    ];
+    expect(answers.map((m) => m.result?.usage)).toEqual(expected);
+  });
+});
+
 describe("what the updates are made of (src/acp/editor-show.ts)", () => {
   test("a helper's call adds its tokens and keeps the session's fill; before any call of the session's own there is no fill to say", () => {
     const show = editorShow();
@@ -132,9 +155,11 @@ describe("the link keeps the spec's updates", () => {
     d = await startDevice();
     const link = await d.serve();
     link.onRequest("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "deny" }, _meta: { lembas: { feedback: "not now" } } }));
-    d.model.push({ match: isTitle, text: "Named by model" }, step({ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok" }));
+    d.model.push({ match: isTitle, text: "Named by model" }, step({ toolCalls: [{ id: "b1", name: "bash", arguments: { command: "touch made.txt" } }] }), step({ text: "ok", usage: { prompt_tokens: 900, completion_tokens: 9 } }));
     const { sessionId } = (await link.request("session/new", { cwd: d.project, mcpServers: [], _meta: { mode: "edit" } })) as { sessionId: string };
-    await link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello there" }] }, 30_000);
+    const answer = await link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello there" }] }, 30_000);
+    // The prompt's answer as the spec shows it: no usage (the link's client reads the usage events).
+    expect(answer).not.toHaveProperty("usage");
     await link.waitForNotification((n) => JSON.stringify(n.params).includes("Named by model"), 10_000);
     const updates = linkUpdates(link, sessionId);
     expect(updates.map((u) => u.sessionUpdate)).not.toContain("session_info_update");

@@ -63,7 +63,9 @@ function shown(n: acp.SessionNotification): Record<string, unknown> {
   return { sessionUpdate: u.sessionUpdate, ...pick("content", "status", "title", "kind", "rawInput", "entries") };
 }
 
-const ofSession = (agent: StdioAgent, sessionId: string) => agent.updates.filter((u) => u.sessionId === sessionId && u.update.sessionUpdate !== "available_commands_update");
+/** A session's updates but for those that say its state (commands, title, usage: session-load-whole.test.ts has those). */
+const ofSession = (agent: StdioAgent, sessionId: string) =>
+  agent.updates.filter((u) => u.sessionId === sessionId && !["available_commands_update", "session_info_update", "usage_update"].includes(u.update.sessionUpdate));
 
 /** A two-turn session made by real turns: a write (its diff from nothing), then an edit (a diff of the file) and a plan. */
 async function twoTurns(p: Place): Promise<{ sessionId: string; live: acp.SessionNotification[] }> {

@@ -38,6 +38,12 @@ describe("SseParser", () => {
     expect(parse(["dataset: no\n\n"])).toEqual([]);
   });
 
+  test("an empty value, with or without the space, is data all the same, whatever the line ending", () => {
+    for (const end of ["\n", "\r\n", "\r"]) {
+      expect(parse([`data:${end}${end}data: ${end}${end}data:  two spaces${end}${end}`])).toEqual(["", "", " two spaces"]);
+    }
+  });
+
   test("a line split over many chunks is whole", () => {
     const json = JSON.stringify({ text: "x".repeat(1000) });
     const text = `data: ${json}\n\n`;

@@ -102,6 +102,32 @@ describe("the search", () => {
   });
 });
 
+describe("a query typed after another", () => {
+  // Thirty basenames start with "ab": they fill the heap, and the passes after the first are not needed.
+  const paths = [...Array.from({ length: 30 }, (_, i) => `p/abq${i}.ts`), "xaxb/zed/cab.ts", "docs/zzz.md"];
+
+  test("hands on the rows of the passes it did not need, unread, to the query typed after it", () => {
+    const prep = list(paths);
+    prep.trail = [];
+    rank(prep, "a", { limit: 10 });
+    rank(prep, "ab", { limit: 10 });
+    const [a, ab] = prep.trail;
+    expect(ab?.query).toBe("ab");
+    expect(a?.kept.later.length).toBeGreaterThan(0);
+    expect(ab?.kept.later).toEqual(a?.kept.later ?? []);
+    a?.kept.later.forEach((rows, i) => expect(ab?.kept.later[i]).toBe(rows));
+  });
+
+  test("still finds a handed-on row whose match moved from its basename to its path", () => {
+    const prep = list(paths);
+    prep.trail = [];
+    rank(prep, "ab", { limit: 10 });
+    const typed = rank(prep, "abz", { limit: 10 }).map((r) => prep.paths[r.id]);
+    expect(typed).toEqual(["xaxb/zed/cab.ts"]);
+    expect(typed).toEqual(search(list(paths), "abz"));
+  });
+});
+
 function seeded(seed: number): () => number {
   let a = seed;
   return () => {

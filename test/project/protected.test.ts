@@ -155,3 +155,15 @@ test("where the file system ignores case, config.yaml's globs do too: *.secret c
   expect(protection(`${root}/A.SECRET`, root, exact)).toBeNull();
   expect(protection(`${root}/a.secret`, root, exact)).toBe("protected");
 });
+
+test("the judge of a listing looks at a glob's fixed start and end first, and still protects what the glob matches", () => {
+  const globs = protectedPaths(["**/keys.json", "conf/**/db.yaml", "*.{pem2,crt}", "id_[a-z]*", "tmp?.log"], []);
+  const judge = protectionJudge(root, globs);
+  const judged = (rel: string) => [rel, judge(`${root}/${rel}`), protection(`${root}/${rel}`, root, globs)];
+  for (const rel of ["keys.json", "a/b/keys.json", "conf/db.yaml", "conf/x/y/db.yaml", "c.crt", "d/c.pem2", "id_x", "tmp1.log"]) {
+    expect(judged(rel)).toEqual([rel, "protected", "protected"]);
+  }
+  for (const rel of ["keys.json5", "akeys.json/x.ts", "conf.yaml", "db.yaml", "c.crt.txt", "id_1", "tmp12.log"]) {
+    expect(judged(rel)).toEqual([rel, null, null]);
+  }
+});

@@ -39,8 +39,11 @@ export type EngineHarness = {
   model: ScriptedModel;
   db: Db;
   engine: Engine;
-  /** A session at the project's root, or in `cwd` below it. */
-  session(opts?: { mode?: "plan" | "manual" | "edit" | "auto"; cwd?: string }): Promise<Session>;
+  /**
+   * A session at the project's root, or in `cwd` below it. `keepEvents: false` keeps none of its
+   * events for {@link events} (a benchmark's session, whose turns stream hundreds of thousands).
+   */
+  session(opts?: { mode?: "plan" | "manual" | "edit" | "auto"; cwd?: string; keepEvents?: boolean }): Promise<Session>;
   events(session: Session): EngineEvent[];
   close(): Promise<void>;
 };
@@ -89,9 +92,10 @@ export async function engineHarness(
       const s = await engine.create({ cwd: o.cwd ?? project, root: project, mode: o.mode ?? "edit" });
       const log: EngineEvent[] = [];
       logs.set(s.id, log);
+      const keep = o.keepEvents !== false;
       s.bus.subscribe((e) => {
         if (opts.checkEvents !== false) check(e);
-        log.push(e);
+        if (keep) log.push(e);
       });
       return s;
     },

@@ -1,0 +1,84 @@
+/**
+ * serve --stdio's writes (src/rpc/stdio.ts): the SDK hands the transport one message after the
+ * last one's promise settled, so a transport that waited for each message's flush wrote a replayed
+ * page one write(2) at a time. Messages are let go once handed to the writer, up to a bound of
+ * bytes not yet flushed; past it the next waits, and `answered` waits for the flush of the answers.
+ */
+import { expect, test } from "bun:test";
+import type { AnyMessage } from "@agentclientprotocol/sdk";
+import { lineTransport } from "../../src/rpc/stdio.ts";
+
+/** A writer whose flushes wait until `flush()` is called, as a pipe nobody reads yet. */
+function heldWriter() {
+  const texts: string[] = [];
+  let release: (() => void) | null = null;
+  let held = new Promise<void>((resolve) => (release = resolve));
+  return {
+    texts,
+    write(text: string): Promise<void> {
+      texts.push(text);
+      return held;
+    },
+    flush() {
+      release?.();
+      held = new Promise<void>((resolve) => (release = resolve));
+    },
+  };
+}
+
+/** Writes messages as the SDK's connection does: each after the last one's write settled. */
+async function writeInTurn(transport: ReturnType<typeof lineTransport>, messages: AnyMessage[]): Promise<void> {
+  for (const message of messages) {
+    const writer = transport.stream.writable.getWriter();
+    try {
+      await writer.write(message);
+    } finally {
+      writer.releaseLock();
+    }
+  }
+}
+
+const update = (i: number, text = "x"): AnyMessage => ({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i} ${text}` } } } });
+
+test("a burst of messages reaches the writer whole before the first flush is over, not one message a flush", async () => {
+  const out = heldWriter();
+  const transport = lineTransport(new ReadableStream<Uint8Array>(), (text) => out.write(text));
+  const messages = Array.from({ length: 50 }, (_, i) => update(i));
+  const written = writeInTurn(transport, messages);
+  await written;
+  expect(out.texts.length).toBe(50);
+  expect(out.texts.map((t) => JSON.parse(t))).toEqual(messages);
+  out.flush();
+});
+
+test("past the bound of bytes not yet flushed the next message waits for the flush; answered waits for the answer's", async () => {
+  const out = heldWriter();
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const transport = lineTransport(input.readable, (text) => out.write(text));
+  const big = "y".repeat(10 * 1024);
+  const burst = writeInTurn(transport, Array.from({ length: 200 }, (_, i) => update(i, big)));
+  await Bun.sleep(20);
+  // Some let go, the rest of the 2 MB held back until the reader takes it.
+  expect(out.texts.length).toBeGreaterThan(1);
+  expect(out.texts.length).toBeLessThan(200);
+  while (out.texts.length < 200) {
+    out.flush();
+    await Bun.sleep(5);
+  }
+  out.flush();
+  await burst;
+
+  // A request read, then answered: answered() settles once the answer is flushed, not before.
+  const writer = input.writable.getWriter();
+  await writer.write(new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", id: 7, method: "x/y", params: {} })}\n`));
+  const reader = transport.stream.readable.getReader();
+  expect((await reader.read()).value).toMatchObject({ id: 7 });
+  let answered = false;
+  const waiting = transport.answered().then(() => (answered = true));
+  await writeInTurn(transport, [{ jsonrpc: "2.0", id: 7, result: {} }]);
+  await Bun.sleep(20);
+  expect(answered).toBe(false);
+  out.flush();
+  await waiting;
+  expect(answered).toBe(true);
+});
