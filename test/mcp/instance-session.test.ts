@@ -10,6 +10,7 @@ const TOKEN = "device-token-slow-mcp";
 let h: EngineHarness | null = null;
 let instance: Instance | null = null;
 afterEach(async () => {
+  delete process.env.LEMBAS_TEST_BACKGROUND_PROBE_MS;
   await h?.close();
   h = null;
   await instance?.close();
@@ -20,7 +21,9 @@ const toolNames = (tools: unknown[] | null | undefined) => (tools ?? []).map((t)
 
 test("no session waits on the instance's /mcp probe: a slow one is asked in the background, and the next session has its tools", async () => {
   // /mcp holds the probe until the first session's prompt has its answer (an order, not a clock: a
-  // session that waited on the probe would never get it, and time the test out); then answers at once.
+  // session that waited on the probe would wait out its limit, here ten minutes, and time the test
+  // out); then answers at once.
+  process.env.LEMBAS_TEST_BACKGROUND_PROBE_MS = "600000";
   let slow = true;
   let release = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));
