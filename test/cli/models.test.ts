@@ -141,14 +141,14 @@ describe("a turn never waits on /v1/models", () => {
   test("with a kept listing, the first chat request goes out at once while a slow listing is refreshed in the background", async () => {
     expect((await runLembas(box, ["models"])).code).toBe(0);
     // Make the kept listing old, so that this run refreshes it, and the server list only after two
-    // minutes: a run that waited for the listing (before its chat request or before it ends) would be
-    // killed at runLembas's 20 s, without its answer.
+    // minutes (and the listing's 5 s limit ten minutes): a run that waited for the listing (before its
+    // chat request or before it ends) would be killed at runLembas's 20 s, without its answer.
     const raw = new Database(dbFile());
     raw.query("UPDATE model_listings SET listed_at = 0").run();
     raw.close();
     server.modelsDelayMs = 120_000;
     model.push(step({ text: "hi there" }));
-    const result = await runLembas(box, ["run", "say hi"], { cwd: box.project });
+    const result = await runLembas(box, ["run", "say hi"], { cwd: box.project, env: { LEMBAS_TEST_LISTING_MS: "600000" } });
     // The run ends with its answer: it does not wait out the slow listing (it is given up, not kept).
     // Nothing said but the session's closing line.
     expect(afterHeader(result.stderr)).toMatch(/^session ses_[\w-]+ · continue it: [^\n]+\n$/);
