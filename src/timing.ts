@@ -18,6 +18,12 @@ const WAITS = {
   RETRY_BASE_MS: "LEMBAS_TEST_RETRY_BASE_MS",
   /** How long an editor may take to answer fs/read_text_file or fs/write_text_file (5 s). */
   EDITOR_FILES_MS: "LEMBAS_TEST_EDITOR_FILES_MS",
+  /** How long a connection's model list (/v1/models and what else tells it) may take (5 s). */
+  LISTING_MS: "LEMBAS_TEST_LISTING_MS",
+  /** How long a background probe of an instance's /mcp may take (15 s). */
+  BACKGROUND_PROBE_MS: "LEMBAS_TEST_BACKGROUND_PROBE_MS",
+  /** How long the service holds a web request for a session moving to a terminal (10 s). */
+  MOVE_WAIT_MS: "LEMBAS_TEST_MOVE_WAIT_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

@@ -1,6 +1,7 @@
 import type { Db } from "../store/db.ts";
 import { setInstanceMcp } from "../store/instance-mcp.ts";
 import type { Login } from "../store/logins.ts";
+import { waitMs } from "../timing.ts";
 import { type McpProbe, probeInstanceMcp } from "./from-instance.ts";
 
 /** How long a probe nobody waits for may take: longer than a session would give it. */
@@ -19,7 +20,7 @@ export class BackgroundProbes {
 
   constructor(
     private readonly db: Db,
-    private readonly probe: Probe = (url, token, signal) => probeInstanceMcp(url, token, BACKGROUND_PROBE_MS, signal),
+    private readonly probe: Probe = (url, token, signal) => probeInstanceMcp(url, token, waitMs("BACKGROUND_PROBE_MS", BACKGROUND_PROBE_MS), signal),
   ) {}
 
   start(login: Pick<Login, "url" | "token">): void {

@@ -4,6 +4,7 @@ import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./resolve
 import type { DiscoveredModel, KeptListings, StoredListing } from "../store/listings.ts";
 import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";
+import { waitMs } from "../timing.ts";
 import { type DialectId, dialectById, dialectOf } from "./dialects.ts";
 import { type Discovery, discover, modelWindow } from "./discovery.ts";
 import { UserError } from "../errors.ts";
@@ -239,7 +240,7 @@ export class ModelRegistry implements ModelSource {
   private refresh(entry: Listed): Promise<void> {
     entry.refreshing ??= (async () => {
       entry.askedAt = Date.now();
-      const found = await discover(entry.endpoint, { timeoutMs: 5000, login: entry.login, signal: this.stopping.signal });
+      const found = await discover(entry.endpoint, { timeoutMs: waitMs("LISTING_MS", 5000), login: entry.login, signal: this.stopping.signal });
       const name = entry.endpoint.name;
       // Stopped (the process ends): what was known stays as it was, no failure is kept.
       if (this.stopping.signal.aborted) return;

@@ -4,8 +4,10 @@
  * instead of opening it here again, and then forwards them to the terminal.
  */
 
+import { waitMs } from "../timing.ts";
+
 /** How long a move may take from the service's answer to the terminal's share. */
-export const MOVE_WAIT_MS = 10_000;
+export const MOVE_WAIT_MS = waitMs("MOVE_WAIT_MS", 10_000);
 
 export class Moves {
   private readonly until = new Map<string, number>();

@@ -50,10 +50,9 @@ test("an answer that is not JSON is a failure", async () => {
 });
 
 test("an answer slower than the timeout is a failure saying so", async () => {
+  // Unbounded, the read would get the answer after 2 s and return the usage instead.
   instance.failUsage({ kind: "slow", slowMs: 2_000 });
-  const started = Date.now();
   expect(await fetchUsage(login(), { timeoutMs: 200 })).toEqual({ kind: "failed", why: "it did not answer within 200 ms" });
-  expect(Date.now() - started).toBeLessThan(1_500);
 });
 
 test("the timeout is 5 s unless told", async () => {

@@ -195,21 +195,16 @@ describe("tool calls as they happen", () => {
 
   test("a tool call is announced as soon as the model starts it, not when its arguments are whole", async () => {
     const content = "x".repeat(2000);
-    a.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "long.md", content }, chunks: 20 }], chunkDelayMs: 100 }), step({ text: "ok" }));
+    // The arguments take a minute to stream, past the test's timeout: a call shown only once they are
+    // whole would time the test out. Seen, the turn is cancelled with them still unfinished.
+    a.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "long.md", content }, chunks: 20 }], chunkDelayMs: 3000 }));
     const { sessionId } = await newSession({ _meta: { mode: "auto" } });
     const answer = a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] });
-    const [request] = await a.model.waitForRequests(1);
-    let seenAt = 0;
-    while (!seenAt) {
-      if (updatesFor("call_1").some((u) => u.sessionUpdate === "tool_call")) seenAt = Date.now();
-      else await Bun.sleep(10);
-    }
-    await answer;
-    // The arguments take two seconds to stream; the call was shown well before they were whole.
-    expect(seenAt - (request?.time ?? 0)).toBeLessThan(1200);
+    while (!updatesFor("call_1").some((u) => u.sessionUpdate === "tool_call")) await Bun.sleep(10);
     expect(updatesFor("call_1")[0]).toMatchObject({ sessionUpdate: "tool_call", title: "write", kind: "edit", status: "pending" });
-    expect(updatesFor("call_1").at(-1)).toMatchObject({ status: "completed" });
-  });
+    await a.agent.notify("session/cancel", { sessionId });
+    expect(await answer).toMatchObject({ stopReason: "cancelled" });
+  }, 30_000);
 
   test("a call announced that never runs (arguments not JSON) is failed, not left pending", async () => {
     a.model.push(step({ toolCalls: [{ name: "write", arguments: '{"path": "a.md", "content": ' }] }), step({ text: "ok" }));

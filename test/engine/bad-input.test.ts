@@ -113,12 +113,11 @@ describe("tools misused", () => {
   test("a bash command that never ends stops at its timeout", async () => {
     h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 100", timeout: 500 } }] }), step({ text: "it hung" }));
     const session = await h.session({ mode: "auto" });
-    const started = Date.now();
+    // Not stopped at its 500 ms, the 100 s sleep would time the test out.
     const answer = await session.prompt({ text: "hang" });
     expect(answer.stopReason).toBe("end_turn");
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(lastToolOutput()).toMatch(/timed out/);
-  });
+  }, 30_000);
 
   test("an edit whose old text is not unique is refused and the file is untouched", async () => {
     writeFileSync(join(h.project, "a.txt"), "x = 1\nx = 1\n");

@@ -52,11 +52,10 @@ describe("cancel", () => {
     const turn = session.prompt({ text: "sleep" });
     await waitFor(() => existsSync(marker) && readFileSync(marker, "utf8").trim().length > 0);
     await waitFor(() => sleeping(seconds));
-    const started = Date.now();
     session.cancel();
+    // A group left running would keep the turn on `wait` for 60 s and time the test out.
     const answer = await turn;
     expect(answer.stopReason).toBe("cancelled");
-    expect(Date.now() - started).toBeLessThan(5000);
     await waitFor(() => !sleeping(seconds));
     const result = listMessages(h.db, session.id).find((m) => m.role === "tool");
     expect(result).toBeDefined();

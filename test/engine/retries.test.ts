@@ -83,9 +83,8 @@ describe("a turn through failures of the server", () => {
   test("a server that sends headers and then nothing: retried once, then the turn fails with a sentence naming the server and the timeout", async () => {
     steps.push(silence(), silence());
     const session = await h.session();
-    const started = performance.now();
+    // Both answers stay silent for good: a turn not given up at the idle timeout would time the test out.
     const answer = await session.prompt({ text: "hello" });
-    expect(performance.now() - started).toBeLessThan(5000);
     const url = `http://127.0.0.1:${server.port}/v1`;
     const sentence = `the model server at ${url} went silent for 0.2 s before its reply began; raise idle_timeout (seconds) of connection "test" in config.yaml if it needs longer`;
     expect(answer.error).toBe(`${sentence} (tried 2 times)`);

@@ -190,10 +190,9 @@ describe("real servers' quirks together, through the engine", () => {
     forever = true;
     const turn = session.prompt({ text: "again" });
     await Bun.sleep(1500);
-    const started = Date.now();
     session.cancel();
+    // The reasoning never ends: a turn the cancel did not stop would time the test out.
     expect(await turn).toMatchObject({ stopReason: "cancelled" });
-    expect(Date.now() - started).toBeLessThan(1000);
   }, 15000);
 });
 
@@ -222,10 +221,9 @@ test("a thinking model's title call does not hold the person's next prompt: it g
   await session.prompt({ text: "fix the parser" });
   await Bun.sleep(300); // the title call is thinking
   expect(fake.bodies.filter((b) => !isStepBody(b))).toHaveLength(1);
-  const started = Date.now();
+  // The title call thinks forever (cut only by its own 30 s limit): a prompt that waited for it would time the test out.
   const second = await session.prompt({ text: "and the lexer" });
   expect(second).toMatchObject({ stopReason: "end_turn" });
-  expect(Date.now() - started).toBeLessThan(2_000);
   expect(session.title).toBe("fix the parser");
 }, 20000);
 

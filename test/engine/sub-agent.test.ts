@@ -106,10 +106,9 @@ describe("the task tool", () => {
     const session = await h.session();
     const answer = session.prompt({ text: "go" });
     while (!h.model.requests.some((r) => isHelper(r.body))) await Bun.sleep(5);
-    const at = Date.now();
     session.cancel();
+    // The helper's call hangs for good: a cancel that did not reach it would time the test out.
     expect(await answer).toMatchObject({ stopReason: "cancelled" });
-    expect(Date.now() - at).toBeLessThan(2000);
     expect(ofType(h.events(session), "tool_end")[0]).toMatchObject({ name: "task", isError: true, output: "Cancelled: the turn was stopped." });
     // Nothing was left queued for a helper that goes on.
     await Bun.sleep(100);

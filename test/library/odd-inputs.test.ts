@@ -70,11 +70,10 @@ describe("the library given what it does not expect", () => {
 
   test("a 429 whose Retry-After is long is not waited out once the turn is stopped", async () => {
     const target = targetAt(model.url);
-    model.setEmbeddings({ fail: { status: 429, retryAfter: 30 }, times: 1 });
-    const started = performance.now();
+    // Waited out, the 45 s (under the 60 s it would wait at most) would time the test out.
+    model.setEmbeddings({ fail: { status: 429, retryAfter: 45 }, times: 1 });
     await expect(embedTexts(target, ["apples"], { signal: AbortSignal.timeout(300) })).rejects.toThrow("stopped");
-    expect(performance.now() - started).toBeLessThan(3000);
-  });
+  }, 30_000);
 
   test("a turn stopped while the server sends its answer is \"stopped\", not an answer that is no list of embeddings", async () => {
     // The headers come at once; the body never ends.
@@ -96,10 +95,9 @@ describe("the library given what it does not expect", () => {
       fetch: () => new Response(new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"data": [')) }), { headers: { "content-type": "application/json" } }),
     });
     try {
+      // Neither ever ends: a request not given up at its 300 ms would time the test out.
       for (const server of [silent, endless]) {
-        const started = performance.now();
         await expect(embedTexts(targetAt(`http://127.0.0.1:${server.port}/v1`), ["apples"], { timeoutMs: 300 })).rejects.toThrow("did not answer within 300 ms");
-        expect(performance.now() - started).toBeLessThan(3000);
       }
     } finally {
       void silent.stop(true);

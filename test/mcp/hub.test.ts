@@ -92,9 +92,8 @@ describe("the hub against the test server", () => {
     expect(long.output.length).toBeLessThan(MAX_RESULT_CHARS + 200);
     expect(long.output).toContain("characters left out");
 
-    const started = performance.now();
+    // A call left waiting on the refused message would time the test out (the call limit is a minute).
     const over = await call(hub, "mcp__t__huge", { chars: 3_000_000 });
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(over.isError).toBe(true);
     expect(over.output).toContain("larger than 1 MB");
     expect(notices.join("\n")).toContain("larger than 1 MB");
@@ -102,10 +101,9 @@ describe("the hub against the test server", () => {
   });
 
   test("a line that is not JSON fails the call waiting on it at once, with a notice", async () => {
-    const { hub, notices } = await startHub({ callMs: 20_000 });
-    const started = performance.now();
+    // A call left to its 10-minute limit would time the test out.
+    const { hub, notices } = await startHub({ callMs: 600_000 });
     const result = await call(hub, "mcp__t__garbage");
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(result.isError).toBe(true);
     expect(result.output).toContain('sent a line that is not JSON: "this is not json"');
     expect(notices.some((n) => n.includes("not JSON"))).toBe(true);
@@ -163,8 +161,8 @@ describe("the hub against the test server", () => {
     const started = performance.now();
     const result = await call(hub, "mcp__t__hang");
     const took = performance.now() - started;
+    // It waited for the limit; the sentence says the limit ended it (a call that was not ended would time the test out).
     expect(took).toBeGreaterThan(650);
-    expect(took).toBeLessThan(3_000);
     expect(result).toEqual({ output: 'MCP server "t" did not answer the hang call within 0.7 s; the call was cancelled.', isError: true });
     expect(JSON.parse((await call(hub, "mcp__t__stats")).output).cancelled).toBe(1);
   });
@@ -186,7 +184,7 @@ describe("servers that do not start", () => {
     const tag = crypto.randomUUID();
     const hub = new McpHub({ startMs: 1_500 });
     hubs.push(hub);
-    const started = performance.now();
+    // Each failure is said (mute's as its start limit reached); a start that waited on mute for good would time the test out.
     const problems = await hub.start(
       [
         stdioServer("good", tag),
@@ -197,7 +195,6 @@ describe("servers that do not start", () => {
       ],
       never,
     );
-    expect(performance.now() - started).toBeLessThan(4_000);
     const byServer = Object.fromEntries(problems.map((p) => [p.server, p.message]));
     expect(Object.keys(byServer).sort()).toEqual(["missing", "mute", "noisy", "quits"]);
     expect(byServer.missing).toContain('MCP server "missing" did not start: could not run "/nonexistent/mcp-server"');
@@ -236,13 +233,12 @@ describe("stopping", () => {
 
   test("a stop while servers start ends the start at once, and leaves nothing running", async () => {
     const tag = crypto.randomUUID();
-    const hub = new McpHub({ startMs: 20_000 });
-    const started = performance.now();
+    // A start limit of 10 minutes: a start the stop did not end would time the test out.
+    const hub = new McpHub({ startMs: 600_000 });
     const starting = hub.start([stdioServer("mute", tag, "--no-initialize"), stdioServer("t", tag)], never);
     await Bun.sleep(150);
     await hub.stop();
     const problems = await starting;
-    expect(performance.now() - started).toBeLessThan(3_000);
     expect(problems.find((p) => p.server === "mute")?.message).toBe('MCP server "mute" did not start: it was stopped while it started');
     expect(hub.tools()).toEqual([]);
     expect(processesTagged(tag)).toEqual([]);

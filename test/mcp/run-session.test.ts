@@ -48,7 +48,6 @@ describe("config.yaml's servers in lembas run", () => {
       step({ toolCalls: [{ name: "mcp__notes__read_note", arguments: { name: "n" } }] }),
       step({ text: "all done" }),
     );
-    const started = Date.now();
     const result = await run(["--yes", "use the notes"]);
     expect(result.stdout).toContain("all done");
     expect(result.code).toBe(0);
@@ -62,7 +61,6 @@ describe("config.yaml's servers in lembas run", () => {
     expect(again).toContain("echo: again");
     expect(hang).toBe('MCP server "notes" did not answer the hang call within 1 s; the call was cancelled.');
     expect(note).toContain("note n: buy milk");
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect(processesTagged(tag)).toEqual([]);
   }, 40_000);
 

@@ -311,17 +311,14 @@ describe("streamChat: abort", () => {
     const model = await scripted({ replies: [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" "), chunkDelayMs: 20 }] });
     const abort = new AbortController();
     const events: ModelEvent[] = [];
-    let abortedAt = 0;
+    let aborting = false;
     for await (const event of streamChat(endpoint(model.url), request(), { signal: abort.signal })) {
       events.push(event);
-      if (event.type === "text" && abortedAt === 0) {
-        setTimeout(() => {
-          abortedAt = performance.now();
-          abort.abort();
-        }, 30);
+      if (event.type === "text" && !aborting) {
+        aborting = true;
+        setTimeout(() => abort.abort(), 30);
       }
     }
-    expect(performance.now() - abortedAt).toBeLessThan(2000);
     expect(errorOf(events).kind).toBe("aborted");
     // Far fewer than the 200 words scripted: the stream stopped soon after the abort.
     expect(events.filter((e) => e.type === "text").length).toBeLessThan(100);
@@ -331,12 +328,12 @@ describe("streamChat: abort", () => {
     const model = await scripted({ fallback: { fail: { status: 500 } } });
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 50);
-    const started = performance.now();
-    const events = await collect(streamChat(endpoint(model.url), request(), { signal: abort.signal, retry: { baseDelayMs: 10_000 } }));
-    expect(performance.now() - started).toBeLessThan(1000);
+    // A wait the signal did not cut (60 to 120 s) would time the test out.
+    const retry = { baseDelayMs: 120_000, maxDelayMs: 120_000 };
+    const events = await collect(streamChat(endpoint(model.url), request(), { signal: abort.signal, retry }));
     expect(errorOf(events).kind).toBe("aborted");
     expect(model.requests).toHaveLength(1);
-  });
+  }, 30_000);
 
   test("an already aborted signal sends nothing", async () => {
     const model = await scripted({ replies: [{ text: "x" }] });

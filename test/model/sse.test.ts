@@ -75,21 +75,20 @@ describe("sseData", () => {
     expect(out).toEqual(["héllo ✓"]);
   });
 
-  test("20,000 small chunks parse quickly", async () => {
+  // No clock: 200,000 chunks take a linear parser well under a second, and one gone quadratic (each
+  // chunk scanning all the text before it: 10^12 characters) hours, so it times the test out.
+  test("200,000 small chunks parse in time linear in their number", async () => {
     const encoder = new TextEncoder();
     const chunk = encoder.encode(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "tok " } }] })}\n\n`);
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (sent++ === 20_000) return controller.close();
+        if (sent++ === 200_000) return controller.close();
         controller.enqueue(chunk);
       },
     });
-    const started = performance.now();
     let count = 0;
     for await (const _ of sseData(body)) count++;
-    expect(count).toBe(20_000);
-    // Not a benchmark (bench/engine.ts is): only a guard against a parser gone quadratic.
-    expect(performance.now() - started).toBeLessThan(5000);
-  });
+    expect(count).toBe(200_000);
+  }, 30_000);
 });

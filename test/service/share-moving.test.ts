@@ -83,24 +83,24 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
   test("quitting while the service finishes the web's turn: the terminal ends at once, and the session stays the web's", async () => {
     const d = await startDevice();
     device = d;
-    const link = await d.serve();
+    // A move's wait made far longer than the prompt's 20 s: a prompt held for a terminal would fail.
+    const link = await d.serve({ env: { LEMBAS_TEST_MOVE_WAIT_MS: "600000" } });
     const sessionId = await newSession(link, d.project);
-    d.model.push(slow(160, 25), step({ text: "still answered at the service" }));
+    d.model.push(slow(400, 25), step({ text: "still answered at the service" }));
     const from = link.notifications.length;
-    const first = prompt(link, sessionId, "a long one", "wait-1", 30_000);
+    let finished = false;
+    const first = prompt(link, sessionId, "a long one", "wait-1", 40_000).finally(() => (finished = true));
     await textStarted(link, sessionId, from);
     const s = await openScreen(d.box, { cwd: d.project, args: ["-r", sessionId] });
     screen = s;
     await s.waitFor("waiting for the web's turn to finish", 10_000);
-    const quitAt = Date.now();
     await s.type("C-d");
-    await s.exited(3000);
-    expect(Date.now() - quitAt).toBeLessThan(3000);
+    await s.exited(30_000);
+    // An order, not a clock: the terminal was gone while the web's turn still ran.
+    expect(finished).toBe(false);
     expect(await first).toMatchObject({ stopReason: "end_turn" });
     // The move came to nothing: the next prompt runs at the service, with no wait for a terminal.
-    const sentAt = Date.now();
     expect(await prompt(link, sessionId, "next", "wait-2")).toMatchObject({ stopReason: "end_turn" });
-    expect(Date.now() - sentAt).toBeLessThan(3000);
     const events = lembasEvents(link, sessionId, from);
     expect(events.filter((e) => e.type === "text").map((e) => e.delta).join("")).toContain("still answered at the service");
     expect(link.notifications.slice(from).some(isAnnounce(sessionId))).toBe(false);
@@ -196,11 +196,10 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
     const { d, link, screen: s, sessionId } = await sharedTerminal({ LEMBAS_TERMINAL_ANSWER_MS: "1500" });
     stopped = s.pid();
     process.kill(stopped, "SIGSTOP");
-    const started = Date.now();
+    // The bound cut to 1.5 s; the error says it was reached (a prompt that waited on would fail at its 20 s instead).
     const error = await prompt(link, sessionId, "anyone there", "stop-1").catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     expect(String(error)).toContain("the terminal is not answering");
-    expect(Date.now() - started).toBeLessThan(6000);
     process.kill(stopped, "SIGCONT");
     stopped = null;
     d.model.push(step({ text: "the first, late" }), step({ text: "awake again" }));

@@ -25,10 +25,8 @@ describe.skipIf(!HAVE_TMUX)("web requests to a shared session", () => {
     const { d, link, s, sessionId } = await share.sharedTerminal();
     d.model.push(step({ text: "read it all" }), step({ text: "typed after" }));
     const huge = `${"lorem ipsum dolor sit amet ".repeat(3 * 1024 * 40)}the end`;
-    const started = Date.now();
     const answer = await prompt(link, sessionId, huge, "huge-1", 30_000);
     expect(answer.stopReason).toBe("end_turn");
-    expect(Date.now() - started).toBeLessThan(15_000);
     // The terminal draws 3 MB of prompt first: on a busy machine that takes longer than a wait's 5 s.
     await s.waitFor("read it all", 15_000);
     await s.type("and now me", "Enter");

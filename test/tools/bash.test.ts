@@ -64,9 +64,8 @@ describe("bash", () => {
 
   test("a command that never ends stops at its timeout", async () => {
     const { ctx } = makeContext();
-    const started = Date.now();
+    // Not stopped at its 300 ms, the command would time the test out.
     const result = await run(bashTool, { command: "echo started; sleep 1000", timeout: 300 }, ctx);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.isError).toBe(true);
     expect(result.output).toBe("started\n\nThe command timed out after 0.3 s: it and every process it started were stopped.");
     expect(result.meta).toMatchObject({ stopped: "timeout" });
@@ -74,9 +73,8 @@ describe("bash", () => {
 
   test("a command ignoring SIGTERM is killed after the grace period", async () => {
     const { ctx } = makeContext();
-    const started = performance.now();
+    // It never ends by itself: without the SIGKILL after the grace it would time the test out.
     const result = await run(bashTool, { command: "trap '' TERM; while true; do sleep 0.05; done", timeout: 200 }, ctx);
-    expect(performance.now() - started).toBeLessThan(4_000);
     expect(result.output).toContain("timed out after 0.2 s");
   });
 
@@ -114,9 +112,8 @@ describe("bash", () => {
 
   test("what a command leaves running in the background (sleep 100 &) is stopped when it ends, and said", async () => {
     const { ctx } = makeContext();
-    const started = Date.now();
+    // A result that waited for the 100 s sleep would time the test out.
     const result = await run(bashTool, { command: "sleep 100 & echo $!" }, ctx);
-    expect(Date.now() - started).toBeLessThan(10_000);
     const pid = Number(result.output.split("\n")[0]);
     expect(result.output).toContain("Processes it left running in the background were stopped when it ended: start a server or a watcher with run_in_background: true instead.");
     expect(await waitUntil(() => !isAlive(pid))).toBe(true);

@@ -101,10 +101,9 @@ describe("fetch", () => {
   });
 
   test("a server that does not answer is given up after the timeout", async () => {
-    const started = performance.now();
+    // /hang never answers: a fetch not given up at its 1 s would time the test out.
     const result = await run(fetchTool, { url: `${base}/hang`, timeout: 1 }, loopbackAllowed());
     expect(result).toMatchObject({ isError: true, output: `${base}/hang did not answer within 1 s.` });
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   test("an HTTP error is a failed result with the server's text", async () => {
@@ -182,11 +181,9 @@ describe("attack: the request goes to the address the guard checked (DNS rebindi
   });
 
   test("a name lookup that never answers is given up with the timeout", async () => {
-    const started = performance.now();
+    // The lookup never answers: a get not given up at the 300 ms signal would time the test out.
     const lookup = guardedGet(new URL("http://slow.test/"), { allowPrivate: false, maxBytes: 1_000, maxRedirects: 0, signal: AbortSignal.timeout(300), resolve: () => new Promise(() => {}) }, () => null);
-    expect(lookup).rejects.toThrow();
-    await lookup.catch(() => {});
-    expect(performance.now() - started).toBeLessThan(2_000);
+    await expect(lookup).rejects.toThrow();
   });
 
   test("a name with a public and a private address is refused, whichever comes first", async () => {

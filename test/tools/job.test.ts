@@ -21,10 +21,9 @@ afterEach(async () => {
 describe.skipIf(!existsSync("/proc"))("background jobs", () => {
   test("a job starts at once, its output is read with and without an offset, listed, stopped, and its processes are gone", async () => {
     const { ctx } = context();
-    const started = Date.now();
+    // The command runs for 100 s and more: a start that waited for it would time the test out.
     const command = "echo first; sleep 100 & echo child $!; for i in 1 2 3 4 5 6 7 8 9 10; do echo tick $i; sleep 0.1; done; sleep 100";
     const start = await run(bashTool, { command, run_in_background: true }, ctx);
-    expect(Date.now() - started).toBeLessThan(2_000);
     expect(start.isError).toBeUndefined();
     expect(start.output).toStartWith("Started job1 (pid ");
     expect(start.output).toContain("first\n");

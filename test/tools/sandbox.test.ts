@@ -101,9 +101,8 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
   test("a command ignoring SIGTERM is killed after the grace period, its children too", async () => {
     const { ctx } = sandboxed();
     const marker = uniqueSleep();
-    const started = Date.now();
+    // It never ends by itself: without the SIGKILL after the grace it would time the test out.
     const result = await run(bashTool, { command: `trap '' TERM; sleep ${marker} & while true; do sleep 0.05; done`, timeout: 200 }, ctx);
-    expect(Date.now() - started).toBeLessThan(4_000);
     expect(result.output).toContain("timed out after 0.2 s");
     expect(await waitUntil(() => pidsWith(marker).length === 0)).toBe(true);
   });
