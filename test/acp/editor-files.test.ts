@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Device, startDevice } from "../support/device.ts";
 import { editorFsParams, type EditorFsHandlers, initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
@@ -157,6 +157,39 @@ describe("writes go to the editor", () => {
     expect(buffers.get(file)).toBe("edited, and typed over\n");
     expect(agent.fsRequests.filter((r) => r.method === "fs/write_text_file")).toHaveLength(1);
   });
+});
+
+describe("undo of a file the turn created through the editor", () => {
+  for (const saves of [false, true]) {
+    test(`is left in the editor${saves ? ", and on the disk the editor saved it to," : ""} with the true reason; a command's new file is deleted`, async () => {
+      const buffers = new Map<string, string>();
+      const keeps = editor(buffers);
+      // An editor like Zed saves what it is sent; others keep it in the buffer until the person saves.
+      const saving: EditorFsHandlers = {
+        ...keeps,
+        write: (params, signal) => {
+          writeFileSync(params.path, params.content);
+          return keeps.write?.(params, signal) ?? {};
+        },
+      };
+      const agent = await start(saves ? saving : keeps);
+      const made = join(agent.project, "c.txt");
+      agent.model.push(
+        step({ toolCalls: [{ name: "write", arguments: { path: "c.txt", content: "new c\n" } }] }),
+        step({ toolCalls: [{ name: "bash", arguments: { command: "printf 'by a command\\n' > d.txt" } }] }),
+        step({ text: "ok" }),
+      );
+      const { sessionId } = await prompt(agent, "make them");
+      expect(readFileSync(join(agent.project, "d.txt"), "utf8")).toBe("by a command\n");
+      const undo = await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] });
+      expect(undo._meta?.lembas).toMatchObject({
+        undone: { files: ["d.txt"], skipped: [{ path: "c.txt", why: "lembas cannot delete a file through the editor: delete c.txt there" }] },
+      });
+      expect(buffers.get(made)).toBe("new c\n");
+      expect(existsSync(made)).toBe(saves);
+      expect(existsSync(join(agent.project, "d.txt"))).toBe(false);
+    });
+  }
 });
 
 describe("an editor that fails is never a hung turn", () => {
