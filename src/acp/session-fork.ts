@@ -8,6 +8,7 @@ import { getSession } from "../store/sessions.ts";
 import { invalid } from "./host.ts";
 import { loadedStatus } from "./loaded-status.ts";
 import { commandsUpdate } from "./prompt.ts";
+import { checkSessionCwd } from "./session-cwd.ts";
 import { liveAnswer, type SessionsHere } from "./sessions-here.ts";
 import { storeRequestError } from "./store-errors.ts";
 
@@ -22,6 +23,7 @@ export const ForkParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.s
 export async function forkSession(here: SessionsHere, params: z.infer<typeof ForkParams>, cx: acp.AgentContext) {
   const { host } = here;
   if (host.transport !== "stdio") throw invalid("session/fork is served to an editor on stdio; the link has its own sessions");
+  checkSessionCwd(host.db, params.sessionId, params.cwd, "fork");
   const servers = editorServers(params.mcpServers ?? []);
   if (!servers.ok) throw invalid(servers.error);
   if (!getSession(host.db, params.sessionId)) throw invalid(`there is no session ${params.sessionId} on this device: session/list names those there are`);
