@@ -52,7 +52,9 @@ export async function restoreTurnThrough(access: FileAccess, db: Db, sessionId: 
   for (const image of restoring.images()) {
     if (!image.existed) {
       if (madeThroughEditor(image)) {
-        const why = unrestorable(image, await heldNow(image.path), restoring.realRoot);
+        // Its text in the editor judges whether it changed since; where the editor cannot give it, nothing says it did.
+        const held = await access.readText(image.path, signal);
+        const why = held && "text" in held ? unrestorable(image, textStamp(held.text), restoring.realRoot) : null;
         restoring.done(image, () => why ?? `lembas cannot delete a file through the editor: delete ${restoring.shown(image)} there`);
         continue;
       }
