@@ -9,14 +9,14 @@
 // (spawn → initialize answered → tools listed, measured directly): what the server adds to the first
 // chunk is its start, and little more. Last, session/load of a 200-turn session written into the
 // store (bench/session-load.ts): the time from the request to the last replayed update (goal under
-// 100 ms) and the process's peak RSS, beside the same for 2,000 turns: the RSS may grow by the
-// texts' bytes, no more.
+// 100 ms) and the process's peak RSS, beside the same for 2,000 and 6,000 turns: from 2,000 to
+// 6,000 the RSS may grow by the texts' bytes, no more.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "../build.ts";
 import { startModel } from "../test/support/model.ts";
-import { type LoadTiming, measureLoad, storedSession } from "./session-load.ts";
+import { loadFigures } from "./session-load.ts";
 
 const RUNS = Number(process.env.ACP_BENCH_RUNS ?? 15);
 /** `--start-only`: spawn → initialize and the first chunks (alone and through the service), without the MCP and session/load parts. */
@@ -216,17 +216,8 @@ try {
     withServer.push(await measure([lembas, "serve", "--stdio"], alone, project, [MCP_SERVER]));
     serverAlone.push(await serverStart());
   }
-  const short = storedSession(join(dir, "state"), project, 200);
-  const long = storedSession(join(dir, "state"), project, 2000);
-  const loads: LoadTiming[] = [];
-  const longLoads: LoadTiming[] = [];
-  await measureLoad([lembas, "serve", "--stdio"], alone, project, short.sessionId);
-  for (let i = 0; i < LOAD_RUNS; i++) loads.push(await measureLoad([lembas, "serve", "--stdio"], alone, project, short.sessionId));
-  for (let i = 0; i < LONG_LOAD_RUNS; i++) longLoads.push(await measureLoad([lembas, "serve", "--stdio"], alone, project, long.sessionId));
+  const load = await loadFigures([lembas, "serve", "--stdio"], alone, join(dir, "state"), project, LOAD_RUNS, LONG_LOAD_RUNS);
   await model.close();
-  const mb = (bytes: number) => round(bytes / (1024 * 1024));
-  const loadRss = median(loads.map((t) => t.peakRssMb));
-  const longRss = median(longLoads.map((t) => t.peakRssMb));
   const mf = median(withServer.map((t) => t.firstChunk));
   const ms = median(serverAlone);
   console.log(
@@ -236,17 +227,7 @@ try {
       mcp_first_chunk_ms: round(mf),
       mcp_server_start_ms: round(ms),
       mcp_added_beyond_server_ms: round(mf - median(ours.map((t) => t.firstChunk)) - ms),
-      load_turns: 200,
-      load_updates: loads[0]?.updates,
-      load_last_update_ms: round(median(loads.map((t) => t.lastUpdateMs))),
-      load_answer_ms: round(median(loads.map((t) => t.answerMs))),
-      load_peak_rss_mb: round(loadRss),
-      load_text_mb: mb(short.textBytes),
-      long_load_turns: 2000,
-      long_load_last_update_ms: round(median(longLoads.map((t) => t.lastUpdateMs))),
-      long_load_peak_rss_mb: round(longRss),
-      long_load_text_mb: mb(long.textBytes),
-      load_rss_growth_mb: round(longRss - loadRss),
+      ...load,
       goal: 1.3,
       service_goal: 1.5,
       load_goal_ms: 100,

@@ -70,7 +70,8 @@ export const GOALS: Record<string, Record<string, Goal>> = {
     first_chunk_ratio: atMost("first_chunk_ratio", LIMITS.acpStdio.first_chunk_ratio),
     service_first_chunk_ratio: atMost("service_first_chunk_ratio", LIMITS.acpStdio.service_first_chunk_ratio),
     load_last_update_ms: below("load_last_update_ms", LIMITS.acpStdio.load_last_update_ms),
-    load_rss_growth: atMost("load_rss_growth_mb", { figure: "long_load_text_mb", minus: "load_text_mb" }),
+    // From 2,000 turns to 6,000 (bench/README.md: below 2,000 the collector's allowance still grows, once).
+    load_rss_growth: atMost("load_rss_growth_mb", { figure: "longest_load_text_mb", minus: "long_load_text_mb" }),
   },
   "first-request": {
     first_request_ratio: atMost("first_request_ratio", LIMITS.firstRequest.ratio),

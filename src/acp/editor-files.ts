@@ -89,12 +89,11 @@ export function editorFiles(cx: acp.AgentContext, sessionId: string, fs: EditorF
       ? diskAccess.readText
       : async (path, signal): Promise<HeldText> => {
           const got = await ask("fs/read_text_file", { path }, signal);
-          if ("why" in got) return { fallback: `${got.why}, so this is the file as saved on disk` };
+          const onDisk = (why: string) => ({ fallback: `${why}, so this is the file as saved on disk`, why });
+          if ("why" in got) return onDisk(got.why);
           const answer = ReadAnswer.safeParse(got.answer);
-          if (!answer.success) return { fallback: "the editor's answer held no text, so this is the file as saved on disk" };
-          if (answer.data.content.length > MAX_EDITOR_TEXT) {
-            return { fallback: `the editor's copy is larger than ${MAX_EDITOR_TEXT / 1024 / 1024} MiB, so this is the file as saved on disk` };
-          }
+          if (!answer.success) return onDisk("the editor's answer held no text");
+          if (answer.data.content.length > MAX_EDITOR_TEXT) return onDisk(`the editor's copy is larger than ${MAX_EDITOR_TEXT / 1024 / 1024} MiB`);
           return { text: answer.data.content };
         },
     writeText: !fs.write

@@ -10,11 +10,14 @@ import type { Tool } from "../tools/tool.ts";
 import { todoTool } from "../tools/todo.ts";
 import { storedDenial } from "../transcript/denials.ts";
 import { storedToolTitle } from "../transcript/tool-titles.ts";
+import { blockWeight, replayedBlocks } from "./replayed-blocks.ts";
 import { replayRow } from "./replay-rows.ts";
 import { sessionUpdates, type Update } from "./updates.ts";
 
 /** Stored messages read at a time: a history of any length is replayed in bounded memory. */
 const PAGE = 200;
+/** The most of the person's images and resources held unwritten: past it the replay waits for the editor to take them. */
+const MAX_UNWRITTEN = 16 * 1024 * 1024;
 
 /** A task call's helpers as its result keeps them: the feed holds them for the call's end, as it did live. */
 type Helpers = { helpersOf: string; helpers: NonNullable<ToolResultRecord["helpers"]> };
@@ -33,8 +36,12 @@ export async function replayHistory(db: Db, session: Session, send: (update: Upd
   let written: Promise<void>[] = [];
   const updates = sessionUpdates(session, (update) => written.push(send(update)));
   const events = new StoredEvents({ root: session.root, cwd: session.cwd });
+  let unwritten = 0;
   const play = (event: Played) => {
-    if ("sessionUpdate" in event) written.push(send(event));
+    if ("sessionUpdate" in event) {
+      if (event.sessionUpdate === "user_message_chunk") unwritten += blockWeight(event.content);
+      written.push(send(event));
+    }
     else if ("helpersOf" in event) updates.tools.helpersOf(event.helpersOf, event.helpers);
     else updates.event(event);
   };
@@ -48,6 +55,11 @@ export async function replayHistory(db: Db, session: Session, send: (update: Upd
         if (!message) continue;
         if (message.seq > (summarySeq ?? 0)) tokens += storedTokens(message);
         for (const event of events.of(message)) play(event);
+        if (unwritten > MAX_UNWRITTEN) {
+          await Promise.all(written);
+          written = [];
+          unwritten = 0;
+        }
       }
       if (rows.length < PAGE) break;
       await Promise.all(written);
@@ -94,6 +106,11 @@ class StoredEvents {
     this.turnId = message.turnId ?? this.turnId;
     this.step = 0;
     this.open = true;
+    // Sent with more than text (a mention, an image, a resource): each block as the editor showed it.
+    if (message.body.blocks) {
+      for (const content of replayedBlocks(message.body.blocks)) out.push({ sessionUpdate: "user_message_chunk", content });
+      return out;
+    }
     out.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: message.body.display ?? message.body.text } });
     for (const a of message.body.attachments ?? []) {
       out.push({ sessionUpdate: "user_message_chunk", content: { type: "resource_link", uri: pathToFileURL(a.path).href, name: a.name, mimeType: a.mimeType, size: a.size } });

@@ -36,7 +36,22 @@ const isDiff = (d: Fields) => isString(d.path) && (d.oldText === null || isStrin
 
 function isUser(b: Fields): b is Body<"user"> {
   const attachment = (a: Fields) => isString(a.name) && isString(a.mimeType) && isNumber(a.size) && isString(a.path);
-  return isString(b.text) && optional(b.display, isString) && optional(b.attachments, listOf(attachment)) && optional(b.steer, isBoolean) && optional(b.mode, (m) => MODE_NAMES.has(m));
+  return (
+    isString(b.text) &&
+    optional(b.display, isString) &&
+    optional(b.attachments, listOf(attachment)) &&
+    optional(b.steer, isBoolean) &&
+    optional(b.mode, (m) => MODE_NAMES.has(m)) &&
+    optional(b.blocks, listOf(isShownBlock))
+  );
+}
+
+function isShownBlock(b: Fields): boolean {
+  if (b.type === "text") return isString(b.text);
+  if (b.type === "resource_link") return isString(b.uri) && isString(b.name) && optional(b.mimeType, isString) && optional(b.size, isNumber) && optional(b.title, isString);
+  if (b.type === "image") return isString(b.mimeType) && isString(b.path) && optional(b.uri, isString);
+  if (b.type === "resource") return isString(b.uri) && isString(b.text) && optional(b.mimeType, isString);
+  return false;
 }
 
 function isAssistant(b: Fields): b is Body<"assistant"> {

@@ -31,6 +31,7 @@ import { storeRequestError } from "./store-errors.ts";
 import { sessionUpdates } from "./updates.ts";
 import { closeSession } from "./session-close.ts";
 import { ForkParams, forkSession } from "./session-fork.ts";
+import { checkSessionCwd } from "./session-cwd.ts";
 import { loadSession } from "./session-load.ts";
 import type { SessionsHere } from "./sessions-here.ts";
 import { linkRefusal } from "./whereabouts.ts";
@@ -240,6 +241,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport !== "stdio") throw invalid("session/resume is served to an editor on stdio; the link has its own sessions");
       const parsed = ResumeParams.safeParse(params);
       if (!parsed.success) throw invalid("session/resume takes a sessionId and a cwd");
+      checkSessionCwd(host.db, parsed.data.sessionId, parsed.data.cwd, "resume");
       // The editor passes its MCP servers again, as at session/new: a session opened from the store
       // starts them (one already running here keeps those it has).
       const servers = editorServers(parsed.data.mcpServers);

@@ -3,9 +3,12 @@ import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
 import { editorServers } from "../mcp/from-editor.ts";
 import type { acp } from "../rpc/agent.ts";
+import { storedTokens } from "../engine/tokens.ts";
 import { getSession } from "../store/sessions.ts";
 import { invalid } from "./host.ts";
+import { loadedStatus } from "./loaded-status.ts";
 import { commandsUpdate } from "./prompt.ts";
+import { checkSessionCwd } from "./session-cwd.ts";
 import { liveAnswer, type SessionsHere } from "./sessions-here.ts";
 import { storeRequestError } from "./store-errors.ts";
 
@@ -20,6 +23,7 @@ export const ForkParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.s
 export async function forkSession(here: SessionsHere, params: z.infer<typeof ForkParams>, cx: acp.AgentContext) {
   const { host } = here;
   if (host.transport !== "stdio") throw invalid("session/fork is served to an editor on stdio; the link has its own sessions");
+  checkSessionCwd(host.db, params.sessionId, params.cwd, "fork");
   const servers = editorServers(params.mcpServers ?? []);
   if (!servers.ok) throw invalid(servers.error);
   if (!getSession(host.db, params.sessionId)) throw invalid(`there is no session ${params.sessionId} on this device: session/list names those there are`);
@@ -31,5 +35,26 @@ export async function forkSession(here: SessionsHere, params: z.infer<typeof For
   }
   here.attach(session, cx);
   commandsUpdate(session, cx, host);
+  forkStatus(session, cx, host);
   return { sessionId: session.id, ...(await liveAnswer(session, host)) };
+}
+
+/**
+ * What a load says after its replay (loaded-status.ts), the fork's title and its context's fill,
+ * sent after the answer: before it, the editor does not know the fork's id and drops its updates.
+ */
+function forkStatus(session: Session, cx: acp.AgentContext, host: SessionsHere["host"]): void {
+  setTimeout(async () => {
+    try {
+      const row = getSession(host.db, session.id);
+      if (!row) return;
+      const tokens = session
+        .messages()
+        .filter((message) => message.seq > (row.summarySeq ?? 0))
+        .reduce((sum, message) => sum + storedTokens(message), 0);
+      for (const update of await loadedStatus(host, session, row, tokens)) await cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification);
+    } catch {
+      // The editor went away, or the store failed: the fork is live all the same, its title shown at its next change.
+    }
+  }, 0);
 }

@@ -7,6 +7,7 @@ import { loadedStatus } from "./loaded-status.ts";
 import type { Update } from "./updates.ts";
 import { invalid } from "./host.ts";
 import { commandsUpdate } from "./prompt.ts";
+import { checkSessionCwd } from "./session-cwd.ts";
 import { liveAnswer, type SessionsHere } from "./sessions-here.ts";
 
 /** mcpServers: checked by src/mcp/from-editor.ts's editorServers, as session/new's are. */
@@ -24,6 +25,7 @@ export async function loadSession(here: SessionsHere, params: unknown, cx: acp.A
   const parsed = LoadParams.safeParse(params);
   if (!parsed.success) throw invalid("session/load takes a sessionId, a cwd and mcpServers");
   const { sessionId } = parsed.data;
+  checkSessionCwd(host.db, sessionId, parsed.data.cwd, "load");
   const servers = editorServers(parsed.data.mcpServers ?? []);
   if (!servers.ok) throw invalid(servers.error);
   const already = here.attached(sessionId);

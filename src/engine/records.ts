@@ -2,6 +2,21 @@ import { z } from "zod";
 import { Mode } from "../config/schema.ts";
 
 /**
+ * One of the person's blocks as their editor showed it (an ACP content block), kept for the
+ * replay: text; a mention's link; an image by the path of its saved copy; an embedded resource's
+ * text, up to MAX_SHOWN_TEXT (past it the block is kept as a link to its file).
+ */
+export const ShownBlock = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("resource_link"), uri: z.string(), name: z.string(), mimeType: z.string().optional(), size: z.number().optional(), title: z.string().optional() }),
+  z.object({ type: z.literal("image"), mimeType: z.string(), path: z.string(), uri: z.string().optional() }),
+  z.object({ type: z.literal("resource"), uri: z.string(), text: z.string(), mimeType: z.string().optional() }),
+]);
+export type ShownBlock = z.infer<typeof ShownBlock>;
+/** The most of a resource's text kept in a ShownBlock (UTF-16 code units): a session's records stay bounded by what the model was sent. */
+export const MAX_SHOWN_TEXT = 128 * 1024;
+
+/**
  * What the store keeps of a conversation, one row a message. These are the engine's own records
  * (richer than what the model is sent): history, reopening a session and undo read them.
  */
@@ -15,6 +30,8 @@ export const UserRecord = z.object({
   steer: z.boolean().optional(),
   /** The mode the turn it starts ran in: the model is told it where it changed (mode-notes.ts). */
   mode: Mode.optional(),
+  /** The person's blocks as their editor showed them, where there was more than text: session/load replays them so. */
+  blocks: z.array(ShownBlock).optional(),
 });
 export type UserRecord = z.infer<typeof UserRecord>;
 

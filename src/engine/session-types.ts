@@ -7,6 +7,7 @@ import type { Db } from "../store/db.ts";
 import type { Capabilities, CommandSetup, Tool } from "../tools/tool.ts";
 import type { FollowedProjects } from "./followed-projects.ts";
 import type { PersonalSettings } from "./instructions.ts";
+import type { ShownBlock } from "./records.ts";
 import type { TurnAnswer } from "./turn-queue.ts";
 
 /** What every session of an engine is made with: the store, the config, the models and the tools. */
@@ -39,6 +40,8 @@ export type PromptInput = {
   display?: string;
   turnId?: string;
   attachments?: Attachment[];
+  /** The person's blocks as their editor showed them (records.ts ShownBlock), stored with their message for session/load. */
+  blocks?: ShownBlock[];
   /** A model for this prompt only (a command's); the session's comes back afterwards. */
   model?: string;
   effort?: Effort;

@@ -462,6 +462,7 @@ export class Session {
       text: input.text,
       ...(input.display !== undefined ? { display: input.display } : {}),
       ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+      ...(input.blocks ? { blocks: input.blocks } : {}),
       mode: turnMode(this.mode, this.turnCap),
     };
     const firstPrompt = !this.row.title;

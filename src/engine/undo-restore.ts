@@ -38,20 +38,38 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
  * restoreTurn where the session's files are held by another (an editor that offers
  * fs/write_text_file): a file's content from before the turn is written back through `access`, as
  * the tools wrote it, and it is judged changed since the turn by the text the editor holds now
- * (its unsaved buffer), not the disk's. A file the turn made is deleted from the disk, as before.
+ * (its unsaved buffer), not the disk's. A file the turn made through the editor is left, as ACP
+ * has no way to delete one and deleting it from the disk would leave the editor's open buffer
+ * behind; one a command made on the disk is deleted there, unless the editor holds other text in it.
  */
 export async function restoreTurnThrough(access: FileAccess, db: Db, sessionId: string, turnId: string, root: string, stateDir: string): Promise<Restored> {
   const restoring = new TurnRestore(db, sessionId, turnId, root, stateDir, new Set());
+  const signal = new AbortController().signal;
+  const heldNow = async (path: string): Promise<Stamp> => {
+    const held = await access.readText(path, signal);
+    return held && "text" in held ? textStamp(held.text) : stampOf(path);
+  };
   for (const image of restoring.images()) {
-    const text = image.existed && image.content !== null ? utf8(image.content) : null;
+    if (!image.existed) {
+      if (madeThroughEditor(image)) {
+        // Its text in the editor judges whether it changed since; where the editor cannot give it, nothing says it did.
+        const held = await access.readText(image.path, signal);
+        const why = held && "text" in held ? unrestorable(image, textStamp(held.text), restoring.realRoot) : null;
+        restoring.done(image, () => why ?? `lembas cannot delete a file through the editor: delete ${restoring.shown(image)} there`);
+        continue;
+      }
+      const held = await access.readText(image.path, signal);
+      const unsaved = held && "text" in held && lstatOrNull(image.path)?.isFile() && !sameStamp(textStamp(held.text), stampOf(image.path));
+      const why = unsaved ? "the editor holds other text in it than the disk (unsaved), so it is left as it is" : null;
+      restoring.done(image, () => why ?? restoreFile(image, restoring.realRoot, restoring.trash));
+      continue;
+    }
+    const text = image.content !== null ? utf8(image.content) : null;
     if (text === null) {
       restoring.done(image, () => restoreFile(image, restoring.realRoot, restoring.trash));
       continue;
     }
-    const signal = new AbortController().signal;
-    const held = await access.readText(image.path, signal);
-    const now = held && "text" in held ? textStamp(held.text) : stampOf(image.path);
-    const why = unrestorable(image, now, restoring.realRoot);
+    const why = unrestorable(image, await heldNow(image.path), restoring.realRoot);
     if (why !== null) {
       restoring.done(image, () => why);
       continue;
@@ -65,6 +83,13 @@ export async function restoreTurnThrough(access: FileAccess, db: Db, sessionId: 
   }
   return restoring.finish();
 }
+
+/** Whether the turn's last write of a file went to the editor (a stamp of the text written, which has no mtime), not the disk. */
+function madeThroughEditor(image: StoredImage): boolean {
+  return image.stamp !== null && image.stamp.existed && image.stamp.mtime === null;
+}
+
+const CHANGED = "it changed after the turn (by you or another program), so it is left as it is";
 
 /** One turn's restore: its pre-images, what was put back and what was left and why, then its trash. */
 class TurnRestore {
@@ -89,9 +114,14 @@ class TurnRestore {
     return preImagesOf(this.db, this.sessionId, this.turnId).filter((image) => !this.leave.has(image.path));
   }
 
+  /** The path as undo's answer names it: relative to the root. */
+  shown(image: StoredImage): string {
+    return relative(this.root, image.path) || image.path;
+  }
+
   /** Restores one file with `restore` (null: done, else why it was left); a throw is said as why. */
   done(image: StoredImage, restore: () => string | null): void {
-    const shown = relative(this.root, image.path) || image.path;
+    const shown = this.shown(image);
     let why: string | null;
     try {
       why = restore();
@@ -147,7 +177,7 @@ function restoreFile(image: StoredImage, realRoot: string, trash: UndoTrash): st
 function unrestorable(image: StoredImage, now: Stamp, realRoot: string): string | null {
   if (image.refused) return image.refused;
   if (!image.stamp) return "what the turn left in it was not recorded (the turn did not end), so it is left as it is";
-  if (!sameStamp(now, image.stamp)) return "it changed after the turn (by you or another program), so it is left as it is";
+  if (!sameStamp(now, image.stamp)) return CHANGED;
   if (!insideReal(dirname(image.path), realRoot)) return "its directory now leads outside the project (a symlink), so it is left as it is";
   const disk = lstatOrNull(image.path);
   if (disk?.isDirectory()) return "it is a directory now, so it is left as it is";

@@ -15,7 +15,7 @@ const MAX_PROMPT_BYTES = 25 * 1024 * 1024;
 /** A prompt's content blocks, as far as lembas reads them (the SDK has validated their shape). */
 export type Block =
   | { type: "text"; text: string }
-  | { type: "resource_link"; uri: string; name?: string }
+  | { type: "resource_link"; uri: string; name?: string; mimeType?: string | null; size?: number | null; title?: string | null }
   | { type: "image"; data: string; mimeType: string; uri?: string | null }
   | { type: "resource"; resource: { uri: string; mimeType?: string | null; text: string } | { uri: string; mimeType?: string | null; blob: string } }
   | { type: "audio"; data: string; mimeType: string };
@@ -34,7 +34,7 @@ export class UploadError extends UserError {
  * the files written for them, and those the model was shown whole (text resources: they count as
  * read, like an @file).
  */
-export type ReadBlocks = { added: string; attachments: Attachment[]; read: string[] };
+export type ReadBlocks = { added: string; attachments: Attachment[]; read: string[]; saved: Map<Block, Attachment> };
 
 /**
  * Whether the blocks may be read at all: not empty, and within the limits, checked on decoded sizes
@@ -56,6 +56,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string, att
   const parts: string[] = [];
   const attachments: Attachment[] = [];
   const read: string[] = [];
+  const saved = new Map<Block, Attachment>();
   for (const [i, block] of blocks.entries()) {
     if (block.type === "text" || block.type === "resource_link" || attached.has(block)) continue;
     const file = decoded[i];
@@ -63,6 +64,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string, att
     const path = save(attachmentsDir, file.name, file.bytes);
     const attachment: Attachment = { name: file.name, mimeType: file.mimeType, size: file.bytes.length, path };
     attachments.push(attachment);
+    saved.set(block, attachment);
     if (file.mimeType.startsWith("image/")) {
       parts.push(`(image attached: ${file.name}, at ${path})`);
     } else if (file.text !== null) {
@@ -72,7 +74,7 @@ export function readBlocks(blocks: readonly Block[], attachmentsDir: string, att
       parts.push(`(binary file, ${file.bytes.length} bytes: ${file.name}, at ${path})`);
     }
   }
-  return { added: parts.join("\n\n"), attachments, read };
+  return { added: parts.join("\n\n"), attachments, read, saved };
 }
 
 type Decoded = { name: string; mimeType: string; bytes: Uint8Array; text: string | null };

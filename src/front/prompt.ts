@@ -8,6 +8,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import { reviewInput } from "../project/review.ts";
 import { type Block, checkBlocks, readBlocks } from "./blocks.ts";
 import { type ProjectResources, projectFiles } from "./file-resources.ts";
+import { shownBlocks } from "./shown-blocks.ts";
 import { type Joining, type Typed, typedText } from "./prompt-text.ts";
 
 /**
@@ -120,8 +121,10 @@ async function preparedInput(
   session.markRead([...mentions.read, ...read.read], held);
   for (const path of [...mentions.read, ...mentions.images.map((i) => i.path)]) place.recordUse?.(session.root, path);
   const attachments = [...read.attachments, ...mentions.images];
+  const shown = shownBlocks(blocks, read.saved);
   return {
     text,
+    ...(shown ? { blocks: shown } : {}),
     ...(text !== typed.shown ? { display: typed.shown } : {}),
     ...(attachments.length > 0 ? { attachments } : {}),
     ...(command ? { command: command.name } : {}),

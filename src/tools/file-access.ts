@@ -4,9 +4,10 @@ import { writeAtomic } from "./atomic.ts";
 
 /**
  * What another holder of a file (a person's editor, with its unsaved buffer) gave for it: its text;
- * or why it gave none, and the disk's copy is read instead. null: the disk's copy is the only one.
+ * or why it gave none (`why`), and the disk's copy is read instead (`fallback` says so to the model).
+ * null: the disk's copy is the only one.
  */
-export type HeldText = { text: string } | { fallback: string } | null;
+export type HeldText = { text: string } | { fallback: string; why: string } | null;
 
 /** Where a whole-file write went: to the disk, or to the file's other holder (which saves it, or not). */
 export type Written = { onDisk: boolean };

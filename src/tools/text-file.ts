@@ -6,7 +6,9 @@ import type { ToolContext } from "./tool.ts";
 /**
  * A file's text for write, edit and multi_edit, as the person has it: what the session's file
  * access holds (an editor's unsaved buffer), else the disk's; or the error reading it gave (a
- * directory is one). `held`: the text came from the access, not the disk.
+ * directory is one). `held`: the text came from the access, not the disk. Where writes go to the
+ * editor but its copy could not be read, that is an error too: the disk's copy may be older than
+ * the buffer the write would replace.
  */
 export async function readText(abs: string, ctx: Pick<ToolContext<"fileAccess">, "fileAccess" | "signal">): Promise<{ text: string; held: boolean } | { error: unknown }> {
   try {
@@ -14,10 +16,16 @@ export async function readText(abs: string, ctx: Pick<ToolContext<"fileAccess">,
     if (info.isDirectory()) return { error: Object.assign(new Error("is a directory"), { code: "EISDIR" }) };
     const held = await ctx.fileAccess.readText(abs, ctx.signal);
     if (held && "text" in held) return { text: held.text, held: true };
+    if (held && ctx.fileAccess.writesHeld) return { error: new Error(unseenBuffer(held.why)) };
     return { text: await readFile(abs, "utf8"), held: false };
   } catch (error) {
     return { error };
   }
+}
+
+/** Why a file whose editor copy could not be read is not written through the editor. */
+function unseenBuffer(why: string): string {
+  return `not written: the editor's copy could not be read (${why}), so writing would replace text in it, maybe unsaved, that you have not seen; try again, or ask the person to save the file in the editor and try again.`;
 }
 
 /** Why a file could not be edited: a missing one is to be made with write. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Device, startDevice } from "../support/device.ts";
 import { editorFsParams, type EditorFsHandlers, initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
@@ -159,42 +159,90 @@ describe("writes go to the editor", () => {
   });
 });
 
+describe("undo of a file the turn created through the editor", () => {
+  for (const saves of [false, true]) {
+    test(`is left in the editor${saves ? ", and on the disk the editor saved it to," : ""} with the true reason; a command's new file is deleted`, async () => {
+      const buffers = new Map<string, string>();
+      const keeps = editor(buffers);
+      // An editor like Zed saves what it is sent; others keep it in the buffer until the person saves.
+      const saving: EditorFsHandlers = {
+        ...keeps,
+        write: (params, signal) => {
+          writeFileSync(params.path, params.content);
+          return keeps.write?.(params, signal) ?? {};
+        },
+      };
+      const agent = await start(saves ? saving : keeps);
+      const made = join(agent.project, "c.txt");
+      agent.model.push(
+        step({ toolCalls: [{ name: "write", arguments: { path: "c.txt", content: "new c\n" } }] }),
+        step({ toolCalls: [{ name: "bash", arguments: { command: "printf 'by a command\\n' > d.txt" } }] }),
+        step({ text: "ok" }),
+      );
+      const { sessionId } = await prompt(agent, "make them");
+      expect(readFileSync(join(agent.project, "d.txt"), "utf8")).toBe("by a command\n");
+      const undo = await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/undo" }] });
+      expect(undo._meta?.lembas).toMatchObject({
+        undone: { files: ["d.txt"], skipped: [{ path: "c.txt", why: "lembas cannot delete a file through the editor: delete c.txt there" }] },
+      });
+      expect(buffers.get(made)).toBe("new c\n");
+      expect(existsSync(made)).toBe(saves);
+      expect(existsSync(join(agent.project, "d.txt"))).toBe(false);
+    });
+  }
+});
+
 describe("an editor that fails is never a hung turn", () => {
-  const failing = (how: "error" | "never" | "garbage" | "huge"): EditorFsHandlers => {
+  /** The editor's buffer of a.txt, unsaved: what a write through it would replace. */
+  const UNSAVED = "typed in the editor, not saved\n";
+  const failing = (how: "error" | "never" | "garbage" | "huge", buffer: { text: string }): EditorFsHandlers => {
     const answer = async (signal: AbortSignal) => {
       if (how === "error") throw new Error("the buffer is locked");
       if (how === "garbage") return { nope: 42 } as unknown as { content: string };
       if (how === "huge") return { content: "x".repeat(50 * 1024 * 1024) };
       return new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("cancelled"))));
     };
-    // Garbage or 50 MB is a read's failure only: a write's answer carries nothing to be wrong in.
+    // Garbage or 50 MB is a read's failure only: a write's answer carries nothing to be wrong in, and it would replace the buffer.
     const writes = how === "error" || how === "never";
-    return { read: (_, signal) => answer(signal), write: (_, signal) => (writes ? answer(signal).then(() => ({})) : {}) };
+    return {
+      read: (_, signal) => answer(signal),
+      write: ({ content }, signal) => {
+        if (writes) return answer(signal).then(() => ({}));
+        buffer.text = content;
+        return {};
+      },
+    };
   };
 
   const cases = { error: "an error", never: "never given", garbage: "garbage", huge: "50 MB of text" } as const;
+  const why = { error: "the buffer is locked", never: "did not answer within 0.5 s", garbage: "the editor's answer held no text", huge: "larger than 16 MiB" } as const;
   for (const [how, said] of Object.entries(cases) as [keyof typeof cases, string][]) {
-    test(`a client whose answer is ${said}: read gives the disk${how === "error" || how === "never" ? ", write fails saying why" : ""}, and the turn ends`, async () => {
+    test(`a client whose answer is ${said}: read gives the disk, write and edits are refused without writing over the unread buffer, and the turn ends`, async () => {
+      const buffer = { text: UNSAVED };
       // The time limit is short only where it is what ends the wait: the others must not meet it on a loaded machine.
-      const agent = await start(failing(how), { LEMBAS_TEST_EDITOR_FILES_MS: how === "never" ? "500" : "60000" });
+      const agent = await start(failing(how, buffer), { LEMBAS_TEST_EDITOR_FILES_MS: how === "never" ? "500" : "60000" });
       const file = join(agent.project, "a.txt");
       writeFileSync(file, "from the disk\n");
       agent.model.push(
         step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }),
         step({ toolCalls: [{ name: "write", arguments: { path: "a.txt", content: "replaced\n" } }] }),
+        step({ toolCalls: [{ name: "edit", arguments: { path: "a.txt", old_string: "disk", new_string: "model" } }] }),
+        step({ toolCalls: [{ name: "multi_edit", arguments: { path: "a.txt", edits: [{ old_string: "disk", new_string: "model" }] } }] }),
         step({ text: "ok" }),
       );
       const { answer } = await prompt(agent, "go");
       expect(answer.stopReason).toBe("end_turn");
-      const [read, write] = toolResults(agent);
+      const [read, ...changes] = toolResults(agent);
       expect(read).toContain("from the disk");
       expect(read).toContain("so this is the file as saved on disk");
-      if (how === "garbage" || how === "huge") {
-        expect(write).toBe("Wrote a.txt (1 line).");
-        return;
+      expect(changes).toHaveLength(3);
+      for (const change of changes) {
+        expect(change).toContain("a.txt: not written: the editor's copy could not be read");
+        expect(change).toContain("that you have not seen");
+        expect(change).toContain(why[how]);
       }
-      expect(write).toContain("a.txt: not written, as the editor");
-      expect(write).toContain(how === "error" ? "the buffer is locked" : "did not answer within 0.5 s");
+      expect(agent.fsRequests.filter((r) => r.method === "fs/write_text_file")).toHaveLength(0);
+      expect(buffer.text).toBe(UNSAVED);
       expect(readFileSync(file, "utf8")).toBe("from the disk\n");
     });
   }

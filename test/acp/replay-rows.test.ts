@@ -12,6 +12,21 @@ const diff = { path: "/p/a.md", oldText: null, newText: "# A\n" };
 const rows = [
   { role: "user", body: { text: "go", display: "/go", attachments: [{ name: "a.png", mimeType: "image/png", size: 3, path: "/a.png" }], steer: false, mode: "edit" } },
   { role: "user", body: { text: "plain" } },
+  {
+    role: "user",
+    body: {
+      text: "Summarize @a.md",
+      blocks: [
+        { type: "text", text: "Summarize " },
+        { type: "resource_link", uri: "file:///p/a.md", name: "a.md", mimeType: "text/markdown", size: 4, title: "A" },
+        { type: "image", mimeType: "image/png", path: "/s/a.png", uri: "file:///p/a.png" },
+        { type: "resource", uri: "file:///p/b.md", text: "# B\n", mimeType: "text/markdown" },
+      ],
+    },
+  },
+  { role: "user", body: { text: "each block's own first", blocks: [{ type: "resource_link", uri: "file:///p/a.md", name: "a.md" }] } },
+  { role: "user", body: { text: "an image first", blocks: [{ type: "image", mimeType: "image/png", path: "/s/a.png" }] } },
+  { role: "user", body: { text: "a resource first", blocks: [{ type: "resource", uri: "file:///p/b.md", text: "b" }] } },
   { role: "assistant", body: { text: "ok", reasoning: "why", toolCalls: [{ id: "c1", name: "edit", arguments: "{}", extraContent: { google: { sig: "x" } } }], partial: true } },
   { role: "assistant", body: { text: "", reasoning: "", toolCalls: [] } },
   {
@@ -51,7 +66,7 @@ function spoilt(body: Record<string, unknown>): unknown[] {
 
 test("a good row of each kind reads as the records' schemas read it", () => {
   for (const { role, body } of rows) expect(replayRow(row(role, body))).toEqual(parseStored(row(role, body)));
-  expect(replayRow(row("tool", rows[4].body))?.body).toMatchObject({ helpers: rows[4].body.helpers, title: "task" });
+  expect(replayRow(row("tool", rows[8].body))?.body).toMatchObject({ helpers: rows[8].body.helpers, title: "task" });
 });
 
 test("a row spoilt in any one field reads as the schemas read it: nothing where they refuse it", () => {

@@ -128,3 +128,25 @@ test("after session/load the editor gets the session's title and its context's f
   const answerLine = b.stdoutLines.findIndex((l) => l.includes('"result"') && l.includes('"configOptions"'));
   expect(b.stdoutLines.findLastIndex((l) => l.includes('"usage_update"'))).toBeLessThan(answerLine);
 });
+
+test("after session/fork the editor gets the fork's title and its context's fill, after the answer", async () => {
+  const p = await place(40_000);
+  p.model.push({ match: isTitle, text: "Greeting the world" }, step({ text: "Hello, world.", usage: { prompt_tokens: 900, completion_tokens: 10 } }));
+  const { sessionId } = await liveSession(p, "say hello", [], "Greeting the world");
+
+  const b = await agentAt(p);
+  const fork = await b.agent.request<{ sessionId: string }>("session/fork", { sessionId, cwd: p.project, mcpServers: [] });
+  await b.waitForLine((l) => l.includes('"usage_update"') && l.includes(fork.sessionId), 30_000);
+  const updates = b.updates.filter((u) => u.sessionId === fork.sessionId).map((u) => u.update as Record<string, unknown>);
+  const info = updates.filter((u) => u.sessionUpdate === "session_info_update");
+  expect(info).toHaveLength(1);
+  expect(String(info[0]?.title)).toContain("Greeting the world");
+  const usage = updates.filter((u) => u.sessionUpdate === "usage_update");
+  expect(usage).toHaveLength(1);
+  expect(usage[0]).toMatchObject({ size: 40_000, _meta: { lembas: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } } });
+  expect(Number(usage[0]?.used)).toBeGreaterThan(0);
+  expect(Number(usage[0]?.used)).toBeLessThan(1_000);
+  // After the answer, which names the fork: an editor drops updates for a session it does not know yet.
+  const answerLine = b.stdoutLines.findIndex((l) => l.includes('"result"') && l.includes(fork.sessionId));
+  expect(b.stdoutLines.findIndex((l) => l.includes('"session_info_update"'))).toBeGreaterThan(answerLine);
+});

@@ -276,3 +276,35 @@ test("a session of 2,000 turns is replayed whole and in order", async () => {
   expect(texts.length).toBe(4000);
   expect(texts).toEqual(Array.from({ length: 2000 }, (_, i) => [`user_message_chunk:question ${i + 1}`, `agent_message_chunk:answer ${i + 1}`]).flat());
 }, 60_000);
+
+test("session/load, resume and fork check cwd as session/new does, and refuse a session of another project", async () => {
+  const p = await place();
+  const other = join(p.box.dir, "other");
+  const sub = join(p.project, "sub");
+  mkdirSync(other);
+  mkdirSync(sub);
+  const holder = await agentAt(p);
+  const { sessionId: elsewhere } = await holder.agent.request("session/new", { cwd: other, mcpServers: [] });
+  const { sessionId: below } = await holder.agent.request("session/new", { cwd: sub, mcpServers: [] });
+  await stop(holder);
+
+  const b = await agentAt(p);
+  for (const method of ["session/load", "session/resume", "session/fork"] as const) {
+    const ask = (sessionId: string, cwd: string) => rpcError(b.agent.request(method, { sessionId, cwd, mcpServers: [] }));
+    const relative = await ask(below, "project");
+    expect(relative.code).toBe(-32602);
+    expect(relative.message).toContain('cwd must be an absolute path, not "project"');
+    const missing = await ask(below, join(p.project, "gone"));
+    expect(missing.code).toBe(-32602);
+    expect(missing.message).toContain(`cwd ${join(p.project, "gone")} is not an existing directory`);
+    const foreign = await ask(elsewhere, p.project);
+    expect(foreign.code).toBe(-32602);
+    expect(foreign.message).toContain(`session ${elsewhere} belongs to the project at ${other}`);
+  }
+  // Nothing was opened or replayed for them.
+  expect(b.updates.filter((u) => u.update.sessionUpdate !== "available_commands_update")).toEqual([]);
+  // A session of a folder inside the editor's project is its own.
+  await b.agent.request("session/load", { sessionId: below, cwd: p.project, mcpServers: [] });
+  p.model.push(step({ text: "here" }));
+  expect((await b.agent.request("session/prompt", { sessionId: below, prompt: [{ type: "text", text: "hi" }] })).stopReason).toBe("end_turn");
+});

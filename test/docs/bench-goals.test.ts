@@ -41,3 +41,11 @@ describe("the benches' goals (bench/goals.ts, judged by bench/all.ts)", () => {
     expect(Object.values(none).every((j) => !j.met)).toBe(true);
   });
 });
+
+test("the session/load memory goal is judged from 2,000 turns to 6,000, against the texts' growth there", () => {
+  // As bench/session-load.ts measured it: the step from 200 to 2,000 turns is the collector's allowance, once.
+  const flat = { long_load_text_mb: 6.6, longest_load_text_mb: 19.82, load_rss_growth_mb: 2.26 };
+  expect(judgeBench("acp-stdio", flat).load_rss_growth).toEqual({ figure: 2.26, limit: 13.22, met: true });
+  // A replay that kept what it sent grows by more than the text.
+  expect(judgeBench("acp-stdio", { ...flat, load_rss_growth_mb: 14 }).load_rss_growth?.met).toBe(false);
+});
