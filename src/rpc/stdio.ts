@@ -10,7 +10,8 @@ const UNFLUSHED_BYTES = 64 * 1024;
  */
 export function lineTransport(
   input: ReadableStream<Uint8Array>,
-  write: (text: string) => Promise<void> | void,
+  /** `answer`: the message answers a request, and leaves now rather than with the next burst. */
+  write: (text: string, answer: boolean) => Promise<void> | void,
   opts: { maxLineBytes?: number; answerFirst?: FirstAnswer } = {},
 ): {
   stream: Stream;
@@ -32,7 +33,7 @@ export function lineTransport(
     // A closed stdout (the editor went away) must not crash the process: what cannot be sent is dropped.
     const flushed = (async () => {
       try {
-        await write(text);
+        await write(text, "id" in message && !("method" in message));
       } catch {
         // EPIPE: nobody reads any more; end of stdin follows
       }
@@ -114,7 +115,7 @@ export function lineTransport(
  * Keeps stdout for protocol messages only: everything else that would print there (console.log,
  * a stray process.stdout.write) goes to stderr. Returns the one writer that reaches stdout.
  */
-export function guardStdout(): (text: string) => Promise<void> {
+export function guardStdout(): (text: string, answer: boolean) => Promise<void> {
   const sink = Bun.stdout.writer();
   const toStderr = (...args: unknown[]) => console.error(...args);
   console.log = toStderr;
@@ -125,9 +126,12 @@ export function guardStdout(): (text: string) => Promise<void> {
   // Messages written in one go (a replayed page, a burst of updates) leave in one flush, not one
   // write(2) each; every writer's promise settles when its message has been flushed.
   // The flush waits for the next turn of the event loop: the SDK's next message comes microtasks later.
+  // An answer leaves at once, with what is before it: the editor waits on it, and the turn of the
+  // loop may be far off (initialize is answered before the engine's modules load, which holds it).
   let flushing: Promise<void> | null = null;
-  return (text) => {
+  return (text, answer) => {
     sink.write(text);
+    if (answer) return Promise.resolve(sink.flush()).then(() => {});
     flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       flushing = null;
       await sink.flush();

@@ -82,3 +82,18 @@ test("past the bound of bytes not yet flushed the next message waits for the flu
   await waiting;
   expect(answered).toBe(true);
 });
+
+test("an answer is handed to the writer as one, to leave at once; notifications wait for the burst's flush", async () => {
+  const kinds: [string, boolean][] = [];
+  const transport = lineTransport(new ReadableStream<Uint8Array>(), (text, answer) => {
+    kinds.push([JSON.parse(text).method ?? `answer ${JSON.parse(text).id}`, answer]);
+  });
+  await writeInTurn(transport, [update(1), { jsonrpc: "2.0", id: 7, result: {} }, { jsonrpc: "2.0", id: 8, error: { code: -32602, message: "no" } }, { jsonrpc: "2.0", id: 9, method: "session/request_permission", params: {} }]);
+  // Before, the initialize answer written before the engine's modules loaded sat unflushed until they had.
+  expect(kinds).toEqual([
+    ["session/update", false],
+    ["answer 7", true],
+    ["answer 8", true],
+    ["session/request_permission", false],
+  ]);
+});
