@@ -86,31 +86,30 @@ export function orderRows(prep: Prepared): Rows {
   return { ...rows, ...namesOf(prep, rows, bytes) };
 }
 
+/** The basenames' bytes in row order: read in the list's own order (its strings lie in memory about that way), written where each row's go. */
 function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; length: Int32Array }, bytes: number) {
   const n = rows.idOf.length;
   const nameAt = new Int32Array(n + 1);
+  const rowOf = new Int32Array(n);
+  for (let row = 0; row < n; row++) {
+    nameAt[row + 1] = (nameAt[row] ?? 0) + (rows.length[row] ?? 0) - (rows.base[row] ?? 0);
+    rowOf[rows.idOf[row] ?? 0] = row;
+  }
   const names = new Uint8Array(bytes);
   const namesOrig = new Uint8Array(bytes);
   const wide = new Uint8Array(n);
-  let at = 0;
-  for (let row = 0; row < n; row++) {
-    nameAt[row] = at;
-    const id = rows.idOf[row] ?? 0;
-    const low = prep.lower[id] ?? "";
-    const orig = prep.paths[id] ?? "";
-    const len = rows.length[row] ?? 0;
-    const from = at;
-    for (let i = rows.base[row] ?? 0; i < len; i++) {
+  const { base, lower, paths } = prep;
+  for (let id = 0; id < n; id++) {
+    const row = rowOf[id] ?? 0;
+    const low = lower[id] ?? "";
+    const orig = paths[id] ?? "";
+    let at = nameAt[row] ?? 0;
+    for (let i = base[id] ?? 0; i < orig.length; i++) {
       const code = orig.charCodeAt(i);
-      if (code >= 128) {
-        wide[row] = 1;
-        at = from;
-        break;
-      }
+      if (code >= 128) wide[row] = 1;
       namesOrig[at] = code;
       names[at++] = low === orig ? code : low.charCodeAt(i);
     }
   }
-  nameAt[n] = at;
   return { nameAt, names, namesOrig, wide };
 }
