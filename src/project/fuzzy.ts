@@ -1,7 +1,7 @@
 import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
 import { charBit, type DirPart, maskOf, type Prepared, upperMaskOf } from "./prepared.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortOut } from "./kept-rows.ts";
-import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
+import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, pairBit, type Rows } from "./penalty-order.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -22,6 +22,16 @@ const EXACT_STEM = 3;
  * penalty may differ in its last bit (the same sum of other lengths), never by this much.
  */
 const STOP_MARGIN = 1e-6;
+/**
+ * The most a query character earns within a basename (see align.ts): after a gap, MATCH + GAP_START
+ * and its bonus, at most AT_WORD (the segment's bonus is the basename's first character's alone); in
+ * a run after a gap, MATCH + the run's bonus (AT_WORD when some query character starts a word,
+ * else CONSECUTIVE).
+ */
+const AFTER_GAP = 16 - 3;
+const RUN = 16;
+const AT_WORD = 8;
+const CONSECUTIVE = 4;
 
 /** One ranked entry: its index in the prepared list and its score (higher is better). */
 export type Ranked = { id: number; score: number };
@@ -50,6 +60,9 @@ type Plan = {
   suffixMasks: Int32Array;
   /** A single lowercase letter: the character mask alone says whether it is there. */
   single: boolean;
+  /** pairBits[j] (j ≥ 1): the bit of characters j-1 and j side by side (see pairBit); bits[j]: character j's. */
+  pairBits: Int32Array;
+  bits: Int32Array;
 };
 
 type Query = {
@@ -81,6 +94,8 @@ function planOf(query: string, sensitive: boolean): Plan {
     restMask: maskOf(lower.slice(1)),
     suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
     single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
+    pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
+    bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
   };
 }
 
@@ -345,7 +360,22 @@ class Search {
   /** The most plan `p` can score within the basename of `row`. */
   private bound(row: number, p: Plan): number {
     const starts = this.rows.startMask[row] ?? 0;
-    return nameBound(p.codes.length, this.rows.baseFirst[row] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+    const m = p.codes.length;
+    const most = nameBound(m, this.rows.baseFirst[row] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+    // A character whose pair with the one before never stands side by side in the basename follows
+    // a gap: it earns at most MATCH + GAP_START + its bonus (a word's start's at most, none unless it
+    // starts a word somewhere), and a run after a gap carries no segment's bonus.
+    const pairs = this.rows.pairs[row] ?? -1;
+    const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
+    let score = bestScore(1);
+    let broken = false;
+    for (let j = 1; j < m; j++) {
+      if ((pairs & (p.pairBits[j] ?? 0)) === 0) {
+        score += AFTER_GAP + ((starts & (p.bits[j] ?? 0)) !== 0 ? AT_WORD : 0);
+        broken = true;
+      } else score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
+    }
+    return Math.min(most, score);
   }
 
   /** Whether the path holds the query's characters (and its uppercase letters), by the masks alone. */

@@ -33,7 +33,14 @@ export type Rows = {
   readonly names: Uint8Array;
   readonly namesOrig: Uint8Array;
   readonly wide: Uint8Array;
+  /** A bit (pairBit) for each two characters side by side in the basename, lowercased; every bit for a wide one. */
+  readonly pairs: Int32Array;
 };
+
+/** One of 32 bits for two (lowercase) characters side by side: a hash, so a bit set may be another pair's. */
+export function pairBit(a: number, b: number): number {
+  return 1 << (Math.imul(a * 131 + b, 0x9e3779b1) >>> 27);
+}
 
 /** The rows of `prep` by penalty (a counting sort on 10 × basename + path length, stable). */
 export function orderRows(prep: Prepared): Rows {
@@ -98,18 +105,25 @@ function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; len
   const names = new Uint8Array(bytes);
   const namesOrig = new Uint8Array(bytes);
   const wide = new Uint8Array(n);
+  const pairs = new Int32Array(n);
   const { base, lower, paths } = prep;
   for (let id = 0; id < n; id++) {
     const row = rowOf[id] ?? 0;
     const low = lower[id] ?? "";
     const orig = paths[id] ?? "";
     let at = nameAt[row] ?? 0;
+    let bits = 0;
+    let before = -1;
     for (let i = base[id] ?? 0; i < orig.length; i++) {
       const code = orig.charCodeAt(i);
       if (code >= 128) wide[row] = 1;
+      const lowered = low === orig ? code : low.charCodeAt(i);
       namesOrig[at] = code;
-      names[at++] = low === orig ? code : low.charCodeAt(i);
+      names[at++] = lowered;
+      if (before >= 0) bits |= pairBit(before, lowered);
+      before = lowered;
     }
+    pairs[row] = wide[row] === 1 ? -1 : bits;
   }
-  return { nameAt, names, namesOrig, wide };
+  return { nameAt, names, namesOrig, wide, pairs };
 }
