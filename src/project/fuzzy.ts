@@ -196,7 +196,7 @@ class Search {
     this.texts = q.sensitive ? prep.paths : prep.lower;
     this.boost = opts.boost && opts.boost.size > 0 ? opts.boost : null;
     this.maxBoost = this.boost ? (opts.maxBoost ?? 0) : 0;
-    this.laterMost = IN_NAME + (q.split ? bestScore(q.split.dir.codes.length) + bestScore(q.split.name.codes.length) : bestScore(q.whole.codes.length));
+    this.laterMost = IN_NAME + (q.split ? bestScore(q.split.dir.codes.length) + laterName(q.split.name.codes.length) : laterName(q.whole.codes.length));
     this.lastMost = IN_PATH + bestScore(q.whole.codes.length);
     this.firstMost = PREFIX + EXACT_NAME + (q.split ? bestScore(q.split.dir.codes.length) + bestScore(q.split.name.codes.length) : bestScore(q.whole.codes.length));
     this.stops = !q.split || q.split.name.codes.length > 0;
@@ -448,6 +448,14 @@ class Search {
     scores[folder] = score;
     return score;
   }
+}
+
+/**
+ * The most a name part of `m` characters scores in a basename that does not start with its first
+ * character (the later pass's rows): no segment's bonus.
+ */
+function laterName(m: number): number {
+  return m === 0 ? bestScore(0) : nameBound(m, false, true, true);
 }
 
 /** Whether `chars` occur in `text` in order within [from, to). */
