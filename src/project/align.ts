@@ -190,7 +190,6 @@ function resetState(state: AlignState): void {
   state.best = NO_MATCH;
 }
 
-let byteScratch: AlignState | null = null;
 
 /**
  * {@link align} over bytes (ASCII text only), for a basename kept in one buffer with the others:
@@ -209,9 +208,9 @@ export function alignBytes(buf: Uint8Array, orig: Uint8Array, from: number, to: 
   let end = to;
   while (end > start && buf[end - 1] !== lastCode) end--;
   if (start >= to || end <= start) return NO_MATCH;
-  if (byteScratch?.score.length !== m) byteScratch = startState(m);
-  else resetState(byteScratch);
-  const { score, run, gap } = byteScratch;
+  if (scratch?.score.length !== m) scratch = startState(m);
+  else resetState(scratch);
+  const { score, run, gap } = scratch;
   const last = m - 1;
   let best = NO_MATCH;
   let prevClass = start === from ? SEP : classOf(orig[start - 1] ?? 0);

@@ -38,19 +38,15 @@ export function sortOut(rows: Rows, test: RowTest, sources: readonly Int32Array[
   return { first: toFirst.slice(0, counts.f), later: toLater.slice(0, counts.l), last: toLast.slice(0, counts.r) };
 }
 
-let marks = new Uint8Array(0);
-
 /** The rows of disjoint ascending chunks in one ascending list: marked, then gathered in one scan. */
 function mergeRows(chunks: readonly Int32Array[], total: number, count: number): Int32Array {
-  if (marks.length < count) marks = new Uint8Array(count);
-  const seen = marks;
+  const seen = new Uint8Array(count);
   for (const chunk of chunks) for (let i = 0; i < chunk.length; i++) seen[chunk[i] ?? 0] = 1;
   const out = new Int32Array(total + 1);
   let k = 0;
   for (let row = 0; row < count; row++) {
     out[k] = row;
     k += seen[row] ?? 0;
-    seen[row] = 0;
   }
   return out.subarray(0, k);
 }
