@@ -189,3 +189,70 @@ function resetState(state: AlignState): void {
   state.gap.fill(NO_MATCH);
   state.best = NO_MATCH;
 }
+
+
+/**
+ * {@link align} over bytes (ASCII text only), for a basename kept in one buffer with the others:
+ * `buf` is what is compared, `orig` the same bytes as written, and the position before `from` is a
+ * segment's start (the `/` before a basename). The same scores as {@link align} gives the path's
+ * string from the basename's start: read from a buffer in the order a search goes, a row costs no
+ * visit to its strings scattered in memory.
+ */
+export function alignBytes(buf: Uint8Array, orig: Uint8Array, from: number, to: number, codes: Int32Array): number {
+  const m = codes.length;
+  if (m === 0) return 0;
+  const firstCode = codes[0] ?? 0;
+  const lastCode = codes[m - 1] ?? 0;
+  let start = from;
+  while (start < to && buf[start] !== firstCode) start++;
+  let end = to;
+  while (end > start && buf[end - 1] !== lastCode) end--;
+  if (start >= to || end <= start) return NO_MATCH;
+  if (scratch?.score.length !== m) scratch = startState(m);
+  else resetState(scratch);
+  const { score, run, gap } = scratch;
+  const last = m - 1;
+  let best = NO_MATCH;
+  let prevClass = start === from ? SEP : classOf(orig[start - 1] ?? 0);
+  for (let i = start; i < end; i++) {
+    const cls = classOf(orig[i] ?? 0);
+    const b = BONUS[prevClass * CLASSES + cls] ?? 0;
+    prevClass = cls;
+    const c = buf[i] ?? 0;
+    // As in advance: row j reads row j-1 as it stood at the previous position.
+    for (let j = last; j >= 0; j--) {
+      const before = score[j] ?? NO_MATCH;
+      const carried = gap[j] ?? NO_MATCH;
+      gap[j] = Math.max(carried + GAP_EXTEND, before + GAP_START);
+      if (codes[j] !== c) {
+        score[j] = NO_MATCH;
+        continue;
+      }
+      if (j === 0) {
+        const s = MATCH + b * FIRST_MULTIPLIER;
+        score[0] = s;
+        run[0] = b;
+        if (last === 0 && s > best) best = s;
+        continue;
+      }
+      let s = NO_MATCH;
+      let r = b;
+      const prev = score[j - 1] ?? NO_MATCH;
+      if (prev > NO_MATCH) {
+        let runStart = run[j - 1] ?? 0;
+        if (b >= BONUS_BOUNDARY && b > runStart) runStart = b;
+        s = prev + MATCH + Math.max(b, runStart, BONUS_CONSECUTIVE);
+        r = runStart;
+      }
+      const jumped = gap[j - 1] ?? NO_MATCH;
+      if (jumped > NO_MATCH / 2 && jumped + MATCH + b > s) {
+        s = jumped + MATCH + b;
+        r = b;
+      }
+      score[j] = s;
+      run[j] = r;
+      if (j === last && s > best) best = s;
+    }
+  }
+  return best;
+}

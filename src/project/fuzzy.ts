@@ -1,6 +1,7 @@
-import { type AlignState, advance, align, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
+import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
 import { charBit, type DirPart, maskOf, type Prepared, upperMaskOf } from "./prepared.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortOut } from "./kept-rows.ts";
+import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, pairBit, type Rows } from "./penalty-order.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -16,9 +17,21 @@ const IN_PATH = 1 * TIER;
 /** A basename that is the query (or whose stem is) goes first among prefix matches. */
 const EXACT_NAME = 4;
 const EXACT_STEM = 3;
-/** Within a kind, shorter basenames and shorter paths first. */
-const PER_BASENAME_CHAR = 0.5;
-const PER_PATH_CHAR = 0.05;
+/**
+ * A pass stops at the first row whose best falls below the floor by more than this: rows of equal
+ * penalty may differ in its last bit (the same sum of other lengths), never by this much.
+ */
+const STOP_MARGIN = 1e-6;
+/**
+ * The most a query character earns within a basename (see align.ts): after a gap, MATCH + GAP_START
+ * and its bonus, at most AT_WORD (the segment's bonus is the basename's first character's alone); in
+ * a run after a gap, MATCH + the run's bonus (AT_WORD when some query character starts a word,
+ * else CONSECUTIVE).
+ */
+const AFTER_GAP = 16 - 3;
+const RUN = 16;
+const AT_WORD = 8;
+const CONSECUTIVE = 4;
 
 /** One ranked entry: its index in the prepared list and its score (higher is better). */
 export type Ranked = { id: number; score: number };
@@ -47,6 +60,9 @@ type Plan = {
   suffixMasks: Int32Array;
   /** A single lowercase letter: the character mask alone says whether it is there. */
   single: boolean;
+  /** pairBits[j] (j ≥ 1): the bit of characters j-1 and j side by side (see pairBit); bits[j]: character j's. */
+  pairBits: Int32Array;
+  bits: Int32Array;
 };
 
 type Query = {
@@ -78,6 +94,8 @@ function planOf(query: string, sensitive: boolean): Plan {
     restMask: maskOf(lower.slice(1)),
     suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
     single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
+    pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
+    bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
   };
 }
 
@@ -98,52 +116,45 @@ const LAST = 3;
  * only at those of the passes it needs.
  */
 export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[] {
+  const rows = (prep.rows ??= orderRows(prep));
   const from = narrowFrom(prep, query);
   // What the last queries left behind is for the one typed after them only.
   if (!from) prep.dirPart = null;
-  const search = new Search(prep, queryOf(query), opts);
+  const search = new Search(prep, rows, queryOf(query), opts);
   const test = rowTest(search.q);
   const handed = from && samePasses(from.query, query) ? from.kept : null;
   // Rows handed on by a query with the same passes are sorted as each pass reads them; others all at once.
-  const all = handed ? null : sortOut(prep, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
+  const all = handed ? null : sortOut(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
   const lastRows: Int32Array[] = all ? [all.last] : [...handed?.last ?? []];
-  const moved: number[] = [];
+  // Rows of the first two passes whose basename turned out not to hold the query: each ascending.
+  const movedFirst: number[] = [];
+  const movedLater: number[] = [];
 
-  const first = all ? all.first : sortOut(prep, test, handed?.first ?? []).first;
-  const keptFirst = new Int32Array(first.length);
-  let kf = 0;
-  for (const id of first) {
-    const fate = search.inName(id);
-    if (fate === KEEP) keptFirst[kf++] = id;
-    else if (fate === LAST) moved.push(id);
-  }
+  const first = all ? all.first : sortOut(rows, test, handed?.first ?? []).first;
+  const keptFirst = search.inNames(first, search.firstMost, movedFirst);
 
   // The floor only rises: a pass skipped leaves every later pass skipped too.
   let keptLater: Int32Array[];
   if (search.floor > search.laterMost) keptLater = all ? [all.later] : [...handed?.later ?? []];
   else {
-    const sorted = all ?? sortOut(prep, test, handed?.later ?? []);
+    const sorted = all ?? sortOut(rows, test, handed?.later ?? []);
     // A handed-on row whose basename no longer holds the characters goes to the last pass.
     if (!all) lastRows.push(sorted.last);
-    const kept = new Int32Array(sorted.later.length);
-    let k = 0;
-    for (const id of sorted.later) {
-      const fate = search.inName(id);
-      if (fate === KEEP) kept[k++] = id;
-      else if (fate === LAST) moved.push(id);
-    }
-    keptLater = [kept.subarray(0, k)];
+    keptLater = [search.inNames(sorted.later, search.laterMost, movedLater)];
   }
-  lastRows.push(Int32Array.from(moved));
+  lastRows.push(Int32Array.from(movedFirst), Int32Array.from(movedLater));
 
   let keptLast = lastRows;
   if (search.floor <= search.lastMost) {
-    const kept: number[] = [];
-    for (const rows of lastRows) for (const id of rows) if (search.holds(id) && search.inPath(id) === KEEP) kept.push(id);
-    keptLast = [Int32Array.from(kept)];
+    // Chunk by chunk, so that each stays in ascending order.
+    keptLast = lastRows.map((chunk) => {
+      const kept: number[] = [];
+      for (const row of chunk) if (search.holds(row) && search.inPath(row) === KEEP) kept.push(row);
+      return Int32Array.from(kept);
+    });
   }
-  const nonEmpty = (chunks: Int32Array[]) => chunks.filter((rows) => rows.length > 0);
-  remember(prep, query, { first: [keptFirst.slice(0, kf)], later: nonEmpty(keptLater), last: nonEmpty(keptLast) });
+  const nonEmpty = (chunks: Int32Array[]) => chunks.filter((chunk) => chunk.length > 0);
+  remember(prep, query, { first: [keptFirst], later: nonEmpty(keptLater), last: nonEmpty(keptLast) });
   return search.top.sorted();
 }
 
@@ -165,13 +176,19 @@ class Search {
   private readonly folderStates = new Map<number, AlignState>();
   /** The directory part's state, once {@link dirPart} has found it. */
   private dirKnown: DirPart | null = null;
+  /** The most an entry can score, less its penalty, whose basename starts with the query's (name part's) first character. */
+  readonly firstMost: number;
   /** The most an entry can score whose basename does not start with the query (or name part). */
   readonly laterMost: number;
   /** The most an entry can score that does not match within its basename. */
   readonly lastMost: number;
 
+  /** Whether a row's score falls with its penalty (not for a query ending in `/`, scored by the path's length alone). */
+  private readonly stops: boolean;
+
   constructor(
     private readonly prep: Prepared,
+    private readonly rows: Rows,
     readonly q: Query,
     opts: RankOptions,
   ) {
@@ -179,8 +196,32 @@ class Search {
     this.texts = q.sensitive ? prep.paths : prep.lower;
     this.boost = opts.boost && opts.boost.size > 0 ? opts.boost : null;
     this.maxBoost = this.boost ? (opts.maxBoost ?? 0) : 0;
-    this.laterMost = IN_NAME + (q.split ? bestScore(q.split.dir.codes.length) + bestScore(q.split.name.codes.length) : bestScore(q.whole.codes.length));
+    this.laterMost = IN_NAME + (q.split ? bestScore(q.split.dir.codes.length) + laterName(q.split.name.codes.length) : laterName(q.whole.codes.length));
     this.lastMost = IN_PATH + bestScore(q.whole.codes.length);
+    this.firstMost = PREFIX + EXACT_NAME + (q.split ? bestScore(q.split.dir.codes.length) + bestScore(q.split.name.codes.length) : bestScore(q.whole.codes.length));
+    this.stops = !q.split || q.split.name.codes.length > 0;
+  }
+
+  /**
+   * {@link inName} over `list` (ascending rows, so by penalty), scoring at most `most` less a row's
+   * penalty: stops at the first row that cannot get in, since none after it can, and keeps that row
+   * and the rest unread. Rows found not to match within their basename go to `moved`.
+   */
+  inNames(list: Int32Array, most: number, moved: number[]): Int32Array {
+    const kept = new Int32Array(list.length);
+    const { penalty } = this.rows;
+    let k = 0;
+    for (let i = 0; i < list.length; i++) {
+      const row = list[i] ?? 0;
+      if (this.stops && most - (penalty[row] ?? 0) < this.floor - STOP_MARGIN) {
+        kept.set(list.subarray(i), k);
+        return kept.subarray(0, k + list.length - i);
+      }
+      const fate = this.inName(row);
+      if (fate === KEEP) kept[k++] = row;
+      else if (fate === LAST) moved.push(row);
+    }
+    return kept.subarray(0, k);
   }
 
   /** The lowest score that could still get in, allowing for the largest boost. */
@@ -188,76 +229,124 @@ class Search {
     return this.top.floor - this.maxBoost;
   }
 
-  private push(id: number, score: number): void {
+  private push(row: number, score: number): void {
+    const id = this.rows.idOf[row] ?? 0;
     const boost = this.boost?.get(this.prep.paths[id] ?? "") ?? 0;
     this.top.push(id, score + boost);
   }
 
   /** A match within the basename, scored if it could get in; LAST when not within it. */
-  inName(id: number): number {
-    if (this.q.split) return this.inNameSplit(id, this.q.split.dir, this.q.split.name);
+  inName(row: number): number {
+    if (this.q.split) return this.inNameSplit(row, this.q.split.dir, this.q.split.name);
     const p = this.q.whole;
-    const { base, length, baseFirst, baseMask } = this.prep;
-    const b = base[id] ?? 0;
-    const len = length[id] ?? 0;
+    const { base, length, baseFirst, baseMask } = this.rows;
+    const b = base[row] ?? 0;
+    const len = length[row] ?? 0;
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
-    if (baseFirst[id] === p.first) {
+    if (baseFirst[row] === p.first) {
       // Nothing this entry could score gets in: a prefix match is the best it can be.
       if (PREFIX + bestScore(p.codes.length) + exactBound(p.codes.length, len - b) - penalty < this.floor) return KEEP;
-      const text = this.texts[id] ?? "";
-      if (p.single || text.startsWith(p.query, b)) {
-        this.push(id, PREFIX + bestScore(p.codes.length) + exactness(p.query, text, b) - penalty);
+      if (p.single || this.nameStarts(row, p)) {
+        this.push(row, PREFIX + bestScore(p.codes.length) + this.nameExactness(row, p) - penalty);
         return KEEP;
       }
     }
-    if (((baseMask[id] ?? 0) & p.mask) !== p.mask) return LAST;
-    if (IN_NAME + this.bound(id, p) - penalty < this.floor) return KEEP;
-    const text = this.texts[id] ?? "";
-    if (!p.single && !inOrder(text, p.chars, b, len)) return LAST;
-    this.push(id, IN_NAME + align(text, this.prep.paths[id] ?? "", b, len, p.codes) - penalty);
+    if (((baseMask[row] ?? 0) & p.mask) !== p.mask) return LAST;
+    if (IN_NAME + this.bound(row, p) - penalty < this.floor) return KEEP;
+    if (!p.single && !this.nameHolds(row, p)) return LAST;
+    this.push(row, IN_NAME + this.alignName(row, p) - penalty);
     return KEEP;
   }
 
   /** {@link inName} for a query with `/`: its name part in the basename (none: a directory), the rest above. */
-  private inNameSplit(id: number, dir: Plan, name: Plan): number {
-    const { base, length, baseFirst, baseMask, dirs } = this.prep;
-    const b = base[id] ?? 0;
-    const len = length[id] ?? 0;
+  private inNameSplit(row: number, dir: Plan, name: Plan): number {
+    const { base, length, baseFirst, baseMask, dirs } = this.rows;
+    const b = base[row] ?? 0;
+    const len = length[row] ?? 0;
     if (name.codes.length === 0) {
-      if (dirs[id] !== 1) return LAST;
+      if (dirs[row] !== 1) return LAST;
       if (IN_NAME + bestScore(dir.codes.length) - PER_PATH_CHAR * len < this.floor) return KEEP;
-      const text = this.texts[id] ?? "";
+      const text = this.texts[this.rows.idOf[row] ?? 0] ?? "";
       if (!inOrder(text, dir.chars, 0, len)) return LAST;
-      this.push(id, IN_NAME + align(text, this.prep.paths[id] ?? "", 0, len, dir.codes) - PER_PATH_CHAR * len);
+      this.push(row, IN_NAME + align(text, this.prep.paths[this.rows.idOf[row] ?? 0] ?? "", 0, len, dir.codes) - PER_PATH_CHAR * len);
       return KEEP;
     }
-    if (((baseMask[id] ?? 0) & name.mask) !== name.mask) return LAST;
-    const mayPrefix = baseFirst[id] === name.first;
+    if (((baseMask[row] ?? 0) & name.mask) !== name.mask) return LAST;
+    const mayPrefix = baseFirst[row] === name.first;
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
-    const nameMost = (mayPrefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(id, name) - penalty;
+    const nameMost = (mayPrefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
     // Out of reach even with the best the directory part can score: its directory need not be read.
     if (nameMost + bestScore(dir.codes.length) < this.floor) return KEEP;
     const dirPart = this.dirPart(dir);
-    if (this.throughFolder(id, dir, dirPart.done, false) < dir.chars.length) return LAST;
-    const dirScore = this.alignFolder(this.prep.folderOf[id] ?? -1, dir, dirPart.scores);
+    if (this.throughFolder(row, dir, dirPart.done, false) < dir.chars.length) return LAST;
+    const dirScore = this.alignFolder(this.rows.folderOf[row] ?? -1, dir, dirPart.scores);
     if (nameMost + dirScore < this.floor) return KEEP;
-    const text = this.texts[id] ?? "";
-    if (!inOrder(text, name.chars, b, len)) return LAST;
-    const prefix = mayPrefix && text.startsWith(name.query, b);
-    const nameScore = prefix
-      ? PREFIX + bestScore(name.codes.length) + exactness(name.query, text, b)
-      : IN_NAME + align(text, this.prep.paths[id] ?? "", b, len, name.codes);
-    this.push(id, dirScore + nameScore - penalty);
+    if (!this.nameHolds(row, name)) return LAST;
+    const prefix = mayPrefix && this.nameStarts(row, name);
+    const nameScore = prefix ? PREFIX + bestScore(name.codes.length) + this.nameExactness(row, name) : IN_NAME + this.alignName(row, name);
+    this.push(row, dirScore + nameScore - penalty);
     return KEEP;
   }
 
+  /** The basename's bytes (as compared: lowercased unless the query is case-sensitive), or null when it is past ASCII. */
+  private nameBytes(row: number): Uint8Array | null {
+    if (this.rows.wide[row] === 1) return null;
+    return this.q.sensitive ? this.rows.namesOrig : this.rows.names;
+  }
+
+  /** Whether the basename of `row` starts with `p`. */
+  private nameStarts(row: number, p: Plan): boolean {
+    const buf = this.nameBytes(row);
+    if (!buf) return (this.texts[this.rows.idOf[row] ?? 0] ?? "").startsWith(p.query, this.rows.base[row] ?? 0);
+    const at = this.rows.nameAt[row] ?? 0;
+    const m = p.codes.length;
+    if (at + m > (this.rows.nameAt[row + 1] ?? 0)) return false;
+    for (let j = 0; j < m; j++) if (buf[at + j] !== p.codes[j]) return false;
+    return true;
+  }
+
+  /** {@link exactness} of a basename that starts with `p`. */
+  private nameExactness(row: number, p: Plan): number {
+    const buf = this.nameBytes(row);
+    if (!buf) return exactness(p.query, this.texts[this.rows.idOf[row] ?? 0] ?? "", this.rows.base[row] ?? 0);
+    const end = this.rows.nameAt[row + 1] ?? 0;
+    const after = (this.rows.nameAt[row] ?? 0) + p.codes.length;
+    if (after === end) return EXACT_NAME;
+    if (buf[after] !== 46) return 0;
+    for (let i = after + 1; i < end; i++) if (buf[i] === 46) return 0;
+    return EXACT_STEM;
+  }
+
+  /** Whether `p`'s characters occur in order in the basename of `row`. */
+  private nameHolds(row: number, p: Plan): boolean {
+    const buf = this.nameBytes(row);
+    if (!buf) return inOrder(this.texts[this.rows.idOf[row] ?? 0] ?? "", p.chars, this.rows.base[row] ?? 0, this.rows.length[row] ?? 0);
+    const end = this.rows.nameAt[row + 1] ?? 0;
+    let i = this.rows.nameAt[row] ?? 0;
+    for (let j = 0; j < p.codes.length; j++) {
+      const code = p.codes[j];
+      while (i < end && buf[i] !== code) i++;
+      if (i === end) return false;
+      i++;
+    }
+    return true;
+  }
+
+  /** The alignment of `p` within the basename of `row`. */
+  private alignName(row: number, p: Plan): number {
+    const buf = this.nameBytes(row);
+    const id = this.rows.idOf[row] ?? 0;
+    if (!buf) return align(this.texts[id] ?? "", this.prep.paths[id] ?? "", this.rows.base[row] ?? 0, this.rows.length[row] ?? 0, p.codes);
+    return alignBytes(buf, this.rows.namesOrig, this.rows.nameAt[row] ?? 0, this.rows.nameAt[row + 1] ?? 0, p.codes);
+  }
+
   /**
-   * How many of `p`'s characters a greedy scan of the directory holding `id` finds (with
+   * How many of `p`'s characters a greedy scan of the directory holding `row` finds (with
    * `separator`, the `/` after it too): worked out once per directory and query, in `done`, since a
    * directory's entries share it; the rest must then lie in the basename.
    */
-  private throughFolder(id: number, p: Plan, done: Int32Array, separator: boolean): number {
-    const folder = this.prep.folderOf[id] ?? -1;
+  private throughFolder(row: number, p: Plan, done: Int32Array, separator: boolean): number {
+    const folder = this.rows.folderOf[row] ?? -1;
     if (folder < 0) return 0;
     const known = done[folder] ?? -1;
     if (known >= 0) return known;
@@ -268,49 +357,64 @@ class Search {
     return count;
   }
 
-  /** The most plan `p` can score within the basename of `id`. */
-  private bound(id: number, p: Plan): number {
-    const starts = this.prep.startMask[id] ?? 0;
-    return nameBound(p.codes.length, this.prep.baseFirst[id] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+  /** The most plan `p` can score within the basename of `row`. */
+  private bound(row: number, p: Plan): number {
+    const starts = this.rows.startMask[row] ?? 0;
+    const m = p.codes.length;
+    const most = nameBound(m, this.rows.baseFirst[row] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+    // A character whose pair with the one before never stands side by side in the basename follows
+    // a gap: it earns at most MATCH + GAP_START + its bonus (a word's start's at most, none unless it
+    // starts a word somewhere), and a run after a gap carries no segment's bonus.
+    const pairs = this.rows.pairs[row] ?? -1;
+    const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
+    let score = bestScore(1);
+    let broken = false;
+    for (let j = 1; j < m; j++) {
+      if ((pairs & (p.pairBits[j] ?? 0)) === 0) {
+        score += AFTER_GAP + ((starts & (p.bits[j] ?? 0)) !== 0 ? AT_WORD : 0);
+        broken = true;
+      } else score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
+    }
+    return Math.min(most, score);
   }
 
   /** Whether the path holds the query's characters (and its uppercase letters), by the masks alone. */
-  holds(id: number): boolean {
+  holds(row: number): boolean {
     const mask = this.q.whole.mask;
     const upper = this.q.upper;
-    return ((this.prep.mask[id] ?? 0) & mask) === mask && ((this.prep.upperMask[id] ?? 0) & upper) === upper;
+    return ((this.rows.mask[row] ?? 0) & mask) === mask && ((this.rows.upperMask[row] ?? 0) & upper) === upper;
   }
 
   /** The last pass: the whole query spread over the path, the weakest kind of match. */
-  inPath(id: number): number {
+  inPath(row: number): number {
     const p = this.q.whole;
-    const len = this.prep.length[id] ?? 0;
+    const len = this.rows.length[row] ?? 0;
     const penalty = PER_PATH_CHAR * len;
     if (IN_PATH + bestScore(p.codes.length) - penalty < this.floor) return KEEP;
-    const text = this.texts[id] ?? "";
+    const text = this.texts[this.rows.idOf[row] ?? 0] ?? "";
     if (!p.single) {
       this.wholeDone ??= new Int32Array(this.prep.folders.length).fill(-1);
-      const done = this.throughFolder(id, p, this.wholeDone, true);
+      const done = this.throughFolder(row, p, this.wholeDone, true);
       // What the directory leaves of the query must lie in the basename: first by its mask.
       const rest = p.suffixMasks[done] ?? 0;
-      if (((this.prep.baseMask[id] ?? 0) & rest) !== rest) return DROP;
-      if (matched(text, p.chars, done, this.prep.base[id] ?? 0, len) < p.chars.length) return DROP;
+      if (((this.rows.baseMask[row] ?? 0) & rest) !== rest) return DROP;
+      if (matched(text, p.chars, done, this.rows.base[row] ?? 0, len) < p.chars.length) return DROP;
     }
-    const orig = this.prep.paths[id] ?? "";
-    const folder = this.folderState(id, text, orig, p);
-    const score = folder ? alignOn(folder, text, orig, this.prep.base[id] ?? 0, len, p.codes) : align(text, orig, 0, len, p.codes);
-    this.push(id, IN_PATH + score - penalty);
+    const orig = this.prep.paths[this.rows.idOf[row] ?? 0] ?? "";
+    const folder = this.folderState(row, text, orig, p);
+    const score = folder ? alignOn(folder, text, orig, this.rows.base[row] ?? 0, len, p.codes) : align(text, orig, 0, len, p.codes);
+    this.push(row, IN_PATH + score - penalty);
     return KEEP;
   }
 
-  /** Where the alignment of `p` stands at the end of the directory holding `id` (null at the top), worked out once per directory. */
-  private folderState(id: number, text: string, orig: string, p: Plan): AlignState | null {
-    const folder = this.prep.folderOf[id] ?? -1;
+  /** Where the alignment of `p` stands at the end of the directory holding `row` (null at the top), worked out once per directory. */
+  private folderState(row: number, text: string, orig: string, p: Plan): AlignState | null {
+    const folder = this.rows.folderOf[row] ?? -1;
     if (folder < 0) return null;
     let state = this.folderStates.get(folder);
     if (state) return state;
     state = startState(p.codes.length);
-    const base = this.prep.base[id] ?? 0;
+    const base = this.rows.base[row] ?? 0;
     const start = text.indexOf(p.chars[0] ?? "");
     if (start >= 0 && start < base) advance(state, text, orig, start, base, p.codes);
     this.folderStates.set(folder, state);
@@ -344,6 +448,14 @@ class Search {
     scores[folder] = score;
     return score;
   }
+}
+
+/**
+ * The most a name part of `m` characters scores in a basename that does not start with its first
+ * character (the later pass's rows): no segment's bonus.
+ */
+function laterName(m: number): number {
+  return m === 0 ? bestScore(0) : nameBound(m, false, true, true);
 }
 
 /** Whether `chars` occur in `text` in order within [from, to). */

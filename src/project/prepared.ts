@@ -1,4 +1,5 @@
 import { startMaskOf } from "./align.ts";
+import type { Rows } from "./penalty-order.ts";
 
 /**
  * A list of paths made ready for fuzzy matching once. Most entries are turned down by a keystroke
@@ -40,11 +41,14 @@ export type Prepared = {
   trail: { query: string; kept: Kept }[];
   /** The directory part of the last query with `/`, worked out per directory (see fuzzy.ts). */
   dirPart: DirPart | null;
+  /** The rows in the order a search reads them, made by the first search (see penalty-order.ts). */
+  rows: Rows | null;
 };
 
 /**
  * The rows a query kept as candidates (every match among them), by the pass of the search that
- * reads them (see fuzzy.ts), each a list of chunks: a pass the search did not need hands its rows on
+ * reads them (see fuzzy.ts), each a list of chunks of rows (positions in `rows`, ascending within a
+ * chunk): a pass the search did not need hands its rows on
  * unread, and a query typed after it reads them only if it needs that pass.
  */
 export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Int32Array[] };
@@ -166,6 +170,7 @@ export class PreparedBuilder {
       foldersLower: this.foldersLower,
       trail: [],
       dirPart: null,
+      rows: null,
     };
   }
 

@@ -1,0 +1,129 @@
+import type { Prepared } from "./prepared.ts";
+
+/** Within a kind of match, what a longer basename and a longer path cost a row (see fuzzy.ts). */
+export const PER_BASENAME_CHAR = 0.5;
+export const PER_PATH_CHAR = 0.05;
+
+/**
+ * The prepared list's per-row fields again, ordered by what length costs a row (its penalty),
+ * cheapest first. A search reads its candidates in this order, so that once the best a row could
+ * score, less its penalty, falls below the heap's floor, no row after it can get in either, and
+ * the pass stops there instead of visiting every candidate. A row here is a position in this
+ * order; `idOf` gives its index in the prepared list (its path, its id in the results).
+ */
+export type Rows = {
+  readonly idOf: Int32Array;
+  /** PER_BASENAME_CHAR × the basename's length + PER_PATH_CHAR × the path's: never decreasing. */
+  readonly penalty: Float64Array;
+  readonly dirs: Uint8Array;
+  readonly base: Int32Array;
+  readonly length: Int32Array;
+  readonly baseFirst: Uint16Array;
+  readonly mask: Int32Array;
+  readonly baseMask: Int32Array;
+  readonly startMask: Int32Array;
+  readonly upperMask: Int32Array;
+  readonly folderOf: Int32Array;
+  /**
+   * Each basename's bytes lowercased (`names`) and as written (`namesOrig`), row after row, from
+   * nameAt[row] to nameAt[row + 1]: a pass reads them in its own order instead of the scattered
+   * strings. `wide` marks a basename with a character past ASCII, left out (the strings serve).
+   */
+  readonly nameAt: Int32Array;
+  readonly names: Uint8Array;
+  readonly namesOrig: Uint8Array;
+  readonly wide: Uint8Array;
+  /** A bit (pairBit) for each two characters side by side in the basename, lowercased; every bit for a wide one. */
+  readonly pairs: Int32Array;
+};
+
+/** One of 32 bits for two (lowercase) characters side by side: a hash, so a bit set may be another pair's. */
+export function pairBit(a: number, b: number): number {
+  return 1 << (Math.imul(a * 131 + b, 0x9e3779b1) >>> 27);
+}
+
+/** The rows of `prep` by penalty (a counting sort on 10 × basename + path length, stable). */
+export function orderRows(prep: Prepared): Rows {
+  const n = prep.count;
+  const { base, length } = prep;
+  const keys = new Int32Array(n);
+  let most = 0;
+  for (let i = 0; i < n; i++) {
+    const len = length[i] ?? 0;
+    const key = 10 * (len - (base[i] ?? 0)) + len;
+    keys[i] = key;
+    if (key > most) most = key;
+  }
+  const starts = new Int32Array(most + 2);
+  for (let i = 0; i < n; i++) {
+    const next = (keys[i] ?? 0) + 1;
+    starts[next] = (starts[next] ?? 0) + 1;
+  }
+  for (let k = 1; k < starts.length; k++) starts[k] = (starts[k] ?? 0) + (starts[k - 1] ?? 0);
+  const idOf = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const key = keys[i] ?? 0;
+    const at = starts[key] ?? 0;
+    idOf[at] = i;
+    starts[key] = at + 1;
+  }
+  const pick = <T extends Uint8Array | Uint16Array | Int32Array>(from: T, to: T): T => {
+    for (let row = 0; row < n; row++) to[row] = from[idOf[row] ?? 0] ?? 0;
+    return to;
+  };
+  const rows = {
+    idOf,
+    penalty: new Float64Array(n),
+    dirs: pick(prep.dirs, new Uint8Array(n)),
+    base: pick(prep.base, new Int32Array(n)),
+    length: pick(prep.length, new Int32Array(n)),
+    baseFirst: pick(prep.baseFirst, new Uint16Array(n)),
+    mask: pick(prep.mask, new Int32Array(n)),
+    baseMask: pick(prep.baseMask, new Int32Array(n)),
+    startMask: pick(prep.startMask, new Int32Array(n)),
+    upperMask: pick(prep.upperMask, new Int32Array(n)),
+    folderOf: pick(prep.folderOf, new Int32Array(n)),
+  };
+  let bytes = 0;
+  for (let row = 0; row < n; row++) {
+    const len = rows.length[row] ?? 0;
+    rows.penalty[row] = PER_BASENAME_CHAR * (len - (rows.base[row] ?? 0)) + PER_PATH_CHAR * len;
+    bytes += len - (rows.base[row] ?? 0);
+  }
+  return { ...rows, ...namesOf(prep, rows, bytes) };
+}
+
+/** The basenames' bytes in row order: read in the list's own order (its strings lie in memory about that way), written where each row's go. */
+function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; length: Int32Array }, bytes: number) {
+  const n = rows.idOf.length;
+  const nameAt = new Int32Array(n + 1);
+  const rowOf = new Int32Array(n);
+  for (let row = 0; row < n; row++) {
+    nameAt[row + 1] = (nameAt[row] ?? 0) + (rows.length[row] ?? 0) - (rows.base[row] ?? 0);
+    rowOf[rows.idOf[row] ?? 0] = row;
+  }
+  const names = new Uint8Array(bytes);
+  const namesOrig = new Uint8Array(bytes);
+  const wide = new Uint8Array(n);
+  const pairs = new Int32Array(n);
+  const { base, lower, paths } = prep;
+  for (let id = 0; id < n; id++) {
+    const row = rowOf[id] ?? 0;
+    const low = lower[id] ?? "";
+    const orig = paths[id] ?? "";
+    let at = nameAt[row] ?? 0;
+    let bits = 0;
+    let before = -1;
+    for (let i = base[id] ?? 0; i < orig.length; i++) {
+      const code = orig.charCodeAt(i);
+      if (code >= 128) wide[row] = 1;
+      const lowered = low === orig ? code : low.charCodeAt(i);
+      namesOrig[at] = code;
+      names[at++] = lowered;
+      if (before >= 0) bits |= pairBit(before, lowered);
+      before = lowered;
+    }
+    pairs[row] = wide[row] === 1 ? -1 : bits;
+  }
+  return { nameAt, names, namesOrig, wide, pairs };
+}
