@@ -1,10 +1,11 @@
 /**
  * Run by test/engine/schemas-at-load.test.ts in a fresh process: imports the modules of its first
  * argument, counts the zod schemas alive (objects with zod's `_zod` field, in a heap snapshot taken
- * after a full collection), then imports those of its second argument and counts again. Prints
- * `{"first":N,"then":M}`: M − N is what the second modules built at load beyond the first ones.
+ * after a full collection), then imports those of its second argument and counts again; with a
+ * third, loads that config.yaml and counts once more. Prints `{"first":N,"then":M,"loaded":L}`:
+ * M − N is what the second modules built at load beyond the first ones, L − M what the load built.
  */
-const [first = "", then = ""] = process.argv.slice(2);
+const [first = "", then = "", config = ""] = process.argv.slice(2);
 
 function schemasAlive(): number {
   const snapshot = JSON.parse(Bun.generateHeapSnapshot("v8")) as {
@@ -27,5 +28,12 @@ const load = async (list: string) => {
 await load(first);
 const before = schemasAlive();
 await load(then);
-console.log(JSON.stringify({ first: before, then: schemasAlive() }));
+const after = schemasAlive();
+let loaded: number | null = null;
+if (config) {
+  const { loadConfig } = await import("../../src/config/load.ts");
+  loadConfig(config);
+  loaded = schemasAlive();
+}
+console.log(JSON.stringify({ first: before, then: after, loaded }));
 export {};
