@@ -27,7 +27,10 @@ function walk(parts: readonly string[]): Walk {
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let inner = schema;
-  while (inner instanceof z.ZodDefault || inner instanceof z.ZodPrefault || inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) inner = inner.unwrap() as z.ZodType;
+  // A lazy one (the MCP servers', the hooks'): made when a key under it is looked at.
+  while (inner instanceof z.ZodDefault || inner instanceof z.ZodPrefault || inner instanceof z.ZodOptional || inner instanceof z.ZodNullable || inner instanceof z.ZodLazy) {
+    inner = inner.unwrap() as z.ZodType;
+  }
   return inner;
 }
 

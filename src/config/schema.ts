@@ -2,6 +2,7 @@ import { z } from "zod";
 import { PermissionsConfig } from "./permission-rules.ts";
 import { PERSONALITY_NAMES } from "./personalities.ts";
 import { EFFORTS, MODES, THEME_NAMES } from "./key-values.ts";
+import { lazily } from "../lazy.ts";
 
 export { EFFORTS, MODES, THEME_NAMES };
 export const Mode = z.enum(MODES);
@@ -88,32 +89,35 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * env) or an URL it is reached at over streamable HTTP (url, headers). Values may say `${VAR}` or
  * `${VAR:-default}` (the person's environment), as in a project's .mcp.json. One object, not a
  * union, so that `lembas config set mcp.NAME.command …` finds its keys and a mistake gets a sentence.
+ * Made when a file names a server (most name none), as the hooks' schemas are.
  */
-export const McpServerConfig = z
-  .object({
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).optional(),
-    env: z.record(z.string().regex(VARIABLE_NAME, { message: "a variable name is letters, digits and _" }), z.string()).optional(),
-    // A ${VAR} in it is checked once expanded (src/mcp/entry.ts).
-    url: z
-      .string()
-      .refine((url) => /\$\{[A-Za-z_]/.test(url) || (/^https?:\/\//i.test(url) && URL.canParse(url)), { message: "must be an http(s) URL such as http://127.0.0.1:3000/mcp" })
-      .optional(),
-    headers: z.record(z.string().min(1), z.string()).optional(),
-  })
-  .strict()
-  .superRefine((server, ctx) => {
-    if (server.command === undefined && server.url === undefined) {
-      ctx.addIssue({ code: "custom", message: "needs command (a server lembas starts) or url (one it reaches over HTTP)" });
-    } else if (server.command !== undefined && server.url !== undefined) {
-      ctx.addIssue({ code: "custom", message: "takes command or url, not both" });
-    } else if (server.url !== undefined && (server.args !== undefined || server.env !== undefined)) {
-      ctx.addIssue({ code: "custom", message: "args and env are for a command; a server at an url takes headers" });
-    } else if (server.command !== undefined && server.headers !== undefined) {
-      ctx.addIssue({ code: "custom", message: "headers are for a server at an url; a command takes args and env" });
-    }
-  });
-export type McpServerConfig = z.infer<typeof McpServerConfig>;
+export const mcpServerSchema = lazily(() =>
+  z
+    .object({
+      command: z.string().min(1).optional(),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string().regex(VARIABLE_NAME, { message: "a variable name is letters, digits and _" }), z.string()).optional(),
+      // A ${VAR} in it is checked once expanded (src/mcp/entry.ts).
+      url: z
+        .string()
+        .refine((url) => /\$\{[A-Za-z_]/.test(url) || (/^https?:\/\//i.test(url) && URL.canParse(url)), { message: "must be an http(s) URL such as http://127.0.0.1:3000/mcp" })
+        .optional(),
+      headers: z.record(z.string().min(1), z.string()).optional(),
+    })
+    .strict()
+    .superRefine((server, ctx) => {
+      if (server.command === undefined && server.url === undefined) {
+        ctx.addIssue({ code: "custom", message: "needs command (a server lembas starts) or url (one it reaches over HTTP)" });
+      } else if (server.command !== undefined && server.url !== undefined) {
+        ctx.addIssue({ code: "custom", message: "takes command or url, not both" });
+      } else if (server.url !== undefined && (server.args !== undefined || server.env !== undefined)) {
+        ctx.addIssue({ code: "custom", message: "args and env are for a command; a server at an url takes headers" });
+      } else if (server.command !== undefined && server.headers !== undefined) {
+        ctx.addIssue({ code: "custom", message: "headers are for a server at an url; a command takes args and env" });
+      }
+    }),
+);
+export type McpServerConfig = z.infer<ReturnType<typeof mcpServerSchema>>;
 
 /** How long an MCP server has (seconds): to start and list its tools, and for one tool call. */
 export const McpTimeouts = z
@@ -129,30 +133,37 @@ export const HookEvent = z.enum(HOOK_EVENTS);
 export type HookEvent = z.infer<typeof HookEvent>;
 
 /** One hook: a command line run through the shell, with its time limit in seconds (Claude Code's shape). */
-export const HookCommand = z
-  .object({
-    // Checked by hand: the loader says "must be one of …" of a literal, and this says why.
-    type: z.string().refine((type) => type === "command", { message: 'must be "command" (lembas runs hooks as commands)' }),
-    command: z.string().min(1, { message: "must be a command line" }),
-    timeout: z.number().positive({ message: "must be a number of seconds above 0" }).max(3600, { message: "must be at most 3600 seconds" }).optional(),
-  })
-  .strict();
+const hookCommandSchema = lazily(() =>
+  z
+    .object({
+      // Checked by hand: the loader says "must be one of …" of a literal, and this says why.
+      type: z.string().refine((type) => type === "command", { message: 'must be "command" (lembas runs hooks as commands)' }),
+      command: z.string().min(1, { message: "must be a command line" }),
+      timeout: z.number().positive({ message: "must be a number of seconds above 0" }).max(3600, { message: "must be at most 3600 seconds" }).optional(),
+    })
+    .strict(),
+);
 
-/** Hooks run when the matcher matches: a tool name, names joined by |, a regular expression, or "*" / "" / absent for all. */
-export const HookGroup = z
-  .object({
-    matcher: z
-      .string()
-      .refine((m) => validMatcher(m), { message: "is not a regular expression lembas can read" })
-      .optional(),
-    hooks: z.array(HookCommand),
-  })
-  .strict();
-export type HookGroup = z.infer<typeof HookGroup>;
+/**
+ * Hooks run when the matcher matches: a tool name, names joined by |, a regular expression, or "*" / "" / absent for all.
+ * Made when config.yaml or a project's settings file has hooks (most have none).
+ */
+export const hookGroupSchema = lazily(() =>
+  z
+    .object({
+      matcher: z
+        .string()
+        .refine((m) => validMatcher(m), { message: "is not a regular expression lembas can read" })
+        .optional(),
+      hooks: z.array(hookCommandSchema()),
+    })
+    .strict(),
+);
+export type HookGroup = z.infer<ReturnType<typeof hookGroupSchema>>;
 
 /** Claude Code's `hooks`: each event names groups of hooks. */
-export const HooksConfig = z.partialRecord(HookEvent, z.array(HookGroup));
-export type HooksConfig = z.infer<typeof HooksConfig>;
+export const hooksSchema = lazily(() => z.partialRecord(HookEvent, z.array(hookGroupSchema())));
+export type HooksConfig = z.infer<ReturnType<typeof hooksSchema>>;
 
 function validMatcher(matcher: string): boolean {
   // Claude Code's "every tool": not a regular expression, so it is taken before RegExp sees it.
@@ -187,10 +198,10 @@ export const Config = z
     tools: Tools.prefault({}),
     fetch: Fetch.prefault({}),
     mcp: z
-      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { message: "an MCP server's name is letters, digits, _ -" }), McpServerConfig)
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { message: "an MCP server's name is letters, digits, _ -" }), z.lazy(mcpServerSchema))
       .default({}),
     mcp_timeouts: McpTimeouts.prefault({}),
-    hooks: HooksConfig.default({}),
+    hooks: z.lazy(hooksSchema).default({}),
     permissions: PermissionsConfig.prefault({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { HookEvent } from "../config/schema.ts";
 import type { HookRun } from "./hook-run.ts";
+import { lazily } from "../lazy.ts";
 
 /**
  * What one hook said, read by Claude Code's contract: exit 0 with JSON on stdout (or plain text,
@@ -24,23 +25,26 @@ export type HookVerdict = {
   problem?: string;
 };
 
-const Specific = z.looseObject({
-  permissionDecision: z.string().optional(),
-  permissionDecisionReason: z.string().optional(),
-  updatedInput: z.record(z.string(), z.unknown()).optional(),
-  additionalContext: z.string().optional(),
-});
-
-const Output = z.looseObject({
-  continue: z.boolean().optional(),
-  stopReason: z.string().optional(),
-  systemMessage: z.string().optional(),
-  suppressOutput: z.boolean().optional(),
-  decision: z.string().optional(),
-  reason: z.string().optional(),
-  hookSpecificOutput: Specific.optional(),
-});
-type Output = z.infer<typeof Output>;
+/** What a hook's JSON may say, made the first time a hook prints JSON. */
+const outputSchema = lazily(() =>
+  z.looseObject({
+    continue: z.boolean().optional(),
+    stopReason: z.string().optional(),
+    systemMessage: z.string().optional(),
+    suppressOutput: z.boolean().optional(),
+    decision: z.string().optional(),
+    reason: z.string().optional(),
+    hookSpecificOutput: z
+      .looseObject({
+        permissionDecision: z.string().optional(),
+        permissionDecisionReason: z.string().optional(),
+        updatedInput: z.record(z.string(), z.unknown()).optional(),
+        additionalContext: z.string().optional(),
+      })
+      .optional(),
+  }),
+);
+type Output = z.infer<ReturnType<typeof outputSchema>>;
 
 /** Events whose exit 2 blocks; for the others, as in Claude Code, its stderr is shown to the person only. */
 const CAN_BLOCK: ReadonlySet<HookEvent> = new Set(["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"]);
@@ -69,7 +73,7 @@ export function readVerdict(event: HookEvent, run: HookRun): HookVerdict {
   } catch {
     return { problem: "printed JSON that does not parse: its output was not used" };
   }
-  const parsed = Output.safeParse(json);
+  const parsed = outputSchema().safeParse(json);
   if (!parsed.success) return { problem: `printed JSON lembas cannot read (${parsed.error.issues[0]?.path.join(".") ?? ""}: ${parsed.error.issues[0]?.message ?? ""}): its output was not used` };
   return fromJson(event, parsed.data);
 }

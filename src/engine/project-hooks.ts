@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HOOK_EVENTS, HookGroup, type HooksConfig } from "../config/schema.ts";
+import { HOOK_EVENTS, type HookGroup, type HooksConfig, hookGroupSchema } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
 // The table keeps the person's yes to a project file's commands by path and content hash: .mcp.json's servers, and the settings files' hooks.
 import { approveMcpFile, isMcpApproved } from "../store/mcp-approvals.ts";
@@ -7,6 +7,7 @@ import { trustedRootOf } from "../store/trust.ts";
 import { type HookSpec, hookSpecs } from "./hook-set.ts";
 import { namedContent, namedFiles } from "./hook-scripts.ts";
 import { PROJECT_SETTINGS_FILES, ProjectSettings } from "./project-settings.ts";
+import { lazily } from "../lazy.ts";
 
 /** Where a project's hooks are written, at its root: lembas's own file, and Claude Code's shared and personal ones (read too). */
 export const PROJECT_HOOK_FILES = PROJECT_SETTINGS_FILES;
@@ -30,7 +31,8 @@ export type ProjectHookFile = {
   problems: string[];
 };
 
-const Settings = z.looseObject({ hooks: z.record(z.string(), z.unknown()).optional() });
+/** A settings file's `hooks`, made the first time a project has a settings file. */
+const settingsSchema = lazily(() => z.looseObject({ hooks: z.record(z.string(), z.unknown()).optional() }));
 const KNOWN: ReadonlySet<string> = new Set(HOOK_EVENTS);
 
 /** The hooks of the project at ROOT, file by file (those with a `hooks` key, or that do not read). */
@@ -61,16 +63,16 @@ export function approveProjectHooks(db: Db, hooks: Pick<ProjectHookFile, "path" 
  * when the key has the wrong shape altogether.
  */
 function readHooks(path: string, json: Record<string, unknown>): { hooks: HooksConfig | null; problems: string[] } {
-  const settings = Settings.safeParse(json);
+  const settings = settingsSchema().safeParse(json);
   if (!settings.success) return { hooks: null, problems: [`${path}: hooks must be {EVENT: [{matcher, hooks: [{type: "command", command, timeout}]}]}`] };
-  const hooks: Record<string, z.infer<typeof HookGroup>[]> = {};
+  const hooks: Record<string, HookGroup[]> = {};
   const problems: string[] = [];
   for (const [event, groups] of Object.entries(settings.data.hooks ?? {})) {
     if (!KNOWN.has(event)) {
       problems.push(`${path}: hooks.${event}: lembas does not run ${event} hooks (it runs ${HOOK_EVENTS.join(", ")}): left out`);
       continue;
     }
-    const parsed = z.array(HookGroup).safeParse(groups);
+    const parsed = z.array(hookGroupSchema()).safeParse(groups);
     if (parsed.success) hooks[event] = parsed.data;
     else {
       const issue = parsed.error.issues[0];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { type PermissionsConfig, parseRule, ruleOf } from "../config/permission-rules.ts";
 import type { SessionBus } from "../bus/index.ts";
 import type { Db } from "../store/db.ts";
@@ -7,9 +8,12 @@ import type { KeepChoice } from "./interaction.ts";
 import { ProjectSettings } from "./project-settings.ts";
 import type { ActiveRule } from "./rule-match.ts";
 
-const Settings = z.looseObject({
-  permissions: z.looseObject({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).optional(),
-});
+/** A settings file's permissions, made the first time a project has one. */
+const settingsSchema = lazily(() =>
+  z.looseObject({
+    permissions: z.looseObject({ allow: z.array(z.string()).optional(), ask: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).optional(),
+  }),
+);
 
 /**
  * The rules in force for a session at ROOT: config.yaml's, the project's settings files' (which may
@@ -39,7 +43,7 @@ export function rulesInForce(
       unread.push(read.problem);
       continue;
     }
-    const parsed = Settings.safeParse(read.json);
+    const parsed = settingsSchema().safeParse(read.json);
     if (!parsed.success) {
       notes.push(`${read.path}: permissions must be {allow, ask, deny}, each a list of rules: left out`);
       continue;

@@ -16,6 +16,7 @@
  *   plain text, not JSON, is one passage citing the instance.
  */
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import type { McpToolDefinition } from "../mcp/connection.ts";
 import type { Passage } from "../tools/library-backend.ts";
 
@@ -25,12 +26,15 @@ const PREFERRED_TOOLS = ["library_search", "search_library", "library"];
 const QUERY_ARGS = ["query", "q"];
 const LIMIT_ARGS = ["limit", "top_k", "k", "max_results"];
 
-const scopesSchema = z.array(z.string());
-const instanceSchema = z.object({ token: z.object({ scopes: scopesSchema.optional() }).loose().optional(), scopes: scopesSchema.optional() }).loose();
+// The schemas here are made on first use: a process that never reaches an account's library builds none.
+const instanceSchema = lazily(() => {
+  const scopes = z.array(z.string());
+  return z.object({ token: z.object({ scopes: scopes.optional() }).loose().optional(), scopes: scopes.optional() }).loose();
+});
 
 /** The token's scopes as `/api/v1/instance` lists them (`token.scopes`, else `scopes`); null when it lists none. */
 export function tokenScopes(body: unknown): string[] | null {
-  const parsed = instanceSchema.safeParse(body);
+  const parsed = instanceSchema().safeParse(body);
   if (!parsed.success) return null;
   return parsed.data.token?.scopes ?? parsed.data.scopes ?? null;
 }
@@ -38,7 +42,9 @@ export function tokenScopes(body: unknown): string[] | null {
 /** How the library tool is called: its name, and which of its arguments take the query and the limit. */
 export type LibraryToolCall = { name: string; queryArg: string; limitArg: string | null };
 
-const propertiesSchema = z.object({ properties: z.record(z.string(), z.object({ type: z.unknown().optional() }).loose()).optional(), required: z.array(z.string()).optional() }).loose();
+const propertiesSchema = lazily(() =>
+  z.object({ properties: z.record(z.string(), z.object({ type: z.unknown().optional() }).loose()).optional(), required: z.array(z.string()).optional() }).loose(),
+);
 
 /** Whether a tool of the instance's /mcp is named as a library tool is (its input aside). */
 export function isLibraryToolName(name: string): boolean {
@@ -57,7 +63,7 @@ export function libraryTool(tools: readonly McpToolDefinition[]): LibraryToolCal
 }
 
 function callShape(tool: McpToolDefinition): LibraryToolCall | null {
-  const schema = propertiesSchema.safeParse(tool.inputSchema);
+  const schema = propertiesSchema().safeParse(tool.inputSchema);
   if (!schema.success) return null;
   const properties = schema.data.properties ?? {};
   const typed = (name: string, types: string[]) => {
@@ -76,29 +82,31 @@ export function libraryArguments(call: LibraryToolCall, query: string, limit: nu
   return call.limitArg ? { [call.queryArg]: query, [call.limitArg]: limit } : { [call.queryArg]: query };
 }
 
-const lineSchema = z.number().int().nonnegative();
-const itemSchema = z
-  .object({
-    text: z.string().optional(),
-    content: z.string().optional(),
-    snippet: z.string().optional(),
-    title: z.string().optional(),
-    url: z.string().optional(),
-    path: z.string().optional(),
-    source: z.string().optional(),
-    document: z.string().optional(),
-    start_line: lineSchema.optional(),
-    startLine: lineSchema.optional(),
-    end_line: lineSchema.optional(),
-    endLine: lineSchema.optional(),
-    score: z.number().optional(),
-  })
-  .loose();
-const listSchema = z.union([
-  z.array(itemSchema),
-  z.object({ passages: z.array(itemSchema) }).transform((o) => o.passages),
-  z.object({ results: z.array(itemSchema) }).transform((o) => o.results),
-]);
+const listSchema = lazily(() => {
+  const line = z.number().int().nonnegative();
+  const item = z
+    .object({
+      text: z.string().optional(),
+      content: z.string().optional(),
+      snippet: z.string().optional(),
+      title: z.string().optional(),
+      url: z.string().optional(),
+      path: z.string().optional(),
+      source: z.string().optional(),
+      document: z.string().optional(),
+      start_line: line.optional(),
+      startLine: line.optional(),
+      end_line: line.optional(),
+      endLine: line.optional(),
+      score: z.number().optional(),
+    })
+    .loose();
+  return z.union([
+    z.array(item),
+    z.object({ passages: z.array(item) }).transform((o) => o.passages),
+    z.object({ results: z.array(item) }).transform((o) => o.results),
+  ]);
+});
 
 /** The tool's answer as lembas got it: its text and its structured content, if any. */
 export type LibraryAnswer = { text: string; structured?: unknown };
@@ -108,19 +116,19 @@ export type LibraryAnswer = { text: string; structured?: unknown };
  * an Error whose message is the sentence when the answer is neither passages nor plain text.
  */
 export function passagesOf(answer: LibraryAnswer, instance: string): Passage[] {
-  const structured = answer.structured !== undefined ? listSchema.safeParse(answer.structured) : null;
+  const structured = answer.structured !== undefined ? listSchema().safeParse(answer.structured) : null;
   if (structured?.success) return toPassages(structured.data, instance);
   const json = parseJson(answer.text);
   if (json === undefined) {
     const text = answer.text.trim();
     return text ? [{ path: "", startLine: 0, endLine: 0, text, score: 0, citation: `the account's library on ${instance}` }] : [];
   }
-  const parsed = listSchema.safeParse(json);
+  const parsed = listSchema().safeParse(json);
   if (!parsed.success) throw new Error(`the library on ${instance} answered something that is not passages`);
   return toPassages(parsed.data, instance);
 }
 
-function toPassages(items: z.infer<typeof listSchema>, instance: string): Passage[] {
+function toPassages(items: z.infer<ReturnType<typeof listSchema>>, instance: string): Passage[] {
   return items.flatMap((item, i) => {
     const text = (item.text ?? item.content ?? item.snippet ?? "").trim();
     if (!text) return [];

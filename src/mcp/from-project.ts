@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { errorCode, errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { approveMcpFile, isMcpApproved } from "../store/mcp-approvals.ts";
@@ -13,11 +14,18 @@ import type { McpServerSpec } from "./spec.ts";
 /** The file Claude Code reads a project's MCP servers from, at the project's root. */
 export const PROJECT_MCP_FILE = ".mcp.json";
 
-const Pairs = z.record(z.string().min(1), z.string());
-// Claude Code's .mcp.json: a server with no type is a command; http and sse name one at an url.
-const StdioEntry = z.looseObject({ type: z.literal("stdio").optional(), command: z.string().min(1), args: z.array(z.string()).default([]), env: Pairs.default({}) });
-const UrlEntry = z.looseObject({ type: z.enum(["http", "sse"]).optional(), url: z.string().min(1), headers: Pairs.default({}) });
-const McpFile = z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) });
+/**
+ * Claude Code's .mcp.json: a server with no type is a command; http and sse name one at an url.
+ * Made the first time a project has the file.
+ */
+const mcpFileSchemas = lazily(() => {
+  const pairs = z.record(z.string().min(1), z.string());
+  return {
+    stdio: z.looseObject({ type: z.literal("stdio").optional(), command: z.string().min(1), args: z.array(z.string()).default([]), env: pairs.default({}) }),
+    url: z.looseObject({ type: z.enum(["http", "sse"]).optional(), url: z.string().min(1), headers: pairs.default({}) }),
+    file: z.looseObject({ mcpServers: z.record(z.string(), z.unknown()) }),
+  };
+});
 
 /** One server of the file, as the approval question shows it: as written, before `${VAR}` is expanded. */
 export type ServerToApprove = {
@@ -93,7 +101,7 @@ function readEntries(path: string, text: string): Entries {
   } catch (error) {
     return { ok: false, problem: `${path} is not JSON: ${errorMessage(error)}` };
   }
-  const file = McpFile.safeParse(json);
+  const file = mcpFileSchemas().file.safeParse(json);
   if (!file.success) return { ok: false, problem: `${path} must be {"mcpServers": {NAME: {command, args, env} | {type: "http", url, headers}}}` };
   const entries: { name: string; entry: ServerEntry }[] = [];
   const problems: McpProblem[] = [];
@@ -113,12 +121,12 @@ function fileEntry(raw: unknown): { ok: true; entry: ServerEntry } | { ok: false
   const hasUrl = typeof raw === "object" && raw !== null && "url" in raw;
   if (type === "sse") return { ok: false, problem: "an sse server: lembas reaches MCP servers over streamable HTTP (type http) or as a command" };
   if (type === "http" || (type === undefined && hasUrl)) {
-    const parsed = UrlEntry.safeParse(raw);
+    const parsed = mcpFileSchemas().url.safeParse(raw);
     if (!parsed.success) return { ok: false, problem: "an http server needs url (a string) and headers ({NAME: value}, optional)" };
     return { ok: true, entry: { kind: "http", url: parsed.data.url, headers: parsed.data.headers } };
   }
   if (type !== undefined && type !== "stdio") return { ok: false, problem: `type ${JSON.stringify(type)} is not one lembas knows (stdio, http)` };
-  const parsed = StdioEntry.safeParse(raw);
+  const parsed = mcpFileSchemas().stdio.safeParse(raw);
   if (!parsed.success) return { ok: false, problem: "a server needs command (a string), args (a list of strings, optional) and env ({NAME: value}, optional)" };
   return { ok: true, entry: { kind: "stdio", command: parsed.data.command, args: parsed.data.args, env: parsed.data.env } };
 }

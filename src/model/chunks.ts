@@ -1,51 +1,59 @@
 import { z } from "zod";
 import { type ModelEvent, type ToolCallDelta, mapFinishReason } from "./events.ts";
 import { ThinkTagSplitter } from "./think-tags.ts";
+import { lazily } from "../lazy.ts";
 
-const ToolCallChunk = z.object({
-  index: z.number().int().nonnegative().optional(),
-  id: z.string().nullish(),
-  /** A string of JSON text; a few servers send the object itself. */
-  function: z.object({ name: z.string().nullish(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() }).nullish(),
-  /** Gemini's provider fields on a call (`{ google: { thought_signature } }`), sent back with it. */
-  extra_content: z.record(z.string(), z.unknown()).nullish(),
-});
+/**
+ * One `data:` payload of a chat-completions stream, as far as lembas reads it. Made on first use:
+ * chunks are checked by hand (isWellFormedChunk), and only one that fails that check reaches zod.
+ */
+export const chunkSchema = lazily(() => {
+  const ToolCallChunk = z.object({
+    index: z.number().int().nonnegative().optional(),
+    id: z.string().nullish(),
+    /** A string of JSON text; a few servers send the object itself. */
+    function: z.object({ name: z.string().nullish(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish() }).nullish(),
+    /** Gemini's provider fields on a call (`{ google: { thought_signature } }`), sent back with it. */
+    extra_content: z.record(z.string(), z.unknown()).nullish(),
+  });
 
-const Delta = z.object({
-  content: z.string().nullish(),
-  /** DeepSeek, llama.cpp, vLLM before 0.10, LM Studio, Kimi. */
-  reasoning_content: z.string().nullish(),
-  /** Ollama, OpenRouter, Groq, vLLM 0.10 and later. */
-  reasoning: z.string().nullish(),
-  /** OpenRouter's structured reasoning, beside (or instead of) `reasoning`; read leniently. */
-  reasoning_details: z.array(z.unknown()).nullish(),
-  /** OpenAI's refusal, sent in place of content. */
-  refusal: z.string().nullish(),
-  tool_calls: z.array(ToolCallChunk).nullish(),
-});
+  const Delta = z.object({
+    content: z.string().nullish(),
+    /** DeepSeek, llama.cpp, vLLM before 0.10, LM Studio, Kimi. */
+    reasoning_content: z.string().nullish(),
+    /** Ollama, OpenRouter, Groq, vLLM 0.10 and later. */
+    reasoning: z.string().nullish(),
+    /** OpenRouter's structured reasoning, beside (or instead of) `reasoning`; read leniently. */
+    reasoning_details: z.array(z.unknown()).nullish(),
+    /** OpenAI's refusal, sent in place of content. */
+    refusal: z.string().nullish(),
+    tool_calls: z.array(ToolCallChunk).nullish(),
+  });
 
-/** One `data:` payload of a chat-completions stream, as far as lembas reads it. */
-export const Chunk = z.object({
-  choices: z
-    .array(z.object({ index: z.number().optional(), delta: Delta.nullish(), finish_reason: z.string().nullish() }))
-    .nullish(),
-  /** Read leniently (see readUsage): a usage lembas cannot read is no reason to lose a reply. */
-  usage: z.unknown().optional(),
-  /** Groq's older place for the usage, in the last chunk (console.groq.com/docs/api-reference). */
-  x_groq: z.unknown().optional(),
-  /**
-   * vLLM's own error shape, `{ object: "error", message, type, code }` in place of a chunk
-   * (vllm/entrypoints/openai/protocol.py ErrorResponse), seen with {@link error} by the client.
-   */
-  object: z.unknown().optional(),
-  message: z.unknown().optional(),
-  code: z.unknown().optional(),
-  /** Some servers (vLLM, OpenRouter, LLeMbas) report a failure inside a started stream. */
-  error: z
-    .union([z.object({ message: z.string().optional(), code: z.union([z.string(), z.number()]).nullish() }), z.string()])
-    .nullish(),
+  return z.object({
+    choices: z
+      .array(z.object({ index: z.number().optional(), delta: Delta.nullish(), finish_reason: z.string().nullish() }))
+      .nullish(),
+    /** Read leniently (see readUsage): a usage lembas cannot read is no reason to lose a reply. */
+    usage: z.unknown().optional(),
+    /** Groq's older place for the usage, in the last chunk (console.groq.com/docs/api-reference). */
+    x_groq: z.unknown().optional(),
+    /**
+     * vLLM's own error shape, `{ object: "error", message, type, code }` in place of a chunk
+     * (vllm/entrypoints/openai/protocol.py ErrorResponse), seen with {@link error} by the client.
+     */
+    object: z.unknown().optional(),
+    message: z.unknown().optional(),
+    code: z.unknown().optional(),
+    /** Some servers (vLLM, OpenRouter, LLeMbas) report a failure inside a started stream. */
+    error: z
+      .union([z.object({ message: z.string().optional(), code: z.union([z.string(), z.number()]).nullish() }), z.string()])
+      .nullish(),
+  });
 });
-export type Chunk = z.infer<typeof Chunk>;
+export type Chunk = z.infer<ReturnType<typeof chunkSchema>>;
+type Delta = NonNullable<NonNullable<Chunk["choices"]>[number]["delta"]>;
+type ToolCallChunk = NonNullable<Delta["tool_calls"]>[number];
 
 const isNullish = (v: unknown) => v === undefined || v === null;
 const isText = (v: unknown) => v === undefined || v === null || typeof v === "string";
@@ -199,7 +207,7 @@ export class ChunkReader {
     out.push({ type: "finish", reason });
   }
 
-  private readDelta(delta: z.infer<typeof Delta>, out: ModelEvent[]): void {
+  private readDelta(delta: Delta, out: ModelEvent[]): void {
     const reasoning = delta.reasoning_content || delta.reasoning || (delta.reasoning_details ? detailsText(delta.reasoning_details) : "");
     if (reasoning) out.push({ type: "reasoning", delta: reasoning });
     if (delta.content) this.think.push(delta.content, out);
@@ -227,7 +235,7 @@ export class ChunkReader {
    *   named piece after a named call at that position is the next call.
    * Events get indices of their own, unique in the reply.
    */
-  private toolDelta(call: z.infer<typeof ToolCallChunk>, position: number): ToolCallDelta {
+  private toolDelta(call: ToolCallChunk, position: number): ToolCallDelta {
     const id = call.id || undefined;
     const name = call.function?.name || undefined;
     const key = call.index ?? position;

@@ -1,4 +1,4 @@
-import { ChunkReader, Chunk, chunkError, isWellFormedChunk } from "./chunks.ts";
+import { ChunkReader, type Chunk, chunkError, chunkSchema, isWellFormedChunk } from "./chunks.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import {
   ModelError,
@@ -232,7 +232,7 @@ function parseChunk(data: string): Chunk | null {
     return null;
   }
   if (isWellFormedChunk(json)) return json;
-  const parsed = Chunk.safeParse(json);
+  const parsed = chunkSchema().safeParse(json);
   return parsed.success ? parsed.data : null;
 }
 
@@ -272,7 +272,7 @@ function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelEr
   } catch {
     return streamError(endpoint, data.trim() || "no reason given", yielded);
   }
-  const parsed = Chunk.safeParse(json);
+  const parsed = chunkSchema().safeParse(json);
   const failed = parsed.success ? chunkError(parsed.data) : null;
   if (failed) return streamError(endpoint, failed, yielded);
   if (typeof json !== "object" || json === null || !("message" in json) || typeof json.message !== "string") return streamError(endpoint, data, yielded);

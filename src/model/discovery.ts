@@ -5,6 +5,7 @@
  * result in the store and refreshes it in the background (registry.ts, store/listings.ts).
  */
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { type Dialect, type DialectId, DIALECTS, dialectOf, isLoopback, serverRoot, type WindowSource } from "./dialects.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import type { Result } from "./errors.ts";
@@ -89,20 +90,22 @@ async function probeFamily(options: SideOptions): Promise<Dialect | null> {
 
 type WindowReader = (options: SideOptions, models: DiscoveredModel[]) => Promise<void>;
 
-const count = z.number().int().positive();
+const count = lazily(() => z.number().int().positive());
 
 /** llama.cpp: GET /props, default_generation_settings.n_ctx (per model with ?model= when it serves several). */
-const Props = z.looseObject({
-  default_generation_settings: z.looseObject({ n_ctx: count.optional().catch(undefined) }).optional().catch(undefined),
-  n_ctx: count.optional().catch(undefined),
-  modalities: z.looseObject({ vision: z.boolean().optional().catch(undefined) }).optional().catch(undefined),
-});
+const propsSchema = lazily(() =>
+  z.looseObject({
+    default_generation_settings: z.looseObject({ n_ctx: count().optional().catch(undefined) }).optional().catch(undefined),
+    n_ctx: count().optional().catch(undefined),
+    modalities: z.looseObject({ vision: z.boolean().optional().catch(undefined) }).optional().catch(undefined),
+  }),
+);
 
 async function readProps(options: SideOptions, models: DiscoveredModel[]): Promise<void> {
   await Promise.all(
     models.map(async (model) => {
       const answer = await side(options, models.length > 1 ? `/props?model=${encodeURIComponent(model.id)}` : "/props");
-      const props = Props.safeParse(answer?.json);
+      const props = propsSchema().safeParse(answer?.json);
       if (!props.success) return;
       const nCtx = props.data.default_generation_settings?.n_ctx ?? props.data.n_ctx;
       if (nCtx !== undefined) {
@@ -117,22 +120,24 @@ async function readProps(options: SideOptions, models: DiscoveredModel[]): Promi
 }
 
 /** Ollama: POST /api/show {model}: parameters "num_ctx N", model_info["<arch>.context_length"], capabilities, details.family. */
-const Show = z.looseObject({
-  parameters: z.string().optional().catch(undefined),
-  model_info: z.record(z.string(), z.unknown()).optional().catch(undefined),
-  capabilities: z.array(z.string()).optional().catch(undefined),
-  details: z.looseObject({ family: z.string().optional().catch(undefined) }).optional().catch(undefined),
-});
+const showSchema = lazily(() =>
+  z.looseObject({
+    parameters: z.string().optional().catch(undefined),
+    model_info: z.record(z.string(), z.unknown()).optional().catch(undefined),
+    capabilities: z.array(z.string()).optional().catch(undefined),
+    details: z.looseObject({ family: z.string().optional().catch(undefined) }).optional().catch(undefined),
+  }),
+);
 
 async function readShow(options: SideOptions, models: DiscoveredModel[]): Promise<void> {
   await Promise.all(
     models.map(async (model) => {
       const answer = await side(options, "/api/show", { model: model.id });
-      const show = Show.safeParse(answer?.json);
+      const show = showSchema().safeParse(answer?.json);
       if (!show.success) return;
       const info = show.data.model_info ?? {};
       const arch = typeof info["general.architecture"] === "string" ? info["general.architecture"] : undefined;
-      const trained = count.safeParse(arch ? info[`${arch}.context_length`] : undefined);
+      const trained = count().safeParse(arch ? info[`${arch}.context_length`] : undefined);
       if (trained.success) model.trainedContext = trained.data;
       const numCtx = /^num_ctx\s+(\d+)\s*$/m.exec(show.data.parameters ?? "")?.[1];
       if (numCtx !== undefined && Number(numCtx) > 0) {
@@ -151,20 +156,22 @@ async function readShow(options: SideOptions, models: DiscoveredModel[]): Promis
 }
 
 /** LM Studio: GET /api/v0/models, loaded_context_length (the loaded window) else max_context_length; type vlm; arch. */
-const LmStudioModels = z.looseObject({
-  data: z.array(
-    z.looseObject({
-      id: z.string(),
-      type: z.string().optional().catch(undefined),
-      arch: z.string().optional().catch(undefined),
-      loaded_context_length: count.optional().catch(undefined),
-      max_context_length: count.optional().catch(undefined),
-    }),
-  ),
-});
+const lmStudioSchema = lazily(() =>
+  z.looseObject({
+    data: z.array(
+      z.looseObject({
+        id: z.string(),
+        type: z.string().optional().catch(undefined),
+        arch: z.string().optional().catch(undefined),
+        loaded_context_length: count().optional().catch(undefined),
+        max_context_length: count().optional().catch(undefined),
+      }),
+    ),
+  }),
+);
 
 async function readLmStudio(options: SideOptions, models: DiscoveredModel[]): Promise<void> {
-  const parsed = LmStudioModels.safeParse((await side(options, "/api/v0/models"))?.json);
+  const parsed = lmStudioSchema().safeParse((await side(options, "/api/v0/models"))?.json);
   if (!parsed.success) return;
   const byId = new Map(parsed.data.data.map((e) => [e.id, e]));
   for (const model of models) {
@@ -222,7 +229,7 @@ export function modelWindow(
 }
 
 function bodyNumCtx(body: Record<string, unknown> | undefined): number | undefined {
-  const parsed = z.object({ options: z.object({ num_ctx: count }) }).safeParse(body);
+  const parsed = z.object({ options: z.object({ num_ctx: count() }) }).safeParse(body);
   return parsed.success ? parsed.data.options.num_ctx : undefined;
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { saysContextOverflow } from "./overflow.ts";
 import { describeWait } from "./retry.ts";
@@ -112,18 +113,20 @@ export function networkReason(cause: unknown): string {
   return code ? `${cause.message} (${code})` : cause.message;
 }
 
-const ErrorBody = z.union([
-  z.object({ error: z.object({ message: z.string() }) }).transform((b) => b.error.message),
-  z.object({ error: z.string() }).transform((b) => b.error),
-  z.object({ detail: z.string() }).transform((b) => b.detail),
-  z.object({ message: z.string() }).transform((b) => b.message),
-]);
+const errorBody = lazily(() =>
+  z.union([
+    z.object({ error: z.object({ message: z.string() }) }).transform((b) => b.error.message),
+    z.object({ error: z.string() }).transform((b) => b.error),
+    z.object({ detail: z.string() }).transform((b) => b.detail),
+    z.object({ message: z.string() }).transform((b) => b.message),
+  ]),
+);
 
 /** The server's own words from an error body: its JSON message, else the text, on one short line. */
 export function serverMessage(body: string): string {
   let text = body;
   try {
-    const parsed = ErrorBody.safeParse(JSON.parse(body));
+    const parsed = errorBody().safeParse(JSON.parse(body));
     if (parsed.success) text = parsed.data;
   } catch {
     // not JSON: the raw text is the message

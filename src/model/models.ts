@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { hasControls } from "../controls.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import { type Result, displayUrl, httpError, modelError, networkError, readBounded } from "./errors.ts";
@@ -21,51 +22,58 @@ export type ModelInfo = {
 /** A server's models: the chat models lembas talks to, and the embedding models the library uses. */
 export type ModelList = { chat: ModelInfo[]; embedding: ModelInfo[] };
 
-const count = z.number().int().positive().optional().catch(undefined);
-const optionalString = z.string().optional().catch(undefined);
 /**
- * A name lembas shows at a terminal (`lembas models`, the /model picker) and builds refs of: one
- * carrying control characters (an escape sequence, a bidi override) is no honest model's, and the
- * entry is skipped as unreadable.
+ * A /v1/models answer's schemas, made the first time a server lists its models in this process: a
+ * one-shot reads the listing kept in the store (model/registry.ts), and lists afresh only when that
+ * is missing or old.
  */
-const shownName = z.string().min(1).refine((s) => !hasControls(s));
+const listingSchemas = lazily(() => {
+  const count = z.number().int().positive().optional().catch(undefined);
+  const optionalString = z.string().optional().catch(undefined);
+  /**
+   * A name lembas shows at a terminal (`lembas models`, the /model picker) and builds refs of: one
+   * carrying control characters (an escape sequence, a bidi override) is no honest model's, and the
+   * entry is skipped as unreadable.
+   */
+  const shownName = z.string().min(1).refine((s) => !hasControls(s));
 
-/**
- * One /v1/models entry, as far as lembas reads it. What servers put where:
- * - LLeMbas: kind ("chat", "embedding", "stt", "tts", "image"), provider.
- * - OpenRouter: context_length, top_provider.context_length, architecture.input_modalities.
- * - Groq and others: context_window.
- * - vLLM: max_model_len.
- * - LM Studio (/api/v0 shape): type ("llm", "vlm", "embeddings"), loaded_context_length, max_context_length.
- * - llama.cpp: meta.n_ctx (some builds), meta.n_ctx_train (what the model was trained for), meta.modalities.vision.
- * - Mistral: max_context_length, capabilities.function_calling, capabilities.vision.
- * - OpenRouter: supported_parameters (naming "tools" when the model takes them).
- * - Ollama: none of these (id, object, created, owned_by).
- */
-const Entry = z.object({
-  id: shownName,
-  kind: optionalString,
-  type: optionalString,
-  provider: shownName.optional().catch(undefined),
-  context_length: count,
-  context_window: count,
-  max_model_len: count,
-  loaded_context_length: count,
-  max_context_length: count,
-  n_ctx: count,
-  meta: z
-    .object({ n_ctx: count, n_ctx_train: count, modalities: z.object({ vision: z.boolean().optional() }).optional() })
-    .optional()
-    .catch(undefined),
-  top_provider: z.object({ context_length: count }).optional().catch(undefined),
-  architecture: z.object({ input_modalities: z.array(z.string()).optional() }).optional().catch(undefined),
-  vision: z.boolean().optional().catch(undefined),
-  capabilities: z.object({ function_calling: z.boolean().optional(), vision: z.boolean().optional() }).optional().catch(undefined),
-  supported_parameters: z.array(z.string()).optional().catch(undefined),
+  /**
+   * One /v1/models entry, as far as lembas reads it. What servers put where:
+   * - LLeMbas: kind ("chat", "embedding", "stt", "tts", "image"), provider.
+   * - OpenRouter: context_length, top_provider.context_length, architecture.input_modalities.
+   * - Groq and others: context_window.
+   * - vLLM: max_model_len.
+   * - LM Studio (/api/v0 shape): type ("llm", "vlm", "embeddings"), loaded_context_length, max_context_length.
+   * - llama.cpp: meta.n_ctx (some builds), meta.n_ctx_train (what the model was trained for), meta.modalities.vision.
+   * - Mistral: max_context_length, capabilities.function_calling, capabilities.vision.
+   * - OpenRouter: supported_parameters (naming "tools" when the model takes them).
+   * - Ollama: none of these (id, object, created, owned_by).
+   */
+  const entry = z.object({
+    id: shownName,
+    kind: optionalString,
+    type: optionalString,
+    provider: shownName.optional().catch(undefined),
+    context_length: count,
+    context_window: count,
+    max_model_len: count,
+    loaded_context_length: count,
+    max_context_length: count,
+    n_ctx: count,
+    meta: z
+      .object({ n_ctx: count, n_ctx_train: count, modalities: z.object({ vision: z.boolean().optional() }).optional() })
+      .optional()
+      .catch(undefined),
+    top_provider: z.object({ context_length: count }).optional().catch(undefined),
+    architecture: z.object({ input_modalities: z.array(z.string()).optional() }).optional().catch(undefined),
+    vision: z.boolean().optional().catch(undefined),
+    capabilities: z.object({ function_calling: z.boolean().optional(), vision: z.boolean().optional() }).optional().catch(undefined),
+    supported_parameters: z.array(z.string()).optional().catch(undefined),
+  });
+  const listBody = z.union([z.object({ data: z.array(z.unknown()) }).transform((b) => b.data), z.array(z.unknown())]);
+  return { entry, listBody };
 });
-type Entry = z.infer<typeof Entry>;
-
-const ListBody = z.union([z.object({ data: z.array(z.unknown()) }).transform((b) => b.data), z.array(z.unknown())]);
+type Entry = z.infer<ReturnType<typeof listingSchemas>["entry"]>;
 
 /** Options of {@link listModels}. */
 export type ListOptions = {
@@ -122,11 +130,12 @@ export function parseList(text: string): ModelList | null {
 }
 
 function sortList(json: unknown): ModelList | null {
-  const body = ListBody.safeParse(json);
+  const { entry: entrySchema, listBody } = listingSchemas();
+  const body = listBody.safeParse(json);
   if (!body.success) return null;
   const list: ModelList = { chat: [], embedding: [] };
   for (const raw of body.data) {
-    const entry = Entry.safeParse(raw);
+    const entry = entrySchema.safeParse(raw);
     if (!entry.success) continue;
     const kind = kindOf(entry.data);
     if (kind === "chat") list.chat.push(info(entry.data));

@@ -49,6 +49,8 @@ export type KeptListings = {
 type Row = { base_url: string; dialect: string; models: string; listed_at: number; failure: string | null; failed_at: number | null };
 
 const Models = z.array(DiscoveredModel);
+/** A kept listing is read once a process: without the code zod would compile for its first parse (config/load.ts). */
+const ONCE: z.core.ParseContext<z.core.$ZodIssue> = { jitless: true };
 
 /**
  * The listing kept for `connection`, or null: none, one made for another base URL (the
@@ -65,7 +67,7 @@ export function readListing(db: Db, connection: string, baseUrl: string): Stored
   } catch {
     return null;
   }
-  const models = Models.safeParse(json);
+  const models = Models.safeParse(json, ONCE);
   if (!models.success) return null;
   const failure = row.failure !== null && row.failed_at !== null ? { why: row.failure, at: row.failed_at } : null;
   return { dialect: row.dialect, models: models.data, listedAt: row.listed_at, failure };

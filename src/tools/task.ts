@@ -54,9 +54,24 @@ export const taskTool = defineTool({
 /**
  * The task tool of a session that has custom agents: its description lists them, its input takes
  * one's name, and a call to an agent that may change files runs alone. A session without any is
- * offered taskTool, the same bytes as before agents were there.
+ * offered taskTool, the same bytes as before agents were there. The same agents give the same tool,
+ * so that its zod schema and JSON schema are made once, not at every step that offers it.
  */
 export function taskToolWith(agents: readonly AgentListing[]): Tool {
+  const key = JSON.stringify(agents.map((a) => [a.name, a.description, a.writes]));
+  const known = withAgents.get(key);
+  if (known) return known;
+  const tool = makeTaskTool(agents);
+  // A few sets of agents (a service's sessions in several projects); an old one is made again if it comes back.
+  if (withAgents.size >= KEPT_AGENT_SETS) withAgents.delete(withAgents.keys().next().value ?? "");
+  withAgents.set(key, tool);
+  return tool;
+}
+
+const KEPT_AGENT_SETS = 16;
+const withAgents = new Map<string, Tool>();
+
+function makeTaskTool(agents: readonly AgentListing[]): Tool {
   const writers = new Set(agents.filter((a) => a.writes).map((a) => a.name));
   const listed = agents.map((a) => `- ${a.name}: ${a.description}${a.writes ? " (may change files)" : ""}`).join("\n");
   return defineTool({

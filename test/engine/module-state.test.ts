@@ -32,6 +32,7 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "tools/sandbox.ts: found": "the machine's sandbox tool, tried once for each PATH",
   "tools/sandbox.ts: said": "that commands run without the sandbox is said once a process, for each reason",
   "tools/search.ts: engineCache": "the machine's ripgrep, looked up once",
+  "tools/task.ts: withAgents": "the task tool for a set of custom agents, which that set alone decides (a cache of 16 sets at most)",
   "tools/tool.ts: schemas": "each tool's JSON schema, made once (a WeakMap keyed by the tool)",
   "tools/watchdog.ts: watchdog": "the process's one watchdog, which stops its commands' groups if the process dies",
   "tools/watchdog.ts: watched": "the process groups in that watchdog's care",
