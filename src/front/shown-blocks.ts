@@ -1,4 +1,3 @@
-import { pathToFileURL } from "node:url";
 import type { Attachment } from "../engine/session.ts";
 import { MAX_SHOWN_TEXT, type ShownBlock } from "../engine/records.ts";
 import { attachmentName, type Block } from "./blocks.ts";
@@ -26,7 +25,7 @@ function shown(block: Block, copy: Attachment | undefined): ShownBlock[] {
   const mimeType = resource.mimeType ?? undefined;
   if ("text" in resource && resource.text.length <= MAX_SHOWN_TEXT) return [{ type: "resource", uri: resource.uri, text: resource.text, ...(mimeType ? { mimeType } : {}) }];
   // Too long to keep twice, or bytes: a link to its file (the saved copy, or the project file an unsaved buffer is of).
-  const uri = copy ? pathToFileURL(copy.path).href : resource.uri;
+  const uri = copy ? Bun.pathToFileURL(copy.path).href : resource.uri;
   const size = copy?.size ?? ("text" in resource ? Buffer.byteLength(resource.text) : undefined);
   return [{ type: "resource_link", uri, name: copy?.name ?? attachmentName(resource.uri), ...(mimeType ? { mimeType } : {}), ...(size !== undefined ? { size } : {}) }];
 }

@@ -1,5 +1,5 @@
 import { startMaskOf } from "./align.ts";
-import type { Rows } from "./penalty-order.ts";
+import type { Rows } from "./rows.ts";
 
 /**
  * A list of paths made ready for fuzzy matching once. Most entries are turned down by a keystroke
