@@ -77,7 +77,10 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const movedFirst: number[] = [];
   const movedLater: number[] = [];
 
-  const first = all ? all.first : sortOut(rows, test, handed?.first ?? []).first;
+  // A handed-on row whose basename no longer holds the characters goes to the last pass.
+  const firstSorted = all ?? sortOut(rows, test, handed?.first ?? []);
+  if (!all) lastRows.push(...firstSorted.last);
+  const first = firstSorted.first;
   const keptFirst = search.inNames(first, search.firstMost, movedFirst);
 
   // The floor only rises: a pass skipped leaves every later pass skipped too.

@@ -21,9 +21,8 @@ let toLast = new Int32Array(0);
 
 /**
  * Sorts the rows of `sources` (every row when null) holding the query's characters into the three
- * passes: the basename starts with the name part's first character (`first`); the basename holds
- * the name part's characters, or for a query ending in `/` the entry is a directory (`later`); the
- * rest (`last`). Each comes out in ascending order (several sources are merged first), which is the
+ * passes: the basename holds the name part's characters and starts with the first (`first`); it
+ * holds them, or for a query ending in `/` the entry is a directory (`later`); the rest (`last`). Each comes out in ascending order (several sources are merged first), which is the
  * order a pass stops early in. Without a branch on the data: which way a row goes is as good as
  * random to the processor, and a mispredicted branch a row cost several times the rest of the scan.
  */
@@ -75,8 +74,8 @@ function sortRows(table: Rows, test: RowTest, rows: Int32Array | null, total: nu
   for (let s = 0; s < total; s++) {
     const id = rows ? (rows[s] ?? 0) : s;
     const held = isZero((((mask[id] ?? 0) & wholeMask) ^ wholeMask) | (((upperMask[id] ?? 0) & upper) ^ upper));
-    const isFirst = held & isZero((baseFirst[id] ?? 0) ^ first);
     const inBase = isZero((((baseMask[id] ?? 0) & nameMask) ^ nameMask) | (((dirs[id] ?? 0) ^ 1) & nameless));
+    const isFirst = held & inBase & isZero((baseFirst[id] ?? 0) ^ first);
     const isLater = held & (isFirst ^ 1) & inBase;
     outFirst[f] = id;
     f += isFirst;
