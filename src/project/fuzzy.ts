@@ -1,7 +1,9 @@
 import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
-import { charBit, type DirPart, maskOf, type Prepared, upperMaskOf } from "./prepared.ts";
+import type { DirPart, Prepared } from "./prepared.ts";
+import { dirPartOf } from "./dir-part.ts";
+import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortOut } from "./kept-rows.ts";
-import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, pairBit, type Rows } from "./penalty-order.ts";
+import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -44,61 +46,6 @@ export type RankOptions = {
   maxBoost?: number;
 };
 
-/** What is worked out from (part of) a query once, before the entries are looked at. */
-type Plan = {
-  query: string;
-  mask: number;
-  /** UTF-16 units, as charCodeAt sees the paths. */
-  chars: string[];
-  codes: Int32Array;
-  /** The first character lowercased, to compare with a basename's first, and its bit. */
-  first: number;
-  firstBit: number;
-  /** The bits of the other characters. */
-  restMask: number;
-  /** suffixMasks[j]: the bits of the characters from the j-th on. */
-  suffixMasks: Int32Array;
-  /** A single lowercase letter: the character mask alone says whether it is there. */
-  single: boolean;
-  /** pairBits[j] (j ≥ 1): the bit of characters j-1 and j side by side (see pairBit); bits[j]: character j's. */
-  pairBits: Int32Array;
-  bits: Int32Array;
-};
-
-type Query = {
-  whole: Plan;
-  sensitive: boolean;
-  /** The query's uppercase letters, each of which a path must hold. */
-  upper: number;
-  /** For a query with `/`: the part before its last `/` and the part after. */
-  split: { dir: Plan; name: Plan } | null;
-};
-
-function queryOf(query: string): Query {
-  const sensitive = query !== query.toLowerCase();
-  const slash = query.lastIndexOf("/");
-  const split = slash < 0 ? null : { dir: planOf(query.slice(0, slash), sensitive), name: planOf(query.slice(slash + 1), sensitive) };
-  return { whole: planOf(query, sensitive), sensitive, upper: upperMaskOf(query), split };
-}
-
-function planOf(query: string, sensitive: boolean): Plan {
-  const lower = query.toLowerCase();
-  const chars = Array.from({ length: query.length }, (_, i) => query.charAt(i));
-  return {
-    query,
-    mask: maskOf(lower),
-    chars,
-    codes: Int32Array.from(chars, (c) => c.charCodeAt(0)),
-    first: lower.charCodeAt(0),
-    firstBit: lower ? charBit(lower.charCodeAt(0)) : 0,
-    restMask: maskOf(lower.slice(1)),
-    suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
-    single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
-    pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
-    bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
-  };
-}
-
 /** A row's fate in one search: not a match, kept (as a candidate), or put off to a later pass. */
 const DROP = 0;
 const KEEP = 1;
@@ -121,16 +68,19 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   // What the last queries left behind is for the one typed after them only.
   if (!from) prep.dirPart = null;
   const search = new Search(prep, rows, queryOf(query), opts);
-  const test = rowTest(search.q);
+  const test = rowTest(prep, search.q);
   const handed = from && samePasses(from.query, query) ? from.kept : null;
   // Rows handed on by a query with the same passes are sorted as each pass reads them; others all at once.
   const all = handed ? null : sortOut(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
-  const lastRows: Int32Array[] = all ? [all.last] : [...handed?.last ?? []];
+  const lastRows: Int32Array[] = all ? [...all.last] : [...handed?.last ?? []];
   // Rows of the first two passes whose basename turned out not to hold the query: each ascending.
   const movedFirst: number[] = [];
   const movedLater: number[] = [];
 
-  const first = all ? all.first : sortOut(rows, test, handed?.first ?? []).first;
+  // A handed-on row whose basename no longer holds the characters goes to the last pass.
+  const firstSorted = all ?? sortOut(rows, test, handed?.first ?? []);
+  if (!all) lastRows.push(...firstSorted.last);
+  const first = firstSorted.first;
   const keptFirst = search.inNames(first, search.firstMost, movedFirst);
 
   // The floor only rises: a pass skipped leaves every later pass skipped too.
@@ -139,7 +89,7 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   else {
     const sorted = all ?? sortOut(rows, test, handed?.later ?? []);
     // A handed-on row whose basename no longer holds the characters goes to the last pass.
-    if (!all) lastRows.push(sorted.last);
+    if (!all) lastRows.push(...sorted.last);
     keptLater = [search.inNames(sorted.later, search.laterMost, movedLater)];
   }
   lastRows.push(Int32Array.from(movedFirst), Int32Array.from(movedLater));
@@ -159,9 +109,11 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
 }
 
 /** What sortOut needs of the query. */
-function rowTest(q: Query): RowTest {
+function rowTest(prep: Prepared, q: Query): RowTest {
   const name = q.split ? q.split.name : q.whole;
-  return { wholeMask: q.whole.mask, upper: q.upper, nameFirst: name.first, nameMask: name.mask, nameless: name.codes.length === 0 };
+  const nameless = name.codes.length === 0;
+  const fits = q.split && !nameless ? dirPartOf(prep, q.split.dir, q.sensitive).fits : null;
+  return { wholeMask: q.whole.mask, upper: q.upper, nameFirst: name.first, nameMask: name.mask, nameless, fits };
 }
 
 /** One search's state: the query, the heap, and how a row is judged. */
@@ -272,17 +224,18 @@ class Search {
       return KEEP;
     }
     if (((baseMask[row] ?? 0) & name.mask) !== name.mask) return LAST;
-    const mayPrefix = baseFirst[row] === name.first;
+    // Whether the basename starts with the name part: a byte comparison, and without it the row's best is a kind lower.
+    const prefix = baseFirst[row] === name.first && this.nameStarts(row, name);
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
-    const nameMost = (mayPrefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
+    const nameMost = (prefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
     // Out of reach even with the best the directory part can score: its directory need not be read.
     if (nameMost + bestScore(dir.codes.length) < this.floor) return KEEP;
     const dirPart = this.dirPart(dir);
-    if (this.throughFolder(row, dir, dirPart.done, false) < dir.chars.length) return LAST;
-    const dirScore = this.alignFolder(this.rows.folderOf[row] ?? -1, dir, dirPart.scores);
+    const folder = this.rows.folderOf[row] ?? -1;
+    if (dirPart.fits[folder + 1] !== 1) return LAST;
+    const dirScore = this.alignFolder(folder, dir, dirPart.scores);
     if (nameMost + dirScore < this.floor) return KEEP;
     if (!this.nameHolds(row, name)) return LAST;
-    const prefix = mayPrefix && this.nameStarts(row, name);
     const nameScore = prefix ? PREFIX + bestScore(name.codes.length) + this.nameExactness(row, name) : IN_NAME + this.alignName(row, name);
     this.push(row, dirScore + nameScore - penalty);
     return KEEP;
@@ -421,20 +374,11 @@ class Search {
     return state;
   }
 
-  /**
-   * What is known of the directory part of a query with `/`, per directory: kept on the prepared
-   * list, since typing the name part keeps the directory part the same.
-   */
+  /** What is known of the directory part of a query with `/`, per directory (see dir-part.ts). */
   private dirPart(dir: Plan): DirPart {
     // Looked up once a search: comparing the query's strings for every row cost more than the rest of the row.
-    if (this.dirKnown) return this.dirKnown;
-    const known = this.prep.dirPart;
-    if (known?.query === dir.query && known.sensitive === this.q.sensitive) return (this.dirKnown = known);
-    const folders = this.prep.folders.length;
-    const fresh = { query: dir.query, sensitive: this.q.sensitive, done: new Int32Array(folders).fill(-1), scores: new Float64Array(folders).fill(Number.NaN) };
-    this.prep.dirPart = fresh;
-    this.dirKnown = fresh;
-    return fresh;
+    this.dirKnown ??= dirPartOf(this.prep, dir, this.q.sensitive);
+    return this.dirKnown;
   }
 
   /** The alignment of the directory part of a query with `/` over a directory (-1: the top), once per directory, in `scores`. */
@@ -456,23 +400,6 @@ class Search {
  */
 function laterName(m: number): number {
   return m === 0 ? bestScore(0) : nameBound(m, false, true, true);
-}
-
-/** Whether `chars` occur in `text` in order within [from, to). */
-function inOrder(text: string, chars: readonly string[], from: number, to: number): boolean {
-  return matched(text, chars, 0, from, to) === chars.length;
-}
-
-/** How many of chars[done..] a greedy left-to-right scan of text[from, to) finds in order, plus `done`. */
-function matched(text: string, chars: readonly string[], done: number, from: number, to: number): number {
-  let at = from;
-  let j = done;
-  for (; j < chars.length; j++) {
-    const found = text.indexOf(chars[j] ?? "", at);
-    if (found < 0 || found >= to) break;
-    at = found + 1;
-  }
-  return j;
 }
 
 /** The most {@link exactness} can give a basename of `nameLength` for a query of `m` characters. */

@@ -4,12 +4,15 @@ import type { Kept, Prepared } from "./prepared.ts";
 /**
  * What a search sorts rows by, from typed arrays alone: the masks of the query's characters and
  * uppercase letters; the first character of its name part (the whole query, or the part after its
- * last `/`) and that part's mask; `nameless` for a query ending in `/` (a directory's name).
+ * last `/`) and that part's mask; `nameless` for a query ending in `/` (a directory's name); for a
+ * query with `/` and a name part, which directories hold its directory part (`fits`, see
+ * dir-part.ts; null for other queries): an entry of another directory matches in neither of the first
+ * two passes.
  */
-export type RowTest = { wholeMask: number; upper: number; nameFirst: number; nameMask: number; nameless: boolean };
+export type RowTest = { wholeMask: number; upper: number; nameFirst: number; nameMask: number; nameless: boolean; fits: Uint8Array | null };
 
-/** The rows of one search's passes, as sortOut leaves them. */
-export type Sorted = { first: Int32Array; later: Int32Array; last: Int32Array };
+/** The rows of one search's passes, as sortOut leaves them: the last pass's in chunks, each ascending. */
+export type Sorted = { first: Int32Array; later: Int32Array; last: Int32Array[] };
 
 // Where sortOut writes; reused between searches, copied out at the length found.
 let toFirst = new Int32Array(0);
@@ -18,9 +21,8 @@ let toLast = new Int32Array(0);
 
 /**
  * Sorts the rows of `sources` (every row when null) holding the query's characters into the three
- * passes: the basename starts with the name part's first character (`first`); the basename holds
- * the name part's characters, or for a query ending in `/` the entry is a directory (`later`); the
- * rest (`last`). Each comes out in ascending order (several sources are merged first), which is the
+ * passes: the basename holds the name part's characters and starts with the first (`first`); it
+ * holds them, or for a query ending in `/` the entry is a directory (`later`); the rest (`last`). Each comes out in ascending order (several sources are merged first), which is the
  * order a pass stops early in. Without a branch on the data: which way a row goes is as good as
  * random to the processor, and a mispredicted branch a row cost several times the rest of the scan.
  */
@@ -35,7 +37,15 @@ export function sortOut(rows: Rows, test: RowTest, sources: readonly Int32Array[
   const counts = { f: 0, l: 0, r: 0 };
   const merged = chunks && chunks.length > 1 ? mergeRows(chunks, total, rows.idOf.length) : (chunks?.[0] ?? new Int32Array(0));
   sortRows(rows, test, chunks ? merged : null, total, counts);
-  return { first: toFirst.slice(0, counts.f), later: toLater.slice(0, counts.l), last: toLast.slice(0, counts.r) };
+  const last: Int32Array[] = [toLast.slice(0, counts.r)];
+  if (test.fits) {
+    const first = keepFitting(rows, test.fits, toFirst, counts.f);
+    const later = keepFitting(rows, test.fits, toLater, counts.l);
+    counts.f = first.kept;
+    counts.l = later.kept;
+    last.push(first.misfits, later.misfits);
+  }
+  return { first: toFirst.slice(0, counts.f), later: toLater.slice(0, counts.l), last };
 }
 
 /** The rows of disjoint ascending chunks in one ascending list: marked, then gathered in one scan. */
@@ -64,8 +74,8 @@ function sortRows(table: Rows, test: RowTest, rows: Int32Array | null, total: nu
   for (let s = 0; s < total; s++) {
     const id = rows ? (rows[s] ?? 0) : s;
     const held = isZero((((mask[id] ?? 0) & wholeMask) ^ wholeMask) | (((upperMask[id] ?? 0) & upper) ^ upper));
-    const isFirst = held & isZero((baseFirst[id] ?? 0) ^ first);
     const inBase = isZero((((baseMask[id] ?? 0) & nameMask) ^ nameMask) | (((dirs[id] ?? 0) ^ 1) & nameless));
+    const isFirst = held & inBase & isZero((baseFirst[id] ?? 0) ^ first);
     const isLater = held & (isFirst ^ 1) & inBase;
     outFirst[f] = id;
     f += isFirst;
@@ -77,6 +87,27 @@ function sortRows(table: Rows, test: RowTest, rows: Int32Array | null, total: nu
   counts.f = f;
   counts.l = l;
   counts.r = r;
+}
+
+/**
+ * Keeps, of the first `count` of `list`, the rows whose directory `fits` (in place, in order) and
+ * gives the others apart: after the sort, so that a query without a directory part pays nothing
+ * for it, and over the first two passes alone, which are few beside the whole list.
+ */
+function keepFitting(table: Rows, fits: Uint8Array, list: Int32Array, count: number): { kept: number; misfits: Int32Array } {
+  const { folderOf } = table;
+  const misfits = new Int32Array(count);
+  let k = 0;
+  let m = 0;
+  for (let i = 0; i < count; i++) {
+    const id = list[i] ?? 0;
+    const fit = fits[(folderOf[id] ?? -1) + 1] ?? 0;
+    list[k] = id;
+    k += fit;
+    misfits[m] = id;
+    m += fit ^ 1;
+  }
+  return { kept: k, misfits: misfits.subarray(0, m) };
 }
 
 /** 1 when `x` is 0, else 0, without a branch. */

@@ -35,6 +35,11 @@ export type Prepared = {
   readonly folders: readonly string[];
   readonly foldersLower: readonly string[];
   /**
+   * The directory above each directory (-1 at the top), listed before it: a directory's match of a
+   * query's directory part goes on from its parent's (see dir-part.ts).
+   */
+  readonly folderParent: Int32Array;
+  /**
    * Candidate sets of the last queries typed, each extending the one before it: a query that
    * extends one of them only has to look at that one's candidates.
    */
@@ -55,10 +60,11 @@ export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Int32Array[
 
 /**
  * For one directory part of a query with `/`, matched case-sensitively or not (the whole query
- * decides): per directory, how much of it a greedy scan finds (-1 not yet known), and its
- * alignment score (NaN not yet known).
+ * decides): per directory, how much of it a greedy scan finds, whether that is all of it (`fits`,
+ * at the directory's index + 1; at 0 the top, outside any directory), and its alignment score (NaN
+ * not yet known).
  */
-export type DirPart = { query: string; sensitive: boolean; done: Int32Array; scores: Float64Array };
+export type DirPart = { query: string; sensitive: boolean; done: Int32Array; fits: Uint8Array; scores: Float64Array };
 
 /** Prepares `paths` (with `dirs[i]` 1 for a directory) for {@link rank} in fuzzy.ts. */
 export function prepare(paths: readonly string[], dirs: Uint8Array): Prepared {
@@ -87,6 +93,7 @@ export class PreparedBuilder {
   private folderOf: Int32Array;
   private readonly folders: string[] = [];
   private readonly foldersLower: string[] = [];
+  private readonly folderParents: number[] = [];
   private readonly folderIds = new Map<string, number>();
   private lastFolder = "";
   private lastFolderId = -1;
@@ -168,6 +175,7 @@ export class PreparedBuilder {
       folderOf: this.folderOf.subarray(0, n),
       folders: this.folders,
       foldersLower: this.foldersLower,
+      folderParent: Int32Array.from(this.folderParents),
       trail: [],
       dirPart: null,
       rows: null,
@@ -180,15 +188,23 @@ export class PreparedBuilder {
     // Entries come grouped by directory, mostly: a comparison instead of a slice and a lookup.
     if (end === this.lastFolder.length && path.startsWith(this.lastFolder)) return this.lastFolderId;
     const folder = path.slice(0, end);
-    let id = this.folderIds.get(folder);
-    if (id === undefined) {
-      id = this.folders.length;
-      this.folderIds.set(folder, id);
-      this.folders.push(folder);
-      this.foldersLower.push(lowercase(folder));
-    }
+    const id = this.idOfFolder(folder);
     this.lastFolder = folder;
     this.lastFolderId = id;
+    return id;
+  }
+
+  /** The id of a directory, its parents' made first (so that a parent comes before its children). */
+  private idOfFolder(folder: string): number {
+    const known = this.folderIds.get(folder);
+    if (known !== undefined) return known;
+    const cut = folder.lastIndexOf("/");
+    const parent = cut > 0 ? this.idOfFolder(folder.slice(0, cut)) : -1;
+    const id = this.folders.length;
+    this.folderIds.set(folder, id);
+    this.folders.push(folder);
+    this.foldersLower.push(lowercase(folder));
+    this.folderParents.push(parent);
     return id;
   }
 

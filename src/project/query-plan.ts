@@ -1,0 +1,74 @@
+import { charBit, maskOf, upperMaskOf } from "./prepared.ts";
+import { pairBit } from "./penalty-order.ts";
+
+/** What is worked out from (part of) a query once, before the entries are looked at. */
+export type Plan = {
+  query: string;
+  mask: number;
+  /** UTF-16 units, as charCodeAt sees the paths. */
+  chars: string[];
+  codes: Int32Array;
+  /** The first character lowercased, to compare with a basename's first, and its bit. */
+  first: number;
+  firstBit: number;
+  /** The bits of the other characters. */
+  restMask: number;
+  /** suffixMasks[j]: the bits of the characters from the j-th on. */
+  suffixMasks: Int32Array;
+  /** A single lowercase letter: the character mask alone says whether it is there. */
+  single: boolean;
+  /** pairBits[j] (j ≥ 1): the bit of characters j-1 and j side by side (see pairBit); bits[j]: character j's. */
+  pairBits: Int32Array;
+  bits: Int32Array;
+};
+
+export type Query = {
+  whole: Plan;
+  sensitive: boolean;
+  /** The query's uppercase letters, each of which a path must hold. */
+  upper: number;
+  /** For a query with `/`: the part before its last `/` and the part after. */
+  split: { dir: Plan; name: Plan } | null;
+};
+
+export function queryOf(query: string): Query {
+  const sensitive = query !== query.toLowerCase();
+  const slash = query.lastIndexOf("/");
+  const split = slash < 0 ? null : { dir: planOf(query.slice(0, slash), sensitive), name: planOf(query.slice(slash + 1), sensitive) };
+  return { whole: planOf(query, sensitive), sensitive, upper: upperMaskOf(query), split };
+}
+
+function planOf(query: string, sensitive: boolean): Plan {
+  const lower = query.toLowerCase();
+  const chars = Array.from({ length: query.length }, (_, i) => query.charAt(i));
+  return {
+    query,
+    mask: maskOf(lower),
+    chars,
+    codes: Int32Array.from(chars, (c) => c.charCodeAt(0)),
+    first: lower.charCodeAt(0),
+    firstBit: lower ? charBit(lower.charCodeAt(0)) : 0,
+    restMask: maskOf(lower.slice(1)),
+    suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
+    single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
+    pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
+    bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
+  };
+}
+
+/** Whether `chars` occur in `text` in order within [from, to). */
+export function inOrder(text: string, chars: readonly string[], from: number, to: number): boolean {
+  return matched(text, chars, 0, from, to) === chars.length;
+}
+
+/** How many of chars[done..] a greedy left-to-right scan of text[from, to) finds in order, plus `done`. */
+export function matched(text: string, chars: readonly string[], done: number, from: number, to: number): number {
+  let at = from;
+  let j = done;
+  for (; j < chars.length; j++) {
+    const found = text.indexOf(chars[j] ?? "", at);
+    if (found < 0 || found >= to) break;
+    at = found + 1;
+  }
+  return j;
+}
