@@ -90,6 +90,10 @@ test("an editor that did not answer a read in time is not asked again (the disk 
 
   // It answers at last: it is asked again, and its buffer is what the model sees.
   answerLate();
+  // The client's answer is queued on its writer before the next prompt is (a turn of the loop lets
+  // its handler return), so lembas reads it first: the order of the pipe, not a clock.
+  await late;
+  await Bun.sleep(0);
   a.model.push(step({ toolCalls: [{ name: "read", arguments: { path: "c.txt" } }] }), step({ text: "ok" }));
   expect((await prompt(a, sessionId, "read c")).stopReason).toBe("end_turn");
   expect(a.fsRequests.map((r) => r.params.path)).toEqual([join(a.project, "a.txt"), join(a.project, "c.txt")]);

@@ -136,7 +136,7 @@ test("after session/fork the editor gets the fork's title and its context's fill
 
   const b = await agentAt(p);
   const fork = await b.agent.request<{ sessionId: string }>("session/fork", { sessionId, cwd: p.project, mcpServers: [] });
-  await b.waitForLine((l) => l.includes('"usage_update"') && l.includes(fork.sessionId), 30_000);
+  await b.waitForUpdate((u) => u.sessionId === fork.sessionId && u.update.sessionUpdate === "usage_update", 30_000);
   const updates = b.updates.filter((u) => u.sessionId === fork.sessionId).map((u) => u.update as Record<string, unknown>);
   const info = updates.filter((u) => u.sessionUpdate === "session_info_update");
   expect(info).toHaveLength(1);

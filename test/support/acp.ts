@@ -25,6 +25,8 @@ export type StdioAgent = {
   sendRaw(line: string): void;
   /** Waits for a stdout line that matches. */
   waitForLine(match: (line: string) => boolean, timeoutMs?: number): Promise<string>;
+  /** Waits for a session/update the SDK's client has handed over (a stdout line is seen before the SDK dispatches it). */
+  waitForUpdate(match: (update: acp.SessionNotification) => boolean, timeoutMs?: number): Promise<acp.SessionNotification>;
   close(): Promise<void>;
 };
 
@@ -142,6 +144,15 @@ export async function startStdioAgent(
         const found = stdoutLines.find(match);
         if (found) return found;
         if (Date.now() > end) throw new Error(`no such stdout line; got:\n${stdoutLines.slice(-5).join("\n")}`);
+        await Bun.sleep(10);
+      }
+    },
+    async waitForUpdate(match, timeoutMs = 5000) {
+      const end = Date.now() + timeoutMs;
+      for (;;) {
+        const found = updates.find(match);
+        if (found) return found;
+        if (Date.now() > end) throw new Error(`no such session/update; got ${updates.length}, the last: ${JSON.stringify(updates.at(-1))}`);
         await Bun.sleep(10);
       }
     },
