@@ -110,50 +110,13 @@ export function copyState(state: AlignState, into?: AlignState): AlignState {
  * Optimal under the scores above (dynamic programming, affine gaps), one position at a time.
  */
 export function advance(state: AlignState, text: string, orig: string, from: number, to: number, codes: Int32Array): void {
-  const m = codes.length;
-  const { score, run, gap } = state;
-  const last = m - 1;
   let best = state.best;
   let prevClass = from === 0 ? SEP : classOf(orig.charCodeAt(from - 1));
   for (let i = from; i < to; i++) {
     const cls = classOf(orig.charCodeAt(i));
     const b = BONUS[prevClass * CLASSES + cls] ?? 0;
     prevClass = cls;
-    const c = text.charCodeAt(i);
-    // Row j reads row j-1 as it stood at the previous position, so rows go from the last down.
-    for (let j = last; j >= 0; j--) {
-      const before = score[j] ?? NO_MATCH;
-      const carried = gap[j] ?? NO_MATCH;
-      gap[j] = Math.max(carried + GAP_EXTEND, before + GAP_START);
-      if (codes[j] !== c) {
-        score[j] = NO_MATCH;
-        continue;
-      }
-      if (j === 0) {
-        const s = MATCH + b * FIRST_MULTIPLIER;
-        score[0] = s;
-        run[0] = b;
-        if (last === 0 && s > best) best = s;
-        continue;
-      }
-      let s = NO_MATCH;
-      let r = b;
-      const prev = score[j - 1] ?? NO_MATCH;
-      if (prev > NO_MATCH) {
-        let runStart = run[j - 1] ?? 0;
-        if (b >= BONUS_BOUNDARY && b > runStart) runStart = b;
-        s = prev + MATCH + Math.max(b, runStart, BONUS_CONSECUTIVE);
-        r = runStart;
-      }
-      const jumped = gap[j - 1] ?? NO_MATCH;
-      if (jumped > NO_MATCH / 2 && jumped + MATCH + b > s) {
-        s = jumped + MATCH + b;
-        r = b;
-      }
-      score[j] = s;
-      run[j] = r;
-      if (j === last && s > best) best = s;
-    }
+    best = column(state, codes, text.charCodeAt(i), b, best);
   }
   state.best = best;
 }
@@ -210,49 +173,58 @@ export function alignBytes(buf: Uint8Array, orig: Uint8Array, from: number, to: 
   if (start >= to || end <= start) return NO_MATCH;
   if (scratch?.score.length !== m) scratch = startState(m);
   else resetState(scratch);
-  const { score, run, gap } = scratch;
-  const last = m - 1;
+  const state = scratch;
   let best = NO_MATCH;
   let prevClass = start === from ? SEP : classOf(orig[start - 1] ?? 0);
   for (let i = start; i < end; i++) {
     const cls = classOf(orig[i] ?? 0);
     const b = BONUS[prevClass * CLASSES + cls] ?? 0;
     prevClass = cls;
-    const c = buf[i] ?? 0;
-    // As in advance: row j reads row j-1 as it stood at the previous position.
-    for (let j = last; j >= 0; j--) {
-      const before = score[j] ?? NO_MATCH;
-      const carried = gap[j] ?? NO_MATCH;
-      gap[j] = Math.max(carried + GAP_EXTEND, before + GAP_START);
-      if (codes[j] !== c) {
-        score[j] = NO_MATCH;
-        continue;
-      }
-      if (j === 0) {
-        const s = MATCH + b * FIRST_MULTIPLIER;
-        score[0] = s;
-        run[0] = b;
-        if (last === 0 && s > best) best = s;
-        continue;
-      }
-      let s = NO_MATCH;
-      let r = b;
-      const prev = score[j - 1] ?? NO_MATCH;
-      if (prev > NO_MATCH) {
-        let runStart = run[j - 1] ?? 0;
-        if (b >= BONUS_BOUNDARY && b > runStart) runStart = b;
-        s = prev + MATCH + Math.max(b, runStart, BONUS_CONSECUTIVE);
-        r = runStart;
-      }
-      const jumped = gap[j - 1] ?? NO_MATCH;
-      if (jumped > NO_MATCH / 2 && jumped + MATCH + b > s) {
-        s = jumped + MATCH + b;
-        r = b;
-      }
-      score[j] = s;
-      run[j] = r;
-      if (j === last && s > best) best = s;
+    best = column(state, codes, buf[i] ?? 0, b, best);
+  }
+  return best;
+}
+
+/**
+ * One position of the alignment: the character `c`, with the bonus `b` its place earns, taken into
+ * every row of `state`; returns `best`, raised where the whole query now ends at a higher score.
+ * Row j reads row j-1 as it stood at the previous position, so rows go from the last down.
+ */
+function column(state: AlignState, codes: Int32Array, c: number, b: number, best: number): number {
+  const { score, run, gap } = state;
+  const last = codes.length - 1;
+  for (let j = last; j >= 0; j--) {
+    const before = score[j] ?? NO_MATCH;
+    const carried = gap[j] ?? NO_MATCH;
+    gap[j] = Math.max(carried + GAP_EXTEND, before + GAP_START);
+    if (codes[j] !== c) {
+      score[j] = NO_MATCH;
+      continue;
     }
+    if (j === 0) {
+      const s = MATCH + b * FIRST_MULTIPLIER;
+      score[0] = s;
+      run[0] = b;
+      if (last === 0 && s > best) best = s;
+      continue;
+    }
+    let s = NO_MATCH;
+    let r = b;
+    const prev = score[j - 1] ?? NO_MATCH;
+    if (prev > NO_MATCH) {
+      let runStart = run[j - 1] ?? 0;
+      if (b >= BONUS_BOUNDARY && b > runStart) runStart = b;
+      s = prev + MATCH + Math.max(b, runStart, BONUS_CONSECUTIVE);
+      r = runStart;
+    }
+    const jumped = gap[j - 1] ?? NO_MATCH;
+    if (jumped > NO_MATCH / 2 && jumped + MATCH + b > s) {
+      s = jumped + MATCH + b;
+      r = b;
+    }
+    score[j] = s;
+    run[j] = r;
+    if (j === last && s > best) best = s;
   }
   return best;
 }
