@@ -1,8 +1,8 @@
 import type { SessionBus } from "../bus/index.ts";
 import type { Effort } from "../config/schema.ts";
-import { streamChatBatches } from "../model/client.ts";
+import { streamModelBatches } from "../model/stream.ts";
 import { ModelError } from "../model/errors.ts";
-import type { FinishReason } from "../model/events.ts";
+import type { CarryItem, FinishReason, Usage } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";
 import { type RetryPolicy, describeWait } from "../model/retry.ts";
 import { type NativeCalls, textToolCallsFor } from "../model/text-toolcalls.ts";
@@ -38,7 +38,7 @@ export async function callModel(input: {
   retry?: Partial<RetryPolicy>;
   /** Whether the server sent calls of its own earlier in the turn; set here when it does. */
   native: NativeCalls;
-  onUsage(promptTokens: number, completionTokens: number): void;
+  onUsage(usage: Usage): void;
 }): Promise<StepOutcome> {
   const { bus } = input;
   const text = new KeptText("answer");
@@ -52,18 +52,19 @@ export async function callModel(input: {
     return id;
   };
   const calls = new ToolCallAccumulator();
+  const carry: CarryItem[] = [];
   const record = (partial: boolean): AssistantRecord => {
     const answerNote = text.close();
     if (answerNote) bus.emit({ type: "text", delta: answerNote });
     const reasoningNote = reasoning.close();
     if (reasoningNote) bus.emit({ type: "reasoning", delta: reasoningNote });
-    return { text: text.text, reasoning: reasoning.text, toolCalls: calls.result(), ...(partial ? { partial: true } : {}) };
+    return { text: text.text, reasoning: reasoning.text, toolCalls: calls.result(), ...(partial ? { partial: true } : {}), ...(carry.length > 0 ? { carry } : {}) };
   };
   // A model that takes no tools is sent none, and a system prompt that promises none.
   const withTools = offersTools(input.model);
   const tools = withTools ? input.tools : [];
   const messages = withTools ? input.messages : input.messages.map((m) => (m.role === "system" ? { ...m, content: promptWithoutTools(m.content) } : m));
-  const stream = streamChatBatches(
+  const stream = streamModelBatches(
     input.model.endpoint,
     { model: input.model.servedId, messages, tools, effort: input.effort },
     { signal: input.signal, rejectedFields: input.model.rejectedFields, ...(input.retry ? { retry: input.retry } : {}) },
@@ -96,8 +97,13 @@ export async function callModel(input: {
           argumentsDelta: event.argumentsDelta,
         });
         break;
-      case "usage":
-        input.onUsage(event.promptTokens, event.completionTokens);
+      case "usage": {
+        const { type: _type, ...usage } = event;
+        input.onUsage(usage);
+        break;
+      }
+      case "carry":
+        carry.push(event.item);
         break;
       case "retry":
         bus.emit({
