@@ -1,6 +1,6 @@
 import type { SessionBus } from "../bus/index.ts";
 import type { Effort } from "../config/schema.ts";
-import { streamModelBatches } from "../model/stream.ts";
+import { streamModelBatches } from "../model/reply-stream.ts";
 import { ModelError } from "../model/errors.ts";
 import type { CarryItem, FinishReason, Usage } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";

@@ -3,7 +3,7 @@ import { streamChatBatches } from "./client.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { modelError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
-import { streamMessagesBatches } from "./messages/stream.ts";
+import { streamMessagesBatches } from "./messages/messages-stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { StreamOptions } from "./transport.ts";
 
