@@ -60,8 +60,18 @@ function makeEventSchemas() {
       reason: z.string(),
       feedback: z.string().optional(),
     }),
-    /** Token counts the server reported for one model call; contextLimit is the model's window. */
-    usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), contextLimit: z.number().optional() }),
+    /**
+     * Token counts the server reported for one model call (model/events.ts Usage: promptTokens
+     * counts the cache's tokens too); contextLimit is the model's window.
+     */
+    usage: z.object({
+      promptTokens: z.number(),
+      completionTokens: z.number(),
+      cacheReadTokens: z.number().optional(),
+      cacheWriteTokens: z.number().optional(),
+      reasoningTokens: z.number().optional(),
+      contextLimit: z.number().optional(),
+    }),
     /** Steering messages waiting for the running turn's next step. */
     inbox: z.object({ count: z.number(), texts: z.array(z.string()) }),
     /** Steering messages the model was given at this step. */

@@ -16,8 +16,11 @@ export type RunResult = {
   sessionId: string | null;
   turnId: string | null;
   durationMs: number;
-  /** Summed over the run's model calls, as the server reported them. */
-  usage: { promptTokens: number; completionTokens: number };
+  /**
+   * Summed over the run's model calls, as the server reported them; the cache's read and write
+   * tokens (counted in promptTokens too) and the reasoning tokens only when a server said any.
+   */
+  usage: { promptTokens: number; completionTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number };
   /** What the run cost, when the connection says (none does yet): null otherwise. */
   cost: number | null;
 };
@@ -27,6 +30,7 @@ export class RunTally {
   readonly startedAt = Date.now();
   promptTokens = 0;
   completionTokens = 0;
+  private extra = { cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
   /** The model answered something (text, reasoning, a tool call): the session has a turn worth keeping. */
   answered = false;
 
@@ -34,6 +38,9 @@ export class RunTally {
     if (event.type === "usage") {
       this.promptTokens += event.promptTokens;
       this.completionTokens += event.completionTokens;
+      this.extra.cacheReadTokens += event.cacheReadTokens ?? 0;
+      this.extra.cacheWriteTokens += event.cacheWriteTokens ?? 0;
+      this.extra.reasoningTokens += event.reasoningTokens ?? 0;
     }
     if (event.type === "text" || event.type === "reasoning" || event.type === "tool_call_delta" || event.type === "tool_start" || event.type === "usage") this.answered = true;
   }
@@ -51,7 +58,7 @@ export class RunTally {
       sessionId: end.sessionId,
       turnId: answer?.turnId ?? null,
       durationMs: Date.now() - this.startedAt,
-      usage: { promptTokens: this.promptTokens, completionTokens: this.completionTokens },
+      usage: { promptTokens: this.promptTokens, completionTokens: this.completionTokens, ...Object.fromEntries(Object.entries(this.extra).filter(([, n]) => n > 0)) },
       cost: null,
     };
   }

@@ -7,6 +7,10 @@ export type ModeName = (typeof MODES)[number];
 export const EFFORTS = ["off", "low", "medium", "high"] as const;
 export type EffortName = (typeof EFFORTS)[number];
 
+/** The APIs a connection may speak (config.yaml's `api`; model/apis.ts decides when it is unset). */
+export const MODEL_APIS = ["chat", "messages", "responses"] as const;
+export type ModelApiName = (typeof MODEL_APIS)[number];
+
 /** The terminal's colours (lembas in a terminal; /theme changes it). */
 export const THEME_NAMES = ["dark", "light"] as const;
 export type ThemeSettingName = (typeof THEME_NAMES)[number];

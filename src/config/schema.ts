@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PermissionsConfig } from "./permission-rules.ts";
 import { PERSONALITY_NAMES } from "./personalities.ts";
-import { EFFORTS, MODES, THEME_NAMES } from "./key-values.ts";
+import { EFFORTS, MODEL_APIS, MODES, THEME_NAMES } from "./key-values.ts";
 import { lazily } from "../lazy.ts";
 
 export { EFFORTS, MODES, THEME_NAMES };
@@ -27,6 +27,8 @@ const rootPath = z
 export const Connection = z
   .object({
     base_url: z.url({ message: "must be a URL such as http://127.0.0.1:11434/v1" }),
+    /** The API it speaks: chat (completions), messages (Anthropic's) or responses (OpenAI's); unset: its host says (model/apis.ts). */
+    api: z.enum(MODEL_APIS).optional(),
     api_key_env: z.string().min(1).optional(),
     api_key: z.string().min(1).optional(),
     /** Context window (tokens) for every model of this connection, over what discovery says. */

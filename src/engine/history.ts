@@ -20,6 +20,8 @@ export function toChatMessages(
     out.push({ role: "assistant", content: "Understood. I will continue from this summary." });
   }
   const visible = messages.filter((m) => opts.summarySeq === null || m.seq > opts.summarySeq);
+  // What a provider needs back (thinking with signatures, reasoning items) goes back within the running turn only.
+  const turnNow = visible.at(-1)?.turnId ?? null;
   let pendingCalls: string[] = [];
   let pendingImages: ContentPart[] = [];
   const closeCalls = () => {
@@ -48,8 +50,9 @@ export function toChatMessages(
       continue;
     }
     const calls = message.body.toolCalls;
-    if (!message.body.text && calls.length === 0) continue;
-    out.push(assistantMessage(message.body));
+    const inTurn = turnNow !== null && message.turnId === turnNow;
+    if (!message.body.text && calls.length === 0 && !(inTurn && message.body.carry)) continue;
+    out.push(assistantMessage(message.body, inTurn));
     pendingCalls = calls.map((c) => c.id);
   }
   closeCalls();
@@ -67,9 +70,16 @@ function withNote(text: string, note: string | undefined): string {
  * (api-docs.deepseek.com/guides/thinking_mode, "tool calls"), and Kimi's thinking models want it
  * kept through a tool loop (platform.moonshot.ai, kimi-k2-thinking); other servers ignore it, and
  * one that refuses the field gets the request again without it (model/request-fields.ts). A
- * reply without tool calls is sent without its reasoning, as those APIs ask.
+ * reply without tool calls is sent without its reasoning, as those APIs ask. Its carried items
+ * (model/events.ts CarryItem) go with it when it is of the running turn.
  */
-function assistantMessage(body: AssistantRecord): ChatMessage {
+function assistantMessage(body: AssistantRecord, inTurn: boolean): ChatMessage {
+  const message = assistantWithCalls(body);
+  if (inTurn && body.carry && body.carry.length > 0 && message.role === "assistant") message.carry = body.carry;
+  return message;
+}
+
+function assistantWithCalls(body: AssistantRecord): ChatMessage {
   const calls = body.toolCalls;
   if (calls.length === 0) return { role: "assistant", content: body.text || null };
   const message: ChatMessage = {

@@ -49,6 +49,8 @@ const recordSchemas = lazily(() => {
     toolCalls: z.array(ToolCallRecord),
     /** The stream was cut or cancelled before the model finished. */
     partial: z.boolean().optional(),
+    /** What the provider needs back within the turn (model/events.ts CarryItem), in the order it came. */
+    carry: z.array(z.object({ api: z.enum(["messages", "responses"]), item: z.record(z.string(), z.unknown()) })).optional(),
   });
   const FileDiffRecord = z.object({ path: z.string(), oldText: z.string().nullable(), newText: z.string() });
   const ToolResultRecord = z.object({

@@ -1,6 +1,6 @@
 import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
-import { streamChat } from "../model/client.ts";
+import { streamModel } from "../model/reply-stream.ts";
 import type { ChatMessage } from "../model/request.ts";
 import { toChatMessages } from "./history.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
@@ -93,7 +93,7 @@ const SIDE_RETRY = { retries: 2, maxTotalMs: 15_000 };
 /** One model call without tools whose text is wanted whole. */
 async function completeText(model: ResolvedModel, messages: ChatMessage[], signal: AbortSignal): Promise<string> {
   let text = "";
-  for await (const event of streamChat(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal, retry: SIDE_RETRY, rejectedFields: model.rejectedFields })) {
+  for await (const event of streamModel(model.endpoint, { model: model.servedId, messages, effort: "off" }, { signal, retry: SIDE_RETRY, rejectedFields: model.rejectedFields })) {
     if (event.type === "text") text += event.delta;
     if (event.type === "error") throw new UserError(event.error.message);
   }

@@ -160,9 +160,9 @@ function callStep(session: StepSession, parts: StepParts, request: ModelStep, ef
     signal: request.signal,
     native: request.native,
     ...(session.deps.retry ? { retry: session.deps.retry } : {}),
-    onUsage: (promptTokens, completionTokens) => {
-      compaction.reportUsage(model, promptTokens);
-      session.bus.emit({ type: "usage", promptTokens, completionTokens, contextLimit: compaction.window(model) });
+    onUsage: (usage) => {
+      compaction.reportUsage(model, usage.promptTokens);
+      session.bus.emit({ type: "usage", ...usage, contextLimit: compaction.window(model) });
     },
   });
 }

@@ -172,9 +172,9 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
       signal,
       native,
       ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
-      onUsage: (promptTokens, completionTokens) => {
-        compaction.reportUsage(deps.model, promptTokens);
-        deps.bus.emit({ type: "usage", promptTokens, completionTokens });
+      onUsage: (usage) => {
+        compaction.reportUsage(deps.model, usage.promptTokens);
+        deps.bus.emit({ type: "usage", ...usage });
       },
     });
   const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });

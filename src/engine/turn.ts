@@ -1,8 +1,9 @@
 import type { SessionBus } from "../bus/index.ts";
 import type { Effort } from "../config/schema.ts";
-import { streamChatBatches } from "../model/client.ts";
+import { streamModelBatches } from "../model/reply-stream.ts";
+import { modelApi } from "../model/apis.ts";
 import { ModelError } from "../model/errors.ts";
-import type { FinishReason } from "../model/events.ts";
+import type { CarryItem, FinishReason, Usage } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";
 import { type RetryPolicy, describeWait } from "../model/retry.ts";
 import { type NativeCalls, textToolCallsFor } from "../model/text-toolcalls.ts";
@@ -38,7 +39,7 @@ export async function callModel(input: {
   retry?: Partial<RetryPolicy>;
   /** Whether the server sent calls of its own earlier in the turn; set here when it does. */
   native: NativeCalls;
-  onUsage(promptTokens: number, completionTokens: number): void;
+  onUsage(usage: Usage): void;
 }): Promise<StepOutcome> {
   const { bus } = input;
   const text = new KeptText("answer");
@@ -52,24 +53,26 @@ export async function callModel(input: {
     return id;
   };
   const calls = new ToolCallAccumulator();
+  const carry: CarryItem[] = [];
   const record = (partial: boolean): AssistantRecord => {
     const answerNote = text.close();
     if (answerNote) bus.emit({ type: "text", delta: answerNote });
     const reasoningNote = reasoning.close();
     if (reasoningNote) bus.emit({ type: "reasoning", delta: reasoningNote });
-    return { text: text.text, reasoning: reasoning.text, toolCalls: calls.result(), ...(partial ? { partial: true } : {}) };
+    return { text: text.text, reasoning: reasoning.text, toolCalls: calls.result(), ...(partial ? { partial: true } : {}), ...(carry.length > 0 ? { carry } : {}) };
   };
   // A model that takes no tools is sent none, and a system prompt that promises none.
   const withTools = offersTools(input.model);
   const tools = withTools ? input.tools : [];
   const messages = withTools ? input.messages : input.messages.map((m) => (m.role === "system" ? { ...m, content: promptWithoutTools(m.content) } : m));
-  const stream = streamChatBatches(
+  const stream = streamModelBatches(
     input.model.endpoint,
     { model: input.model.servedId, messages, tools, effort: input.effort },
     { signal: input.signal, rejectedFields: input.model.rejectedFields, ...(input.retry ? { retry: input.retry } : {}) },
   );
-  // Tool calls the model wrote as text, because its server did not parse them, become calls.
-  const textCalls = textToolCallsFor(tools, input.model.endpoint, input.native);
+  // Tool calls the model wrote as text, because its server did not parse them, become calls (Messages and Responses servers always parse them).
+  const chat = modelApi(input.model.endpoint, input.model.servedId) === "chat";
+  const textCalls = chat ? textToolCallsFor(tools, input.model.endpoint, input.native) : null;
   for await (const read of stream) {
     const batch = textCalls ? textCalls.push(read) : read;
     for (const event of batch) {
@@ -96,8 +99,13 @@ export async function callModel(input: {
           argumentsDelta: event.argumentsDelta,
         });
         break;
-      case "usage":
-        input.onUsage(event.promptTokens, event.completionTokens);
+      case "usage": {
+        const { type: _type, ...usage } = event;
+        input.onUsage(usage);
+        break;
+      }
+      case "carry":
+        carry.push(event.item);
         break;
       case "retry":
         bus.emit({
@@ -108,8 +116,8 @@ export async function callModel(input: {
         });
         break;
       case "finish":
-        // A refusal is the answer: calls that came with it are not made.
-        if (event.reason === "refusal") return { kind: "reply", record: { ...record(false), toolCalls: [] }, finish: "refusal" };
+        // A refusal is the answer: calls that came with it are not made; nor are those of a reply cut at its token limit (the last is cut short).
+        if (event.reason === "refusal" || event.reason === "max_tokens") return { kind: "reply", record: { ...record(false), toolCalls: [] }, finish: event.reason };
         return { kind: "reply", record: record(false), finish: event.reason };
       case "error":
         if (event.error.kind === "aborted" || input.signal.aborted) return { kind: "cancelled", record: record(true) };

@@ -1,53 +1,22 @@
 import { ChunkReader, type Chunk, chunkError, chunkSchema, isWellFormedChunk } from "./chunks.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
-import {
-  ModelError,
-  abortedError,
-  cutError,
-  displayUrl,
-  httpError,
-  isAbort,
-  modelError,
-  networkError,
-  networkReason,
-  oneLine,
-  overflowError,
-  readBounded,
-  serverMessage,
-  silenceError,
-} from "./errors.ts";
+import { ModelError, abortedError, cutError, displayUrl, isAbort, modelError, networkReason, oneLine, overflowError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import { saysContextOverflow } from "./overflow.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
 import { dialectById } from "./dialects.ts";
-import { IdleWatch, type IdleLimits, idleLimits } from "./idle.ts";
-import { MemoryRejectedFields, type RejectedFields, connectionKey, refusedField, shapeBody } from "./request-fields.ts";
-import { DEFAULT_RETRY, type RetryPolicy, describeWait, retryDelay, serverWait } from "./retry.ts";
+import type { IdleWatch } from "./idle.ts";
+import { MemoryRejectedFields, connectionKey, refusedField, shapeBody } from "./request-fields.ts";
 import { fitToolCallIds } from "./tool-call-ids.ts";
+import { type Failure, type StreamOptions, type Wire, streamWire } from "./transport.ts";
 import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
 
-/** Options of {@link streamChat}. */
-export type StreamOptions = {
-  /** Aborting stops the request, a retry's wait and the stream at once (an `aborted` error ends it). */
-  signal?: AbortSignal;
-  retry?: Partial<RetryPolicy>;
-  /** Defaults to the global fetch. */
-  fetch?: (input: string, init: BunFetchRequestInit) => Promise<Response>;
-  /** What each connection's models refused (ResolvedModel.rejectedFields); none given: this call's own memo. */
-  rejectedFields?: RejectedFields;
-};
-
-/** How one try ended when it did not end well. */
-type Failure = { error: ModelError; retryAfterMs: number | null; yielded: boolean };
+export type { StreamOptions };
 
 /**
- * Streams one chat-completions reply from `POST {baseUrl}/chat/completions`.
- *
- * Never throws for a failed request: the last event is `finish`, or `error` with a
- * {@link ModelError}. Unreachable servers, 429 and 5xx (and a stream that dies or falls silent
- * before saying anything: idle.ts) are retried with backoff and jitter, honouring the server's
- * Retry-After, but only until the first event of the reply was yielded; after that a failure
- * ends the stream (`cut`, or `timeout` for silence) with what it said kept.
+ * Streams one chat-completions reply from `POST {baseUrl}/chat/completions` (transport.ts's
+ * retries, idle watch and errors). Never throws for a failed request: the last event is `finish`,
+ * or `error` with a {@link ModelError}.
  */
 export async function* streamChat(
   endpoint: Endpoint,
@@ -61,14 +30,11 @@ export async function* streamChat(
  * {@link streamChat}, a batch of events per read from the network: the engine's hot path, which
  * pays one async step per network read instead of one per token.
  */
-export async function* streamChatBatches(
+export function streamChatBatches(
   endpoint: Endpoint,
   request: ChatRequest,
   options: StreamOptions = {},
 ): AsyncGenerator<ModelEvent[], void, undefined> {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
-  const limits = idleLimits(endpoint.idle);
-  const { signal } = options;
   // A field the server refuses is dropped, remembered, and the request sent again at once.
   const memo = options.rejectedFields ?? new MemoryRejectedFields();
   const connection = connectionKey(endpoint);
@@ -77,91 +43,20 @@ export async function* streamChatBatches(
   const knownRefused = () => (dialect.refuses.length === 0 ? memo.get(connection, request.model) : new Set([...dialect.refuses, ...memo.get(connection, request.model)]));
   const plain = requestBody({ ...request, messages: fitToolCallIds(request.messages, dialect.toolCallId) }, endpoint);
   let body = shapeBody(plain, knownRefused(), endpoint.reasoning);
-  const used = { timeout: 0, unreachable: 0, other: 0 };
-  let waitedMs = 0;
-  for (let attempt = 0; ; attempt++) {
-    const failure = yield* tryOnce(endpoint, request.model, body.text, options, limits);
-    if (failure === null) return;
-    const { error } = failure;
-    const refused = failure.yielded ? null : refusedField(error, body.fields, endpoint.reasoning);
-    if (refused !== null) {
+  const wire: Wire = {
+    url: `${endpoint.baseUrl}/chat/completions`,
+    headers: headers(endpoint),
+    body: () => body.text,
+    read: (stream, context) => readStream(context.endpoint, stream, context.signal, context.watch),
+    mend: (failure) => {
+      const refused = refusedField(failure.error, body.fields, endpoint.reasoning);
+      if (refused === null) return null;
       memo.add(connection, request.model, refused);
       body = shapeBody(plain, knownRefused(), endpoint.reasoning);
-      yield [{ type: "retry", attempt: 1, retries: 1, delayMs: 0, error: withoutField(error, refused) }];
-      attempt--;
-      continue;
-    }
-    const retryable = !failure.yielded && error.retryable;
-    const kind = error.kind === "timeout" || error.kind === "unreachable" ? error.kind : "other";
-    const limit = Math.min(policy.retries, kind === "timeout" ? policy.timeoutRetries : kind === "unreachable" ? policy.unreachableRetries : Infinity);
-    const delayMs = retryDelay(policy, attempt + 1, failure.retryAfterMs);
-    if (retryable && failure.retryAfterMs !== null && failure.retryAfterMs > policy.maxRetryAfterMs) {
-      yield [{ type: "error", error: asksTooLong(error, failure.retryAfterMs) }];
-      return;
-    }
-    if (!retryable || used[kind] >= limit || waitedMs + delayMs > policy.maxTotalMs || signal?.aborted) {
-      yield [{ type: "error", error: attempt > 0 && retryable ? triedTimes(error, attempt + 1) : error }];
-      return;
-    }
-    used[kind]++;
-    waitedMs += delayMs;
-    yield [{ type: "retry", attempt: used[kind], retries: limit, delayMs, error }];
-    try {
-      await policy.sleep(delayMs, signal);
-    } catch {
-      yield [{ type: "error", error: abortedError(endpoint) }];
-      return;
-    }
-  }
-}
-
-/** One try, watched for silence (idle.ts): a server silent too long ends it as `timeout`. */
-async function* tryOnce(
-  endpoint: Endpoint,
-  model: string,
-  body: string,
-  options: StreamOptions,
-  limits: IdleLimits,
-): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
-  const watch = new IdleWatch(limits, options.signal);
-  try {
-    const failure = yield* tryWatched(endpoint, model, body, options, watch);
-    if (failure === null || watch.timedOut === null || options.signal?.aborted) return failure;
-    return { ...failure, error: silenceError(endpoint, watch.timedOut.afterMs, failure.yielded, endpoint.idle?.hint) };
-  } finally {
-    watch.stop();
-  }
-}
-
-async function* tryWatched(
-  endpoint: Endpoint,
-  model: string,
-  body: string,
-  options: StreamOptions,
-  watch: IdleWatch,
-): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
-  const { signal } = options;
-  const fetchFn = options.fetch ?? fetch;
-  const fail = (error: ModelError, retryAfterMs: number | null = null): Failure => ({ error, retryAfterMs, yielded: false });
-  let response: Response;
-  try {
-    // Bun's own socket timeout (5 min) is off: the watch is the one timeout, and says so.
-    const init = { method: "POST", headers: headers(endpoint), body, signal: watch.signal, timeout: false };
-    response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, init);
-  } catch (cause) {
-    return fail(networkError(endpoint, cause, signal));
-  }
-  if (!response.ok) {
-    const text = await readBounded(response);
-    if (signal?.aborted) return fail(abortedError(endpoint));
-    return fail(httpError(endpoint, response.status, text, model), serverWait(response.headers, response.status));
-  }
-  if (response.headers.get("content-type")?.includes("application/json")) {
-    const said = serverMessage(await readBounded(response));
-    return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} answered with JSON, not a stream: ${said}`));
-  }
-  if (!response.body) return fail(cutError(endpoint, "the answer had no body"));
-  return yield* readStream(endpoint, response.body, signal, watch);
+      return withoutField(failure.error, refused);
+    },
+  };
+  return streamWire(endpoint, request.model, wire, options);
 }
 
 async function* readStream(
@@ -259,11 +154,6 @@ function streamError(endpoint: Endpoint, error: NonNullable<Chunk["error"]>, yie
   return modelError(endpoint, "server", `${at} failed: ${said}`);
 }
 
-/** A server asking to wait longer than lembas waits by itself: said, not waited for. */
-function asksTooLong(error: ModelError, waitMs: number): ModelError {
-  return new ModelError(error.kind, `${error.message}; it asks to wait ${describeWait(waitMs)}, longer than lembas waits on its own: try again then`, error.status);
-}
-
 /** An `event: error` (or `error:` line) of the stream: a chunk with an error, the error object itself, or words. */
 function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelError {
   let json: unknown;
@@ -283,9 +173,4 @@ function errorEvent(endpoint: Endpoint, data: string, yielded: boolean): ModelEr
 /** The notice for a request sent again without a field its server refused. */
 function withoutField(error: ModelError, field: string): ModelError {
   return new ModelError(error.kind, `${error.message}; sending it without ${field}, which this server does not take`, error.status);
-}
-
-function triedTimes(error: ModelError, tries: number): ModelError {
-  const advice = error.kind === "rate_limit" ? "; try again in a while" : "";
-  return new ModelError(error.kind, `${error.message} (tried ${tries} times)${advice}`, error.status);
 }

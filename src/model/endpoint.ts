@@ -2,6 +2,10 @@ import type { Env } from "../config/paths.ts";
 import type { Connection } from "../config/schema.ts";
 import { type IdleSetting, idleSetting } from "./idle.ts";
 import type { DialectId } from "./dialects.ts";
+import { type ModelApi, hostApi } from "./apis.ts";
+
+/** The Messages API version lembas speaks (docs.anthropic.com/en/api/versioning), sent as `anthropic-version`. */
+export const ANTHROPIC_VERSION = "2023-06-01";
 
 /**
  * Where chat requests go: an OpenAI-compatible base URL (ending in /v1) and the key to send.
@@ -29,13 +33,27 @@ export type Endpoint = {
   maxOutput?: number;
   /** config.yaml's text_tool_calls: whether answers are read for calls written as text (unset: the dialect's word). */
   textToolCalls?: boolean;
+  /**
+   * The API it speaks (config.yaml's `api`, else its host's: apis.ts); absent: chat completions,
+   * or at api.openai.com what the model needs (apis.ts modelApi decides per request).
+   */
+  api?: ModelApi;
   /** The server's family, once discovery told it (see dialects.ts; absent: not known yet). */
   dialect?: DialectId;
 };
 
-/** The headers of every request to an endpoint: the key as a bearer token, then config.yaml's headers. */
+/**
+ * The headers of every request to an endpoint: the key (as a bearer token; for Messages as
+ * `x-api-key` with `anthropic-version`: docs.anthropic.com/en/api/overview#authentication), then
+ * config.yaml's headers.
+ */
 export function endpointHeaders(endpoint: Endpoint): Record<string, string> {
-  const headers: Record<string, string> = endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {};
+  const headers: Record<string, string> =
+    endpoint.api === "messages"
+      ? { "anthropic-version": ANTHROPIC_VERSION, ...(endpoint.apiKey ? { "x-api-key": endpoint.apiKey } : {}) }
+      : endpoint.apiKey
+        ? { authorization: `Bearer ${endpoint.apiKey}` }
+        : {};
   return endpoint.headers ? { ...headers, ...endpoint.headers } : headers;
 }
 
@@ -48,6 +66,8 @@ export function endpointFromConnection(name: string, conn: Connection, env: Env)
     authHint: connectionAuthHint(name, conn, env),
     idle: idleSetting(name, conn.idle_timeout),
   };
+  const api = conn.api ?? hostApi(conn.base_url);
+  if (api !== null) endpoint.api = api;
   const context = conn.context ?? conn.context_length;
   if (context !== undefined) endpoint.contextLength = context;
   if (conn.reasoning !== undefined) endpoint.reasoning = conn.reasoning;

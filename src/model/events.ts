@@ -24,6 +24,23 @@ import type { ModelError } from "./errors.ts";
  */
 export type FinishReason = "end_turn" | "tool_calls" | "max_tokens" | "refusal";
 
+/**
+ * A piece of a reply the provider needs back within the turn, opaque to the engine, tagged with
+ * the API it came from: Messages' thinking and redacted_thinking blocks with their signatures,
+ * Responses' reasoning items with their encrypted_content. Kept on the assistant message (its
+ * record, then the next request's message) in the order they came, and sent back only to the API
+ * that made them; the others ignore them.
+ */
+export type CarryItem = { api: "messages" | "responses"; item: Record<string, unknown> };
+
+/**
+ * Token counts of one model call. promptTokens counts every prompt token, those read from or
+ * written to the provider's cache too; the optional counts say how many of them were
+ * (Messages' cache_read/cache_creation_input_tokens, Responses' cached_tokens) and how many of the
+ * completion's were reasoning (Responses' reasoning_tokens).
+ */
+export type Usage = { promptTokens: number; completionTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number; reasoningTokens?: number };
+
 /** One piece of a streamed reply. A stream's last event is always `finish` or `error`. */
 export type ModelEvent =
   | { type: "text"; delta: string }
@@ -34,7 +51,8 @@ export type ModelEvent =
    * kept to be sent back with the call.
    */
   | { type: "tool_call_delta"; index: number; id?: string; name?: string; argumentsDelta: string; extra?: Record<string, unknown> }
-  | { type: "usage"; promptTokens: number; completionTokens: number }
+  | ({ type: "usage" } & Usage)
+  | { type: "carry"; item: CarryItem }
   /** The request failed before any token and will be sent again after `delayMs`: retry `attempt` of at most `retries` of its kind. */
   | { type: "retry"; attempt: number; retries: number; delayMs: number; error: ModelError }
   | { type: "finish"; reason: FinishReason }

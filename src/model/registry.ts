@@ -7,6 +7,8 @@ import { within } from "../pause.ts";
 import { waitMs } from "../timing.ts";
 import { type DialectId, dialectById, dialectOf } from "./dialects.ts";
 import { type Discovery, discover, modelWindow } from "./discovery.ts";
+import { modelApi } from "./apis.ts";
+import { knownWindow } from "./claude-models.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { probeLocal } from "./models.ts";
@@ -117,11 +119,15 @@ export class ModelRegistry implements ModelSource {
     const { entry, connection } = found;
     const conn = this.config.connections[entry.connection];
     const info = connection.models?.find((m) => m.id === entry.servedId);
-    const window = modelWindow(
-      info,
-      { ...(connection.contextLength !== undefined ? { context: connection.contextLength } : {}), ...(connection.endpoint.body ? { body: connection.endpoint.body } : {}) },
-      connection.dialect,
-      DEFAULT_CONTEXT,
+    const messagesApi = modelApi(connection.endpoint, entry.servedId) === "messages";
+    const window = knownWindow(
+      modelWindow(
+        info,
+        { ...(connection.contextLength !== undefined ? { context: connection.contextLength } : {}), ...(connection.endpoint.body ? { body: connection.endpoint.body } : {}) },
+        connection.dialect,
+        DEFAULT_CONTEXT,
+      ),
+      messagesApi ? entry.servedId : null,
     );
     return {
       ref: entry.ref,
@@ -134,7 +140,8 @@ export class ModelRegistry implements ModelSource {
       supportsTools: conn?.supports_tools ?? info?.tools ?? null,
       reasoning: conn?.reasoning ?? null,
       dialect: connection.dialect,
-      vision: connection.vision ?? info?.vision ?? false,
+      // Every Claude model the Messages API serves reads images.
+      vision: connection.vision ?? info?.vision ?? messagesApi,
       rejectedFields: this.rejectedFields,
     };
   }

@@ -1,4 +1,5 @@
 import type { Effort } from "../config/schema.ts";
+import type { CarryItem } from "./events.ts";
 
 /** A part of a user message: text, or an image as a URL (a data: URL for a local file). */
 export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
@@ -14,7 +15,8 @@ export type AssistantToolCall = { id: string; type: "function"; function: { name
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ContentPart[] }
-  | { role: "assistant"; content: string | null; tool_calls?: AssistantToolCall[]; reasoning_content?: string }
+  /** `carry`: what a Messages or Responses reply needs back (events.ts CarryItem); never sent to chat completions. */
+  | { role: "assistant"; content: string | null; tool_calls?: AssistantToolCall[]; reasoning_content?: string; carry?: CarryItem[] }
   | { role: "tool"; tool_call_id: string; content: string };
 
 /** A tool the model may call; `parameters` is a JSON Schema object. */
@@ -23,7 +25,7 @@ export type ToolSpec = {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 };
 
-/** One chat-completions request. */
+/** One model request, in chat-completions terms (each API's body is built from it). */
 export type ChatRequest = {
   /** The id the endpoint serves the model as (a ref's servedId). */
   model: string;
@@ -42,7 +44,7 @@ export type BodyExtras = { body?: Record<string, unknown>; maxOutput?: number };
 export function requestBody(request: ChatRequest, extras: BodyExtras = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: request.messages,
+    messages: request.messages.some(carries) ? request.messages.map(withoutCarry) : request.messages,
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -51,4 +53,15 @@ export function requestBody(request: ChatRequest, extras: BodyExtras = {}): Reco
   const maxTokens = request.maxTokens ?? extras.maxOutput;
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
   return extras.body ? Object.assign(body, extras.body) : body;
+}
+
+function carries(message: ChatMessage): boolean {
+  return message.role === "assistant" && message.carry !== undefined;
+}
+
+/** A message as chat completions is sent it: without what only another API reads. */
+function withoutCarry(message: ChatMessage): ChatMessage {
+  if (message.role !== "assistant" || message.carry === undefined) return message;
+  const { carry: _carry, ...rest } = message;
+  return rest;
 }

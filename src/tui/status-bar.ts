@@ -19,6 +19,8 @@ export class StatusBar implements Component {
   private facts: StatusFacts = { model: null, mode: "edit", effort: "medium" };
   private workingSince: number | null = null;
   private tokens = 0;
+  /** Of those, the prompt tokens read from and written to the provider's cache (Messages, Responses). */
+  private cache = { read: 0, written: 0 };
   private context: { used: number; limit: number } | null = null;
   private waiting = 0;
   private flash: { message: string; until: number } | null = null;
@@ -48,6 +50,7 @@ export class StatusBar implements Component {
   reset(facts: StatusFacts): void {
     this.facts = facts;
     this.tokens = 0;
+    this.cache = { read: 0, written: 0 };
     this.context = null;
     this.waiting = 0;
     this.workingSince = null;
@@ -70,6 +73,7 @@ export class StatusBar implements Component {
     if (event.type === "task") this.workingSince = event.state === "start" ? this.now() : null;
     else if (event.type === "usage") {
       this.tokens += event.promptTokens + event.completionTokens;
+      this.cache = { read: this.cache.read + (event.cacheReadTokens ?? 0), written: this.cache.written + (event.cacheWriteTokens ?? 0) };
       if (event.contextLimit) this.context = { used: event.promptTokens + event.completionTokens, limit: event.contextLimit };
     } else if (event.type === "mode") this.facts = { ...this.facts, mode: event.mode };
     else if (event.type === "model") this.facts = { ...this.facts, model: event.ref, effort: event.effort };
@@ -83,7 +87,7 @@ export class StatusBar implements Component {
     const parts = [t.accent(this.facts.model ?? "no model"), this.facts.mode, `effort ${this.facts.effort}`];
     if (this.vim) parts.unshift(this.vim === "insert" ? "-- INSERT --" : t.accent("-- NORMAL --"));
     if (this.context) parts.push(`${Math.min(999, Math.round((this.context.used / this.context.limit) * 100))}% context`);
-    parts.push(`${formatTokens(this.tokens)} ${this.tokens === 1 ? "token" : "tokens"}`);
+    parts.push(`${formatTokens(this.tokens)} ${this.tokens === 1 ? "token" : "tokens"}${cacheNote(this.cache)}`);
     if (this.balance) parts.push(this.balance.stale ? t.dim(`${this.balance.text}, stale`) : this.balance.text);
     if (this.sharing) parts.push(this.sharing);
     let left = "";
@@ -101,6 +105,12 @@ export class StatusBar implements Component {
   }
 
   invalidate(): void {}
+}
+
+/** " (9.1k cached, 2k cache written)" when the provider's cache was used, else nothing. */
+function cacheNote(cache: { read: number; written: number }): string {
+  const said = [cache.read > 0 ? `${formatTokens(cache.read)} cached` : "", cache.written > 0 ? `${formatTokens(cache.written)} cache written` : ""].filter(Boolean);
+  return said.length > 0 ? ` (${said.join(", ")})` : "";
 }
 
 function formatTokens(n: number): string {

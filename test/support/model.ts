@@ -15,6 +15,7 @@
 import { z } from "zod";
 import { DEFAULT_WAIT_MS, Recorder, sleep } from "./recorder.ts";
 import { bagOfWords, EMBEDDING_DIMENSION } from "./embeddings.ts";
+import type { ModelRoute } from "./fixture-route.ts";
 
 /** The JSON body of a chat completion request, as the client sent it (unknown fields kept). */
 export type ChatRequest = z.infer<typeof ChatRequestSchema>;
@@ -170,11 +171,12 @@ export interface ScriptedModel {
  * @param opts.replies the initial queue
  * @param opts.models the `/v1/models` list (default: one model, `test-model`, without `kind`)
  * @param opts.fallback the answer when nothing queued matches (default: text "ok")
+ * @param opts.routes other APIs' routes (messages-server.ts, responses-server.ts), asked first
  */
 export async function startModel(
-  opts: { replies?: Reply[]; models?: ModelEntry[]; fallback?: Reply } = {},
+  opts: { replies?: Reply[]; models?: ModelEntry[]; fallback?: Reply; routes?: ModelRoute[] } = {},
 ): Promise<ScriptedModel> {
-  const model = new Scripted(opts.replies ?? [], opts.models ?? [{ id: "test-model" }], opts.fallback ?? { text: "ok" });
+  const model = new Scripted(opts.replies ?? [], opts.models ?? [{ id: "test-model" }], opts.fallback ?? { text: "ok" }, opts.routes ?? []);
   model.listen();
   return model;
 }
@@ -233,7 +235,12 @@ class Scripted implements ScriptedModel {
   private embedFailures = 0;
   private embedGood = 0;
 
-  constructor(replies: Reply[], models: ModelEntry[], fallback: Reply) {
+  constructor(
+    replies: Reply[],
+    models: ModelEntry[],
+    fallback: Reply,
+    private readonly routes: ModelRoute[],
+  ) {
     this.push(...replies);
     this.models = models;
     this.fallback = { reply: fallback, failuresLeft: fallback.fail ? (fallback.failTimes ?? Infinity) : 0 };
@@ -286,6 +293,7 @@ class Scripted implements ScriptedModel {
   async handle(req: Request): Promise<Response> {
     const arrived = performance.timeOrigin + performance.now();
     const path = new URL(req.url).pathname;
+    for (const route of this.routes) if (route.handles(req.method, path)) return route.handle(req);
     if (req.method === "GET" && path.endsWith("/models")) {
       this.modelListArrivals.push(arrived);
       return Response.json(this.modelList());
