@@ -2,7 +2,8 @@ import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MAT
 import type { DirPart, Prepared } from "./prepared.ts";
 import { dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
-import { narrowFrom, type RowTest, remember, samePasses, sortOut } from "./kept-rows.ts";
+import { BitRows, type Chunk } from "./char-bits.ts";
+import { narrowFrom, type RowTest, remember, samePasses, sortAny, sortOut } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { TopK } from "./top-k.ts";
 
@@ -71,8 +72,8 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const test = rowTest(prep, search.q);
   const handed = from && samePasses(from.query, query) ? from.kept : null;
   // Rows handed on by a query with the same passes are sorted as each pass reads them; others all at once.
-  const all = handed ? null : sortOut(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
-  const lastRows: Int32Array[] = all ? [...all.last] : [...handed?.last ?? []];
+  const all = handed ? null : sortAny(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
+  const lastRows: Chunk[] = all ? [...all.last] : [...handed?.last ?? []];
   // Rows of the first two passes whose basename turned out not to hold the query: each ascending.
   const movedFirst: number[] = [];
   const movedLater: number[] = [];
@@ -97,13 +98,9 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   let keptLast = lastRows;
   if (search.floor <= search.lastMost) {
     // Chunk by chunk, so that each stays in ascending order.
-    keptLast = lastRows.map((chunk) => {
-      const kept: number[] = [];
-      for (const row of chunk) if (search.holds(row) && search.inPath(row) === KEEP) kept.push(row);
-      return Int32Array.from(kept);
-    });
+    keptLast = lastRows.map((chunk) => search.inPaths(chunk));
   }
-  const nonEmpty = (chunks: Int32Array[]) => chunks.filter((chunk) => chunk.length > 0);
+  const nonEmpty = <T extends Chunk>(chunks: T[]) => chunks.filter((chunk) => chunk instanceof BitRows || chunk.length > 0);
   remember(prep, query, { first: [keptFirst], later: nonEmpty(keptLater), last: nonEmpty(keptLast) });
   return search.top.sorted();
 }
@@ -329,6 +326,23 @@ class Search {
       } else score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
     }
     return Math.min(most, score);
+  }
+
+  /** {@link inPath} over the rows of a chunk that hold the query's characters: the rows kept, ascending. */
+  inPaths(chunk: Chunk): Int32Array {
+    const kept: number[] = [];
+    if (!(chunk instanceof BitRows)) {
+      for (const row of chunk) if (this.holds(row) && this.inPath(row) === KEEP) kept.push(row);
+      return Int32Array.from(kept);
+    }
+    const { set } = chunk;
+    for (let w = 0; w < set.length; w++) {
+      for (let m = set[w] ?? 0; m !== 0; m &= m - 1) {
+        const row = (w << 5) | (31 - Math.clz32(m & -m));
+        if (this.holds(row) && this.inPath(row) === KEEP) kept.push(row);
+      }
+    }
+    return Int32Array.from(kept);
   }
 
   /** Whether the path holds the query's characters (and its uppercase letters), by the masks alone. */

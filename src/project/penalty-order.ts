@@ -1,3 +1,4 @@
+import { charBitsOf } from "./char-bits.ts";
 import type { Prepared } from "./prepared.ts";
 import type { Rows } from "./rows.ts";
 
@@ -61,7 +62,7 @@ export function orderRows(prep: Prepared): Rows {
     rows.penalty[row] = PER_BASENAME_CHAR * (len - (rows.base[row] ?? 0)) + PER_PATH_CHAR * len;
     bytes += len - (rows.base[row] ?? 0);
   }
-  return { ...rows, ...namesOf(prep, rows, bytes) };
+  return { ...rows, ...namesOf(prep, rows, bytes), bits: charBitsOf(rows.mask, rows.baseMask, rows.dirs) };
 }
 
 /** The basenames' bytes in row order: read in the list's own order (its strings lie in memory about that way), written where each row's go. */

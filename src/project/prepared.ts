@@ -1,4 +1,5 @@
 import { startMaskOf } from "./align.ts";
+import type { Chunk } from "./char-bits.ts";
 import type { Rows } from "./rows.ts";
 
 /**
@@ -53,10 +54,10 @@ export type Prepared = {
 /**
  * The rows a query kept as candidates (every match among them), by the pass of the search that
  * reads them (see fuzzy.ts), each a list of chunks of rows (positions in `rows`, ascending within a
- * chunk): a pass the search did not need hands its rows on
+ * chunk; the last pass's may be a bitset): a pass the search did not need hands its rows on
  * unread, and a query typed after it reads them only if it needs that pass.
  */
-export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Int32Array[] };
+export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Chunk[] };
 
 /**
  * For one directory part of a query with `/`, matched case-sensitively or not (the whole query

@@ -1,3 +1,5 @@
+import type { CharBits } from "./char-bits.ts";
+
 /**
  * The prepared list's per-row fields again, ordered by what length costs a row (its penalty),
  * cheapest first. A search reads its candidates in this order, so that once the best a row could
@@ -29,4 +31,6 @@ export type Rows = {
   readonly wide: Uint8Array;
   /** A bit (pairBit) for each two characters side by side in the basename, lowercased; every bit for a wide one. */
   readonly pairs: Int32Array;
+  /** Which rows hold each character (see char-bits.ts). */
+  readonly bits: CharBits;
 };
