@@ -41,6 +41,13 @@ export type Prepared = {
    */
   readonly folderParent: Int32Array;
   /**
+   * What each directory's path adds to its parent's (its own name, after a `/` unless at the top),
+   * lowercased and as written, as UTF-16 units from folderNames.at[folder] to at[folder + 1]:
+   * written as the directories are met, where their paths are at hand, and read by dir-part.ts
+   * instead of the directories' strings (slices of the listed paths, slow to read).
+   */
+  readonly folderNames: FolderNames;
+  /**
    * Candidate sets of the last queries typed, each extending the one before it: a query that
    * extends one of them only has to look at that one's candidates.
    */
@@ -66,6 +73,8 @@ export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Chunk[] };
  * not yet known).
  */
 export type DirPart = { query: string; sensitive: boolean; done: Int32Array; fits: Uint8Array; scores: Float64Array };
+
+export type FolderNames = { at: Int32Array; lower: Uint16Array; orig: Uint16Array };
 
 /** Prepares `paths` (with `dirs[i]` 1 for a directory) for {@link rank} in fuzzy.ts. */
 export function prepare(paths: readonly string[], dirs: Uint8Array): Prepared {
@@ -96,6 +105,9 @@ export class PreparedBuilder {
   private readonly foldersLower: string[] = [];
   private readonly folderParents: number[] = [];
   private readonly folderIds = new Map<string, number>();
+  private namesAt: number[] = [0];
+  private namesLower = new Uint16Array(1024);
+  private namesOrig = new Uint16Array(1024);
   private lastFolder = "";
   private lastFolderId = -1;
 
@@ -177,6 +189,7 @@ export class PreparedBuilder {
       folders: this.folders,
       foldersLower: this.foldersLower,
       folderParent: Int32Array.from(this.folderParents),
+      folderNames: { at: Int32Array.from(this.namesAt), lower: this.namesLower, orig: this.namesOrig },
       trail: [],
       dirPart: null,
       rows: null,
@@ -203,10 +216,33 @@ export class PreparedBuilder {
     const parent = cut > 0 ? this.idOfFolder(folder.slice(0, cut)) : -1;
     const id = this.folders.length;
     this.folderIds.set(folder, id);
+    const lower = lowercase(folder);
     this.folders.push(folder);
-    this.foldersLower.push(lowercase(folder));
+    this.foldersLower.push(lower);
     this.folderParents.push(parent);
+    this.addFolderName(folder, lower, Math.max(0, cut));
     return id;
+  }
+
+  /** Appends folder[from..] to folderNames, lowercased and as written. */
+  private addFolderName(folder: string, lower: string, from: number): void {
+    const at = this.namesAt[this.namesAt.length - 1] ?? 0;
+    const end = at + folder.length - from;
+    if (end > this.namesLower.length) {
+      const size = Math.max(end, 2 * this.namesLower.length);
+      const grown = (old: Uint16Array) => {
+        const next = new Uint16Array(size);
+        next.set(old);
+        return next;
+      };
+      this.namesLower = grown(this.namesLower);
+      this.namesOrig = grown(this.namesOrig);
+    }
+    for (let i = from, k = at; i < folder.length; i++, k++) {
+      this.namesOrig[k] = folder.charCodeAt(i);
+      this.namesLower[k] = lower.charCodeAt(i);
+    }
+    this.namesAt.push(end);
   }
 
   private grow(): void {
