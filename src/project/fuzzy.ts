@@ -3,8 +3,9 @@ import type { DirPart, Prepared } from "./prepared.ts";
 import { dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
-import { narrowFrom, type RowTest, remember, samePasses, sortAny, sortOut } from "./kept-rows.ts";
-import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
+import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
+import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, penaltyOf, type Rows } from "./penalty-order.ts";
+import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -79,7 +80,7 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const movedLater: number[] = [];
 
   // A handed-on row whose basename no longer holds the characters goes to the last pass.
-  const firstSorted = all ?? sortOut(rows, test, handed?.first ?? []);
+  const firstSorted = all ?? sortAny(rows, test, handed?.first ?? []);
   if (!all) lastRows.push(...firstSorted.last);
   const first = firstSorted.first;
   const keptFirst = search.inNames(first, search.firstMost, movedFirst);
@@ -88,7 +89,7 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   let keptLater: Int32Array[];
   if (search.floor > search.laterMost) keptLater = all ? [all.later] : [...handed?.later ?? []];
   else {
-    const sorted = all ?? sortOut(rows, test, handed?.later ?? []);
+    const sorted = all ?? sortAny(rows, test, handed?.later ?? []);
     // A handed-on row whose basename no longer holds the characters goes to the last pass.
     if (!all) lastRows.push(...sorted.last);
     keptLater = [search.inNames(sorted.later, search.laterMost, movedLater)];
@@ -158,11 +159,11 @@ class Search {
    */
   inNames(list: Int32Array, most: number, moved: number[]): Int32Array {
     const kept = new Int32Array(list.length);
-    const { penalty } = this.rows;
+    const { packed } = this.rows;
     let k = 0;
     for (let i = 0; i < list.length; i++) {
       const row = list[i] ?? 0;
-      if (this.stops && most - (penalty[row] ?? 0) < this.floor - STOP_MARGIN) {
+      if (this.stops && most - penaltyOf(packed, row) < this.floor - STOP_MARGIN) {
         kept.set(list.subarray(i), k);
         return kept.subarray(0, k + list.length - i);
       }
@@ -188,11 +189,12 @@ class Search {
   inName(row: number): number {
     if (this.q.split) return this.inNameSplit(row, this.q.split.dir, this.q.split.name);
     const p = this.q.whole;
-    const { base, length, baseFirst, baseMask } = this.rows;
-    const b = base[row] ?? 0;
-    const len = length[row] ?? 0;
+    const packed = this.rows.packed;
+    const at = row * STRIDE;
+    const b = packed[at + BASE] ?? 0;
+    const len = packed[at + LENGTH] ?? 0;
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
-    if (baseFirst[row] === p.first) {
+    if (((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first) {
       // Nothing this entry could score gets in: a prefix match is the best it can be.
       if (PREFIX + bestScore(p.codes.length) + exactBound(p.codes.length, len - b) - penalty < this.floor) return KEEP;
       if (p.single || this.nameStarts(row, p)) {
@@ -200,7 +202,7 @@ class Search {
         return KEEP;
       }
     }
-    if (((baseMask[row] ?? 0) & p.mask) !== p.mask) return LAST;
+    if (((packed[at + BASE_MASK] ?? 0) & p.mask) !== p.mask) return LAST;
     if (IN_NAME + this.bound(row, p) - penalty < this.floor) return KEEP;
     if (!p.single && !this.nameHolds(row, p)) return LAST;
     this.push(row, IN_NAME + this.alignName(row, p) - penalty);
@@ -209,26 +211,28 @@ class Search {
 
   /** {@link inName} for a query with `/`: its name part in the basename (none: a directory), the rest above. */
   private inNameSplit(row: number, dir: Plan, name: Plan): number {
-    const { base, length, baseFirst, baseMask, dirs } = this.rows;
-    const b = base[row] ?? 0;
-    const len = length[row] ?? 0;
+    const packed = this.rows.packed;
+    const at = row * STRIDE;
+    const b = packed[at + BASE] ?? 0;
+    const len = packed[at + LENGTH] ?? 0;
+    const flags = packed[at + FIRST] ?? 0;
     if (name.codes.length === 0) {
-      if (dirs[row] !== 1) return LAST;
+      if ((flags & IS_DIR) === 0) return LAST;
       if (IN_NAME + bestScore(dir.codes.length) - PER_PATH_CHAR * len < this.floor) return KEEP;
       const text = this.texts[this.rows.idOf[row] ?? 0] ?? "";
       if (!inOrder(text, dir.chars, 0, len)) return LAST;
       this.push(row, IN_NAME + align(text, this.prep.paths[this.rows.idOf[row] ?? 0] ?? "", 0, len, dir.codes) - PER_PATH_CHAR * len);
       return KEEP;
     }
-    if (((baseMask[row] ?? 0) & name.mask) !== name.mask) return LAST;
+    if (((packed[at + BASE_MASK] ?? 0) & name.mask) !== name.mask) return LAST;
     // Whether the basename starts with the name part: a byte comparison, and without it the row's best is a kind lower.
-    const prefix = baseFirst[row] === name.first && this.nameStarts(row, name);
+    const prefix = (flags & FIRST_CHAR) === name.first && this.nameStarts(row, name);
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
     const nameMost = (prefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
     // Out of reach even with the best the directory part can score: its directory need not be read.
     if (nameMost + bestScore(dir.codes.length) < this.floor) return KEEP;
     const dirPart = this.dirPart(dir);
-    const folder = this.rows.folderOf[row] ?? -1;
+    const folder = packed[at + FOLDER] ?? -1;
     if (dirPart.fits[folder + 1] !== 1) return LAST;
     const dirScore = this.alignFolder(folder, dir, dirPart.scores);
     if (nameMost + dirScore < this.floor) return KEEP;
@@ -240,7 +244,7 @@ class Search {
 
   /** The basename's bytes (as compared: lowercased unless the query is case-sensitive), or null when it is past ASCII. */
   private nameBytes(row: number): Uint8Array | null {
-    if (this.rows.wide[row] === 1) return null;
+    if (((this.rows.packed[row * STRIDE + FIRST] ?? 0) & WIDE) !== 0) return null;
     return this.q.sensitive ? this.rows.namesOrig : this.rows.names;
   }
 
@@ -248,9 +252,9 @@ class Search {
   private nameStarts(row: number, p: Plan): boolean {
     const buf = this.nameBytes(row);
     if (!buf) return (this.texts[this.rows.idOf[row] ?? 0] ?? "").startsWith(p.query, this.rows.base[row] ?? 0);
-    const at = this.rows.nameAt[row] ?? 0;
+    const at = this.nameAt(row);
     const m = p.codes.length;
-    if (at + m > (this.rows.nameAt[row + 1] ?? 0)) return false;
+    if (at + m > this.nameEnd(row, at)) return false;
     for (let j = 0; j < m; j++) if (buf[at + j] !== p.codes[j]) return false;
     return true;
   }
@@ -259,8 +263,9 @@ class Search {
   private nameExactness(row: number, p: Plan): number {
     const buf = this.nameBytes(row);
     if (!buf) return exactness(p.query, this.texts[this.rows.idOf[row] ?? 0] ?? "", this.rows.base[row] ?? 0);
-    const end = this.rows.nameAt[row + 1] ?? 0;
-    const after = (this.rows.nameAt[row] ?? 0) + p.codes.length;
+    const at = this.nameAt(row);
+    const end = this.nameEnd(row, at);
+    const after = at + p.codes.length;
     if (after === end) return EXACT_NAME;
     if (buf[after] !== 46) return 0;
     for (let i = after + 1; i < end; i++) if (buf[i] === 46) return 0;
@@ -271,8 +276,8 @@ class Search {
   private nameHolds(row: number, p: Plan): boolean {
     const buf = this.nameBytes(row);
     if (!buf) return inOrder(this.texts[this.rows.idOf[row] ?? 0] ?? "", p.chars, this.rows.base[row] ?? 0, this.rows.length[row] ?? 0);
-    const end = this.rows.nameAt[row + 1] ?? 0;
-    let i = this.rows.nameAt[row] ?? 0;
+    let i = this.nameAt(row);
+    const end = this.nameEnd(row, i);
     for (let j = 0; j < p.codes.length; j++) {
       const code = p.codes[j];
       while (i < end && buf[i] !== code) i++;
@@ -287,7 +292,19 @@ class Search {
     const buf = this.nameBytes(row);
     const id = this.rows.idOf[row] ?? 0;
     if (!buf) return align(this.texts[id] ?? "", this.prep.paths[id] ?? "", this.rows.base[row] ?? 0, this.rows.length[row] ?? 0, p.codes);
-    return alignBytes(buf, this.rows.namesOrig, this.rows.nameAt[row] ?? 0, this.rows.nameAt[row + 1] ?? 0, p.codes);
+    const at = this.nameAt(row);
+    return alignBytes(buf, this.rows.namesOrig, at, this.nameEnd(row, at), p.codes);
+  }
+
+  /** Where the basename of `row` starts in the name buffers. */
+  private nameAt(row: number): number {
+    return this.rows.packed[row * STRIDE + NAME_AT] ?? 0;
+  }
+
+  /** Where it ends, given where it starts. */
+  private nameEnd(row: number, at: number): number {
+    const o = row * STRIDE;
+    return at + (this.rows.packed[o + LENGTH] ?? 0) - (this.rows.packed[o + BASE] ?? 0);
   }
 
   /**
@@ -309,13 +326,15 @@ class Search {
 
   /** The most plan `p` can score within the basename of `row`. */
   private bound(row: number, p: Plan): number {
-    const starts = this.rows.startMask[row] ?? 0;
+    const packed = this.rows.packed;
+    const at = row * STRIDE;
+    const starts = packed[at + STARTS] ?? 0;
     const m = p.codes.length;
-    const most = nameBound(m, this.rows.baseFirst[row] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+    const most = nameBound(m, ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
     // A character whose pair with the one before never stands side by side in the basename follows
     // a gap: it earns at most MATCH + GAP_START + its bonus (a word's start's at most, none unless it
     // starts a word somewhere), and a run after a gap carries no segment's bonus.
-    const pairs = this.rows.pairs[row] ?? -1;
+    const pairs = packed[at + PAIRS] ?? -1;
     const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
     let score = bestScore(1);
     let broken = false;

@@ -38,20 +38,38 @@ export function sortOut(rows: Rows, test: RowTest, sources: readonly Int32Array[
 }
 
 /**
- * Sorts the rows of `sources` as {@link sortOut} does, or, when they are many or null (every
- * row), every row by the bitsets of the query's characters (see char-bits.ts), which reads only
- * the rows holding them all: the last pass's then comes out as a bitset. The rows of a later query
- * are always among the rows of the query it extends, so sorting every row finds the same.
+ * Sorts the rows of `sources` (every row when null) as {@link sortOut} does, or, when they are
+ * many, by the bitsets of the query's characters (see char-bits.ts): the sources made a bitset,
+ * ANDed with the characters' bitsets, and only the rows holding them all read (in ascending order,
+ * where reading rows one by one from a list jumps about the memory); the last pass's rows then
+ * come out as a bitset.
  */
 export function sortAny(rows: Rows, test: RowTest, sources: readonly Chunk[] | null): Sorted {
-  const lists = sources?.filter((chunk): chunk is Int32Array => !(chunk instanceof BitRows)) ?? [];
+  if (!sources) return sortByBits(rows, test, null);
+  const lists = sources.filter((chunk): chunk is Int32Array => !(chunk instanceof BitRows));
   const total = lists.reduce((n, chunk) => n + chunk.length, 0);
-  if (sources && lists.length === sources.length && total <= rows.idOf.length >>> WHOLE_SHARE) return sortOut(rows, test, lists);
-  return sortByBits(rows, test);
+  if (lists.length === sources.length && total <= rows.idOf.length >>> LIST_SHARE) return sortOut(rows, test, lists);
+  return sortByBits(rows, test, bitsOf(sources, rows.bits.words));
 }
 
-/** Past this share of the list (1 / 2^n), sorting every row by the bitsets costs less than sorting the sources. */
-const WHOLE_SHARE = 3;
+/** Up to this share of the list (1 / 2^n), reading the rows of a list costs less than the bitsets. */
+const LIST_SHARE = 6;
+
+/** The rows of `chunks` as one bitset. */
+function bitsOf(chunks: readonly Chunk[], words: number): Int32Array {
+  const set = new Int32Array(words);
+  for (const chunk of chunks) {
+    if (chunk instanceof BitRows) {
+      for (let w = 0; w < words; w++) set[w] = (set[w] ?? 0) | (chunk.set[w] ?? 0);
+      continue;
+    }
+    for (let i = 0; i < chunk.length; i++) {
+      const row = chunk[i] ?? 0;
+      set[row >>> 5] = (set[row >>> 5] ?? 0) | (1 << (row & 31));
+    }
+  }
+  return set;
+}
 
 function grow(total: number): void {
   if (toFirst.length >= total) return;
@@ -72,11 +90,12 @@ function fitted(rows: Rows, test: RowTest, counts: { f: number; l: number }, las
   return { first: toFirst.slice(0, counts.f), later: toLater.slice(0, counts.l), last };
 }
 
-/** Every row holding the query's characters into the passes, by the bitsets: the first two listed, the last a bitset. */
-function sortByBits(rows: Rows, test: RowTest): Sorted {
+/** The rows (of `within`, else every row) holding the query's characters into the passes, by the bitsets: the first two listed, the last a bitset. */
+function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null): Sorted {
   const n = rows.idOf.length;
   const { bits, baseFirst, upperMask } = rows;
   const held = rowsHolding(bits, bits.path, test.wholeMask, n);
+  if (within) for (let w = 0; w < held.length; w++) held[w] = (held[w] ?? 0) & (within[w] ?? 0);
   const inBase = test.nameless ? bits.dirs : rowsHolding(bits, bits.base, test.nameMask, n);
   const first = test.nameless ? -1 : test.nameFirst;
   const upper = test.upper;

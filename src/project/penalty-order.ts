@@ -1,6 +1,6 @@
 import { charBitsOf } from "./char-bits.ts";
 import type { Prepared } from "./prepared.ts";
-import type { Rows } from "./rows.ts";
+import { BASE, BASE_MASK, FIRST, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, type Rows, STARTS, STRIDE, WIDE } from "./rows.ts";
 
 export type { Rows } from "./rows.ts";
 
@@ -45,24 +45,38 @@ export function orderRows(prep: Prepared): Rows {
   };
   const rows = {
     idOf,
-    penalty: new Float64Array(n),
     dirs: pick(prep.dirs, new Uint8Array(n)),
     base: pick(prep.base, new Int32Array(n)),
     length: pick(prep.length, new Int32Array(n)),
     baseFirst: pick(prep.baseFirst, new Uint16Array(n)),
     mask: pick(prep.mask, new Int32Array(n)),
     baseMask: pick(prep.baseMask, new Int32Array(n)),
-    startMask: pick(prep.startMask, new Int32Array(n)),
     upperMask: pick(prep.upperMask, new Int32Array(n)),
     folderOf: pick(prep.folderOf, new Int32Array(n)),
   };
   let bytes = 0;
+  for (let row = 0; row < n; row++) bytes += (rows.length[row] ?? 0) - (rows.base[row] ?? 0);
+  const { nameAt, names, namesOrig, wide, pairs } = namesOf(prep, rows, bytes);
+  const packed = new Int32Array(n * STRIDE);
+  const { startMask } = prep;
   for (let row = 0; row < n; row++) {
-    const len = rows.length[row] ?? 0;
-    rows.penalty[row] = PER_BASENAME_CHAR * (len - (rows.base[row] ?? 0)) + PER_PATH_CHAR * len;
-    bytes += len - (rows.base[row] ?? 0);
+    const at = row * STRIDE;
+    packed[at + BASE] = rows.base[row] ?? 0;
+    packed[at + LENGTH] = rows.length[row] ?? 0;
+    packed[at + FIRST] = (rows.baseFirst[row] ?? 0) | (rows.dirs[row] === 1 ? IS_DIR : 0) | (wide[row] === 1 ? WIDE : 0);
+    packed[at + BASE_MASK] = rows.baseMask[row] ?? 0;
+    packed[at + STARTS] = startMask[idOf[row] ?? 0] ?? 0;
+    packed[at + PAIRS] = pairs[row] ?? 0;
+    packed[at + NAME_AT] = nameAt[row] ?? 0;
+    packed[at + FOLDER] = rows.folderOf[row] ?? 0;
   }
-  return { ...rows, ...namesOf(prep, rows, bytes), bits: charBitsOf(rows.mask, rows.baseMask, rows.dirs) };
+  return { ...rows, packed, names, namesOrig, bits: charBitsOf(rows.mask, rows.baseMask, rows.dirs) };
+}
+
+/** What length costs a row (PER_BASENAME_CHAR × the basename's length + PER_PATH_CHAR × the path's): never decreasing along the rows. */
+export function penaltyOf(packed: Int32Array, row: number): number {
+  const len = packed[row * STRIDE + LENGTH] ?? 0;
+  return PER_BASENAME_CHAR * (len - (packed[row * STRIDE + BASE] ?? 0)) + PER_PATH_CHAR * len;
 }
 
 /** The basenames' bytes in row order: read in the list's own order (its strings lie in memory about that way), written where each row's go. */

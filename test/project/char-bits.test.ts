@@ -49,12 +49,22 @@ describe("the rows' character bitsets", () => {
     }
   });
 
-  test("a few sources are read, many or a bitset sorted by the bitsets, to the same passes", () => {
-    const q = queryOf("c");
-    const test = { wholeMask: q.whole.mask, upper: 0, nameFirst: q.whole.first, nameMask: q.whole.mask, nameless: false, fits: null };
-    const few = sortAny(rows, test, [Int32Array.of(0)]);
-    expect(few.last.every((chunk) => !(chunk instanceof BitRows))).toBe(true);
-    const whole = sortAny(rows, test, [new BitRows(new Int32Array(1))]);
-    expect([...whole.first]).toEqual([...sortOut(rows, test, [every]).first]);
+  test("sort the rows of given chunks, lists or bitsets, as reading each of their rows does", () => {
+    const odd = Int32Array.from(every.filter((row) => row % 2 === 1));
+    // Some of the rows only: the others must stay out.
+    const fourth = (row: number) => row % 4 === 0;
+    const even = new Int32Array(every.length);
+    for (const row of every) if (fourth(row)) even[row >>> 5] = (even[row >>> 5] ?? 0) | (1 << (row & 31));
+    const evenRows = Int32Array.from(every.filter(fourth));
+    for (const query of ["c", "u", "comp/h", "R", "cfg/"]) {
+      const q = queryOf(query);
+      const name = q.split ? q.split.name : q.whole;
+      const test = { wholeMask: q.whole.mask, upper: q.upper, nameFirst: name.first, nameMask: name.mask, nameless: name.codes.length === 0, fits: null };
+      const byBits = sortAny(rows, test, [odd, new BitRows(even.subarray(0, (every.length + 31) >>> 5))]);
+      const read = sortOut(rows, test, [odd, evenRows]);
+      expect({ query, first: [...byBits.first], later: [...byBits.later] }).toEqual({ query, first: [...read.first], later: [...read.later] });
+      const upperOk = (row: number) => ((rows.upperMask[row] ?? 0) & q.upper) === q.upper;
+      expect({ query, last: asList(byBits.last).filter(upperOk) }).toEqual({ query, last: asList(read.last) });
+    }
   });
 });
