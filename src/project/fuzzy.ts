@@ -4,7 +4,7 @@ import { dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
-import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, penaltyOf, type Rows } from "./penalty-order.ts";
+import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
 
@@ -163,7 +163,9 @@ class Search {
     let k = 0;
     for (let i = 0; i < list.length; i++) {
       const row = list[i] ?? 0;
-      if (this.stops && most - penaltyOf(packed, row) < this.floor - STOP_MARGIN) {
+      const len = packed[row * STRIDE + LENGTH] ?? 0;
+      // The row's penalty (penaltyOf), written out: a call here was not inlined.
+      if (this.stops && most - (PER_BASENAME_CHAR * (len - (packed[row * STRIDE + BASE] ?? 0)) + PER_PATH_CHAR * len) < this.floor - STOP_MARGIN) {
         kept.set(list.subarray(i), k);
         return kept.subarray(0, k + list.length - i);
       }

@@ -93,12 +93,14 @@ function fitted(rows: Rows, test: RowTest, counts: { f: number; l: number }, las
 /** The rows (of `within`, else every row) holding the query's characters into the passes, by the bitsets: the first two listed, the last a bitset. */
 function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null): Sorted {
   const n = rows.idOf.length;
-  const { bits, baseFirst, upperMask } = rows;
+  const { bits, baseFirst, folderOf, upperMask } = rows;
   const held = rowsHolding(bits, bits.path, test.wholeMask, n);
   if (within) for (let w = 0; w < held.length; w++) held[w] = (held[w] ?? 0) & (within[w] ?? 0);
   const inBase = test.nameless ? bits.dirs : rowsHolding(bits, bits.base, test.nameMask, n);
   const first = test.nameless ? -1 : test.nameFirst;
   const upper = test.upper;
+  // Null for a query without a directory part: every directory fits.
+  const fits = test.fits;
   grow(n);
   const [outFirst, outLater] = [toFirst, toLater];
   let f = 0;
@@ -107,19 +109,25 @@ function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null): Sorte
     const h = held[w] ?? 0;
     if (h === 0) continue;
     const both = h & (inBase[w] ?? 0);
-    held[w] = h & ~both;
+    let misfits = 0;
     for (let m = both; m !== 0; m &= m - 1) {
-      const row = (w << 5) | (31 - Math.clz32(m & -m));
-      const ok = isZero(((upperMask[row] ?? 0) & upper) ^ upper);
-      const isFirst = ok & isZero((baseFirst[row] ?? 0) ^ first);
+      const bit = m & -m;
+      const row = (w << 5) | (31 - Math.clz32(bit));
+      const ok = upper === 0 ? 1 : isZero(((upperMask[row] ?? 0) & upper) ^ upper);
+      // A row whose directory does not hold the query's directory part goes to the last pass.
+      const fit = fits ? (fits[(folderOf[row] ?? 0) + 1] ?? 0) : 1;
+      misfits |= bit & -(ok & (fit ^ 1));
+      const isFirst = ok & fit & isZero((baseFirst[row] ?? 0) ^ first);
       outFirst[f] = row;
       f += isFirst;
       outLater[l] = row;
-      l += ok & (isFirst ^ 1);
+      l += ok & fit & (isFirst ^ 1);
     }
+    held[w] = (h & ~both) | misfits;
   }
-  return fitted(rows, test, { f, l }, [new BitRows(held)]);
+  return { first: toFirst.slice(0, f), later: toLater.slice(0, l), last: [new BitRows(held)] };
 }
+
 
 /** The rows of disjoint ascending chunks in one ascending list: marked, then gathered in one scan. */
 function mergeRows(chunks: readonly Int32Array[], total: number, count: number): Int32Array {

@@ -73,12 +73,6 @@ export function orderRows(prep: Prepared): Rows {
   return { ...rows, packed, names, namesOrig, bits: charBitsOf(rows.mask, rows.baseMask, rows.dirs) };
 }
 
-/** What length costs a row (PER_BASENAME_CHAR × the basename's length + PER_PATH_CHAR × the path's): never decreasing along the rows. */
-export function penaltyOf(packed: Int32Array, row: number): number {
-  const len = packed[row * STRIDE + LENGTH] ?? 0;
-  return PER_BASENAME_CHAR * (len - (packed[row * STRIDE + BASE] ?? 0)) + PER_PATH_CHAR * len;
-}
-
 /** The basenames' bytes in row order: read in the list's own order (its strings lie in memory about that way), written where each row's go. */
 function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; length: Int32Array }, bytes: number) {
   const n = rows.idOf.length;

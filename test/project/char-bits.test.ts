@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { BitRows, type Chunk, rowsOfBits } from "../../src/project/char-bits.ts";
+import { dirPartOf } from "../../src/project/dir-part.ts";
 import { sortAny, sortOut } from "../../src/project/kept-rows.ts";
 import { orderRows } from "../../src/project/penalty-order.ts";
 import { prepare } from "../../src/project/prepared.ts";
@@ -36,10 +37,13 @@ describe("the rows' character bitsets", () => {
   const every = Int32Array.from({ length: rows.idOf.length }, (_, row) => row);
 
   test("sort every row into the passes as reading each row does", () => {
-    for (const query of ["c", "comp", "comp/", "comp/h", "usr/svc", "R", "Qry", "ü", "rdm", "cfg/", "/", "x/y/z", "hd", "zz"]) {
+    for (const query of ["c", "comp", "comp/", "comp/h", "usr/svc", "lib/c", "src/h", "Comp/H", "R", "Qry", "ü", "rdm", "cfg/", "/", "x/y/z", "hd", "zz"]) {
       const q = queryOf(query);
       const name = q.split ? q.split.name : q.whole;
-      const test = { wholeMask: q.whole.mask, upper: q.upper, nameFirst: name.first, nameMask: name.mask, nameless: name.codes.length === 0, fits: null };
+      const nameless = name.codes.length === 0;
+      // A query with a directory part and a name: the rows of directories not holding the part go to the last pass.
+      const fits = q.split && !nameless ? dirPartOf(prep, q.split.dir, q.sensitive).fits : null;
+      const test = { wholeMask: q.whole.mask, upper: q.upper, nameFirst: name.first, nameMask: name.mask, nameless, fits };
       const read = sortOut(rows, test, [every]);
       const byBits = sortAny(rows, test, null);
       expect({ query, first: [...byBits.first], later: [...byBits.later] }).toEqual({ query, first: [...read.first], later: [...read.later] });
