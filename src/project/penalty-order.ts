@@ -1,5 +1,6 @@
+import { startMaskOf } from "./align.ts";
 import { charBitsOf } from "./char-bits.ts";
-import type { Prepared } from "./prepared.ts";
+import { charBit, type Prepared } from "./prepared.ts";
 import { BASE, BASE_MASK, FIRST, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, type Rows, STARTS, STRIDE, WIDE } from "./rows.ts";
 
 export type { Rows } from "./rows.ts";
@@ -56,16 +57,15 @@ export function orderRows(prep: Prepared): Rows {
   };
   let bytes = 0;
   for (let row = 0; row < n; row++) bytes += (rows.length[row] ?? 0) - (rows.base[row] ?? 0);
-  const { nameAt, names, namesOrig, wide, pairs } = namesOf(prep, rows, bytes);
+  const { nameAt, names, namesOrig, wide, pairs, wordStarts } = namesOf(prep, rows, bytes);
   const packed = new Int32Array(n * STRIDE);
-  const { startMask } = prep;
   for (let row = 0; row < n; row++) {
     const at = row * STRIDE;
     packed[at + BASE] = rows.base[row] ?? 0;
     packed[at + LENGTH] = rows.length[row] ?? 0;
     packed[at + FIRST] = (rows.baseFirst[row] ?? 0) | (rows.dirs[row] === 1 ? IS_DIR : 0) | (wide[row] === 1 ? WIDE : 0);
     packed[at + BASE_MASK] = rows.baseMask[row] ?? 0;
-    packed[at + STARTS] = startMask[idOf[row] ?? 0] ?? 0;
+    packed[at + STARTS] = wordStarts[row] ?? 0;
     packed[at + PAIRS] = pairs[row] ?? 0;
     packed[at + NAME_AT] = nameAt[row] ?? 0;
     packed[at + FOLDER] = rows.folderOf[row] ?? 0;
@@ -86,6 +86,8 @@ function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; len
   const namesOrig = new Uint8Array(bytes);
   const wide = new Uint8Array(n);
   const pairs = new Int32Array(n);
+  // Made here, by the first search, rather than while the list is prepared: the index is ready sooner.
+  const wordStarts = new Int32Array(n);
   const { base, lower, paths } = prep;
   for (let id = 0; id < n; id++) {
     const row = rowOf[id] ?? 0;
@@ -104,6 +106,7 @@ function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; len
       before = lowered;
     }
     pairs[row] = wide[row] === 1 ? -1 : bits;
+    wordStarts[row] = startMaskOf(orig, base[id] ?? 0, orig.length, charBit);
   }
-  return { nameAt, names, namesOrig, wide, pairs };
+  return { nameAt, names, namesOrig, wide, pairs, wordStarts };
 }

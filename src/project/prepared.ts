@@ -1,4 +1,3 @@
-import { startMaskOf } from "./align.ts";
 import type { Chunk } from "./char-bits.ts";
 import type { Rows } from "./rows.ts";
 
@@ -23,8 +22,6 @@ export type Prepared = {
   readonly baseFirst: Uint16Array;
   readonly mask: Int32Array;
   readonly baseMask: Int32Array;
-  /** The characters that start a word in each basename (see startMaskOf): bounds its best score. */
-  readonly startMask: Int32Array;
   /** The uppercase letters of each path, for a case-sensitive query (smart case). */
   readonly upperMask: Int32Array;
   /**
@@ -98,7 +95,6 @@ export class PreparedBuilder {
   private baseFirst: Uint16Array;
   private mask: Int32Array;
   private baseMask: Int32Array;
-  private startMask: Int32Array;
   private upperMask: Int32Array;
   private folderOf: Int32Array;
   private readonly folders: string[] = [];
@@ -119,7 +115,6 @@ export class PreparedBuilder {
     this.baseFirst = new Uint16Array(n);
     this.mask = new Int32Array(n);
     this.baseMask = new Int32Array(n);
-    this.startMask = new Int32Array(n);
     this.upperMask = new Int32Array(n);
     this.folderOf = new Int32Array(n);
   }
@@ -166,7 +161,6 @@ export class PreparedBuilder {
     this.baseFirst[i] = low.charCodeAt(base) || 0;
     this.mask[i] = bits;
     this.upperMask[i] = upper;
-    this.startMask[i] = startMaskOf(path, base, path.length, charBit);
     this.folderOf[i] = this.folderId(path, base - 1);
   }
 
@@ -183,7 +177,6 @@ export class PreparedBuilder {
       baseFirst: this.baseFirst.subarray(0, n),
       mask: this.mask.subarray(0, n),
       baseMask: this.baseMask.subarray(0, n),
-      startMask: this.startMask.subarray(0, n),
       upperMask: this.upperMask.subarray(0, n),
       folderOf: this.folderOf.subarray(0, n),
       folders: this.folders,
@@ -258,7 +251,6 @@ export class PreparedBuilder {
     this.baseFirst = grown(this.baseFirst, (k) => new Uint16Array(k));
     this.mask = grown(this.mask, (k) => new Int32Array(k));
     this.baseMask = grown(this.baseMask, (k) => new Int32Array(k));
-    this.startMask = grown(this.startMask, (k) => new Int32Array(k));
     this.upperMask = grown(this.upperMask, (k) => new Int32Array(k));
     this.folderOf = grown(this.folderOf, (k) => new Int32Array(k));
   }
