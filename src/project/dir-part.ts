@@ -10,8 +10,9 @@ import type { Plan } from "./query-plan.ts";
 export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPart {
   const known = prep.dirPart;
   if (known?.query === dir.query && known.sensitive === sensitive) return known;
-  const texts = sensitive ? prep.folders : prep.foldersLower;
-  const count = texts.length;
+  const { at } = prep.folderNames;
+  const names = sensitive ? prep.folderNames.orig : prep.folderNames.lower;
+  const count = prep.folders.length;
   const want = dir.codes.length;
   const codes = dir.codes;
   // Parents come before their children.
@@ -21,12 +22,12 @@ export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPar
   fits[0] = want === 0 ? 1 : 0;
   for (let folder = 0; folder < count; folder++) {
     // A directory's greedy scan is its parent's, gone on over its own name: each name read once.
-    const text = texts[folder] ?? "";
     const parent = prep.folderParent[folder] ?? -1;
     let found = parent < 0 ? 0 : (done[parent] ?? 0);
     let next = codes[found] ?? -1;
-    for (let i = parent < 0 ? 0 : (texts[parent] ?? "").length; i < text.length && found < want; i++) {
-      if (text.charCodeAt(i) !== next) continue;
+    const end = at[folder + 1] ?? 0;
+    for (let i = at[folder] ?? 0; i < end && found < want; i++) {
+      if (names[i] !== next) continue;
       found++;
       next = codes[found] ?? -1;
     }

@@ -54,10 +54,15 @@ async function relist(index: FileIndex): Promise<RefreshResult> {
 async function firstListing(index: FileIndex): Promise<RefreshResult> {
   const builder = new PreparedBuilder();
   const dirs = new Set<string>();
+  // ripgrep lists a directory's files one after another: their parent is compared with the last, not sliced and looked up.
+  let lastDir = "";
   for await (const batch of listFileBatches(index.root, index.options.lister, index.guard)) {
     for (const file of batch) {
       builder.add(file, false);
-      for (let cut = file.lastIndexOf("/"); cut > 0; cut = file.lastIndexOf("/", cut - 1)) {
+      const parentEnd = file.lastIndexOf("/");
+      if (parentEnd === lastDir.length && parentEnd > 0 && file.startsWith(lastDir)) continue;
+      if (parentEnd > 0) lastDir = file.slice(0, parentEnd);
+      for (let cut = parentEnd; cut > 0; cut = file.lastIndexOf("/", cut - 1)) {
         const dir = file.slice(0, cut);
         if (dirs.has(dir)) break;
         dirs.add(dir);

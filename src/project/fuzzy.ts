@@ -2,8 +2,10 @@ import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MAT
 import type { DirPart, Prepared } from "./prepared.ts";
 import { dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
-import { narrowFrom, type RowTest, remember, samePasses, sortOut } from "./kept-rows.ts";
+import { BitRows, type Chunk } from "./char-bits.ts";
+import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
+import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
 
 /**
@@ -71,14 +73,14 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const test = rowTest(prep, search.q);
   const handed = from && samePasses(from.query, query) ? from.kept : null;
   // Rows handed on by a query with the same passes are sorted as each pass reads them; others all at once.
-  const all = handed ? null : sortOut(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
-  const lastRows: Int32Array[] = all ? [...all.last] : [...handed?.last ?? []];
+  const all = handed ? null : sortAny(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
+  const lastRows: Chunk[] = all ? [...all.last] : [...handed?.last ?? []];
   // Rows of the first two passes whose basename turned out not to hold the query: each ascending.
   const movedFirst: number[] = [];
   const movedLater: number[] = [];
 
   // A handed-on row whose basename no longer holds the characters goes to the last pass.
-  const firstSorted = all ?? sortOut(rows, test, handed?.first ?? []);
+  const firstSorted = all ?? sortAny(rows, test, handed?.first ?? []);
   if (!all) lastRows.push(...firstSorted.last);
   const first = firstSorted.first;
   const keptFirst = search.inNames(first, search.firstMost, movedFirst);
@@ -87,7 +89,7 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   let keptLater: Int32Array[];
   if (search.floor > search.laterMost) keptLater = all ? [all.later] : [...handed?.later ?? []];
   else {
-    const sorted = all ?? sortOut(rows, test, handed?.later ?? []);
+    const sorted = all ?? sortAny(rows, test, handed?.later ?? []);
     // A handed-on row whose basename no longer holds the characters goes to the last pass.
     if (!all) lastRows.push(...sorted.last);
     keptLater = [search.inNames(sorted.later, search.laterMost, movedLater)];
@@ -97,13 +99,9 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   let keptLast = lastRows;
   if (search.floor <= search.lastMost) {
     // Chunk by chunk, so that each stays in ascending order.
-    keptLast = lastRows.map((chunk) => {
-      const kept: number[] = [];
-      for (const row of chunk) if (search.holds(row) && search.inPath(row) === KEEP) kept.push(row);
-      return Int32Array.from(kept);
-    });
+    keptLast = lastRows.map((chunk) => search.inPaths(chunk));
   }
-  const nonEmpty = (chunks: Int32Array[]) => chunks.filter((chunk) => chunk.length > 0);
+  const nonEmpty = <T extends Chunk>(chunks: T[]) => chunks.filter((chunk) => chunk instanceof BitRows || chunk.length > 0);
   remember(prep, query, { first: [keptFirst], later: nonEmpty(keptLater), last: nonEmpty(keptLast) });
   return search.top.sorted();
 }
@@ -161,11 +159,13 @@ class Search {
    */
   inNames(list: Int32Array, most: number, moved: number[]): Int32Array {
     const kept = new Int32Array(list.length);
-    const { penalty } = this.rows;
+    const { packed } = this.rows;
     let k = 0;
     for (let i = 0; i < list.length; i++) {
       const row = list[i] ?? 0;
-      if (this.stops && most - (penalty[row] ?? 0) < this.floor - STOP_MARGIN) {
+      const len = packed[row * STRIDE + LENGTH] ?? 0;
+      // The row's penalty (penaltyOf), written out: a call here was not inlined.
+      if (this.stops && most - (PER_BASENAME_CHAR * (len - (packed[row * STRIDE + BASE] ?? 0)) + PER_PATH_CHAR * len) < this.floor - STOP_MARGIN) {
         kept.set(list.subarray(i), k);
         return kept.subarray(0, k + list.length - i);
       }
@@ -191,11 +191,12 @@ class Search {
   inName(row: number): number {
     if (this.q.split) return this.inNameSplit(row, this.q.split.dir, this.q.split.name);
     const p = this.q.whole;
-    const { base, length, baseFirst, baseMask } = this.rows;
-    const b = base[row] ?? 0;
-    const len = length[row] ?? 0;
+    const packed = this.rows.packed;
+    const at = row * STRIDE;
+    const b = packed[at + BASE] ?? 0;
+    const len = packed[at + LENGTH] ?? 0;
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
-    if (baseFirst[row] === p.first) {
+    if (((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first) {
       // Nothing this entry could score gets in: a prefix match is the best it can be.
       if (PREFIX + bestScore(p.codes.length) + exactBound(p.codes.length, len - b) - penalty < this.floor) return KEEP;
       if (p.single || this.nameStarts(row, p)) {
@@ -203,7 +204,7 @@ class Search {
         return KEEP;
       }
     }
-    if (((baseMask[row] ?? 0) & p.mask) !== p.mask) return LAST;
+    if (((packed[at + BASE_MASK] ?? 0) & p.mask) !== p.mask) return LAST;
     if (IN_NAME + this.bound(row, p) - penalty < this.floor) return KEEP;
     if (!p.single && !this.nameHolds(row, p)) return LAST;
     this.push(row, IN_NAME + this.alignName(row, p) - penalty);
@@ -212,26 +213,28 @@ class Search {
 
   /** {@link inName} for a query with `/`: its name part in the basename (none: a directory), the rest above. */
   private inNameSplit(row: number, dir: Plan, name: Plan): number {
-    const { base, length, baseFirst, baseMask, dirs } = this.rows;
-    const b = base[row] ?? 0;
-    const len = length[row] ?? 0;
+    const packed = this.rows.packed;
+    const at = row * STRIDE;
+    const b = packed[at + BASE] ?? 0;
+    const len = packed[at + LENGTH] ?? 0;
+    const flags = packed[at + FIRST] ?? 0;
     if (name.codes.length === 0) {
-      if (dirs[row] !== 1) return LAST;
+      if ((flags & IS_DIR) === 0) return LAST;
       if (IN_NAME + bestScore(dir.codes.length) - PER_PATH_CHAR * len < this.floor) return KEEP;
       const text = this.texts[this.rows.idOf[row] ?? 0] ?? "";
       if (!inOrder(text, dir.chars, 0, len)) return LAST;
       this.push(row, IN_NAME + align(text, this.prep.paths[this.rows.idOf[row] ?? 0] ?? "", 0, len, dir.codes) - PER_PATH_CHAR * len);
       return KEEP;
     }
-    if (((baseMask[row] ?? 0) & name.mask) !== name.mask) return LAST;
+    if (((packed[at + BASE_MASK] ?? 0) & name.mask) !== name.mask) return LAST;
     // Whether the basename starts with the name part: a byte comparison, and without it the row's best is a kind lower.
-    const prefix = baseFirst[row] === name.first && this.nameStarts(row, name);
+    const prefix = (flags & FIRST_CHAR) === name.first && this.nameStarts(row, name);
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
     const nameMost = (prefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
     // Out of reach even with the best the directory part can score: its directory need not be read.
     if (nameMost + bestScore(dir.codes.length) < this.floor) return KEEP;
     const dirPart = this.dirPart(dir);
-    const folder = this.rows.folderOf[row] ?? -1;
+    const folder = packed[at + FOLDER] ?? -1;
     if (dirPart.fits[folder + 1] !== 1) return LAST;
     const dirScore = this.alignFolder(folder, dir, dirPart.scores);
     if (nameMost + dirScore < this.floor) return KEEP;
@@ -243,7 +246,7 @@ class Search {
 
   /** The basename's bytes (as compared: lowercased unless the query is case-sensitive), or null when it is past ASCII. */
   private nameBytes(row: number): Uint8Array | null {
-    if (this.rows.wide[row] === 1) return null;
+    if (((this.rows.packed[row * STRIDE + FIRST] ?? 0) & WIDE) !== 0) return null;
     return this.q.sensitive ? this.rows.namesOrig : this.rows.names;
   }
 
@@ -251,9 +254,9 @@ class Search {
   private nameStarts(row: number, p: Plan): boolean {
     const buf = this.nameBytes(row);
     if (!buf) return (this.texts[this.rows.idOf[row] ?? 0] ?? "").startsWith(p.query, this.rows.base[row] ?? 0);
-    const at = this.rows.nameAt[row] ?? 0;
+    const at = this.nameAt(row);
     const m = p.codes.length;
-    if (at + m > (this.rows.nameAt[row + 1] ?? 0)) return false;
+    if (at + m > this.nameEnd(row, at)) return false;
     for (let j = 0; j < m; j++) if (buf[at + j] !== p.codes[j]) return false;
     return true;
   }
@@ -262,8 +265,9 @@ class Search {
   private nameExactness(row: number, p: Plan): number {
     const buf = this.nameBytes(row);
     if (!buf) return exactness(p.query, this.texts[this.rows.idOf[row] ?? 0] ?? "", this.rows.base[row] ?? 0);
-    const end = this.rows.nameAt[row + 1] ?? 0;
-    const after = (this.rows.nameAt[row] ?? 0) + p.codes.length;
+    const at = this.nameAt(row);
+    const end = this.nameEnd(row, at);
+    const after = at + p.codes.length;
     if (after === end) return EXACT_NAME;
     if (buf[after] !== 46) return 0;
     for (let i = after + 1; i < end; i++) if (buf[i] === 46) return 0;
@@ -274,8 +278,8 @@ class Search {
   private nameHolds(row: number, p: Plan): boolean {
     const buf = this.nameBytes(row);
     if (!buf) return inOrder(this.texts[this.rows.idOf[row] ?? 0] ?? "", p.chars, this.rows.base[row] ?? 0, this.rows.length[row] ?? 0);
-    const end = this.rows.nameAt[row + 1] ?? 0;
-    let i = this.rows.nameAt[row] ?? 0;
+    let i = this.nameAt(row);
+    const end = this.nameEnd(row, i);
     for (let j = 0; j < p.codes.length; j++) {
       const code = p.codes[j];
       while (i < end && buf[i] !== code) i++;
@@ -290,7 +294,19 @@ class Search {
     const buf = this.nameBytes(row);
     const id = this.rows.idOf[row] ?? 0;
     if (!buf) return align(this.texts[id] ?? "", this.prep.paths[id] ?? "", this.rows.base[row] ?? 0, this.rows.length[row] ?? 0, p.codes);
-    return alignBytes(buf, this.rows.namesOrig, this.rows.nameAt[row] ?? 0, this.rows.nameAt[row + 1] ?? 0, p.codes);
+    const at = this.nameAt(row);
+    return alignBytes(buf, this.rows.namesOrig, at, this.nameEnd(row, at), p.codes);
+  }
+
+  /** Where the basename of `row` starts in the name buffers. */
+  private nameAt(row: number): number {
+    return this.rows.packed[row * STRIDE + NAME_AT] ?? 0;
+  }
+
+  /** Where it ends, given where it starts. */
+  private nameEnd(row: number, at: number): number {
+    const o = row * STRIDE;
+    return at + (this.rows.packed[o + LENGTH] ?? 0) - (this.rows.packed[o + BASE] ?? 0);
   }
 
   /**
@@ -312,13 +328,15 @@ class Search {
 
   /** The most plan `p` can score within the basename of `row`. */
   private bound(row: number, p: Plan): number {
-    const starts = this.rows.startMask[row] ?? 0;
+    const packed = this.rows.packed;
+    const at = row * STRIDE;
+    const starts = packed[at + STARTS] ?? 0;
     const m = p.codes.length;
-    const most = nameBound(m, this.rows.baseFirst[row] === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+    const most = nameBound(m, ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
     // A character whose pair with the one before never stands side by side in the basename follows
     // a gap: it earns at most MATCH + GAP_START + its bonus (a word's start's at most, none unless it
     // starts a word somewhere), and a run after a gap carries no segment's bonus.
-    const pairs = this.rows.pairs[row] ?? -1;
+    const pairs = packed[at + PAIRS] ?? -1;
     const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
     let score = bestScore(1);
     let broken = false;
@@ -329,6 +347,23 @@ class Search {
       } else score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
     }
     return Math.min(most, score);
+  }
+
+  /** {@link inPath} over the rows of a chunk that hold the query's characters: the rows kept, ascending. */
+  inPaths(chunk: Chunk): Int32Array {
+    const kept: number[] = [];
+    if (!(chunk instanceof BitRows)) {
+      for (const row of chunk) if (this.holds(row) && this.inPath(row) === KEEP) kept.push(row);
+      return Int32Array.from(kept);
+    }
+    const { set } = chunk;
+    for (let w = 0; w < set.length; w++) {
+      for (let m = set[w] ?? 0; m !== 0; m &= m - 1) {
+        const row = (w << 5) | (31 - Math.clz32(m & -m));
+        if (this.holds(row) && this.inPath(row) === KEEP) kept.push(row);
+      }
+    }
+    return Int32Array.from(kept);
   }
 
   /** Whether the path holds the query's characters (and its uppercase letters), by the masks alone. */

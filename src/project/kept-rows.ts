@@ -1,3 +1,4 @@
+import { BitRows, type Chunk, rowsHolding } from "./char-bits.ts";
 import type { Rows } from "./penalty-order.ts";
 import type { Kept, Prepared } from "./prepared.ts";
 
@@ -12,7 +13,7 @@ import type { Kept, Prepared } from "./prepared.ts";
 export type RowTest = { wholeMask: number; upper: number; nameFirst: number; nameMask: number; nameless: boolean; fits: Uint8Array | null };
 
 /** The rows of one search's passes, as sortOut leaves them: the last pass's in chunks, each ascending. */
-export type Sorted = { first: Int32Array; later: Int32Array; last: Int32Array[] };
+export type Sorted = { first: Int32Array; later: Int32Array; last: Chunk[] };
 
 // Where sortOut writes; reused between searches, copied out at the length found.
 let toFirst = new Int32Array(0);
@@ -20,24 +21,65 @@ let toLater = new Int32Array(0);
 let toLast = new Int32Array(0);
 
 /**
- * Sorts the rows of `sources` (every row when null) holding the query's characters into the three
+ * Sorts the rows of `sources` holding the query's characters into the three
  * passes: the basename holds the name part's characters and starts with the first (`first`); it
  * holds them, or for a query ending in `/` the entry is a directory (`later`); the rest (`last`). Each comes out in ascending order (several sources are merged first), which is the
  * order a pass stops early in. Without a branch on the data: which way a row goes is as good as
  * random to the processor, and a mispredicted branch a row cost several times the rest of the scan.
  */
-export function sortOut(rows: Rows, test: RowTest, sources: readonly Int32Array[] | null): Sorted {
-  const chunks = sources?.filter((chunk) => chunk.length > 0) ?? null;
-  const total = chunks ? chunks.reduce((n, chunk) => n + chunk.length, 0) : rows.idOf.length;
-  if (toFirst.length < total) {
-    toFirst = new Int32Array(total);
-    toLater = new Int32Array(total);
-    toLast = new Int32Array(total);
-  }
+export function sortOut(rows: Rows, test: RowTest, sources: readonly Int32Array[]): Sorted {
+  const chunks = sources.filter((chunk) => chunk.length > 0);
+  const total = chunks.reduce((n, chunk) => n + chunk.length, 0);
+  grow(total);
   const counts = { f: 0, l: 0, r: 0 };
-  const merged = chunks && chunks.length > 1 ? mergeRows(chunks, total, rows.idOf.length) : (chunks?.[0] ?? new Int32Array(0));
-  sortRows(rows, test, chunks ? merged : null, total, counts);
-  const last: Int32Array[] = [toLast.slice(0, counts.r)];
+  const merged = chunks.length > 1 ? mergeRows(chunks, total, rows.idOf.length) : (chunks[0] ?? new Int32Array(0));
+  sortRows(rows, test, merged, counts);
+  return fitted(rows, test, counts, [toLast.slice(0, counts.r)]);
+}
+
+/**
+ * Sorts the rows of `sources` (every row when null) as {@link sortOut} does, or, when they are
+ * many, by the bitsets of the query's characters (see char-bits.ts): the sources made a bitset,
+ * ANDed with the characters' bitsets, and only the rows holding them all read (in ascending order,
+ * where reading rows one by one from a list jumps about the memory); the last pass's rows then
+ * come out as a bitset.
+ */
+export function sortAny(rows: Rows, test: RowTest, sources: readonly Chunk[] | null): Sorted {
+  if (!sources) return sortByBits(rows, test, null);
+  const lists = sources.filter((chunk): chunk is Int32Array => !(chunk instanceof BitRows));
+  const total = lists.reduce((n, chunk) => n + chunk.length, 0);
+  if (lists.length === sources.length && total <= rows.idOf.length >>> LIST_SHARE) return sortOut(rows, test, lists);
+  return sortByBits(rows, test, bitsOf(sources, rows.bits.words));
+}
+
+/** Up to this share of the list (1 / 2^n), reading the rows of a list costs less than the bitsets. */
+const LIST_SHARE = 6;
+
+/** The rows of `chunks` as one bitset. */
+function bitsOf(chunks: readonly Chunk[], words: number): Int32Array {
+  const set = new Int32Array(words);
+  for (const chunk of chunks) {
+    if (chunk instanceof BitRows) {
+      for (let w = 0; w < words; w++) set[w] = (set[w] ?? 0) | (chunk.set[w] ?? 0);
+      continue;
+    }
+    for (let i = 0; i < chunk.length; i++) {
+      const row = chunk[i] ?? 0;
+      set[row >>> 5] = (set[row >>> 5] ?? 0) | (1 << (row & 31));
+    }
+  }
+  return set;
+}
+
+function grow(total: number): void {
+  if (toFirst.length >= total) return;
+  toFirst = new Int32Array(total);
+  toLater = new Int32Array(total);
+  toLast = new Int32Array(total);
+}
+
+/** The sorted rows, those of the first two passes whose directory does not fit the query's directory part sent to the last. */
+function fitted(rows: Rows, test: RowTest, counts: { f: number; l: number }, last: Chunk[]): Sorted {
   if (test.fits) {
     const first = keepFitting(rows, test.fits, toFirst, counts.f);
     const later = keepFitting(rows, test.fits, toLater, counts.l);
@@ -47,6 +89,45 @@ export function sortOut(rows: Rows, test: RowTest, sources: readonly Int32Array[
   }
   return { first: toFirst.slice(0, counts.f), later: toLater.slice(0, counts.l), last };
 }
+
+/** The rows (of `within`, else every row) holding the query's characters into the passes, by the bitsets: the first two listed, the last a bitset. */
+function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null): Sorted {
+  const n = rows.idOf.length;
+  const { bits, baseFirst, folderOf, upperMask } = rows;
+  const held = rowsHolding(bits, bits.path, test.wholeMask, n);
+  if (within) for (let w = 0; w < held.length; w++) held[w] = (held[w] ?? 0) & (within[w] ?? 0);
+  const inBase = test.nameless ? bits.dirs : rowsHolding(bits, bits.base, test.nameMask, n);
+  const first = test.nameless ? -1 : test.nameFirst;
+  const upper = test.upper;
+  // Null for a query without a directory part: every directory fits.
+  const fits = test.fits;
+  grow(n);
+  const [outFirst, outLater] = [toFirst, toLater];
+  let f = 0;
+  let l = 0;
+  for (let w = 0; w < held.length; w++) {
+    const h = held[w] ?? 0;
+    if (h === 0) continue;
+    const both = h & (inBase[w] ?? 0);
+    let misfits = 0;
+    for (let m = both; m !== 0; m &= m - 1) {
+      const bit = m & -m;
+      const row = (w << 5) | (31 - Math.clz32(bit));
+      const ok = upper === 0 ? 1 : isZero(((upperMask[row] ?? 0) & upper) ^ upper);
+      // A row whose directory does not hold the query's directory part goes to the last pass.
+      const fit = fits ? (fits[(folderOf[row] ?? 0) + 1] ?? 0) : 1;
+      misfits |= bit & -(ok & (fit ^ 1));
+      const isFirst = ok & fit & isZero((baseFirst[row] ?? 0) ^ first);
+      outFirst[f] = row;
+      f += isFirst;
+      outLater[l] = row;
+      l += ok & fit & (isFirst ^ 1);
+    }
+    held[w] = (h & ~both) | misfits;
+  }
+  return { first: toFirst.slice(0, f), later: toLater.slice(0, l), last: [new BitRows(held)] };
+}
+
 
 /** The rows of disjoint ascending chunks in one ascending list: marked, then gathered in one scan. */
 function mergeRows(chunks: readonly Int32Array[], total: number, count: number): Int32Array {
@@ -61,7 +142,7 @@ function mergeRows(chunks: readonly Int32Array[], total: number, count: number):
   return out.subarray(0, k);
 }
 
-function sortRows(table: Rows, test: RowTest, rows: Int32Array | null, total: number, counts: { f: number; l: number; r: number }): void {
+function sortRows(table: Rows, test: RowTest, rows: Int32Array, counts: { f: number; l: number; r: number }): void {
   const { mask, upperMask, baseFirst, baseMask, dirs } = table;
   const { wholeMask, upper, nameFirst } = test;
   const nameless = test.nameless ? 1 : 0;
@@ -71,8 +152,8 @@ function sortRows(table: Rows, test: RowTest, rows: Int32Array | null, total: nu
   // Locals: the loop does not reload module variables.
   const [outFirst, outLater, outLast] = [toFirst, toLater, toLast];
   let { f, l, r } = counts;
-  for (let s = 0; s < total; s++) {
-    const id = rows ? (rows[s] ?? 0) : s;
+  for (let s = 0; s < rows.length; s++) {
+    const id = rows[s] ?? 0;
     const held = isZero((((mask[id] ?? 0) & wholeMask) ^ wholeMask) | (((upperMask[id] ?? 0) & upper) ^ upper));
     const inBase = isZero((((baseMask[id] ?? 0) & nameMask) ^ nameMask) | (((dirs[id] ?? 0) ^ 1) & nameless));
     const isFirst = held & inBase & isZero((baseFirst[id] ?? 0) ^ first);

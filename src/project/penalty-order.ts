@@ -1,5 +1,7 @@
-import type { Prepared } from "./prepared.ts";
-import type { Rows } from "./rows.ts";
+import { startMaskOf } from "./align.ts";
+import { charBitsOf } from "./char-bits.ts";
+import { charBit, type Prepared } from "./prepared.ts";
+import { BASE, BASE_MASK, FIRST, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, type Rows, STARTS, STRIDE, WIDE } from "./rows.ts";
 
 export type { Rows } from "./rows.ts";
 
@@ -44,24 +46,31 @@ export function orderRows(prep: Prepared): Rows {
   };
   const rows = {
     idOf,
-    penalty: new Float64Array(n),
     dirs: pick(prep.dirs, new Uint8Array(n)),
     base: pick(prep.base, new Int32Array(n)),
     length: pick(prep.length, new Int32Array(n)),
     baseFirst: pick(prep.baseFirst, new Uint16Array(n)),
     mask: pick(prep.mask, new Int32Array(n)),
     baseMask: pick(prep.baseMask, new Int32Array(n)),
-    startMask: pick(prep.startMask, new Int32Array(n)),
     upperMask: pick(prep.upperMask, new Int32Array(n)),
     folderOf: pick(prep.folderOf, new Int32Array(n)),
   };
   let bytes = 0;
+  for (let row = 0; row < n; row++) bytes += (rows.length[row] ?? 0) - (rows.base[row] ?? 0);
+  const { nameAt, names, namesOrig, wide, pairs, wordStarts } = namesOf(prep, rows, bytes);
+  const packed = new Int32Array(n * STRIDE);
   for (let row = 0; row < n; row++) {
-    const len = rows.length[row] ?? 0;
-    rows.penalty[row] = PER_BASENAME_CHAR * (len - (rows.base[row] ?? 0)) + PER_PATH_CHAR * len;
-    bytes += len - (rows.base[row] ?? 0);
+    const at = row * STRIDE;
+    packed[at + BASE] = rows.base[row] ?? 0;
+    packed[at + LENGTH] = rows.length[row] ?? 0;
+    packed[at + FIRST] = (rows.baseFirst[row] ?? 0) | (rows.dirs[row] === 1 ? IS_DIR : 0) | (wide[row] === 1 ? WIDE : 0);
+    packed[at + BASE_MASK] = rows.baseMask[row] ?? 0;
+    packed[at + STARTS] = wordStarts[row] ?? 0;
+    packed[at + PAIRS] = pairs[row] ?? 0;
+    packed[at + NAME_AT] = nameAt[row] ?? 0;
+    packed[at + FOLDER] = rows.folderOf[row] ?? 0;
   }
-  return { ...rows, ...namesOf(prep, rows, bytes) };
+  return { ...rows, packed, names, namesOrig, bits: charBitsOf(rows.mask, rows.baseMask, rows.dirs) };
 }
 
 /** The basenames' bytes in row order: read in the list's own order (its strings lie in memory about that way), written where each row's go. */
@@ -77,6 +86,8 @@ function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; len
   const namesOrig = new Uint8Array(bytes);
   const wide = new Uint8Array(n);
   const pairs = new Int32Array(n);
+  // Made here, by the first search, rather than while the list is prepared: the index is ready sooner.
+  const wordStarts = new Int32Array(n);
   const { base, lower, paths } = prep;
   for (let id = 0; id < n; id++) {
     const row = rowOf[id] ?? 0;
@@ -95,6 +106,7 @@ function namesOf(prep: Prepared, rows: { idOf: Int32Array; base: Int32Array; len
       before = lowered;
     }
     pairs[row] = wide[row] === 1 ? -1 : bits;
+    wordStarts[row] = startMaskOf(orig, base[id] ?? 0, orig.length, charBit);
   }
-  return { nameAt, names, namesOrig, wide, pairs };
+  return { nameAt, names, namesOrig, wide, pairs, wordStarts };
 }

@@ -1,4 +1,4 @@
-import { startMaskOf } from "./align.ts";
+import type { Chunk } from "./char-bits.ts";
 import type { Rows } from "./rows.ts";
 
 /**
@@ -22,8 +22,6 @@ export type Prepared = {
   readonly baseFirst: Uint16Array;
   readonly mask: Int32Array;
   readonly baseMask: Int32Array;
-  /** The characters that start a word in each basename (see startMaskOf): bounds its best score. */
-  readonly startMask: Int32Array;
   /** The uppercase letters of each path, for a case-sensitive query (smart case). */
   readonly upperMask: Int32Array;
   /**
@@ -40,6 +38,13 @@ export type Prepared = {
    */
   readonly folderParent: Int32Array;
   /**
+   * What each directory's path adds to its parent's (its own name, after a `/` unless at the top),
+   * lowercased and as written, as UTF-16 units from folderNames.at[folder] to at[folder + 1]:
+   * written as the directories are met, where their paths are at hand, and read by dir-part.ts
+   * instead of the directories' strings (slices of the listed paths, slow to read).
+   */
+  readonly folderNames: FolderNames;
+  /**
    * Candidate sets of the last queries typed, each extending the one before it: a query that
    * extends one of them only has to look at that one's candidates.
    */
@@ -53,10 +58,10 @@ export type Prepared = {
 /**
  * The rows a query kept as candidates (every match among them), by the pass of the search that
  * reads them (see fuzzy.ts), each a list of chunks of rows (positions in `rows`, ascending within a
- * chunk): a pass the search did not need hands its rows on
+ * chunk; the last pass's may be a bitset): a pass the search did not need hands its rows on
  * unread, and a query typed after it reads them only if it needs that pass.
  */
-export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Int32Array[] };
+export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Chunk[] };
 
 /**
  * For one directory part of a query with `/`, matched case-sensitively or not (the whole query
@@ -65,6 +70,8 @@ export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Int32Array[
  * not yet known).
  */
 export type DirPart = { query: string; sensitive: boolean; done: Int32Array; fits: Uint8Array; scores: Float64Array };
+
+export type FolderNames = { at: Int32Array; lower: Uint16Array; orig: Uint16Array };
 
 /** Prepares `paths` (with `dirs[i]` 1 for a directory) for {@link rank} in fuzzy.ts. */
 export function prepare(paths: readonly string[], dirs: Uint8Array): Prepared {
@@ -88,13 +95,15 @@ export class PreparedBuilder {
   private baseFirst: Uint16Array;
   private mask: Int32Array;
   private baseMask: Int32Array;
-  private startMask: Int32Array;
   private upperMask: Int32Array;
   private folderOf: Int32Array;
   private readonly folders: string[] = [];
   private readonly foldersLower: string[] = [];
   private readonly folderParents: number[] = [];
   private readonly folderIds = new Map<string, number>();
+  private namesAt: number[] = [0];
+  private namesLower = new Uint16Array(1024);
+  private namesOrig = new Uint16Array(1024);
   private lastFolder = "";
   private lastFolderId = -1;
 
@@ -106,7 +115,6 @@ export class PreparedBuilder {
     this.baseFirst = new Uint16Array(n);
     this.mask = new Int32Array(n);
     this.baseMask = new Int32Array(n);
-    this.startMask = new Int32Array(n);
     this.upperMask = new Int32Array(n);
     this.folderOf = new Int32Array(n);
   }
@@ -153,7 +161,6 @@ export class PreparedBuilder {
     this.baseFirst[i] = low.charCodeAt(base) || 0;
     this.mask[i] = bits;
     this.upperMask[i] = upper;
-    this.startMask[i] = startMaskOf(path, base, path.length, charBit);
     this.folderOf[i] = this.folderId(path, base - 1);
   }
 
@@ -170,12 +177,12 @@ export class PreparedBuilder {
       baseFirst: this.baseFirst.subarray(0, n),
       mask: this.mask.subarray(0, n),
       baseMask: this.baseMask.subarray(0, n),
-      startMask: this.startMask.subarray(0, n),
       upperMask: this.upperMask.subarray(0, n),
       folderOf: this.folderOf.subarray(0, n),
       folders: this.folders,
       foldersLower: this.foldersLower,
       folderParent: Int32Array.from(this.folderParents),
+      folderNames: { at: Int32Array.from(this.namesAt), lower: this.namesLower, orig: this.namesOrig },
       trail: [],
       dirPart: null,
       rows: null,
@@ -202,10 +209,33 @@ export class PreparedBuilder {
     const parent = cut > 0 ? this.idOfFolder(folder.slice(0, cut)) : -1;
     const id = this.folders.length;
     this.folderIds.set(folder, id);
+    const lower = lowercase(folder);
     this.folders.push(folder);
-    this.foldersLower.push(lowercase(folder));
+    this.foldersLower.push(lower);
     this.folderParents.push(parent);
+    this.addFolderName(folder, lower, Math.max(0, cut));
     return id;
+  }
+
+  /** Appends folder[from..] to folderNames, lowercased and as written. */
+  private addFolderName(folder: string, lower: string, from: number): void {
+    const at = this.namesAt[this.namesAt.length - 1] ?? 0;
+    const end = at + folder.length - from;
+    if (end > this.namesLower.length) {
+      const size = Math.max(end, 2 * this.namesLower.length);
+      const grown = (old: Uint16Array) => {
+        const next = new Uint16Array(size);
+        next.set(old);
+        return next;
+      };
+      this.namesLower = grown(this.namesLower);
+      this.namesOrig = grown(this.namesOrig);
+    }
+    for (let i = from, k = at; i < folder.length; i++, k++) {
+      this.namesOrig[k] = folder.charCodeAt(i);
+      this.namesLower[k] = lower.charCodeAt(i);
+    }
+    this.namesAt.push(end);
   }
 
   private grow(): void {
@@ -221,7 +251,6 @@ export class PreparedBuilder {
     this.baseFirst = grown(this.baseFirst, (k) => new Uint16Array(k));
     this.mask = grown(this.mask, (k) => new Int32Array(k));
     this.baseMask = grown(this.baseMask, (k) => new Int32Array(k));
-    this.startMask = grown(this.startMask, (k) => new Int32Array(k));
     this.upperMask = grown(this.upperMask, (k) => new Int32Array(k));
     this.folderOf = grown(this.folderOf, (k) => new Int32Array(k));
   }

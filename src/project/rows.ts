@@ -1,3 +1,5 @@
+import type { CharBits } from "./char-bits.ts";
+
 /**
  * The prepared list's per-row fields again, ordered by what length costs a row (its penalty),
  * cheapest first. A search reads its candidates in this order, so that once the best a row could
@@ -7,26 +9,44 @@
  */
 export type Rows = {
   readonly idOf: Int32Array;
-  /** PER_BASENAME_CHAR × the basename's length + PER_PATH_CHAR × the path's: never decreasing. */
-  readonly penalty: Float64Array;
+  /**
+   * What the first two passes read of a row, STRIDE numbers a row side by side (the fields at
+   * the offsets below): a row they read is then one cache line, where ten arrays were ten, since
+   * the rows a pass reads lie scattered over the list.
+   */
+  readonly packed: Int32Array;
   readonly dirs: Uint8Array;
   readonly base: Int32Array;
   readonly length: Int32Array;
   readonly baseFirst: Uint16Array;
   readonly mask: Int32Array;
   readonly baseMask: Int32Array;
-  readonly startMask: Int32Array;
   readonly upperMask: Int32Array;
   readonly folderOf: Int32Array;
   /**
    * Each basename's bytes lowercased (`names`) and as written (`namesOrig`), row after row, from
-   * nameAt[row] to nameAt[row + 1]: a pass reads them in its own order instead of the scattered
-   * strings. `wide` marks a basename with a character past ASCII, left out (the strings serve).
+   * the row's NAME_AT for its basename's length: a pass reads them in its own order instead of the
+   * scattered strings. WIDE marks a basename with a character past ASCII, left out (the strings serve).
    */
-  readonly nameAt: Int32Array;
   readonly names: Uint8Array;
   readonly namesOrig: Uint8Array;
-  readonly wide: Uint8Array;
-  /** A bit (pairBit) for each two characters side by side in the basename, lowercased; every bit for a wide one. */
-  readonly pairs: Int32Array;
+  /** Which rows hold each character (see char-bits.ts). */
+  readonly bits: CharBits;
 };
+
+/** Numbers a row in Rows.packed, and where each field lies among them. */
+export const STRIDE = 8;
+export const BASE = 0;
+export const LENGTH = 1;
+/** The basename's first character (lowercased) in the low 16 bits, and the flags above. */
+export const FIRST = 2;
+export const FIRST_CHAR = 0xffff;
+export const IS_DIR = 1 << 16;
+export const WIDE = 1 << 17;
+export const BASE_MASK = 3;
+/** The characters that start a word in the basename (see startMaskOf): bounds its best score. */
+export const STARTS = 4;
+/** A bit (pairBit) for each two characters side by side in the basename, lowercased; every bit for a wide one. */
+export const PAIRS = 5;
+export const NAME_AT = 6;
+export const FOLDER = 7;
