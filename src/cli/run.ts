@@ -7,7 +7,7 @@ import { actionResult } from "../transcript/action-result.ts";
 import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";
-import { Effort, Mode } from "../config/schema.ts";
+import { Effort, Mode } from "../config/modes.ts";
 import { approveAll, nobody } from "../engine/interaction.ts";
 import { createEngine } from "../app/start-engine.ts";
 import { errorMessage, UserError } from "../errors.ts";

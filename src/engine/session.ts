@@ -1,5 +1,5 @@
 import type { EventOf, SessionBus } from "../bus/index.ts";
-import { Effort, Mode } from "../config/schema.ts";
+import { Effort, Mode } from "../config/modes.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";

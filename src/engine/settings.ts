@@ -1,5 +1,5 @@
 import type { SessionBus } from "../bus/index.ts";
-import { Effort, Mode } from "../config/schema.ts";
+import { Effort, Mode } from "../config/modes.ts";
 import { UserError } from "../errors.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { cappedMode } from "./mode-cap.ts";

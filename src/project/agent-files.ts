@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { EFFORTS, type Effort } from "../config/schema.ts";
+import { EFFORTS } from "../config/key-values.ts";
+import type { Effort } from "../config/modes.ts";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
 import { lembasToolName } from "./claude-tool-names.ts";

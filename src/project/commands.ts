@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { Effort, Mode } from "../config/schema.ts";
+import { Effort, Mode } from "../config/modes.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 import { firstLine, listDir } from "./definition-dirs.ts";
 import { findSkills } from "./skills.ts";

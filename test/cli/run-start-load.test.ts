@@ -48,6 +48,8 @@ test("what only some runs need is not loaded before the first request", () => {
   for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
+  // config.yaml's schema: a well-formed file is read without it (config/fast-read.ts).
+  for (const path of ["config/schema.ts", "config/validate.ts", "config/keys.ts", "config/permissions-schema.ts"]) expect([path, ours(path)]).toEqual([path, false]);
   expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
 });
 
