@@ -7,7 +7,8 @@ import { actionResult } from "../transcript/action-result.ts";
 import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";
-import { Effort, Mode } from "../config/modes.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
+import type { Effort, Mode } from "../config/modes.ts";
 import { approveAll, nobody } from "../engine/interaction.ts";
 import { createEngine } from "../app/start-engine.ts";
 import { errorMessage, UserError } from "../errors.ts";
@@ -69,10 +70,8 @@ type Ran = { answer: TurnAnswer; sessionId: string | null };
 
 /** Starts (or opens) the session and runs the one turn; what it answered and the session kept, if one is. */
 async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally): Promise<Ran> {
-  const mode = args.mode === undefined ? undefined : Mode.safeParse(args.mode);
-  if (mode && !mode.success) throw new UserError(`--mode must be one of ${Mode.options.join(", ")}`, 2);
-  const effort = args.effort === undefined ? undefined : Effort.safeParse(args.effort);
-  if (effort && !effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
+  const mode = oneOf(MODES, args.mode, "--mode");
+  const effort = oneOf(EFFORTS, args.effort, "--effort");
   if (args.format !== "text" && args.format !== "json") throw new UserError("--format must be text or json", 2);
   const blocks = await promptBlocks(args.prompt);
 
@@ -83,12 +82,12 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
   if (args.fork && !existing) throw new UserError("--fork forks the session --session or -c names: say which", 2);
   const session = existing
-    ? await continueSession(engine, args.fork ? engine.fork(existing, null, { origin: "run" }).id : existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })
+    ? await continueSession(engine, args.fork ? engine.fork(existing, null, { origin: "run" }).id : existing, { ...(mode ? { mode } : {}), ...(args.model ? { model: args.model } : {}), ...(effort ? { effort } : {}) })
     : await engine.create({
         cwd,
-        ...(mode?.success ? { mode: mode.data } : {}),
+        ...(mode ? { mode } : {}),
         ...(args.model ? { model: args.model } : {}),
-        ...(effort?.success ? { effort: effort.data } : {}),
+        ...(effort ? { effort } : {}),
         origin: "run",
       });
   const turnId = newTurnId();
@@ -161,6 +160,13 @@ function shellWord(word: string): string {
 
 function writeResult(result: RunResult): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+/** A flag's value among its names (--mode, --effort), or undefined when it is not given. */
+function oneOf<T extends string>(names: readonly T[], value: string | undefined, flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!isOneOf(names, value)) throw new UserError(`${flag} must be one of ${names.join(", ")}`, 2);
+  return value;
 }
 
 async function continueSession(engine: Engine, id: string, change: { mode?: Mode; model?: string; effort?: Effort }): Promise<Session> {

@@ -7,8 +7,7 @@ import { lazily } from "../lazy.ts";
 
 /** The hook events lembas runs, by Claude Code's names (README "Hooks"). */
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "SessionEnd", "PreCompact", "Notification"] as const;
-export const HookEvent = z.enum(HOOK_EVENTS);
-export type HookEvent = z.infer<typeof HookEvent>;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** One hook: a command line run through the shell, with its time limit in seconds (Claude Code's shape). */
 const hookCommandSchema = lazily(() =>
@@ -40,7 +39,7 @@ export const hookGroupSchema = lazily(() =>
 export type HookGroup = z.infer<ReturnType<typeof hookGroupSchema>>;
 
 /** Claude Code's `hooks`: each event names groups of hooks. */
-export const hooksSchema = lazily(() => z.partialRecord(HookEvent, z.array(hookGroupSchema())));
+export const hooksSchema = lazily(() => z.partialRecord(z.enum(HOOK_EVENTS), z.array(hookGroupSchema())));
 export type HooksConfig = z.infer<ReturnType<typeof hooksSchema>>;
 
 function validMatcher(matcher: string): boolean {

@@ -1,12 +1,14 @@
 import { z } from "zod";
-import { EFFORTS, MODES } from "./key-values.ts";
+import { lazily } from "../lazy.ts";
+import { EFFORTS, type EffortName, MODES, type ModeName } from "./key-values.ts";
 
-// The mode's and the effort's schemas apart from config.yaml's: the engine and `lembas run` check
-// these on every start, where config.yaml's own schema is built only for a file the fast reader
-// does not take (config/fast-read.ts).
+// The mode and the effort for what runs on every start (the engine, `lembas run`): their names are
+// checked with key-values.ts's isOneOf, and their zod enums, for a schema that holds one, are made
+// on first use. config.yaml's own schema (config/schema.ts) is built only for a file the fast
+// reader does not take (config/fast-read.ts).
 
-export const Mode = z.enum(MODES);
-export type Mode = z.infer<typeof Mode>;
+export type Mode = ModeName;
+export type Effort = EffortName;
 
-export const Effort = z.enum(EFFORTS);
-export type Effort = z.infer<typeof Effort>;
+export const modeSchema = lazily(() => z.enum(MODES));
+export const effortSchema = lazily(() => z.enum(EFFORTS));

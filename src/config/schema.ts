@@ -3,10 +3,17 @@ import { PermissionsConfig } from "./permissions-schema.ts";
 import { PERSONALITY_NAMES } from "./personalities.ts";
 import { EFFORTS, MODES, THEME_NAMES } from "./key-values.ts";
 import { lazily } from "../lazy.ts";
-import { Effort, Mode } from "./modes.ts";
-import { HOOK_EVENTS, HookEvent, hookGroupSchema, hooksSchema, type HookGroup, type HooksConfig } from "./hook-schemas.ts";
+import { HOOK_EVENTS, hookGroupSchema, hooksSchema, type HookGroup, type HooksConfig } from "./hook-schemas.ts";
 
-export { EFFORTS, MODES, THEME_NAMES, Effort, Mode, HOOK_EVENTS, HookEvent, hookGroupSchema, hooksSchema, type HookGroup, type HooksConfig };
+export { EFFORTS, MODES, THEME_NAMES, HOOK_EVENTS, hookGroupSchema, hooksSchema, type HookGroup, type HooksConfig };
+export const Mode = z.enum(MODES);
+export type Mode = z.infer<typeof Mode>;
+
+export const Effort = z.enum(EFFORTS);
+export type Effort = z.infer<typeof Effort>;
+
+export const HookEvent = z.enum(HOOK_EVENTS);
+export type HookEvent = z.infer<typeof HookEvent>;
 
 /** The terminal's colours (lembas in a terminal; /theme changes it). */
 export const ThemeSetting = z.enum(THEME_NAMES);
