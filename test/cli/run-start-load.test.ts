@@ -65,3 +65,14 @@ test("no module loaded before the first request imports one of Node's costly mod
   }
   expect(importing).toEqual([]);
 });
+
+test("no module loaded before the first request touches process.stdin, stdout or stderr", () => {
+  // Their first touch (even of .isTTY) loads Node's streams: about 18 ms and 9 MB of a one-shot (cli/plain-out.ts).
+  const touching: string[] = [];
+  for (const file of loaded) {
+    if (!file.includes("/src/") || !file.endsWith(".ts")) continue;
+    const source = readFileSync(file, "utf8").replace(/^\s*(\/\/|\*).*$/gm, "");
+    if (/\bprocess\.std(in|out|err)\b/.test(source)) touching.push(file.replace(/.*\/src\//, "src/"));
+  }
+  expect(touching).toEqual([]);
+});
