@@ -8,7 +8,7 @@ import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";
 import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
-import type { Effort, Mode } from "../config/modes.ts";
+import type { Effort, Mode } from "../config/mode-effort.ts";
 import { approveAll, nobody } from "../engine/interaction.ts";
 import { createEngine } from "../app/start-engine.ts";
 import { errorMessage, UserError } from "../errors.ts";

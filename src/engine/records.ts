@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modeSchema } from "../config/modes.ts";
+import { modeSchema } from "../config/mode-effort.ts";
 import { lazily } from "../lazy.ts";
 
 /** The most of a resource's text kept in a ShownBlock (UTF-16 code units): a session's records stay bounded by what the model was sent. */

@@ -1,6 +1,6 @@
 import type { EventOf, SessionBus } from "../bus/index.ts";
 import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
-import type { Effort, Mode } from "../config/modes.ts";
+import type { Effort, Mode } from "../config/mode-effort.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";

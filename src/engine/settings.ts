@@ -1,6 +1,6 @@
 import type { SessionBus } from "../bus/index.ts";
 import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
-import type { Effort, Mode } from "../config/modes.ts";
+import type { Effort, Mode } from "../config/mode-effort.ts";
 import { UserError } from "../errors.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { cappedMode } from "./mode-cap.ts";

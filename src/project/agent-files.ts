@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { z } from "zod";
 import { lazily } from "../lazy.ts";
 import { EFFORTS } from "../config/key-values.ts";
-import type { Effort } from "../config/modes.ts";
+import type { Effort } from "../config/mode-effort.ts";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
 import { lembasToolName } from "./claude-tool-names.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { type Effort, effortSchema, type Mode, modeSchema } from "../config/modes.ts";
+import { type Effort, effortSchema, type Mode, modeSchema } from "../config/mode-effort.ts";
 import { lazily } from "../lazy.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 import { firstLine, listDir } from "./definition-dirs.ts";
