@@ -2,6 +2,7 @@ import { ConfigError } from "../config/errors.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { UserError } from "../errors.ts";
 import { storeFailure } from "../store/db.ts";
+import { isTerminal } from "./plain-out.ts";
 
 /**
  * One line on stderr for anything a person can fix; a stack only for what is truly a bug. A
@@ -16,7 +17,7 @@ export function report(error: unknown, dbFile = resolvePaths(process.env).dbFile
 
 /** A message may quote text with colours (a server's error, say): at a pipe, a file or with NO_COLOR they are taken out. */
 function plainForPipe(line: string): string {
-  return process.stderr.isTTY && process.env.NO_COLOR === undefined ? line : Bun.stripANSI(line);
+  return isTerminal(2) && process.env.NO_COLOR === undefined ? line : Bun.stripANSI(line);
 }
 
 function describe(error: unknown, dbFile: string): { message: string; exitCode: number } {

@@ -7,7 +7,8 @@ import { actionResult } from "../transcript/action-result.ts";
 import { devicePlace, enterPrompt } from "../front/prompt.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions } from "../store/sessions.ts";
-import { Effort, Mode } from "../config/schema.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
+import type { Effort, Mode } from "../config/mode-effort.ts";
 import { approveAll, nobody } from "../engine/interaction.ts";
 import { createEngine } from "../app/start-engine.ts";
 import { errorMessage, UserError } from "../errors.ts";
@@ -17,6 +18,7 @@ import { readStdin, stdinPiped } from "./stdin.ts";
 import { type Interruption, interruption } from "./interrupt.ts";
 import { createContext } from "../app/context.ts";
 import { optionGiven } from "./args.ts";
+import { isTerminal, plainOut } from "./plain-out.ts";
 import { makePrinter } from "./print.ts";
 import { realOr } from "../real-path.ts";
 
@@ -46,7 +48,7 @@ export default defineCommand({
     // First of all: a Ctrl-C during start-up (reading stdin, reaching the model) ends the run too.
     const interrupt = interruption(() => {
       if (json) writeResult(tally.result({ cancelled: true, sessionId: null }));
-      process.stderr.write("lembas: cancelled\n");
+      plainOut(2).write("lembas: cancelled\n");
     });
     let ran: Ran;
     try {
@@ -58,6 +60,7 @@ export default defineCommand({
       interrupt.remove();
     }
     if (json) writeResult(tally.result(ran));
+    await plainOut(1).drained();
     const { answer } = ran;
     if (answer.error) throw new UserError(answer.error, 1);
     if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);
@@ -69,10 +72,8 @@ type Ran = { answer: TurnAnswer; sessionId: string | null };
 
 /** Starts (or opens) the session and runs the one turn; what it answered and the session kept, if one is. */
 async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally): Promise<Ran> {
-  const mode = args.mode === undefined ? undefined : Mode.safeParse(args.mode);
-  if (mode && !mode.success) throw new UserError(`--mode must be one of ${Mode.options.join(", ")}`, 2);
-  const effort = args.effort === undefined ? undefined : Effort.safeParse(args.effort);
-  if (effort && !effort.success) throw new UserError(`--effort must be one of ${Effort.options.join(", ")}`, 2);
+  const mode = oneOf(MODES, args.mode, "--mode");
+  const effort = oneOf(EFFORTS, args.effort, "--effort");
   if (args.format !== "text" && args.format !== "json") throw new UserError("--format must be text or json", 2);
   const blocks = await promptBlocks(args.prompt);
 
@@ -83,19 +84,21 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   const existing = args.session ?? (args.continue ? latestSessionIn(ctx.db(), cwd) : undefined);
   if (args.fork && !existing) throw new UserError("--fork forks the session --session or -c names: say which", 2);
   const session = existing
-    ? await continueSession(engine, args.fork ? engine.fork(existing, null, { origin: "run" }).id : existing, { ...(mode?.success ? { mode: mode.data } : {}), ...(args.model ? { model: args.model } : {}), ...(effort?.success ? { effort: effort.data } : {}) })
+    ? await continueSession(engine, args.fork ? engine.fork(existing, null, { origin: "run" }).id : existing, { ...(mode ? { mode } : {}), ...(args.model ? { model: args.model } : {}), ...(effort ? { effort } : {}) })
     : await engine.create({
         cwd,
-        ...(mode?.success ? { mode: mode.data } : {}),
+        ...(mode ? { mode } : {}),
         ...(args.model ? { model: args.model } : {}),
-        ...(effort?.success ? { effort: effort.data } : {}),
+        ...(effort ? { effort } : {}),
         origin: "run",
       });
   const turnId = newTurnId();
   interrupt.hold(session, turnId);
   for (const notice of models.takeNotices()) console.error(`lembas: ${notice}`);
   const json = args.format === "json";
-  const printer = makePrinter(json ? "json" : "text");
+  const stdout = plainOut(1);
+  const stderr = plainOut(2);
+  const printer = makePrinter(json ? "json" : "text", { stdout, stderr });
   printer.event(session.info());
   session.bus.subscribe((event) => {
     tally.see(event);
@@ -104,7 +107,7 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
     printer.event(event);
   });
   // The terminal's questions (and node:readline) are loaded only where they can be asked.
-  session.interaction = printer.around(args.yes ? approveAll() : process.stdin.isTTY ? (await import("./ask.ts")).terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal"));
+  session.interaction = printer.around(args.yes ? approveAll() : isTerminal(0) ? (await import("./ask.ts")).terminalInteraction() : nobody("not interactive: run with --yes to approve, or at a terminal"));
 
   let answer: TurnAnswer;
   try {
@@ -123,8 +126,9 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   dropReads();
   printer.end();
   const action = actionResult(answer);
-  if (action && !action.failed && !json && answer.command !== "compact") process.stderr.write(`lembas: ${action.line}\n`);
-  if (kept && !json) process.stderr.write(`${continueLine(session.id, args.cwd)}\n`);
+  if (action && !action.failed && !json && answer.command !== "compact") stderr.write(`lembas: ${action.line}\n`);
+  if (kept && !json) stderr.write(`${continueLine(session.id, args.cwd)}\n`);
+  await Promise.all([stdout.drained(), stderr.drained()]);
   return { answer, sessionId: kept ? session.id : null };
 }
 
@@ -135,7 +139,7 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
 async function promptBlocks(prompt: string): Promise<Block[]> {
   const empty = "the prompt is empty: say what to do, as in lembas run \"fix the failing test\"";
   if (prompt === "-") {
-    if (process.stdin.isTTY) process.stderr.write("lembas: type the prompt, then Ctrl-D on a line of its own\n");
+    if (isTerminal(0)) plainOut(2).write("lembas: type the prompt, then Ctrl-D on a line of its own\n");
     // echo's newline is not part of the prompt.
     const text = (await readStdin()).trimEnd();
     if (!text.trim()) throw new UserError(`${empty}, or pipe it in: echo "fix it" | lembas run -`, 2);
@@ -160,7 +164,14 @@ function shellWord(word: string): string {
 }
 
 function writeResult(result: RunResult): void {
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  plainOut(1).write(`${JSON.stringify(result)}\n`);
+}
+
+/** A flag's value among its names (--mode, --effort), or undefined when it is not given. */
+function oneOf<T extends string>(names: readonly T[], value: string | undefined, flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (!isOneOf(names, value)) throw new UserError(`${flag} must be one of ${names.join(", ")}`, 2);
+  return value;
 }
 
 async function continueSession(engine: Engine, id: string, change: { mode?: Mode; model?: string; effort?: Effort }): Promise<Session> {

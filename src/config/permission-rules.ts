@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * Permission rules in Claude Code's shape: a tool's name, alone or with what it covers in
  * parentheses: `Bash(npm test)`, `Bash(git status:*)`, `Edit(src/**)`, `Read(~/.ssh/**)`,
@@ -65,21 +63,8 @@ export function parseRule(text: string): { rule: PermissionRule } | { error: str
   return { rule: { text: trimmed, kind, pattern } };
 }
 
-/** One rule's text, checked where it enters (config.yaml, a settings file). */
-export const RuleText = z.string().superRefine((text, ctx) => {
-  const parsed = parseRule(text);
-  if ("error" in parsed) ctx.addIssue({ code: "custom", message: parsed.error });
-});
-
-/** `permissions:` in config.yaml and in a settings file. */
-export const PermissionsConfig = z
-  .object({
-    allow: z.array(RuleText).default([]),
-    ask: z.array(RuleText).default([]),
-    deny: z.array(RuleText).default([]),
-  })
-  .strict();
-export type PermissionsConfig = z.infer<typeof PermissionsConfig>;
+/** `permissions:` in config.yaml and in a settings file, checked (config/permissions-schema.ts). */
+export type PermissionsConfig = { allow: string[]; ask: string[]; deny: string[] };
 
 /** The rule of text already checked (a config's, a kept one's). */
 export function ruleOf(text: string): PermissionRule | null {

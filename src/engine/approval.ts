@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import type { FileDiff, Tool, ToolContext } from "../tools/tool.ts";
 import type { PermissionDecision, PermissionRequest } from "./interaction.ts";
 
@@ -6,7 +7,7 @@ import type { PermissionDecision, PermissionRequest } from "./interaction.ts";
 export const COMMAND_TOOL = "bash";
 
 /** The fields of a command tool's input an approval shows (bash's). */
-const CommandInput = z.looseObject({ command: z.string(), description: z.string().optional() });
+const commandInput = lazily(() => z.looseObject({ command: z.string(), description: z.string().optional() }));
 
 /** What a call would run or change, for the person asked to approve it. */
 export async function whatItDoes(
@@ -15,7 +16,7 @@ export async function whatItDoes(
   ctx: ToolContext,
 ): Promise<Pick<PermissionRequest, "command" | "description" | "diffs">> {
   const diffs = await previewOf(tool, input, ctx);
-  const command = tool.name === COMMAND_TOOL ? CommandInput.safeParse(input) : null;
+  const command = tool.name === COMMAND_TOOL ? commandInput().safeParse(input) : null;
   if (!command?.success) return diffs.length > 0 ? { diffs } : {};
   const description = command.data.description?.trim();
   return {

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { spawnGit, withoutProjectPrograms } from "../project/git-safety.ts";
+import { spawnGit, withoutProjectPrograms, withoutProjectProgramsNow } from "../project/git-safety.ts";
 
 /** The changed files a session's start shows at most; the rest are counted. */
 const MAX_FILES = 20;
@@ -36,7 +36,9 @@ async function readGitStatus(root: string, timeoutMs: number): Promise<string | 
   if (!process.env.GIT_DIR && !insideRepository(root)) return null;
   try {
     const signal = AbortSignal.timeout(timeoutMs);
-    const overrides = await withoutProjectPrograms(root, signal);
+    // Most repositories set no filter: git status then starts now, not after a `git config` (and
+    // a one-shot's status runs while its modules load, not after them: bench/README.md).
+    const overrides = withoutProjectProgramsNow(root) ?? (await withoutProjectPrograms(root, signal));
     if (!overrides) return null;
     const child = spawnGit(root, [...overrides, "--no-optional-locks", "status", "--porcelain=v1", "-b", "--ignore-submodules=all"], signal);
     const read = await readCapped(child.stdout, MAX_BYTES);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HOOK_EVENTS, type HookGroup, type HooksConfig, hookGroupSchema } from "../config/schema.ts";
+import { HOOK_EVENTS, type HookGroup, type HooksConfig, hookGroupSchema } from "../config/hook-schemas.ts";
 import type { Db } from "../store/db.ts";
 // The table keeps the person's yes to a project file's commands by path and content hash: .mcp.json's servers, and the settings files' hooks.
 import { approveMcpFile, isMcpApproved } from "../store/mcp-approvals.ts";

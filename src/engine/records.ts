@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Mode } from "../config/schema.ts";
+import { modeSchema } from "../config/mode-effort.ts";
 import { lazily } from "../lazy.ts";
 
 /** The most of a resource's text kept in a ShownBlock (UTF-16 code units): a session's records stay bounded by what the model was sent. */
@@ -32,7 +32,7 @@ const recordSchemas = lazily(() => {
     /** A steering message taken in mid-turn. */
     steer: z.boolean().optional(),
     /** The mode the turn it starts ran in: the model is told it where it changed (mode-notes.ts). */
-    mode: Mode.optional(),
+    mode: modeSchema().optional(),
     /** The person's blocks as their editor showed them, where there was more than text: session/load replays them so. */
     blocks: z.array(ShownBlock).optional(),
   });

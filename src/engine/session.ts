@@ -1,5 +1,6 @@
 import type { EventOf, SessionBus } from "../bus/index.ts";
-import { Effort, Mode } from "../config/schema.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
+import type { Effort, Mode } from "../config/mode-effort.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import { storeFailure } from "../store/db.ts";
 import { appendMessage, deleteMessagesFrom, listMessages } from "../store/messages.ts";
@@ -33,8 +34,6 @@ export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, Tu
 export type { TurnAnswer } from "./turn-queue.ts";
 
 /** A stored mode or effort this version does not know reads as the default (made once: these are hot). */
-const MODE_OR_EDIT = Mode.catch("edit");
-const EFFORT_OR_MEDIUM = Effort.catch("medium");
 
 /**
  * One session: its settings, its conversation in the store, and a queue of turns run one at a
@@ -117,13 +116,13 @@ export class Session {
     return this.row.title;
   }
   get mode(): Mode {
-    return MODE_OR_EDIT.parse(this.row.mode);
+    return isOneOf(MODES, this.row.mode) ? this.row.mode : "edit";
   }
   get model(): string | null {
     return this.row.model;
   }
   get effort(): Effort {
-    return EFFORT_OR_MEDIUM.parse(this.row.effort);
+    return isOneOf(EFFORTS, this.row.effort) ? this.row.effort : "medium";
   }
   /** The running turn's cap (remote.max_mode for a web prompt), or null when it has none or no turn runs. */
   get turnCap(): Mode | null {

@@ -1,5 +1,6 @@
 import type { SessionBus } from "../bus/index.ts";
-import { Effort, Mode } from "../config/schema.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
+import type { Effort, Mode } from "../config/mode-effort.ts";
 import { UserError } from "../errors.ts";
 import { type Interaction, nobody } from "./interaction.ts";
 import { cappedMode } from "./mode-cap.ts";
@@ -40,19 +41,21 @@ export type SettingsHost = {
  */
 export async function applySettings(session: SettingsHost, change: SettingsChange, callId: string, signal: AbortSignal, turnCap?: Mode): Promise<string> {
   const said: string[] = [];
-  if (change.effort !== undefined && !Effort.safeParse(change.effort).success) throw new UserError(`effort must be one of ${Effort.options.join(", ")}`);
-  if (change.mode !== undefined && !Mode.safeParse(change.mode).success) throw new UserError(`mode must be one of ${Mode.options.join(", ")}`);
-  if (change.model !== undefined || change.effort !== undefined) {
+  const newEffort = change.effort;
+  const newMode = change.mode;
+  if (newEffort !== undefined && !isOneOf(EFFORTS, newEffort)) throw new UserError(`effort must be one of ${EFFORTS.join(", ")}`);
+  if (newMode !== undefined && !isOneOf(MODES, newMode)) throw new UserError(`mode must be one of ${MODES.join(", ")}`);
+  if (change.model !== undefined || newEffort !== undefined) {
     const result = await session.configure({
       ...(change.model !== undefined ? { model: change.model } : {}),
-      ...(change.effort !== undefined ? { effort: Effort.parse(change.effort) } : {}),
+      ...(newEffort !== undefined ? { effort: newEffort } : {}),
     });
     if (change.model !== undefined) session.bus.emit({ type: "setting", key: "model", value: result.model });
     if (change.effort !== undefined) session.bus.emit({ type: "setting", key: "effort", value: result.effort });
     said.push(`model ${result.model ?? "(default)"}, effort ${result.effort}`);
   }
-  if (change.mode !== undefined) {
-    const requested = Mode.parse(change.mode);
+  if (newMode !== undefined) {
+    const requested = newMode;
     const capped = cappedMode(requested, session.maxMode, turnCap);
     // A limit never turns a request to raise (or keep) the mode into lowering it.
     const wanted = rank(requested) >= rank(session.mode) && rank(capped) < rank(session.mode) ? session.mode : capped;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import type { Db } from "../store/db.ts";
 import { listTurnMessages } from "../store/messages.ts";
 import { startedJob } from "../tools/job.ts";
@@ -11,7 +12,7 @@ const COMMAND_CHARS = 80;
 type JobLeft = { path: string; why: string };
 
 /** The arguments of a bash call that started a background job. */
-const JobCall = z.object({ command: z.string(), run_in_background: z.literal(true) });
+const jobCall = lazily(() => z.object({ command: z.string(), run_in_background: z.literal(true) }));
 
 /**
  * What undo does not restore of the turn's background jobs: a job runs on after the call that
@@ -23,7 +24,7 @@ export function jobsNotRestored(db: Db, sessionId: string, turnId: string): JobL
   for (const row of listTurnMessages(db, sessionId, turnId)) {
     const stored = parseStored(row);
     if (stored?.role !== "tool" || stored.body.name !== "bash" || stored.body.isError) continue;
-    const call = JobCall.safeParse(stored.body.args);
+    const call = jobCall().safeParse(stored.body.args);
     const id = call.success ? startedJob(stored.body.output) : null;
     if (!call.success || !id) continue;
     skipped.push({ path: `(${id})`, why: `\`${shortCommand(call.data.command)}\` ran in the background, outside the turn's undo: what it changed is not restored` });

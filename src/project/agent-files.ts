@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { EFFORTS, type Effort } from "../config/schema.ts";
+import { lazily } from "../lazy.ts";
+import { EFFORTS } from "../config/key-values.ts";
+import type { Effort } from "../config/mode-effort.ts";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
 import { lembasToolName } from "./claude-tool-names.ts";
@@ -41,16 +43,19 @@ const NAME = /^[A-Za-z0-9][\w-]*$/;
 /** Claude Code's model names an agent file may carry ("inherit" aside, read as none). */
 export const CLAUDE_MODEL_NAMES: ReadonlySet<string> = new Set(["sonnet", "opus", "haiku"]);
 
-const ToolList = z.union([z.string(), z.array(z.string())]);
-
-const Frontmatter = z.looseObject({
-  name: z.string().optional(),
-  description: z.string().optional(),
-  tools: ToolList.nullish(),
-  disallowedTools: ToolList.nullish(),
-  model: z.string().nullish(),
-  effort: z.string().nullish(),
+/** An agent file's frontmatter, made when an agent file is found (most projects have none). */
+const frontmatter = lazily(() => {
+  const toolList = z.union([z.string(), z.array(z.string())]);
+  return z.looseObject({
+    name: z.string().optional(),
+    description: z.string().optional(),
+    tools: toolList.nullish(),
+    disallowedTools: toolList.nullish(),
+    model: z.string().nullish(),
+    effort: z.string().nullish(),
+  });
 });
+type ToolList = string | string[];
 
 /** Where agent files are looked for, the weakest first. */
 function agentDirs(opts: { root: string; configDir: string }): { dir: string; project: boolean; source: string }[] {
@@ -87,7 +92,7 @@ export function readAgentFile(path: string, root: string | null, source: string)
   } catch (error) {
     return broken(error instanceof FrontmatterError ? error.message : "it cannot be read");
   }
-  const meta = Frontmatter.safeParse(parsed.meta);
+  const meta = frontmatter().safeParse(parsed.meta);
   if (!meta.success) {
     const issue = meta.error.issues[0];
     return broken(`its frontmatter's ${issue?.path.join(".") || "keys"}: ${issue?.message}`);
@@ -116,7 +121,7 @@ export function readAgentFile(path: string, root: string | null, source: string)
  * A tool list as written (a comma list or a YAML list), each name as lembas's. null: no list (no
  * value, or an empty string); an empty YAML list (`tools: []`) is Claude Code's way to say none.
  */
-function toolNames(tools: z.infer<typeof ToolList> | null | undefined): string[] | null {
+function toolNames(tools: ToolList | null | undefined): string[] | null {
   if (tools === null || tools === undefined) return null;
   const names = (typeof tools === "string" ? tools.split(",") : tools).map((t) => t.trim()).filter((t) => t !== "");
   if (names.length === 0 && typeof tools === "string") return null;

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
-import { Effort, Mode } from "../config/schema.ts";
+import { type Effort, effortSchema, type Mode, modeSchema } from "../config/mode-effort.ts";
+import { lazily } from "../lazy.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 import { firstLine, listDir } from "./definition-dirs.ts";
 import { findSkills } from "./skills.ts";
@@ -49,15 +50,18 @@ export const TUI_COMMANDS = new Set([
   "changelog", "init", "continue", "hooks", "permissions", "rewind", "fork", "agents", "vim",
 ]);
 
-const Frontmatter = z.looseObject({
-  description: z.string().optional(),
-  "argument-hint": z.string().optional(),
-  argument_hint: z.string().optional(),
-  name: z.string().optional(),
-  model: z.string().optional(),
-  mode: Mode.optional(),
-  effort: Effort.optional(),
-});
+/** A command file's frontmatter, made when a project has one (most have none). */
+const frontmatter = lazily(() =>
+  z.looseObject({
+    description: z.string().optional(),
+    "argument-hint": z.string().optional(),
+    argument_hint: z.string().optional(),
+    name: z.string().optional(),
+    model: z.string().optional(),
+    mode: modeSchema().optional(),
+    effort: effortSchema().optional(),
+  }),
+);
 
 /** Reads every command available in a project: built-ins, then custom commands, then skills. */
 export function loadCommands(opts: { root: string; configDir: string }): CommandSet {
@@ -105,10 +109,10 @@ function readCommandDir(dir: string, notices: string[]): Defined[] {
   return out;
 }
 
-function readDefined(path: string, notices: string[]): { meta: z.infer<typeof Frontmatter>; body: string } | null {
+function readDefined(path: string, notices: string[]): { meta: z.infer<ReturnType<typeof frontmatter>>; body: string } | null {
   try {
     const parsed = parseFrontmatter(readFileSync(path, "utf8"));
-    const meta = Frontmatter.safeParse(parsed.meta);
+    const meta = frontmatter().safeParse(parsed.meta);
     if (!meta.success) {
       const issue = meta.error.issues[0];
       notices.push(`${path} is skipped: ${issue?.path.join(".")}: ${issue?.message}`);
@@ -125,7 +129,7 @@ function readDefined(path: string, notices: string[]): { meta: z.infer<typeof Fr
   }
 }
 
-function hintOf(meta: z.infer<typeof Frontmatter>): { hint?: string } {
+function hintOf(meta: z.infer<ReturnType<typeof frontmatter>>): { hint?: string } {
   const hint = meta["argument-hint"] ?? meta.argument_hint;
   return hint ? { hint } : {};
 }

@@ -1,3 +1,5 @@
+import { setsNoFilter } from "./git-local-config.ts";
+
 /**
  * Config that every git the model's commands run holds, whatever a repository's own config says.
  * The model can write a directory git takes for a repository of its own (HEAD, objects/, refs/
@@ -38,6 +40,8 @@ export function spawnGit(cwd: string, args: readonly string[], signal?: AbortSig
   return Bun.spawn(["git", ...args], { cwd, stdin: "ignore", stdout: "pipe", stderr: "ignore", env: gitEnv(), ...(signal ? { signal } : {}) });
 }
 
+const NO_FSMONITOR = ["-c", "core.fsmonitor=false"] as const;
+
 /**
  * The `-c` options that keep git (status, diff) from running what the repository's own config
  * names: it runs in a directory that may be a downloaded archive with a .git of its own (git
@@ -48,9 +52,19 @@ export function spawnGit(cwd: string, args: readonly string[], signal?: AbortSig
  * in `-c`.
  */
 export async function withoutProjectPrograms(root: string, signal: AbortSignal): Promise<string[] | null> {
+  const plain = withoutProjectProgramsNow(root);
+  if (plain) return plain;
   const child = spawnGit(root, ["config", "--local", "--includes", "--name-only", "--get-regexp", "^filter\\..*\\.(clean|process)$"], signal);
   const names = (await new Response(child.stdout).text()).split("\n").filter((name) => name !== "");
   await child.exited;
   if (names.some((name) => name.includes("="))) return null;
-  return ["-c", "core.fsmonitor=false", ...names.flatMap((name) => ["-c", `${name}=`])];
+  return [...NO_FSMONITOR, ...names.flatMap((name) => ["-c", `${name}=`])];
+}
+
+/**
+ * {@link withoutProjectPrograms} without a process, for a repository whose config plainly sets no
+ * filter (most): null when git must be asked.
+ */
+export function withoutProjectProgramsNow(root: string): string[] | null {
+  return setsNoFilter(root) ? [...NO_FSMONITOR] : null;
 }

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, normalize, sep } from "node:path";
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
 import { firstLine, isDir, listDir } from "./definition-dirs.ts";
@@ -36,14 +37,17 @@ export const MAX_SKILL_BYTES = 256 * 1024;
 
 export const SKILL_NAME = /^[A-Za-z0-9][\w-]*$/;
 
-const Frontmatter = z.looseObject({
-  name: z.string().optional(),
-  description: z.string().optional(),
-  "argument-hint": z.string().optional(),
-  argument_hint: z.string().optional(),
-  "disable-model-invocation": z.boolean().optional(),
-  "user-invocable": z.boolean().optional(),
-});
+/** A SKILL.md's frontmatter, made when a skill is found (most projects have none). */
+const frontmatter = lazily(() =>
+  z.looseObject({
+    name: z.string().optional(),
+    description: z.string().optional(),
+    "argument-hint": z.string().optional(),
+    argument_hint: z.string().optional(),
+    "disable-model-invocation": z.boolean().optional(),
+    "user-invocable": z.boolean().optional(),
+  }),
+);
 
 /** Where skills are looked for, the weakest first. */
 function skillDirs(opts: { root: string; configDir: string }): { dir: string; project: boolean }[] {
@@ -107,10 +111,10 @@ function readSkillDir(dir: string, root: string | null, notices: string[]): Skil
   return out;
 }
 
-function readSkillFile(path: string, notices: string[]): { meta: z.infer<typeof Frontmatter>; body: string } | null {
+function readSkillFile(path: string, notices: string[]): { meta: z.infer<ReturnType<typeof frontmatter>>; body: string } | null {
   try {
     const parsed = parseFrontmatter(readFileSync(path, "utf8"));
-    const meta = Frontmatter.safeParse(parsed.meta);
+    const meta = frontmatter().safeParse(parsed.meta);
     if (!meta.success) {
       const issue = meta.error.issues[0];
       notices.push(`${path} is skipped: ${issue?.path.join(".")}: ${issue?.message}`);

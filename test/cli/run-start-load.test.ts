@@ -48,6 +48,8 @@ test("what only some runs need is not loaded before the first request", () => {
   for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
+  // config.yaml's schema: a well-formed file is read without it (config/fast-read.ts).
+  for (const path of ["config/schema.ts", "config/validate.ts", "config/keys.ts", "config/permissions-schema.ts"]) expect([path, ours(path)]).toEqual([path, false]);
   expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
 });
 
@@ -62,4 +64,15 @@ test("no module loaded before the first request imports one of Node's costly mod
     }
   }
   expect(importing).toEqual([]);
+});
+
+test("no module loaded before the first request touches process.stdin, stdout or stderr", () => {
+  // Their first touch (even of .isTTY) loads Node's streams: about 18 ms and 9 MB of a one-shot (cli/plain-out.ts).
+  const touching: string[] = [];
+  for (const file of loaded) {
+    if (!file.includes("/src/") || !file.endsWith(".ts")) continue;
+    const source = readFileSync(file, "utf8").replace(/^\s*(\/\/|\*).*$/gm, "");
+    if (/\bprocess\.std(in|out|err)\b/.test(source)) touching.push(file.replace(/.*\/src\//, "src/"));
+  }
+  expect(touching).toEqual([]);
 });

@@ -13,6 +13,7 @@ const SRC = resolve(import.meta.dir, "../../src");
  */
 const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "bus/index.ts: made": "the event schemas, made once on first use",
+  "cli/plain-out.ts: made": "the process's one writer of stdout and one of stderr, so that what is written to each keeps its order",
   "engine/inotify.ts: libc": "the machine's C library, opened once",
   "engine/command-option-lists.ts: parsed": "each program's option list, parsed once from the constant table",
   "engine/turn-queue.ts: answerSchema": "a zod schema, made once on first use",
