@@ -84,6 +84,7 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
     todos: () => ({ set: (todos) => parts.setTodos(todos) }),
     web: () => deps.web,
     library: () => deps.library,
+    code: () => (deps.code ? { search: (query, options, sub) => deps.code?.search(session.root, query, options, sub) ?? Promise.reject(new Error("no code index")) } : undefined),
     skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),
     helpers: () => ({ subAgent: (prompt, sub, agent) => runHelper(session, { ...turn, allowed: parts.allowed }, callId, prompt, sub, agent) }),
   });
