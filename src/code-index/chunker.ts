@@ -3,9 +3,9 @@ import { type Chunk, chunkText, isMarkdown, MAX_CHUNK_CHARS } from "../library/c
 /**
  * A source file cut along its structure: each top-level declaration (a function, a class, a block)
  * with the comments and decorators above it is a unit, found by bracket depth and indentation (an
- * honest splitter for brace languages and indentation ones alike, no parser). Small neighbouring
- * units share a chunk up to `maxChars`; a larger one is cut at its own members (a class's methods),
- * then by lines. Markdown goes by headings (the library's chunker).
+ * honest splitter for brace languages and indentation ones alike, no parser), a chunk of its own
+ * (a one-liner joins the one before); one larger than `maxChars` is cut at its own members (a
+ * class's methods), then by lines. Markdown goes by headings (the library's chunker).
  */
 export function codeChunks(text: string, path: string, maxChars = MAX_CHUNK_CHARS): Chunk[] {
   if (isMarkdown(path)) return chunkText(text, { markdown: true, maxChars });
@@ -51,12 +51,15 @@ function units(lines: readonly string[], start: number, end: number, level: numb
   return spans;
 }
 
-/** Neighbouring small spans joined while they fit. */
+/** A unit this small (a one-liner, a short constant) goes with the one before it rather than alone. */
+const SMALL_UNIT = 64;
+
+/** Each unit its own chunk, a small one joined to the one before it when they fit: a citation names one declaration's lines. */
 function pack(spans: readonly Span[], maxChars: number): Span[] {
   const out: Span[] = [];
   for (const span of spans) {
     const last = out.at(-1);
-    if (last && last.chars + span.chars <= maxChars) {
+    if (last && span.chars < SMALL_UNIT && last.chars + span.chars <= maxChars) {
       last.end = span.end;
       last.chars += span.chars;
     } else out.push({ ...span });

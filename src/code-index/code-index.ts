@@ -1,5 +1,5 @@
 import type { TargetResult } from "../library/embedding-target.ts";
-import { embedTexts, type EmbedOptions } from "../library/embeddings.ts";
+import { embedTexts, EmbeddingError, type EmbedOptions } from "../library/embeddings.ts";
 import { MAX_QUERY_CHARS } from "../library/local.ts";
 import { openFileIndex, type FileIndex } from "../project/file-index.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
@@ -81,6 +81,13 @@ export class CodeIndex {
     return this.planned;
   }
 
+  /** What a pass would do (a listing, a stat per file), nothing embedded; null without an embedding model. */
+  async survey(): Promise<Plan | null> {
+    const target = this.deps.target();
+    if (!target.ok) return null;
+    return planSync({ db: this.deps.db, root: this.deps.root, target: target.value, files: this.files });
+  }
+
   /** The pass going on, to its end (tests, `lembas index rebuild`). */
   async settled(): Promise<void> {
     await this.start();
@@ -102,14 +109,21 @@ export class CodeIndex {
     if (plan && this.running && plan.pending.length - plan.cursor <= SEARCH_WAITS_FILES) await this.running;
     const { db, root } = this.deps;
     const dimension = codeDimension(db, root, target.value.ref);
-    const [vector] = await embedTexts(target.value, [query.slice(0, MAX_QUERY_CHARS)], { signal, ...(dimension !== undefined ? { dimension } : {}) });
-    const within = options.path ? pathFilter(options.path) : undefined;
-    const hits = vector ? this.searcher.search(query, vector, target.value.ref, options.limit, within) : [];
     const notes: string[] = [];
+    let vector: Float32Array | null = null;
+    try {
+      [vector = null] = await embedTexts(target.value, [query.slice(0, MAX_QUERY_CHARS)], { signal, retries: 0, ...(dimension !== undefined ? { dimension } : {}) });
+    } catch (error) {
+      if (signal.aborted || !(error instanceof EmbeddingError)) throw error;
+      // The words still find what has them: the index's text and a grep.
+      if (!this.problem) notes.push(`the query could not be embedded (${error.message}): these results match its words only`);
+    }
+    const within = options.path ? pathFilter(options.path) : undefined;
+    const hits = this.searcher.search(query, vector, target.value.ref, options.limit, within);
     const now = this.plan;
     const ready = now !== null && this.running === null && now.cursor >= now.pending.length;
     if (this.problem) {
-      notes.push(this.problem.said ? "indexing is paused: the embedding server failed, and is tried again with growing waits" : `indexing is paused: ${this.problem.text}; it is tried again with growing waits`);
+      notes.push(this.problem.said ? "indexing is paused (the embedding server failed, said before): these results match the query's words only" : `indexing is paused: ${this.problem.text}; it is tried again with growing waits, and these results match the query's words only`);
       this.problem.said = true;
     }
     if (ready || !now) return { hits, grep: [], notes };

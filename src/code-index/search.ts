@@ -22,7 +22,8 @@ export class CodeSearcher {
     private readonly root: string,
   ) {}
 
-  search(query: string, vector: Float32Array, model: string, limit: number, within?: (path: string) => boolean): CodeHit[] {
+  /** The best `limit` chunks for the query; without its vector (the embedding server failed), by its words only. */
+  search(query: string, vector: Float32Array | null, model: string, limit: number, within?: (path: string) => boolean): CodeHit[] {
     const k = Math.max(CANDIDATES, limit * 4);
     let matrix = this.vectors(model);
     let fileIds: ReadonlySet<number> | undefined;
@@ -30,7 +31,7 @@ export class CodeSearcher {
       fileIds = new Set([...codeFiles(this.db, this.root).values()].filter((f) => f.chunks > 0 && within(f.path)).map((f) => f.id));
       matrix = subMatrix(matrix, fileIds);
     }
-    const byVector = matrix.matrix.top(vector, k);
+    const byVector = vector && matrix.matrix.rows > 0 && matrix.matrix.dimension === vector.length ? matrix.matrix.top(vector, k) : [];
     const match = matchExpression(query);
     const byText = match ? codeTextMatches(this.db, this.root, match, k, fileIds) : [];
     const fused = fuse([byVector, byText], limit);
