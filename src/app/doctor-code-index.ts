@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { indexOff } from "../code-index/opt-out.ts";
 import type { Config } from "../config/schema.ts";
 import { projectRoot } from "../project/root.ts";
-import { codeIndexCounts } from "../store/code-index.ts";
+import { codeIndexCounts } from "../store/code-files.ts";
 import { openDb } from "../store/db.ts";
 import type { Finding } from "./doctor-finding.ts";
 

@@ -5,7 +5,7 @@ import { embeddingTarget } from "../library/embedding-target.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import { listLogins } from "../store/logins.ts";
-import { CodeIndex } from "./code-index.ts";
+import { CodeIndex } from "./project-index.ts";
 
 /** The code indexes of one process, one per project root, over one database. */
 export type CodeIndexes = { get(root: string): CodeIndex; stop(): Promise<void> };

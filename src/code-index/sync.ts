@@ -4,9 +4,9 @@ import type { EmbeddingTarget } from "../library/embedding-target.ts";
 import { EMBED_BATCH, embedTexts, EmbeddingError, type EmbedOptions } from "../library/embeddings.ts";
 import { entriesOf, type FileIndex } from "../project/file-index.ts";
 import { refreshFileIndex } from "../project/file-refresh.ts";
-import { codeDimension, codeFile, codeFiles, type NewCodeChunk, removeCodeFiles, touchCodeFile, writeCodeFile } from "../store/code-index.ts";
+import { codeDimension, codeFile, codeFiles, type NewCodeChunk, removeCodeFiles, touchCodeFile, writeCodeFile } from "../store/code-files.ts";
 import type { Db } from "../store/db.ts";
-import { codeChunks } from "./chunker.ts";
+import { codeChunks } from "./code-chunks.ts";
 import { leftOutByName, sourceText } from "./eligible.ts";
 
 export type SyncDeps = {

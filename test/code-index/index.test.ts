@@ -2,12 +2,12 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { CodeIndex } from "../../src/code-index/code-index.ts";
-import { queryWords } from "../../src/code-index/grep.ts";
+import { CodeIndex } from "../../src/code-index/project-index.ts";
+import { queryWords } from "../../src/code-index/unindexed-grep.ts";
 import { Config } from "../../src/config/schema.ts";
 import { embeddingTarget, type TargetResult } from "../../src/library/embedding-target.ts";
 import { protectedPaths } from "../../src/project/protected.ts";
-import { codeFiles } from "../../src/store/code-index.ts";
+import { codeFiles } from "../../src/store/code-files.ts";
 import { type Db, openDb } from "../../src/store/db.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 

@@ -3,11 +3,11 @@ import { embedTexts, EmbeddingError, type EmbedOptions } from "../library/embedd
 import { MAX_QUERY_CHARS } from "../library/local.ts";
 import { openFileIndex, type FileIndex } from "../project/file-index.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
-import { codeDimension, codeIndexCounts } from "../store/code-index.ts";
+import { codeDimension, codeIndexCounts } from "../store/code-files.ts";
 import type { Db } from "../store/db.ts";
 import type { CodeAnswer, CodeSearchOptions } from "../tools/code-search-backend.ts";
-import { grepFiles } from "./grep.ts";
-import { CodeSearcher, pathFilter } from "./search.ts";
+import { grepFiles } from "./unindexed-grep.ts";
+import { CodeSearcher, pathFilter } from "./code-searcher.ts";
 import { embedPending, type Plan, planSync } from "./sync.ts";
 
 /** A search waits for a pass that has at most this many files left (an edit or two): it answers from them. */

@@ -4,12 +4,12 @@ import { defineCommand } from "./command.ts";
 import { createContext } from "../app/context.ts";
 import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
-import { CodeIndex } from "../code-index/code-index.ts";
+import { CodeIndex } from "../code-index/project-index.ts";
 import { indexOff, PROJECT_SETTINGS } from "../code-index/opt-out.ts";
 import { embeddingTarget } from "../library/embedding-target.ts";
 import { protectedPaths } from "../project/protected.ts";
 import { projectRoot } from "../project/root.ts";
-import { codeIndexCounts, dropCodeIndex } from "../store/code-index.ts";
+import { codeIndexCounts, dropCodeIndex } from "../store/code-files.ts";
 import { listLogins } from "../store/logins.ts";
 
 const n = (count: number, one: string) => `${count.toLocaleString("en")} ${one}${count === 1 ? "" : "s"}`;

@@ -1,6 +1,6 @@
 import { fuse, matchExpression } from "../library/hybrid.ts";
 import { MatrixBuilder, VectorMatrix } from "../library/vectors.ts";
-import { codeChunkCount, codeFiles, codeGeneration, codePassages, codeTextMatches, readCodeVectors } from "../store/code-index.ts";
+import { codeChunkCount, codeFiles, codeGeneration, codePassages, codeTextMatches, readCodeVectors } from "../store/code-files.ts";
 import type { Db } from "../store/db.ts";
 import type { CodeHit } from "../tools/code-search-backend.ts";
 
