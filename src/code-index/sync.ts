@@ -111,24 +111,27 @@ async function writeGroup(deps: SyncDeps, files: readonly Read[], plan: Plan, re
   const dimension = codeDimension(db, root, target.ref);
   const vectors = await embedTexts(target, texts, { ...deps.embed, ...(dimension !== undefined ? { dimension } : {}) });
   let at = 0;
-  for (const file of files) {
-    const mine = vectors.slice(at, at + file.chunks.length);
-    at += file.chunks.length;
-    const now = statOf(join(root, file.path));
-    if (now && (Math.floor(now.mtimeMs) !== file.mtime || now.size !== file.size)) {
-      // Changed while it was embedded: what it holds now is read and embedded instead.
-      const times = (rereads.get(file.path) ?? 0) + 1;
-      rereads.set(file.path, times);
-      if (times <= REREADS) plan.pending.push(file.path);
-      else plan.done += 1;
-      continue;
+  // The group's files in one transaction (each still written only if no other writer changed it): a commit per batch, not per file.
+  db.transaction(() => {
+    for (const file of files) {
+      const mine = vectors.slice(at, at + file.chunks.length);
+      at += file.chunks.length;
+      const now = statOf(join(root, file.path));
+      if (now && (Math.floor(now.mtimeMs) !== file.mtime || now.size !== file.size)) {
+        // Changed while it was embedded: what it holds now is read and embedded instead.
+        const times = (rereads.get(file.path) ?? 0) + 1;
+        rereads.set(file.path, times);
+        if (times <= REREADS) plan.pending.push(file.path);
+        else plan.done += 1;
+        continue;
+      }
+      const chunks: NewCodeChunk[] = file.chunks.map((c, j) => ({ ...c, vector: mine[j] as Float32Array }));
+      const row = { path: file.path, hash: file.hash, mtime: file.mtime, size: file.size, model: target.ref, dimension: mine[0]?.length ?? 0, skipped: null };
+      if (now) writeCodeFile(db, root, row, chunks, file.expect);
+      plan.done += 1;
+      plan.chunks += chunks.length;
     }
-    const chunks: NewCodeChunk[] = file.chunks.map((c, j) => ({ ...c, vector: mine[j] as Float32Array }));
-    const row = { path: file.path, hash: file.hash, mtime: file.mtime, size: file.size, model: target.ref, dimension: mine[0]?.length ?? 0, skipped: null };
-    if (now) writeCodeFile(db, root, row, chunks, file.expect);
-    plan.done += 1;
-    plan.chunks += chunks.length;
-  }
+  }).immediate();
 }
 
 /**
