@@ -10,9 +10,9 @@ const MAX_LIMIT = 30;
 /** The input schema, made on first use (see defineTool). */
 const schema = () =>
   z.object({
-    query: z.string().trim().min(1).describe("What the code does, or words it would use"),
-    path: z.string().trim().min(1).optional().describe("Only under this directory or file, or matching this glob"),
-    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Results; default ${DEFAULT_LIMIT}`),
+    query: z.string().trim().min(1),
+    path: z.string().trim().min(1).optional().describe("Directory, file or glob"),
+    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`Default ${DEFAULT_LIMIT}`),
   });
 
 /** code_search: the project's code index, each passage citing path:lines so the model can read on. */
