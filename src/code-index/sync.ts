@@ -89,20 +89,23 @@ export async function embedPending(deps: SyncDeps, plan: Plan): Promise<void> {
       throw error;
     }
   };
+  // The last group's flush may put back a file that changed meanwhile: it is read again then.
   while (plan.cursor < plan.pending.length) {
-    if (deps.embed?.signal?.aborted) throw new EmbeddingError("stopped");
-    const path = plan.pending[plan.cursor++] ?? "";
-    const read = await readFile(deps, path);
-    if (read === null) {
-      plan.done += 1;
-      continue;
+    while (plan.cursor < plan.pending.length) {
+      if (deps.embed?.signal?.aborted) throw new EmbeddingError("stopped");
+      const path = plan.pending[plan.cursor++] ?? "";
+      const read = await readFile(deps, path);
+      if (read === null) {
+        plan.done += 1;
+        continue;
+      }
+      group.push(read);
+      held += read.chunks.length;
+      plan.peakHeld = Math.max(plan.peakHeld, held);
+      if (held >= batch) await flush();
     }
-    group.push(read);
-    held += read.chunks.length;
-    plan.peakHeld = Math.max(plan.peakHeld, held);
-    if (held >= batch) await flush();
+    await flush();
   }
-  await flush();
 }
 
 async function writeGroup(deps: SyncDeps, files: readonly Read[], plan: Plan, rereads: Map<string, number>): Promise<void> {

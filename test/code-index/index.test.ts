@@ -150,9 +150,11 @@ describe("the code index", () => {
     writeFileSync(join(root, "src/users.ts"), `${USERS}\nexport function checkPassword(secret: string): boolean {\n  return secret.length > 0;\n}\n`);
     release();
     await done;
+    // The pass itself wrote the new content, not the one it had read (no later pass made up for it).
+    expect(codeFiles(db, root).get("src/users.ts")?.size).toBe(Bun.file(join(root, "src/users.ts")).size);
+    expect(model.embeddingRequests.at(-1)?.input.join("\n")).toContain("checkPassword");
     const answer = await search(i, "credentials");
     expect(answer.hits[0]?.text).toContain("checkPassword");
-    expect(codeFiles(db, root).get("src/users.ts")?.size).toBe(Bun.file(join(root, "src/users.ts")).size);
   });
 
   test("an embedding endpoint that is down: the search answers from grep and says so once; the pass goes on when it is back", async () => {
