@@ -25,9 +25,15 @@ export class LazyCodeIndexes implements CodeIndexBackend {
     return indexOff(this.config, root) === null;
   }
 
-  warm(root: string): void {
+  warm(root: string, say?: (line: string) => void): void {
     if (!this.available(root)) return;
-    void this.indexes().then((all) => all.get(root).start()).catch(() => {});
+    void this.indexes()
+      .then((all) => {
+        const index = all.get(root);
+        if (say) index.listen(say);
+        return index.start();
+      })
+      .catch(() => {});
   }
 
   async search(root: string, query: string, options: CodeSearchOptions, signal: AbortSignal): Promise<CodeAnswer> {

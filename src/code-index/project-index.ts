@@ -52,6 +52,13 @@ export class CodeIndex {
     this.wait = deps.backoffMs ?? BACKOFF_MS;
   }
 
+  /** Where the sentence of a failure goes from now on (the session that last warmed the index), over `say`. */
+  private listener: ((line: string) => void) | null = null;
+
+  listen(say: (line: string) => void): void {
+    this.listener = say;
+  }
+
   /** Starts a pass unless one runs or a failure is waited out; resolves when it knows its files. */
   start(): Promise<Plan | null> {
     if (this.running || this.retry || this.stopper.signal.aborted) return this.planned;
@@ -147,7 +154,7 @@ export class CodeIndex {
   private failed(text: string): void {
     if (this.problem?.text !== text) {
       this.problem = { text, said: false };
-      this.deps.say?.(`the code index is paused: ${text}`);
+      (this.listener ?? this.deps.say)?.(`the code index is paused: ${text}`);
     }
     this.retry = setTimeout(() => {
       this.retry = null;

@@ -89,7 +89,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     bus.emit({ type: "step", turnId, step });
     let outcome = await callStep(session, parts, request, effort, step);
     // The project's index is brought up to date in the background once the first answer is in: never before a request.
-    if (code && step === 1) deps.code?.warm(session.root);
+    if (code && step === 1) deps.code?.warm(session.root, (message) => bus.emit({ type: "notice", level: "warn", message }));
     // A server that found the request too long: compacted, the step is sent once more.
     if (parts.compaction.overflowed(outcome, model)) {
       const why = await parts.compaction.afterOverflow(request, outcome.error);

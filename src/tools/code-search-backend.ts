@@ -20,8 +20,8 @@ export type CodeSearch = { search(query: string, options: CodeSearchOptions, sig
 export interface CodeIndexBackend {
   /** Whether the root's project is indexed (an embedding model set, not opted out). */
   available(root: string): boolean;
-  /** Starts bringing the root's index up to date in the background (nothing when it is running). */
-  warm(root: string): void;
+  /** Starts bringing the root's index up to date in the background (nothing when it is running); `say`: where a failure is said, once. */
+  warm(root: string, say?: (line: string) => void): void;
   search(root: string, query: string, options: CodeSearchOptions, signal: AbortSignal): Promise<CodeAnswer>;
   /** Stops the indexing going on (the engine's stop). */
   stop(): Promise<void>;

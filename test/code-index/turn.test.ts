@@ -43,6 +43,28 @@ describe("code_search in a turn", () => {
     expect(box.model.embeddingRequests.flatMap((r) => r.input).join("\n")).not.toContain("erase-me");
   });
 
+  test("an embedding server that fails: the turn goes on, the session is told once, and code_search answers from the words", async () => {
+    box.model.setEmbeddings({ fail: { status: 500 } });
+    box.model.push(
+      step({ toolCalls: [{ name: "code_search", arguments: { query: "removeUser" } }] }),
+      step({ toolCalls: [{ name: "code_search", arguments: { query: "removeUser" } }] }),
+      step({ text: "src/users.ts:4." }),
+    );
+    const result = await box.lembas(["run", "--yes", "--format", "json", "where is removeUser?"]);
+    expect(result.code).toBe(0);
+    const events = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as JsonEvent & { message?: string });
+    const notices = events.filter((e) => e.type === "notice" && e.message?.includes("the code index is paused"));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.message).toContain("answered 500");
+    const ends = events.filter((e) => e.type === "tool_end" && e.name === "code_search");
+    expect(ends).toHaveLength(2);
+    for (const end of ends) {
+      expect(end.isError).toBeFalsy();
+      expect(end.output).toContain("src/users.ts:4-4: export function removeUser");
+    }
+    expect(ends[1]?.output).toContain("said before");
+  });
+
   test("lembas index rebuild, status and off; doctor's line; off (or index: false) takes the tool away", async () => {
     const rebuilt = await box.lembas(["index", "rebuild"]);
     expect(rebuilt.stderr).toBe("");
