@@ -102,10 +102,11 @@ export class CodeIndex {
   }
 
   /** How far the index is: files done of the listing's, chunks held; null before the first pass. */
-  progress(): { done: number; total: number; ready: boolean; problem: string | null; peakHeld: number } | null {
+  progress(): { done: number; total: number; ready: boolean; problem: string | null; peakHeld: number; listMs: number; compareMs: number } | null {
     const plan = this.plan;
     if (!plan) return null;
-    return { done: plan.done, total: plan.total, ready: this.running === null && plan.cursor >= plan.pending.length, problem: this.problem?.text ?? null, peakHeld: plan.peakHeld };
+    const { done, total, peakHeld, listMs, compareMs } = plan;
+    return { done, total, ready: this.running === null && plan.cursor >= plan.pending.length, problem: this.problem?.text ?? null, peakHeld, listMs, compareMs };
   }
 
   async search(query: string, options: CodeSearchOptions, signal: AbortSignal): Promise<CodeAnswer> {

@@ -4,7 +4,7 @@ import type { EmbeddingTarget } from "../library/embedding-target.ts";
 import { EMBED_BATCH, embedTexts, EmbeddingError, type EmbedOptions } from "../library/embeddings.ts";
 import { entriesOf, type FileIndex } from "../project/file-index.ts";
 import { refreshFileIndex } from "../project/file-refresh.ts";
-import { codeDimension, codeFile, codeFiles, type NewCodeChunk, removeCodeFiles, touchCodeFile, writeCodeFile } from "../store/code-files.ts";
+import { codeDimension, codeFile, codeStamps, type NewCodeChunk, removeCodeFiles, touchCodeFile, writeCodeFile } from "../store/code-files.ts";
 import type { Db } from "../store/db.ts";
 import { codeChunks } from "./code-chunks.ts";
 import { leftOutByName, sourceText } from "./eligible.ts";
@@ -23,7 +23,17 @@ export type SyncDeps = {
  * One pass over the project: the files to (re)index in `pending` (read from `cursor` on), how many
  * the listing has, how many are done, and the most chunks held in memory at once (the bound).
  */
-export type Plan = { total: number; done: number; pending: string[]; cursor: number; peakHeld: number; chunks: number };
+export type Plan = {
+  total: number;
+  done: number;
+  pending: string[];
+  cursor: number;
+  peakHeld: number;
+  chunks: number;
+  /** Milliseconds the listing and the comparison (a stat per file) took (the benchmark's breakdown). */
+  listMs: number;
+  compareMs: number;
+};
 
 /** Files stat'ed between two yields to the event loop. */
 const STAT_SLICE = 2_000;
@@ -37,8 +47,10 @@ const REREADS = 3;
  */
 export async function planSync(deps: SyncDeps): Promise<Plan> {
   const { db, root, target, files } = deps;
+  const started = performance.now();
   await refreshFileIndex(files, { force: true });
-  const stored = codeFiles(db, root);
+  const listed = performance.now();
+  const stored = codeStamps(db, root);
   const pending: string[] = [];
   let total = 0;
   let seen = 0;
@@ -54,13 +66,14 @@ export async function planSync(deps: SyncDeps): Promise<Plan> {
     }
     const info = statOf(join(root, path));
     if (!info) continue;
-    const same = Math.floor(info.mtimeMs) === known.mtime && info.size === known.size;
-    if (same && (known.skipped !== null || known.model === target.ref)) continue;
+    const [mtime, size, model, skipped] = known;
+    const same = Math.floor(info.mtimeMs) === mtime && info.size === size;
+    if (same && (skipped !== null || model === target.ref)) continue;
     pending.push(path);
   }
   // What the index holds that the listing no longer has: deleted, gitignored or protected since.
   removeCodeFiles(db, root, [...stored.keys()]);
-  return { total, done: total - pending.length, pending, cursor: 0, peakHeld: 0, chunks: 0 };
+  return { total, done: total - pending.length, pending, cursor: 0, peakHeld: 0, chunks: 0, listMs: listed - started, compareMs: performance.now() - listed };
 }
 
 type Read = { path: string; hash: string; mtime: number; size: number; expect: string | null; chunks: { startLine: number; endLine: number; text: string }[] };
