@@ -4,7 +4,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import type { CodeAnswer, CodeIndexBackend, CodeSearchOptions } from "../tools/code-search-backend.ts";
 import type { CodeIndexes } from "./indexes.ts";
-import { indexOff } from "./opt-out.ts";
+import { indexOff, type SettingsSeen } from "./opt-out.ts";
 
 /**
  * The code indexes as the engine holds them from its start: whether a project is indexed is a
@@ -13,6 +13,7 @@ import { indexOff } from "./opt-out.ts";
  */
 export class LazyCodeIndexes implements CodeIndexBackend {
   private loaded: Promise<CodeIndexes> | null = null;
+  private readonly seen: SettingsSeen = new Map();
 
   constructor(
     private readonly config: Config,
@@ -22,7 +23,7 @@ export class LazyCodeIndexes implements CodeIndexBackend {
   ) {}
 
   available(root: string): boolean {
-    return indexOff(this.config, root) === null;
+    return indexOff(this.config, root, this.seen) === null;
   }
 
   warm(root: string, say?: (line: string) => void): void {
@@ -37,7 +38,7 @@ export class LazyCodeIndexes implements CodeIndexBackend {
   }
 
   async search(root: string, query: string, options: CodeSearchOptions, signal: AbortSignal): Promise<CodeAnswer> {
-    const off = indexOff(this.config, root);
+    const off = indexOff(this.config, root, this.seen);
     if (off !== null) throw new Error(`this project is not indexed: ${off}`);
     return (await this.indexes()).get(root).search(query, options, signal);
   }

@@ -5,21 +5,22 @@ import type { Config } from "../config/schema.ts";
 /** Where a project opts out of the code index (`"index": false`), at its root. */
 export const PROJECT_SETTINGS = ".agent/settings.json";
 
-const seen = new Map<string, { stamp: string; off: boolean }>();
+/** What a process knows of projects' settings files: each read again only when its stamp changed. */
+export type SettingsSeen = Map<string, { stamp: string; off: boolean }>;
 
 /**
  * Why the project at `root` is not indexed, or null when it is: no embedding model, `index: false`
- * in config.yaml, or `"index": false` in the project's .agent/settings.json (read again only when
- * the file changed: this is asked at every step).
+ * in config.yaml, or `"index": false` in the project's .agent/settings.json (with `seen`, read
+ * again only when the file changed: the engine asks at every step).
  */
-export function indexOff(config: Pick<Config, "embedding" | "index">, root: string): string | null {
+export function indexOff(config: Pick<Config, "embedding" | "index">, root: string, seen: SettingsSeen = new Map()): string | null {
   if (!config.embedding) return "no embedding model is set (embedding: in config.yaml)";
   if (!config.index) return "index: false in config.yaml";
-  if (projectOptsOut(root)) return `"index": false in ${PROJECT_SETTINGS}`;
+  if (projectOptsOut(root, seen)) return `"index": false in ${PROJECT_SETTINGS}`;
   return null;
 }
 
-function projectOptsOut(root: string): boolean {
+function projectOptsOut(root: string, seen: SettingsSeen): boolean {
   const path = join(root, PROJECT_SETTINGS);
   let stamp: string;
   try {
