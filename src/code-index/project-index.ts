@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from "node:path";
 import type { TargetResult } from "../library/embedding-target.ts";
 import { embedTexts, EmbeddingError, type EmbedOptions } from "../library/embeddings.ts";
 import { MAX_QUERY_CHARS } from "../library/local.ts";
@@ -126,7 +127,9 @@ export class CodeIndex {
       // The words still find what has them: the index's text and a grep.
       if (!this.problem) notes.push(`the query could not be embedded (${error.message}): these results match its words only`);
     }
-    const within = options.path ? pathFilter(options.path) : undefined;
+    // A path given whole (the model's read takes those) is the same filter relative to the root.
+    const path = options.path && isAbsolute(options.path) ? relative(root, options.path) : options.path;
+    const within = path ? pathFilter(path) : undefined;
     const hits = this.searcher.search(query, vector, target.value.ref, options.limit, within);
     const now = this.plan;
     const ready = now !== null && this.running === null && now.cursor >= now.pending.length;

@@ -96,6 +96,12 @@ describe("the code index", () => {
     expect(answer.notes).toEqual([]);
     expect(answer.hits[0]).toMatchObject({ path: "src/users.ts", startLine: 3, endLine: 6 });
     expect(answer.hits[0]?.text).toContain("export function removeUser");
+    // A path filter, relative or whole: only what is under it.
+    for (const path of ["src/math.ts", join(root, "src/math.ts")]) {
+      const narrowed = await search(i, query, path);
+      expect(narrowed.hits.length).toBeGreaterThan(0);
+      for (const hit of narrowed.hits) expect(hit.path).toBe("src/math.ts");
+    }
   });
 
   test("an edited file's new function is found after the refresh; a deleted file is taken out", async () => {
