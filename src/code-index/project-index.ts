@@ -147,12 +147,19 @@ export class CodeIndex {
     return { hits, grep: grep.hits, notes };
   }
 
-  /** Stops the pass going on and any wait for the next. */
+  /**
+   * Stops the pass going on (at its next file or request: what it wrote stays whole) and any wait
+   * for the next. Not waited for: a one-shot that ends is not held by a listing of a large tree.
+   */
   async stop(): Promise<void> {
     this.stopper.abort();
     if (this.retry) clearTimeout(this.retry);
     this.retry = null;
-    await this.running?.catch(() => {});
+  }
+
+  /** The pass going on, ended (after stop: at its next file or request). */
+  async ended(): Promise<void> {
+    await this.running;
   }
 
   private failed(text: string): void {

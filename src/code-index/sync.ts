@@ -59,7 +59,10 @@ export async function planSync(deps: SyncDeps): Promise<Plan> {
     total += 1;
     const known = stored.get(path);
     stored.delete(path);
-    if (++seen % STAT_SLICE === 0) await Bun.sleep(0);
+    if (++seen % STAT_SLICE === 0) {
+      await Bun.sleep(0);
+      if (deps.embed?.signal?.aborted) throw new EmbeddingError("stopped");
+    }
     if (!known) {
       pending.push(path);
       continue;

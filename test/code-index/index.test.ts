@@ -30,6 +30,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await index?.stop();
+  await index?.ended();
   index = null;
   db.close();
   await model.close();
