@@ -4,7 +4,7 @@ import type { EmbeddingTarget } from "../library/embedding-target.ts";
 import { EMBED_BATCH, embedTexts, EmbeddingError, type EmbedOptions } from "../library/embeddings.ts";
 import { entriesOf, type FileIndex } from "../project/file-index.ts";
 import { refreshFileIndex } from "../project/file-refresh.ts";
-import { codeDimension, codeFile, codeStamps, type NewCodeChunk, removeCodeFiles, touchCodeFile, writeCodeFile } from "../store/code-files.ts";
+import { codeDimension, codeFile, codeStamps, type NewCodeChunk, type Stamp, removeCodeFiles, touchCodeFile, writeCodeFile } from "../store/code-files.ts";
 import type { Db } from "../store/db.ts";
 import { codeChunks } from "./code-chunks.ts";
 import { leftOutByName, sourceText } from "./eligible.ts";
@@ -30,7 +30,7 @@ export type Plan = {
   cursor: number;
   peakHeld: number;
   chunks: number;
-  /** Milliseconds the listing and the comparison (a stat per file) took (the benchmark's breakdown). */
+  /** Milliseconds the listing with the stats beside it, and the comparison after (the benchmark's breakdown). */
   listMs: number;
   compareMs: number;
 };
@@ -43,40 +43,46 @@ const REREADS = 3;
 /**
  * Lists the project again (the file index's refresh) and compares each file's size and time with
  * what the index holds: new, changed and re-modelled files are pending; the index's files that are
- * gone are taken out. Costs a stat per file, no read.
+ * gone are taken out. Costs a stat per file, no read; the files the index holds are stat'ed while
+ * ripgrep lists the tree (its own process), the new ones need none.
  */
 export async function planSync(deps: SyncDeps): Promise<Plan> {
   const { db, root, target, files } = deps;
+  const signal = deps.embed?.signal;
   const started = performance.now();
-  await refreshFileIndex(files, { force: true });
-  const listed = performance.now();
   const stored = codeStamps(db, root);
+  const [, changed] = await Promise.all([refreshFileIndex(files, { force: true }), changedOf(root, stored, target.ref, signal)]);
+  const listed = performance.now();
   const pending: string[] = [];
   let total = 0;
-  let seen = 0;
   for (const [path, kind] of entriesOf(files)) {
     if (kind !== "file" || leftOutByName(path) !== null) continue;
     total += 1;
-    const known = stored.get(path);
+    const known = stored.has(path);
     stored.delete(path);
-    if (++seen % STAT_SLICE === 0) {
-      await Bun.sleep(0);
-      if (deps.embed?.signal?.aborted) throw new EmbeddingError("stopped");
-    }
-    if (!known) {
-      pending.push(path);
-      continue;
-    }
-    const info = statOf(join(root, path));
-    if (!info) continue;
-    const [mtime, size, model, skipped] = known;
-    const same = Math.floor(info.mtimeMs) === mtime && info.size === size;
-    if (same && (skipped !== null || model === target.ref)) continue;
-    pending.push(path);
+    if (!known || changed.has(path)) pending.push(path);
   }
   // What the index holds that the listing no longer has: deleted, gitignored or protected since.
   removeCodeFiles(db, root, [...stored.keys()]);
   return { total, done: total - pending.length, pending, cursor: 0, peakHeld: 0, chunks: 0, listMs: listed - started, compareMs: performance.now() - listed };
+}
+
+/** The stored files whose size or time moved, or that another model embedded (a stat each, in slices). */
+async function changedOf(root: string, stored: ReadonlyMap<string, Stamp>, model: string, signal: AbortSignal | undefined): Promise<Set<string>> {
+  const changed = new Set<string>();
+  let seen = 0;
+  for (const [path, [mtime, size, by, skipped]] of stored) {
+    if (++seen % STAT_SLICE === 0) {
+      await Bun.sleep(0);
+      if (signal?.aborted) throw new EmbeddingError("stopped");
+    }
+    const info = statOf(join(root, path));
+    // Gone: the listing does not have it either, and it is taken out.
+    if (!info) continue;
+    const same = Math.floor(info.mtimeMs) === mtime && info.size === size;
+    if (!same || (skipped === null && by !== model)) changed.add(path);
+  }
+  return changed;
 }
 
 type Read = { path: string; hash: string; mtime: number; size: number; expect: string | null; chunks: { startLine: number; endLine: number; text: string }[] };
