@@ -26,6 +26,7 @@ const BENCHES: Bench[] = [
   { name: "share", args: [] },
   { name: "files", args: [] },
   { name: "library", args: [], quick: ["--quick"] },
+  { name: "code-index", args: [], quick: ["--files", "5000"] },
   { name: "tui", args: [], quick: ["--rounds", "1"] },
 ];
 

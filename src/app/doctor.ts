@@ -26,6 +26,7 @@ import { localPorts } from "../model/local-ports.ts";
 import { checkKeyVariables } from "./doctor-keys.ts";
 import { checkMcpServers } from "./doctor-mcp.ts";
 import { checkLibrary } from "./doctor-library.ts";
+import { checkCodeIndex } from "./doctor-code-index.ts";
 import { checkAccounts } from "./doctor-account.ts";
 import { checkAgents } from "./doctor-agents.ts";
 import { checkShaping } from "./doctor-shaping.ts";
@@ -77,6 +78,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Finding[]> {
     ...models,
     ...mcp,
     ...(config.value ? checkLibrary(config.value, paths.dbFile) : []),
+    ...(config.value ? checkCodeIndex(config.value, paths.dbFile, options.cwd ?? process.cwd()) : []),
     ...agents,
     ...checkShaping({ dbFile: paths.dbFile, configDir: paths.configDir, cwd: options.cwd ?? process.cwd() }),
     ...checkLinks(store.logins, reading),

@@ -9,6 +9,8 @@ import { Engine } from "../engine/engine.ts";
 import { localPorts } from "../model/local-ports.ts";
 import { personalEntry } from "../account/personal-entry.ts";
 import { libraryBackend } from "../library/engine-library.ts";
+import { LazyCodeIndexes } from "../code-index/engine-code-index.ts";
+import { protectedPaths } from "../project/protected.ts";
 import { refreshAccountLibrary } from "../library/account-check.ts";
 import { mcpWiring } from "../mcp/wiring.ts";
 
@@ -31,12 +33,13 @@ export function createEngine(
   };
   const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
   const library = libraryBackend(config, db, process.env);
+  const code = new LazyCodeIndexes(config, db, process.env, protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]));
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
   const reads = new AbortController();
   // Whether each login's token has the account's library, checked again when the kept answer is a day old: for the next session.
   if (config.library !== "local") refreshAccountLibrary(db, listLogins(db), { signal: reads.signal }).catch(() => {});
   const personal = personalEntry(db, config, () => listLogins(db), { signal: reads.signal });
-  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}) });
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}), code });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
   return { engine, models, dropReads: () => reads.abort() };
 }

@@ -24,6 +24,7 @@ const subCommands: Record<string, () => Promise<CommandDef>> = {
   hooks: () => import("./hooks.ts").then((m) => m.default),
   permissions: () => import("./permissions.ts").then((m) => m.default),
   library: () => import("./library.ts").then((m) => m.default),
+  index: () => import("./index-command.ts").then((m) => m.default),
 };
 
 export const root = defineCommand({

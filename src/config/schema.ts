@@ -162,6 +162,8 @@ export const Config = z
     permissions: PermissionsConfig.prefault({}),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
+    /** Whether projects are indexed for code_search (with an embedding model); a project opts out in .agent/settings.json too. */
+    index: z.boolean({ message: "must be true or false" }).default(true),
     personality: z
       .string()
       .refine((name) => PERSONALITY_NAMES.includes(name), { message: `must be one of ${PERSONALITY_NAMES.join(", ")} (lembas config get personality --help describes them)` })

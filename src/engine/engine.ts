@@ -22,6 +22,7 @@ import { FollowedProjects } from "./followed-projects.ts";
 import { cappedMode } from "./mode-cap.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../tools/library-backend.ts";
+import type { CodeIndexBackend } from "../tools/code-search-backend.ts";
 import { SessionMcp } from "./session-mcp.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
@@ -52,6 +53,8 @@ export type EngineOptions = {
   commandEnv?: Env;
   /** The person's library the `library` tool searches (absent: none configured). */
   library?: LibraryBackend;
+  /** The code indexes code_search reaches (absent: none). */
+  code?: CodeIndexBackend;
   /** Where sessions' MCP servers come from and what runs them (src/mcp/wiring.ts); none: sessions have none. */
   mcp?: McpWiring;
 };
@@ -111,6 +114,7 @@ export class Engine {
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),
       ...(options.personal ? { personal: options.personal } : {}),
       ...(options.library ? { library: options.library } : {}),
+      ...(options.code ? { code: options.code } : {}),
     };
   }
 
@@ -263,6 +267,7 @@ export class Engine {
     this.deps.projects.forgetAll();
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
+    await this.deps.code?.stop().catch(() => {});
     for (const id of this.sessions.keys()) {
       try {
         releaseHold(this.deps.db, id);

@@ -4,6 +4,7 @@ import type { ModelSource } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
+import type { CodeIndexBackend } from "../tools/code-search-backend.ts";
 import type { Capabilities, CommandSetup, Tool } from "../tools/tool.ts";
 import type { FollowedProjects } from "./followed-projects.ts";
 import type { PersonalSettings } from "./instructions.ts";
@@ -25,6 +26,8 @@ export type SessionDeps = {
   commands: CommandSetup;
   web: Capabilities["web"];
   library?: Capabilities["library"];
+  /** The code indexes of the projects (code_search); absent: none is indexed. */
+  code?: CodeIndexBackend;
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;

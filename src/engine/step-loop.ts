@@ -81,12 +81,15 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     const skills = (await session.systemPrompt.skills()).length > 0;
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
     const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
-    const tools = offeredTools(deps.tools, model, { library: deps.library, skills, agents }, mcp);
+    const code = deps.code?.available(session.root) === true;
+    const tools = offeredTools(deps.tools, model, { library: deps.library, code, skills, agents }, mcp);
     const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(model), tools: toolSpecs(tools, model), signal, native };
     await parts.compaction.beforeStep(request);
     if (takeInbox(session, parts, turnId)) guard.forget();
     bus.emit({ type: "step", turnId, step });
     let outcome = await callStep(session, parts, request, effort, step);
+    // The project's index is brought up to date in the background once the first answer is in: never before a request.
+    if (code && step === 1) deps.code?.warm(session.root, (message) => bus.emit({ type: "notice", level: "warn", message }));
     // A server that found the request too long: compacted, the step is sent once more.
     if (parts.compaction.overflowed(outcome, model)) {
       const why = await parts.compaction.afterOverflow(request, outcome.error);

@@ -1,4 +1,6 @@
 import { type EngineEvent, SessionBus } from "../bus/index.ts";
+import type { CodeIndexBackend } from "../tools/code-search-backend.ts";
+import { codeOf } from "./code-capability.ts";
 import type { Effort, Mode } from "../config/schema.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
@@ -55,7 +57,7 @@ export type SubAgentDeps = {
    * What the session has for its own calls (its deps): the helper takes the tools that only read,
    * never task itself; the commands' HOME is what `~` means when a call's paths are judged.
    */
-  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy>; config: { permissions: PermissionsConfig }; db: Db };
+  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy>; config: { permissions: PermissionsConfig }; db: Db; code?: CodeIndexBackend };
   /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
   mcpTools?: readonly Tool[];
   /** The session's hooks: its PreToolUse and PostToolUse hooks see the helper's calls too. */
@@ -97,10 +99,10 @@ function helperPrompt(root: string, cwd: string, steps: number, mcp: boolean): s
 
 /**
  * What a helper can give its tools: the project's files as its own model has seen them (a read
- * ledger of its own), and its model. It cannot change files, run commands or jobs, ask anyone,
- * reach the web (a new host asks the person), search a library, or start helpers of its own.
+ * ledger of its own), its model, and the project's code index. It cannot change files, run commands
+ * or jobs, ask anyone, reach the web (a new host asks the person), search a library, or start helpers of its own.
  */
-const HELPER_GIVES = ["files", "model", "fileAccess"] as const satisfies readonly Need[];
+const HELPER_GIVES = ["files", "model", "fileAccess", "code"] as const satisfies readonly Need[];
 function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): Partial<CapabilityMakers> {
   const agent = deps.agent;
   // A custom agent's changes are the turn's: its undo takes them back with the rest.
@@ -122,6 +124,7 @@ function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): P
     }),
     model: () => ({ vision: deps.model.vision }),
     fileAccess: () => deps.fileAccess ?? diskAccess,
+    code: () => codeOf(deps.shared.code, deps.root),
   };
 }
 
@@ -145,7 +148,8 @@ export function helperTools(tools: readonly Tool[]): Tool[] {
 export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prompt: string, signal: AbortSignal): Promise<SubAgentAnswer> {
   const { agent } = deps;
   const mcp = agent ? [] : helperTools(deps.mcpTools ?? []);
-  const tools = agent ? agent.tools : [...helperTools(deps.shared.tools), ...mcp];
+  const indexed = deps.shared.code?.available(deps.root) === true;
+  const tools = agent ? agent.tools : [...helperTools(deps.shared.tools).filter((t) => t.name !== "code_search" || indexed), ...mcp];
   const maxSteps = agent ? AGENT_STEPS : SUB_AGENT_STEPS;
   const byName = new Map(tools.map((t) => [t.name, t] as const));
   const bus = new SessionBus(deps.sessionId);

@@ -1,4 +1,5 @@
 import type { Effort } from "../config/schema.ts";
+import { codeOf } from "./code-capability.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
 import { protectionJudge } from "../project/protected.ts";
 import { findSkills } from "../project/skills.ts";
@@ -84,6 +85,7 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
     todos: () => ({ set: (todos) => parts.setTodos(todos) }),
     web: () => deps.web,
     library: () => deps.library,
+    code: () => codeOf(deps.code, session.root),
     skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),
     helpers: () => ({ subAgent: (prompt, sub, agent) => runHelper(session, { ...turn, allowed: parts.allowed }, callId, prompt, sub, agent) }),
   });

@@ -28,7 +28,7 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
 export function offeredTools(
   tools: readonly Tool[],
   model: Pick<ResolvedModel, "contextLength">,
-  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; skills?: boolean; agents?: readonly AgentListing[] } = {},
+  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; code?: boolean; skills?: boolean; agents?: readonly AgentListing[] } = {},
   mcp: readonly Tool[] = [],
 ): Tool[] {
   const { library } = has;
@@ -37,7 +37,7 @@ export function offeredTools(
   const searchable = library?.available() === true;
   // The account's library tool on its instance's /mcp is what `library` calls: not offered twice.
   const covered = (t: Tool) => searchable && library?.covers?.(t.name) === true;
-  const wanted = (t: Tool) => (t.name !== "library" || searchable) && (t.name !== "skill" || has.skills === true);
+  const wanted = (t: Tool) => (t.name !== "library" || searchable) && (t.name !== "skill" || has.skills === true) && (t.name !== "code_search" || has.code === true);
   const agents = has.agents ?? [];
   const task = (t: Tool) => (t.name === "task" && agents.length > 0 ? taskToolWith(agents) : t);
   return [...tools.filter((t) => (!small || t.brief !== undefined) && wanted(t)).map(task), ...mcp.filter((t) => !covered(t))];

@@ -290,6 +290,51 @@ CREATE TABLE kept_rules (
 CREATE INDEX kept_rules_root ON kept_rules(root);
 `,
   },
+  {
+    // The code index: each project's files (by root, paths relative to it) with the chunks the
+    // embedding model made of them, a vector each, and an FTS5 index over the chunks' text, as the
+    // library keeps documents. A file left out (binary, minified, generated, too large) has a row
+    // with no chunks, so a refresh need not read it again while it is unchanged.
+    // code_roots.generation changes with every write to a root's index.
+    version: 14,
+    sql: `
+CREATE TABLE code_files (
+  id        INTEGER PRIMARY KEY,
+  root      TEXT NOT NULL,
+  path      TEXT NOT NULL,
+  hash      TEXT NOT NULL,
+  mtime     INTEGER NOT NULL,
+  size      INTEGER NOT NULL,
+  model     TEXT NOT NULL,
+  dimension INTEGER NOT NULL,
+  chunks    INTEGER NOT NULL,
+  skipped   TEXT,
+  UNIQUE (root, path)
+);
+CREATE TABLE code_chunks (
+  id         INTEGER PRIMARY KEY,
+  file_id    INTEGER NOT NULL REFERENCES code_files(id) ON DELETE CASCADE,
+  root       TEXT NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line   INTEGER NOT NULL,
+  text       TEXT NOT NULL,
+  vector     BLOB NOT NULL
+);
+CREATE INDEX code_chunks_file ON code_chunks(file_id);
+CREATE INDEX code_chunks_root ON code_chunks(root);
+CREATE VIRTUAL TABLE code_fts USING fts5(text, content='code_chunks', content_rowid='id', tokenize='porter unicode61');
+CREATE TRIGGER code_chunks_ai AFTER INSERT ON code_chunks BEGIN
+  INSERT INTO code_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER code_chunks_ad AFTER DELETE ON code_chunks BEGIN
+  INSERT INTO code_fts(code_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+CREATE TABLE code_roots (
+  root       TEXT PRIMARY KEY,
+  generation INTEGER NOT NULL
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -4,6 +4,7 @@ import type { Skill } from "../project/skills.ts";
 import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
 import type { LibraryBackend } from "./library-backend.ts";
+import type { CodeSearch } from "./code-search-backend.ts";
 
 /** Whether the model has seen a file as it is now: never, as it is, or before someone changed it. */
 export type ReadState = "unread" | "current" | "changed";
@@ -110,6 +111,8 @@ export type Capabilities = {
   web: { allowPrivate: PrivateRule };
   /** The person's library the `library` tool searches (undefined: none is configured). */
   library: LibraryBackend | undefined;
+  /** The project's code index the `code_search` tool searches (undefined: it is not indexed). */
+  code: CodeSearch | undefined;
   /** The skills the model may load (project/skills.ts): the project's and the person's, as they are now. */
   skills: { all(): Skill[] };
   /**

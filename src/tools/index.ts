@@ -1,5 +1,6 @@
 import { askUserTool } from "./ask-user.ts";
 import { bashTool } from "./bash.ts";
+import { codeSearchTool } from "./code-search.ts";
 import { editTool } from "./edit.ts";
 import { fetchTool } from "./fetch.ts";
 import { globTool } from "./glob.ts";
@@ -27,6 +28,7 @@ export const ALL_TOOLS: Tool[] = [
   jobTool,
   grepTool,
   globTool,
+  codeSearchTool,
   listTool,
   fetchTool,
   libraryTool,

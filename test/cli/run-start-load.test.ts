@@ -5,7 +5,7 @@
  * chat completion request is sent.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
@@ -27,7 +27,9 @@ beforeAll(async () => {
   try {
     model.push(step({ text: "hello" }));
     const out = join(box.dir, "loaded.json");
-    // The person's config.yaml with the hooks, permissions and MCP servers it may have: none here.
+    // The person's config.yaml with the hooks, permissions and MCP servers it may have: none here;
+    // an embedding model, so that the project's code index is on (and must wait for the answer).
+    appendFileSync(join(box.configDir, "config.yaml"), "embedding: test/embed-a\n");
     const result = await runLembas(box, ["run", "hi"], { cwd: box.project, env: { BUN_OPTIONS: `--preload ${PROBE}`, PROBE_OUT: out } });
     expect(result).toMatchObject({ code: 0, stdout: "hello\n" });
     loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
@@ -45,7 +47,7 @@ test("the probe sees the modules that make the request", () => {
 
 test("what only some runs need is not loaded before the first request", () => {
   // The terminal's questions (stdin is no terminal here); the service, the link, ACP; the local library, MCP servers, logins.
-  for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts"]) {
+  for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts", "code-index/indexes.ts", "code-index/sync.ts", "code-index/code-chunks.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
   // config.yaml's schema: a well-formed file is read without it (config/fast-read.ts).

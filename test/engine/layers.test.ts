@@ -19,6 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["acp"], // ACP and the _lembas handlers, event mapping
   ["front", "transcript"], // the one way in for a prompt; a session as the front ends show it (history, transcript, tool titles)
   ["engine"], // sessions, turns, permissions, hooks, undo, compaction, helpers
+  ["code-index"], // the project's files searched by meaning (code_search), on the library's embeddings and hybrid search
   ["library"], // the library: the device's own, or the account's over the instance's MCP
   ["mcp", "account"], // services the engine uses
   ["tools"], // one file per tool, each given its operations

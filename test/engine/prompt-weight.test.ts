@@ -22,8 +22,9 @@ const put = (path: string, text: string) => {
 };
 
 /** The first step request of a session on a model of this window, in a project with one skill and one custom agent. */
-async function firstRequest(window: number): Promise<{ first: ChatRequest; project: string }> {
-  h = await engineHarness({ models: [{ id: "test-model", context_length: window }] });
+async function firstRequest(window: number, indexed = false): Promise<{ first: ChatRequest; project: string }> {
+  // With an embedding model the project's code index is on, and code_search offered.
+  h = await engineHarness({ models: [{ id: "test-model", context_length: window }], ...(indexed ? { config: { embedding: "test/embed-a" }, code: true } : {}) });
   put(join(h.project, ".agent", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Ship the service to staging\n---\nRun scripts/ship.sh.\n");
   put(join(h.project, ".agent", "agents", "finder.md"), "---\nname: finder\ndescription: Finds where things are defined\ntools:\n  - Grep\n  - Read\n---\nYou look.\n");
   h.model.push(step({ text: "ok" }));
@@ -45,6 +46,17 @@ describe("the weight of what precedes the first word", () => {
     expect(contentText(first.messages?.[0]?.content)).toContain("- deploy: Ship the service to staging");
     expect(JSON.stringify(first.tools)).toContain("- finder: Finds where things are defined");
     expect(weight(first, project)).toBeLessThanOrEqual(3000);
+  });
+
+  test("an embedding model adds code_search, at most 120 tokens with its schema (its description at most 60)", async () => {
+    const bare = await firstRequest(131_072);
+    const without = weight(bare.first, bare.project);
+    await h?.close();
+    const { first, project } = await firstRequest(131_072, true);
+    expect(names(first)).toContain("code_search");
+    const spec = JSON.stringify((first.tools ?? []).find((t) => (t as { function: { name: string } }).function.name === "code_search"));
+    expect(tokensOfChars(JSON.parse(spec).function.description.length)).toBeLessThanOrEqual(60);
+    expect(weight(first, project) - without).toBeLessThanOrEqual(120);
   });
 
   test("an 8k window: at most 2,000 tokens", async () => {

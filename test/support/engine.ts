@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { type EngineEvent, eventSchemas } from "../../src/bus/index.ts";
 import { resolvePaths } from "../../src/config/paths.ts";
 import { Config } from "../../src/config/schema.ts";
+import { LazyCodeIndexes } from "../../src/code-index/engine-code-index.ts";
+import { protectedPaths } from "../../src/project/protected.ts";
 import { mcpWiring } from "../../src/mcp/wiring.ts";
 import { Engine } from "../../src/engine/engine.ts";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../../src/engine/interaction.ts";
@@ -49,7 +51,7 @@ export type EngineHarness = {
 };
 
 export async function engineHarness(
-  opts: { models?: ModelEntry[]; config?: Record<string, unknown>; maxSteps?: number; checkEvents?: boolean; mcp?: boolean; tools?: readonly Tool[] } = {},
+  opts: { models?: ModelEntry[]; config?: Record<string, unknown>; maxSteps?: number; checkEvents?: boolean; mcp?: boolean; tools?: readonly Tool[]; code?: boolean } = {},
 ): Promise<EngineHarness> {
   const box = sandbox();
   const project = join(box.dir, "project");
@@ -73,6 +75,8 @@ export async function engineHarness(
     ...(opts.maxSteps ? { maxSteps: opts.maxSteps } : {}),
     // Sessions' MCP servers as the front ends wire them (config.yaml's `mcp:` of opts.config).
     ...(opts.mcp ? { mcp: mcpWiring({ db, config, vars: box.env }) } : {}),
+    // The project's code index as the front ends wire it (needs config.yaml's `embedding:`).
+    ...(opts.code ? { code: new LazyCodeIndexes(config, db, box.env, protectedPaths(config.protected, [paths.configDir, paths.stateDir])) } : {}),
   });
   const logs = new Map<string, EngineEvent[]>();
   // Every event the engine emits must match its schema (the contract clients are built from).

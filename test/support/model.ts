@@ -130,6 +130,10 @@ export interface EmbeddingMode {
   /** Answer this many requests normally before the failures begin. */
   after?: number;
   dimension?: number;
+  /** Each request is answered only once this settles (a slow server: tests change files meanwhile). */
+  hold?: Promise<unknown>;
+  /** Which requests `hold` holds (default every one): e.g. the batches of an index, not a query's one text. */
+  holdWhen?: (input: readonly string[]) => boolean;
 }
 
 /** An embeddings request the scripted model received. */
@@ -341,6 +345,7 @@ class Scripted implements ScriptedModel {
     if (!parsed.success) return openAiError(400, `not an embeddings request: ${z.prettifyError(parsed.error)}`, "invalid_request_error");
     const input = typeof parsed.data.input === "string" ? [parsed.data.input] : parsed.data.input;
     this.embeddingRequests.push({ model: parsed.data.model, input, authorization: req.headers.get("authorization") });
+    if (this.embedding.holdWhen?.(input) !== false) await this.embedding.hold;
     const fail = this.embedding.fail;
     if (fail && this.embedGood > 0) this.embedGood -= 1;
     else if (fail && this.embedFailures > 0) {

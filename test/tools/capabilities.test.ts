@@ -21,6 +21,7 @@ const NEEDS = Object.keys({
   todos: true,
   web: true,
   library: true,
+  code: true,
   skills: true,
   helpers: true,
   fileAccess: true,
@@ -46,6 +47,7 @@ const DECLARED: Record<string, Need[]> = {
   job: ["jobs"],
   grep: ["files"],
   glob: ["files"],
+  code_search: ["code"],
   list: ["files"],
   fetch: ["web"],
   library: ["library"],
@@ -86,7 +88,7 @@ describe("the tools' capabilities", () => {
   });
 
   test("a helper session offers exactly the read tools whose needs it meets: no stand-ins for the rest", () => {
-    expect(helperTools(ALL_TOOLS).map((t) => t.name)).toEqual(["read", "grep", "glob", "list"]);
+    expect(helperTools(ALL_TOOLS).map((t) => t.name)).toEqual(["read", "grep", "glob", "code_search", "list"]);
     // Every other read tool needs what a helper cannot give.
     const left = ALL_TOOLS.filter((t) => t.permission === "read" && !helperTools([t]).length);
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
@@ -106,6 +108,7 @@ describe("the tools' capabilities", () => {
     expect(plan.writes).toBe(true);
     const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
+      ["code_search", ["code"]],
       ["library", ["library"]],
       ["task", ["helpers"]],
       ["todo", ["todos"]],

@@ -108,6 +108,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     todos: { set: (todos) => void rec.todos.push(todos) },
     web: { allowPrivate: opts.allowPrivate ?? false },
     library: undefined,
+    code: undefined,
     skills: { all: () => findSkills({ root, configDir: opts.configDir ?? join(root, ".no-config-dir") }).skills.filter((s) => s.forModel) },
     helpers: {
       subAgent: async (prompt) => {
