@@ -55,6 +55,7 @@ export function readConfigFast(raw: Record<string, unknown>): Config | null {
   if (raw.mode !== undefined && !isOneOf(MODES, raw.mode)) return null;
   if (raw.theme !== undefined && !isOneOf(THEME_NAMES, raw.theme)) return null;
   if (raw.library !== undefined && raw.library !== null && raw.library !== "local" && raw.library !== "lembas") return null;
+  if (raw.index !== undefined && typeof raw.index !== "boolean") return null;
   if (raw.personality !== undefined && raw.personality !== null && !(typeof raw.personality === "string" && PERSONALITY_NAMES.includes(raw.personality))) return null;
   return {
     model,
@@ -71,6 +72,7 @@ export function readConfigFast(raw: Record<string, unknown>): Config | null {
     permissions,
     embedding,
     library: raw.library ?? null,
+    index: raw.index ?? true,
     personality: (raw.personality as string | null | undefined) ?? null,
     personality_custom: personalityCustom,
     instructions,
@@ -94,6 +96,7 @@ const TOP_KEYS: ReadonlySet<string> = new Set([
   "permissions",
   "embedding",
   "library",
+  "index",
   "personality",
   "personality_custom",
   "instructions",
