@@ -39,8 +39,8 @@ test("serve --stdio, initialize to a first answer without a login, a library sea
 // (test/support/stdio-load-probe.ts).
 const PROBE = join(import.meta.dir, "../support/stdio-load-probe.ts");
 
-/** Every src/ module and package a fresh serve --stdio had loaded at its initialize answer and at its first chunk. */
-async function loadedAtAnswers(env: Record<string, string>): Promise<{ initialize: string[]; firstChunk: string[] }> {
+/** Every src/ module and package a fresh serve --stdio had loaded at its initialize answer and at its first chunk (the files' own paths under `raw`). */
+async function loadedAtAnswers(env: Record<string, string>): Promise<{ initialize: string[]; firstChunk: string[]; raw: { initialize: string[]; firstChunk: string[] } }> {
   const out = mkdtempSync(join(tmpdir(), "lembas-stdio-probe-"));
   try {
     const a = await startStdioAgent({ cmd: [process.execPath, "--preload", PROBE, ENTRY, "serve", "--stdio"], env: { PROBE_OUT: out, ...env } });
@@ -52,8 +52,9 @@ async function loadedAtAnswers(env: Record<string, string>): Promise<{ initializ
     } finally {
       await a.close();
     }
-    const read = (name: string) => (JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")) as string[]).map(shortName);
-    return { initialize: read("initialize"), firstChunk: read("first-chunk") };
+    const paths = (name: string) => JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")) as string[];
+    const raw = { initialize: paths("initialize"), firstChunk: paths("first-chunk") };
+    return { initialize: raw.initialize.map(shortName), firstChunk: raw.firstChunk.map(shortName), raw };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -86,9 +87,24 @@ const BEFORE_INITIALIZE = [
 /** Our modules and the packages (paths outside src/, the probe and package.json, are left out). */
 const ours = (names: string[]) => [...new Set(names.filter((n) => !n.startsWith("/")))].sort();
 
+/** The node: built-ins these source files import (statically: what loads with them). */
+function builtinsImported(files: string[]): string[] {
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const found = files
+    .filter((f) => /\.[cm]?[jt]s$/.test(f) && !f.includes("stdio-load-probe"))
+    .flatMap((f) => transpiler.scanImports(readFileSync(f, "utf8")).filter((i) => i.kind === "import-statement" || i.kind === "require-call"))
+    .map((i) => i.path)
+    .filter((p) => p.startsWith("node:") || ["crypto", "stream", "child_process", "http", "https", "net", "tls", "zlib"].includes(p));
+  return [...new Set(found)].sort();
+}
+
 test("serve --stdio answers initialize before zod, the ACP SDK, the config's schema, the store or the engine load: only its transport and the answer's modules", async () => {
-  const { initialize, firstChunk } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  const { initialize, firstChunk, raw } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
   expect(ours(initialize).filter((n) => n !== "src/index.ts")).toEqual(BEFORE_INITIALIZE);
+  // Of Node's built-ins, only the cheap ones: node:crypto alone took 15–30 ms to load in the binary (app/ipc-socket.ts).
+  expect(builtinsImported(raw.initialize)).toEqual(["node:fs", "node:os", "node:path"]);
+  // Nor does anything an editor's first chunk needs load it.
+  expect(builtinsImported(raw.firstChunk).filter((b) => b.endsWith("crypto"))).toEqual([]);
   // The probe sees what loads after: by the first chunk the engine, the SDK and zod are there.
   for (const name of ["zod", "@agentclientprotocol/sdk", "src/engine/engine.ts", "src/acp/server.ts"]) expect([name, firstChunk.includes(name)]).toEqual([name, true]);
 });
