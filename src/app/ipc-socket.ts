@@ -1,8 +1,8 @@
 /**
  * The control socket's numbers and the one way to build a ws+unix URL to it, without the IPC's
  * schemas (ipc-protocol.ts): an editor's serve --stdio dials the service with these before zod loads,
- * and before initialize is answered: so nothing here loads what takes long to load (node:crypto
- * took 15–30 ms to load in the compiled binary, for a hash Bun makes natively).
+ * and before initialize is answered: so nothing here loads what takes long to load (importing
+ * node:crypto, for a hash Bun makes natively, cost about 1 ms of CPU before that answer).
  */
 import { lstatSync, mkdirSync, readlinkSync, renameSync, symlinkSync } from "node:fs";
 import { join } from "node:path";

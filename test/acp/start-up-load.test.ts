@@ -40,7 +40,7 @@ test("serve --stdio, initialize to a first answer without a login, a library sea
 const PROBE = join(import.meta.dir, "../support/stdio-load-probe.ts");
 
 /** Every src/ module and package a fresh serve --stdio had loaded at its initialize answer and at its first chunk (the files' own paths under `raw`). */
-async function loadedAtAnswers(env: Record<string, string>): Promise<{ initialize: string[]; firstChunk: string[]; raw: { initialize: string[]; firstChunk: string[] } }> {
+async function loadedAtAnswers(env: Record<string, string>): Promise<{ initialize: string[]; firstChunk: string[]; raw: { initialize: string[]; firstChunk: string[] }; stdoutMade: boolean }> {
   const out = mkdtempSync(join(tmpdir(), "lembas-stdio-probe-"));
   try {
     const a = await startStdioAgent({ cmd: [process.execPath, "--preload", PROBE, ENTRY, "serve", "--stdio"], env: { PROBE_OUT: out, ...env } });
@@ -54,7 +54,8 @@ async function loadedAtAnswers(env: Record<string, string>): Promise<{ initializ
     }
     const paths = (name: string) => JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")) as string[];
     const raw = { initialize: paths("initialize"), firstChunk: paths("first-chunk") };
-    return { initialize: raw.initialize.map(shortName), firstChunk: raw.firstChunk.map(shortName), raw };
+    const stdoutMade = JSON.parse(readFileSync(join(out, "stdout-made.json"), "utf8")) as boolean;
+    return { initialize: raw.initialize.map(shortName), firstChunk: raw.firstChunk.map(shortName), raw, stdoutMade };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -99,9 +100,11 @@ function builtinsImported(files: string[]): string[] {
 }
 
 test("serve --stdio answers initialize before zod, the ACP SDK, the config's schema, the store or the engine load: only its transport and the answer's modules", async () => {
-  const { initialize, firstChunk, raw } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  const { initialize, firstChunk, raw, stdoutMade } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
   expect(ours(initialize).filter((n) => n !== "src/index.ts")).toEqual(BEFORE_INITIALIZE);
-  // Of Node's built-ins, only the cheap ones: node:crypto alone took 15–30 ms to load in the binary (app/ipc-socket.ts).
+  // Nor is process.stdout made (making it loads Node's stream modules: rpc/stdio.ts).
+  expect(stdoutMade).toBe(false);
+  // Of Node's built-ins, only the cheap ones: node:crypto is not one (app/ipc-socket.ts).
   expect(builtinsImported(raw.initialize)).toEqual(["node:fs", "node:os", "node:path"]);
   // Nor does anything an editor's first chunk needs load it.
   expect(builtinsImported(raw.firstChunk).filter((b) => b.endsWith("crypto"))).toEqual([]);
@@ -114,4 +117,19 @@ test("serve --stdio's first chunk comes before the terminal's, the link's and th
   const early = ours(firstChunk).filter((n) => n.startsWith("src/tui/") || n.startsWith("src/link/") || (n.startsWith("src/service/") && n !== "src/service/editor-protocol.ts"));
   expect(early).toEqual([]);
   for (const name of ["@earendil-works/pi-tui", "@modelcontextprotocol/sdk"]) expect([name, firstChunk.includes(name)]).toEqual([name, false]);
+});
+
+test("serve --stdio's stdout carries protocol messages only: a stray process.stdout.write or console.log in the process goes to stderr", async () => {
+  const a = await startStdioAgent({ cmd: [process.execPath, "--preload", join(import.meta.dir, "../support/stray-stdout.ts"), ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
+  try {
+    a.model.push(step({ text: "hello" }));
+    await a.agent.request("initialize", initializeParams);
+    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+  } finally {
+    await a.close();
+  }
+  for (const line of a.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
+  expect(a.stderr()).toContain("stray process.stdout.write");
+  expect(a.stderr()).toContain("stray console.log");
 });
