@@ -88,12 +88,12 @@ const BEFORE_INITIALIZE = [
 /** Our modules and the packages (paths outside src/, the probe and package.json, are left out). */
 const ours = (names: string[]) => [...new Set(names.filter((n) => !n.startsWith("/")))].sort();
 
-/** The node: built-ins these source files import (statically: what loads with them). */
+/** The node: built-ins these source files import statically (what loads with them; a require() in a function loads only when called). */
 function builtinsImported(files: string[]): string[] {
   const transpiler = new Bun.Transpiler({ loader: "ts" });
   const found = files
     .filter((f) => /\.[cm]?[jt]s$/.test(f) && !f.includes("stdio-load-probe"))
-    .flatMap((f) => transpiler.scanImports(readFileSync(f, "utf8")).filter((i) => i.kind === "import-statement" || i.kind === "require-call"))
+    .flatMap((f) => transpiler.scanImports(readFileSync(f, "utf8")).filter((i) => i.kind === "import-statement"))
     .map((i) => i.path)
     .filter((p) => p.startsWith("node:") || ["crypto", "stream", "child_process", "http", "https", "net", "tls", "zlib"].includes(p));
   return [...new Set(found)].sort();
@@ -105,7 +105,7 @@ test("serve --stdio answers initialize before zod, the ACP SDK, the config's sch
   // Nor is process.stdout made (making it loads Node's stream modules: rpc/stdio.ts).
   expect(stdoutMade).toBe(false);
   // Of Node's built-ins, only the cheap ones: node:crypto is not one (app/ipc-socket.ts).
-  expect(builtinsImported(raw.initialize)).toEqual(["node:fs", "node:os", "node:path"]);
+  expect(builtinsImported(raw.initialize)).toEqual(["node:fs", "node:path"]);
   // Nor does anything an editor's first chunk needs load it.
   expect(builtinsImported(raw.firstChunk).filter((b) => b.endsWith("crypto"))).toEqual([]);
   // The probe sees what loads after: by the first chunk the engine, the SDK and zod are there.
