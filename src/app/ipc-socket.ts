@@ -1,8 +1,9 @@
 /**
  * The control socket's numbers and the one way to build a ws+unix URL to it, without the IPC's
- * schemas (ipc-protocol.ts): an editor's serve --stdio dials the service with these before zod loads.
+ * schemas (ipc-protocol.ts): an editor's serve --stdio dials the service with these before zod loads,
+ * and before initialize is answered: so nothing here loads what takes long to load (importing
+ * node:crypto, for a hash Bun makes natively, cost about 1 ms of CPU before that answer).
  */
-import { createHash } from "node:crypto";
 import { lstatSync, mkdirSync, readlinkSync, renameSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 
@@ -39,7 +40,7 @@ export function wsUnixUrl(socketPath: string, path = IPC_PATH): string {
 export function connectablePath(socketPath: string, env: NodeJS.ProcessEnv = process.env): string {
   if (URL_SAFE.test(socketPath) && Buffer.byteLength(socketPath) <= MAX_SOCKET_PATH) return socketPath;
   const dir = linkDir(env);
-  const link = join(dir, `${createHash("sha256").update(socketPath).digest("hex").slice(0, 8)}.sock`);
+  const link = join(dir, `${new Bun.CryptoHasher("sha256").update(socketPath).digest("hex").slice(0, 8)}.sock`);
   const there = lstatSync(link, { throwIfNoEntry: false });
   if (there?.isSymbolicLink() && readlinkSync(link) === socketPath) return link;
   // Made beside it and renamed over it: two terminals making it at once both end with the link.

@@ -39,8 +39,8 @@ test("serve --stdio, initialize to a first answer without a login, a library sea
 // (test/support/stdio-load-probe.ts).
 const PROBE = join(import.meta.dir, "../support/stdio-load-probe.ts");
 
-/** Every src/ module and package a fresh serve --stdio had loaded at its initialize answer and at its first chunk. */
-async function loadedAtAnswers(env: Record<string, string>): Promise<{ initialize: string[]; firstChunk: string[] }> {
+/** Every src/ module and package a fresh serve --stdio had loaded at its initialize answer and at its first chunk (the files' own paths under `raw`). */
+async function loadedAtAnswers(env: Record<string, string>): Promise<{ initialize: string[]; firstChunk: string[]; raw: { initialize: string[]; firstChunk: string[] }; stdoutMade: boolean }> {
   const out = mkdtempSync(join(tmpdir(), "lembas-stdio-probe-"));
   try {
     const a = await startStdioAgent({ cmd: [process.execPath, "--preload", PROBE, ENTRY, "serve", "--stdio"], env: { PROBE_OUT: out, ...env } });
@@ -52,8 +52,10 @@ async function loadedAtAnswers(env: Record<string, string>): Promise<{ initializ
     } finally {
       await a.close();
     }
-    const read = (name: string) => (JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")) as string[]).map(shortName);
-    return { initialize: read("initialize"), firstChunk: read("first-chunk") };
+    const paths = (name: string) => JSON.parse(readFileSync(join(out, `${name}.json`), "utf8")) as string[];
+    const raw = { initialize: paths("initialize"), firstChunk: paths("first-chunk") };
+    const stdoutMade = JSON.parse(readFileSync(join(out, "stdout-made.json"), "utf8")) as boolean;
+    return { initialize: raw.initialize.map(shortName), firstChunk: raw.firstChunk.map(shortName), raw, stdoutMade };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -86,9 +88,26 @@ const BEFORE_INITIALIZE = [
 /** Our modules and the packages (paths outside src/, the probe and package.json, are left out). */
 const ours = (names: string[]) => [...new Set(names.filter((n) => !n.startsWith("/")))].sort();
 
+/** The node: built-ins these source files import statically (what loads with them; a require() in a function loads only when called). */
+function builtinsImported(files: string[]): string[] {
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const found = files
+    .filter((f) => /\.[cm]?[jt]s$/.test(f) && !f.includes("stdio-load-probe"))
+    .flatMap((f) => transpiler.scanImports(readFileSync(f, "utf8")).filter((i) => i.kind === "import-statement"))
+    .map((i) => i.path)
+    .filter((p) => p.startsWith("node:") || ["crypto", "stream", "child_process", "http", "https", "net", "tls", "zlib"].includes(p));
+  return [...new Set(found)].sort();
+}
+
 test("serve --stdio answers initialize before zod, the ACP SDK, the config's schema, the store or the engine load: only its transport and the answer's modules", async () => {
-  const { initialize, firstChunk } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  const { initialize, firstChunk, raw, stdoutMade } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
   expect(ours(initialize).filter((n) => n !== "src/index.ts")).toEqual(BEFORE_INITIALIZE);
+  // Nor is process.stdout made (making it loads Node's stream modules: rpc/stdio.ts).
+  expect(stdoutMade).toBe(false);
+  // Of Node's built-ins, only the cheap ones: node:crypto is not one (app/ipc-socket.ts).
+  expect(builtinsImported(raw.initialize)).toEqual(["node:fs", "node:path"]);
+  // Nor does anything an editor's first chunk needs load it.
+  expect(builtinsImported(raw.firstChunk).filter((b) => b.endsWith("crypto"))).toEqual([]);
   // The probe sees what loads after: by the first chunk the engine, the SDK and zod are there.
   for (const name of ["zod", "@agentclientprotocol/sdk", "src/engine/engine.ts", "src/acp/server.ts"]) expect([name, firstChunk.includes(name)]).toEqual([name, true]);
 });
@@ -98,4 +117,19 @@ test("serve --stdio's first chunk comes before the terminal's, the link's and th
   const early = ours(firstChunk).filter((n) => n.startsWith("src/tui/") || n.startsWith("src/link/") || (n.startsWith("src/service/") && n !== "src/service/editor-protocol.ts"));
   expect(early).toEqual([]);
   for (const name of ["@earendil-works/pi-tui", "@modelcontextprotocol/sdk"]) expect([name, firstChunk.includes(name)]).toEqual([name, false]);
+});
+
+test("serve --stdio's stdout carries protocol messages only: a stray process.stdout.write or console.log in the process goes to stderr", async () => {
+  const a = await startStdioAgent({ cmd: [process.execPath, "--preload", join(import.meta.dir, "../support/stray-stdout.ts"), ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
+  try {
+    a.model.push(step({ text: "hello" }));
+    await a.agent.request("initialize", initializeParams);
+    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+  } finally {
+    await a.close();
+  }
+  for (const line of a.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
+  expect(a.stderr()).toContain("stray process.stdout.write");
+  expect(a.stderr()).toContain("stray console.log");
 });
