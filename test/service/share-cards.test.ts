@@ -16,8 +16,9 @@ import { createContext } from "../../src/app/context.ts";
 import { login } from "../../src/link/login.ts";
 import { type Device, LEMBAS_INIT, type ServiceTest, sharedServiceEach, startDevice, TOKEN } from "../support/device.ts";
 import { step } from "../support/engine.ts";
-import type { Link, RpcNotification, RpcRequest } from "../support/instance.ts";
+import type { Link, RpcRequest } from "../support/instance.ts";
 import { digitOf, toolResults } from "../support/screens.ts";
+import { type LinkFrom, terminalOnService } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
 let device: Device | null = null;
@@ -35,20 +36,10 @@ sharedServiceEach((t) => {
   shared = t;
 });
 
-/**
- * The file's one service and the terminal open in the test's project, sharing its session; `from`
- * is where the test's requests and notifications on the link begin (the earlier tests' come before).
- */
-async function onSharedService(): Promise<{ d: Device; link: Link; s: Screen; sessionId: string; from: { requests: number; notifications: number } }> {
-  const { d, link, project } = shared;
-  const from = { requests: link.requests.length, notifications: link.notifications.length };
-  screen = await openScreen(d.box, { cwd: project });
-  await screen.waitFor("test/test-model");
-  const ofProject = (n: RpcNotification) => n.method === "_lembas/session/announce" && (n.params as { cwd: string }).cwd === project;
-  const announce = (await link.waitForNotification(ofProject, 15_000, from.notifications)).params as { sessionId: string };
-  // A card reaches the link only once the terminal has heard its share accepted.
-  await screen.waitFor("shared · inst", 15_000);
-  return { d, link, s: screen, sessionId: announce.sessionId, from };
+/** The file's one service and the terminal open in the test's project, sharing its session. */
+async function onSharedService(): Promise<{ d: Device; link: Link; s: Screen; sessionId: string; from: LinkFrom }> {
+  const { s, sessionId, from } = await terminalOnService(shared, (opened) => (screen = opened));
+  return { d: shared.d, link: shared.link, s, sessionId, from };
 }
 
 /** `lembas login` as a second instance, by its own login() in this process (that command's tests are test/link/login.test.ts's). */

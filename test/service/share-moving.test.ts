@@ -10,6 +10,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { type Device, lembasEvents, newSession, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link, RpcNotification } from "../support/instance.ts";
+import { terminalOnService } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
 let device: Device | null = null;
@@ -52,13 +53,8 @@ sharedServiceEach((t) => {
  * earlier tests' notifications too: what the test waits for it picks by session.
  */
 async function terminalOnSharedService(): Promise<{ d: Device; link: Link; screen: Screen; sessionId: string }> {
-  const { d, link, project } = shared;
-  const from = link.notifications.length;
-  screen = await openScreen(d.box, { cwd: project });
-  await screen.waitFor("test/test-model");
-  const ofProject = (n: RpcNotification) => n.method === "_lembas/session/announce" && (n.params as { cwd: string }).cwd === project;
-  const announce = (await link.waitForNotification(ofProject, 15_000, from)).params as { sessionId: string };
-  return { d, link, screen, sessionId: announce.sessionId };
+  const { s, sessionId } = await terminalOnService(shared, (opened) => (screen = opened));
+  return { d: shared.d, link: shared.link, screen: s, sessionId };
 }
 
 const leftOf = (sessionId: string) => (n: RpcNotification) => n.method === "_lembas/session/left" && (n.params as { sessionId: string }).sessionId === sessionId;

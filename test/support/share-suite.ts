@@ -110,3 +110,23 @@ export const textStarted = (link: Link, sessionId: string, from: number) =>
     10_000,
     from,
   );
+
+/** Where a test's requests and notifications on a link begin: the earlier tests' come before. */
+export type LinkFrom = { requests: number; notifications: number };
+
+/**
+ * The terminal open in a shared-service test's project (sharedServiceEach), once the link heard
+ * it announce its session and the status bar says it is shared (a turn typed before that is not
+ * the shared session's). `opened` gets the screen as soon as it exists, for the file to close it.
+ */
+export async function terminalOnService(t: ServiceTest, opened: (s: Screen) => void, args: string[] = []): Promise<{ s: Screen; sessionId: string; from: LinkFrom }> {
+  const { d, link, project } = t;
+  const from = { requests: link.requests.length, notifications: link.notifications.length };
+  const s = await openScreen(d.box, { cwd: project, args });
+  opened(s);
+  await s.waitFor("test/test-model");
+  const announced = (n: RpcNotification) => n.method === "_lembas/session/announce" && (n.params as { cwd: string }).cwd === project;
+  const announce = (await link.waitForNotification(announced, 15_000, from.notifications)).params as { sessionId: string };
+  await s.waitFor("shared · inst", 15_000);
+  return { s, sessionId: announce.sessionId, from };
+}
