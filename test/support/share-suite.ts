@@ -30,9 +30,10 @@ export type ShareSuite = {
   /**
    * A device serving one link, and the terminal open in its project sharing its session. With
    * `oneService` (and no maxMode of its own) the device and link are the file's one service's, the
-   * model and project the test's own.
+   * model and project the test's own; `own` gives the test a device of its own all the same (a test
+   * that kills or restarts the service, or drops its link).
    */
-  sharedTerminal(opts?: { args?: string[]; maxMode?: string }): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }>;
+  sharedTerminal(opts?: { args?: string[]; maxMode?: string; own?: boolean }): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }>;
 };
 
 /**
@@ -57,7 +58,7 @@ export function shareSuite(opts: { oneService?: boolean } = {}): ShareSuite {
       return s;
     },
     async sharedTerminal(opts = {}) {
-      if (service && !opts.maxMode) {
+      if (service && !opts.maxMode && !opts.own) {
         const { d, link, project } = service;
         const from = link.notifications.length;
         const s = await suite.open(d, opts.args ?? []);
