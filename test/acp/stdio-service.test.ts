@@ -12,7 +12,7 @@ import { openDb } from "../../src/store/db.ts";
 import { getHold } from "../../src/store/holds.ts";
 import { listTurns } from "../../src/store/turns.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
-import { type Device, startDevice } from "../support/device.ts";
+import { type Device, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import { rpcError } from "../support/rpc.ts";
 import { ENTRY } from "../support/run.ts";
@@ -27,14 +27,27 @@ afterEach(async () => {
   d = null;
 });
 
-/** A device with its service running (linked to the simulated instance), and an editor's serve --stdio beside it. */
-async function withService(env: Record<string, string> = {}): Promise<{ d: Device; a: StdioAgent; servicePid: number }> {
-  d = await startDevice();
-  await d.serve();
-  a = await startStdioAgent({ device: d, model: d.model, env });
-  const servicePid = d.service?.pid;
+/** The file's one service, with the test's own model and project (work/project-N): for the tests that neither kill it nor stop it. */
+let oneService: ServiceTest;
+sharedServiceEach((t) => {
+  oneService = t;
+});
+
+/**
+ * A device with its service running (linked to the simulated instance), and an editor's serve
+ * --stdio beside it: the file's one service, or with `own` a device of the test's own (a test that
+ * kills the service).
+ */
+async function withService(env: Record<string, string> = {}, opts: { own?: boolean } = {}): Promise<{ d: Device; a: StdioAgent; servicePid: number }> {
+  let device = oneService.d;
+  if (opts.own) {
+    device = d = await startDevice();
+    await device.serve();
+  }
+  a = await startStdioAgent({ device, model: device.model, env });
+  const servicePid = device.service?.pid;
   if (!servicePid) throw new Error("no service");
-  return { d, a, servicePid };
+  return { d: device, a, servicePid };
 }
 
 const newSession = async (agent: StdioAgent, meta?: Record<string, unknown>) => {
@@ -209,7 +222,7 @@ test("through the service: stdin closed mid-turn cancels the turn in the service
 });
 
 test("the service killed mid-turn: the editor's prompt is answered with an error, stderr says so, and the stdio process exits 1", async () => {
-  const { d, a } = await withService();
+  const { d, a } = await withService({}, { own: true });
   d.model.push(step({ text: ["slow ", "words ", "here ", "and ", "more"], chunkDelayMs: 400 }));
   const { sessionId } = await newSession(a);
   const prompt = rpcError(a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }] }));

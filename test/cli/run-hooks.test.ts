@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel } from "../support/model.ts";
 import { afterHeader, modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
+import { trustIn } from "../support/trust.ts";
 
 let box: ProjectSandbox;
 let model: ScriptedModel;
@@ -285,7 +286,7 @@ describe("a project's hooks", () => {
 
   test("trusted, .agent/settings.json's hooks wait for approval of their exact content; a change waits again", async () => {
     const mark = projectHook(".agent/settings.json");
-    expect((await lembas(["trust"])).code).toBe(0);
+    trustIn(box, box.project);
     model.push(step({ text: "ok" }));
     expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
     expect(existsSync(mark)).toBe(false);
@@ -316,7 +317,7 @@ describe("a project's hook scripts", () => {
     mkdirSync(join(box.project, ".claude/hooks"), { recursive: true });
     writeFileSync(join(box.project, ".claude/hooks/pre.sh"), "#!/bin/sh\ncat >/dev/null\nexit 0\n");
     writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: "command", command: 'sh "$CLAUDE_PROJECT_DIR/.claude/hooks/pre.sh"' }] }] } }));
-    expect((await lembas(["trust"])).code).toBe(0);
+    trustIn(box, box.project);
     const approved = await lembas(["hooks", "approve", "--yes"]);
     expect(approved.code).toBe(0);
     expect(approved.stdout).toContain("and these project files, as they read now: .claude/hooks/pre.sh");
@@ -361,7 +362,7 @@ describe(".claude/settings.local.json and a settings file that does not read", (
     model.push(step({ text: "ok" }), step({ text: "ok" }), step({ text: "ok" }));
     expect(afterHeader((await run(["hello"])).stderr)).toContain("settings.local.json do not run");
     expect(existsSync(mark)).toBe(false);
-    expect((await lembas(["trust"])).code).toBe(0);
+    trustIn(box, box.project);
     expect((await run(["hello"])).stderr).toContain("you have not approved them as they read now");
     expect(existsSync(mark)).toBe(false);
     expect((await lembas(["hooks"])).stdout).toContain(`UserPromptSubmit * → touch ${mark} (60 s) · .claude/settings.local.json`);
@@ -373,7 +374,7 @@ describe(".claude/settings.local.json and a settings file that does not read", (
   test("a file that is not JSON is said once, for its hooks and its permissions both", async () => {
     mkdirSync(join(box.project, ".agent"), { recursive: true });
     writeFileSync(join(box.project, ".agent/settings.json"), '{"permissions": {"deny": [');
-    expect((await lembas(["trust"])).code).toBe(0);
+    trustIn(box, box.project);
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ toolCalls: [{ name: "bash", arguments: { command: "echo again" } }] }), step({ text: "ok" }));
     const result = await run(["--yes", "go"]);
     expect(result.code).toBe(0);
@@ -405,7 +406,7 @@ describe("a project's Claude Code settings with more than lembas runs", () => {
     mkdirSync(join(box.project, ".claude"), { recursive: true });
     const hooks = { SubagentStop: [{ hooks: [{ type: "command", command: "true" }] }], UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${mark}` }] }] };
     writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks }));
-    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    trustIn(box, box.project);
     expect((await runLembas(box, ["hooks", "approve", "--yes"], { cwd: box.project })).code).toBe(0);
     model.push(step({ text: "ok" }));
     const result = await run(["hello"]);
@@ -430,7 +431,7 @@ describe("the matcher \"*\"", () => {
   test("in a project's settings file it takes every tool, once approved", async () => {
     mkdirSync(join(box.project, ".claude"), { recursive: true });
     writeFileSync(join(box.project, ".claude/settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: denyAll() }] }] } }));
-    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    trustIn(box, box.project);
     const approved = await runLembas(box, ["hooks", "approve", "--yes"], { cwd: box.project });
     expect(approved.code).toBe(0);
     expect(approved.stderr).toBe("");

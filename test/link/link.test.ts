@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Device, LEMBAS_INIT, lembasEvents, startDevice } from "../support/device.ts";
+import { type Device, LEMBAS_INIT, lembasEvents, sharedServiceEach, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { afterHeader, runLembas } from "../support/run.ts";
@@ -9,12 +9,17 @@ import { rpcError } from "../support/rpc.ts";
 
 let d: Device;
 let link: Link;
-afterEach(() => d.close());
+/** A device the test started for itself: closed after it. */
+let own: Device | null = null;
+afterEach(async () => {
+  await own?.close();
+  own = null;
+});
 
 
 describe("hello and initialize", () => {
   test("protocol 2 to an instance that lists 2: hello first, then initialize with limits and the connection", async () => {
-    d = await startDevice();
+    d = own = await startDevice();
     link = await d.serve({ init: null });
     const hello = await link.hello;
     expect(link.headers.get("authorization")).toBe("Bearer device-token-0123456789");
@@ -34,7 +39,7 @@ describe("hello and initialize", () => {
   });
 
   test("protocol 1 to an instance that does not list 2", async () => {
-    d = await startDevice({ protocol: 1, protocols: null });
+    d = own = await startDevice({ protocol: 1, protocols: null });
     link = await d.serve({ init: null });
     expect((await link.hello).protocol).toBe(1);
     const init = (await link.request("initialize", { protocolVersion: 1, clientCapabilities: { _meta: { lembas: true } } })) as {
@@ -45,10 +50,8 @@ describe("hello and initialize", () => {
 });
 
 describe("sessions on the link", () => {
-  beforeEach(async () => {
-    d = await startDevice();
-    link = await d.serve();
-  });
+  // The describe's one service: each test has its own model and project (work/project-N) on it.
+  sharedServiceEach((t) => ({ d, link } = t));
 
   test("session/new only inside the roots and in a trusted project; modes lowered to max_mode", async () => {
     const outside = await rpcError(link.request("session/new", { cwd: d.box.dir, mcpServers: [] }));
@@ -90,6 +93,9 @@ describe("sessions on the link", () => {
   });
 
   test("_lembas/directories: the roots and trusted dirs; a listing; a path outside the roots is refused", async () => {
+    // A device of its own: the listing is of every project in the roots.
+    d = own = await startDevice();
+    link = await d.serve();
     const top = (await link.request("_lembas/directories", {})) as { path: string; places: { path: string; name: string; accepted: boolean; reason?: string }[] };
     expect(top.path).toBe("");
     expect(top.places).toEqual([
@@ -105,9 +111,10 @@ describe("sessions on the link", () => {
 
   test("_lembas/configure changes the model and effort and emits the model event with instance", async () => {
     const { sessionId } = (await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string };
+    const from = link.notifications.length;
     const result = await link.request("_lembas/configure", { sessionId, model: "test-model", effort: "high" });
     expect(result).toEqual({ model: "inst/test-model", effort: "high" });
-    const model = await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "model");
+    const model = await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "model", undefined, from);
     expect((model.params as { event: unknown }).event).toEqual({ type: "model", ref: "inst/test-model", effort: "high", connection: "inst", instance: true });
   });
 

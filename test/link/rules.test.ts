@@ -4,29 +4,45 @@ import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { insertSession } from "../../src/store/sessions.ts";
 import { acceptTurn, setTurnState } from "../../src/store/turns.ts";
-import { type Device, startDevice } from "../support/device.ts";
+import { type Device, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { contentText } from "../support/model.ts";
 import { rpcError } from "../support/rpc.ts";
 import { runLembas } from "../support/run.ts";
 
+/** The test's device and link: the file's one service (with the test's own model and project), or its own. */
 let d: Device;
 let link: Link;
-beforeEach(async () => {
-  d = await startDevice();
-  link = await d.serve();
+let shared: ServiceTest;
+sharedServiceEach((t) => {
+  shared = t;
 });
-afterEach(() => d.close());
+/** A device the test started for itself: closed after it. */
+let own: Device | null = null;
+beforeEach(() => {
+  ({ d, link } = shared);
+});
+afterEach(async () => {
+  await own?.close();
+  own = null;
+});
+
+/** A device and service of the test's own, for a test that changes what lies around every project (a .git above them, a name in the sandbox). */
+async function ownDevice(): Promise<void> {
+  d = own = await startDevice();
+  link = await d.serve();
+}
 
 const newSession = async () => ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
 
 test("deleting a working session stops its turn, never runs the waiting one, and lets go of it", async () => {
   d.model.push(step({ text: Array.from({ length: 20 }, (_, i) => `w${i} `), chunkDelayMs: 100 }), step({ toolCalls: [{ name: "write", arguments: { path: "late.txt", content: "x" } }] }));
   const sessionId = await newSession();
+  const from = link.notifications.length;
   const first = link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] }, 20_000);
   const second = link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "two" }] }, 20_000);
-  await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text");
+  await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text", undefined, from);
   expect(await link.request("_lembas/session/delete", { sessionId })).toEqual({ deleted: true });
   const answers = (await Promise.all([first, second])) as { stopReason: string }[];
   expect(answers.map((a) => a.stopReason)).toEqual(["cancelled", "cancelled"]);
@@ -62,6 +78,7 @@ test("a session a live terminal holds is reported held by the terminal, with its
 });
 
 test("a project root above the remote roots (a repository at home) is not the session's root: its cwd is", async () => {
+  await ownDevice();
   mkdirSync(join(d.box.dir, ".git"));
   const sessionId = await newSession();
   const history = (await link.request("_lembas/session/history", { sessionId })) as { root: string };
@@ -69,6 +86,7 @@ test("a project root above the remote roots (a repository at home) is not the se
 });
 
 test("a project trusted through a symlink is trusted: session/new in the real directory is accepted", async () => {
+  await ownDevice();
   const real = join(d.work, "real");
   const alias = join(d.box.dir, "alias");
   mkdirSync(real);
@@ -89,6 +107,7 @@ test("delete judges a session's root by its real path: a root spelled through a 
 });
 
 test("roots that are a repository: a session in a trusted subfolder takes the subfolder as its root, not the untrusted top", async () => {
+  await ownDevice();
   mkdirSync(join(d.work, ".git"));
   writeFileSync(join(d.work, "AGENTS.md"), "UNTRUSTED TOP INSTRUCTIONS\n");
   mkdirSync(join(d.work, ".agent", "commands"), { recursive: true });

@@ -1,20 +1,22 @@
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { beforeEach, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { getSession } from "../../src/store/sessions.ts";
-import { type Device, linkedSession } from "../support/device.ts";
+import { type Device, newSession, sharedServiceEach } from "../support/device.ts";
 import { isTitle, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { rpcError } from "../support/rpc.ts";
 import { runLembas } from "../support/run.ts";
 
+/** The file's one service (with the test's own model and project), and a session of the test's own on it. */
 let d: Device;
 let link: Link;
 let sessionId: string;
+let project: string;
+sharedServiceEach((t) => ({ d, link, project } = t));
 beforeEach(async () => {
-  ({ d, link, sessionId } = await linkedSession());
+  sessionId = await newSession(link, project);
 });
-afterEach(() => d.close());
 
 const HOSTILE = "\x1b]0;pwned\x07";
 const CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;

@@ -9,6 +9,7 @@ import { type Instance, startInstance } from "../support/instance.ts";
 import { mcpHttpHandler } from "../support/mcp-server.ts";
 import { type ChatRequest, type ScriptedModel, startModel } from "../support/model.ts";
 import { ENTRY, projectSandbox, ROOT, runLembas, type Sandbox } from "../support/run.ts";
+import { trustIn } from "../support/trust.ts";
 import { processesTagged } from "./processes.ts";
 
 const SERVER = join(ROOT, "test/support/mcp-server.ts");
@@ -89,7 +90,7 @@ describe("a trusted project's .mcp.json", () => {
     const file = (extra: string) =>
       writeFileSync(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [SERVER, `--tag=${tag}`, extra], env: { NOTE_TOKEN: "${HOME}" } } } }));
     file("one");
-    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    trustIn(box, box.project);
     const turn = async (args: string[]) => {
       model.push(step({ text: "ok" }));
       const result = await run([...args, "hi"]);
@@ -114,7 +115,7 @@ describe("a trusted project's .mcp.json", () => {
 
   test("lembas mcp approve approves the file as it reads", async () => {
     writeFileSync(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [SERVER] } } }));
-    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    trustIn(box, box.project);
     const approve = await runLembas(box, ["mcp", "approve"], { cwd: box.project });
     expect(approve.code).toBe(0);
     expect(approve.stdout).toContain("proj");

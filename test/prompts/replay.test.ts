@@ -5,18 +5,25 @@ import { openDb } from "../../src/store/db.ts";
 import { listMessages } from "../../src/store/messages.ts";
 import { getSession } from "../../src/store/sessions.ts";
 import { listTurns } from "../../src/store/turns.ts";
-import { type Device, lembasEvents, linkedSession } from "../support/device.ts";
+import { type Device, lembasEvents, linkedSession, newSession, type ServiceTest, sharedServiceEach } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { rpcError } from "../support/rpc.ts";
 
+/** The test's device, link and session: on the file's one service, or on a device of its own. */
 let d: Device;
 let link: Link;
 let sessionId: string;
-beforeEach(async () => {
-  ({ d, link, sessionId } = await linkedSession());
+let shared: ServiceTest;
+sharedServiceEach((t) => {
+  shared = t;
 });
-afterEach(() => d.close());
+/** A device the test started for itself: closed after it. */
+let own: Device | null = null;
+afterEach(async () => {
+  await own?.close();
+  own = null;
+});
 
 const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
 const image = { type: "image", data: png.toString("base64"), mimeType: "image/png", uri: "file:///home/me/shot.png" };
@@ -32,6 +39,11 @@ const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 10_000) =
 };
 
 describe("a re-sent turn has no side effects", () => {
+  beforeEach(async () => {
+    ({ d, link } = shared);
+    sessionId = await newSession(link, shared.project);
+  });
+
   test("a finished /plan turn sent again gets its answer: the mode stays as the person set it, its image is not saved twice", async () => {
     d.model.push(step({ text: "here is a plan" }));
     const prompt = { sessionId, prompt: [{ type: "text", text: "/plan sketch the change" }, image], _meta: { lembas: { turnId: "plan-1" } } };
@@ -69,6 +81,12 @@ describe("a re-sent turn has no side effects", () => {
 });
 
 describe("a turn that never started is not lost", () => {
+  // Each stops or kills its service: a device of its own.
+  beforeEach(async () => {
+    ({ d, link, sessionId } = await linkedSession());
+    own = d;
+  });
+
   const queuedNow = async () => ((await link.request("_lembas/session/status", { sessionId })) as { queued: string[] }).queued;
   const slow = () => step({ text: Array.from({ length: 40 }, (_, i) => `word${i} `), chunkDelayMs: 100 });
 

@@ -10,7 +10,8 @@ import { digitOf } from "../support/screens.ts";
 import { ofSession, prompt, shareSuite, steps } from "../support/share-suite.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
-const share = shareSuite();
+// The tests share one service, but the one whose link goes.
+const share = shareSuite({ oneService: true });
 
 describe.skipIf(!HAVE_TMUX)("a shared session's cards", () => {
   test("Ctrl-C on the card of a web turn at the terminal: the turn is interrupted, the web's card is settled and its late answer runs nothing", async () => {
@@ -19,8 +20,9 @@ describe.skipIf(!HAVE_TMUX)("a shared session's cards", () => {
     link.onRequest("session/request_permission", () => new Promise((resolve) => (answerCard = resolve)));
     d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo x > late.txt" } }] }), step({ text: "should not run" }));
     const from = link.notifications.length;
+    const asked = link.requests.length;
     const answer = prompt(link, sessionId, "make it", "ctrlc-1", 30_000).catch((e: Error) => e);
-    await link.waitForRequest("session/request_permission", 10_000);
+    await link.waitForRequest("session/request_permission", 10_000, asked);
     await s.waitFor("Yes, once");
     await s.type("C-c");
     await link.waitForNotification(ofSession("_lembas/permission/settled", sessionId), 5000, from);
@@ -33,7 +35,7 @@ describe.skipIf(!HAVE_TMUX)("a shared session's cards", () => {
   }, 40_000);
 
   test("a link that never answers a patient card and disconnects: the terminal answers it, the turn goes on; the next link is not given it", async () => {
-    const { d, link, s, sessionId } = await share.sharedTerminal();
+    const { d, link, s, sessionId } = await share.sharedTerminal({ own: true });
     link.onRequest("session/request_permission", () => new Promise(() => {}));
     d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo x > kept.txt" } }] }), step({ text: "went on" }));
     void prompt(link, sessionId, "make it", "gone-1", 30_000).catch(() => {});
@@ -57,8 +59,9 @@ describe.skipIf(!HAVE_TMUX)("a shared session's cards", () => {
     let answerCard: (result: unknown) => void = () => {};
     link.onRequest("session/request_permission", () => new Promise((resolve) => (answerCard = resolve)));
     d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo x > real.txt" } }] }), step({ text: "the real answer counted" }));
+    const asked = link.requests.length;
     const answer = prompt(link, sessionId, "make it", "fake-card-1", 30_000);
-    const card = await link.waitForRequest("session/request_permission", 10_000);
+    const card = await link.waitForRequest("session/request_permission", 10_000, asked);
     const once = { outcome: { outcome: "selected", optionId: "once" } };
     link.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: "lembas-card-00000000-0000-0000-0000-000000000000", result: once }));
     link.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: 987654, result: once }));

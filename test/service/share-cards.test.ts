@@ -5,18 +5,20 @@
  * answer wins and the other end's card is taken down.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { IPC, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { openDb } from "../../src/store/db.ts";
 import { takeHold } from "../../src/store/holds.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";
 import { VERSION } from "../../src/version.ts";
-import { type Device, LEMBAS_INIT, startDevice, TOKEN } from "../support/device.ts";
+import { createContext } from "../../src/app/context.ts";
+import { login } from "../../src/link/login.ts";
+import { type Device, LEMBAS_INIT, type ServiceTest, sharedServiceEach, startDevice, TOKEN } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link, RpcRequest } from "../support/instance.ts";
-import { runLembas } from "../support/run.ts";
 import { digitOf, toolResults } from "../support/screens.ts";
+import { type LinkFrom, terminalOnService } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
 let device: Device | null = null;
@@ -28,7 +30,29 @@ afterEach(async () => {
   device = null;
 });
 
-/** A device serving one link, the terminal open in its project (args), and the shared session's id. */
+/** The file's one service, with the test's own model and project (work/project-N). */
+let shared: ServiceTest;
+sharedServiceEach((t) => {
+  shared = t;
+});
+
+/** The file's one service and the terminal open in the test's project, sharing its session. */
+async function onSharedService(): Promise<{ d: Device; link: Link; s: Screen; sessionId: string; from: LinkFrom }> {
+  const { s, sessionId, from } = await terminalOnService(shared, (opened) => (screen = opened));
+  return { d: shared.d, link: shared.link, s, sessionId, from };
+}
+
+/** `lembas login` as a second instance, by its own login() in this process (that command's tests are test/link/login.test.ts's). */
+async function loginSecond(d: Device): Promise<void> {
+  const ctx = createContext(d.box.env);
+  try {
+    await login({ url: d.instance.url.replace("127.0.0.1", "localhost"), token: TOKEN, name: "second", db: ctx.db(), config: ctx.config(), paths: ctx.paths });
+  } finally {
+    ctx.db().close();
+  }
+}
+
+/** A device of the test's own serving one link, the terminal open in its project (args), and the shared session's id. */
 async function sharedTerminal(opts: { args?: string[]; maxMode?: string; approvalTimeout?: number } = {}): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }> {
   const first = await startDevice();
   device = first;
@@ -64,35 +88,35 @@ const toolCallIdOf = (r: RpcRequest) => (r.params as { toolCall: { toolCallId: s
 
 describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
   test("an approval answered at the terminal: the link had it patient, hears settled, and the turn goes on", async () => {
-    const { d, link, s, sessionId } = await sharedTerminal();
+    const { d, link, s, sessionId, from } = await onSharedService();
     held(link, "session/request_permission");
     d.model.push(bash("touch at-terminal.txt"), step({ text: "made it here" }));
     await s.write("make a file");
     await s.type("Enter");
-    const card = await link.waitForRequest("session/request_permission", 15_000);
+    const card = await link.waitForRequest("session/request_permission", 15_000, from.requests);
     expect(card.params).toMatchObject({ sessionId, toolCall: { status: "pending", rawInput: { command: "touch at-terminal.txt" } }, _meta: { lembas: { patient: true } } });
     await s.waitFor("Yes, once");
     await s.type(digitOf(s, "Yes, once"));
-    const settled = await link.waitForNotification("_lembas/permission/settled", 10_000);
+    const settled = await link.waitForNotification("_lembas/permission/settled", 10_000, from.notifications);
     expect(settled.params).toEqual({ sessionId, toolCallId: toolCallIdOf(card) });
     await s.waitFor("made it here", 15_000);
     expect(existsSync(join(d.project, "at-terminal.txt"))).toBe(true);
   }, 60_000);
 
   test("an approval answered on the web: the terminal's card goes from its screen and the tool runs", async () => {
-    const { d, link, s } = await sharedTerminal();
+    const { d, link, s, from } = await onSharedService();
     const web = held(link, "session/request_permission");
     d.model.push(bash("touch from-web.txt"), step({ text: "the web said yes" }));
     await s.write("make a file");
     await s.type("Enter");
-    await link.waitForRequest("session/request_permission", 15_000);
+    await link.waitForRequest("session/request_permission", 15_000, from.requests);
     await s.waitFor("Yes, once");
     web.answer({ outcome: { outcome: "selected", optionId: "once" } });
     await s.waitGone("Yes, once", 10_000);
     await s.waitFor("the web said yes", 15_000);
     expect(existsSync(join(d.project, "from-web.txt"))).toBe(true);
     // The web answered: nothing to take down on the link that answered.
-    expect(link.notifications.some((n) => n.method === "_lembas/permission/settled")).toBe(false);
+    expect(link.notifications.slice(from.notifications).some((n) => n.method === "_lembas/permission/settled")).toBe(false);
   }, 60_000);
 
   test("a patient approval is not timed out by the device (remote.approval_timeout is 1 s)", async () => {
@@ -112,7 +136,7 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
   }, 60_000);
 
   test("a question answered on the web: the terminal's card goes and the model gets the web's answer", async () => {
-    const { d, link, s, sessionId } = await sharedTerminal();
+    const { d, link, s, sessionId, from } = await onSharedService();
     const web = held(link, "_lembas/question");
     d.model.push(
       step({ toolCalls: [{ name: "ask_user", arguments: { questions: [{ header: "Database", question: "Which database?", options: [{ label: "SQLite" }, { label: "Postgres" }] }] } }] }),
@@ -120,7 +144,7 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
     );
     await s.write("set up storage");
     await s.type("Enter");
-    const card = await link.waitForRequest("_lembas/question", 15_000);
+    const card = await link.waitForRequest("_lembas/question", 15_000, from.requests);
     expect(card.params).toMatchObject({ sessionId, questions: [{ header: "Database", question: "Which database?" }], _meta: { lembas: { patient: true } } });
     await s.waitFor("Which database?");
     web.answer({ outcome: "answered", answers: [{ kind: "options", labels: ["Postgres"] }] });
@@ -217,8 +241,7 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session, on two links"
   test("a link that comes up while a card is open gets it; answered on the other link, it hears settled, and its late answer counts for nothing", async () => {
     const d = await startDevice();
     device = d;
-    const login = await runLembas(d.box, ["login", d.instance.url.replace("127.0.0.1", "localhost"), "--token-stdin", "--name", "second"], { stdin: TOKEN });
-    expect(login.code).toBe(0);
+    await loginSecond(d);
     const a = await d.serve();
     const b = await d.instance.waitForLink(10_000);
     await b.hello;
@@ -252,7 +275,7 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session, on two links"
   test("answered at the terminal: every link hears settled", async () => {
     const d = await startDevice();
     device = d;
-    expect((await runLembas(d.box, ["login", d.instance.url.replace("127.0.0.1", "localhost"), "--token-stdin", "--name", "second"], { stdin: TOKEN })).code).toBe(0);
+    await loginSecond(d);
     const a = await d.serve();
     const b = await d.instance.waitForLink(10_000);
     await b.hello;
@@ -276,10 +299,7 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session, on two links"
 });
 
 test("a terminal's card requests over the IPC are judged: bad params and sessions it does not share get -32602, and before a hello nothing is served", async () => {
-  const d = await startDevice();
-  device = d;
-  await d.serve();
-  mkdirSync(d.project, { recursive: true });
+  const { d } = shared;
   const db = openDb(join(d.box.stateDir, "lembas.db"));
   const sessionId = newSessionId();
   try {

@@ -6,13 +6,13 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { IPC, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { openDb } from "../../src/store/db.ts";
 import { takeHold } from "../../src/store/holds.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";
 import { VERSION } from "../../src/version.ts";
-import { type Device, LEMBAS_INIT, startDevice } from "../support/device.ts";
+import { type Device, LEMBAS_INIT, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link, RpcNotification } from "../support/instance.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
@@ -43,6 +43,23 @@ async function device_(opts: { serve?: boolean } = {}): Promise<{ d: Device; lin
   return { d, link, elsewhere };
 }
 
+/** The file's one service, with the test's own model and project (work/project-N). */
+let shared: ServiceTest;
+sharedServiceEach((t) => {
+  shared = t;
+});
+
+/**
+ * The file's one service, for a test that neither drops its link nor restarts it: its link, a
+ * directory of the test's own outside remote.roots, and where the test's notifications begin.
+ */
+function sharedDevice(): { d: Device; link: Link; elsewhere: string; from: number } {
+  const { d, link, project } = shared;
+  const elsewhere = join(d.box.dir, `elsewhere-${basename(project)}`);
+  mkdirSync(elsewhere, { recursive: true });
+  return { d, link, elsewhere, from: link.notifications.length };
+}
+
 /** The link drops; the service redials and the new link is initialized as LLeMbas would. */
 async function relink(d: Device, link: Link): Promise<Link> {
   await link.close(1011, "instance restarting");
@@ -54,15 +71,14 @@ async function relink(d: Device, link: Link): Promise<Link> {
 
 describe.skipIf(!HAVE_TMUX)("sharing by name, and stopping", () => {
   test("/share of a session outside remote.roots announces it; a web prompt runs in it; /share again says it already is", async () => {
-    const { d, link, elsewhere } = await device_();
-    if (!link) throw new Error("no link");
+    const { d, link, elsewhere, from } = sharedDevice();
     screen = await openScreen(d.box, { cwd: elsewhere });
     await screen.waitFor("test/test-model");
     await Bun.sleep(1000);
-    expect(link.notifications.some(announced)).toBe(false);
+    expect(link.notifications.slice(from).some(announced)).toBe(false);
     expect(screen.text()).not.toContain("shared ·");
     await screen.type("/share", "Enter");
-    const announce = (await link.waitForNotification(announced, 10_000)).params as Announce;
+    const announce = (await link.waitForNotification(announced, 10_000, from)).params as Announce;
     expect(announce).toMatchObject({ cwd: elsewhere, origin: "terminal", busy: false });
     await screen.waitFor("shared with the web: inst");
     await screen.waitFor("shared · inst");
@@ -172,10 +188,9 @@ describe.skipIf(!HAVE_TMUX)("sharing by name, and stopping", () => {
   });
 
   test("a turn typed in the terminal that writes a command file: the web hears the new command set", async () => {
-    const { d, link } = await device_();
-    if (!link) throw new Error("no link");
+    const { d, link, from: before } = sharedDevice();
     screen = await openScreen(d.box, { cwd: d.project });
-    const { sessionId } = (await link.waitForNotification(announced, 15_000)).params as Announce;
+    const { sessionId } = (await link.waitForNotification(announced, 15_000, before)).params as Announce;
     d.model.push(step({ toolCalls: [{ name: "write", arguments: { path: ".agent/commands/hello.md", content: "Say hello." } }] }), step({ text: "made it" }));
     const from = link.notifications.length;
     // The announce reaches the link before the terminal hears its share accepted; a turn that ends
@@ -253,8 +268,7 @@ async function ipcPeer(socket: string) {
 }
 
 test("a share by name skips only the roots: a session outside them that the peer's process does not hold is still refused", async () => {
-  const { d, link, elsewhere } = await device_();
-  if (!link) throw new Error("no link");
+  const { d, link, elsewhere, from } = sharedDevice();
   const db = openDb(join(d.box.stateDir, "lembas.db"));
   const id = newSessionId();
   try {
@@ -277,7 +291,7 @@ test("a share by name skips only the roots: a session outside them that the peer
   try {
     await holder.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid });
     expect((await holder.request("_lembas/ipc/share", share())).error).toBeUndefined();
-    const announce = (await link.waitForNotification(announced, 5000)).params as Announce;
+    const announce = (await link.waitForNotification(announced, 5000, from)).params as Announce;
     expect(announce).toMatchObject({ sessionId: id, cwd: elsewhere });
   } finally {
     holder.close();
@@ -296,10 +310,9 @@ describe.skipIf(!HAVE_TMUX)("what was said of sharing lasts past a resume", () =
   }
 
   test("a session /unshare'd is not shared again when it is resumed", async () => {
-    const { d, link } = await device_();
-    if (!link) throw new Error("no link");
+    const { d, link, from: before } = sharedDevice();
     screen = await openScreen(d.box, { cwd: d.project });
-    await link.waitForNotification(announced, 15_000);
+    await link.waitForNotification(announced, 15_000, before);
     await screen.waitFor("shared · inst");
     await screen.type("/unshare", "Enter");
     await screen.waitFor("this session is no longer shared");
@@ -315,8 +328,7 @@ describe.skipIf(!HAVE_TMUX)("what was said of sharing lasts past a resume", () =
   });
 
   test("a session shared by name outside the roots is shared again when it is resumed", async () => {
-    const { d, link, elsewhere } = await device_();
-    if (!link) throw new Error("no link");
+    const { d, link, elsewhere } = sharedDevice();
     screen = await openScreen(d.box, { cwd: elsewhere });
     await screen.waitFor("test/test-model");
     await screen.type("/share", "Enter");

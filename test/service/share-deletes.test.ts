@@ -10,10 +10,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDb } from "../../src/store/db.ts";
 import { keepDelete } from "../../src/store/deletes.ts";
-import { type Device, newSession, startDevice } from "../support/device.ts";
+import { type Device, newSession, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import type { Link } from "../support/instance.ts";
 import { runLembas } from "../support/run.ts";
+import { terminalOnService } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
 let device: Device | null = null;
@@ -58,7 +59,19 @@ function heard(link: Link, sessionId: string, from = 0): string[] {
  */
 const NO_KEPT_LOOK = { LEMBAS_TEST_KEPT_DELETES_EVERY_MS: "600000" };
 
-/** A device serving one link, and the terminal open in its project, shared: the announce's session. */
+/** The file's one service, with the test's own model and project (work/project-N): for the tests that neither stop it nor start it with an env of their own. */
+let shared: ServiceTest;
+sharedServiceEach((t) => {
+  shared = t;
+});
+
+/** The file's one service, and the terminal open in the test's project, shared: the announce's session. */
+async function terminalOnSharedService(args: string[] = []): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }> {
+  const { s, sessionId } = await terminalOnService(shared, (opened) => (screen = opened), args);
+  return { d: shared.d, link: shared.link, s, sessionId };
+}
+
+/** A device of the test's own serving one link, and the terminal open in its project, shared: the announce's session. */
 async function sharedTerminal(args: string[] = [], env: Record<string, string> = {}): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }> {
   const d = await startDevice();
   device = d;
@@ -106,7 +119,7 @@ describe.skipIf(!HAVE_TMUX)("deletes from the device reach the web", () => {
   });
 
   test("a web delete of the terminal's session: the terminal deletes it and starts a new one, shared", async () => {
-    const { d, link, s, sessionId } = await sharedTerminal();
+    const { d, link, s, sessionId } = await terminalOnSharedService();
     d.model.push(step({ text: "about to go" }));
     await s.type("hello", "Enter");
     await s.waitFor("about to go");
@@ -124,7 +137,7 @@ describe.skipIf(!HAVE_TMUX)("deletes from the device reach the web", () => {
   });
 
   test("lembas sessions delete of a manual-mode terminal's session: the terminal says so, and its new session still asks before an edit", async () => {
-    const { d, s, sessionId } = await sharedTerminal(["--mode", "manual"]);
+    const { d, s, sessionId } = await terminalOnSharedService(["--mode", "manual"]);
     await s.waitFor("test/test-model · manual ·");
     const result = await runLembas(d.box, ["sessions", "delete", sessionId]);
     expect(result).toMatchObject({ code: 0, stdout: `deleted ${sessionId}\n` });
@@ -207,10 +220,8 @@ describe("lembas sessions delete, wherever the session is held", () => {
   }, 30_000);
 
   test("one a terminal holds and does not share, with the service running, is refused by the service in one line", async () => {
-    const d = await startDevice();
-    device = d;
+    const { d } = shared;
     if (!HAVE_TMUX) return;
-    await d.serve();
     // Outside remote.roots: the terminal is connected to the service but shares nothing.
     screen = await openScreen(d.box, { cwd: d.box.dir });
     await screen.waitFor("test/test-model");

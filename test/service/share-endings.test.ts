@@ -10,7 +10,8 @@ import { step } from "../support/engine.ts";
 import { ofSession, prompt, shareSuite, slow, steps, textStarted } from "../support/share-suite.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
-const share = shareSuite();
+// The tests share one service, but the one that restarts it.
+const share = shareSuite({ oneService: true });
 
 describe.skipIf(!HAVE_TMUX)("a shared session's terminal or service ending mid-turn", () => {
   test("Ctrl-D while a web turn runs in the shared session asks first (it cancelled without a word); kept, it runs on; quit, the terminal ends, the web's prompt is answered, left is said", async () => {
@@ -43,8 +44,9 @@ describe.skipIf(!HAVE_TMUX)("a shared session's terminal or service ending mid-t
     link.onRequest("session/request_permission", () => new Promise(() => {}));
     d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo x > never.txt" } }] }));
     const from = link.notifications.length;
+    const asked = link.requests.length;
     const answer = prompt(link, sessionId, "make it", "term-card-1", 30_000).catch((e: Error) => e);
-    await link.waitForRequest("session/request_permission", 10_000);
+    await link.waitForRequest("session/request_permission", 10_000, asked);
     await s.waitFor("Yes, once");
     process.kill(s.pid(), "SIGTERM");
     expect(await s.exited(8000)).toBe(0);
@@ -56,7 +58,7 @@ describe.skipIf(!HAVE_TMUX)("a shared session's terminal or service ending mid-t
   }, 40_000);
 
   test("the service restarted while a web turn runs in the terminal's session: the turn finishes there, and the same turnId re-sent is not run twice", async () => {
-    const { d, link, s, sessionId } = await share.sharedTerminal();
+    const { d, link, s, sessionId } = await share.sharedTerminal({ own: true });
     d.model.push(slow(240, 25, "r"));
     const from = link.notifications.length;
     const first = prompt(link, sessionId, "long", "restart-1", 30_000).catch((e: Error) => e);

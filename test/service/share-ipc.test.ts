@@ -12,15 +12,23 @@ import { openDb } from "../../src/store/db.ts";
 import { takeHold } from "../../src/store/holds.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";
 import { VERSION } from "../../src/version.ts";
-import { type Device, startDevice } from "../support/device.ts";
+import { type Device, type ServiceTest, sharedServiceEach } from "../support/device.ts";
+import type { Link } from "../support/instance.ts";
 
-let device: Device | null = null;
 const sockets: WebSocket[] = [];
-afterEach(async () => {
+afterEach(() => {
   for (const ws of sockets.splice(0)) ws.close();
-  await device?.close();
-  device = null;
 });
+/** The file's one service, with the test's own model and project (work/project-N). */
+let oneService: ServiceTest;
+sharedServiceEach((t) => {
+  oneService = t;
+});
+
+/** The shared service's device and link, and where the test's notifications on the link begin. */
+function service(): { d: Device; link: Link; from: number } {
+  return { d: oneService.d, link: oneService.link, from: oneService.link.notifications.length };
+}
 
 type Answer = { result?: unknown; error?: { code: number; message: string } };
 
@@ -77,9 +85,7 @@ function storedSession(d: Device, cwd: string): string {
 }
 
 test("a share of a session outside remote.roots is refused: never announced, and a web prompt naming it is not routed to the peer", async () => {
-  const d = await startDevice();
-  device = d;
-  const link = await d.serve();
+  const { d, link, from } = service();
   const outside = storedSession(d, join(d.box.dir, "outside"));
   const t = await peer(join(d.box.stateDir, "service.sock"));
   expect((await t.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid })).result).toBeDefined();
@@ -87,34 +93,30 @@ test("a share of a session outside remote.roots is refused: never announced, and
   const shared = await t.request("_lembas/ipc/share", shareOf(outside, d.project));
   expect(shared.error?.code).toBe(-32602);
   await Bun.sleep(300);
-  expect(link.notifications.some((n) => n.method === "_lembas/session/announce")).toBe(false);
+  expect(link.notifications.slice(from).some((n) => n.method === "_lembas/session/announce")).toBe(false);
   const prompt = await link.request("session/prompt", { sessionId: outside, prompt: [{ type: "text", text: "x" }] }).catch((e: Error) => e);
   expect(prompt).toBeInstanceOf(Error);
   expect(t.requests.some((r) => r.method === "session/prompt")).toBe(false);
 }, 30_000);
 
 test("a share of a session that is not in the store is refused", async () => {
-  const d = await startDevice();
-  device = d;
-  const link = await d.serve();
+  const { d, link, from } = service();
   const t = await peer(join(d.box.stateDir, "service.sock"));
   await t.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid });
   const shared = await t.request("_lembas/ipc/share", shareOf("ses_nosuchsession0000000000", d.project));
   expect(shared.error?.code).toBe(-32602);
   await Bun.sleep(300);
-  expect(link.notifications.some((n) => n.method === "_lembas/session/announce")).toBe(false);
+  expect(link.notifications.slice(from).some((n) => n.method === "_lembas/session/announce")).toBe(false);
 }, 30_000);
 
 test("a peer cannot take over a session another terminal holds and shares: the share is refused and the web's requests stay with the holder", async () => {
-  const d = await startDevice();
-  device = d;
-  const link = await d.serve();
+  const { d, link, from } = service();
   const inside = storedSession(d, d.project);
   const socket = join(d.box.stateDir, "service.sock");
   const holder = await peer(socket);
   await holder.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: process.pid });
   expect((await holder.request("_lembas/ipc/share", shareOf(inside, d.project))).error).toBeUndefined();
-  await link.waitForNotification("_lembas/session/announce", 5000);
+  await link.waitForNotification("_lembas/session/announce", 5000, from);
   const spoof = await peer(socket);
   await spoof.request("_lembas/ipc/hello", { ipc: IPC, version: VERSION, pid: 4242 });
   expect((await spoof.request("_lembas/ipc/share", shareOf(inside, d.project))).error?.code).toBe(-32602);
@@ -126,9 +128,7 @@ test("a peer cannot take over a session another terminal holds and shares: the s
 }, 30_000);
 
 test("bad IPC messages are answered with JSON-RPC errors (or the socket closed, for a frame too large), and the service keeps serving", async () => {
-  const d = await startDevice();
-  device = d;
-  const link = await d.serve();
+  const { d, link, from } = service();
   const socket = join(d.box.stateDir, "service.sock");
   const inside = storedSession(d, d.project);
   const t = await peer(socket);
@@ -142,7 +142,7 @@ test("bad IPC messages are answered with JSON-RPC errors (or the socket closed, 
   expect((await t.request("_lembas/ipc/leave", null)).error?.code).toBeDefined();
   expect((await t.request("_lembas/no/such", {})).error?.code).toBeDefined();
   expect((await t.request("_lembas/ipc/share", shareOf(inside, d.project))).error).toBeUndefined();
-  await link.waitForNotification("_lembas/session/announce", 5000);
+  await link.waitForNotification("_lembas/session/announce", 5000, from);
   for (const event of [null, "x", 5, [], { type: "model", ref: 7, connection: {} }, { type: "title", title: { a: 1 } }]) {
     t.ws.send(JSON.stringify({ jsonrpc: "2.0", method: "_lembas/event", params: { sessionId: inside, event } }));
   }

@@ -7,9 +7,10 @@
  * `lembas serve` linked to the simulated instance, the real terminal in tmux.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { type Device, lembasEvents, newSession, startDevice } from "../support/device.ts";
+import { type Device, lembasEvents, newSession, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
 import type { Link, RpcNotification } from "../support/instance.ts";
+import { terminalOnService } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
 
 let device: Device | null = null;
@@ -40,7 +41,25 @@ const isAnnounce = (sessionId: string) => (n: RpcNotification) => n.method === "
 const textStarted = (link: Link, sessionId: string, from: number) =>
   link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { sessionId: string; event: { type: string } }).sessionId === sessionId && (n.params as { event: { type: string } }).event.type === "text", 10_000, from);
 
-/** A device serving one link, and the terminal open in its project sharing its session. */
+/** The file's one service, with the test's own model and project (work/project-N). */
+let shared: ServiceTest;
+sharedServiceEach((t) => {
+  shared = t;
+});
+
+/**
+ * The file's one service, for a test that neither kills it nor needs it started with an env of its
+ * own, and the terminal open in the test's project sharing its session. The link carries the
+ * earlier tests' notifications too: what the test waits for it picks by session.
+ */
+async function terminalOnSharedService(): Promise<{ d: Device; link: Link; screen: Screen; sessionId: string }> {
+  const { s, sessionId } = await terminalOnService(shared, (opened) => (screen = opened));
+  return { d: shared.d, link: shared.link, screen: s, sessionId };
+}
+
+const leftOf = (sessionId: string) => (n: RpcNotification) => n.method === "_lembas/session/left" && (n.params as { sessionId: string }).sessionId === sessionId;
+
+/** A device of the test's own serving one link (its service started with `env`), and the terminal open in its project sharing its session. */
 async function sharedTerminal(env: Record<string, string> = {}): Promise<{ d: Device; link: Link; screen: Screen; sessionId: string }> {
   const d = await startDevice();
   device = d;
@@ -53,9 +72,7 @@ async function sharedTerminal(env: Record<string, string> = {}): Promise<{ d: De
 
 describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal", () => {
   test("lembas -r of a session the web opened at the service: its turn finishes there, the terminal holds it, the queued prompt follows", async () => {
-    const d = await startDevice();
-    device = d;
-    const link = await d.serve();
+    const { d, link } = shared;
     const sessionId = await newSession(link, d.project);
     d.model.push(slow(160, 25), step({ text: "the queued one, answered in the terminal" }));
     const from = link.notifications.length;
@@ -107,7 +124,7 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
   }, 60_000);
 
   test("/resume of a session the web opened at the service moves it to the terminal, and the web's next prompt runs there", async () => {
-    const { d, link, screen: s } = await sharedTerminal();
+    const { d, link, screen: s } = await terminalOnSharedService();
     const sessionId = await newSession(link, d.project);
     d.model.push(step({ text: "said at the service" }));
     await prompt(link, sessionId, "one", "resume-1");
@@ -139,14 +156,14 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
   }, 40_000);
 
   test("after the terminal lets go, the next web prompt opens the session at the service from the store", async () => {
-    const { d, link, screen: s, sessionId } = await sharedTerminal();
+    const { d, link, screen: s, sessionId } = await terminalOnSharedService();
     d.model.push(step({ text: "in the terminal" }));
     await prompt(link, sessionId, "one", "back-1");
     await s.waitFor("in the terminal");
     const from = link.notifications.length;
     await s.type("C-d");
     expect(await s.exited()).toBe(0);
-    await link.waitForNotification("_lembas/session/left", 10_000, from);
+    await link.waitForNotification(leftOf(sessionId), 10_000, from);
     d.model.push(step({ text: "at the service" }));
     expect(await prompt(link, sessionId, "two", "back-2")).toMatchObject({ stopReason: "end_turn" });
     const status = (await link.request("_lembas/session/status", { sessionId })) as { held: string };
@@ -157,14 +174,14 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
   }, 40_000);
 
   test("the terminal killed -9 mid web turn: left, and the same turnId sent to the service is not run again", async () => {
-    const { d, link, screen: s, sessionId } = await sharedTerminal();
+    const { d, link, screen: s, sessionId } = await terminalOnSharedService();
     d.model.push(slow(200, 25));
     const from = link.notifications.length;
     const first = prompt(link, sessionId, "long", "kill-t-1").catch((error: Error) => error);
     await textStarted(link, sessionId, from);
     process.kill(s.pid(), "SIGKILL");
     expect(await first).toBeInstanceOf(Error);
-    const left = await link.waitForNotification("_lembas/session/left", 10_000, from);
+    const left = await link.waitForNotification(leftOf(sessionId), 10_000, from);
     expect(left.params).toEqual({ sessionId, available: true });
     const again = await prompt(link, sessionId, "long", "kill-t-1");
     expect(again).toMatchObject({ stopReason: "cancelled", _meta: { lembas: { turnId: "kill-t-1" } } });
@@ -214,7 +231,7 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
   }, 30_000);
 
   test("web prompts queued in a terminal that quits are run by the service", async () => {
-    const { d, link, screen: s, sessionId } = await sharedTerminal();
+    const { d, link, screen: s, sessionId } = await terminalOnSharedService();
     d.model.push(slow(200, 25), step({ text: "run at the service" }));
     const from = link.notifications.length;
     const first = prompt(link, sessionId, "long", "quit-1", 30_000).catch((error: Error) => error);

@@ -30,9 +30,10 @@ export type ShareSuite = {
   /**
    * A device serving one link, and the terminal open in its project sharing its session. With
    * `oneService` (and no maxMode of its own) the device and link are the file's one service's, the
-   * model and project the test's own.
+   * model and project the test's own; `own` gives the test a device of its own all the same (a test
+   * that kills or restarts the service, or drops its link).
    */
-  sharedTerminal(opts?: { args?: string[]; maxMode?: string }): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }>;
+  sharedTerminal(opts?: { args?: string[]; maxMode?: string; own?: boolean }): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }>;
 };
 
 /**
@@ -57,7 +58,7 @@ export function shareSuite(opts: { oneService?: boolean } = {}): ShareSuite {
       return s;
     },
     async sharedTerminal(opts = {}) {
-      if (service && !opts.maxMode) {
+      if (service && !opts.maxMode && !opts.own) {
         const { d, link, project } = service;
         const from = link.notifications.length;
         const s = await suite.open(d, opts.args ?? []);
@@ -110,3 +111,23 @@ export const textStarted = (link: Link, sessionId: string, from: number) =>
     10_000,
     from,
   );
+
+/** Where a test's requests and notifications on a link begin: the earlier tests' come before. */
+export type LinkFrom = { requests: number; notifications: number };
+
+/**
+ * The terminal open in a shared-service test's project (sharedServiceEach), once the link heard
+ * it announce its session and the status bar says it is shared (a turn typed before that is not
+ * the shared session's). `opened` gets the screen as soon as it exists, for the file to close it.
+ */
+export async function terminalOnService(t: ServiceTest, opened: (s: Screen) => void, args: string[] = []): Promise<{ s: Screen; sessionId: string; from: LinkFrom }> {
+  const { d, link, project } = t;
+  const from = { requests: link.requests.length, notifications: link.notifications.length };
+  const s = await openScreen(d.box, { cwd: project, args });
+  opened(s);
+  await s.waitFor("test/test-model");
+  const announced = (n: RpcNotification) => n.method === "_lembas/session/announce" && (n.params as { cwd: string }).cwd === project;
+  const announce = (await link.waitForNotification(announced, 15_000, from.notifications)).params as { sessionId: string };
+  await s.waitFor("shared · inst", 15_000);
+  return { s, sessionId: announce.sessionId, from };
+}

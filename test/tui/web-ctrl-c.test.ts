@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { prompt, shareSuite, slow, steps, textStarted } from "../support/share-suite.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
-const share = shareSuite();
+const share = shareSuite({ oneService: true });
 const ASKED = "A prompt from the web is running in this shared session: Ctrl-C interrupts it";
 
 describe.skipIf(!HAVE_TMUX)("Ctrl-C on a turn from the web", () => {
