@@ -5,6 +5,7 @@ import { modelError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import type { ChatRequest } from "./request.ts";
 import type { StreamOptions } from "./transport.ts";
+import { streamResponsesBatches } from "./responses/wire.ts";
 
 /**
  * Streams one reply in the API the endpoint speaks for the model (apis.ts): chat completions,
@@ -18,7 +19,7 @@ export function streamModelBatches(endpoint: Endpoint, request: ChatRequest, opt
     case "messages":
       return notYet(endpoint, "Anthropic's Messages API");
     case "responses":
-      return notYet(endpoint, "OpenAI's Responses API");
+      return streamResponsesBatches(endpoint, request, options);
   }
 }
 

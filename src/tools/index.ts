@@ -15,6 +15,7 @@ import { skillTool } from "./skill.ts";
 import { taskTool } from "./task.ts";
 import { primeSchemas, type Tool } from "./tool.ts";
 import { todoTool } from "./todo.ts";
+import { webSearchTool } from "./web-search.ts";
 import { writeTool } from "./write.ts";
 
 /** Every tool, in the order the model is shown them. */
@@ -29,6 +30,7 @@ export const ALL_TOOLS: Tool[] = [
   globTool,
   listTool,
   fetchTool,
+  webSearchTool,
   libraryTool,
   taskTool,
   skillTool,
