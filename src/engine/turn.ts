@@ -114,8 +114,8 @@ export async function callModel(input: {
         });
         break;
       case "finish":
-        // A refusal is the answer: calls that came with it are not made.
-        if (event.reason === "refusal") return { kind: "reply", record: { ...record(false), toolCalls: [] }, finish: "refusal" };
+        // A refusal is the answer: calls that came with it are not made; nor are those of a reply cut at its token limit (the last is cut short).
+        if (event.reason === "refusal" || event.reason === "max_tokens") return { kind: "reply", record: { ...record(false), toolCalls: [] }, finish: event.reason };
         return { kind: "reply", record: record(false), finish: event.reason };
       case "error":
         if (event.error.kind === "aborted" || input.signal.aborted) return { kind: "cancelled", record: record(true) };

@@ -6,7 +6,9 @@ import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";
 import { waitMs } from "../timing.ts";
 import { type DialectId, dialectById, dialectOf } from "./dialects.ts";
-import { type Discovery, discover, modelWindow } from "./discovery.ts";
+import { type Discovery, type ModelWindow, discover, modelWindow } from "./discovery.ts";
+import { modelApi } from "./apis.ts";
+import { claudeModel } from "./claude-models.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { probeLocal } from "./models.ts";
@@ -117,11 +119,15 @@ export class ModelRegistry implements ModelSource {
     const { entry, connection } = found;
     const conn = this.config.connections[entry.connection];
     const info = connection.models?.find((m) => m.id === entry.servedId);
-    const window = modelWindow(
-      info,
-      { ...(connection.contextLength !== undefined ? { context: connection.contextLength } : {}), ...(connection.endpoint.body ? { body: connection.endpoint.body } : {}) },
-      connection.dialect,
-      DEFAULT_CONTEXT,
+    const messagesApi = modelApi(connection.endpoint, entry.servedId) === "messages";
+    const window = knownWindow(
+      modelWindow(
+        info,
+        { ...(connection.contextLength !== undefined ? { context: connection.contextLength } : {}), ...(connection.endpoint.body ? { body: connection.endpoint.body } : {}) },
+        connection.dialect,
+        DEFAULT_CONTEXT,
+      ),
+      messagesApi ? entry.servedId : null,
     );
     return {
       ref: entry.ref,
@@ -134,7 +140,8 @@ export class ModelRegistry implements ModelSource {
       supportsTools: conn?.supports_tools ?? info?.tools ?? null,
       reasoning: conn?.reasoning ?? null,
       dialect: connection.dialect,
-      vision: connection.vision ?? info?.vision ?? false,
+      // Every Claude model the Messages API serves reads images.
+      vision: connection.vision ?? info?.vision ?? messagesApi,
       rejectedFields: this.rejectedFields,
     };
   }
@@ -320,4 +327,10 @@ export class ModelRegistry implements ModelSource {
       return null;
     }
   }
+}
+
+/** A window nothing said, for a model the Messages API serves: the Claude table's (claude-models.ts). */
+function knownWindow(window: ModelWindow, claude: string | null): ModelWindow {
+  if (window.from !== "default" || claude === null) return window;
+  return { tokens: claudeModel(claude).window, from: "server", where: "the size of Claude models (lembas's table)" };
 }

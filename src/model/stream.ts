@@ -3,6 +3,7 @@ import { streamChatBatches } from "./client.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { modelError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
+import { streamMessagesBatches } from "./messages/stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { StreamOptions } from "./transport.ts";
 import { streamResponsesBatches } from "./responses/wire.ts";
@@ -17,7 +18,7 @@ export function streamModelBatches(endpoint: Endpoint, request: ChatRequest, opt
     case "chat":
       return streamChatBatches(endpoint, request, options);
     case "messages":
-      return notYet(endpoint, "Anthropic's Messages API");
+      return streamMessagesBatches(endpoint, request, options);
     case "responses":
       return streamResponsesBatches(endpoint, request, options);
   }
@@ -28,7 +29,7 @@ export async function* streamModel(endpoint: Endpoint, request: ChatRequest, opt
   for await (const batch of streamModelBatches(endpoint, request, options)) yield* batch;
 }
 
-// The Messages and Responses clients take these places (issue 34, items 2 and 3).
+// The Responses client takes this place (issue 34, item 3).
 async function* notYet(endpoint: Endpoint, api: string): AsyncGenerator<ModelEvent[], void, undefined> {
   yield [{ type: "error", error: modelError(endpoint, "bad_request", `connection "${endpoint.name}" speaks ${api}, which this lembas does not speak yet: set api: chat under it in config.yaml`) }];
 }

@@ -1,0 +1,114 @@
+import { type Endpoint, endpointHeaders } from "../endpoint.ts";
+import { ModelError, abortedError, cutError, displayUrl, isAbort, modelError, networkReason, oneLine, overflowError } from "../errors.ts";
+import type { ModelEvent } from "../events.ts";
+import { saysContextOverflow } from "../overflow.ts";
+import type { ChatRequest } from "../request.ts";
+import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "../sse.ts";
+import { fitToolCallIds } from "../tool-call-ids.ts";
+import { type Failure, type ReadContext, type StreamOptions, type Wire, streamWire } from "../transport.ts";
+import { messagesBody } from "./body.ts";
+import { type ErrorObject, MessagesReader, type StreamEvent } from "./reader.ts";
+
+/** Messages' rule for tool_use ids (docs.anthropic.com/en/api/messages: `^[a-zA-Z0-9_-]+$`): ids made elsewhere are fitted. */
+const TOOL_USE_ID = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, length: 24 };
+
+/**
+ * Streams one reply from Anthropic's Messages API, `POST {baseUrl}/messages`, over the same
+ * transport as chat completions (transport.ts: retries of 429, 5xx and 529, the idle watch,
+ * abort). Never throws for a failed request: the last event is `finish` or `error`.
+ */
+export function streamMessagesBatches(endpoint: Endpoint, request: ChatRequest, options: StreamOptions = {}): AsyncGenerator<ModelEvent[], void, undefined> {
+  const text = JSON.stringify(messagesBody({ ...request, messages: fitToolCallIds(request.messages, TOOL_USE_ID) }, endpoint));
+  const wire: Wire = {
+    url: `${endpoint.baseUrl}/messages`,
+    headers: { "content-type": "application/json", accept: "text/event-stream", ...endpointHeaders(endpoint) },
+    body: () => text,
+    read: readMessages,
+  };
+  return streamWire(endpoint, request.model, wire, options);
+}
+
+async function* readMessages(body: ReadableStream<Uint8Array>, context: ReadContext): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
+  const { endpoint, signal, watch } = context;
+  const reader = new MessagesReader();
+  let events: ModelEvent[] = [];
+  let yielded = false;
+  const fail = (error: ModelError): Failure => ({ error, retryAfterMs: null, yielded });
+  /** Gives what the batch read before the failure, then the failure. */
+  async function* failAfter(error: ModelError): AsyncGenerator<ModelEvent[], Failure, undefined> {
+    if (events.length > 0) {
+      if (signal?.aborted) return fail(abortedError(endpoint));
+      yielded = true;
+      yield events;
+    }
+    return fail(error);
+  }
+  try {
+    for await (const batch of sseBatches(body, watch)) {
+      for (const data of batch) {
+        const named = data.startsWith(SSE_ERROR_EVENT);
+        const event = parseEvent(named ? data.slice(SSE_ERROR_EVENT.length) : data);
+        if (event === null) {
+          if (named) return yield* failAfter(streamError(endpoint, { message: data.slice(SSE_ERROR_EVENT.length).trim() || "no reason given" }, yielded || events.length > 0));
+          return yield* failAfter(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} sent something that is not a Messages stream event: ${oneLine(data, 120)}`));
+        }
+        const failed = reader.read(named && event.type !== "error" ? { type: "error", ...(event.error ? { error: event.error } : {}) } : event, events);
+        if (failed) return yield* failAfter(streamError(endpoint, failed, yielded || events.length > 0));
+      }
+      if (events.length > 0) {
+        if (signal?.aborted) return fail(abortedError(endpoint));
+        yielded = true;
+        yield events;
+        events = [];
+      }
+      if (reader.finished) break;
+    }
+  } catch (cause) {
+    if (signal?.aborted || isAbort(cause)) return fail(abortedError(endpoint));
+    if (cause instanceof SseLineTooLong) return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} sent ${cause.message}`));
+    if (!reader.finished) return fail(cutError(endpoint, networkReason(cause)));
+  }
+  if (!reader.finished) return yield* failAfter(cutError(endpoint, "the stream ended before the reply did (no message_stop)"));
+  reader.end(events);
+  yield events;
+  return null;
+}
+
+function parseEvent(data: string): StreamEvent | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return null;
+  }
+  if (typeof json !== "object" || json === null || !("type" in json) || typeof json.type !== "string") return null;
+  if ("index" in json && typeof json.index !== "number") return null;
+  return json as StreamEvent;
+}
+
+/**
+ * An `error` event (docs.anthropic.com/en/api/errors: overloaded_error, api_error, rate_limit_error…).
+ * Before anything of the reply was given it is retried as its HTTP status would be; after, the
+ * reply ends there with what it said.
+ */
+function streamError(endpoint: Endpoint, error: ErrorObject, yielded: boolean): ModelError {
+  const said = oneLine(`${error.message ?? "no reason given"}${error.type ? ` (${error.type})` : ""}`, 300);
+  const at = `the model server at ${displayUrl(endpoint.baseUrl)}`;
+  if (yielded) return saysContextOverflow(said) ? modelError(endpoint, "context_overflow", `${cutError(endpoint, said).message} (the conversation filled the model's window)`) : cutError(endpoint, said);
+  if (saysContextOverflow(said)) return overflowError(endpoint, said);
+  switch (error.type) {
+    case "overloaded_error":
+      return modelError(endpoint, "server", `${at} is overloaded: ${said}`, 529);
+    case "rate_limit_error":
+      return modelError(endpoint, "rate_limit", `${at} is limiting requests: ${said}`, 429);
+    case "authentication_error":
+    case "permission_error":
+      return modelError(endpoint, "auth", `${at} refused the request: ${said}${endpoint.authHint ? `; ${endpoint.authHint}` : ""}`, 401);
+    case "invalid_request_error":
+    case "not_found_error":
+    case "request_too_large":
+      return modelError(endpoint, "bad_request", `${at} rejected the request: ${said}`, 400);
+    default:
+      return modelError(endpoint, "server", `${at} failed: ${said}`);
+  }
+}
