@@ -16,7 +16,7 @@ import type { PromptInput } from "./session-types.ts";
 import { runStepCalls } from "./step-calls.ts";
 import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
-import { webSearchRoute } from "./web-search.ts";
+import { webSearchRoute } from "./search-route.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";

@@ -13,7 +13,7 @@ import { applySettings, type KnownModels, type SettingsHost } from "./settings.t
 import { type HelperHost, runHelper } from "./task-helper.ts";
 import type { TurnUndo } from "./undo.ts";
 import type { SessionHooks } from "./hook-set.ts";
-import type { WebSearchRoute } from "./web-search.ts";
+import type { WebSearchRoute } from "./search-route.ts";
 import { notify } from "./notify-hooks.ts";
 
 /** The session a tool call runs in, as its tools reach it: its place, its settings, its jobs and what it was made with. */

@@ -24,7 +24,7 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
  * after the built-ins, in a small window too (they have no brief, but the person configured their
  * servers for this). With custom agents, `task` is the one that lists them (a session without any
  * sends the task tool it sent before agents were there). `web_search` comes only where the session
- * has a search to run it (engine/web-search.ts): the provider's own, or an MCP tool config.yaml names.
+ * has a search to run it (engine/search-route.ts): the provider's own, or an MCP tool config.yaml names.
  */
 export function offeredTools(
   tools: readonly Tool[],

@@ -6,7 +6,7 @@ import type { ModelEvent } from "./events.ts";
 import { streamMessagesBatches } from "./messages/stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { StreamOptions } from "./transport.ts";
-import { streamResponsesBatches } from "./responses/wire.ts";
+import { streamResponsesBatches } from "./responses-wire.ts";
 
 /**
  * Streams one reply in the API the endpoint speaks for the model (apis.ts): chat completions,

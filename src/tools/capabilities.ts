@@ -115,7 +115,7 @@ export type Capabilities = {
   /** What fetch may reach besides public addresses (config `fetch.allow_private`). */
   web: { allowPrivate: PrivateRule };
   /**
-   * The session's web search (engine/web-search.ts): the provider's own search tool, or the MCP
+   * The session's web search (engine/search-route.ts): the provider's own search tool, or the MCP
    * tool config.yaml names. Given only where there is one (web_search is not offered elsewhere).
    */
   search: { web(query: string): Promise<WebSearchResult> };

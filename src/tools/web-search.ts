@@ -7,7 +7,7 @@ const schema = () => z.object({ query: z.string().min(1).describe("What to searc
 
 /**
  * web_search: a search run by the provider's own search tool or by the MCP tool config.yaml names
- * (engine/web-search.ts); offered only where one of them exists. It reaches outside as fetch does,
+ * (engine/search-route.ts); offered only where one of them exists. It reaches outside as fetch does,
  * so it asks as fetch does: in every mode but auto, once, or for the session.
  */
 export const webSearchTool = defineTool({

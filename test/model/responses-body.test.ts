@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ChatRequest } from "../../src/model/request.ts";
-import { responsesBody } from "../../src/model/responses/body.ts";
+import { responsesBody } from "../../src/model/responses-body.ts";
 
 const reasoningItem = { id: "rs_0", type: "reasoning", summary: [{ type: "summary_text", text: "Read it first." }], encrypted_content: "gAAAAB-enc" };
 

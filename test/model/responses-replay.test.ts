@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { ModelError } from "../../src/model/errors.ts";
 import type { CarryItem, ModelEvent } from "../../src/model/events.ts";
 import { MemoryRejectedFields } from "../../src/model/request-fields.ts";
-import { responsesWire } from "../../src/model/responses/wire.ts";
+import { responsesWire } from "../../src/model/responses-wire.ts";
 import { ToolCallAccumulator } from "../../src/model/toolcalls.ts";
 import { streamWire } from "../../src/model/transport.ts";
 import { responses } from "./fixtures/responses/streams.ts";

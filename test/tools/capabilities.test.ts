@@ -94,6 +94,7 @@ describe("the tools' capabilities", () => {
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
       ["job", ["jobs"]],
       ["fetch", ["web"]],
+      ["web_search", ["search"]],
       ["library", ["library"]],
       ["task", ["helpers"]],
       ["skill", ["skills"]],
@@ -108,6 +109,7 @@ describe("the tools' capabilities", () => {
     expect(plan.writes).toBe(true);
     const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
+      ["web_search", ["search"]],
       ["library", ["library"]],
       ["task", ["helpers"]],
       ["todo", ["todos"]],

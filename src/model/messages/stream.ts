@@ -28,7 +28,7 @@ export function streamMessagesBatches(endpoint: Endpoint, request: ChatRequest, 
   return streamWire(endpoint, request.model, wire, options);
 }
 
-/** A side request's server tools (web search, model/web-search.ts), and where the sources it read go. */
+/** A side request's server tools (web search, model/provider-search.ts), and where the sources it read go. */
 export type ServerSearch = { tools: readonly ServerTool[]; found: { sources: { url: string; title: string }[] } };
 
 async function* readMessages(body: ReadableStream<Uint8Array>, context: ReadContext, found?: ServerSearch["found"]): AsyncGenerator<ModelEvent[], Failure | null, undefined> {

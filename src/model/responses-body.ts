@@ -1,4 +1,4 @@
-import type { BodyExtras, ChatMessage, ChatRequest, ContentPart } from "../request.ts";
+import type { BodyExtras, ChatMessage, ChatRequest, ContentPart } from "./request.ts";
 
 /**
  * The body of `POST {base_url}/responses` (platform.openai.com/docs/api-reference/responses/create)

@@ -5,7 +5,7 @@ import type { ModelEvent } from "./events.ts";
 import { streamMessagesBatches } from "./messages/stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { RejectedFields } from "./request-fields.ts";
-import { responsesWire } from "./responses/wire.ts";
+import { responsesWire } from "./responses-wire.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { streamWire } from "./transport.ts";
 

@@ -1,6 +1,6 @@
 import { modelApi } from "../model/apis.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
-import { providerSearch, providerSearchName } from "../model/web-search.ts";
+import { providerSearch, providerSearchName } from "../model/provider-search.ts";
 import type { ToolCallContext, WebSearchResult } from "../tools/capabilities.ts";
 import { inputSchema, type Tool, type ToolResult } from "../tools/tool.ts";
 

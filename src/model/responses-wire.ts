@@ -1,13 +1,13 @@
-import { type Endpoint, endpointHeaders } from "../endpoint.ts";
-import { type ModelError, abortedError, cutError, displayUrl, isAbort, modelError, networkReason, oneLine, overflowError } from "../errors.ts";
-import type { ModelEvent } from "../events.ts";
-import { saysContextOverflow } from "../overflow.ts";
-import type { ChatRequest } from "../request.ts";
-import { MemoryRejectedFields, type RejectedFields, connectionKey } from "../request-fields.ts";
-import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "../sse.ts";
-import { type Failure, type ReadContext, type StreamOptions, type Wire, streamWire } from "../transport.ts";
-import { responsesBody } from "./body.ts";
-import { type ResponsesFailure, ResponsesReader } from "./reader.ts";
+import { type Endpoint, endpointHeaders } from "./endpoint.ts";
+import { type ModelError, abortedError, cutError, displayUrl, isAbort, modelError, networkReason, oneLine, overflowError } from "./errors.ts";
+import type { ModelEvent } from "./events.ts";
+import { saysContextOverflow } from "./overflow.ts";
+import type { ChatRequest } from "./request.ts";
+import { MemoryRejectedFields, type RejectedFields, connectionKey } from "./request-fields.ts";
+import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
+import { type Failure, type ReadContext, type StreamOptions, type Wire, streamWire } from "./transport.ts";
+import { responsesBody } from "./responses-body.ts";
+import { type ResponsesFailure, ResponsesReader } from "./responses-reader.ts";
 
 /**
  * OpenAI's Responses API as a wire of transport.ts: `POST {base_url}/responses`, its events read by

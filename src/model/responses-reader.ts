@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { lazily } from "../../lazy.ts";
-import type { ModelEvent } from "../events.ts";
+import { lazily } from "../lazy.ts";
+import type { ModelEvent } from "./events.ts";
 
 /**
  * Reads the events of a Responses API stream (platform.openai.com/docs/api-reference/responses-streaming)
