@@ -4,7 +4,8 @@
 // server's time to build its answer counts for neither; the whole turn's time is printed beside.
 // The same again for the heaviest replay fixture (test/model/fixtures/heavy.ts: a token a chunk,
 // \r\n, keep-alive comments and blank lines between the chunks), served by a server of its own
-// in writes of a few events. Each rate is taken twice: over the wall clock (`ratio`) and over
+// in writes of a few events; and for OpenAI's Responses API, the same chunks as
+// response.output_text.delta events (bench/responses-replay.ts) on a connection that speaks it. Each rate is taken twice: over the wall clock (`ratio`) and over
 // the process's CPU time (`cpu_ratio`: the machine's load moves it far less; a wall ratio well
 // below it means the path waits on something). One JSON line; goal: every ratio ≥ 0.8 (the limits
 // are bench/goals.ts's). Beside them: the first step
@@ -19,60 +20,23 @@ import { firstRequestTokens, PROMPT_TOKENS_GOAL } from "./prompt-weight.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../test/support/engine.ts";
 import { heavyBody } from "../test/model/fixtures/heavy.ts";
 import { LIMITS } from "./goals.ts";
+import { responsesReplay } from "./responses-replay.ts";
+import { cpuMs, rawRead, type Timing } from "./raw-sse.ts";
 
 const CHUNKS = 20_000;
 const RUNS = 7;
 const chunks = Array.from({ length: CHUNKS }, (_, i) => `w${i % 10} `);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-/** The process's CPU time so far (user and system, every thread), in ms. */
-const cpuMs = () => {
-  const used = process.cpuUsage();
-  return (used.user + used.system) / 1000;
-};
 
-/**
- * A read of the stream: wall clock and CPU time from the first chunk to the last, and the whole
- * request's wall clock. The CPU time is what the path costs whatever else the machine runs (the
- * server is in this process: its share is the same for both readers).
- */
-type Timing = { stream: number; cpu: number; total: number };
-
-/** A plain client: fetch, split SSE lines, parse each chunk's JSON, count content deltas. */
-async function rawRun(url: string): Promise<Timing> {
-  const started = performance.now();
-  let first = 0;
-  let last = 0;
-  let cpuFirst = 0;
-  let cpuLast = 0;
-  const response = await fetch(`${url}/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ model: "test-model", stream: true, messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "x", parameters: {} } }] }),
-  });
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let count = 0;
-  for await (const part of response.body ?? []) {
-    buffer += decoder.decode(part, { stream: true });
-    const lines = buffer.split("\n");
-    buffer = lines.pop() ?? "";
-    for (const raw of lines) {
-      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-      const chunk = JSON.parse(line.slice(6)) as { choices?: { delta?: { content?: string } }[] };
-      if (!chunk.choices?.[0]?.delta?.content) continue;
-      count++;
-      last = performance.now();
-      if (count === 1) {
-        first = last;
-        cpuFirst = cpuMs();
-      } else if (count === CHUNKS) cpuLast = cpuMs();
-    }
-  }
-  if (count !== CHUNKS) throw new Error(`raw client saw ${count} chunks`);
-  return { stream: last - first, cpu: cpuLast - cpuFirst, total: performance.now() - started };
-}
+/** A plain chat-completions client: a content delta is a chunk. */
+const rawRun = (url: string): Promise<Timing> =>
+  rawRead(
+    `${url}/chat/completions`,
+    { model: "test-model", stream: true, messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "x", parameters: {} } }] },
+    (data) => Boolean((data as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content),
+    CHUNKS,
+  );
 
 type Dialect = { raw: Timing[]; engine: Timing[]; run(i: number): Promise<void> };
 
@@ -81,7 +45,7 @@ type Dialect = { raw: Timing[]; engine: Timing[]; run(i: number): Promise<void> 
  * through a turn. The heap is collected before each read, so what one read left behind is not
  * paid by the next (the runs of the two dialects interleave).
  */
-async function dialect(h: EngineHarness, rawUrl: string, queue: () => void): Promise<Dialect> {
+async function dialect(h: EngineHarness, raw: () => Promise<Timing>, queue: () => void): Promise<Dialect> {
   // The harness keeps no log of this session's events: the raw client keeps none either, and a
   // client of the engine forwards its events, it does not hold every one of a turn.
   const session = await h.session({ keepEvents: false });
@@ -101,7 +65,7 @@ async function dialect(h: EngineHarness, rawUrl: string, queue: () => void): Pro
   });
   // Warm up both paths once.
   queue();
-  await rawRun(rawUrl);
+  await raw();
   queue();
   await session.prompt({ text: "warm up" });
   await session.idle();
@@ -111,7 +75,7 @@ async function dialect(h: EngineHarness, rawUrl: string, queue: () => void): Pro
     async run(i) {
       queue();
       Bun.gc(true);
-      d.raw.push(await rawRun(rawUrl));
+      d.raw.push(await raw());
       queue();
       Bun.gc(true);
       seen = 0;
@@ -175,16 +139,20 @@ const heavyUrl = `http://127.0.0.1:${heavyServer.port}/v1`;
 
 // The harness checks every event against its schema in tests; a benchmark measures the engine alone.
 const h = await engineHarness({ checkEvents: false });
+const responses = await responsesReplay(CHUNKS, chunks);
 heavyHarness = await engineHarness({ checkEvents: false, config: { connections: { test: { base_url: heavyUrl } } } });
 try {
-  const cleanRuns = await dialect(h, h.model.url, () => h.model.push(step({ text: chunks })));
-  const heavyRuns = await dialect(heavyHarness, heavyUrl, () => {});
+  const cleanRuns = await dialect(h, () => rawRun(h.model.url), () => h.model.push(step({ text: chunks })));
+  const heavyRuns = await dialect(heavyHarness, () => rawRun(heavyUrl), () => {});
+  const responsesRuns = await dialect(responses.harness, responses.raw, () => {});
   for (let i = 0; i < RUNS; i++) {
     await cleanRuns.run(i);
     await heavyRuns.run(i);
+    await responsesRuns.run(i);
   }
   const clean = rates(cleanRuns);
   const heavy = rates(heavyRuns);
+  const resp = rates(responsesRuns);
   const first = firstRequestBytes(h);
   const firstTokens = await firstRequestTokens(h);
   const reads = await parallelReads(h, RUNS);
@@ -207,6 +175,10 @@ try {
       heavy_ratio: heavy.ratio,
       heavy_cpu_ratio: heavy.cpuRatio,
       heavy_turn_ms: Math.round(heavy.turn),
+      responses_bus_chunks_per_s: Math.round(resp.engineRate),
+      responses_raw_sse_chunks_per_s: Math.round(resp.rawRate),
+      responses_ratio: resp.ratio,
+      responses_cpu_ratio: resp.cpuRatio,
       goal: LIMITS.engine.ratio,
       first_request_system_bytes: first.system_bytes,
       first_request_tools_bytes: first.tools_bytes,
@@ -233,4 +205,5 @@ try {
   await h.close();
   await heavyHarness.close();
   heavyServer.stop(true);
+  await responses.close();
 }
