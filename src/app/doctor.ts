@@ -15,6 +15,8 @@ import { ModelRegistry } from "../model/registry.ts";
 import { dialectById } from "../model/dialects.ts";
 import { discover, modelWindow, windowText } from "../model/discovery.ts";
 import { probeTools } from "../model/discovery-probe.ts";
+import { type ModelApi, apiLabel, modelApi } from "../model/apis.ts";
+import { knownWindow } from "../model/claude-models.ts";
 import { probeLocal } from "../model/models.ts";
 import { appliedVersion, openDb } from "../store/db.ts";
 import { type Login, listLogins } from "../store/logins.ts";
@@ -176,14 +178,27 @@ async function checkEndpoint(target: Target, options: DoctorOptions): Promise<Fi
   const found = await discover(target.endpoint, { timeoutMs: options.modelTimeoutMs ?? 3000, login: target.login });
   if (!found.ok) return [fix(`${target.label}: ${problem(found.error)}`, todo(found.error, target))];
   const { dialect, models } = found.value;
-  const findings = [ok(`${target.label} ${at}: ${dialectById(dialect).name}, ${count(models.length, "chat model")}`)];
+  const findings = [ok(`${target.label} ${at}: ${dialectById(dialect).name}, ${count(models.length, "chat model")}; ${spokenIn(target.endpoint, models.map((m) => m.id))}`)];
   const connection = { ...(target.context !== undefined ? { context: target.context } : {}), ...(target.endpoint.body ? { body: target.endpoint.body } : {}) };
   for (const model of models.slice(0, WINDOWS_SHOWN)) {
-    findings.push(ok(`model ${target.prefix}${model.id}: window ${windowText(modelWindow(model, connection, dialect, DEFAULT_CONTEXT))}`));
+    const window = knownWindow(modelWindow(model, connection, dialect, DEFAULT_CONTEXT), modelApi(target.endpoint, model.id) === "messages" ? model.id : null);
+    findings.push(ok(`model ${target.prefix}${model.id}: window ${windowText(window)}`));
   }
   if (models.length > WINDOWS_SHOWN) findings.push(ok(`… and ${models.length - WINDOWS_SHOWN} more models (lembas models names each one's window)`));
   if (options.probe) findings.push(await checkTools(target, { ...target.endpoint, dialect }, models.map((m) => m.id)));
   return findings;
+}
+
+/** "speaks Anthropic Messages"; at api.openai.com, also which of its models speak Responses. */
+function spokenIn(endpoint: Endpoint, ids: readonly string[]): string {
+  const byApi = new Map<ModelApi, string[]>();
+  for (const id of ids) {
+    const api = modelApi(endpoint, id);
+    byApi.set(api, [...(byApi.get(api) ?? []), id]);
+  }
+  if (byApi.size <= 1) return `speaks ${apiLabel(modelApi(endpoint, ids[0] ?? ""))}`;
+  const others = [...byApi].filter(([api]) => api !== "chat").map(([api, some]) => `${apiLabel(api)} for ${some.slice(0, 3).join(", ")}${some.length > 3 ? ` and ${some.length - 3} more` : ""}`);
+  return `speaks chat completions, ${others.join("; ")}`;
 }
 
 async function checkTools(target: Target, endpoint: Endpoint, ids: string[]): Promise<Finding> {
@@ -192,7 +207,7 @@ async function checkTools(target: Target, endpoint: Endpoint, ids: string[]): Pr
   const model = target.preferred && ids.includes(target.preferred) ? target.preferred : ids[0];
   if (model === undefined) return ok(`${label}: unknown (it lists no chat model to ask)`);
   const probed = await probeTools(endpoint, model);
-  if (probed.tools === "yes") return ok(`${label}: yes (${model} took a request with a tool)`);
+  if (probed.tools === "yes") return ok(`${label}: yes (${model} took a request with a tool in ${apiLabel(modelApi(endpoint, model))})`);
   if (probed.tools === "no") {
     return fix(`${label}: no (${model}: ${probed.said})`, `set supports_tools: false under the connection, so its turns are plain chat, or serve the model with tool support`);
   }

@@ -1,6 +1,7 @@
 import { defineCommand } from "./command.ts";
 import { createEngine } from "../app/start-engine.ts";
 import { windowText } from "../model/discovery.ts";
+import { modelApi } from "../model/apis.ts";
 import type { ListingStatus } from "../model/registry.ts";
 import { noModelHint } from "../config/hints.ts";
 import { UserError } from "../errors.ts";
@@ -8,7 +9,11 @@ import { createContext } from "../app/context.ts";
 import { terminalLine } from "../controls.ts";
 
 export default defineCommand({
-  meta: { name: "models", description: "List every model ref this device can use, with its context window and where that came from", examples: ["lembas models"] },
+  meta: {
+    name: "models",
+    description: "List every model ref this device can use, with the API it is spoken to in (chat, messages, responses) and its context window and where that came from",
+    examples: ["lembas models"],
+  },
   async run() {
     const ctx = createContext();
     const { models } = createEngine(ctx);
@@ -24,10 +29,13 @@ export default defineCommand({
     }
     const current = ctx.config().model;
     const width = Math.max(0, ...entries.map((e) => e.ref.length));
-    for (const entry of entries) {
-      const window = await models.resolve(entry.ref).then((m) => m.window, () => null);
-      const mark = entry.ref === current ? "*" : " ";
-      console.log(terminalLine(`${mark} ${window ? `${entry.ref.padEnd(width)}  ${windowText(window)}` : entry.ref}`));
+    const rows = await Promise.all(entries.map((entry) => models.resolve(entry.ref).then((m) => ({ ref: entry.ref, window: m.window, api: modelApi(m.endpoint, m.servedId) }), () => ({ ref: entry.ref, window: null, api: null }))));
+    // The API's column is as wide as config.yaml's longest word for it among these.
+    const apiWidth = Math.max(0, ...rows.map((r) => r.api?.length ?? 0));
+    for (const row of rows) {
+      const mark = row.ref === current ? "*" : " ";
+      const said = row.window && row.api ? `${row.ref.padEnd(width)}  ${row.api.padEnd(apiWidth)}  ${windowText(row.window)}` : row.ref;
+      console.log(terminalLine(`${mark} ${said}`));
     }
     if (entries.length > 0) return;
     if (unreached > 0) throw new UserError(unreached === 1 ? "no models: the connection above could not be reached" : `no models: none of the ${unreached} connections above could be reached`, 1);

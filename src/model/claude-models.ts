@@ -1,3 +1,5 @@
+import type { ModelWindow } from "./discovery.ts";
+
 /**
  * What lembas knows of Claude models by their ids, since Anthropic's model list says neither
  * their window nor their output limit (docs.anthropic.com/en/docs/about-claude/models/overview,
@@ -25,4 +27,10 @@ export function claudeModel(id: string): { window: number; maxOutput: number; th
   const found = CLAUDE_MODELS.find((m) => m.pattern.test(id.toLowerCase()));
   const { maxOutput, thinks } = found ?? NEWER;
   return { window: CLAUDE_WINDOW, maxOutput, thinks, known: found !== undefined };
+}
+
+/** A window nothing said, for a model the Messages API serves (`claude` its id; null: another API's): the table's. */
+export function knownWindow(window: ModelWindow, claude: string | null): ModelWindow {
+  if (window.from !== "default" || claude === null) return window;
+  return { tokens: claudeModel(claude).window, from: "server", where: "the size of Claude models (lembas's table)" };
 }

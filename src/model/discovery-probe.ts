@@ -3,8 +3,10 @@
  * trivial tool (and tool_choice "auto" where the server's family takes it). A server whose
  * model has no tool support answers 400 in its own words (Ollama: "… does not support tools";
  * vLLM: "\"auto\" tool choice requires --enable-auto-tool-choice …"; llama.cpp: "tools param
- * requires --jinja flag"), which the answer keeps.
+ * requires --jinja flag"), which the answer keeps. The request is in the API the connection
+ * speaks for the model (apis.ts).
  */
+import { modelApi } from "./apis.ts";
 import { dialectById } from "./dialects.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import { displayUrl, networkError, readBounded, serverMessage } from "./errors.ts";
@@ -26,16 +28,7 @@ export async function probeTools(
   model: string,
   options: { timeoutMs?: number; fetch?: (input: string, init: RequestInit) => Promise<Response> } = {},
 ): Promise<ToolsProbe> {
-  const dialect = dialectById(endpoint.dialect);
-  const body: Record<string, unknown> = {
-    model,
-    messages: [{ role: "user", content: "Say ok." }],
-    max_tokens: 1,
-    stream: false,
-    tools: [PING],
-    ...(dialect.toolChoice ? { tool_choice: "auto" } : {}),
-    ...endpoint.body,
-  };
+  const { path, body } = probeRequest(endpoint, model);
   const fetchFn = options.fetch ?? fetch;
   const timeoutMs = options.timeoutMs ?? waitMs("MODEL_PROBE_MS", 15_000);
   const signal = AbortSignal.timeout(timeoutMs);
@@ -43,7 +36,7 @@ export async function probeTools(
   const silent = (): ToolsProbe => ({ tools: "unknown", said: `the model server at ${displayUrl(endpoint.baseUrl)} did not answer within ${describeWait(timeoutMs)}` });
   let response: Response;
   try {
-    response = await fetchFn(`${endpoint.baseUrl}/chat/completions`, {
+    response = await fetchFn(`${endpoint.baseUrl}${path}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...endpointHeaders(endpoint) },
       body: JSON.stringify(body),
@@ -61,4 +54,23 @@ export async function probeTools(
     return { tools: "no", said };
   }
   return { tools: "unknown", said: `HTTP ${response.status}: ${said}` };
+}
+
+/** The one-token request with the ping tool, in the model's API. */
+function probeRequest(endpoint: Endpoint, model: string): { path: string; body: Record<string, unknown> } {
+  const { name, description, parameters } = PING.function;
+  const extra = endpoint.body ?? {};
+  switch (modelApi(endpoint, model)) {
+    case "messages":
+      // docs.anthropic.com/en/api/messages: max_tokens is required; a tool is name, description, input_schema.
+      return { path: "/messages", body: { model, max_tokens: 1, messages: [{ role: "user", content: "Say ok." }], tools: [{ name, description, input_schema: parameters }], ...extra } };
+    case "responses":
+      // platform.openai.com/docs/api-reference/responses/create: max_output_tokens is at least 16; a function tool is flat.
+      return { path: "/responses", body: { model, input: "Say ok.", max_output_tokens: 16, store: false, tools: [{ type: "function", name, description, parameters }], ...extra } };
+    case "chat": {
+      const dialect = dialectById(endpoint.dialect);
+      const body = { model, messages: [{ role: "user", content: "Say ok." }], max_tokens: 1, stream: false, tools: [PING], ...(dialect.toolChoice ? { tool_choice: "auto" } : {}), ...extra };
+      return { path: "/chat/completions", body };
+    }
+  }
 }

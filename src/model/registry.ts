@@ -6,9 +6,9 @@ import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";
 import { waitMs } from "../timing.ts";
 import { type DialectId, dialectById, dialectOf } from "./dialects.ts";
-import { type Discovery, type ModelWindow, discover, modelWindow } from "./discovery.ts";
+import { type Discovery, discover, modelWindow } from "./discovery.ts";
 import { modelApi } from "./apis.ts";
-import { claudeModel } from "./claude-models.ts";
+import { knownWindow } from "./claude-models.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
 import { probeLocal } from "./models.ts";
@@ -327,10 +327,4 @@ export class ModelRegistry implements ModelSource {
       return null;
     }
   }
-}
-
-/** A window nothing said, for a model the Messages API serves: the Claude table's (claude-models.ts). */
-function knownWindow(window: ModelWindow, claude: string | null): ModelWindow {
-  if (window.from !== "default" || claude === null) return window;
-  return { tokens: claudeModel(claude).window, from: "server", where: "the size of Claude models (lembas's table)" };
 }

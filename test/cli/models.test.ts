@@ -68,8 +68,8 @@ describe("lembas models", () => {
     const first = await runLembas(box, ["models"]);
     expect(first.stderr).toBe("");
     expect(first.stdout.split("\n")).toEqual([
-      "* test/test-model  assumed 32k: set context under the connection",
-      "  test/other       8k from /v1/models context_length",
+      "* test/test-model  chat  assumed 32k: set context under the connection",
+      "  test/other       chat  8k from /v1/models context_length",
       "",
     ]);
     server.modelsFail = true;
@@ -85,7 +85,7 @@ describe("lembas models", () => {
     model.setModels([{ id: "test-model" }, { id: "evil\x1b]0;owned\x07" }, { id: "\u202egnp.exe" }]);
     const listed = await runLembas(box, ["models"]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toBe("* test/test-model  assumed 32k: set context under the connection\n");
+    expect(listed.stdout).toBe("* test/test-model  chat  assumed 32k: set context under the connection\n");
     server.modelsFail = true;
     server.failMessage = "broken\x1b]0;owned\x07\u202etoday";
     const failing = await runLembas(box, ["models"]);
@@ -132,8 +132,8 @@ describe("lembas models", () => {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${server.url}\n    context: 65536\n`);
     const result = await runLembas(box, ["models"]);
-    expect(result.stdout).toContain("* test/test-model  64k from context in config.yaml\n");
-    expect(result.stdout).toContain("  test/other       64k from context in config.yaml\n");
+    expect(result.stdout).toContain("* test/test-model  chat  64k from context in config.yaml\n");
+    expect(result.stdout).toContain("  test/other       chat  64k from context in config.yaml\n");
   });
 });
 
@@ -193,12 +193,12 @@ describe("lembas doctor --probe", () => {
     const plain = await runLembas(box, ["doctor"]);
     expect(model.requests).toHaveLength(0);
     const lines = plain.stdout.split("\n");
-    expect(lines).toContain(`ok   model connection test ${server.url}: an OpenAI-compatible server, 2 chat models`);
+    expect(lines).toContain(`ok   model connection test ${server.url}: an OpenAI-compatible server, 2 chat models; speaks chat completions`);
     expect(lines).toContain("ok   model test/test-model: window assumed 32k: set context under the connection");
     expect(lines).toContain("ok   model test/other: window 8k from /v1/models context_length");
 
     const probed = await runLembas(box, ["doctor", "--probe"]);
-    expect(probed.stdout.split("\n")).toContain("ok   model connection test: tools: yes (test-model took a request with a tool)");
+    expect(probed.stdout.split("\n")).toContain("ok   model connection test: tools: yes (test-model took a request with a tool in chat completions)");
     const [request] = model.requests;
     expect(request?.body).toMatchObject({ model: "test-model", max_tokens: 1, stream: false, tool_choice: "auto" });
     expect(request?.body.tools).toHaveLength(1);

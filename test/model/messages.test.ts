@@ -175,3 +175,30 @@ describe("Messages: failures", () => {
     expect(got.error?.message).toContain("invalid x-api-key");
   });
 });
+
+describe("Messages: silence and cancel, as for chat completions", () => {
+  test("a server silent past idle_timeout ends the reply with a timeout that says how to wait longer", async () => {
+    route.push({ body: "", hang: true });
+    const events: ModelEvent[] = [];
+    const quiet = { ...endpoint, idle: { seconds: 0.2, hint: "raise idle_timeout" } };
+    for await (const e of streamModel(quiet, request(), { retry: { ...retry, retries: 0 } })) events.push(e);
+    const last = events.at(-1);
+    expect(last?.type === "error" ? last.error.kind : last?.type).toBe("timeout");
+    expect(last?.type === "error" ? last.error.message : "").toContain("raise idle_timeout");
+  });
+
+  test("cancelling stops the stream with an aborted error", async () => {
+    route.push({ body: "", hang: true });
+    const abort = new AbortController();
+    const events: ModelEvent[] = [];
+    const waiting = route.waitForRequests(route.requests.length + 1);
+    const running = (async () => {
+      for await (const e of streamModel(endpoint, request(), { signal: abort.signal, retry })) events.push(e);
+    })();
+    await waiting;
+    abort.abort();
+    await running;
+    const last = events.at(-1);
+    expect(last?.type === "error" ? last.error.kind : last?.type).toBe("aborted");
+  });
+});

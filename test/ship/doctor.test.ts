@@ -50,7 +50,7 @@ test("a good config with a reachable model is all ok, exit 0", async () => {
   expect(lines.slice(0, 6)).toEqual([
     `ok   config ${file}`,
     expect.stringMatching(new RegExp(`^ok   database ${join(box.stateDir, "lembas.db")} \\(schema \\d+\\)$`)),
-    `ok   model connection local ${model.url}: an OpenAI-compatible server, 2 chat models`,
+    `ok   model connection local ${model.url}: an OpenAI-compatible server, 2 chat models; speaks chat completions`,
     "ok   model local/test-model: window assumed 32k: set context under the connection",
     "ok   model local/other: window assumed 32k: set context under the connection",
     "ok   service: not running (only the web UI needs it)",
@@ -114,7 +114,7 @@ test("an unreachable connection, and logins whose links the running service repo
   expect(lines).toContain(
     "fix  model connection down: the model server at http://127.0.0.1:1/v1 did not answer: connection refused — correct base_url of connection down in config.yaml, or start that server",
   );
-  expect(lines).toContain(`ok   model login work ${model.url}: LLeMbas instance, 2 chat models`);
+  expect(lines).toContain(`ok   model login work ${model.url}: LLeMbas instance, 2 chat models; speaks chat completions`);
   expect(lines).toContain(`ok   login work (${instance}): link connected since 2025-06-01T10:00:01.000Z`);
   expect(lines).toContain(
     "fix  login home (http://127.0.0.1:1): link waiting since 2025-06-01T10:00:02.000Z — lembas service logs shows why; check your network, or log in again with lembas login",
