@@ -16,7 +16,8 @@ export const webSearchTool = defineTool({
   schema,
   permission: "read",
   needs: ["search"],
-  kind: "search",
+  // ACP's kind for retrieving external data, as an open-world MCP tool's (mcp-tool.ts).
+  kind: "fetch",
   allowKey: "web_search",
   asksFirst: true,
   title: (input) => `Search the web for ${JSON.stringify(input.query)}`,
