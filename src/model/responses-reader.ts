@@ -75,7 +75,8 @@ export class ResponsesReader {
         return this.end(event, out);
       case "error":
         this.finished = true;
-        this.failure = failureOf(event);
+        // The documented shape has code and message on the event; some servers nest them in `error`.
+        this.failure = failureOf(typeof event.error === "object" && event.error !== null ? event.error : event);
         return true;
       default:
         // created, in_progress, content_part.*, *.done of text, web_search_call.*: nothing to show.
@@ -167,6 +168,11 @@ export class ResponsesReader {
     const parsed = endOfResponse().safeParse(event.response);
     const response = parsed.success ? parsed.data : {};
     const usage = response.usage;
+    if (event.type === "response.failed") {
+      // What a failed response cost is no part of a reply: said alone, it would count as one begun, and a retry lost.
+      this.failure = failureOf(response.error ?? {});
+      return true;
+    }
     if (usage) {
       out.push({
         type: "usage",
@@ -175,10 +181,6 @@ export class ResponsesReader {
         ...(usage.input_tokens_details?.cached_tokens ? { cacheReadTokens: usage.input_tokens_details.cached_tokens } : {}),
         ...(usage.output_tokens_details?.reasoning_tokens ? { reasoningTokens: usage.output_tokens_details.reasoning_tokens } : {}),
       });
-    }
-    if (event.type === "response.failed") {
-      this.failure = failureOf(response.error ?? {});
-      return true;
     }
     if (event.type === "response.incomplete") {
       const reason = response.incomplete_details?.reason;

@@ -128,6 +128,25 @@ describe("a Responses stream's faults end the turn with a sentence, never a stac
     expect(steps()).toHaveLength(1);
   });
 
+  test("a response.failed for a server error before any output (its usage said) is sent again, as a 5xx is", async () => {
+    const failed = created() + ev("response.failed", { response: { id: "r", status: "failed", error: { code: "server_error", message: "The server had an error processing your request." }, usage: { input_tokens: 40, output_tokens: 0 } } });
+    route.push(step(failed), step(answer({ text: "on the second try" })));
+    const result = await run(["go"]);
+    expect(result).toMatchObject({ code: 0, stdout: "on the second try\n" });
+    expect(result.stderr).toContain("The server had an error processing your request.");
+    expect(steps()).toHaveLength(2);
+  });
+
+  test("a model that takes no reasoning: the step goes again at once without reasoning and its encrypted content", async () => {
+    route.push({ status: 400, error: openAiErrorBody("Encrypted content is not supported with this model.", "invalid_request_error"), match: isStep }, step(answer({ text: "plain" })));
+    const result = await run(["go"]);
+    expect(result).toMatchObject({ code: 0, stdout: "plain\n" });
+    const [refused, again] = steps();
+    expect(refused?.include).toEqual(["reasoning.encrypted_content"]);
+    expect(again?.include).toBeUndefined();
+    expect(again?.reasoning).toBeUndefined();
+  });
+
   test("a 429 before the stream is retried as chat completions' is", async () => {
     route.push({ status: 429, error: openAiErrorBody("Rate limit reached for test-model on tokens per min.", "rate_limit_exceeded", "tokens"), retryAfter: 0, match: isStep }, step(answer({ text: "after the wait" })));
     const result = await run(["go"]);
