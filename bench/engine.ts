@@ -4,8 +4,9 @@
 // server's time to build its answer counts for neither; the whole turn's time is printed beside.
 // The same again for the heaviest replay fixture (test/model/fixtures/heavy.ts: a token a chunk,
 // \r\n, keep-alive comments and blank lines between the chunks), served by a server of its own
-// in writes of a few events; and for OpenAI's Responses API, the same chunks as
-// response.output_text.delta events (bench/responses-replay.ts) on a connection that speaks it. Each rate is taken twice: over the wall clock (`ratio`) and over
+// in writes of a few events; and for each native API's replay (Messages: bench/messages-replay.ts,
+// Responses: bench/responses-replay.ts)
+// the same bytes read plainly and through a turn. Each rate is taken twice: over the wall clock (`ratio`) and over
 // the process's CPU time (`cpu_ratio`: the machine's load moves it far less; a wall ratio well
 // below it means the path waits on something). One JSON line; goal: every ratio ≥ 0.8 (the limits
 // are bench/goals.ts's). Beside them: the first step
@@ -20,92 +21,20 @@ import { firstRequestTokens, PROMPT_TOKENS_GOAL } from "./prompt-weight.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../test/support/engine.ts";
 import { heavyBody } from "../test/model/fixtures/heavy.ts";
 import { LIMITS } from "./goals.ts";
+import { messagesReplay } from "./messages-replay.ts";
 import { responsesReplay } from "./responses-replay.ts";
-import { cpuMs, rawRead, type Timing } from "./raw-sse.ts";
+import { type RawRead, dialect, rates } from "./stream-rates.ts";
 
 const CHUNKS = 20_000;
 const RUNS = 7;
 const chunks = Array.from({ length: CHUNKS }, (_, i) => `w${i % 10} `);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
-
-/** A plain chat-completions client: a content delta is a chunk. */
-const rawRun = (url: string): Promise<Timing> =>
-  rawRead(
-    `${url}/chat/completions`,
-    { model: "test-model", stream: true, messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "x", parameters: {} } }] },
-    (data) => Boolean((data as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content),
-    CHUNKS,
-  );
-
-type Dialect = { raw: Timing[]; engine: Timing[]; run(i: number): Promise<void> };
-
-/**
- * A dialect's runs: each pushes `queue()` and reads the stream with the raw client, then again
- * through a turn. The heap is collected before each read, so what one read left behind is not
- * paid by the next (the runs of the two dialects interleave).
- */
-async function dialect(h: EngineHarness, raw: () => Promise<Timing>, queue: () => void): Promise<Dialect> {
-  // The harness keeps no log of this session's events: the raw client keeps none either, and a
-  // client of the engine forwards its events, it does not hold every one of a turn.
-  const session = await h.session({ keepEvents: false });
-  let seen = 0;
-  let first = 0;
-  let last = 0;
-  let cpuFirst = 0;
-  let cpuLast = 0;
-  session.bus.subscribe((e) => {
-    if (e.type !== "text") return;
-    seen++;
-    last = performance.now();
-    if (seen === 1) {
-      first = last;
-      cpuFirst = cpuMs();
-    } else if (seen === CHUNKS) cpuLast = cpuMs();
-  });
-  // Warm up both paths once.
-  queue();
-  await raw();
-  queue();
-  await session.prompt({ text: "warm up" });
-  await session.idle();
-  const d: Dialect = {
-    raw: [],
-    engine: [],
-    async run(i) {
-      queue();
-      Bun.gc(true);
-      d.raw.push(await raw());
-      queue();
-      Bun.gc(true);
-      seen = 0;
-      const started = performance.now();
-      await session.prompt({ text: `run ${i}` });
-      d.engine.push({ stream: last - first, cpu: cpuLast - cpuFirst, total: performance.now() - started });
-      if (seen !== CHUNKS) throw new Error(`the bus saw ${seen} chunks`);
-    },
-  };
-  return d;
-}
-
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
-function rates(d: Dialect) {
-  const rawRate = CHUNKS / (median(d.raw.map((t) => t.stream)) / 1000);
-  const engineRate = CHUNKS / (median(d.engine.map((t) => t.stream)) / 1000);
-  const rawCpuRate = CHUNKS / (median(d.raw.map((t) => t.cpu)) / 1000);
-  const engineCpuRate = CHUNKS / (median(d.engine.map((t) => t.cpu)) / 1000);
-  return {
-    engineRate,
-    rawRate,
-    ratio: round2(engineRate / rawRate),
-    engineCpuRate,
-    rawCpuRate,
-    cpuRatio: round2(engineCpuRate / rawCpuRate),
-    turn: median(d.engine.map((t) => t.total)),
-    rawTotal: median(d.raw.map((t) => t.total)),
-  };
-}
+/** The chat-completions step a plain client posts, and its text chunks. */
+const chatRead = (url: string): RawRead => ({
+  url: `${url}/chat/completions`,
+  body: { model: "test-model", stream: true, messages: [{ role: "user", content: "go" }], tools: [{ type: "function", function: { name: "x", parameters: {} } }] },
+  isText: (event) => !!(event as { choices?: { delta?: { content?: string } }[] }).choices?.[0]?.delta?.content,
+});
 
 /** The heavy fixture's server: steps get the heavy stream in writes of 16 events; anything else goes to the harness's model. */
 const heavyPieces = (() => {
@@ -136,23 +65,27 @@ const heavyServer = Bun.serve({
   },
 });
 const heavyUrl = `http://127.0.0.1:${heavyServer.port}/v1`;
+const messages = await messagesReplay(chunks);
+const responses = await responsesReplay(chunks);
 
 // The harness checks every event against its schema in tests; a benchmark measures the engine alone.
 const h = await engineHarness({ checkEvents: false });
-const responses = await responsesReplay(CHUNKS, chunks);
 heavyHarness = await engineHarness({ checkEvents: false, config: { connections: { test: { base_url: heavyUrl } } } });
 try {
-  const cleanRuns = await dialect(h, () => rawRun(h.model.url), () => h.model.push(step({ text: chunks })));
-  const heavyRuns = await dialect(heavyHarness, () => rawRun(heavyUrl), () => {});
-  const responsesRuns = await dialect(responses.harness, responses.raw, () => {});
+  const cleanRuns = await dialect(h, chatRead(h.model.url), CHUNKS, () => h.model.push(step({ text: chunks })));
+  const heavyRuns = await dialect(heavyHarness, chatRead(heavyUrl), CHUNKS, () => {});
+  const messagesRuns = await dialect(messages.harness, messages.raw, CHUNKS, () => {});
+  const responsesRuns = await dialect(responses.harness, responses.raw, CHUNKS, () => {});
   for (let i = 0; i < RUNS; i++) {
     await cleanRuns.run(i);
     await heavyRuns.run(i);
+    await messagesRuns.run(i);
     await responsesRuns.run(i);
   }
-  const clean = rates(cleanRuns);
-  const heavy = rates(heavyRuns);
-  const resp = rates(responsesRuns);
+  const clean = rates(cleanRuns, CHUNKS);
+  const heavy = rates(heavyRuns, CHUNKS);
+  const anthropic = rates(messagesRuns, CHUNKS);
+  const openai = rates(responsesRuns, CHUNKS);
   const first = firstRequestBytes(h);
   const firstTokens = await firstRequestTokens(h);
   const reads = await parallelReads(h, RUNS);
@@ -175,10 +108,16 @@ try {
       heavy_ratio: heavy.ratio,
       heavy_cpu_ratio: heavy.cpuRatio,
       heavy_turn_ms: Math.round(heavy.turn),
-      responses_bus_chunks_per_s: Math.round(resp.engineRate),
-      responses_raw_sse_chunks_per_s: Math.round(resp.rawRate),
-      responses_ratio: resp.ratio,
-      responses_cpu_ratio: resp.cpuRatio,
+      messages_bus_chunks_per_s: Math.round(anthropic.engineRate),
+      messages_raw_sse_chunks_per_s: Math.round(anthropic.rawRate),
+      messages_ratio: anthropic.ratio,
+      messages_cpu_ratio: anthropic.cpuRatio,
+      messages_turn_ms: Math.round(anthropic.turn),
+      responses_bus_chunks_per_s: Math.round(openai.engineRate),
+      responses_raw_sse_chunks_per_s: Math.round(openai.rawRate),
+      responses_ratio: openai.ratio,
+      responses_cpu_ratio: openai.cpuRatio,
+      responses_turn_ms: Math.round(openai.turn),
       goal: LIMITS.engine.ratio,
       first_request_system_bytes: first.system_bytes,
       first_request_tools_bytes: first.tools_bytes,
@@ -205,5 +144,6 @@ try {
   await h.close();
   await heavyHarness.close();
   heavyServer.stop(true);
+  await messages.close();
   await responses.close();
 }

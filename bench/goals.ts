@@ -59,6 +59,8 @@ export const GOALS: Record<string, Record<string, Goal>> = {
     heavy_ratio: atLeast("heavy_ratio", LIMITS.engine.ratio),
     cpu_ratio: atLeast("cpu_ratio", LIMITS.engine.ratio),
     heavy_cpu_ratio: atLeast("heavy_cpu_ratio", LIMITS.engine.ratio),
+    messages_ratio: atLeast("messages_ratio", LIMITS.engine.ratio),
+    messages_cpu_ratio: atLeast("messages_cpu_ratio", LIMITS.engine.ratio),
     responses_ratio: atLeast("responses_ratio", LIMITS.engine.ratio),
     responses_cpu_ratio: atLeast("responses_cpu_ratio", LIMITS.engine.ratio),
     reads_ratio: atMost("reads_ratio", LIMITS.engine.reads_ratio),

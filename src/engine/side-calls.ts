@@ -1,6 +1,6 @@
 import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
-import { streamModel } from "../model/stream.ts";
+import { streamModel } from "../model/reply-stream.ts";
 import type { ChatMessage } from "../model/request.ts";
 import { toChatMessages } from "./history.ts";
 import type { ModelSource, ResolvedModel } from "../model/resolved.ts";

@@ -1,6 +1,7 @@
 import type { SessionBus } from "../bus/index.ts";
 import type { Effort } from "../config/schema.ts";
-import { streamModelBatches } from "../model/stream.ts";
+import { streamModelBatches } from "../model/reply-stream.ts";
+import { modelApi } from "../model/apis.ts";
 import { ModelError } from "../model/errors.ts";
 import type { CarryItem, FinishReason, Usage } from "../model/events.ts";
 import type { ChatMessage, ToolSpec } from "../model/request.ts";
@@ -69,8 +70,9 @@ export async function callModel(input: {
     { model: input.model.servedId, messages, tools, effort: input.effort },
     { signal: input.signal, rejectedFields: input.model.rejectedFields, ...(input.retry ? { retry: input.retry } : {}) },
   );
-  // Tool calls the model wrote as text, because its server did not parse them, become calls.
-  const textCalls = textToolCallsFor(tools, input.model.endpoint, input.native);
+  // Tool calls the model wrote as text, because its server did not parse them, become calls (Messages and Responses servers always parse them).
+  const chat = modelApi(input.model.endpoint, input.model.servedId) === "chat";
+  const textCalls = chat ? textToolCallsFor(tools, input.model.endpoint, input.native) : null;
   for await (const read of stream) {
     const batch = textCalls ? textCalls.push(read) : read;
     for (const event of batch) {

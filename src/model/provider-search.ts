@@ -2,7 +2,7 @@ import type { ModelApi } from "./apis.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { type ModelError, modelError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
-import { streamMessagesBatches } from "./messages/stream.ts";
+import { streamMessagesBatches } from "./messages/messages-stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { RejectedFields } from "./request-fields.ts";
 import { responsesWire } from "./responses-wire.ts";

@@ -100,4 +100,14 @@ describe("lembas run over the Messages API", () => {
     expect(String(end?.error)).toContain("stopped mid-reply: Internal server error");
     expect(ran.stderr).not.toContain("    at ");
   });
+
+  test("a call written as text is the answer's text: a Messages server parses calls itself, whatever text_tool_calls says", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `model: claude/claude-sonnet-4-5\nconnections:\n  claude:\n    base_url: ${model.url}\n    api: messages\n    api_key: sk-ant-test\n    text_tool_calls: true\n`);
+    const written = '<tool_call>{"name": "write", "arguments": {"path": "c.txt", "content": "x"}}</tool_call>';
+    route.push({ match: isStep, body: reply(textBlock(0, written)) });
+    const ran = await run(["write c.txt"]);
+    expect(result(ran.stdout)).toMatchObject({ ok: true, stopReason: "end_turn" });
+    expect(await Bun.file(join(box.project, "c.txt")).exists()).toBe(false);
+    expect(steps()).toHaveLength(1);
+  });
 });

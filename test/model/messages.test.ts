@@ -3,7 +3,7 @@ import type { ModelError } from "../../src/model/errors.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
 import type { Endpoint } from "../../src/model/endpoint.ts";
 import type { ChatMessage, ChatRequest } from "../../src/model/request.ts";
-import { streamModel } from "../../src/model/stream.ts";
+import { streamModel } from "../../src/model/reply-stream.ts";
 import { ToolCallAccumulator } from "../../src/model/toolcalls.ts";
 import { messagesError, messagesRoute } from "../support/messages-server.ts";
 import { startModel } from "../support/model.ts";

@@ -6,8 +6,8 @@ import type { ChatRequest } from "../request.ts";
 import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "../sse.ts";
 import { fitToolCallIds } from "../tool-call-ids.ts";
 import { type Failure, type ReadContext, type StreamOptions, type Wire, streamWire } from "../transport.ts";
-import { messagesBody, type ServerTool } from "./body.ts";
-import { type ErrorObject, MessagesReader, type StreamEvent } from "./reader.ts";
+import { messagesBody, type ServerTool } from "./messages-body.ts";
+import { type ErrorObject, MessagesReader, type StreamEvent } from "./messages-reader.ts";
 
 /** Messages' rule for tool_use ids (docs.anthropic.com/en/api/messages: `^[a-zA-Z0-9_-]+$`): ids made elsewhere are fitted. */
 const TOOL_USE_ID = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, length: 24 };
