@@ -147,6 +147,16 @@ describe("a Responses stream's faults end the turn with a sentence, never a stac
     expect(again?.reasoning).toBeUndefined();
   });
 
+  test("a server silent past idle_timeout is given up on, once retried, with a sentence saying how to wait longer", async () => {
+    config("    idle_timeout: 1\n");
+    route.push({ body: "", hang: true, times: 2, match: isStep } as Replay);
+    const result = await run(["go"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("went silent for 1 s before its reply began");
+    expect(result.stderr).toContain('raise idle_timeout (seconds) of connection "test"');
+    expect(steps()).toHaveLength(2);
+  });
+
   test("a 429 before the stream is retried as chat completions' is", async () => {
     route.push({ status: 429, error: openAiErrorBody("Rate limit reached for test-model on tokens per min.", "rate_limit_exceeded", "tokens"), retryAfter: 0, match: isStep }, step(answer({ text: "after the wait" })));
     const result = await run(["go"]);
