@@ -83,7 +83,8 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
     const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
     const search = webSearchRoute(deps.config.web_search, model, mcp);
-    const tools = offeredTools(deps.tools, model, { library: deps.library, skills, agents, webSearch: search !== null }, mcp);
+    // The MCP tool that runs web_search is offered as web_search alone, not twice.
+    const tools = offeredTools(deps.tools, model, { library: deps.library, skills, agents, webSearch: search !== null }, search ? mcp.filter((t) => t.name !== search.via) : mcp);
     const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(model), tools: toolSpecs(tools, model), signal, native };
     await parts.compaction.beforeStep(request);
     if (takeInbox(session, parts, turnId)) guard.forget();

@@ -91,6 +91,11 @@ describe("web_search by an MCP tool config.yaml names", () => {
     const events = await run(["--mode", "auto", "what is lembas?"]);
     const end = events.find((e) => e.type === "tool_end" && e.name === "web_search");
     expect(end).toMatchObject({ isError: false });
+    // Offered once, as web_search; the server's other tools as they are.
+    const offered = JSON.stringify(model.requests.find((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0)?.body.tools);
+    expect(offered).toContain('"name":"web_search"');
+    expect(offered).toContain('"name":"mcp__notes__echo"');
+    expect(offered).not.toContain('"name":"mcp__notes__lookup"');
     expect(String(end?.output)).toBe(
       "lembas: a word, as [The Word Dictionary](https://dictionary.example/lembas) defines it\n\nSources:\n1. The Word Dictionary — https://dictionary.example/lembas",
     );
