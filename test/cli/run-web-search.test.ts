@@ -8,7 +8,7 @@ import { step } from "../support/engine.ts";
 import type { FixtureRoute, RecordedBody, Replay } from "../support/fixture-route.ts";
 import { messagesRoute } from "../support/messages-server.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
-import { type ProjectSandbox, ROOT, projectSandbox, runInProject } from "../support/run.ts";
+import { type ProjectSandbox, ROOT, projectSandbox, runInProject, runLembas } from "../support/run.ts";
 import { ev, reply, textBlock, toolBlock } from "../model/fixtures/messages.ts";
 
 let box: ProjectSandbox;
@@ -108,6 +108,18 @@ describe("web_search by an MCP tool config.yaml names", () => {
     const sent = model.requests.find((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0)?.body;
     expect(JSON.stringify(sent?.tools)).toContain('"name":"read"');
     expect(JSON.stringify(sent?.tools)).not.toContain('"name":"web_search"');
+  });
+
+  test("lembas doctor says which MCP tool runs web_search, and a name that is no tool of a configured server as a fix line", async () => {
+    const mcp = `mcp:\n  notes:\n    command: ${process.execPath}\n    args: [${SERVER}]\n`;
+    config(`web_search: mcp__notes__lookup\n${mcp}`);
+    const lines = async () => (await runLembas(box, ["doctor"], { cwd: box.project })).stdout.split("\n").filter((l) => l.includes("web_search"));
+    expect(await lines()).toEqual(["ok   web_search: by mcp__notes__lookup"]);
+    config(`web_search: mcp__notes__search\n${mcp}`);
+    const [wrong] = await lines();
+    expect(wrong).toStartWith('fix  web_search: mcp__notes__search is not one of the tools of "notes" (echo, read_note, lookup,');
+    config(`web_search: mcp__elsewhere__search\n${mcp}`);
+    expect((await lines())[0]).toStartWith('fix  web_search: mcp__elsewhere__search names no MCP server "elsewhere" — set web_search to one of the tools lembas mcp list shows');
   });
 
   test("config.yaml refuses a web_search that names no MCP tool, with a sentence saying the form", async () => {
