@@ -34,7 +34,8 @@ export function responsesWire(endpoint: Endpoint, request: ChatRequest, options:
     read: (stream, context) => readResponses(stream, context, options.found),
     mend(failure) {
       const { error } = failure;
-      if (error.kind !== "bad_request" || endpoint.reasoning === true || !body.includes('"reasoning"')) return null;
+      // Once only: a request already without them that is refused so again is refused for another reason.
+      if (error.kind !== "bad_request" || endpoint.reasoning === true || memo.get(connection, request.model).has(NO_REASONING)) return null;
       if (!REFUSES_REASONING.test(error.message)) return null;
       memo.add(connection, request.model, NO_REASONING);
       body = shaped();

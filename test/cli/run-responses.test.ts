@@ -147,6 +147,17 @@ describe("a Responses stream's faults end the turn with a sentence, never a stac
     expect(again?.reasoning).toBeUndefined();
   });
 
+  test("a refusal in those words of a request already without reasoning ends the turn: it is not sent again and again", async () => {
+    // The second step carries a reasoning item back: its words are in the body whatever is left out.
+    const first = step(answer({ reasoning: { summary: "List first.", encrypted: "gAAAAB-enc-3" }, calls: [{ id: "call_l1", name: "list", arguments: {} }] }));
+    const refused = { status: 400, error: openAiErrorBody("Unsupported parameter: 'reasoning.effort' is not supported with this model.", "invalid_request_error"), match: isStep, times: 5 } as Replay;
+    route.push(first, refused);
+    const result = await run(["go"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("rejected the request");
+    expect(steps()).toHaveLength(3);
+  });
+
   test("a server silent past idle_timeout is given up on, once retried, with a sentence saying how to wait longer", async () => {
     config("    idle_timeout: 1\n");
     route.push({ body: "", hang: true, times: 2, match: isStep } as Replay);
