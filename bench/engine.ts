@@ -4,7 +4,8 @@
 // server's time to build its answer counts for neither; the whole turn's time is printed beside.
 // The same again for the heaviest replay fixture (test/model/fixtures/heavy.ts: a token a chunk,
 // \r\n, keep-alive comments and blank lines between the chunks), served by a server of its own
-// in writes of a few events; and for each native API's replay (Messages: bench/messages-replay.ts)
+// in writes of a few events; and for each native API's replay (Messages: bench/messages-replay.ts,
+// Responses: bench/responses-replay.ts)
 // the same bytes read plainly and through a turn. Each rate is taken twice: over the wall clock (`ratio`) and over
 // the process's CPU time (`cpu_ratio`: the machine's load moves it far less; a wall ratio well
 // below it means the path waits on something). One JSON line; goal: every ratio ≥ 0.8 (the limits
@@ -21,6 +22,7 @@ import { type EngineHarness, engineHarness, isStep, step } from "../test/support
 import { heavyBody } from "../test/model/fixtures/heavy.ts";
 import { LIMITS } from "./goals.ts";
 import { messagesReplay } from "./messages-replay.ts";
+import { responsesReplay } from "./responses-replay.ts";
 import { type RawRead, dialect, rates } from "./stream-rates.ts";
 
 const CHUNKS = 20_000;
@@ -64,6 +66,7 @@ const heavyServer = Bun.serve({
 });
 const heavyUrl = `http://127.0.0.1:${heavyServer.port}/v1`;
 const messages = await messagesReplay(chunks);
+const responses = await responsesReplay(chunks);
 
 // The harness checks every event against its schema in tests; a benchmark measures the engine alone.
 const h = await engineHarness({ checkEvents: false });
@@ -72,14 +75,17 @@ try {
   const cleanRuns = await dialect(h, chatRead(h.model.url), CHUNKS, () => h.model.push(step({ text: chunks })));
   const heavyRuns = await dialect(heavyHarness, chatRead(heavyUrl), CHUNKS, () => {});
   const messagesRuns = await dialect(messages.harness, messages.raw, CHUNKS, () => {});
+  const responsesRuns = await dialect(responses.harness, responses.raw, CHUNKS, () => {});
   for (let i = 0; i < RUNS; i++) {
     await cleanRuns.run(i);
     await heavyRuns.run(i);
     await messagesRuns.run(i);
+    await responsesRuns.run(i);
   }
   const clean = rates(cleanRuns, CHUNKS);
   const heavy = rates(heavyRuns, CHUNKS);
   const anthropic = rates(messagesRuns, CHUNKS);
+  const openai = rates(responsesRuns, CHUNKS);
   const first = firstRequestBytes(h);
   const firstTokens = await firstRequestTokens(h);
   const reads = await parallelReads(h, RUNS);
@@ -107,6 +113,11 @@ try {
       messages_ratio: anthropic.ratio,
       messages_cpu_ratio: anthropic.cpuRatio,
       messages_turn_ms: Math.round(anthropic.turn),
+      responses_bus_chunks_per_s: Math.round(openai.engineRate),
+      responses_raw_sse_chunks_per_s: Math.round(openai.rawRate),
+      responses_ratio: openai.ratio,
+      responses_cpu_ratio: openai.cpuRatio,
+      responses_turn_ms: Math.round(openai.turn),
       goal: LIMITS.engine.ratio,
       first_request_system_bytes: first.system_bytes,
       first_request_tools_bytes: first.tools_bytes,
@@ -134,4 +145,5 @@ try {
   await heavyHarness.close();
   heavyServer.stop(true);
   await messages.close();
+  await responses.close();
 }

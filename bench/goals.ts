@@ -62,6 +62,8 @@ export const GOALS: Record<string, Record<string, Goal>> = {
     heavy_cpu_ratio: atLeast("heavy_cpu_ratio", LIMITS.engine.ratio),
     messages_ratio: atLeast("messages_ratio", LIMITS.engine.ratio),
     messages_cpu_ratio: atLeast("messages_cpu_ratio", LIMITS.engine.ratio),
+    responses_ratio: atLeast("responses_ratio", LIMITS.engine.ratio),
+    responses_cpu_ratio: atLeast("responses_cpu_ratio", LIMITS.engine.ratio),
     reads_ratio: atMost("reads_ratio", LIMITS.engine.reads_ratio),
     hook_pair: atMost("hook_pair_extra_ms", { figure: "sandboxed_sh_true_twice_ms", times: LIMITS.engine.hook_pair_vs_sandboxed_sh }),
     sandbox_start_ratio: atMost("sandbox_start_ratio", LIMITS.engine.sandbox_start_ratio),

@@ -9,6 +9,7 @@ import { inspectServers } from "../mcp/inspect.ts";
 import { type ServerInspection, startsWith } from "../mcp/list-text.ts";
 import { toolEnvironment } from "../tools/environment.ts";
 import type { Finding } from "./doctor-finding.ts";
+import { webSearchFinding } from "./doctor-web-search.ts";
 
 /**
  * The MCP servers a session started in `cwd` would use (config.yaml's, the project's .mcp.json,
@@ -27,6 +28,7 @@ export async function checkMcpServers(input: { config: Config; dbFile: string; h
     if (listing.project.state === "untrusted") findings.push({ ok: true, text: `mcp: ${root}/.mcp.json is ignored, the project is not trusted` });
     for (const server of listing.servers) findings.push(serverFinding(server, input.env, root, inspected.get(server.name)));
     for (const problem of listing.problems) findings.push({ ok: false, text: `mcp ${problem.name}: ${problem.problem}`, todo: "fix it where the server is named (config.yaml's mcp: or the project's .mcp.json)" });
+    if (input.config.web_search) findings.push(webSearchFinding(input.config.web_search, listing.servers, inspected));
     return findings;
   } finally {
     db.close();

@@ -46,6 +46,8 @@ export function readConfigFast(raw: Record<string, unknown>): Config | null {
   if (!connections || !remote || !protectedPaths || !tools || !fetch || !mcpTimeouts || !permissions || !tui) return null;
   // Servers and hooks go to the schema, which builds theirs only when a file has some.
   if (!emptyOrAbsent(raw.mcp) || !emptyOrAbsent(raw.hooks)) return null;
+  // web_search names an MCP tool, so a file that sets it has servers: the schema's.
+  if (raw.web_search !== undefined && raw.web_search !== null) return null;
   const model = nullableString(raw.model);
   const embedding = nullableString(raw.embedding);
   const personalityCustom = raw.personality_custom === undefined || raw.personality_custom === null || typeof raw.personality_custom === "string" ? (raw.personality_custom ?? null) : undefined;
@@ -70,6 +72,7 @@ export function readConfigFast(raw: Record<string, unknown>): Config | null {
     mcp_timeouts: mcpTimeouts,
     hooks: {},
     permissions,
+    web_search: null,
     embedding,
     library: raw.library ?? null,
     index: raw.index ?? true,
@@ -94,6 +97,7 @@ const TOP_KEYS: ReadonlySet<string> = new Set([
   "mcp_timeouts",
   "hooks",
   "permissions",
+  "web_search",
   "embedding",
   "library",
   "index",

@@ -160,6 +160,12 @@ export const Config = z
     mcp_timeouts: McpTimeouts.prefault({}),
     hooks: z.lazy(hooksSchema).default({}),
     permissions: PermissionsConfig.prefault({}),
+    /** The MCP tool that runs web_search (`mcp__NAME__TOOL`), over the provider's own search where both exist. */
+    web_search: z
+      .string()
+      .regex(/^mcp__[A-Za-z0-9_-]+__\S+$/, { message: "must name an MCP tool as mcp__NAME__TOOL (NAME a server under mcp:, TOOL its search tool)" })
+      .nullable()
+      .default(null),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     /** Whether projects are indexed for code_search (with an embedding model); a project opts out in .agent/settings.json too. */

@@ -79,6 +79,8 @@ export type Check = {
   allowed: ReadonlySet<string>;
   /** The tool's own key for "allow for this session" (an MCP tool's name), instead of a command's. */
   allowKey?: string;
+  /** The call reaches outside as fetch does (web_search): asked as an unseen host is, by its allowKey. */
+  asksFirst?: boolean;
   /** The rules in force (config.yaml's, the project's files', those kept from cards): deny wins over ask over allow. */
   rules?: readonly ActiveRule[];
 };
@@ -104,7 +106,7 @@ export function decide(check: Check): Decision {
   if (rule?.action === "deny") return { action: "deny", reason: `${named} refuses it`, always: null };
   if (rule?.action === "ask") return { action: "ask", reason: `${named} asks first`, always: null };
   const allowing = rule?.action === "allow" && ruleMayAllow(check) ? rule : null;
-  const host = allowing?.rule.kind === "fetch" ? null : unseenHost(check);
+  const host = allowing?.rule.kind === "fetch" ? null : (unseenHost(check) ?? unallowedReach(check, allowing !== null));
   if (host) return host;
   const guarded = check.paths.find((p) => isProtected(p, check.root, check.protectedPaths));
   if (guarded) return { action: "ask", reason: `${guarded} is a protected path`, always: null };
@@ -199,6 +201,14 @@ function unseenHost(check: Check): Decision | null {
     always: { keys: missing.map(hostKey), label: `fetching from ${listed(missing)}, for this session`, rules: rulesOf(missing.map(hostKey)) },
     modeAsk: true,
   };
+}
+
+/** A tool that reaches outside (web_search) asks as an unseen host does, until allowed for the session or by a rule. */
+function unallowedReach(check: Check, ruled: boolean): Decision | null {
+  if (!check.asksFirst || check.allowKey === undefined || check.mode === "auto" || ruled) return null;
+  const key = `tool:${check.allowKey}`;
+  if (check.allowed.has(key)) return null;
+  return { action: "ask", reason: `${check.allowKey} reaches outside and is not allowed for this session`, always: { keys: [key], label: `${check.allowKey} calls, for this session`, rules: null }, modeAsk: true };
 }
 
 const hostKey = (host: string): string => `fetch:${host.toLowerCase()}`;

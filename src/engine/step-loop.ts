@@ -16,6 +16,7 @@ import type { PromptInput } from "./session-types.ts";
 import { runStepCalls } from "./step-calls.ts";
 import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
+import { webSearchRoute } from "./search-route.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
@@ -82,7 +83,9 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
     const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
     const code = deps.code?.available(session.root) === true;
-    const tools = offeredTools(deps.tools, model, { library: deps.library, code, skills, agents }, mcp);
+    const search = webSearchRoute(deps.config.web_search, model, mcp);
+    // The MCP tool that runs web_search is offered as web_search alone, not twice.
+    const tools = offeredTools(deps.tools, model, { library: deps.library, code, skills, agents, webSearch: search !== null }, search ? mcp.filter((t) => t.name !== search.via) : mcp);
     const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(model), tools: toolSpecs(tools, model), signal, native };
     await parts.compaction.beforeStep(request);
     if (takeInbox(session, parts, turnId)) guard.forget();
@@ -130,7 +133,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
         keep: ruleKeeper(deps.db, bus, session),
         interaction: session.interaction ?? nobody("nobody can approve it in this session"),
         signal,
-        context: (callId, needs) => toolContext(session, parts, { signal, undo, model, effort }, callId, needs),
+        context: (callId, needs) => toolContext(session, parts, { signal, undo, model, effort, search }, callId, needs),
         afterExecute: () => undo.afterTool(),
         hooks: session.hooks,
       }),

@@ -14,6 +14,7 @@ import { applySettings, type KnownModels, type SettingsHost } from "./settings.t
 import { type HelperHost, runHelper } from "./task-helper.ts";
 import type { TurnUndo } from "./undo.ts";
 import type { SessionHooks } from "./hook-set.ts";
+import type { WebSearchRoute } from "./search-route.ts";
 import { notify } from "./notify-hooks.ts";
 
 /** The session a tool call runs in, as its tools reach it: its place, its settings, its jobs and what it was made with. */
@@ -37,7 +38,7 @@ export type ToolParts = {
 };
 
 /** The running turn as its tool calls see it: its signal, its undo, and the model and effort it runs with. */
-export type ToolTurn = { readonly signal: AbortSignal; readonly undo: TurnUndo; readonly model: ResolvedModel; readonly effort: Effort };
+export type ToolTurn = { readonly signal: AbortSignal; readonly undo: TurnUndo; readonly model: ResolvedModel; readonly effort: Effort; readonly search?: WebSearchRoute | null };
 
 /**
  * What a session hands one tool call (`callId`) of a running turn: the call, and each capability
@@ -84,6 +85,7 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
     }),
     todos: () => ({ set: (todos) => parts.setTodos(todos) }),
     web: () => deps.web,
+    search: () => ({ web: (query) => (turn.search ? turn.search.run(query, call) : Promise.resolve({ problem: "This session has no web search: its model's API has none, and config.yaml names no MCP tool for it (web_search: mcp__NAME__TOOL)." })) }),
     library: () => deps.library,
     code: () => codeOf(deps.code, session.root),
     skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),

@@ -102,6 +102,7 @@ export function judgeToolCall(call: ToolCallRecord, deps: RunToolDeps): JudgedCa
     allowed: deps.allowed,
     ...(deps.rules ? { rules: deps.rules } : {}),
     ...(tool.allowKey !== undefined ? { allowKey: tool.allowKey } : {}),
+    ...(tool.asksFirst ? { asksFirst: true } : {}),
   });
   return { call, tool, input: input.data, ctx, paths, title: safeTitle(tool, input.data, ctx), command, decision };
 }

@@ -1,11 +1,11 @@
 import { modelApi } from "./apis.ts";
 import { streamChatBatches } from "./client.ts";
 import type { Endpoint } from "./endpoint.ts";
-import { modelError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import { streamMessagesBatches } from "./messages/messages-stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { StreamOptions } from "./transport.ts";
+import { streamResponsesBatches } from "./responses-wire.ts";
 
 /**
  * Streams one reply in the API the endpoint speaks for the model (apis.ts): chat completions,
@@ -19,16 +19,11 @@ export function streamModelBatches(endpoint: Endpoint, request: ChatRequest, opt
     case "messages":
       return streamMessagesBatches(endpoint, request, options);
     case "responses":
-      return notYet(endpoint, "OpenAI's Responses API");
+      return streamResponsesBatches(endpoint, request, options);
   }
 }
 
 /** {@link streamModelBatches}, one event at a time (side calls, tests). */
 export async function* streamModel(endpoint: Endpoint, request: ChatRequest, options: StreamOptions = {}): AsyncGenerator<ModelEvent, void, undefined> {
   for await (const batch of streamModelBatches(endpoint, request, options)) yield* batch;
-}
-
-// The Responses client takes this place (issue 34, item 3).
-async function* notYet(endpoint: Endpoint, api: string): AsyncGenerator<ModelEvent[], void, undefined> {
-  yield [{ type: "error", error: modelError(endpoint, "bad_request", `connection "${endpoint.name}" speaks ${api}, which this lembas does not speak yet: set api: chat under it in config.yaml`) }];
 }

@@ -9,6 +9,12 @@ import type { CodeSearch } from "./code-search-backend.ts";
 /** Whether the model has seen a file as it is now: never, as it is, or before someone changed it. */
 export type ReadState = "unread" | "current" | "changed";
 
+/**
+ * What a web search found: the answer written from the results, the sources (title and URL) it
+ * came from, and what ran it (the provider's tool, or the MCP tool); or why it could not run.
+ */
+export type WebSearchResult = { text: string; sources: { url: string; title: string }[]; via: string } | { problem: string };
+
 /** A question for the person (ask_user). */
 export type Question = {
   header: string;
@@ -109,6 +115,11 @@ export type Capabilities = {
   todos: { set(todos: TodoItem[]): void };
   /** What fetch may reach besides public addresses (config `fetch.allow_private`). */
   web: { allowPrivate: PrivateRule };
+  /**
+   * The session's web search (engine/search-route.ts): the provider's own search tool, or the MCP
+   * tool config.yaml names. Given only where there is one (web_search is not offered elsewhere).
+   */
+  search: { web(query: string): Promise<WebSearchResult> };
   /** The person's library the `library` tool searches (undefined: none is configured). */
   library: LibraryBackend | undefined;
   /** The project's code index the `code_search` tool searches (undefined: it is not indexed). */

@@ -16,6 +16,7 @@ import { skillTool } from "./skill.ts";
 import { taskTool } from "./task.ts";
 import { primeSchemas, type Tool } from "./tool.ts";
 import { todoTool } from "./todo.ts";
+import { webSearchTool } from "./web-search.ts";
 import { writeTool } from "./write.ts";
 
 /** Every tool, in the order the model is shown them. */
@@ -31,6 +32,7 @@ export const ALL_TOOLS: Tool[] = [
   codeSearchTool,
   listTool,
   fetchTool,
+  webSearchTool,
   libraryTool,
   taskTool,
   skillTool,

@@ -51,6 +51,8 @@ export type Tool<S extends z.ZodType = z.ZodType, N extends Need = Need> = {
   hosts?(input: z.infer<S>): string[];
   /** What "allow for this session" keeps for a call of this tool that is not a command line (an MCP tool's: its name). */
   allowKey?: string;
+  /** Reaches outside as fetch does (web_search): asks in every mode but auto until its allowKey is allowed for the session. */
+  asksFirst?: boolean;
   /** True for a call that must run alone though its class only reads (task with an agent that may write). */
   runsAlone?(input: z.infer<S>): boolean;
   /** The most calls of this tool one step runs at once (none: no limit); the others run after. */

@@ -72,7 +72,7 @@ async function callTool(name: string, args: Record<string, unknown>, signal: Abo
     case "read_note":
       return text(`note ${String(args.name)}: buy milk`);
     case "lookup":
-      return text(`${String(args.word)}: a word`);
+      return text(`${String(args.word)}: a word, as [The Word Dictionary](https://dictionary.example/${String(args.word)}) defines it`);
     case "hang":
       await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       counts.cancelled++;

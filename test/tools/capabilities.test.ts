@@ -20,6 +20,7 @@ const NEEDS = Object.keys({
   settings: true,
   todos: true,
   web: true,
+  search: true,
   library: true,
   code: true,
   skills: true,
@@ -50,6 +51,7 @@ const DECLARED: Record<string, Need[]> = {
   code_search: ["code"],
   list: ["files"],
   fetch: ["web"],
+  web_search: ["search"],
   library: ["library"],
   task: ["helpers"],
   skill: ["skills"],
@@ -94,6 +96,7 @@ describe("the tools' capabilities", () => {
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
       ["job", ["jobs"]],
       ["fetch", ["web"]],
+      ["web_search", ["search"]],
       ["library", ["library"]],
       ["task", ["helpers"]],
       ["skill", ["skills"]],
@@ -109,6 +112,7 @@ describe("the tools' capabilities", () => {
     const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
       ["code_search", ["code"]],
+      ["web_search", ["search"]],
       ["library", ["library"]],
       ["task", ["helpers"]],
       ["todo", ["todos"]],

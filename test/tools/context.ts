@@ -8,6 +8,7 @@ import { findSkills } from "../../src/project/skills.ts";
 import { Jobs } from "../../src/tools/jobs.ts";
 import { diskAccess, type FileAccess } from "../../src/tools/file-access.ts";
 import type { PlanOutcome, Question, QuestionOutcome, SubAgentAnswer, TodoItem, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
+import type { WebSearchResult } from "../../src/tools/capabilities.ts";
 
 /** What a test's tool context saw the tools do. */
 export type Recorded = {
@@ -45,6 +46,8 @@ export type ContextOptions = {
   configDir?: string;
   /** How files are read and written (default: the disk). */
   fileAccess?: FileAccess;
+  /** What the session's web search finds (default: it has none). */
+  search?: (query: string) => WebSearchResult;
 };
 
 /** A plain ToolContext over a real directory, with every capability, recording what the tools call. */
@@ -107,6 +110,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
     },
     todos: { set: (todos) => void rec.todos.push(todos) },
     web: { allowPrivate: opts.allowPrivate ?? false },
+    search: { web: async (query) => opts.search?.(query) ?? { problem: "no web search in this test" } },
     library: undefined,
     code: undefined,
     skills: { all: () => findSkills({ root, configDir: opts.configDir ?? join(root, ".no-config-dir") }).skills.filter((s) => s.forModel) },

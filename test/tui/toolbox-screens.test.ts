@@ -85,6 +85,26 @@ describe.skipIf(!HAVE_TMUX)("the toolbox's blocks at the terminal", () => {
     }
   });
 
+  test("web_search: the card asks as fetch's does, 'for this session' kept for the next search; the block lists the sources' titles and URLs", async () => {
+    const server = join(import.meta.dir, "../support/mcp-server.ts");
+    appendFileSync(join(suite.box.configDir, "config.yaml"), `web_search: mcp__notes__lookup\nmcp:\n  notes:\n    command: ${process.execPath}\n    args: [${server}]\n`);
+    model.push(
+      step({ toolCalls: [{ name: "web_search", arguments: { query: "lembas" } }] }),
+      step({ toolCalls: [{ name: "web_search", arguments: { query: "elvish" } }] }),
+      step({ text: "searched twice" }),
+    );
+    const screen = await suite.open();
+    await screen.type("look it up", "Enter");
+    await screen.waitFor("web_search reaches outside and is not allowed for this session");
+    expect(screen.text()).toContain("Yes, and allow web_search calls, for this session");
+    await screen.type("2");
+    await screen.waitFor("searched twice");
+    const text = screen.text();
+    expect(text).toContain('● Search the web for "lembas"\n  ⎿ 1 source\n  │ The Word Dictionary — https://dictionary.example/lembas\n');
+    expect(text).toContain('● Search the web for "elvish"\n  ⎿ 1 source\n  │ The Word Dictionary — https://dictionary.example/elvish\n');
+    // The second search ran without a card: it was allowed for the session.
+  });
+
   test("a project's .mcp.json: the card names the file, the server, its command and env names, and offers yes (kept) or no, not once; its tools' blocks name the server", async () => {
     const { box } = suite;
     const server = join(import.meta.dir, "../support/mcp-server.ts");

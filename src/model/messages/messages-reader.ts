@@ -16,6 +16,8 @@ export class MessagesReader {
   private usage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, said: false };
   /** message_stop came: the reply is whole. */
   finished = false;
+  /** What a web search of the reply read and cited (web_search_tool_result blocks, citations), each URL once. */
+  readonly sources: { url: string; title: string }[] = [];
 
   /**
    * Reads one event's data (already parsed), appending what it means to `out`. Returns the
@@ -94,8 +96,12 @@ export class MessagesReader {
         out.push({ type: "tool_call_delta", index, ...(typeof block.id === "string" ? { id: block.id } : {}), ...(typeof block.name === "string" ? { name: block.name } : {}), argumentsDelta: input });
         return;
       }
+      case "web_search_tool_result":
+        // docs.anthropic.com/en/docs/agents-and-tools/tool-use/web-search-tool: the results' titles and URLs.
+        if (Array.isArray(block.content)) for (const result of block.content) this.source(result);
+        return;
       default:
-        // Server tools' blocks (server_tool_use, web_search_tool_result) are read here once lembas offers one.
+        // server_tool_use (the search's query) and blocks this lembas does not know: nothing to show.
         return;
     }
   }
@@ -117,12 +123,23 @@ export class MessagesReader {
         if (block && typeof delta.signature === "string") block.signature += delta.signature;
         return;
       }
+      case "citations_delta":
+        this.source(delta.citation);
+        return;
       case "input_json_delta":
         if (typeof delta.partial_json === "string" && delta.partial_json) out.push({ type: "tool_call_delta", index, argumentsDelta: delta.partial_json });
         return;
       default:
         return;
     }
+  }
+
+  /** A search result or a citation of one, kept by its URL. */
+  private source(value: unknown): void {
+    if (typeof value !== "object" || value === null) return;
+    const { url, title } = value as { url?: unknown; title?: unknown };
+    if (typeof url !== "string" || this.sources.some((s) => s.url === url)) return;
+    this.sources.push({ url, title: typeof title === "string" ? title : "" });
   }
 
   /** message_start's usage, then message_delta's (cumulative: a later count replaces an earlier one). */

@@ -6,7 +6,7 @@ import type { ChatRequest } from "../request.ts";
 import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "../sse.ts";
 import { fitToolCallIds } from "../tool-call-ids.ts";
 import { type Failure, type ReadContext, type StreamOptions, type Wire, streamWire } from "../transport.ts";
-import { messagesBody } from "./messages-body.ts";
+import { messagesBody, type ServerTool } from "./messages-body.ts";
 import { type ErrorObject, MessagesReader, type StreamEvent } from "./messages-reader.ts";
 
 /** Messages' rule for tool_use ids (docs.anthropic.com/en/api/messages: `^[a-zA-Z0-9_-]+$`): ids made elsewhere are fitted. */
@@ -17,18 +17,21 @@ const TOOL_USE_ID = { pattern: /^[a-zA-Z0-9_-]{1,64}$/, length: 24 };
  * transport as chat completions (transport.ts: retries of 429, 5xx and 529, the idle watch,
  * abort). Never throws for a failed request: the last event is `finish` or `error`.
  */
-export function streamMessagesBatches(endpoint: Endpoint, request: ChatRequest, options: StreamOptions = {}): AsyncGenerator<ModelEvent[], void, undefined> {
-  const text = JSON.stringify(messagesBody({ ...request, messages: fitToolCallIds(request.messages, TOOL_USE_ID) }, endpoint));
+export function streamMessagesBatches(endpoint: Endpoint, request: ChatRequest, options: StreamOptions = {}, search?: ServerSearch): AsyncGenerator<ModelEvent[], void, undefined> {
+  const text = JSON.stringify(messagesBody({ ...request, messages: fitToolCallIds(request.messages, TOOL_USE_ID) }, endpoint, search?.tools));
   const wire: Wire = {
     url: `${endpoint.baseUrl}/messages`,
     headers: { "content-type": "application/json", accept: "text/event-stream", ...endpointHeaders(endpoint) },
     body: () => text,
-    read: readMessages,
+    read: (stream, context) => readMessages(stream, context, search?.found),
   };
   return streamWire(endpoint, request.model, wire, options);
 }
 
-async function* readMessages(body: ReadableStream<Uint8Array>, context: ReadContext): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
+/** A side request's server tools (web search, model/provider-search.ts), and where the sources it read go. */
+export type ServerSearch = { tools: readonly ServerTool[]; found: { sources: { url: string; title: string }[] } };
+
+async function* readMessages(body: ReadableStream<Uint8Array>, context: ReadContext, found?: ServerSearch["found"]): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
   const { endpoint, signal, watch } = context;
   const reader = new MessagesReader();
   let events: ModelEvent[] = [];
@@ -70,6 +73,7 @@ async function* readMessages(body: ReadableStream<Uint8Array>, context: ReadCont
   }
   if (!reader.finished) return yield* failAfter(cutError(endpoint, "the stream ended before the reply did (no message_stop)"));
   reader.end(events);
+  found?.sources.push(...reader.sources);
   yield events;
   return null;
 }

@@ -5,6 +5,7 @@ import { fittedDiff } from "./fitted-diff.ts";
 import { CachedBlock, hanging } from "./lines.ts";
 import { plain } from "./plain.ts";
 import { counted } from "../../plural.ts";
+import { searchLines } from "./search-lines.ts";
 
 /** Lines of a diff shown in the transcript; the rest is counted. */
 const DIFF_LINES = 40;
@@ -125,6 +126,10 @@ export class ToolCallBlock extends CachedBlock {
     if (this.state === "error") return this.failure(all, width);
     if (this.name === "fetch") return [clip(`  ⎿ ${fetchedLine(all, t.dim)}`, width)];
     if (this.name === "library") return [clip(`  ⎿ ${libraryLine(all, t.dim)}`, width)];
+    if (this.name === "web_search") {
+      const { head, sources } = searchLines(all, t.dim);
+      return [clip(`  ⎿ ${head}`, width), ...sources.map((line) => t.dim(clip(`  │ ${line}`, width)))];
+    }
     // A job's listing and output read as a command's do: a line each.
     if (this.name !== "bash" && this.name !== "job") {
       const first = all[0] ?? "";
