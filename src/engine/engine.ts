@@ -23,6 +23,7 @@ import { cappedMode } from "./mode-cap.ts";
 import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../tools/library-backend.ts";
 import { SessionMcp } from "./session-mcp.ts";
+import { EngineLanguageServers } from "./language-servers.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
 import { trashDirOf } from "./undo-trash.ts";
@@ -112,6 +113,7 @@ export class Engine {
       ...(options.personal ? { personal: options.personal } : {}),
       ...(options.library ? { library: options.library } : {}),
     };
+    this.deps.languageServers = new EngineLanguageServers(this.deps);
   }
 
   get models(): ModelSource {
@@ -263,6 +265,7 @@ export class Engine {
     this.deps.projects.forgetAll();
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
+    await this.deps.languageServers?.stop().catch(() => {});
     for (const id of this.sessions.keys()) {
       try {
         releaseHold(this.deps.db, id);

@@ -6,6 +6,7 @@ import type { ProtectedPaths } from "../project/protected.ts";
 import type { Db } from "../store/db.ts";
 import type { Capabilities, CommandSetup, Tool } from "../tools/tool.ts";
 import type { FollowedProjects } from "./followed-projects.ts";
+import type { EngineLanguageServers } from "./language-servers.ts";
 import type { PersonalSettings } from "./instructions.ts";
 import type { ShownBlock } from "./records.ts";
 import type { TurnAnswer } from "./turn-queue.ts";
@@ -25,6 +26,8 @@ export type SessionDeps = {
   commands: CommandSetup;
   web: Capabilities["web"];
   library?: Capabilities["library"];
+  /** The process's language servers (src/lsp/ behind them, loaded at first use). */
+  languageServers?: EngineLanguageServers;
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;

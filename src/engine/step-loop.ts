@@ -16,6 +16,8 @@ import type { PromptInput } from "./session-types.ts";
 import { runStepCalls } from "./step-calls.ts";
 import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
+import { editedIn } from "./language-servers.ts";
+import { turnSummary } from "../tools/diagnostics.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
@@ -54,14 +56,21 @@ export async function runSteps(session: StepSession, parts: StepParts, turn: Ste
   const model = await session.deps.models.resolve(input.model ?? session.model);
   const effort = input.effort ?? session.effort;
   const own = (input.model !== undefined && model.ref !== session.model) || effort !== session.effort;
-  if (!own) return steps(session, parts, turn, model, effort);
+  if (!own) return sayDiagnostics(session, turn, await steps(session, parts, turn, model, effort));
   session.bus.emit({ type: "model", ref: model.ref, effort, connection: model.connection });
   try {
-    return await steps(session, parts, turn, model, effort);
+    return sayDiagnostics(session, turn, await steps(session, parts, turn, model, effort));
   } finally {
     const back = await session.deps.models.resolve(session.model).catch(() => null);
     session.bus.emit({ type: "model", ref: session.model, effort: session.effort, connection: back?.connection ?? null });
   }
+}
+
+/** At the end of a turn that edited files: one line for the errors their language servers see in them. */
+function sayDiagnostics(session: StepSession, turn: StepTurn, ended: Ended): Ended {
+  const summary = turnSummary(editedIn(turn.undo));
+  if (summary) session.bus.emit({ type: "notice", level: "warn", message: summary });
+  return ended;
 }
 
 async function steps(session: StepSession, parts: StepParts, turn: StepTurn, model: ResolvedModel, effort: Effort): Promise<Ended> {
@@ -81,7 +90,8 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     const skills = (await session.systemPrompt.skills()).length > 0;
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
     const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
-    const tools = offeredTools(deps.tools, model, { library: deps.library, skills, agents }, mcp);
+    const lsp = deps.languageServers?.up(session.root) === true;
+    const tools = offeredTools(deps.tools, model, { library: deps.library, skills, agents, lsp }, mcp);
     const request = { model, turnId, todos: parts.todos(), system: await session.systemPrompt.text(model), tools: toolSpecs(tools, model), signal, native };
     await parts.compaction.beforeStep(request);
     if (takeInbox(session, parts, turnId)) guard.forget();

@@ -23,12 +23,12 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
  * were there), and not in a small window (it has no brief). The session's MCP tools come
  * after the built-ins, in a small window too (they have no brief, but the person configured their
  * servers for this). With custom agents, `task` is the one that lists them (a session without any
- * sends the task tool it sent before agents were there).
+ * sends the task tool it sent before agents were there). `lsp` comes while a language server runs for the project.
  */
 export function offeredTools(
   tools: readonly Tool[],
   model: Pick<ResolvedModel, "contextLength">,
-  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; skills?: boolean; agents?: readonly AgentListing[] } = {},
+  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; skills?: boolean; agents?: readonly AgentListing[]; lsp?: boolean } = {},
   mcp: readonly Tool[] = [],
 ): Tool[] {
   const { library } = has;
@@ -37,7 +37,8 @@ export function offeredTools(
   const searchable = library?.available() === true;
   // The account's library tool on its instance's /mcp is what `library` calls: not offered twice.
   const covered = (t: Tool) => searchable && library?.covers?.(t.name) === true;
-  const wanted = (t: Tool) => (t.name !== "library" || searchable) && (t.name !== "skill" || has.skills === true);
+  // `lsp` only while a language server runs for the project.
+  const wanted = (t: Tool) => (t.name !== "library" || searchable) && (t.name !== "skill" || has.skills === true) && (t.name !== "lsp" || has.lsp === true);
   const agents = has.agents ?? [];
   const task = (t: Tool) => (t.name === "task" && agents.length > 0 ? taskToolWith(agents) : t);
   return [...tools.filter((t) => (!small || t.brief !== undefined) && wanted(t)).map(task), ...mcp.filter((t) => !covered(t))];

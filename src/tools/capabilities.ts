@@ -4,6 +4,7 @@ import type { Skill } from "../project/skills.ts";
 import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
 import type { LibraryBackend } from "./library-backend.ts";
+import type { LanguageServerAccess } from "./language-servers.ts";
 
 /** Whether the model has seen a file as it is now: never, as it is, or before someone changed it. */
 export type ReadState = "unread" | "current" | "changed";
@@ -110,6 +111,8 @@ export type Capabilities = {
   web: { allowPrivate: PrivateRule };
   /** The person's library the `library` tool searches (undefined: none is configured). */
   library: LibraryBackend | undefined;
+  /** The project's language servers (undefined: none may start in this session). */
+  lsp: LanguageServerAccess | undefined;
   /** The skills the model may load (project/skills.ts): the project's and the person's, as they are now. */
   skills: { all(): Skill[] };
   /**

@@ -24,6 +24,7 @@ const NEEDS = Object.keys({
   skills: true,
   helpers: true,
   fileAccess: true,
+  lsp: true,
 } satisfies Record<Need, true>) as Need[];
 
 /** The call itself, which every tool gets. */
@@ -39,9 +40,9 @@ const CALL_MEMBERS = Object.keys({
 /** What each built-in tool uses, and so all it is handed. */
 const DECLARED: Record<string, Need[]> = {
   read: ["files", "model", "fileAccess"],
-  write: ["files", "changes", "fileAccess"],
-  edit: ["files", "changes", "fileAccess"],
-  multi_edit: ["files", "changes", "fileAccess"],
+  write: ["files", "changes", "fileAccess", "lsp"],
+  edit: ["files", "changes", "fileAccess", "lsp"],
+  multi_edit: ["files", "changes", "fileAccess", "lsp"],
   bash: ["commands", "jobs"],
   job: ["jobs"],
   grep: ["files"],

@@ -1,0 +1,174 @@
+import { readFile } from "node:fs/promises";
+import type { Diagnostic } from "../tools/diagnostics.ts";
+import { LanguageServer } from "./server.ts";
+import { type ConfiguredServers, extensionOf, findServer, type FoundServer, specsFor } from "./servers.ts";
+
+/** How the servers of one process run, and how long lembas waits on them. */
+export type PoolOptions = {
+  servers: ConfiguredServers;
+  /** The environment a bash call gets (secrets left out): the servers' too. */
+  env: Record<string, string>;
+  /** A server's argv as a bash call in the project at ROOT would run (in the sandbox where there is one). */
+  wrap(argv: string[], root: string): string[];
+  /** After this long unused, a server is stopped (it starts again when next needed). */
+  idleMs: number;
+  /** How long an edit waits for its file's diagnostics, and a lookup for its answer. */
+  waitMs: number;
+  /** How long a server has to start and answer initialize. */
+  startMs: number;
+};
+
+/** Who asks, and may they start the project's own server (not in plan mode). */
+export type Asker = { root: string; projectBins: boolean };
+
+type Entry = {
+  found: FoundServer;
+  root: string;
+  server: LanguageServer | null;
+  starting: Promise<LanguageServer | null> | null;
+  /** Left off for good (until the process ends): crashed twice, or spoke garbage. */
+  off: boolean;
+  restarted: boolean;
+  /** A server that broke needs starting again at the next use (once). */
+  broke: string | null;
+  idle: ReturnType<typeof setTimeout> | null;
+  /** What the person is told at the next call for this project (a crash, a server left off). */
+  notes: string[];
+};
+
+/** The file's diagnostics, null when no server said anything in time, and what to tell the person. */
+export type Diagnosed = { diagnostics: Diagnostic[] | null; count: number; notes: string[] };
+
+/**
+ * The language servers of one process: one per project and language, started at the first edit or
+ * lookup of such a file, shared by every session of the process, stopped when idle. A server that
+ * stops working is started again once; one that stops again, or that writes what is not LSP, is
+ * left off with a notice.
+ */
+export class LanguageServers {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly options: PoolOptions) {}
+
+  /** Whether a server runs for this project now (the `lsp` tool is offered then). */
+  up(root: string): boolean {
+    for (const entry of this.entries.values()) if (entry.root === root && entry.server?.alive) return true;
+    return false;
+  }
+
+  /** The file's diagnostics after TEXT was written to it, within the wait; null where no server handles it. */
+  async diagnose(asker: Asker, path: string, text: string): Promise<Diagnosed> {
+    const entry = this.entryFor(asker, path);
+    if (!entry) return { diagnostics: null, count: 0, notes: [] };
+    const firstStart = entry.server === null;
+    const server = await this.running(entry);
+    const notes = entry.notes.splice(0);
+    if (!server) return { diagnostics: null, count: 0, notes };
+    // A server just started loads its project first: it is given longer for the first file.
+    const published = await server.diagnose(path, text, firstStart ? this.options.waitMs * 3 : this.options.waitMs);
+    return { diagnostics: published?.diagnostics ?? null, count: published?.count ?? 0, notes: [...notes, ...entry.notes.splice(0)] };
+  }
+
+  /**
+   * A request of the file's server about the file (its content read from the disk), or null where
+   * no server handles it; throws a sentence where the server could not answer.
+   */
+  async ask(asker: Asker, path: string, method: string, params: Record<string, unknown>): Promise<{ answer: unknown; notes: string[] } | null> {
+    const entry = this.entryFor(asker, path);
+    if (!entry) return null;
+    const server = await this.running(entry);
+    const notes = entry.notes.splice(0);
+    if (!server) return { answer: null, notes };
+    const text = await readFile(path, "utf8");
+    const answer = await server.ask(method, params, path, text, this.options.waitMs * 2);
+    return { answer, notes };
+  }
+
+  /** Stops every server (the process ends). */
+  async stop(): Promise<void> {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(all.map(async (entry) => {
+      if (entry.idle) clearTimeout(entry.idle);
+      await entry.server?.stop();
+    }));
+  }
+
+  private entryFor(asker: Asker, path: string): Entry | null {
+    const specs = specsFor(extensionOf(path), this.options.servers);
+    if (specs.length === 0) return null;
+    const found = findServer(specs, asker.root, this.options.env.PATH ?? "", asker.projectBins);
+    if (!found) return null;
+    const key = `${asker.root}\0${found.spec.name}\0${found.path}`;
+    const known = this.entries.get(key);
+    if (known) return known;
+    const entry: Entry = { found, root: asker.root, server: null, starting: null, off: false, restarted: false, broke: null, idle: null, notes: [] };
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  private async running(entry: Entry): Promise<LanguageServer | null> {
+    this.touch(entry);
+    if (entry.off) return null;
+    if (entry.server?.alive) return entry.server;
+    entry.starting ??= this.start(entry).finally(() => {
+      entry.starting = null;
+    });
+    return await entry.starting;
+  }
+
+  private async start(entry: Entry): Promise<LanguageServer | null> {
+    const { found, root } = entry;
+    const name = found.spec.name;
+    if (entry.broke !== null) {
+      if (entry.restarted) return this.leaveOff(entry, `the ${name} language server stopped again (${entry.broke}): lembas leaves it off for ${root}`);
+      entry.restarted = true;
+    }
+    try {
+      const server = await LanguageServer.start({
+        argv: this.options.wrap([found.path, ...found.spec.args], root),
+        root,
+        env: this.options.env,
+        initializationOptions: found.initializationOptions,
+        startMs: this.options.startMs,
+        onBroken: (why) => this.broken(entry, why),
+      });
+      entry.server = server;
+      entry.broke = null;
+      return server;
+    } catch (error) {
+      return this.leaveOff(entry, `the ${name} language server (${found.path}) did not start: ${error instanceof Error ? error.message : String(error)}; lembas leaves it off for ${root}`);
+    }
+  }
+
+  private broken(entry: Entry, why: string): void {
+    entry.server = null;
+    if (why === "it was stopped") return;
+    // What is not LSP on its stdout: a server that speaks garbage once will again.
+    if (!/^it exited/.test(why)) {
+      this.leaveOff(entry, `the ${entry.found.spec.name} language server broke off (${why}): lembas leaves it off for ${entry.root}`);
+      return;
+    }
+    entry.broke = why;
+  }
+
+  private leaveOff(entry: Entry, note: string): null {
+    if (!entry.off) entry.notes.push(note);
+    entry.off = true;
+    entry.server = null;
+    return null;
+  }
+
+  private touch(entry: Entry): void {
+    if (entry.idle) clearTimeout(entry.idle);
+    entry.idle = setTimeout(() => {
+      entry.idle = null;
+      const server = entry.server;
+      entry.server = null;
+      entry.broke = null;
+      entry.restarted = false;
+      void server?.stop();
+    }, this.options.idleMs);
+    entry.idle.unref();
+  }
+}
