@@ -28,6 +28,8 @@ const WAITS = {
   LSP_IDLE_MS: "LEMBAS_TEST_LSP_IDLE_MS",
   /** How long an edit waits for its file's diagnostics from a language server (3 s; a server just started gets 3 times that). */
   LSP_WAIT_MS: "LEMBAS_TEST_LSP_WAIT_MS",
+  /** How long a language server has to start and answer initialize (15 s). */
+  LSP_START_MS: "LEMBAS_TEST_LSP_START_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

@@ -44,7 +44,7 @@ export class EngineLanguageServers {
         },
         idleMs: waitMs("LSP_IDLE_MS", IDLE_MS),
         waitMs: waitMs("LSP_WAIT_MS", WAIT_MS),
-        startMs: START_MS,
+        startMs: waitMs("LSP_START_MS", START_MS),
       });
       return this.pool;
     });

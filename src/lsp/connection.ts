@@ -63,6 +63,11 @@ export class Connection {
     if (!ended) this.proc.kill("SIGKILL");
   }
 
+  /** Ends the server's process now, whatever it is doing (this process is exiting). */
+  kill(): void {
+    this.proc.kill("SIGKILL");
+  }
+
   private send(message: unknown): void {
     try {
       this.proc.stdin.write(frame(message));

@@ -23,6 +23,9 @@ export class FrameReader {
     for (;;) {
       const end = this.buffer.indexOf(SEPARATOR);
       if (end < 0) {
+        // A whole line that is no header is garbage already: a log line does not wait for more.
+        const line = this.buffer.indexOf("\n");
+        if (line >= 0) contentLength(this.buffer.subarray(0, line).toString("utf8").replace(/\r$/, ""), false);
         if (this.buffer.length > 1024) throw new Error(`it wrote ${JSON.stringify(this.buffer.subarray(0, 60).toString("utf8"))} where a Content-Length header belongs`);
         return out;
       }
@@ -40,13 +43,15 @@ export class FrameReader {
   }
 }
 
-function contentLength(header: string): number {
+/** The Content-Length a header says; `whole: false` checks the lines so far, which need not say it yet. */
+function contentLength(header: string, whole = true): number {
   let length: number | null = null;
   for (const line of header.split("\r\n")) {
     const match = /^([A-Za-z-]+):\s*(.*)$/.exec(line);
     if (!match) throw new Error(`it wrote ${JSON.stringify(line.slice(0, 60))} where a header belongs`);
     if (match[1]?.toLowerCase() === "content-length") length = Number(match[2]);
   }
+  if (!whole) return 0;
   if (length === null || !Number.isInteger(length) || length < 0) throw new Error(`it sent a header without a Content-Length: ${JSON.stringify(header.slice(0, 60))}`);
   if (length > MAX_MESSAGE_BYTES) throw new Error(`it sent a message of ${length} bytes, more than lembas reads`);
   return length;

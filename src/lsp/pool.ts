@@ -48,7 +48,12 @@ export type Diagnosed = { diagnostics: Diagnostic[] | null; count: number; notes
 export class LanguageServers {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly options: PoolOptions) {}
+  constructor(private readonly options: PoolOptions) {
+    // A process that exits without stopping them (a one-shot run) leaves no server behind.
+    process.once("exit", () => {
+      for (const entry of this.entries.values()) entry.server?.kill();
+    });
+  }
 
   /** Whether a server runs for this project now (the `lsp` tool is offered then). */
   up(root: string): boolean {
@@ -60,13 +65,18 @@ export class LanguageServers {
   async diagnose(asker: Asker, path: string, text: string): Promise<Diagnosed> {
     const entry = this.entryFor(asker, path);
     if (!entry) return { diagnostics: null, count: 0, notes: [] };
-    const firstStart = entry.server === null;
+    let published = await this.diagnoseIn(entry, path, text);
+    // A server that stopped while it checked the file gets its one restart now, not at the next edit.
+    if (published === null && entry.broke !== null && !entry.restarted) published = await this.diagnoseIn(entry, path, text);
+    return { diagnostics: published?.diagnostics ?? null, count: published?.count ?? 0, notes: entry.notes.splice(0) };
+  }
+
+  private async diagnoseIn(entry: Entry, path: string, text: string): Promise<{ diagnostics: Diagnostic[]; count: number } | null> {
+    const firstStart = !entry.server?.alive;
     const server = await this.running(entry);
-    const notes = entry.notes.splice(0);
-    if (!server) return { diagnostics: null, count: 0, notes };
+    if (!server) return null;
     // A server just started loads its project first: it is given longer for the first file.
-    const published = await server.diagnose(path, text, firstStart ? this.options.waitMs * 3 : this.options.waitMs);
-    return { diagnostics: published?.diagnostics ?? null, count: published?.count ?? 0, notes: [...notes, ...entry.notes.splice(0)] };
+    return await server.diagnose(path, text, firstStart ? this.options.waitMs * 3 : this.options.waitMs);
   }
 
   /**
@@ -124,14 +134,18 @@ export class LanguageServers {
       if (entry.restarted) return this.leaveOff(entry, `the ${name} language server stopped again (${entry.broke}): lembas leaves it off for ${root}`);
       entry.restarted = true;
     }
+    let server: LanguageServer | null = null;
     try {
-      const server = await LanguageServer.start({
+      server = await LanguageServer.start({
         argv: this.options.wrap([found.path, ...found.spec.args], root),
         root,
         env: this.options.env,
         initializationOptions: found.initializationOptions,
         startMs: this.options.startMs,
-        onBroken: (why) => this.broken(entry, why),
+        onBroken: (why) => {
+          // An old server's end (one stopped when idle) says nothing of the one running now.
+          if (entry.server === server) this.broken(entry, why);
+        },
       });
       entry.server = server;
       entry.broke = null;

@@ -44,6 +44,7 @@ export class LanguageServer {
     const connection = new Connection(proc, {
       notification: (method, params) => server?.notified(method, params),
       broken: (why) => {
+        server?.wakeAll();
         if (started) options.onBroken(why);
         else early = why;
       },
@@ -92,6 +93,15 @@ export class LanguageServer {
 
   async stop(): Promise<void> {
     await this.connection.stop();
+  }
+
+  kill(): void {
+    this.connection.kill();
+  }
+
+  /** Ends every wait for diagnostics now (the server stopped: none will come). */
+  private wakeAll(): void {
+    for (const wakers of this.waiters.values()) for (const wake of wakers) wake();
   }
 
   private sync(path: string, uri: string, text: string, saved: boolean): void {

@@ -20,7 +20,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["front", "transcript"], // the one way in for a prompt; a session as the front ends show it (history, transcript, tool titles)
   ["engine"], // sessions, turns, permissions, hooks, undo, compaction, helpers
   ["library"], // the library: the device's own, or the account's over the instance's MCP
-  ["mcp", "account"], // services the engine uses
+  ["mcp", "account", "lsp"], // services the engine uses (lsp: the language servers)
   ["tools"], // one file per tool, each given its operations
   ["project"], // attach, files and their index, commands, skills, agents, protected paths
   ["model"], // dialects, refs, the streaming clients

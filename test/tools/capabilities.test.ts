@@ -48,6 +48,7 @@ const DECLARED: Record<string, Need[]> = {
   grep: ["files"],
   glob: ["files"],
   list: ["files"],
+  lsp: ["lsp"],
   fetch: ["web"],
   library: ["library"],
   task: ["helpers"],
@@ -92,6 +93,7 @@ describe("the tools' capabilities", () => {
     const left = ALL_TOOLS.filter((t) => t.permission === "read" && !helperTools([t]).length);
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
       ["job", ["jobs"]],
+      ["lsp", ["lsp"]],
       ["fetch", ["web"]],
       ["library", ["library"]],
       ["task", ["helpers"]],
@@ -103,7 +105,7 @@ describe("the tools' capabilities", () => {
     const agent = { name: "all", description: "d", tools: ALL_TOOLS.map((t) => t.name), disallowed: [], model: null, effort: null, prompt: "", path: "/a.md", source: "yours", problems: [] };
     const plan = agentPlan(agent, ALL_TOOLS, "auto");
     if ("problems" in plan) throw new Error(plan.problems.join("; "));
-    expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "fetch", "skill"]);
+    expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "lsp", "fetch", "skill"]);
     expect(plan.writes).toBe(true);
     const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
@@ -116,7 +118,7 @@ describe("the tools' capabilities", () => {
     ]);
     const planned = agentPlan(agent, ALL_TOOLS, "plan");
     // job is no read for a helper: it stops the session's background jobs.
-    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read", "grep", "glob", "list", "fetch", "skill"]);
+    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read", "grep", "glob", "list", "lsp", "fetch", "skill"]);
   });
 
   test("a helper that names job (BashOutput) may change things: it runs alone, and in plan mode it does not get job", () => {
