@@ -166,7 +166,9 @@ function hasPull(answer: unknown): boolean {
 
 function initializeParams(rootUri: string, initializationOptions: Record<string, unknown> | undefined): Record<string, unknown> {
   return {
-    processId: process.pid,
+    // None: in the sandbox's own pid namespace lembas's pid names no process, and a server that
+    // watches it would exit at once. lembas stops its servers itself, and their stdin closes with it.
+    processId: null,
     clientInfo: { name: "lembas" },
     rootUri,
     workspaceFolders: [{ uri: rootUri, name: "project" }],
