@@ -5,7 +5,7 @@ import { languageId } from "./servers.ts";
 
 /** The most diagnostics kept for one file: a server that floods is read this far, no further. */
 const MAX_KEPT = 500;
-/** After a file's first diagnostics came, how long later ones (the rest of its checks) may take. */
+/** After a file's first diagnostics came, the least time later ones (the rest of its checks) may take. */
 const SETTLE_MS = 250;
 
 export type StartOptions = {
@@ -127,12 +127,14 @@ export class LanguageServer {
     for (const wake of this.waiters.get(p.uri) ?? []) wake();
   }
 
-  /** The diagnostics published after `before`, and the ones that follow them within SETTLE_MS. */
+  /** The diagnostics published after `before`, and the ones that follow them while they keep coming (within `waitMs` in all). */
   private nextPublished(uri: string, before: Published | undefined, waitMs: number): Promise<Published | null> {
     return new Promise((resolve) => {
       const wakers = this.waiters.get(uri) ?? new Set<() => void>();
       this.waiters.set(uri, wakers);
       let settle: ReturnType<typeof setTimeout> | null = null;
+      const asked = performance.now();
+      let settleMs: number | null = null;
       const done = () => {
         clearTimeout(deadline);
         if (settle) clearTimeout(settle);
@@ -142,7 +144,10 @@ export class LanguageServer {
       };
       const wake = () => {
         if (settle) clearTimeout(settle);
-        settle = setTimeout(done, SETTLE_MS);
+        // A server publishes a file's checks one by one (syntax first): after the first, it gets as
+        // long again for the rest as the first took, so a busy machine's slower checks are waited for.
+        settleMs ??= Math.max(SETTLE_MS, performance.now() - asked);
+        settle = setTimeout(done, settleMs);
       };
       const deadline = setTimeout(done, waitMs);
       wakers.add(wake);

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { displayPath } from "./paths.ts";
 
 /** The most places or symbols one answer lists. */
@@ -21,15 +21,16 @@ export function placesText(answer: unknown, root: string): string[] {
     const path = pathOf(place.uri);
     const line = (place.range?.start.line ?? 0) + 1;
     const source = path ? lineOf(path, line) : "";
-    return `${placeName(place)}${source ? `  ${source}` : ""}`;
+    return `${placeName(place, root)}${source ? `  ${source}` : ""}`;
   });
   return [...lines, ...more(places.length)];
+}
 
-  function placeName(place: Location): string {
-    const path = pathOf(place.uri);
-    const shown = path ? displayPath(path, root) : place.uri;
-    return place.range ? `${shown}:${place.range.start.line + 1}:${place.range.start.character + 1}` : shown;
-  }
+/** A place as path:line:col (1-based), the path as the model knows it. */
+function placeName(place: Location, root: string): string {
+  const path = pathOf(place.uri);
+  const shown = path ? displayPath(path, root) : place.uri;
+  return place.range ? `${shown}:${place.range.start.line + 1}:${place.range.start.character + 1}` : shown;
 }
 
 /** A hover's contents as plain text. */
@@ -54,8 +55,9 @@ export function symbolsText(answer: unknown, root: string, path: string): string
       if (typeof s?.name !== "string") continue;
       total++;
       if (out.length < MAX_LISTED) {
-        const where = s.location ? placesText([s.location], root)[0]?.split("  ")[0] ?? "" : `${displayPath(path, root)}:${(s.selectionRange ?? s.range)?.start.line !== undefined ? `${((s.selectionRange ?? s.range)?.start.line ?? 0) + 1}:${((s.selectionRange ?? s.range)?.start.character ?? 0) + 1}` : "?"}`;
-        out.push(`${"  ".repeat(depth)}${SYMBOL_KINDS[typeof s.kind === "number" ? s.kind : 0] || "symbol"} ${s.name} ${where}`);
+        // A workspace symbol says where it is; a document's is in the file asked about.
+        const place = s.location ?? { uri: pathToFileURL(path).href, ...((s.selectionRange ?? s.range) ? { range: s.selectionRange ?? s.range } : {}) };
+        out.push(`${"  ".repeat(depth)}${SYMBOL_KINDS[typeof s.kind === "number" ? s.kind : 0] || "symbol"} ${s.name} ${placeName(place, root)}`);
       }
       walk(s.children, depth + 1);
     }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import description from "./lsp.txt" with { type: "text" };
-import { hoverText, placesText, symbolsText } from "./lsp-answers.ts";
 import { displayPath, resolvePath } from "./paths.ts";
 import { fail, ok } from "./result.ts";
 import { defineTool } from "./tool.ts";
@@ -52,13 +51,15 @@ export const lspTool = defineTool({
       return fail(`The language server could not answer for ${shown}: ${error instanceof Error ? error.message : String(error)}. Use grep or read instead.`);
     }
     if (!asked) return fail(`No language server handles ${shown} (none is installed for it, or it is left off). Use grep or read instead.`);
-    const lines = answerLines(input.operation, asked.answer, ctx.root, abs);
+    const lines = await answerLines(input.operation, asked.answer, ctx.root, abs);
     if (lines.length === 0) return ok(`The language server knows no ${input.operation.replace("_", " ")} ${atPosition ? `at ${shown}:${input.line}:${input.col}` : `for ${shown}`}.`, { meta: { count: 0 } });
     return ok(lines.join("\n"), { meta: { count: lines.length } });
   },
 });
 
-function answerLines(operation: Operation, answer: unknown, root: string, abs: string): string[] {
+/** The answer as lines of text (its module loaded at the first call: most sessions make none). */
+async function answerLines(operation: Operation, answer: unknown, root: string, abs: string): Promise<string[]> {
+  const { hoverText, placesText, symbolsText } = await import("./lsp-answers.ts");
   switch (operation) {
     case "definition":
     case "references":

@@ -44,15 +44,21 @@ describe("typescript-language-server", () => {
       edit("const x: number", "const x: string"),
       edit("const x: string", "const x: number"),
       step({ toolCalls: [{ name: "lsp", arguments: { operation: "definition", path: "app.ts", line: 2, col: 19 } }] }),
+      step({ toolCalls: [{ name: "lsp", arguments: { operation: "references", path: "util.ts", line: 1, col: 17 } }] }),
+      step({ toolCalls: [{ name: "lsp", arguments: { operation: "hover", path: "app.ts", line: 2, col: 19 } }] }),
+      step({ toolCalls: [{ name: "lsp", arguments: { operation: "symbols", path: "util.ts" } }] }),
       step({ text: "done" }),
     );
     const result = await run();
     expect(result.code).toBe(0);
-    const [, broken, fixed, definition] = toolResults();
+    const [, broken, fixed, definition, references, hover, symbols] = toolResults();
     expect(broken).toContain("The language server reports in app.ts now:\napp.ts:2:7 error Type 'number' is not assignable to type 'string'.");
     expect(fixed).toStartWith("Edited app.ts (1 replacement):");
     expect(fixed).not.toContain("language server");
     expect(definition).toBe("util.ts:1:17  export function add(a: number, b: number): number {");
+    expect(references?.split("\n").sort()).toEqual(["app.ts:1:10  import { add } from \"./util\";", "app.ts:2:19  const x: number = add(1, 2);", "util.ts:1:17  export function add(a: number, b: number): number {"]);
+    expect(hover).toContain("(alias) add(a: number, b: number): number");
+    expect(symbols).toBe("function add util.ts:1:17");
     // Offered once a server runs for the project, not before.
     expect(offered(steps()[0])).not.toContain("lsp");
     expect(offered(steps().at(-1))).toContain("lsp");
