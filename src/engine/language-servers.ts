@@ -4,7 +4,7 @@ import type { Db } from "../store/db.ts";
 import { trustedRootOf } from "../store/trust.ts";
 import { waitMs } from "../timing.ts";
 import { type Diagnostic, worthSaying } from "../tools/diagnostics.ts";
-import type { LanguageServerAccess } from "../tools/language-servers.ts";
+import type { LanguageServerAccess } from "../tools/server-access.ts";
 import { displayPath } from "../tools/paths.ts";
 import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
 import type { CommandSetup } from "../tools/tool.ts";

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Diagnostic } from "../tools/diagnostics.ts";
-import { LanguageServer } from "./server.ts";
-import { type ConfiguredServers, extensionOf, findServer, type FoundServer, specsFor } from "./servers.ts";
+import { LanguageServer } from "./language-server.ts";
+import { type ConfiguredServers, extensionOf, findServer, type FoundServer, specsFor } from "./known-servers.ts";
 
 /** How the servers of one process run, and how long lembas waits on them. */
 export type PoolOptions = {

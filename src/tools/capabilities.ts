@@ -4,7 +4,7 @@ import type { Skill } from "../project/skills.ts";
 import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
 import type { LibraryBackend } from "./library-backend.ts";
-import type { LanguageServerAccess } from "./language-servers.ts";
+import type { LanguageServerAccess } from "./server-access.ts";
 
 /** Whether the model has seen a file as it is now: never, as it is, or before someone changed it. */
 export type ReadState = "unread" | "current" | "changed";

@@ -45,7 +45,7 @@ test("the probe sees the modules that make the request", () => {
 
 test("what only some runs need is not loaded before the first request", () => {
   // The terminal's questions (stdin is no terminal here); the service, the link, ACP; the local library, MCP servers, logins; the language servers.
-  for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts", "lsp/pool.ts", "lsp/server.ts", "lsp/connection.ts", "tools/lsp-answers.ts"]) {
+  for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts", "lsp/pool.ts", "lsp/language-server.ts", "lsp/lsp-connection.ts", "tools/lsp-answers.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
   expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
