@@ -115,6 +115,7 @@ describe("a language server after an edit", () => {
     const result = await run();
     expect(result.code).toBe(0);
     expect(toolResults()).toEqual(["Created a.fake (1 line)."]);
+    expect(starts()).toBe(1);
   });
 
   test("a server that floods diagnostics: the first 20 are listed, the rest counted", async () => {
