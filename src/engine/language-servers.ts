@@ -20,6 +20,7 @@ const START_MS = 15_000;
 export class EngineLanguageServers {
   private pool: LanguageServers | null = null;
   private loading: Promise<LanguageServers> | null = null;
+  private readonly editedByTurn = new WeakMap<object, EditedFiles>();
 
   constructor(private readonly deps: { config: Pick<Config, "lsp">; commands: CommandSetup }) {}
 
@@ -53,6 +54,13 @@ export class EngineLanguageServers {
 
   async stop(): Promise<void> {
     await this.pool?.stop();
+  }
+
+  /** The files a turn (its undo, which is its own) edited, with what their servers said of them. */
+  editedIn(turn: object): EditedFiles {
+    let edited = this.editedByTurn.get(turn);
+    if (!edited) this.editedByTurn.set(turn, (edited = new Map()));
+    return edited;
   }
 }
 
@@ -94,13 +102,4 @@ export function serverAccess(
 function tally(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
   const errors = diagnostics.filter((d) => d.severity === 1).length;
   return { errors, warnings: diagnostics.length - errors };
-}
-
-const editedByTurn = new WeakMap<object, EditedFiles>();
-
-/** The files a turn (its undo, which is its own) edited with what their servers said of them. */
-export function editedIn(turn: object): EditedFiles {
-  let edited = editedByTurn.get(turn);
-  if (!edited) editedByTurn.set(turn, (edited = new Map()));
-  return edited;
 }

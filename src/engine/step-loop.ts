@@ -16,7 +16,6 @@ import type { PromptInput } from "./session-types.ts";
 import { runStepCalls } from "./step-calls.ts";
 import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
-import { editedIn } from "./language-servers.ts";
 import { turnSummary } from "../tools/diagnostics.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
@@ -68,7 +67,8 @@ export async function runSteps(session: StepSession, parts: StepParts, turn: Ste
 
 /** At the end of a turn that edited files: one line for the errors their language servers see in them. */
 function sayDiagnostics(session: StepSession, turn: StepTurn, ended: Ended): Ended {
-  const summary = turnSummary(editedIn(turn.undo));
+  const edited = session.deps.languageServers?.editedIn(turn.undo);
+  const summary = edited ? turnSummary(edited) : null;
   if (summary) session.bus.emit({ type: "notice", level: "warn", message: summary });
   return ended;
 }

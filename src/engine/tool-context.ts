@@ -14,7 +14,7 @@ import { type HelperHost, runHelper } from "./task-helper.ts";
 import type { TurnUndo } from "./undo.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { notify } from "./notify-hooks.ts";
-import { editedIn, serverAccess } from "./language-servers.ts";
+import { serverAccess } from "./language-servers.ts";
 import { turnMode } from "./mode-cap.ts";
 
 /** The session a tool call runs in, as its tools reach it: its place, its settings, its jobs and what it was made with. */
@@ -94,7 +94,7 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
         planMode: turnMode(session.mode, session.turnCap ?? null) === "plan",
         warnings: deps.config.lsp_warnings,
         notice: (message) => session.bus.emit({ type: "notice", level: "warn", message }),
-        edited: editedIn(undo),
+        edited: deps.languageServers.editedIn(undo),
       }),
     skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),
     helpers: () => ({ subAgent: (prompt, sub, agent) => runHelper(session, { ...turn, allowed: parts.allowed }, callId, prompt, sub, agent) }),

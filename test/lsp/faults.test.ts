@@ -3,15 +3,15 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel } from "../support/model.ts";
-import { afterHeader, modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
+import { afterHeader, modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
 
 let box: ProjectSandbox;
 let model: ScriptedModel;
 modelProjectEach((made) => ({ box, model } = made));
 
 const FAKE = resolve(import.meta.dir, "../support/fake-lsp.ts");
-/** Short waits: the fake server answers at once, or never. */
-const WAITS = { LEMBAS_TEST_LSP_WAIT_MS: "1500", LEMBAS_TEST_LSP_START_MS: "3000" };
+/** Waits long enough for a loaded machine to start the fake server: it answers at once, or (hang) never. */
+const WAITS = { LEMBAS_TEST_LSP_WAIT_MS: "10000", LEMBAS_TEST_LSP_START_MS: "30000" };
 
 /** The log the fake server appends its pid to at each start. */
 const startsLog = () => join(box.dir, "starts.log");
@@ -31,7 +31,7 @@ function writes(...contents: string[]): void {
   model.push(step({ text: "done" }));
 }
 
-const run = () => runInProject(box, ["--yes", "write it"], { env: WAITS });
+const run = (waits: Record<string, string> = {}) => runLembas(box, ["run", "--yes", "write it"], { cwd: box.project, env: { ...WAITS, ...waits }, timeoutMs: 120_000 });
 /** What the model read back of each tool call, in order. */
 const toolResults = () => {
   const last = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
@@ -112,7 +112,8 @@ describe("a language server after an edit", () => {
   test("a server that hangs: the edit waits its bounded time and adds nothing", async () => {
     await withServer("hang");
     writes("ERR\n");
-    const result = await run();
+    // The whole wait is sat out here: a short one.
+    const result = await run({ LEMBAS_TEST_LSP_WAIT_MS: "500" });
     expect(result.code).toBe(0);
     expect(toolResults()).toEqual(["Created a.fake (1 line)."]);
     expect(starts()).toBe(1);

@@ -4,7 +4,7 @@ import { inputSchema } from "../../src/tools/tool.ts";
 
 describe("the tool registry", () => {
   test("holds the tools the model is promised, by name", () => {
-    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "fetch", "library", "task", "skill", "todo", "ask_user", "plan_submit", "settings"]);
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "lsp", "fetch", "library", "task", "skill", "todo", "ask_user", "plan_submit", "settings"]);
     expect(toolByName("edit")?.name).toBe("edit");
     expect(toolByName("nope")).toBeUndefined();
   });
@@ -21,6 +21,7 @@ describe("the tool registry", () => {
       grep: "read/search",
       glob: "read/search",
       list: "read/read",
+      lsp: "read/search",
       fetch: "read/fetch",
       library: "read/search",
       task: "read/think",
