@@ -32,6 +32,8 @@ type Entry = {
   /** A server that broke needs starting again at the next use (once). */
   broke: string | null;
   idle: ReturnType<typeof setTimeout> | null;
+  /** Calls using it now (of any session): it is not idle while one runs. */
+  users: number;
   /** What the person is told at the next call for this project (a crash, a server left off). */
   notes: string[];
 };
@@ -65,10 +67,15 @@ export class LanguageServers {
   async diagnose(asker: Asker, path: string, text: string): Promise<Diagnosed> {
     const entry = this.entryFor(asker, path);
     if (!entry) return { diagnostics: null, count: 0, notes: [] };
-    let published = await this.diagnoseIn(entry, path, text);
-    // A server that stopped while it checked the file gets its one restart now, not at the next edit.
-    if (published === null && entry.broke !== null && !entry.restarted) published = await this.diagnoseIn(entry, path, text);
-    return { diagnostics: published?.diagnostics ?? null, count: published?.count ?? 0, notes: entry.notes.splice(0) };
+    this.busy(entry);
+    try {
+      let published = await this.diagnoseIn(entry, path, text);
+      // A server that stopped while it checked the file gets its one restart now, not at the next edit.
+      if (published === null && entry.broke !== null && !entry.restarted) published = await this.diagnoseIn(entry, path, text);
+      return { diagnostics: published?.diagnostics ?? null, count: published?.count ?? 0, notes: entry.notes.splice(0) };
+    } finally {
+      this.touch(entry);
+    }
   }
 
   private async diagnoseIn(entry: Entry, path: string, text: string): Promise<{ diagnostics: Diagnostic[]; count: number } | null> {
@@ -86,12 +93,17 @@ export class LanguageServers {
   async ask(asker: Asker, path: string, method: string, params: Record<string, unknown>): Promise<{ answer: unknown; notes: string[] } | null> {
     const entry = this.entryFor(asker, path);
     if (!entry) return null;
-    const server = await this.running(entry);
-    const notes = entry.notes.splice(0);
-    if (!server) return { answer: null, notes };
-    const text = await readFile(path, "utf8");
-    const answer = await server.ask(method, params, path, text, this.options.waitMs * 2);
-    return { answer, notes };
+    this.busy(entry);
+    try {
+      const server = await this.running(entry);
+      const notes = entry.notes.splice(0);
+      if (!server) return { answer: null, notes };
+      const text = await readFile(path, "utf8");
+      const answer = await server.ask(method, params, path, text, this.options.waitMs * 2);
+      return { answer, notes };
+    } finally {
+      this.touch(entry);
+    }
   }
 
   /** Stops every server (the process ends). */
@@ -112,13 +124,12 @@ export class LanguageServers {
     const key = `${asker.root}\0${found.spec.name}\0${found.path}`;
     const known = this.entries.get(key);
     if (known) return known;
-    const entry: Entry = { found, root: asker.root, server: null, starting: null, off: false, restarted: false, broke: null, idle: null, notes: [] };
+    const entry: Entry = { found, root: asker.root, server: null, starting: null, off: false, restarted: false, broke: null, idle: null, users: 0, notes: [] };
     this.entries.set(key, entry);
     return entry;
   }
 
   private async running(entry: Entry): Promise<LanguageServer | null> {
-    this.touch(entry);
     if (entry.off) return null;
     if (entry.server?.alive) return entry.server;
     entry.starting ??= this.start(entry).finally(() => {
@@ -173,7 +184,18 @@ export class LanguageServers {
     return null;
   }
 
+  /** In use: not stopped as idle until the use ends. */
+  private busy(entry: Entry): void {
+    entry.users++;
+    if (entry.idle) clearTimeout(entry.idle);
+    entry.idle = null;
+  }
+
+  /** A use ended: the server is stopped when none follows within the idle limit. */
   private touch(entry: Entry): void {
+    entry.users--;
+    // Another session's call still uses it: the last one to end starts the idle count.
+    if (entry.users > 0) return;
     if (entry.idle) clearTimeout(entry.idle);
     entry.idle = setTimeout(() => {
       entry.idle = null;

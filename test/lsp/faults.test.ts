@@ -109,6 +109,23 @@ describe("a language server after an edit", () => {
     expect(starts()).toBe(2);
   });
 
+  test("a server left unused past its idle limit is stopped, and the next edit starts it again without a word", async () => {
+    await withServer("ok");
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "ERR\n" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "x\nERR\n" } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run({ LEMBAS_TEST_LSP_IDLE_MS: "300" });
+    expect(result.code).toBe(0);
+    const [first, , second] = toolResults();
+    expect(first).toContain("a.fake:1:1 error");
+    expect(second).toContain("a.fake:2:1 error");
+    expect(starts()).toBe(2);
+    expect(afterHeader(result.stderr)).not.toContain("language server");
+  });
+
   test("a server that hangs: the edit waits its bounded time and adds nothing", async () => {
     await withServer("hang");
     writes("ERR\n");
