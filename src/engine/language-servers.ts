@@ -94,7 +94,8 @@ export function serverAccess(
       const asked = await (await host.servers()).ask(asker, path, method, params);
       if (!asked) return null;
       said(asked.notes);
-      return { answer: asked.answer };
+      // A server left off answers nothing: the tool says no server handles the file.
+      return "off" in asked ? null : { answer: asked.answer };
     },
   };
 }

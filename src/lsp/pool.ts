@@ -87,17 +87,18 @@ export class LanguageServers {
   }
 
   /**
-   * A request of the file's server about the file (its content read from the disk), or null where
-   * no server handles it; throws a sentence where the server could not answer.
+   * A request of the file's server about the file (its content read from the disk): null where no
+   * server handles it, `off` where its server is left off (`notes` say why, once); throws
+   * a sentence where the server could not answer.
    */
-  async ask(asker: Asker, path: string, method: string, params: Record<string, unknown>): Promise<{ answer: unknown; notes: string[] } | null> {
+  async ask(asker: Asker, path: string, method: string, params: Record<string, unknown>): Promise<{ answer: unknown; notes: string[] } | { off: true; notes: string[] } | null> {
     const entry = this.entryFor(asker, path);
     if (!entry) return null;
     this.busy(entry);
     try {
       const server = await this.running(entry);
       const notes = entry.notes.splice(0);
-      if (!server) return { answer: null, notes };
+      if (!server) return { off: true, notes };
       const text = await readFile(path, "utf8");
       const answer = await server.ask(method, params, path, text, this.options.waitMs * 2);
       return { answer, notes };
