@@ -48,6 +48,16 @@ describe("a language server after an edit", () => {
     expect(afterHeader(result.stderr)).toContain("lembas: 1 error in a.fake");
   });
 
+  test("a server that offers pull diagnostics is asked for them", async () => {
+    await withServer("pull");
+    writes("ERR\n", "ok\nERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [first, second] = toolResults();
+    expect(first).toEndWith("a.fake:1:1 error bad thing on line 1");
+    expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
+  });
+
   test("warnings too when config.yaml says lsp_warnings: true", async () => {
     await withServer("ok");
     writeFileSync(join(box.configDir, "config.yaml"), `${readFileSync(join(box.configDir, "config.yaml"), "utf8")}lsp_warnings: true\n`);

@@ -6,7 +6,8 @@
  * - crash-start: exits before it answers initialize;
  * - hang: answers initialize, then never says anything again;
  * - flood: publishes 100,000 errors for the file, and diagnostics for 2,000 files never opened;
- * - garbage: answers initialize, then writes a log line to stdout where a message belongs.
+ * - garbage: answers initialize, then writes a log line to stdout where a message belongs;
+ * - pull: publishes nothing, and answers textDocument/diagnostic (pull diagnostics) as ok publishes.
  */
 import { appendFileSync } from "node:fs";
 
@@ -28,8 +29,12 @@ function diagnostics(text: string): unknown[] {
   });
 }
 
+const texts = new Map<string, string>();
+
 function publish(uri: string, text: string, changed: boolean): void {
   if (changed && text.includes("CRASH")) process.exit(3);
+  texts.set(uri, text);
+  if (mode === "pull") return;
   if (mode === "hang") return;
   if (mode === "garbage") {
     process.stdout.write("[info] checking the file now\n");
@@ -49,7 +54,9 @@ function handle(message: { id?: number; method?: string; params?: Record<string,
   const doc = p.textDocument as { uri: string; text?: string } | undefined;
   switch (message.method) {
     case "initialize":
-      return send({ id: message.id, result: { capabilities: { textDocumentSync: 1, definitionProvider: true } } });
+      return send({ id: message.id, result: { capabilities: { textDocumentSync: 1, definitionProvider: true, ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}) } } });
+    case "textDocument/diagnostic":
+      return send({ id: message.id, result: { kind: "full", items: diagnostics(texts.get(doc?.uri ?? "") ?? "") } });
     case "shutdown":
       return send({ id: message.id, result: null });
     case "exit":
