@@ -24,6 +24,12 @@ const WAITS = {
   BACKGROUND_PROBE_MS: "LEMBAS_TEST_BACKGROUND_PROBE_MS",
   /** How long the service holds a web request for a session moving to a terminal (10 s). */
   MOVE_WAIT_MS: "LEMBAS_TEST_MOVE_WAIT_MS",
+  /** After how long unused a language server is stopped (5 min). */
+  LSP_IDLE_MS: "LEMBAS_TEST_LSP_IDLE_MS",
+  /** How long an edit waits for its file's diagnostics from a language server (3 s; a server just started gets 3 times that). */
+  LSP_WAIT_MS: "LEMBAS_TEST_LSP_WAIT_MS",
+  /** How long a language server has to start and answer initialize (15 s). */
+  LSP_START_MS: "LEMBAS_TEST_LSP_START_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

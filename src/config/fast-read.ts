@@ -48,6 +48,9 @@ export function readConfigFast(raw: Record<string, unknown>): Config | null {
   if (!emptyOrAbsent(raw.mcp) || !emptyOrAbsent(raw.hooks)) return null;
   // web_search names an MCP tool, so a file that sets it has servers: the schema's.
   if (raw.web_search !== undefined && raw.web_search !== null) return null;
+  // Language servers of the person's own go to the schema, which builds theirs only then.
+  if (!emptyOrAbsent(raw.lsp)) return null;
+  if (raw.lsp_warnings !== undefined && typeof raw.lsp_warnings !== "boolean") return null;
   const model = nullableString(raw.model);
   const embedding = nullableString(raw.embedding);
   const personalityCustom = raw.personality_custom === undefined || raw.personality_custom === null || typeof raw.personality_custom === "string" ? (raw.personality_custom ?? null) : undefined;
@@ -73,6 +76,8 @@ export function readConfigFast(raw: Record<string, unknown>): Config | null {
     hooks: {},
     permissions,
     web_search: null,
+    lsp: {},
+    lsp_warnings: raw.lsp_warnings ?? false,
     embedding,
     library: raw.library ?? null,
     index: raw.index ?? true,
@@ -98,6 +103,8 @@ const TOP_KEYS: ReadonlySet<string> = new Set([
   "hooks",
   "permissions",
   "web_search",
+  "lsp",
+  "lsp_warnings",
   "embedding",
   "library",
   "index",

@@ -125,6 +125,17 @@ export const mcpServerSchema = lazily(() =>
 );
 export type McpServerConfig = z.infer<ReturnType<typeof mcpServerSchema>>;
 
+/** One language server of config.yaml's `lsp:`: the command it runs as, and the extensions of the files it is for ("ts", no dot). */
+export const lspServerSchema = lazily(() =>
+  z
+    .object({
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      extensions: z.array(z.string().min(1)).min(1, { message: "must name at least one extension" }),
+    })
+    .strict(),
+);
+
 /** How long an MCP server has (seconds): to start and list its tools, and for one tool call. */
 export const McpTimeouts = z
   .object({
@@ -166,6 +177,13 @@ export const Config = z
       .regex(/^mcp__[A-Za-z0-9_-]+__\S+$/, { message: "must name an MCP tool as mcp__NAME__TOOL (NAME a server under mcp:, TOOL its search tool)" })
       .nullable()
       .default(null),
+    /**
+     * Language servers besides those lembas knows (typescript-language-server, pyright-langserver or
+     * pylsp, gopls, rust-analyzer), or in their place for the extensions named: NAME: {command, args, extensions}.
+     */
+    lsp: z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, { message: "a language server's name is letters, digits, _ -" }), z.lazy(lspServerSchema)).default({}),
+    /** true: an edit's result says the file's warnings from its language server too, not only its errors. */
+    lsp_warnings: z.boolean({ message: "must be true or false" }).default(false),
     embedding: z.string().min(1).nullable().default(null),
     library: z.enum(["local", "lembas"]).nullable().default(null),
     /** Whether projects are indexed for code_search (with an embedding model); a project opts out in .agent/settings.json too. */

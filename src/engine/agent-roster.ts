@@ -11,7 +11,7 @@ import type { Tool } from "../tools/tool.ts";
  * skills. Not the person's questions, the session's todos, settings or library, nor helpers of its
  * own: a tool that needs those is left out of its set though it names it (said in its prompt).
  */
-export const AGENT_GIVES = ["files", "model", "fileAccess", "changes", "commands", "jobs", "web", "skills"] as const satisfies readonly Need[];
+export const AGENT_GIVES = ["files", "model", "fileAccess", "changes", "commands", "jobs", "web", "skills", "lsp"] as const satisfies readonly Need[];
 
 /**
  * A custom agent ready to run: its tools (within the turn's mode), whether it may change anything

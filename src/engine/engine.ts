@@ -24,6 +24,7 @@ import { Session, type SessionDeps } from "./session.ts";
 import type { LibraryBackend } from "../tools/library-backend.ts";
 import type { CodeIndexBackend } from "../tools/code-search-backend.ts";
 import { SessionMcp } from "./session-mcp.ts";
+import { EngineLanguageServers } from "./language-servers.ts";
 import type { McpWiring } from "../mcp/wiring-types.ts";
 import type { McpServerSpec } from "../mcp/spec.ts";
 import { trashDirOf } from "./undo-trash.ts";
@@ -116,6 +117,7 @@ export class Engine {
       ...(options.library ? { library: options.library } : {}),
       ...(options.code ? { code: options.code } : {}),
     };
+    this.deps.languageServers = new EngineLanguageServers(this.deps);
   }
 
   get models(): ModelSource {
@@ -268,6 +270,7 @@ export class Engine {
     await listings?.catch(() => {});
     await this.deps.library?.stop?.().catch(() => {});
     await this.deps.code?.stop().catch(() => {});
+    await this.deps.languageServers?.stop().catch(() => {});
     for (const id of this.sessions.keys()) {
       try {
         releaseHold(this.deps.db, id);

@@ -7,6 +7,7 @@ import type { Db } from "../store/db.ts";
 import type { CodeIndexBackend } from "../tools/code-search-backend.ts";
 import type { Capabilities, CommandSetup, Tool } from "../tools/tool.ts";
 import type { FollowedProjects } from "./followed-projects.ts";
+import type { EngineLanguageServers } from "./language-servers.ts";
 import type { PersonalSettings } from "./instructions.ts";
 import type { ShownBlock } from "./records.ts";
 import type { TurnAnswer } from "./turn-queue.ts";
@@ -28,6 +29,8 @@ export type SessionDeps = {
   library?: Capabilities["library"];
   /** The code indexes of the projects (code_search); absent: none is indexed. */
   code?: CodeIndexBackend;
+  /** The process's language servers (src/lsp/ behind them, loaded at first use). */
+  languageServers?: EngineLanguageServers;
   retry?: Partial<RetryPolicy>;
   /** Model calls a turn may make before it stops with max_turn_requests. */
   maxSteps?: number;

@@ -6,6 +6,7 @@ import type { ResolvedModel } from "../model/resolved.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
 import { diskAccess, type FileAccess } from "../tools/file-access.ts";
+import { type EngineLanguageServers, serverAccess } from "./language-servers.ts";
 import { buildContext, type Capabilities, type CapabilityMakers, type CommandSetup, meetsNeeds, type Need } from "../tools/capabilities.ts";
 import type { SubAgentAnswer, Tool, ToolContext } from "../tools/tool.ts";
 import { Compaction, type StepRequest } from "./compaction.ts";
@@ -57,7 +58,7 @@ export type SubAgentDeps = {
    * What the session has for its own calls (its deps): the helper takes the tools that only read,
    * never task itself; the commands' HOME is what `~` means when a call's paths are judged.
    */
-  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy>; config: { permissions: PermissionsConfig }; db: Db; code?: CodeIndexBackend };
+  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy>; config: { permissions: PermissionsConfig; lsp_warnings: boolean }; db: Db; code?: CodeIndexBackend; languageServers?: EngineLanguageServers };
   /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
   mcpTools?: readonly Tool[];
   /** The session's hooks: its PreToolUse and PostToolUse hooks see the helper's calls too. */
@@ -113,6 +114,11 @@ function helperMakers(deps: SubAgentDeps, ledger: ReadLedger, callId: string): P
         web: () => agent.web,
         jobs: () => agent.jobs,
         skills: () => agent.skills,
+        lsp: () => {
+          const host = deps.shared.languageServers;
+          const notice = (message: string) => deps.bus.emit({ type: "notice", level: "warn", message });
+          return host && serverAccess(host, { root: deps.root, db: deps.shared.db, planMode: agent.mode() === "plan", warnings: deps.shared.config.lsp_warnings, notice });
+        },
       }
     : {};
   return {

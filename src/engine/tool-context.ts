@@ -16,6 +16,8 @@ import type { TurnUndo } from "./undo.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import type { WebSearchRoute } from "./search-route.ts";
 import { notify } from "./notify-hooks.ts";
+import { serverAccess } from "./language-servers.ts";
+import { turnMode } from "./mode-cap.ts";
 
 /** The session a tool call runs in, as its tools reach it: its place, its settings, its jobs and what it was made with. */
 export type ToolSession = SettingsHost &
@@ -88,6 +90,16 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
     search: () => ({ web: (query) => (turn.search ? turn.search.run(query, call) : Promise.resolve({ problem: "This session has no web search: its model's API has none, and config.yaml names no MCP tool for it (web_search: mcp__NAME__TOOL)." })) }),
     library: () => deps.library,
     code: () => codeOf(deps.code, session.root),
+    lsp: () =>
+      deps.languageServers &&
+      serverAccess(deps.languageServers, {
+        root: session.root,
+        db: deps.db,
+        planMode: turnMode(session.mode, session.turnCap ?? null) === "plan",
+        warnings: deps.config.lsp_warnings,
+        notice: (message) => session.bus.emit({ type: "notice", level: "warn", message }),
+        edited: deps.languageServers.editedIn(undo),
+      }),
     skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),
     helpers: () => ({ subAgent: (prompt, sub, agent) => runHelper(session, { ...turn, allowed: parts.allowed }, callId, prompt, sub, agent) }),
   });

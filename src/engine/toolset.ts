@@ -25,11 +25,12 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
  * servers for this). With custom agents, `task` is the one that lists them (a session without any
  * sends the task tool it sent before agents were there). `web_search` comes only where the session
  * has a search to run it (engine/search-route.ts): the provider's own, or an MCP tool config.yaml names.
+ * `lsp` comes while a language server runs for the project.
  */
 export function offeredTools(
   tools: readonly Tool[],
   model: Pick<ResolvedModel, "contextLength">,
-  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; code?: boolean; skills?: boolean; agents?: readonly AgentListing[]; webSearch?: boolean } = {},
+  has: { library?: { available(): boolean; covers?(tool: string): boolean } | undefined; code?: boolean; skills?: boolean; agents?: readonly AgentListing[]; webSearch?: boolean; lsp?: boolean } = {},
   mcp: readonly Tool[] = [],
 ): Tool[] {
   const { library } = has;
@@ -39,7 +40,11 @@ export function offeredTools(
   // The account's library tool on its instance's /mcp is what `library` calls: not offered twice.
   const covered = (t: Tool) => searchable && library?.covers?.(t.name) === true;
   const wanted = (t: Tool) =>
-    (t.name !== "library" || searchable) && (t.name !== "skill" || has.skills === true) && (t.name !== "code_search" || has.code === true) && (t.name !== "web_search" || has.webSearch === true);
+    (t.name !== "library" || searchable) &&
+    (t.name !== "skill" || has.skills === true) &&
+    (t.name !== "code_search" || has.code === true) &&
+    (t.name !== "web_search" || has.webSearch === true) &&
+    (t.name !== "lsp" || has.lsp === true);
   const agents = has.agents ?? [];
   const task = (t: Tool) => (t.name === "task" && agents.length > 0 ? taskToolWith(agents) : t);
   return [...tools.filter((t) => (!small || t.brief !== undefined) && wanted(t)).map(task), ...mcp.filter((t) => !covered(t))];

@@ -5,6 +5,7 @@ import type { PrivateRule } from "./address-guard.ts";
 import type { Jobs } from "./jobs.ts";
 import type { LibraryBackend } from "./library-backend.ts";
 import type { CodeSearch } from "./code-search-backend.ts";
+import type { LanguageServerAccess } from "./server-access.ts";
 
 /** Whether the model has seen a file as it is now: never, as it is, or before someone changed it. */
 export type ReadState = "unread" | "current" | "changed";
@@ -124,6 +125,8 @@ export type Capabilities = {
   library: LibraryBackend | undefined;
   /** The project's code index the `code_search` tool searches (undefined: it is not indexed). */
   code: CodeSearch | undefined;
+  /** The project's language servers (undefined: none may start in this session). */
+  lsp: LanguageServerAccess | undefined;
   /** The skills the model may load (project/skills.ts): the project's and the person's, as they are now. */
   skills: { all(): Skill[] };
   /**

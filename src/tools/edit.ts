@@ -5,6 +5,7 @@ import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate } from "./replace.ts";
 import { fail, ok } from "./result.ts";
 import { readForEdit, readText, writeWhole } from "./text-file.ts";
+import { withDiagnostics } from "./edit-diagnostics.ts";
 import { defineTool, type ToolContext, type ToolResult } from "./tool.ts";
 
 /** The input schema, made on first use (see defineTool). */
@@ -23,7 +24,7 @@ export const editTool = defineTool({
   brief: "Replaces old_string, copied exactly from a file read before (without line numbers), with new_string. old_string must occur once, unless replace_all.",
   schema,
   permission: "write",
-  needs: ["files", "changes", "fileAccess"],
+  needs: ["files", "changes", "fileAccess", "lsp"],
   kind: "edit",
   title: (input, ctx) => `Edit ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
@@ -46,10 +47,11 @@ export const editTool = defineTool({
     const failed = await writeWhole(abs, change.newText, shown, { text: content, held }, ctx);
     if (failed) return fail(failed);
     const what = change.count === 1 ? "1 replacement" : `${change.count} replacements`;
-    return ok(`Edited ${shown} (${what}):\n${unifiedDiff(content, change.newText, { maxLines: 60 })}`, {
+    const result = ok(`Edited ${shown} (${what}):\n${unifiedDiff(content, change.newText, { maxLines: 60 })}`, {
       diffs: [{ path: abs, oldText: content, newText: change.newText }],
       meta: { replacements: change.count },
     });
+    return await withDiagnostics(result, abs, shown, change.newText, ctx);
   },
 });
 

@@ -8,6 +8,7 @@ import { grepTool } from "./grep.ts";
 import { jobTool } from "./job.ts";
 import { libraryTool } from "./library.ts";
 import { listTool } from "./list.ts";
+import { lspTool } from "./lsp.ts";
 import { multiEditTool } from "./multi-edit.ts";
 import { planSubmitTool } from "./plan-submit.ts";
 import { readTool } from "./read.ts";
@@ -31,6 +32,7 @@ export const ALL_TOOLS: Tool[] = [
   globTool,
   codeSearchTool,
   listTool,
+  lspTool,
   fetchTool,
   webSearchTool,
   libraryTool,

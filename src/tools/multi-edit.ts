@@ -5,6 +5,7 @@ import { displayPath, resolvePath } from "./paths.ts";
 import { applySpans, locate, type Span } from "./replace.ts";
 import { fail, ok } from "./result.ts";
 import { readForEdit, readText, writeWhole } from "./text-file.ts";
+import { withDiagnostics } from "./edit-diagnostics.ts";
 import { defineTool, type ToolContext } from "./tool.ts";
 
 /** The most edits one call takes: more is a rewrite, for write. */
@@ -34,7 +35,7 @@ export const multiEditTool = defineTool({
   description,
   schema,
   permission: "write",
-  needs: ["files", "changes", "fileAccess"],
+  needs: ["files", "changes", "fileAccess", "lsp"],
   kind: "edit",
   title: (input, ctx) => `Edit ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)} (${input.edits.length === 1 ? "1 edit" : `${input.edits.length} edits`})`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
@@ -57,10 +58,11 @@ export const multiEditTool = defineTool({
     const failed = await writeWhole(abs, planned.newText, shown, read, ctx);
     if (failed) return fail(failed);
     const what = planned.count === 1 ? "1 replacement" : `${planned.count} replacements`;
-    return ok(`Edited ${shown} (${input.edits.length} edits, ${what}):\n${unifiedDiff(read.text, planned.newText, { maxLines: 120 })}`, {
+    const result = ok(`Edited ${shown} (${input.edits.length} edits, ${what}):\n${unifiedDiff(read.text, planned.newText, { maxLines: 120 })}`, {
       diffs: [{ path: abs, oldText: read.text, newText: planned.newText }],
       meta: { edits: input.edits.length, replacements: planned.count },
     });
+    return await withDiagnostics(result, abs, shown, planned.newText, ctx);
   },
 });
 

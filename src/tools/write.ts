@@ -3,6 +3,7 @@ import { displayPath, resolvePath } from "./paths.ts";
 import { errorCode } from "../errors.ts";
 import { changedSinceRead, fail, fsErrorMessage, ok } from "./result.ts";
 import { readText, writeWhole } from "./text-file.ts";
+import { withDiagnostics } from "./edit-diagnostics.ts";
 import { defineTool, type ToolContext } from "./tool.ts";
 import description from "./write.txt" with { type: "text" };
 
@@ -20,7 +21,7 @@ export const writeTool = defineTool({
   brief: "Writes a whole file (an existing one must be read first). Use edit to change part of a file.",
   schema,
   permission: "write",
-  needs: ["files", "changes", "fileAccess"],
+  needs: ["files", "changes", "fileAccess", "lsp"],
   kind: "edit",
   title: (input, ctx) => `Write ${displayPath(resolvePath(input.path, ctx.cwd), ctx.root)}`,
   paths: (input, ctx) => [resolvePath(input.path, ctx.cwd)],
@@ -46,9 +47,10 @@ export const writeTool = defineTool({
       if (failed) return fail(failed);
       const lines = countLines(input.content);
       const verb = oldText === null ? "Created" : "Wrote";
-      return ok(`${verb} ${shown} (${lines} line${lines === 1 ? "" : "s"}).`, {
+      const result = ok(`${verb} ${shown} (${lines} line${lines === 1 ? "" : "s"}).`, {
         diffs: [{ path: abs, oldText, newText: input.content }],
       });
+      return await withDiagnostics(result, abs, shown, input.content, ctx);
     } catch (error) {
       return fail(fsErrorMessage(error, shown));
     }

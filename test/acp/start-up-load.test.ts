@@ -29,7 +29,7 @@ test("serve --stdio, initialize to a first answer without a login, a library sea
   const ours = (path: string) => modules.some((m) => m.endsWith(path));
   // Loaded: the modules that hold the lazy parts (so the check can see a module at all).
   for (const path of ["src/tools/fetch.ts", "src/library/engine-library.ts", "src/code-index/engine-code-index.ts", "src/account/personal-entry.ts", "src/engine/git-status.ts"]) expect([path, ours(path)]).toEqual([path, true]);
-  for (const path of ["src/library/local.ts", "src/library/embeddings.ts", "src/library/indexer.ts", "src/code-index/indexes.ts", "src/code-index/sync.ts", "src/account/personal-source.ts", "src/account/personalization.ts", "src/tools/guarded-get.ts", "src/tools/address-guard.ts", "src/mcp/sandboxed.ts", "src/mcp/hub.ts", "src/mcp/session-servers.ts"]) {
+  for (const path of ["src/library/local.ts", "src/library/embeddings.ts", "src/library/indexer.ts", "src/code-index/indexes.ts", "src/code-index/sync.ts", "src/account/personal-source.ts", "src/account/personalization.ts", "src/tools/guarded-get.ts", "src/tools/address-guard.ts", "src/mcp/sandboxed.ts", "src/mcp/hub.ts", "src/mcp/session-servers.ts", "src/lsp/pool.ts", "src/lsp/language-server.ts", "src/lsp/lsp-connection.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
 });

@@ -233,12 +233,12 @@ describe("custom agents", () => {
     );
     expect((await run(["--mode", "auto", "fix"])).code).toBe(0);
     const first = model.requests.find((r) => isAgent("tester")(r.body))?.body;
-    expect(toolNames(first)).toEqual(["read", "write", "bash", "job", "grep", "glob", "list", "fetch", "skill"]);
+    expect(toolNames(first)).toEqual(["read", "write", "bash", "job", "grep", "glob", "list", "lsp", "fetch", "skill"]);
     expect(existsSync(join(box.project, "notes.txt"))).toBe(true);
     // In plan mode the same file gets only the tools that read (job stops jobs: not one of them).
     model.push(ownStep({ toolCalls: [task("t1", "tester", "Look")] }), agentStep("tester", 0, { text: "looked" }), ownStep({ text: "done" }));
     expect((await run(["--mode", "plan", "look"])).code).toBe(0);
-    expect(toolNames(model.requests.filter((r) => isAgent("tester")(r.body)).at(-1)?.body)).toEqual(["read", "grep", "glob", "list", "fetch", "skill"]);
+    expect(toolNames(model.requests.filter((r) => isAgent("tester")(r.body)).at(-1)?.body)).toEqual(["read", "grep", "glob", "list", "lsp", "fetch", "skill"]);
   });
 
   test("Claude Code's tool names run: BashOutput and Skill are lembas's job and skill, WebSearch is left out and the agent and doctor say so", async () => {

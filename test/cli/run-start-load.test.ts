@@ -46,8 +46,8 @@ test("the probe sees the modules that make the request", () => {
 });
 
 test("what only some runs need is not loaded before the first request", () => {
-  // The terminal's questions (stdin is no terminal here); the service, the link, ACP; the local library, MCP servers, logins.
-  for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts", "code-index/indexes.ts", "code-index/sync.ts", "code-index/code-chunks.ts"]) {
+  // The terminal's questions (stdin is no terminal here); the service, the link, ACP; the local library, MCP servers, logins; the code index; the language servers.
+  for (const path of ["cli/ask.ts", "cli/stdio.ts", "acp/server.ts", "service/daemon.ts", "library/local.ts", "library/embeddings.ts", "mcp/hub.ts", "account/personalization.ts", "tui/main.ts", "code-index/indexes.ts", "code-index/sync.ts", "code-index/code-chunks.ts", "lsp/pool.ts", "lsp/language-server.ts", "lsp/lsp-connection.ts", "tools/lsp-answers.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
   // config.yaml's schema: a well-formed file is read without it (config/fast-read.ts).

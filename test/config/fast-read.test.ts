@@ -147,8 +147,10 @@ test("with any value changed, it takes the file only as the schema does, and nev
   expect(left).toBeGreaterThan(500);
 });
 
-test("a key it does not know, MCP servers and hooks are left to the schema", () => {
-  expect(readConfigFast({ model: "a/b", lsp: {} })).toBeNull();
+test("a key it does not know, MCP servers, language servers, a web_search tool and hooks are left to the schema", () => {
+  expect(readConfigFast({ model: "a/b", lsp_servers: {} })).toBeNull();
+  expect(readConfigFast({ lsp: { zig: { command: "zls", extensions: ["zig"] } } })).toBeNull();
+  expect(readConfigFast({ web_search: "mcp__web__search", mcp: {} })).toBeNull();
   expect(readConfigFast({ connections: { a: { base_url: "http://x/v1", timeout: 3 } } })).toBeNull();
   expect(readConfigFast({ mcp: { notes: { command: "notes-server" } } })).toBeNull();
   expect(readConfigFast({ hooks: { Stop: [{ hooks: [{ type: "command", command: "true" }] }] } })).toBeNull();

@@ -283,7 +283,7 @@ describe("sized for the window", () => {
     h.model.push(step({ text: "ok" }));
     await (await h.session()).prompt({ text: "hi" });
     const [first] = steps(h.model);
-    expect(toolNames(first)).toEqual(ALL_TOOLS.map((t) => t.name).filter((name) => name !== "library" && name !== "skill" && name !== "code_search" && name !== "web_search")); // no library configured, no skill found, no embedding model, no web search on chat completions
+    expect(toolNames(first)).toEqual(ALL_TOOLS.map((t) => t.name).filter((name) => !["library", "skill", "code_search", "web_search", "lsp"].includes(name))); // no library configured, no skill found, no embedding model, no web search on chat completions, no language server up
     expect(JSON.stringify(first?.tools)).toContain(JSON.stringify(readTool.description));
     expect(firstTokens(first)).toBeGreaterThan(2000);
   });

@@ -21,7 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["engine"], // sessions, turns, permissions, hooks, undo, compaction, helpers
   ["code-index"], // the project's files searched by meaning (code_search), on the library's embeddings and hybrid search
   ["library"], // the library: the device's own, or the account's over the instance's MCP
-  ["mcp", "account"], // services the engine uses
+  ["mcp", "account", "lsp"], // services the engine uses (lsp: the language servers)
   ["tools"], // one file per tool, each given its operations
   ["project"], // attach, files and their index, commands, skills, agents, protected paths
   ["model"], // dialects, refs, the streaming clients

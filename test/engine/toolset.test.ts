@@ -31,3 +31,10 @@ test("other agents get a task tool of their own, listing them", () => {
   expect(other?.function.description).not.toContain("reviewer");
   expect(other?.function.parameters).toEqual(before?.function.parameters);
 });
+
+test("lsp is offered only while a language server runs for the project", () => {
+  const names = (lsp: boolean) => offeredTools(ALL_TOOLS, model, { lsp }).map((t) => t.name);
+  expect(names(false)).not.toContain("lsp");
+  expect(names(true)).toContain("lsp");
+  expect(offeredTools(ALL_TOOLS, model).map((t) => t.name)).not.toContain("lsp");
+});

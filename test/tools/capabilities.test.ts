@@ -26,6 +26,7 @@ const NEEDS = Object.keys({
   skills: true,
   helpers: true,
   fileAccess: true,
+  lsp: true,
 } satisfies Record<Need, true>) as Need[];
 
 /** The call itself, which every tool gets. */
@@ -41,15 +42,16 @@ const CALL_MEMBERS = Object.keys({
 /** What each built-in tool uses, and so all it is handed. */
 const DECLARED: Record<string, Need[]> = {
   read: ["files", "model", "fileAccess"],
-  write: ["files", "changes", "fileAccess"],
-  edit: ["files", "changes", "fileAccess"],
-  multi_edit: ["files", "changes", "fileAccess"],
+  write: ["files", "changes", "fileAccess", "lsp"],
+  edit: ["files", "changes", "fileAccess", "lsp"],
+  multi_edit: ["files", "changes", "fileAccess", "lsp"],
   bash: ["commands", "jobs"],
   job: ["jobs"],
   grep: ["files"],
   glob: ["files"],
   code_search: ["code"],
   list: ["files"],
+  lsp: ["lsp"],
   fetch: ["web"],
   web_search: ["search"],
   library: ["library"],
@@ -95,6 +97,7 @@ describe("the tools' capabilities", () => {
     const left = ALL_TOOLS.filter((t) => t.permission === "read" && !helperTools([t]).length);
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
       ["job", ["jobs"]],
+      ["lsp", ["lsp"]],
       ["fetch", ["web"]],
       ["web_search", ["search"]],
       ["library", ["library"]],
@@ -107,7 +110,7 @@ describe("the tools' capabilities", () => {
     const agent = { name: "all", description: "d", tools: ALL_TOOLS.map((t) => t.name), disallowed: [], model: null, effort: null, prompt: "", path: "/a.md", source: "yours", problems: [] };
     const plan = agentPlan(agent, ALL_TOOLS, "auto");
     if ("problems" in plan) throw new Error(plan.problems.join("; "));
-    expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "fetch", "skill"]);
+    expect(plan.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "list", "lsp", "fetch", "skill"]);
     expect(plan.writes).toBe(true);
     const left = ALL_TOOLS.filter((t) => !plan.tools.includes(t));
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
@@ -122,7 +125,7 @@ describe("the tools' capabilities", () => {
     ]);
     const planned = agentPlan(agent, ALL_TOOLS, "plan");
     // job is no read for a helper: it stops the session's background jobs.
-    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read", "grep", "glob", "list", "fetch", "skill"]);
+    expect("tools" in planned && planned.tools.map((t) => t.name)).toEqual(["read", "grep", "glob", "list", "lsp", "fetch", "skill"]);
   });
 
   test("a helper that names job (BashOutput) may change things: it runs alone, and in plan mode it does not get job", () => {

@@ -77,6 +77,7 @@ export function makeContext(opts: ContextOptions = {}): { ctx: ToolContext; rec:
       after: () => {},
     },
     fileAccess: opts.fileAccess ?? diskAccess,
+    lsp: undefined,
     model: { vision: opts.vision ?? false },
     commands: {
       env: opts.env ?? processEnv(),

@@ -4,7 +4,7 @@ import { inputSchema } from "../../src/tools/tool.ts";
 
 describe("the tool registry", () => {
   test("holds the tools the model is promised, by name", () => {
-    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "code_search", "list", "fetch", "web_search", "library", "task", "skill", "todo", "ask_user", "plan_submit", "settings"]);
+    expect(ALL_TOOLS.map((t) => t.name)).toEqual(["read", "write", "edit", "multi_edit", "bash", "job", "grep", "glob", "code_search", "list", "lsp", "fetch", "web_search", "library", "task", "skill", "todo", "ask_user", "plan_submit", "settings"]);
     expect(toolByName("edit")?.name).toBe("edit");
     expect(toolByName("nope")).toBeUndefined();
   });
@@ -22,6 +22,7 @@ describe("the tool registry", () => {
       grep: "read/search",
       glob: "read/search",
       list: "read/read",
+      lsp: "read/search",
       fetch: "read/fetch",
       web_search: "read/fetch",
       library: "read/search",

@@ -33,9 +33,9 @@ describe.skipIf(!HAVE_TMUX)("/agents", () => {
     await screen.waitFor(`vague — (no description) · the project's .agent/agents: ${vague}`);
     await screen.waitFor("cannot run: it has no description");
     await screen.waitFor(`writer — Writes code · yours: ${writer}`);
-    await screen.waitFor("tools (edit mode): read, write, edit, multi_edit, job, grep, glob, list, fetch, skill (may change files: runs alone) · model: the session's");
+    await screen.waitFor("tools (edit mode): read, write, edit, multi_edit, job, grep, glob, list, lsp, fetch, skill (may change files: runs alone) · model: the session's");
     await screen.type("/mode plan", "Enter");
     await screen.type("/agents", "Enter");
-    await screen.waitFor("tools (plan mode): read, grep, glob, list, fetch, skill · model: the session's");
+    await screen.waitFor("tools (plan mode): read, grep, glob, list, lsp, fetch, skill · model: the session's");
   });
 });

@@ -90,8 +90,16 @@ export class ToolCallBlock extends CachedBlock {
     const lines = ["", ...hanging(t.bold(this.title), width, mark, "  "), ...this.helperLines(width)];
     if (this.state === "denied") return [...lines, ...hanging(this.why, width, "  ⎿ ", "    ").map(t.warn)];
     if (this.state === "running") return [...lines, ...this.tailOf(this.live, LIVE_OUTPUT_LINES, width)];
-    if (this.diffs.length > 0) return [...lines, ...this.drawDiffs(this.diffs, width)];
+    if (this.diffs.length > 0) return [...lines, ...this.drawDiffs(this.diffs, width), ...this.diagnostics(width)];
     return [...lines, ...this.summary(width)];
+  }
+
+  /** The errors (and warnings) the file's language server reported after the edit, as the result listed them. */
+  private diagnostics(width: number): string[] {
+    const listed = this.meta.diagnostics;
+    if (!Array.isArray(listed)) return [];
+    const lines = listed.filter((line): line is string => typeof line === "string");
+    return lines.map((line, i) => (/ error /.test(line) ? this.theme.error : this.theme.warn)(clip(`  ${i === 0 ? "⚠ " : "  "}${plain(line)}`, width)));
   }
 
   /**

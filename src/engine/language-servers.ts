@@ -1,0 +1,106 @@
+import type { Config } from "../config/schema.ts";
+import type { LanguageServers } from "../lsp/pool.ts";
+import type { Db } from "../store/db.ts";
+import { trustedRootOf } from "../store/trust.ts";
+import { waitMs } from "../timing.ts";
+import { type Diagnostic, worthSaying } from "../tools/diagnostics.ts";
+import type { LanguageServerAccess } from "../tools/server-access.ts";
+import { displayPath } from "../tools/paths.ts";
+import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
+import type { CommandSetup } from "../tools/tool.ts";
+
+const IDLE_MS = 5 * 60_000;
+const WAIT_MS = 3_000;
+const START_MS = 15_000;
+
+/**
+ * The language servers of one engine (one process), shared by its sessions: src/lsp/ is loaded at
+ * the first edit or lookup of a file a server may handle, never at start-up.
+ */
+export class EngineLanguageServers {
+  private pool: LanguageServers | null = null;
+  private loading: Promise<LanguageServers> | null = null;
+  private readonly editedByTurn = new WeakMap<object, EditedFiles>();
+
+  constructor(private readonly deps: { config: Pick<Config, "lsp">; commands: CommandSetup }) {}
+
+  /** Whether a server runs for the project now: the `lsp` tool is offered then. */
+  up(root: string): boolean {
+    return this.pool?.up(root) ?? false;
+  }
+
+  async servers(): Promise<LanguageServers> {
+    if (this.pool) return this.pool;
+    this.loading ??= import("../lsp/pool.ts").then(({ LanguageServers }) => {
+      const { env, hidden } = this.deps.commands;
+      this.pool = new LanguageServers({
+        servers: this.deps.config.lsp,
+        env,
+        // As a bash call of the project runs: in the sandbox, with lembas's own dirs out of reach.
+        wrap: (argv, root) => {
+          const plan = planFor(hidden, root, findSandbox(), env);
+          if (plan.kind !== "none") return plan.argv(argv, root);
+          if (plan.fallback) sayOnce(plan.why);
+          return argv;
+        },
+        idleMs: waitMs("LSP_IDLE_MS", IDLE_MS),
+        waitMs: waitMs("LSP_WAIT_MS", WAIT_MS),
+        startMs: waitMs("LSP_START_MS", START_MS),
+      });
+      return this.pool;
+    });
+    return await this.loading;
+  }
+
+  async stop(): Promise<void> {
+    await this.pool?.stop();
+  }
+
+  /** The files a turn (its undo, which is its own) edited, with what their servers said of them. */
+  editedIn(turn: object): EditedFiles {
+    let edited = this.editedByTurn.get(turn);
+    if (!edited) this.editedByTurn.set(turn, (edited = new Map()));
+    return edited;
+  }
+}
+
+/** The errors and warnings of each file a turn edited, by its shown path, as its last edit left them. */
+export type EditedFiles = Map<string, { errors: number; warnings: number }>;
+
+/**
+ * What one session's tool call reaches of the servers, or undefined where none may start: in a
+ * project that is not trusted. In plan mode a server the project ships (node_modules/.bin) is not
+ * started either. Notices (a server left off) go to the session; each file's counts to `edited`.
+ */
+export function serverAccess(
+  host: EngineLanguageServers,
+  session: { root: string; db: Db; planMode: boolean; warnings: boolean; notice(message: string): void; edited?: EditedFiles },
+): LanguageServerAccess | undefined {
+  if (trustedRootOf(session.db, session.root) === null) return undefined;
+  const asker = { root: session.root, projectBins: !session.planMode };
+  const said = (notes: readonly string[]) => notes.forEach((note) => session.notice(note));
+  return {
+    diagnose: async (path, text) => {
+      const found = await (await host.servers()).diagnose(asker, path, text);
+      said(found.notes);
+      if (found.diagnostics === null) return null;
+      const wanted = worthSaying(found.diagnostics, session.warnings);
+      // A flood read in part: what was not read is counted as more, whatever its severity.
+      const count = wanted.length + Math.max(0, found.count - found.diagnostics.length);
+      session.edited?.set(displayPath(path, session.root), tally(wanted));
+      return { diagnostics: wanted, count };
+    },
+    request: async (path, method, params) => {
+      const asked = await (await host.servers()).ask(asker, path, method, params);
+      if (!asked) return null;
+      said(asked.notes);
+      // A server left off answers nothing: the tool says no server handles the file.
+      return "off" in asked ? null : { answer: asked.answer };
+    },
+  };
+}
+
+function tally(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+  const errors = diagnostics.filter((d) => d.severity === 1).length;
+  return { errors, warnings: diagnostics.length - errors };
+}

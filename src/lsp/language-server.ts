@@ -1,0 +1,195 @@
+import { pathToFileURL } from "node:url";
+import { Connection } from "./lsp-connection.ts";
+import { type Diagnostic, fromLsp } from "../tools/diagnostics.ts";
+import { languageId } from "./known-servers.ts";
+
+/** The most diagnostics kept for one file: a server that floods is read this far, no further. */
+const MAX_KEPT = 500;
+/** After a file's first diagnostics came, the least time later ones (the rest of its checks) may take. */
+const SETTLE_MS = 250;
+
+export type StartOptions = {
+  argv: string[];
+  root: string;
+  env: Record<string, string>;
+  initializationOptions?: Record<string, unknown> | undefined;
+  startMs: number;
+  /** The server stopped working after it started (it exited, or wrote garbage): why. */
+  onBroken(why: string): void;
+};
+
+type Published = { diagnostics: Diagnostic[]; count: number };
+
+/**
+ * One running language server for one project: the documents lembas opened in it, the
+ * diagnostics it published for them, and the requests lembas makes of it.
+ */
+export class LanguageServer {
+  private readonly versions = new Map<string, { version: number; text: string }>();
+  private readonly published = new Map<string, Published>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private pull = false;
+
+  private constructor(
+    private readonly connection: Connection,
+    readonly pid: number,
+  ) {}
+
+  /** Starts the server and initializes it, or throws a sentence saying why it could not. */
+  static async start(options: StartOptions): Promise<LanguageServer> {
+    let started = false;
+    let early: string | null = null;
+    const proc = Bun.spawn(options.argv, { cwd: options.root, env: options.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    let server: LanguageServer | null = null;
+    const connection = new Connection(proc, {
+      notification: (method, params) => server?.notified(method, params),
+      broken: (why) => {
+        server?.wakeAll();
+        if (started) options.onBroken(why);
+        else early = why;
+      },
+    });
+    server = new LanguageServer(connection, proc.pid);
+    const rootUri = pathToFileURL(options.root).href;
+    let answer: unknown;
+    try {
+      answer = await connection.request("initialize", initializeParams(rootUri, options.initializationOptions), options.startMs);
+    } catch (error) {
+      await connection.stop(100);
+      throw new Error(early ?? (error instanceof Error ? error.message : String(error)));
+    }
+    started = true;
+    server.pull = hasPull(answer);
+    connection.notify("initialized", {});
+    return server;
+  }
+
+  get alive(): boolean {
+    return this.connection.alive;
+  }
+
+  /**
+   * The file's diagnostics once the server has seen TEXT as its content: pulled where the server
+   * offers that, else the ones it publishes next. Null when it said nothing within `waitMs`.
+   */
+  async diagnose(path: string, text: string, waitMs: number): Promise<Published | null> {
+    const uri = pathToFileURL(path).href;
+    const before = this.published.get(uri);
+    this.sync(path, uri, text, true);
+    if (this.pull) {
+      const report = await this.connection.request("textDocument/diagnostic", { textDocument: { uri } }, waitMs).catch(() => null);
+      const items = (report as { items?: unknown } | null)?.items;
+      return Array.isArray(items) ? bounded(items) : null;
+    }
+    return await this.nextPublished(uri, before, waitMs);
+  }
+
+  /** A request about a file at a position (or the workspace): the document is opened as it is first. */
+  async ask(method: string, params: Record<string, unknown>, path: string, text: string, waitMs: number): Promise<unknown> {
+    const uri = pathToFileURL(path).href;
+    this.sync(path, uri, text, false);
+    return await this.connection.request(method, method === "workspace/symbol" ? params : { textDocument: { uri }, ...params }, waitMs);
+  }
+
+  async stop(): Promise<void> {
+    await this.connection.stop();
+  }
+
+  kill(): void {
+    this.connection.kill();
+  }
+
+  /** Ends every wait for diagnostics now (the server stopped: none will come). */
+  private wakeAll(): void {
+    for (const wakers of this.waiters.values()) for (const wake of wakers) wake();
+  }
+
+  private sync(path: string, uri: string, text: string, saved: boolean): void {
+    const open = this.versions.get(uri);
+    if (open?.text === text && !saved) return;
+    if (!open) {
+      this.versions.set(uri, { version: 1, text });
+      this.connection.notify("textDocument/didOpen", { textDocument: { uri, languageId: languageId(path), version: 1, text } });
+    } else {
+      const version = open.version + 1;
+      this.versions.set(uri, { version, text });
+      this.connection.notify("textDocument/didChange", { textDocument: { uri, version }, contentChanges: [{ text }] });
+    }
+    if (saved) this.connection.notify("textDocument/didSave", { textDocument: { uri }, text });
+  }
+
+  private notified(method: string, params: unknown): void {
+    if (method !== "textDocument/publishDiagnostics") return;
+    const p = params as { uri?: unknown; diagnostics?: unknown } | null;
+    // Only the files lembas opened: a server that publishes for the whole workspace is not kept.
+    if (typeof p?.uri !== "string" || !this.versions.has(p.uri) || !Array.isArray(p.diagnostics)) return;
+    this.published.set(p.uri, bounded(p.diagnostics));
+    for (const wake of this.waiters.get(p.uri) ?? []) wake();
+  }
+
+  /** The diagnostics published after `before`, and the ones that follow them while they keep coming (within `waitMs` in all). */
+  private nextPublished(uri: string, before: Published | undefined, waitMs: number): Promise<Published | null> {
+    return new Promise((resolve) => {
+      const wakers = this.waiters.get(uri) ?? new Set<() => void>();
+      this.waiters.set(uri, wakers);
+      let settle: ReturnType<typeof setTimeout> | null = null;
+      const asked = performance.now();
+      let settleMs: number | null = null;
+      const done = () => {
+        clearTimeout(deadline);
+        if (settle) clearTimeout(settle);
+        wakers.delete(wake);
+        const now = this.published.get(uri);
+        resolve(now !== undefined && now !== before ? now : null);
+      };
+      const wake = () => {
+        if (settle) clearTimeout(settle);
+        // A server publishes a file's checks one by one (syntax first): after the first, it gets as
+        // long again for the rest as the first took, so a busy machine's slower checks are waited for.
+        settleMs ??= Math.max(SETTLE_MS, performance.now() - asked);
+        settle = setTimeout(done, settleMs);
+      };
+      const deadline = setTimeout(done, waitMs);
+      wakers.add(wake);
+    });
+  }
+}
+
+function bounded(items: unknown[]): Published {
+  const diagnostics: Diagnostic[] = [];
+  for (const item of items.slice(0, MAX_KEPT)) {
+    const d = fromLsp(item);
+    if (d) diagnostics.push(d);
+  }
+  return { diagnostics, count: items.length };
+}
+
+function hasPull(answer: unknown): boolean {
+  const capabilities = (answer as { capabilities?: { diagnosticProvider?: unknown } } | null)?.capabilities;
+  return capabilities?.diagnosticProvider !== undefined && capabilities.diagnosticProvider !== null && capabilities.diagnosticProvider !== false;
+}
+
+function initializeParams(rootUri: string, initializationOptions: Record<string, unknown> | undefined): Record<string, unknown> {
+  return {
+    // None: in the sandbox's own pid namespace lembas's pid names no process, and a server that
+    // watches it would exit at once. lembas stops its servers itself, and their stdin closes with it.
+    processId: null,
+    clientInfo: { name: "lembas" },
+    rootUri,
+    workspaceFolders: [{ uri: rootUri, name: "project" }],
+    capabilities: {
+      textDocument: {
+        synchronization: { didSave: true },
+        publishDiagnostics: { relatedInformation: false },
+        diagnostic: { dynamicRegistration: false },
+        definition: { linkSupport: true },
+        references: {},
+        hover: { contentFormat: ["plaintext", "markdown"] },
+        documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+      },
+      workspace: { symbol: {}, configuration: true, workspaceFolders: true },
+    },
+    ...(initializationOptions ? { initializationOptions } : {}),
+    trace: "off",
+  };
+}

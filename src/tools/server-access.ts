@@ -1,0 +1,13 @@
+import type { Diagnostic } from "./diagnostics.ts";
+
+/**
+ * The project's language servers as a tool reaches them (src/lsp/ runs them): the diagnostics of a
+ * file just written, and the requests the `lsp` tool makes. A server that is not installed, not
+ * allowed to start (an untrusted project) or does not answer in time gives null: nothing is said.
+ */
+export type LanguageServerAccess = {
+  /** The errors (and warnings the person opted into) of the file now that TEXT is its content; `count`: all of them, listed or not. */
+  diagnose(path: string, text: string): Promise<{ diagnostics: Diagnostic[]; count: number } | null>;
+  /** An LSP request about the file (its textDocument is added), or workspace/symbol; null: no server handles the file. */
+  request(path: string, method: string, params: Record<string, unknown>): Promise<{ answer: unknown } | null>;
+};

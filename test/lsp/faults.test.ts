@@ -1,0 +1,169 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { isStep, step } from "../support/engine.ts";
+import { contentText, type ScriptedModel } from "../support/model.ts";
+import { afterHeader, modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
+
+let box: ProjectSandbox;
+let model: ScriptedModel;
+modelProjectEach((made) => ({ box, model } = made));
+
+const FAKE = resolve(import.meta.dir, "../support/fake-lsp.ts");
+/** Waits long enough for a loaded machine to start the fake server: it answers at once, or (hang) never. */
+const WAITS = { LEMBAS_TEST_LSP_WAIT_MS: "10000", LEMBAS_TEST_LSP_START_MS: "30000" };
+
+/** The log the fake server appends its pid to at each start. */
+const startsLog = () => join(box.dir, "starts.log");
+const starts = () => (existsSync(startsLog()) ? readFileSync(startsLog(), "utf8").trim().split("\n").filter(Boolean).length : 0);
+
+/** config.yaml with the test connection and the fake server, in MODE, for *.fake files; the project trusted unless said. */
+async function withServer(mode: string, opts: { trusted?: boolean; command?: string } = {}): Promise<void> {
+  const command = opts.command ?? process.execPath;
+  const args = opts.command ? "[]" : JSON.stringify([FAKE, mode, startsLog()]);
+  writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nlsp:\n  fake:\n    command: ${command}\n    args: ${args}\n    extensions: [fake]\n`);
+  if (opts.trusted ?? true) expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+}
+
+/** The model writes each of these contents to a.fake in turn, then ends. */
+function writes(...contents: string[]): void {
+  for (const content of contents) model.push(step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content } }] }));
+  model.push(step({ text: "done" }));
+}
+
+const run = (waits: Record<string, string> = {}) => runLembas(box, ["run", "--yes", "write it"], { cwd: box.project, env: { ...WAITS, ...waits }, timeoutMs: 120_000 });
+/** What the model read back of each tool call, in order. */
+const toolResults = () => {
+  const last = model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? [];
+  return last.filter((m) => m.role === "tool").map((m) => contentText(m.content));
+};
+
+describe("a language server after an edit", () => {
+  test("the file's errors come after the write's result, each as path:line:col severity message; the turn ends with one line of them", async () => {
+    await withServer("ok");
+    writes("fine\nERR here\n  WARN there\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()).toEqual(["Created a.fake (3 lines).\n\nThe language server reports in a.fake now:\na.fake:2:1 error bad thing on line 2"]);
+    expect(afterHeader(result.stderr)).toContain("lembas: 1 error in a.fake");
+  });
+
+  test("a server that offers pull diagnostics is asked for them", async () => {
+    await withServer("pull");
+    writes("ERR\n", "ok\nERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [first, second] = toolResults();
+    expect(first).toEndWith("a.fake:1:1 error bad thing on line 1");
+    expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
+  });
+
+  test("warnings too when config.yaml says lsp_warnings: true", async () => {
+    await withServer("ok");
+    writeFileSync(join(box.configDir, "config.yaml"), `${readFileSync(join(box.configDir, "config.yaml"), "utf8")}lsp_warnings: true\n`);
+    writes("fine\nERR here\n  WARN there\n");
+    const result = await run();
+    expect(toolResults()[0]).toEndWith("a.fake:2:1 error bad thing on line 2\na.fake:3:3 warning odd thing on line 3");
+    expect(afterHeader(result.stderr)).toContain("lembas: 1 error and 1 warning in a.fake");
+  });
+
+  test("an edit that leaves no error adds nothing, and the turn says nothing of it", async () => {
+    await withServer("ok");
+    writes("ERR\n", "all good\n");
+    const result = await run();
+    expect(toolResults()).toEqual([expect.stringContaining("a.fake:1:1 error"), "Wrote a.fake (1 line)."]);
+    expect(afterHeader(result.stderr)).not.toContain("error in a.fake");
+  });
+
+  test("a server that is not installed: nothing is said, nothing added", async () => {
+    await withServer("ok", { command: "no-such-language-server" });
+    writes("ERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()).toEqual(["Created a.fake (1 line)."]);
+    expect(afterHeader(result.stderr)).not.toContain("language server");
+  });
+
+  test("in a project that is not trusted no server starts", async () => {
+    await withServer("ok", { trusted: false });
+    writes("ERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()).toEqual(["Created a.fake (1 line)."]);
+    expect(starts()).toBe(0);
+  });
+
+  test("a server that crashes at start is left off with a notice, tried once", async () => {
+    await withServer("crash-start");
+    writes("ERR\n", "ERR again\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()).toEqual(["Created a.fake (1 line).", "Wrote a.fake (1 line)."]);
+    expect(afterHeader(result.stderr)).toMatch(/the fake language server \(.*\) did not start: it exited \(7\); lembas leaves it off for /);
+    expect(starts()).toBe(1);
+  });
+
+  test("a server that crashes mid-session is started again once, at once; when it crashes again it is left off with a notice", async () => {
+    await withServer("ok");
+    writes("ERR\n", "CRASH\nERR\n", "x\nERR\n", "CRASH\n", "x\nx\nERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [first, crashed, restarted, again, off] = toolResults();
+    expect(first).toContain("a.fake:1:1 error");
+    // The server that crashed on the change is started again, and it checks the file as written.
+    expect(crashed).toContain("a.fake:2:1 error");
+    expect(restarted).toContain("a.fake:2:1 error");
+    expect(again).toBe("Wrote a.fake (1 line).");
+    expect(off).toBe("Wrote a.fake (3 lines).");
+    expect(afterHeader(result.stderr)).toMatch(/the fake language server stopped again \(it exited \(3\)\): lembas leaves it off for /);
+    expect(starts()).toBe(2);
+  });
+
+  test("a server left unused past its idle limit is stopped, and the next edit starts it again without a word", async () => {
+    await withServer("ok");
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "ERR\n" } }] }),
+      step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 2" } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "x\nERR\n" } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run({ LEMBAS_TEST_LSP_IDLE_MS: "300" });
+    expect(result.code).toBe(0);
+    const [first, , second] = toolResults();
+    expect(first).toContain("a.fake:1:1 error");
+    expect(second).toContain("a.fake:2:1 error");
+    expect(starts()).toBe(2);
+    expect(afterHeader(result.stderr)).not.toContain("language server");
+  });
+
+  test("a server that hangs: the edit waits its bounded time and adds nothing", async () => {
+    await withServer("hang");
+    writes("ERR\n");
+    // The whole wait is sat out here: a short one.
+    const result = await run({ LEMBAS_TEST_LSP_WAIT_MS: "500" });
+    expect(result.code).toBe(0);
+    expect(toolResults()).toEqual(["Created a.fake (1 line)."]);
+    expect(starts()).toBe(1);
+  });
+
+  test("a server that floods diagnostics: the first 20 are listed, the rest counted", async () => {
+    await withServer("flood");
+    writes("ERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    const lines = (toolResults()[0] ?? "").split("\n");
+    expect(lines.filter((line) => /^a\.fake:\d+:1 error flood \d+$/.test(line))).toHaveLength(20);
+    expect(lines.at(-1)).toBe("… and 99980 more");
+    expect(afterHeader(result.stderr)).toContain("lembas: 500 errors in a.fake");
+  });
+
+  test("a server that writes garbage on stdout is left off with a notice; lembas goes on", async () => {
+    await withServer("garbage");
+    writes("ERR\n", "ERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()).toEqual(["Created a.fake (1 line).", "Wrote a.fake (1 line)."]);
+    expect(afterHeader(result.stderr)).toContain('the fake language server broke off (it wrote "[info] checking the file now" where a header belongs): lembas leaves it off for');
+    expect(starts()).toBe(1);
+  });
+});

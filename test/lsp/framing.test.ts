@@ -1,0 +1,29 @@
+import { describe, expect, test } from "bun:test";
+import { FrameReader, frame, MAX_MESSAGE_BYTES } from "../../src/lsp/framing.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe("LSP's framing", () => {
+  test("a message split anywhere, and two in one chunk, come out whole; the length counts bytes, not characters", () => {
+    const reader = new FrameReader();
+    const framed = Buffer.concat([frame({ id: 1, result: "ünïcödé ✓" }), frame({ method: "x" })]);
+    const out: unknown[] = [];
+    for (let i = 0; i < framed.length; i += 7) out.push(...reader.push(framed.subarray(i, i + 7)));
+    expect(out).toEqual([{ id: 1, result: "ünïcödé ✓" }, { method: "x" }]);
+  });
+
+  test("a header beside Content-Length is read past", () => {
+    const body = JSON.stringify({ id: 2 });
+    expect(new FrameReader().push(bytes(`Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: ${body.length}\r\n\r\n${body}`))).toEqual([{ id: 2 }]);
+  });
+
+  test("a log line where a header belongs is garbage at once, said with what came", () => {
+    expect(() => new FrameReader().push(bytes("Listening on stdio\n"))).toThrow('it wrote "Listening on stdio" where a header belongs');
+  });
+
+  test("a body that is not JSON, a header without a length and a length past the bound are garbage", () => {
+    expect(() => new FrameReader().push(bytes("Content-Length: 3\r\n\r\nabc"))).toThrow("it sent a message that is not JSON");
+    expect(() => new FrameReader().push(bytes("Content-Type: x\r\n\r\n{}"))).toThrow("it sent a header without a Content-Length");
+    expect(() => new FrameReader().push(bytes(`Content-Length: ${MAX_MESSAGE_BYTES + 1}\r\n\r\n`))).toThrow("more than lembas reads");
+  });
+});

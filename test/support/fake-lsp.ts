@@ -1,0 +1,86 @@
+/**
+ * A language server that speaks LSP as a bad one does, a real peer for lembas's client: started as
+ * `bun fake-lsp.ts MODE LOG`, it appends its pid to LOG when it starts, then by MODE:
+ * - ok: publishes, for each file opened or changed, an error on every line holding ERR and a
+ *   warning on every line holding WARN; a change to a text holding CRASH makes it exit at once;
+ * - crash-start: exits before it answers initialize;
+ * - hang: answers initialize, then never says anything again;
+ * - flood: publishes 100,000 errors for the file, and diagnostics for 2,000 files never opened;
+ * - garbage: answers initialize, then writes a log line to stdout where a message belongs;
+ * - pull: publishes nothing, and answers textDocument/diagnostic (pull diagnostics) as ok publishes.
+ */
+import { appendFileSync } from "node:fs";
+
+const [mode = "ok", log] = process.argv.slice(2);
+if (log) appendFileSync(log, `${process.pid}\n`);
+if (mode === "crash-start") process.exit(7);
+
+function send(message: unknown): void {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...(message as object) }));
+  process.stdout.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]));
+}
+
+function diagnostics(text: string): unknown[] {
+  return text.split("\n").flatMap((line, i) => {
+    const at = (word: string) => line.indexOf(word);
+    if (at("ERR") >= 0) return [{ range: { start: { line: i, character: at("ERR") }, end: { line: i, character: at("ERR") + 3 } }, severity: 1, message: `bad thing on line ${i + 1}` }];
+    if (at("WARN") >= 0) return [{ range: { start: { line: i, character: at("WARN") }, end: { line: i, character: at("WARN") + 4 } }, severity: 2, message: `odd thing on line ${i + 1}` }];
+    return [];
+  });
+}
+
+const texts = new Map<string, string>();
+
+function publish(uri: string, text: string, changed: boolean): void {
+  if (changed && text.includes("CRASH")) process.exit(3);
+  texts.set(uri, text);
+  if (mode === "pull") return;
+  if (mode === "hang") return;
+  if (mode === "garbage") {
+    process.stdout.write("[info] checking the file now\n");
+    return;
+  }
+  if (mode === "flood") {
+    for (let i = 0; i < 2_000; i++) send({ method: "textDocument/publishDiagnostics", params: { uri: `file:///elsewhere/f${i}.fake`, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, message: "x" }] } });
+    const many = Array.from({ length: 100_000 }, (_, i) => ({ range: { start: { line: i, character: 0 }, end: { line: i, character: 1 } }, severity: 1, message: `flood ${i + 1}` }));
+    send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: many } });
+    return;
+  }
+  send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: diagnostics(text) } });
+}
+
+function handle(message: { id?: number; method?: string; params?: Record<string, unknown> }): void {
+  const p = message.params ?? {};
+  const doc = p.textDocument as { uri: string; text?: string } | undefined;
+  switch (message.method) {
+    case "initialize":
+      return send({ id: message.id, result: { capabilities: { textDocumentSync: 1, definitionProvider: true, ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}) } } });
+    case "textDocument/diagnostic":
+      return send({ id: message.id, result: { kind: "full", items: diagnostics(texts.get(doc?.uri ?? "") ?? "") } });
+    case "shutdown":
+      return send({ id: message.id, result: null });
+    case "exit":
+      return process.exit(0);
+    case "textDocument/didOpen":
+      return publish(doc?.uri ?? "", doc?.text ?? "", false);
+    case "textDocument/didChange":
+      return publish(doc?.uri ?? "", ((p.contentChanges as { text: string }[] | undefined) ?? [])[0]?.text ?? "", true);
+    default:
+      if (message.id !== undefined && mode !== "hang") send({ id: message.id, result: null });
+  }
+}
+
+let buffer = Buffer.alloc(0);
+process.stdin.on("data", (chunk: Buffer) => {
+  buffer = Buffer.concat([buffer, chunk]);
+  for (;;) {
+    const end = buffer.indexOf("\r\n\r\n");
+    if (end < 0) return;
+    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString())?.[1]);
+    if (buffer.length < end + 4 + length) return;
+    const body = buffer.subarray(end + 4, end + 4 + length).toString();
+    buffer = buffer.subarray(end + 4 + length);
+    handle(JSON.parse(body));
+  }
+});
+process.stdin.on("end", () => process.exit(0));
