@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { tokensOfChars } from "../../src/engine/tokens.ts";
+import { toolSpecs } from "../../src/engine/toolset.ts";
+import { lspTool } from "../../src/tools/lsp.ts";
+import { webSearchTool } from "../../src/tools/web-search.ts";
 import { type EngineHarness, engineHarness, isStep, step } from "../support/engine.ts";
 import { type ChatRequest, contentText } from "../support/model.ts";
 
@@ -57,6 +61,18 @@ describe("the weight of what precedes the first word", () => {
     const spec = JSON.stringify((first.tools ?? []).find((t) => (t as { function: { name: string } }).function.name === "code_search"));
     expect(tokensOfChars(JSON.parse(spec).function.description.length)).toBeLessThanOrEqual(60);
     expect(weight(first, project) - without).toBeLessThanOrEqual(120);
+  });
+
+  test("every tool of this wave offered at once (code_search, lsp, web_search): at most 3,000 o200k tokens, as the peers' benchmark counts them", async () => {
+    // code_search comes with an embedding model; lsp while a server runs and web_search where the
+    // connection's API has a search are not set up here: their specs are the ones the engine sends.
+    const { first, project } = await firstRequest(131_072, true);
+    expect(names(first)).toContain("code_search");
+    const more = toolSpecs([lspTool, webSearchTool], { contextLength: 131_072 });
+    const system = contentText(first.messages?.[0]?.content).replaceAll(project, "/home/person/project");
+    const o200k = encode(system).length + encode(JSON.stringify([...(first.tools ?? []), ...more])).length;
+    expect(o200k).toBeGreaterThan(1000);
+    expect(o200k).toBeLessThanOrEqual(3000);
   });
 
   test("an 8k window: at most 2,000 tokens", async () => {
