@@ -10,7 +10,33 @@ export type GlobScreen = {
    * Nothing is sliced or lower-cased for a text no glob could match.
    */
   matches(text: string, from?: number): boolean;
+  /** Per ASCII code as written: 1 when a text starting (`firsts`) or ending (`lasts`) with it may match; `always` when any may. */
+  readonly firsts: Uint8Array;
+  readonly lasts: Uint8Array;
+  readonly always: boolean;
 };
+
+/**
+ * Whether `text.slice(from)` may match any of `screens`, from its first and last characters alone
+ * (false: none matches; true: ask each).
+ */
+export function anyMayMatch(screens: readonly GlobScreen[]): (text: string, from: number) => boolean {
+  const firsts = new Uint8Array(128);
+  const lasts = new Uint8Array(128);
+  for (const screen of screens) {
+    for (let code = 0; code < 128; code++) {
+      firsts[code] = (firsts[code] ?? 0) | (screen.firsts[code] ?? 0);
+      lasts[code] = (lasts[code] ?? 0) | (screen.lasts[code] ?? 0);
+    }
+  }
+  const always = screens.some((screen) => screen.always);
+  return (text, from) => {
+    if (always || text.length <= from) return true;
+    const first = text.charCodeAt(from);
+    const last = text.charCodeAt(text.length - 1);
+    return first >= 128 || last >= 128 || firsts[first] === 1 || lasts[last] === 1;
+  };
+}
 
 /** The text before a glob's first special character and after its last: every text it matches starts and ends with them. */
 export type Shape = { start: string; end: string };
@@ -47,6 +73,14 @@ export function globScreen(patterns: readonly string[], fold: boolean): GlobScre
     else if (end !== "") byLast[end.charCodeAt(end.length - 1)]?.push(one);
     else always.push(one);
   }
+  // The codes as written that lead to a bucket (both cases of a letter when folding).
+  const firsts = new Uint8Array(128);
+  const lasts = new Uint8Array(128);
+  for (let code = 0; code < 128; code++) {
+    const key = fold ? lowerAscii(code) : code;
+    firsts[code] = (byFirst[key]?.length ?? 0) > 0 ? 1 : 0;
+    lasts[code] = (byLast[key]?.length ?? 0) > 0 ? 1 : 0;
+  }
   const run = (list: readonly Compiled[], text: string): boolean => {
     for (const { glob, shape } of list) {
       if (!text.startsWith(shape.start) || !text.endsWith(shape.end)) continue;
@@ -55,6 +89,9 @@ export function globScreen(patterns: readonly string[], fold: boolean): GlobScre
     return false;
   };
   return {
+    firsts,
+    lasts,
+    always: always.length > 0,
     matches(text, from = 0) {
       const length = text.length;
       if (all.length === 0) return false;

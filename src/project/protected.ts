@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
-import { type GlobScreen, globScreen } from "./glob-screen.ts";
+import { anyMayMatch, type GlobScreen, globScreen } from "./glob-screen.ts";
 
 /**
  * Secrets: env files (every name starting `.env`), private keys and `.ssh`. Name globs, matched
@@ -191,6 +191,9 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
   // ("secret") says: here only whether it is one of the dirs itself is left to look at.
   const dirLengths = new Set(dirsBelow.map((dir) => dir.length - 1));
   const isDir = (path: string): boolean => dirLengths.has(path.length) && dirsBelow.some((dir) => dir.length === path.length + 1 && dir.startsWith(path));
+  // Most names and relative paths no glob could match, which their first and last characters say.
+  const nameMay = anyMayMatch([rules.screens.secret, rules.screens.guarded, rules.screens.names]);
+  const relMay = sep === "/" ? anyMayMatch([rules.screens.globs]) : () => true;
   const dirs = new Map<string, Protection | null>();
   // A listing gives a directory's files one after another: their parent is compared, not looked up.
   let lastParent = "";
@@ -219,6 +222,7 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
     }
     if (above === "secret" || isDir(path)) return "secret";
     const name = deeper ? cut + 1 : path.length - basename(path).length;
+    if (!nameMay(path, name) && !relMay(path, below.length)) return above;
     return nameProtection(path, name, rules) ?? ownProtection(path, below.length, rules) ?? above;
   };
   return judge;

@@ -10,7 +10,7 @@ const root = "/home/p/project";
 /** config.yaml's globs of every shape: fixed start, fixed end, both, neither, classes, braces, upper case, non-ASCII. */
 const EXTRA = [
   "*.secret", "Token*", "[Tt]mp?.log", "{a,B}.txt", "generated", "Ärger*", "*ß", "id_[a-z]*",
-  "Secrets/**", "infra/**", "**/keys.json", "conf/**/db.yaml", "docs/*.PEM", "*/private/*", "ÖL/**", "a?c/**",
+  "Secrets/**", "infra/**", "**/keys.json", "conf/**/db.yaml", "docs/*.PEM", "ÖL/**", "a?c/**",
 ];
 const DIRS = [`${root}/.lembas`, `${root}/state/lembas`, "/home/p/.config/lembas"];
 
@@ -56,10 +56,13 @@ const ODD = ["./a.ts", "src/../.env", "src/./x", "a//b", "a/b/", "src/.", "src/.
   .map((rel) => `${root}/${rel}`)
   .concat(["/home/p/.ssh/id_rsa", "/etc/hosts", root, "/home/p/.config/lembas/config.yaml", "/home/p/.config/lembasx"]);
 
-for (const foldCase of [false, true]) {
-  test(`the listing's judge says what protection says over 40,000 generated paths (config globs ${foldCase ? "folding" : "keeping"} case)`, () => {
-    const rules = protectedPaths(EXTRA, DIRS, foldCase);
-    const paths = [...generated(10_000, foldCase ? 7 : 3), ...ODD];
+// With a glob that no fixed character screens (`*/private/*`) every path is looked at; without, most are not.
+const EXTRAS = { screened: EXTRA, unscreened: [...EXTRA, "*/private/*"] };
+
+for (const [kind, extra] of Object.entries(EXTRAS)) for (const foldCase of [false, true]) {
+  test(`the listing's judge says what protection says over 20,000 generated paths (config globs ${kind}, ${foldCase ? "folding" : "keeping"} case)`, () => {
+    const rules = protectedPaths(extra, DIRS, foldCase);
+    const paths = [...generated(5_000, foldCase ? 7 : 3), ...ODD];
     const judge = protectionJudge(root, rules);
     const wrong: [string, unknown, unknown][] = [];
     for (const path of paths) {
