@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
+import { anyMayMatch, type GlobScreen, globScreen } from "./glob-screen.ts";
 
 /**
  * Secrets: env files (every name starting `.env`), private keys and `.ssh`. Name globs, matched
@@ -44,8 +45,8 @@ export type ProtectedPaths = {
    * ending `/**` also matches the directory itself, which protects it and (through it) what it holds.
    */
   globs: Bun.Glob[];
-  /** What a text must start and end with to match each glob of the lists above, in their order: most need no glob matched. */
-  shapes: { secret: Shape[]; guarded: Shape[]; names: Shape[]; globs: Shape[] };
+  /** The lists above compiled for a listing's many names and paths (see {@link GlobScreen}): the same answers, most found without a glob run. */
+  screens: { secret: GlobScreen; guarded: GlobScreen; names: GlobScreen; globs: GlobScreen };
   /** lembas's config and state dirs (absolute, normalised, each as given and as it really is): secrets, with all they hold. */
   dirs: string[];
 };
@@ -60,47 +61,26 @@ export function protectedPaths(extra: readonly string[], dirs: readonly string[]
   const slashed = [...GUARDED_GLOBS, ...extra.filter((p) => p.includes("/"))].map(fold);
   const dirsOfGlobs = slashed.filter((p) => p.endsWith("/**")).map((p) => p.slice(0, -3)).filter((p) => p !== "" && p !== "**");
   const forms = dirs.flatMap((dir) => [resolve(dir), realPath(dir)]);
+  const names = extra.filter((p) => !p.includes("/")).map(fold);
+  const globs = [...slashed, ...dirsOfGlobs];
   return {
     secret: SECRET_NAMES.map(glob),
     guarded: GUARDED_NAMES.map(glob),
-    names: extra.filter((p) => !p.includes("/")).map((p) => glob(fold(p))),
+    names: names.map(glob),
     foldCase,
-    globs: [...slashed, ...dirsOfGlobs].map(glob),
-    shapes: {
-      secret: SECRET_NAMES.map(shapeOf),
-      guarded: GUARDED_NAMES.map(shapeOf),
-      names: extra.filter((p) => !p.includes("/")).map((p) => shapeOf(fold(p))),
-      globs: [...slashed, ...dirsOfGlobs].map(shapeOf),
+    globs: globs.map(glob),
+    screens: {
+      secret: SECRET_SCREEN,
+      guarded: GUARDED_SCREEN,
+      names: globScreen(names, foldCase),
+      globs: globScreen(globs, foldCase),
     },
     dirs: [...new Set(forms)],
   };
 }
 
-/** The text before a glob's first special character and after its last: every text it matches starts and ends with them. */
-export type Shape = { start: string; end: string };
-
-const SPECIAL = /[*?[\]{}\\!]/;
-
-export function shapeOf(pattern: string): Shape {
-  // Negated, or a form the glob may normalise: no shape to go by.
-  if (pattern.startsWith("!") || pattern.startsWith("./") || pattern.startsWith("/")) return { start: "", end: "" };
-  const first = pattern.search(SPECIAL);
-  if (first < 0) return { start: pattern, end: "" };
-  let last = pattern.length - 1;
-  while (!SPECIAL.test(pattern.charAt(last))) last--;
-  // `**/` and `/**` may match no directory at all, the slash beside them included.
-  return { start: pattern.slice(0, first).replace(/\/$/, ""), end: pattern.slice(last + 1).replace(/^\//, "") };
-}
-
-/** Whether any of `globs` (of the shapes `shapes`) matches `text`, each glob's shape looked at first. */
-function anyMatches(globs: readonly Bun.Glob[], shapes: readonly Shape[], text: string): boolean {
-  for (let i = 0; i < globs.length; i++) {
-    const shape = shapes[i];
-    if (shape && (!text.startsWith(shape.start) || !text.endsWith(shape.end))) continue;
-    if (globs[i]?.match(text)) return true;
-  }
-  return false;
-}
+const SECRET_SCREEN = globScreen(SECRET_NAMES, true);
+const GUARDED_SCREEN = globScreen(GUARDED_NAMES, true);
 
 /**
  * Whether an absolute path is protected, judged relative to the project root: by its name and the
@@ -190,25 +170,45 @@ function unusual(path: string): boolean {
 }
 
 /**
+ * {@link unusual} for a path whose part before its last `/` (at `cut`) is not: only its name can
+ * make it so, by being empty, starting with a dot, or holding a backslash.
+ */
+function unusualName(path: string, cut: number): boolean {
+  const maybe = cut === path.length - 1 || path.charCodeAt(cut + 1) === DOT || path.includes("\\", cut);
+  return maybe && UNUSUAL.test(path);
+}
+
+const DOT = 46;
+
+/**
  * {@link protection} for many paths under one root, as a listing or a tool call asks: each
  * directory is judged once, and a path below it by its own name and relative path only.
  */
 export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
   const below = withSep(root);
   const dirsBelow = rules.dirs.map(withSep);
-  // Paths here are normalised (odd forms go the long way), so a prefix says what isInside would.
-  const inDir = (path: string): boolean => dirsBelow.some((dir) => path.startsWith(dir) || (dir.length === path.length + 1 && dir.startsWith(path)));
+  // A path is in a protected dir when its parent is in it or is it, which its parent's verdict
+  // ("secret") says: here only whether it is one of the dirs itself is left to look at.
+  const dirLengths = new Set(dirsBelow.map((dir) => dir.length - 1));
+  const isDir = (path: string): boolean => dirLengths.has(path.length) && dirsBelow.some((dir) => dir.length === path.length + 1 && dir.startsWith(path));
+  // Most names and relative paths no glob could match, which their first and last characters say.
+  const nameMay = anyMayMatch([rules.screens.secret, rules.screens.guarded, rules.screens.names]);
+  const relMay = sep === "/" ? anyMayMatch([rules.screens.globs]) : () => true;
   const dirs = new Map<string, Protection | null>();
   // A listing gives a directory's files one after another: their parent is compared, not looked up.
   let lastParent = "";
   let lastAbove: Protection | null = null;
   const judge = (path: string): Protection | null => {
-    if (!path.startsWith(below) || unusual(path)) return protection(path, root, rules);
-    // A normalised path below the root: its parent and name by its last separator (dirname and basename cost more than the rest).
+    if (!path.startsWith(below)) return protection(path, root, rules);
+    // A path below the root: its parent and name by its last separator (dirname and basename cost more than the rest).
     const cut = sep === "/" ? path.lastIndexOf(sep) : -1;
     const deeper = cut >= below.length;
+    // The last parent was judged here, so it is normalised: only the name can make the path odd.
+    const sameParent = deeper && cut === lastParent.length && path.startsWith(lastParent);
+    // Odd forms go the long way, which normalises them; a normalised path's prefix says what isInside would.
+    if (sameParent ? unusualName(path, cut) : unusual(path)) return protection(path, root, rules);
     let above: Protection | null | undefined;
-    if (deeper && cut === lastParent.length && path.startsWith(lastParent)) above = lastAbove;
+    if (sameParent) above = lastAbove;
     else {
       const parent = deeper ? path.slice(0, cut) : dirname(path);
       above = dirs.get(parent);
@@ -220,8 +220,10 @@ export function protectionJudge(root: string, rules: ProtectedPaths): Judge {
       lastParent = parent;
       lastAbove = above;
     }
-    if (above === "secret" || inDir(path)) return "secret";
-    return ownProtection(nameProtection(deeper ? path.slice(cut + 1) : basename(path), rules), path.slice(below.length), rules) ?? above;
+    if (above === "secret" || isDir(path)) return "secret";
+    const name = deeper ? cut + 1 : path.length - basename(path).length;
+    if (!nameMay(path, name) && !relMay(path, below.length)) return above;
+    return nameProtection(path, name, rules) ?? ownProtection(path, below.length, rules) ?? above;
   };
   return judge;
 }
@@ -230,24 +232,19 @@ function withSep(path: string): string {
   return path.endsWith(sep) ? path : `${path}${sep}`;
 }
 
-/**
- * How a path inside the root is protected by its own name (`byName`, the name's verdict) or its
- * path relative to the root (`rel`), its parent's verdict and the protected dirs aside.
- */
-function ownProtection(byName: Protection | null, rel: string, rules: ProtectedPaths): Protection | null {
-  if (byName) return byName;
+/** How a path inside the root is protected by its path relative to the root (from `from` on), or null. */
+function ownProtection(path: string, from: number, rules: ProtectedPaths): Protection | null {
   if (rules.globs.length === 0) return null;
-  const posix = folded(sep === "/" ? rel : rel.split(sep).join("/"), rules);
-  return anyMatches(rules.globs, rules.shapes.globs, posix) ? "protected" : null;
+  if (sep === "/") return rules.screens.globs.matches(path, from) ? "protected" : null;
+  return rules.screens.globs.matches(path.slice(from).split(sep).join("/")) ? "protected" : null;
 }
 
-/** How a name protects what it names: a secret's, a protected name's, or null. */
-function nameProtection(name: string, rules: ProtectedPaths): Protection | null {
-  const lower = name.toLowerCase();
-  const { shapes } = rules;
-  if (anyMatches(rules.secret, shapes.secret, lower)) return "secret";
-  if (anyMatches(rules.guarded, shapes.guarded, lower)) return "protected";
-  return anyMatches(rules.names, shapes.names, folded(name, rules)) ? "protected" : null;
+/** How the name at the end of `path` (from `from` on) protects what it names: a secret's, a protected name's, or null. */
+function nameProtection(path: string, from: number, rules: ProtectedPaths): Protection | null {
+  const { screens } = rules;
+  if (screens.secret.matches(path, from)) return "secret";
+  if (screens.guarded.matches(path, from)) return "protected";
+  return screens.names.matches(path, from) ? "protected" : null;
 }
 
 /**
