@@ -42,7 +42,7 @@ export function toChatMessages(
     if (message.role === "tool") {
       if (!pendingCalls.includes(message.body.callId)) continue;
       pendingCalls = pendingCalls.filter((id) => id !== message.body.callId);
-      out.push({ role: "tool", tool_call_id: message.body.callId, content: message.body.output });
+      out.push({ role: "tool", tool_call_id: message.body.callId, content: message.body.output, ...(message.body.isError ? { failed: true as const } : {}) });
       if (opts.vision) {
         for (const image of message.body.images ?? []) {
           pendingImages.push({ type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } });

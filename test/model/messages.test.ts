@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { ModelError } from "../../src/model/errors.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
 import type { Endpoint } from "../../src/model/endpoint.ts";
-import type { ChatMessage, ChatRequest } from "../../src/model/request.ts";
+import { type ChatMessage, type ChatRequest, requestBody } from "../../src/model/request.ts";
 import { streamModel } from "../../src/model/reply-stream.ts";
 import { ToolCallAccumulator } from "../../src/model/toolcalls.ts";
 import { messagesError, messagesRoute } from "../support/messages-server.ts";
@@ -146,6 +146,16 @@ describe("Messages: what is sent", () => {
     ];
     await run(request({ messages }));
     expect(JSON.stringify(route.requests[before]?.body.messages)).not.toContain("encrypted_content");
+  });
+});
+
+describe("a failed tool result", () => {
+  test("chat completions is sent no field of its own (Messages sends it as is_error)", () => {
+    const messages: ChatMessage[] = [
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c1", content: "read failed: no such file", failed: true },
+    ];
+    expect((requestBody(request({ messages })).messages as ChatMessage[])[1]).toEqual({ role: "tool", tool_call_id: "c1", content: "read failed: no such file" });
   });
 });
 

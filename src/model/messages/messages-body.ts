@@ -87,7 +87,8 @@ function toMessages(messages: readonly ChatMessage[]): Message[] {
   };
   for (const message of messages) {
     if (message.role === "system") continue;
-    if (message.role === "tool") add("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }]);
+    // A failed call says so (docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use, "Handling tool use and tool result content blocks").
+    if (message.role === "tool") add("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content, ...(message.failed ? { is_error: true } : {}) }]);
     else if (message.role === "user") add("user", userBlocks(message.content));
     else add("assistant", assistantBlocks(message));
   }
