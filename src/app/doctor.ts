@@ -17,6 +17,7 @@ import { discover, modelWindow, windowText } from "../model/discovery.ts";
 import { probeTools } from "../model/discovery-probe.ts";
 import { type ModelApi, apiLabel, modelApi } from "../model/apis.ts";
 import { knownWindow } from "../model/claude-models.ts";
+import { thinkingConflicts } from "../model/messages/thinking-fields.ts";
 import { probeLocal } from "../model/models.ts";
 import { appliedVersion, openDb } from "../store/db.ts";
 import { type Login, listLogins } from "../store/logins.ts";
@@ -181,6 +182,7 @@ async function checkEndpoint(target: Target, options: DoctorOptions): Promise<Fi
   if (!found.ok) return [fix(`${target.label}: ${problem(found.error)}`, todo(found.error, target))];
   const { dialect, models } = found.value;
   const findings = [ok(`${target.label} ${at}: ${serverText(target.endpoint, dialect, models.map((m) => m.id))}`)];
+  findings.push(...thinkingNotice(target, models.map((m) => m.id)));
   const connection = { ...(target.context !== undefined ? { context: target.context } : {}), ...(target.endpoint.body ? { body: target.endpoint.body } : {}) };
   for (const model of models.slice(0, WINDOWS_SHOWN)) {
     const window = knownWindow(modelWindow(model, connection, dialect, DEFAULT_CONTEXT), modelApi(target.endpoint, model.id) === "messages" ? model.id : null);
@@ -201,6 +203,14 @@ function serverText(endpoint: Endpoint, dialect: DialectId, ids: readonly string
   const chat = ids.length === 0 ? modelApi(endpoint, "") === "chat" : ids.some((id) => modelApi(endpoint, id) === "chat");
   if (!chat) return `${count(ids.length, "model")}; ${spoken}`;
   return `${dialectById(dialect).name}, ${count(ids.length, "chat model")}; ${spoken}`;
+}
+
+/** The connection's body fields a Messages request that thinks leaves out (model/messages/thinking-fields.ts), said once. */
+function thinkingNotice(target: Target, ids: readonly string[]): Finding[] {
+  const left = target.endpoint.body ? thinkingConflicts(target.endpoint.body) : [];
+  if (left.length === 0 || !ids.some((id) => modelApi(target.endpoint, id) === "messages")) return [];
+  const fields = left.join(", ");
+  return [ok(`${target.label}: its body's ${fields} ${left.length === 1 ? "is" : "are"} left out of requests that think (Anthropic takes ${left.length === 1 ? "it" : "them"} only without thinking); with effort off ${left.length === 1 ? "it is" : "they are"} sent`)];
 }
 
 /** "speaks Anthropic Messages"; at api.openai.com, also which of its models speak Responses. */

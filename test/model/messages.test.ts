@@ -23,9 +23,9 @@ function request(fields: Partial<ChatRequest> = {}): ChatRequest {
 
 type Summary = { text: string; reasoning: string; calls: unknown[]; carry: unknown[]; finish?: string; error?: ModelError; usage: ModelEvent | null };
 
-async function run(req: ChatRequest = request()): Promise<Summary> {
+async function run(req: ChatRequest = request(), at: Endpoint = endpoint): Promise<Summary> {
   const events: ModelEvent[] = [];
-  for await (const e of streamModel(endpoint, req, { retry })) events.push(e);
+  for await (const e of streamModel(at, req, { retry })) events.push(e);
   expect(["finish", "error"]).toContain(events.at(-1)?.type ?? "none");
   const calls = new ToolCallAccumulator(() => "generated");
   const summary: Summary = { text: "", reasoning: "", calls: [], carry: [], usage: null };
@@ -98,6 +98,19 @@ describe("Messages: what is sent", () => {
     const before = route.requests.length;
     await run(request({ effort: "high", maxTokens: 4096 }));
     expect(route.requests[before]?.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+  });
+
+  test("a connection's body: temperature, top_k, top_p below 0.95 left out when thinking, sent when not; its max_tokens bounds the budget", async () => {
+    const body = { temperature: 0.2, top_k: 5, top_p: 0.9, max_tokens: 4000, metadata: { user_id: "u1" } };
+    route.push({ body: reply(textBlock(0, "ok")) }, { body: reply(textBlock(0, "ok")) });
+    const before = route.requests.length;
+    const thinking = await run(request({ effort: "medium" }), { ...endpoint, body });
+    expect(thinking.error).toBeUndefined();
+    const sent = route.requests[before]?.body;
+    expect(sent).toMatchObject({ max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 2000 }, metadata: { user_id: "u1" } });
+    expect([sent?.temperature, sent?.top_k, sent?.top_p]).toEqual([undefined, undefined, undefined]);
+    await run(request({ effort: "off" }), { ...endpoint, body });
+    expect(route.requests[before + 1]?.body).toMatchObject({ temperature: 0.2, top_k: 5, top_p: 0.9, max_tokens: 4000 });
   });
 
   test("the second step carries the thinking block with its signature, the tool_use, and its result; cache breakpoints on the tools, the system prompt and the last block", async () => {

@@ -1,5 +1,6 @@
 import type { Effort } from "../../config/schema.ts";
 import { claudeModel } from "../claude-models.ts";
+import { withoutThinkingConflicts } from "./thinking-fields.ts";
 import type { BodyExtras, ChatMessage, ChatRequest, ContentPart, ToolSpec } from "../request.ts";
 
 /**
@@ -31,7 +32,9 @@ export type ServerTool = Record<string, unknown>;
 
 export function messagesBody(request: ChatRequest, extras: BodyExtras = {}, serverTools: readonly ServerTool[] = []): Record<string, unknown> {
   const known = claudeModel(request.model);
-  const maxTokens = request.maxTokens ?? extras.maxOutput ?? known.maxOutput;
+  // The connection's body is merged in last, so its max_tokens is the one sent: the budget stays below it.
+  const fromBody = extras.body?.max_tokens;
+  const maxTokens = typeof fromBody === "number" && Number.isInteger(fromBody) && fromBody > 0 ? fromBody : (request.maxTokens ?? extras.maxOutput ?? known.maxOutput);
   const body: Record<string, unknown> = { model: request.model, max_tokens: maxTokens, stream: true };
   const system = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
   if (system) body.system = [{ type: "text", text: system, cache_control: CACHE }];
@@ -45,8 +48,9 @@ export function messagesBody(request: ChatRequest, extras: BodyExtras = {}, serv
     body.tools = tools;
   }
   const budget = thinksNow(messages) ? thinkingBudget(request.effort, maxTokens, known.thinks) : null;
-  if (budget !== null) body.thinking = { type: "enabled", budget_tokens: budget };
-  return extras.body ? Object.assign(body, extras.body) : body;
+  if (budget === null) return extras.body ? Object.assign(body, extras.body) : body;
+  body.thinking = { type: "enabled", budget_tokens: budget };
+  return extras.body ? Object.assign(body, withoutThinkingConflicts(extras.body)) : body;
 }
 
 /** The budget for an effort, below max_tokens as the API asks; null: no thinking (off, a model without it, or no room). */
