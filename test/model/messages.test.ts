@@ -149,6 +149,20 @@ describe("Messages: what is sent", () => {
     expect(body?.tools).toEqual([{ name: "read", description: "Reads a file.", input_schema: { type: "object", properties: {} }, cache_control: { type: "ephemeral" } }]);
   });
 
+  test("two assistant messages in a row are one, its thinking first", async () => {
+    route.push({ body: reply(textBlock(0, "ok")) });
+    const before = route.requests.length;
+    const messages: ChatMessage[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: "Understood." },
+      { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "read", arguments: "{}" } }], carry: [{ api: "messages", item: { type: "thinking", thinking: "Read it.", signature: "sig-1" } }] },
+      { role: "tool", tool_call_id: "toolu_1", content: "x" },
+    ];
+    expect((await run(request({ effort: "medium", messages }))).error).toBeUndefined();
+    const sent = route.requests[before]?.body.messages as { role: string; content: { type: string }[] }[];
+    expect(sent[1]?.content.map((b) => b.type)).toEqual(["thinking", "text", "tool_use"]);
+  });
+
   test("a carried item of another API is not sent", async () => {
     route.push({ body: reply(textBlock(0, "ok")) });
     const before = route.requests.length;
