@@ -12,11 +12,12 @@ import { type Endpoint, endpointFromConnection, endpointFromLogin } from "../mod
 import { displayUrl, type ModelError } from "../model/errors.ts";
 import { DEFAULT_CONTEXT } from "../model/resolved.ts";
 import { ModelRegistry } from "../model/registry.ts";
-import { dialectById } from "../model/dialects.ts";
+import { type DialectId, dialectById } from "../model/dialects.ts";
 import { discover, modelWindow, windowText } from "../model/discovery.ts";
 import { probeTools } from "../model/discovery-probe.ts";
 import { type ModelApi, apiLabel, modelApi } from "../model/apis.ts";
 import { knownWindow } from "../model/claude-models.ts";
+import { thinkingConflicts } from "../model/messages/thinking-fields.ts";
 import { probeLocal } from "../model/models.ts";
 import { appliedVersion, openDb } from "../store/db.ts";
 import { type Login, listLogins } from "../store/logins.ts";
@@ -180,7 +181,8 @@ async function checkEndpoint(target: Target, options: DoctorOptions): Promise<Fi
   const found = await discover(target.endpoint, { timeoutMs: options.modelTimeoutMs ?? 3000, login: target.login });
   if (!found.ok) return [fix(`${target.label}: ${problem(found.error)}`, todo(found.error, target))];
   const { dialect, models } = found.value;
-  const findings = [ok(`${target.label} ${at}: ${dialectById(dialect).name}, ${count(models.length, "chat model")}; ${spokenIn(target.endpoint, models.map((m) => m.id))}`)];
+  const findings = [ok(`${target.label} ${at}: ${serverText(target.endpoint, dialect, models.map((m) => m.id))}`)];
+  findings.push(...thinkingNotice(target, models.map((m) => m.id)));
   const connection = { ...(target.context !== undefined ? { context: target.context } : {}), ...(target.endpoint.body ? { body: target.endpoint.body } : {}) };
   for (const model of models.slice(0, WINDOWS_SHOWN)) {
     const window = knownWindow(modelWindow(model, connection, dialect, DEFAULT_CONTEXT), modelApi(target.endpoint, model.id) === "messages" ? model.id : null);
@@ -189,6 +191,26 @@ async function checkEndpoint(target: Target, options: DoctorOptions): Promise<Fi
   if (models.length > WINDOWS_SHOWN) findings.push(ok(`… and ${models.length - WINDOWS_SHOWN} more models (lembas models names each one's window)`));
   if (options.probe) findings.push(await checkTools(target, { ...target.endpoint, dialect }, models.map((m) => m.id)));
   return findings;
+}
+
+/**
+ * What the server is and what it speaks. The dialect names a chat-completions server's family
+ * (dialects.ts), so a connection none of whose models speak chat completions is not given one:
+ * "1 model; speaks Anthropic Messages", never "an OpenAI-compatible server … speaks Anthropic Messages".
+ */
+function serverText(endpoint: Endpoint, dialect: DialectId, ids: readonly string[]): string {
+  const spoken = spokenIn(endpoint, ids);
+  const chat = ids.length === 0 ? modelApi(endpoint, "") === "chat" : ids.some((id) => modelApi(endpoint, id) === "chat");
+  if (!chat) return `${count(ids.length, "model")}; ${spoken}`;
+  return `${dialectById(dialect).name}, ${count(ids.length, "chat model")}; ${spoken}`;
+}
+
+/** The connection's body fields a Messages request that thinks leaves out (model/messages/thinking-fields.ts), said once. */
+function thinkingNotice(target: Target, ids: readonly string[]): Finding[] {
+  const left = target.endpoint.body ? thinkingConflicts(target.endpoint.body) : [];
+  if (left.length === 0 || !ids.some((id) => modelApi(target.endpoint, id) === "messages")) return [];
+  const fields = left.join(", ");
+  return [ok(`${target.label}: its body's ${fields} ${left.length === 1 ? "is" : "are"} left out of requests that think (Anthropic takes ${left.length === 1 ? "it" : "them"} only without thinking); with effort off ${left.length === 1 ? "it is" : "they are"} sent`)];
 }
 
 /** "speaks Anthropic Messages"; at api.openai.com, also which of its models speak Responses. */

@@ -17,11 +17,17 @@ export function toChatMessages(
     // What a running turn must not lose (its task, the todo list) follows the summary: compaction.ts.
     const after = opts.afterSummary ? `\n\n${opts.afterSummary}` : "";
     out.push({ role: "user", content: `A summary of our conversation so far (the full history was compacted):\n\n${opts.summary}${after}` });
-    out.push({ role: "assistant", content: "Understood. I will continue from this summary." });
   }
   const visible = messages.filter((m) => opts.summarySeq === null || m.seq > opts.summarySeq);
-  // What a provider needs back (thinking with signatures, reasoning items) goes back within the running turn only.
+  // A made-up reply keeps the turns alternating, unless the running turn's own reply follows: merged
+  // into it, it would stand before that reply's thinking, which Messages refuses.
+  if (opts.summary && visible[0]?.role !== "assistant") out.push({ role: "assistant", content: "Understood. I will continue from this summary." });
+  // What a provider needs back (thinking with signatures, reasoning items) goes back within the
+  // running turn, and with a tool loop no text reply closed (a turn cut by cancel, an error or a
+  // crash): Messages refuses a final assistant tool_use without its thinking while thinking is on
+  // (docs.anthropic.com/en/docs/build-with-claude/extended-thinking, "Preserving thinking blocks").
   const turnNow = visible.at(-1)?.turnId ?? null;
+  const loopFrom = visible.findLastIndex((m) => m.role === "assistant" && m.body.toolCalls.length === 0) + 1;
   let pendingCalls: string[] = [];
   let pendingImages: ContentPart[] = [];
   const closeCalls = () => {
@@ -32,11 +38,11 @@ export function toChatMessages(
       pendingImages = [];
     }
   };
-  for (const message of visible) {
+  for (const [index, message] of visible.entries()) {
     if (message.role === "tool") {
       if (!pendingCalls.includes(message.body.callId)) continue;
       pendingCalls = pendingCalls.filter((id) => id !== message.body.callId);
-      out.push({ role: "tool", tool_call_id: message.body.callId, content: message.body.output });
+      out.push({ role: "tool", tool_call_id: message.body.callId, content: message.body.output, ...(message.body.isError ? { failed: true as const } : {}) });
       if (opts.vision) {
         for (const image of message.body.images ?? []) {
           pendingImages.push({ type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
@@ -50,7 +56,7 @@ export function toChatMessages(
       continue;
     }
     const calls = message.body.toolCalls;
-    const inTurn = turnNow !== null && message.turnId === turnNow;
+    const inTurn = (turnNow !== null && message.turnId === turnNow) || (index >= loopFrom && calls.length > 0);
     if (!message.body.text && calls.length === 0 && !(inTurn && message.body.carry)) continue;
     out.push(assistantMessage(message.body, inTurn));
     pendingCalls = calls.map((c) => c.id);
@@ -71,7 +77,7 @@ function withNote(text: string, note: string | undefined): string {
  * kept through a tool loop (platform.moonshot.ai, kimi-k2-thinking); other servers ignore it, and
  * one that refuses the field gets the request again without it (model/request-fields.ts). A
  * reply without tool calls is sent without its reasoning, as those APIs ask. Its carried items
- * (model/events.ts CarryItem) go with it when it is of the running turn.
+ * (model/events.ts CarryItem) go with it when it is of the running turn or of an open tool loop.
  */
 function assistantMessage(body: AssistantRecord, inTurn: boolean): ChatMessage {
   const message = assistantWithCalls(body);

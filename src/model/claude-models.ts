@@ -29,8 +29,13 @@ export function claudeModel(id: string): { window: number; maxOutput: number; th
   return { window: CLAUDE_WINDOW, maxOutput, thinks, known: found !== undefined };
 }
 
-/** A window nothing said, for a model the Messages API serves (`claude` its id; null: another API's): the table's. */
+/**
+ * A window nothing said, for a Claude model the Messages API serves (`claude` its id; null: another
+ * API's): the table's. Another model behind a Messages connection (a proxy's, another vendor's
+ * Anthropic-compatible endpoint) is no Claude model: it keeps the window the connection's context,
+ * the server's model list or the default gave it.
+ */
 export function knownWindow(window: ModelWindow, claude: string | null): ModelWindow {
-  if (window.from !== "default" || claude === null) return window;
+  if (window.from !== "default" || claude === null || !/claude/i.test(claude)) return window;
   return { tokens: claudeModel(claude).window, from: "server", where: "the size of Claude models (lembas's table)" };
 }

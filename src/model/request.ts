@@ -17,7 +17,8 @@ export type ChatMessage =
   | { role: "user"; content: string | ContentPart[] }
   /** `carry`: what a Messages or Responses reply needs back (events.ts CarryItem); never sent to chat completions. */
   | { role: "assistant"; content: string | null; tool_calls?: AssistantToolCall[]; reasoning_content?: string; carry?: CarryItem[] }
-  | { role: "tool"; tool_call_id: string; content: string };
+  /** `failed`: the call failed (Messages sends it as `is_error`); never sent to chat completions. */
+  | { role: "tool"; tool_call_id: string; content: string; failed?: true };
 
 /** A tool the model may call; `parameters` is a JSON Schema object. */
 export type ToolSpec = {
@@ -44,7 +45,7 @@ export type BodyExtras = { body?: Record<string, unknown>; maxOutput?: number };
 export function requestBody(request: ChatRequest, extras: BodyExtras = {}): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: request.model,
-    messages: request.messages.some(carries) ? request.messages.map(withoutCarry) : request.messages,
+    messages: request.messages.some(hasOwnFields) ? request.messages.map(withoutOwnFields) : request.messages,
     stream: true,
     stream_options: { include_usage: true },
   };
@@ -55,12 +56,16 @@ export function requestBody(request: ChatRequest, extras: BodyExtras = {}): Reco
   return extras.body ? Object.assign(body, extras.body) : body;
 }
 
-function carries(message: ChatMessage): boolean {
-  return message.role === "assistant" && message.carry !== undefined;
+function hasOwnFields(message: ChatMessage): boolean {
+  return (message.role === "assistant" && message.carry !== undefined) || (message.role === "tool" && message.failed !== undefined);
 }
 
 /** A message as chat completions is sent it: without what only another API reads. */
-function withoutCarry(message: ChatMessage): ChatMessage {
+function withoutOwnFields(message: ChatMessage): ChatMessage {
+  if (message.role === "tool" && message.failed !== undefined) {
+    const { failed: _failed, ...rest } = message;
+    return rest;
+  }
   if (message.role !== "assistant" || message.carry === undefined) return message;
   const { carry: _carry, ...rest } = message;
   return rest;

@@ -36,6 +36,7 @@ function addItems(message: Exclude<ChatMessage, { role: "system" }>, input: Reco
       input.push({ type: "message", role: "user", content: userContent(message.content) });
       return;
     case "tool":
+      // function_call_output has no error flag (platform.openai.com/docs/api-reference/responses/create, input items): a failed call's output says it failed.
       input.push({ type: "function_call_output", call_id: message.tool_call_id, output: message.content });
       return;
     case "assistant":

@@ -60,6 +60,17 @@ describe("lembas run over the Messages API", () => {
     expect(JSON.stringify(ran.stdout)).toContain("It says APPLE.");
   });
 
+  test("a failed call's result goes back with is_error, a call that worked without it", async () => {
+    writeFileSync(join(box.project, "a.txt"), "APPLE-MARKER\n");
+    const calls = toolBlock(1, "toolu_01A", "read", '{"path":"a.txt"}') + toolBlock(2, "toolu_01B", "read", '{"path":"missing.txt"}');
+    route.push({ match: isStep, body: reply(thinkingBlock(0, ["Read both."], "sig-E") + calls, "tool_use") }, { match: isStep, body: reply(textBlock(0, "One is missing.")) });
+    const ran = await run(["read a.txt and missing.txt"]);
+    expect(ran.code).toBe(0);
+    const results = (steps()[1]?.messages as { content: Record<string, unknown>[] }[]).at(-1)?.content ?? [];
+    expect(results.find((b) => b.tool_use_id === "toolu_01A")?.is_error).toBeUndefined();
+    expect(results.find((b) => b.tool_use_id === "toolu_01B")).toMatchObject({ type: "tool_result", is_error: true });
+  });
+
   test("an overflow error compacts the history and the step is sent once more", async () => {
     route.push({ match: isStep, body: reply(textBlock(0, "the first answer")) });
     expect((await run(["first question"])).code).toBe(0);

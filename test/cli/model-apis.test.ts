@@ -13,9 +13,9 @@ let model: ScriptedModel;
 let route: FixtureRoute;
 beforeEach(async () => {
   route = messagesRoute([], { body: reply(textBlock(0, "ok")), times: Infinity });
-  model = await startModel({ models: [{ id: "claude-sonnet-4-5" }], routes: [route] });
+  model = await startModel({ models: [{ id: "claude-sonnet-4-5" }, { id: "test-model" }], routes: [route] });
   box = projectSandbox(model.url);
-  const config = `model: claude/claude-sonnet-4-5\nconnections:\n  claude:\n    base_url: ${model.url}\n    api: messages\n    api_key: sk-ant-test\n  plain:\n    base_url: ${model.url}\n`;
+  const config = `model: claude/claude-sonnet-4-5\nconnections:\n  claude:\n    base_url: ${model.url}\n    api: messages\n    api_key: sk-ant-test\n    body:\n      temperature: 0.2\n      top_k: 5\n  plain:\n    base_url: ${model.url}\n`;
   writeFileSync(join(box.configDir, "config.yaml"), config);
 });
 afterEach(async () => {
@@ -24,12 +24,14 @@ afterEach(async () => {
 });
 
 describe("a connection's API", () => {
-  test("lembas models names each model's API, and a Claude model's window from the table", async () => {
+  test("lembas models names each model's API, a Claude model's window from the table, another model's not", async () => {
     const listed = await runLembas(box, ["models"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout.split("\n")).toEqual([
       "* claude/claude-sonnet-4-5  messages  200k from the size of Claude models (lembas's table)",
+      "  claude/test-model         messages  assumed 32k: set context under the connection",
       "  plain/claude-sonnet-4-5   chat      assumed 32k: set context under the connection",
+      "  plain/test-model          chat      assumed 32k: set context under the connection",
       "",
     ]);
   });
@@ -37,8 +39,10 @@ describe("a connection's API", () => {
   test("doctor says which API each connection speaks; --probe asks in that API", async () => {
     const plain = await runLembas(box, ["doctor"]);
     const lines = plain.stdout.split("\n");
-    expect(lines).toContain(`ok   model connection claude ${model.url}: an OpenAI-compatible server, 1 chat model; speaks Anthropic Messages`);
-    expect(lines).toContain(`ok   model connection plain ${model.url}: an OpenAI-compatible server, 1 chat model; speaks chat completions`);
+    expect(lines).toContain(`ok   model connection claude ${model.url}: 2 models; speaks Anthropic Messages`);
+    expect(lines).toContain(`ok   model connection plain ${model.url}: an OpenAI-compatible server, 2 chat models; speaks chat completions`);
+    expect(lines).toContain("ok   model claude/test-model: window assumed 32k: set context under the connection");
+    expect(lines).toContain("ok   model connection claude: its body's temperature, top_k are left out of requests that think (Anthropic takes them only without thinking); with effort off they are sent");
     expect(lines).toContain("ok   model claude/claude-sonnet-4-5: window 200k from the size of Claude models (lembas's table)");
     const probed = await runLembas(box, ["doctor", "--probe"]);
     expect(probed.stdout.split("\n")).toContain("ok   model connection claude: tools: yes (claude-sonnet-4-5 took a request with a tool in Anthropic Messages)");

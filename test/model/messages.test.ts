@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { ModelError } from "../../src/model/errors.ts";
 import type { ModelEvent } from "../../src/model/events.ts";
 import type { Endpoint } from "../../src/model/endpoint.ts";
-import type { ChatMessage, ChatRequest } from "../../src/model/request.ts";
+import { type ChatMessage, type ChatRequest, requestBody } from "../../src/model/request.ts";
 import { streamModel } from "../../src/model/reply-stream.ts";
 import { ToolCallAccumulator } from "../../src/model/toolcalls.ts";
 import { messagesError, messagesRoute } from "../support/messages-server.ts";
@@ -23,9 +23,9 @@ function request(fields: Partial<ChatRequest> = {}): ChatRequest {
 
 type Summary = { text: string; reasoning: string; calls: unknown[]; carry: unknown[]; finish?: string; error?: ModelError; usage: ModelEvent | null };
 
-async function run(req: ChatRequest = request()): Promise<Summary> {
+async function run(req: ChatRequest = request(), at: Endpoint = endpoint): Promise<Summary> {
   const events: ModelEvent[] = [];
-  for await (const e of streamModel(endpoint, req, { retry })) events.push(e);
+  for await (const e of streamModel(at, req, { retry })) events.push(e);
   expect(["finish", "error"]).toContain(events.at(-1)?.type ?? "none");
   const calls = new ToolCallAccumulator(() => "generated");
   const summary: Summary = { text: "", reasoning: "", calls: [], carry: [], usage: null };
@@ -100,6 +100,19 @@ describe("Messages: what is sent", () => {
     expect(route.requests[before]?.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
   });
 
+  test("a connection's body: temperature, top_k, top_p below 0.95 left out when thinking, sent when not; its max_tokens bounds the budget", async () => {
+    const body = { temperature: 0.2, top_k: 5, top_p: 0.9, max_tokens: 4000, metadata: { user_id: "u1" } };
+    route.push({ body: reply(textBlock(0, "ok")) }, { body: reply(textBlock(0, "ok")) });
+    const before = route.requests.length;
+    const thinking = await run(request({ effort: "medium" }), { ...endpoint, body });
+    expect(thinking.error).toBeUndefined();
+    const sent = route.requests[before]?.body;
+    expect(sent).toMatchObject({ max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 2000 }, metadata: { user_id: "u1" } });
+    expect([sent?.temperature, sent?.top_k, sent?.top_p]).toEqual([undefined, undefined, undefined]);
+    await run(request({ effort: "off" }), { ...endpoint, body });
+    expect(route.requests[before + 1]?.body).toMatchObject({ temperature: 0.2, top_k: 5, top_p: 0.9, max_tokens: 4000 });
+  });
+
   test("the second step carries the thinking block with its signature, the tool_use, and its result; cache breakpoints on the tools, the system prompt and the last block", async () => {
     route.push({ body: reply(thinkingBlock(0, ["Read it."], "sig-1") + toolBlock(1, "toolu_9", "read", '{"path":"a.ts"}'), "tool_use") });
     const first = await run(request({ effort: "medium" }));
@@ -136,6 +149,20 @@ describe("Messages: what is sent", () => {
     expect(body?.tools).toEqual([{ name: "read", description: "Reads a file.", input_schema: { type: "object", properties: {} }, cache_control: { type: "ephemeral" } }]);
   });
 
+  test("two assistant messages in a row are one, its thinking first", async () => {
+    route.push({ body: reply(textBlock(0, "ok")) });
+    const before = route.requests.length;
+    const messages: ChatMessage[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: "Understood." },
+      { role: "assistant", content: null, tool_calls: [{ id: "toolu_1", type: "function", function: { name: "read", arguments: "{}" } }], carry: [{ api: "messages", item: { type: "thinking", thinking: "Read it.", signature: "sig-1" } }] },
+      { role: "tool", tool_call_id: "toolu_1", content: "x" },
+    ];
+    expect((await run(request({ effort: "medium", messages }))).error).toBeUndefined();
+    const sent = route.requests[before]?.body.messages as { role: string; content: { type: string }[] }[];
+    expect(sent[1]?.content.map((b) => b.type)).toEqual(["thinking", "text", "tool_use"]);
+  });
+
   test("a carried item of another API is not sent", async () => {
     route.push({ body: reply(textBlock(0, "ok")) });
     const before = route.requests.length;
@@ -146,6 +173,16 @@ describe("Messages: what is sent", () => {
     ];
     await run(request({ messages }));
     expect(JSON.stringify(route.requests[before]?.body.messages)).not.toContain("encrypted_content");
+  });
+});
+
+describe("a failed tool result", () => {
+  test("chat completions is sent no field of its own (Messages sends it as is_error)", () => {
+    const messages: ChatMessage[] = [
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "c1", content: "read failed: no such file", failed: true },
+    ];
+    expect((requestBody(request({ messages })).messages as ChatMessage[])[1]).toEqual({ role: "tool", tool_call_id: "c1", content: "read failed: no such file" });
   });
 });
 

@@ -49,6 +49,7 @@ export class FixtureRoute implements ModelRoute {
     private readonly suffix: string,
     replays: Replay[],
     private readonly fallback: Replay | null = null,
+    private readonly check: (body: RecordedBody) => Response | null = () => null,
   ) {
     this.push(...replays);
   }
@@ -81,6 +82,9 @@ export class FixtureRoute implements ModelRoute {
       return Response.json({ type: "error", error: { type: "invalid_request_error", message: "the body is not JSON" } }, { status: 400 });
     }
     this.recorder.push({ body, headers: req.headers });
+    // A body the real API refuses gets its refusal, before any scripted answer is used up.
+    const refused = this.check(body);
+    if (refused) return refused;
     const replay = this.take(body);
     if (replay === null) return Response.json({ type: "error", error: { type: "invalid_request_error", message: `nothing scripted for ${this.suffix}` } }, { status: 500 });
     if ("status" in replay) {

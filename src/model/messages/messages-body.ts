@@ -1,5 +1,6 @@
 import type { Effort } from "../../config/schema.ts";
 import { claudeModel } from "../claude-models.ts";
+import { withoutThinkingConflicts } from "./thinking-fields.ts";
 import type { BodyExtras, ChatMessage, ChatRequest, ContentPart, ToolSpec } from "../request.ts";
 
 /**
@@ -31,7 +32,9 @@ export type ServerTool = Record<string, unknown>;
 
 export function messagesBody(request: ChatRequest, extras: BodyExtras = {}, serverTools: readonly ServerTool[] = []): Record<string, unknown> {
   const known = claudeModel(request.model);
-  const maxTokens = request.maxTokens ?? extras.maxOutput ?? known.maxOutput;
+  // The connection's body is merged in last, so its max_tokens is the one sent: the budget stays below it.
+  const fromBody = extras.body?.max_tokens;
+  const maxTokens = typeof fromBody === "number" && Number.isInteger(fromBody) && fromBody > 0 ? fromBody : (request.maxTokens ?? extras.maxOutput ?? known.maxOutput);
   const body: Record<string, unknown> = { model: request.model, max_tokens: maxTokens, stream: true };
   const system = request.messages.flatMap((m) => (m.role === "system" ? [m.content] : [])).join("\n\n");
   if (system) body.system = [{ type: "text", text: system, cache_control: CACHE }];
@@ -44,9 +47,10 @@ export function messagesBody(request: ChatRequest, extras: BodyExtras = {}, serv
     tools[tools.length - 1] = { ...last, cache_control: CACHE };
     body.tools = tools;
   }
-  const budget = thinkingBudget(request.effort, maxTokens, known.thinks);
-  if (budget !== null) body.thinking = { type: "enabled", budget_tokens: budget };
-  return extras.body ? Object.assign(body, extras.body) : body;
+  const budget = thinksNow(messages) ? thinkingBudget(request.effort, maxTokens, known.thinks) : null;
+  if (budget === null) return extras.body ? Object.assign(body, extras.body) : body;
+  body.thinking = { type: "enabled", budget_tokens: budget };
+  return extras.body ? Object.assign(body, withoutThinkingConflicts(extras.body)) : body;
 }
 
 /** The budget for an effort, below max_tokens as the API asks; null: no thinking (off, a model without it, or no room). */
@@ -54,6 +58,21 @@ function thinkingBudget(effort: Effort, maxTokens: number, thinks: boolean): num
   if (effort === "off" || !thinks) return null;
   const budget = Math.min(THINKING_BUDGET[effort], Math.floor(maxTokens / 2));
   return budget >= MIN_BUDGET ? budget : null;
+}
+
+/**
+ * Whether thinking may be on for this request. With thinking on, the final assistant message, when
+ * it holds tool_use, must start with its thinking (docs.anthropic.com/en/docs/build-with-claude/extended-thinking,
+ * "Preserving thinking blocks"). lembas keeps that thinking and sends it back (engine/history.ts);
+ * a call made without it (effort off then, or on another API) cannot get it, and the API's own
+ * answer to such a request says the way out: "To avoid this requirement, disable `thinking`". So
+ * that request goes without thinking; the next one after a text reply thinks again.
+ */
+function thinksNow(messages: readonly Message[]): boolean {
+  const last = messages.findLast((m) => m.role === "assistant");
+  if (!last?.content.some((b) => b.type === "tool_use")) return true;
+  const first = last.content[0]?.type;
+  return first === "thinking" || first === "redacted_thinking";
 }
 
 function toTool(tool: ToolSpec): Block {
@@ -66,12 +85,14 @@ function toMessages(messages: readonly ChatMessage[]): Message[] {
   const add = (role: Message["role"], content: Block[]) => {
     if (content.length === 0) return;
     const last = out.at(-1);
-    if (last && last.role === role) last.content.push(...content);
+    // Merged, a message's thinking still comes first: the API refuses an assistant message with tool_use whose thinking follows text.
+    if (last && last.role === role) last.content = [...content.filter(isThinking), ...last.content, ...content.filter((b) => !isThinking(b))];
     else out.push({ role, content });
   };
   for (const message of messages) {
     if (message.role === "system") continue;
-    if (message.role === "tool") add("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content }]);
+    // A failed call says so (docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use, "Handling tool use and tool result content blocks").
+    if (message.role === "tool") add("user", [{ type: "tool_result", tool_use_id: message.tool_call_id, content: message.content, ...(message.failed ? { is_error: true } : {}) }]);
     else if (message.role === "user") add("user", userBlocks(message.content));
     else add("assistant", assistantBlocks(message));
   }
@@ -107,13 +128,17 @@ function imageBlock(url: string): Block {
   return { type: "image", source: { type: "url", url } };
 }
 
+function isThinking(block: Block): boolean {
+  return block.type === "thinking" || block.type === "redacted_thinking";
+}
+
 /** The conversation's last block that takes a breakpoint (thinking blocks take none) gets one. */
 function markTail(messages: Message[]): void {
   const last = messages.at(-1);
   if (!last) return;
   for (let i = last.content.length - 1; i >= 0; i--) {
     const block = last.content[i];
-    if (!block || block.type === "thinking" || block.type === "redacted_thinking") continue;
+    if (!block || isThinking(block)) continue;
     last.content[i] = { ...block, cache_control: CACHE };
     return;
   }
