@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { CodeHit } from "../tools/code-search-backend.ts";
 import { MAX_FILE_BYTES, sourceText } from "./eligible.ts";
+import { holdsSecret } from "./secret-text.ts";
 
 /** What a grep before the index is ready reads at most: a turn waits on it. */
 export const GREP_FILES = 2_000;
@@ -42,7 +43,7 @@ export async function grepFiles(root: string, paths: readonly string[], query: s
     lines.forEach((line, i) => {
       const lower = line.toLowerCase();
       const found = words.filter((w) => lower.includes(w)).length;
-      if (found > 0) hits.push({ path, startLine: i + 1, endLine: i + 1, text: line.trim().slice(0, 200), score: found / words.length });
+      if (found > 0 && !holdsSecret(line)) hits.push({ path, startLine: i + 1, endLine: i + 1, text: line.trim().slice(0, 200), score: found / words.length });
     });
     // Only the best are kept as it goes: memory stays bounded whatever the files hold.
     if (hits.length > limit * 50) best(hits, limit);

@@ -126,6 +126,42 @@ describe("the code index", () => {
     expect(model.embeddingRequests.flatMap((r) => r.input).join("\n")).not.toContain("ERASE_TOKEN");
   });
 
+  test("credential files and chunks that hold a credential never go to the embedding endpoint nor into an answer", async () => {
+    const keyed = `export function connectUsers(): Client {\n  return connect({ apiKey: "AbCdEf0123456789xyz" });\n}\n\n${USERS}`;
+    files({
+      ".npmrc": "//registry.npmjs.org/:_authToken=NPMRCSECRET0123\n",
+      ".pypirc": "[pypi]\npassword = PYPIRCSECRET0123\n",
+      ".netrc": "machine example.com login me password NETRCSECRET\n",
+      ".git-credentials": "https://me:GITCREDSECRET@example.com\n",
+      "config/credentials.json": '{"key": "CREDSJSONSECRET"}\n',
+      "deploy/prod-service-account.json": '{"type": "service_account", "private_key": "SAJSONSECRET"}\n',
+      "config/gcp.json": '{"type": "service_account", "project_id": "p", "note": "GCPJSONSECRET"}\n',
+      "src/keys.ts": "/** Erases a customer. */\nexport const token = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';\n",
+      "src/client.ts": keyed,
+      "deploy/app.env.example": "DB_PASSWORD=hunter2hunter2\nPORT=8080\n",
+    });
+    const i = open();
+    await i.settled();
+    const sent = model.embeddingRequests.flatMap((r) => r.input).join("\n");
+    for (const secret of ["NPMRCSECRET", "PYPIRCSECRET", "NETRCSECRET", "GITCREDSECRET", "CREDSJSONSECRET", "SAJSONSECRET", "GCPJSONSECRET", "ghp_", "AbCdEf0123456789xyz", "hunter2"]) expect([secret, sent.includes(secret)]).toEqual([secret, false]);
+    // The file's other chunks are indexed all the same; a file of nothing else is left out, saying why.
+    expect(sent).toContain("export function removeUser");
+    const rows = codeFiles(db, root);
+    expect(rows.get("src/keys.ts")?.skipped).toBe("holds a secret");
+    expect([...rows.keys()].filter((path) => /npmrc|pypirc|netrc|credentials|service-account/.test(path))).toEqual([]);
+    const answer = await search(i, "erase a customer token password");
+    for (const hit of [...answer.hits, ...answer.grep]) expect(hit.text).not.toMatch(/SECRET|ghp_|AbCdEf|hunter2/);
+  });
+
+  test("a search before the index is ready: no grep line that holds a credential", async () => {
+    files({ "src/a.ts": `/** erase */\nexport const password = 'erase0123456789';\n\n${USERS}\nexport function eraseAll(): void {}\n` });
+    model.setEmbeddings({ fail: { status: 500 } });
+    const i = open({ backoffMs: 60_000 });
+    await i.settled();
+    const answer = await search(i, "erase");
+    expect(answer.grep.map((h) => h.text)).toEqual(["/** erase */", "export function eraseAll(): void {}"]);
+  });
+
   test("binary, minified and generated files are left out, each with why", async () => {
     const minified = `var a=${"1,".repeat(3000)}1;function f(){return a}`;
     files({
