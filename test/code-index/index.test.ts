@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CodeIndex } from "../../src/code-index/project-index.ts";
@@ -160,6 +160,20 @@ describe("the code index", () => {
     await i.settled();
     const answer = await search(i, "erase");
     expect(answer.grep.map((h) => h.text)).toEqual(["/** erase */", "export function eraseAll(): void {}"]);
+  });
+
+  test("what leaves the device is what the README says: each chunk's text under its path, and each query, to the embedding connection's /embeddings", async () => {
+    files({ "src/users.ts": USERS });
+    const i = open();
+    await i.settled();
+    await search(i, "erase an account");
+    const sent = model.embeddingRequests.flatMap((r) => r.input);
+    expect(sent).toContain("erase an account");
+    expect(sent.find((text) => text.includes("removeUser"))?.startsWith("src/users.ts\n")).toBe(true);
+    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+    const paragraph = readme.slice(readme.indexOf("**Your project, searched by meaning**"), readme.indexOf("lembas index status"));
+    const said = paragraph.slice(paragraph.indexOf("What leaves your device")).replace(/\s+/g, " ");
+    for (const part of ["the text of each chunk", "path", "every `code_search` query", "`/embeddings`", "`embedding:`", "`base_url`"]) expect([part, said.includes(part)]).toEqual([part, true]);
   });
 
   test("binary, minified and generated files are left out, each with why", async () => {
