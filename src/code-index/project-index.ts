@@ -138,11 +138,13 @@ export class CodeIndex {
       this.problem.said = true;
     }
     if (ready || !now) return { hits, grep: [], notes };
-    const counts = codeIndexCounts(db, root);
     const rest = now.pending.slice(now.cursor);
     const grep = await grepFiles(root, rest, query, options.limit, within);
+    // Files and chunks read at one moment (a file's chunks and its count are written together): the pass went on during the grep.
+    const chunks = codeIndexCounts(db, root).chunks;
+    const at = (count: number) => count.toLocaleString("en");
     notes.unshift(
-      `the index is being built: ${now.done.toLocaleString("en")} of ${now.total.toLocaleString("en")} files done (${counts.chunks.toLocaleString("en")} chunks); these results are from what is indexed, and a grep of the query's words in ${grep.looked.toLocaleString("en")} of the ${rest.length.toLocaleString("en")} files not yet indexed`,
+      `the index is being built: ${at(now.done)} of ${at(now.total)} files, ${at(chunks)} chunks so far; these results are from what is indexed, and a grep of the query's words in ${at(grep.looked)} of the ${at(rest.length)} files not yet indexed`,
     );
     return { hits, grep: grep.hits, notes };
   }

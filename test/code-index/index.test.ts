@@ -248,6 +248,28 @@ describe("the code index", () => {
     expect(said).toEqual([]);
   });
 
+  test("the progress a search gives while the index is built counts the same files in its files and its chunks", async () => {
+    const tree: Record<string, string> = {};
+    // One chunk a file: files done and chunks held go up together.
+    for (let n = 0; n < 400; n++) tree[`src/m${Math.floor(n / 50)}/f${n}.ts`] = `export function f${n}(x: number): number {\n  return x + ${n};\n}\n`;
+    files(tree);
+    let release: () => void = () => {};
+    model.setEmbeddings({ hold: new Promise<void>((resolve) => (release = resolve)), holdWhen: (input) => input.length > 1 });
+    const i = open({ batchSize: 16 });
+    void i.start();
+    await until(() => model.embeddingRequests.length > 0);
+    const searched = search(i, "f399 number");
+    // The pass goes on while the search greps the files not yet indexed.
+    await until(() => model.embeddingRequests.some((r) => r.input.length === 1));
+    release();
+    const note = (await searched).notes[0] ?? "";
+    const [, files_, chunks] = /^the index is being built: ([\d,]+) of 400 files, ([\d,]+) chunks so far; /.exec(note) ?? [];
+    expect(note).toMatch(/^the index is being built: /);
+    expect(chunks).toBe(files_);
+    model.setEmbeddings({});
+    await i.settled();
+  });
+
   test("a large tree: batches are bounded, the search before the end says how far it is and greps the rest", async () => {
     const tree: Record<string, string> = {};
     for (let n = 0; n < 400; n++) tree[`src/m${Math.floor(n / 50)}/f${n}.ts`] = `export function f${n}(x: number): number {\n  return x + ${n};\n}\n`;
@@ -262,7 +284,7 @@ describe("the code index", () => {
     // The search does not wait for the pass: it answers from what is indexed (nothing yet) and a grep.
     const early = await Promise.race([search(i, "removeUser customer"), Bun.sleep(30_000).then(() => null)]);
     expect(early).not.toBeNull();
-    expect(early?.notes[0]).toMatch(/^the index is being built: \d+ of 401 files done/);
+    expect(early?.notes[0]).toMatch(/^the index is being built: \d+ of 401 files, \d+ chunks so far; /);
     expect(early?.grep.some((h) => h.path === "src/zz/users.ts")).toBe(true);
     release();
     model.setEmbeddings({});
