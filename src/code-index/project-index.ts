@@ -130,7 +130,8 @@ export class CodeIndex {
     // A path given whole (the model's read takes those) is the same filter relative to the root.
     const path = options.path && isAbsolute(options.path) ? relative(root, options.path) : options.path;
     const within = path ? pathFilter(path) : undefined;
-    const hits = this.searcher.search(query, vector, target.value.ref, options.limit, within);
+    const { hits, cut } = this.searcher.search(query, vector, target.value.ref, options.limit, within);
+    if (cut > 0) notes.push(`${cut} weaker ${cut === 1 ? "match was" : "matches were"} left out, far below the best one; other words, a narrower path or grep find more`);
     const now = this.plan;
     const ready = now !== null && this.running === null && now.cursor >= now.pending.length;
     if (this.problem) {

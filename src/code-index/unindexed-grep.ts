@@ -8,10 +8,21 @@ export const GREP_FILES = 2_000;
 const GREP_BYTES = 16 * 1024 * 1024;
 const STOP_WORDS = new Set(["the", "and", "for", "that", "this", "with", "from", "what", "where", "which", "how", "does", "are", "not", "into", "its", "all", "any"]);
 
+const SHORT_STOP_WORDS = new Set(["an", "of", "to", "in", "is", "it", "on", "or", "be", "by", "as", "at", "do", "if", "we", "my"]);
+
 /** The query's words worth grepping for: three letters or more, lower-cased, common English words left out. */
 export function queryWords(query: string): string[] {
+  return wordsOf(query).filter((w) => w.length >= 3).slice(0, 16);
+}
+
+/** The query's words the index's text search matches: single letters (any code has `a` and `x`) and common English words left out. */
+export function textWords(query: string): string[] {
+  return wordsOf(query).filter((w) => w.length >= 2 && !SHORT_STOP_WORDS.has(w));
+}
+
+function wordsOf(query: string): string[] {
   const words = query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  return [...new Set(words)].filter((w) => w.length >= 3 && !STOP_WORDS.has(w)).slice(0, 16);
+  return [...new Set(words)].filter((w) => !STOP_WORDS.has(w));
 }
 
 /**
