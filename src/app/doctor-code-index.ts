@@ -8,12 +8,13 @@ import type { Finding } from "./doctor-finding.ts";
 
 /**
  * The code index of the project at `cwd` (no network, nothing listed): off and why, or how much
- * it holds. Nothing to say (no embedding model, nothing indexed): no line.
+ * it holds. Without an embedding model it says so and how to set one: code_search is missing then.
  */
 export function checkCodeIndex(config: Config, dbFile: string, cwd: string): Finding[] {
   const root = projectRoot(cwd);
   const off = indexOff(config, root);
-  if (off !== null) return config.embedding ? [{ ok: true, text: `code index: off for ${root} (${off})` }] : [];
+  if (!config.embedding) return [{ ok: true, text: `code index: off (no embedding model, so no code_search): set one with lembas config set embedding CONNECTION/MODEL (e.g. local/nomic-embed-text), or log in to an instance, which sets it` }];
+  if (off !== null) return [{ ok: true, text: `code index: off for ${root} (${off})` }];
   if (!existsSync(dbFile)) return [{ ok: true, text: `code index: ${root} is not indexed yet (a session indexes it in the background; lembas index rebuild does it now)` }];
   const db = openDb(dbFile);
   try {

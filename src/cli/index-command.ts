@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { defineCommand } from "./command.ts";
 import { createContext } from "../app/context.ts";
 import { withoutControls } from "../controls.ts";
 import { UserError } from "../errors.ts";
 import { CodeIndex } from "../code-index/project-index.ts";
-import { indexOff, PROJECT_SETTINGS } from "../code-index/opt-out.ts";
+import { indexOff, PERSONAL_SETTINGS, PROJECT_SETTINGS, writeIndexSetting } from "../code-index/opt-out.ts";
+import { setConfigKey, unsetConfigKey } from "../config/save.ts";
+import { keepOutOfGit } from "./git-exclude.ts";
 import { embeddingTarget } from "../library/embedding-target.ts";
 import { protectedPaths } from "../project/protected.ts";
 import { projectRoot } from "../project/root.ts";
@@ -22,7 +23,7 @@ function here() {
   const root = projectRoot(process.cwd());
   const index = (say: (line: string) => void = () => {}) =>
     new CodeIndex({ db, root, target: () => embeddingTarget(config, listLogins(db), process.env), protectedPaths: protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]), say });
-  return { config, db, root, off: indexOff(config, root), index };
+  return { config, db, root, off: indexOff(config, root), index, configFile: ctx.paths.configFile };
 }
 
 const status = defineCommand({
@@ -47,7 +48,7 @@ const rebuild = defineCommand({
   args: {},
   async run() {
     const { db, root, off, index } = here();
-    if (off !== null) throw new UserError(`this project is not indexed: ${off}`, 1);
+    if (off !== null) throw new UserError(`this project is not indexed: ${off}${undoing(off)}`, 1);
     dropCodeIndex(db, root);
     const made = index((line) => console.error(`lembas: ${withoutControls(line)}`));
     await made.settled();
@@ -59,34 +60,75 @@ const rebuild = defineCommand({
   },
 });
 
+const scope = {
+  project: { type: "boolean", description: `For everyone who works on this project: its shared, committed ${PROJECT_SETTINGS}` },
+  everywhere: { type: "boolean", description: "For every project: index: in config.yaml" },
+} as const;
+
+/** Where `off` and `on` write: config.yaml, the project's shared settings, or the person's own settings of the project (the default). */
+function where(args: { project?: boolean; everywhere?: boolean }): "everywhere" | "project" | "personal" {
+  if (args.project && args.everywhere) throw new UserError("give --project or --everywhere, not both", 2);
+  return args.everywhere ? "everywhere" : args.project ? "project" : "personal";
+}
+
+function writeSetting(root: string, file: string, off: boolean): boolean {
+  try {
+    return writeIndexSetting(join(root, file), off);
+  } catch (error) {
+    throw new UserError(error instanceof Error ? error.message : String(error), 1);
+  }
+}
+
+/** The command that takes away what `indexOff` said, if one does. */
+function undoing(reason: string): string {
+  if (reason.startsWith("index: false in config.yaml")) return " (lembas index on --everywhere)";
+  if (reason.includes(PROJECT_SETTINGS)) return " (lembas index on --project)";
+  if (reason.includes(PERSONAL_SETTINGS)) return " (lembas index on)";
+  return "";
+}
+
 const off = defineCommand({
-  meta: { name: "off", description: `Stop indexing this project: writes "index": false in its ${PROJECT_SETTINGS} and drops its index`, examples: ["lembas index off"] },
-  args: {},
-  async run() {
-    const { db, root } = here();
-    const path = join(root, PROJECT_SETTINGS);
-    let settings: Record<string, unknown> = {};
-    if (existsSync(path)) {
-      try {
-        const json: unknown = JSON.parse(readFileSync(path, "utf8"));
-        if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Error("not a JSON object");
-        settings = json as Record<string, unknown>;
-      } catch (error) {
-        throw new UserError(`${path} does not read as JSON (${error instanceof Error ? error.message : String(error)}): fix it, or add "index": false to it by hand`, 1);
-      }
-    }
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, `${JSON.stringify({ ...settings, index: false }, null, 2)}\n`);
+  meta: {
+    name: "off",
+    description: `Stop indexing this project, for you: "index": false in its ${PERSONAL_SETTINGS} (kept out of git), and its index dropped; --project for the whole team, --everywhere for every project`,
+    examples: ["lembas index off", "lembas index off --project", "lembas index off --everywhere"],
+  },
+  args: scope,
+  async run({ args }) {
+    const { db, root, configFile } = here();
+    const at = where(args);
+    if (at === "everywhere") setConfigKey(configFile, "index", false);
+    else writeSetting(root, at === "project" ? PROJECT_SETTINGS : PERSONAL_SETTINGS, true);
+    if (at === "personal") keepOutOfGit(root, PERSONAL_SETTINGS);
     dropCodeIndex(db, root);
-    console.log(`the index of ${withoutControls(root)} is dropped and off ("index": false in ${PROJECT_SETTINGS}; take it out to index the project again)`);
+    const said = { everywhere: "index: false in config.yaml, for every project", project: `"index": false in ${PROJECT_SETTINGS}, for everyone on the project once committed`, personal: `"index": false in ${PERSONAL_SETTINGS}, yours, not committed` }[at];
+    console.log(`the index of ${withoutControls(root)} is dropped and off (${said}); lembas index on${at === "personal" ? "" : ` --${at}`} turns it on again`);
+  },
+});
+
+const on = defineCommand({
+  meta: {
+    name: "on",
+    description: `Index this project again: takes "index": false out of your ${PERSONAL_SETTINGS}; --project out of its shared ${PROJECT_SETTINGS}, --everywhere out of config.yaml`,
+    examples: ["lembas index on", "lembas index on --project", "lembas index on --everywhere"],
+  },
+  args: scope,
+  async run({ args }) {
+    const { configFile, root } = here();
+    const at = where(args);
+    if (at === "everywhere") unsetConfigKey(configFile, "index");
+    else writeSetting(root, at === "project" ? PROJECT_SETTINGS : PERSONAL_SETTINGS, false);
+    const still = indexOff(createContext().config(), root);
+    if (still === null) return console.log(`${withoutControls(root)} is indexed again: a session indexes it in the background (lembas index rebuild does it now)`);
+    throw new UserError(`${withoutControls(root)} is still not indexed: ${still}${undoing(still)}`, 1);
   },
 });
 
 export default defineCommand({
   meta: {
     name: "index",
-    description: "The project's code index that code_search searches by meaning (status, rebuild, off)",
-    examples: ["lembas index status", "lembas index rebuild", "lembas index off"],
+    description: "The project's code index that code_search searches by meaning (status, rebuild, off, on)",
+    examples: ["lembas index status", "lembas index rebuild", "lembas index off", "lembas index on"],
   },
-  subCommands: { status, rebuild, off },
+  subCommands: { status, rebuild, off, on },
 });

@@ -3,9 +3,20 @@ import { MatrixBuilder, VectorMatrix } from "../library/vectors.ts";
 import { codeChunkCount, codeFiles, codeGeneration, codePassages, codeTextMatches, readCodeVectors } from "../store/code-files.ts";
 import type { Db } from "../store/db.ts";
 import type { CodeHit } from "../tools/code-search-backend.ts";
+import { textWords } from "./unindexed-grep.ts";
 
 /** How many candidates each ranking (vector, text) gives the fusion, at least (the library's). */
 const CANDIDATES = 50;
+/**
+ * The relevance floor, relative to each ranking's best: a chunk whose cosine is under this share
+ * of the best chunk's, or whose bm25 is under this share of the best's, is left out. Reciprocal
+ * rank fusion scores ranks only: without a floor a small project's every chunk is an answer.
+ */
+export const VECTOR_FLOOR = 0.6;
+export const TEXT_FLOOR = 0.5;
+
+/** The best chunks, and how many more would have filled the limit but fell under the floor. */
+export type CodeHits = { hits: CodeHit[]; cut: number };
 
 type Held = { generation: number; model: string; matrix: VectorMatrix; fileIds: Float64Array };
 
@@ -22,8 +33,11 @@ export class CodeSearcher {
     private readonly root: string,
   ) {}
 
-  /** The best `limit` chunks for the query; without its vector (the embedding server failed), by its words only. */
-  search(query: string, vector: Float32Array | null, model: string, limit: number, within?: (path: string) => boolean): CodeHit[] {
+  /**
+   * The best `limit` chunks for the query above the relevance floor; without its vector (the
+   * embedding server failed), by its words only.
+   */
+  search(query: string, vector: Float32Array | null, model: string, limit: number, within?: (path: string) => boolean): CodeHits {
     const k = Math.max(CANDIDATES, limit * 4);
     let matrix = this.vectors(model);
     let fileIds: ReadonlySet<number> | undefined;
@@ -32,14 +46,19 @@ export class CodeSearcher {
       matrix = subMatrix(matrix, fileIds);
     }
     const byVector = vector && matrix.matrix.rows > 0 && matrix.matrix.dimension === vector.length ? matrix.matrix.top(vector, k) : [];
-    const match = matchExpression(query);
+    const match = matchExpression(textWords(query).join(" "));
     const byText = match ? codeTextMatches(this.db, this.root, match, k, fileIds) : [];
-    const fused = fuse([byVector, byText], limit);
+    const vectorKept = floored(byVector, (hit) => hit.score, VECTOR_FLOOR);
+    // bm25 is lower for a better match (FTS5's rank): its negation is the relevance.
+    const textKept = floored(byText, (hit) => -hit.rank, TEXT_FLOOR);
+    const fused = fuse([vectorKept, textKept], limit);
+    const candidates = new Set([...byVector, ...byText].map((hit) => hit.id)).size;
     const passages = new Map(codePassages(this.db, fused.map((f) => f.id)).map((p) => [p.id, p]));
-    return fused.flatMap((f) => {
+    const hits = fused.flatMap((f) => {
       const p = passages.get(f.id);
       return p ? [{ path: p.path, startLine: p.startLine, endLine: p.endLine, text: p.text, score: f.score }] : [];
     });
+    return { hits, cut: Math.max(0, Math.min(limit, candidates) - fused.length) };
   }
 
   private vectors(model: string): Held {
@@ -57,6 +76,13 @@ export class CodeSearcher {
     this.held = { generation: read.generation, model, matrix: builder.build(), fileIds: fileIds.subarray(0, n) };
     return this.held;
   }
+}
+
+/** A ranking (best first) without what falls under `share` of its best's relevance, nor anything of none. */
+function floored<T>(ranking: readonly T[], relevance: (hit: T) => number, share: number): T[] {
+  const best = ranking[0] === undefined ? 0 : relevance(ranking[0]);
+  if (!(best > 0)) return [];
+  return ranking.filter((hit) => relevance(hit) >= best * share);
 }
 
 /** The rows of the files named, as a matrix of their own. */

@@ -130,7 +130,8 @@ export class CodeIndex {
     // A path given whole (the model's read takes those) is the same filter relative to the root.
     const path = options.path && isAbsolute(options.path) ? relative(root, options.path) : options.path;
     const within = path ? pathFilter(path) : undefined;
-    const hits = this.searcher.search(query, vector, target.value.ref, options.limit, within);
+    const { hits, cut } = this.searcher.search(query, vector, target.value.ref, options.limit, within);
+    if (cut > 0) notes.push(`${cut} weaker ${cut === 1 ? "match was" : "matches were"} left out, far below the best one; other words, a narrower path or grep find more`);
     const now = this.plan;
     const ready = now !== null && this.running === null && now.cursor >= now.pending.length;
     if (this.problem) {
@@ -138,11 +139,13 @@ export class CodeIndex {
       this.problem.said = true;
     }
     if (ready || !now) return { hits, grep: [], notes };
-    const counts = codeIndexCounts(db, root);
     const rest = now.pending.slice(now.cursor);
     const grep = await grepFiles(root, rest, query, options.limit, within);
+    // Files and chunks read at one moment (a file's chunks and its count are written together): the pass went on during the grep.
+    const chunks = codeIndexCounts(db, root).chunks;
+    const at = (count: number) => count.toLocaleString("en");
     notes.unshift(
-      `the index is being built: ${now.done.toLocaleString("en")} of ${now.total.toLocaleString("en")} files done (${counts.chunks.toLocaleString("en")} chunks); these results are from what is indexed, and a grep of the query's words in ${grep.looked.toLocaleString("en")} of the ${rest.length.toLocaleString("en")} files not yet indexed`,
+      `the index is being built: ${at(now.done)} of ${at(now.total)} files, ${at(chunks)} chunks so far; these results are from what is indexed, and a grep of the query's words in ${at(grep.looked)} of the ${at(rest.length)} files not yet indexed`,
     );
     return { hits, grep: grep.hits, notes };
   }

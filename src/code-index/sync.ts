@@ -8,6 +8,7 @@ import { codeDimension, codeFile, codeStamps, type NewCodeChunk, type Stamp, rem
 import type { Db } from "../store/db.ts";
 import { codeChunks } from "./code-chunks.ts";
 import { leftOutByName, sourceText } from "./eligible.ts";
+import { holdsSecret } from "./secret-text.ts";
 
 export type SyncDeps = {
   db: Db;
@@ -183,9 +184,11 @@ async function readFile(deps: SyncDeps, path: string): Promise<Read | null> {
     return null;
   }
   const source = sourceText(bytes);
-  const chunks = "text" in source ? codeChunks(source.text, path) : [];
+  const cut = "text" in source ? codeChunks(source.text, path) : [];
+  // A chunk that looks like it holds a credential never leaves the device.
+  const chunks = cut.filter((c) => !holdsSecret(c.text));
   if (chunks.length === 0) {
-    const skipped = "skipped" in source ? source.skipped : "empty";
+    const skipped = "skipped" in source ? source.skipped : cut.length > 0 ? "holds a secret" : "empty";
     writeCodeFile(db, root, { path, hash, mtime, size: bytes.byteLength, model: target.ref, dimension: 0, skipped }, [], known?.hash ?? null);
     return null;
   }

@@ -1,16 +1,28 @@
 import { join } from "node:path";
 import type { CodeHit } from "../tools/code-search-backend.ts";
 import { MAX_FILE_BYTES, sourceText } from "./eligible.ts";
+import { holdsSecret } from "./secret-text.ts";
 
 /** What a grep before the index is ready reads at most: a turn waits on it. */
 export const GREP_FILES = 2_000;
 const GREP_BYTES = 16 * 1024 * 1024;
 const STOP_WORDS = new Set(["the", "and", "for", "that", "this", "with", "from", "what", "where", "which", "how", "does", "are", "not", "into", "its", "all", "any"]);
 
+const SHORT_STOP_WORDS = new Set(["an", "of", "to", "in", "is", "it", "on", "or", "be", "by", "as", "at", "do", "if", "we", "my"]);
+
 /** The query's words worth grepping for: three letters or more, lower-cased, common English words left out. */
 export function queryWords(query: string): string[] {
+  return wordsOf(query).filter((w) => w.length >= 3).slice(0, 16);
+}
+
+/** The query's words the index's text search matches: single letters (any code has `a` and `x`) and common English words left out. */
+export function textWords(query: string): string[] {
+  return wordsOf(query).filter((w) => w.length >= 2 && !SHORT_STOP_WORDS.has(w));
+}
+
+function wordsOf(query: string): string[] {
   const words = query.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-  return [...new Set(words)].filter((w) => w.length >= 3 && !STOP_WORDS.has(w)).slice(0, 16);
+  return [...new Set(words)].filter((w) => !STOP_WORDS.has(w));
 }
 
 /**
@@ -42,7 +54,7 @@ export async function grepFiles(root: string, paths: readonly string[], query: s
     lines.forEach((line, i) => {
       const lower = line.toLowerCase();
       const found = words.filter((w) => lower.includes(w)).length;
-      if (found > 0) hits.push({ path, startLine: i + 1, endLine: i + 1, text: line.trim().slice(0, 200), score: found / words.length });
+      if (found > 0 && !holdsSecret(line)) hits.push({ path, startLine: i + 1, endLine: i + 1, text: line.trim().slice(0, 200), score: found / words.length });
     });
     // Only the best are kept as it goes: memory stays bounded whatever the files hold.
     if (hits.length > limit * 50) best(hits, limit);

@@ -5,12 +5,17 @@ import { realPath } from "../real-path.ts";
 import { anyMayMatch, type GlobScreen, globScreen } from "./glob-screen.ts";
 
 /**
- * Secrets: env files (every name starting `.env`), private keys and `.ssh`. Name globs, matched
+ * Secrets: env files (every name starting `.env`), private keys, `.ssh`, and the files tools keep
+ * their credentials in (npm's, PyPI's, netrc, git's store, pgpass, cloud credentials and service
+ * accounts' JSON, Java keystores). Name globs, matched
  * against the name of the path and of every directory above it, so a directory protects what is
  * in it. Listings and searches leave their names out too, not only their content. Matched
  * regardless of case: on a case-insensitive filesystem (macOS) `.ENV` opens `.env`.
  */
-export const SECRET_NAMES = [".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "id_dsa*", "*.p12", "*.pfx", ".ssh"] as const;
+export const SECRET_NAMES = [
+  ".env*", "*.pem", "*.key", "id_rsa*", "id_ed25519*", "id_ecdsa*", "id_dsa*", "*.p12", "*.pfx", ".ssh",
+  ".npmrc", ".pypirc", ".netrc", "_netrc", ".git-credentials", ".pgpass", "credentials*.json", "*service-account*.json", "*.keystore", "*.jks",
+] as const;
 
 /** Protected but not secret: git's repository, `.git` itself and everything in it (any case, as the secrets). */
 const GUARDED_NAMES = [".git"] as const;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CodeIndex } from "../../src/code-index/project-index.ts";
@@ -94,15 +94,27 @@ describe("the code index", () => {
     // grep: none of the query's words is in the code.
     for (const text of [USERS, MATH, HTTP]) for (const word of queryWords(query)) expect(text.toLowerCase()).not.toContain(word);
     const answer = await search(i, query);
-    expect(answer.notes).toEqual([]);
+    expect(answer.notes.filter((note) => !note.includes("weaker"))).toEqual([]);
     expect(answer.hits[0]).toMatchObject({ path: "src/users.ts", startLine: 3, endLine: 6 });
     expect(answer.hits[0]?.text).toContain("export function removeUser");
     // A path filter, relative or whole: only what is under it.
     for (const path of ["src/math.ts", join(root, "src/math.ts")]) {
-      const narrowed = await search(i, query, path);
+      const narrowed = await search(i, "erase the values", path);
       expect(narrowed.hits.length).toBeGreaterThan(0);
       for (const hit of narrowed.hits) expect(hit.path).toBe("src/math.ts");
     }
+  });
+
+  test("a relevance floor: a small project's unrelated chunks are no answer, and the answer says some were left out", async () => {
+    files({ "src/users.ts": USERS, "src/math.ts": MATH, "src/http.ts": HTTP, ".gitignore": "logs/\n", "docs/guide.md": "# Guide\n\nHow to run the tools.\n" });
+    const i = open();
+    await i.settled();
+    const answer = await i.search("erase a customer", { limit: 8 }, AbortSignal.timeout(60_000));
+    expect(answer.hits.map((h) => h.path)).toEqual(["src/users.ts"]);
+    expect(answer.notes).toEqual(["6 weaker matches were left out, far below the best one; other words, a narrower path or grep find more"]);
+    // Nothing under the floor: nothing said.
+    const narrow = await i.search("erase a customer", { limit: 1 }, AbortSignal.timeout(60_000));
+    expect(narrow.notes).toEqual([]);
   });
 
   test("an edited file's new function is found after the refresh; a deleted file is taken out", async () => {
@@ -124,6 +136,56 @@ describe("the code index", () => {
     const answer = await search(i, "erase");
     for (const hit of [...answer.hits, ...answer.grep]) expect(hit.path).not.toMatch(/private|\.env|id_rsa/);
     expect(model.embeddingRequests.flatMap((r) => r.input).join("\n")).not.toContain("ERASE_TOKEN");
+  });
+
+  test("credential files and chunks that hold a credential never go to the embedding endpoint nor into an answer", async () => {
+    const keyed = `export function connectUsers(): Client {\n  return connect({ apiKey: "AbCdEf0123456789xyz" });\n}\n\n${USERS}`;
+    files({
+      ".npmrc": "//registry.npmjs.org/:_authToken=NPMRCSECRET0123\n",
+      ".pypirc": "[pypi]\npassword = PYPIRCSECRET0123\n",
+      ".netrc": "machine example.com login me password NETRCSECRET\n",
+      ".git-credentials": "https://me:GITCREDSECRET@example.com\n",
+      "config/credentials.json": '{"key": "CREDSJSONSECRET"}\n',
+      "deploy/prod-service-account.json": '{"type": "service_account", "private_key": "SAJSONSECRET"}\n',
+      "config/gcp.json": '{"type": "service_account", "project_id": "p", "note": "GCPJSONSECRET"}\n',
+      "src/keys.ts": "/** Erases a customer. */\nexport const token = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';\n",
+      "src/client.ts": keyed,
+      "deploy/app.env.example": "DB_PASSWORD=hunter2hunter2\nPORT=8080\n",
+    });
+    const i = open();
+    await i.settled();
+    const sent = model.embeddingRequests.flatMap((r) => r.input).join("\n");
+    for (const secret of ["NPMRCSECRET", "PYPIRCSECRET", "NETRCSECRET", "GITCREDSECRET", "CREDSJSONSECRET", "SAJSONSECRET", "GCPJSONSECRET", "ghp_", "AbCdEf0123456789xyz", "hunter2"]) expect([secret, sent.includes(secret)]).toEqual([secret, false]);
+    // The file's other chunks are indexed all the same; a file of nothing else is left out, saying why.
+    expect(sent).toContain("export function removeUser");
+    const rows = codeFiles(db, root);
+    expect(rows.get("src/keys.ts")?.skipped).toBe("holds a secret");
+    expect([...rows.keys()].filter((path) => /npmrc|pypirc|netrc|credentials|service-account/.test(path))).toEqual([]);
+    const answer = await search(i, "erase a customer token password");
+    for (const hit of [...answer.hits, ...answer.grep]) expect(hit.text).not.toMatch(/SECRET|ghp_|AbCdEf|hunter2/);
+  });
+
+  test("a search before the index is ready: no grep line that holds a credential", async () => {
+    files({ "src/a.ts": `/** erase */\nexport const password = 'erase0123456789';\n\n${USERS}\nexport function eraseAll(): void {}\n` });
+    model.setEmbeddings({ fail: { status: 500 } });
+    const i = open({ backoffMs: 60_000 });
+    await i.settled();
+    const answer = await search(i, "erase");
+    expect(answer.grep.map((h) => h.text)).toEqual(["/** erase */", "export function eraseAll(): void {}"]);
+  });
+
+  test("what leaves the device is what the README says: each chunk's text under its path, and each query, to the embedding connection's /embeddings", async () => {
+    files({ "src/users.ts": USERS });
+    const i = open();
+    await i.settled();
+    await search(i, "erase an account");
+    const sent = model.embeddingRequests.flatMap((r) => r.input);
+    expect(sent).toContain("erase an account");
+    expect(sent.find((text) => text.includes("removeUser"))?.startsWith("src/users.ts\n")).toBe(true);
+    const readme = readFileSync(join(import.meta.dir, "../../README.md"), "utf8");
+    const paragraph = readme.slice(readme.indexOf("**Your project, searched by meaning**"), readme.indexOf("lembas index status"));
+    const said = paragraph.slice(paragraph.indexOf("What leaves your device")).replace(/\s+/g, " ");
+    for (const part of ["the text of each chunk", "path", "every `code_search` query", "`/embeddings`", "`embedding:`", "`base_url`"]) expect([part, said.includes(part)]).toEqual([part, true]);
   });
 
   test("binary, minified and generated files are left out, each with why", async () => {
@@ -186,7 +248,7 @@ describe("the code index", () => {
     await until(() => i.progress()?.ready === true);
     const answer = await search(i, "erase an account");
     expect(answer.hits[0]?.path).toBe("src/users.ts");
-    expect(answer.notes).toEqual([]);
+    expect(answer.notes.filter((note) => !note.includes("weaker"))).toEqual([]);
   });
 
   test("rate limited (429): the batch is retried after Retry-After and the pass completes", async () => {
@@ -196,6 +258,28 @@ describe("the code index", () => {
     await i.settled();
     expect(i.progress()).toMatchObject({ ready: true, problem: null, done: 1, total: 1 });
     expect(said).toEqual([]);
+  });
+
+  test("the progress a search gives while the index is built counts the same files in its files and its chunks", async () => {
+    const tree: Record<string, string> = {};
+    // One chunk a file: files done and chunks held go up together.
+    for (let n = 0; n < 400; n++) tree[`src/m${Math.floor(n / 50)}/f${n}.ts`] = `export function f${n}(x: number): number {\n  return x + ${n};\n}\n`;
+    files(tree);
+    let release: () => void = () => {};
+    model.setEmbeddings({ hold: new Promise<void>((resolve) => (release = resolve)), holdWhen: (input) => input.length > 1 });
+    const i = open({ batchSize: 16 });
+    void i.start();
+    await until(() => model.embeddingRequests.length > 0);
+    const searched = search(i, "f399 number");
+    // The pass goes on while the search greps the files not yet indexed.
+    await until(() => model.embeddingRequests.some((r) => r.input.length === 1));
+    release();
+    const note = (await searched).notes[0] ?? "";
+    const [, files_, chunks] = /^the index is being built: ([\d,]+) of 400 files, ([\d,]+) chunks so far; /.exec(note) ?? [];
+    expect(note).toMatch(/^the index is being built: /);
+    expect(chunks).toBe(files_);
+    model.setEmbeddings({});
+    await i.settled();
   });
 
   test("a large tree: batches are bounded, the search before the end says how far it is and greps the rest", async () => {
@@ -212,7 +296,7 @@ describe("the code index", () => {
     // The search does not wait for the pass: it answers from what is indexed (nothing yet) and a grep.
     const early = await Promise.race([search(i, "removeUser customer"), Bun.sleep(30_000).then(() => null)]);
     expect(early).not.toBeNull();
-    expect(early?.notes[0]).toMatch(/^the index is being built: \d+ of 401 files done/);
+    expect(early?.notes[0]).toMatch(/^the index is being built: \d+ of 401 files, \d+ chunks so far; /);
     expect(early?.grep.some((h) => h.path === "src/zz/users.ts")).toBe(true);
     release();
     model.setEmbeddings({});

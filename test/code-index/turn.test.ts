@@ -80,9 +80,52 @@ describe("code_search in a turn", () => {
 
     const off = await box.lembas(["index", "off"]);
     expect(off.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(box.project, ".agent/settings.json"), "utf8"))).toEqual({ index: false });
-    expect((await box.lembas(["index", "status"])).stdout).toContain(`index: off ("index": false in .agent/settings.json)`);
+    expect(JSON.parse(readFileSync(join(box.project, ".claude/settings.local.json"), "utf8"))).toEqual({ index: false });
+    expect((await box.lembas(["index", "status"])).stdout).toContain(`index: off ("index": false in .claude/settings.local.json, yours)`);
     expect(await offered()).toBe(false);
+  });
+
+  test("lembas index off is the person's own (their settings of the project, kept out of git); --project the team's, --everywhere config.yaml; lembas index on undoes each", async () => {
+    expect(Bun.spawnSync(["git", "init", "-q"], { cwd: box.project }).exitCode).toBe(0);
+    writeFileSync(join(box.project, ".gitignore"), "node_modules/\n");
+    const personal = join(box.project, ".claude/settings.local.json");
+    const shared = join(box.project, ".agent/settings.json");
+    mkdirSync(join(box.project, ".agent"));
+    writeFileSync(shared, '{"hooks": {}}\n');
+
+    const off = await box.lembas(["index", "off"]);
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain('"index": false in .claude/settings.local.json, yours, not committed');
+    expect(JSON.parse(readFileSync(personal, "utf8"))).toEqual({ index: false });
+    expect(JSON.parse(readFileSync(shared, "utf8"))).toEqual({ hooks: {} });
+    // git leaves the person's file out of the project's commits.
+    expect(Bun.spawnSync(["git", "check-ignore", "-q", ".claude/settings.local.json"], { cwd: box.project }).exitCode).toBe(0);
+    expect((await box.lembas(["index", "status"])).stdout).toContain(`index: off ("index": false in .claude/settings.local.json, yours)`);
+    expect(await offered()).toBe(false);
+    const refused = await box.lembas(["index", "rebuild"]);
+    expect(refused.stderr).toContain("(lembas index on)");
+
+    const on = await box.lembas(["index", "on"]);
+    expect([on.code, on.stderr]).toEqual([0, ""]);
+    expect(on.stdout).toContain("is indexed again");
+    expect(JSON.parse(readFileSync(personal, "utf8"))).toEqual({});
+    expect(await offered()).toBe(true);
+
+    // The team's: asked for by name, kept beside the file's other keys.
+    expect((await box.lembas(["index", "off", "--project"])).code).toBe(0);
+    expect(JSON.parse(readFileSync(shared, "utf8"))).toEqual({ hooks: {}, index: false });
+    const personalOn = await box.lembas(["index", "on"]);
+    expect(personalOn.code).toBe(1);
+    expect(personalOn.stderr).toContain('still not indexed: "index": false in .agent/settings.json, the project\'s (lembas index on --project)');
+    expect((await box.lembas(["index", "on", "--project"])).code).toBe(0);
+    expect(JSON.parse(readFileSync(shared, "utf8"))).toEqual({ hooks: {} });
+
+    expect((await box.lembas(["index", "off", "--everywhere"])).code).toBe(0);
+    expect(readFileSync(join(box.configDir, "config.yaml"), "utf8")).toMatch(/^index: false$/m);
+    expect(await offered()).toBe(false);
+    expect((await box.lembas(["index", "on", "--everywhere"])).code).toBe(0);
+    expect(readFileSync(join(box.configDir, "config.yaml"), "utf8")).not.toContain("index:");
+    expect(await offered()).toBe(true);
   });
 
   test("index: false in config.yaml: not offered, and rebuild refuses with why", async () => {

@@ -47,16 +47,18 @@ test("a good config with a reachable model is all ok, exit 0", async () => {
   openDb(join(box.stateDir, "lembas.db")).close();
   const result = await runLembas(box, ["doctor"]);
   const lines = result.stdout.trim().split("\n");
-  expect(lines.slice(0, 6)).toEqual([
+  expect(lines.slice(0, 7)).toEqual([
     `ok   config ${file}`,
     expect.stringMatching(new RegExp(`^ok   database ${join(box.stateDir, "lembas.db")} \\(schema \\d+\\)$`)),
     `ok   model connection local ${model.url}: an OpenAI-compatible server, 2 chat models; speaks chat completions`,
     "ok   model local/test-model: window assumed 32k: set context under the connection",
     "ok   model local/other: window assumed 32k: set context under the connection",
+    // No embedding model: why code_search is missing, and how to have it.
+    "ok   code index: off (no embedding model, so no code_search): set one with lembas config set embedding CONNECTION/MODEL (e.g. local/nomic-embed-text), or log in to an instance, which sets it",
     "ok   service: not running (only the web UI needs it)",
   ]);
-  expect(lines[6]).toStartWith("ok   shells for terminal integration: ");
-  expect(lines[7]).toStartWith("ok   sandbox for the tools' commands: ");
+  expect(lines[7]).toStartWith("ok   shells for terminal integration: ");
+  expect(lines[8]).toStartWith("ok   sandbox for the tools' commands: ");
   expect(result.code).toBe(0);
 });
 
