@@ -5,10 +5,10 @@ import type { Config } from "../config/schema.ts";
 /** Where a project's team opts out of the code index (`"index": false`), at its root: committed, shared. */
 export const PROJECT_SETTINGS = ".agent/settings.json";
 /**
- * Where one person opts a project out: the project's personal settings file (Claude Code's, read
- * beside the shared ones: src/engine/project-settings.ts), which git is told to ignore.
+ * Where one person opts a project out: lembas's own personal file beside the shared one, which git
+ * is told to ignore (Claude Code's settings.local.json is left to Claude Code, which knows no `index`).
  */
-export const PERSONAL_SETTINGS = ".claude/settings.local.json";
+export const PERSONAL_SETTINGS = ".agent/settings.local.json";
 
 /** What a process knows of projects' settings files: each read again only when its stamp changed. */
 export type SettingsSeen = Map<string, { stamp: string; off: boolean }>;

@@ -80,27 +80,27 @@ describe("code_search in a turn", () => {
 
     const off = await box.lembas(["index", "off"]);
     expect(off.code).toBe(0);
-    expect(JSON.parse(readFileSync(join(box.project, ".claude/settings.local.json"), "utf8"))).toEqual({ index: false });
-    expect((await box.lembas(["index", "status"])).stdout).toContain(`index: off ("index": false in .claude/settings.local.json, yours)`);
+    expect(JSON.parse(readFileSync(join(box.project, ".agent/settings.local.json"), "utf8"))).toEqual({ index: false });
+    expect((await box.lembas(["index", "status"])).stdout).toContain(`index: off ("index": false in .agent/settings.local.json, yours)`);
     expect(await offered()).toBe(false);
   });
 
   test("lembas index off is the person's own (their settings of the project, kept out of git); --project the team's, --everywhere config.yaml; lembas index on undoes each", async () => {
     expect(Bun.spawnSync(["git", "init", "-q"], { cwd: box.project }).exitCode).toBe(0);
     writeFileSync(join(box.project, ".gitignore"), "node_modules/\n");
-    const personal = join(box.project, ".claude/settings.local.json");
+    const personal = join(box.project, ".agent/settings.local.json");
     const shared = join(box.project, ".agent/settings.json");
     mkdirSync(join(box.project, ".agent"));
     writeFileSync(shared, '{"hooks": {}}\n');
 
     const off = await box.lembas(["index", "off"]);
     expect(off.code).toBe(0);
-    expect(off.stdout).toContain('"index": false in .claude/settings.local.json, yours, not committed');
+    expect(off.stdout).toContain('"index": false in .agent/settings.local.json, yours, not committed');
     expect(JSON.parse(readFileSync(personal, "utf8"))).toEqual({ index: false });
     expect(JSON.parse(readFileSync(shared, "utf8"))).toEqual({ hooks: {} });
     // git leaves the person's file out of the project's commits.
-    expect(Bun.spawnSync(["git", "check-ignore", "-q", ".claude/settings.local.json"], { cwd: box.project }).exitCode).toBe(0);
-    expect((await box.lembas(["index", "status"])).stdout).toContain(`index: off ("index": false in .claude/settings.local.json, yours)`);
+    expect(Bun.spawnSync(["git", "check-ignore", "-q", ".agent/settings.local.json"], { cwd: box.project }).exitCode).toBe(0);
+    expect((await box.lembas(["index", "status"])).stdout).toContain(`index: off ("index": false in .agent/settings.local.json, yours)`);
     expect(await offered()).toBe(false);
     const refused = await box.lembas(["index", "rebuild"]);
     expect(refused.stderr).toContain("(lembas index on)");
