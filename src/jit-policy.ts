@@ -1,0 +1,43 @@
+/**
+ * The compiled binary starts with JavaScriptCore's tier-up thresholds scaled up (build.ts's
+ * `jitPolicy`): the run-once code of a start (modules loaded, schemas built, the config read) then
+ * stays in the interpreter instead of being compiled by the optimizing JITs, whose code and the
+ * pages of Bun that compile it stayed resident for the life of the process (an idle service held
+ * about 6 MB more, a one-shot's peak 3.5 MB: bench/README.md). Once a program is up, the normal
+ * thresholds come back, so the work it does from then on (a turn's stream, a long session, the
+ * picker's keystrokes) is compiled as usual.
+ */
+
+/** The scale the binary starts with: tier-up thresholds this many times the normal ones. */
+export const START_JIT_POLICY = 100;
+
+/** After this long the normal thresholds are back, for a command that does not say when it is up (a one-shot, an editor's). */
+const AT_MOST_MS = 1500;
+
+let up = false;
+let latest: ReturnType<typeof setTimeout> | null = null;
+
+/** The program is up: JavaScriptCore compiles hot code as usual from now on. Once a process; a no-op after. */
+export function startedUp(): void {
+  if (latest) clearTimeout(latest);
+  latest = null;
+  if (up) return;
+  up = true;
+  Bun.unsafe.setJITPolicy(1);
+}
+
+/** Says `startedUp` at the latest AT_MOST_MS from now (src/index.ts, for every command). */
+export function startedUpAtTheLatest(): void {
+  latest = setTimeout(startedUp, AT_MOST_MS);
+  latest.unref();
+}
+
+/**
+ * For a long-lived program that says itself when it is up (the service, the terminal): the deadline
+ * is dropped, since what such a program runs between its start and its first use (idle timers, a
+ * model list fetched ahead) would otherwise be compiled for nothing and stay resident.
+ */
+export function startUpSaidLater(): void {
+  if (latest) clearTimeout(latest);
+  latest = null;
+}
