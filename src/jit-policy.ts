@@ -11,6 +11,8 @@
 /** The scale the binary starts with: tier-up thresholds this many times the normal ones. */
 export const START_JIT_POLICY = 100;
 
+import { waitMs } from "./timing.ts";
+
 /** After this long the normal thresholds are back, for a command that does not say when it is up (a one-shot, an editor's). */
 const AT_MOST_MS = 1500;
 
@@ -26,16 +28,16 @@ export function startedUp(): void {
   Bun.unsafe.setJITPolicy(1);
 }
 
-/** Says `startedUp` at the latest AT_MOST_MS from now (src/index.ts, for every command). */
+/** Says `startedUp` at the latest AT_MOST_MS from now (src/index.ts, for every command but the service). */
 export function startedUpAtTheLatest(): void {
-  latest = setTimeout(startedUp, AT_MOST_MS);
+  latest = setTimeout(startedUp, waitMs("STARTED_UP_MS", AT_MOST_MS));
   latest.unref();
 }
 
 /**
- * For a long-lived program that says itself when it is up (the service, the terminal): the deadline
- * is dropped, since what such a program runs between its start and its first use (idle timers, a
- * model list fetched ahead) would otherwise be compiled for nothing and stay resident.
+ * For a long-lived program that says itself when it is up (the terminal): the deadline is dropped,
+ * since what such a program runs between its start and its first use (a model list fetched ahead,
+ * idle timers) would otherwise be compiled for nothing and stay resident.
  */
 export function startUpSaidLater(): void {
   if (latest) clearTimeout(latest);

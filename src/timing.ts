@@ -24,6 +24,8 @@ const WAITS = {
   BACKGROUND_PROBE_MS: "LEMBAS_TEST_BACKGROUND_PROBE_MS",
   /** How long the service holds a web request for a session moving to a terminal (10 s). */
   MOVE_WAIT_MS: "LEMBAS_TEST_MOVE_WAIT_MS",
+  /** How long a command that does not say when it is up runs under the start's JIT thresholds (1.5 s, src/jit-policy.ts). */
+  STARTED_UP_MS: "LEMBAS_TEST_STARTED_UP_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

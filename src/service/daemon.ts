@@ -26,7 +26,7 @@ import { serviceSessionEnv } from "./session-env.ts";
 import { holdService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
 import { waitMs } from "../timing.ts";
-import { startedUp, startUpSaidLater } from "../jit-policy.ts";
+import { startedUp } from "../jit-policy.ts";
 
 /** How often the service looks for logins made or removed since it started. */
 const LOGINS_EVERY_MS = 5000;
@@ -70,7 +70,6 @@ function logLimits(value: string | undefined): { maxBytes?: number } {
  * lembas) killed before left running is stopped first.
  */
 export async function runService(ctx: Context): Promise<void> {
-  startUpSaidLater();
   const log = serviceLogger(ctx.paths.logsDir);
   // A bug in one handler must not take every link and session down with it: say it, go on.
   process.on("unhandledRejection", (reason) => log(`unexpected error (the service goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
