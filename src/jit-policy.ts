@@ -3,9 +3,12 @@
  * `jitPolicy`): the run-once code of a start (modules loaded, schemas built, the config read) then
  * stays in the interpreter instead of being compiled by the optimizing JITs, whose code and the
  * pages of Bun that compile it stayed resident for the life of the process (an idle service held
- * about 6 MB more, a one-shot's peak 3.5 MB: bench/README.md). Once a program is up, the normal
- * thresholds come back, so the work it does from then on (a turn's stream, a long session, the
- * picker's keystrokes) is compiled as usual.
+ * about 6 MB more, a one-shot's peak 3.5 MB: bench/README.md). Once a program is at work, the
+ * normal thresholds come back, so what it does from then on (a turn's stream, a long session, the
+ * picker's keystrokes) is compiled as usual: at a session's first turn (engine/session.ts), the
+ * terminal's first key (tui/app.ts), the service once it serves and has warmed (service/daemon.ts),
+ * and any other command 1.5 s in. An idle program's own timers (a link tried again, logins looked
+ * for) then stay interpreted, as cheap as they are.
  */
 
 /** The scale the binary starts with: tier-up thresholds this many times the normal ones. */
@@ -35,9 +38,9 @@ export function startedUpAtTheLatest(): void {
 }
 
 /**
- * For a long-lived program that says itself when it is up (the terminal): the deadline is dropped,
- * since what such a program runs between its start and its first use (a model list fetched ahead,
- * idle timers) would otherwise be compiled for nothing and stay resident.
+ * For the terminal, which says itself when it is in use: the deadline is dropped, since what it runs
+ * before its first key or turn (a model list fetched ahead, the link to the service tried again)
+ * would otherwise be compiled for nothing and stay resident.
  */
 export function startUpSaidLater(): void {
   if (latest) clearTimeout(latest);

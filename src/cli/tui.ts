@@ -66,7 +66,7 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
 export async function runTerminal(argv: readonly string[]): Promise<void> {
   const args = parseTerminalArgs(argv);
   if (!process.stdin.isTTY || !process.stdout.isTTY) return runPiped(args);
-  // Up once its session is open and linked (tui/main.ts).
+  // In use at its first key or turn (tui/app.ts, engine/session.ts): an idle terminal compiles nothing meanwhile.
   startUpSaidLater();
   const paths = resolvePaths();
   const cwd = resolve(process.cwd());

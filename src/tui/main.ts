@@ -8,7 +8,6 @@ import { plain } from "./blocks/plain.ts";
 import type { FirstFrame } from "./first-frame.ts";
 import type { Opening } from "./opening.ts";
 import { catchStrayOutput } from "./stray-output.ts";
-import { startedUp } from "../jit-policy.ts";
 import { type SessionChoice, TuiRuntime } from "./runtime.ts";
 
 /**
@@ -51,10 +50,7 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
     await openOrEnd(app, opening, choice);
     // The keys typed since the first frame are read once the session is as a key expects it: its
     // prompt history loaded (Up, Ctrl+R), its link to the service tried (/share).
-    void runtime.linked().then(() => {
-      frame.releaseKeys();
-      startedUp();
-    });
+    void runtime.linked().then(() => frame.releaseKeys());
     void runtime.engine.warm();
     if (args.resume === true) void app.resumePicker();
     if (args.prompt) app.submit(args.prompt);
