@@ -5,12 +5,11 @@ import { startedUpAtTheLatest } from "./jit-policy.ts";
 import { versionLine } from "./version.ts";
 
 const argv = process.argv.slice(2);
-// The service says itself when it is up (service/daemon.ts); so does the terminal, once it knows it is one (cli/tui.ts).
-if (argv[0] !== "serve" || argv.includes("--stdio")) startedUpAtTheLatest();
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
   console.log(versionLine());
 } else if (argv.length === 2 && argv[0] === "serve" && argv[1] === "--stdio") {
   // What editors start, and then wait on: it goes straight to serving, without the argument parser.
+  startedUpAtTheLatest();
   const { runStdio } = await import("./cli/stdio.ts");
   await runStdio();
 } else {

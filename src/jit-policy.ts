@@ -10,11 +10,10 @@
  * and any other command 1.5 s in. An idle program's own timers (a link tried again, logins looked
  * for) then stay interpreted, as cheap as they are.
  */
+import { waitMs } from "./timing.ts";
 
 /** The scale the binary starts with: tier-up thresholds this many times the normal ones. */
 export const START_JIT_POLICY = 100;
-
-import { waitMs } from "./timing.ts";
 
 /** After this long the normal thresholds are back, for a command that does not say when it is up (a one-shot, an editor's). */
 const AT_MOST_MS = 1500;
@@ -31,18 +30,8 @@ export function startedUp(): void {
   Bun.unsafe.setJITPolicy(1);
 }
 
-/** Says `startedUp` at the latest AT_MOST_MS from now (src/index.ts, for every command but the service). */
+/** Says `startedUp` at the latest AT_MOST_MS from now: for every command but the service and the terminal (cli/main.ts, src/index.ts). */
 export function startedUpAtTheLatest(): void {
   latest = setTimeout(startedUp, waitMs("STARTED_UP_MS", AT_MOST_MS));
   latest.unref();
-}
-
-/**
- * For the terminal, which says itself when it is in use: the deadline is dropped, since what it runs
- * before its first key or turn (a model list fetched ahead, the link to the service tried again)
- * would otherwise be compiled for nothing and stay resident.
- */
-export function startUpSaidLater(): void {
-  if (latest) clearTimeout(latest);
-  latest = null;
 }

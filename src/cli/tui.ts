@@ -6,7 +6,6 @@ import { type Db, openDb } from "../store/db.ts";
 import { runCommand } from "./command.ts";
 import type { TerminalArgs } from "../app/terminal-args.ts";
 import { didYouMean } from "../suggest.ts";
-import { startUpSaidLater } from "../jit-policy.ts";
 
 export const TERMINAL_USAGE = `lembas [PROMPT] [-c | -r [ID] [--fork]] [--model REF] [--mode plan|manual|edit|auto] [--effort off|low|medium|high] [--share]
   Opens the interactive session in this directory (PROMPT is its first message).
@@ -66,8 +65,6 @@ export function parseTerminalArgs(argv: readonly string[]): TerminalArgs {
 export async function runTerminal(argv: readonly string[]): Promise<void> {
   const args = parseTerminalArgs(argv);
   if (!process.stdin.isTTY || !process.stdout.isTTY) return runPiped(args);
-  // In use at its first key or turn (tui/app.ts, engine/session.ts): an idle terminal compiles nothing meanwhile.
-  startUpSaidLater();
   const paths = resolvePaths();
   const cwd = resolve(process.cwd());
   // The first frame comes from a few light modules; the app's own load under it (tui/first-frame.ts).
