@@ -13,6 +13,7 @@ import { $ } from "bun";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pkg from "./package.json" with { type: "json" };
+import { START_JIT_POLICY } from "./src/jit-policy.ts";
 
 /** A released platform: the name in dist/ and install.sh, Bun's compile target, the npm package of its runtime. */
 export type Target = { name: string; compile: Bun.Build.CompileTarget; npm: string };
@@ -48,11 +49,22 @@ async function toolSchemas(): Promise<Record<string, Record<string, unknown>>> {
 /** How to compile for another platform: its target and the runtime to embed the program in. */
 export type CrossCompile = { target: Bun.Build.CompileTarget; executablePath: string };
 
+/** The starts bytecode-order/record.ts records, the most common first: the terminal, `lembas serve`, `lembas run`. */
+export const BYTECODE_WAYS = ["terminal", "serve", "run"] as const;
+
+/** The bytecode profiles bytecode-order/record.ts wrote, in BYTECODE_WAYS's order; those present. */
+export function bytecodeOrder(): string[] {
+  return BYTECODE_WAYS.map((way) => join(ROOT, "bytecode-order", `${way}.txt`)).filter((file) => existsSync(file));
+}
+
 /** Compiles src/index.ts into `outfile`: for this machine, or with `cross` for another platform. */
-export async function build(outfile = join(DIST, "lembas"), cross?: CrossCompile, commit?: string): Promise<string> {
+export async function build(outfile = join(DIST, "lembas"), cross?: CrossCompile, commit?: string, options: { bytecodeOrder?: false } = {}): Promise<string> {
+  const order = options.bytecodeOrder === false ? [] : bytecodeOrder();
   const result = await Bun.build({
     entrypoints: [join(ROOT, "src/index.ts")],
-    compile: cross ? { outfile, target: cross.target, executablePath: cross.executablePath } : { outfile },
+    // The start runs under raised tier-up thresholds until the program says it is up (src/jit-policy.ts),
+    // and the bytecode a start runs is laid out together at the front (bytecode-order/record.ts).
+    compile: { ...(cross ? { outfile, target: cross.target, executablePath: cross.executablePath } : { outfile }), jitPolicy: START_JIT_POLICY, bytecodeOrder: order.length > 0 && order },
     minify: true,
     bytecode: true,
     format: "esm",

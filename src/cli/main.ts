@@ -3,6 +3,7 @@ import { UserError } from "../errors.ts";
 import { type CommandDef, commandAt, defineCommand, runCommand } from "./command.ts";
 import { report } from "./report.ts";
 import { nearest } from "../suggest.ts";
+import { startedUpAtTheLatest } from "../jit-policy.ts";
 import { renderUsage } from "./usage.ts";
 
 /** Every subcommand, imported only when it is the one that runs. */
@@ -56,6 +57,8 @@ export async function main(argv: string[]): Promise<void> {
       await runTerminal(argv);
       return;
     }
+    // The service says itself when it is up (service/daemon.ts), as the terminal does (tui/app.ts).
+    if (argv[0] !== "serve" || options.includes("--stdio")) startedUpAtTheLatest();
     // Its git status runs while run.ts and the engine load (the first model request waits on it).
     if (argv[0] === "run") (await import("./run-early.ts")).startRunEarly(argv.slice(1));
     await runCommand(root, argv, ["lembas"]);

@@ -29,6 +29,7 @@ import { endReason, newTurnId, type TurnAnswer, TurnQueue } from "./turn-queue.t
 import { restoreTurn, TurnUndo, type Undone } from "./undo.ts";
 import { type Restored, restoreTurnThrough } from "./undo-restore.ts";
 import { leaveCode, pointOf, type RewindWhat, rewindCode, type Rewound } from "./rewind.ts";
+import { startedUp } from "../jit-policy.ts";
 
 export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 export type { TurnAnswer } from "./turn-queue.ts";
@@ -186,6 +187,7 @@ export class Session {
    * again: the caller gets the original's answer, when it is done.
    */
   async prompt(input: PromptInput): Promise<TurnAnswer> {
+    startedUp(); // a turn's stream is hot code: compiled as usual from now on (src/jit-policy.ts)
     const turnId = input.turnId ?? newTurnId();
     const admitted = await this.admit(turnId);
     return "known" in admitted ? admitted.known : admitted.ticket.prompt(input);

@@ -26,6 +26,7 @@ import { serviceSessionEnv } from "./session-env.ts";
 import { holdService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
 import { waitMs } from "../timing.ts";
+import { startedUp } from "../jit-policy.ts";
 
 /** How often the service looks for logins made or removed since it started. */
 const LOGINS_EVERY_MS = 5000;
@@ -85,7 +86,7 @@ export async function runService(ctx: Context): Promise<void> {
   const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path), commandEnv);
   // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
   const files = createFileIndexes(db, { protectedPaths: engine.protectedPaths });
-  void engine.warm();
+  const warmed = engine.warm();
   const owners = new LinkOwners();
   const desks = new Map<string, CardDesk>();
   const dialers = new Map<string, LinkDialer>();
@@ -188,6 +189,8 @@ export async function runService(ctx: Context): Promise<void> {
     throw error;
   }
   log(`lembas ${VERSION} serving (pid ${process.pid})`);
+  // Up once serving and warmed (the model list fetched): what a request runs before then is only interpreted longer.
+  void warmed.then(startedUp);
 
   // A terminal it was started from that closes hangs up (SIGHUP): it stops as cleanly as on SIGTERM.
   await new Promise<void>((resolve) => {

@@ -25,6 +25,7 @@ import { bangCommand, ShellMode } from "./shell-mode.ts";
 import { applyTheme, editorTheme, type Theme, type ThemeName } from "./theme.ts";
 import { configuredVim } from "./configured.ts";
 import { Transcript } from "./transcript.ts";
+import { startedUp } from "../jit-policy.ts";
 
 
 /**
@@ -108,7 +109,8 @@ export class TuiApp implements CommandHost {
         rewind: () => void this.commandPicker("/rewind"),
       }),
     );
-    this.tui.addInputListener((data) => this.focusAndShellKeys(data));
+    // The first key says the terminal is in use: hot code is compiled as usual from then on (src/jit-policy.ts).
+    this.tui.addInputListener((data) => (startedUp(), this.focusAndShellKeys(data)));
     this.tui.addInputListener((data) => keys.handle(data));
     this.tui.setFocus(this.editor);
     this.notifier.start();

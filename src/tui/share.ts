@@ -15,10 +15,7 @@ import type { Paths } from "../config/paths.ts";
 import { within } from "../pause.ts";
 import type { Config } from "../config/schema.ts";
 import type { AgentHost, LinkSurface } from "../acp/host.ts";
-import { registerLembasMethods } from "../acp/lembas.ts";
-import { processLocator } from "../acp/whereabouts.ts";
-import { sendCommands } from "../acp/prompt.ts";
-import { serveAcp } from "../acp/server.ts";
+import type * as Agent from "./share-agent.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
@@ -32,6 +29,9 @@ import type { CardDesk } from "./cards.ts";
 import { SharedCards } from "./share-cards.ts";
 import { fromService } from "./share-requests.ts";
 import { ShareChoices } from "./share-choices.ts";
+
+/** The ACP agent, loaded with the first connection to a service (an idle terminal without one holds about 3 MB less). */
+const agent = (): typeof Agent => require("./share-agent.ts") as typeof Agent;
 
 /** How many of the web's turn ids are remembered, to mark its prompts in the transcript. */
 const WEB_TURNS_KEPT = 1000;
@@ -57,7 +57,7 @@ export type ShareDeps = {
 };
 
 export class TerminalShare {
-  private served: { server: ReturnType<typeof serveAcp>; connection: acp.AgentConnection; up: boolean } | null = null;
+  private served: { server: ReturnType<typeof Agent.serveAcp>; connection: acp.AgentConnection; up: boolean } | null = null;
   private shared: string | null = null;
   private readonly cards: SharedCards;
   /** Why the service refused a session's share, by session, until it is shared. */
@@ -101,7 +101,7 @@ export class TerminalShare {
   serve(stream: Stream): { connection: acp.AgentConnection; close(): void } {
     const models = this.deps.engine.models;
     const requests = fromService(stream, { refFor: (login, served) => models.refFor(login, served), webTurn: (turnId) => this.noteWebTurn(turnId) });
-    const server = serveAcp(requests, this.host());
+    const server = agent().serveAcp(requests, this.host());
     const served = { server, connection: server.connection, up: false };
     this.served = served;
     return {
@@ -194,7 +194,7 @@ export class TerminalShare {
   commandsChanged(session: Session, set: CommandSet): void {
     const served = this.served;
     if (!served?.up || this.shared !== session.id) return;
-    sendCommands(session.id, served.connection.client, set);
+    agent().sendCommands(session.id, served.connection.client, set);
   }
 
   /** Stops sharing a session (its hold released first, so the service may say it is available). */
@@ -242,7 +242,7 @@ export class TerminalShare {
       link: this.surface(),
       attachedOnly: true,
       // What this terminal runs is its screen's: the web's requests for it come through the share.
-      locator: processLocator(engine, db, () => "terminal"),
+      locator: agent().processLocator(engine, db, () => "terminal"),
       deleteSession,
       promptRoots: (session) => this.choices.promptRoots(session, config),
     };
@@ -255,7 +255,7 @@ export class TerminalShare {
   private surface(): LinkSurface {
     return {
       register: (app, conn) => {
-        registerLembasMethods(app, conn);
+        agent().registerLembasMethods(app, conn);
         app.onNotification("_lembas/ipc/links", LinksParams, ({ params }) => {
           this.links = params.links;
           this.tell();

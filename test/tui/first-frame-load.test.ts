@@ -25,3 +25,19 @@ describe("before the terminal's first frame", () => {
     expect(sdk).toEqual([]);
   });
 });
+
+describe("a terminal that no service runs for", () => {
+  test("the sharing it loads once its session is open does not load the ACP agent nor its SDK until a service connects", () => {
+    // tui/runtime.ts's linkService loads share.ts whether or not a service runs; the agent comes with the first connection (share-agent.ts).
+    const script = [
+      `await import(${JSON.stringify(join(SRC, "tui/share.ts"))});`,
+      "const loaded = Object.keys(require.cache);",
+      "console.log(JSON.stringify({ share: loaded.some((k) => k.endsWith('/src/tui/share.ts')), agent: loaded.filter((k) => k.includes('@agentclientprotocol') || /src\\/acp\\/(server|lembas|prompt|whereabouts)\\.ts$/.test(k)) }));",
+    ].join("\n");
+    const res = Bun.spawnSync([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    expect(res.stderr.toString()).toBe("");
+    const { share, agent } = JSON.parse(res.stdout.toString()) as { share: boolean; agent: string[] };
+    expect(share).toBe(true);
+    expect(agent).toEqual([]);
+  });
+});
