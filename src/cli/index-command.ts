@@ -6,7 +6,7 @@ import { UserError } from "../errors.ts";
 import { CodeIndex } from "../code-index/project-index.ts";
 import { indexOff, PERSONAL_SETTINGS, PROJECT_SETTINGS, writeIndexSetting } from "../code-index/opt-out.ts";
 import { setConfigKey, unsetConfigKey } from "../config/save.ts";
-import { keepOutOfGit } from "./git-exclude.ts";
+import { excludeOnce } from "../project/git-exclude.ts";
 import { embeddingTarget } from "../library/embedding-target.ts";
 import { protectedPaths } from "../project/protected.ts";
 import { projectRoot } from "../project/root.ts";
@@ -99,7 +99,8 @@ const off = defineCommand({
     const at = where(args);
     if (at === "everywhere") setConfigKey(configFile, "index", false);
     else writeSetting(root, at === "project" ? PROJECT_SETTINGS : PERSONAL_SETTINGS, true);
-    if (at === "personal") keepOutOfGit(root, PERSONAL_SETTINGS);
+    // Kept out of git in this clone only; a repository that cannot be told is no reason to fail.
+    if (at === "personal") await excludeOnce(root, PERSONAL_SETTINGS).catch(() => null);
     dropCodeIndex(db, root);
     const said = { everywhere: "index: false in config.yaml, for every project", project: `"index": false in ${PROJECT_SETTINGS}, for everyone on the project once committed`, personal: `"index": false in ${PERSONAL_SETTINGS}, yours, not committed` }[at];
     console.log(`the index of ${withoutControls(root)} is dropped and off (${said}); lembas index on${at === "personal" ? "" : ` --${at}`} turns it on again`);

@@ -78,10 +78,12 @@ const BEFORE_INITIALIZE = [
   "src/cli/stdio.ts",
   "src/config/paths.ts",
   "src/home.ts",
+  "src/jit-policy.ts",
   "src/mcp/transports-offered.ts",
   "src/rpc/stdio.ts",
   "src/rpc/stream.ts",
   "src/service/editor-protocol.ts",
+  "src/timing.ts",
   "src/version.ts",
 ];
 
