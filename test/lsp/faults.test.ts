@@ -58,6 +58,21 @@ describe("a language server after an edit", () => {
     expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
   });
 
+  test("the turn's line counts each file's errors as they are at its end, not as the file's last edit left them", async () => {
+    await withServer("ok");
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "ERR\n" } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: "b.fake", content: "ERR\nERR\n" } }] }),
+      // A command mends a.fake after its write: its error is gone by the turn's end.
+      step({ toolCalls: [{ name: "bash", arguments: { command: "printf 'fine\\n' > a.fake" } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()[0]).toContain("a.fake:1:1 error");
+    expect(afterHeader(result.stderr)).toContain("lembas: 2 errors in b.fake\n");
+  });
+
   test("warnings too when config.yaml says lsp_warnings: true", async () => {
     await withServer("ok");
     writeFileSync(join(box.configDir, "config.yaml"), `${readFileSync(join(box.configDir, "config.yaml"), "utf8")}lsp_warnings: true\n`);
