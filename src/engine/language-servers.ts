@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Config } from "../config/schema.ts";
 import type { LanguageServers } from "../lsp/pool.ts";
+import { serverInstalledFor } from "../lsp/project-languages.ts";
 import type { Db } from "../store/db.ts";
 import { trustedRootOf } from "../store/trust.ts";
 import { waitMs } from "../timing.ts";
@@ -22,12 +23,26 @@ export class EngineLanguageServers {
   private pool: LanguageServers | null = null;
   private loading: Promise<LanguageServers> | null = null;
   private readonly editedByTurn = new WeakMap<object, EditedFiles>();
+  /** Whether a server is installed for the project's files, by root and mode: looked at once a process. */
+  private readonly installed = new Map<string, boolean>();
 
-  constructor(private readonly deps: { config: Pick<Config, "lsp">; commands: CommandSetup }) {}
+  constructor(private readonly deps: { config: Pick<Config, "lsp">; commands: CommandSetup; db: Db }) {}
 
-  /** Whether a server runs for the project now: the `lsp` tool is offered then. */
-  up(root: string): boolean {
-    return this.pool?.up(root) ?? false;
+  /**
+   * Whether the `lsp` tool is offered: a server runs for the project, or one is installed for its
+   * files and may start there (a trusted project; in plan mode, not one the project ships). Its
+   * first call starts it.
+   */
+  offered(root: string, planMode: boolean): boolean {
+    if (this.pool?.up(root)) return true;
+    if (trustedRootOf(this.deps.db, root) === null) return false;
+    const key = `${root}\0${planMode}`;
+    let installed = this.installed.get(key);
+    if (installed === undefined) {
+      installed = serverInstalledFor(root, this.deps.config.lsp, this.deps.commands.env.PATH ?? "", !planMode);
+      this.installed.set(key, installed);
+    }
+    return installed;
   }
 
   async servers(): Promise<LanguageServers> {

@@ -90,7 +90,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
     const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
     const code = deps.code?.available(session.root) === true;
-    const lsp = deps.languageServers?.up(session.root) === true;
+    const lsp = deps.languageServers?.offered(session.root, mode() === "plan") === true;
     const search = webSearchRoute(deps.config.web_search, model, mcp);
     // The MCP tool that runs web_search is offered as web_search alone, not twice.
     const tools = offeredTools(deps.tools, model, { library: deps.library, code, skills, agents, lsp, webSearch: search !== null }, search ? mcp.filter((t) => t.name !== search.via) : mcp);

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isStep, step } from "../support/engine.ts";
-import { contentText, type ScriptedModel } from "../support/model.ts";
+import { type ChatRequest, contentText, type ScriptedModel } from "../support/model.ts";
 import { modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
 
 let box: ProjectSandbox;
@@ -13,13 +13,15 @@ modelProjectEach((made) => ({ box, model } = made));
 const FAKE = resolve(import.meta.dir, "../support/fake-lsp.ts");
 
 /** config.yaml with the test connection and the fake server for *.fake files; the project trusted. */
-async function withServer(extra = ""): Promise<void> {
+async function withServer(extra = "", trusted = true): Promise<void> {
   writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nlsp:\n  fake:\n    command: ${process.execPath}\n    args: ${JSON.stringify([FAKE, "ok"])}\n    extensions: [fake]\n${extra}`);
-  expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+  if (trusted) expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
 }
 
 const run = (args: string[] = ["--yes"]) => runLembas(box, ["run", ...args, "look it up"], { cwd: box.project, env: { LEMBAS_TEST_LSP_WAIT_MS: "10000", LEMBAS_TEST_LSP_START_MS: "30000" }, timeoutMs: 120_000 });
 const lsp = (operation: string, path: string, line?: number) => step({ toolCalls: [{ name: "lsp", arguments: { operation, path, ...(line ? { line, col: 1 } : {}) } }] });
+const offered = (body: ChatRequest | undefined) => (body?.tools ?? []).map((t) => (t as { function: { name: string } }).function.name);
+const firstStep = () => model.requests.find((r) => isStep(r.body))?.body;
 const toolResults = () => (model.requests.filter((r) => isStep(r.body)).at(-1)?.body.messages ?? []).filter((m) => m.role === "tool").map((m) => contentText(m.content));
 
 describe("the lsp tool", () => {
@@ -40,5 +42,33 @@ describe("the lsp tool", () => {
     expect(plain).toBe("util.fake:1:1  function add()");
     expect(plainHover).toBe("function add()");
     expect(toolResults().join("\n")).not.toContain("sk-");
+  });
+
+  test("offered from the first step where the project has files an installed server handles; its first call starts it, in plan mode too", async () => {
+    await withServer();
+    writeFileSync(join(box.project, "util.fake"), "function add()\n");
+    writeFileSync(join(box.project, "app.fake"), "use ->util.fake\n");
+    model.push(lsp("definition", "app.fake", 1), step({ text: "done" }));
+    const result = await run(["--mode", "plan"]);
+    expect(result.code).toBe(0);
+    expect(offered(firstStep())).toContain("lsp");
+    expect(toolResults()).toEqual(["util.fake:1:1  function add()"]);
+  });
+
+  test("not offered where no installed server handles the project's files, nor in a project that is not trusted", async () => {
+    await withServer();
+    writeFileSync(join(box.project, "notes.txt"), "nothing for a server\n");
+    model.push(step({ text: "done" }));
+    expect((await run()).code).toBe(0);
+    expect(offered(firstStep())).not.toContain("lsp");
+    expect(offered(firstStep())).toContain("read");
+
+    model.requests.length = 0;
+    writeFileSync(join(box.project, "app.fake"), "x\n");
+    await withServer("", false);
+    expect((await runLembas(box, ["untrust", "."], { cwd: box.project })).code).toBe(0);
+    model.push(step({ text: "done" }));
+    expect((await run()).code).toBe(0);
+    expect(offered(firstStep())).not.toContain("lsp");
   });
 });
