@@ -5,7 +5,7 @@ import { serverInstalledFor } from "../lsp/project-languages.ts";
 import type { Db } from "../store/db.ts";
 import { trustedRootOf } from "../store/trust.ts";
 import { waitMs } from "../timing.ts";
-import { type Diagnostic, turnSummary, worthSaying } from "../tools/diagnostics.ts";
+import { apartFromBefore, type Diagnostic, turnSummary, worthSaying } from "../tools/diagnostics.ts";
 import type { LanguageServerAccess } from "../tools/server-access.ts";
 import { displayPath } from "../tools/paths.ts";
 import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
@@ -110,8 +110,8 @@ export function serverAccess(
   const asker = { root: session.root, projectBins: !session.planMode };
   const said = (notes: readonly string[]) => notes.forEach((note) => session.notice(note));
   return {
-    diagnose: async (path, text) => {
-      const found = await (await host.servers()).diagnose(asker, path, text);
+    diagnose: async (path, text, old) => {
+      const found = await (await host.servers()).diagnose(asker, path, text, old);
       said(found.notes);
       if (found.diagnostics === null) return null;
       const wanted = worthSaying(found.diagnostics, session.warnings);
@@ -126,7 +126,8 @@ export function serverAccess(
         return checked.diagnostics === null ? null : tally(worthSaying(checked.diagnostics, session.warnings));
       };
       session.edited?.set(displayPath(path, session.root), { ...tally(wanted), again });
-      return { diagnostics: wanted, count };
+      const before = found.before ? { diagnostics: worthSaying(found.before.diagnostics, session.warnings), text: found.before.text } : null;
+      return { ...apartFromBefore(wanted, text, before), count };
     },
     request: async (path, method, params) => {
       const asked = await (await host.servers()).ask(asker, path, method, params);

@@ -18,7 +18,8 @@ export type StartOptions = {
   onBroken(why: string): void;
 };
 
-type Published = { diagnostics: Diagnostic[]; count: number };
+/** A file's diagnostics, how many there were (read or not), and the text they are of. */
+export type Published = { diagnostics: Diagnostic[]; count: number; text: string };
 
 /**
  * One running language server for one project: the documents lembas opened in it, the
@@ -68,6 +69,11 @@ export class LanguageServer {
     return this.connection.alive;
   }
 
+  /** What the server last said of the file, whatever content it was about; undefined where it said nothing yet. */
+  lastFor(path: string): Published | undefined {
+    return this.published.get(pathToFileURL(path).href);
+  }
+
   /**
    * The file's diagnostics once the server has seen TEXT as its content: pulled where the server
    * offers that, else the ones it publishes next. Null when it said nothing within `waitMs`.
@@ -79,7 +85,10 @@ export class LanguageServer {
     if (this.pull) {
       const report = await this.connection.request("textDocument/diagnostic", { textDocument: { uri } }, waitMs).catch(() => null);
       const items = (report as { items?: unknown } | null)?.items;
-      return Array.isArray(items) ? bounded(items) : null;
+      if (!Array.isArray(items)) return null;
+      const pulled = bounded(items, text);
+      this.published.set(uri, pulled);
+      return pulled;
     }
     return await this.nextPublished(uri, before, waitMs);
   }
@@ -123,7 +132,7 @@ export class LanguageServer {
     const p = params as { uri?: unknown; diagnostics?: unknown } | null;
     // Only the files lembas opened: a server that publishes for the whole workspace is not kept.
     if (typeof p?.uri !== "string" || !this.versions.has(p.uri) || !Array.isArray(p.diagnostics)) return;
-    this.published.set(p.uri, bounded(p.diagnostics));
+    this.published.set(p.uri, bounded(p.diagnostics, this.versions.get(p.uri)?.text ?? ""));
     for (const wake of this.waiters.get(p.uri) ?? []) wake();
   }
 
@@ -155,13 +164,13 @@ export class LanguageServer {
   }
 }
 
-function bounded(items: unknown[]): Published {
+function bounded(items: unknown[], text: string): Published {
   const diagnostics: Diagnostic[] = [];
   for (const item of items.slice(0, MAX_KEPT)) {
     const d = fromLsp(item);
     if (d) diagnostics.push(d);
   }
-  return { diagnostics, count: items.length };
+  return { diagnostics, count: items.length, text };
 }
 
 function hasPull(answer: unknown): boolean {

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Diagnostic } from "../tools/diagnostics.ts";
-import { LanguageServer } from "./language-server.ts";
+import { LanguageServer, type Published } from "./language-server.ts";
 import { type ConfiguredServers, extensionOf, findServer, type FoundServer, specsFor } from "./known-servers.ts";
 
 /** How the servers of one process run, and how long lembas waits on them. */
@@ -38,8 +38,13 @@ type Entry = {
   notes: string[];
 };
 
-/** The file's diagnostics, null when no server said anything in time, and what to tell the person. */
-export type Diagnosed = { diagnostics: Diagnostic[] | null; count: number; notes: string[] };
+/**
+ * The file's diagnostics, null when no server said anything in time; `before`: what the server said
+ * of its content before the edit (with that text), null where it is not known; and what to tell the person.
+ */
+export type Diagnosed = { diagnostics: Diagnostic[] | null; count: number; before: { diagnostics: Diagnostic[]; text: string } | null; notes: string[] };
+
+type Checked = { now: Published | null; before: Published | null };
 
 /**
  * The language servers of one process: one per project and language, started at the first edit or
@@ -63,27 +68,36 @@ export class LanguageServers {
     return false;
   }
 
-  /** The file's diagnostics after TEXT was written to it, within the wait; null where no server handles it. */
-  async diagnose(asker: Asker, path: string, text: string): Promise<Diagnosed> {
+  /**
+   * The file's diagnostics after TEXT was written to it, within the wait; null where no server
+   * handles it. OLD: its content before (null: it is new), checked first where the server has said
+   * nothing of the file yet, so that the errors already there are told from the edit's.
+   */
+  async diagnose(asker: Asker, path: string, text: string, old: string | null = null): Promise<Diagnosed> {
     const entry = this.entryFor(asker, path);
-    if (!entry) return { diagnostics: null, count: 0, notes: [] };
+    if (!entry) return { diagnostics: null, count: 0, before: null, notes: [] };
     this.busy(entry);
     try {
-      let published = await this.diagnoseIn(entry, path, text);
+      let checked = await this.diagnoseIn(entry, path, text, old);
       // A server that stopped while it checked the file gets its one restart now, not at the next edit.
-      if (published === null && entry.broke !== null && !entry.restarted) published = await this.diagnoseIn(entry, path, text);
-      return { diagnostics: published?.diagnostics ?? null, count: published?.count ?? 0, notes: entry.notes.splice(0) };
+      // What the stopped one said of the old content holds for the new one.
+      if (checked.now === null && entry.broke !== null && !entry.restarted) checked = await this.diagnoseIn(entry, path, text, old, checked.before);
+      const { now, before } = checked;
+      return { diagnostics: now?.diagnostics ?? null, count: now?.count ?? 0, before: before ? { diagnostics: before.diagnostics, text: before.text } : null, notes: entry.notes.splice(0) };
     } finally {
       this.touch(entry);
     }
   }
 
-  private async diagnoseIn(entry: Entry, path: string, text: string): Promise<{ diagnostics: Diagnostic[]; count: number } | null> {
+  private async diagnoseIn(entry: Entry, path: string, text: string, old: string | null, known: Published | null = null): Promise<Checked> {
     const firstStart = !entry.server?.alive;
     const server = await this.running(entry);
-    if (!server) return null;
+    if (!server) return { now: null, before: known };
     // A server just started loads its project first: it is given longer for the first file.
-    return await server.diagnose(path, text, firstStart ? this.options.waitMs * 3 : this.options.waitMs);
+    const wait = firstStart ? this.options.waitMs * 3 : this.options.waitMs;
+    let before = known ?? server.lastFor(path) ?? null;
+    if (!before && old !== null && old !== text) before = await server.diagnose(path, old, wait);
+    return { now: await server.diagnose(path, text, before ? this.options.waitMs : wait), before };
   }
 
   /**

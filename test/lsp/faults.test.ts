@@ -44,7 +44,7 @@ describe("a language server after an edit", () => {
     writes("fine\nERR here\n  WARN there\n");
     const result = await run();
     expect(result.code).toBe(0);
-    expect(toolResults()).toEqual(["Created a.fake (3 lines).\n\nThe language server reports in a.fake now:\na.fake:2:1 error bad thing on line 2"]);
+    expect(toolResults()).toEqual(["Created a.fake (3 lines).\n\nThe language server reports in a.fake now:\nnew:\na.fake:2:1 error bad thing on line 2"]);
     expect(afterHeader(result.stderr)).toContain("lembas: 1 error in a.fake");
   });
 
@@ -71,6 +71,24 @@ describe("a language server after an edit", () => {
     expect(result.code).toBe(0);
     expect(toolResults()[0]).toContain("a.fake:1:1 error");
     expect(afterHeader(result.stderr)).toContain("lembas: 2 errors in b.fake\n");
+  });
+
+  test("the errors an edit brought come first as new; those the file had before it are counted as already there", async () => {
+    await withServer("ok");
+    // Never seen by the server before the edit: its old content is checked first.
+    writeFileSync(join(box.project, "a.fake"), "ERR old\nfine\n");
+    model.push(
+      step({ toolCalls: [{ name: "read", arguments: { path: "a.fake" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "a.fake", old_string: "fine", new_string: "ERR new" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "a.fake", old_string: "ERR new", new_string: "fine again" } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [, brought, mended] = toolResults();
+    expect(brought).toEndWith("The language server reports in a.fake now:\nnew:\na.fake:2:1 error bad thing on line 2\nalready there before this edit: 1\na.fake:1:1 error bad thing on line 1");
+    expect(mended).toEndWith("The language server reports in a.fake now:\nnew: none\nalready there before this edit: 1\na.fake:1:1 error bad thing on line 1");
+    expect(afterHeader(result.stderr)).toContain("lembas: 1 error in a.fake\n");
   });
 
   test("warnings too when config.yaml says lsp_warnings: true", async () => {

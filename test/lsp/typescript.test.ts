@@ -52,7 +52,7 @@ describe("typescript-language-server", () => {
     const result = await run();
     expect(result.code).toBe(0);
     const [, broken, fixed, definition, references, hover, symbols] = toolResults();
-    expect(broken).toContain("The language server reports in app.ts now:\napp.ts:2:7 error Type 'number' is not assignable to type 'string'.");
+    expect(broken).toContain("The language server reports in app.ts now:\nnew:\napp.ts:2:7 error Type 'number' is not assignable to type 'string'.");
     expect(fixed).toStartWith("Edited app.ts (1 replacement):");
     expect(fixed).not.toContain("language server");
     expect(definition).toBe("util.ts:1:17  export function add(a: number, b: number): number {");
