@@ -18,6 +18,9 @@ export type PoolOptions = {
   startMs: number;
 };
 
+/** After this many edits in a row that a running server said nothing of, edits stop waiting for it. */
+const SILENT_EDITS = 3;
+
 /** Who asks, and may they start the project's own server (not in plan mode). */
 export type Asker = { root: string; projectBins: boolean };
 
@@ -29,6 +32,10 @@ type Entry = {
   /** Left off for good (until the process ends): crashed twice, or spoke garbage. */
   off: boolean;
   restarted: boolean;
+  /** Edits in a row the running server said nothing of within the wait; at SILENT_EDITS no edit waits for it again. */
+  silent: number;
+  /** A server that never publishes: edits no longer wait for it (its lookups still work). */
+  unheard: boolean;
   /** A server that broke needs starting again at the next use (once). */
   broke: string | null;
   idle: ReturnType<typeof setTimeout> | null;
@@ -95,9 +102,21 @@ export class LanguageServers {
     if (!server) return { now: null, before: known };
     // A server just started loads its project first: it is given longer for the first file.
     const wait = firstStart ? this.options.waitMs * 3 : this.options.waitMs;
+    // One that never reports is still told the file's content, for the lookups that follow: not waited for.
+    if (entry.unheard) return { now: await server.diagnose(path, text, 0), before: null };
     let before = known ?? server.lastFor(path) ?? null;
     if (!before && old !== null && old !== text) before = await server.diagnose(path, old, wait);
-    return { now: await server.diagnose(path, text, before ? this.options.waitMs : wait), before };
+    const now = await server.diagnose(path, text, before ? this.options.waitMs : wait);
+    if (server.alive) this.heard(entry, now !== null);
+    return { now, before };
+  }
+
+  /** Counts the edits a running server said nothing of: after SILENT_EDITS in a row, they stop waiting for it, said once. */
+  private heard(entry: Entry, answered: boolean): void {
+    entry.silent = answered ? 0 : entry.silent + 1;
+    if (entry.silent < SILENT_EDITS) return;
+    entry.unheard = true;
+    entry.notes.push(`the ${entry.found.spec.name} language server said nothing of ${SILENT_EDITS} edits in a row: lembas no longer waits for its diagnostics in ${entry.root} (its lookups still work)`);
   }
 
   /**
@@ -139,7 +158,7 @@ export class LanguageServers {
     const key = `${asker.root}\0${found.spec.name}\0${found.path}`;
     const known = this.entries.get(key);
     if (known) return known;
-    const entry: Entry = { found, root: asker.root, server: null, starting: null, off: false, restarted: false, broke: null, idle: null, users: 0, notes: [] };
+    const entry: Entry = { found, root: asker.root, server: null, starting: null, off: false, silent: 0, unheard: false, restarted: false, broke: null, idle: null, users: 0, notes: [] };
     this.entries.set(key, entry);
     return entry;
   }

@@ -179,6 +179,23 @@ describe("a language server after an edit", () => {
     expect(starts()).toBe(1);
   });
 
+  test("a server that never reports diagnostics: after three edits it is no longer waited for, said once; its lookups still work", async () => {
+    await withServer("mute");
+    writeFileSync(join(box.project, "b.fake"), "the definition\n");
+    model.push(
+      ...["ERR 1\n", "ERR 2\n", "ERR 3\n", "ERR 4\n", "ERR 5\n->b.fake\n"].map((content) => step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content } }] })),
+      step({ toolCalls: [{ name: "lsp", arguments: { operation: "definition", path: "a.fake", line: 2, col: 1 } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run({ LEMBAS_TEST_LSP_WAIT_MS: "500" });
+    expect(result.code).toBe(0);
+    expect(toolResults().at(-1)).toBe("b.fake:1:1  the definition");
+    const said = afterHeader(result.stderr).split("\n").filter((line) => line.includes("said nothing of 3 edits in a row"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain("lembas no longer waits for its diagnostics in");
+    expect(starts()).toBe(1);
+  });
+
   test("a server that floods diagnostics: the first 20 are listed, the rest counted", async () => {
     await withServer("flood");
     writes("ERR\n");

@@ -7,6 +7,7 @@
  * - hang: answers initialize, then never says anything again;
  * - flood: publishes 100,000 errors for the file, and diagnostics for 2,000 files never opened;
  * - garbage: answers initialize, then writes a log line to stdout where a message belongs;
+ * - mute: answers every request, and never publishes a diagnostic;
  * - pull: publishes nothing, and answers textDocument/diagnostic (pull diagnostics) as ok publishes.
  * In every mode but hang, a definition at a line holding `->NAME` is NAME's first line (NAME beside
  * the file), and a hover there quotes that line, as a real server's hover quotes a declaration.
@@ -39,7 +40,7 @@ function publish(uri: string, text: string, changed: boolean): void {
   if (changed && text.includes("CRASH")) process.exit(3);
   texts.set(uri, text);
   if (mode === "pull") return;
-  if (mode === "hang") return;
+  if (mode === "hang" || mode === "mute") return;
   if (mode === "garbage") {
     process.stdout.write("[info] checking the file now\n");
     return;
