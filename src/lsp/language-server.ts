@@ -2,6 +2,7 @@ import { pathToFileURL } from "node:url";
 import { Connection } from "./lsp-connection.ts";
 import { type Diagnostic, fromLsp } from "../tools/diagnostics.ts";
 import { languageId } from "./known-servers.ts";
+import { stderrTail } from "./stderr-tail.ts";
 
 /** The most diagnostics kept for one file: a server that floods is read this far, no further. */
 const MAX_KEPT = 500;
@@ -40,7 +41,8 @@ export class LanguageServer {
   static async start(options: StartOptions): Promise<LanguageServer> {
     let started = false;
     let early: string | null = null;
-    const proc = Bun.spawn(options.argv, { cwd: options.root, env: options.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    const proc = Bun.spawn(options.argv, { cwd: options.root, env: options.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const stderr = stderrTail(proc.stderr);
     let server: LanguageServer | null = null;
     const connection = new Connection(proc, {
       notification: (method, params) => server?.notified(method, params),
@@ -57,7 +59,11 @@ export class LanguageServer {
       answer = await connection.request("initialize", initializeParams(rootUri, options.initializationOptions), options.startMs);
     } catch (error) {
       await connection.stop(100);
-      throw new Error(early ?? (error instanceof Error ? error.message : String(error)));
+      // Why it did not start is often on its stderr ("rustup component add rust-analyzer"): its last lines are quoted.
+      await Promise.race([stderr.ended, Bun.sleep(500)]);
+      const said = stderr.quote();
+      const why = early ?? (error instanceof Error ? error.message : String(error));
+      throw new Error(said ? `${why}, saying "${said}"` : why);
     }
     started = true;
     server.pull = hasPull(answer);

@@ -126,13 +126,16 @@ describe("a language server after an edit", () => {
     expect(starts()).toBe(0);
   });
 
-  test("a server that crashes at start is left off with a notice, tried once", async () => {
+  test("a server that crashes at start is left off with a notice quoting its stderr's last lines, tried once", async () => {
     await withServer("crash-start");
     writes("ERR\n", "ERR again\n");
     const result = await run();
     expect(result.code).toBe(0);
     expect(toolResults()).toEqual(["Created a.fake (1 line).", "Wrote a.fake (1 line)."]);
-    expect(afterHeader(result.stderr)).toMatch(/the fake language server \(.*\) did not start: it exited \(7\); lembas leaves it off for /);
+    const said = afterHeader(result.stderr);
+    expect(said).toMatch(/the fake language server \(.*\) did not start: it exited \(7\), saying "starting the fake server \/ error: Unknown binary 'fake' in toolchain \/ help: install its component"; lembas leaves it off for /);
+    // Each write's title once, the notice said under the first.
+    expect(said.split("\n").filter((line) => line === "› Write a.fake")).toHaveLength(2);
     expect(starts()).toBe(1);
   });
 

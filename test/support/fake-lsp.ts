@@ -3,7 +3,7 @@
  * `bun fake-lsp.ts MODE LOG`, it appends its pid to LOG when it starts, then by MODE:
  * - ok: publishes, for each file opened or changed, an error on every line holding ERR and a
  *   warning on every line holding WARN; a change to a text holding CRASH makes it exit at once;
- * - crash-start: exits before it answers initialize;
+ * - crash-start: says why on stderr, and exits before it answers initialize;
  * - hang: answers initialize, then never says anything again;
  * - flood: publishes 100,000 errors for the file, and diagnostics for 2,000 files never opened;
  * - garbage: answers initialize, then writes a log line to stdout where a message belongs;
@@ -18,7 +18,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const [mode = "ok", log] = process.argv.slice(2);
 if (log) appendFileSync(log, `${process.pid}\n`);
-if (mode === "crash-start") process.exit(7);
+if (mode === "crash-start") {
+  process.stderr.write("an old log line\nstarting the fake server\nerror: Unknown binary 'fake' in toolchain\nhelp: install its component\n");
+  process.exit(7);
+}
 
 function send(message: unknown): void {
   const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...(message as object) }));
