@@ -91,8 +91,13 @@ class TextPrinter implements Printer {
         const why = shown(denialText(event));
         return this.block([this.titleLine(event.title), this.paint.warn(`  ⎿ ${why}`)]);
       }
-      case "notice":
-        return this.block([(event.level === "warn" ? this.paint.warn : this.paint.dim)(`lembas: ${shown(event.message)}`)]);
+      case "notice": {
+        // A notice said while a call runs (its language server did not start) leaves its title standing: the result follows without it again.
+        const titled = this.lastTitled;
+        this.block([(event.level === "warn" ? this.paint.warn : this.paint.dim)(`lembas: ${shown(event.message)}`)]);
+        this.lastTitled = titled;
+        return;
+      }
       case "compacted":
         return this.block([this.paint.dim("lembas: the history was compacted")]);
       case "error":

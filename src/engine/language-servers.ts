@@ -1,9 +1,11 @@
+import { readFile } from "node:fs/promises";
 import type { Config } from "../config/schema.ts";
 import type { LanguageServers } from "../lsp/pool.ts";
+import { serverInstalledFor } from "../lsp/project-languages.ts";
 import type { Db } from "../store/db.ts";
 import { trustedRootOf } from "../store/trust.ts";
 import { waitMs } from "../timing.ts";
-import { type Diagnostic, worthSaying } from "../tools/diagnostics.ts";
+import { apartFromBefore, type Diagnostic, turnSummary, worthSaying } from "../tools/diagnostics.ts";
 import type { LanguageServerAccess } from "../tools/server-access.ts";
 import { displayPath } from "../tools/paths.ts";
 import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
@@ -21,12 +23,26 @@ export class EngineLanguageServers {
   private pool: LanguageServers | null = null;
   private loading: Promise<LanguageServers> | null = null;
   private readonly editedByTurn = new WeakMap<object, EditedFiles>();
+  /** Whether a server is installed for the project's files, by root and mode: looked at once a process. */
+  private readonly installed = new Map<string, boolean>();
 
-  constructor(private readonly deps: { config: Pick<Config, "lsp">; commands: CommandSetup }) {}
+  constructor(private readonly deps: { config: Pick<Config, "lsp">; commands: CommandSetup; db: Db }) {}
 
-  /** Whether a server runs for the project now: the `lsp` tool is offered then. */
-  up(root: string): boolean {
-    return this.pool?.up(root) ?? false;
+  /**
+   * Whether the `lsp` tool is offered: a server runs for the project, or one is installed for its
+   * files and may start there (a trusted project; in plan mode, not one the project ships). Its
+   * first call starts it.
+   */
+  offered(root: string, planMode: boolean): boolean {
+    if (this.pool?.up(root)) return true;
+    if (trustedRootOf(this.deps.db, root) === null) return false;
+    const key = `${root}\0${planMode}`;
+    let installed = this.installed.get(key);
+    if (installed === undefined) {
+      installed = serverInstalledFor(root, this.deps.config.lsp, this.deps.commands.env.PATH ?? "", !planMode);
+      this.installed.set(key, installed);
+    }
+    return installed;
   }
 
   async servers(): Promise<LanguageServers> {
@@ -62,10 +78,24 @@ export class EngineLanguageServers {
     if (!edited) this.editedByTurn.set(turn, (edited = new Map()));
     return edited;
   }
+
+  /**
+   * The line said at the end of a turn that edited files: their errors as their servers see them
+   * now, each asked again (within the wait) since a later edit or command may have changed them; a
+   * file whose server does not answer in time counts as its last edit left it.
+   */
+  async turnSummary(turn: object): Promise<string | null> {
+    const edited = this.editedByTurn.get(turn);
+    if (!edited || edited.size === 0) return null;
+    const now = new Map(await Promise.all([...edited].map(async ([shown, file]) => [shown, (await file.again().catch(() => null)) ?? file] as const)));
+    return turnSummary(now);
+  }
 }
 
-/** The errors and warnings of each file a turn edited, by its shown path, as its last edit left them. */
-export type EditedFiles = Map<string, { errors: number; warnings: number }>;
+type Tally = { errors: number; warnings: number };
+
+/** Each file a turn edited, by its shown path: its errors and warnings as its last edit left them, and a way to ask its server again. */
+export type EditedFiles = Map<string, Tally & { again(): Promise<Tally | null> }>;
 
 /**
  * What one session's tool call reaches of the servers, or undefined where none may start: in a
@@ -80,15 +110,24 @@ export function serverAccess(
   const asker = { root: session.root, projectBins: !session.planMode };
   const said = (notes: readonly string[]) => notes.forEach((note) => session.notice(note));
   return {
-    diagnose: async (path, text) => {
-      const found = await (await host.servers()).diagnose(asker, path, text);
+    diagnose: async (path, text, old) => {
+      const found = await (await host.servers()).diagnose(asker, path, text, old);
       said(found.notes);
       if (found.diagnostics === null) return null;
       const wanted = worthSaying(found.diagnostics, session.warnings);
       // A flood read in part: what was not read is counted as more, whatever its severity.
       const count = wanted.length + Math.max(0, found.count - found.diagnostics.length);
-      session.edited?.set(displayPath(path, session.root), tally(wanted));
-      return { diagnostics: wanted, count };
+      const again = async (): Promise<Tally | null> => {
+        const text = await readFile(path, "utf8").catch(() => null);
+        // A file the turn removed again has no errors left to count.
+        if (text === null) return { errors: 0, warnings: 0 };
+        const checked = await (await host.servers()).diagnose(asker, path, text);
+        said(checked.notes);
+        return checked.diagnostics === null ? null : tally(worthSaying(checked.diagnostics, session.warnings));
+      };
+      session.edited?.set(displayPath(path, session.root), { ...tally(wanted), again });
+      const before = found.before ? { diagnostics: worthSaying(found.before.diagnostics, session.warnings), text: found.before.text } : null;
+      return { ...apartFromBefore(wanted, text, before), count };
     },
     request: async (path, method, params) => {
       const asked = await (await host.servers()).ask(asker, path, method, params);
@@ -100,7 +139,7 @@ export function serverAccess(
   };
 }
 
-function tally(diagnostics: readonly Diagnostic[]): { errors: number; warnings: number } {
+function tally(diagnostics: readonly Diagnostic[]): Tally {
   const errors = diagnostics.filter((d) => d.severity === 1).length;
   return { errors, warnings: diagnostics.length - errors };
 }

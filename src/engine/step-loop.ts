@@ -17,7 +17,6 @@ import { runStepCalls } from "./step-calls.ts";
 import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
 import { webSearchRoute } from "./search-route.ts";
-import { turnSummary } from "../tools/diagnostics.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
@@ -56,10 +55,10 @@ export async function runSteps(session: StepSession, parts: StepParts, turn: Ste
   const model = await session.deps.models.resolve(input.model ?? session.model);
   const effort = input.effort ?? session.effort;
   const own = (input.model !== undefined && model.ref !== session.model) || effort !== session.effort;
-  if (!own) return sayDiagnostics(session, turn, await steps(session, parts, turn, model, effort));
+  if (!own) return await sayDiagnostics(session, turn, await steps(session, parts, turn, model, effort));
   session.bus.emit({ type: "model", ref: model.ref, effort, connection: model.connection });
   try {
-    return sayDiagnostics(session, turn, await steps(session, parts, turn, model, effort));
+    return await sayDiagnostics(session, turn, await steps(session, parts, turn, model, effort));
   } finally {
     const back = await session.deps.models.resolve(session.model).catch(() => null);
     session.bus.emit({ type: "model", ref: session.model, effort: session.effort, connection: back?.connection ?? null });
@@ -67,9 +66,8 @@ export async function runSteps(session: StepSession, parts: StepParts, turn: Ste
 }
 
 /** At the end of a turn that edited files: one line for the errors their language servers see in them. */
-function sayDiagnostics(session: StepSession, turn: StepTurn, ended: Ended): Ended {
-  const edited = session.deps.languageServers?.editedIn(turn.undo);
-  const summary = edited ? turnSummary(edited) : null;
+async function sayDiagnostics(session: StepSession, turn: StepTurn, ended: Ended): Promise<Ended> {
+  const summary = (await session.deps.languageServers?.turnSummary(turn.undo)) ?? null;
   if (summary) session.bus.emit({ type: "notice", level: "warn", message: summary });
   return ended;
 }
@@ -92,7 +90,7 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
     const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
     const code = deps.code?.available(session.root) === true;
-    const lsp = deps.languageServers?.up(session.root) === true;
+    const lsp = deps.languageServers?.offered(session.root, mode() === "plan") === true;
     const search = webSearchRoute(deps.config.web_search, model, mcp);
     // The MCP tool that runs web_search is offered as web_search alone, not twice.
     const tools = offeredTools(deps.tools, model, { library: deps.library, code, skills, agents, lsp, webSearch: search !== null }, search ? mcp.filter((t) => t.name !== search.via) : mcp);

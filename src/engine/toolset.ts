@@ -25,7 +25,7 @@ export function smallWindow(model: Pick<ResolvedModel, "contextLength">): boolea
  * servers for this). With custom agents, `task` is the one that lists them (a session without any
  * sends the task tool it sent before agents were there). `web_search` comes only where the session
  * has a search to run it (engine/search-route.ts): the provider's own, or an MCP tool config.yaml names.
- * `lsp` comes while a language server runs for the project.
+ * `lsp` comes where a language server runs, or may start, for the project's files.
  */
 export function offeredTools(
   tools: readonly Tool[],

@@ -2,6 +2,7 @@ import { pathToFileURL } from "node:url";
 import { Connection } from "./lsp-connection.ts";
 import { type Diagnostic, fromLsp } from "../tools/diagnostics.ts";
 import { languageId } from "./known-servers.ts";
+import { stderrTail } from "./stderr-tail.ts";
 
 /** The most diagnostics kept for one file: a server that floods is read this far, no further. */
 const MAX_KEPT = 500;
@@ -18,7 +19,8 @@ export type StartOptions = {
   onBroken(why: string): void;
 };
 
-type Published = { diagnostics: Diagnostic[]; count: number };
+/** A file's diagnostics, how many there were (read or not), and the text they are of. */
+export type Published = { diagnostics: Diagnostic[]; count: number; text: string };
 
 /**
  * One running language server for one project: the documents lembas opened in it, the
@@ -39,7 +41,8 @@ export class LanguageServer {
   static async start(options: StartOptions): Promise<LanguageServer> {
     let started = false;
     let early: string | null = null;
-    const proc = Bun.spawn(options.argv, { cwd: options.root, env: options.env, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    const proc = Bun.spawn(options.argv, { cwd: options.root, env: options.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const stderr = stderrTail(proc.stderr);
     let server: LanguageServer | null = null;
     const connection = new Connection(proc, {
       notification: (method, params) => server?.notified(method, params),
@@ -56,7 +59,11 @@ export class LanguageServer {
       answer = await connection.request("initialize", initializeParams(rootUri, options.initializationOptions), options.startMs);
     } catch (error) {
       await connection.stop(100);
-      throw new Error(early ?? (error instanceof Error ? error.message : String(error)));
+      // Why it did not start is often on its stderr ("rustup component add rust-analyzer"): its last lines are quoted.
+      await Promise.race([stderr.ended, Bun.sleep(500)]);
+      const said = stderr.quote();
+      const why = early ?? (error instanceof Error ? error.message : String(error));
+      throw new Error(said ? `${why}, saying "${said}"` : why);
     }
     started = true;
     server.pull = hasPull(answer);
@@ -66,6 +73,11 @@ export class LanguageServer {
 
   get alive(): boolean {
     return this.connection.alive;
+  }
+
+  /** What the server last said of the file, whatever content it was about; undefined where it said nothing yet. */
+  lastFor(path: string): Published | undefined {
+    return this.published.get(pathToFileURL(path).href);
   }
 
   /**
@@ -79,7 +91,10 @@ export class LanguageServer {
     if (this.pull) {
       const report = await this.connection.request("textDocument/diagnostic", { textDocument: { uri } }, waitMs).catch(() => null);
       const items = (report as { items?: unknown } | null)?.items;
-      return Array.isArray(items) ? bounded(items) : null;
+      if (!Array.isArray(items)) return null;
+      const pulled = bounded(items, text);
+      this.published.set(uri, pulled);
+      return pulled;
     }
     return await this.nextPublished(uri, before, waitMs);
   }
@@ -123,7 +138,7 @@ export class LanguageServer {
     const p = params as { uri?: unknown; diagnostics?: unknown } | null;
     // Only the files lembas opened: a server that publishes for the whole workspace is not kept.
     if (typeof p?.uri !== "string" || !this.versions.has(p.uri) || !Array.isArray(p.diagnostics)) return;
-    this.published.set(p.uri, bounded(p.diagnostics));
+    this.published.set(p.uri, bounded(p.diagnostics, this.versions.get(p.uri)?.text ?? ""));
     for (const wake of this.waiters.get(p.uri) ?? []) wake();
   }
 
@@ -155,13 +170,13 @@ export class LanguageServer {
   }
 }
 
-function bounded(items: unknown[]): Published {
+function bounded(items: unknown[], text: string): Published {
   const diagnostics: Diagnostic[] = [];
   for (const item of items.slice(0, MAX_KEPT)) {
     const d = fromLsp(item);
     if (d) diagnostics.push(d);
   }
-  return { diagnostics, count: items.length };
+  return { diagnostics, count: items.length, text };
 }
 
 function hasPull(answer: unknown): boolean {

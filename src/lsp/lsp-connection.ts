@@ -24,7 +24,7 @@ export class Connection {
   private closed: string | null = null;
 
   constructor(
-    private readonly proc: Subprocess<"pipe", "pipe", "ignore">,
+    private readonly proc: Subprocess<"pipe", "pipe", "pipe">,
     private readonly events: ConnectionEvents,
   ) {
     void this.read();

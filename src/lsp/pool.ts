@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { Diagnostic } from "../tools/diagnostics.ts";
-import { LanguageServer } from "./language-server.ts";
+import { LanguageServer, type Published } from "./language-server.ts";
 import { type ConfiguredServers, extensionOf, findServer, type FoundServer, specsFor } from "./known-servers.ts";
 
 /** How the servers of one process run, and how long lembas waits on them. */
@@ -18,6 +18,9 @@ export type PoolOptions = {
   startMs: number;
 };
 
+/** After this many edits in a row that a running server said nothing of, edits stop waiting for it. */
+const SILENT_EDITS = 3;
+
 /** Who asks, and may they start the project's own server (not in plan mode). */
 export type Asker = { root: string; projectBins: boolean };
 
@@ -29,6 +32,10 @@ type Entry = {
   /** Left off for good (until the process ends): crashed twice, or spoke garbage. */
   off: boolean;
   restarted: boolean;
+  /** Edits in a row the running server said nothing of within the wait; at SILENT_EDITS no edit waits for it again. */
+  silent: number;
+  /** A server that never publishes: edits no longer wait for it (its lookups still work). */
+  unheard: boolean;
   /** A server that broke needs starting again at the next use (once). */
   broke: string | null;
   idle: ReturnType<typeof setTimeout> | null;
@@ -38,8 +45,13 @@ type Entry = {
   notes: string[];
 };
 
-/** The file's diagnostics, null when no server said anything in time, and what to tell the person. */
-export type Diagnosed = { diagnostics: Diagnostic[] | null; count: number; notes: string[] };
+/**
+ * The file's diagnostics, null when no server said anything in time; `before`: what the server said
+ * of its content before the edit (with that text), null where it is not known; and what to tell the person.
+ */
+export type Diagnosed = { diagnostics: Diagnostic[] | null; count: number; before: { diagnostics: Diagnostic[]; text: string } | null; notes: string[] };
+
+type Checked = { now: Published | null; before: Published | null };
 
 /**
  * The language servers of one process: one per project and language, started at the first edit or
@@ -63,27 +75,48 @@ export class LanguageServers {
     return false;
   }
 
-  /** The file's diagnostics after TEXT was written to it, within the wait; null where no server handles it. */
-  async diagnose(asker: Asker, path: string, text: string): Promise<Diagnosed> {
+  /**
+   * The file's diagnostics after TEXT was written to it, within the wait; null where no server
+   * handles it. OLD: its content before (null: it is new), checked first where the server has said
+   * nothing of the file yet, so that the errors already there are told from the edit's.
+   */
+  async diagnose(asker: Asker, path: string, text: string, old: string | null = null): Promise<Diagnosed> {
     const entry = this.entryFor(asker, path);
-    if (!entry) return { diagnostics: null, count: 0, notes: [] };
+    if (!entry) return { diagnostics: null, count: 0, before: null, notes: [] };
     this.busy(entry);
     try {
-      let published = await this.diagnoseIn(entry, path, text);
+      let checked = await this.diagnoseIn(entry, path, text, old);
       // A server that stopped while it checked the file gets its one restart now, not at the next edit.
-      if (published === null && entry.broke !== null && !entry.restarted) published = await this.diagnoseIn(entry, path, text);
-      return { diagnostics: published?.diagnostics ?? null, count: published?.count ?? 0, notes: entry.notes.splice(0) };
+      // What the stopped one said of the old content holds for the new one.
+      if (checked.now === null && entry.broke !== null && !entry.restarted) checked = await this.diagnoseIn(entry, path, text, old, checked.before);
+      const { now, before } = checked;
+      return { diagnostics: now?.diagnostics ?? null, count: now?.count ?? 0, before: before ? { diagnostics: before.diagnostics, text: before.text } : null, notes: entry.notes.splice(0) };
     } finally {
       this.touch(entry);
     }
   }
 
-  private async diagnoseIn(entry: Entry, path: string, text: string): Promise<{ diagnostics: Diagnostic[]; count: number } | null> {
+  private async diagnoseIn(entry: Entry, path: string, text: string, old: string | null, known: Published | null = null): Promise<Checked> {
     const firstStart = !entry.server?.alive;
     const server = await this.running(entry);
-    if (!server) return null;
+    if (!server) return { now: null, before: known };
     // A server just started loads its project first: it is given longer for the first file.
-    return await server.diagnose(path, text, firstStart ? this.options.waitMs * 3 : this.options.waitMs);
+    const wait = firstStart ? this.options.waitMs * 3 : this.options.waitMs;
+    // One that never reports is still told the file's content, for the lookups that follow: not waited for.
+    if (entry.unheard) return { now: await server.diagnose(path, text, 0), before: null };
+    let before = known ?? server.lastFor(path) ?? null;
+    if (!before && old !== null && old !== text) before = await server.diagnose(path, old, wait);
+    const now = await server.diagnose(path, text, before ? this.options.waitMs : wait);
+    if (server.alive) this.heard(entry, now !== null);
+    return { now, before };
+  }
+
+  /** Counts the edits a running server said nothing of: after SILENT_EDITS in a row, they stop waiting for it, said once. */
+  private heard(entry: Entry, answered: boolean): void {
+    entry.silent = answered ? 0 : entry.silent + 1;
+    if (entry.silent < SILENT_EDITS) return;
+    entry.unheard = true;
+    entry.notes.push(`the ${entry.found.spec.name} language server said nothing of ${SILENT_EDITS} edits in a row: lembas no longer waits for its diagnostics in ${entry.root} (its lookups still work)`);
   }
 
   /**
@@ -125,7 +158,7 @@ export class LanguageServers {
     const key = `${asker.root}\0${found.spec.name}\0${found.path}`;
     const known = this.entries.get(key);
     if (known) return known;
-    const entry: Entry = { found, root: asker.root, server: null, starting: null, off: false, restarted: false, broke: null, idle: null, users: 0, notes: [] };
+    const entry: Entry = { found, root: asker.root, server: null, starting: null, off: false, silent: 0, unheard: false, restarted: false, broke: null, idle: null, users: 0, notes: [] };
     this.entries.set(key, entry);
     return entry;
   }

@@ -24,12 +24,47 @@ export function worthSaying(diagnostics: readonly Diagnostic[], warnings: boolea
   return diagnostics.filter((d) => d.severity === 1 || (warnings && d.severity === 2));
 }
 
-/** `path:line:col severity message`, one line each: the first LISTED, then how many more. */
-export function diagnosticLines(shown: string, diagnostics: readonly Diagnostic[], total = diagnostics.length): string[] {
-  const lines = diagnostics.slice(0, LISTED).map((d) => `${shown}:${d.line}:${d.col} ${SEVERITY[d.severity] ?? "error"} ${oneLine(d.message)}`);
-  const more = total - Math.min(diagnostics.length, LISTED);
-  if (more > 0) lines.push(`… and ${more} more`);
-  return lines;
+/**
+ * The diagnostics of a file's new content apart from those its old content had already: one is
+ * already there when the old had one of the same severity and message on a line of the same text
+ * (an edit above it moves it, and it is still the same).
+ */
+export function apartFromBefore(now: readonly Diagnostic[], text: string, before: { diagnostics: readonly Diagnostic[]; text: string } | null): { fresh: Diagnostic[]; already: Diagnostic[] } {
+  if (!before) return { fresh: [...now], already: [] };
+  const key = (d: Diagnostic, lines: readonly string[]) => `${d.severity}\0${d.message}\0${(lines[d.line - 1] ?? "").trim()}`;
+  const oldLines = before.text.split("\n");
+  const left = new Map<string, number>();
+  for (const d of before.diagnostics) left.set(key(d, oldLines), (left.get(key(d, oldLines)) ?? 0) + 1);
+  const newLines = text.split("\n");
+  const fresh: Diagnostic[] = [];
+  const already: Diagnostic[] = [];
+  for (const d of now) {
+    const k = key(d, newLines);
+    const n = left.get(k) ?? 0;
+    if (n > 0) {
+      left.set(k, n - 1);
+      already.push(d);
+    } else fresh.push(d);
+  }
+  return { fresh, already };
+}
+
+/**
+ * What an edit's result says of its file: "new:" and the errors the edit brought, then "already
+ * there before this edit: N" and those; the first LISTED in all, then how many more (TOTAL: all the
+ * file's, listed or not). The lines for the edit's block in a terminal are the same, labels but "new:".
+ */
+export function editDiagnosticLines(shown: string, fresh: readonly Diagnostic[], already: readonly Diagnostic[], total: number): { said: string[]; block: string[] } {
+  const listed = [...fresh, ...already].slice(0, LISTED);
+  const block: string[] = [];
+  listed.forEach((d, i) => {
+    if (i === fresh.length) block.push(`already there before this edit: ${already.length}`);
+    block.push(`${shown}:${d.line}:${d.col} ${SEVERITY[d.severity] ?? "error"} ${oneLine(d.message)}`);
+  });
+  if (already.length > 0 && listed.length <= fresh.length) block.push(`already there before this edit: ${already.length}`);
+  const more = total - listed.length;
+  if (more > 0) block.push(`… and ${more} more`);
+  return { said: [fresh.length > 0 ? "new:" : "new: none", ...block], block };
 }
 
 /** "2 errors in src/app.ts", "1 error and 3 warnings in a.ts, b.ts": what a turn left for the person to hear of. */

@@ -10,20 +10,42 @@ const SYMBOL_KINDS = ["", "file", "module", "namespace", "package", "class", "me
 type Range = { start: { line: number; character: number } };
 type Location = { uri: string; range?: Range };
 
-/** Locations (definition, references) as `path:line:col  the line's text`, one a line. */
-export function placesText(answer: unknown, root: string): string[] {
-  const items = Array.isArray(answer) ? answer : answer ? [answer] : [];
-  const places = items.flatMap((item) => {
-    const place = asLocation(item);
-    return place ? [place] : [];
-  });
+/**
+ * Why a file's text is not shown without asking (as read asks for it: a protected file, one
+ * outside the project), or null where it may be. The model reads it, asked, to see it.
+ */
+export type Withheld = (path: string) => string | null;
+
+/** Locations (definition, references) as `path:line:col  the line's text`, one a line; a withheld file's text left out. */
+export function placesText(answer: unknown, root: string, withheld: Withheld): string[] {
+  const places = locations(answer);
   const lines = places.slice(0, MAX_LISTED).map((place) => {
     const path = pathOf(place.uri);
     const line = (place.range?.start.line ?? 0) + 1;
+    const why = path ? withheld(path) : null;
+    if (why) return `${placeName(place, root)}  (${why}: its text is left out; read it to see it)`;
     const source = path ? lineOf(path, line) : "";
     return `${placeName(place, root)}${source ? `  ${source}` : ""}`;
   });
   return [...lines, ...more(places.length)];
+}
+
+/** The first place of a definition answer whose file's text is withheld, as `path:line:col (why)`, or null. */
+export function withheldPlace(answer: unknown, root: string, withheld: Withheld): string | null {
+  for (const place of locations(answer)) {
+    const path = pathOf(place.uri);
+    const why = path ? withheld(path) : null;
+    if (why) return `${placeName(place, root)} (${why})`;
+  }
+  return null;
+}
+
+function locations(answer: unknown): Location[] {
+  const items = Array.isArray(answer) ? answer : answer ? [answer] : [];
+  return items.flatMap((item) => {
+    const place = asLocation(item);
+    return place ? [place] : [];
+  });
 }
 
 /** A place as path:line:col (1-based), the path as the model knows it. */
@@ -44,8 +66,8 @@ export function hoverText(answer: unknown): string {
     .trim();
 }
 
-/** Symbols (a document's, nested; or the workspace's) as `kind name path:line:col`, children indented. */
-export function symbolsText(answer: unknown, root: string, path: string): string[] {
+/** Symbols (a document's, nested; or the workspace's) as `kind name path:line:col`, children indented; those of withheld files left out, as grep leaves them out. */
+export function symbolsText(answer: unknown, root: string, path: string, withheld: Withheld): string[] {
   const out: string[] = [];
   let total = 0;
   const walk = (items: unknown, depth: number) => {
@@ -53,6 +75,8 @@ export function symbolsText(answer: unknown, root: string, path: string): string
     for (const item of items) {
       const s = item as { name?: unknown; kind?: unknown; location?: Location; selectionRange?: Range; range?: Range; children?: unknown; containerName?: unknown };
       if (typeof s?.name !== "string") continue;
+      const elsewhere = s.location ? pathOf(s.location.uri) : null;
+      if (elsewhere && withheld(elsewhere)) continue;
       total++;
       if (out.length < MAX_LISTED) {
         // A workspace symbol says where it is; a document's is in the file asked about.

@@ -44,7 +44,7 @@ describe("a language server after an edit", () => {
     writes("fine\nERR here\n  WARN there\n");
     const result = await run();
     expect(result.code).toBe(0);
-    expect(toolResults()).toEqual(["Created a.fake (3 lines).\n\nThe language server reports in a.fake now:\na.fake:2:1 error bad thing on line 2"]);
+    expect(toolResults()).toEqual(["Created a.fake (3 lines).\n\nThe language server reports in a.fake now:\nnew:\na.fake:2:1 error bad thing on line 2"]);
     expect(afterHeader(result.stderr)).toContain("lembas: 1 error in a.fake");
   });
 
@@ -56,6 +56,39 @@ describe("a language server after an edit", () => {
     const [first, second] = toolResults();
     expect(first).toEndWith("a.fake:1:1 error bad thing on line 1");
     expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
+  });
+
+  test("the turn's line counts each file's errors as they are at its end, not as the file's last edit left them", async () => {
+    await withServer("ok");
+    model.push(
+      step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "ERR\n" } }] }),
+      step({ toolCalls: [{ name: "write", arguments: { path: "b.fake", content: "ERR\nERR\n" } }] }),
+      // A command mends a.fake after its write: its error is gone by the turn's end.
+      step({ toolCalls: [{ name: "bash", arguments: { command: "printf 'fine\\n' > a.fake" } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()[0]).toContain("a.fake:1:1 error");
+    expect(afterHeader(result.stderr)).toContain("lembas: 2 errors in b.fake\n");
+  });
+
+  test("the errors an edit brought come first as new; those the file had before it are counted as already there", async () => {
+    await withServer("ok");
+    // Never seen by the server before the edit: its old content is checked first.
+    writeFileSync(join(box.project, "a.fake"), "ERR old\nfine\n");
+    model.push(
+      step({ toolCalls: [{ name: "read", arguments: { path: "a.fake" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "a.fake", old_string: "fine", new_string: "ERR new" } }] }),
+      step({ toolCalls: [{ name: "edit", arguments: { path: "a.fake", old_string: "ERR new", new_string: "fine again" } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [, brought, mended] = toolResults();
+    expect(brought).toEndWith("The language server reports in a.fake now:\nnew:\na.fake:2:1 error bad thing on line 2\nalready there before this edit: 1\na.fake:1:1 error bad thing on line 1");
+    expect(mended).toEndWith("The language server reports in a.fake now:\nnew: none\nalready there before this edit: 1\na.fake:1:1 error bad thing on line 1");
+    expect(afterHeader(result.stderr)).toContain("lembas: 1 error in a.fake\n");
   });
 
   test("warnings too when config.yaml says lsp_warnings: true", async () => {
@@ -93,13 +126,16 @@ describe("a language server after an edit", () => {
     expect(starts()).toBe(0);
   });
 
-  test("a server that crashes at start is left off with a notice, tried once", async () => {
+  test("a server that crashes at start is left off with a notice quoting its stderr's last lines, tried once", async () => {
     await withServer("crash-start");
     writes("ERR\n", "ERR again\n");
     const result = await run();
     expect(result.code).toBe(0);
     expect(toolResults()).toEqual(["Created a.fake (1 line).", "Wrote a.fake (1 line)."]);
-    expect(afterHeader(result.stderr)).toMatch(/the fake language server \(.*\) did not start: it exited \(7\); lembas leaves it off for /);
+    const said = afterHeader(result.stderr);
+    expect(said).toMatch(/the fake language server \(.*\) did not start: it exited \(7\), saying "starting the fake server \/ error: Unknown binary 'fake' in toolchain \/ help: install its component"; lembas leaves it off for /);
+    // Each write's title once, the notice said under the first.
+    expect(said.split("\n").filter((line) => line === "› Write a.fake")).toHaveLength(2);
     expect(starts()).toBe(1);
   });
 
@@ -143,6 +179,23 @@ describe("a language server after an edit", () => {
     const result = await run({ LEMBAS_TEST_LSP_WAIT_MS: "500" });
     expect(result.code).toBe(0);
     expect(toolResults()).toEqual(["Created a.fake (1 line)."]);
+    expect(starts()).toBe(1);
+  });
+
+  test("a server that never reports diagnostics: after three edits it is no longer waited for, said once; its lookups still work", async () => {
+    await withServer("mute");
+    writeFileSync(join(box.project, "b.fake"), "the definition\n");
+    model.push(
+      ...["ERR 1\n", "ERR 2\n", "ERR 3\n", "ERR 4\n", "ERR 5\n->b.fake\n"].map((content) => step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content } }] })),
+      step({ toolCalls: [{ name: "lsp", arguments: { operation: "definition", path: "a.fake", line: 2, col: 1 } }] }),
+      step({ text: "done" }),
+    );
+    const result = await run({ LEMBAS_TEST_LSP_WAIT_MS: "500" });
+    expect(result.code).toBe(0);
+    expect(toolResults().at(-1)).toBe("b.fake:1:1  the definition");
+    const said = afterHeader(result.stderr).split("\n").filter((line) => line.includes("said nothing of 3 edits in a row"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toContain("lembas no longer waits for its diagnostics in");
     expect(starts()).toBe(1);
   });
 

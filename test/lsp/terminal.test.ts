@@ -19,7 +19,9 @@ describe.skipIf(!HAVE_TMUX)("a language server's errors in the terminal", () => 
     model.push(step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "fine\nERR here\nERR there\n" } }] }), step({ text: "all done" }));
     const screen = await suite.open(["--mode", "edit"], { env: { LEMBAS_TEST_LSP_WAIT_MS: "5000" } });
     await screen.type("write it", "Enter");
-    const shown = await screen.waitFor("all done");
+    await screen.waitFor("all done");
+    // The turn's line comes once the server was asked again at the turn's end.
+    const shown = await screen.waitFor("2 errors in a.fake");
     const lines = shown.split("\n").map((l) => l.trimEnd());
     const at = lines.findIndex((l) => l.startsWith("● Write a.fake"));
     expect(at).toBeGreaterThanOrEqual(0);

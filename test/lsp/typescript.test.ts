@@ -52,16 +52,15 @@ describe("typescript-language-server", () => {
     const result = await run();
     expect(result.code).toBe(0);
     const [, broken, fixed, definition, references, hover, symbols] = toolResults();
-    expect(broken).toContain("The language server reports in app.ts now:\napp.ts:2:7 error Type 'number' is not assignable to type 'string'.");
+    expect(broken).toContain("The language server reports in app.ts now:\nnew:\napp.ts:2:7 error Type 'number' is not assignable to type 'string'.");
     expect(fixed).toStartWith("Edited app.ts (1 replacement):");
     expect(fixed).not.toContain("language server");
     expect(definition).toBe("util.ts:1:17  export function add(a: number, b: number): number {");
     expect(references?.split("\n").sort()).toEqual(["app.ts:1:10  import { add } from \"./util\";", "app.ts:2:19  const x: number = add(1, 2);", "util.ts:1:17  export function add(a: number, b: number): number {"]);
     expect(hover).toContain("(alias) add(a: number, b: number): number");
     expect(symbols).toBe("function add util.ts:1:17");
-    // Offered once a server runs for the project, not before.
-    expect(offered(steps()[0])).not.toContain("lsp");
-    expect(offered(steps().at(-1))).toContain("lsp");
+    // Offered from the first step: the project has TypeScript files and the server is installed.
+    expect(offered(steps()[0])).toContain("lsp");
     // The turn's last edit left no error: its summary says nothing.
     expect(afterHeader(result.stderr)).not.toContain("error in app.ts");
   }, 450_000);

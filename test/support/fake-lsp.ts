@@ -3,17 +3,25 @@
  * `bun fake-lsp.ts MODE LOG`, it appends its pid to LOG when it starts, then by MODE:
  * - ok: publishes, for each file opened or changed, an error on every line holding ERR and a
  *   warning on every line holding WARN; a change to a text holding CRASH makes it exit at once;
- * - crash-start: exits before it answers initialize;
+ * - crash-start: says why on stderr, and exits before it answers initialize;
  * - hang: answers initialize, then never says anything again;
  * - flood: publishes 100,000 errors for the file, and diagnostics for 2,000 files never opened;
  * - garbage: answers initialize, then writes a log line to stdout where a message belongs;
+ * - mute: answers every request, and never publishes a diagnostic;
  * - pull: publishes nothing, and answers textDocument/diagnostic (pull diagnostics) as ok publishes.
+ * In every mode but hang, a definition at a line holding `->NAME` is NAME's first line (NAME beside
+ * the file), and a hover there quotes that line, as a real server's hover quotes a declaration.
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const [mode = "ok", log] = process.argv.slice(2);
 if (log) appendFileSync(log, `${process.pid}\n`);
-if (mode === "crash-start") process.exit(7);
+if (mode === "crash-start") {
+  process.stderr.write("an old log line\nstarting the fake server\nerror: Unknown binary 'fake' in toolchain\nhelp: install its component\n");
+  process.exit(7);
+}
 
 function send(message: unknown): void {
   const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...(message as object) }));
@@ -35,7 +43,7 @@ function publish(uri: string, text: string, changed: boolean): void {
   if (changed && text.includes("CRASH")) process.exit(3);
   texts.set(uri, text);
   if (mode === "pull") return;
-  if (mode === "hang") return;
+  if (mode === "hang" || mode === "mute") return;
   if (mode === "garbage") {
     process.stdout.write("[info] checking the file now\n");
     return;
@@ -55,6 +63,14 @@ function handle(message: { id?: number; method?: string; params?: Record<string,
   switch (message.method) {
     case "initialize":
       return send({ id: message.id, result: { capabilities: { textDocumentSync: 1, definitionProvider: true, ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}) } } });
+    case "textDocument/definition":
+    case "textDocument/hover": {
+      if (mode === "hang") return;
+      const target = pointedAt(doc?.uri ?? "", (p.position as { line: number } | undefined)?.line ?? 0);
+      if (!target) return send({ id: message.id, result: null });
+      if (message.method === "textDocument/definition") return send({ id: message.id, result: { uri: pathToFileURL(target).href, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } } } });
+      return send({ id: message.id, result: { contents: { kind: "plaintext", value: readFileSync(target, "utf8").split("\n")[0] } } });
+    }
     case "textDocument/diagnostic":
       return send({ id: message.id, result: { kind: "full", items: diagnostics(texts.get(doc?.uri ?? "") ?? "") } });
     case "shutdown":
@@ -68,6 +84,12 @@ function handle(message: { id?: number; method?: string; params?: Record<string,
     default:
       if (message.id !== undefined && mode !== "hang") send({ id: message.id, result: null });
   }
+}
+
+/** The file a line of the document points at with `->NAME`, or null. */
+function pointedAt(uri: string, line: number): string | null {
+  const name = /->(\S+)/.exec((texts.get(uri) ?? "").split("\n")[line] ?? "")?.[1];
+  return name && uri.startsWith("file:") ? join(dirname(fileURLToPath(uri)), name) : null;
 }
 
 let buffer = Buffer.alloc(0);

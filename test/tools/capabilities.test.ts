@@ -51,7 +51,7 @@ const DECLARED: Record<string, Need[]> = {
   glob: ["files"],
   code_search: ["code"],
   list: ["files"],
-  lsp: ["lsp"],
+  lsp: ["lsp", "files"],
   fetch: ["web"],
   web_search: ["search"],
   library: ["library"],
@@ -97,7 +97,7 @@ describe("the tools' capabilities", () => {
     const left = ALL_TOOLS.filter((t) => t.permission === "read" && !helperTools([t]).length);
     expect(left.map((t) => [t.name, [...t.needs]])).toEqual([
       ["job", ["jobs"]],
-      ["lsp", ["lsp"]],
+      ["lsp", ["lsp", "files"]],
       ["fetch", ["web"]],
       ["web_search", ["search"]],
       ["library", ["library"]],
