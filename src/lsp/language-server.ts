@@ -2,7 +2,7 @@ import { pathToFileURL } from "node:url";
 import { Connection } from "./lsp-connection.ts";
 import { type Diagnostic, fromLsp } from "../tools/diagnostics.ts";
 import { languageId } from "./known-servers.ts";
-import { stderrTail } from "./stderr-tail.ts";
+import { stderrTail } from "./server-stderr.ts";
 
 /** The most diagnostics kept for one file: a server that floods is read this far, no further. */
 const MAX_KEPT = 500;

@@ -4,7 +4,7 @@ import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol
 import { errorMessage } from "../errors.ts";
 import { killGroup, leftInGroup } from "../tools/process-group.ts";
 import { watchGroup } from "../tools/watchdog.ts";
-import { StderrTail } from "./stderr-tail.ts";
+import { StderrTail } from "../stderr-tail.ts";
 
 /** How long a server has to exit after SIGTERM before its process group is killed. */
 const KILL_GRACE_MS = 1_000;
