@@ -1,15 +1,15 @@
 import { ChunkReader, type Chunk, chunkError, chunkSchema, isWellFormedChunk } from "./chunks.ts";
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
-import { ModelError, abortedError, cutError, displayUrl, isAbort, modelError, networkReason, oneLine, overflowError } from "./errors.ts";
+import { ModelError, cutError, displayUrl, modelError, oneLine, overflowError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import { saysContextOverflow } from "./overflow.ts";
 import { type ChatRequest, requestBody } from "./request.ts";
 import { dialectById } from "./dialects.ts";
-import type { IdleWatch } from "./idle.ts";
 import { MemoryRejectedFields, connectionKey, refusedField, shapeBody } from "./request-fields.ts";
 import { fitToolCallIds } from "./tool-call-ids.ts";
-import { type Failure, type StreamOptions, type Wire, streamWire } from "./transport.ts";
-import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
+import { type StreamOptions, type Wire, streamWire } from "./transport.ts";
+import { SSE_ERROR_EVENT } from "./sse.ts";
+import { type EventReader, pumpSse } from "./sse-pump.ts";
 
 export type { StreamOptions };
 
@@ -47,7 +47,7 @@ export function streamChatBatches(
     url: `${endpoint.baseUrl}/chat/completions`,
     headers: headers(endpoint),
     body: () => body.text,
-    read: (stream, context) => readStream(context.endpoint, stream, context.signal, context.watch),
+    read: (stream, context) => pumpSse(stream, context, chatEvents(context.endpoint)),
     mend: (failure) => {
       const refused = refusedField(failure.error, body.fields, endpoint.reasoning);
       if (refused === null) return null;
@@ -59,60 +59,30 @@ export function streamChatBatches(
   return streamWire(endpoint, request.model, wire, options);
 }
 
-async function* readStream(
-  endpoint: Endpoint,
-  body: ReadableStream<Uint8Array>,
-  signal: AbortSignal | undefined,
-  watch: IdleWatch,
-): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
+/** Chat completions' chunks, for the pump: a stream may end at `[DONE]` or once a choice finished (its usage may follow). */
+function chatEvents(endpoint: Endpoint): EventReader {
   const reader = new ChunkReader();
-  let events: ModelEvent[] = [];
-  let yielded = false;
-  let done = false;
-  const fail = (error: ModelError): Failure => ({ error, retryAfterMs: null, yielded });
-  try {
-    for await (const batch of sseBatches(body, watch)) {
-      for (const data of batch) {
-        if (data === "[DONE]") {
-          done = true;
-          break;
-        }
-        if (data.startsWith(SSE_ERROR_EVENT)) return yield* failAfter(events, errorEvent(endpoint, data.slice(SSE_ERROR_EVENT.length), yielded || events.length > 0));
-        const chunk = parseChunk(data);
-        if (chunk === null) return yield* failAfter(events, malformedError(endpoint, data));
-        const failed = chunkError(chunk);
-        if (failed) return yield* failAfter(events, streamError(endpoint, failed, yielded || events.length > 0));
-        reader.read(chunk, events);
-      }
-      if (events.length > 0) {
-        if (signal?.aborted) return fail(abortedError(endpoint));
-        yielded = true;
-        yield events;
-        events = [];
-      }
-      if (done) break;
-    }
-  } catch (cause) {
-    if (signal?.aborted || isAbort(cause)) return fail(abortedError(endpoint));
-    if (cause instanceof SseLineTooLong) return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} sent ${cause.message}`));
-    // A connection lost after the reply said it was finished lost at most the usage.
-    if (!reader.finished) return fail(cutError(endpoint, networkReason(cause)));
-  }
-  if (!done && !reader.finished) return fail(cutError(endpoint, "the stream ended before the reply did"));
-  if (reader.failed) return yield* failAfter(events, streamError(endpoint, "the server ended the reply with an error", yielded || events.length > 0));
-  reader.end(events);
-  yield events;
-  return null;
-
-  /** Gives what the batch read before the failure, then the failure (as the per-event stream would). */
-  async function* failAfter(pending: ModelEvent[], error: ModelError): AsyncGenerator<ModelEvent[], Failure, undefined> {
-    if (pending.length > 0) {
-      if (signal?.aborted) return fail(abortedError(endpoint));
-      yielded = true;
-      yield pending;
-    }
-    return fail(error);
-  }
+  return {
+    read(data, events, said) {
+      if (data === "[DONE]") return "last";
+      if (data.startsWith(SSE_ERROR_EVENT)) return errorEvent(endpoint, data.slice(SSE_ERROR_EVENT.length), said);
+      const chunk = parseChunk(data);
+      if (chunk === null) return malformedError(endpoint, data);
+      const failed = chunkError(chunk);
+      if (failed) return streamError(endpoint, failed, said);
+      reader.read(chunk, events);
+      return null;
+    },
+    get finished() {
+      return reader.finished;
+    },
+    cut: "the stream ended before the reply did",
+    end(events, said) {
+      if (reader.failed) return streamError(endpoint, "the server ended the reply with an error", said);
+      reader.end(events);
+      return null;
+    },
+  };
 }
 
 function headers(endpoint: Endpoint): Record<string, string> {

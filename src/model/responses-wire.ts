@@ -1,10 +1,11 @@
 import { type Endpoint, endpointHeaders } from "./endpoint.ts";
-import { type ModelError, abortedError, cutError, displayUrl, isAbort, modelError, networkReason, oneLine, overflowError } from "./errors.ts";
+import { type ModelError, cutError, displayUrl, modelError, oneLine, overflowError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
 import { saysContextOverflow } from "./overflow.ts";
 import type { ChatRequest } from "./request.ts";
 import { MemoryRejectedFields, type RejectedFields, connectionKey } from "./request-fields.ts";
-import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "./sse.ts";
+import { SSE_ERROR_EVENT } from "./sse.ts";
+import { type EventReader, pumpSse } from "./sse-pump.ts";
 import { type Failure, type ReadContext, type StreamOptions, type Wire, streamWire } from "./transport.ts";
 import { responsesBody } from "./responses-body.ts";
 import { type ResponsesFailure, ResponsesReader } from "./responses-reader.ts";
@@ -64,49 +65,33 @@ const NO_REASONING = "responses:reasoning";
 const REFUSES_REASONING = /reasoning\.effort|encrypted content is not supported|reasoning.{0,40}not supported|unsupported parameter.{0,20}reasoning/i;
 
 /** Reads one Responses stream: batches of events per network read; the failure, if it failed. */
-export async function* readResponses(body: ReadableStream<Uint8Array>, context: ReadContext, found?: Found): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
-  const { endpoint, signal, watch } = context;
+export function readResponses(body: ReadableStream<Uint8Array>, context: ReadContext, found?: Found): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
+  return pumpSse(body, context, responsesEvents(context.endpoint, found));
+}
+
+/** Responses' events, for the pump: the stream's last word is its end event (no `[DONE]`); what a search found goes to `found`. */
+function responsesEvents(endpoint: Endpoint, found?: Found): EventReader {
   const reader = new ResponsesReader();
-  let events: ModelEvent[] = [];
-  let yielded = false;
-  const fail = (error: ModelError): Failure => ({ error, retryAfterMs: null, yielded });
-  const failAfter = async function* (error: ModelError): AsyncGenerator<ModelEvent[], Failure, undefined> {
-    if (events.length > 0) {
-      if (signal?.aborted) return fail(abortedError(endpoint));
-      yielded = true;
-      yield events;
-    }
-    return fail(error);
+  return {
+    read(raw, events, said) {
+      const data = raw.startsWith(SSE_ERROR_EVENT) ? raw.slice(SSE_ERROR_EVENT.length) : raw;
+      if (data === "[DONE]") return null;
+      if (!reader.read(data, events)) return malformed(endpoint, data);
+      if (reader.failure) return failureError(endpoint, reader.failure, said);
+      return reader.finished ? "last" : null;
+    },
+    get finished() {
+      return reader.finished;
+    },
+    cut: "the stream ended before the response did",
+    end() {
+      if (found) {
+        found.sources.push(...reader.sources);
+        found.searches.push(...reader.searches);
+      }
+      return null;
+    },
   };
-  try {
-    for await (const batch of sseBatches(body, watch)) {
-      for (const raw of batch) {
-        const data = raw.startsWith(SSE_ERROR_EVENT) ? raw.slice(SSE_ERROR_EVENT.length) : raw;
-        if (data === "[DONE]") continue;
-        if (!reader.read(data, events)) return yield* failAfter(malformed(endpoint, data));
-        if (reader.failure) return yield* failAfter(failureError(endpoint, reader.failure, yielded || events.length > 0));
-        if (reader.finished) break;
-      }
-      if (events.length > 0) {
-        if (signal?.aborted) return fail(abortedError(endpoint));
-        yielded = true;
-        yield events;
-        events = [];
-      }
-      if (reader.finished) break;
-    }
-  } catch (cause) {
-    if (signal?.aborted || isAbort(cause)) return fail(abortedError(endpoint));
-    if (cause instanceof SseLineTooLong) return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} sent ${cause.message}`));
-    if (!reader.finished) return fail(cutError(endpoint, networkReason(cause)));
-  }
-  if (!reader.finished) return yield* failAfter(cutError(endpoint, "the stream ended before the response did"));
-  if (found) {
-    found.sources.push(...reader.sources);
-    found.searches.push(...reader.searches);
-  }
-  if (events.length > 0) yield events;
-  return null;
 }
 
 function malformed(endpoint: Endpoint, data: string): ModelError {

@@ -1,11 +1,12 @@
 import { type Endpoint, endpointHeaders } from "../endpoint.ts";
-import { ModelError, abortedError, cutError, displayUrl, isAbort, modelError, networkReason, oneLine, overflowError } from "../errors.ts";
+import { type ModelError, cutError, displayUrl, modelError, oneLine, overflowError } from "../errors.ts";
 import type { ModelEvent } from "../events.ts";
 import { saysContextOverflow } from "../overflow.ts";
 import type { ChatRequest } from "../request.ts";
-import { SSE_ERROR_EVENT, SseLineTooLong, sseBatches } from "../sse.ts";
+import { SSE_ERROR_EVENT } from "../sse.ts";
+import { type EventReader, pumpSse } from "../sse-pump.ts";
 import { fitToolCallIds } from "../tool-call-ids.ts";
-import { type Failure, type ReadContext, type StreamOptions, type Wire, streamWire } from "../transport.ts";
+import { type StreamOptions, type Wire, streamWire } from "../transport.ts";
 import { messagesBody, type ServerTool } from "./messages-body.ts";
 import { type ErrorObject, MessagesReader, type StreamEvent } from "./messages-reader.ts";
 
@@ -23,7 +24,7 @@ export function streamMessagesBatches(endpoint: Endpoint, request: ChatRequest, 
     url: `${endpoint.baseUrl}/messages`,
     headers: { "content-type": "application/json", accept: "text/event-stream", ...endpointHeaders(endpoint) },
     body: () => text,
-    read: (stream, context) => readMessages(stream, context, search?.found),
+    read: (stream, context) => pumpSse(stream, context, messagesEvents(endpoint, search?.found)),
   };
   return streamWire(endpoint, request.model, wire, options);
 }
@@ -31,51 +32,31 @@ export function streamMessagesBatches(endpoint: Endpoint, request: ChatRequest, 
 /** A side request's server tools (web search, model/provider-search.ts), and where the sources it read go. */
 export type ServerSearch = { tools: readonly ServerTool[]; found: { sources: { url: string; title: string }[] } };
 
-async function* readMessages(body: ReadableStream<Uint8Array>, context: ReadContext, found?: ServerSearch["found"]): AsyncGenerator<ModelEvent[], Failure | null, undefined> {
-  const { endpoint, signal, watch } = context;
+/** Messages' events, for the pump: the reply is whole at `message_stop`; the sources it read go to `found`. */
+function messagesEvents(endpoint: Endpoint, found?: ServerSearch["found"]): EventReader {
   const reader = new MessagesReader();
-  let events: ModelEvent[] = [];
-  let yielded = false;
-  const fail = (error: ModelError): Failure => ({ error, retryAfterMs: null, yielded });
-  /** Gives what the batch read before the failure, then the failure. */
-  async function* failAfter(error: ModelError): AsyncGenerator<ModelEvent[], Failure, undefined> {
-    if (events.length > 0) {
-      if (signal?.aborted) return fail(abortedError(endpoint));
-      yielded = true;
-      yield events;
-    }
-    return fail(error);
-  }
-  try {
-    for await (const batch of sseBatches(body, watch)) {
-      for (const data of batch) {
-        const named = data.startsWith(SSE_ERROR_EVENT);
-        const event = parseEvent(named ? data.slice(SSE_ERROR_EVENT.length) : data);
-        if (event === null) {
-          if (named) return yield* failAfter(streamError(endpoint, { message: data.slice(SSE_ERROR_EVENT.length).trim() || "no reason given" }, yielded || events.length > 0));
-          return yield* failAfter(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} sent something that is not a Messages stream event: ${oneLine(data, 120)}`));
-        }
-        const failed = reader.read(named && event.type !== "error" ? { type: "error", ...(event.error ? { error: event.error } : {}) } : event, events);
-        if (failed) return yield* failAfter(streamError(endpoint, failed, yielded || events.length > 0));
+  return {
+    read(data, events, said) {
+      const named = data.startsWith(SSE_ERROR_EVENT);
+      const event = parseEvent(named ? data.slice(SSE_ERROR_EVENT.length) : data);
+      if (event === null) {
+        if (named) return streamError(endpoint, { message: data.slice(SSE_ERROR_EVENT.length).trim() || "no reason given" }, said);
+        return modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} sent something that is not a Messages stream event: ${oneLine(data, 120)}`);
       }
-      if (events.length > 0) {
-        if (signal?.aborted) return fail(abortedError(endpoint));
-        yielded = true;
-        yield events;
-        events = [];
-      }
-      if (reader.finished) break;
-    }
-  } catch (cause) {
-    if (signal?.aborted || isAbort(cause)) return fail(abortedError(endpoint));
-    if (cause instanceof SseLineTooLong) return fail(modelError(endpoint, "malformed", `the model server at ${displayUrl(endpoint.baseUrl)} sent ${cause.message}`));
-    if (!reader.finished) return fail(cutError(endpoint, networkReason(cause)));
-  }
-  if (!reader.finished) return yield* failAfter(cutError(endpoint, "the stream ended before the reply did (no message_stop)"));
-  reader.end(events);
-  found?.sources.push(...reader.sources);
-  yield events;
-  return null;
+      const failed = reader.read(named && event.type !== "error" ? { type: "error", ...(event.error ? { error: event.error } : {}) } : event, events);
+      if (failed) return streamError(endpoint, failed, said);
+      return reader.finished ? "last-read" : null;
+    },
+    get finished() {
+      return reader.finished;
+    },
+    cut: "the stream ended before the reply did (no message_stop)",
+    end(events) {
+      reader.end(events);
+      found?.sources.push(...reader.sources);
+      return null;
+    },
+  };
 }
 
 function parseEvent(data: string): StreamEvent | null {
