@@ -57,6 +57,8 @@ test("what only some runs need is not loaded before the first request", () => {
     expect([path, ours(path)]).toEqual([path, false]);
   }
   expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
+  // The ignore rules of a tree's walk: read by the tools that list or search files, not before.
+  expect(loaded.filter((m) => m.includes("/node_modules/ignore/"))).toEqual([]);
 });
 
 test("no module loaded before the first request imports one of Node's costly modules", () => {
