@@ -2,12 +2,14 @@ import type { ModelApi } from "./apis.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { type ModelError, modelError } from "./errors.ts";
 import type { ModelEvent } from "./events.ts";
-import { streamMessagesBatches } from "./messages/messages-stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { RejectedFields } from "./request-fields.ts";
-import { responsesWire } from "./responses-wire.ts";
 import type { RetryPolicy } from "./retry.ts";
 import { streamWire } from "./transport.ts";
+
+// The wires are loaded with the first search: a one-shot's start never needs them (reply-stream.ts).
+const messagesWire = () => require("./messages/messages-stream.ts") as typeof import("./messages/messages-stream.ts");
+const responsesWire = () => require("./responses-wire.ts") as typeof import("./responses-wire.ts");
 
 /** What a provider's search found (the answer and its sources), or the error that ended it. */
 export type ProviderSearch = { text: string; sources: { url: string; title: string }[] } | { error: ModelError };
@@ -39,10 +41,10 @@ export function providerSearch(api: ModelApi, endpoint: Endpoint, model: string,
   const found = { sources: [] as { url: string; title: string }[], searches: [] as string[] };
   const stream = { signal: options.signal, ...(options.retry ? { retry: options.retry } : {}), ...(options.rejectedFields ? { rejectedFields: options.rejectedFields } : {}) };
   if (api === "responses") {
-    const wire = responsesWire(endpoint, request, { serverTools: [{ type: "web_search" }], include: ["web_search_call.action.sources"], found, ...(options.rejectedFields ? { rejectedFields: options.rejectedFields } : {}) });
+    const wire = responsesWire().responsesWire(endpoint, request, { serverTools: [{ type: "web_search" }], include: ["web_search_call.action.sources"], found, ...(options.rejectedFields ? { rejectedFields: options.rejectedFields } : {}) });
     return collect(streamWire(endpoint, model, wire, stream), found);
   }
-  if (api === "messages") return collect(streamMessagesBatches(endpoint, { ...request, effort: "off" }, stream, { tools: [MESSAGES_WEB_SEARCH], found }), found);
+  if (api === "messages") return collect(messagesWire().streamMessagesBatches(endpoint, { ...request, effort: "off" }, stream, { tools: [MESSAGES_WEB_SEARCH], found }), found);
   return Promise.resolve({ error: modelError(endpoint, "bad_request", `connection "${endpoint.name}" speaks chat completions, which has no search tool of its own`) });
 }
 

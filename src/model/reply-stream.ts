@@ -2,10 +2,13 @@ import { modelApi } from "./apis.ts";
 import { streamChatBatches } from "./client.ts";
 import type { Endpoint } from "./endpoint.ts";
 import type { ModelEvent } from "./events.ts";
-import { streamMessagesBatches } from "./messages/messages-stream.ts";
 import type { ChatRequest } from "./request.ts";
 import type { StreamOptions } from "./transport.ts";
-import { streamResponsesBatches } from "./responses-wire.ts";
+
+// The Messages and Responses wires are loaded with the first reply that needs one: a chat
+// completions connection never pays for their modules in its start (bench/README.md).
+const messagesWire = () => require("./messages/messages-stream.ts") as typeof import("./messages/messages-stream.ts");
+const responsesWire = () => require("./responses-wire.ts") as typeof import("./responses-wire.ts");
 
 /**
  * Streams one reply in the API the endpoint speaks for the model (apis.ts): chat completions,
@@ -17,9 +20,9 @@ export function streamModelBatches(endpoint: Endpoint, request: ChatRequest, opt
     case "chat":
       return streamChatBatches(endpoint, request, options);
     case "messages":
-      return streamMessagesBatches(endpoint, request, options);
+      return messagesWire().streamMessagesBatches(endpoint, request, options);
     case "responses":
-      return streamResponsesBatches(endpoint, request, options);
+      return responsesWire().streamResponsesBatches(endpoint, request, options);
   }
 }
 

@@ -1,13 +1,16 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
 import { isInside } from "../paths.ts";
 
 const DOT_IGNORES = [".ignore", ".rgignore"];
 
 /** The rules of one ignore source, which match paths relative to `dir`. */
 export type Layer = { dir: string; rules: Ignore };
+
+/** The `ignore` package, loaded with the first rules read: a start that walks no tree never loads it. */
+export const ignoreRules = (): Ignore => (require("ignore") as typeof import("ignore"))();
 
 /** Where HOME and XDG_CONFIG_HOME come from when looking for git's global excludes file. */
 export type Env = Record<string, string | undefined>;
@@ -75,5 +78,5 @@ async function loadFile(dir: string, file: string): Promise<Layer | null> {
 
 function layerOf(dir: string, text: string): Layer | null {
   if (!text.trim()) return null;
-  return { dir, rules: ignore().add(text) };
+  return { dir, rules: ignoreRules().add(text) };
 }

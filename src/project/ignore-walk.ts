@@ -1,8 +1,7 @@
 import { type Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
-import ignore from "ignore";
-import { type Env, type Layer, outsideLayers } from "./ignore-outside.ts";
+import { type Env, ignoreRules, type Layer, outsideLayers } from "./ignore-outside.ts";
 import { isInside } from "../paths.ts";
 
 /** One entry found by {@link walk}. */
@@ -48,7 +47,7 @@ const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"];
  * skipping `.git`. Symlinks are reported, never followed. Unreadable directories are skipped.
  */
 export async function* walk(base: string, opts: WalkOptions = {}): AsyncGenerator<WalkEntry> {
-  const extra = opts.ignore?.length ? ignore().add(opts.ignore) : null;
+  const extra = opts.ignore?.length ? ignoreRules().add(opts.ignore) : null;
   const outside = opts.parents ? await outsideLayers(opts.root ?? base, opts.env) : [];
   const layers = [...outside, ...(await ancestorLayers(base, opts.root))];
   const queue: Pending[] = [{ abs: base, rel: "", depth: 0, layers }];
@@ -119,7 +118,7 @@ async function loadLayer(dir: string, names: string[]): Promise<Layer | null> {
   const texts = await Promise.all(names.map((name) => readFile(join(dir, name), "utf8").catch(() => "")));
   const text = texts.join("\n");
   if (!text.trim()) return null;
-  return { dir, rules: ignore().add(text) };
+  return { dir, rules: ignoreRules().add(text) };
 }
 
 function toPosix(path: string): string {

@@ -1,4 +1,5 @@
-import { htmlToMarkdown } from "./html-markdown.ts";
+// Loaded with the first HTML page: a start that fetches nothing never reads its converter.
+const converter = () => require("./html-markdown.ts") as typeof import("./html-markdown.ts");
 
 /** Types read as they are: text, JSON, XML, scripts, YAML. */
 const TEXTUAL = /^(text\/|application\/([\w.+-]*\+)?(json|xml|javascript|ecmascript|x-yaml|yaml|toml|x-ndjson|ndjson|x-www-form-urlencoded)\b)/;
@@ -19,7 +20,7 @@ export function pageText(bytes: Uint8Array, contentType: string, url: string): {
   const text = decoder(charset(contentType)).decode(bytes);
   const looksHtml = type === "" && /^\s*(<!doctype html|<html)/i.test(text);
   if (!HTML.test(type) && !looksHtml) return { text, title: null };
-  const page = htmlToMarkdown(text, url);
+  const page = converter().htmlToMarkdown(text, url);
   return { text: page.markdown, title: page.title };
 }
 

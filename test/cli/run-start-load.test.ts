@@ -52,7 +52,13 @@ test("what only some runs need is not loaded before the first request", () => {
   }
   // config.yaml's schema: a well-formed file is read without it (config/fast-read.ts).
   for (const path of ["config/schema.ts", "config/validate.ts", "config/keys.ts", "config/permissions-schema.ts"]) expect([path, ours(path)]).toEqual([path, false]);
+  // The Messages and Responses wires (this run's connection speaks chat completions); the fetch tool's HTML converter.
+  for (const path of ["model/messages/messages-stream.ts", "model/messages/messages-reader.ts", "model/messages/messages-body.ts", "model/responses-wire.ts", "model/responses-reader.ts", "model/responses-body.ts", "tools/html-markdown.ts"]) {
+    expect([path, ours(path)]).toEqual([path, false]);
+  }
   expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
+  // The ignore rules of a tree's walk: read by the tools that list or search files, not before.
+  expect(loaded.filter((m) => m.includes("/node_modules/ignore/"))).toEqual([]);
 });
 
 test("no module loaded before the first request imports one of Node's costly modules", () => {
