@@ -274,19 +274,19 @@ describe("silence: the idle timeout", () => {
         new Response(
           new ReadableStream<Uint8Array>({
             async start(c) {
-              await Bun.sleep(250); // thinking before the first token: longer than a gap may be
+              await Bun.sleep(600); // thinking before the first token: longer than a gap may be
               for (let i = 0; i < 4; i++) {
                 c.enqueue(frame(delta({ content: `${i}` })));
                 await Bun.sleep(30);
               }
-              await Bun.sleep(400); // then silence: longer than a gap may be
+              await Bun.sleep(1500); // then silence: longer than a gap may be
               c.close();
             },
           }),
           { headers: SSE },
         ),
     );
-    const watch = new IdleWatch({ firstByteMs: 400, betweenBytesMs: 150 }, undefined);
+    const watch = new IdleWatch({ firstByteMs: 1500, betweenBytesMs: 400 }, undefined);
     const response = await fetch(`${server.url}/chat/completions`, { method: "POST", signal: watch.signal });
     const seen: string[] = [];
     let thrown: unknown = null;
@@ -298,7 +298,7 @@ describe("silence: the idle timeout", () => {
     watch.stop();
     expect(seen).toHaveLength(4);
     expect(thrown).not.toBeNull();
-    expect(watch.timedOut).toEqual({ afterMs: 150 });
+    expect(watch.timedOut).toEqual({ afterMs: 400 });
   });
 
   test("the waits: idle_timeout sets both; unset, the first byte may take 3 min and a gap 2 min", () => {
