@@ -39,7 +39,8 @@ describe("the library tool in a turn", () => {
     // The model got the same result as its tool message.
     const sent = steps[1]?.body.messages?.find((m) => m.role === "tool");
     expect(contentText(sent?.content)).toContain("docs/spec.md:5-7");
-    expect(box.model.embeddingRequests.at(-1)?.input).toEqual(["how often is a failed request retried"]);
+    // The query was embedded alone (the project's code index, on with an embedding model, may embed its own chunks beside it).
+    expect(box.model.embeddingRequests.map((r) => r.input)).toContainEqual(["how often is a failed request retried"]);
   });
 
   test("with an empty library, or library: lembas written with no login that has the account's, the tool is not offered", async () => {
