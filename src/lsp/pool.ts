@@ -203,8 +203,9 @@ export class LanguageServers {
   private broken(entry: Entry, why: string): void {
     entry.server = null;
     if (why === "it was stopped") return;
-    // What is not LSP on its stdout: a server that speaks garbage once will again.
-    if (!/^it exited/.test(why)) {
+    // What is not LSP on its stdout: a server that speaks garbage once will again. A closed input
+    // is a server that died before its exit was seen: a crash, started again once like an exit.
+    if (!/^(it exited|its input closed)/.test(why)) {
       this.leaveOff(entry, `the ${entry.found.spec.name} language server broke off (${why}): lembas leaves it off for ${entry.root}`);
       return;
     }
