@@ -4,12 +4,13 @@
 // of any kind (a `GET /v1/models` counts); and the one-shot's peak RSS (goal ≤ 50 MB). Then the
 // resident memory of an idle `lembas serve` and of an idle terminal (`lembas` in tmux, its first
 // frame drawn), each after a second of rest (goal ≤ 60 MB each). One JSON line; `--runs N` (15).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "../build.ts";
 import { startModel } from "../test/support/model.ts";
 import { LIMITS } from "./goals.ts";
+import { benchHome } from "./bench-home.ts";
 
 const GOAL = LIMITS.firstRequest;
 
@@ -28,17 +29,7 @@ try {
   if (!built.success) throw new Error("hello-world build failed");
   const lembas = process.env.LEMBAS_BIN ?? (await build(join(dir, "lembas")));
 
-  const project = join(dir, "project");
-  mkdirSync(project);
-  writeFileSync(join(project, "README.md"), "# bench\n");
-  writeFileSync(join(project, "AGENTS.md"), "Answer briefly.\n");
-  const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.email=b@b", "-c", "user.name=b", ...args], { cwd: project });
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-qm", "init");
-  mkdirSync(join(dir, "config"));
-  writeFileSync(join(dir, "config", "config.yaml"), `model: test/test-model\nmode: auto\nconnections:\n  test:\n    base_url: ${model.url}\n`);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", TERM: "dumb", LEMBAS_CONFIG_DIR: join(dir, "config"), LEMBAS_STATE_DIR: join(dir, "state") };
+  const { project, env } = benchHome(dir, model.url, { "README.md": "# bench\n", "AGENTS.md": "Answer briefly.\n" });
 
   const helloTimes: number[] = [];
   const firstRequest: number[] = [];

@@ -5,12 +5,13 @@
 // `bench/first-request.ts` holds too. One JSON line; ranges over the runs. The compiled binary is
 // built first unless LEMBAS_BIN names one (memory is compared within one build: two builds of the
 // same source differ by a few MB of how the page cache holds the file).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "../build.ts";
 import { startModel } from "../test/support/model.ts";
 import { LIMITS } from "./goals.ts";
+import { benchHome } from "./bench-home.ts";
 
 const GOAL = LIMITS.firstRequest;
 const runsArg = process.argv.indexOf("--runs");
@@ -43,16 +44,7 @@ const dir = mkdtempSync(join(tmpdir(), "lembas-bench-mem-"));
 const model = await startModel({ fallback: { text: "hello" } });
 try {
   const lembas = process.env.LEMBAS_BIN ?? (await build(join(dir, "lembas")));
-  const project = join(dir, "project");
-  mkdirSync(project);
-  writeFileSync(join(project, "README.md"), "# bench\n");
-  const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.email=b@b", "-c", "user.name=b", ...args], { cwd: project });
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-qm", "init");
-  mkdirSync(join(dir, "config"));
-  writeFileSync(join(dir, "config", "config.yaml"), `model: test/test-model\nmode: auto\nconnections:\n  test:\n    base_url: ${model.url}\n`);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", TERM: "dumb", LEMBAS_CONFIG_DIR: join(dir, "config"), LEMBAS_STATE_DIR: join(dir, "state") };
+  const { project, env } = benchHome(dir, model.url, { "README.md": "# bench\n" });
 
   const serve: Split[] = [];
   const terminal: Split[] = [];

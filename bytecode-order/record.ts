@@ -5,11 +5,12 @@
 // its pages (an idle service and terminal hold less). A profile from an older build still applies
 // to the functions unchanged since; run this again (`bun bytecode-order/record.ts`) after a large
 // change of what a start loads, and commit the files.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BYTECODE_WAYS, build } from "../build.ts";
 import { startModel } from "../test/support/model.ts";
+import { benchHome } from "../bench/bench-home.ts";
 
 const HERE = import.meta.dir;
 
@@ -18,16 +19,7 @@ const model = await startModel({ fallback: { text: "hello" } });
 try {
   // Built without a profile, so that what is recorded is the program's own order of use.
   const lembas = await build(join(dir, "lembas"), undefined, undefined, { bytecodeOrder: false });
-  const project = join(dir, "project");
-  mkdirSync(project);
-  writeFileSync(join(project, "README.md"), "# project\n");
-  const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.email=b@b", "-c", "user.name=b", ...args], { cwd: project });
-  git("init", "-q");
-  git("add", "-A");
-  git("commit", "-qm", "init");
-  mkdirSync(join(dir, "config"));
-  writeFileSync(join(dir, "config", "config.yaml"), `model: test/test-model\nmode: auto\nconnections:\n  test:\n    base_url: ${model.url}\n`);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, LANG: "C.UTF-8", TERM: "dumb", LEMBAS_CONFIG_DIR: join(dir, "config"), LEMBAS_STATE_DIR: join(dir, "state") };
+  const { project, env } = benchHome(dir, model.url, { "README.md": "# project\n" });
   const out = (way: string) => join(HERE, `${way}.txt`);
 
   await recordTerminal(lembas, project, { ...env, BUN_BYTECODE_ORDER_OUT: out("terminal") }, dir);
