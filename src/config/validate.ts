@@ -6,7 +6,7 @@ import { Config } from "./schema.ts";
 /**
  * How config.yaml is checked: once or twice a process, so without the code zod writes and compiles
  * for an object's first parse (its "fast path"), which costs more than the one parse it speeds up
- * (bench/README.md). The result and the issues are the same.
+ * (bench/START.md). The result and the issues are the same.
  */
 const ONCE: z.core.ParseContext<z.core.$ZodIssue> = { jitless: true };
 

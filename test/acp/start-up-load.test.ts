@@ -14,7 +14,7 @@ writeFileSync(preload, `import { writeFileSync } from "node:fs";\nprocess.on("ex
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // What only some sessions need stays out of a `serve --stdio` that answered one prompt without it:
-// whatever it loads counts towards the first garbage collection (bench/README.md).
+// whatever it loads counts towards the first garbage collection (bench/START.md).
 test("serve --stdio, initialize to a first answer without a login, a library search, a fetch or an MCP server: none of their code is loaded", async () => {
   const a = await startStdioAgent({ cmd: [process.execPath, "--preload", preload, ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
   try {

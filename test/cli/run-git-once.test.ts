@@ -1,7 +1,7 @@
 /**
  * A fresh `lembas run` in a repository whose config sets no filter starts one git before its first
  * model request, its status: not a `git config` first, which a one-shot's status waited on while
- * the program loaded (bench/README.md). A repository with a filter is still asked, and its filter
+ * the program loaded (bench/START.md). A repository with a filter is still asked, and its filter
  * turned off. git is a wrapper on PATH that writes down each of its calls.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

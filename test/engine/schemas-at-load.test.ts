@@ -1,6 +1,6 @@
 /**
  * The zod schemas a fresh process builds as its modules load: each costs its allocation and its
- * share of the first garbage collection in every start (bench/README.md), so a module loaded before
+ * share of the first garbage collection in every start (bench/START.md), so a module loaded before
  * a one-shot's first request, or an editor's first answer, builds its schemas on first use unless
  * that first request uses them (config.yaml's schema, the model listing's). Counted in a heap snapshot
  * of a fresh process (test/support/zod-schemas-alive.ts), not timed.

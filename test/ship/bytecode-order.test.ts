@@ -2,7 +2,7 @@
  * The binary's bytecode is laid out by the starts bytecode-order/record.ts recorded (the terminal,
  * `lembas serve`, `lembas run`): build.ts hands Bun every profile there, the most common start
  * first. Without them a start's bytecode lies scattered over the embedded program and an idle
- * service or terminal holds a few MB more of it (bench/README.md).
+ * service or terminal holds a few MB more of it (bench/START.md).
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
