@@ -3,7 +3,7 @@
  * `jitPolicy`): the run-once code of a start (modules loaded, schemas built, the config read) then
  * stays in the interpreter instead of being compiled by the optimizing JITs, whose code and the
  * pages of Bun that compile it stayed resident for the life of the process (an idle service held
- * about 6 MB more, a one-shot's peak 3.5 MB: bench/README.md). Once a program is at work, the
+ * about 6 MB more, a one-shot's peak 3.5 MB: bench/START.md). Once a program is at work, the
  * normal thresholds come back, so what it does from then on (a turn's stream, a long session, the
  * picker's keystrokes) is compiled as usual: at a session's first turn (engine/session.ts), the
  * terminal's first key (tui/app.ts), the service once it serves and has warmed (service/daemon.ts),

@@ -3,7 +3,7 @@ import type { FileSink } from "bun";
 /**
  * stdout and stderr for `lembas run`, written without Node's streams: the first touch of
  * `process.stdout`, `process.stderr` or `process.stdin` (even of `.isTTY`) loads them, about 18 ms
- * and 9 MB of a one-shot's start (bench/README.md). A writer is Bun's own sink on the descriptor,
+ * and 9 MB of a one-shot's start (bench/START.md). A writer is Bun's own sink on the descriptor,
  * flushed at every write so that the answer shows as it streams and the two outputs keep their order.
  */
 export type PlainOut = {
