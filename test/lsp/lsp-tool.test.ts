@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { type ChatRequest, contentText, type ScriptedModel } from "../support/model.ts";
 import { modelProjectEach, type ProjectSandbox, runLembas } from "../support/run.ts";
+import { trustIn } from "../support/trust.ts";
 
 let box: ProjectSandbox;
 let model: ScriptedModel;
@@ -13,9 +14,9 @@ modelProjectEach((made) => ({ box, model } = made));
 const FAKE = resolve(import.meta.dir, "../support/fake-lsp.ts");
 
 /** config.yaml with the test connection and the fake server for *.fake files; the project trusted. */
-async function withServer(extra = "", trusted = true): Promise<void> {
+function withServer(extra = "", trusted = true): void {
   writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nlsp:\n  fake:\n    command: ${process.execPath}\n    args: ${JSON.stringify([FAKE, "ok"])}\n    extensions: [fake]\n${extra}`);
-  if (trusted) expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+  if (trusted) trustIn(box, box.project);
 }
 
 const run = (args: string[] = ["--yes"]) => runLembas(box, ["run", ...args, "look it up"], { cwd: box.project, env: { LEMBAS_TEST_LSP_WAIT_MS: "10000", LEMBAS_TEST_LSP_START_MS: "30000" }, timeoutMs: 120_000 });
@@ -26,7 +27,7 @@ const toolResults = () => (model.requests.filter((r) => isStep(r.body)).at(-1)?.
 
 describe("the lsp tool", () => {
   test("a definition or hover in a protected file shows its place, never its text; an ordinary file's line is shown", async () => {
-    await withServer("protected:\n  - \"*.secret\"\n");
+    withServer("protected:\n  - \"*.secret\"\n");
     writeFileSync(join(box.project, ".env.fake"), 'TOKEN = "sk-SECRET123"\n');
     writeFileSync(join(box.project, "keys.secret"), 'KEY = "sk-OTHER456"\n');
     writeFileSync(join(box.project, "util.fake"), "function add()\n");
@@ -45,7 +46,7 @@ describe("the lsp tool", () => {
   });
 
   test("offered from the first step where the project has files an installed server handles; its first call starts it, in plan mode too", async () => {
-    await withServer();
+    withServer();
     writeFileSync(join(box.project, "util.fake"), "function add()\n");
     writeFileSync(join(box.project, "app.fake"), "use ->util.fake\n");
     model.push(lsp("definition", "app.fake", 1), step({ text: "done" }));
@@ -56,7 +57,7 @@ describe("the lsp tool", () => {
   });
 
   test("not offered where no installed server handles the project's files, nor in a project that is not trusted", async () => {
-    await withServer();
+    withServer();
     writeFileSync(join(box.project, "notes.txt"), "nothing for a server\n");
     model.push(step({ text: "done" }));
     expect((await run()).code).toBe(0);
@@ -65,7 +66,7 @@ describe("the lsp tool", () => {
 
     model.requests.length = 0;
     writeFileSync(join(box.project, "app.fake"), "x\n");
-    await withServer("", false);
+    withServer("", false);
     expect((await runLembas(box, ["untrust", "."], { cwd: box.project })).code).toBe(0);
     model.push(step({ text: "done" }));
     expect((await run()).code).toBe(0);

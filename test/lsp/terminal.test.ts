@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { step } from "../support/engine.ts";
-import { runLembas } from "../support/run.ts";
 import { screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
+import { trustIn } from "../support/trust.ts";
 
 const suite = screenSuite({ ready: "test/test-model" });
 const FAKE = resolve(import.meta.dir, "../support/fake-lsp.ts");
@@ -15,7 +15,7 @@ describe.skipIf(!HAVE_TMUX)("a language server's errors in the terminal", () => 
     const { box, model } = suite;
     const lsp = `lsp:\n  fake:\n    command: ${process.execPath}\n    args: ${JSON.stringify([FAKE, "ok"])}\n    extensions: [fake]\n`;
     writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n${lsp}`);
-    expect((await runLembas(box, ["trust"], { cwd: box.project })).code).toBe(0);
+    trustIn(box, box.project);
     model.push(step({ toolCalls: [{ name: "write", arguments: { path: "a.fake", content: "fine\nERR here\nERR there\n" } }] }), step({ text: "all done" }));
     const screen = await suite.open(["--mode", "edit"], { env: { LEMBAS_TEST_LSP_WAIT_MS: "5000" } });
     await screen.type("write it", "Enter");

@@ -30,6 +30,13 @@ type PromptResult = { stopReason: string; _meta: { lembas: { turnId: string } } 
 /** `n` words streamed `delayMs` apart: a turn that runs a while. */
 const slow = (n: number, delayMs: number, word = "w") => step({ text: Array.from({ length: n }, (_, i) => `${word}${i} `), chunkDelayMs: delayMs });
 
+/** A turn that runs until `release()`: its first words at once, the rest when released. */
+function heldTurn(text: string): { reply: ReturnType<typeof step>; release(): void } {
+  let release = () => {};
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  return { reply: step({ text, hold }), release };
+}
+
 const steps = (d: Device) => d.model.requests.filter((r) => isStep(r.body)).length;
 
 const prompt = (link: Link, sessionId: string, text: string, turnId: string, timeoutMs = 20_000) =>
@@ -74,7 +81,8 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
   test("lembas -r of a session the web opened at the service: its turn finishes there, the terminal holds it, the queued prompt follows", async () => {
     const { d, link } = shared;
     const sessionId = await newSession(link, d.project);
-    d.model.push(slow(160, 25), step({ text: "the queued one, answered in the terminal" }));
+    const long = heldTurn("a long answer, finished at the service");
+    d.model.push(long.reply, step({ text: "the queued one, answered in the terminal" }));
     const from = link.notifications.length;
     const first = prompt(link, sessionId, "a long one", "move-1", 30_000);
     await textStarted(link, sessionId, from);
@@ -83,6 +91,7 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
     const s = await openScreen(d.box, { cwd: d.project, args: ["-r", sessionId] });
     screen = s;
     await s.waitFor("waiting for the web's turn to finish", 10_000);
+    long.release();
     // Finished, not cancelled: the terminal waited for it.
     expect(await first).toMatchObject({ stopReason: "end_turn", _meta: { lembas: { turnId: "move-1" } } });
     await link.waitForNotification(isAnnounce(sessionId), 15_000, from);
@@ -103,7 +112,8 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
     // A move's wait made far longer than the prompt's 20 s: a prompt held for a terminal would fail.
     const link = await d.serve({ env: { LEMBAS_TEST_MOVE_WAIT_MS: "600000" } });
     const sessionId = await newSession(link, d.project);
-    d.model.push(slow(400, 25), step({ text: "still answered at the service" }));
+    const long = heldTurn("a long answer");
+    d.model.push(long.reply, step({ text: "still answered at the service" }));
     const from = link.notifications.length;
     let finished = false;
     const first = prompt(link, sessionId, "a long one", "wait-1", 40_000).finally(() => (finished = true));
@@ -115,6 +125,7 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
     await s.exited(30_000);
     // An order, not a clock: the terminal was gone while the web's turn still ran.
     expect(finished).toBe(false);
+    long.release();
     expect(await first).toMatchObject({ stopReason: "end_turn" });
     // The move came to nothing: the next prompt runs at the service, with no wait for a terminal.
     expect(await prompt(link, sessionId, "next", "wait-2")).toMatchObject({ stopReason: "end_turn" });
@@ -210,10 +221,10 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
   }, 40_000);
 
   test("a terminal that stops answering: the web prompt fails after the bound with 'the terminal is not answering'; after SIGCONT it works", async () => {
-    const { d, link, screen: s, sessionId } = await sharedTerminal({ LEMBAS_TERMINAL_ANSWER_MS: "1500" });
+    const { d, link, screen: s, sessionId } = await sharedTerminal({ LEMBAS_TERMINAL_ANSWER_MS: "500" });
     stopped = s.pid();
     process.kill(stopped, "SIGSTOP");
-    // The bound cut to 1.5 s; the error says it was reached (a prompt that waited on would fail at its 20 s instead).
+    // The bound cut to 0.5 s; the error says it was reached (a prompt that waited on would fail at its 20 s instead).
     const error = await prompt(link, sessionId, "anyone there", "stop-1").catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     expect(String(error)).toContain("the terminal is not answering");
@@ -226,7 +237,8 @@ describe.skipIf(!HAVE_TMUX)("a session moving between the service and a terminal
 
   test("a long turn in a terminal that answers is not cut by the bound", async () => {
     const { d, link, sessionId } = await sharedTerminal({ LEMBAS_TERMINAL_ANSWER_MS: "600" });
-    d.model.push(slow(80, 25));
+    // A turn of 1 s, longer than the bound.
+    d.model.push(slow(40, 25));
     expect(await prompt(link, sessionId, "take your time", "long-1")).toMatchObject({ stopReason: "end_turn" });
   }, 30_000);
 

@@ -1,11 +1,13 @@
 /**
  * A language server that speaks LSP as a bad one does, a real peer for lembas's client: started as
- * `bun fake-lsp.ts MODE LOG`, it appends its pid to LOG when it starts, then by MODE:
+ * `bun fake-lsp.ts MODE LOG`, it appends its pid to LOG when it starts (and to LOG.stopped when told
+ * to exit), then by MODE:
  * - ok: publishes, for each file opened or changed, an error on every line holding ERR and a
  *   warning on every line holding WARN; a change to a text holding CRASH makes it exit at once;
  * - crash-start: says why on stderr, and exits before it answers initialize;
  * - hang: answers initialize, then never says anything again;
- * - flood: publishes 100,000 errors for the file, and diagnostics for 2,000 files never opened;
+ * - flood: publishes 1,000 errors for the file (twice what lembas reads of one file), and
+ *   diagnostics for 2,000 files never opened;
  * - garbage: answers initialize, then writes a log line to stdout where a message belongs;
  * - mute: answers every request, and never publishes a diagnostic;
  * - pull: publishes nothing, and answers textDocument/diagnostic (pull diagnostics) as ok publishes.
@@ -50,7 +52,7 @@ function publish(uri: string, text: string, changed: boolean): void {
   }
   if (mode === "flood") {
     for (let i = 0; i < 2_000; i++) send({ method: "textDocument/publishDiagnostics", params: { uri: `file:///elsewhere/f${i}.fake`, diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } }, message: "x" }] } });
-    const many = Array.from({ length: 100_000 }, (_, i) => ({ range: { start: { line: i, character: 0 }, end: { line: i, character: 1 } }, severity: 1, message: `flood ${i + 1}` }));
+    const many = Array.from({ length: 1_000 }, (_, i) => ({ range: { start: { line: i, character: 0 }, end: { line: i, character: 1 } }, severity: 1, message: `flood ${i + 1}` }));
     send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: many } });
     return;
   }
@@ -76,6 +78,7 @@ function handle(message: { id?: number; method?: string; params?: Record<string,
     case "shutdown":
       return send({ id: message.id, result: null });
     case "exit":
+      if (log) appendFileSync(`${log}.stopped`, `${process.pid}\n`);
       return process.exit(0);
     case "textDocument/didOpen":
       return publish(doc?.uri ?? "", doc?.text ?? "", false);

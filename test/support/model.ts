@@ -88,6 +88,11 @@ export interface Reply {
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
   /** Pause between SSE events (0, the default, sends them in large batches). */
   chunkDelayMs?: number;
+  /**
+   * A turn that runs until the test says: streamed up to its first text chunk, then the rest once
+   * this settles (a reply that is not streamed: sent once it settles). The client going away ends it.
+   */
+  hold?: Promise<unknown>;
   fail?: FailMode;
   /**
    * With `fail`: fail this many times (the reply stays queued), then serve the reply normally.
@@ -335,8 +340,9 @@ class Scripted implements ScriptedModel {
     const ctx = this.context(body);
     const fail = failing ? reply.fail : undefined;
     if (fail !== undefined && typeof fail === "object") return httpFailure(fail);
-    if (body.stream === true) return sseResponse(streamFrames(reply, ctx), { delayMs: reply.chunkDelayMs ?? 0, fail });
+    if (body.stream === true) return sseResponse(streamFrames(reply, ctx), { delayMs: reply.chunkDelayMs ?? 0, fail, hold: heldAfterFirstText(reply) });
     if ((reply.chunkDelayMs ?? 0) > 0) await sleep(reply.chunkDelayMs ?? 0, req.signal);
+    if (reply.hold) await settledOrGone(reply.hold, req.signal);
     return jsonResponse(completion(reply, ctx), fail);
   }
 
@@ -567,7 +573,24 @@ const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-
 
 type StreamFail = "cut" | "malformed" | "hang" | "error" | undefined;
 
-function sseResponse(frames: string[], opts: { delayMs: number; fail: StreamFail }): Response {
+/** Where a held reply's stream stops until its hold settles: after the role and reasoning frames and the first text frame. */
+type Hold = { at: number; until: Promise<unknown> };
+
+function heldAfterFirstText(reply: Reply): Hold | undefined {
+  if (!reply.hold) return undefined;
+  return { at: 1 + splitText(reply.reasoning).length + Math.min(1, splitText(reply.text).length), until: reply.hold };
+}
+
+/** Resolves once `hold` settles or `signal` aborts, whichever is first. */
+function settledOrGone(hold: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+    hold.then(() => resolve(), () => resolve());
+  });
+}
+
+function sseResponse(frames: string[], opts: { delayMs: number; fail: StreamFail; hold: Hold | undefined }): Response {
   if (opts.fail === "hang") return new Response(hangingStream(": scripted hang\n\n"), { headers: SSE_HEADERS });
   let cutAfter: number | undefined;
   if (opts.fail === "malformed") {
@@ -579,7 +602,7 @@ function sseResponse(frames: string[], opts: { delayMs: number; fail: StreamFail
     const middle = Math.max(1, Math.floor((frames.length - 1) / 2));
     frames.splice(middle, frames.length - middle, 'data: {"error":{"message":"internal server error","code":500}}\n\n');
   }
-  return new Response(frameStream(frames, { delayMs: opts.delayMs, cutAfter }), { headers: SSE_HEADERS });
+  return new Response(frameStream(frames, { delayMs: opts.delayMs, cutAfter, hold: opts.hold }), { headers: SSE_HEADERS });
 }
 
 function jsonResponse(body: Record<string, unknown>, fail: StreamFail): Response {
@@ -608,17 +631,19 @@ function hangingStream(first: string): ReadableStream<Uint8Array> {
  * a pause otherwise. With `cutAfter`, sends that many frames and then resets the connection.
  * Stops quietly when the client goes away.
  */
-function frameStream(frames: string[], opts: { delayMs: number; cutAfter: number | undefined }): ReadableStream<Uint8Array> {
+function frameStream(frames: string[], opts: { delayMs: number; cutAfter: number | undefined; hold?: Hold | undefined }): ReadableStream<Uint8Array> {
   const end = opts.cutAfter === undefined ? frames.length : Math.min(opts.cutAfter, frames.length);
   const gone = new AbortController();
   let next = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (opts.delayMs > 0 && next > 0) await sleep(opts.delayMs, gone.signal);
+      if (opts.hold && next === opts.hold.at && next > 0) await settledOrGone(opts.hold.until, gone.signal);
       if (gone.signal.aborted) return;
       if (next >= end) return finish(controller);
       const start = next;
-      next = opts.delayMs > 0 ? next + 1 : batchEnd(frames, next, end);
+      const stop = opts.hold && next < opts.hold.at ? opts.hold.at : end;
+      next = opts.delayMs > 0 ? next + 1 : batchEnd(frames, next, stop);
       controller.enqueue(encoder.encode(frames.slice(start, next).join("")));
     },
     cancel() {

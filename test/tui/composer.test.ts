@@ -255,12 +255,14 @@ describe.skipIf(!HAVE_TMUX)("the composer", () => {
   });
 
   test("text given while a tool runs reaches the model at its next step", async () => {
-    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 2", description: "wait" } }] }), step({ text: "took the hint" }));
+    // The command runs until the test has typed its text: a file it waits for.
+    model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "until [ -e typed ]; do sleep 0.05; done", description: "wait" } }] }), step({ text: "took the hint" }));
     const screen = await open(["--mode", "auto"]);
     await screen.type("wait a little", "Enter");
-    await screen.waitFor("sleep 2");
+    await screen.waitFor("until [ -e typed ]");
     await screen.type("also mention the tests", "Enter");
     await screen.waitFor("given to the model at its next step");
+    writeFileSync(join(box.project, "typed"), "");
     await screen.waitFor("took the hint");
     const [first, second] = await stepCount(2);
     expect(JSON.stringify(first?.body.messages)).not.toContain("also mention the tests");
