@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { appliedVersion, openDb, StoreError } from "../../src/store/db.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { insertSession } from "../../src/store/sessions.ts";
-import { acceptTurn, getTurn, listTurns, pruneTurns, setTurnState, TURNS_KEPT } from "../../src/store/turns.ts";
+import { acceptTurn, forgetTurn, getTurn, listTurns, pruneTurns, setTurnState, TURNS_KEPT } from "../../src/store/turns.ts";
 import { type Sandbox, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
@@ -57,6 +57,19 @@ describe("the store", () => {
     const again = acceptTurn(db, "ses_a", "t1");
     expect(again.accepted).toBe(false);
     expect(again.turn).toMatchObject({ state: "done", answer: { stopReason: "end_turn" } });
+    db.close();
+  });
+
+  test("a turn accepted is answered as the store holds it, a forgotten one's seq is not taken again", () => {
+    const db = openDb(file);
+    insertSession(db, session("ses_a"));
+    for (const id of ["t1", "t2", "t3"]) {
+      const accepted = acceptTurn(db, "ses_a", id);
+      expect(accepted.accepted).toBe(true);
+      expect(accepted.turn).toEqual(getTurn(db, "ses_a", id)!);
+    }
+    forgetTurn(db, "ses_a", "t2");
+    expect(acceptTurn(db, "ses_a", "t4").turn.seq).toBe(4);
     db.close();
   });
 
