@@ -234,7 +234,7 @@ export class Compaction {
     // The specs are made afresh each step; the same tools cost the same, so they are sized once.
     const names = tools.map((t) => t.function.name).join(",");
     if (this.toolKey?.names === names) return this.toolKey.tokens;
-    const tokens = tokensOfChars(JSON.stringify(tools).length);
+    const tokens = tokensOfChars(specsLength(tools));
     this.toolKey = { names, tokens };
     return tokens;
   }
@@ -254,6 +254,23 @@ export class Compaction {
     this.told.add(key);
     this.host.bus.emit({ type: "notice", level: "info", message });
   }
+}
+
+/** Each spec's JSON length, kept for the process: toolSpecs makes a tool's spec once, and every session's first step sizes the same ones. */
+const specLengths = new WeakMap<ToolSpec, number>();
+
+/** `JSON.stringify(specs).length`, each spec serialized once a process. */
+function specsLength(specs: readonly ToolSpec[]): number {
+  let length = 2 + Math.max(0, specs.length - 1);
+  for (const spec of specs) {
+    let known = specLengths.get(spec);
+    if (known === undefined) {
+      known = JSON.stringify(spec).length;
+      specLengths.set(spec, known);
+    }
+    length += known;
+  }
+  return length;
 }
 
 function assumedWindow(model: ResolvedModel): string {

@@ -152,16 +152,23 @@ export class Engine {
     const maxMode = input.maxMode ?? "auto";
     const model = input.model === undefined ? this.deps.config.model : input.model;
     const resolved = model ? (await this.deps.models.resolve(model)).ref : model;
-    const row = insertSession(this.deps.db, {
-      id: newSessionId(),
-      root: input.root ? realOr(resolve(input.root)) : projectRoot(cwd),
-      cwd,
-      mode: cappedMode(input.mode ?? this.deps.config.mode, maxMode),
-      model: resolved ?? null,
-      effort: input.effort ?? this.deps.config.effort,
-      origin: input.origin ?? "terminal",
-    });
-    holdSession(this.deps.db, row.id, this.holder, { recover: false });
+    const root = input.root ? realOr(resolve(input.root)) : projectRoot(cwd);
+    // Made and held in one commit: nobody sees it unheld, and the first prompt waits on one write less.
+    const row = this.deps.db
+      .transaction(() => {
+        const made = insertSession(this.deps.db, {
+          id: newSessionId(),
+          root,
+          cwd,
+          mode: cappedMode(input.mode ?? this.deps.config.mode, maxMode),
+          model: resolved ?? null,
+          effort: input.effort ?? this.deps.config.effort,
+          origin: input.origin ?? "terminal",
+        });
+        holdSession(this.deps.db, made.id, this.holder, { recover: false });
+        return made;
+      })
+      .immediate();
     const session = new Session(row, new SessionBus(row.id), this.deps, maxMode, []);
     session.hookStart = "startup";
     // Its git status runs while the caller answers (an editor's session/new) and the first prompt comes.

@@ -56,7 +56,7 @@ const SECRETS = protectedPaths([], []);
  */
 function readText(file: string, root: string | null): string | null {
   try {
-    if (!statSync(file).isFile()) return null;
+    if (statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return null;
     if (root !== null) {
       const real = realOr(file);
       const realRoot = realOr(root);

@@ -30,6 +30,8 @@ export class ProjectSettings {
   }
 
   private read(file: string): SettingsFile | null {
+    // Most projects have none of these files: one stat says so, without resolving links first.
+    if (stampOf(join(this.root, file)) === null) return null;
     const path = realOrResolved(join(this.root, file));
     const stamp = stampOf(path);
     if (stamp === null) return null;
@@ -44,7 +46,9 @@ export class ProjectSettings {
 /** What changes when a file is written or replaced; null when there is no file. */
 export function stampOf(path: string): string | null {
   try {
-    const s = statSync(path);
+    // An absent file is the usual answer: said without an exception, which costs more than the stat.
+    const s = statSync(path, { throwIfNoEntry: false });
+    if (s === undefined) return null;
     return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
   } catch (error) {
     if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return null;

@@ -131,6 +131,8 @@ function toolNames(tools: ToolList | null | undefined): string[] | null {
 /** The .md files of a folder (absolute), sorted; none when it is absent or cannot be listed. */
 function markdownFiles(dir: string): string[] {
   try {
+    // Looked for at every step, and mostly absent: said without the exception readdir would throw.
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return [];
     return readdirSync(dir)
       .filter((name) => name.endsWith(".md") && !name.startsWith("."))
       .sort()

@@ -79,6 +79,9 @@ export function expandMentions(text: string, rules: AttachRules, files: readonly
   const skipped: Attached["skipped"] = [];
   const seen = new Set<string>();
   const marks = new Map<string, LineMarks>();
+  const mentions = [...findMentions(text), ...files];
+  // Most prompts mention nothing: the project's links are resolved only for one that does.
+  if (mentions.length === 0) return { text, images, read, skipped };
   const root = real(rules.root) ?? resolve(rules.root);
   const leftOut: string[] = [];
   let room = MAX_ATTACHED;
@@ -86,7 +89,7 @@ export function expandMentions(text: string, rules: AttachRules, files: readonly
     blocks.push(block);
     room -= block.length;
   };
-  for (const mention of [...findMentions(text), ...files]) {
+  for (const mention of mentions) {
     const target = allowed(mention, rules, root);
     if (typeof target !== "string") {
       skipped.push({ mention: mention.raw, why: target.why });
@@ -148,9 +151,11 @@ export async function heldMentions(
   files: readonly Mention[],
   read: (path: string) => Promise<{ text: string } | { fallback: string } | null>,
 ): Promise<Map<string, string>> {
+  const mentions = [...findMentions(text), ...files];
+  if (mentions.length === 0) return new Map();
   const root = real(rules.root) ?? resolve(rules.root);
   const targets = new Set<string>();
-  for (const mention of [...findMentions(text), ...files]) {
+  for (const mention of mentions) {
     const target = allowed(mention, rules, root);
     if (typeof target !== "string" || imageTypeOf(target) || !statSync(target).isFile() || binary(target)) continue;
     targets.add(target);

@@ -22,7 +22,8 @@ export function listDir(dir: string, notices: string[]): string[] {
 
 export function isDir(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    // Most of the folders looked for are absent: said without an exception, at every turn.
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch {
     return false;
   }

@@ -29,11 +29,12 @@ export function trustedDirs(db: Db): string[] {
  * with symlinks resolved: rows stored before trust resolved them may still name a link.
  */
 export function trustedRootOf(db: Db, path: string): string | null {
+  const dirs = trustedDirs(db);
+  if (dirs.length === 0) return null;
   const target = realOrResolved(path);
-  for (const dir of trustedDirs(db)) {
-    if (isInside(target, realOrResolved(dir))) return dir;
-  }
-  return null;
+  // Asked at every step: a row as trust stores it (absolute, links resolved) is matched as written,
+  // and only the others are resolved. A directory a real path lies in is itself real: no match is missed.
+  return dirs.find((dir) => dir === resolve(dir) && isInside(target, dir)) ?? dirs.find((dir) => isInside(target, realOrResolved(dir))) ?? null;
 }
 
 /** PATH absolute, with symlinks resolved where it exists. */

@@ -29,15 +29,20 @@ export function acceptTurn(db: Db, sessionId: string, turnId: string): { accepte
     const next = db
       .query<{ s: number | null }, [string]>("SELECT max(seq) AS s FROM turns WHERE session_id = ?")
       .get(sessionId);
+    const seq = (next?.s ?? 0) + 1;
     const inserted = db
       .query(
         "INSERT INTO turns (session_id, turn_id, seq, state, updated_at) VALUES (?, ?, ?, 'queued', ?) ON CONFLICT DO NOTHING",
       )
-      .run(sessionId, turnId, (next?.s ?? 0) + 1, now);
+      .run(sessionId, turnId, seq, now);
+    if (inserted.changes > 0) {
+      // Each turn's seq is one past the last, so a session holds no more turns than its newest seq: below the bound there is none to trim.
+      if (seq > TURNS_KEPT) trimTurns(db, sessionId);
+      return { accepted: true, turn: { turnId, seq, state: "queued" as const, answer: null, updatedAt: now } };
+    }
     const turn = getTurn(db, sessionId, turnId);
     if (!turn) throw new Error(`turn ${turnId} vanished while being accepted`);
-    if (inserted.changes > 0) trimTurns(db, sessionId);
-    return { accepted: inserted.changes > 0, turn };
+    return { accepted: false, turn };
   });
   return run.immediate();
 }

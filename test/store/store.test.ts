@@ -1,11 +1,12 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { statSync } from "node:fs";
+import { mkdirSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { appliedVersion, openDb, StoreError } from "../../src/store/db.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { insertSession } from "../../src/store/sessions.ts";
-import { acceptTurn, getTurn, listTurns, pruneTurns, setTurnState, TURNS_KEPT } from "../../src/store/turns.ts";
+import { trustDir, trustedRootOf, untrustDir } from "../../src/store/trust.ts";
+import { acceptTurn, forgetTurn, getTurn, listTurns, pruneTurns, setTurnState, TURNS_KEPT } from "../../src/store/turns.ts";
 import { type Sandbox, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
@@ -57,6 +58,40 @@ describe("the store", () => {
     const again = acceptTurn(db, "ses_a", "t1");
     expect(again.accepted).toBe(false);
     expect(again.turn).toMatchObject({ state: "done", answer: { stopReason: "end_turn" } });
+    db.close();
+  });
+
+  test("a turn accepted is answered as the store holds it, a forgotten one's seq is not taken again", () => {
+    const db = openDb(file);
+    insertSession(db, session("ses_a"));
+    for (const id of ["t1", "t2", "t3"]) {
+      const accepted = acceptTurn(db, "ses_a", id);
+      expect(accepted.accepted).toBe(true);
+      expect(accepted.turn).toEqual(getTurn(db, "ses_a", id)!);
+    }
+    forgetTurn(db, "ses_a", "t2");
+    expect(acceptTurn(db, "ses_a", "t4").turn.seq).toBe(4);
+    db.close();
+  });
+
+  test("a trusted directory covers what is below it whichever way either is spelled: as stored, through a link, or an old row naming a link", () => {
+    const db = openDb(file);
+    const real = join(box.dir, "real");
+    const project = join(real, "project");
+    mkdirSync(project, { recursive: true });
+    const alias = join(box.dir, "alias");
+    symlinkSync(real, alias);
+    expect(trustedRootOf(db, project)).toBeNull();
+    // A row from before trust resolved links: it names the link, and still covers the real directory.
+    db.query("INSERT INTO trusted (path, created_at) VALUES (?, ?)").run(alias, Date.now());
+    expect(trustedRootOf(db, project)).toBe(alias);
+    expect(trustedRootOf(db, join(alias, "project"))).toBe(alias);
+    expect(trustedRootOf(db, box.dir)).toBeNull();
+    trustDir(db, project);
+    expect(trustedRootOf(db, join(alias, "project", "sub"))).not.toBeNull();
+    expect(untrustDir(db, alias)).toBe(true);
+    expect(trustedRootOf(db, join(alias, "project"))).not.toBeNull();
+    expect(trustedRootOf(db, real)).toBeNull();
     db.close();
   });
 
