@@ -15,9 +15,10 @@ const PROBE = join(import.meta.dir, "../support/first-request-probe.ts");
 /**
  * Node's modules that cost a fresh process more than the whole of a compiled hello-world's start
  * (node:crypto, about 10 ms: it loads the streams), or a part of it (node:os, node:util,
- * node:readline, node:url): none is loaded before the first request, in our code or a package's.
+ * node:readline, node:url): none is loaded before the first request, in our code or a package's
+ * (the command line is read by cli/arg-tokens.ts, not node:util's parseArgs).
  */
-const COSTLY_BUILTINS = ["node:crypto", "crypto", "node:readline", "node:readline/promises", "readline", "node:os", "os", "node:url", "url"];
+const COSTLY_BUILTINS = ["node:crypto", "crypto", "node:readline", "node:readline/promises", "readline", "node:os", "os", "node:url", "url", "node:util", "util"];
 
 let model: ScriptedModel;
 let loaded: string[] = [];
