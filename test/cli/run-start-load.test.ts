@@ -58,6 +58,10 @@ test("what only some runs need is not loaded before the first request", () => {
     expect([path, ours(path)]).toEqual([path, false]);
   }
   expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
+  // The command analyser (engine/permissions.ts loads it with the first command judged).
+  for (const path of ["engine/command-keys.ts", "engine/command-concern.ts", "engine/command-writes.ts", "engine/command-option-lists.ts", "engine/command-places.ts", "engine/command-disk.ts"]) {
+    expect([path, ours(path)]).toEqual([path, false]);
+  }
   // The ignore rules of a tree's walk: read by the tools that list or search files, not before.
   expect(loaded.filter((m) => m.includes("/node_modules/ignore/"))).toEqual([]);
 });
