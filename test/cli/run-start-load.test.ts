@@ -62,6 +62,8 @@ test("what only some runs need is not loaded before the first request", () => {
   for (const path of ["engine/command-keys.ts", "engine/command-concern.ts", "engine/command-writes.ts", "engine/command-option-lists.ts", "engine/command-places.ts", "engine/command-disk.ts"]) {
     expect([path, ours(path)]).toEqual([path, false]);
   }
+  // A helper's run (the task tool) and a plan's approval (plan_submit): loaded when first asked for.
+  for (const path of ["engine/task-helper.ts", "engine/sub-agent.ts", "engine/plan-approval.ts"]) expect([path, ours(path)]).toEqual([path, false]);
   // The ignore rules of a tree's walk: read by the tools that list or search files, not before.
   expect(loaded.filter((m) => m.includes("/node_modules/ignore/"))).toEqual([]);
 });
