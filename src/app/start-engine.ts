@@ -33,13 +33,15 @@ export function createEngine(
   };
   const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
   const library = libraryBackend(config, db, process.env);
-  const code = new LazyCodeIndexes(config, db, process.env, protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]));
+  // Made once for the code index and the engine: each of its globs is compiled (bench/START.md).
+  const guarded = protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]);
+  const code = new LazyCodeIndexes(config, db, process.env, guarded);
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
   const reads = new AbortController();
   // Whether each login's token has the account's library, checked again when the kept answer is a day old: for the next session.
   if (config.library !== "local") refreshAccountLibrary(db, listLogins(db), { signal: reads.signal }).catch(() => {});
   const personal = personalEntry(db, config, () => listLogins(db), { signal: reads.signal });
-  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}), code });
+  const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), protectedPaths: guarded, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}), code });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
   return { engine, models, dropReads: () => reads.abort() };
 }

@@ -1,6 +1,6 @@
-import { parseArgs as tokenize } from "node:util";
 import { UserError } from "../errors.ts";
 import { didYouMean } from "../suggest.ts";
+import { argTokens, type TokenOption } from "./arg-tokens.ts";
 
 export type PositionalArg = {
   type: "positional";
@@ -39,8 +39,8 @@ export function parseArgs<A extends ArgsDef>(defs: A, argv: readonly string[], l
   const entries = Object.entries(defs);
   const options = Object.fromEntries(
     entries.flatMap(([name, def]) => (def.type === "positional" ? [] : [[name, { type: def.type, ...(def.alias ? { short: def.alias } : {}) }]])),
-  ) as Record<string, { type: "string" | "boolean"; short?: string }>;
-  const { tokens } = tokenize({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true });
+  ) as Record<string, TokenOption>;
+  const tokens = argTokens(argv, options);
   const out: Record<string, string | string[] | boolean | undefined> = {};
   const words: string[] = [];
   for (const token of tokens) {

@@ -21,6 +21,7 @@ import { optionGiven } from "./args.ts";
 import { isTerminal, plainOut } from "./plain-out.ts";
 import { makePrinter } from "./print.ts";
 import { realOr } from "../real-path.ts";
+import { preconnectModel } from "./run-early.ts";
 
 export default defineCommand({
   meta: { name: "run", description: "Run one prompt to the end and print the answer",
@@ -78,6 +79,8 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   const blocks = await promptBlocks(args.prompt);
 
   const ctx = createContext();
+  // A new session's model is known now: its connection is opened while the session is made.
+  if (!args.session && !args.continue) preconnectModel(ctx.config().connections, args.model ?? ctx.config().model);
   const { engine, models, dropReads } = createEngine(ctx, "run");
   // As sessions are kept: where the directory really is.
   const cwd = realOr(resolve(args.cwd ?? process.cwd()));

@@ -58,6 +58,8 @@ export type EngineOptions = {
   code?: CodeIndexBackend;
   /** Where sessions' MCP servers come from and what runs them (src/mcp/wiring.ts); none: sessions have none. */
   mcp?: McpWiring;
+  /** The paths no tool touches without asking, when the caller made them already (default: from config and paths). */
+  protectedPaths?: ProtectedPaths;
 };
 
 export type NewSession = {
@@ -104,7 +106,7 @@ export class Engine {
       config,
       models: options.models,
       tools: options.tools,
-      protectedPaths: protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
+      protectedPaths: options.protectedPaths ?? protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
       projects: new FollowedProjects(paths.stateDir),
       // Made once: the environment is the process's, and reading it at every tool call bought nothing.
       // git in it holds config no repository the model wrote can undo (see withCommandGitConfig).

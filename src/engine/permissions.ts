@@ -2,9 +2,15 @@ import type { Mode } from "../config/schema.ts";
 import { isProtected, type ProtectedPaths } from "../project/protected.ts";
 import type { PermissionClass } from "../tools/tool.ts";
 import { isInside } from "../paths.ts";
-import { type CommandPlace, commandKeys, plainConcern } from "./command-keys.ts";
-import { diskPlace } from "./command-disk.ts";
+import type { CommandPlace } from "./command-keys.ts";
 import { type ActiveRule, matchingRule } from "./rule-match.ts";
+
+// The command analyser (command-keys.ts and the command-*.ts it reads with, a tenth of the engine's
+// code) is loaded with the first command judged, not with the engine: a one-shot's first model
+// request does not wait for it (bench/START.md).
+const commandKeys: typeof import("./command-keys.ts").commandKeys = (...args) => (require("./command-keys.ts") as typeof import("./command-keys.ts")).commandKeys(...args);
+const plainConcern: typeof import("./command-keys.ts").plainConcern = (...args) => (require("./command-keys.ts") as typeof import("./command-keys.ts")).plainConcern(...args);
+const diskPlace: typeof import("./command-disk.ts").diskPlace = (...args) => (require("./command-disk.ts") as typeof import("./command-disk.ts")).diskPlace(...args);
 
 export type Action = "allow" | "ask" | "deny";
 type Rule = { permission: PermissionClass | "*"; action: Action };

@@ -453,7 +453,8 @@ export class Session {
     if (endReason(answer) !== "cancelled") notify(this.hooks, "idle_prompt", "lembas is waiting for your input");
     // A prompt sent meanwhile stops the naming call, as the session's close does.
     const naming = () => nameSession(this.deps.models, this.row.model, input.display ?? input.text, AbortSignal.any([this.closing.signal, this.turns.nextTurn]), (t) => this.setTitle(t));
-    if (firstPrompt && !outcome.error) void this.turns.enqueue(naming);
+    // A one-shot (`lembas run`) ends with its turn, which would abort the call just sent: it keeps its provisional title.
+    if (firstPrompt && !outcome.error && this.row.origin !== "run") void this.turns.enqueue(naming);
     return answer;
   }
 

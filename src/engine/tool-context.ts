@@ -7,11 +7,11 @@ import type { Jobs } from "../tools/jobs.ts";
 import { diskAccess } from "../tools/file-access.ts";
 import { buildContext, type Need, type TodoItem, type ToolCallContext, type ToolContext } from "../tools/capabilities.ts";
 import { nobody } from "./interaction.ts";
-import { approvePlan, type PlanHost } from "./plan-approval.ts";
+import type { PlanHost } from "./plan-approval.ts";
 import type { ReadLedger } from "./read-ledger.ts";
 import type { SessionDeps } from "./session-types.ts";
 import { applySettings, type KnownModels, type SettingsHost } from "./settings.ts";
-import { type HelperHost, runHelper } from "./task-helper.ts";
+import type { HelperHost } from "./task-helper.ts";
 import type { TurnUndo } from "./undo.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import type { WebSearchRoute } from "./search-route.ts";
@@ -78,7 +78,8 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
       },
       submitPlan: (path, text) => {
         notify(session.hooks, "elicitation_dialog", `lembas has a plan for you to approve: ${path}`);
-        return approvePlan(session, { callId, path, text }, signal);
+        // Loaded with the first plan or helper asked for, not with every session (bench/START.md).
+        return import("./plan-approval.ts").then((m) => m.approvePlan(session, { callId, path, text }, signal));
       },
     }),
     settings: () => ({
@@ -101,6 +102,6 @@ export function toolContext(session: ToolSession, parts: ToolParts, turn: ToolTu
         edited: deps.languageServers.editedIn(undo),
       }),
     skills: () => ({ all: () => findSkills({ root: session.root, configDir: deps.paths.configDir }).skills.filter((s) => s.forModel) }),
-    helpers: () => ({ subAgent: (prompt, sub, agent) => runHelper(session, { ...turn, allowed: parts.allowed }, callId, prompt, sub, agent) }),
+    helpers: () => ({ subAgent: (prompt, sub, agent) => import("./task-helper.ts").then((m) => m.runHelper(session, { ...turn, allowed: parts.allowed }, callId, prompt, sub, agent)) }),
   });
 }

@@ -11,6 +11,7 @@ import { type Endpoint, endpointHeaders } from "./endpoint.ts";
 import type { Result } from "./errors.ts";
 import type { DiscoveredModel } from "../store/listings.ts";
 import { fetchListing, type ListOptions, type ModelInfo } from "./models.ts";
+import type { ModelWindow } from "./window.ts";
 
 /** A server's models and family; the store keeps it per connection. */
 export type Discovery = { dialect: DialectId; models: DiscoveredModel[] };
@@ -196,42 +197,7 @@ const WINDOW_READERS: Partial<Record<WindowSource, WindowReader>> = {
   "lmstudio-api": readLmStudio,
 };
 
-/** A model's window as lembas uses it, and where it came from. */
-export type ModelWindow = {
-  tokens: number;
-  /** config: the connection's context (or its body's options.num_ctx); server: discovered; default: assumed. */
-  from: "config" | "server" | "default";
-  /** Where, in words: "config.yaml context", "/props default_generation_settings.n_ctx", "assumed 32k: …". */
-  where: string;
-};
-
-/**
- * The window of one model: the connection's `context` over what the server said, and the safe
- * default (which says so) when neither does. For Ollama, the body's options.num_ctx is the window
- * it is asked to run with.
- */
-export function modelWindow(
-  model: Pick<DiscoveredModel, "contextLength" | "contextFrom"> | undefined,
-  connection: { context?: number; body?: Record<string, unknown> },
-  dialect: DialectId,
-  fallback: number,
-): ModelWindow {
-  if (connection.context !== undefined) return { tokens: connection.context, from: "config", where: "context in config.yaml" };
-  const numCtx = dialect === "ollama" ? bodyNumCtx(connection.body) : undefined;
-  if (numCtx !== undefined) return { tokens: numCtx, from: "config", where: "options.num_ctx in the connection's body" };
-  if (model?.contextLength !== undefined) return { tokens: model.contextLength, from: "server", where: model.contextFrom ?? "the server" };
-  const k = `${Math.round(fallback / 1024)}k`;
-  const hint =
-    dialect === "ollama"
-      ? `assumed ${k}: Ollama runs it with the window it was started with (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in a Modelfile; its /v1 takes no num_ctx) and cuts a longer prompt silently: set context under the connection to that window`
-      : `assumed ${k}: set context under the connection`;
-  return { tokens: fallback, from: "default", where: hint };
-}
-
-function bodyNumCtx(body: Record<string, unknown> | undefined): number | undefined {
-  const parsed = z.object({ options: z.object({ num_ctx: count() }) }).safeParse(body);
-  return parsed.success ? parsed.data.options.num_ctx : undefined;
-}
+export { type ModelWindow, modelWindow } from "./window.ts";
 
 /** "32k", "128k", "4096": tokens as people write a window. */
 export function tokensText(tokens: number): string {

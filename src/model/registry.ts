@@ -6,12 +6,12 @@ import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";
 import { waitMs } from "../timing.ts";
 import { type DialectId, dialectById, dialectOf } from "./dialects.ts";
-import { type Discovery, discover, modelWindow } from "./discovery.ts";
+import type { Discovery } from "./discovery.ts";
+import { modelWindow } from "./window.ts";
 import { modelApi } from "./apis.ts";
 import { knownWindow } from "./claude-models.ts";
 import { UserError } from "../errors.ts";
 import { type Endpoint, endpointFromConnection, endpointFromLogin } from "./endpoint.ts";
-import { probeLocal } from "./models.ts";
 import { buildNames, instanceRefFor, type Names, providersOf, type RefEntry, resolveRef } from "./refs.ts";
 import { MemoryRejectedFields } from "./request-fields.ts";
 
@@ -247,6 +247,8 @@ export class ModelRegistry implements ModelSource {
   private refresh(entry: Listed): Promise<void> {
     entry.refreshing ??= (async () => {
       entry.askedAt = Date.now();
+      // Loaded with the first listing asked for: a one-shot whose listing is kept never lists.
+      const { discover } = await import("./discovery.ts");
       const found = await discover(entry.endpoint, { timeoutMs: waitMs("LISTING_MS", 5000), login: entry.login, signal: this.stopping.signal });
       const name = entry.endpoint.name;
       // Stopped (the process ends): what was known stays as it was, no failure is kept.
@@ -300,7 +302,7 @@ export class ModelRegistry implements ModelSource {
     }
     for (const login of this.logins) entries.push({ ...blank, endpoint: endpointFromLogin(login), login: true, dialect: "lembas" });
     if (entries.length === 0) {
-      const local = await probeLocal(this.localPorts);
+      const local = await (await import("./models.ts")).probeLocal(this.localPorts);
       if (local) {
         this.notices.push(`no connection is configured: using the model server at ${local.baseUrl} as "local"`);
         const endpoint: Endpoint = { name: "local", baseUrl: local.baseUrl, apiKey: null };

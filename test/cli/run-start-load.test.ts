@@ -15,9 +15,10 @@ const PROBE = join(import.meta.dir, "../support/first-request-probe.ts");
 /**
  * Node's modules that cost a fresh process more than the whole of a compiled hello-world's start
  * (node:crypto, about 10 ms: it loads the streams), or a part of it (node:os, node:util,
- * node:readline, node:url): none is loaded before the first request, in our code or a package's.
+ * node:readline, node:url): none is loaded before the first request, in our code or a package's
+ * (the command line is read by cli/arg-tokens.ts, not node:util's parseArgs).
  */
-const COSTLY_BUILTINS = ["node:crypto", "crypto", "node:readline", "node:readline/promises", "readline", "node:os", "os", "node:url", "url"];
+const COSTLY_BUILTINS = ["node:crypto", "crypto", "node:readline", "node:readline/promises", "readline", "node:os", "os", "node:url", "url", "node:util", "util"];
 
 let model: ScriptedModel;
 let loaded: string[] = [];
@@ -57,6 +58,12 @@ test("what only some runs need is not loaded before the first request", () => {
     expect([path, ours(path)]).toEqual([path, false]);
   }
   expect(loaded.filter((m) => m.includes("/node_modules/@agentclientprotocol/"))).toEqual([]);
+  // The command analyser (engine/permissions.ts loads it with the first command judged).
+  for (const path of ["engine/command-keys.ts", "engine/command-concern.ts", "engine/command-writes.ts", "engine/command-option-lists.ts", "engine/command-places.ts", "engine/command-disk.ts"]) {
+    expect([path, ours(path)]).toEqual([path, false]);
+  }
+  // A helper's run (the task tool) and a plan's approval (plan_submit): loaded when first asked for.
+  for (const path of ["engine/task-helper.ts", "engine/sub-agent.ts", "engine/plan-approval.ts"]) expect([path, ours(path)]).toEqual([path, false]);
   // The ignore rules of a tree's walk: read by the tools that list or search files, not before.
   expect(loaded.filter((m) => m.includes("/node_modules/ignore/"))).toEqual([]);
 });

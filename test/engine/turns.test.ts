@@ -62,6 +62,15 @@ describe("turns", () => {
     expect(ofType(h.events(session), "title").map((e) => e.title)).toEqual(["say hello to the world", "Greeting the world"]);
   });
 
+  test("a one-shot's session (lembas run) sends no naming call: its process ends with the turn and would abort it", async () => {
+    h.model.push(step({ text: "done" }), { match: isTitle, text: "Greeting the world" });
+    const session = await h.engine.create({ cwd: h.project, root: h.project, mode: "edit", origin: "run" });
+    await session.prompt({ text: "say hello to the world" });
+    await session.idle();
+    expect(h.model.requests.filter((r) => isTitle(r.body))).toEqual([]);
+    expect(session.title).toBe("say hello to the world");
+  });
+
   test("a prompt that arrives while the session works waits its turn", async () => {
     h.model.push(step({ text: ["one", " two"], chunkDelayMs: 100 }), step({ text: "second" }));
     const session = await h.session();
