@@ -1,6 +1,6 @@
 import type * as sdk from "@agentclientprotocol/sdk";
 import { agentMethodParams } from "./acp-params.ts";
-import { Connection, type Id, type IncomingRequest, type SendOptions } from "./connection.ts";
+import { Connection, type Id, type IncomingRequest, type SendOptions } from "./json-rpc.ts";
 import { RequestError } from "./request-error.ts";
 import type { Stream } from "./stream.ts";
 

@@ -111,7 +111,7 @@ test("serve --stdio answers initialize before zod, the ACP SDK, the config's sch
   // Nor does anything an editor's first chunk needs load it.
   expect(builtinsImported(raw.firstChunk).filter((b) => b.endsWith("crypto"))).toEqual([]);
   // The probe sees what loads after: by the first chunk the engine and zod are there.
-  for (const name of ["zod", "src/engine/engine.ts", "src/acp/server.ts", "src/rpc/connection.ts"]) expect([name, firstChunk.includes(name)]).toEqual([name, true]);
+  for (const name of ["zod", "src/engine/engine.ts", "src/acp/server.ts", "src/rpc/json-rpc.ts"]) expect([name, firstChunk.includes(name)]).toEqual([name, true]);
 });
 
 test("serve --stdio reaches its first chunk without the ACP SDK's module: our own dispatcher serves the editor (the SDK builds every schema at load)", async () => {
