@@ -89,7 +89,8 @@ abstract class App<Peer extends object> {
         const handling = this.notifications.get(method) ?? this.notifications.get("*");
         if (!handling) return;
         const exact = this.notifications.has(method);
-        const parsed = exact ? parse(handling.parse ?? this.knownParams(method), params, !handling.parse) : params;
+        // A notification's params go to its check as they came (the SDK reads absent ones as {} for requests only).
+        const parsed = exact ? parse(handling.parse ?? this.knownParams(method), params, false) : params;
         await handling.run({ method, params: parsed, signal: connection.signal, requestId: null, ...this.peer(connection) });
       },
     });
@@ -103,7 +104,7 @@ abstract class App<Peer extends object> {
     const exact = this.requests.has(request.method);
     const params = exact ? parse(handling.parse ?? this.knownParams(request.method), request.params, !handling.parse) : request.params;
     const answer = await handling.run({ method: request.method, params, signal: request.signal, requestId: request.id, ...this.peer(connection, request.id) });
-    return exact && EMPTY_AGENT_ANSWERS.has(request.method) && this.emptyAnswers() ? orEmpty(answer) : answer;
+    return exact && !handling.parse && EMPTY_AGENT_ANSWERS.has(request.method) && this.emptyAnswers() ? orEmpty(answer) : answer;
   }
 
   protected emptyAnswers(): boolean {
