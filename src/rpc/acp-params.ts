@@ -118,14 +118,19 @@ const SCHEMAS: Record<string, Check> = {
 
 /** The check of an ACP agent method's params: the params as the SDK's schema returns them, or a ParamsError with zod's tree. */
 export function agentMethodParams(method: string): ((params: unknown) => unknown) | undefined {
-  const check = SCHEMAS[method];
-  if (!check) return undefined;
-  return (params) => {
-    const r = check(params);
-    if (r.ok) return r.value;
-    throw new ParamsError(issueTree(r.issues));
-  };
+  return PARSERS.get(method);
 }
+
+const PARSERS = new Map(
+  Object.entries(SCHEMAS).map(([method, check]) => [
+    method,
+    (params: unknown) => {
+      const r = check(params);
+      if (r.ok) return r.value;
+      throw new ParamsError(issueTree(r.issues));
+    },
+  ]),
+);
 
 /** Every method `agentMethodParams` knows (for the test that holds them to the SDK). */
 export const AGENT_METHODS_CHECKED = Object.keys(SCHEMAS);
