@@ -1,5 +1,5 @@
 // Loaded before anything else by serve --stdio, which answers initialize with it before zod, the
-// SDK and the engine load (early-initialize.ts): it imports nothing that builds at load.
+// dispatcher and the engine load (early-initialize.ts): it imports nothing that builds at load.
 import type { Config, Mode } from "../config/schema.ts";
 import { EDITOR_MCP_CAPABILITIES, LINK_MCP_CAPABILITIES } from "../mcp/transports-offered.ts";
 import { HARNESS_SPEC, VERSION } from "../version.ts";

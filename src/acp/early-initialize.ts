@@ -1,12 +1,13 @@
 /**
  * initialize's answer on `serve --stdio`, given the moment the request is read, before zod, the
- * ACP SDK and the engine load: an editor waits on it, and the answer on stdio depends on none of
- * them. The request still reaches the SDK afterwards (which marks the connection initialized and
- * runs the server's handler), and its answer, the same one, is dropped by the transport.
+ * dispatcher and the engine load: an editor waits on it, and the answer on stdio depends on none
+ * of them. The request still reaches the dispatcher afterwards (which marks the connection
+ * initialized and runs the server's handler), and its answer, the same one, is dropped by the
+ * transport.
  *
- * Only a request that surely passes the SDK's schema is answered here: params an object and
- * protocolVersion an integer from 0 to 65535 (the SDK takes every other field as it comes, with a
- * default where it is wrong). Anything else is left to the SDK, which answers it as before.
+ * Only a request that surely passes ACP's params check (rpc/acp-params.ts) is answered here:
+ * params an object and protocolVersion an integer from 0 to 65535 (every other field is taken as
+ * it comes, with a default where it is wrong). Anything else is left to the dispatcher.
  */
 import type { AnyMessage } from "../rpc/stream.ts";
 import { initializeResult, LEMBAS_PROTOCOL } from "./agent.ts";

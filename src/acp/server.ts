@@ -347,7 +347,7 @@ function forClient(event: EngineEvent, host: AgentHost): EngineEvent | (EngineEv
   return { ...event, instance: host.connection !== null && event.connection === host.connection };
 }
 
-/** session/new's and session/resume's mcpServers, said what is wrong with before the SDK's schema answers a terse -32602 for them. */
+/** session/new's and session/resume's mcpServers, said what is wrong with before ACP's params check answers a terse -32602 for them. */
 function refuseServers(method: string, params: unknown): string | null {
   if (!["session/new", "session/resume", "session/load", "session/fork"].includes(method) || typeof params !== "object" || params === null || !("mcpServers" in params)) return null;
   const servers = editorServers(params.mcpServers);

@@ -9,8 +9,8 @@ export async function serveOwnEngine(transport: ReturnType<typeof lineTransport>
   const config = ctx.config();
   const db = ctx.db();
   const { engine } = createEngine(ctx, "editor");
-  // The models are listed and the tools' schemas prepared while the ACP SDK loads (its schemas are
-  // most of what is left to load): the server answers nothing the editor has not waited on already.
+  // The models are listed and the tools' schemas prepared while the server's modules load: the
+  // server answers nothing the editor has not waited on already.
   void engine.warm();
   const { serveAcp } = await import("../acp/server.ts");
   const { stream, finished } = transport;

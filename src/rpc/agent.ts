@@ -1,12 +1,12 @@
-import * as acp from "@agentclientprotocol/sdk";
+import * as acp from "./acp.ts";
 import type { AnyMessage, Stream } from "./stream.ts";
 
 export { acp };
 
 /**
- * Our thin wrapper over the SDK's connection: it connects an agent app to a transport's stream,
- * and gives the SDK's bare "Invalid params" answers a sentence naming what is wrong, taken from the
- * zod error the SDK attaches, so a client sees "-32602 Invalid params: cwd: expected string".
+ * Connects an agent app to a transport's stream, and gives the bare "Invalid params" answers a
+ * sentence naming what is wrong, taken from zod's tree in the answer's data, so a client sees
+ * "-32602 Invalid params: cwd: Invalid input: expected string, received number".
  */
 export function connectAgent(app: acp.AgentApp, stream: Stream, refuse?: Refusal): acp.AgentConnection {
   const writer = stream.writable.getWriter();
@@ -30,8 +30,8 @@ export function connectAgent(app: acp.AgentApp, stream: Stream, refuse?: Refusal
 }
 
 /**
- * A request's params refused before the SDK reads them, with a sentence of our own: where the
- * SDK's schema would answer a terse "Invalid params" for a part we can say more of.
+ * A request's params refused before the app reads them, with a sentence of our own: where the
+ * ACP schema would answer a terse "Invalid params" for a part we can say more of.
  */
 export type Refusal = (method: string, params: unknown) => string | null;
 

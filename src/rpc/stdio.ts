@@ -22,7 +22,7 @@ export function lineTransport(
   end(): void;
 } {
   const max = opts.maxLineBytes ?? MAX_MESSAGE_BYTES;
-  // The SDK writes one message after the last one's promise settled: a message is let go as soon
+  // The dispatcher writes one message after the last one's promise settled: a message is let go as soon
   // as it is handed to `write`, so that a burst leaves in one flush, and waited on only while more
   // than UNFLUSHED_BYTES are on their way (a reader that does not keep up slows the writer).
   let unflushed = 0;
@@ -128,7 +128,7 @@ export function guardStdout(): (text: string, answer: boolean) => Promise<void> 
   Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => process.stderr });
   // Messages written in one go (a replayed page, a burst of updates) leave in one flush, not one
   // write(2) each; every writer's promise settles when its message has been flushed.
-  // The flush waits for the next turn of the event loop: the SDK's next message comes microtasks later.
+  // The flush waits for the next turn of the event loop: the dispatcher's next message comes microtasks later.
   // An answer leaves at once, with what is before it: the editor waits on it, and the turn of the
   // loop may be far off (initialize is answered before the engine's modules load, which holds it).
   let flushing: Promise<void> | null = null;

@@ -11,8 +11,8 @@ export function protocolError(code: number, message: string): AnyMessage {
 }
 
 /**
- * The message stream the ACP SDK speaks, fed by a transport: `deliver` hands it one parsed
- * message, `reject` answers a frame that was no message at all, `end` closes it. The SDK's own
+ * The message stream the dispatcher (json-rpc.ts) reads, fed by a transport: `deliver` hands it one parsed
+ * message, `reject` answers a frame that was no message at all, `end` closes it. The dispatcher's own
  * answers and requests go out through `send`. A transport is this and a few lines of framing.
  */
 export function messageStream(
@@ -89,7 +89,7 @@ export function messageStream(
 }
 
 /**
- * Answers the first message on arrival, before the stream's reader (the SDK) is there, or null to
+ * Answers the first message on arrival, before the stream's reader (the dispatcher) is there, or null to
  * leave it to the reader. The reader still gets the message; its answer, which must be the same,
  * is dropped.
  */

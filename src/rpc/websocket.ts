@@ -18,7 +18,7 @@ export const TOO_BIG = 1009;
 /**
  * JSON-RPC over a WebSocket, one message a text frame (the link). Sending never drops: when the
  * socket has more than HIGH_WATER bytes queued (a slow instance), the next send waits for it to
- * drain, which holds back whoever sends (the SDK's write queue), so memory stays bounded.
+ * drain, which holds back whoever sends (the dispatcher's write queue), so memory stays bounded.
  * Bun's client takes no cap on what it receives, so a message over the limit is measured, never
  * parsed, and the socket closed with 1009: a peer that sends one is not to be trusted to go on.
  */

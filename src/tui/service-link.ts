@@ -177,7 +177,7 @@ export class ServiceLink {
 }
 
 /**
- * An agent that serves nothing, for a link made without `serve`. The SDK (and its schemas) is
+ * An agent that serves nothing, for a link made without `serve`. The dispatcher is
  * loaded here, only when a service is there to link to, not with the terminal.
  */
 async function bareAgent(): Promise<(stream: Stream) => { connection: acp.AgentConnection; close(): void }> {

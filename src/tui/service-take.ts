@@ -37,7 +37,7 @@ export async function takeFromService(db: Db, socketPath: string, sessionId: str
 }
 
 async function askTake(socketPath: string, sessionId: string, signal?: AbortSignal): Promise<void> {
-  // Loaded here, not with the terminal: only a session the service holds needs the SDK.
+  // Loaded here, not with the terminal: only a session the service holds needs the dispatcher.
   const { acp } = await import("../rpc/agent.ts");
   const ws = new WebSocket(wsUnixUrl(connectablePath(socketPath)));
   // Quitting while it waits: the connection closes (the service still lets go once the turn ends).

@@ -1,5 +1,5 @@
 /**
- * What sharing needs of the ACP agent (the acp/ handlers and the SDK under them), loaded by
+ * What sharing needs of the ACP agent (the acp/ handlers and the dispatcher under them), loaded by
  * share.ts with the first connection to a service: a terminal no service runs for never loads it.
  */
 export { registerLembasMethods } from "../acp/lembas.ts";
