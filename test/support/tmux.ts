@@ -50,13 +50,13 @@ export type Screen = {
 /** Starts `lembas ARGS` in a new tmux server of its own, in the sandbox's environment. */
 export async function openScreen(
   box: Sandbox,
-  opts: { args?: string[]; cwd?: string; columns?: number; rows?: number; env?: Record<string, string> } = {},
+  opts: { args?: string[]; cwd?: string; columns?: number; rows?: number; env?: Record<string, string>; source?: boolean } = {},
 ): Promise<Screen> {
   const socket = `lembas-test-${process.pid}-${++count}`;
   const dir = mkdtempSync(join(tmpdir(), "lembas-tmux-"));
   const codeFile = join(dir, "code");
   const pidFile = join(dir, "pid");
-  const program = profiled("terminal");
+  const program = profiled("terminal", { source: opts.source });
   const env = { ...box.env, ...program.env, ...opts.env, TERM: "xterm-256color" };
   const exports = Object.entries(env)
     .map(([k, v]) => `export ${k}=${shellQuote(v)}`)
