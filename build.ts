@@ -1,6 +1,7 @@
 // Builds the standalone binary.
-//   bun build.ts          → dist/lembas for this machine
-//   bun build.ts --all    → dist/lembas-<os>-<arch>[-musl] for every released platform, and dist/SHA256SUMS
+//   bun build.ts                  → dist/lembas for this machine
+//   bun build.ts --outfile PATH   → the same, at PATH (its source maps beside it; test/run.ts builds so)
+//   bun build.ts --all            → dist/lembas-<os>-<arch>[-musl] for every released platform, and dist/SHA256SUMS
 // Version, commit and the tools' JSON schemas are stamped in with `define`.
 //
 // Cross-compiling needs the Bun runtime of each target. Bun would download it itself, always from
@@ -191,6 +192,10 @@ if (import.meta.main) {
     for (const line of failed) console.error(`not built: ${line}`);
     console.error(`wrote dist/SHA256SUMS (${built.length} of ${TARGETS.length} platforms)`);
     if (failed.length > 0) process.exit(1);
+  } else if (process.argv.includes("--outfile")) {
+    const outfile = process.argv[process.argv.indexOf("--outfile") + 1];
+    if (!outfile) throw new Error("--outfile needs a path: bun build.ts --outfile PATH");
+    await build(resolve(outfile));
   } else {
     // Each build names its chunks' source maps anew: the last build's are removed, not piled up.
     for (const file of existsSync(DIST) ? readdirSync(DIST, { withFileTypes: true }) : []) {

@@ -11,8 +11,14 @@
  * run took 291 s three at a time, 356 s two at a time). Every test keeps to its own temp dirs and
  * tmux sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone,
  * at the end.
+ *
+ * When the files spawn the program, it is compiled once first (`bun build.ts --outfile`, the build
+ * `bun run build` makes) and the tests run that binary (LEMBAS_TEST_BIN, test/support/run.ts's
+ * LEMBAS): a start of `bun src/index.ts` transpiles and links the source again, and those starts
+ * were most of a whole run's CPU. A bare `bun test` runs the source.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { ALONE, SLOW, spawns } from "./tiers.ts";
 
@@ -68,10 +74,15 @@ function scratchDir(): string | null {
 }
 
 const scratch = scratchDir();
+/** What the run made and removes at its end: the scratch dir, the program's build dir. */
+const made: string[] = scratch ? [scratch] : [];
+const removeMade = () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+};
 // A tmpfs holds memory: what the run left there goes with it, however it ends.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
   process.on(signal, () => {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
+    removeMade();
     process.exit(130);
   });
 }
@@ -83,10 +94,29 @@ function count(output: string, word: string): number {
   return match ? Number(match[1]) : 0;
 }
 
-async function runFile(file: string): Promise<Outcome> {
+/**
+ * The program compiled into a temp dir of its own, when some of the files spawn it; else null.
+ * A build that fails throws its one line: every file that spawns the program would fail.
+ */
+async function buildProgram(files: string[]): Promise<string | null> {
+  if (!files.some((f) => spawns(readFileSync(join(root, f), "utf8")))) return null;
+  const dir = mkdtempSync(join(scratch ?? tmpdir(), "lembas-bin-"));
+  made.push(dir);
+  const bin = join(dir, "lembas");
+  const build = Bun.spawn([process.execPath, join(root, "build.ts"), "--outfile", bin], { cwd: root, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(build.stdout).text(), new Response(build.stderr).text(), build.exited]);
+  if (code === 0 && existsSync(bin)) return bin;
+  const said = `${err}\n${out}`.split("\n").find((line) => /error/i.test(line)) ?? `${err}\n${out}`.split("\n").find((line) => line.trim() !== "");
+  throw new Error(`The tests did not run: building the program they spawn (bun build.ts --outfile) failed: ${said?.trim() ?? `exit code ${code}`}`);
+}
+
+async function runFile(file: string, bin: string | null): Promise<Outcome> {
   const started = performance.now();
+  const env: Record<string, string | undefined> = { ...process.env, ...(scratch ? { TMPDIR: scratch } : {}) };
+  if (bin) env.LEMBAS_TEST_BIN = bin;
+  else delete env.LEMBAS_TEST_BIN;
   const child = Bun.spawn([process.execPath, "test", "--timeout", PER_TEST_TIMEOUT_MS, `./${file}`], {
-    env: scratch ? { ...process.env, TMPDIR: scratch } : process.env,
+    env,
     cwd: root,
     stdout: "pipe",
     stderr: "pipe",
@@ -110,12 +140,19 @@ async function main(): Promise<number> {
   }
   const jobs = Number(process.env.LEMBAS_TEST_JOBS) || 3;
   const started = performance.now();
+  let bin: string | null;
+  try {
+    bin = await buildProgram(files);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
   const alone = files.filter((f) => ALONE.includes(f));
   const queue = files.filter((f) => !ALONE.includes(f));
   const outcomes: Outcome[] = [];
   async function worker(from: string[]): Promise<void> {
     for (let file = from.shift(); file !== undefined; file = from.shift()) {
-      const outcome = await runFile(file);
+      const outcome = await runFile(file, bin);
       outcomes.push(outcome);
       process.stdout.write(`\n${relative(root, join(root, file))} (${(outcome.ms / 1000).toFixed(1)} s):\n${outcome.output.trimEnd()}\n`);
     }
@@ -125,7 +162,8 @@ async function main(): Promise<number> {
   const failed = outcomes.filter((o) => o.code !== 0 || o.fail > 0);
   const sum = (key: "pass" | "fail" | "skip") => outcomes.reduce((n, o) => n + o[key], 0);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`\n${files.length} files, ${jobs} at a time, ${seconds} s.`);
+  const summed = (outcomes.reduce((n, o) => n + o.ms, 0) / 1000).toFixed(0);
+  console.log(`\n${files.length} files, ${jobs} at a time, ${seconds} s (the files' own times summed: ${summed} s)${bin ? ", against the compiled program" : ""}.`);
   for (const o of failed) console.log(`failed: ${o.file}${o.fail === 0 ? ` (exit code ${o.code})` : ""}`);
   // A file that failed without a failing test (it did not load, or was stopped) counts as one failure.
   const failures = sum("fail") + failed.filter((o) => o.fail === 0).length;
@@ -134,5 +172,5 @@ async function main(): Promise<number> {
 }
 
 const code = await main();
-if (scratch) rmSync(scratch, { recursive: true, force: true });
+removeMade();
 process.exit(code);

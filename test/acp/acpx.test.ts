@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
 import { ensureAcpx } from "../support/acpx.ts";
-import { ENTRY, projectSandbox, type Sandbox } from "../support/run.ts";
+import { LEMBAS, projectSandbox, type Sandbox } from "../support/run.ts";
 
 // acpx (npm, pinned 0.19.1) is a real ACP client from outside this project: what it can do with
 // `lembas serve --stdio`, an editor can.
@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 async function acpx(args: string[]) {
-  const proc = Bun.spawn([process.execPath, ACPX, "--agent", `${process.execPath} ${ENTRY} serve --stdio`, "--ttl", "3", "--cwd", project, ...args], {
+  const proc = Bun.spawn([process.execPath, ACPX, "--agent", `${LEMBAS.join(" ")} serve --stdio`, "--ttl", "3", "--cwd", project, ...args], {
     env: box.env,
     cwd: project,
     stdout: "pipe",

@@ -6,6 +6,8 @@ import { initializeParams, startStdioAgent } from "../support/acp.ts";
 import { step } from "../support/engine.ts";
 import { ENTRY } from "../support/run.ts";
 
+// These probes read the source's module graph: they run `bun src/index.ts` (ENTRY) even when the run has compiled the program.
+
 const dir = mkdtempSync(join(tmpdir(), "lembas-stdio-load-"));
 const preload = join(dir, "loaded.ts");
 const list = join(dir, "loaded.txt");

@@ -15,7 +15,7 @@ import { initializeParams, type StdioAgent, startStdioAgent } from "../support/a
 import { type Device, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 import { rpcError } from "../support/rpc.ts";
-import { ENTRY } from "../support/run.ts";
+import { LEMBAS } from "../support/run.ts";
 import { VERSION } from "../../src/version.ts";
 
 let d: Device | null = null;
@@ -116,7 +116,7 @@ test("LEMBAS_STDIO_OWN_ENGINE=1 and --own-engine serve with their own engine whi
   expect(holderPid(d, sessionId)).toBe(own.proc.pid);
   await own.close();
   a = null;
-  const flagged = await startStdioAgent({ device: d, model: d.model, cmd: [process.execPath, ENTRY, "serve", "--stdio", "--own-engine"] });
+  const flagged = await startStdioAgent({ device: d, model: d.model, cmd: [...LEMBAS, "serve", "--stdio", "--own-engine"] });
   try {
     const mine = await newSession(flagged);
     expect(holderPid(d, mine.sessionId)).toBe(flagged.proc.pid);

@@ -5,7 +5,7 @@ import { openPty, type Pty } from "../../src/terminal/pty.ts";
 import { step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
 import { screenOf } from "../support/pty-screen.ts";
-import { ENTRY, projectSandbox, type Sandbox } from "../support/run.ts";
+import { LEMBAS, projectSandbox, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox & { project: string };
 let model: ScriptedModel;
@@ -23,7 +23,7 @@ afterEach(async () => {
 
 /** `lembas run` in a real terminal: what it prints, and a way to wait for text and answer. */
 function runInTerminal(args: string[]) {
-  pty = openPty({ command: [process.execPath, ENTRY, "run", ...args], cwd: box.project, env: box.env, cols: 200, rows: 50 });
+  pty = openPty({ command: [...LEMBAS, "run", ...args], cwd: box.project, env: box.env, cols: 200, rows: 50 });
   return screenOf(pty);
 }
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
 import { alive, sleepsWith, uniqueSleep, waitUntil } from "../support/procs.ts";
-import { ENTRY, outputOf, ROOT, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { LEMBAS, outputOf, ROOT, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let model: ScriptedModel;
@@ -81,7 +81,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
   test("a run ended by signals mid-turn (cancelled, then exit at once) leaves no job behind", async () => {
     const marker = uniqueSleep();
     model.push(background(`sleep ${marker}`), step({ text: "never", fail: "hang" }));
-    const proc = Bun.spawn([process.execPath, ENTRY, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([...LEMBAS, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     await outputOf(proc.stderr).waitFor("running in the background");
     expect(sleepsWith(marker)).toHaveLength(1);
     proc.kill("SIGTERM");
@@ -94,7 +94,7 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
     test(`a run ended by ${signal} mid-command (its terminal closed, or killed) leaves neither its job nor its command running`, async () => {
       const [job, away, waited] = [uniqueSleep(), uniqueSleep(), uniqueSleep()];
       model.push(background(`sleep ${job}`), step({ toolCalls: [{ name: "bash", arguments: { command: `setsid sleep ${away} & sleep ${waited}` } }] }), step({ text: "never" }));
-      const proc = Bun.spawn([process.execPath, ENTRY, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn([...LEMBAS, "run", "--yes", "start it"], { cwd: project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
       const all = [job, away, waited];
       try {
         expect(await waitUntil(() => all.every((m) => sleepsWith(m).length === 1), 15_000)).toBe(true);

@@ -6,7 +6,7 @@ import { openPty, type Pty } from "../../src/terminal/pty.ts";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import { screenOf } from "../support/pty-screen.ts";
-import { ENTRY, modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
+import { LEMBAS, modelProjectEach, type ProjectSandbox, runInProject, runLembas } from "../support/run.ts";
 
 /**
  * Rules kept from a card beyond the session, through `lembas run` at a terminal (the card) and
@@ -23,7 +23,7 @@ afterEach(() => {
 modelProjectEach((made) => ({ box, model } = made));
 
 function runInTerminal(args: string[]) {
-  pty = openPty({ command: [process.execPath, ENTRY, "run", ...args], cwd: box.project, env: box.env, cols: 240, rows: 50 });
+  pty = openPty({ command: [...LEMBAS, "run", ...args], cwd: box.project, env: box.env, cols: 240, rows: 50 });
   return screenOf(pty);
 }
 

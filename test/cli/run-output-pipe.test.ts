@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { step } from "../support/engine.ts";
 import { type ScriptedModel, startModel } from "../support/model.ts";
-import { ENTRY, projectSandbox } from "../support/run.ts";
+import { LEMBAS, projectSandbox } from "../support/run.ts";
 
 let model: ScriptedModel;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ test("an answer of 400 KB through a pipe read late arrives whole, in order", asy
   try {
     const chunks = Array.from({ length: 4000 }, (_, i) => `${String(i).padStart(5, "0")} ${"x".repeat(94)}\n`);
     model.push(step({ text: chunks }));
-    const proc = Bun.spawn([process.execPath, ENTRY, "run", "hi"], { cwd: box.project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([...LEMBAS, "run", "hi"], { cwd: box.project, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     // Nothing is read until the pipe has long been full: the run waits on it, and loses nothing.
     await Bun.sleep(1500);
     const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);

@@ -31,7 +31,7 @@ beforeAll(async () => {
     // The person's config.yaml with the hooks, permissions and MCP servers it may have: none here;
     // an embedding model, so that the project's code index is on (and must wait for the answer).
     appendFileSync(join(box.configDir, "config.yaml"), "embedding: test/embed-a\n");
-    const result = await runLembas(box, ["run", "hi"], { cwd: box.project, env: { BUN_OPTIONS: `--preload ${PROBE}`, PROBE_OUT: out } });
+    const result = await runLembas(box, ["run", "hi"], { cwd: box.project, env: { BUN_OPTIONS: `--preload ${PROBE}`, PROBE_OUT: out }, source: true });
     expect(result).toMatchObject({ code: 0, stdout: "hello\n" });
     loaded = JSON.parse(readFileSync(out, "utf8")) as string[];
   } finally {

@@ -7,7 +7,7 @@ import { saveLogin } from "../../src/store/logins.ts";
 import { insertSession, listSessions } from "../../src/store/sessions.ts";
 import { openPty, type Pty } from "../../src/terminal/pty.ts";
 import { screenOf } from "../support/pty-screen.ts";
-import { ENTRY, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { LEMBAS, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 let box: Sandbox & { project: string };
 beforeEach(() => {
@@ -21,7 +21,7 @@ afterEach(() => {
 
 /** `lembas sessions prune --older-than 30d` in a real terminal: what it prints, and a way to answer. */
 function pruneAtTerminal() {
-  const pty = openPty({ command: [process.execPath, ENTRY, "sessions", "prune", "--older-than", "30d"], cwd: box.project, env: box.env, cols: 200, rows: 50 });
+  const pty = openPty({ command: [...LEMBAS, "sessions", "prune", "--older-than", "30d"], cwd: box.project, env: box.env, cols: 200, rows: 50 });
   ptys.push(pty);
   return screenOf(pty);
 }

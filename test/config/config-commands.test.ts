@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openPty, type Pty } from "../../src/terminal/pty.ts";
-import { ENTRY, runLembas, type Sandbox, sandbox } from "../support/run.ts";
+import { LEMBAS, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let file: string;
@@ -160,7 +160,7 @@ describe("lembas config edit", () => {
   test("at a terminal it offers to edit again after an error, and saves the second edit", async () => {
     writeConfig(COMMENTED);
     const env = { ...box.env, EDITOR: editorScript(["mode: fast\n", "mode: plan\n"]) };
-    pty = openPty({ command: [process.execPath, ENTRY, "config", "edit"], cwd: box.dir, env, cols: 200, rows: 50 });
+    pty = openPty({ command: [...LEMBAS, "config", "edit"], cwd: box.dir, env, cols: 200, rows: 50 });
     let screen = "";
     const decoder = new TextDecoder();
     pty.onData((bytes) => {

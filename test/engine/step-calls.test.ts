@@ -7,7 +7,7 @@ import { openDb } from "../../src/store/db.ts";
 import { listMessages } from "../../src/store/messages.ts";
 import { isStep, step } from "../support/engine.ts";
 import { contentText, type ScriptedModel, startModel } from "../support/model.ts";
-import { afterHeader, ENTRY, outputOf, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
+import { afterHeader, LEMBAS, outputOf, projectSandbox, runLembas, type Sandbox } from "../support/run.ts";
 
 type Event = { type: string; callId?: string; name?: string; output?: string; isError?: boolean; stopReason?: string; reason?: string };
 
@@ -125,7 +125,7 @@ describe("a step's tool calls", () => {
     // Writers that never write: the greps wait until they are stopped.
     const pipes = [slowPipe("x.fifo", "600"), slowPipe("y.fifo", "600")];
     model.push(step({ toolCalls: pipes.map((p, i) => grepOf(`k${i}`, p)) }), step({ text: "never asked" }));
-    const proc = Bun.spawn([process.execPath, ENTRY, "run", "--yes", "--format", "json", "wait forever"], {
+    const proc = Bun.spawn([...LEMBAS, "run", "--yes", "--format", "json", "wait forever"], {
       cwd: box.project,
       env: box.env,
       stdin: "ignore",

@@ -71,6 +71,7 @@ describe("config.yaml's servers in lembas run", () => {
       const preload = join(box.dir, "loaded.ts");
       writeFileSync(preload, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join("\\n")));\n`);
       model.push(step({ text: "plain" }));
+      // The source's module graph: `bun src/index.ts` even when the run has compiled the program.
       const child = Bun.spawn([process.execPath, "--preload", preload, ENTRY, "run", "hi"], { cwd: box.project, env: box.env, stdout: "pipe", stderr: "pipe" });
       expect(await child.exited).toBe(0);
       return readFileSync(list, "utf8").split("\n").filter((m) => m.includes("@modelcontextprotocol") || /src\/mcp\/(hub|session-servers|connection)\.ts$/.test(m));

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { readServiceStatus } from "../../src/app/service-status.ts";
 import { connectablePath, IPC, IPC_MISMATCH, wsUnixUrl } from "../../src/app/ipc-protocol.ts";
 import { VERSION } from "../../src/version.ts";
-import { ENTRY, runLembas, type Sandbox, sandbox } from "../support/run.ts";
+import { LEMBAS, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let socket: string;
@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 function spawnServe(): Bun.Subprocess<"ignore", "pipe", "pipe"> {
-  const proc = Bun.spawn([process.execPath, ENTRY, "serve"], { cwd: box.dir, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...LEMBAS, "serve"], { cwd: box.dir, env: box.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   procs.push(proc);
   return proc;
 }

@@ -9,7 +9,7 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startModel, type ScriptedModel } from "../support/model.ts";
-import { ENTRY, projectSandbox, runLembas, type ProjectSandbox } from "../support/run.ts";
+import { LEMBAS, projectSandbox, runLembas, type ProjectSandbox } from "../support/run.ts";
 
 const PROBE = join(import.meta.dir, "../support/jit-policy-probe.ts");
 
@@ -32,7 +32,7 @@ test("lembas serve has the normal thresholds back once it serves, and not before
   box = projectSandbox(model.url);
   const out = join(box.dir, "jit.jsonl");
   const socket = join(box.stateDir, "service.sock");
-  const proc = Bun.spawn([process.execPath, ENTRY, "serve"], {
+  const proc = Bun.spawn([...LEMBAS, "serve"], {
     cwd: box.project,
     // A deadline of 1 ms, as every other command has (1.5 s): one the service kept would pass before its socket exists.
     env: { ...box.env, BUN_OPTIONS: `--preload ${PROBE}`, PROBE_OUT: out, PROBE_SOCKET: socket, LEMBAS_TEST_STARTED_UP_MS: "1" },

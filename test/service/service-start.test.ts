@@ -7,7 +7,7 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Device, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
-import { ENTRY } from "../support/run.ts";
+import { LEMBAS } from "../support/run.ts";
 import { prompt, shareSuite } from "../support/share-suite.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
 
@@ -32,7 +32,7 @@ describe.skipIf(!HAVE_TMUX)("lembas serve starting", () => {
     const d = await startDevice();
     share.device = d;
     const spawn = () =>
-      Bun.spawn([process.execPath, ENTRY, "serve"], { cwd: d.box.dir, env: { ...d.box.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+      Bun.spawn([...LEMBAS, "serve"], { cwd: d.box.dir, env: { ...d.box.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const both = [spawn(), spawn()];
     try {
       const loser = await Promise.race(both.map(async (p, i) => ({ i, code: await p.exited })));
@@ -53,7 +53,7 @@ describe.skipIf(!HAVE_TMUX)("lembas serve starting", () => {
 describe("lembas serve refusing a control socket it cannot have", () => {
   /** `lembas serve` in the device's sandbox with `stateDir`, to its end (killed after 15 s: code 137, not 2): its code and stderr. */
   async function serveIn(d: Device, stateDir: string): Promise<{ code: number; stderr: string }> {
-    const proc = Bun.spawn([process.execPath, ENTRY, "serve"], { cwd: d.box.dir, env: { ...d.box.env, LEMBAS_STATE_DIR: stateDir }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([...LEMBAS, "serve"], { cwd: d.box.dir, env: { ...d.box.env, LEMBAS_STATE_DIR: stateDir }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
     const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
     const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
     clearTimeout(timer);

@@ -7,6 +7,7 @@ import { ALL_TOOLS, toolByName } from "../../src/tools/index.ts";
 import { toolSpecs } from "../../src/engine/toolset.ts";
 import { initializeParams, startStdioAgent } from "../support/acp.ts";
 import { isStep, step } from "../support/engine.ts";
+import { TEST_BIN } from "../support/run.ts";
 import { tool } from "../support/tools.ts";
 
 const MCP_SERVER = join(import.meta.dir, "../support/mcp-server.ts");
@@ -16,7 +17,8 @@ let dir = "";
 let bin = "";
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "lembas-binary-"));
-  bin = await build(join(dir, "lembas"));
+  // The run's own when test/run.ts built one: the same build.
+  bin = TEST_BIN ?? (await build(join(dir, "lembas")));
 }, 180_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

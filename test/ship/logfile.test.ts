@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from "node:path";
 import { rotatingLog } from "../../src/app/logfile.ts";
 import { startDevice } from "../support/device.ts";
-import { ENTRY, outputOf, runLembas, type Sandbox, sandbox } from "../support/run.ts";
+import { LEMBAS, outputOf, runLembas, type Sandbox, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 beforeEach(() => {
@@ -76,7 +76,7 @@ test("service logs -f goes on across a rotation, with the old file's last lines"
   const file = join(logs, "lembas.log");
   const append = rotatingLog(file, { maxBytes: 30 });
   append(line(1));
-  const proc = Bun.spawn([process.execPath, ENTRY, "service", "logs", "-f", "-n", "1"], { env: box.env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...LEMBAS, "service", "logs", "-f", "-n", "1"], { env: box.env, stdout: "pipe", stderr: "pipe" });
   try {
     const { waitFor, seen } = outputOf(proc.stdout);
     await waitFor(line(1));

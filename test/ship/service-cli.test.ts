@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startControlServer } from "../../src/service/control.ts";
-import { ENTRY, outputOf, type Sandbox, runLembas, sandbox } from "../support/run.ts";
+import { LEMBAS, outputOf, type Sandbox, runLembas, sandbox } from "../support/run.ts";
 
 let box: Sandbox;
 let fakeBin: string;
@@ -45,7 +45,7 @@ test("service install writes the unit under $XDG_CONFIG_HOME and starts it; agai
       `kept /bin/sh's login environment (${loginEnvCount()} variables) for the service's sessions: ${join(box.stateDir, "login-env.json")}\n`,
   );
   const text = readFileSync(unit, "utf8");
-  expect(text).toContain(`\nExecStart=${process.execPath} ${ENTRY} serve\n`);
+  expect(text).toContain(`\nExecStart=${LEMBAS.join(" ")} serve\n`);
   expect(text).toContain(`\nEnvironment=LEMBAS_CONFIG_DIR=${box.configDir}\nEnvironment=LEMBAS_STATE_DIR=${box.stateDir}\n`);
   expect(calls()).toEqual([
     "--version",
@@ -69,7 +69,7 @@ test("without systemctl, service install is one line, exit 1, and writes nothing
   const result = await runLembas(box, ["service", "install"], { env: { ...env(), PATH: join(box.dir, "empty") } });
   expect(result.code).toBe(1);
   expect(result.stderr.split("\n")[0]).toBe("lembas: systemctl was not found: lembas service needs systemd's user manager here; run lembas serve yourself instead");
-  expect(result.stderr).toContain(`\nto run it without a service manager: nohup ${process.execPath} ${ENTRY} serve >/dev/null 2>&1 &`);
+  expect(result.stderr).toContain(`\nto run it without a service manager: nohup ${LEMBAS.join(" ")} serve >/dev/null 2>&1 &`);
   expect(existsSync(join(box.dir, "xdg"))).toBe(false);
 });
 
@@ -82,7 +82,7 @@ test("a failing systemctl: one line naming the command, the unit it wrote remove
   expect(result.stdout).toBe("");
   expect(result.stderr.trim().split("\n")).toEqual([
     `lembas: systemctl --user daemon-reload failed: Failed to connect to bus: No medium found (is a systemd user session running?); removed ${join(unitDir, "lembas.service")}`,
-    `to run it without a service manager: nohup ${process.execPath} ${ENTRY} serve >/dev/null 2>&1 &  (or in a tmux window); its log: ${join(box.stateDir, "logs", "lembas.log")}`,
+    `to run it without a service manager: nohup ${LEMBAS.join(" ")} serve >/dev/null 2>&1 &  (or in a tmux window); its log: ${join(box.stateDir, "logs", "lembas.log")}`,
     "with systemd, loginctl enable-linger me keeps user services running after you log out",
   ]);
   expect(existsSync(join(unitDir, "lembas.service"))).toBe(false);
@@ -149,7 +149,7 @@ test("service logs -f prints what is appended until Ctrl-C", async () => {
   const log = join(box.stateDir, "logs", "lembas.log");
   mkdirSync(join(box.stateDir, "logs"), { recursive: true });
   writeFileSync(log, "old 1\nold 2\n");
-  const proc = Bun.spawn([process.execPath, ENTRY, "service", "logs", "-f", "-n", "1"], { env: { ...box.env, ...env() }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...LEMBAS, "service", "logs", "-f", "-n", "1"], { env: { ...box.env, ...env() }, stdout: "pipe", stderr: "pipe" });
   try {
     const { waitFor, seen } = outputOf(proc.stdout);
     await waitFor("old 2\n");

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { type ScriptedModel, startModel } from "./model.ts";
-import { ENTRY, type Sandbox, sandbox } from "./run.ts";
+import { LEMBAS, type Sandbox, sandbox } from "./run.ts";
 
 /** Every line the agent wrote to stdout, raw, so tests can check nothing else ever went there. */
 export type StdioAgent = {
@@ -56,7 +56,7 @@ export async function startStdioAgent(
   const model = opts.model ?? (await startModel());
   mkdirSync(box.configDir, { recursive: true });
   if (!opts.device) writeFileSync(join(box.configDir, "config.yaml"), opts.config ?? `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\n`);
-  const proc = Bun.spawn(opts.cmd ?? [process.execPath, ENTRY, "serve", "--stdio"], {
+  const proc = Bun.spawn(opts.cmd ?? [...LEMBAS, "serve", "--stdio"], {
     cwd: project,
     env: { ...box.env, ...opts.env },
     stdin: "pipe",

@@ -7,7 +7,7 @@ import { openDb } from "../../src/store/db.ts";
 import { trustDir } from "../../src/store/trust.ts";
 import { type Instance, type Link, startInstance } from "./instance.ts";
 import { type ScriptedModel, startModel } from "./model.ts";
-import { ENTRY, profiling, type Sandbox, sandbox } from "./run.ts";
+import { profiled, type Sandbox, sandbox } from "./run.ts";
 
 export const TOKEN = "device-token-0123456789";
 
@@ -80,9 +80,10 @@ export async function startDevice(opts: { protocols?: number[] | null; protocol?
       return logText;
     },
     async serve(o = {}) {
-      const proc = Bun.spawn([process.execPath, ...profiling("service"), ENTRY, "serve"], {
+      const program = profiled("service");
+      const proc = Bun.spawn([...program.command, "serve"], {
         cwd: box.dir,
-        env: { ...box.env, LEMBAS_LOG_STDERR: "1", ...o.env },
+        env: { ...box.env, ...program.env, LEMBAS_LOG_STDERR: "1", ...o.env },
         stdin: "ignore",
         stdout: "pipe",
         stderr: "pipe",

@@ -7,10 +7,31 @@ import { type ScriptedModel, startModel } from "./model.ts";
 export const ROOT = resolve(import.meta.dir, "../..");
 export const ENTRY = join(ROOT, "src/index.ts");
 
-/** With `LEMBAS_PROF=<dir>` (bench/share.ts), Bun's flags that profile the program into <dir>/<who>. */
-export function profiling(who: string): string[] {
+/**
+ * The binary test/run.ts compiled for its run (`LEMBAS_TEST_BIN`): a spawn of it costs a sixth of the
+ * CPU of `bun src/index.ts`, which transpiles and links the source at every start. Without it (a bare
+ * `bun test`) the tests run the source, so that a change is always what runs.
+ */
+export const TEST_BIN: string | null = process.env.LEMBAS_TEST_BIN || null;
+
+/** `bun src/index.ts`: for a test that reads the source's module graph, which the binary has not. */
+export const SOURCE: readonly string[] = [process.execPath, ENTRY];
+
+/** The command that starts the program: the run's compiled binary, else `bun src/index.ts`. */
+export const LEMBAS: readonly string[] = TEST_BIN ? [TEST_BIN] : SOURCE;
+
+/**
+ * The program's command and the environment to add to it, profiled into <dir>/<who> when
+ * `LEMBAS_PROF=<dir>` (bench/share.ts): Bun's flags on its command line for the source, through
+ * `BUN_OPTIONS` for the binary (which takes no flags of Bun's on its command line). `source`: the
+ * source even when the run has a binary (SOURCE).
+ */
+export function profiled(who: string, opts: { source?: boolean } = {}): { command: string[]; env: Record<string, string> } {
   const dir = process.env.LEMBAS_PROF;
-  return dir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${join(dir, who)}`] : [];
+  const flags = dir ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${join(dir, who)}`] : [];
+  if (flags.length === 0) return { command: [...(opts.source ? SOURCE : LEMBAS)], env: {} };
+  if (TEST_BIN && !opts.source) return { command: [TEST_BIN], env: { BUN_OPTIONS: flags.join(" ") } };
+  return { command: [process.execPath, ...flags, ENTRY], env: {} };
 }
 
 /**
@@ -41,13 +62,13 @@ export function sandbox(): Sandbox {
 
 export type RunResult = { code: number; stdout: string; stderr: string };
 
-/** Runs `bun src/index.ts ARGS` to completion in the sandbox's environment. */
+/** Runs `lembas ARGS` (LEMBAS; SOURCE with `source`) to completion in the sandbox's environment. */
 export async function runLembas(
   box: Sandbox,
   args: string[],
-  opts: { cwd?: string; stdin?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  opts: { cwd?: string; stdin?: string; env?: Record<string, string>; timeoutMs?: number; source?: boolean } = {},
 ): Promise<RunResult> {
-  const proc = Bun.spawn([process.execPath, ENTRY, ...args], {
+  const proc = Bun.spawn([...(opts.source ? SOURCE : LEMBAS), ...args], {
     cwd: opts.cwd ?? box.dir,
     env: { ...box.env, ...opts.env },
     stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),

@@ -16,8 +16,8 @@ import { type ScriptedModel, startModel } from "./model.ts";
 import { projectSandbox, type Sandbox } from "./run.ts";
 import { openScreen, type Screen } from "./tmux.ts";
 
-/** `ready` overrides the suite's: what to wait for before the screen is handed over. */
-export type ScreenOptions = { columns?: number; rows?: number; env?: Record<string, string>; ready?: string };
+/** `ready` overrides the suite's: what to wait for before the screen is handed over; `source`: `bun src/index.ts` even when the run has a binary. */
+export type ScreenOptions = { columns?: number; rows?: number; env?: Record<string, string>; ready?: string; source?: boolean };
 
 /** The status bar's word on sharing ("shared · inst", "not shared: …"): there once the session is open. */
 export const SESSION_OPEN = /(?:^|[\s·])(?:not )?shared\b/m;

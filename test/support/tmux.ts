@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_WAIT_MS, sleep } from "./recorder.ts";
-import { ENTRY, profiling, type Sandbox } from "./run.ts";
+import { profiled, type Sandbox } from "./run.ts";
 import { tool } from "./tools.ts";
 
 export const HAVE_TMUX = tool("tmux", "tmux", "the interactive terminal's tests (each drives it in tmux)") !== null;
@@ -50,17 +50,18 @@ export type Screen = {
 /** Starts `lembas ARGS` in a new tmux server of its own, in the sandbox's environment. */
 export async function openScreen(
   box: Sandbox,
-  opts: { args?: string[]; cwd?: string; columns?: number; rows?: number; env?: Record<string, string> } = {},
+  opts: { args?: string[]; cwd?: string; columns?: number; rows?: number; env?: Record<string, string>; source?: boolean } = {},
 ): Promise<Screen> {
   const socket = `lembas-test-${process.pid}-${++count}`;
   const dir = mkdtempSync(join(tmpdir(), "lembas-tmux-"));
   const codeFile = join(dir, "code");
   const pidFile = join(dir, "pid");
-  const env = { ...box.env, ...opts.env, TERM: "xterm-256color" };
+  const program = profiled("terminal", { source: opts.source });
+  const env = { ...box.env, ...program.env, ...opts.env, TERM: "xterm-256color" };
   const exports = Object.entries(env)
     .map(([k, v]) => `export ${k}=${shellQuote(v)}`)
     .join("; ");
-  const command = [process.execPath, ...profiling("terminal"), ENTRY, ...(opts.args ?? [])].map(shellQuote).join(" ");
+  const command = [...program.command, ...(opts.args ?? [])].map(shellQuote).join(" ");
   const script = join(dir, "run.sh");
   // In the foreground (a background job's stdin is not the terminal); the pid is the program's, by exec.
   const inner = `echo $$ > ${shellQuote(pidFile)}; exec ${command}`;

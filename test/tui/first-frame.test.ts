@@ -44,7 +44,7 @@ async function loadedAtFirstFrame(): Promise<string[]> {
 
 describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
   test("is drawn before the engine, the model layer, the tools and the app's own modules are loaded", async () => {
-    const screen = await suite.open([], { env: probed() });
+    const screen = await suite.open([], { env: probed(), source: true });
     await screen.waitFor(READY);
     const loaded = await loadedAtFirstFrame();
     // The probe saw the frame's own modules: the look into the module cache is a real one.
@@ -57,7 +57,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
 
   test("is drawn before config.yaml is checked whole: neither zod nor the config's schema is loaded yet", async () => {
     writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nmode: plan\neffort: high\ntheme: light\nconnections:\n  test:\n    base_url: ${model.url}\n`);
-    const screen = await suite.open([], { env: probed() });
+    const screen = await suite.open([], { env: probed(), source: true });
     // The status bar of the first frame has config.yaml's mode and effort, read without the schema.
     await screen.waitFor(`${READY} · plan`);
     const loaded = await allLoadedAtFirstFrame();
@@ -70,7 +70,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
 
   test("a config.yaml that is not valid is refused with its sentence right after the first frame, which is erased", async () => {
     writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\ntheme: pink\nconnections:\n  test:\n    base_url: ${model.url}\n`);
-    const screen = await suite.open([], { env: probed() });
+    const screen = await suite.open([], { env: probed(), source: true });
     expect(await screen.exited()).toBe(2);
     const shown = await screen.waitFor("theme: must be one of dark, light");
     expect(shown).toContain(`lembas: ${join(box.configDir, "config.yaml")}: theme: must be one of dark, light`);
@@ -83,7 +83,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
   test("keys typed while the rest loads are kept, in order: a prompt sent, then a draft", async () => {
     model.push(step({ text: "the early answer" }));
     const gate = join(box.dir, "typed");
-    const screen = await suite.open([], { env: probed(gate) });
+    const screen = await suite.open([], { env: probed(gate), source: true });
     await screen.waitFor(READY);
     await screen.write("first prompt");
     await screen.type("Enter");
@@ -97,7 +97,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's first frame", () => {
 
   test("Shift+Tab pressed on the first frame changes the mode of the session that opens", async () => {
     const gate = join(box.dir, "typed");
-    const screen = await suite.open([], { env: probed(gate) });
+    const screen = await suite.open([], { env: probed(gate), source: true });
     await screen.waitFor(READY);
     await screen.type("BTab");
     writeFileSync(gate, "");

@@ -9,7 +9,7 @@ import { mkdirSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { readServiceStatus } from "../../src/app/service-status.ts";
 import { step } from "../support/engine.ts";
-import { ENTRY } from "../support/run.ts";
+import { LEMBAS } from "../support/run.ts";
 import { screenSuite } from "../support/screens.ts";
 import { HAVE_TMUX, type Screen } from "../support/tmux.ts";
 
@@ -27,7 +27,7 @@ afterEach(async () => {
 /** `lembas serve` in the suite's sandbox (with `env` over it), once it answers on its socket. */
 async function serve(env: Record<string, string> = {}): Promise<{ proc: Bun.Subprocess; socket: string }> {
   const all = { ...suite.box.env, ...env };
-  const proc = Bun.spawn([process.execPath, ENTRY, "serve"], { cwd: suite.box.dir, env: all, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([...LEMBAS, "serve"], { cwd: suite.box.dir, env: all, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
   services.push(proc);
   const socket = join(all.LEMBAS_STATE_DIR ?? suite.box.stateDir, "service.sock");
   const until = Date.now() + 10_000;
