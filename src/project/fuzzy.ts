@@ -1,6 +1,6 @@
 import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
 import type { DirPart, Prepared } from "./prepared.ts";
-import { dirPartOf } from "./dir-part.ts";
+import { alignFolderPath, dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
@@ -421,9 +421,7 @@ class Search {
     if (folder < 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
     const known = scores[folder] ?? Number.NaN;
     if (!Number.isNaN(known)) return known;
-    const orig = this.prep.folders[folder] ?? "";
-    const text = this.q.sensitive ? orig : (this.prep.foldersLower[folder] ?? "");
-    const score = align(text, orig, 0, text.length, dir.codes);
+    const score = alignFolderPath(this.prep, folder, dir, this.q.sensitive);
     scores[folder] = score;
     return score;
   }
