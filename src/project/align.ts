@@ -186,6 +186,35 @@ export function alignBytes(buf: Uint8Array, orig: Uint8Array, from: number, to: 
 }
 
 /**
+ * {@link align} over UTF-16 units from 0 to `to`: `buf` is what is compared, `orig` the same units
+ * as written. For a directory's path put together from its names (see dir-part.ts), where the
+ * directory's string, a slice of a listed path, cost several times more to read.
+ */
+export function alignUnits(buf: Uint16Array, orig: Uint16Array, to: number, codes: Int32Array): number {
+  const m = codes.length;
+  if (m === 0) return 0;
+  const firstCode = codes[0] ?? 0;
+  const lastCode = codes[m - 1] ?? 0;
+  let start = 0;
+  while (start < to && buf[start] !== firstCode) start++;
+  let end = to;
+  while (end > start && buf[end - 1] !== lastCode) end--;
+  if (start >= to || end <= start) return NO_MATCH;
+  if (scratch?.score.length !== m) scratch = startState(m);
+  else resetState(scratch);
+  const state = scratch;
+  let best = NO_MATCH;
+  let prevClass = start === 0 ? SEP : classOf(orig[start - 1] ?? 0);
+  for (let i = start; i < end; i++) {
+    const cls = classOf(orig[i] ?? 0);
+    const b = BONUS[prevClass * CLASSES + cls] ?? 0;
+    prevClass = cls;
+    best = column(state, codes, buf[i] ?? 0, b, best);
+  }
+  return best;
+}
+
+/**
  * One position of the alignment: the character `c`, with the bonus `b` its place earns, taken into
  * every row of `state`; returns `best`, raised where the whole query now ends at a higher score.
  * Row j reads row j-1 as it stood at the previous position, so rows go from the last down.

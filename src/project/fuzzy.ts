@@ -1,12 +1,13 @@
 import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
 import type { DirPart, Prepared } from "./prepared.ts";
-import { dirPartOf } from "./dir-part.ts";
+import { alignFolderPath, dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
+import { boundInName, pairsByHash, pairsInBytes } from "./name-bound.ts";
 
 /**
  * Kinds of match, best first, far enough apart that nothing within a kind (alignment, length,
@@ -26,16 +27,6 @@ const EXACT_STEM = 3;
  * penalty may differ in its last bit (the same sum of other lengths), never by this much.
  */
 const STOP_MARGIN = 1e-6;
-/**
- * The most a query character earns within a basename (see align.ts): after a gap, MATCH + GAP_START
- * and its bonus, at most AT_WORD (the segment's bonus is the basename's first character's alone); in
- * a run after a gap, MATCH + the run's bonus (AT_WORD when some query character starts a word,
- * else CONSECUTIVE).
- */
-const AFTER_GAP = 16 - 3;
-const RUN = 16;
-const AT_WORD = 8;
-const CONSECUTIVE = 4;
 
 /** One ranked entry: its index in the prepared list and its score (higher is better). */
 export type Ranked = { id: number; score: number };
@@ -206,6 +197,7 @@ class Search {
     }
     if (((packed[at + BASE_MASK] ?? 0) & p.mask) !== p.mask) return LAST;
     if (IN_NAME + this.bound(row, p) - penalty < this.floor) return KEEP;
+    if (!p.single && IN_NAME + this.boundByBytes(row, p) - penalty < this.floor) return KEEP;
     if (!p.single && !this.nameHolds(row, p)) return LAST;
     this.push(row, IN_NAME + this.alignName(row, p) - penalty);
     return KEEP;
@@ -230,12 +222,16 @@ class Search {
     // Whether the basename starts with the name part: a byte comparison, and without it the row's best is a kind lower.
     const prefix = (flags & FIRST_CHAR) === name.first && this.nameStarts(row, name);
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
-    const nameMost = (prefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
+    let nameMost = (prefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
     // Out of reach even with the best the directory part can score: its directory need not be read.
-    if (nameMost + bestScore(dir.codes.length) < this.floor) return KEEP;
+    const dirMost = bestScore(dir.codes.length);
+    if (nameMost + dirMost < this.floor) return KEEP;
     const dirPart = this.dirPart(dir);
     const folder = packed[at + FOLDER] ?? -1;
     if (dirPart.fits[folder + 1] !== 1) return LAST;
+    // The basename's bytes before the directory's alignment: fewer directories are aligned.
+    if (!prefix) nameMost = IN_NAME + this.boundByBytes(row, name) - penalty;
+    if (nameMost + dirMost < this.floor) return KEEP;
     const dirScore = this.alignFolder(folder, dir, dirPart.scores);
     if (nameMost + dirScore < this.floor) return KEEP;
     if (!this.nameHolds(row, name)) return LAST;
@@ -326,27 +322,28 @@ class Search {
     return count;
   }
 
-  /** The most plan `p` can score within the basename of `row`. */
+  /** The most plan `p` can score within the basename of `row`, by its packed fields: its pairs of characters as hashed. */
   private bound(row: number, p: Plan): number {
-    const packed = this.rows.packed;
     const at = row * STRIDE;
-    const starts = packed[at + STARTS] ?? 0;
-    const m = p.codes.length;
-    const most = nameBound(m, ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
-    // A character whose pair with the one before never stands side by side in the basename follows
-    // a gap: it earns at most MATCH + GAP_START + its bonus (a word's start's at most, none unless it
-    // starts a word somewhere), and a run after a gap carries no segment's bonus.
-    const pairs = packed[at + PAIRS] ?? -1;
-    const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
-    let score = bestScore(1);
-    let broken = false;
-    for (let j = 1; j < m; j++) {
-      if ((pairs & (p.pairBits[j] ?? 0)) === 0) {
-        score += AFTER_GAP + ((starts & (p.bits[j] ?? 0)) !== 0 ? AT_WORD : 0);
-        broken = true;
-      } else score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
-    }
-    return Math.min(most, score);
+    const packed = this.rows.packed;
+    const atStart = ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first;
+    return boundInName(p, atStart, packed[at + STARTS] ?? 0, pairsByHash(packed[at + PAIRS] ?? -1, p));
+  }
+
+  /**
+   * {@link bound} with the pairs the hash let through looked for in the basename's bytes (which
+   * costs a read of them, where the hash's 32 bits often say yes for a pair that is not there);
+   * the hashed bound for a basename past ASCII or a query whose pairs are all absent by the hash.
+   */
+  private boundByBytes(row: number, p: Plan): number {
+    const at = row * STRIDE;
+    const packed = this.rows.packed;
+    const hashed = pairsByHash(packed[at + PAIRS] ?? -1, p);
+    const atStart = ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first;
+    const buf = this.nameBytes(row);
+    const from = this.nameAt(row);
+    const adjacent = hashed === 0 || !buf ? hashed : pairsInBytes(buf, from, this.nameEnd(row, from), p, hashed);
+    return boundInName(p, atStart, packed[at + STARTS] ?? 0, adjacent);
   }
 
   /** {@link inPath} over the rows of a chunk that hold the query's characters: the rows kept, ascending. */
@@ -421,9 +418,7 @@ class Search {
     if (folder < 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
     const known = scores[folder] ?? Number.NaN;
     if (!Number.isNaN(known)) return known;
-    const orig = this.prep.folders[folder] ?? "";
-    const text = this.q.sensitive ? orig : (this.prep.foldersLower[folder] ?? "");
-    const score = align(text, orig, 0, text.length, dir.codes);
+    const score = alignFolderPath(this.prep, folder, dir, this.q.sensitive);
     scores[folder] = score;
     return score;
   }

@@ -89,6 +89,8 @@ export class PreparedBuilder {
   private readonly paths: string[] = [];
   // Filled by push: in JSC a large `new Array(n)` is sparse storage, slow to read.
   private readonly lower: string[] = [];
+  /** The rows whose `lower` is still the path as written (ASCII with uppercase letters), lowercased on first use. */
+  private readonly unlowered: number[] = [];
   private dirs: Uint8Array;
   private base: Int32Array;
   private length: Int32Array;
@@ -151,14 +153,22 @@ export class PreparedBuilder {
       }
     }
     if (inBase) this.baseMask[i] = bits;
-    // Most paths are lowercase already: no need to make a copy.
-    const low = upper === 0 && ascii ? path : lowercase(path);
     this.paths.push(path);
-    this.lower.push(low);
+    if (ascii) {
+      // Lowercased when a search first reads it (a third of this method's time): ASCII lowercases a character at a time.
+      this.lower.push(path);
+      if (upper !== 0) this.unlowered.push(i);
+      const first = path.charCodeAt(base) || 0;
+      this.baseFirst[i] = first >= 65 && first <= 90 ? first + 32 : first;
+    } else {
+      const low = lowercase(path);
+      this.lower.push(low);
+      this.baseFirst[i] = low.charCodeAt(base) || 0;
+    }
     this.dirs[i] = dir ? 1 : 0;
     this.base[i] = base;
-    this.length[i] = low.length;
-    this.baseFirst[i] = low.charCodeAt(base) || 0;
+    // lowercase() keeps the length.
+    this.length[i] = path.length;
     this.mask[i] = bits;
     this.upperMask[i] = upper;
     this.folderOf[i] = this.folderId(path, base - 1);
@@ -167,10 +177,14 @@ export class PreparedBuilder {
   /** The prepared list of the entries added. */
   finish(): Prepared {
     const n = this.count;
+    const { lower, unlowered } = this;
     return {
       count: n,
       paths: this.paths,
-      lower: this.lower,
+      get lower(): readonly string[] {
+        for (const i of unlowered.splice(0)) lower[i] = (lower[i] ?? "").toLowerCase();
+        return lower;
+      },
       dirs: this.dirs.subarray(0, n),
       base: this.base.subarray(0, n),
       length: this.length.subarray(0, n),
