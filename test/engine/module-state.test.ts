@@ -26,6 +26,8 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "mcp/stdio-transport.ts: running": "every MCP server process group, killed when the process exits, whatever engine started it",
   "mcp/stdio-transport.ts: exitHookSet": "the process's exit hook for those groups, set once",
   "project/align.ts: scratch": "a buffer reused between searches",
+  "project/dir-part.ts: lowerPath": "a buffer reused between searches",
+  "project/dir-part.ts: origPath": "a buffer reused between searches",
   "project/kept-rows.ts: toFirst": "a buffer reused between searches",
   "project/kept-rows.ts: toLater": "a buffer reused between searches",
   "project/kept-rows.ts: toLast": "a buffer reused between searches",
