@@ -113,7 +113,8 @@ describe.skipIf(!existsSync("/proc"))("background jobs through lembas run", () =
     model.push(
       step({ toolCalls: [{ name: "write", arguments: { path: "one.txt", content: "by the turn\n" } }] }),
       step({ toolCalls: [{ name: "bash", arguments: { command: "echo rewritten > notes.txt; sleep 30", run_in_background: true } }] }),
-      step({ text: "done" }),
+      // The turn ends (and its jobs with it) only once the job has written: a quick run could end first.
+      { ...step({ text: "done" }), hold: waitUntil(() => readFileSync(join(project, "notes.txt"), "utf8") === "rewritten\n", 15_000) },
     );
     const first = await runLembas(box, ["run", "--yes", "write a file and start a job"], { cwd: project });
     expect(first.code).toBe(0);

@@ -30,7 +30,7 @@ test("a run with its model list kept does not load the listing code before its f
   expect(await runInProject(box, ["hi"])).toMatchObject({ code: 0, stdout: "one\n" });
   const out = join(box.dir, "loaded.json");
   const lists = model.modelListArrivals.length;
-  expect(await runInProject(box, ["hi"], { env: { BUN_OPTIONS: `--preload ${PROBE}`, PROBE_OUT: out } })).toMatchObject({ code: 0, stdout: "two\n" });
+  expect(await runInProject(box, ["hi"], { env: { BUN_OPTIONS: `--preload ${PROBE}`, PROBE_OUT: out }, source: true })).toMatchObject({ code: 0, stdout: "two\n" });
   // The list was kept: the second run did not ask the server for it.
   expect(model.modelListArrivals.length).toBe(lists);
   const loaded = JSON.parse(readFileSync(out, "utf8")) as string[];

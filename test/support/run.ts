@@ -129,7 +129,7 @@ export function modelProjectEach(bind: (made: { box: ProjectSandbox; model: Scri
 }
 
 /** `lembas run ARGS` in the sandbox's project. */
-export function runInProject(box: ProjectSandbox, args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+export function runInProject(box: ProjectSandbox, args: string[], opts: { stdin?: string; env?: Record<string, string>; source?: boolean } = {}): Promise<RunResult> {
   return runLembas(box, ["run", ...args], { cwd: box.project, ...opts });
 }
 
