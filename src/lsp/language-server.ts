@@ -8,9 +8,9 @@ import { type DiagnosticPull, pullFor } from "./diagnostic-pull.ts";
 /** The most diagnostics kept for one file: a server that floods is read this far, no further. */
 const MAX_KEPT = 500;
 /**
- * A server that only publishes says nothing of having checked a file in full: after it published
- * for the file, it is done when it has been quiet this long with no work of its own under way (a
- * `$/progress` begun and not ended), or at once where the publish names the version lembas sent.
+ * A server that only publishes says nothing of having checked a file in full (it may publish in
+ * passes, syntax first): after it published for the file's text, it is done when it has been quiet
+ * this long with no work of its own under way (a `$/progress` begun and not ended).
  */
 const QUIET_MS = 250;
 
@@ -122,7 +122,7 @@ export class LanguageServer {
 
   /** Ends every wait for diagnostics now (the server stopped: none will come). */
   private wakeAll(): void {
-    for (const wakers of this.waiters.values()) for (const wake of wakers) wake(false);
+    for (const wakers of this.waiters.values()) for (const wake of wakers) wake();
   }
 
   private sync(path: string, uri: string, text: string, saved: boolean): void {
@@ -147,8 +147,10 @@ export class LanguageServer {
     // Only the files lembas opened: a server that publishes for the whole workspace is not kept.
     const open = typeof p?.uri === "string" ? this.versions.get(p.uri) : undefined;
     if (typeof p?.uri !== "string" || !open || !Array.isArray(p.diagnostics)) return;
+    // Of an older text (a check that ended after the file changed): not what the file has now.
+    if (typeof p.version === "number" && p.version < open.version) return;
     this.published.set(p.uri, bounded(p.diagnostics, open.text));
-    for (const wake of this.waiters.get(p.uri) ?? []) wake(p.version === open.version);
+    for (const wake of this.waiters.get(p.uri) ?? []) wake();
   }
 
   /** Work the server began or ended: a wait for diagnostics lasts while some is under way. */
@@ -158,7 +160,7 @@ export class LanguageServer {
     if (typeof token !== "string" && typeof token !== "number") return;
     if (p?.value?.kind === "begin") this.working.add(token);
     if (p?.value?.kind !== "end" || !this.working.delete(token) || this.working.size > 0) return;
-    for (const wakers of this.waiters.values()) for (const wake of wakers) wake(false, true);
+    for (const wakers of this.waiters.values()) for (const wake of wakers) wake(true);
   }
 
   /**
@@ -182,8 +184,8 @@ export class LanguageServer {
         // Its work under way ends with a `$/progress` end, which wakes this wait again.
         if (this.working.size === 0) done();
       };
-      const wake: Waker = (current, progressEnded = false) => {
-        if (!this.alive || current) return done();
+      const wake: Waker = (progressEnded = false) => {
+        if (!this.alive) return done();
         const now = this.published.get(uri);
         if (progressEnded && (now === undefined || now === before)) return;
         if (quiet) clearTimeout(quiet);
@@ -195,8 +197,8 @@ export class LanguageServer {
   }
 }
 
-/** Wakes a wait for a file's diagnostics: they came (naming the version lembas sent last: `current`), or the server's work ended, or the server stopped. */
-type Waker = (current: boolean, progressEnded?: boolean) => void;
+/** Wakes a wait for a file's diagnostics: they came, or the server's work ended, or the server stopped. */
+type Waker = (progressEnded?: boolean) => void;
 
 function bounded(items: unknown[], text: string): Published {
   const diagnostics: Diagnostic[] = [];

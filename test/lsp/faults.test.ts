@@ -82,6 +82,15 @@ describe("a language server after an edit", () => {
     expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
   });
 
+  test("what a server publishes of a file's text before the edit (an older version) is not taken for the edit's", async () => {
+    withServer("stale");
+    writes("ERR\n", "x\nERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [, second] = toolResults();
+    expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
+  });
+
   test("a server's first diagnostics, after its project loaded, are not waited on for as long again as the load took", async () => {
     withServer("late");
     writes("ERR\n");

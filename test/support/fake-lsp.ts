@@ -16,6 +16,8 @@
  *   command's syntacticDiagnosticsSync and semanticDiagnosticsSync with tsserver's diagnostics;
  * - progress: begins work (`$/progress`) and publishes none at once (its quick first pass), then
  *   600 ms later the file's diagnostics and the work's end, as a server whose check takes time says it;
+ * - stale: as ok, but a change's publish comes 400 ms late, its version named, after one of the
+ *   text before (the version before), as from a check that ended after the file changed;
  * - late: as ok, but its first publish comes after a 1.5 s load, and 1 s after each publish it
  *   publishes again with an error more ("late thing") and says nothing of being busy.
  * In every mode but hang, a definition at a line holding `->NAME` is NAME's first line (NAME beside
@@ -50,10 +52,13 @@ const texts = new Map<string, string>();
 /** What was last published of each file (tsserver mode). */
 const said = new Map<string, string>();
 let loaded = false;
+/** The version of each open file, as lembas last said it. */
+const versions = new Map<string, number>();
 let nextToken = 1;
 
 function publish(uri: string, text: string, changed: boolean): void {
   if (changed && text.includes("CRASH")) process.exit(3);
+  const old = texts.get(uri) ?? "";
   texts.set(uri, text);
   if (mode === "pull") return;
   if (mode === "tsserver") {
@@ -71,6 +76,12 @@ function publish(uri: string, text: string, changed: boolean): void {
       send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: diagnostics(texts.get(uri) ?? "") } });
       send({ method: "$/progress", params: { token, value: { kind: "end" } } });
     }, 600);
+    return;
+  }
+  if (mode === "stale" && changed) {
+    const version = versions.get(uri) ?? 0;
+    send({ method: "textDocument/publishDiagnostics", params: { uri, version: version - 1, diagnostics: diagnostics(old) } });
+    setTimeout(() => send({ method: "textDocument/publishDiagnostics", params: { uri, version, diagnostics: diagnostics(text) } }), 400);
     return;
   }
   if (mode === "late") {
@@ -102,7 +113,8 @@ function handle(message: { id?: number; method?: string; params?: Record<string,
   // lembas's answer to a request of ours (window/workDoneProgress/create).
   if (message.method === undefined) return;
   const p = message.params ?? {};
-  const doc = p.textDocument as { uri: string; text?: string } | undefined;
+  const doc = p.textDocument as { uri: string; text?: string; version?: number } | undefined;
+  if (doc && typeof doc.version === "number") versions.set(doc.uri, doc.version);
   switch (message.method) {
     case "initialize":
       return send({ id: message.id, result: { capabilities: { textDocumentSync: 1, definitionProvider: true, ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}), ...(mode === "tsserver" ? { executeCommandProvider: { commands: ["typescript.tsserverRequest"] } } : {}) } } });
