@@ -87,13 +87,16 @@ function locate(command: string, root: string, PATH: string, projectBins: boolea
 /**
  * typescript-language-server runs a tsserver: the project's, else the one installed beside the
  * server (TypeScript 7 ships none, so the newest 5 installed as `tsserver` is what is found then).
+ * One tsserver, not a syntax server beside it: both would load the project, twice the CPU of a
+ * start, for what lembas never asks (a document's outline while its project loads waits for it).
  */
-function typescriptOptions(server: string, PATH: string): Record<string, unknown> | undefined {
+function typescriptOptions(server: string, PATH: string): Record<string, unknown> {
   const tsserver = Bun.which("tsserver", { PATH: `${dirname(server)}:${PATH}` });
-  if (!tsserver) return undefined;
+  const one = { useSyntaxServer: "never" };
+  if (!tsserver) return { tsserver: one };
   try {
-    return { tsserver: { fallbackPath: realpathSync(tsserver) } };
+    return { tsserver: { ...one, fallbackPath: realpathSync(tsserver) } };
   } catch {
-    return undefined;
+    return { tsserver: one };
   }
 }

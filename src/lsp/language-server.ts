@@ -3,11 +3,16 @@ import { Connection } from "./lsp-connection.ts";
 import { type Diagnostic, fromLsp } from "../tools/diagnostics.ts";
 import { languageId } from "./known-servers.ts";
 import { stderrTail } from "./server-stderr.ts";
+import { type DiagnosticPull, pullFor } from "./diagnostic-pull.ts";
 
 /** The most diagnostics kept for one file: a server that floods is read this far, no further. */
 const MAX_KEPT = 500;
-/** After a file's first diagnostics came, the least time later ones (the rest of its checks) may take. */
-const SETTLE_MS = 250;
+/**
+ * A server that only publishes says nothing of having checked a file in full (it may publish in
+ * passes, syntax first): after it published for the file's text, it is done when it has been quiet
+ * this long with no work of its own under way (a `$/progress` begun and not ended).
+ */
+const QUIET_MS = 250;
 
 export type StartOptions = {
   argv: string[];
@@ -29,8 +34,10 @@ export type Published = { diagnostics: Diagnostic[]; count: number; text: string
 export class LanguageServer {
   private readonly versions = new Map<string, { version: number; text: string }>();
   private readonly published = new Map<string, Published>();
-  private readonly waiters = new Map<string, Set<() => void>>();
-  private pull = false;
+  private readonly waiters = new Map<string, Set<Waker>>();
+  private pull: DiagnosticPull | null = null;
+  /** The `$/progress` tokens the server began and has not ended: work under way. */
+  private readonly working = new Set<string | number>();
 
   private constructor(
     private readonly connection: Connection,
@@ -66,7 +73,7 @@ export class LanguageServer {
       throw new Error(said ? `${why}, saying "${said}"` : why);
     }
     started = true;
-    server.pull = hasPull(answer);
+    server.pull = pullFor((answer as { capabilities?: unknown } | null)?.capabilities);
     connection.notify("initialized", {});
     return server;
   }
@@ -82,16 +89,15 @@ export class LanguageServer {
 
   /**
    * The file's diagnostics once the server has seen TEXT as its content: pulled where the server
-   * offers that, else the ones it publishes next. Null when it said nothing within `waitMs`.
+   * can be asked for them, else the ones it publishes next. Null when it said nothing within `waitMs`.
    */
   async diagnose(path: string, text: string, waitMs: number): Promise<Published | null> {
     const uri = pathToFileURL(path).href;
     const before = this.published.get(uri);
     this.sync(path, uri, text, true);
     if (this.pull) {
-      const report = await this.connection.request("textDocument/diagnostic", { textDocument: { uri } }, waitMs).catch(() => null);
-      const items = (report as { items?: unknown } | null)?.items;
-      if (!Array.isArray(items)) return null;
+      const items = await this.pull(this.connection, uri, path, waitMs);
+      if (!items) return null;
       const pulled = bounded(items, text);
       this.published.set(uri, pulled);
       return pulled;
@@ -134,41 +140,65 @@ export class LanguageServer {
   }
 
   private notified(method: string, params: unknown): void {
-    if (method !== "textDocument/publishDiagnostics") return;
-    const p = params as { uri?: unknown; diagnostics?: unknown } | null;
+    if (method === "$/progress") return this.progressed(params);
+    // A server lembas asks for diagnostics: what it publishes on its own may be of an older text.
+    if (method !== "textDocument/publishDiagnostics" || this.pull) return;
+    const p = params as { uri?: unknown; diagnostics?: unknown; version?: unknown } | null;
     // Only the files lembas opened: a server that publishes for the whole workspace is not kept.
-    if (typeof p?.uri !== "string" || !this.versions.has(p.uri) || !Array.isArray(p.diagnostics)) return;
-    this.published.set(p.uri, bounded(p.diagnostics, this.versions.get(p.uri)?.text ?? ""));
+    const open = typeof p?.uri === "string" ? this.versions.get(p.uri) : undefined;
+    if (typeof p?.uri !== "string" || !open || !Array.isArray(p.diagnostics)) return;
+    // Of an older text (a check that ended after the file changed): not what the file has now.
+    if (typeof p.version === "number" && p.version < open.version) return;
+    this.published.set(p.uri, bounded(p.diagnostics, open.text));
     for (const wake of this.waiters.get(p.uri) ?? []) wake();
   }
 
-  /** The diagnostics published after `before`, and the ones that follow them while they keep coming (within `waitMs` in all). */
+  /** Work the server began or ended: a wait for diagnostics lasts while some is under way. */
+  private progressed(params: unknown): void {
+    const p = params as { token?: unknown; value?: { kind?: unknown } } | null;
+    const token = p?.token;
+    if (typeof token !== "string" && typeof token !== "number") return;
+    if (p?.value?.kind === "begin") this.working.add(token);
+    if (p?.value?.kind !== "end" || !this.working.delete(token) || this.working.size > 0) return;
+    for (const wakers of this.waiters.values()) for (const wake of wakers) wake(true);
+  }
+
+  /**
+   * The diagnostics published after `before`, and the ones that follow them until the server is
+   * done (see QUIET_MS), within `waitMs` in all.
+   */
   private nextPublished(uri: string, before: Published | undefined, waitMs: number): Promise<Published | null> {
     return new Promise((resolve) => {
-      const wakers = this.waiters.get(uri) ?? new Set<() => void>();
+      const wakers = this.waiters.get(uri) ?? new Set<Waker>();
       this.waiters.set(uri, wakers);
-      let settle: ReturnType<typeof setTimeout> | null = null;
-      const asked = performance.now();
-      let settleMs: number | null = null;
+      let quiet: ReturnType<typeof setTimeout> | null = null;
       const done = () => {
         clearTimeout(deadline);
-        if (settle) clearTimeout(settle);
+        if (quiet) clearTimeout(quiet);
         wakers.delete(wake);
         const now = this.published.get(uri);
         resolve(now !== undefined && now !== before ? now : null);
       };
-      const wake = () => {
-        if (settle) clearTimeout(settle);
-        // A server publishes a file's checks one by one (syntax first): after the first, it gets as
-        // long again for the rest as the first took, so a busy machine's slower checks are waited for.
-        settleMs ??= Math.max(SETTLE_MS, performance.now() - asked);
-        settle = setTimeout(done, settleMs);
+      const settled = () => {
+        quiet = null;
+        // Its work under way ends with a `$/progress` end, which wakes this wait again.
+        if (this.working.size === 0) done();
+      };
+      const wake: Waker = (progressEnded = false) => {
+        if (!this.alive) return done();
+        const now = this.published.get(uri);
+        if (progressEnded && (now === undefined || now === before)) return;
+        if (quiet) clearTimeout(quiet);
+        quiet = setTimeout(settled, QUIET_MS);
       };
       const deadline = setTimeout(done, waitMs);
       wakers.add(wake);
     });
   }
 }
+
+/** Wakes a wait for a file's diagnostics: they came, or the server's work ended, or the server stopped. */
+type Waker = (progressEnded?: boolean) => void;
 
 function bounded(items: unknown[], text: string): Published {
   const diagnostics: Diagnostic[] = [];
@@ -177,11 +207,6 @@ function bounded(items: unknown[], text: string): Published {
     if (d) diagnostics.push(d);
   }
   return { diagnostics, count: items.length, text };
-}
-
-function hasPull(answer: unknown): boolean {
-  const capabilities = (answer as { capabilities?: { diagnosticProvider?: unknown } } | null)?.capabilities;
-  return capabilities?.diagnosticProvider !== undefined && capabilities.diagnosticProvider !== null && capabilities.diagnosticProvider !== false;
 }
 
 function initializeParams(rootUri: string, initializationOptions: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -203,6 +228,8 @@ function initializeParams(rootUri: string, initializationOptions: Record<string,
         documentSymbol: { hierarchicalDocumentSymbolSupport: true },
       },
       workspace: { symbol: {}, configuration: true, workspaceFolders: true },
+      // Its `$/progress` tells lembas when a check is still under way.
+      window: { workDoneProgress: true },
     },
     ...(initializationOptions ? { initializationOptions } : {}),
     trace: "off",

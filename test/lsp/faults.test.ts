@@ -59,6 +59,47 @@ describe("a language server after an edit", () => {
     expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
   });
 
+  test("a server that publishes nothing again for a file that stays clean (as typescript-language-server) is asked for its checks: clean edits are not taken for silence", async () => {
+    withServer("tsserver");
+    // Each clean edit once waited the whole wait for a publish that never came, and the third in a
+    // row left the server unheard: the error of the fifth was not told.
+    writes("fine\n", "fine 2\n", "fine 3\n", "fine 4\n", "x\nERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    expect(toolResults()).toEqual(["Created a.fake (1 line).", "Wrote a.fake (1 line).", "Wrote a.fake (1 line).", "Wrote a.fake (1 line).", expect.stringContaining("The language server reports in a.fake now:\nnew:\na.fake:2:1 error bad thing on line 2")]);
+    const said = afterHeader(result.stderr);
+    expect(said).toContain("lembas: 1 error in a.fake");
+    expect(said).not.toContain("said nothing");
+  });
+
+  test("a server that says (by $/progress) that its check is under way is waited for until it ends", async () => {
+    withServer("progress");
+    writes("ERR\n", "x\nERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [first, second] = toolResults();
+    expect(first).toEndWith("a.fake:1:1 error bad thing on line 1");
+    expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
+  });
+
+  test("what a server publishes of a file's text before the edit (an older version) is not taken for the edit's", async () => {
+    withServer("stale");
+    writes("ERR\n", "x\nERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    const [, second] = toolResults();
+    expect(second).toEndWith("a.fake:2:1 error bad thing on line 2");
+  });
+
+  test("a server's first diagnostics, after its project loaded, are not waited on for as long again as the load took", async () => {
+    withServer("late");
+    writes("ERR\n");
+    const result = await run();
+    expect(result.code).toBe(0);
+    // It says nothing of being busy: done once quiet, not 1.5 s later (what it publishes 1 s after is a later check's).
+    expect(toolResults()[0]).toEndWith("The language server reports in a.fake now:\nnew:\na.fake:1:1 error bad thing on line 1");
+  });
+
   test("the turn's line counts each file's errors as they are at its end, not as the file's last edit left them", async () => {
     withServer("ok");
     model.push(

@@ -27,3 +27,21 @@ describe("LSP's framing", () => {
     expect(() => new FrameReader().push(bytes(`Content-Length: ${MAX_MESSAGE_BYTES + 1}\r\n\r\n`))).toThrow("more than lembas reads");
   });
 });
+
+describe("a large message", () => {
+  /** A 2 MB message: a result of 40,000 diagnostics, as a server that floods sends it. */
+  const big = { id: 3, result: Array.from({ length: 40_000 }, (_, i) => ({ message: `problem ${i} ${"é".repeat(16)}` })) };
+  const framed = Buffer.concat([frame(big), frame({ method: "after" })]);
+
+  // Read as it once was (the whole buffer copied and scanned at each chunk), 1-byte chunks of
+  // 2 MB cost some 2 TB of copying: this test did not end.
+  for (const size of [1, 64 * 1024]) {
+    test(`comes out whole from chunks of ${size} bytes, and the message after it too`, () => {
+      expect(framed.length).toBeGreaterThan(2 * 1024 * 1024);
+      const reader = new FrameReader();
+      const out: unknown[] = [];
+      for (let i = 0; i < framed.length; i += size) out.push(...reader.push(framed.subarray(i, i + size)));
+      expect(out).toEqual([big, { method: "after" }]);
+    });
+  }
+});

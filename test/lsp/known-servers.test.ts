@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findServer, specsFor } from "../../src/lsp/known-servers.ts";
@@ -41,5 +41,15 @@ describe("which language server a file gets", () => {
     expect(specsFor("go", {}).map((s) => s.name)).toEqual(["gopls"]);
     expect(specsFor("rs", {}).map((s) => s.name)).toEqual(["rust-analyzer"]);
     expect(specsFor("txt", {})).toEqual([]);
+  });
+});
+
+describe("what typescript-language-server is told at initialize", () => {
+  test("it runs one tsserver, with no syntax server beside it (both would load the project)", () => {
+    const bin = withExecutable("typescript-language-server");
+    expect(findServer(specsFor("ts", {}), withExecutable("x"), bin, true)?.initializationOptions).toEqual({ tsserver: { useSyntaxServer: "never" } });
+    writeFileSync(join(bin, "tsserver"), "#!/bin/sh\n");
+    chmodSync(join(bin, "tsserver"), 0o755);
+    expect(findServer(specsFor("ts", {}), withExecutable("x"), bin, true)?.initializationOptions).toEqual({ tsserver: { useSyntaxServer: "never", fallbackPath: realpathSync(join(bin, "tsserver")) } });
   });
 });

@@ -37,10 +37,10 @@ function tsProject(): void {
  * WAIT_MS: how long an edit waits for its diagnostics, a started server three times that. A machine
  * this loaded may take seconds to start tsserver: the waits are long, never reached when it answers.
  */
-const run = (waitMs = "40000") =>
+const run = () =>
   runLembas(box, ["run", "--yes", "change it"], {
     cwd: box.project,
-    env: { PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, LEMBAS_TEST_LSP_WAIT_MS: waitMs },
+    env: { PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`, LEMBAS_TEST_LSP_WAIT_MS: "40000" },
     timeoutMs: 400_000,
   });
 
@@ -53,20 +53,29 @@ const edit = (old_string: string, new_string: string) => step({ toolCalls: [{ na
 describe("typescript-language-server", () => {
   test("an edit that brings in a type error gets it with its line, the fix reports none, and lsp finds an imported function's definition", async () => {
     tsProject();
+    let tsservers: number | null = null;
+    // Counted when the model hears of the fix, the server's project long loaded.
+    const countTsservers = (body: ChatRequest) => {
+      if (!isStep(body)) return false;
+      tsservers ??= tsserversOf(realpathSync(box.project));
+      return true;
+    };
     model.push(
       step({ toolCalls: [{ name: "read", arguments: { path: "app.ts" } }] }),
       edit("const x: number", "const x: string"),
       edit("const x: string", "const x: number"),
-      step({ toolCalls: [{ name: "lsp", arguments: { operation: "definition", path: "app.ts", line: 2, col: 19 } }] }),
+      { ...step({ toolCalls: [{ name: "lsp", arguments: { operation: "definition", path: "app.ts", line: 2, col: 19 } }] }), match: countTsservers },
       step({ toolCalls: [{ name: "lsp", arguments: { operation: "references", path: "util.ts", line: 1, col: 17 } }] }),
       step({ toolCalls: [{ name: "lsp", arguments: { operation: "hover", path: "app.ts", line: 2, col: 19 } }] }),
       step({ toolCalls: [{ name: "lsp", arguments: { operation: "symbols", path: "util.ts" } }] }),
       step({ text: "done" }),
     );
-    // The turn's line asks again of app.ts, clean as before: typescript-language-server publishes
-    // nothing for a file that stays clean, so that wait is sat out whole (a shorter one here).
-    const result = await run("10000");
+    // The turn's line asks again of app.ts, clean as before: tsserver is asked, and answers at once
+    // (typescript-language-server would publish nothing for a file that stays clean).
+    const result = await run();
     expect(result.code).toBe(0);
+    // One tsserver loads the project, no syntax server beside it.
+    expect<number | null>(tsservers).toBe(1);
     const [, broken, fixed, definition, references, hover, symbols] = toolResults();
     expect(broken).toContain("The language server reports in app.ts now:\nnew:\napp.ts:2:7 error Type 'number' is not assignable to type 'string'.");
     expect(fixed).toStartWith("Edited app.ts (1 replacement):");
@@ -108,13 +117,30 @@ describe("typescript-language-server", () => {
   }, 450_000);
 });
 
+/** How many tsservers run in the project (typescript-language-server starts them there). */
+function tsserversOf(project: string): number {
+  return readdirSync("/proc").filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("tsserver.js") && readlinkSync(`/proc/${pid}/cwd`) === project;
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
 /** Kills the typescript-language-server whose working directory is the project; its pid. */
 function killServer(project: string): number {
+  const pid = serverPid(project);
+  process.kill(pid, "SIGKILL");
+  return pid;
+}
+
+/** The typescript-language-server whose working directory is the project. */
+function serverPid(project: string): number {
   for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       if (!cmdline.includes("typescript-language-server") || cmdline.startsWith("bwrap") || readlinkSync(`/proc/${pid}/cwd`) !== project) continue;
-      process.kill(Number(pid), "SIGKILL");
       return Number(pid);
     } catch {
       // gone, or not ours to read
