@@ -93,6 +93,8 @@ export interface Reply {
    * this settles (a reply that is not streamed: sent once it settles). The client going away ends it.
    */
   hold?: Promise<unknown>;
+  /** With `hold`: the stream stops before anything but its role frame (a client awaiting the model's first words). */
+  holdBeforeText?: boolean;
   fail?: FailMode;
   /**
    * With `fail`: fail this many times (the reply stays queued), then serve the reply normally.
@@ -573,11 +575,12 @@ const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-
 
 type StreamFail = "cut" | "malformed" | "hang" | "error" | undefined;
 
-/** Where a held reply's stream stops until its hold settles: after the role and reasoning frames and the first text frame. */
+/** Where a held reply's stream stops until its hold settles: after the role and reasoning frames and the first text frame (with holdBeforeText, after the role frame). */
 type Hold = { at: number; until: Promise<unknown> };
 
 function heldAfterFirstText(reply: Reply): Hold | undefined {
   if (!reply.hold) return undefined;
+  if (reply.holdBeforeText) return { at: 1, until: reply.hold };
   return { at: 1 + splitText(reply.reasoning).length + Math.min(1, splitText(reply.text).length), until: reply.hold };
 }
 
