@@ -29,7 +29,7 @@ function held(): { hold: Promise<void>; release(): void } {
 function pushWork(hold?: Promise<void>): void {
   writeFileSync(join(box.project, "a.txt"), "one\ntwo\nthree\n");
   model.push(
-    step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }], hold }),
+    step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }], hold, holdBeforeText: true }),
     step({ text: "I'll look first.", toolCalls: [{ name: "bash", arguments: { command: "printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n'; exit 3" } }] }),
     step({ text: "Now I'll change it.", toolCalls: [{ name: "edit", arguments: { path: "a.txt", old_string: "two", new_string: "TWO" } }] }),
     step({ text: "Done." }),
