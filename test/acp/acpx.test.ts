@@ -73,14 +73,17 @@ describe("acpx drives lembas serve --stdio", () => {
 
   test("cancel: a running prompt ends cancelled", async () => {
     expect((await acpx(["sessions", "new"])).code).toBe(0);
-    model.push(step({ text: Array.from({ length: 60 }, (_, i) => `w${i} `), chunkDelayMs: 200 }));
+    // The reply's first word comes at once, the rest not before the test has its answer.
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    model.push(step({ text: Array.from({ length: 60 }, (_, i) => `w${i} `), hold }));
     const running = acpx(["--approve-all", "prompt", "talk"]);
     // Cancel once the turn is really under way: the model has been asked.
     const deadline = Date.now() + 20_000;
     while (!model.requests.some((r) => isStep(r.body)) && Date.now() < deadline) await Bun.sleep(50);
     await Bun.sleep(300);
     expect((await acpx(["cancel"])).stdout).toContain("cancel requested");
-    const result = await running;
+    const result = await running.finally(release);
     expect(result.stdout).toContain("[done] cancelled");
     expect(result.stdout).not.toContain("w59");
   });

@@ -199,10 +199,11 @@ describe("an editor that fails is never a hung turn", () => {
     const answer = async (signal: AbortSignal) => {
       if (how === "error") throw new Error("the buffer is locked");
       if (how === "garbage") return { nope: 42 } as unknown as { content: string };
-      if (how === "huge") return { content: "x".repeat(50 * 1024 * 1024) };
+      // A mebibyte past the 16 MiB lembas reads of an editor's answer.
+      if (how === "huge") return { content: "x".repeat(17 * 1024 * 1024) };
       return new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("cancelled"))));
     };
-    // Garbage or 50 MB is a read's failure only: a write's answer carries nothing to be wrong in, and it would replace the buffer.
+    // Garbage or 17 MiB is a read's failure only: a write's answer carries nothing to be wrong in, and it would replace the buffer.
     const writes = how === "error" || how === "never";
     return {
       read: (_, signal) => answer(signal),
@@ -214,7 +215,7 @@ describe("an editor that fails is never a hung turn", () => {
     };
   };
 
-  const cases = { error: "an error", never: "never given", garbage: "garbage", huge: "50 MB of text" } as const;
+  const cases = { error: "an error", never: "never given", garbage: "garbage", huge: "17 MiB of text" } as const;
   const why = { error: "the buffer is locked", never: "did not answer within 0.5 s", garbage: "the editor's answer held no text", huge: "larger than 16 MiB" } as const;
   for (const [how, said] of Object.entries(cases) as [keyof typeof cases, string][]) {
     test(`a client whose answer is ${said}: read gives the disk, write and edits are refused without writing over the unread buffer, and the turn ends`, async () => {

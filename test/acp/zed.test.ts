@@ -154,10 +154,15 @@ const textOf = (update: Raw | undefined) => (update?.content as { content?: { te
 
 describe("tool calls as they happen", () => {
   test("a running command's output streams into its tool call's content before it ends", async () => {
-    const command = "echo first; sleep 1; echo second";
+    // The command goes on once the test has seen its first line (the file it waits for).
+    const command = "echo first; while [ ! -e seen ]; do sleep 0.05; done; echo second";
     a.model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "ok" }));
     const { sessionId } = await newSession({ _meta: { mode: "auto" } });
-    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it" }] });
+    const answer = a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it" }] });
+    const deadline = Date.now() + 20_000;
+    while (!updatesFor("call_1").some((u) => textOf(u) === "first\n") && Date.now() < deadline) await Bun.sleep(10);
+    writeFileSync(join(a.project, "seen"), "");
+    await answer;
     const updates = updatesFor("call_1");
     const done = updates.findIndex((u) => u.status === "completed");
     const live = updates.slice(0, done).filter((u) => u.sessionUpdate === "tool_call_update" && u.content);
@@ -195,15 +200,21 @@ describe("tool calls as they happen", () => {
 
   test("a tool call is announced as soon as the model starts it, not when its arguments are whole", async () => {
     const content = "x".repeat(2000);
-    // The arguments take a minute to stream, past the test's timeout: a call shown only once they are
-    // whole would time the test out. Seen, the turn is cancelled with them still unfinished.
-    a.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "long.md", content }, chunks: 20 }], chunkDelayMs: 3000 }));
-    const { sessionId } = await newSession({ _meta: { mode: "auto" } });
-    const answer = a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] });
-    while (!updatesFor("call_1").some((u) => u.sessionUpdate === "tool_call")) await Bun.sleep(10);
-    expect(updatesFor("call_1")[0]).toMatchObject({ sessionUpdate: "tool_call", title: "write", kind: "edit", status: "pending" });
-    await a.agent.notify("session/cancel", { sessionId });
-    expect(await answer).toMatchObject({ stopReason: "cancelled" });
+    // The call's name comes, its arguments not until the test has seen it: a call shown only once
+    // they are whole would time the test out. Seen, the turn is cancelled with them still unfinished.
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    a.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "long.md", content }, chunks: 20 }], hold }));
+    try {
+      const { sessionId } = await newSession({ _meta: { mode: "auto" } });
+      const answer = a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] });
+      while (!updatesFor("call_1").some((u) => u.sessionUpdate === "tool_call")) await Bun.sleep(10);
+      expect(updatesFor("call_1")[0]).toMatchObject({ sessionUpdate: "tool_call", title: "write", kind: "edit", status: "pending" });
+      await a.agent.notify("session/cancel", { sessionId });
+      expect(await answer).toMatchObject({ stopReason: "cancelled" });
+    } finally {
+      release();
+    }
   }, 30_000);
 
   test("a call announced that never runs (arguments not JSON) is failed, not left pending", async () => {

@@ -54,7 +54,8 @@ describe("PreToolUse hooks", () => {
     const hang = script("hang.sh", "sleep 30");
     const fails = script("fails.sh", "echo 'lint server unreachable' >&2; exit 1");
     const garbled = script("garbled.sh", "echo '{not json'");
-    const hooks = [hang, fails, garbled].map((p) => `        - type: command\n          command: ${p}\n          timeout: 1\n`).join("");
+    // The hanging one's limit is short: it is what the test waits out. The others have time to end.
+    const hooks = [hang, fails, garbled].map((p) => `        - type: command\n          command: ${p}\n          timeout: ${p === hang ? 0.3 : 1}\n`).join("");
     withHooks(`  PreToolUse:\n    - hooks:\n${hooks}`);
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "ok" }));
     const result = await run(["--yes", "run it"]);
@@ -66,8 +67,8 @@ describe("PreToolUse hooks", () => {
     expect(said).toContain(`the PreToolUse hook "${garbled}" (config.yaml) printed JSON that does not parse`);
   });
 
-  test("a hook that prints 10 MB is read within bounds and said; the call runs", async () => {
-    const loud = script("loud.sh", "cat >/dev/null\nhead -c 10485760 /dev/zero | tr '\\\\0' x");
+  test("a hook that prints 2 MiB (twice what is read of it) is read within bounds and said; the call runs", async () => {
+    const loud = script("loud.sh", "cat >/dev/null\nhead -c 2097152 /dev/zero | tr '\\\\0' x");
     withHooks(`  PreToolUse:\n    - hooks:\n        - type: command\n          command: ${loud}\n`);
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo ran > ran.txt" } }] }), step({ text: "ok" }));
     const result = await run(["--yes", "run it"]);

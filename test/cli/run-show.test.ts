@@ -18,11 +18,18 @@ modelProjectEach((made) => ({ box, model } = made));
 const ESC = "\x1b";
 const run = (args: string[], env: Record<string, string> = {}) => runInProject(box, args, { env });
 
-/** Four steps: text and a command, a read, text and an edit, the answer. */
-function pushWork(firstDelayMs = 0): void {
+/** A promise the test settles when it says, and the function that settles it. */
+function held(): { hold: Promise<void>; release(): void } {
+  let release = () => {};
+  const hold = new Promise<void>((resolve) => (release = resolve));
+  return { hold, release };
+}
+
+/** Four steps: text and a command, a read, text and an edit, the answer; the first sent once `hold` settles. */
+function pushWork(hold?: Promise<void>): void {
   writeFileSync(join(box.project, "a.txt"), "one\ntwo\nthree\n");
   model.push(
-    step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }], chunkDelayMs: firstDelayMs }),
+    step({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }], hold, holdBeforeText: true }),
     step({ text: "I'll look first.", toolCalls: [{ name: "bash", arguments: { command: "printf '1\\n2\\n3\\n4\\n5\\n6\\n7\\n'; exit 3" } }] }),
     step({ text: "Now I'll change it.", toolCalls: [{ name: "edit", arguments: { path: "a.txt", old_string: "two", new_string: "TWO" } }] }),
     step({ text: "Done." }),
@@ -66,8 +73,14 @@ describe("lembas run shows the work (at a pipe)", () => {
   });
 
   test("a refused command is its line and why; no spinner on a pipe while the model is slow", async () => {
-    model.push(step({ text: ["Let", " me", " run", " it."], chunkDelayMs: 400, toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "Could not." }));
-    const result = await run(["say hi"]);
+    // The model says nothing for 0.4 s: a spinner (drawn at once, then every 0.1 s) would be on stderr.
+    const { hold, release } = held();
+    model.push(step({ text: ["Let", " me", " run", " it."], hold, holdBeforeText: true, toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "Could not." }));
+    const running = run(["say hi"]);
+    await model.waitForRequests(1, 20_000);
+    await Bun.sleep(400);
+    release();
+    const result = await running;
     expect(result.code).toBe(0);
     expect(result.stdout).toBe("Let me run it.\n\nCould not.\n");
     expect(result.stderr).toContain("› Run echo hi\n  ⎿ refused: edit mode asks before running commands");
@@ -78,9 +91,11 @@ describe("lembas run shows the work (at a pipe)", () => {
 
 describe.skipIf(!HAVE_TMUX)("lembas run shows the work (at a terminal)", () => {
   test("a spinner with the time waited, erased once the answer comes", async () => {
-    model.push(step({ text: ["Hello", " there."], chunkDelayMs: 1_200 }));
+    const { hold, release } = held();
+    model.push(step({ text: ["Hello", " there."], hold, holdBeforeText: true }));
     screen = await openScreen(box, { args: ["run", "say hello"], cwd: box.project, columns: 200 });
     await screen.waitFor(/waiting for the model \ds/);
+    release();
     expect(await screen.exited(20_000)).toBe(0);
     const shown = screen.text();
     expect(shown).not.toContain("waiting for the model");
@@ -89,13 +104,15 @@ describe.skipIf(!HAVE_TMUX)("lembas run shows the work (at a terminal)", () => {
 
   test("colours at a terminal, none with NO_COLOR", async () => {
     const colourOf = async (noColor: boolean) => {
-      // The first step waits a little, so the recording has begun before anything is printed.
-      pushWork(300);
+      // The first step waits for the recording to begin, so it has everything printed after.
+      const { hold, release } = held();
+      pushWork(hold);
       if (noColor) box.env.NO_COLOR = "1";
       else delete box.env.NO_COLOR;
       const s = await openScreen(box, { args: ["run", "--yes", "change a.txt"], cwd: box.project, columns: 200 });
       screen = s;
       const recording = await s.record();
+      release();
       expect(await s.exited(20_000)).toBe(0);
       const bytes = recording.bytes();
       await s.close();

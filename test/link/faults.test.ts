@@ -8,7 +8,12 @@ import type { Link } from "../support/instance.ts";
 import { runLembas } from "../support/run.ts";
 
 let d: Device;
-afterEach(() => d.close());
+/** Releases the test's held replies, if it left one held. */
+let releaseHeld = () => {};
+afterEach(async () => {
+  releaseHeld();
+  await d.close();
+});
 
 const newSession = async (link: Link, d: Device) =>
   ((await link.request("session/new", { cwd: d.project, mcpServers: [] })) as { sessionId: string }).sessionId;
@@ -21,13 +26,18 @@ const waitUntil = async (check: () => boolean | Promise<boolean>, ms = 10_000) =
   }
 };
 
-const slowReply = () => step({ text: Array.from({ length: 12 }, (_, i) => `word${i} `), chunkDelayMs: 150 });
+const WORDS = Array.from({ length: 12 }, (_, i) => `word${i} `);
+/** A turn under way until the test releases it (or the service goes): its first word at once, the rest then. */
+const heldReply = () => {
+  const hold = new Promise<void>((resolve) => (releaseHeld = resolve));
+  return step({ text: WORDS, hold });
+};
 
 describe("the link drops and comes back", () => {
   test("mid-turn: the turn goes on, the device redials, status follows it, and re-sending the turn id does not run it twice", async () => {
     d = await startDevice();
     const link = await d.serve();
-    d.model.push(slowReply());
+    d.model.push(heldReply());
     const sessionId = await newSession(link, d);
     const prompt = { sessionId, prompt: [{ type: "text", text: "talk" }], _meta: { lembas: { turnId: "turn-x" } } };
     void link.request("session/prompt", prompt, 20_000).catch(() => {});
@@ -40,17 +50,18 @@ describe("the link drops and comes back", () => {
     const status = (await again.request("_lembas/session/status", { sessionId })) as { held: string; turnId?: string; lastTurnId?: string };
     expect(status.held).toBe("here");
     expect(status.turnId ?? status.lastTurnId).toBe("turn-x");
+    releaseHeld();
     const answer = await again.request("session/prompt", prompt, 20_000);
     expect(answer).toEqual({ stopReason: "end_turn", _meta: { lembas: { turnId: "turn-x" } } });
     expect(d.model.requests.filter((r) => isStep(r.body))).toHaveLength(1);
     const history = (await again.request("_lembas/session/history", { sessionId })) as { turns: { role: string; text: string }[] };
-    expect(history.turns.at(-1)?.text).toBe(Array.from({ length: 12 }, (_, i) => `word${i} `).join(""));
+    expect(history.turns.at(-1)?.text).toBe(WORDS.join(""));
   }, 30_000);
 
   test("the service killed with -9 mid-turn and restarted: the store is consistent and status says the turn is done", async () => {
     d = await startDevice();
     const link = await d.serve();
-    d.model.push(slowReply());
+    d.model.push(heldReply());
     const sessionId = await newSession(link, d);
     void link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }], _meta: { lembas: { turnId: "turn-k" } } }).catch(() => {});
     await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text");
@@ -124,7 +135,7 @@ test("a delete made while no link is up reaches the client after the next initia
 test("SIGTERM: running turns are cancelled, the link closed, exit 0", async () => {
   d = await startDevice();
   const link = await d.serve();
-  d.model.push(slowReply());
+  d.model.push(heldReply());
   const sessionId = await newSession(link, d);
   void link.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }], _meta: { lembas: { turnId: "turn-t" } } }).catch(() => {});
   await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text");

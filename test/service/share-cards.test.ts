@@ -16,7 +16,7 @@ import { createContext } from "../../src/app/context.ts";
 import { login } from "../../src/link/login.ts";
 import { type Device, LEMBAS_INIT, type ServiceTest, sharedServiceEach, startDevice, TOKEN } from "../support/device.ts";
 import { step } from "../support/engine.ts";
-import type { Link, RpcRequest } from "../support/instance.ts";
+import { type Link, RpcError, type RpcRequest } from "../support/instance.ts";
 import { digitOf, toolResults } from "../support/screens.ts";
 import { type LinkFrom, terminalOnService } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen, type Screen } from "../support/tmux.ts";
@@ -127,7 +127,8 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
     await s.type("Enter");
     await link.waitForRequest("session/request_permission", 15_000);
     await s.waitFor("Yes, once");
-    await Bun.sleep(2500);
+    // Half a second past the device's 1 s from the card's request (the wait above began after it).
+    await Bun.sleep(1500);
     expect(s.text()).toContain("Yes, once");
     expect(link.notifications.some((n) => n.method === "_lembas/permission/settled")).toBe(false);
     await s.type(digitOf(s, "Yes, once"));
@@ -154,15 +155,18 @@ describe.skipIf(!HAVE_TMUX)("cards of a terminal's shared session", () => {
   }, 60_000);
 
   test("a question a link cannot show (method not found) stays the terminal's, and is answered there", async () => {
-    const { d, link, s } = await sharedTerminal();
+    const { d, link, s, from } = await onSharedService();
+    // The file's link has had a handler for questions: it answers as a link without one does.
+    link.onRequest("_lembas/question", (_params, request) => {
+      throw new RpcError(-32601, `Method not found: ${request.method}`);
+    });
     d.model.push(
       step({ toolCalls: [{ name: "ask_user", arguments: { questions: [{ header: "Database", question: "Which database?", options: [{ label: "SQLite" }, { label: "Postgres" }] }] } }] }),
       step({ text: "sqlite it is" }),
     );
     await s.write("set up storage");
     await s.type("Enter");
-    // The test's link answers what it has no handler for with -32601.
-    await link.waitForRequest("_lembas/question", 15_000);
+    await link.waitForRequest("_lembas/question", 15_000, from.requests);
     await s.waitFor("Which database?");
     await Bun.sleep(300);
     expect(s.text()).toContain("Which database?");

@@ -209,13 +209,20 @@ describe.skipIf(!HAVE_TMUX)("sharing by name, and stopping", () => {
     screen = await openScreen(d.box, { cwd: d.project });
     const first = (await link.waitForNotification(announced, 15_000)).params as Announce;
     expect(first.busy).toBe(false);
-    d.model.push(step({ text: "a long answer ".repeat(300), chunkDelayMs: 20 }));
+    // The answer's first words come at once, the rest once the test has what it checks.
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    d.model.push(step({ text: "a long answer ".repeat(300), hold }));
     await screen.type("talk a while", "Enter");
-    await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text", 10_000);
-    const again = await relink(d, link);
-    const second = (await again.waitForNotification(announced, 10_000)).params as Announce;
-    expect(second).toMatchObject({ sessionId: first.sessionId, busy: true });
-    await screen.type("Escape");
+    try {
+      await link.waitForNotification((n) => n.method === "_lembas/event" && (n.params as { event: { type: string } }).event.type === "text", 10_000);
+      const again = await relink(d, link);
+      const second = (await again.waitForNotification(announced, 10_000)).params as Announce;
+      expect(second).toMatchObject({ sessionId: first.sessionId, busy: true });
+      await screen.type("Escape");
+    } finally {
+      release();
+    }
   });
 
   test("@paths from the web in a session shared by name with no roots set: the project's are attached, one outside it is not", async () => {

@@ -4,14 +4,25 @@
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
-import { newSession, startDevice } from "../support/device.ts";
+import { basename, join } from "node:path";
+import { type Device, newSession, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
+import type { Link, RpcNotification } from "../support/instance.ts";
 import { runLembas } from "../support/run.ts";
 import { ofSession, prompt, shareSuite, slow, steps, textStarted } from "../support/share-suite.ts";
 import { HAVE_TMUX, openScreen } from "../support/tmux.ts";
 
 const share = shareSuite({ oneService: true });
+
+/** The file's one service, a directory of the test's own outside remote.roots, and where the test's notifications begin. */
+function outsideRoots(): { d: Device; link: Link; elsewhere: string; before: number } {
+  const { d, link, project } = share.service();
+  const elsewhere = join(d.box.dir, `elsewhere-${basename(project)}`);
+  mkdirSync(elsewhere, { recursive: true });
+  return { d, link, elsewhere, before: link.notifications.length };
+}
+
+const announcedIn = (cwd: string) => (n: RpcNotification) => n.method === "_lembas/session/announce" && (n.params as { cwd: string }).cwd === cwd;
 
 describe.skipIf(!HAVE_TMUX)("a shared session changing hands", () => {
   test("a second terminal `lembas -r` of the session the first shares: refused in one line, the first keeps it and the web's prompts still go there", async () => {
@@ -50,28 +61,31 @@ describe.skipIf(!HAVE_TMUX)("a shared session changing hands", () => {
 
   test("lembas sessions delete of the shared session from a shell while a web turn runs: done in one line, the turn answered, the web hears deleted", async () => {
     const { d, link, s, sessionId } = await share.sharedTerminal();
-    d.model.push(slow(400, 25));
+    // The turn's first words come at once, the rest not before the delete has ended it.
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => (release = resolve));
+    d.model.push(step({ text: Array.from({ length: 400 }, (_, i) => `w${i} `), hold }));
     const from = link.notifications.length;
-    const first = prompt(link, sessionId, "long", "shell-del-1", 30_000).catch((e: Error) => e);
-    await textStarted(link, sessionId, from);
-    const run = await runLembas(d.box, ["sessions", "delete", sessionId], { cwd: d.project });
-    expect(run.code).toBe(0);
-    const result = await first;
-    if (!(result instanceof Error)) expect(result.stopReason).toBe("cancelled");
-    await link.waitForNotification(ofSession("_lembas/session/deleted", sessionId), 5000, from);
-    await link.waitForNotification((n) => n.method === "_lembas/session/announce" && (n.params as { sessionId: string }).sessionId !== sessionId, 10_000, from);
-    expect(s.exitCode()).toBeNull();
+    try {
+      const first = prompt(link, sessionId, "long", "shell-del-1", 30_000).catch((e: Error) => e);
+      await textStarted(link, sessionId, from);
+      const run = await runLembas(d.box, ["sessions", "delete", sessionId], { cwd: d.project });
+      expect(run.code).toBe(0);
+      const result = await first;
+      if (!(result instanceof Error)) expect(result.stopReason).toBe("cancelled");
+      await link.waitForNotification(ofSession("_lembas/session/deleted", sessionId), 5000, from);
+      await link.waitForNotification((n) => n.method === "_lembas/session/announce" && (n.params as { sessionId: string }).sessionId !== sessionId, 10_000, from);
+      expect(s.exitCode()).toBeNull();
+    } finally {
+      release();
+    }
   }, 40_000);
 
   test("a web delete of a session shared by name outside the roots: the new session is not shared, and the status bar stops saying so", async () => {
-    const d = await startDevice();
-    share.device = d;
-    const link = await d.serve();
-    const elsewhere = join(d.box.dir, "elsewhere");
-    mkdirSync(elsewhere, { recursive: true });
+    const { d, link, elsewhere, before } = outsideRoots();
     const s = await openScreen(d.box, { cwd: elsewhere, args: ["--share"] });
     share.screens.push(s);
-    const { sessionId } = (await link.waitForNotification("_lembas/session/announce", 15_000)).params as { sessionId: string };
+    const { sessionId } = (await link.waitForNotification(announcedIn(elsewhere), 15_000, before)).params as { sessionId: string };
     await s.waitFor("shared · inst");
     const from = link.notifications.length;
     await link.request("_lembas/session/delete", { sessionId }, 10_000);
@@ -81,22 +95,18 @@ describe.skipIf(!HAVE_TMUX)("a shared session changing hands", () => {
   }, 40_000);
 
   test("/delete at the terminal of a session shared by name outside the roots: the status bar stops saying shared", async () => {
-    const d = await startDevice();
-    share.device = d;
-    const link = await d.serve();
-    const elsewhere = join(d.box.dir, "elsewhere");
-    mkdirSync(elsewhere, { recursive: true });
+    const { d, link, elsewhere, before } = outsideRoots();
     d.model.push(step({ text: "something to delete" }));
     const s = await openScreen(d.box, { cwd: elsewhere, args: ["--share"] });
     share.screens.push(s);
-    const { sessionId } = (await link.waitForNotification("_lembas/session/announce", 15_000)).params as { sessionId: string };
+    const { sessionId } = (await link.waitForNotification(announcedIn(elsewhere), 15_000, before)).params as { sessionId: string };
     await s.waitFor("shared · inst");
     await s.type("hello", "Enter");
     await s.waitFor("something to delete");
     await s.type("/delete", "Enter");
     await s.waitFor("Delete it");
     await s.type("Down", "Enter");
-    await link.waitForNotification(ofSession("_lembas/session/deleted", sessionId), 5000);
+    await link.waitForNotification(ofSession("_lembas/session/deleted", sessionId), 5000, before);
     await s.waitGone("shared · inst", 5000);
   }, 40_000);
 

@@ -5,6 +5,8 @@
  * and the terminal goes on.
  */
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { step } from "../support/engine.ts";
 import { ofSession, prompt, shareSuite, slow, steps } from "../support/share-suite.ts";
 import { HAVE_TMUX } from "../support/tmux.ts";
@@ -47,11 +49,14 @@ describe.skipIf(!HAVE_TMUX)("web requests to a shared session", () => {
 
   test("the web cannot steer a terminal's turn that runs above remote.max_mode (its words would run in auto)", async () => {
     const { d, link, s, sessionId } = await share.sharedTerminal({ args: ["--mode", "auto"] });
-    d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 3" } }] }), step({ text: "slept" }));
+    // The command runs until the test has steered: it waits for the file the test writes then.
+    const command = "while [ ! -e steered ]; do sleep 0.05; done";
+    d.model.push(step({ toolCalls: [{ name: "bash", arguments: { command } }] }), step({ text: "slept" }));
     await s.write("nap");
     await s.type("Enter");
     await d.model.waitForRequests(1, 10_000);
     const steered = await link.request("_lembas/steer", { sessionId, text: "now delete everything" }).catch((e: { code?: number }) => e);
+    writeFileSync(join(d.project, "steered"), "");
     expect((steered as { code?: number }).code).toBe(-32602);
     await s.waitFor("slept", 15_000);
   }, 40_000);

@@ -89,10 +89,13 @@ export interface Reply {
   /** Pause between SSE events (0, the default, sends them in large batches). */
   chunkDelayMs?: number;
   /**
-   * A turn that runs until the test says: streamed up to its first text chunk, then the rest once
+   * A turn that runs until the test says: streamed up to its first text chunk (with no text, its
+   * first tool call's name), then the rest once
    * this settles (a reply that is not streamed: sent once it settles). The client going away ends it.
    */
   hold?: Promise<unknown>;
+  /** With `hold`: the stream stops before anything but its role frame (a client awaiting the model's first words). */
+  holdBeforeText?: boolean;
   fail?: FailMode;
   /**
    * With `fail`: fail this many times (the reply stays queued), then serve the reply normally.
@@ -573,12 +576,17 @@ const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-
 
 type StreamFail = "cut" | "malformed" | "hang" | "error" | undefined;
 
-/** Where a held reply's stream stops until its hold settles: after the role and reasoning frames and the first text frame. */
+/**
+ * Where a held reply's stream stops until its hold settles: after the role and reasoning frames and
+ * the first text frame, or with no text the first tool call's head (with holdBeforeText, after the role frame).
+ */
 type Hold = { at: number; until: Promise<unknown> };
 
 function heldAfterFirstText(reply: Reply): Hold | undefined {
   if (!reply.hold) return undefined;
-  return { at: 1 + splitText(reply.reasoning).length + Math.min(1, splitText(reply.text).length), until: reply.hold };
+  if (reply.holdBeforeText) return { at: 1, until: reply.hold };
+  const first = splitText(reply.text).length > 0 || (reply.toolCalls?.length ?? 0) > 0 ? 1 : 0;
+  return { at: 1 + splitText(reply.reasoning).length + first, until: reply.hold };
 }
 
 /** Resolves once `hold` settles or `signal` aborts, whichever is first. */

@@ -34,6 +34,8 @@ export type ShareSuite = {
    * that kills or restarts the service, or drops its link).
    */
   sharedTerminal(opts?: { args?: string[]; maxMode?: string; own?: boolean }): Promise<{ d: Device; link: Link; s: Screen; sessionId: string }>;
+  /** With `oneService`: the file's one service as the running test sees it (its model and project the test's own). */
+  service(): ServiceTest;
 };
 
 /**
@@ -56,6 +58,10 @@ export function shareSuite(opts: { oneService?: boolean } = {}): ShareSuite {
       suite.screens.push(s);
       await s.waitFor("test/test-model");
       return s;
+    },
+    service() {
+      if (!service) throw new Error("service(): the suite has no service of its own (shareSuite({ oneService: true }))");
+      return service;
     },
     async sharedTerminal(opts = {}) {
       if (service && !opts.maxMode && !opts.own) {

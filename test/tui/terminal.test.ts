@@ -96,7 +96,8 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
   });
 
   test("Esc interrupts the running turn: it answers cancelled and the composer takes the next prompt", async () => {
-    model.push(step({ text: "slow ".repeat(400), chunkDelayMs: 30 }));
+    // Its first words, then nothing more until the turn is interrupted (which ends the request).
+    model.push(step({ text: ["slow slow ", "slow ".repeat(398)], hold: new Promise(() => {}) }));
     const screen = await open();
     await screen.waitFor("test/test-model");
     await screen.type("write a lot", "Enter");
@@ -181,7 +182,8 @@ describe.skipIf(!HAVE_TMUX)("the interactive terminal", () => {
   }, 30_000);
 
   test("SIGTERM cancels the running turn and exits with the session kept", async () => {
-    model.push(step({ text: "long ".repeat(500), chunkDelayMs: 30 }));
+    // Its first words, then nothing more until the program is stopped (which ends the request).
+    model.push(step({ text: ["long long ", "long ".repeat(498)], hold: new Promise(() => {}) }));
     const screen = await open();
     await screen.waitFor("test/test-model");
     await screen.type("go", "Enter");
