@@ -11,6 +11,10 @@ export const SPAWNING_SUPPORT = ["run", "tmux", "device", "instance", "acp", "ac
 
 /** The slowest files of a whole run (over about 3 s each on a 2-core machine, measured two at a time), slowest first. */
 export const SLOW = [
+  "test/lsp/faults.test.ts",
+  "test/lsp/typescript.test.ts",
+  "test/acp/editor-files.test.ts",
+  "test/cli/run-hooks.test.ts",
   "test/service/share-holder-changes.test.ts",
   "test/service/share-endings.test.ts",
   "test/service/share-web-requests.test.ts",
@@ -28,6 +32,8 @@ export const SLOW = [
   "test/service/share-cards.test.ts",
   "test/service/share.test.ts",
   "test/tui/composer.test.ts",
+  "test/acp/editor-sessions.test.ts",
+  "test/tui/calm-transcript.test.ts",
   "test/link/faults.test.ts",
   "test/tui/answer-text.test.ts",
   "test/tui/while-working.test.ts",
