@@ -18,15 +18,31 @@ export type EditorFs = { read: boolean; write: boolean; patience: Patience };
  */
 type Patience = { silent: Promise<unknown> | null };
 
-const Capabilities = z.looseObject({
-  fs: z.looseObject({ readTextFile: z.boolean().nullish(), writeTextFile: z.boolean().nullish() }).nullish(),
-});
-
 /** The fs methods a client offers; anything unreadable offers none. */
 export function editorFs(clientCapabilities: unknown): EditorFs {
-  const parsed = Capabilities.safeParse(clientCapabilities);
-  const fs = parsed.success ? parsed.data.fs : null;
+  const fs = offeredFs(clientCapabilities);
   return { read: fs?.readTextFile === true, write: fs?.writeTextFile === true, patience: { silent: null } };
+}
+
+/**
+ * clientCapabilities.fs as the schema `{ fs?: { readTextFile?: boolean | null, writeTextFile?:
+ * boolean | null } | null }` (loose objects) reads it, or null where it refuses the whole: checked by
+ * hand, as every connection checks it at its start (zod's first parse compiles the schema: bench/START.md).
+ * test/acp/editor-fs-check.test.ts holds it to that schema.
+ */
+function offeredFs(capabilities: unknown): Record<string, unknown> | null {
+  if (!isObject(capabilities)) return null;
+  const fs = capabilities.fs;
+  if (!isObject(fs)) return null;
+  for (const key of ["readTextFile", "writeTextFile"]) {
+    const offered = fs[key];
+    if (offered !== undefined && offered !== null && typeof offered !== "boolean") return null;
+  }
+  return fs;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** How long the editor may take to answer one request (src/timing.ts sets it for the tests). */
