@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
 import type { Session } from "../engine/session.ts";
@@ -7,7 +8,7 @@ import type { acp } from "../rpc/agent.ts";
 import { type AgentHost, invalid } from "./host.ts";
 import { modeState } from "./modes.ts";
 
-export const SetConfigOption = z.looseObject({ sessionId: z.string(), configId: z.string(), value: z.unknown() });
+export const SetConfigOption = lazily(() => z.looseObject({ sessionId: z.string(), configId: z.string(), value: z.unknown() }));
 
 const IDS = ["mode", "model", "effort"] as const;
 

@@ -235,13 +235,13 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     })
     .onRequest("session/list", ({ params }) => {
       if (host.transport !== "stdio") throw invalid("session/list is served to an editor on stdio; the link has its own sessions");
-      const parsed = ListParams.safeParse(params ?? {});
+      const parsed = ListParams().safeParse(params ?? {});
       if (!parsed.success) throw invalid("session/list takes an optional cwd and cursor, both strings");
       return listPast(host.db, parsed.data);
     })
     .onRequest("session/resume", async ({ params, client: cx }) => {
       if (host.transport !== "stdio") throw invalid("session/resume is served to an editor on stdio; the link has its own sessions");
-      const parsed = ResumeParams.safeParse(params);
+      const parsed = ResumeParams().safeParse(params);
       if (!parsed.success) throw invalid("session/resume takes a sessionId and a cwd");
       checkSessionCwd(host.db, parsed.data.sessionId, parsed.data.cwd, "resume");
       // The editor passes its MCP servers again, as at session/new: a session opened from the store
@@ -259,9 +259,9 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     })
     .onRequest("session/load", ({ params, client: cx }) => loadSession(here, params, cx))
     .onRequest("session/close", ({ params }) => closeSession(here, params))
-    .onRequest("session/fork", ForkParams, ({ params, client: cx }) => forkSession(here, params, cx))
+    .onRequest("session/fork", (params: unknown) => ForkParams().parse(params), ({ params, client: cx }) => forkSession(here, params, cx))
     .onRequest("session/set_config_option", async ({ params, client: cx }) => {
-      const parsed = SetConfigOption.safeParse(params);
+      const parsed = SetConfigOption().safeParse(params);
       if (!parsed.success) throw invalid("session/set_config_option takes a sessionId, a configId and a value");
       const request = parsed.data;
       const session = conn.session(request.sessionId, cx);
