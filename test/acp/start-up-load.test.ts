@@ -137,6 +137,18 @@ test("serve --stdio reaches its first chunk without the config's schema: ACP's m
   expect(firstChunk.includes("src/config/fast-read.ts")).toBe(true);
 });
 
+test("serve --stdio's first chunk loads no bun:ffi: only a command's undo watches the project (engine/inotify.ts)", async () => {
+  const { raw } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const importers = raw.firstChunk
+    .filter((f) => /\.[cm]?[jt]s$/.test(f) && !f.includes("stdio-load-probe"))
+    .filter((f) => transpiler.scanImports(readFileSync(f, "utf8")).some((i) => i.kind === "import-statement" && i.path === "bun:ffi"))
+    .map(shortName);
+  expect(importers).toEqual([]);
+  // The module that watches is loaded (so the check sees it at all).
+  expect(raw.firstChunk.map(shortName)).toContain("src/engine/inotify.ts");
+});
+
 test("serve --stdio's stdout carries protocol messages only: a stray process.stdout.write or console.log in the process goes to stderr", async () => {
   const a = await startStdioAgent({ cmd: [process.execPath, "--preload", join(import.meta.dir, "../support/stray-stdout.ts"), ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
   try {
