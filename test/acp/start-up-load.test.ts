@@ -137,8 +137,10 @@ test("serve --stdio reaches its first chunk without the config's schema: ACP's m
   expect(firstChunk.includes("src/config/fast-read.ts")).toBe(true);
 });
 
-test("serve --stdio's first chunk loads no bun:ffi: only a command's undo watches the project (engine/inotify.ts)", async () => {
+test("serve --stdio's first chunk loads no bun:ffi (only a command's undo watches the project: engine/inotify.ts) and no node:url (Bun's own makes a file's URL)", async () => {
   const { raw } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  // Bun runs node:url as JavaScript, loaded with the first module that imports it.
+  expect(builtinsImported(raw.firstChunk).filter((b) => b.endsWith("url"))).toEqual([]);
   const transpiler = new Bun.Transpiler({ loader: "ts" });
   const importers = raw.firstChunk
     .filter((f) => /\.[cm]?[jt]s$/.test(f) && !f.includes("stdio-load-probe"))
