@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { EFFORTS, Effort, Mode } from "../config/schema.ts";
+import { lazily } from "../lazy.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
 import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
@@ -7,7 +8,7 @@ import type { acp } from "../rpc/agent.ts";
 import { type AgentHost, invalid } from "./host.ts";
 import { modeState } from "./modes.ts";
 
-export const SetConfigOption = z.looseObject({ sessionId: z.string(), configId: z.string(), value: z.unknown() });
+export const SetConfigOption = lazily(() => z.looseObject({ sessionId: z.string(), configId: z.string(), value: z.unknown() }));
 
 const IDS = ["mode", "model", "effort"] as const;
 
@@ -46,15 +47,13 @@ export async function configOptions(session: Session, host: AgentHost): Promise<
 /** Applies one session/set_config_option; a value it cannot take is -32602 with a sentence. */
 export async function setConfigOption(session: Session, host: AgentHost, configId: string, value: unknown): Promise<void> {
   if (configId === "mode") {
-    const mode = Mode.safeParse(value);
-    if (!mode.success) throw invalid(`the mode must be one of ${Mode.options.join(", ")}`);
-    session.setMode(cappedMode(mode.data, host.maxMode));
+    if (!isOneOf(MODES, value)) throw invalid(`the mode must be one of ${MODES.join(", ")}`);
+    session.setMode(cappedMode(value, host.maxMode));
     return;
   }
   if (configId === "effort") {
-    const effort = Effort.safeParse(value);
-    if (!effort.success) throw invalid(`the effort must be one of ${EFFORTS.join(", ")}`);
-    await session.configure({ effort: effort.data });
+    if (!isOneOf(EFFORTS, value)) throw invalid(`the effort must be one of ${EFFORTS.join(", ")}`);
+    await session.configure({ effort: value });
     return;
   }
   if (configId === "model") {

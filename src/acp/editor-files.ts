@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
 import type { acp } from "../rpc/agent.ts";
@@ -18,15 +19,31 @@ export type EditorFs = { read: boolean; write: boolean; patience: Patience };
  */
 type Patience = { silent: Promise<unknown> | null };
 
-const Capabilities = z.looseObject({
-  fs: z.looseObject({ readTextFile: z.boolean().nullish(), writeTextFile: z.boolean().nullish() }).nullish(),
-});
-
 /** The fs methods a client offers; anything unreadable offers none. */
 export function editorFs(clientCapabilities: unknown): EditorFs {
-  const parsed = Capabilities.safeParse(clientCapabilities);
-  const fs = parsed.success ? parsed.data.fs : null;
+  const fs = offeredFs(clientCapabilities);
   return { read: fs?.readTextFile === true, write: fs?.writeTextFile === true, patience: { silent: null } };
+}
+
+/**
+ * clientCapabilities.fs as the schema `{ fs?: { readTextFile?: boolean | null, writeTextFile?:
+ * boolean | null } | null }` (loose objects) reads it, or null where it refuses the whole: checked by
+ * hand, as every connection checks it at its start (zod's first parse compiles the schema: bench/START.md).
+ * test/acp/editor-fs-check.test.ts holds it to that schema.
+ */
+function offeredFs(capabilities: unknown): Record<string, unknown> | null {
+  if (!isObject(capabilities)) return null;
+  const fs = capabilities.fs;
+  if (!isObject(fs)) return null;
+  for (const key of ["readTextFile", "writeTextFile"]) {
+    const offered = fs[key];
+    if (offered !== undefined && offered !== null && typeof offered !== "boolean") return null;
+  }
+  return fs;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** How long the editor may take to answer one request (src/timing.ts sets it for the tests). */
@@ -34,9 +51,9 @@ const DEFAULT_ANSWER_MS = 5000;
 /** The most text taken from the editor for one file: past it, the disk's copy is read (the read tool bounds that). */
 export const MAX_EDITOR_TEXT = 16 * 1024 * 1024;
 
-const ReadAnswer = z.looseObject({ content: z.string() });
+const ReadAnswer = lazily(() => z.looseObject({ content: z.string() }));
 /** A JSON-RPC error's data, where editors put what went wrong ("Internal error" says little). */
-const ErrorData = z.union([z.string(), z.looseObject({ details: z.string() }), z.looseObject({ message: z.string() })]);
+const ErrorData = lazily(() => z.union([z.string(), z.looseObject({ details: z.string() }), z.looseObject({ message: z.string() })]));
 
 /**
  * Lends the session the editor's files for as long as it is attached here: reads through
@@ -91,7 +108,7 @@ export function editorFiles(cx: acp.AgentContext, sessionId: string, fs: EditorF
           const got = await ask("fs/read_text_file", { path }, signal);
           const onDisk = (why: string) => ({ fallback: `${why}, so this is the file as saved on disk`, why });
           if ("why" in got) return onDisk(got.why);
-          const answer = ReadAnswer.safeParse(got.answer);
+          const answer = ReadAnswer().safeParse(got.answer);
           if (!answer.success) return onDisk("the editor's answer held no text");
           if (answer.data.content.length > MAX_EDITOR_TEXT) return onDisk(`the editor's copy is larger than ${MAX_EDITOR_TEXT / 1024 / 1024} MiB`);
           return { text: answer.data.content };
@@ -112,7 +129,7 @@ export function editorFiles(cx: acp.AgentContext, sessionId: string, fs: EditorF
 /** An editor's error as a person reads it: its message, with the details its data gives. */
 function editorError(error: unknown): string {
   const message = errorMessage(error);
-  const data = ErrorData.safeParse(typeof error === "object" && error !== null && "data" in error ? error.data : undefined);
+  const data = ErrorData().safeParse(typeof error === "object" && error !== null && "data" in error ? error.data : undefined);
   if (!data.success) return message;
   const details = typeof data.data === "string" ? data.data : "details" in data.data ? data.data.details : data.data.message;
   return details && details !== message ? `${message}: ${details}` : message;

@@ -1,4 +1,3 @@
-import { pathToFileURL } from "node:url";
 import type { EngineEvent } from "../bus/index.ts";
 import type { StoredMessage, ToolResultRecord } from "../engine/records.ts";
 import { storedTokens } from "../engine/tokens.ts";
@@ -113,7 +112,7 @@ class StoredEvents {
     }
     out.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: message.body.display ?? message.body.text } });
     for (const a of message.body.attachments ?? []) {
-      out.push({ sessionUpdate: "user_message_chunk", content: { type: "resource_link", uri: pathToFileURL(a.path).href, name: a.name, mimeType: a.mimeType, size: a.size } });
+      out.push({ sessionUpdate: "user_message_chunk", content: { type: "resource_link", uri: Bun.pathToFileURL(a.path).href, name: a.name, mimeType: a.mimeType, size: a.size } });
     }
     return out;
   }

@@ -1,6 +1,6 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import { Effort } from "../config/schema.ts";
+import { EFFORTS } from "../config/key-values.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
 import { parseStored, type StoredMessage } from "../engine/records.ts";
 import { cleanTitle } from "../engine/side-calls.ts";
@@ -50,7 +50,7 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
 
   app.onRequest(
     "_lembas/configure",
-    SessionRef.extend({ model: z.string().min(1).optional(), effort: Effort.optional() }),
+    SessionRef.extend({ model: z.string().min(1).optional(), effort: z.enum(EFFORTS).optional() }),
     ({ params, client }) =>
       asParams(host, async () => {
         const session = conn.session(params.sessionId, client);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { realOr } from "../real-path.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions, type SessionRow } from "../store/sessions.ts";
@@ -9,15 +10,15 @@ const PAGE = 100;
 /** The most sessions looked through for one list (the store's newest first). */
 const MOST = 10_000;
 
-export const ListParams = z.looseObject({ cwd: z.string().nullish(), cursor: z.string().nullish() });
+export const ListParams = lazily(() => z.looseObject({ cwd: z.string().nullish(), cursor: z.string().nullish() }));
 /** mcpServers: checked by src/mcp/from-editor.ts's editorServers, as session/new's are. */
-export const ResumeParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string(), mcpServers: z.unknown().optional() });
+export const ResumeParams = lazily(() => z.looseObject({ sessionId: z.string().min(1), cwd: z.string(), mcpServers: z.unknown().optional() }));
 
 /**
  * session/list: the sessions kept in the store, newest first, those of a directory where one is
  * given (its sessions and those of the project it is the root of), a page at a time.
  */
-export function listPast(db: Db, params: z.infer<typeof ListParams>) {
+export function listPast(db: Db, params: z.infer<ReturnType<typeof ListParams>>) {
   const start = params.cursor ? Number(params.cursor) : 0;
   if (!Number.isSafeInteger(start) || start < 0) throw invalid(`the cursor ${JSON.stringify(params.cursor)} is not one this agent gave`);
   // Sessions are kept where their directory really is, and an editor may name it through a symlink.

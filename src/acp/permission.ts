@@ -1,14 +1,17 @@
 import { z } from "zod";
 import type { Interaction, PermissionDecision, PermissionRequest } from "../engine/interaction.ts";
 import type { acp } from "../rpc/agent.ts";
+import { lazily } from "../lazy.ts";
 
-const Answer = z.looseObject({
-  outcome: z.union([
-    z.looseObject({ outcome: z.literal("selected"), optionId: z.string() }),
-    z.looseObject({ outcome: z.literal("cancelled") }),
-  ]),
-  _meta: z.looseObject({ lembas: z.looseObject({ command: z.string().optional(), feedback: z.string().optional() }).optional() }).nullish(),
-});
+const Answer = lazily(() =>
+  z.looseObject({
+    outcome: z.union([
+      z.looseObject({ outcome: z.literal("selected"), optionId: z.string() }),
+      z.looseObject({ outcome: z.literal("cancelled") }),
+    ]),
+    _meta: z.looseObject({ lembas: z.looseObject({ command: z.string().optional(), feedback: z.string().optional() }).optional() }).nullish(),
+  }),
+);
 
 /** session/request_permission's params for an approval the engine needs (the spec's card). */
 export function permissionParams(request: PermissionRequest, extra: { patient?: boolean } = {}): acp.RequestPermissionRequest {
@@ -64,7 +67,7 @@ function cardContent(request: PermissionRequest): { content?: acp.ToolCallConten
 
 /** Reads the client's answer: a cancelled outcome, or anything unreadable, is a denial. */
 export function readDecision(answer: unknown): PermissionDecision {
-  const parsed = Answer.safeParse(answer);
+  const parsed = Answer().safeParse(answer);
   if (!parsed.success) return { outcome: "deny", feedback: "the editor's answer could not be read", unanswered: true };
   if (parsed.data.outcome.outcome === "cancelled") return { outcome: "deny", feedback: "the editor cancelled the request", unanswered: true };
   const id = parsed.data.outcome.optionId;

@@ -1,6 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
 import { basename } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { ShownBlock } from "../engine/records.ts";
 import type { acp } from "../rpc/agent.ts";
 
@@ -14,7 +13,7 @@ export function replayedBlocks(blocks: readonly ShownBlock[]): acp.ContentBlock[
     if (block.type === "resource_link") return block;
     if (block.type === "resource") return { type: "resource", resource: { uri: block.uri, text: block.text, ...(block.mimeType ? { mimeType: block.mimeType } : {}) } };
     const data = imageData(block.path);
-    if (data === null) return { type: "resource_link", uri: pathToFileURL(block.path).href, name: basename(block.path), mimeType: block.mimeType };
+    if (data === null) return { type: "resource_link", uri: Bun.pathToFileURL(block.path).href, name: basename(block.path), mimeType: block.mimeType };
     return { type: "image", mimeType: block.mimeType, data, ...(block.uri ? { uri: block.uri } : {}) };
   });
 }

@@ -2,12 +2,13 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
-import { Effort, Mode } from "../config/schema.ts";
+import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
 import { cappedMode } from "../engine/mode-cap.ts";
 import type { PermissionRequest } from "../engine/interaction.ts";
 import type { Session } from "../engine/session.ts";
 import { newTurnId } from "../engine/turn-queue.ts";
 import { errorMessage } from "../errors.ts";
+import { lazily } from "../lazy.ts";
 import { acp, connectAgent } from "../rpc/agent.ts";
 import type { Stream } from "../rpc/stream.ts";
 import { markGiven } from "../store/marks.ts";
@@ -37,19 +38,23 @@ import type { SessionsHere } from "./sessions-here.ts";
 import { linkRefusal } from "./whereabouts.ts";
 
 
-const NewSessionMeta = z
-  .looseObject({
-    mode: Mode.optional(),
-    model: z.string().min(1).optional(),
-    lembas_model: z.string().min(1).optional(),
-    effort: Effort.optional(),
-  })
-  .nullish();
+// Built when a request carries _meta (most carry none): config/schema.ts, where the config's Mode and
+// Effort live, is not loaded for them (bench/START.md).
+const NewSessionMeta = lazily(() =>
+  z
+    .looseObject({
+      mode: z.enum(MODES).optional(),
+      model: z.string().min(1).optional(),
+      lembas_model: z.string().min(1).optional(),
+      effort: z.enum(EFFORTS).optional(),
+    })
+    .nullish(),
+);
 
 /** The longest turnId the device keeps (the spec's turns). */
 const MAX_TURN_ID = 200;
 
-const PromptMeta = z.looseObject({ lembas: z.looseObject({ turnId: z.unknown().optional() }).nullish() }).nullish();
+const PromptMeta = lazily(() => z.looseObject({ lembas: z.looseObject({ turnId: z.unknown().optional() }).nullish() }).nullish());
 
 /**
  * Serves the Agent Client Protocol on one connection: initialize, session/new, session/prompt,
@@ -174,9 +179,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     .onRequest("session/new", async ({ params, client: cx }) => {
       if (host.attachedOnly) throw invalid("sessions are not made on this connection");
       const cwd = checkCwd(params.cwd, host);
-      const meta = NewSessionMeta.safeParse(params._meta);
-      if (!meta.success) throw invalid(`_meta: ${meta.error.issues[0]?.path.join(".")}: ${meta.error.issues[0]?.message}`);
-      const requested = meta.data ?? {};
+      const requested = newSessionMeta(params._meta);
       // The editor's MCP servers (src/mcp/from-editor.ts), started with the session's others.
       const servers = editorServers(params.mcpServers);
       if (!servers.ok) throw invalid(servers.error);
@@ -226,20 +229,19 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     })
     .onRequest("session/set_mode", ({ params, client: cx }) => {
       const session = conn.session(params.sessionId, cx);
-      const mode = Mode.safeParse(params.modeId);
-      if (!mode.success) throw invalid(`modeId must be one of ${Mode.options.join(", ")}`);
-      session.setMode(cappedMode(mode.data, host.maxMode));
+      if (!isOneOf(MODES, params.modeId)) throw invalid(`modeId must be one of ${MODES.join(", ")}`);
+      session.setMode(cappedMode(params.modeId, host.maxMode));
       return {};
     })
     .onRequest("session/list", ({ params }) => {
       if (host.transport !== "stdio") throw invalid("session/list is served to an editor on stdio; the link has its own sessions");
-      const parsed = ListParams.safeParse(params ?? {});
+      const parsed = ListParams().safeParse(params ?? {});
       if (!parsed.success) throw invalid("session/list takes an optional cwd and cursor, both strings");
       return listPast(host.db, parsed.data);
     })
     .onRequest("session/resume", async ({ params, client: cx }) => {
       if (host.transport !== "stdio") throw invalid("session/resume is served to an editor on stdio; the link has its own sessions");
-      const parsed = ResumeParams.safeParse(params);
+      const parsed = ResumeParams().safeParse(params);
       if (!parsed.success) throw invalid("session/resume takes a sessionId and a cwd");
       checkSessionCwd(host.db, parsed.data.sessionId, parsed.data.cwd, "resume");
       // The editor passes its MCP servers again, as at session/new: a session opened from the store
@@ -257,9 +259,9 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     })
     .onRequest("session/load", ({ params, client: cx }) => loadSession(here, params, cx))
     .onRequest("session/close", ({ params }) => closeSession(here, params))
-    .onRequest("session/fork", ForkParams, ({ params, client: cx }) => forkSession(here, params, cx))
+    .onRequest("session/fork", (params: unknown) => ForkParams().parse(params), ({ params, client: cx }) => forkSession(here, params, cx))
     .onRequest("session/set_config_option", async ({ params, client: cx }) => {
-      const parsed = SetConfigOption.safeParse(params);
+      const parsed = SetConfigOption().safeParse(params);
       if (!parsed.success) throw invalid("session/set_config_option takes a sessionId, a configId and a value");
       const request = parsed.data;
       const session = conn.session(request.sessionId, cx);
@@ -300,12 +302,21 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   };
 }
 
+/** What session/new's _meta asks for (absent: nothing); one the schema refuses is -32602 naming the key. */
+function newSessionMeta(meta: unknown): z.infer<ReturnType<typeof NewSessionMeta>> & object {
+  if (meta === undefined || meta === null) return {};
+  const parsed = NewSessionMeta().safeParse(meta);
+  if (!parsed.success) throw invalid(`_meta: ${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}`);
+  return parsed.data ?? {};
+}
+
 /**
  * A prompt's turnId (absent: the device makes one). One the device would not keep as it is — not a
  * string, empty, longer than it keeps — is refused: replaced, a client's retry would run twice.
  */
 function turnIdOf(meta: unknown): string | undefined {
-  const parsed = PromptMeta.safeParse(meta);
+  if (meta === undefined || meta === null) return undefined;
+  const parsed = PromptMeta().safeParse(meta);
   if (!parsed.success) throw invalid("_meta and _meta.lembas must be objects");
   const turnId = parsed.data?.lembas?.turnId;
   if (turnId === undefined) return undefined;

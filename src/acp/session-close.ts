@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { getSession } from "../store/sessions.ts";
 import { invalid } from "./host.ts";
 import type { SessionsHere } from "./sessions-here.ts";
 
-const CloseParams = z.looseObject({ sessionId: z.string().min(1) });
+const CloseParams = lazily(() => z.looseObject({ sessionId: z.string().min(1) }));
 
 /**
  * session/close: the session's work in this process ends (its turn cancelled, the waiting ones
@@ -14,7 +15,7 @@ const CloseParams = z.looseObject({ sessionId: z.string().min(1) });
 export async function closeSession(here: SessionsHere, params: unknown): Promise<Record<string, never>> {
   const { host } = here;
   if (host.transport !== "stdio") throw invalid("session/close is served to an editor on stdio; the link has its own sessions");
-  const parsed = CloseParams.safeParse(params);
+  const parsed = CloseParams().safeParse(params);
   if (!parsed.success) throw invalid("session/close takes a sessionId");
   const { sessionId } = parsed.data;
   if (!here.attached(sessionId)) {

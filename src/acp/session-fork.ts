@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
 import { editorServers } from "../mcp/from-editor.ts";
@@ -13,14 +14,14 @@ import { liveAnswer, type SessionsHere } from "./sessions-here.ts";
 import { storeRequestError } from "./store-errors.ts";
 
 /** session/fork's params (the SDK's unstable ForkSessionRequest): mcpServers are checked by editorServers. */
-export const ForkParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string(), mcpServers: z.unknown().optional() });
+export const ForkParams = lazily(() => z.looseObject({ sessionId: z.string().min(1), cwd: z.string(), mcpServers: z.unknown().optional() }));
 
 /**
  * session/fork: a new session with the whole of this one's history, made by the engine's fork
  * (the terminal's /fork), the original left as it was, and live on this connection. A session
  * another process holds, one working, or one unknown here is refused with a sentence.
  */
-export async function forkSession(here: SessionsHere, params: z.infer<typeof ForkParams>, cx: acp.AgentContext) {
+export async function forkSession(here: SessionsHere, params: z.infer<ReturnType<typeof ForkParams>>, cx: acp.AgentContext) {
   const { host } = here;
   if (host.transport !== "stdio") throw invalid("session/fork is served to an editor on stdio; the link has its own sessions");
   checkSessionCwd(host.db, params.sessionId, params.cwd, "fork");

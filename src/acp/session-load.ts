@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import { editorServers } from "../mcp/from-editor.ts";
 import type { acp } from "../rpc/agent.ts";
 import { getSession } from "../store/sessions.ts";
@@ -11,7 +12,7 @@ import { checkSessionCwd } from "./session-cwd.ts";
 import { liveAnswer, type SessionsHere } from "./sessions-here.ts";
 
 /** mcpServers: checked by src/mcp/from-editor.ts's editorServers, as session/new's are. */
-const LoadParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string(), mcpServers: z.unknown().optional() });
+const LoadParams = lazily(() => z.looseObject({ sessionId: z.string().min(1), cwd: z.string(), mcpServers: z.unknown().optional() }));
 
 /**
  * session/load: the session opened as session/resume opens it (one held by another process,
@@ -22,7 +23,7 @@ const LoadParams = z.looseObject({ sessionId: z.string().min(1), cwd: z.string()
 export async function loadSession(here: SessionsHere, params: unknown, cx: acp.AgentContext) {
   const { host } = here;
   if (host.transport !== "stdio") throw invalid("session/load is served to an editor on stdio; the link has its own sessions");
-  const parsed = LoadParams.safeParse(params);
+  const parsed = LoadParams().safeParse(params);
   if (!parsed.success) throw invalid("session/load takes a sessionId, a cwd and mcpServers");
   const { sessionId } = parsed.data;
   checkSessionCwd(host.db, sessionId, parsed.data.cwd, "load");

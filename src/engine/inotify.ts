@@ -1,4 +1,7 @@
-import { dlopen, FFIType, read } from "bun:ffi";
+import type * as Ffi from "bun:ffi";
+
+/** bun:ffi, loaded with the first watch: a process that runs no command (an editor's first prompt) never loads it. */
+const ffi = (): typeof Ffi => require("bun:ffi") as typeof Ffi;
 
 /**
  * One event inotify reported: the watch it came from, what happened, the entry's name in that
@@ -39,6 +42,7 @@ type Libc = ReturnType<typeof openLibc>;
 const LIBC_NAMES = ["libc.so.6", "libc.so", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`];
 
 function openLibc(name = "libc.so.6") {
+  const { dlopen, FFIType } = ffi();
   return dlopen(name, {
     inotify_init1: { args: [FFIType.i32], returns: FFIType.i32 },
     inotify_add_watch: { args: [FFIType.i32, FFIType.ptr, FFIType.u32], returns: FFIType.i32 },
@@ -96,7 +100,7 @@ export class Inotify {
     const wd = this.lib.inotify_add_watch(this.fd, Buffer.from(`${dir}\0`), DIR_MASK);
     if (wd >= 0) return wd;
     const where = this.lib.__errno_location();
-    return where ? -read.i32(where, 0) : -ENOSPC;
+    return where ? -ffi().read.i32(where, 0) : -ENOSPC;
   }
 
   remove(wd: number): void {

@@ -114,6 +114,10 @@ const full = (file: string) => new StoreError(`the state database ${file} is ful
 const readOnly = (dir: string) => new StoreError(`the state directory ${dir} is read-only: make it writable, or set LEMBAS_STATE_DIR to one that is`);
 
 function migrate(db: Db, file: string): void {
+  // A store this lembas made already (nearly every start) is read, not locked for writing: the lock
+  // and its commit were half of the store's opening (bench/START.md). A store behind or ahead, or a
+  // fresh one, takes the path below, which reads the version again under the lock.
+  if (upToDate(db)) return;
   db.exec("CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
   const apply = db.transaction(() => {
     const applied = appliedVersion(db);
@@ -130,6 +134,12 @@ function migrate(db: Db, file: string): void {
     }
   });
   apply.immediate();
+}
+
+/** Whether the store's migrations are this lembas's, read without a lock; false for a store without them. */
+function upToDate(db: Db): boolean {
+  const table = db.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").get();
+  return (table?.n ?? 0) > 0 && appliedVersion(db) === SCHEMA_VERSION;
 }
 
 export function appliedVersion(db: Db): number {

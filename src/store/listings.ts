@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { lazily } from "../lazy.ts";
 import type { Db } from "./db.ts";
 
 /** A chat model as discovery found it (model/discovery.ts), and as it is kept here. */
@@ -16,17 +17,6 @@ export type DiscoveredModel = {
   /** The model's family (architecture), where the server says: "qwen2", "llama". */
   family?: string;
 };
-
-export const DiscoveredModel = z.object({
-  id: z.string().min(1),
-  provider: z.string().optional(),
-  contextLength: z.number().int().positive().optional(),
-  contextFrom: z.string().optional(),
-  trainedContext: z.number().int().positive().optional(),
-  vision: z.boolean().optional(),
-  tools: z.boolean().optional(),
-  family: z.string().optional(),
-});
 
 /** A server's models and its family's id, as kept: the model layer reads the id (model/dialects.ts dialectById). */
 export type Listing = { dialect: string; models: DiscoveredModel[] };
@@ -48,9 +38,63 @@ export type KeptListings = {
 
 type Row = { base_url: string; dialect: string; models: string; listed_at: number; failure: string | null; failed_at: number | null };
 
-const Models = z.array(DiscoveredModel);
+/** What a kept listing's models must be; built the first time a listing is not the usual shape (keptModels). */
+export const Models = lazily(() =>
+  z.array(
+    z.object({
+      id: z.string().min(1),
+      provider: z.string().optional(),
+      contextLength: z.number().int().positive().optional(),
+      contextFrom: z.string().optional(),
+      trainedContext: z.number().int().positive().optional(),
+      vision: z.boolean().optional(),
+      tools: z.boolean().optional(),
+      family: z.string().optional(),
+    }),
+  ),
+);
 /** A kept listing is read once a process: without the code zod would compile for its first parse (config/load.ts). */
 const ONCE: z.core.ParseContext<z.core.$ZodIssue> = { jitless: true };
+
+/**
+ * The kept models as `Models` reads them (unknown keys dropped), or null where it refuses them:
+ * checked by hand, which the models listing of every start needs (zod's first parse of a schema
+ * costs more than the rest of the read: bench/START.md); a model the check does not take whole goes
+ * to the schema. test/store/listings-check.test.ts holds the two to the same answers.
+ */
+export function keptModels(json: unknown): DiscoveredModel[] | null {
+  if (!Array.isArray(json)) return null;
+  const out: DiscoveredModel[] = [];
+  for (const item of json) {
+    const model = modelByHand(item);
+    if (!model) {
+      const checked = Models().safeParse(json, ONCE);
+      return checked.success ? checked.data : null;
+    }
+    out.push(model);
+  }
+  return out;
+}
+
+const MODEL_STRINGS = ["provider", "contextFrom", "family"] as const;
+const MODEL_COUNTS = ["contextLength", "trainedContext"] as const;
+const MODEL_FLAGS = ["vision", "tools"] as const;
+
+/** One model the hand check takes, in the schema's key order; null for anything else (the schema decides). */
+function modelByHand(item: unknown): DiscoveredModel | null {
+  if (typeof item !== "object" || item === null || Array.isArray(item)) return null;
+  const o = item as Record<string, unknown>;
+  if (typeof o.id !== "string" || o.id.length === 0) return null;
+  for (const key of MODEL_STRINGS) if (o[key] !== undefined && typeof o[key] !== "string") return null;
+  for (const key of MODEL_COUNTS) if (o[key] !== undefined && !(typeof o[key] === "number" && Number.isSafeInteger(o[key]) && o[key] > 0)) return null;
+  for (const key of MODEL_FLAGS) if (o[key] !== undefined && typeof o[key] !== "boolean") return null;
+  const model: Record<string, unknown> = { id: o.id };
+  for (const key of MODEL_KEYS) if (key !== "id" && o[key] !== undefined) model[key] = o[key];
+  return model as DiscoveredModel;
+}
+
+/** The schema's keys in its order, which its output has. */
+const MODEL_KEYS = ["id", "provider", "contextLength", "contextFrom", "trainedContext", "vision", "tools", "family"] as const;
 
 /**
  * The listing kept for `connection`, or null: none, one made for another base URL (the
@@ -67,10 +111,10 @@ export function readListing(db: Db, connection: string, baseUrl: string): Stored
   } catch {
     return null;
   }
-  const models = Models.safeParse(json, ONCE);
-  if (!models.success) return null;
+  const models = keptModels(json);
+  if (!models) return null;
   const failure = row.failure !== null && row.failed_at !== null ? { why: row.failure, at: row.failed_at } : null;
-  return { dialect: row.dialect, models: models.data, listedAt: row.listed_at, failure };
+  return { dialect: row.dialect, models, listedAt: row.listed_at, failure };
 }
 
 /** Keeps a good listing (and forgets an earlier failure). */

@@ -128,6 +128,29 @@ test("serve --stdio's first chunk comes before the terminal's, the link's and th
   for (const name of ["@earendil-works/pi-tui", "@modelcontextprotocol/sdk"]) expect([name, firstChunk.includes(name)]).toEqual([name, false]);
 });
 
+// Modules only a config.yaml the fast reader does not take needs (config/load.ts): the editor's
+// session and its first chunk need none of them (their schema cost 15 % of that CPU: bench/START.md).
+test("serve --stdio reaches its first chunk without the config's schema: ACP's modes and efforts, and its params, are checked without it", async () => {
+  const { firstChunk } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  for (const name of ["src/config/schema.ts", "src/config/permissions-schema.ts", "src/config/validate.ts"]) expect([name, firstChunk.includes(name)]).toEqual([name, false]);
+  // Loaded: the fast reader that took the file (so the check sees the config read at all).
+  expect(firstChunk.includes("src/config/fast-read.ts")).toBe(true);
+});
+
+test("serve --stdio's first chunk loads no bun:ffi (only a command's undo watches the project: engine/inotify.ts) and no node:url (Bun's own makes a file's URL)", async () => {
+  const { raw } = await loadedAtAnswers({ LEMBAS_STDIO_OWN_ENGINE: "1" });
+  // Bun runs node:url as JavaScript, loaded with the first module that imports it.
+  expect(builtinsImported(raw.firstChunk).filter((b) => b.endsWith("url"))).toEqual([]);
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const importers = raw.firstChunk
+    .filter((f) => /\.[cm]?[jt]s$/.test(f) && !f.includes("stdio-load-probe"))
+    .filter((f) => transpiler.scanImports(readFileSync(f, "utf8")).some((i) => i.kind === "import-statement" && i.path === "bun:ffi"))
+    .map(shortName);
+  expect(importers).toEqual([]);
+  // The module that watches is loaded (so the check sees it at all).
+  expect(raw.firstChunk.map(shortName)).toContain("src/engine/inotify.ts");
+});
+
 test("serve --stdio's stdout carries protocol messages only: a stray process.stdout.write or console.log in the process goes to stderr", async () => {
   const a = await startStdioAgent({ cmd: [process.execPath, "--preload", join(import.meta.dir, "../support/stray-stdout.ts"), ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
   try {
