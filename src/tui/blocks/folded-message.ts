@@ -49,10 +49,11 @@ export function foldedMessage(sent: string, width: number, first: string, rest: 
   // The last line (its end when it is long), unless the head showed it all.
   const lastStart = text.lastIndexOf("\n", last - 1) + 1;
   const lastIndex = lineCount(text, lastStart) - 1;
-  const keep = TAIL_ROWS * inner - 1;
-  const end = last - lastStart > keep ? `…${text.slice(last - keep, last)}` : text.slice(lastStart, last);
+  // A long last line shows its end on one row, not wrapped (where a wrap of the whole would break it is unknown).
+  const cut = last - lastStart > inner;
+  const end = cut ? `…${text.slice(last - inner + 1, last)}` : text.slice(lastStart, last);
   const inHead = (starts[lastIndex + 1] ?? Number.POSITIVE_INFINITY) <= HEAD_ROWS;
-  const tail = inHead ? [] : hanging(plain(end), width, rest, rest).slice(-TAIL_ROWS);
+  const tail = inHead ? [] : cut ? [rest + plain(end)] : hanging(plain(end), width, rest, rest).slice(-TAIL_ROWS);
   const hiddenLines = lineCount(text, text.length) - headLines - (tail.length > 0 && lastIndex >= headLines ? 1 : 0);
   // The head may end inside a long line: the rest of it is not shown either.
   const cutLine = (starts[headLines] ?? Number.POSITIVE_INFINITY) > HEAD_ROWS;
