@@ -1,6 +1,7 @@
 import { counted } from "../../plural.ts";
 import type { Theme } from "../theme.ts";
-import { CachedBlock, hanging } from "./lines.ts";
+import { foldedMessage } from "./folded-message.ts";
+import { CachedBlock } from "./lines.ts";
 import { plain } from "./plain.ts";
 
 /** How many of a folded paste's first lines are shown under its marker. */
@@ -8,8 +9,9 @@ const PASTE_HEAD_LINES = 3;
 
 /**
  * What the person sent, as they typed it (a command's name, not its body), and what it carried. A
- * large paste stays folded as the composer showed it, "[pasted 300 lines]" and its first lines:
- * the model got it whole, the transcript need not repeat it.
+ * large paste stays folded as the composer showed it, "[pasted 300 lines]" and its first lines,
+ * and a long message (sent from the web, resumed) shows its first rows and its last with a count
+ * of the rest (folded-message.ts): the model got it whole, the transcript need not repeat it.
  */
 export class UserMessage extends CachedBlock {
   constructor(
@@ -29,7 +31,11 @@ export class UserMessage extends CachedBlock {
     const lines: string[] = [];
     const flush = (text: string) => {
       if (text.trim() === "") return;
-      lines.push(...hanging(plain(text), width, lines.length === 0 ? "› " : "  ", "  ").map((line) => t.bold(t.user(line))));
+      const message = foldedMessage(text, width, lines.length === 0 ? "› " : "  ", "  ");
+      const paint = (line: string) => t.bold(t.user(line));
+      lines.push(...message.head.map(paint));
+      if (message.hidden !== null) lines.push(t.dim(`  ${message.hidden}`));
+      lines.push(...message.tail.map(paint));
     };
     // Each paste is its marker where it was, as the composer showed it, and its first lines under that line.
     let typed = "";
@@ -42,7 +48,8 @@ export class UserMessage extends CachedBlock {
       const all = part.text.replace(/\n$/, "").split("\n");
       flush(`${typed.replace(/^\n/, "")}[pasted ${counted(all.length, "line")}]`);
       typed = "";
-      for (const line of all.slice(0, PASTE_HEAD_LINES)) lines.push(t.dim(`  │ ${plain(line)}`));
+      // Cut to the width before it is cleaned and measured: a pasted line may be megabytes long.
+      for (const line of all.slice(0, PASTE_HEAD_LINES)) lines.push(t.dim(`  │ ${plain(line.slice(0, width * 4))}`));
       if (all.length > PASTE_HEAD_LINES) lines.push(t.dim("  │ …"));
     }
     flush(typed.replace(/^\n/, ""));
