@@ -7,7 +7,7 @@ import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
-import { boundInName, pairsByHash, pairsInBytes } from "./name-bound.ts";
+import { boundInName, gapsInBytes, pairsByHash } from "./name-bound.ts";
 
 /**
  * Kinds of match, best first, far enough apart that nothing within a kind (alignment, length,
@@ -331,19 +331,20 @@ class Search {
   }
 
   /**
-   * {@link bound} with the pairs the hash let through looked for in the basename's bytes (which
-   * costs a read of them, where the hash's 32 bits often say yes for a pair that is not there);
-   * the hashed bound for a basename past ASCII or a query whose pairs are all absent by the hash.
+   * {@link bound} with the basename's bytes read: which of the query's pairs stand side by side in
+   * it (the hash's 32 bits often say yes for a pair that is not there) and, for the others, the
+   * fewest characters between them (each costs the alignment a point); the hashed bound for a
+   * basename past ASCII.
    */
   private boundByBytes(row: number, p: Plan): number {
     const at = row * STRIDE;
     const packed = this.rows.packed;
-    const hashed = pairsByHash(packed[at + PAIRS] ?? -1, p);
     const atStart = ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first;
     const buf = this.nameBytes(row);
+    if (!buf) return boundInName(p, atStart, packed[at + STARTS] ?? 0, pairsByHash(packed[at + PAIRS] ?? -1, p));
     const from = this.nameAt(row);
-    const adjacent = hashed === 0 || !buf ? hashed : pairsInBytes(buf, from, this.nameEnd(row, from), p, hashed);
-    return boundInName(p, atStart, packed[at + STARTS] ?? 0, adjacent);
+    const adjacent = gapsInBytes(buf, from, this.nameEnd(row, from), p);
+    return boundInName(p, atStart, packed[at + STARTS] ?? 0, adjacent, p.gaps);
   }
 
   /** {@link inPath} over the rows of a chunk that hold the query's characters: the rows kept, ascending. */

@@ -22,22 +22,42 @@ export function pairsByHash(pairs: number, p: Plan): number {
   return adjacent;
 }
 
+/** What gapsInBytes writes for a pair that never stands in order in the basename: no match, beyond any gap. */
+const NEVER = 1 << 20;
+/** A gap's cost is counted up to this many characters: the bound stays within a kind of match (fuzzy.ts's TIER). */
+const GAP_COUNTED = 64;
+
 /**
- * Bit j of `candidates` kept when `p`'s characters j-1 and j stand side by side in buf[from, to):
- * read from the basename's bytes, where the hashed pairs (32 bits for all of a basename's pairs)
- * often say yes for a pair that is not there.
+ * For each query character j ≥ 1 of `p` (below the 31st), the fewest characters between a
+ * character j-1 and a later character j in buf[from, to), into p.gaps[j] (NEVER when none follows
+ * one): an alignment that does not put j right after j-1 leaves at least that many between them,
+ * and pays a gap's cost for each. Returns the bits j with none between (side by side). Read from
+ * the basename's bytes, where the hashed pairs (32 bits for all of a basename's pairs) often say
+ * yes for a pair that is not there, and say nothing of a gap's length.
  */
-export function pairsInBytes(buf: Uint8Array, from: number, to: number, p: Plan, candidates: number): number {
-  const codes = p.codes;
+export function gapsInBytes(buf: Uint8Array, from: number, to: number, p: Plan): number {
+  const { codes, gaps, lastAt } = p;
+  const m = Math.min(codes.length, MARKED);
+  let asked = 0;
+  for (let j = 1; j < m; j++) {
+    asked |= 1 << j;
+    gaps[j] = NEVER;
+    // Where character j-1 last stood.
+    lastAt[j] = -1;
+  }
   let found = 0;
-  for (let i = from + 1; i < to; i++) {
-    const before = buf[i - 1] ?? 0;
+  for (let i = from; i < to && found !== asked; i++) {
     const here = buf[i] ?? 0;
-    for (let rest = candidates & ~found; rest !== 0; rest &= rest - 1) {
+    for (let rest = asked & ~found; rest !== 0; rest &= rest - 1) {
       const j = 31 - Math.clz32(rest & -rest);
-      if (codes[j - 1] === before && codes[j] === here) found |= 1 << j;
+      const before = lastAt[j] ?? -1;
+      if (codes[j] === here && before >= 0) {
+        const gap = i - before - 1;
+        if (gap < (gaps[j] ?? NEVER)) gaps[j] = gap;
+        if (gap === 0) found |= 1 << j;
+      }
+      if (codes[j - 1] === here) lastAt[j] = i;
     }
-    if (found === candidates) break;
   }
   return found;
 }
@@ -47,10 +67,11 @@ export function pairsInBytes(buf: Uint8Array, from: number, to: number, p: Plan,
  * character, `starts` the characters starting a word in it (see startMaskOf), `adjacent` bit j when
  * characters j-1 and j may stand side by side (past the 31st, taken to). A character that never
  * stands right after the one before follows a gap: it earns at most MATCH + GAP_START + its bonus (a
- * word's start's at most, none unless it starts a word somewhere), and a run after a gap carries
- * no segment's bonus.
+ * word's start's at most, none unless it starts a word somewhere), less GAP_EXTEND for each
+ * character past the first between them when `gaps` (from gapsInBytes) says how many at least; and
+ * a run after a gap carries no segment's bonus.
  */
-export function boundInName(p: Plan, atStart: boolean, starts: number, adjacent: number): number {
+export function boundInName(p: Plan, atStart: boolean, starts: number, adjacent: number, gaps: Int32Array | null = null): number {
   const m = p.codes.length;
   const most = nameBound(m, atStart, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
   const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
@@ -59,6 +80,7 @@ export function boundInName(p: Plan, atStart: boolean, starts: number, adjacent:
   for (let j = 1; j < m; j++) {
     if (j < MARKED && (adjacent & (1 << j)) === 0) {
       score += AFTER_GAP + ((starts & (p.bits[j] ?? 0)) !== 0 ? AT_WORD : 0);
+      if (gaps) score -= Math.min(gaps[j] ?? 1, GAP_COUNTED) - 1;
       broken = true;
     } else score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
   }

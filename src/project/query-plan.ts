@@ -20,6 +20,9 @@ export type Plan = {
   /** pairBits[j] (j ≥ 1): the bit of characters j-1 and j side by side (see pairBit); bits[j]: character j's. */
   pairBits: Int32Array;
   bits: Int32Array;
+  /** Scratch of gapsInBytes (name-bound.ts), one number per character: the plan is one search's. */
+  gaps: Int32Array;
+  lastAt: Int32Array;
 };
 
 export type Query = {
@@ -53,6 +56,8 @@ function planOf(query: string, sensitive: boolean): Plan {
     single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
     pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
     bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
+    gaps: new Int32Array(query.length),
+    lastAt: new Int32Array(query.length),
   };
 }
 
