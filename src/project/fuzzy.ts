@@ -5,7 +5,7 @@ import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.t
 import { BitRows, type Chunk } from "./char-bits.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
-import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, STARTS, STRIDE, WIDE } from "./rows.ts";
+import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, SECOND_SHIFT, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
 import { boundInName, gapsInBytes, pairsByHash } from "./name-bound.ts";
 
@@ -248,6 +248,9 @@ class Search {
 
   /** Whether the basename of `row` starts with `p`. */
   private nameStarts(row: number, p: Plan): boolean {
+    const flags = this.rows.packed[row * STRIDE + FIRST] ?? 0;
+    // The second character, kept with the first: most rows starting with the first character are turned down without a read of their bytes.
+    if (p.second >= 0 && (flags & WIDE) === 0 && (flags >>> SECOND_SHIFT) !== p.second) return false;
     const buf = this.nameBytes(row);
     if (!buf) return (this.texts[this.rows.idOf[row] ?? 0] ?? "").startsWith(p.query, this.rows.base[row] ?? 0);
     const at = this.nameAt(row);

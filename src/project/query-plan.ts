@@ -11,6 +11,8 @@ export type Plan = {
   /** The first character lowercased, to compare with a basename's first, and its bit. */
   first: number;
   firstBit: number;
+  /** The second character lowercased (-1: none), to compare with a basename's second (rows.ts's SECOND_SHIFT). */
+  second: number;
   /** The bits of the other characters. */
   restMask: number;
   /** suffixMasks[j]: the bits of the characters from the j-th on. */
@@ -51,6 +53,7 @@ function planOf(query: string, sensitive: boolean): Plan {
     codes: Int32Array.from(chars, (c) => c.charCodeAt(0)),
     first: lower.charCodeAt(0),
     firstBit: lower ? charBit(lower.charCodeAt(0)) : 0,
+    second: query.length < 2 ? -1 : query.charAt(1).toLowerCase().charCodeAt(0),
     restMask: maskOf(lower.slice(1)),
     suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
     single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
