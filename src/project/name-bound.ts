@@ -36,7 +36,7 @@ const GAP_COUNTED = 64;
  * yes for a pair that is not there, and say nothing of a gap's length.
  */
 export function gapsInBytes(buf: Uint8Array, from: number, to: number, p: Plan): number {
-  const { codes, gaps, lastAt } = p;
+  const { codes, gaps, lastAt, at, after } = p;
   const m = Math.min(codes.length, MARKED);
   let asked = 0;
   for (let j = 1; j < m; j++) {
@@ -46,18 +46,19 @@ export function gapsInBytes(buf: Uint8Array, from: number, to: number, p: Plan):
     lastAt[j] = -1;
   }
   let found = 0;
+  // Most bytes are none of the query's characters: looked up by code, they cost a read each.
   for (let i = from; i < to && found !== asked; i++) {
     const here = buf[i] ?? 0;
-    for (let rest = asked & ~found; rest !== 0; rest &= rest - 1) {
+    for (let rest = (at[here] ?? 0) & asked & ~found; rest !== 0; rest &= rest - 1) {
       const j = 31 - Math.clz32(rest & -rest);
       const before = lastAt[j] ?? -1;
-      if (codes[j] === here && before >= 0) {
-        const gap = i - before - 1;
-        if (gap < (gaps[j] ?? NEVER)) gaps[j] = gap;
-        if (gap === 0) found |= 1 << j;
-      }
-      if (codes[j - 1] === here) lastAt[j] = i;
+      if (before < 0) continue;
+      const gap = i - before - 1;
+      if (gap < (gaps[j] ?? NEVER)) gaps[j] = gap;
+      if (gap === 0) found |= 1 << j;
     }
+    // After the gaps: a character may follow one equal to it.
+    for (let rest = (after[here] ?? 0) & asked; rest !== 0; rest &= rest - 1) lastAt[31 - Math.clz32(rest & -rest)] = i;
   }
   return found;
 }

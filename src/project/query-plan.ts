@@ -25,6 +25,9 @@ export type Plan = {
   /** Scratch of gapsInBytes (name-bound.ts), one number per character: the plan is one search's. */
   gaps: Int32Array;
   lastAt: Int32Array;
+  /** By ASCII code, the bits j of the characters that are it (`at`), and of those whose character before is it (`after`). */
+  at: Int32Array;
+  after: Int32Array;
 };
 
 export type Query = {
@@ -61,7 +64,19 @@ function planOf(query: string, sensitive: boolean): Plan {
     bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
     gaps: new Int32Array(query.length),
     lastAt: new Int32Array(query.length),
+    at: bitsByCode(query, 0),
+    after: bitsByCode(query, 1),
   };
+}
+
+/** By ASCII code, bit j (below 31) when the query's character j - `shift` is it. */
+function bitsByCode(query: string, shift: number): Int32Array {
+  const bits = new Int32Array(128);
+  for (let j = shift; j < Math.min(query.length, 31); j++) {
+    const code = query.charCodeAt(j - shift);
+    if (code < 128) bits[code] = (bits[code] ?? 0) | (1 << j);
+  }
+  return bits;
 }
 
 /** Whether `chars` occur in `text` in order within [from, to). */
