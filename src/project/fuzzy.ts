@@ -167,15 +167,17 @@ class Search {
     return kept.subarray(0, k);
   }
 
-  /** The lowest score that could still get in, allowing for the largest boost. */
-  get floor(): number {
-    return this.top.floor - this.maxBoost;
-  }
+  /**
+   * The lowest score that could still get in, allowing for the largest boost: a field set at each
+   * push, where a row compares with it several times.
+   */
+  floor = -Infinity;
 
   private push(row: number, score: number): void {
     const id = this.rows.idOf[row] ?? 0;
     const boost = this.boost?.get(this.prep.paths[id] ?? "") ?? 0;
     this.top.push(id, score + boost);
+    this.floor = this.top.floor - this.maxBoost;
   }
 
   /** A match within the basename, scored if it could get in; LAST when not within it. */
