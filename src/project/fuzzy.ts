@@ -7,7 +7,7 @@ import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, SECOND_SHIFT, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
-import { boundInName, gapsInBytes, pairsByHash } from "./name-bound.ts";
+import { boundInBytes, boundInName, gapsInBytes, pairsByHash } from "./name-bound.ts";
 
 /**
  * Kinds of match, best first, far enough apart that nothing within a kind (alignment, length,
@@ -337,9 +337,9 @@ class Search {
 
   /**
    * {@link bound} with the basename's bytes read: which of the query's pairs stand side by side in
-   * it (the hash's 32 bits often say yes for a pair that is not there) and, for the others, the
-   * fewest characters between them (each costs the alignment a point); the hashed bound for a
-   * basename past ASCII.
+   * it (the hash's 32 bits often say yes for a pair that is not there), and what the places of each
+   * pair earn (a gap's length, the bonuses): see gapsInBytes; the hashed bound for a basename past
+   * ASCII.
    */
   private boundByBytes(row: number, p: Plan): number {
     const at = row * STRIDE;
@@ -348,8 +348,8 @@ class Search {
     const buf = this.nameBytes(row);
     if (!buf) return boundInName(p, atStart, packed[at + STARTS] ?? 0, pairsByHash(packed[at + PAIRS] ?? -1, p));
     const from = this.nameAt(row);
-    const adjacent = gapsInBytes(buf, from, this.nameEnd(row, from), p);
-    return boundInName(p, atStart, packed[at + STARTS] ?? 0, adjacent, p.gaps);
+    const adjacent = gapsInBytes(buf, this.rows.namesOrig, from, this.nameEnd(row, from), p);
+    return boundInBytes(p, atStart, packed[at + STARTS] ?? 0, adjacent);
   }
 
   /** {@link inPath} over the rows of a chunk that hold the query's characters: the rows kept, ascending. */

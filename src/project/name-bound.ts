@@ -1,4 +1,4 @@
-import { bestScore, nameBound } from "./align.ts";
+import { bestScore, bonusAt, nameBound } from "./align.ts";
 import type { Plan } from "./query-plan.ts";
 
 /**
@@ -22,45 +22,87 @@ export function pairsByHash(pairs: number, p: Plan): number {
   return adjacent;
 }
 
-/** What gapsInBytes writes for a pair that never stands in order in the basename: no match, beyond any gap. */
-const NEVER = 1 << 20;
 /** A gap's cost is counted up to this many characters: the bound stays within a kind of match (fuzzy.ts's TIER). */
 const GAP_COUNTED = 64;
 
 /**
- * For each query character j ≥ 1 of `p` (below the 31st), the fewest characters between a
- * character j-1 and a later character j in buf[from, to), into p.gaps[j] (NEVER when none follows
- * one): an alignment that does not put j right after j-1 leaves at least that many between them,
- * and pays a gap's cost for each. Returns the bits j with none between (side by side). Read from
- * the basename's bytes, where the hashed pairs (32 bits for all of a basename's pairs) often say
- * yes for a pair that is not there, and say nothing of a gap's length.
+ * Reads the basename buf[from, to) (`orig` as written, for the bonuses) for each query character
+ * j ≥ 1 of `p` (below the 31st) and returns the bits j where characters j-1 and j stand side by
+ * side. For each j it writes the most j's place can give beyond MATCH + GAP_START when it follows
+ * j-1 after a gap (`afterGap`: its bonus less GAP_EXTEND for each character past the first between
+ * them, from the nearest j-1 before it); the most bonus a place of j earns (`anywhere`); and the
+ * most bonus either place of j-1 and j side by side earns (`inRun`). Where the hashed pairs (32
+ * bits for all of a basename's pairs) often say yes for a pair that is not there, and say nothing
+ * of where a gap or a run stands.
  */
-export function gapsInBytes(buf: Uint8Array, from: number, to: number, p: Plan): number {
-  const { codes, gaps, lastAt, at, after } = p;
+export function gapsInBytes(buf: Uint8Array, orig: Uint8Array, from: number, to: number, p: Plan): number {
+  const { codes, afterGap, inRun, anywhere, lastAt, lastBonus, at, after } = p;
   const m = Math.min(codes.length, MARKED);
   let asked = 0;
   for (let j = 1; j < m; j++) {
     asked |= 1 << j;
-    gaps[j] = NEVER;
-    // Where character j-1 last stood.
+    afterGap[j] = -GAP_COUNTED;
+    inRun[j] = 0;
+    anywhere[j] = 0;
+    // Where character j-1 last stood, and its bonus there.
     lastAt[j] = -1;
   }
   let found = 0;
   // Most bytes are none of the query's characters: looked up by code, they cost a read each.
-  for (let i = from; i < to && found !== asked; i++) {
+  for (let i = from; i < to; i++) {
     const here = buf[i] ?? 0;
-    for (let rest = (at[here] ?? 0) & asked & ~found; rest !== 0; rest &= rest - 1) {
+    const isAt = (at[here] ?? 0) & asked;
+    const isAfter = (after[here] ?? 0) & asked;
+    if ((isAt | isAfter) === 0) continue;
+    const bonus = bonusAt(orig, from, i);
+    for (let rest = isAt; rest !== 0; rest &= rest - 1) {
       const j = 31 - Math.clz32(rest & -rest);
+      if (bonus > (anywhere[j] ?? 0)) anywhere[j] = bonus;
       const before = lastAt[j] ?? -1;
       if (before < 0) continue;
       const gap = i - before - 1;
-      if (gap < (gaps[j] ?? NEVER)) gaps[j] = gap;
-      if (gap === 0) found |= 1 << j;
+      if (gap === 0) {
+        found |= 1 << j;
+        inRun[j] = Math.max(inRun[j] ?? 0, bonus, lastBonus[j] ?? 0);
+      } else afterGap[j] = Math.max(afterGap[j] ?? 0, bonus - Math.min(gap - 1, GAP_COUNTED));
     }
     // After the gaps: a character may follow one equal to it.
-    for (let rest = (after[here] ?? 0) & asked; rest !== 0; rest &= rest - 1) lastAt[31 - Math.clz32(rest & -rest)] = i;
+    for (let rest = isAfter; rest !== 0; rest &= rest - 1) {
+      const j = 31 - Math.clz32(rest & -rest);
+      lastAt[j] = i;
+      lastBonus[j] = bonus;
+    }
   }
   return found;
+}
+
+/**
+ * {@link boundInName} from what gapsInBytes found (`adjacent` its result): a character that never
+ * stands right after the one before earns MATCH + GAP_START + its `afterGap`; one that does, in a
+ * run after a gap, MATCH + the most bonus of a place in the run (each place of the run stands side
+ * by side with the next, back to the last character that never does), or MATCH + GAP_START + its
+ * most bonus when a gap comes before it after all.
+ */
+export function boundInBytes(p: Plan, atStart: boolean, starts: number, adjacent: number): number {
+  const m = p.codes.length;
+  const most = nameBound(m, atStart, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+  if ((adjacent | 1) === (1 << Math.min(m, MARKED)) - 1 && m <= MARKED) return most;
+  const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
+  let score = bestScore(1);
+  let broken = false;
+  let run = 0;
+  for (let j = 1; j < m; j++) {
+    if (j >= MARKED) score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
+    else if ((adjacent & (1 << j)) === 0) {
+      score += AFTER_GAP + (p.afterGap[j] ?? 0);
+      broken = true;
+      run = 0;
+    } else if (broken) {
+      run = Math.max(run, p.inRun[j] ?? 0);
+      score += Math.max(RUN + Math.max(run, CONSECUTIVE), AFTER_GAP + (p.anywhere[j] ?? 0));
+    } else score += bestScore(2) - bestScore(1);
+  }
+  return Math.min(most, score);
 }
 
 /**
@@ -68,11 +110,10 @@ export function gapsInBytes(buf: Uint8Array, from: number, to: number, p: Plan):
  * character, `starts` the characters starting a word in it (see startMaskOf), `adjacent` bit j when
  * characters j-1 and j may stand side by side (past the 31st, taken to). A character that never
  * stands right after the one before follows a gap: it earns at most MATCH + GAP_START + its bonus (a
- * word's start's at most, none unless it starts a word somewhere), less GAP_EXTEND for each
- * character past the first between them when `gaps` (from gapsInBytes) says how many at least; and
- * a run after a gap carries no segment's bonus.
+ * word's start's at most, none unless it starts a word somewhere), and a run after a gap carries
+ * no segment's bonus.
  */
-export function boundInName(p: Plan, atStart: boolean, starts: number, adjacent: number, gaps: Int32Array | null = null): number {
+export function boundInName(p: Plan, atStart: boolean, starts: number, adjacent: number): number {
   const m = p.codes.length;
   const most = nameBound(m, atStart, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
   const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
@@ -81,7 +122,6 @@ export function boundInName(p: Plan, atStart: boolean, starts: number, adjacent:
   for (let j = 1; j < m; j++) {
     if (j < MARKED && (adjacent & (1 << j)) === 0) {
       score += AFTER_GAP + ((starts & (p.bits[j] ?? 0)) !== 0 ? AT_WORD : 0);
-      if (gaps) score -= Math.min(gaps[j] ?? 1, GAP_COUNTED) - 1;
       broken = true;
     } else score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
   }

@@ -23,8 +23,11 @@ export type Plan = {
   pairBits: Int32Array;
   bits: Int32Array;
   /** Scratch of gapsInBytes (name-bound.ts), one number per character: the plan is one search's. */
-  gaps: Int32Array;
+  afterGap: Int32Array;
+  inRun: Int32Array;
+  anywhere: Int32Array;
   lastAt: Int32Array;
+  lastBonus: Int32Array;
   /** By ASCII code, the bits j of the characters that are it (`at`), and of those whose character before is it (`after`). */
   at: Int32Array;
   after: Int32Array;
@@ -62,8 +65,11 @@ function planOf(query: string, sensitive: boolean): Plan {
     single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
     pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
     bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
-    gaps: new Int32Array(query.length),
+    afterGap: new Int32Array(query.length),
+    inRun: new Int32Array(query.length),
+    anywhere: new Int32Array(query.length),
     lastAt: new Int32Array(query.length),
+    lastBonus: new Int32Array(query.length),
     at: bitsByCode(query, 0),
     after: bitsByCode(query, 1),
   };
