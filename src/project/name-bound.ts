@@ -33,7 +33,8 @@ const GAP_COUNTED = 64;
  * them, from the nearest j-1 before it); the most bonus a place of j earns (`anywhere`); and the
  * most bonus either place of j-1 and j side by side earns (`inRun`). Where the hashed pairs (32
  * bits for all of a basename's pairs) often say yes for a pair that is not there, and say nothing
- * of where a gap or a run stands.
+ * of where a gap or a run stands. Once every pair stands side by side it stops, the rest unwritten:
+ * the bound is then the most a name gives.
  */
 export function gapsInBytes(buf: Uint8Array, orig: Uint8Array, from: number, to: number, p: Plan): number {
   const { codes, afterGap, inRun, anywhere, lastAt, lastBonus, at, after } = p;
@@ -48,8 +49,9 @@ export function gapsInBytes(buf: Uint8Array, orig: Uint8Array, from: number, to:
     lastAt[j] = -1;
   }
   let found = 0;
-  // Most bytes are none of the query's characters: looked up by code, they cost a read each.
-  for (let i = from; i < to; i++) {
+  // Most bytes are none of the query's characters: looked up by code, they cost a read each. Once
+  // every pair stands side by side somewhere, the bound is the most a name gives (see boundInBytes).
+  for (let i = from; i < to && found !== asked; i++) {
     const here = buf[i] ?? 0;
     const isAt = (at[here] ?? 0) & asked;
     const isAfter = (after[here] ?? 0) & asked;

@@ -53,6 +53,8 @@ describe("a row's bound from its basename's bytes", () => {
         for (let j = 1; j < p.codes.length; j++) if (sideBySide(text, p.codes, j)) want |= 1 << j;
         const found = gapsInBytes(bytes, Uint8Array.from(`q${name}_`, (c) => c.charCodeAt(0)), 1, bytes.length - 1, p);
         expect({ name, query, found }).toEqual({ name, query, found: want });
+        // Every pair side by side: the bound is the most a name gives, and the scan stops there.
+        if (found === (1 << p.codes.length) - 2) continue;
         for (let j = 1; j < p.codes.length; j++) {
           const want = places(text, orig, p.codes, j);
           const got = { anywhere: p.anywhere[j], inRun: p.inRun[j], afterGap: p.afterGap[j] };
