@@ -41,7 +41,8 @@ export const LENGTH = 1;
 /** The basename's first character (lowercased) in the low 16 bits, and the flags above. */
 export const FIRST = 2;
 export const FIRST_CHAR = 0xffff;
-export const IS_DIR = 1 << 16;
+export const IS_DIR_SHIFT = 16;
+export const IS_DIR = 1 << IS_DIR_SHIFT;
 export const WIDE = 1 << 17;
 /**
  * Where the basename's second character (lowercased; 0 when it has one) lies in the same field, 8
