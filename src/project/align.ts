@@ -64,6 +64,12 @@ const BONUS = new Int8Array(CLASSES * CLASSES).map((_, at) => {
 // Non-ASCII counts as a lowercase letter: part of a word.
 const classOf = (code: number): number => (code < 128 ? (CLASS_OF[code] ?? OTHER) : LOWER);
 
+/** The bonus a character earns at orig[i] (as {@link alignBytes} gives it), the position before `from` a segment's start. */
+export function bonusAt(orig: Uint8Array, from: number, i: number): number {
+  const prevClass = i === from ? SEP : classOf(orig[i - 1] ?? 0);
+  return BONUS[prevClass * CLASSES + classOf(orig[i] ?? 0)] ?? 0;
+}
+
 /**
  * The characters (as `bit` gives them, lowercased) that earn a bonus at their place in
  * orig[from, to): those starting a word or a segment, humps, digits after a letter, delimiters.

@@ -5,9 +5,9 @@ import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.t
 import { BitRows, type Chunk } from "./char-bits.ts";
 import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
-import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, STARTS, STRIDE, WIDE } from "./rows.ts";
+import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, SECOND_SHIFT, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
-import { boundInName, pairsByHash, pairsInBytes } from "./name-bound.ts";
+import { boundInBytes, boundInName, gapsInBytes, pairsByHash } from "./name-bound.ts";
 
 /**
  * Kinds of match, best first, far enough apart that nothing within a kind (alignment, length,
@@ -167,15 +167,17 @@ class Search {
     return kept.subarray(0, k);
   }
 
-  /** The lowest score that could still get in, allowing for the largest boost. */
-  get floor(): number {
-    return this.top.floor - this.maxBoost;
-  }
+  /**
+   * The lowest score that could still get in, allowing for the largest boost: a field set at each
+   * push, where a row compares with it several times.
+   */
+  floor = -Infinity;
 
   private push(row: number, score: number): void {
     const id = this.rows.idOf[row] ?? 0;
     const boost = this.boost?.get(this.prep.paths[id] ?? "") ?? 0;
     this.top.push(id, score + boost);
+    this.floor = this.top.floor - this.maxBoost;
   }
 
   /** A match within the basename, scored if it could get in; LAST when not within it. */
@@ -248,6 +250,9 @@ class Search {
 
   /** Whether the basename of `row` starts with `p`. */
   private nameStarts(row: number, p: Plan): boolean {
+    const flags = this.rows.packed[row * STRIDE + FIRST] ?? 0;
+    // The second character, kept with the first: most rows starting with the first character are turned down without a read of their bytes.
+    if (p.second >= 0 && (flags & WIDE) === 0 && (flags >>> SECOND_SHIFT) !== p.second) return false;
     const buf = this.nameBytes(row);
     if (!buf) return (this.texts[this.rows.idOf[row] ?? 0] ?? "").startsWith(p.query, this.rows.base[row] ?? 0);
     const at = this.nameAt(row);
@@ -331,19 +336,20 @@ class Search {
   }
 
   /**
-   * {@link bound} with the pairs the hash let through looked for in the basename's bytes (which
-   * costs a read of them, where the hash's 32 bits often say yes for a pair that is not there);
-   * the hashed bound for a basename past ASCII or a query whose pairs are all absent by the hash.
+   * {@link bound} with the basename's bytes read: which of the query's pairs stand side by side in
+   * it (the hash's 32 bits often say yes for a pair that is not there), and what the places of each
+   * pair earn (a gap's length, the bonuses): see gapsInBytes; the hashed bound for a basename past
+   * ASCII.
    */
   private boundByBytes(row: number, p: Plan): number {
     const at = row * STRIDE;
     const packed = this.rows.packed;
-    const hashed = pairsByHash(packed[at + PAIRS] ?? -1, p);
     const atStart = ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first;
     const buf = this.nameBytes(row);
+    if (!buf) return boundInName(p, atStart, packed[at + STARTS] ?? 0, pairsByHash(packed[at + PAIRS] ?? -1, p));
     const from = this.nameAt(row);
-    const adjacent = hashed === 0 || !buf ? hashed : pairsInBytes(buf, from, this.nameEnd(row, from), p, hashed);
-    return boundInName(p, atStart, packed[at + STARTS] ?? 0, adjacent);
+    const adjacent = gapsInBytes(buf, this.rows.namesOrig, from, this.nameEnd(row, from), p);
+    return boundInBytes(p, atStart, packed[at + STARTS] ?? 0, adjacent);
   }
 
   /** {@link inPath} over the rows of a chunk that hold the query's characters: the rows kept, ascending. */

@@ -1,5 +1,6 @@
 import { BitRows, type Chunk, rowsHolding } from "./char-bits.ts";
 import type { Rows } from "./penalty-order.ts";
+import { BASE_MASK, FIRST, FIRST_CHAR, IS_DIR_SHIFT, STRIDE } from "./rows.ts";
 import type { Kept, Prepared } from "./prepared.ts";
 
 /**
@@ -145,7 +146,8 @@ function mergeRows(chunks: readonly Int32Array[], total: number): Int32Array {
 }
 
 function sortRows(table: Rows, test: RowTest, rows: Int32Array, counts: { f: number; l: number; r: number }): void {
-  const { mask, upperMask, baseFirst, baseMask, dirs } = table;
+  // The basename's fields from the row's packed numbers, which the pass reads next: one place in memory where three arrays were three.
+  const { mask, upperMask, packed } = table;
   const { wholeMask, upper, nameFirst } = test;
   const nameless = test.nameless ? 1 : 0;
   const nameMask = test.nameless ? 0 : test.nameMask;
@@ -157,8 +159,10 @@ function sortRows(table: Rows, test: RowTest, rows: Int32Array, counts: { f: num
   for (let s = 0; s < rows.length; s++) {
     const id = rows[s] ?? 0;
     const held = isZero((((mask[id] ?? 0) & wholeMask) ^ wholeMask) | (((upperMask[id] ?? 0) & upper) ^ upper));
-    const inBase = isZero((((baseMask[id] ?? 0) & nameMask) ^ nameMask) | (((dirs[id] ?? 0) ^ 1) & nameless));
-    const isFirst = held & inBase & isZero((baseFirst[id] ?? 0) ^ first);
+    const flags = packed[id * STRIDE + FIRST] ?? 0;
+    const isDir = (flags >>> IS_DIR_SHIFT) & 1;
+    const inBase = isZero((((packed[id * STRIDE + BASE_MASK] ?? 0) & nameMask) ^ nameMask) | ((isDir ^ 1) & nameless));
+    const isFirst = held & inBase & isZero((flags & FIRST_CHAR) ^ first);
     const isLater = held & (isFirst ^ 1) & inBase;
     outFirst[f] = id;
     f += isFirst;

@@ -1,4 +1,4 @@
-import { bestScore, nameBound } from "./align.ts";
+import { bestScore, bonusAt, nameBound } from "./align.ts";
 import type { Plan } from "./query-plan.ts";
 
 /**
@@ -22,24 +22,89 @@ export function pairsByHash(pairs: number, p: Plan): number {
   return adjacent;
 }
 
+/** A gap's cost is counted up to this many characters: the bound stays within a kind of match (fuzzy.ts's TIER). */
+const GAP_COUNTED = 64;
+
 /**
- * Bit j of `candidates` kept when `p`'s characters j-1 and j stand side by side in buf[from, to):
- * read from the basename's bytes, where the hashed pairs (32 bits for all of a basename's pairs)
- * often say yes for a pair that is not there.
+ * Reads the basename buf[from, to) (`orig` as written, for the bonuses) for each query character
+ * j ≥ 1 of `p` (below the 31st) and returns the bits j where characters j-1 and j stand side by
+ * side. For each j it writes the most j's place can give beyond MATCH + GAP_START when it follows
+ * j-1 after a gap (`afterGap`: its bonus less GAP_EXTEND for each character past the first between
+ * them, from the nearest j-1 before it); the most bonus a place of j earns (`anywhere`); and the
+ * most bonus either place of j-1 and j side by side earns (`inRun`). Where the hashed pairs (32
+ * bits for all of a basename's pairs) often say yes for a pair that is not there, and say nothing
+ * of where a gap or a run stands. Once every pair stands side by side it stops, the rest unwritten:
+ * the bound is then the most a name gives.
  */
-export function pairsInBytes(buf: Uint8Array, from: number, to: number, p: Plan, candidates: number): number {
-  const codes = p.codes;
+export function gapsInBytes(buf: Uint8Array, orig: Uint8Array, from: number, to: number, p: Plan): number {
+  const { codes, afterGap, inRun, anywhere, lastAt, lastBonus, at, after } = p;
+  const m = Math.min(codes.length, MARKED);
+  let asked = 0;
+  for (let j = 1; j < m; j++) {
+    asked |= 1 << j;
+    afterGap[j] = -GAP_COUNTED;
+    inRun[j] = 0;
+    anywhere[j] = 0;
+    // Where character j-1 last stood, and its bonus there.
+    lastAt[j] = -1;
+  }
   let found = 0;
-  for (let i = from + 1; i < to; i++) {
-    const before = buf[i - 1] ?? 0;
+  // Most bytes are none of the query's characters: looked up by code, they cost a read each. Once
+  // every pair stands side by side somewhere, the bound is the most a name gives (see boundInBytes).
+  for (let i = from; i < to && found !== asked; i++) {
     const here = buf[i] ?? 0;
-    for (let rest = candidates & ~found; rest !== 0; rest &= rest - 1) {
+    const isAt = (at[here] ?? 0) & asked;
+    const isAfter = (after[here] ?? 0) & asked;
+    if ((isAt | isAfter) === 0) continue;
+    const bonus = bonusAt(orig, from, i);
+    for (let rest = isAt; rest !== 0; rest &= rest - 1) {
       const j = 31 - Math.clz32(rest & -rest);
-      if (codes[j - 1] === before && codes[j] === here) found |= 1 << j;
+      if (bonus > (anywhere[j] ?? 0)) anywhere[j] = bonus;
+      const before = lastAt[j] ?? -1;
+      if (before < 0) continue;
+      const gap = i - before - 1;
+      if (gap === 0) {
+        found |= 1 << j;
+        inRun[j] = Math.max(inRun[j] ?? 0, bonus, lastBonus[j] ?? 0);
+      } else afterGap[j] = Math.max(afterGap[j] ?? 0, bonus - Math.min(gap - 1, GAP_COUNTED));
     }
-    if (found === candidates) break;
+    // After the gaps: a character may follow one equal to it.
+    for (let rest = isAfter; rest !== 0; rest &= rest - 1) {
+      const j = 31 - Math.clz32(rest & -rest);
+      lastAt[j] = i;
+      lastBonus[j] = bonus;
+    }
   }
   return found;
+}
+
+/**
+ * {@link boundInName} from what gapsInBytes found (`adjacent` its result): a character that never
+ * stands right after the one before earns MATCH + GAP_START + its `afterGap`; one that does, in a
+ * run after a gap, MATCH + the most bonus of a place in the run (each place of the run stands side
+ * by side with the next, back to the last character that never does), or MATCH + GAP_START + its
+ * most bonus when a gap comes before it after all.
+ */
+export function boundInBytes(p: Plan, atStart: boolean, starts: number, adjacent: number): number {
+  const m = p.codes.length;
+  const most = nameBound(m, atStart, (starts & p.firstBit) !== 0, (starts & p.restMask) !== 0);
+  if ((adjacent | 1) === (1 << Math.min(m, MARKED)) - 1 && m <= MARKED) return most;
+  const runMost = (starts & p.restMask) !== 0 ? AT_WORD : CONSECUTIVE;
+  let score = bestScore(1);
+  let broken = false;
+  let run = 0;
+  for (let j = 1; j < m; j++) {
+    if (j >= MARKED) score += broken ? RUN + runMost : bestScore(2) - bestScore(1);
+    else if ((adjacent & (1 << j)) === 0) {
+      score += AFTER_GAP + (p.afterGap[j] ?? 0);
+      broken = true;
+      run = 0;
+    } else if (broken) {
+      run = Math.max(run, p.inRun[j] ?? 0);
+      score += Math.max(RUN + Math.max(run, CONSECUTIVE), AFTER_GAP + (p.anywhere[j] ?? 0));
+    } else score += bestScore(2) - bestScore(1);
+  }
+  return Math.min(most, score);
 }
 
 /**

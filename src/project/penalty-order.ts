@@ -1,7 +1,7 @@
 import { startMaskOf } from "./align.ts";
 import { charBitsOf } from "./char-bits.ts";
 import { charBit, type Prepared } from "./prepared.ts";
-import { BASE, BASE_MASK, FIRST, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, type Rows, STARTS, STRIDE, WIDE } from "./rows.ts";
+import { BASE, BASE_MASK, FIRST, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, type Rows, SECOND_SHIFT, STARTS, STRIDE, WIDE } from "./rows.ts";
 
 export type { Rows } from "./rows.ts";
 
@@ -63,7 +63,9 @@ export function orderRows(prep: Prepared): Rows {
     const at = row * STRIDE;
     packed[at + BASE] = rows.base[row] ?? 0;
     packed[at + LENGTH] = rows.length[row] ?? 0;
-    packed[at + FIRST] = (rows.baseFirst[row] ?? 0) | (rows.dirs[row] === 1 ? IS_DIR : 0) | (wide[row] === 1 ? WIDE : 0);
+    const nameLength = (rows.length[row] ?? 0) - (rows.base[row] ?? 0);
+    const second = wide[row] === 1 || nameLength < 2 ? 0 : (names[(nameAt[row] ?? 0) + 1] ?? 0);
+    packed[at + FIRST] = (rows.baseFirst[row] ?? 0) | (rows.dirs[row] === 1 ? IS_DIR : 0) | (wide[row] === 1 ? WIDE : 0) | (second << SECOND_SHIFT);
     packed[at + BASE_MASK] = rows.baseMask[row] ?? 0;
     packed[at + STARTS] = wordStarts[row] ?? 0;
     packed[at + PAIRS] = pairs[row] ?? 0;

@@ -11,6 +11,8 @@ export type Plan = {
   /** The first character lowercased, to compare with a basename's first, and its bit. */
   first: number;
   firstBit: number;
+  /** The second character lowercased (-1: none), to compare with a basename's second (rows.ts's SECOND_SHIFT). */
+  second: number;
   /** The bits of the other characters. */
   restMask: number;
   /** suffixMasks[j]: the bits of the characters from the j-th on. */
@@ -20,6 +22,15 @@ export type Plan = {
   /** pairBits[j] (j ≥ 1): the bit of characters j-1 and j side by side (see pairBit); bits[j]: character j's. */
   pairBits: Int32Array;
   bits: Int32Array;
+  /** Scratch of gapsInBytes (name-bound.ts), one number per character: the plan is one search's. */
+  afterGap: Int32Array;
+  inRun: Int32Array;
+  anywhere: Int32Array;
+  lastAt: Int32Array;
+  lastBonus: Int32Array;
+  /** By ASCII code, the bits j of the characters that are it (`at`), and of those whose character before is it (`after`). */
+  at: Int32Array;
+  after: Int32Array;
 };
 
 export type Query = {
@@ -48,12 +59,30 @@ function planOf(query: string, sensitive: boolean): Plan {
     codes: Int32Array.from(chars, (c) => c.charCodeAt(0)),
     first: lower.charCodeAt(0),
     firstBit: lower ? charBit(lower.charCodeAt(0)) : 0,
+    second: query.length < 2 ? -1 : query.charAt(1).toLowerCase().charCodeAt(0),
     restMask: maskOf(lower.slice(1)),
     suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
     single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
     pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
     bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
+    afterGap: new Int32Array(query.length),
+    inRun: new Int32Array(query.length),
+    anywhere: new Int32Array(query.length),
+    lastAt: new Int32Array(query.length),
+    lastBonus: new Int32Array(query.length),
+    at: bitsByCode(query, 0),
+    after: bitsByCode(query, 1),
   };
+}
+
+/** By ASCII code, bit j (below 31) when the query's character j - `shift` is it. */
+function bitsByCode(query: string, shift: number): Int32Array {
+  const bits = new Int32Array(128);
+  for (let j = shift; j < Math.min(query.length, 31); j++) {
+    const code = query.charCodeAt(j - shift);
+    if (code < 128) bits[code] = (bits[code] ?? 0) | (1 << j);
+  }
+  return bits;
 }
 
 /** Whether `chars` occur in `text` in order within [from, to). */

@@ -41,8 +41,15 @@ export const LENGTH = 1;
 /** The basename's first character (lowercased) in the low 16 bits, and the flags above. */
 export const FIRST = 2;
 export const FIRST_CHAR = 0xffff;
-export const IS_DIR = 1 << 16;
+export const IS_DIR_SHIFT = 16;
+export const IS_DIR = 1 << IS_DIR_SHIFT;
 export const WIDE = 1 << 17;
+/**
+ * Where the basename's second character (lowercased; 0 when it has one) lies in the same field, 8
+ * bits, for a basename within ASCII: a row whose second character differs from the query's starts
+ * with neither the query nor the same two characters, known without a read of its bytes.
+ */
+export const SECOND_SHIFT = 18;
 export const BASE_MASK = 3;
 /** The characters that start a word in the basename (see startMaskOf): bounds its best score. */
 export const STARTS = 4;

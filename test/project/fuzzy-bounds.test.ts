@@ -51,6 +51,22 @@ describe("the search's shortcuts", () => {
     }
   });
 
+  test("the prefix matches are the basenames that start with the query, whatever the case of their second character", () => {
+    const names = ["cOnfig.ts", "config.ts", "CONFIG.md", "Config.json", "c", "co", "cfg", "c.ts", "über.ts", "Über.md", "cö.ts", "CÖ.md", "x", "xc", "coNFIG"];
+    const list = names.flatMap((name) => [`src/${name}`, `lib/deep/er/${name}`]);
+    const prep = prepare(list, new Uint8Array(list.length));
+    for (const query of ["c", "co", "con", "conf", "cO", "CO", "Co", "cf", "c.", "ü", "üb", "Üb", "cö", "CÖ", "xc", "x"]) {
+      const sensitive = query !== query.toLowerCase();
+      const want = list.filter((path) => {
+        const name = path.slice(path.lastIndexOf("/") + 1);
+        return (sensitive ? name : name.toLowerCase()).startsWith(query);
+      });
+      // Scores a kind of match apart: 300,000 and up for a basename starting with the query.
+      const got = ranked(prep, query, list.length).filter((line) => Number(line.slice(line.lastIndexOf(" ") + 1)) > 250_000);
+      expect({ query, got: got.map((line) => line.slice(0, line.lastIndexOf(" "))).sort() }).toEqual({ query, got: want.sort() });
+    }
+  });
+
   test("a basename's score from its bytes is its score from the path's string", () => {
     const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
     for (const path of paths.slice(0, 2000)) {
