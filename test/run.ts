@@ -6,9 +6,10 @@
  *   bun test/run.ts --fast          the fast tier (npm run test:fast): see tiers.ts
  *   bun test/run.ts test/tui        the files under these paths
  *
- * LEMBAS_TEST_JOBS sets how many files run at once (default 3: the files wait on their programs and
- * terminals part of the time, so on a machine of two cores three keep both busy; there the whole
- * run took 291 s three at a time, 356 s two at a time). Every test keeps to its own temp dirs and
+ * LEMBAS_TEST_JOBS sets how many files run at once (default 4: the files wait on their programs and
+ * terminals most of the time, the more so since they spawn the compiled program, so on a machine of
+ * two cores four keep both busy; there the whole run took 356 s three at a time and 232 s four at a
+ * time, one after the other at load 4–7). Every test keeps to its own temp dirs and
  * tmux sockets, so files do not see each other; the few that would (tiers.ts's ALONE) run alone,
  * at the end.
  *
@@ -138,7 +139,7 @@ async function main(): Promise<number> {
     console.error(`No test file matches ${paths.join(" ")}.`);
     return 1;
   }
-  const jobs = Number(process.env.LEMBAS_TEST_JOBS) || 3;
+  const jobs = Number(process.env.LEMBAS_TEST_JOBS) || 4;
   const started = performance.now();
   let bin: string | null;
   try {
