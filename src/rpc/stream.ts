@@ -105,21 +105,23 @@ export function parseFrame(text: string, reply: (message: AnyMessage) => void): 
   }
 }
 
-/** What makes a value no JSON-RPC 2.0 message, in words; null when it is one. */
+/**
+ * What makes a value no JSON-RPC 2.0 request or notification, in words; null when it is one, or
+ * when it is shaped as a response (no method; an id, a result or an error): a response is never
+ * answered, even a malformed one, so the dispatcher settles the request it names (or logs it).
+ */
 export function envelopeProblem(message: unknown): string | null {
   if (typeof message !== "object" || message === null) return "a JSON-RPC message is an object";
   const m = message as Record<string, unknown>;
+  if (!("method" in m) && ("id" in m || "result" in m || "error" in m)) return null;
   if (m.jsonrpc !== "2.0") return 'jsonrpc must be "2.0"';
   if ("id" in m && !(m.id === null || typeof m.id === "string" || (typeof m.id === "number" && Number.isFinite(m.id)))) {
     return "id must be a string, a number or null";
   }
-  if ("method" in m) {
-    if (typeof m.method !== "string" || m.method.length === 0) return "method must be a non-empty string";
-    if ("params" in m && m.params !== undefined && (typeof m.params !== "object" || m.params === null)) return "params must be an object or an array";
-    return null;
-  }
-  if (!("id" in m)) return "a message needs a method, or an id with a result or an error";
-  if (!("result" in m) && !("error" in m)) return "a response needs a result or an error";
+  if (!("method" in m)) return "a message needs a method, or an id with a result or an error";
+  if (typeof m.method !== "string" || m.method.length === 0) return "method must be a non-empty string";
+  // null params are absent params (as the ACP SDK read them): some clients write an absent value so.
+  if (m.params !== undefined && m.params !== null && typeof m.params !== "object") return "params must be an object or an array";
   return null;
 }
 
