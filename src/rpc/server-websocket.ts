@@ -19,11 +19,16 @@ export function serverWebSocketTransport(ws: ServerWebSocket<unknown>): {
   end(): void;
 } {
   let open = true;
-  let wake: (() => void) | null = null;
+  // Every send waiting for the drain, in order: the stream's writes and the transport's own replies
+  // to frames that were not JSON may wait at once.
+  const waiting: (() => void)[] = [];
+  const wakeAll = () => {
+    for (const wake of waiting.splice(0)) wake();
+  };
   const send = async (message: AnyMessage) => {
     while (open && ws.getBufferedAmount() > HIGH_WATER) {
       await new Promise<void>((resolve) => {
-        wake = resolve;
+        waiting.push(resolve);
       });
     }
     if (open) ws.send(JSON.stringify(message));
@@ -37,13 +42,11 @@ export function serverWebSocketTransport(ws: ServerWebSocket<unknown>): {
     },
     drained() {
       if (ws.getBufferedAmount() > LOW_WATER) return;
-      wake?.();
-      wake = null;
+      wakeAll();
     },
     end() {
       open = false;
-      wake?.();
-      wake = null;
+      wakeAll();
       end();
     },
   };
