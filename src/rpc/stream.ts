@@ -28,14 +28,17 @@ export function messageStream(
   let controller: ReadableStreamDefaultController<AnyMessage> | null = null;
   let ended = false;
   let first = true;
-  const open = new Set<string | number>();
+  // Requests not yet answered, by id: a count, as a client may reuse an id while it is in flight.
+  const open = new Map<string | number, number>();
   // Requests answered on arrival (answerFirst): the reader's own answer to each is not sent again.
   const answeredAlready = new Set<string | number>();
-  let wake: (() => void) | null = null;
+  const waiting: (() => void)[] = [];
   const out = (message: AnyMessage) => {
     if (!("method" in message) && "id" in message && message.id !== null) {
-      open.delete(message.id);
-      if (open.size === 0) wake?.();
+      const left = (open.get(message.id) ?? 1) - 1;
+      if (left > 0) open.set(message.id, left);
+      else open.delete(message.id);
+      if (open.size === 0) for (const wake of waiting.splice(0)) wake();
       if (answeredAlready.delete(message.id)) return;
     }
     return send(message);
@@ -65,7 +68,7 @@ export function messageStream(
         return;
       }
       const m = message as AnyMessage;
-      if ("method" in m && "id" in m && m.id !== null) open.add(m.id);
+      if ("method" in m && "id" in m && m.id !== null) open.set(m.id, (open.get(m.id) ?? 0) + 1);
       const early = first ? opts.answerFirst?.(m) : null;
       first = false;
       if (early && "id" in early && early.id !== null) {
@@ -77,7 +80,7 @@ export function messageStream(
     answered() {
       if (open.size === 0) return Promise.resolve();
       return new Promise<void>((resolve) => {
-        wake = resolve;
+        waiting.push(resolve);
       });
     },
     end() {
