@@ -37,7 +37,7 @@ function testFiles(): string[] {
   const all = [...glob.scanSync({ cwd: root })].sort();
   const chosen = paths.length === 0 ? all : all.filter((f) => paths.some((p) => f === p || f.startsWith(`${p.replace(/\/$/, "")}/`)));
   if (!fast) return chosen;
-  return chosen.filter((f) => !SLOW.includes(f) && !spawns(readFileSync(join(root, f), "utf8")));
+  return chosen.filter((f) => !SLOW.includes(f) && !spawns(readFileSync(join(root, f), "utf8"), join(root, f)));
 }
 
 /** The slow files first, in their order; then the rest, largest first. */
@@ -100,7 +100,7 @@ function count(output: string, word: string): number {
  * A build that fails throws its one line: every file that spawns the program would fail.
  */
 async function buildProgram(files: string[]): Promise<string | null> {
-  if (!files.some((f) => spawns(readFileSync(join(root, f), "utf8")))) return null;
+  if (!files.some((f) => spawns(readFileSync(join(root, f), "utf8"), join(root, f)))) return null;
   const dir = mkdtempSync(join(scratch ?? tmpdir(), "lembas-bin-"));
   made.push(dir);
   const bin = join(dir, "lembas");

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
 /**
  * Which test files `npm run test:fast` leaves out, and which the whole run starts first.
  *
@@ -97,12 +100,22 @@ export const SLOW = [
  */
 export const ALONE = ["test/service/leftovers.test.ts"];
 
-/** True when a test file, read as text, imports a support module that spawns something. */
-export function spawns(source: string): boolean {
+/**
+ * True when a test file, read as text, imports a support module that spawns something, directly or
+ * through a helper of its own folder's (test/library/support.ts imports run.ts). `file` (the test's
+ * path) lets such helpers be read; without it only the direct imports count.
+ */
+export function spawns(source: string, file?: string): boolean {
   for (const match of source.matchAll(/from "((?:\.\.?\/)+)(?:support\/)?([\w-]+)\.ts"/g)) {
     const [, up = "", name = ""] = match;
     const inSupport = match[0].includes("support/") || up === "./";
     if (inSupport && SPAWNING_SUPPORT.includes(name)) return true;
+  }
+  if (!file) return false;
+  for (const match of source.matchAll(/from "(\.\.?\/(?:[\w-]+\/)*[\w-]+\.ts)"/g)) {
+    const helper = join(dirname(file), match[1] ?? "");
+    if (helper.includes("/src/") || helper.endsWith(".test.ts") || helper.includes("/support/") || !existsSync(helper)) continue;
+    if (spawns(readFileSync(helper, "utf8"))) return true;
   }
   return false;
 }
