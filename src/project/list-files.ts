@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { join, sep } from "node:path";
 import type { Env } from "./ignore-outside.ts";
 import { walk } from "./ignore-walk.ts";
-import { type PathGuard, rgExclusions } from "./protected.ts";
+import type { PathGuard } from "./protected.ts";
 
 /**
  * Which program lists a project's files: ripgrep at the path given, or the TypeScript walker when
@@ -43,25 +43,22 @@ export async function* listFileBatches(root: string, lister: FileLister, guard?:
   }
   // ripgrep's paths are plain relative ones: joined by hand (join's normalising cost more than judging them).
   const prefix = root.endsWith(sep) ? root : `${root}${sep}`;
-  for await (const batch of rgBatches(lister.rg, root, lister.env, guard)) {
+  for await (const batch of rgBatches(lister.rg, root, lister.env)) {
     const kept = guard ? batch.filter((file) => !guard.leaveOut(sep === "/" ? prefix + file : join(root, file))) : batch;
     if (kept.length > 0) yield kept;
   }
 }
 
-async function* rgBatches(rg: string, root: string, env: Env | undefined, guard: PathGuard | undefined): AsyncGenerator<string[]> {
-  const proc = Bun.spawn([rg, ...RG_ARGS, ...rgExclusions(guard)], { cwd: root, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+async function* rgBatches(rg: string, root: string, env: Env | undefined): AsyncGenerator<string[]> {
+  // No `--iglob` per secret name here, unlike a content search: the guard judges every listed path
+  // anyway (a secret directory's files by their parent), and the twenty case-insensitive globs cost
+  // ripgrep more CPU than our whole judge, beside it on the same cores.
+  const proc = Bun.spawn([rg, ...RG_ARGS], { cwd: root, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const stderr = new Response(proc.stderr).text();
-  const decoder = new TextDecoder();
-  let pending = "";
   let listed = false;
   let read = false;
   try {
-    for await (const chunk of proc.stdout) {
-      const text = pending + decoder.decode(chunk, { stream: true });
-      const files = text.split("\0");
-      pending = files.pop() ?? "";
-      if (files.length === 0) continue;
+    for await (const files of nulSeparated(proc.stdout)) {
       listed = true;
       yield files;
     }
@@ -73,6 +70,24 @@ async function* rgBatches(rg: string, root: string, env: Env | undefined, guard:
   const code = await proc.exited;
   // 1 is "nothing listed"; 2 after output means some entries were unreadable, which rg skips.
   if (code === 2 && !listed) throw new Error(`ripgrep could not list ${root}: ${(await stderr).trim().split("\n")[0] ?? ""}`);
+}
+
+/**
+ * The NUL-terminated paths of a stream of UTF-8 chunks, a batch per chunk as it comes: a path (or
+ * a character) cut by a chunk's edge is carried over to the next, and a last one left unterminated
+ * is given at the end.
+ */
+export async function* nulSeparated(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string[]> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  for await (const chunk of chunks) {
+    const text = pending + decoder.decode(chunk, { stream: true });
+    const files = text.split("\0");
+    pending = files.pop() ?? "";
+    if (files.length > 0) yield files;
+  }
+  const rest = pending + decoder.decode();
+  if (rest !== "") yield [rest];
 }
 
 const WALK_BATCH = 2_000;
