@@ -5,13 +5,13 @@
 // `bench/first-request.ts` holds too. One JSON line; ranges over the runs. The compiled binary is
 // built first unless LEMBAS_BIN names one (memory is compared within one build: two builds of the
 // same source differ by a few MB of how the page cache holds the file).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "../build.ts";
 import { startModel } from "../test/support/model.ts";
 import { LIMITS } from "./goals.ts";
-import { benchHome } from "./bench-home.ts";
+import { benchHome, tmuxOn, untilFirstFrame, untilServing } from "./bench-home.ts";
 
 const GOAL = LIMITS.firstRequest;
 const runsArg = process.argv.indexOf("--runs");
@@ -78,12 +78,9 @@ try {
 
 /** `lembas serve` started, left a second once its control socket is there; then stopped. */
 async function serveIdle(lembas: string, cwd: string, env: Record<string, string>): Promise<Split> {
-  const socket = join(env.LEMBAS_STATE_DIR ?? "", "service.sock");
   const proc = Bun.spawn([lembas, "serve"], { cwd, env, stdout: "ignore", stderr: "ignore" });
   try {
-    for (let i = 0; i < 400 && !existsSync(socket); i++) await Bun.sleep(25);
-    if (!existsSync(socket)) throw new Error("lembas serve made no control socket in 10 s");
-    await Bun.sleep(1000);
+    await untilServing(env);
     return splitOf(proc.pid, lembas);
   } finally {
     proc.kill();
@@ -93,19 +90,12 @@ async function serveIdle(lembas: string, cwd: string, env: Record<string, string
 
 /** The terminal in tmux (its own socket), a second after its first frame. */
 async function terminalIdle(lembas: string, cwd: string, env: Record<string, string>, base: string): Promise<Split> {
-  const socket = `lembas-bench-memory-${process.pid}`;
-  const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", socket, ...args], { env: { ...process.env, ...env, TERM: "xterm-256color" } });
+  const tmux = tmuxOn(`lembas-bench-memory-${process.pid}`, env);
   const pidFile = join(base, "terminal.pid");
   const vars = Object.entries(env).filter(([k]) => k.startsWith("LEMBAS_") || k === "HOME").map(([k, v]) => `${k}=${v}`).join(" ");
   tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", cwd, `sh -c 'echo $$ > ${pidFile}; exec env ${vars} TERM=xterm-256color ${lembas}'`);
   try {
-    let shown = false;
-    for (let i = 0; i < 200 && !shown; i++) {
-      shown = tmux("capture-pane", "-p").stdout.toString().includes("test-model");
-      if (!shown) await Bun.sleep(50);
-    }
-    if (!shown) throw new Error("the terminal showed no first frame in 10 s");
-    await Bun.sleep(1000);
+    await untilFirstFrame(tmux);
     return splitOf(Number(readFileSync(pidFile, "utf8").trim()), lembas);
   } finally {
     tmux("kill-server");

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BYTECODE_WAYS, build } from "../build.ts";
 import { startModel } from "../test/support/model.ts";
-import { benchHome } from "../bench/bench-home.ts";
+import { benchHome, tmuxOn, untilFirstFrame, untilServing } from "../bench/bench-home.ts";
 
 const HERE = import.meta.dir;
 
@@ -35,30 +35,23 @@ try {
 
 /** `lembas serve` until a second after its control socket is there, then stopped as a person would (SIGTERM). */
 async function recordServe(lembas: string, cwd: string, env: Record<string, string>): Promise<void> {
-  const socket = join(env.LEMBAS_STATE_DIR ?? "", "service.sock");
   const proc = Bun.spawn([lembas, "serve"], { cwd, env, stdout: "ignore", stderr: "ignore" });
-  for (let i = 0; i < 400 && !existsSync(socket); i++) await Bun.sleep(25);
-  if (!existsSync(socket)) throw new Error("lembas serve made no control socket in 10 s");
-  await Bun.sleep(1000);
-  proc.kill("SIGTERM");
+  try {
+    await untilServing(env);
+  } finally {
+    proc.kill("SIGTERM");
+  }
   await proc.exited;
 }
 
 /** The terminal in tmux (its own socket) until a second after its composer shows, then quit with Ctrl+D twice. */
 async function recordTerminal(lembas: string, cwd: string, env: Record<string, string>, base: string): Promise<void> {
-  const socket = `lembas-bytecode-order-${process.pid}`;
-  const tmux = (...args: string[]) => Bun.spawnSync(["tmux", "-L", socket, ...args], { env: { ...process.env, ...env, TERM: "xterm-256color" } });
+  const tmux = tmuxOn(`lembas-bytecode-order-${process.pid}`, env);
   const done = join(base, "terminal.done");
   const vars = Object.entries(env).filter(([k]) => k.startsWith("LEMBAS_") || k.startsWith("BUN_") || k === "HOME").map(([k, v]) => `${k}=${v}`).join(" ");
   tmux("new-session", "-d", "-x", "120", "-y", "40", "-c", cwd, `sh -c 'env ${vars} TERM=xterm-256color ${lembas}; touch ${done}'`);
   try {
-    let shown = false;
-    for (let i = 0; i < 200 && !shown; i++) {
-      shown = tmux("capture-pane", "-p").stdout.toString().includes("test-model");
-      if (!shown) await Bun.sleep(50);
-    }
-    if (!shown) throw new Error("the terminal showed no first frame in 10 s");
-    await Bun.sleep(1000);
+    await untilFirstFrame(tmux);
     for (let i = 0; i < 100 && !existsSync(done); i++) {
       if (i % 20 === 0) tmux("send-keys", "C-d");
       await Bun.sleep(50);
