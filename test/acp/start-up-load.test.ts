@@ -15,15 +15,20 @@ const list = join(dir, "loaded.txt");
 writeFileSync(preload, `import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join("\\n")));\n`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** One turn of an editor: initialize, session/new, a prompt "hi" answered "hello"; the prompt's answer. */
+async function oneTurn(a: Awaited<ReturnType<typeof startStdioAgent>>): Promise<unknown> {
+  a.model.push(step({ text: "hello" }));
+  await a.agent.request("initialize", initializeParams);
+  const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
+  return a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+}
+
 // What only some sessions need stays out of a `serve --stdio` that answered one prompt without it:
 // whatever it loads counts towards the first garbage collection (bench/START.md).
 test("serve --stdio, initialize to a first answer without a login, a library search, a fetch or an MCP server: none of their code is loaded", async () => {
   const a = await startStdioAgent({ cmd: [process.execPath, "--preload", preload, ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
   try {
-    a.model.push(step({ text: "hello" }));
-    await a.agent.request("initialize", initializeParams);
-    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
-    expect(await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] })).toMatchObject({ stopReason: "end_turn" });
+    expect(await oneTurn(a)).toMatchObject({ stopReason: "end_turn" });
   } finally {
     await a.close();
   }
@@ -47,10 +52,7 @@ async function loadedAtAnswers(env: Record<string, string>): Promise<{ initializ
   try {
     const a = await startStdioAgent({ cmd: [process.execPath, "--preload", PROBE, ENTRY, "serve", "--stdio"], env: { PROBE_OUT: out, ...env } });
     try {
-      a.model.push(step({ text: "hello" }));
-      await a.agent.request("initialize", initializeParams);
-      const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
-      await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      await oneTurn(a);
     } finally {
       await a.close();
     }
@@ -154,10 +156,7 @@ test("serve --stdio's first chunk loads no bun:ffi (only a command's undo watche
 test("serve --stdio's stdout carries protocol messages only: a stray process.stdout.write or console.log in the process goes to stderr", async () => {
   const a = await startStdioAgent({ cmd: [process.execPath, "--preload", join(import.meta.dir, "../support/stray-stdout.ts"), ENTRY, "serve", "--stdio"], env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
   try {
-    a.model.push(step({ text: "hello" }));
-    await a.agent.request("initialize", initializeParams);
-    const { sessionId } = await a.agent.request("session/new", { cwd: a.project, mcpServers: [] });
-    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    await oneTurn(a);
   } finally {
     await a.close();
   }

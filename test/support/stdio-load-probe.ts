@@ -7,6 +7,7 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tapStdoutWrites } from "./stdout-tap.ts";
 
 const out = process.env.PROBE_OUT ?? "";
 
@@ -27,23 +28,5 @@ const seen = (text: string) => {
   }
 };
 
-const stdout = Bun.stdout;
-const writer = stdout.writer.bind(stdout);
-Object.defineProperty(stdout, "writer", {
-  value: (...args: Parameters<typeof stdout.writer>) => {
-    const sink = writer(...args);
-    return new Proxy(sink, {
-      get(target, key) {
-        const value: unknown = Reflect.get(target, key);
-        if (key === "write") {
-          // serve --stdio writes its lines as strings (rpc/stdio.ts)
-          return (chunk: string) => {
-            seen(chunk);
-            return target.write(chunk);
-          };
-        }
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-  },
-});
+// serve --stdio writes its lines as strings (rpc/stdio.ts)
+tapStdoutWrites(seen);
