@@ -21,7 +21,7 @@ import { optionGiven } from "./args.ts";
 import { isTerminal, plainOut } from "./plain-out.ts";
 import { makePrinter } from "./print.ts";
 import { realOr } from "../real-path.ts";
-import { preconnectModel } from "./run-early.ts";
+import { preconnectModel } from "./preconnect.ts";
 
 export default defineCommand({
   meta: { name: "run", description: "Run one prompt to the end and print the answer",

@@ -1,7 +1,7 @@
 import { LEMBAS_PROTOCOL } from "../acp/agent.ts";
 import type { lineTransport } from "../rpc/stdio.ts";
 import { createContext } from "../app/context.ts";
-import { preconnectModel } from "./run-early.ts";
+import { preconnectModel } from "./preconnect.ts";
 
 /** `lembas serve --stdio` on this process's own engine: until stdin ends or `stop`, then running turns are cancelled. */
 export async function serveOwnEngine(transport: ReturnType<typeof lineTransport>, stop: Promise<void>): Promise<void> {
