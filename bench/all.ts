@@ -8,27 +8,10 @@
 //   bun bench/all.ts [--quick] [--only a,b] [--skip a,b] [--timeout-min N]
 //
 // --quick: the long benches at a smaller size (library at 10,000 chunks only, terminal and pty with
-// 50 MB floods, tui with one round): the figures are noisier, the goals the same.
+// 50 MB floods, tui with one round, first-request with 5 runs): the figures are noisier, the goals the same.
 import { join } from "node:path";
+import { BENCHES, type Bench } from "./bench-list.ts";
 import { type Figures, GOALS, type Judged, judgeBench } from "./goals.ts";
-
-type Bench = { name: string; args: string[]; quick?: string[] };
-
-/** In the order they run: quick ones first, so a broken build shows at once. */
-const BENCHES: Bench[] = [
-  { name: "startup", args: [] },
-  { name: "engine", args: [] },
-  { name: "link", args: [] },
-  { name: "acp-stdio", args: [] },
-  { name: "undo", args: [] },
-  { name: "pty", args: [], quick: ["--quick"] },
-  { name: "terminal", args: [], quick: ["--quick"] },
-  { name: "share", args: [] },
-  { name: "files", args: [] },
-  { name: "library", args: [], quick: ["--quick"] },
-  { name: "code-index", args: [], quick: ["--files", "5000"] },
-  { name: "tui", args: [], quick: ["--rounds", "1"] },
-];
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => {

@@ -1,5 +1,5 @@
 import type { ServerWebSocket } from "bun";
-import { type AnyMessage, messageStream, parseFrame, type Stream } from "./stream.ts";
+import { type AnyMessage, frameText, messageStream, parseFrame, type Stream } from "./stream.ts";
 
 /** Above this many bytes queued on the socket, sending waits until it drains below LOW_WATER. */
 const HIGH_WATER = 4 * 1024 * 1024;
@@ -31,7 +31,7 @@ export function serverWebSocketTransport(ws: ServerWebSocket<unknown>): {
         waiting.push(resolve);
       });
     }
-    if (open) ws.send(JSON.stringify(message));
+    if (open) ws.send(frameText(message));
   };
   const { stream, deliver, end } = messageStream(send);
   return {

@@ -1,4 +1,4 @@
-import { type AnyMessage, type FirstAnswer, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
+import { type AnyMessage, type FirstAnswer, frameText, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
 
 /** The most bytes of messages let go (see lineTransport's send) before they are flushed. */
 const UNFLUSHED_BYTES = 64 * 1024;
@@ -28,7 +28,7 @@ export function lineTransport(
   let unflushed = 0;
   let lastFlush: Promise<void> = Promise.resolve();
   const send = async (message: AnyMessage) => {
-    const text = `${JSON.stringify(message)}\n`;
+    const text = `${frameText(message)}\n`;
     unflushed += text.length;
     // A closed stdout (the editor went away) must not crash the process: what cannot be sent is dropped.
     const flushed = (async () => {

@@ -5,9 +5,9 @@ export type { AnyMessage, Stream };
 /** The most a single incoming message may be, in bytes; a larger one is refused, not read whole. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
-/** A JSON-RPC error answer that belongs to no request (a line that was not JSON, say). */
-export function protocolError(code: number, message: string): AnyMessage {
-  return { jsonrpc: "2.0", id: null, error: { code, message } };
+/** A JSON-RPC error answer, by default one that belongs to no request (a line that was not JSON, say). */
+export function protocolError(code: number, message: string, id: string | number | null = null): AnyMessage {
+  return { jsonrpc: "2.0", id, error: { code, message } };
 }
 
 /**
@@ -97,6 +97,21 @@ export function messageStream(
  * is dropped.
  */
 export type FirstAnswer = (message: AnyMessage) => AnyMessage | null;
+
+/**
+ * One message as JSON text. An answer whose result cannot be written as JSON (a cycle, a BigInt: a
+ * handler's bug) becomes that request's -32603 answer, so the peer learns the request failed and the
+ * connection goes on; any other message that cannot be written throws, as before.
+ */
+export function frameText(message: AnyMessage): string {
+  try {
+    return JSON.stringify(message);
+  } catch (error) {
+    if ("method" in message || !("id" in message) || !("result" in message)) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    return JSON.stringify(protocolError(-32603, `Internal error: the answer could not be written as JSON (${why})`, message.id));
+  }
+}
 
 /** Parses one frame; a frame that is not JSON is answered with -32700 and dropped. */
 export function parseFrame(text: string, reply: (message: AnyMessage) => void): unknown {

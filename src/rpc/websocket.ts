@@ -1,4 +1,4 @@
-import { type AnyMessage, MAX_MESSAGE_BYTES, messageStream, parseFrame, type Stream } from "./stream.ts";
+import { type AnyMessage, frameText, MAX_MESSAGE_BYTES, messageStream, parseFrame, type Stream } from "./stream.ts";
 
 /** Above this many bytes queued on the socket, sending waits until it drains below LOW_WATER. */
 const HIGH_WATER = 4 * 1024 * 1024;
@@ -30,7 +30,7 @@ export function webSocketTransport(ws: WebSocket, opts: WebSocketTransportOption
       await drained(ws);
     }
     if (ws.readyState !== WebSocket.OPEN) return;
-    ws.send(JSON.stringify(message));
+    ws.send(frameText(message));
   };
   const { stream, deliver, end, answered } = messageStream(send);
   ws.addEventListener("message", (event) => {

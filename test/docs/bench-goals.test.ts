@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { BENCHES } from "../../bench/bench-list.ts";
 import { GOALS, judge, judgeBench } from "../../bench/goals.ts";
 
 const ROOT = join(import.meta.dir, "../..");
@@ -14,6 +15,11 @@ function tableBenches(): string[] {
 describe("the benches' goals (bench/goals.ts, judged by bench/all.ts)", () => {
   test("every bench of bench/README.md's table has its goals in bench/goals.ts, and no other", () => {
     expect(Object.keys(GOALS).sort()).toEqual(tableBenches().sort());
+  });
+
+  test("bench/all.ts runs every bench with goals (it refuses to start otherwise)", () => {
+    const run = new Set(BENCHES.map((b) => b.name));
+    expect(Object.keys(GOALS).filter((name) => !run.has(name))).toEqual([]);
   });
 
   test("every bench with goals is a file bench/all.ts can run", () => {
