@@ -126,17 +126,22 @@ export function guardStdout(): (text: string, answer: boolean) => Promise<void> 
   // Node's stream for it and loads Node's stream modules (measured: about 1 ms of CPU of the 15 a
   // fresh serve --stdio spends before its initialize answer). Nothing on an editor's way reads it.
   Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => process.stderr });
-  // Messages written in one go (a replayed page, a burst of updates) leave in one flush, not one
-  // write(2) each; every writer's promise settles when its message has been flushed.
-  // The flush waits for the next turn of the event loop: the dispatcher's next message comes microtasks later.
-  // An answer leaves at once, with what is before it: the editor waits on it, and the turn of the
-  // loop may be far off (initialize is answered before the engine's modules load, which holds it).
+  // Messages written in one go (a replayed page, a burst of updates) leave in two flushes, not one
+  // write(2) each; every writer's promise settles when its message has been flushed. The first
+  // message since the last flush leaves at once: the turn of the loop may be far off (a model's
+  // answer read in one piece is streamed, committed and ended in one run of microtasks, and its
+  // first chunk waited for all of it: bench/START.md). The rest of the burst waits for the next
+  // turn of the event loop: the dispatcher's next message comes microtasks later.
+  // An answer leaves at once, with what is before it: the editor waits on it.
   let flushing: Promise<void> | null = null;
   return (text, answer) => {
     sink.write(text);
     if (answer) return Promise.resolve(sink.flush()).then(() => {});
-    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+    if (flushing) return flushing;
+    const first = sink.flush();
+    flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       flushing = null;
+      await first;
       await sink.flush();
     });
     return flushing;
