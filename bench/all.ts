@@ -28,6 +28,7 @@ const BENCHES: Bench[] = [
   { name: "library", args: [], quick: ["--quick"] },
   { name: "code-index", args: [], quick: ["--files", "5000"] },
   { name: "tui", args: [], quick: ["--rounds", "1"] },
+  { name: "paste", args: [], quick: ["--rounds", "1"] },
 ];
 
 const argv = process.argv.slice(2);

@@ -9,11 +9,12 @@
 //   bun bench/paste.ts [--sizes 1,10] [--rounds 3] [--app lembas|floor|both]
 //
 // Prints one JSON line: for each size in MB, each app's MB/s (median of the rounds), its wall and
-// CPU ms, and lembas's MB/s ÷ the floor's.
+// CPU ms, and lembas's MB/s ÷ the floor's (`ratio`; goal at 10 MB, bench/goals.ts).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startModel } from "../test/support/model.ts";
+import { LIMITS } from "./goals.ts";
 import { ENTRY, projectSandbox } from "../test/support/run.ts";
 
 const argv = process.argv.slice(2);
@@ -63,10 +64,11 @@ async function until(socket: string, what: string, timeoutMs: number): Promise<v
 }
 
 type Run = { wallMs: number; cpuMs: number };
+let servers = 0;
 
 async function pasteOnce(app: "lembas" | "floor", file: string, lines: number, modelUrl: string): Promise<Run> {
   const box = projectSandbox(modelUrl);
-  const socket = `lembas-paste-${process.pid}-${app}`;
+  const socket = `lembas-paste-${process.pid}-${++servers}`;
   const env = { ...(process.env as Record<string, string>), ...box.env, TERM: "xterm-256color" };
   const command = app === "lembas" ? [process.execPath, ENTRY] : [process.execPath, FLOOR];
   try {
@@ -116,4 +118,4 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 const load = readFileSync("/proc/loadavg", "utf8").split(" ")[0];
-console.log(JSON.stringify({ bench: "paste", rounds: ROUNDS, load: Number(load), ...result }));
+console.log(JSON.stringify({ bench: "paste", rounds: ROUNDS, load: Number(load), goal_ratio: LIMITS.paste.ratio, ...result }));

@@ -9,7 +9,8 @@ type DataListener = (data: string) => void;
  * `stdin-buffer.js`), a paste's cost quadratic in its size (a 10 MB paste froze the terminal for
  * half a minute). Ours gathers each paste whole in linear time and hands it to pi-tui's reader as one
  * chunk, which it then reads once; keys go to it as they come. pi-tui sets its reader on stdin in
- * start(): ours takes its place there, and calls it.
+ * start(): ours takes its place there, and calls it. Part of the door to the library: kit.ts exports
+ * it as the terminal, the library's own is not used elsewhere.
  */
 export class ProcessTerminal extends LibraryTerminal {
   private reading: { listener: DataListener; reader: PasteReader } | null = null;
