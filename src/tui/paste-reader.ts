@@ -36,13 +36,14 @@ function partialStart(text: string): number {
  * The end marker is looked for in each new chunk and the few characters before it, so a paste costs
  * its length once. The paste is the text up to the first end marker, whatever it holds (a start
  * marker in it is text); what follows the end in the same chunk is read as keys again, and a start
- * marker cut off at a chunk's end waits for its rest (a moment: a lone Escape key goes on after it).
+ * marker cut off at a chunk's end waits, with that chunk, for its rest (a moment: a lone Escape key
+ * goes on after it).
  */
 export class PasteReader {
   /** The paste under way: its chunks so far (null: none); `tail`, the last characters read of it. */
   private chunks: string[] | null = null;
   private tail = "";
-  /** A chunk's end that may be the beginning of a start marker. */
+  /** Keys whose end may be the beginning of a start marker. */
   private held = "";
   private timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -73,9 +74,10 @@ export class PasteReader {
     this.held = "";
     const at = text.indexOf(PASTE_START);
     if (at < 0) {
-      const cut = partialStart(text);
-      this.held = text.slice(text.length - cut);
-      if (text.length > cut) this.forward(text.slice(0, text.length - cut));
+      // A chunk that may end in the beginning of a start marker waits for its rest whole, not cut
+      // there: two Escapes read at once are one chunk to pi-tui (the rewind's Esc Esc).
+      if (partialStart(text) > 0) this.held = text;
+      else this.forward(text);
       return "";
     }
     if (at > 0) this.forward(text.slice(0, at));

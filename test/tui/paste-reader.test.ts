@@ -77,6 +77,14 @@ describe("a bracketed paste read in chunks", () => {
     expect(events).toEqual([{ key: "\x1b" }]);
   });
 
+  test("two Escapes read at once reach pi-tui as one chunk, as they came (the rewind's Esc Esc)", async () => {
+    const { events, given, reader } = reading();
+    reader.read("\x1b\x1b");
+    await Bun.sleep(100);
+    expect(given).toEqual(["\x1b\x1b"]);
+    expect(events).toEqual([{ key: "\x1b\x1b" }]);
+  });
+
   test("a paste whose end never comes ends once nothing more is read; what is typed next is keys", async () => {
     const { events, reader } = reading();
     reader.read(`${PASTE_START}never ended`);
