@@ -10,14 +10,13 @@ export const PASTE_END = "\x1b[201~";
 export const UNTERMINATED_PASTE_MS = 2000;
 
 /**
- * How long a paste's start marker cut off at the end of a chunk waits for its rest: the same rule as
- * pi-tui's for an escape sequence (`PI_TUI_ESC_TIMEOUT`, else 100 ms over SSH, else 10 ms).
+ * How long keys that may end in the beginning of a paste's start marker wait for its rest. Short:
+ * they are mostly a lone Escape, which pi-tui then waits on again (10 ms, 100 over SSH). A marker
+ * whose rest comes later still works: pi-tui's own reader joins the two and reads that paste as it
+ * always did, only not in linear time (this reader hands on the characters it read, in order, only
+ * in other chunks; a paste whose end never came is given one).
  */
-export function partialMarkerMs(env: Record<string, string | undefined> = process.env): number {
-  const configured = Number(env.PI_TUI_ESC_TIMEOUT);
-  if (Number.isFinite(configured) && configured > 0) return configured;
-  return env.SSH_CONNECTION || env.SSH_TTY ? 100 : 10;
-}
+export const PARTIAL_MARKER_MS = 10;
 
 /** How many characters at the end of `text` are the beginning of the start marker (never all of it). */
 function partialStart(text: string): number {
@@ -49,7 +48,7 @@ export class PasteReader {
 
   constructor(
     private readonly forward: (data: string) => void,
-    private readonly waits = { partialMs: partialMarkerMs(), unterminatedMs: UNTERMINATED_PASTE_MS },
+    private readonly waits = { partialMs: PARTIAL_MARKER_MS, unterminatedMs: UNTERMINATED_PASTE_MS },
   ) {}
 
   read(data: string): void {

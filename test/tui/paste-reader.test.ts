@@ -10,10 +10,10 @@ import { PASTE_END, PASTE_START, PasteReader } from "../../src/tui/paste-reader.
 type Event = { paste: string } | { key: string };
 
 /** Our reader in front of pi-tui's, as paste-terminal.ts sets them: what pi-tui's emits, and the chunks it was given. */
-function reading(waits = { partialMs: 10, unterminatedMs: 100 }) {
+function reading(waits = { partialMs: 10, unterminatedMs: 100 }, escapeTimeout = 10) {
   const events: Event[] = [];
   const given: string[] = [];
-  const library = new StdinBuffer({ escapeTimeout: 10 });
+  const library = new StdinBuffer({ escapeTimeout });
   library.on("data", (key: string) => events.push({ key }));
   library.on("paste", (paste: string) => events.push({ paste }));
   const reader = new PasteReader((data) => {
@@ -83,6 +83,14 @@ describe("a bracketed paste read in chunks", () => {
     await Bun.sleep(100);
     expect(given).toEqual(["\x1b\x1b"]);
     expect(events).toEqual([{ key: "\x1b\x1b" }]);
+  });
+
+  test("a start marker whose rest comes after the reader stopped waiting is still a paste: pi-tui's reader joins them (over SSH it waits 100 ms)", async () => {
+    const { events, reader } = reading({ partialMs: 10, unterminatedMs: 100 }, 100);
+    reader.read("x\x1b");
+    await Bun.sleep(40);
+    reader.read("[200~late\nstart\x1b[201~k");
+    expect(events).toEqual([{ key: "x" }, { paste: "late\nstart" }, { key: "k" }]);
   });
 
   test("a paste whose end never comes ends once nothing more is read; what is typed next is keys", async () => {
