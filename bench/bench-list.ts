@@ -17,4 +17,5 @@ export const BENCHES: Bench[] = [
   { name: "library", args: [], quick: ["--quick"] },
   { name: "code-index", args: [], quick: ["--files", "5000"] },
   { name: "tui", args: [], quick: ["--rounds", "1"] },
+  { name: "paste", args: [], quick: ["--rounds", "1"] },
 ];

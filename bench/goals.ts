@@ -41,6 +41,7 @@ export const LIMITS = {
   library: { vector_vs_floor: 1.5, hybrid_vs_floor: 2 },
   codeIndex: { refresh_10_files_ms: 1000, search_vs_library: 1.2 },
   tui: { ratio: 1.5, bytes_per_chunk_growth: 1.1 },
+  paste: { ratio: 0.1 },
 } as const;
 
 const undoGoals = (where: "git" | "noGit"): Record<string, Goal> => ({
@@ -110,6 +111,7 @@ export const GOALS: Record<string, Record<string, Goal>> = {
     stream_cpu_5k: atMost("ratios.streamCpu5k", tui),
     bytes_per_chunk_growth: atMost("bytesPerChunkGrowth.lembas", LIMITS.tui.bytes_per_chunk_growth),
   },
+  paste: { ratio_10mb: atLeast("10mb.ratio", LIMITS.paste.ratio) },
 };
 
 /** The number at a dotted path of `figures`; null when there is none. */

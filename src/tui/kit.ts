@@ -21,7 +21,6 @@ export {
   Markdown,
   type MarkdownTheme,
   matchesKey,
-  ProcessTerminal,
   renderFakeCursor,
   type SelectItem,
   SelectList,
@@ -34,6 +33,8 @@ export {
   visibleWidth,
   wrapTextWithAnsi,
 } from "@earendil-works/pi-tui";
+/** The process's terminal: pi-tui's, with a paste read in linear time (paste-terminal.ts). */
+export { ProcessTerminal } from "./paste-terminal.ts";
 
 /**
  * marked's setext-heading rule (a paragraph underlined with === or ---) is a lazy regex that costs

@@ -11,6 +11,9 @@ export type ImageTake = { ok: true; image: PastedImage; bytes: number } | { ok: 
 /** One path of a paste: '…', "…", or unquoted with backslash escapes. */
 const PATH_TOKEN = /'([^']*)'|"([^"]*)"|((?:\\.|[^\s\\'"])+)/g;
 
+/** The longest paste read as dragged files: a few hundred paths. */
+const MAX_DRAG_CHARS = 64 * 1024;
+
 /**
  * The image files a pasted text names, as terminals paste dragged files: paths separated by
  * spaces, each possibly quoted ('…' or "…"), with backslash-escaped spaces, or a file:// URL; `~`
@@ -18,8 +21,11 @@ const PATH_TOKEN = /'([^']*)'|"([^"]*)"|((?:\\.|[^\s\\'"])+)/g;
  * existing .png/.jpg/.jpeg/.webp/.gif file (then the paste is text, and pasted as such).
  */
 export function draggedImagePaths(pasted: string, cwd: string): string[] | null {
+  // Longer than any drag of files: not looked through (a 10 MB log took 0.7 s of the path pattern).
+  if (pasted.length > MAX_DRAG_CHARS) return null;
   const text = pasted.trim();
-  if (!text || text.includes("\n")) return null;
+  // More than one line (a terminal pastes a line break as CR): text, not a drag.
+  if (!text || /[\r\n]/.test(text)) return null;
   // Anything but paths and the spaces between them (a stray quote): not a drag.
   if (text.replace(PATH_TOKEN, "").trim() !== "") return null;
   const paths: string[] = [];

@@ -30,6 +30,9 @@ describe("a dragged image path", () => {
     expect(draggedImagePaths("missing.png", dir)).toBeNull();
     expect(draggedImagePaths("look at a.jpg", dir)).toBeNull();
     expect(draggedImagePaths("a.jpg\nb.JPEG", dir)).toBeNull();
+    // Lines as a terminal pastes them (CR), and a paste longer than any drag of files.
+    expect(draggedImagePaths("a.jpg\rb.JPEG", dir)).toBeNull();
+    expect(draggedImagePaths(`${"a.jpg ".repeat(20_000)}b.JPEG`, dir)).toBeNull();
     expect(draggedImagePaths("'a.jpg", dir)).toBeNull();
     expect(draggedImagePaths("Screen\\ Shots", dir)).toBeNull();
     expect(draggedImagePaths("   ", dir)).toBeNull();
