@@ -133,12 +133,13 @@ test("through the service, lines that are no request get the answers the process
   const own = await startStdioAgent({ device: d, model: d.model, env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
   try {
     const answers = async (agent: StdioAgent) => {
-      await newSession(agent);
+      const { sessionId } = await newSession(agent);
       const before = agent.stdoutLines.length;
       for (const line of ["not json", "[1, 2]", "42", JSON.stringify({ jsonrpc: "1.0", id: 7, method: "session/list" }), JSON.stringify({ jsonrpc: "2.0", method: "_lembas/ipc/editor_end" })]) agent.sendRaw(line);
-      // A request after them is answered: the session the editor made is still there to list.
-      const listed = await agent.agent.request("session/list", {});
-      expect(listed.sessions.length).toBeGreaterThan(0);
+      // A prompt after them is answered: the editor's session is still its own (the end it wrote was not passed on).
+      d.model.push(step({ text: "still here" }));
+      const result = await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+      expect(result.stopReason).toBe("end_turn");
       return agent.stdoutLines.slice(before).filter((l) => l.includes('"error"'));
     };
     const theirs = await answers(served);
