@@ -8,8 +8,8 @@
  * sessions it knew are not in a fresh engine's hands, so going on alone would only fail later).
  */
 import { existsSync } from "node:fs";
-import type { AnyMessage, Stream } from "../rpc/stream.ts";
-import { END_FRAME, editorQuery, WELCOME_METHOD } from "../service/editor-protocol.ts";
+import { MAX_MESSAGE_BYTES, protocolError } from "../rpc/stream.ts";
+import { END_FRAME, END_METHOD, editorQuery, WELCOME_METHOD } from "../service/editor-protocol.ts";
 import { connectablePath, IPC, wsUnixUrl } from "../app/ipc-socket.ts";
 import { VERSION } from "../version.ts";
 
@@ -107,47 +107,59 @@ async function refusal(socketPath: string, configFile: string): Promise<string |
 }
 
 /**
- * Pumps the editor's stdio (already framed and checked by the line transport) to the service and
- * back, until stdin ends or `stop` resolves. Resolves with the exit code: 0 when the editor went,
- * 1 when the service did.
+ * Pumps the editor's stdin to the service and the service's frames to stdout, until stdin ends or
+ * `stop` resolves. Resolves with the exit code once what it wrote is flushed: 0 when the editor
+ * went, 1 when the service did.
+ *
+ * Each line and frame goes on as the bytes it came as: the service parses, checks and answers
+ * every message itself (a line that is not JSON, a batch, a bad envelope: the same answers the
+ * process's own transport gives). The relay only reads each message's id and method, for the
+ * requests still open when the service goes, and keeps the end for itself.
  */
-export async function pumpToService(service: ServiceSocket, stdio: { stream: Stream; finished: Promise<void> }, stop: Promise<void>): Promise<number> {
+export async function pumpToService(
+  service: ServiceSocket,
+  input: ReadableStream<Uint8Array>,
+  write: (text: string, answer: boolean) => Promise<void> | void,
+  stop: Promise<void>,
+): Promise<number> {
   const { ws } = service;
-  const toEditor = stdio.stream.writable.getWriter();
   // The editor's requests the service has not answered yet.
   const open = new Set<string | number>();
   let settled: (() => void) | null = null;
   let ending = false;
+  let lastWrite: Promise<void> = Promise.resolve();
+  const toEditor = (text: string, answer: boolean) => {
+    // A closed stdout (the editor went away) must not end the process: what cannot be sent is dropped.
+    try {
+      lastWrite = Promise.resolve(write(`${text}\n`, answer)).catch(() => {});
+    } catch {
+      // EPIPE: nobody reads any more; the end of stdin follows
+    }
+  };
   const closed = new Promise<void>((resolve) => ws.addEventListener("close", () => resolve(), { once: true }));
 
   ws.addEventListener("message", (event) => {
     if (typeof event.data !== "string") return;
-    let message: AnyMessage;
-    try {
-      message = JSON.parse(event.data) as AnyMessage;
-    } catch {
-      return;
-    }
-    if (!("method" in message) && "id" in message && message.id !== null) {
-      open.delete(message.id);
+    const message = envelopeOf(event.data);
+    if (message === null) return;
+    const answer = message.method === undefined && message.id !== undefined && message.id !== null;
+    if (answer) {
+      open.delete(message.id as string | number);
       if (open.size === 0) settled?.();
     }
-    void toEditor.write(message).catch(() => {});
+    toEditor(event.data, answer);
   });
 
-  const reading = (async () => {
-    const reader = stdio.stream.readable.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || ws.readyState !== WebSocket.OPEN) return;
-      // The end is this process's to say, not the editor's.
-      if (!value || ("method" in value && value.method === "_lembas/ipc/editor_end")) continue;
-      if ("method" in value && "id" in value && value.id !== null) open.add(value.id);
-      ws.send(JSON.stringify(value));
-    }
-  })();
+  const finished = readLines(input, MAX_MESSAGE_BYTES, (text) => {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const message = envelopeOf(text);
+    // The end is this process's to say, not the editor's.
+    if (message?.method === END_METHOD) return;
+    if (typeof message?.method === "string" && (typeof message.id === "string" || typeof message.id === "number")) open.add(message.id);
+    ws.send(text);
+  }, () => toEditor(JSON.stringify(protocolError(-32600, `Invalid request: the message is longer than ${MAX_MESSAGE_BYTES} bytes`)), false));
 
-  const why = await Promise.race([stdio.finished.then(() => "editor" as const), stop.then(() => "editor" as const), closed.then(() => "service" as const)]);
+  const why = await Promise.race([finished.then(() => "editor" as const), stop.then(() => "editor" as const), closed.then(() => "service" as const)]);
   if (why === "editor") {
     ending = true;
     if (ws.readyState === WebSocket.OPEN) ws.send(END_FRAME);
@@ -157,12 +169,72 @@ export async function pumpToService(service: ServiceSocket, stdio: { stream: Str
   }
   const lost = [...open];
   for (const id of lost) {
-    await toEditor
-      .write({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error: the lembas service stopped before it answered: start the agent again" } })
-      .catch(() => {});
+    toEditor(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error: the lembas service stopped before it answered: start the agent again" } }), true);
   }
-  void reading.catch(() => {});
+  await lastWrite;
   if (ending) return 0;
   console.error(`lembas: the lembas service (pid ${service.pid}) stopped mid-session${lost.length ? `: ${lost.length} request(s) answered with an error` : ""}; start the agent again`);
   return 1;
+}
+
+/** A message's id and method, or null for a frame that is not a JSON object. */
+function envelopeOf(text: string): { id?: unknown; method?: unknown } | null {
+  try {
+    const message = JSON.parse(text) as unknown;
+    return typeof message === "object" && message !== null && !Array.isArray(message) ? (message as { id?: unknown; method?: unknown }) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The input's lines as text, trimmed, the empty ones left out, until it ends; a line longer than
+ * `max` bytes is not kept: `tooLong` is called once for it and it is skipped up to its end (as
+ * rpc/stdio.ts's lineTransport frames an editor's lines).
+ */
+async function readLines(input: ReadableStream<Uint8Array>, max: number, line: (text: string) => void, tooLong: () => void): Promise<void> {
+  const decoder = new TextDecoder();
+  const emit = (bytes: Uint8Array) => {
+    const text = decoder.decode(bytes).trim();
+    if (text) line(text);
+  };
+  let pieces: Uint8Array[] = [];
+  let size = 0;
+  let skipping = false;
+  const reader = input.getReader();
+  try {
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) break;
+      if (!chunk) continue;
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+        const part = chunk.subarray(start, nl);
+        start = nl + 1;
+        if (skipping) {
+          skipping = false;
+        } else if (size + part.length > max) {
+          tooLong();
+        } else {
+          emit(size === 0 ? part : Buffer.concat([...pieces, part]));
+        }
+        pieces = [];
+        size = 0;
+      }
+      if (start >= chunk.length || skipping) continue;
+      const rest = chunk.subarray(start);
+      if (size + rest.length > max) {
+        tooLong();
+        pieces = [];
+        size = 0;
+        skipping = true;
+        continue;
+      }
+      pieces.push(rest.slice());
+      size += rest.length;
+    }
+    if (size > 0 && !skipping) emit(Buffer.concat(pieces));
+  } finally {
+    reader.releaseLock();
+  }
 }

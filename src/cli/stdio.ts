@@ -42,14 +42,9 @@ export async function serveStdio(opts: { ownEngine?: boolean } = {}): Promise<vo
   // A running service answers initialize itself, warm: dialed first, it is ready for the session/new
   // that follows at once. This process's own engine answers it as it is read, before it loads.
   const service = own ? null : await dialService(paths.socketFile, paths.configFile);
-  const transport = lineTransport(Bun.stdin.stream(), write, service ? {} : { answerFirst: earlyInitializeAnswer });
-  if (service) {
-    const code = await pumpToService(service, transport, stop);
-    // Lines read after the service went (or the editor's last ones) may still be waiting: not for long.
-    await Promise.race([transport.answered(), Bun.sleep(1000)]);
-    transport.end();
-    process.exit(code);
-  }
+  // The service's engine parses and answers every message: this process only passes them on.
+  if (service) process.exit(await pumpToService(service, Bun.stdin.stream(), write, stop));
+  const transport = lineTransport(Bun.stdin.stream(), write, { answerFirst: earlyInitializeAnswer });
   await Promise.race([transport.firstRead, stop, Bun.sleep(FIRST_MESSAGE_WAIT_MS)]);
   const { serveOwnEngine } = await import("./stdio-engine.ts");
   await serveOwnEngine(transport, stop);

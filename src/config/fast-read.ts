@@ -8,7 +8,7 @@ import { PERSONALITY_NAMES } from "./personalities.ts";
  * whose every key is one this reader knows, in its usual shape. Anything else (a key it does not
  * know, a value the schema might refuse or rewrite, MCP servers, hooks) is null, and the schema
  * checks the file and says what is wrong with it: building the schema and zod's first parse cost
- * a one-shot more than the rest of its config (bench/START.md).
+ * a one-shot more than the rest of its config (bench/RUN.md).
  *
  * A key added to the schema needs nothing here to work: a file that sets it goes to the schema.
  * A key with a default must be added here (the `Config` type says so), and

@@ -37,7 +37,7 @@ async function readGitStatus(root: string, timeoutMs: number): Promise<string | 
   try {
     const signal = AbortSignal.timeout(timeoutMs);
     // Most repositories set no filter: git status then starts now, not after a `git config` (and
-    // a one-shot's status runs while its modules load, not after them: bench/START.md).
+    // a one-shot's status runs while its modules load, not after them: bench/RUN.md).
     const overrides = withoutProjectProgramsNow(root) ?? (await withoutProjectPrograms(root, signal));
     if (!overrides) return null;
     const child = spawnGit(root, [...overrides, "--no-optional-locks", "status", "--porcelain=v1", "-b", "--ignore-submodules=all"], signal);

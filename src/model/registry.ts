@@ -97,9 +97,26 @@ export class ModelRegistry implements ModelSource {
     return (await this.names()).entries;
   }
 
-  /** The refs, and the names kept for logins whose lists cannot be had now (see refs.ts). */
+  /**
+   * The refs, and the names kept for logins whose lists cannot be had now (see refs.ts). Built
+   * again only when what they are built of changed: a session resolves its model several times a
+   * turn, and the lists change only when a server is listed again or the logins change.
+   */
   private async names(): Promise<Names> {
     const listed = await this.list();
+    const inputs: unknown[] = [this.logins, listed];
+    for (const entry of listed.values()) inputs.push(entry.models, entry.error);
+    const cached = this.built;
+    if (cached && cached.inputs.length === inputs.length && cached.inputs.every((input, i) => input === inputs[i])) return cached.names;
+    const names = this.buildNames(listed);
+    this.built = { inputs, names };
+    return names;
+  }
+
+  /** The names and what they were built of (compared by identity: a new listing is a new array). */
+  private built: { inputs: unknown[]; names: Names } | null = null;
+
+  private buildNames(listed: Map<string, Listed>): Names {
     return buildNames({
       connections: Object.keys(this.config.connections)
         .concat(listed.has("local") && !this.config.connections.local ? ["local"] : [])

@@ -6,7 +6,7 @@ import type { ChatRequest } from "./request.ts";
 import type { StreamOptions } from "./transport.ts";
 
 // The Messages and Responses wires are loaded with the first reply that needs one: a chat
-// completions connection never pays for their modules in its start (bench/START.md).
+// completions connection never pays for their modules in its start (bench/RUN.md).
 const messagesWire = () => require("./messages/messages-stream.ts") as typeof import("./messages/messages-stream.ts");
 const responsesWire = () => require("./responses-wire.ts") as typeof import("./responses-wire.ts");
 

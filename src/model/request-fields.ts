@@ -1,5 +1,6 @@
 import type { Endpoint } from "./endpoint.ts";
 import type { ModelError } from "./errors.ts";
+import { bodyJson } from "./body-json.ts";
 
 /**
  * The request fields lembas sends that a server may refuse with a 400, and how the request goes
@@ -76,7 +77,7 @@ export function shapeBody(body: Record<string, unknown>, refused: ReadonlySet<st
   if (Array.isArray(out.messages) && (refused.has("reasoning_content") || refused.has("extra_content"))) {
     out.messages = out.messages.map((m: unknown) => withoutMessageFields(m, refused));
   }
-  return { text: JSON.stringify(out), fields: heldFields(out) };
+  return { text: bodyJson(out), fields: heldFields(out) };
 }
 
 function heldFields(body: Record<string, unknown>): Set<DroppableField> {

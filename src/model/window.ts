@@ -4,7 +4,7 @@ import type { DialectId } from "./dialects.ts";
 
 // A model's context window as a session uses it, apart from discovery.ts (which asks servers for
 // it): the registry reads it at every model resolved, and a one-shot whose listing is kept never
-// loads the discovery code (bench/START.md).
+// loads the discovery code (bench/RUN.md).
 
 /** A model's window as lembas uses it, and where it came from. */
 export type ModelWindow = {

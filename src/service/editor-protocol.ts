@@ -16,7 +16,8 @@ export const WELCOME_METHOD = "_lembas/ipc/editor";
  * The stdio process's last frame, when stdin ended or it was told to stop: the service cancels the
  * editor's running turns and answers every request still open, then the stdio process closes.
  */
-export const END_FRAME = JSON.stringify({ jsonrpc: "2.0", method: "_lembas/ipc/editor_end" });
+export const END_METHOD = "_lembas/ipc/editor_end";
+export const END_FRAME = JSON.stringify({ jsonrpc: "2.0", method: END_METHOD });
 
 /** The query the stdio process connects with: the service takes it only when all three are its own. */
 export function editorQuery(ipc: number, version: string, configFile: string): string {

@@ -128,6 +128,28 @@ test("LEMBAS_STDIO_OWN_ENGINE=1 and --own-engine serve with their own engine whi
   expect(holderPid(d, served.sessionId)).toBe(d.service?.pid ?? -1);
 });
 
+test("through the service, lines that are no request get the answers the process's own engine gives them, and the editor's end is its own to say", async () => {
+  const { d, a: served } = await withService();
+  const own = await startStdioAgent({ device: d, model: d.model, env: { LEMBAS_STDIO_OWN_ENGINE: "1" } });
+  try {
+    const answers = async (agent: StdioAgent) => {
+      const { sessionId } = await newSession(agent);
+      const before = agent.stdoutLines.length;
+      for (const line of ["not json", "[1, 2]", "42", JSON.stringify({ jsonrpc: "1.0", id: 7, method: "session/list" }), JSON.stringify({ jsonrpc: "2.0", method: "_lembas/ipc/editor_end" })]) agent.sendRaw(line);
+      // A prompt after them is answered: the editor's session is still its own (the end it wrote was not passed on).
+      d.model.push(step({ text: "still here" }));
+      const result = await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+      expect(result.stopReason).toBe("end_turn");
+      return agent.stdoutLines.slice(before).filter((l) => l.includes('"error"'));
+    };
+    const theirs = await answers(served);
+    expect(theirs).toEqual(await answers(own));
+    expect(theirs.map((l) => (JSON.parse(l) as { error: { code: number } }).error.code)).toEqual([-32700, -32600, -32600, -32600]);
+  } finally {
+    await own.close();
+  }
+});
+
 test("a service that reads another config file refuses the editor, which says so on stderr and serves with its own engine", async () => {
   d = await startDevice();
   await d.serve();

@@ -18,6 +18,7 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "jit-policy.ts: up": "whether the process's JavaScriptCore has its normal tier-up thresholds back, set once a process",
   "jit-policy.ts: latest": "the process's deadline for setting them back, dropped once they are",
   "engine/compaction.ts: specLengths": "each tool spec's JSON length, which the spec alone decides (a WeakMap keyed by the spec)",
+  "model/body-json.ts: specJson": "each tool spec's JSON text, which the spec alone decides (a WeakMap keyed by the spec)",
   "engine/command-option-lists.ts: parsed": "each program's option list, parsed once from the constant table",
   "engine/turn-queue.ts: answerSchema": "a zod schema, made once on first use",
   "engine/git-status.ts: early": "a git status `lembas run` sets going before its modules load, before any engine; taken by the first session of that project root",
