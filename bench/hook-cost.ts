@@ -20,10 +20,10 @@ async function turnMs(h: EngineHarness, session: Awaited<ReturnType<EngineHarnes
   return performance.now() - started;
 }
 
-/** `sh -c true` twice, one after the other, in ARGV's wrapping. */
+/** `sh -c true` twice, one after the other, in ARGV's wrapping (with fd 3, where the sandbox's script writes its output). */
 async function twice(wrap: (argv: string[]) => string[]): Promise<number> {
   const started = performance.now();
-  for (let i = 0; i < 2; i++) await Bun.spawn(wrap(["/bin/sh", "-c", "true"]), { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exited;
+  for (let i = 0; i < 2; i++) await Bun.spawn(wrap(["/bin/sh", "-c", "true"]), { stdio: ["ignore", "ignore", "ignore", "ignore"] }).exited;
   return performance.now() - started;
 }
 
@@ -49,7 +49,8 @@ export async function hookCost(runs: number): Promise<HookCost> {
         await turnMs(plain, a),
         await turnMs(hooked, b),
         await twice((argv) => argv),
-        await twice((argv) => (plan.kind === "none" ? argv : plan.argv(argv, plain.project))),
+        // As bash and the hooks start their shell there (sandbox.ts `script`).
+        await twice(([sh = "/bin/sh", flag = "-c", script = "true"]) => (plan.kind === "none" ? [sh, flag, script] : plan.script([sh, flag], script, plain.project).argv)),
         await twice((argv) => (tool.kind === "bwrap" ? [tool.path, "--bind", "/", "/", "--", ...argv] : argv)),
       ];
       // The first round warms every path up.

@@ -1,5 +1,6 @@
 import { KILL_GRACE_MS, killGroup } from "../tools/process-group.ts";
 import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
+import { type ScriptProcess, spawnScript } from "../tools/script-spawn.ts";
 import type { CommandSetup } from "../tools/tool.ts";
 import { watchGroup } from "../tools/watchdog.ts";
 
@@ -46,15 +47,15 @@ export type HookRunOptions = {
 export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   const env = { ...opts.setup.env, ...opts.env };
   const plan = planFor(opts.setup.hidden, opts.root, findSandbox(), env, opts.shown ?? []);
-  const argv = ["/bin/sh", "-c", opts.command];
   const unsandboxed = plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null;
   const said = unsandboxed ? { unsandboxed } : {};
-  let proc: ReturnType<typeof spawn>;
+  let started: ScriptProcess;
   try {
-    proc = spawn(plan.kind === "none" ? argv : plan.argv(argv, opts.cwd), opts.cwd, env);
+    started = spawnScript(["/bin/sh", "-c"], opts.command, { cwd: opts.cwd, env, plan, stdin: "pipe" });
   } catch (error) {
     return { exitCode: null, stdout: "", stderr: "", timedOut: false, overflow: false, failed: error instanceof Error ? error.message : String(error), ...said };
   }
+  const { proc } = started;
   const unwatch = watchGroup(proc.pid);
   let timedOut = false;
   let kill: ReturnType<typeof setTimeout> | undefined;
@@ -68,8 +69,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   }, opts.timeoutMs);
   opts.signal.addEventListener("abort", stop, { once: true });
   try {
-    void writeInput(proc.stdin, opts.input);
-    const read = Promise.all([bounded(proc.stdout), bounded(proc.stderr)]);
+    if (started.stdin) void writeInput(started.stdin, opts.input);
+    const read = Promise.all([bounded(started.stdout), bounded(started.stderr)]);
     await proc.exited;
     // Something it started in the background may hold its pipes: it has a moment, then goes.
     const drained = setTimeout(() => killGroup(proc.pid, "SIGKILL"), DRAIN_MS);
@@ -84,10 +85,6 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     killGroup(proc.pid, "SIGKILL");
     unwatch();
   }
-}
-
-function spawn(argv: string[], cwd: string, env: Record<string, string>) {
-  return Bun.spawn(argv, { cwd, env, detached: true, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
 }
 
 /** Writes the event's JSON and closes stdin; a hook that never reads it (exits first) is no fault. */
