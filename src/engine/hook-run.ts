@@ -57,6 +57,7 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   }
   const { proc } = started;
   const unwatch = watchGroup(proc.pid);
+  let emptied = false;
   let timedOut = false;
   let kill: ReturnType<typeof setTimeout> | undefined;
   const stop = (): void => {
@@ -76,6 +77,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     const drained = setTimeout(() => killGroup(proc.pid, "SIGKILL"), DRAIN_MS);
     const [stdout, stderr] = await read;
     clearTimeout(drained);
+    // bwrap's PID 1, the last of the sandbox to go, held stderr: what is left of the group is a zombie.
+    emptied = plan.kind === "bwrap" && stderr.ended;
     return { exitCode: timedOut ? null : proc.exitCode, stdout: stdout.text, stderr: stderr.text, timedOut, overflow: stdout.overflow || stderr.overflow, ...said };
   } finally {
     clearTimeout(timer);
@@ -83,7 +86,7 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     opts.signal.removeEventListener("abort", stop);
     // What it left running in its group goes with it: a hook is not a way to start a server.
     killGroup(proc.pid, "SIGKILL");
-    unwatch();
+    unwatch(emptied);
   }
 }
 
@@ -97,11 +100,12 @@ async function writeInput(stdin: Bun.FileSink, input: string): Promise<void> {
   }
 }
 
-/** A stream read to its end, keeping its first HOOK_OUTPUT_MAX bytes as text. */
-async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: string; overflow: boolean }> {
+/** A stream read to its end, keeping its first HOOK_OUTPUT_MAX bytes as text; `ended`: it did end, not break. */
+async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: string; overflow: boolean; ended: boolean }> {
   const kept: Uint8Array[] = [];
   let size = 0;
   let overflow = false;
+  let ended = false;
   try {
     for await (const chunk of stream) {
       if (overflow) continue;
@@ -112,8 +116,9 @@ async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: stri
       kept.push(chunk);
       size += chunk.length;
     }
+    ended = true;
   } catch {
     // the pipe broke: what came is kept
   }
-  return { text: new TextDecoder().decode(Buffer.concat(kept)), overflow };
+  return { text: new TextDecoder().decode(Buffer.concat(kept)), overflow, ended };
 }

@@ -129,6 +129,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = (): void => stop("cancel");
   opts.signal.addEventListener("abort", onAbort, { once: true });
+  let emptied = false;
   const out = stdout.getReader();
   const err = stderr.getReader();
   const pumps = { out: pumpText(out, onText), err: pumpText(err, onText) };
@@ -137,7 +138,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
     // bwrap's PID 1 holds the stderr pipe until the last process of the sandbox has ended (the
     // shell moved its own stderr to stdout): its end says that nothing was left running, with no
     // look at every process on the machine (a few ms a command, and its PID 1 a moment to go).
-    const emptied = !stopped && opts.plan?.kind === "bwrap" && (await ended(pumps.err, SANDBOX_EMPTY_MS));
+    emptied = !stopped && opts.plan?.kind === "bwrap" && (await ended(pumps.err, SANDBOX_EMPTY_MS));
     const leftBehind = !stopped && !emptied && (await leftRunning(proc.pid, mark));
     if (leftBehind) stopRun(proc.pid, mark);
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
@@ -154,7 +155,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   } finally {
     clearTimeout(timer);
     opts.signal.removeEventListener("abort", onAbort);
-    unwatch();
+    unwatch(emptied);
   }
 }
 

@@ -47,19 +47,21 @@ const watched = new Set<number>();
 
 /**
  * Puts the process group PGID (a command just started) in the watchdog's care. The returned
- * function takes it back out once the group is gone: right away, or when it has ended. A group
- * that still answers a signal right after its command is looked at again later rather than now:
- * it is most often only the sandbox's PID 1, an orphan not reaped yet, and telling a zombie from a
- * live process takes a read of every process's stat (a few ms), which would be paid per command.
+ * function takes it back out once the group is gone: right away, or when it has ended. EMPTIED:
+ * the caller saw every process of it end (a sandbox's PID 1, the last to go, closed its pipe), so
+ * what still answers a signal is a zombie. Otherwise a group that still answers right after its
+ * command is looked at again later rather than now: it is most often only a sandbox's PID 1, an
+ * orphan its new parent reaps when it gets to it (a second here), and telling a zombie from a live
+ * process takes a read of every process's stat (a few ms), which would be paid per command.
  */
-export function watchGroup(pgid: number): () => void {
+export function watchGroup(pgid: number): (emptied?: boolean) => void {
   watched.add(pgid);
   tell(`+${pgid}`);
   let released = false;
   let first = true;
-  const release = (): void => {
+  const release = (emptied = false): void => {
     if (released) return;
-    const alive = signalable(pgid) && (first || groupAlive(pgid));
+    const alive = !emptied && signalable(pgid) && (first || groupAlive(pgid));
     first = false;
     if (alive) {
       setTimeout(release, GONE_POLL_MS).unref();
