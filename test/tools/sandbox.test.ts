@@ -140,7 +140,12 @@ describe.skipIf(!bwrap)("bash in the bwrap sandbox", () => {
     await run(bashTool, { command: "echo warm" }, ctx);
     const before = open();
     for (let i = 0; i < 5; i++) expect((await run(bashTool, { command: `echo ${i}` }, ctx)).output).toBe(String(i));
-    expect(open()).toBe(before);
+    // A stderr pipe given up on while a sandbox winds down is Bun's to close (at its end, or when collected).
+    const settled = () => {
+      Bun.gc(true);
+      return open() <= before;
+    };
+    expect(await waitUntil(settled)).toBe(true);
   });
 
   test("a background job in the sandbox runs until it is stopped, its whole group with it", async () => {
