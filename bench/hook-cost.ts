@@ -3,7 +3,9 @@
 // session without hooks, alternated in one run; the difference of the medians is what the hook
 // pair costs. Beside it, what its processes' own start costs: `sh -c true` twice, as it is, in
 // the tools' sandbox (a hook runs there, as bash's commands do), and in a bare bwrap (`--bind / /`
-// and nothing else: the floor of any bwrap sandbox).
+// and nothing else: the floor of any bwrap sandbox). Each started as lembas starts a command or a
+// hook: in a session of its own (its own process group, no terminal), which on a kernel with
+// autogroups is a scheduling group of its own too, and costs as much on a loaded machine.
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type EngineHarness, engineHarness, step } from "../test/support/engine.ts";
@@ -20,10 +22,10 @@ async function turnMs(h: EngineHarness, session: Awaited<ReturnType<EngineHarnes
   return performance.now() - started;
 }
 
-/** `sh -c true` twice, one after the other, in ARGV's wrapping. */
+/** `sh -c true` twice, one after the other, in ARGV's wrapping (with fd 3, where the sandbox's script writes its output). */
 async function twice(wrap: (argv: string[]) => string[]): Promise<number> {
   const started = performance.now();
-  for (let i = 0; i < 2; i++) await Bun.spawn(wrap(["/bin/sh", "-c", "true"]), { stdin: "ignore", stdout: "ignore", stderr: "ignore" }).exited;
+  for (let i = 0; i < 2; i++) await Bun.spawn(wrap(["/bin/sh", "-c", "true"]), { detached: true, stdio: ["ignore", "ignore", "ignore", "ignore"] }).exited;
   return performance.now() - started;
 }
 
@@ -49,7 +51,8 @@ export async function hookCost(runs: number): Promise<HookCost> {
         await turnMs(plain, a),
         await turnMs(hooked, b),
         await twice((argv) => argv),
-        await twice((argv) => (plan.kind === "none" ? argv : plan.argv(argv, plain.project))),
+        // As bash and the hooks start their shell there (sandbox.ts `script`).
+        await twice(([sh = "/bin/sh", flag = "-c", script = "true"]) => (plan.kind === "none" ? [sh, flag, script] : plan.script([sh, flag], script, plain.project).argv)),
         await twice((argv) => (tool.kind === "bwrap" ? [tool.path, "--bind", "/", "/", "--", ...argv] : argv)),
       ];
       // The first round warms every path up.

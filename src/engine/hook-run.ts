@@ -1,5 +1,6 @@
 import { KILL_GRACE_MS, killGroup } from "../tools/process-group.ts";
 import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
+import { type ScriptProcess, spawnScript } from "../tools/script-spawn.ts";
 import type { CommandSetup } from "../tools/tool.ts";
 import { watchGroup } from "../tools/watchdog.ts";
 
@@ -46,16 +47,17 @@ export type HookRunOptions = {
 export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   const env = { ...opts.setup.env, ...opts.env };
   const plan = planFor(opts.setup.hidden, opts.root, findSandbox(), env, opts.shown ?? []);
-  const argv = ["/bin/sh", "-c", opts.command];
   const unsandboxed = plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null;
   const said = unsandboxed ? { unsandboxed } : {};
-  let proc: ReturnType<typeof spawn>;
+  let started: ScriptProcess;
   try {
-    proc = spawn(plan.kind === "none" ? argv : plan.argv(argv, opts.cwd), opts.cwd, env);
+    started = spawnScript(["/bin/sh", "-c"], opts.command, { cwd: opts.cwd, env, plan, stdin: "pipe" });
   } catch (error) {
     return { exitCode: null, stdout: "", stderr: "", timedOut: false, overflow: false, failed: error instanceof Error ? error.message : String(error), ...said };
   }
+  const { proc } = started;
   const unwatch = watchGroup(proc.pid);
+  let emptied = false;
   let timedOut = false;
   let kill: ReturnType<typeof setTimeout> | undefined;
   const stop = (): void => {
@@ -68,13 +70,15 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   }, opts.timeoutMs);
   opts.signal.addEventListener("abort", stop, { once: true });
   try {
-    void writeInput(proc.stdin, opts.input);
-    const read = Promise.all([bounded(proc.stdout), bounded(proc.stderr)]);
+    if (started.stdin) void writeInput(started.stdin, opts.input);
+    const read = Promise.all([bounded(started.stdout), bounded(started.stderr)]);
     await proc.exited;
     // Something it started in the background may hold its pipes: it has a moment, then goes.
     const drained = setTimeout(() => killGroup(proc.pid, "SIGKILL"), DRAIN_MS);
     const [stdout, stderr] = await read;
     clearTimeout(drained);
+    // bwrap's PID 1, the last of the sandbox to go, held stderr: what is left of the group is a zombie.
+    emptied = plan.kind === "bwrap" && stderr.ended;
     return { exitCode: timedOut ? null : proc.exitCode, stdout: stdout.text, stderr: stderr.text, timedOut, overflow: stdout.overflow || stderr.overflow, ...said };
   } finally {
     clearTimeout(timer);
@@ -82,12 +86,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     opts.signal.removeEventListener("abort", stop);
     // What it left running in its group goes with it: a hook is not a way to start a server.
     killGroup(proc.pid, "SIGKILL");
-    unwatch();
+    unwatch(emptied);
   }
-}
-
-function spawn(argv: string[], cwd: string, env: Record<string, string>) {
-  return Bun.spawn(argv, { cwd, env, detached: true, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
 }
 
 /** Writes the event's JSON and closes stdin; a hook that never reads it (exits first) is no fault. */
@@ -100,11 +100,12 @@ async function writeInput(stdin: Bun.FileSink, input: string): Promise<void> {
   }
 }
 
-/** A stream read to its end, keeping its first HOOK_OUTPUT_MAX bytes as text. */
-async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: string; overflow: boolean }> {
+/** A stream read to its end, keeping its first HOOK_OUTPUT_MAX bytes as text; `ended`: it did end, not break. */
+async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: string; overflow: boolean; ended: boolean }> {
   const kept: Uint8Array[] = [];
   let size = 0;
   let overflow = false;
+  let ended = false;
   try {
     for await (const chunk of stream) {
       if (overflow) continue;
@@ -115,8 +116,9 @@ async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: stri
       kept.push(chunk);
       size += chunk.length;
     }
+    ended = true;
   } catch {
     // the pipe broke: what came is kept
   }
-  return { text: new TextDecoder().decode(Buffer.concat(kept)), overflow };
+  return { text: new TextDecoder().decode(Buffer.concat(kept)), overflow, ended };
 }

@@ -4,7 +4,7 @@ import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { startInBackground } from "./job.ts";
-import { commandArgv, KILL_GRACE_MS, leftRunning, stopRun } from "./process-group.ts";
+import { KILL_GRACE_MS, leftRunning, spawnCommand, stopRun } from "./process-group.ts";
 import { marked } from "./run-mark.ts";
 import { fail, ok } from "./result.ts";
 import { findSandbox, type Plan, planFor, sayOnce } from "./sandbox.ts";
@@ -17,6 +17,8 @@ const MAX_TIMEOUT_MS = 600_000;
 const DRAIN_MS = 300;
 /** After the output has ended, how long the shell's own stderr may take to close. */
 const STDERR_MS = 50;
+/** After a sandboxed command, how long its sandbox may take to end before what is left in it is looked for. */
+const SANDBOX_EMPTY_MS = 50;
 const HEAD_CHARS = 10_000;
 const TAIL_CHARS = 20_000;
 
@@ -109,14 +111,7 @@ export type RunOptions = {
  */
 export async function runCommand(command: string, opts: RunOptions): Promise<CommandRun> {
   const { env, mark } = marked(opts.env);
-  const proc = Bun.spawn(commandArgv(command, opts.cwd, opts.plan), {
-    cwd: opts.cwd,
-    env,
-    detached: true,
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const { proc, stdout, stderr } = spawnCommand(command, { cwd: opts.cwd, env, ...(opts.plan ? { plan: opts.plan } : {}) });
   const unwatch = watchGroup(proc.pid);
   const output = new BoundedOutput(HEAD_CHARS, TAIL_CHARS);
   const onText = (text: string): void => {
@@ -134,12 +129,17 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = (): void => stop("cancel");
   opts.signal.addEventListener("abort", onAbort, { once: true });
-  const out = proc.stdout.getReader();
-  const err = proc.stderr.getReader();
+  let emptied = false;
+  const out = stdout.getReader();
+  const err = stderr.getReader();
   const pumps = { out: pumpText(out, onText), err: pumpText(err, onText) };
   try {
     await proc.exited;
-    const leftBehind = !stopped && (await leftRunning(proc.pid, mark));
+    // bwrap's PID 1 holds the stderr pipe until the last process of the sandbox has ended (the
+    // shell moved its own stderr to stdout): its end says that nothing was left running, with no
+    // look at every process on the machine (a few ms a command, and its PID 1 a moment to go).
+    emptied = !stopped && opts.plan?.kind === "bwrap" && (await ended(pumps.err, SANDBOX_EMPTY_MS));
+    const leftBehind = !stopped && !emptied && (await leftRunning(proc.pid, mark));
     if (leftBehind) stopRun(proc.pid, mark);
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
     // its output is read until its group is gone, the SIGKILL at the latest.
@@ -155,7 +155,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   } finally {
     clearTimeout(timer);
     opts.signal.removeEventListener("abort", onAbort);
-    unwatch();
+    unwatch(emptied);
   }
 }
 

@@ -7,7 +7,7 @@
 import { pumpText } from "./text-pump.ts";
 import type { Subprocess } from "bun";
 import { within } from "../pause.ts";
-import { commandArgv, KILL_GRACE_MS, killGroup, leftRunning, stopRun } from "./process-group.ts";
+import { KILL_GRACE_MS, killGroup, leftRunning, spawnCommand, stopRun } from "./process-group.ts";
 import { marked, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
 import { watchGroup } from "./watchdog.ts";
@@ -46,7 +46,7 @@ export class Job {
   private kept = "";
   private dropped = 0;
   private cursor = 0;
-  private readonly proc: Subprocess<"ignore", "pipe", "pipe">;
+  private readonly proc: Subprocess;
   /** In the environment of every process the job starts, even one that leaves its group (run-mark.ts). */
   private readonly mark: string;
 
@@ -59,17 +59,11 @@ export class Job {
   ) {
     const { env, mark } = marked(start.env);
     this.mark = mark;
-    this.proc = Bun.spawn(commandArgv(command, start.cwd, start.plan), {
-      cwd: start.cwd,
-      env,
-      detached: true,
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const { proc, stdout, stderr } = spawnCommand(command, { cwd: start.cwd, env, ...(start.plan ? { plan: start.plan } : {}) });
+    this.proc = proc;
     const unwatch = watchGroup(this.proc.pid);
     const onText = (text: string): void => this.append(text);
-    const pumps = Promise.all([pumpText(this.proc.stdout.getReader(), onText), pumpText(this.proc.stderr.getReader(), onText)]);
+    const pumps = Promise.all([pumpText(stdout.getReader(), onText), pumpText(stderr.getReader(), onText)]);
     this.done = this.finish(pumps).finally(unwatch);
   }
 

@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { procStat } from "./proc-stat.ts";
 import { markedPids, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
+import { type ScriptProcess, spawnScript } from "./script-spawn.ts";
 
 /** Between SIGTERM and SIGKILL to a command's process group. */
 export const KILL_GRACE_MS = 2_000;
@@ -19,12 +20,12 @@ function shell(): string[] {
 }
 
 /**
- * The argv a command line runs as: stdout and stderr on one pipe, which keeps their order exactly
- * (stderr stays a pipe for the shell's own errors), in the sandbox when the plan has one.
+ * A command line started in a new session, stdin closed: stdout and stderr on one pipe, which
+ * keeps their order exactly (stderr stays a pipe for the shell's own errors), in the sandbox when
+ * the plan has one.
  */
-export function commandArgv(command: string, cwd: string, plan?: Plan): string[] {
-  const argv = [...shell(), `exec 2>&1\n${command}`];
-  return plan && plan.kind !== "none" ? plan.argv(argv, cwd) : argv;
+export function spawnCommand(command: string, opts: { cwd: string; env: Record<string, string>; plan?: Plan }): ScriptProcess {
+  return spawnScript(shell(), `exec 2>&1\n${command}`, { ...opts, stdin: "ignore" });
 }
 
 export function killGroup(pid: number, signal: NodeJS.Signals): void {

@@ -26,7 +26,12 @@ export type Found = SandboxTool | { kind: "none"; why: string; broken: boolean }
 
 /** How one command runs: wrapped in a sandbox, or as it is (and why). */
 export type Plan =
-  | { kind: "bwrap" | "sandbox-exec"; argv(command: string[], cwd: string): string[] }
+  | {
+      kind: "bwrap" | "sandbox-exec";
+      argv(command: string[], cwd: string): string[];
+      /** A shell's script (SHELL: its `sh -c`), with no shell of ours around it: see `Wrapped`. */
+      script(shell: readonly string[], script: string, cwd: string): Wrapped;
+    }
   /** `fallback`: a sandbox is there but cannot start, which the person is told once. */
   | { kind: "none"; why: string; fallback: boolean };
 
@@ -79,7 +84,7 @@ export function planFor(hidden: readonly string[], root: string, tool: Found = f
   const files = found.filter((path) => !dirs.includes(path));
   // SHOWN: paths inside a hidden dir put back in sight (a hook's transcript in the state dir).
   const view = [...layers(dirs, realOr(root)), ...files.map((file) => ({ hideFile: file })), ...existing(shown).map((keep) => ({ keep }))];
-  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env) };
+  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env), script: (shell, script, cwd) => wrapScript(tool, view, shell, script, cwd, env) };
 }
 
 /** One step of what the command sees, in order: a dir hidden, the project put back in sight, or a file hidden (it reads empty). */
@@ -107,6 +112,21 @@ function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd:
   const outside = ["/bin/sh", "-c", 'exec 3>&1 >/dev/null; exec "$@"', "sh"];
   const inside = ["/bin/sh", "-c", 'exec 1>&3 3>&-; exec "$@"', "sh"];
   return [...outside, tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...inside, ...command];
+}
+
+/**
+ * How a script runs in the sandbox: its argv, and the fd of the command where its output is to go
+ * (3 for bwrap, for the reason `wrap` gives; the spawner puts /dev/null on its stdout).
+ */
+export type Wrapped = { argv: string[]; outputFd: 1 | 3 };
+
+/**
+ * `wrap` for a shell's script, without the two `sh` starts around bwrap: the spawner passes the
+ * output as fd 3 itself, and the script's own shell moves it back to its stdout first.
+ */
+function wrapScript(tool: SandboxTool, view: readonly Layer[], shell: readonly string[], script: string, cwd: string, env: Env): Wrapped {
+  if (tool.kind === "sandbox-exec") return { argv: wrap(tool, view, [...shell, script], cwd, env), outputFd: 1 };
+  return { argv: [tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...shell, `exec 1>&3 3>&-\n${script}`], outputFd: 3 };
 }
 
 /** What bwrap needs to know of the machine: whether lembas runs as root, which devices to pass, which service managers to close. */
@@ -141,16 +161,18 @@ const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", 
  * group lembas stops it by.
  */
 export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost(process.env)): string[] {
+  // In this order for speed: bwrap reads the whole mount table after each bind, and the
+  // read-only /sys adds a copy of every mount under it (a dozen cgroups), so it comes after the
+  // devices. The hidden dirs and the service managers come last, over everything else.
   return [
     "--bind", "/", "/",
-    ...(host.root ? ["--ro-bind-try", "/sys", "/sys"] : []),
     ...(host.root ? ["--dev", "/dev", "--bind-try", "/dev/shm", "/dev/shm", ...host.devices.flatMap((path) => ["--dev-bind-try", path, path])] : ["--dev-bind", "/dev", "/dev"]),
+    "--unshare-pid",
+    "--proc", "/proc",
+    ...(host.root ? ["--ro-bind-try", "/proc/sys", "/proc/sys", "--ro-bind-try", "/sys", "/sys"] : []),
     ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : "keep" in layer ? ["--bind", layer.keep, layer.keep] : ["--ro-bind", "/dev/null", layer.hideFile])),
     ...host.managers.dirs.flatMap((dir) => ["--tmpfs", dir]),
     ...host.managers.sockets.flatMap((socket) => ["--ro-bind", "/dev/null", socket]),
-    "--unshare-pid",
-    "--proc", "/proc",
-    ...(host.root ? ["--ro-bind-try", "/proc/sys", "/proc/sys"] : []),
     "--cap-drop", "ALL",
     ...(host.root ? ROOT_CAPS.flatMap((cap) => ["--cap-add", cap]) : []),
     "--chdir", cwd,

@@ -47,15 +47,23 @@ const watched = new Set<number>();
 
 /**
  * Puts the process group PGID (a command just started) in the watchdog's care. The returned
- * function takes it back out once the group is gone: right away, or when it has ended.
+ * function takes it back out once the group is gone: right away, or when it has ended. EMPTIED:
+ * the caller saw every process of it end (a sandbox's PID 1, the last to go, closed its pipe), so
+ * what still answers a signal is a zombie. Otherwise a group that still answers right after its
+ * command is looked at again later rather than now: it is most often only a sandbox's PID 1, an
+ * orphan its new parent reaps when it gets to it (a second here), and telling a zombie from a live
+ * process takes a read of every process's stat (a few ms), which would be paid per command.
  */
-export function watchGroup(pgid: number): () => void {
+export function watchGroup(pgid: number): (emptied?: boolean) => void {
   watched.add(pgid);
   tell(`+${pgid}`);
   let released = false;
-  const release = (): void => {
+  let first = true;
+  const release = (emptied = false): void => {
     if (released) return;
-    if (groupAlive(pgid)) {
+    const alive = !emptied && signalable(pgid) && (first || groupAlive(pgid));
+    first = false;
+    if (alive) {
       setTimeout(release, GONE_POLL_MS).unref();
       return;
     }
@@ -65,6 +73,17 @@ export function watchGroup(pgid: number): () => void {
     tell(`-${pgid}`);
   };
   return release;
+}
+
+/** Whether anything of the group is left, a zombie too: one system call. */
+function signalable(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: one of its processes is someone else's now (a setuid program), it is there all the same.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Writes a line to the watchdog, started (again, with every group still watched) when it is not running. */

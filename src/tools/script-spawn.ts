@@ -1,0 +1,64 @@
+/**
+ * Starts a shell's script in a process group of its own, in the sandbox when there is a plan, with
+ * its output and its errors on pipes. In bwrap the output comes out on fd 3 (sandbox.ts `Wrapped`):
+ * that pipe is read here as the process's stdout, and closed once read or given up.
+ */
+import { closeSync } from "node:fs";
+import type { FileSink, Subprocess } from "bun";
+import type { Plan } from "./sandbox.ts";
+
+export type ScriptProcess = {
+  proc: Subprocess;
+  /** Its stdin, when asked for (`stdin: "pipe"`). */
+  stdin: FileSink | null;
+  stdout: ReadableStream<Uint8Array>;
+  stderr: ReadableStream<Uint8Array>;
+};
+
+export type ScriptSpawn = { cwd: string; env: Record<string, string>; plan?: Plan; stdin: "pipe" | "ignore" };
+
+/** SHELL (`sh -c` or the like) running SCRIPT. Throws as Bun.spawn does when it cannot start. */
+export function spawnScript(shell: readonly string[], script: string, opts: ScriptSpawn): ScriptProcess {
+  const wrapped = opts.plan && opts.plan.kind !== "none" ? opts.plan.script(shell, script, opts.cwd) : { argv: [...shell, script], outputFd: 1 };
+  const base = { cwd: opts.cwd, env: opts.env, detached: true } as const;
+  if (wrapped.outputFd === 1) {
+    const proc = Bun.spawn(wrapped.argv, { ...base, stdin: opts.stdin, stdout: "pipe", stderr: "pipe" });
+    return { proc, stdin: opts.stdin === "pipe" ? (proc.stdin as FileSink) : null, stdout: proc.stdout, stderr: proc.stderr };
+  }
+  const proc = Bun.spawn(wrapped.argv, { ...base, stdio: [opts.stdin, "ignore", "pipe", "pipe"] });
+  const fd = proc.stdio[3];
+  if (typeof fd !== "number") throw new Error("The command's output pipe could not be opened.");
+  return { proc, stdin: opts.stdin === "pipe" ? (proc.stdin as FileSink) : null, stdout: fdStream(fd), stderr: proc.stderr as ReadableStream<Uint8Array> };
+}
+
+/** The pipe at FD read as a stream, closed at its end or when the reader gives up (Bun leaves it open). */
+function fdStream(fd: number): ReadableStream<Uint8Array> {
+  const reader = Bun.file(fd).stream().getReader();
+  let open = true;
+  const close = (): void => {
+    if (!open) return;
+    open = false;
+    try {
+      closeSync(fd);
+    } catch {
+      // closed already
+    }
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        close();
+        controller.close();
+      } catch (error) {
+        close();
+        controller.error(error);
+      }
+    },
+    async cancel(reason) {
+      await reader.cancel(reason).catch(() => {});
+      close();
+    },
+  });
+}
