@@ -69,6 +69,9 @@ export async function replayHistory(db: Db, session: Session, send: (update: Upd
       if (rows.length < page) break;
       await Promise.all(written);
       written = [];
+      // The page's updates are handed to the transport, which writes them at the next turn of the
+      // event loop: taken here, they leave before the next page is read, not with it.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     for (const event of events.end()) play(event);
     await Promise.all(written);
