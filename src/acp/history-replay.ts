@@ -15,6 +15,12 @@ import { sessionUpdates, type Update } from "./updates.ts";
 
 /** Stored messages read at a time: a history of any length is replayed in bounded memory. */
 const PAGE = 200;
+/**
+ * The first page is smaller: its updates leave once it is read and turned into them, and the
+ * editor has the start of the history to show while the rest is (a page of 200 held the first
+ * update back by the time of 200 rows).
+ */
+const FIRST_PAGE = 24;
 /** The most of the person's images and resources held unwritten: past it the replay waits for the editor to take them. */
 const MAX_UNWRITTEN = 16 * 1024 * 1024;
 
@@ -46,8 +52,8 @@ export async function replayHistory(db: Db, session: Session, send: (update: Upd
   };
   let tokens = 0;
   try {
-    for (let after = 0; ; ) {
-      const rows = messagePage(db, session.id, after, PAGE);
+    for (let after = 0, page = FIRST_PAGE; ; page = PAGE) {
+      const rows = messagePage(db, session.id, after, page);
       for (const row of rows) {
         after = row.seq;
         const message = replayRow(row);
@@ -60,9 +66,12 @@ export async function replayHistory(db: Db, session: Session, send: (update: Upd
           unwritten = 0;
         }
       }
-      if (rows.length < PAGE) break;
+      if (rows.length < page) break;
       await Promise.all(written);
       written = [];
+      // The page's updates are handed to the transport, which writes them at the next turn of the
+      // event loop: taken here, they leave before the next page is read, not with it.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     for (const event of events.end()) play(event);
     await Promise.all(written);

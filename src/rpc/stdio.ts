@@ -116,7 +116,6 @@ export function lineTransport(
  * a stray process.stdout.write) goes to stderr. Returns the one writer that reaches stdout.
  */
 export function guardStdout(): (text: string, answer: boolean) => Promise<void> {
-  const sink = Bun.stdout.writer();
   const toStderr = (...args: unknown[]) => console.error(...args);
   console.log = toStderr;
   console.info = toStderr;
@@ -126,22 +125,49 @@ export function guardStdout(): (text: string, answer: boolean) => Promise<void> 
   // Node's stream for it and loads Node's stream modules (measured: about 1 ms of CPU of the 15 a
   // fresh serve --stdio spends before its initialize answer). Nothing on an editor's way reads it.
   Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, get: () => process.stderr });
-  // Messages written in one go (a replayed page, a burst of updates) leave in two flushes, not one
-  // write(2) each; every writer's promise settles when its message has been flushed. The first
-  // message since the last flush leaves at once: the turn of the loop may be far off (a model's
-  // answer read in one piece is streamed, committed and ended in one run of microtasks, and its
-  // first chunk waited for all of it: bench/START.md). The rest of the burst waits for the next
-  // turn of the event loop: the dispatcher's next message comes microtasks later.
-  // An answer leaves at once, with what is before it: the editor waits on it.
+  return batchedWriter(Bun.stdout.writer());
+}
+
+/** What batchedWriter writes to: Bun's FileSink, as Bun.stdout.writer() gives it. */
+export type Sink = { write(text: string): unknown; flush(): unknown };
+
+/**
+ * A writer for a burst of messages (a replayed page, a stream of updates): the first message since
+ * the last flush leaves at once (the turn of the loop may be far off: a model's answer read in one
+ * piece is streamed, committed and ended in one run of microtasks, and its first chunk waited for
+ * all of it: bench/START.md); the rest are gathered and handed to the sink as one text at the next
+ * turn of the event loop, and every writer's promise settles when its message has been flushed.
+ * Bun's FileSink writes its buffer out whenever a write takes it past about 4 KiB, so a message at a
+ * time made one write(2) (and four epoll_ctl) for each 4.8 KB of a replay: 200 for a 200-turn
+ * session/load, a third of its CPU. One text a burst is one write(2), or as many as the pipe takes.
+ * An answer leaves at once, with what is before it: the editor waits on it, and the turn of the
+ * loop may be far off (initialize is answered before the engine's modules load, which holds it).
+ */
+export function batchedWriter(sink: Sink): (text: string, answer: boolean) => Promise<void> {
+  let gathered: string[] = [];
+  const handOver = () => {
+    if (gathered.length === 0) return;
+    const text = gathered.length === 1 ? (gathered[0] ?? "") : gathered.join("");
+    gathered = [];
+    sink.write(text);
+  };
   let flushing: Promise<void> | null = null;
   return (text, answer) => {
+    if (answer) {
+      gathered.push(text);
+      handOver();
+      return Promise.resolve(sink.flush()).then(() => {});
+    }
+    if (flushing) {
+      gathered.push(text);
+      return flushing;
+    }
     sink.write(text);
-    if (answer) return Promise.resolve(sink.flush()).then(() => {});
-    if (flushing) return flushing;
     const first = sink.flush();
     flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       flushing = null;
       await first;
+      handOver();
       await sink.flush();
     });
     return flushing;

@@ -258,6 +258,13 @@ test("session/load and session/fork of a session held by another process, delete
   expect(b.updates.filter((u) => u.update.sessionUpdate !== "available_commands_update")).toEqual([]);
 });
 
+test("session/load with an empty sessionId, which ACP's params check lets through, is -32602 saying what it takes", async () => {
+  const p = await place();
+  const a = await agentAt(p);
+  const error = await rpcError(a.agent.request("session/load", { sessionId: "", cwd: p.project, mcpServers: [] }));
+  expect(error).toMatchObject({ code: -32602, message: expect.stringContaining("session/load takes a sessionId, a cwd and mcpServers") });
+});
+
 test("a session of 2,000 turns is replayed whole and in order", async () => {
   const p = await place();
   const db = dbOf(p);

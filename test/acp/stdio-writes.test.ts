@@ -6,7 +6,7 @@
  */
 import { expect, test } from "bun:test";
 import type { AnyMessage } from "@agentclientprotocol/sdk";
-import { lineTransport } from "../../src/rpc/stdio.ts";
+import { batchedWriter, lineTransport } from "../../src/rpc/stdio.ts";
 
 /** A writer whose flushes wait until `flush()` is called, as a pipe nobody reads yet. */
 function heldWriter() {
@@ -96,4 +96,48 @@ test("an answer is handed to the writer as one, to leave at once; notifications 
     ["answer 8", true],
     ["session/request_permission", false],
   ]);
+});
+
+/** A sink as Bun's FileSink is to the writer: each write kept, flushes counted. */
+function countingSink() {
+  const writes: string[] = [];
+  let flushes = 0;
+  return {
+    writes,
+    flushes: () => flushes,
+    write(text: string) {
+      writes.push(text);
+    },
+    flush() {
+      flushes++;
+    },
+  };
+}
+
+test("a burst of messages reaches stdout's sink as its first message and then the rest in one write, in order: not one write(2) for each 4 KiB the sink took", async () => {
+  const sink = countingSink();
+  const transport = lineTransport(new ReadableStream<Uint8Array>(), batchedWriter(sink));
+  const messages = Array.from({ length: 40 }, (_, i) => update(i, "z".repeat(1000)));
+  await writeInTurn(transport, messages);
+  await transport.answered();
+  await new Promise((resolve) => setImmediate(resolve));
+  // The first leaves at once (a first chunk must not wait for its turn's end), the rest together.
+  expect(sink.writes.length).toBe(2);
+  expect(sink.writes.join("").trimEnd().split("\n").map((line) => JSON.parse(line))).toEqual(messages);
+});
+
+test("an answer takes the burst before it along, at once; what follows waits for the next turn of the loop", async () => {
+  const sink = countingSink();
+  const write = batchedWriter(sink);
+  const first = write("a\n", false);
+  const second = write("b\n", false);
+  expect(sink.writes).toEqual(["a\n"]);
+  const answer = write("c\n", true);
+  expect(sink.writes).toEqual(["a\n", "b\nc\n"]);
+  await answer;
+  const after = write("d\n", false);
+  expect(sink.writes).toEqual(["a\n", "b\nc\n"]);
+  await Promise.all([first, second, after]);
+  expect(sink.writes).toEqual(["a\n", "b\nc\n", "d\n"]);
+  expect(sink.flushes()).toBeGreaterThanOrEqual(2);
 });
