@@ -3,7 +3,7 @@ import type { DirPart, Prepared } from "./prepared.ts";
 import { alignFolderPath, dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
-import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
+import { listLater, narrowFrom, type RowTest, remember, samePasses, sortAny, sortAnyLazy } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, SECOND_SHIFT, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
@@ -64,7 +64,7 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const test = rowTest(prep, search.q);
   const handed = from && samePasses(from.query, query) ? from.kept : null;
   // Rows handed on by a query with the same passes are sorted as each pass reads them; others all at once.
-  const all = handed ? null : sortAny(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
+  const all = handed ? null : sortAnyLazy(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
   const lastRows: Chunk[] = all ? [...all.last] : [...handed?.last ?? []];
   // Rows of the first two passes whose basename turned out not to hold the query: each ascending.
   const movedFirst: number[] = [];
@@ -77,12 +77,13 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const keptFirst = search.inNames(first, search.firstMost, movedFirst);
 
   // The floor only rises: a pass skipped leaves every later pass skipped too.
-  let keptLater: Int32Array[];
+  let keptLater: Chunk[];
   if (search.floor > search.laterMost) keptLater = all ? [all.later] : [...handed?.later ?? []];
   else {
-    const sorted = all ?? sortAny(rows, test, handed?.later ?? []);
-    // A handed-on row whose basename no longer holds the characters goes to the last pass.
-    if (!all) lastRows.push(...sorted.last);
+    const sorted = all ? listLater(rows, test, all.later) : sortAny(rows, test, handed?.later ?? []);
+    // A handed-on row whose basename no longer holds the characters goes to the last pass; so does
+    // one the sort of every row left unchecked whose directory or uppercase letters do not fit.
+    lastRows.push(...sorted.last);
     keptLater = [search.inNames(sorted.later, search.laterMost, movedLater)];
   }
   lastRows.push(Int32Array.from(movedFirst), Int32Array.from(movedLater));
