@@ -1,7 +1,7 @@
 import { BitRows, type Chunk, rowsHolding } from "./char-bits.ts";
 import type { Rows } from "./penalty-order.ts";
 import { BASE_MASK, FIRST, FIRST_CHAR, IS_DIR_SHIFT, STRIDE } from "./rows.ts";
-import type { Kept, Prepared } from "./prepared.ts";
+import { charBit, type Kept, type Prepared } from "./prepared.ts";
 
 /**
  * What a search sorts rows by, from typed arrays alone: the masks of the query's characters and
@@ -165,9 +165,11 @@ function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null, lazy =
  * with the name part's first character has its directory and uppercase letters looked at.
  */
 function sortFirstByBits(rows: Rows, test: RowTest, held: Int32Array, inBase: Int32Array, first: number): { first: Int32Array; later: BitRows; last: Chunk[] } {
-  const { baseFirst, folderOf, upperMask } = rows;
+  const { baseFirst, folderOf, upperMask, bits } = rows;
   const { upper, fits } = test;
   const later = new Int32Array(held.length);
+  // The rows whose basename's first character shares its bit with `first` (none for a query ending in `/`).
+  const startsAt = first < 0 ? -1 : (31 - Math.clz32(charBit(first))) * bits.words;
   const outFirst = toFirst;
   let f = 0;
   for (let w = 0; w < held.length; w++) {
@@ -176,7 +178,7 @@ function sortFirstByBits(rows: Rows, test: RowTest, held: Int32Array, inBase: In
     const both = h & (inBase[w] ?? 0);
     let starting = 0;
     let misfits = 0;
-    for (let m = both; m !== 0; m &= m - 1) {
+    for (let m = startsAt < 0 ? 0 : both & (bits.starts[startsAt + w] ?? 0); m !== 0; m &= m - 1) {
       const bit = m & -m;
       const row = (w << 5) | (31 - Math.clz32(bit));
       if ((baseFirst[row] ?? 0) !== first) continue;

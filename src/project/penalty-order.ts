@@ -86,7 +86,7 @@ export function orderRows(prep: Prepared): Rows {
     packed[at + NAME_AT] = nameAt[row] ?? 0;
     packed[at + FOLDER] = rows.folderOf[row] ?? 0;
   }
-  return { ...rows, packed, pairs64, names, namesOrig, bits: charBitsOf(rows.mask, rows.baseMask, rows.dirs) };
+  return { ...rows, packed, pairs64, names, namesOrig, bits: charBitsOf(rows.mask, rows.baseMask, rows.dirs, rows.baseFirst) };
 }
 
 /** Groups of basenames by first character: one for each ASCII code, one for the rest. */
