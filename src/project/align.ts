@@ -221,23 +221,6 @@ export function alignUnits(buf: Uint16Array, orig: Uint16Array, to: number, code
 }
 
 /**
- * Advances `state` over buf[from, to) (UTF-16 units: `buf` compared, `orig` as written), `before`
- * the unit as written before `from` in the text (a `/` at its start): as {@link advance} does over
- * a string, for a directory's path gone on from its parent's state over its own name.
- */
-export function advanceUnits(state: AlignState, buf: Uint16Array, orig: Uint16Array, from: number, to: number, codes: Int32Array, before: number): void {
-  let best = state.best;
-  let prevClass = classOf(before);
-  for (let i = from; i < to; i++) {
-    const cls = classOf(orig[i] ?? 0);
-    const b = BONUS[prevClass * CLASSES + cls] ?? 0;
-    prevClass = cls;
-    best = column(state, codes, buf[i] ?? 0, b, best);
-  }
-  state.best = best;
-}
-
-/**
  * One position of the alignment: the character `c`, with the bonus `b` its place earns, taken into
  * every row of `state`; returns `best`, raised where the whole query now ends at a higher score.
  * Row j reads row j-1 as it stood at the previous position, so rows go from the last down.

@@ -1,4 +1,4 @@
-import { advanceUnits, type AlignState, alignUnits, copyState, NO_MATCH, startState } from "./align.ts";
+import { alignUnits, NO_MATCH } from "./align.ts";
 import type { DirPart, Prepared } from "./prepared.ts";
 import type { Plan } from "./query-plan.ts";
 
@@ -35,41 +35,9 @@ export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPar
     done[folder] = found;
     fits[folder + 1] = found === want ? 1 : 0;
   }
-  const fresh = { query: dir.query, sensitive, done, fits, scores: new Float64Array(count).fill(Number.NaN), states: [] };
+  const fresh = { query: dir.query, sensitive, done, fits, scores: new Float64Array(count).fill(Number.NaN) };
   prep.dirPart = fresh;
   return fresh;
-}
-
-/** Where the alignment of a directory part stands at the end of a directory's path. */
-export type FolderState = AlignState;
-
-/**
- * {@link alignFolderPath} gone on from the state at the end of the directory's parent (kept in
- * `states`, per directory, for the same directory part): each directory's own name is read once,
- * where aligning each directory's whole path read its parents' names again for every one of their
- * subdirectories (2,500 directories for `comp/h` at 1 M paths).
- */
-export function alignFolderOn(prep: Prepared, folder: number, dir: Plan, sensitive: boolean, states: (FolderState | undefined)[]): number {
-  if (folder < 0 || dir.codes.length === 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
-  const { at, lower, orig } = prep.folderNames;
-  const buf = sensitive ? orig : lower;
-  // The directories from this one up to the nearest whose state is known.
-  chain.length = 0;
-  let known: FolderState | undefined;
-  for (let f = folder; f >= 0; f = prep.folderParent[f] ?? -1) {
-    known = states[f];
-    if (known) break;
-    chain.push(f);
-  }
-  for (let c = chain.length - 1; c >= 0; c--) {
-    const f = chain[c] ?? 0;
-    const state = known ? copyState(known) : startState(dir.codes.length);
-    // A name below the top starts with its `/`, whose bonus is the same after any unit: as at the path's start.
-    advanceUnits(state, buf, orig, at[f] ?? 0, at[f + 1] ?? 0, dir.codes, 47);
-    states[f] = state;
-    known = state;
-  }
-  return known?.best ?? NO_MATCH;
 }
 
 // Where a directory's path is put together from its names; grown as needed.

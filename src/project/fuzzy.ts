@@ -1,6 +1,6 @@
 import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
 import type { DirPart, Prepared } from "./prepared.ts";
-import { alignFolderOn, dirPartOf } from "./dir-part.ts";
+import { alignFolderPath, dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
 import { listLater, narrowFrom, type RowTest, remember, samePasses, sortAny, sortAnyLazy } from "./kept-rows.ts";
@@ -248,7 +248,7 @@ class Search {
       nameMost = IN_NAME + this.boundByBytes(row, name) - penalty;
     }
     if (nameMost + dirMost < this.floor) return KEEP;
-    const dirScore = this.alignFolder(folder, dir, dirPart);
+    const dirScore = this.alignFolder(folder, dir, dirPart.scores);
     if (nameMost + dirScore < this.floor) return KEEP;
     if (!this.nameHolds(row, name)) return LAST;
     const nameScore = prefix ? PREFIX + bestScore(name.codes.length) + this.nameExactness(row, name) : IN_NAME + this.alignName(row, name);
@@ -444,11 +444,11 @@ class Search {
   }
 
   /** The alignment of the directory part of a query with `/` over a directory (-1: the top), once per directory, in `scores`. */
-  private alignFolder(folder: number, dir: Plan, { scores, states }: DirPart): number {
+  private alignFolder(folder: number, dir: Plan, scores: Float64Array): number {
     if (folder < 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
     const known = scores[folder] ?? Number.NaN;
     if (!Number.isNaN(known)) return known;
-    const score = alignFolderOn(this.prep, folder, dir, this.q.sensitive, states);
+    const score = alignFolderPath(this.prep, folder, dir, this.q.sensitive);
     scores[folder] = score;
     return score;
   }

@@ -1,6 +1,5 @@
 import type { Chunk } from "./char-bits.ts";
 import type { Rows } from "./rows.ts";
-import type { FolderState } from "./dir-part.ts";
 
 /**
  * A list of paths made ready for fuzzy matching once. Most entries are turned down by a keystroke
@@ -70,7 +69,7 @@ export type Kept = { first: Int32Array[]; later: Chunk[]; last: Chunk[] };
  * at the directory's index + 1; at 0 the top, outside any directory), and its alignment score (NaN
  * not yet known).
  */
-export type DirPart = { query: string; sensitive: boolean; done: Int32Array; fits: Uint8Array; scores: Float64Array; states: (FolderState | undefined)[] };
+export type DirPart = { query: string; sensitive: boolean; done: Int32Array; fits: Uint8Array; scores: Float64Array };
 
 export type FolderNames = { at: Int32Array; lower: Uint16Array; orig: Uint16Array };
 
