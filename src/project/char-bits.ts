@@ -1,3 +1,5 @@
+import { charBit } from "./prepared.ts";
+
 /**
  * For each of the 31 character bits (see charBit in prepared.ts), which rows hold it: one bitset of
  * the rows a bit (a row is a position in penalty order, see penalty-order.ts) for the whole path,
@@ -13,17 +15,24 @@ export type CharBits = {
   readonly path: Int32Array;
   readonly base: Int32Array;
   readonly dirs: Int32Array;
+  /**
+   * Bitset of bit b: the rows whose basename's first character (lowercased) has bit b, so that a
+   * sort of every row finds those starting with the query's first character by words, not by a
+   * read of each row holding the query (a sort after `c` or `comp/h` at 1 M paths: 300-500 k rows).
+   */
+  readonly starts: Int32Array;
 };
 
 export const CHAR_BITS = 31;
 
 /** The bitsets of rows whose `mask` and `baseMask` hold each bit, and of the rows that are directories. */
-export function charBitsOf(mask: Int32Array, baseMask: Int32Array, dirs: Uint8Array): CharBits {
+export function charBitsOf(mask: Int32Array, baseMask: Int32Array, dirs: Uint8Array, baseFirst: Uint16Array): CharBits {
   const n = mask.length;
   const words = (n + 31) >>> 5;
   const path = new Int32Array(CHAR_BITS * words);
   const base = new Int32Array(CHAR_BITS * words);
   const dirBits = new Int32Array(words);
+  const starts = new Int32Array(CHAR_BITS * words);
   for (let row = 0; row < n; row++) {
     const word = row >>> 5;
     const bit = 1 << (row & 31);
@@ -36,8 +45,10 @@ export function charBitsOf(mask: Int32Array, baseMask: Int32Array, dirs: Uint8Ar
       base[b * words + word] = (base[b * words + word] ?? 0) | bit;
     }
     if (dirs[row] === 1) dirBits[word] = (dirBits[word] ?? 0) | bit;
+    const at = (31 - Math.clz32(charBit(baseFirst[row] ?? 0))) * words + word;
+    starts[at] = (starts[at] ?? 0) | bit;
   }
-  return { words, path, base, dirs: dirBits };
+  return { words, path, base, dirs: dirBits, starts };
 }
 
 /** The rows (as a bitset) holding every bit of `mask` in `sets` (path or base); every row of `count` for an empty mask. */

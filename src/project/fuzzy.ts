@@ -3,11 +3,11 @@ import type { DirPart, Prepared } from "./prepared.ts";
 import { alignFolderPath, dirPartOf } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
-import { narrowFrom, type RowTest, remember, samePasses, sortAny } from "./kept-rows.ts";
+import { listLater, narrowFrom, type RowTest, remember, samePasses, sortAny, sortAnyLazy } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
 import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, SECOND_SHIFT, STARTS, STRIDE, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
-import { boundInBytes, boundInName, gapsInBytes, pairsByHash } from "./name-bound.ts";
+import { boundInBytes, boundInName, gapsInBytes, pairsBy64, pairsByHash } from "./name-bound.ts";
 
 /**
  * Kinds of match, best first, far enough apart that nothing within a kind (alignment, length,
@@ -64,7 +64,7 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const test = rowTest(prep, search.q);
   const handed = from && samePasses(from.query, query) ? from.kept : null;
   // Rows handed on by a query with the same passes are sorted as each pass reads them; others all at once.
-  const all = handed ? null : sortAny(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
+  const all = handed ? null : sortAnyLazy(rows, test, from ? [...from.kept.first, ...from.kept.later, ...from.kept.last] : null);
   const lastRows: Chunk[] = all ? [...all.last] : [...handed?.last ?? []];
   // Rows of the first two passes whose basename turned out not to hold the query: each ascending.
   const movedFirst: number[] = [];
@@ -77,12 +77,13 @@ export function rank(prep: Prepared, query: string, opts: RankOptions): Ranked[]
   const keptFirst = search.inNames(first, search.firstMost, movedFirst);
 
   // The floor only rises: a pass skipped leaves every later pass skipped too.
-  let keptLater: Int32Array[];
+  let keptLater: Chunk[];
   if (search.floor > search.laterMost) keptLater = all ? [all.later] : [...handed?.later ?? []];
   else {
-    const sorted = all ?? sortAny(rows, test, handed?.later ?? []);
-    // A handed-on row whose basename no longer holds the characters goes to the last pass.
-    if (!all) lastRows.push(...sorted.last);
+    const sorted = all ? listLater(rows, test, all.later) : sortAny(rows, test, handed?.later ?? []);
+    // A handed-on row whose basename no longer holds the characters goes to the last pass; so does
+    // one the sort of every row left unchecked whose directory or uppercase letters do not fit.
+    lastRows.push(...sorted.last);
     keptLater = [search.inNames(sorted.later, search.laterMost, movedLater)];
   }
   lastRows.push(Int32Array.from(movedFirst), Int32Array.from(movedLater));
@@ -150,9 +151,14 @@ class Search {
    */
   inNames(list: Int32Array, most: number, moved: number[]): Int32Array {
     const kept = new Int32Array(list.length);
-    const { packed } = this.rows;
+    const { packed, pairs64 } = this.rows;
     let k = 0;
+    let touchedTo = 0;
     for (let i = 0; i < list.length; i++) {
+      if (i === touchedTo) {
+        touchedTo = Math.min(list.length, i + TOUCH_BLOCK);
+        this.touched = touchRows(list, i, touchedTo, packed, pairs64);
+      }
       const row = list[i] ?? 0;
       const len = packed[row * STRIDE + LENGTH] ?? 0;
       // The row's penalty (penaltyOf), written out: a call here was not inlined.
@@ -166,6 +172,9 @@ class Search {
     }
     return kept.subarray(0, k);
   }
+
+  /** What touchRows read last: kept, so that its reads are not left out as unused. */
+  touched = 0;
 
   /**
    * The lowest score that could still get in, allowing for the largest boost: a field set at each
@@ -199,6 +208,7 @@ class Search {
     }
     if (((packed[at + BASE_MASK] ?? 0) & p.mask) !== p.mask) return LAST;
     if (IN_NAME + this.bound(row, p) - penalty < this.floor) return KEEP;
+    if (!p.single && IN_NAME + this.boundByPairs(row, p) - penalty < this.floor) return KEEP;
     if (!p.single && IN_NAME + this.boundByBytes(row, p) - penalty < this.floor) return KEEP;
     if (!p.single && !this.nameHolds(row, p)) return LAST;
     this.push(row, IN_NAME + this.alignName(row, p) - penalty);
@@ -232,7 +242,11 @@ class Search {
     const folder = packed[at + FOLDER] ?? -1;
     if (dirPart.fits[folder + 1] !== 1) return LAST;
     // The basename's bytes before the directory's alignment: fewer directories are aligned.
-    if (!prefix) nameMost = IN_NAME + this.boundByBytes(row, name) - penalty;
+    if (!prefix) {
+      nameMost = IN_NAME + this.boundByPairs(row, name) - penalty;
+      if (nameMost + dirMost < this.floor) return KEEP;
+      nameMost = IN_NAME + this.boundByBytes(row, name) - penalty;
+    }
     if (nameMost + dirMost < this.floor) return KEEP;
     const dirScore = this.alignFolder(folder, dir, dirPart.scores);
     if (nameMost + dirScore < this.floor) return KEEP;
@@ -335,6 +349,16 @@ class Search {
     return boundInName(p, atStart, packed[at + STARTS] ?? 0, pairsByHash(packed[at + PAIRS] ?? -1, p));
   }
 
+  /** {@link bound} with the pairs the hash let through held to the row's second filter (pairs64): 8 bytes read, not the basename's. */
+  private boundByPairs(row: number, p: Plan): number {
+    const at = row * STRIDE;
+    const packed = this.rows.packed;
+    const atStart = ((packed[at + FIRST] ?? 0) & FIRST_CHAR) === p.first;
+    const hashed = pairsByHash(packed[at + PAIRS] ?? -1, p);
+    const adjacent = pairsBy64(this.rows.pairs64[2 * row] ?? -1, this.rows.pairs64[2 * row + 1] ?? -1, p, hashed);
+    return boundInName(p, atStart, packed[at + STARTS] ?? 0, adjacent);
+  }
+
   /**
    * {@link bound} with the basename's bytes read: which of the query's pairs stand side by side in
    * it (the hash's 32 bits often say yes for a pair that is not there), and what the places of each
@@ -428,6 +452,24 @@ class Search {
     scores[folder] = score;
     return score;
   }
+}
+
+/** How many rows of a pass are touched ahead of being judged (see touchRows). */
+const TOUCH_BLOCK = 64;
+
+/**
+ * Reads a number of each row of list[from, to) in packed and pairs64, which lie scattered over
+ * the memory: reads with nothing between them go out together (the processor has many on the way
+ * at once), where the judging of a row, a few hundred instructions, kept the next row's read from
+ * starting before it was done, one memory wait a row. The rows are then in the cache when judged.
+ */
+function touchRows(list: Int32Array, from: number, to: number, packed: Int32Array, pairs64: Int32Array): number {
+  let sum = 0;
+  for (let i = from; i < to; i++) {
+    const row = list[i] ?? 0;
+    sum ^= (packed[row * STRIDE] ?? 0) ^ (pairs64[2 * row] ?? 0);
+  }
+  return sum;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { BitRows, type Chunk, rowsHolding } from "./char-bits.ts";
 import type { Rows } from "./penalty-order.ts";
 import { BASE_MASK, FIRST, FIRST_CHAR, IS_DIR_SHIFT, STRIDE } from "./rows.ts";
-import type { Kept, Prepared } from "./prepared.ts";
+import { charBit, type Kept, type Prepared } from "./prepared.ts";
 
 /**
  * What a search sorts rows by, from typed arrays alone: the masks of the query's characters and
@@ -53,6 +53,29 @@ export function sortAny(rows: Rows, test: RowTest, sources: readonly Chunk[] | n
   return sortByBits(rows, test, bitsOf(sources, rows.bits.words));
 }
 
+/**
+ * {@link sortAny}, the later pass's rows left a bitset when sorted by the bitsets (`later`): the
+ * rows whose basename holds the name part and does not start with its first character, their
+ * directory and uppercase letters not yet looked at. A search reads the later pass only when the
+ * first leaves its floor low enough, and most keystrokes hand those rows on unread: listing them
+ * (half a million rows after `i` at 1 M paths) cost more than the rest of the sort. {@link listLater}
+ * lists them when a pass reads them.
+ */
+export function sortAnyLazy(rows: Rows, test: RowTest, sources: readonly Chunk[] | null): { first: Int32Array; later: Chunk; last: Chunk[] } {
+  if (sources) {
+    const lists = sources.filter((chunk): chunk is Int32Array => !(chunk instanceof BitRows));
+    const total = lists.reduce((n, chunk) => n + chunk.length, 0);
+    if (lists.length === sources.length && total <= rows.idOf.length >>> LIST_SHARE) return sortOut(rows, test, lists);
+  }
+  return sortByBits(rows, test, sources ? bitsOf(sources, rows.bits.words) : null, true);
+}
+
+/** The later pass's rows of {@link sortAnyLazy} as a list, and those that turn out to belong to the last pass. */
+export function listLater(rows: Rows, test: RowTest, later: Chunk): { later: Int32Array; last: Chunk[] } {
+  if (!(later instanceof BitRows)) return { later, last: [] };
+  return sortByBits(rows, test, later.set, false);
+}
+
 /** Up to this share of the list (1 / 2^n), reading the rows of a list costs less than the bitsets. */
 const LIST_SHARE = 6;
 
@@ -91,8 +114,14 @@ function fitted(rows: Rows, test: RowTest, counts: { f: number; l: number }, las
   return { first: toFirst.slice(0, counts.f), later: toLater.slice(0, counts.l), last };
 }
 
-/** The rows (of `within`, else every row) holding the query's characters into the passes, by the bitsets: the first two listed, the last a bitset. */
-function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null): Sorted {
+/**
+ * The rows (of `within`, else every row) holding the query's characters into the passes, by the
+ * bitsets: the first two listed, the last a bitset; with `lazy`, the later pass's rows left a
+ * bitset unchecked (see sortAnyLazy).
+ */
+function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null, lazy: true): { first: Int32Array; later: BitRows; last: Chunk[] };
+function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null, lazy?: false): Sorted;
+function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null, lazy = false): Sorted | { first: Int32Array; later: BitRows; last: Chunk[] } {
   const n = rows.idOf.length;
   const { bits, baseFirst, folderOf, upperMask } = rows;
   const held = rowsHolding(bits, bits.path, test.wholeMask, n);
@@ -103,6 +132,7 @@ function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null): Sorte
   // Null for a query without a directory part: every directory fits.
   const fits = test.fits;
   grow(n);
+  if (lazy) return sortFirstByBits(rows, test, held, inBase, first);
   const [outFirst, outLater] = [toFirst, toLater];
   let f = 0;
   let l = 0;
@@ -129,6 +159,41 @@ function sortByBits(rows: Rows, test: RowTest, within: Int32Array | null): Sorte
   return { first: toFirst.slice(0, f), later: toLater.slice(0, l), last: [new BitRows(held)] };
 }
 
+
+/**
+ * {@link sortByBits}'s loop, the later pass's rows left a bitset: only a row whose basename starts
+ * with the name part's first character has its directory and uppercase letters looked at.
+ */
+function sortFirstByBits(rows: Rows, test: RowTest, held: Int32Array, inBase: Int32Array, first: number): { first: Int32Array; later: BitRows; last: Chunk[] } {
+  const { baseFirst, folderOf, upperMask, bits } = rows;
+  const { upper, fits } = test;
+  const later = new Int32Array(held.length);
+  // The rows whose basename's first character shares its bit with `first` (none for a query ending in `/`).
+  const startsAt = first < 0 ? -1 : (31 - Math.clz32(charBit(first))) * bits.words;
+  const outFirst = toFirst;
+  let f = 0;
+  for (let w = 0; w < held.length; w++) {
+    const h = held[w] ?? 0;
+    if (h === 0) continue;
+    const both = h & (inBase[w] ?? 0);
+    let starting = 0;
+    let misfits = 0;
+    for (let m = startsAt < 0 ? 0 : both & (bits.starts[startsAt + w] ?? 0); m !== 0; m &= m - 1) {
+      const bit = m & -m;
+      const row = (w << 5) | (31 - Math.clz32(bit));
+      if ((baseFirst[row] ?? 0) !== first) continue;
+      starting |= bit;
+      const ok = upper === 0 ? 1 : isZero(((upperMask[row] ?? 0) & upper) ^ upper);
+      const fit = fits ? (fits[(folderOf[row] ?? 0) + 1] ?? 0) : 1;
+      outFirst[f] = row;
+      f += ok & fit;
+      misfits |= bit & -((ok & fit) ^ 1);
+    }
+    later[w] = both & ~starting;
+    held[w] = (h & ~both) | misfits;
+  }
+  return { first: toFirst.slice(0, f), later: new BitRows(later), last: [new BitRows(held)] };
+}
 
 /**
  * The rows of disjoint ascending chunks in one ascending list: put together and sorted (they are

@@ -22,6 +22,21 @@ export function pairsByHash(pairs: number, p: Plan): number {
   return adjacent;
 }
 
+/**
+ * Of the pairs in `adjacent` (as pairsByHash gives them), those the row's second filter (`low`,
+ * `high`: its pairs64 words) holds too: a pair side by side in the basename sets its bits in both.
+ */
+export function pairsBy64(low: number, high: number, p: Plan, adjacent: number): number {
+  let kept = adjacent;
+  for (let rest = adjacent; rest !== 0; rest &= rest - 1) {
+    const j = 31 - Math.clz32(rest & -rest);
+    const l = p.pairLow[j] ?? 0;
+    const h = p.pairHigh[j] ?? 0;
+    if ((low & l) !== l || (high & h) !== h) kept &= ~(1 << j);
+  }
+  return kept;
+}
+
 /** A gap's cost is counted up to this many characters: the bound stays within a kind of match (fuzzy.ts's TIER). */
 const GAP_COUNTED = 64;
 

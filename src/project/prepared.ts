@@ -61,7 +61,7 @@ export type Prepared = {
  * chunk; the last pass's may be a bitset): a pass the search did not need hands its rows on
  * unread, and a query typed after it reads them only if it needs that pass.
  */
-export type Kept = { first: Int32Array[]; later: Int32Array[]; last: Chunk[] };
+export type Kept = { first: Int32Array[]; later: Chunk[]; last: Chunk[] };
 
 /**
  * For one directory part of a query with `/`, matched case-sensitively or not (the whole query

@@ -1,5 +1,5 @@
 import { charBit, maskOf, upperMaskOf } from "./prepared.ts";
-import { pairBit } from "./penalty-order.ts";
+import { pairBit, pairBits64 } from "./penalty-order.ts";
 
 /** What is worked out from (part of) a query once, before the entries are looked at. */
 export type Plan = {
@@ -21,6 +21,9 @@ export type Plan = {
   single: boolean;
   /** pairBits[j] (j ≥ 1): the bit of characters j-1 and j side by side (see pairBit); bits[j]: character j's. */
   pairBits: Int32Array;
+  /** The bits of the same pairs in a row's pairs64, low word and high word (see pairBits64). */
+  pairLow: Int32Array;
+  pairHigh: Int32Array;
   bits: Int32Array;
   /** Scratch of gapsInBytes (name-bound.ts), one number per character: the plan is one search's. */
   afterGap: Int32Array;
@@ -64,6 +67,8 @@ function planOf(query: string, sensitive: boolean): Plan {
     suffixMasks: Int32Array.from({ length: query.length + 1 }, (_, j) => maskOf(lower.slice(j))),
     single: !sensitive && query.length === 1 && charBit(lower.charCodeAt(0)) < 1 << 26,
     pairBits: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBit(lower.charCodeAt(j - 1), lower.charCodeAt(j)))),
+    pairLow: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBits64(lower.charCodeAt(j - 1), lower.charCodeAt(j), 0))),
+    pairHigh: Int32Array.from({ length: query.length }, (_, j) => (j === 0 ? 0 : pairBits64(lower.charCodeAt(j - 1), lower.charCodeAt(j), 1))),
     bits: Int32Array.from({ length: query.length }, (_, j) => charBit(lower.charCodeAt(j))),
     afterGap: new Int32Array(query.length),
     inRun: new Int32Array(query.length),

@@ -24,6 +24,12 @@ export type Rows = {
   readonly upperMask: Int32Array;
   readonly folderOf: Int32Array;
   /**
+   * A second filter of the pairs of characters side by side in each basename (lowercased), two
+   * words a row (see pairBits64; every bit for a wide one): read only for a row that PAIRS let
+   * through, where it is a read of 8 bytes instead of the basename's.
+   */
+  readonly pairs64: Int32Array;
+  /**
    * Each basename's bytes lowercased (`names`) and as written (`namesOrig`), row after row, from
    * the row's NAME_AT for its basename's length: a pass reads them in its own order instead of the
    * scattered strings. WIDE marks a basename with a character past ASCII, left out (the strings serve).

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { BitRows, type Chunk, rowsOfBits } from "../../src/project/char-bits.ts";
 import { dirPartOf } from "../../src/project/dir-part.ts";
-import { sortAny, sortOut } from "../../src/project/kept-rows.ts";
+import { listLater, sortAny, sortAnyLazy, sortOut } from "../../src/project/kept-rows.ts";
 import { orderRows } from "../../src/project/penalty-order.ts";
 import { prepare } from "../../src/project/prepared.ts";
 import { queryOf } from "../../src/project/query-plan.ts";
@@ -24,6 +24,8 @@ const paths = [
   "über/ärger.ts",
   "x/y/z/q.py",
   "Qry/query_builder.go",
+  // Its basename starts with the name part of `comp/h`, its directory does not hold `comp`.
+  "lib/hcomp.ts",
 ];
 const dirs = Uint8Array.from(paths, (path) => (path.includes(".") ? 0 : 1));
 
@@ -50,6 +52,25 @@ describe("the rows' character bitsets", () => {
       // The last pass's bitset may hold rows without the query's uppercase letters: the pass checks each.
       const upperOk = (row: number) => ((rows.upperMask[row] ?? 0) & q.upper) === q.upper;
       expect({ query, last: asList(byBits.last).filter(upperOk) }).toEqual({ query, last: asList(read.last) });
+    }
+  });
+
+  test("leave the later pass's rows a bitset that lists them as reading each row does", () => {
+    const odd = Int32Array.from(every.filter((row) => row % 2 === 1));
+    for (const query of ["c", "comp", "comp/", "comp/h", "usr/svc", "lib/c", "src/h", "Comp/H", "R", "Qry", "ü", "rdm", "cfg/", "/", "x/y/z", "hd", "zz", "u", "h"]) {
+      const q = queryOf(query);
+      const name = q.split ? q.split.name : q.whole;
+      const nameless = name.codes.length === 0;
+      const fits = q.split && !nameless ? dirPartOf(prep, q.split.dir, q.sensitive).fits : null;
+      const test = { wholeMask: q.whole.mask, upper: q.upper, nameFirst: name.first, nameMask: name.mask, nameless, fits };
+      const upperOk = (row: number) => ((rows.upperMask[row] ?? 0) & q.upper) === q.upper;
+      for (const [sources, given] of [[null, [every]], [[odd, new BitRows(new Int32Array(rows.bits.words).fill(-1))], [every]]] as const) {
+        const read = sortOut(rows, test, given);
+        const lazy = sortAnyLazy(rows, test, sources);
+        const listed = listLater(rows, test, lazy.later);
+        expect({ query, first: [...lazy.first], later: [...listed.later] }).toEqual({ query, first: [...read.first], later: [...read.later] });
+        expect({ query, last: asList([...lazy.last, ...listed.last]).filter(upperOk) }).toEqual({ query, last: asList(read.last) });
+      }
     }
   });
 
