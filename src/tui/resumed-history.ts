@@ -1,10 +1,11 @@
-import { parseStored, type StoredMessage } from "../engine/records.ts";
+import type { StoredMessage } from "../engine/records.ts";
 import type { Db } from "../store/db.ts";
 import { heldElsewhere } from "../store/holds.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
 import { historyTurns } from "../transcript/history-turns.ts";
 import type { FirstFrame } from "./first-frame.ts";
+import { storedByHand } from "./history-rows.ts";
 import { latestIn, type Opening } from "./opening.ts";
 import { Transcript } from "./transcript.ts";
 
@@ -21,10 +22,7 @@ export async function drawResumedHistory(frame: FirstFrame, db: Db, cwd: string,
   const id = opening.kind === "continue" ? latestIn(db, cwd) : opening.id;
   const row = getSession(db, id);
   if (!row || heldElsewhere(db, id)) return opening;
-  const messages = listMessages(db, id)
-    .map(parseStored)
-    .filter((m): m is StoredMessage => m !== null);
-  const turns = historyTurns(messages, { steps: true });
+  const turns = historyTurns(await storedMessages(db, id), { steps: true });
   if (turns.length === 0) return opening;
   // Every tool's schema and title are loaded only for a history that has tool calls to title.
   const hasCalls = turns.some((turn) => turn.role === "assistant" && turn.tools.length > 0);
@@ -36,6 +34,15 @@ export async function drawResumedHistory(frame: FirstFrame, db: Db, cwd: string,
   transcript.history(turns, calls);
   frame.showHistory(row.id, transcript);
   return { kind: "resume", id: row.id };
+}
+
+/** The session's conversation as Session.messages() reads it: by hand when every row allows it, else with the schemas (zod). */
+async function storedMessages(db: Db, id: string): Promise<StoredMessage[]> {
+  const rows = listMessages(db, id);
+  const byHand = storedByHand(rows);
+  if (byHand) return byHand;
+  const { parseStored } = await import("../engine/records.ts");
+  return rows.map(parseStored).filter((m): m is StoredMessage => m !== null);
 }
 
 /** The line above a resumed session's history. */
