@@ -75,7 +75,7 @@ export async function runTerminal(argv: readonly string[]): Promise<void> {
   ]);
   let db: Db | undefined;
   const store = () => (db ??= openDb(paths.dbFile));
-  const opening = openingOf(args);
+  let opening = openingOf(args);
   // A session that cannot be opened is said before any screen.
   checkOpening(store, cwd, opening);
   const shown = glanceConfig(paths.configFile);
@@ -87,6 +87,9 @@ export async function runTerminal(argv: readonly string[]): Promise<void> {
     // config.yaml is checked whole here, right after the first frame (zod and the schema cost more
     // than the rest of it): a bad one ends the screen, erased, with its sentence, before a key is read.
     ctx.config();
+    // A resumed session's history is drawn before the app's modules load: it is most of what the screen shows.
+    const { drawResumedHistory } = await import("../tui/resumed-history.ts");
+    opening = await drawResumedHistory(frame, ctx.db(), cwd, opening);
     const { openTerminal } = await import("../tui/main.ts");
     code = await openTerminal(ctx, cwd, args, opening, frame);
   } finally {

@@ -1,5 +1,10 @@
-import { DENIED_BY_YOU, personDenial } from "../engine/approval.ts";
 import { PLAN_NEXT } from "../engine/permissions.ts";
+
+/**
+ * engine/approval.ts (its wording of a denial) builds its schemas with zod: it is loaded when a
+ * denial is read, not with the transcript, whose resumed history is drawn before zod is loaded.
+ */
+const approval = () => require("../engine/approval.ts") as typeof import("../engine/approval.ts");
 
 /** A denied or refused call: the rule's reason, or DENIED_BY_YOU; the person's words (or why nobody answered). */
 export type Denial = { reason: string; feedback?: string | undefined };
@@ -11,6 +16,7 @@ export type Denial = { reason: string; feedback?: string | undefined };
 export function storedDenial(tool: { output?: string; isError?: boolean }): Denial | null {
   if (!tool.isError) return null;
   const output = tool.output ?? "";
+  const { DENIED_BY_YOU, personDenial } = approval();
   const person = personDenial(output);
   if (person) return { reason: DENIED_BY_YOU, ...person };
   const reason = /^Refused: ([\s\S]*?)\.?$/.exec(output)?.[1];
@@ -22,12 +28,14 @@ export function storedDenial(tool: { output?: string; isError?: boolean }): Deni
  * a rule's, with plan mode's direction to the model said as what they can do about it.
  */
 export function denialText(denial: Denial): string {
+  const { DENIED_BY_YOU } = approval();
   if (denial.reason === DENIED_BY_YOU) return denial.feedback ? `${DENIED_BY_YOU}: “${denial.feedback}”` : DENIED_BY_YOU;
   return `refused: ${reasonForPerson(denial.reason)}${denial.feedback ? ` (${denial.feedback})` : ""}`;
 }
 
 /** How a stored call that did not run ended, in a word or two: "denied by you" or "refused". */
 export function denialWord(denial: Denial): string {
+  const { DENIED_BY_YOU } = approval();
   return denial.reason === DENIED_BY_YOU ? DENIED_BY_YOU : "refused";
 }
 

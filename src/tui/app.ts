@@ -25,6 +25,8 @@ import { bangCommand, ShellMode } from "./shell-mode.ts";
 import { applyTheme, editorTheme, type Theme, type ThemeName } from "./theme.ts";
 import { configuredVim } from "./configured.ts";
 import { Transcript } from "./transcript.ts";
+import { resumedLine } from "./resumed-history.ts";
+import { storedCalls } from "./stored-calls.ts";
 import { startedUp } from "../jit-policy.ts";
 
 
@@ -53,6 +55,8 @@ export class TuiApp implements CommandHost {
   /** Prompts entered before the session was open, sent once it is. */
   private readonly early: string[] = [];
   private picker: Component | null = null;
+  /** The session whose history the first frame drew, until that session is opened. */
+  private drawnHistory: string | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitting: Promise<void> | null = null;
   private finished: (session: Session | null) => void = () => {};
@@ -63,9 +67,13 @@ export class TuiApp implements CommandHost {
     private readonly frame: FirstFrame,
   ) {
     // The screen, drawn already, is the first frame's: its theme (config.yaml's), header and status bar.
-    ({ screen: this.tui, theme: this.theme, header: this.header, status: this.status } = frame.take());
+    const parts = frame.take();
+    ({ screen: this.tui, theme: this.theme, header: this.header, status: this.status } = parts);
     this.cards = new CardViews(this.theme, () => this.panelRoom());
-    this.transcript = new Transcript(this.theme, (turnId) => (runtime.share?.fromWeb(turnId) ? "from the web" : null));
+    // A resumed session's history may be drawn already, in the transcript the first frame shows.
+    this.transcript = parts.history?.transcript ?? new Transcript(this.theme);
+    this.drawnHistory = parts.history?.sessionId ?? null;
+    this.transcript.sentFrom = (turnId) => (runtime.share?.fromWeb(turnId) ? "from the web" : null);
     this.balance = watchBalance(runtime, (shown) => {
       this.status.balance = shown;
       this.render();
@@ -252,7 +260,7 @@ export class TuiApp implements CommandHost {
     } else if (change.type === "rewound") {
       // What scrolled away is never drawn again: the conversation as it is now follows, below.
       this.transcript.line(change.history.length > 0 ? "the conversation now:" : "the conversation is empty now");
-      this.transcript.history(change.history);
+      this.transcript.history(change.history, storedCalls);
     } else if (change.type === "note") {
       this.transcript.line(change.message, change.level);
     } else if (change.type === "sharing") {
@@ -279,9 +287,12 @@ export class TuiApp implements CommandHost {
     this.status.reset({ model: session.model ?? this.runtime.defaultModel, mode: session.mode, effort: session.effort });
     if (!session.model && !this.runtime.defaultModel) this.showDefaultModel();
     this.setHeader();
-    if (history.length > 0) {
-      this.transcript.line(`resumed session ${session.id}${session.title ? `: ${session.title}` : ""}`);
-      this.transcript.history(history);
+    // The first frame drew this session's history (resumed-history.ts): once, not again.
+    const drawn = this.drawnHistory === session.id;
+    this.drawnHistory = null;
+    if (history.length > 0 && !drawn) {
+      this.transcript.line(resumedLine(session.id, session.title));
+      this.transcript.history(history, storedCalls);
     }
     this.sendEarly();
     this.balance.start();

@@ -3,13 +3,17 @@ import { Editor, ProcessTerminal, Text } from "./kit.ts";
 import { PacedScreen } from "./paced-screen.ts";
 import { StatusBar, type StatusFacts } from "./status-bar.ts";
 import { editorTheme, makeTheme, type Theme, type ThemeName } from "./theme.ts";
+import type { Transcript } from "./transcript.ts";
 
 /** Smaller than this, the screen says so in one line instead of drawing. */
 export const MIN_COLUMNS = 40;
 export const MIN_ROWS = 10;
 
-/** What the app takes over from the first frame: the screen as drawn, and what it shows. */
-export type FrameParts = { screen: PacedScreen; theme: Theme; header: Text; status: StatusBar };
+/**
+ * What the app takes over from the first frame: the screen as drawn, and what it shows; with
+ * `history`, the transcript of the session it resumes, its history drawn already (resumed-history.ts).
+ */
+export type FrameParts = { screen: PacedScreen; theme: Theme; header: Text; status: StatusBar; history: { sessionId: string; transcript: Transcript } | null };
 
 /**
  * The process's terminal, whose keys wait, in the order typed, until the app that reads them is
@@ -44,6 +48,7 @@ class HeldKeysTerminal extends ProcessTerminal {
 export class FirstFrame {
   private readonly terminal = new HeldKeysTerminal();
   private readonly parts: FrameParts;
+  private readonly composer: Editor | null = null;
   private taken = false;
 
   constructor(cwd: string, theme: ThemeName, facts: StatusFacts) {
@@ -52,7 +57,7 @@ export class FirstFrame {
     const header = new Text(shown.dim(`lembas ${VERSION} · ${cwd}`), 0, 0);
     const status = new StatusBar(shown);
     status.reset(facts);
-    this.parts = { screen, theme: shown, header, status };
+    this.parts = { screen, theme: shown, header, status, history: null };
     const { columns, rows } = this.terminal;
     if (columns < MIN_COLUMNS || rows < MIN_ROWS) {
       screen.addChild(new Text(`Too small: lembas needs at least ${MIN_COLUMNS}×${MIN_ROWS} (this is ${columns}×${rows})`, 0, 0));
@@ -61,10 +66,30 @@ export class FirstFrame {
       const composer = new Editor(screen, editorTheme(shown));
       for (const part of [header, composer, status]) screen.addChild(part);
       screen.setFocus(composer);
+      this.composer = composer;
     }
     screen.start();
     // Drawn now, before the app's modules are loaded on this same thread.
     screen.renderNow();
+  }
+
+  get theme(): Theme {
+    return this.parts.theme;
+  }
+
+  /**
+   * Draws the resumed session's transcript (its history in it) between the header and the
+   * composer, at once: its lines reach the terminal's scrollback before the app's modules load.
+   * False on a screen too small to draw on.
+   */
+  showHistory(sessionId: string, transcript: Transcript): boolean {
+    const { screen, header, status } = this.parts;
+    if (!this.composer) return false;
+    screen.clear();
+    for (const part of [header, transcript, this.composer, status]) screen.addChild(part);
+    this.parts.history = { sessionId, transcript };
+    screen.renderNow();
+    return true;
   }
 
   /** The app takes the screen: it lays it out again with its own parts, and calls releaseKeys once it can read them. */

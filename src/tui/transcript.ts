@@ -7,13 +7,22 @@ import { ReasoningBlock } from "./blocks/reasoning.ts";
 import { RetryBlock } from "./blocks/retry-line.ts";
 import { TodoBlock } from "./blocks/todos.ts";
 import { storedDenial } from "../transcript/denials.ts";
-import { todoTool } from "../tools/todo.ts";
+import type { TodoItem } from "../tools/tool.ts";
 import { ToolCallBlock } from "./blocks/tool-call.ts";
 import { UserMessage } from "./blocks/user-message.ts";
 import { highlight } from "./highlight.ts";
-import { storedToolTitle } from "../transcript/tool-titles.ts";
 import { type Component, Container, type MarkdownTheme } from "./kit.ts";
 import { markdownTheme, type Theme } from "./theme.ts";
+
+/**
+ * How a resumed session's stored tool calls are shown: a call's title, and the list a todo call
+ * wrote (undefined when its arguments no longer read as one). tui/stored-calls.ts reads them with
+ * every tool's schema, which the history of a session without tool calls does not need to load.
+ */
+export type StoredCalls = {
+  title(name: string, args: unknown, where: { root: string; cwd: string }): string;
+  todos(args: unknown): readonly TodoItem[] | undefined;
+};
 
 /** Events that come only once a model request was answered: the retries before it are over. */
 const ANSWERED: ReadonlySet<EngineEvent["type"]> = new Set(["step", "reasoning", "text", "tool_call_delta", "tool_start", "progress", "tool_end", "sub_tool", "usage", "todos"]);
@@ -42,11 +51,10 @@ export class Transcript extends Container {
   cwd = "";
   root = "";
 
-  constructor(
-    private readonly theme: Theme,
-    /** Where a turn's prompt came from when not this terminal ("from the web"), or null. */
-    private readonly sentFrom: (turnId: string) => string | null = () => null,
-  ) {
+  /** Where a turn's prompt came from when not this terminal ("from the web"), or null. */
+  sentFrom: (turnId: string) => string | null = () => null;
+
+  constructor(private readonly theme: Theme) {
     super();
     this.md = this.markdown();
   }
@@ -73,8 +81,11 @@ export class Transcript extends Container {
     this.addChild(block);
   }
 
-  /** The turns a resumed session already had, drawn finished. */
-  history(turns: readonly HistoryTurn[]): void {
+  /**
+   * The turns a resumed session already had, drawn finished. `calls` reads its tool calls; null
+   * only for a history that has none.
+   */
+  history(turns: readonly HistoryTurn[], calls: StoredCalls | null): void {
     // As live: the list a turn's todo calls wrote is one block, where its first call came.
     let todos: TodoBlock | null = null;
     for (const turn of turns) {
@@ -86,15 +97,17 @@ export class Transcript extends Container {
       // One model call: its reasoning, then what it said, then the tools it called, as they came.
       if (turn.reasoning.trim()) this.addChild(ReasoningBlock.finished(turn.reasoning, this.theme));
       if (turn.text.trim()) this.addChild(new AnswerBlock(this.md, turn.text));
+      if (turn.tools.length === 0) continue;
+      if (!calls) throw new Error("a history with tool calls is drawn with their reader (tui/stored-calls.ts)");
       for (const tool of turn.tools) {
         if (tool.name === "todo") {
-          const list = tool.isError ? undefined : todoTool.schema.safeParse(tool.args).data?.todos;
+          const list = tool.isError ? undefined : calls.todos(tool.args);
           if (!list) continue;
           if (!todos) this.addChild((todos = new TodoBlock(this.theme)));
           todos.set(list);
           continue;
         }
-        const block = new ToolCallBlock(tool.id, tool.name, storedToolTitle(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
+        const block = new ToolCallBlock(tool.id, tool.name, calls.title(tool.name, tool.args, { root: this.root || this.cwd, cwd: this.cwd }), this.theme, this.shown);
         const denial = storedDenial(tool);
         if (denial !== null) block.deny(denial);
         else block.end({ output: tool.output ?? "", isError: tool.isError ?? false });
