@@ -1,7 +1,7 @@
-import { charBit } from "./prepared.ts";
+import { charBit } from "./char-bit.ts";
 
 /**
- * For each of the 31 character bits (see charBit in prepared.ts), which rows hold it: one bitset of
+ * For each of the 31 character bits (see char-bit.ts), which rows hold it: one bitset of
  * the rows a bit (a row is a position in penalty order, see penalty-order.ts) for the whole path,
  * one for the basename, and one of the directories. A search that would otherwise read every row to
  * sort it into its passes ANDs the bitsets of its query's characters instead (a word covers 32 rows)

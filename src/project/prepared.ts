@@ -1,3 +1,4 @@
+import { charBit } from "./char-bit.ts";
 import type { Chunk } from "./char-bits.ts";
 import type { Rows } from "./rows.ts";
 
@@ -273,15 +274,7 @@ export class PreparedBuilder {
 /** The code of `/`. */
 export const SLASH = 47;
 
-/** The bit of a (lowercase) character: one per letter, one for digits, `/`, `.`, `-` and `_`, the rest. */
-export function charBit(code: number): number {
-  if (code >= 97 && code <= 122) return 1 << (code - 97);
-  if (code >= 48 && code <= 57) return 1 << 26;
-  if (code === SLASH) return 1 << 27;
-  if (code === 46) return 1 << 28;
-  if (code === 45 || code === 95) return 1 << 29;
-  return 1 << 30;
-}
+export { charBit };
 
 /** charBit of each ASCII character, uppercase letters as their lowercase. */
 const ASCII_BITS = Int32Array.from({ length: 128 }, (_, code) => charBit(code >= 65 && code <= 90 ? code + 32 : code));

@@ -166,8 +166,9 @@ export function batchedWriter(sink: Sink): (text: string, answer: boolean) => Pr
     const first = sink.flush();
     flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       flushing = null;
-      await first;
+      // Handed over before any await: a message written meanwhile would leave at once, before them.
       handOver();
+      await first;
       await sink.flush();
     });
     return flushing;

@@ -141,3 +141,27 @@ test("an answer takes the burst before it along, at once; what follows waits for
   expect(sink.writes).toEqual(["a\n", "b\nc\n", "d\n"]);
   expect(sink.flushes()).toBeGreaterThanOrEqual(2);
 });
+
+test("a message written while the last burst's first flush is still on its way leaves after that burst, not before it", async () => {
+  const writes: string[] = [];
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    for (const resolve of waiting.splice(0)) resolve();
+  };
+  // A pipe that takes its time: a flush settles only when released.
+  const sink = {
+    write: (text: string) => void writes.push(text),
+    flush: () => new Promise<void>((resolve) => waiting.push(resolve)),
+  };
+  const write = batchedWriter(sink);
+  const burst = write("a\n", false);
+  void write("b\n", false);
+  await new Promise((resolve) => setImmediate(resolve));
+  // The burst's turn of the loop has come; its first flush has not settled yet.
+  void write("c\n", false);
+  release();
+  await new Promise((resolve) => setImmediate(resolve));
+  release();
+  await burst;
+  expect(writes.join("")).toBe("a\nb\nc\n");
+});
