@@ -8,6 +8,7 @@
  * sessions it knew are not in a fresh engine's hands, so going on alone would only fail later).
  */
 import { existsSync } from "node:fs";
+import { readLines } from "../rpc/line-split.ts";
 import { MAX_MESSAGE_BYTES, protocolError } from "../rpc/stream.ts";
 import { END_FRAME, END_METHOD, editorQuery, WELCOME_METHOD } from "../service/editor-protocol.ts";
 import { connectablePath, IPC, wsUnixUrl } from "../app/ipc-socket.ts";
@@ -184,57 +185,5 @@ function envelopeOf(text: string): { id?: unknown; method?: unknown } | null {
     return typeof message === "object" && message !== null && !Array.isArray(message) ? (message as { id?: unknown; method?: unknown }) : null;
   } catch {
     return null;
-  }
-}
-
-/**
- * The input's lines as text, trimmed, the empty ones left out, until it ends; a line longer than
- * `max` bytes is not kept: `tooLong` is called once for it and it is skipped up to its end (as
- * rpc/stdio.ts's lineTransport frames an editor's lines).
- */
-async function readLines(input: ReadableStream<Uint8Array>, max: number, line: (text: string) => void, tooLong: () => void): Promise<void> {
-  const decoder = new TextDecoder();
-  const emit = (bytes: Uint8Array) => {
-    const text = decoder.decode(bytes).trim();
-    if (text) line(text);
-  };
-  let pieces: Uint8Array[] = [];
-  let size = 0;
-  let skipping = false;
-  const reader = input.getReader();
-  try {
-    for (;;) {
-      const { done, value: chunk } = await reader.read();
-      if (done) break;
-      if (!chunk) continue;
-      let start = 0;
-      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-        const part = chunk.subarray(start, nl);
-        start = nl + 1;
-        if (skipping) {
-          skipping = false;
-        } else if (size + part.length > max) {
-          tooLong();
-        } else {
-          emit(size === 0 ? part : Buffer.concat([...pieces, part]));
-        }
-        pieces = [];
-        size = 0;
-      }
-      if (start >= chunk.length || skipping) continue;
-      const rest = chunk.subarray(start);
-      if (size + rest.length > max) {
-        tooLong();
-        pieces = [];
-        size = 0;
-        skipping = true;
-        continue;
-      }
-      pieces.push(rest.slice());
-      size += rest.length;
-    }
-    if (size > 0 && !skipping) emit(Buffer.concat(pieces));
-  } finally {
-    reader.releaseLock();
   }
 }

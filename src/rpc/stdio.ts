@@ -1,3 +1,4 @@
+import { readLines } from "./line-split.ts";
 import { type AnyMessage, type FirstAnswer, frameText, MAX_MESSAGE_BYTES, messageStream, parseFrame, protocolError, type Stream } from "./stream.ts";
 
 /** The most bytes of messages let go (see lineTransport's send) before they are flushed. */
@@ -48,66 +49,13 @@ export function lineTransport(
   const answered = () => messages.answered().then(() => lastFlush);
   let read: () => void = () => {};
   const firstRead = new Promise<void>((resolve) => (read = resolve));
-  const decoder = new TextDecoder();
-  let pieces: Uint8Array[] = [];
-  let size = 0;
-  let skipping = false;
-
-  const line = (bytes: Uint8Array) => {
-    const text = decoder.decode(bytes).trim();
-    if (!text) return;
+  const line = (text: string) => {
     const message = parseFrame(text, (m) => void send(m));
     if (message !== undefined) deliver(message);
     read();
   };
   const tooLong = () => void send(protocolError(-32600, `Invalid request: the message is longer than ${max} bytes`));
-
-  const take = (chunk: Uint8Array) => {
-    let start = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
-      const part = chunk.subarray(start, nl);
-      start = nl + 1;
-      if (skipping) {
-        skipping = false;
-        continue;
-      }
-      if (size + part.length > max) {
-        tooLong();
-        pieces = [];
-        size = 0;
-        continue;
-      }
-      line(size === 0 ? part : Buffer.concat([...pieces, part]));
-      pieces = [];
-      size = 0;
-    }
-    if (start >= chunk.length || skipping) return;
-    const rest = chunk.subarray(start);
-    if (size + rest.length > max) {
-      tooLong();
-      pieces = [];
-      size = 0;
-      skipping = true;
-      return;
-    }
-    pieces.push(rest.slice());
-    size += rest.length;
-  };
-
-  const finished = (async () => {
-    const reader = input.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (value) take(value);
-      }
-      if (size > 0 && !skipping) line(Buffer.concat(pieces));
-    } finally {
-      reader.releaseLock();
-      read();
-    }
-  })();
+  const finished = readLines(input, max, line, tooLong).finally(() => read());
   return { stream, finished, firstRead, answered, end };
 }
 

@@ -84,6 +84,7 @@ const BEFORE_INITIALIZE = [
   "src/home.ts",
   "src/jit-policy.ts",
   "src/mcp/transports-offered.ts",
+  "src/rpc/line-split.ts",
   "src/rpc/stdio.ts",
   "src/rpc/stream.ts",
   "src/service/editor-protocol.ts",
