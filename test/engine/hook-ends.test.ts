@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { initializeParams, startStdioAgent } from "../support/acp.ts";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import { killSleeps, pathWithoutSandbox, sleepsWith, uniqueSleep, waitUntil } from "../support/procs.ts";
@@ -18,11 +19,12 @@ function hook(body: string, seconds = 60): string {
   const path = join(box.dir, "hook.sh");
   writeFileSync(path, `#!/bin/sh\n${body}\n`);
   chmodSync(path, 0o755);
-  writeFileSync(
-    join(box.configDir, "config.yaml"),
-    `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: ${path}\n          timeout: ${seconds}\n`,
-  );
+  writeFileSync(join(box.configDir, "config.yaml"), hookConfig(path, seconds));
   return path;
+}
+
+function hookConfig(path: string, seconds: number): string {
+  return `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nhooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: ${path}\n          timeout: ${seconds}\n`;
 }
 
 /** `lembas run` started (not awaited) in the project, with ENV over the box's. */
@@ -53,6 +55,30 @@ describe.skipIf(!bwrap)("a hook's processes in the sandbox when lembas run ends 
       expect(await endedMidHook(signal, [away, waited])).toBe(true);
     });
   }
+});
+
+describe.skipIf(!bwrap)("a hook's processes when the editor goes mid-hook", () => {
+  test("the connection closed (end of stdin): serve --stdio ends, and neither the hook nor its daemon is left running", async () => {
+    const [away, waited] = [uniqueSleep(), uniqueSleep()];
+    const path = join(box.dir, "hook.sh");
+    writeFileSync(path, `#!/bin/sh\ncat >/dev/null\n(setsid sleep ${away} </dev/null >/dev/null 2>&1 &)\nsleep ${waited}\n`);
+    chmodSync(path, 0o755);
+    const agent = await startStdioAgent({ config: hookConfig(path, 60), model });
+    try {
+      // A call the editor is asked about, once the hook has let it through.
+      model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo hi" } }] }), step({ text: "never" }));
+      await agent.agent.request("initialize", initializeParams);
+      const { sessionId } = await agent.agent.request("session/new", { cwd: agent.project, mcpServers: [] });
+      void agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] }).catch(() => {});
+      expect(await waitUntil(() => sleepsWith(away).length === 1 && sleepsWith(waited).length === 1, 15_000)).toBe(true);
+      agent.proc.stdin.end();
+      expect(await agent.proc.exited).toBe(0);
+      expect(await waitUntil(() => sleepsWith(away).length === 0 && sleepsWith(waited).length === 0, 15_000)).toBe(true);
+    } finally {
+      killSleeps(away, waited);
+      await agent.close();
+    }
+  });
 });
 
 describe("a hook that forks a daemon, where there is no sandbox", () => {
