@@ -20,6 +20,8 @@ export type ScriptSpawn = { cwd: string; env: Record<string, string>; plan?: Pla
 
 /** SHELL (`sh -c` or the like) running SCRIPT. Throws as Bun.spawn does when it cannot start. */
 export function spawnScript(shell: readonly string[], script: string, opts: ScriptSpawn): ScriptProcess {
+  // Said of the script, not of the argv lembas wraps it in (Bun names an argument of that).
+  if (script.includes("\0")) throw new Error("it contains a NUL character, which no command line can hold.");
   const prelude = opts.prelude ?? "";
   const wrapped = opts.plan && opts.plan.kind !== "none" ? opts.plan.script(shell, script, opts.cwd, prelude) : { argv: [...shell, withPrelude(prelude, script)], outputFd: 1 };
   const base = { cwd: opts.cwd, env: opts.env, detached: true } as const;

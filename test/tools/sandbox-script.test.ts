@@ -30,3 +30,12 @@ describe.skipIf(!bwrap)("a command's script in the bwrap sandbox", () => {
     expect(error.sandboxed).toStartWith("before\n");
   });
 });
+
+describe("a command line no shell can take", () => {
+  test("a NUL character is said as such, in the sandbox and without it, not as an argument of lembas's own argv", async () => {
+    const said = await inAndOut("echo a\0b");
+    const sentence = "The command could not be run: it contains a NUL character, which no command line can hold.";
+    expect(said.bare).toBe(sentence);
+    if (bwrap) expect(said.sandboxed).toBe(sentence);
+  });
+});
