@@ -1,4 +1,5 @@
 import { KILL_GRACE_MS, killGroup } from "../tools/process-group.ts";
+import { marked, signalMarked } from "../tools/run-mark.ts";
 import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
 import { type ScriptProcess, spawnScript } from "../tools/script-spawn.ts";
 import type { CommandSetup } from "../tools/tool.ts";
@@ -45,7 +46,8 @@ export type HookRunOptions = {
  * and dropped, so a hook printing much never blocks nor fills memory). Never throws.
  */
 export async function runHook(opts: HookRunOptions): Promise<HookRun> {
-  const env = { ...opts.setup.env, ...opts.env };
+  // The mark reaches what the hook starts out of its group (`setsid server &`) where no PID namespace holds it.
+  const { env, mark } = marked({ ...opts.setup.env, ...opts.env });
   const plan = planFor(opts.setup.hidden, opts.root, findSandbox(), env, opts.shown ?? []);
   const unsandboxed = plan.kind === "none" && plan.fallback ? sayOnce(plan.why) : null;
   const said = unsandboxed ? { unsandboxed } : {};
@@ -57,12 +59,18 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   }
   const { proc } = started;
   const unwatch = watchGroup(proc.pid);
+  // In bwrap, the sandbox's PID 1 is in the group: with it, every process of the sandbox goes.
+  const signal = (sig: NodeJS.Signals): void => {
+    killGroup(proc.pid, sig);
+    if (plan.kind !== "bwrap") signalMarked(mark, sig, proc.pid);
+  };
+  const giveUp = new AbortController();
   let emptied = false;
   let timedOut = false;
   let kill: ReturnType<typeof setTimeout> | undefined;
   const stop = (): void => {
-    killGroup(proc.pid, "SIGTERM");
-    kill = setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS);
+    signal("SIGTERM");
+    kill = setTimeout(() => signal("SIGKILL"), KILL_GRACE_MS);
   };
   const timer = setTimeout(() => {
     timedOut = true;
@@ -71,12 +79,15 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   opts.signal.addEventListener("abort", stop, { once: true });
   try {
     if (started.stdin) void writeInput(started.stdin, opts.input);
-    const read = Promise.all([bounded(started.stdout), bounded(started.stderr)]);
+    const read = Promise.all([bounded(started.stdout, giveUp.signal), bounded(started.stderr, giveUp.signal)]);
     await proc.exited;
-    // Something it started in the background may hold its pipes: it has a moment, then goes.
-    const drained = setTimeout(() => killGroup(proc.pid, "SIGKILL"), DRAIN_MS);
+    // Something it started in the background may hold its pipes: it has a moment, then goes. One
+    // out of reach (it cleared its environment) is not waited for past the grace period.
+    const drained = setTimeout(() => signal("SIGKILL"), DRAIN_MS);
+    const abandon = setTimeout(() => giveUp.abort(), DRAIN_MS + KILL_GRACE_MS);
     const [stdout, stderr] = await read;
     clearTimeout(drained);
+    clearTimeout(abandon);
     // bwrap's PID 1, the last of the sandbox to go, held stderr: what is left of the group is a zombie.
     emptied = plan.kind === "bwrap" && stderr.ended;
     return { exitCode: timedOut ? null : proc.exitCode, stdout: stdout.text, stderr: stderr.text, timedOut, overflow: stdout.overflow || stderr.overflow, ...said };
@@ -84,8 +95,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     clearTimeout(timer);
     clearTimeout(kill);
     opts.signal.removeEventListener("abort", stop);
-    // What it left running in its group goes with it: a hook is not a way to start a server.
-    killGroup(proc.pid, "SIGKILL");
+    // What it left running goes with it, in its group or out of it: a hook is not a way to start a server.
+    signal("SIGKILL");
     unwatch(emptied);
   }
 }
@@ -100,14 +111,22 @@ async function writeInput(stdin: Bun.FileSink, input: string): Promise<void> {
   }
 }
 
-/** A stream read to its end, keeping its first HOOK_OUTPUT_MAX bytes as text; `ended`: it did end, not break. */
-async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: string; overflow: boolean; ended: boolean }> {
+/**
+ * A stream read to its end, or until GIVE_UP, keeping its first HOOK_OUTPUT_MAX bytes as text;
+ * `ended`: it did end, neither broke nor was given up on.
+ */
+async function bounded(stream: ReadableStream<Uint8Array>, giveUp: AbortSignal): Promise<{ text: string; overflow: boolean; ended: boolean }> {
   const kept: Uint8Array[] = [];
   let size = 0;
   let overflow = false;
   let ended = false;
+  const reader = stream.getReader();
+  const cancel = (): void => void reader.cancel().catch(() => {});
+  giveUp.addEventListener("abort", cancel, { once: true });
   try {
-    for await (const chunk of stream) {
+    for (;;) {
+      const { done, value: chunk } = await reader.read();
+      if (done) break;
       if (overflow) continue;
       if (size + chunk.length > HOOK_OUTPUT_MAX) {
         overflow = true;
@@ -116,9 +135,11 @@ async function bounded(stream: ReadableStream<Uint8Array>): Promise<{ text: stri
       kept.push(chunk);
       size += chunk.length;
     }
-    ended = true;
+    ended = !giveUp.aborted;
   } catch {
     // the pipe broke: what came is kept
+  } finally {
+    giveUp.removeEventListener("abort", cancel);
   }
   return { text: new TextDecoder().decode(Buffer.concat(kept)), overflow, ended };
 }

@@ -134,6 +134,8 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     deps.bus.emit({ type: "tool_denied", callId: call.id, name: call.name, title, kind: tool.kind, reason: refused });
     return fail(refused, input);
   }
+  // Cancelled meanwhile (a PreToolUse hook ran as the editor went): nobody is asked, nor answers.
+  if (deps.signal.aborted) return fail("Cancelled before it ran.", input);
   if (decision.action === "ask") {
     notify(deps.hooks, "permission_prompt", `lembas needs your permission: ${title}`);
     const answer = await deps.interaction.permission(

@@ -4,7 +4,7 @@ import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { startInBackground } from "./job.ts";
-import { KILL_GRACE_MS, leftRunning, spawnCommand, stopRun } from "./process-group.ts";
+import { KILL_GRACE_MS, killGroup, leftRunning, spawnCommand, stopRun } from "./process-group.ts";
 import { marked } from "./run-mark.ts";
 import { fail, ok } from "./result.ts";
 import { findSandbox, type Plan, planFor, sayOnce } from "./sandbox.ts";
@@ -139,6 +139,9 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
     // shell moved its own stderr to stdout): its end says that nothing was left running, with no
     // look at every process on the machine (a few ms a command, and its PID 1 a moment to go).
     emptied = !stopped && opts.plan?.kind === "bwrap" && (await ended(pumps.err, SANDBOX_EMPTY_MS));
+    // Unless the command ended it early (PID 1's socket is the same user's to take with
+    // pidfd_getfd and shut down): one signal to the group, its PID 1 with it, ends what is left.
+    if (emptied) killGroup(proc.pid, "SIGKILL");
     const leftBehind = !stopped && !emptied && (await leftRunning(proc.pid, mark));
     if (leftBehind) stopRun(proc.pid, mark);
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):

@@ -25,7 +25,7 @@ function shell(): string[] {
  * the plan has one.
  */
 export function spawnCommand(command: string, opts: { cwd: string; env: Record<string, string>; plan?: Plan }): ScriptProcess {
-  return spawnScript(shell(), `exec 2>&1\n${command}`, { ...opts, stdin: "ignore" });
+  return spawnScript(shell(), command, { ...opts, stdin: "ignore", prelude: "exec 2>&1" });
 }
 
 export function killGroup(pid: number, signal: NodeJS.Signals): void {

@@ -29,8 +29,11 @@ export type Plan =
   | {
       kind: "bwrap" | "sandbox-exec";
       argv(command: string[], cwd: string): string[];
-      /** A shell's script (SHELL: its `sh -c`), with no shell of ours around it: see `Wrapped`. */
-      script(shell: readonly string[], script: string, cwd: string): Wrapped;
+      /**
+       * A shell's script (SHELL: its `sh -c`), with no shell of ours around it: see `Wrapped`.
+       * PRELUDE: the caller's own first line (redirections), run before the script.
+       */
+      script(shell: readonly string[], script: string, cwd: string, prelude?: string): Wrapped;
     }
   /** `fallback`: a sandbox is there but cannot start, which the person is told once. */
   | { kind: "none"; why: string; fallback: boolean };
@@ -84,7 +87,7 @@ export function planFor(hidden: readonly string[], root: string, tool: Found = f
   const files = found.filter((path) => !dirs.includes(path));
   // SHOWN: paths inside a hidden dir put back in sight (a hook's transcript in the state dir).
   const view = [...layers(dirs, realOr(root)), ...files.map((file) => ({ hideFile: file })), ...existing(shown).map((keep) => ({ keep }))];
-  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env), script: (shell, script, cwd) => wrapScript(tool, view, shell, script, cwd, env) };
+  return { kind: tool.kind, argv: (command, cwd) => wrap(tool, view, command, cwd, env), script: (shell, script, cwd, prelude = "") => wrapScript(tool, view, shell, script, prelude, cwd, env) };
 }
 
 /** One step of what the command sees, in order: a dir hidden, the project put back in sight, or a file hidden (it reads empty). */
@@ -122,11 +125,18 @@ export type Wrapped = { argv: string[]; outputFd: 1 | 3 };
 
 /**
  * `wrap` for a shell's script, without the two `sh` starts around bwrap: the spawner passes the
- * output as fd 3 itself, and the script's own shell moves it back to its stdout first.
+ * output as fd 3 itself, and the script's own shell moves it back to its stdout first, on the
+ * line of the caller's PRELUDE where there is one: the script's line numbers (`$LINENO`, where a
+ * syntax error is) are then those it has without the sandbox.
  */
-function wrapScript(tool: SandboxTool, view: readonly Layer[], shell: readonly string[], script: string, cwd: string, env: Env): Wrapped {
-  if (tool.kind === "sandbox-exec") return { argv: wrap(tool, view, [...shell, script], cwd, env), outputFd: 1 };
-  return { argv: [tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...shell, `exec 1>&3 3>&-\n${script}`], outputFd: 3 };
+function wrapScript(tool: SandboxTool, view: readonly Layer[], shell: readonly string[], script: string, prelude: string, cwd: string, env: Env): Wrapped {
+  if (tool.kind === "sandbox-exec") return { argv: wrap(tool, view, [...shell, withPrelude(prelude, script)], cwd, env), outputFd: 1 };
+  return { argv: [tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...shell, withPrelude(prelude ? `exec 1>&3 3>&-; ${prelude}` : "exec 1>&3 3>&-", script)], outputFd: 3 };
+}
+
+/** SCRIPT after a line of PRELUDE (when there is one). */
+export function withPrelude(prelude: string, script: string): string {
+  return prelude ? `${prelude}\n${script}` : script;
 }
 
 /** What bwrap needs to know of the machine: whether lembas runs as root, which devices to pass, which service managers to close. */

@@ -5,7 +5,7 @@
  */
 import { closeSync } from "node:fs";
 import type { FileSink, Subprocess } from "bun";
-import type { Plan } from "./sandbox.ts";
+import { type Plan, withPrelude } from "./sandbox.ts";
 
 export type ScriptProcess = {
   proc: Subprocess;
@@ -15,11 +15,15 @@ export type ScriptProcess = {
   stderr: ReadableStream<Uint8Array>;
 };
 
-export type ScriptSpawn = { cwd: string; env: Record<string, string>; plan?: Plan; stdin: "pipe" | "ignore" };
+/** PRELUDE: the caller's own first line (its redirections), run before the script. */
+export type ScriptSpawn = { cwd: string; env: Record<string, string>; plan?: Plan; stdin: "pipe" | "ignore"; prelude?: string };
 
 /** SHELL (`sh -c` or the like) running SCRIPT. Throws as Bun.spawn does when it cannot start. */
 export function spawnScript(shell: readonly string[], script: string, opts: ScriptSpawn): ScriptProcess {
-  const wrapped = opts.plan && opts.plan.kind !== "none" ? opts.plan.script(shell, script, opts.cwd) : { argv: [...shell, script], outputFd: 1 };
+  // Said of the script, not of the argv lembas wraps it in (Bun names an argument of that).
+  if (script.includes("\0")) throw new Error("it contains a NUL character, which no command line can hold.");
+  const prelude = opts.prelude ?? "";
+  const wrapped = opts.plan && opts.plan.kind !== "none" ? opts.plan.script(shell, script, opts.cwd, prelude) : { argv: [...shell, withPrelude(prelude, script)], outputFd: 1 };
   const base = { cwd: opts.cwd, env: opts.env, detached: true } as const;
   if (wrapped.outputFd === 1) {
     const proc = Bun.spawn(wrapped.argv, { ...base, stdin: opts.stdin, stdout: "pipe", stderr: "pipe" });
