@@ -86,11 +86,23 @@ export function acpInteraction(client: acp.AgentContext, before: (request: Permi
   return {
     async permission(request, signal) {
       before(request);
+      const unanswered: PermissionDecision = { outcome: "deny", feedback: "the editor did not answer the request", unanswered: true };
+      if (signal.aborted) return unanswered;
+      // A cancelled turn does not wait for the editor's answer: an editor that closed the connection
+      // never gives one, and the server's close waits on the turn (an editor still there answers
+      // "cancelled" to session/cancel, which reads the same).
+      let stop: () => void = () => {};
+      const gaveUp = new Promise<PermissionDecision>((resolve) => {
+        stop = () => resolve(unanswered);
+        signal.addEventListener("abort", stop, { once: true });
+      });
       try {
-        const answer = await client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal });
-        return readDecision(answer);
+        const answer = client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal });
+        return await Promise.race([answer.then(readDecision), gaveUp]);
       } catch {
-        return { outcome: "deny", feedback: "the editor did not answer the request", unanswered: true };
+        return unanswered;
+      } finally {
+        signal.removeEventListener("abort", stop);
       }
     },
     question: async () => ({ outcome: "nobody" }),
