@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
-import { turnBegan, turnEnded } from "../store/checkpoint.ts";
+import { turnAnswered, turnBegan, turnEnded } from "../store/checkpoint.ts";
 import { heldElsewhere } from "../store/placement.ts";
 import { acceptTurn, forgetTurn, getTurn, setTurnState } from "../store/turns.ts";
 import type { StopReason } from "./turn.ts";
@@ -136,6 +136,7 @@ export class TurnQueue {
     } catch (error) {
       this.warn(`the turn's answer could not be stored: ${errorMessage(error)}`);
     }
+    turnAnswered(this.db);
   }
 
   /** A waiting turn is dropped: it answers cancelled without running. False when it is not waiting. */

@@ -10,8 +10,8 @@ import { walFrames } from "./wal-frames.ts";
  *   kept SQLite's default would take the checkpoint back onto some turn's commit. The bound is the
  *   last resort of a process whose turns never end (its WAL still stops growing there).
  * - A process that runs turns checkpoints IDLE_MS after its last turn ended, when none runs.
- * - A turn that ends checkpoints a WAL past DUE_PAGES once its answer is sent: a service whose
- *   turns overlap, or follow each other closely, never idles.
+ * - A turn whose answer is stored checkpoints a WAL past DUE_PAGES (after its last chunk, before
+ *   its answer is sent): a service whose turns overlap, or follow each other closely, never idles.
  * - A process that exits (`lembas run`, a short command, the terminal) needs nothing of its own:
  *   as Bun closes the store at exit, SQLite takes the file's lock (which an idle connection of
  *   another process does not hold), checkpoints the whole WAL and truncates it, after the answer.
@@ -45,14 +45,19 @@ export function turnBegan(db: Database): void {
   keeper.timer = null;
 }
 
-/** A turn ended: a checkpoint now if the WAL is past due (a process that never idles), else once the process has been idle a moment. */
+/**
+ * A turn's answer is stored: a checkpoint now if the WAL is past due (a process that never idles).
+ * After the turn's last chunk and before its answer is sent: a client that sends its next prompt
+ * at once (a script, a bench) would otherwise have that prompt wait on it.
+ */
+export function turnAnswered(db: Database): void {
+  if (pendingFrames(db.filename) >= DUE_PAGES) checkpointAndRestart(db);
+}
+
+/** A turn ended: a checkpoint once the process has been idle a moment. */
 export function turnEnded(db: Database): void {
   const keeper = keeperOf(db);
   keeper.running = Math.max(0, keeper.running - 1);
-  // Once the turn's answer is sent (its caller's continuation runs before a timer).
-  setTimeout(() => {
-    if (pendingFrames(db.filename) >= DUE_PAGES) checkpointAndRestart(db);
-  }, 0).unref();
   if (keeper.running > 0) return;
   keeper.retries = 0;
   whenIdle(db, keeper);

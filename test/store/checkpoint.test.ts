@@ -101,6 +101,30 @@ test("a process that never idles: its WAL stops growing at the bound", () => {
   expect(most).toBeLessThan(BOUND_PAGES + 10);
 });
 
+test("a service that never idles: a WAL past due is checkpointed at a turn's end, not in a commit on its way to the first chunk", async () => {
+  agent = await startStdioAgent();
+  const file = join(agent.box.stateDir, "lembas.db");
+  await agent.agent.request("initialize", initializeParams);
+  // No turn before (its end would set an idle checkpoint going): the store is made here.
+  const other = openDb(file);
+  dbs.push(other);
+  // Another process wrote the WAL past due without checkpointing (one whose turns never end).
+  other.exec("PRAGMA wal_autocheckpoint = 0");
+  scratch(other);
+  const insert = other.query("INSERT INTO scratch (x) VALUES (?)");
+  for (let i = 0; i < DUE_PAGES + 100; i++) insert.run(PAGE);
+  const hold = Promise.withResolvers<void>();
+  agent.model.push(step({ text: "half of it then the rest", hold: hold.promise }));
+  const { sessionId } = await agent.agent.request("session/new", { cwd: agent.project, mcpServers: [] });
+  const answer = agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+  await agent.waitForUpdate((u) => u.sessionId === sessionId && u.update.sessionUpdate === "agent_message_chunk", 20_000);
+  // Before: the session's or the turn's first commit crossed 1,000 pages and checkpointed inside itself.
+  expect(pending(file)).toBeGreaterThan(DUE_PAGES);
+  hold.resolve();
+  expect((await answer).stopReason).toBe("end_turn");
+  expect(pending(file)).toBeLessThan(10);
+});
+
 test("a short command's exit checkpoints the WAL another process left (SQLite does, as Bun closes the store)", async () => {
   box = sandbox();
   const file = join(box.stateDir, "lembas.db");
