@@ -4,7 +4,7 @@ import { walFrames } from "./wal-frames.ts";
 /**
  * Where the store's WAL is checkpointed: not in a commit on a turn's way to its first chunk (SQLite's
  * automatic checkpoint, every 1,000 pages by default, ran inside whichever commit crossed it and made
- * it wait 5–140 ms on fsyncs: bench/START.md), but when the process is idle.
+ * it wait 11–31 ms on fsyncs here: bench/START.md), but when the process is idle.
  *
  * - Every process opening the store raises the automatic checkpoint to BOUND_PAGES (openDb): one that
  *   kept SQLite's default would take the checkpoint back onto some turn's commit. The bound is the
@@ -32,6 +32,7 @@ type Keeper = { running: number; timer: ReturnType<typeof setTimeout> | null; re
 
 /** Each connection's turns running and idle timer (a WeakMap keyed by the connection). */
 const keepers = new WeakMap<Database, Keeper>();
+
 /** Sets the automatic checkpoint's bound on a connection just opened. */
 export function keepWal(db: Database): void {
   db.exec(`PRAGMA wal_autocheckpoint = ${BOUND_PAGES}`);
