@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
+import { turnAnswered, turnBegan, turnEnded } from "../store/checkpoint.ts";
 import { heldElsewhere } from "../store/placement.ts";
 import { acceptTurn, forgetTurn, getTurn, setTurnState } from "../store/turns.ts";
 import type { StopReason } from "./turn.ts";
@@ -135,6 +136,7 @@ export class TurnQueue {
     } catch (error) {
       this.warn(`the turn's answer could not be stored: ${errorMessage(error)}`);
     }
+    turnAnswered(this.db);
   }
 
   /** A waiting turn is dropped: it answers cancelled without running. False when it is not waiting. */
@@ -183,7 +185,11 @@ export class TurnQueue {
     const work = Promise.withResolvers<() => Promise<TurnAnswer>>();
     const answer = this.enqueue(async () => (await work.promise)());
     this.pending.set(turnId, answer);
-    const release = () => this.pending.delete(turnId);
+    turnBegan(this.db);
+    const release = () => {
+      this.pending.delete(turnId);
+      turnEnded(this.db);
+    };
     answer.then(release, release);
     let used = false;
     return {

@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { errorCode } from "../errors.ts";
+import { BUSY_TIMEOUT_MS, keepWal } from "./checkpoint.ts";
 import { MIGRATIONS, SCHEMA_VERSION } from "./migrations.ts";
 
 export type Db = Database;
@@ -47,11 +48,13 @@ export function openDb(file: string): Db {
     throw openFailure(error, file) ?? error;
   }
   try {
-    db.exec("PRAGMA busy_timeout = 10000");
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Changing the journal mode does not wait on the busy timeout: another process making the
     // same fresh file (a service and a terminal started at once) is waited for here.
     whileBusy(() => db.exec("PRAGMA journal_mode = WAL"), 10_000);
     db.exec("PRAGMA synchronous = NORMAL");
+    // The WAL is checkpointed when the process is idle, not in a commit on a turn's path (checkpoint.ts).
+    keepWal(db);
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db, file);
   } catch (error) {

@@ -32,6 +32,7 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "project/kept-rows.ts: toFirst": "a buffer reused between searches",
   "project/kept-rows.ts: toLater": "a buffer reused between searches",
   "project/kept-rows.ts: toLast": "a buffer reused between searches",
+  "store/checkpoint.ts: keepers": "each store connection's turns running and idle checkpoint (a WeakMap keyed by the connection, which is the process's: every engine in it shares the WAL)",
   "terminal/tcflow.ts: tcflowFn": "the C library's tcflow, looked up once",
   "tools/process-group.ts: shellCache": "the machine's shell, looked up once",
   "tools/run-mark.ts: self": "this process's mark in its commands' environment",
