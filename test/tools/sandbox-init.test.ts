@@ -23,6 +23,9 @@ if (!x64) console.warn("SKIPPED: the tests of a command that takes its sandbox's
  * stops and carries no mark: nothing but knowing its pid for certain reaches the sandbox.
  */
 const TAKE_OVER_PID1 = `use strict;
+my $daemon = "sleep\\0$ARGV[0]\\0";
+sub running { for my $f (glob "/proc/[0-9]*/cmdline") { open(my $c, "<", $f) or next; local $/; return 1 if <$c> eq $daemon } 0 }
+select(undef, undef, undef, 0.01) until running();
 sub pt { my $r = syscall(101, $_[0], 1, $_[1], $_[2]); die "ptrace $_[0]: $!" if $r == -1; $r }
 open(my $st, "<", "/proc/1/stat") or die "stat: $!"; my $s = <$st>; $s =~ s/^.*\\) //s; my @f = split / /, $s;
 open(my $e, "<", "/proc/1/environ") or die "environ: $!"; my $env = do { local $/; <$e> };
@@ -49,9 +52,9 @@ function sandboxed(jobs?: Jobs) {
   return { root, state, ...makeContext({ root, hidden: [state], ...(jobs ? { jobs } : {}) }) };
 }
 
-/** A daemon out of the command's group and without its mark, then PID 1 taken over. */
+/** A daemon out of the command's group and without its mark, then (once it runs) PID 1 taken over. */
 function attack(marker: string, then = ""): string {
-  return `(setsid env -i sleep ${marker} </dev/null >/dev/null 2>&1 &); perl take-over.pl${then}`;
+  return `(setsid env -i sleep ${marker} </dev/null >/dev/null 2>&1 &); perl take-over.pl ${marker}${then}`;
 }
 
 const markers: string[] = [];
@@ -67,6 +70,22 @@ afterEach(async () => {
 });
 
 const gone = (daemon: string) => waitUntil(() => sleepsWith(daemon).length === 0, 6_000);
+
+const SRC = join(import.meta.dir, "../../src/tools");
+
+/** A process running one bash call in the sandbox with the real modules, its output on stdout: a lembas to kill mid-command. */
+function lembasRunning(root: string, state: string, command: string): Bun.Subprocess<"ignore", "pipe", "inherit"> {
+  const script = join(root, "..", "one-call.ts");
+  writeFileSync(
+    script,
+    `import { runCommand } from ${JSON.stringify(join(SRC, "bash.ts"))};
+import { planFor } from ${JSON.stringify(join(SRC, "sandbox.ts"))};
+const [root, state, command] = process.argv.slice(2);
+await runCommand(command, { cwd: root, env: process.env, plan: planFor([state], root), signal: new AbortController().signal, timeoutMs: 60_000, onOutput: (text) => process.stdout.write(text) });
+`,
+  );
+  return Bun.spawn([process.execPath, script, root, state, command], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
+}
 
 describe.skipIf(!bwrap || !perl || !x64)("a command that takes its sandbox's PID 1 over (out of its group, its mark cleared) does not outlive its call", () => {
   test("a bash call that ends: the daemon it started is stopped with it", async () => {
@@ -115,6 +134,26 @@ describe.skipIf(!bwrap || !perl || !x64)("a command that takes its sandbox's PID
     expect(await waitUntil(() => (job?.read(0, 1000).text ?? "").includes("taken over"))).toBe(true);
     await job?.stop();
     expect(await gone(stopped)).toBe(true);
+  });
+
+  test("a lembas killed mid-command (SIGKILL): its watchdog kills the sandbox", async () => {
+    const { root, state } = sandboxed();
+    const daemon = marker();
+    const lembas = lembasRunning(root, state, attack(daemon, "; sleep 60"));
+    try {
+      let said = "";
+      const reader = lembas.stdout.getReader();
+      while (!said.includes("taken over")) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        said += new TextDecoder().decode(value);
+      }
+      expect(said).toContain("taken over");
+      lembas.kill("SIGKILL");
+      expect(await gone(daemon)).toBe(true);
+    } finally {
+      lembas.kill("SIGKILL");
+    }
   });
 
   test("a hook", async () => {
