@@ -108,12 +108,13 @@ export class SandboxInit {
 
 /**
  * Reads bwrap's PID 1 from INFO (to its end), takes a pidfd of it, then lets it start the command
- * (a byte on BLOCK); both fds closed. Null when it cannot be known (bwrap failed before it, a
- * kernel without pidfd_open): the command then starts all the same, found by its group and mark.
+ * (a byte on BLOCK); both fds closed. BWRAP: the pid of the bwrap we started, PID 1's parent. Null
+ * when it cannot be known (bwrap failed before it, a kernel without pidfd_open): the command then
+ * starts all the same, found by its group and mark.
  */
-export async function takeInit(info: number, block: number): Promise<SandboxInit | null> {
+export async function takeInit(info: number, block: number, bwrap: number): Promise<SandboxInit | null> {
   try {
-    return known(await new Response(Bun.file(info).stream()).text());
+    return known(await new Response(Bun.file(info).stream()).text(), bwrap);
   } catch {
     return null;
   } finally {
@@ -127,18 +128,21 @@ export async function takeInit(info: number, block: number): Promise<SandboxInit
   }
 }
 
-function known(info: string): SandboxInit | null {
+function known(info: string, bwrap: number): SandboxInit | null {
   const lib = loadLibc();
   if (!lib || info === "") return null;
   const pid = infoSchema().parse(JSON.parse(info))["child-pid"];
   const fd = lib.syscall(SYS_PIDFD_OPEN, pid, 0, 0, 0);
   if (typeof fd !== "number" || fd < 0) return null;
   try {
-    return new SandboxInit(pid, procStat(pid).startTime, fd);
+    // It waits for us, unless its setup failed and it is gone already (its pid then another's).
+    const stat = procStat(pid);
+    if (stat.ppid === bwrap) return new SandboxInit(pid, stat.startTime, fd);
   } catch {
-    closeQuietly(fd);
-    return null;
+    // gone
   }
+  closeQuietly(fd);
+  return null;
 }
 
 function closeQuietly(fd: number): void {

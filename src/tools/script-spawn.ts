@@ -40,7 +40,7 @@ export function spawnScript(shell: readonly string[], script: string, opts: Scri
   const fd = proc.stdio[3];
   if (typeof fd !== "number") throw new Error("The command's output pipe could not be opened.");
   const [info, block] = [proc.stdio[INFO_FD], proc.stdio[BLOCK_FD]];
-  const init = wrapped.init && typeof info === "number" && typeof block === "number" ? takeInit(info, block) : Promise.resolve(null);
+  const init = wrapped.init && typeof info === "number" && typeof block === "number" ? takeInit(info, block, proc.pid) : Promise.resolve(null);
   return { proc, stdin: opts.stdin === "pipe" ? (proc.stdin as FileSink) : null, stdout: fdStream(fd), stderr: proc.stderr as ReadableStream<Uint8Array>, init };
 }
 
