@@ -144,7 +144,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
     // pidfd_getfd and shut down): PID 1 itself, where it is known, tells.
     emptied = !stopped && opts.plan?.kind === "bwrap" && (await ended(pumps.err, SANDBOX_EMPTY_MS)) && (!pid1 || (await pid1.gone(SANDBOX_EMPTY_MS)));
     // Where it is not known, one signal to the group, its PID 1 with it, ends what is left.
-    if (emptied) killGroup(proc.pid, "SIGKILL");
+    if (emptied && !pid1) killGroup(proc.pid, "SIGKILL");
     const leftBehind = !stopped && !emptied && (await leftProcesses(proc.pid, mark, pid1));
     if (leftBehind) stopRun(proc.pid, mark, init);
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
