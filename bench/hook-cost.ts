@@ -9,7 +9,8 @@
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type EngineHarness, engineHarness, step } from "../test/support/engine.ts";
-import { findSandbox, planFor } from "../src/tools/sandbox.ts";
+import { findSandbox, type Plan, planFor } from "../src/tools/sandbox.ts";
+import { spawnScript } from "../src/tools/script-spawn.ts";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
@@ -26,6 +27,22 @@ async function turnMs(h: EngineHarness, session: Awaited<ReturnType<EngineHarnes
 async function twice(wrap: (argv: string[]) => string[]): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < 2; i++) await Bun.spawn(wrap(["/bin/sh", "-c", "true"]), { detached: true, stdio: ["ignore", "ignore", "ignore", "ignore"] }).exited;
+  return performance.now() - started;
+}
+
+/**
+ * `sh -c true` twice in the tools' sandbox, started as bash and the hooks start their shell
+ * (script-spawn.ts: the output on fd 3, bwrap's PID 1 held by a pidfd before the command runs).
+ */
+async function twiceScripted(plan: Plan, cwd: string): Promise<number> {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const started = performance.now();
+  for (let i = 0; i < 2; i++) {
+    const run = spawnScript(["/bin/sh", "-c"], "true", { cwd, env, plan, stdin: "ignore" });
+    await run.proc.exited;
+    (await run.init)?.close();
+    void run.stdout.cancel();
+  }
   return performance.now() - started;
 }
 
@@ -51,8 +68,7 @@ export async function hookCost(runs: number): Promise<HookCost> {
         await turnMs(plain, a),
         await turnMs(hooked, b),
         await twice((argv) => argv),
-        // As bash and the hooks start their shell there (sandbox.ts `script`).
-        await twice(([sh = "/bin/sh", flag = "-c", script = "true"]) => (plan.kind === "none" ? [sh, flag, script] : plan.script([sh, flag], script, plain.project).argv)),
+        await twiceScripted(plan, plain.project),
         await twice((argv) => (tool.kind === "bwrap" ? [tool.path, "--bind", "/", "/", "--", ...argv] : argv)),
       ];
       // The first round warms every path up.
@@ -76,4 +92,10 @@ export async function hookCost(runs: number): Promise<HookCost> {
     await plain.close();
     await hooked.close();
   }
+}
+
+if (import.meta.main) {
+  const runs = Number(process.argv[2] ?? 15);
+  const load = (await Bun.file("/proc/loadavg").text()).split(" ").slice(0, 3).join(" ");
+  console.log(JSON.stringify({ ...(await hookCost(runs)), runs, load }));
 }

@@ -58,11 +58,13 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     return { exitCode: null, stdout: "", stderr: "", timedOut: false, overflow: false, failed: error instanceof Error ? error.message : String(error), ...said };
   }
   const { proc } = started;
-  const unwatch = watchGroup(proc.pid);
-  // In bwrap, the sandbox's PID 1 is in the group: with it, every process of the sandbox goes.
+  const unwatch = watchGroup(proc.pid, started.init);
+  // In bwrap, the sandbox's PID 1 is in the group: with it, every process of the sandbox goes. The
+  // command may have moved it out (it may trace it): then its pidfd reaches it (sandbox-init.ts).
   const signal = (sig: NodeJS.Signals): void => {
     killGroup(proc.pid, sig);
     if (plan.kind !== "bwrap") signalMarked(mark, sig, proc.pid);
+    if (sig === "SIGKILL") void started.init.then((found) => found?.kill());
   };
   const giveUp = new AbortController();
   let emptied = false;
@@ -81,6 +83,8 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     if (started.stdin) void writeInput(started.stdin, opts.input);
     const read = Promise.all([bounded(started.stdout, giveUp.signal), bounded(started.stderr, giveUp.signal)]);
     await proc.exited;
+    // Known before the command started (bwrap waited for it), so at once.
+    const pid1 = await started.init;
     // Something it started in the background may hold its pipes: it has a moment, then goes. One
     // out of reach (it cleared its environment) is not waited for past the grace period.
     const drained = setTimeout(() => signal("SIGKILL"), DRAIN_MS);
@@ -88,8 +92,9 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
     const [stdout, stderr] = await read;
     clearTimeout(drained);
     clearTimeout(abandon);
-    // bwrap's PID 1, the last of the sandbox to go, held stderr: what is left of the group is a zombie.
-    emptied = plan.kind === "bwrap" && stderr.ended;
+    // bwrap's PID 1, the last of the sandbox to go, held stderr: what is left of the group is a
+    // zombie. Unless the command shut it down early: PID 1 itself, where it is known, tells.
+    emptied = plan.kind === "bwrap" && stderr.ended && (pid1 === null || pid1.ended);
     return { exitCode: timedOut ? null : proc.exitCode, stdout: stdout.text, stderr: stderr.text, timedOut, overflow: stdout.overflow || stderr.overflow, ...said };
   } finally {
     clearTimeout(timer);

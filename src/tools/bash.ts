@@ -4,7 +4,7 @@ import { within } from "../pause.ts";
 import description from "./bash.txt" with { type: "text" };
 import { BoundedOutput, ProgressBatcher } from "./capture.ts";
 import { startInBackground } from "./job.ts";
-import { KILL_GRACE_MS, killGroup, leftRunning, spawnCommand, stopRun } from "./process-group.ts";
+import { KILL_GRACE_MS, killGroup, leftBehind as leftProcesses, spawnCommand, stopRun } from "./process-group.ts";
 import { marked } from "./run-mark.ts";
 import { fail, ok } from "./result.ts";
 import { findSandbox, type Plan, planFor, sayOnce } from "./sandbox.ts";
@@ -111,8 +111,8 @@ export type RunOptions = {
  */
 export async function runCommand(command: string, opts: RunOptions): Promise<CommandRun> {
   const { env, mark } = marked(opts.env);
-  const { proc, stdout, stderr } = spawnCommand(command, { cwd: opts.cwd, env, ...(opts.plan ? { plan: opts.plan } : {}) });
-  const unwatch = watchGroup(proc.pid);
+  const { proc, stdout, stderr, init } = spawnCommand(command, { cwd: opts.cwd, env, ...(opts.plan ? { plan: opts.plan } : {}) });
+  const unwatch = watchGroup(proc.pid, init);
   const output = new BoundedOutput(HEAD_CHARS, TAIL_CHARS);
   const onText = (text: string): void => {
     if (text === "") return;
@@ -124,7 +124,7 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
     if (stopped) return;
     stopped = why;
     // Timed out or cancelled: "it and every process it started" stop, those that left its group too.
-    stopRun(proc.pid, mark);
+    stopRun(proc.pid, mark, init);
   };
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = (): void => stop("cancel");
@@ -135,15 +135,18 @@ export async function runCommand(command: string, opts: RunOptions): Promise<Com
   const pumps = { out: pumpText(out, onText), err: pumpText(err, onText) };
   try {
     await proc.exited;
+    // Known before the command started (bwrap waited for it), so at once.
+    const pid1 = await init;
     // bwrap's PID 1 holds the stderr pipe until the last process of the sandbox has ended (the
     // shell moved its own stderr to stdout): its end says that nothing was left running, with no
     // look at every process on the machine (a few ms a command, and its PID 1 a moment to go).
-    emptied = !stopped && opts.plan?.kind === "bwrap" && (await ended(pumps.err, SANDBOX_EMPTY_MS));
     // Unless the command ended it early (PID 1's socket is the same user's to take with
-    // pidfd_getfd and shut down): one signal to the group, its PID 1 with it, ends what is left.
-    if (emptied) killGroup(proc.pid, "SIGKILL");
-    const leftBehind = !stopped && !emptied && (await leftRunning(proc.pid, mark));
-    if (leftBehind) stopRun(proc.pid, mark);
+    // pidfd_getfd and shut down): PID 1 itself, where it is known, tells.
+    emptied = !stopped && opts.plan?.kind === "bwrap" && (await ended(pumps.err, SANDBOX_EMPTY_MS)) && (!pid1 || (await pid1.gone(SANDBOX_EMPTY_MS)));
+    // Where it is not known, one signal to the group, its PID 1 with it, ends what is left.
+    if (emptied && !pid1) killGroup(proc.pid, "SIGKILL");
+    const leftBehind = !stopped && !emptied && (await leftProcesses(proc.pid, mark, pid1));
+    if (leftBehind) stopRun(proc.pid, mark, init);
     // A stopped command may outlive what we started (bwrap ends at SIGTERM, the command need not):
     // its output is read until its group is gone, the SIGKILL at the latest.
     const drainMs = stopped || leftBehind ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS;

@@ -7,9 +7,10 @@
 import { pumpText } from "./text-pump.ts";
 import type { Subprocess } from "bun";
 import { within } from "../pause.ts";
-import { KILL_GRACE_MS, killGroup, leftRunning, spawnCommand, stopRun } from "./process-group.ts";
+import { KILL_GRACE_MS, killGroup, leftBehind, spawnCommand, stopRun } from "./process-group.ts";
 import { marked, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
+import type { SandboxInit } from "./sandbox-init.ts";
 import { watchGroup } from "./watchdog.ts";
 
 /** Jobs of one session running at once. */
@@ -49,6 +50,9 @@ export class Job {
   private readonly proc: Subprocess;
   /** In the environment of every process the job starts, even one that leaves its group (run-mark.ts). */
   private readonly mark: string;
+  /** Its sandbox's PID 1 (sandbox-init.ts), and the same once known (for the exit's kill, which cannot wait). */
+  private readonly init: Promise<SandboxInit | null>;
+  private pid1: SandboxInit | null = null;
 
   constructor(
     readonly id: string,
@@ -59,9 +63,11 @@ export class Job {
   ) {
     const { env, mark } = marked(start.env);
     this.mark = mark;
-    const { proc, stdout, stderr } = spawnCommand(command, { cwd: start.cwd, env, ...(start.plan ? { plan: start.plan } : {}) });
+    const { proc, stdout, stderr, init } = spawnCommand(command, { cwd: start.cwd, env, ...(start.plan ? { plan: start.plan } : {}) });
     this.proc = proc;
-    const unwatch = watchGroup(this.proc.pid);
+    this.init = init;
+    void init.then((found) => void (this.pid1 = found));
+    const unwatch = watchGroup(this.proc.pid, init);
     const onText = (text: string): void => this.append(text);
     const pumps = Promise.all([pumpText(stdout.getReader(), onText), pumpText(stderr.getReader(), onText)]);
     this.done = this.finish(pumps).finally(unwatch);
@@ -106,7 +112,7 @@ export class Job {
   async stop(): Promise<void> {
     if (this.state === "running") {
       this.state = "stopped";
-      stopRun(this.proc.pid, this.mark);
+      stopRun(this.proc.pid, this.mark, this.init);
     }
     await this.done;
   }
@@ -115,6 +121,7 @@ export class Job {
   killNow(): void {
     killGroup(this.proc.pid, "SIGKILL");
     signalMarked(this.mark, "SIGKILL");
+    this.pid1?.kill();
   }
 
   private async finish(pumps: Promise<unknown>): Promise<void> {
@@ -126,8 +133,8 @@ export class Job {
     }
     // What the job's shell left behind in its group is stopped with it, as bash does.
     const stopping = this.state === "stopped";
-    const left = !stopping && (await leftRunning(this.proc.pid, this.mark));
-    if (left) stopRun(this.proc.pid, this.mark);
+    const left = !stopping && (await leftBehind(this.proc.pid, this.mark, await this.init));
+    if (left) stopRun(this.proc.pid, this.mark, this.init);
     await within(pumps, stopping || left ? KILL_GRACE_MS + DRAIN_MS : DRAIN_MS);
   }
 

@@ -6,6 +6,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { procStat } from "./proc-stat.ts";
 import { markedPids, signalMarked } from "./run-mark.ts";
 import type { Plan } from "./sandbox.ts";
+import type { SandboxInit } from "./sandbox-init.ts";
 import { type ScriptProcess, spawnScript } from "./script-spawn.ts";
 
 /** Between SIGTERM and SIGKILL to a command's process group. */
@@ -83,13 +84,26 @@ export async function leftRunning(pgid: number, mark: string): Promise<boolean> 
 /**
  * SIGTERM to the group now, SIGKILL after the grace period (not awaited: it happens even after we
  * have returned), and the same signals to every process carrying MARK (run-mark.ts) outside the
- * group: those that left it with a session of their own. The SIGKILL goes to the marked ones still there then.
+ * group: those that left it with a session of their own. The SIGKILL goes to the marked ones still
+ * there then, and to the sandbox's PID 1 (INIT), which takes every process of the sandbox with it,
+ * whatever its group and mark (sandbox-init.ts).
  */
-export function stopRun(pid: number, mark: string, graceMs = KILL_GRACE_MS): void {
+export function stopRun(pid: number, mark: string, init: Promise<SandboxInit | null>, graceMs = KILL_GRACE_MS): void {
   killGroup(pid, "SIGTERM");
   signalMarked(mark, "SIGTERM", pid);
   setTimeout(() => {
     killGroup(pid, "SIGKILL");
     signalMarked(mark, "SIGKILL", pid);
+    void init.then((found) => found?.kill());
   }, graceMs).unref();
+}
+
+/**
+ * Whether a command that ended left processes running: in a bwrap sandbox whose PID 1 is known,
+ * whether that PID 1 is still there once it had SETTLE_MS to wind down (it lives while any process
+ * of the sandbox does); otherwise by its group and MARK (leftRunning).
+ */
+export async function leftBehind(pgid: number, mark: string, init: SandboxInit | null, settleMs = 100): Promise<boolean> {
+  if (init) return !(await init.gone(settleMs));
+  return leftRunning(pgid, mark);
 }

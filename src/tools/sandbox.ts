@@ -16,6 +16,7 @@ import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import type { Env } from "../config/paths.ts";
 import { hostDevices } from "./sandbox-devices.ts";
+import { BLOCK_FD, INFO_FD } from "./sandbox-init.ts";
 
 export { passedDevices } from "./sandbox-devices.ts";
 
@@ -119,9 +120,11 @@ function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd:
 
 /**
  * How a script runs in the sandbox: its argv, and the fd of the command where its output is to go
- * (3 for bwrap, for the reason `wrap` gives; the spawner puts /dev/null on its stdout).
+ * (3 for bwrap, for the reason `wrap` gives; the spawner puts /dev/null on its stdout). INIT: bwrap
+ * writes its PID 1's pid on fd 4 and waits for a byte on fd 5 before it starts the command
+ * (sandbox-init.ts: what ends the sandbox for certain).
  */
-export type Wrapped = { argv: string[]; outputFd: 1 | 3 };
+export type Wrapped = { argv: string[]; outputFd: 1 | 3; init: boolean };
 
 /**
  * `wrap` for a shell's script, without the two `sh` starts around bwrap: the spawner passes the
@@ -130,8 +133,9 @@ export type Wrapped = { argv: string[]; outputFd: 1 | 3 };
  * syntax error is) are then those it has without the sandbox.
  */
 function wrapScript(tool: SandboxTool, view: readonly Layer[], shell: readonly string[], script: string, prelude: string, cwd: string, env: Env): Wrapped {
-  if (tool.kind === "sandbox-exec") return { argv: wrap(tool, view, [...shell, withPrelude(prelude, script)], cwd, env), outputFd: 1 };
-  return { argv: [tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...shell, withPrelude(prelude ? `exec 1>&3 3>&-; ${prelude}` : "exec 1>&3 3>&-", script)], outputFd: 3 };
+  if (tool.kind === "sandbox-exec") return { argv: wrap(tool, view, [...shell, withPrelude(prelude, script)], cwd, env), outputFd: 1, init: false };
+  const init = ["--info-fd", String(INFO_FD), "--block-fd", String(BLOCK_FD)];
+  return { argv: [tool.path, ...init, ...bwrapArgs(view, cwd, thisHost(env)), ...shell, withPrelude(prelude ? `exec 1>&3 3>&-; ${prelude}` : "exec 1>&3 3>&-", script)], outputFd: 3, init: true };
 }
 
 /** SCRIPT after a line of PRELUDE (when there is one). */

@@ -11,13 +11,17 @@
 import type { Subprocess } from "bun";
 import { groupAlive, KILL_GRACE_MS } from "./process-group.ts";
 import { ownMarkPrefix } from "./run-mark.ts";
+import type { SandboxInit } from "./sandbox-init.ts";
 
 /** How often a stopped group is looked at until it is gone (then the watchdog forgets it). */
 const GONE_POLL_MS = 500;
 
 /**
- * $1: seconds of grace, $2: the marks' prefix in an environment. Lines `+PGID` and `-PGID` add a
- * group and take it back out; at the end of input the groups and the marked processes are stopped.
+ * $1: seconds of grace, $2: the marks' prefix in an environment. Lines `+ID` and `-ID` add an id
+ * and take it back out: a process group, or `iPID.START` a sandbox's PID 1 (sandbox-init.ts) with
+ * its start time (a later process given its pid is not it). At the end of input the groups and the
+ * marked processes are stopped, and after the grace period the sandboxes' PID 1s are killed, every
+ * process of their sandboxes with them.
  */
 const SCRIPT = `trap '' HUP INT PIPE
 grace=$1 prefix=$2 groups=' '
@@ -29,9 +33,22 @@ while IFS= read -r line; do
         case $groups in *" $id "*) head=\${groups%%" $id "*} tail=\${groups#*" $id "}; groups="$head $tail" ;; esac ;;
   esac
 done
+sandbox() {
+  id=\${1#i} sig=$2
+  pid=\${id%%.*} start=\${id#*.}
+  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+  set -- \${stat##*") "}
+  [ "\${20}" = "$start" ] || return 1
+  [ "$sig" = TERM ] || kill -s "$sig" "$pid" 2>/dev/null
+}
 stop() {
   sent=
-  for g in $groups; do kill -s "$1" -- "-$g" 2>/dev/null && sent=1; done
+  for g in $groups; do
+    case $g in
+      i*) sandbox "$g" "$1" && sent=1 ;;
+      *) kill -s "$1" -- "-$g" 2>/dev/null && sent=1 ;;
+    esac
+  done
   [ -d /proc ] || { [ -n "$sent" ]; return; }
   for f in $(grep -l -s -F -e "$prefix" /proc/[0-9]*/environ); do
     p=\${f#/proc/}
@@ -43,23 +60,34 @@ if stop TERM; then sleep "$grace"; stop KILL; fi
 `;
 
 let watchdog: Subprocess<"pipe", "ignore", "ignore"> | null = null;
-const watched = new Set<number>();
+/** The ids the watchdog holds: process groups, and sandboxes' PID 1s (`iPID.START`). */
+const watched = new Set<string>();
 
 /**
- * Puts the process group PGID (a command just started) in the watchdog's care. The returned
- * function takes it back out once the group is gone: right away, or when it has ended. EMPTIED:
- * the caller saw every process of it end (a sandbox's PID 1, the last to go, closed its pipe), so
- * what still answers a signal is a zombie. Otherwise a group that still answers right after its
- * command is looked at again later rather than now: it is most often only a sandbox's PID 1, an
- * orphan its new parent reaps when it gets to it (a second here), and telling a zombie from a live
- * process takes a read of every process's stat (a few ms), which would be paid per command.
+ * Puts the process group PGID (a command just started) in the watchdog's care, and its sandbox's
+ * PID 1 (INIT) once known. The returned function takes the group back out once it is gone: right
+ * away, or when it has ended. EMPTIED: the caller saw every process of it end (a sandbox's PID 1,
+ * the last to go, closed its pipe), so what still answers a signal is a zombie. Otherwise a group
+ * that still answers right after its command is looked at again later rather than now: it is most
+ * often only a sandbox's PID 1, an orphan its new parent reaps when it gets to it (a second here),
+ * and telling a zombie from a live process takes a read of every process's stat (a few ms), which
+ * would be paid per command. The PID 1 is taken out (and its pidfd closed) once it has ended: the
+ * caller kills it when it stops what the command left.
  */
-export function watchGroup(pgid: number): (emptied?: boolean) => void {
-  watched.add(pgid);
-  tell(`+${pgid}`);
+export function watchGroup(pgid: number, init: Promise<SandboxInit | null> = Promise.resolve(null)): (emptied?: boolean) => void {
+  add(String(pgid));
+  let ending = false;
+  const held = init.then((found) => {
+    if (found) add(sandboxId(found));
+    return found;
+  });
   let released = false;
   let first = true;
   const release = (emptied = false): void => {
+    if (!ending) {
+      ending = true;
+      void held.then(letGoWhenEnded);
+    }
     if (released) return;
     const alive = !emptied && signalable(pgid) && (first || groupAlive(pgid));
     first = false;
@@ -69,10 +97,34 @@ export function watchGroup(pgid: number): (emptied?: boolean) => void {
     }
     released = true;
     // Never told of a group that may be gone: its pid may be another's group by then.
-    watched.delete(pgid);
-    tell(`-${pgid}`);
+    remove(String(pgid));
   };
   return release;
+}
+
+function add(id: string): void {
+  watched.add(id);
+  tell(`+${id}`);
+}
+
+function remove(id: string): void {
+  watched.delete(id);
+  tell(`-${id}`);
+}
+
+function sandboxId(init: SandboxInit): string {
+  return `i${init.pid}.${init.startTime}`;
+}
+
+/** Takes a sandbox's PID 1 out of the watchdog's care once it has ended, and lets go of its pidfd. */
+function letGoWhenEnded(init: SandboxInit | null): void {
+  if (!init) return;
+  if (!init.ended) {
+    setTimeout(() => letGoWhenEnded(init), GONE_POLL_MS).unref();
+    return;
+  }
+  if (watched.has(sandboxId(init))) remove(sandboxId(init));
+  init.close();
 }
 
 /** Whether anything of the group is left, a zombie too: one system call. */
@@ -116,6 +168,6 @@ function start(): Subprocess<"pipe", "ignore", "ignore"> {
   dog.stdin.unref();
   watchdog = dog;
   // The groups the one before was told of (the first line written below adds the new one).
-  for (const pgid of watched) dog.stdin.write(`+${pgid}\n`);
+  for (const id of watched) dog.stdin.write(`+${id}\n`);
   return dog;
 }

@@ -38,12 +38,13 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "tools/run-mark.ts: self": "this process's mark in its commands' environment",
   "tools/sandbox-devices.ts: kept": "the machine's devices root's sandbox passes, read again when /dev changes",
   "tools/sandbox.ts: found": "the machine's sandbox tool, tried once for each PATH",
+  "tools/sandbox-init.ts: libc": "the machine's C library, opened once (pidfds of the sandboxes' PID 1s)",
   "tools/sandbox.ts: said": "that commands run without the sandbox is said once a process, for each reason",
   "tools/search.ts: engineCache": "the machine's ripgrep, looked up once",
   "tools/task.ts: withAgents": "the task tool for a set of custom agents, which that set alone decides (a cache of 16 sets at most)",
   "tools/tool.ts: schemas": "each tool's JSON schema, made once (a WeakMap keyed by the tool)",
   "tools/watchdog.ts: watchdog": "the process's one watchdog, which stops its commands' groups if the process dies",
-  "tools/watchdog.ts: watched": "the process groups in that watchdog's care",
+  "tools/watchdog.ts: watched": "the process groups and sandboxes' PID 1s in that watchdog's care",
 };
 
 function files(dir: string): string[] {
