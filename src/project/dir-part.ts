@@ -7,8 +7,9 @@ import type { Plan } from "./query-plan.ts";
  * directory at once: which hold its characters in order. Kept on the prepared list, since typing
  * the name part keeps the directory part the same, and handed to the sort of rows, so that the
  * entries of a directory that cannot hold it never become a pass's candidates. With it, which
- * directories have a segment starting with the whole directory part (`leads`): their alignment is
- * the best any can get, and every other's is at least LEAD_LOSS below it (see folderMost).
+ * directories have a segment starting with the whole directory part (`leads`, found when a search
+ * asks, see leadsOf): their alignment is the best any can get, and every other's is at least
+ * LEAD_LOSS below it (see folderMost).
  */
 export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPart {
   const known = prep.dirPart;
@@ -22,8 +23,7 @@ export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPar
   const done = new Int32Array(count);
   const fits = new Uint8Array(count + 1);
   // A part holding `/` may start in a parent and go on in a child: left to the alignment.
-  const leads = want > 0 && !dir.chars.includes("/") ? new Uint8Array(count) : null;
-  const orig = prep.folderNames.orig;
+  const leads = want > 0 && !dir.chars.includes("/") ? new Int8Array(count).fill(-1) : null;
   // The top (no directory) holds only an empty directory part.
   fits[0] = want === 0 ? 1 : 0;
   for (let folder = 0; folder < count; folder++) {
@@ -39,7 +39,6 @@ export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPar
     }
     done[folder] = found;
     fits[folder + 1] = found === want ? 1 : 0;
-    if (leads && found === want) leads[folder] = (parent >= 0 && leads[parent] === 1) || leadsIn(names, orig, at[folder] ?? 0, end, parent < 0, codes) ? 1 : 0;
   }
   const fresh = { query: dir.query, sensitive, done, fits, leads, scores: new Float64Array(count).fill(Number.NaN) };
   prep.dirPart = fresh;
@@ -93,6 +92,22 @@ export function alignFolderPath(prep: Prepared, folder: number, dir: Plan, sensi
 export const LEAD_LOSS = 3;
 
 /**
+ * Whether a segment of `folder`'s path starts with the whole directory part (`codes`, holding no
+ * `/`): its parent's answer, else a look at its own name; kept in the part's `leads` (-1: not yet
+ * known), since only the directories of the rows a search reads are asked, a few thousand of
+ * tens of thousands.
+ */
+function leadsOf(prep: Prepared, leads: Int8Array, folder: number, codes: Int32Array, sensitive: boolean): boolean {
+  const known = leads[folder] ?? 0;
+  if (known >= 0) return known === 1;
+  const parent = prep.folderParent[folder] ?? -1;
+  const { at, lower, orig } = prep.folderNames;
+  const yes = (parent >= 0 && leadsOf(prep, leads, parent, codes, sensitive)) || leadsIn(sensitive ? orig : lower, orig, at[folder] ?? 0, at[folder + 1] ?? 0, parent < 0, codes);
+  leads[folder] = yes ? 1 : 0;
+  return yes;
+}
+
+/**
  * Whether a segment starting in names[from, to) (a directory's own name, after its `/`; `top`: the
  * path's start is at `from`) starts with `codes`, its first character earning a segment's bonus
  * (not a delimiter: those earn less). The part holds no `/`, so it cannot reach past the name.
@@ -117,10 +132,10 @@ const DELIMITERS = new Set([47, 46, 95, 45, 32]);
  * The most the directory part `dir` scores over `folder` (one that `fits`): the best any directory
  * gets when a segment of it starts with the part, else LEAD_LOSS less; the best when not known.
  */
-export function folderMost(part: DirPart, folder: number, dir: Plan): number {
+export function folderMost(prep: Prepared, part: DirPart, folder: number, dir: Plan): number {
   const best = bestScore(dir.codes.length);
   if (!part.leads || folder < 0) return best;
-  return part.leads[folder] === 1 ? best : best - LEAD_LOSS;
+  return leadsOf(prep, part.leads, folder, dir.codes, part.sensitive) ? best : best - LEAD_LOSS;
 }
 
 /**
@@ -130,7 +145,7 @@ export function folderMost(part: DirPart, folder: number, dir: Plan): number {
  */
 export function folderScore(prep: Prepared, part: DirPart, folder: number, dir: Plan): number {
   if (folder < 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
-  if (part.leads?.[folder] === 1) return bestScore(dir.codes.length);
+  if (part.leads && leadsOf(prep, part.leads, folder, dir.codes, part.sensitive)) return bestScore(dir.codes.length);
   const known = part.scores[folder] ?? Number.NaN;
   if (!Number.isNaN(known)) return known;
   const score = alignFolderPath(prep, folder, dir, part.sensitive);

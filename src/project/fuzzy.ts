@@ -241,7 +241,7 @@ class Search {
     const folder = packed[at + FOLDER] ?? -1;
     if (dirPart.fits[folder + 1] !== 1) return LAST;
     // The most this directory gives (see folderMost), before the basename's bytes are read.
-    const dirMost = folderMost(dirPart, folder, dir);
+    const dirMost = folderMost(this.prep, dirPart, folder, dir);
     if (nameMost + dirMost < this.floor) return KEEP;
     // The basename's bytes before the directory's alignment: fewer directories are aligned.
     if (!prefix) {

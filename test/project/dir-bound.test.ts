@@ -52,7 +52,7 @@ describe("a directory part's bound and score per directory", () => {
         if (known.fits[folder + 1] !== 1) continue;
         const path = prep.folders[folder] ?? "";
         const want = align(texts[folder] ?? "", path, 0, path.length, split.dir.codes);
-        const most = folderMost(known, folder, split.dir);
+        const most = folderMost(prep, known, folder, split.dir);
         expect({ part, path, atLeast: most >= want }).toEqual({ part, path, atLeast: true });
         expect({ part, path, score: folderScore(prep, known, folder, split.dir) }).toEqual({ part, path, score: want });
         if (want === bestScore(split.dir.codes.length)) led++;
