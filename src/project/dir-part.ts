@@ -1,5 +1,5 @@
 import { alignUnits, bestScore, NO_MATCH } from "./align.ts";
-import type { DirPart, Prepared } from "./prepared.ts";
+import { charBit, type DirPart, type Prepared } from "./prepared.ts";
 import type { Plan } from "./query-plan.ts";
 
 /**
@@ -19,6 +19,8 @@ export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPar
   const count = prep.folders.length;
   const want = dir.codes.length;
   const codes = dir.codes;
+  const masks = ownMasksOf(prep);
+  const bits = Int32Array.from(codes, bitOf);
   // Parents come before their children.
   const done = new Int32Array(count);
   const fits = new Uint8Array(count + 1);
@@ -30,6 +32,11 @@ export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPar
     // A directory's greedy scan is its parent's, gone on over its own name: each name read once.
     const parent = prep.folderParent[folder] ?? -1;
     let found = parent < 0 ? 0 : (done[parent] ?? 0);
+    // A name without the next character leaves the scan where its parent's stood: most are not read.
+    if (found < want && ((masks[folder] ?? 0) & (bits[found] ?? 0)) === 0) {
+      done[folder] = found;
+      continue;
+    }
     let next = codes[found] ?? -1;
     const end = at[folder + 1] ?? 0;
     for (let i = at[folder] ?? 0; i < end && found < want; i++) {
@@ -43,6 +50,32 @@ export function dirPartOf(prep: Prepared, dir: Plan, sensitive: boolean): DirPar
   const fresh = { query: dir.query, sensitive, done, fits, leads, scores: new Float64Array(count).fill(Number.NaN) };
   prep.dirPart = fresh;
   return fresh;
+}
+
+/** The bit (charBit) a unit of a name or query has, an ASCII uppercase letter as its lowercase. */
+function bitOf(code: number): number {
+  return charBit(code >= 65 && code <= 90 ? code + 32 : code);
+}
+
+const ownMasks = new WeakMap<Prepared, Int32Array>();
+
+/**
+ * Per directory, the bits of the characters of its own name (bitOf, as written and lowercased:
+ * a unit either way compares with the part's), made by the first query with a directory part.
+ */
+function ownMasksOf(prep: Prepared): Int32Array {
+  const known = ownMasks.get(prep);
+  if (known) return known;
+  const { at, lower, orig } = prep.folderNames;
+  const masks = new Int32Array(prep.folders.length);
+  for (let folder = 0; folder < masks.length; folder++) {
+    let bits = 0;
+    const end = at[folder + 1] ?? 0;
+    for (let i = at[folder] ?? 0; i < end; i++) bits |= bitOf(lower[i] ?? 0) | bitOf(orig[i] ?? 0);
+    masks[folder] = bits;
+  }
+  ownMasks.set(prep, masks);
+  return masks;
 }
 
 // Where a directory's path is put together from its names; grown as needed.
