@@ -236,13 +236,11 @@ class Search {
     const penalty = PER_BASENAME_CHAR * (len - b) + PER_PATH_CHAR * len;
     let nameMost = (prefix ? PREFIX + EXACT_NAME : IN_NAME) + this.bound(row, name) - penalty;
     // Out of reach even with the best the directory part can score: its directory need not be read.
-    if (nameMost + bestScore(dir.codes.length) < this.floor) return KEEP;
+    const dirMost = bestScore(dir.codes.length);
+    if (nameMost + dirMost < this.floor) return KEEP;
     const dirPart = this.dirPart(dir);
     const folder = packed[at + FOLDER] ?? -1;
     if (dirPart.fits[folder + 1] !== 1) return LAST;
-    // The most this directory gives (see folderMost), before the basename's bytes are read.
-    const dirMost = folderMost(this.prep, dirPart, folder, dir);
-    if (nameMost + dirMost < this.floor) return KEEP;
     // The basename's bytes before the directory's alignment: fewer directories are aligned.
     if (!prefix) {
       nameMost = IN_NAME + this.boundByPairs(row, name) - penalty;
@@ -250,6 +248,8 @@ class Search {
       nameMost = IN_NAME + this.boundByBytes(row, name) - penalty;
     }
     if (nameMost + dirMost < this.floor) return KEEP;
+    // The most this directory gives (see folderMost): most directories need no alignment.
+    if (nameMost + folderMost(this.prep, dirPart, folder, dir) < this.floor) return KEEP;
     const dirScore = folderScore(this.prep, dirPart, folder, dir);
     if (nameMost + dirScore < this.floor) return KEEP;
     if (!this.nameHolds(row, name)) return LAST;
