@@ -1,11 +1,11 @@
-import { type AlignState, advance, align, alignBytes, alignOn, bestScore, NO_MATCH, nameBound, startState } from "./align.ts";
+import { type AlignState, advance, align, alignBytes, alignOn, bestScore, nameBound, startState } from "./align.ts";
 import type { DirPart, Prepared } from "./prepared.ts";
-import { alignFolderPath, dirPartOf } from "./dir-part.ts";
+import { dirPartOf, folderMost, folderScore } from "./dir-part.ts";
 import { inOrder, matched, type Plan, type Query, queryOf } from "./query-plan.ts";
 import { BitRows, type Chunk } from "./char-bits.ts";
 import { listLater, narrowFrom, type RowTest, remember, samePasses, sortAny, sortAnyLazy } from "./kept-rows.ts";
 import { orderRows, PER_BASENAME_CHAR, PER_PATH_CHAR, type Rows } from "./penalty-order.ts";
-import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, SECOND_SHIFT, STARTS, STRIDE, WIDE } from "./rows.ts";
+import { BASE, BASE_MASK, FIRST, FIRST_CHAR, FOLDER, IS_DIR, LENGTH, NAME_AT, PAIRS, SECOND_SHIFT, STARTS, STRIDE, TOUCH_BLOCK, touchRows, WIDE } from "./rows.ts";
 import { TopK } from "./top-k.ts";
 import { boundInBytes, boundInName, gapsInBytes, pairsBy64, pairsByHash } from "./name-bound.ts";
 
@@ -248,7 +248,9 @@ class Search {
       nameMost = IN_NAME + this.boundByBytes(row, name) - penalty;
     }
     if (nameMost + dirMost < this.floor) return KEEP;
-    const dirScore = this.alignFolder(folder, dir, dirPart.scores);
+    // The most this directory gives (see folderMost): most directories need no alignment.
+    if (nameMost + folderMost(this.prep, dirPart, folder, dir) < this.floor) return KEEP;
+    const dirScore = folderScore(this.prep, dirPart, folder, dir);
     if (nameMost + dirScore < this.floor) return KEEP;
     if (!this.nameHolds(row, name)) return LAST;
     const nameScore = prefix ? PREFIX + bestScore(name.codes.length) + this.nameExactness(row, name) : IN_NAME + this.alignName(row, name);
@@ -442,34 +444,6 @@ class Search {
     this.dirKnown ??= dirPartOf(this.prep, dir, this.q.sensitive);
     return this.dirKnown;
   }
-
-  /** The alignment of the directory part of a query with `/` over a directory (-1: the top), once per directory, in `scores`. */
-  private alignFolder(folder: number, dir: Plan, scores: Float64Array): number {
-    if (folder < 0) return dir.codes.length === 0 ? 0 : NO_MATCH;
-    const known = scores[folder] ?? Number.NaN;
-    if (!Number.isNaN(known)) return known;
-    const score = alignFolderPath(this.prep, folder, dir, this.q.sensitive);
-    scores[folder] = score;
-    return score;
-  }
-}
-
-/** How many rows of a pass are touched ahead of being judged (see touchRows). */
-const TOUCH_BLOCK = 64;
-
-/**
- * Reads a number of each row of list[from, to) in packed and pairs64, which lie scattered over
- * the memory: reads with nothing between them go out together (the processor has many on the way
- * at once), where the judging of a row, a few hundred instructions, kept the next row's read from
- * starting before it was done, one memory wait a row. The rows are then in the cache when judged.
- */
-function touchRows(list: Int32Array, from: number, to: number, packed: Int32Array, pairs64: Int32Array): number {
-  let sum = 0;
-  for (let i = from; i < to; i++) {
-    const row = list[i] ?? 0;
-    sum ^= (packed[row * STRIDE] ?? 0) ^ (pairs64[2 * row] ?? 0);
-  }
-  return sum;
 }
 
 /**

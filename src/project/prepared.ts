@@ -67,10 +67,11 @@ export type Kept = { first: Int32Array[]; later: Chunk[]; last: Chunk[] };
 /**
  * For one directory part of a query with `/`, matched case-sensitively or not (the whole query
  * decides): per directory, how much of it a greedy scan finds, whether that is all of it (`fits`,
- * at the directory's index + 1; at 0 the top, outside any directory), and its alignment score (NaN
- * not yet known).
+ * at the directory's index + 1; at 0 the top, outside any directory), whether a segment of its path
+ * starts with all of it (`leads`, -1 not yet known, see dir-part.ts; null when not worked out), and its alignment
+ * score (NaN not yet known).
  */
-export type DirPart = { query: string; sensitive: boolean; done: Int32Array; fits: Uint8Array; scores: Float64Array };
+export type DirPart = { query: string; sensitive: boolean; done: Int32Array; fits: Uint8Array; leads: Int8Array | null; scores: Float64Array };
 
 export type FolderNames = { at: Int32Array; lower: Uint16Array; orig: Uint16Array };
 

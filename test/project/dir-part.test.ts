@@ -29,6 +29,8 @@ describe("a query's directory part over the directories", () => {
     "top.ts",
     "tests/cmp/p/h.ts",
     "src/Comp/header/deep/y.ts",
+    // The Kelvin sign lowercases to an ASCII `k`: a directory's name is matched as lowercased.
+    "lib/\u212Aelvin/ÄRGER/z.ts",
   ];
   const prep = prepare(paths, new Uint8Array(paths.length));
 
@@ -43,7 +45,7 @@ describe("a query's directory part over the directories", () => {
   });
 
   test("each directory holds the part when a scan of its whole path finds it", () => {
-    for (const query of ["comp/x", "cmp/x", "src/c/x", "Comp/x", "sch/x", "hdeep/x", "/x", "zz/x", "c/h/d/x", "lh/x"]) {
+    for (const query of ["comp/x", "cmp/x", "src/c/x", "Comp/x", "sch/x", "hdeep/x", "/x", "zz/x", "c/h/d/x", "lh/x", "kel/x", "lkä/x", "Ä/x"]) {
       const split = queryOf(query).split;
       if (!split) throw new Error(`${query} has no directory part`);
       const sensitive = query !== query.toLowerCase();
