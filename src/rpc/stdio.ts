@@ -165,9 +165,14 @@ export function batchedWriter(sink: Sink): (text: string, answer: boolean) => Pr
     sink.write(text);
     const first = sink.flush();
     flushing = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      flushing = null;
-      await first;
-      handOver();
+      try {
+        await first;
+      } finally {
+        // Gathering goes on until what was gathered is handed over: a message written while a slow
+        // reader holds the first one's flush must not leave ahead of those before it.
+        flushing = null;
+        handOver();
+      }
       await sink.flush();
     });
     return flushing;
