@@ -1,0 +1,55 @@
+/**
+ * `lembas serve --stdio` through the service (src/cli/stdio-service.ts) as a strict editor drives
+ * it: what it writes is answered as the process's own engine answers it, however it is cut or
+ * framed, and the relay's own end stays the relay's.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
+import { type ServiceTest, sharedServiceEach } from "../support/device.ts";
+
+let t: ServiceTest;
+sharedServiceEach((bound) => {
+  t = bound;
+});
+const agents: StdioAgent[] = [];
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.close();
+});
+
+async function editor(env: Record<string, string> = {}): Promise<StdioAgent> {
+  const agent = await startStdioAgent({ device: t.d, model: t.d.model, env });
+  agents.push(agent);
+  await agent.agent.request("initialize", initializeParams);
+  return agent;
+}
+
+/** The stdout lines that answer `id`, once there are `count` of them. */
+async function answersTo(agent: StdioAgent, id: unknown, count = 1): Promise<unknown[]> {
+  const of = () => agent.stdoutLines.map((line) => JSON.parse(line) as { id?: unknown; method?: unknown }).filter((m) => m.id === id && m.method === undefined);
+  await agent.waitForLine(() => of().length >= count, 15_000);
+  return of();
+}
+
+test("a request named as the relay's end is answered as its own engine answers it, not swallowed", async () => {
+  const answers: unknown[][] = [];
+  for (const env of [{}, { LEMBAS_STDIO_OWN_ENGINE: "1" }] as Record<string, string>[]) {
+    const agent = await editor(env);
+    agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: "end-1", method: "_lembas/ipc/editor_end" }));
+    answers.push(await answersTo(agent, "end-1"));
+  }
+  expect(answers[0]).toEqual(answers[1] ?? []);
+  expect(answers[0]).toMatchObject([{ error: { code: -32601 } }]);
+});
+
+test("lines with a BOM, CRLF, two in one write and one cut in single bytes are each answered once, under their own ids", async () => {
+  const agent = await editor();
+  const list = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "session/list", params: {} });
+  const write = (text: string | Uint8Array) => {
+    agent.proc.stdin.write(text);
+    void agent.proc.stdin.flush();
+  };
+  write(`\uFEFF${list("bom")}\r\n`);
+  write(`${list(1)}\n${list("1")}\n`);
+  for (const byte of new TextEncoder().encode(`${list(2.5)}\n`)) write(new Uint8Array([byte]));
+  for (const id of ["bom", 1, "1", 2.5]) expect(await answersTo(agent, id)).toMatchObject([{ result: { sessions: expect.any(Array) } }]);
+});
