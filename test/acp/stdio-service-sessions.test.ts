@@ -37,6 +37,9 @@ test("an editor cannot load, resume, fork or prompt the session another editor h
   }
   expect((await rpcError(b.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "mine now" }] }))).code).toBe(-32602);
   expect(b.updates.filter((u) => u.sessionId === sessionId)).toEqual([]);
+  // Its own editor forks it as ever.
+  const fork = await a.agent.request("session/fork" as "session/load", asked);
+  expect((fork as unknown as { sessionId: string }).sessionId).not.toBe(sessionId);
   // The other editor's leaving lets go of nothing of A's: A's session still answers A's prompt.
   await b.close();
   agents.splice(agents.indexOf(b), 1);
