@@ -53,3 +53,12 @@ test("lines with a BOM, CRLF, two in one write and one cut in single bytes are e
   for (const byte of new TextEncoder().encode(`${list(2.5)}\n`)) write(new Uint8Array([byte]));
   for (const id of ["bom", 1, "1", 2.5]) expect(await answersTo(agent, id)).toMatchObject([{ result: { sessions: expect.any(Array) } }]);
 });
+
+test("a cursor of megabytes is refused in a sentence of its own size, not echoed whole", async () => {
+  const agent = await editor();
+  agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: "big", method: "session/list", params: { cursor: "x".repeat(1024 * 1024) } }));
+  const [answer] = (await answersTo(agent, "big")) as { error: { code: number; message: string } }[];
+  expect(answer?.error.code).toBe(-32602);
+  expect(answer?.error.message).toContain("is not one this agent gave");
+  expect(answer?.error.message.length).toBeLessThan(300);
+});
