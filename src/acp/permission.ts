@@ -87,7 +87,7 @@ export function acpInteraction(client: acp.AgentContext, before: (request: Permi
     async permission(request, signal) {
       before(request);
       try {
-        const answer = await client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal });
+        const answer = await unlessCancelled(client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal }), signal);
         return readDecision(answer);
       } catch {
         return { outcome: "deny", feedback: "the editor did not answer the request", unanswered: true };
@@ -96,4 +96,18 @@ export function acpInteraction(client: acp.AgentContext, before: (request: Permi
     question: async () => ({ outcome: "nobody" }),
     plan: async () => ({ outcome: "nobody" }),
   };
+}
+
+/**
+ * The editor's answer, not waited for once the turn is cancelled: the editor is told so
+ * ($/cancel_request) and may answer late or never (it went away: its turns were cancelled for
+ * that), and a turn that waited on it held its session and its editor's connection for good.
+ */
+function unlessCancelled<T>(answer: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const cancelled = () => reject(signal.reason);
+    signal.addEventListener("abort", cancelled, { once: true });
+    answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", cancelled));
+  });
 }

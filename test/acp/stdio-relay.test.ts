@@ -4,8 +4,13 @@
  * framed, and the relay's own end stays the relay's.
  */
 import { afterEach, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openDb } from "../../src/store/db.ts";
+import { getHold } from "../../src/store/holds.ts";
+import { listTurns } from "../../src/store/turns.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
 import { type ServiceTest, sharedServiceEach } from "../support/device.ts";
+import { step } from "../support/engine.ts";
 
 let t: ServiceTest;
 sharedServiceEach((bound) => {
@@ -61,4 +66,26 @@ test("a cursor of megabytes is refused in a sentence of its own size, not echoed
   expect(answer?.error.code).toBe(-32602);
   expect(answer?.error.message).toContain("is not one this agent gave");
   expect(answer?.error.message.length).toBeLessThan(300);
+});
+
+test("the editor gone while the service's turn waits on its permission answer: the turn is cancelled at once, the session let go, the prompt answered cancelled", async () => {
+  const agent = await editor();
+  // An editor that never answers: it is about to go.
+  agent.onPermission = () => new Promise(() => {});
+  t.model.push(step({ toolCalls: [{ name: "write", arguments: { path: "asked.md", content: "yes\n" } }] }), step({ text: "written" }));
+  const { sessionId } = await agent.agent.request("session/new", { cwd: t.project, mcpServers: [], _meta: { mode: "manual" } });
+  void agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write it" }] }).catch(() => {});
+  await agent.waitForLine((line) => line.includes("session/request_permission"), 15_000);
+  agent.proc.stdin.end();
+  expect(await agent.proc.exited).toBe(0);
+  // Answered by the service, not by the relay's "the service stopped" once its patience ran out.
+  expect(agent.stdoutLines.some((line) => line.includes('"stopReason":"cancelled"'))).toBe(true);
+  expect(agent.stdoutLines.some((line) => line.includes("the lembas service stopped"))).toBe(false);
+  const db = openDb(join(t.d.box.stateDir, "lembas.db"));
+  try {
+    expect(listTurns(db, sessionId)[0]).toMatchObject({ state: "done", answer: { stopReason: "cancelled" } });
+    expect(getHold(db, sessionId)).toBeNull();
+  } finally {
+    db.close();
+  }
 });
