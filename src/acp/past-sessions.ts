@@ -20,7 +20,7 @@ export const ResumeParams = lazily(() => z.looseObject({ sessionId: z.string().m
  */
 export function listPast(db: Db, params: z.infer<ReturnType<typeof ListParams>>) {
   const start = params.cursor ? Number(params.cursor) : 0;
-  if (!Number.isSafeInteger(start) || start < 0) throw invalid(`the cursor ${JSON.stringify(params.cursor)} is not one this agent gave`);
+  if (!Number.isSafeInteger(start) || start < 0) throw invalid(`the cursor ${quotedCursor(params.cursor ?? "")} is not one this agent gave`);
   // Sessions are kept where their directory really is, and an editor may name it through a symlink.
   const dirs = params.cwd ? new Set([params.cwd, realOr(params.cwd)]) : null;
   const rows = listSessions(db, { limit: MOST }).filter((s) => dirs === null || dirs.has(s.cwd) || dirs.has(s.root));
@@ -39,4 +39,9 @@ function sessionInfo(row: SessionRow) {
     updatedAt: new Date(row.updatedAt).toISOString(),
     _meta: { lembas: { root: row.root, model: row.model, mode: row.mode, origin: row.origin } },
   };
+}
+
+/** A cursor as an error quotes it: its start only, so that an answer never grows with what was sent. */
+function quotedCursor(cursor: string): string {
+  return cursor.length > 40 ? `${JSON.stringify(cursor.slice(0, 40))}… (${cursor.length} characters)` : JSON.stringify(cursor);
 }

@@ -88,24 +88,28 @@ export function acpInteraction(client: acp.AgentContext, before: (request: Permi
       before(request);
       const unanswered: PermissionDecision = { outcome: "deny", feedback: "the editor did not answer the request", unanswered: true };
       if (signal.aborted) return unanswered;
-      // A cancelled turn does not wait for the editor's answer: an editor that closed the connection
-      // never gives one, and the server's close waits on the turn (an editor still there answers
-      // "cancelled" to session/cancel, which reads the same).
-      let stop: () => void = () => {};
-      const gaveUp = new Promise<PermissionDecision>((resolve) => {
-        stop = () => resolve(unanswered);
-        signal.addEventListener("abort", stop, { once: true });
-      });
       try {
-        const answer = client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal });
-        return await Promise.race([answer.then(readDecision), gaveUp]);
+        const answer = await unlessCancelled(client.request("session/request_permission", permissionParams(request), { cancellationSignal: signal }), signal);
+        return readDecision(answer);
       } catch {
         return unanswered;
-      } finally {
-        signal.removeEventListener("abort", stop);
       }
     },
     question: async () => ({ outcome: "nobody" }),
     plan: async () => ({ outcome: "nobody" }),
   };
+}
+
+/**
+ * The editor's answer, not waited for once the turn is cancelled: the editor is told so
+ * ($/cancel_request) and may answer late or never (it went away: its turns were cancelled for
+ * that), and a turn that waited on it held its session and its editor's connection for good.
+ */
+function unlessCancelled<T>(answer: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const cancelled = () => reject(signal.reason);
+    signal.addEventListener("abort", cancelled, { once: true });
+    answer.then(resolve, reject).finally(() => signal.removeEventListener("abort", cancelled));
+  });
 }

@@ -56,7 +56,8 @@ function isShownBlock(b: Fields): boolean {
 
 function isAssistant(b: Fields): b is Body<"assistant"> {
   const call = (c: Fields) => isString(c.id) && isString(c.name) && isString(c.arguments) && optional(c.extraContent, isRecord);
-  return isString(b.text) && isString(b.reasoning) && listOf(call)(b.toolCalls) && optional(b.partial, isBoolean);
+  const carried = (c: Fields) => (c.api === "messages" || c.api === "responses") && isRecord(c.item);
+  return isString(b.text) && isString(b.reasoning) && listOf(call)(b.toolCalls) && optional(b.partial, isBoolean) && optional(b.carry, listOf(carried));
 }
 
 function isToolResult(b: Fields): b is Body<"tool"> {

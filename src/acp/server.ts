@@ -35,7 +35,7 @@ import { ForkParams, forkSession } from "./session-fork.ts";
 import { checkSessionCwd } from "./session-cwd.ts";
 import { loadSession } from "./session-load.ts";
 import type { SessionsHere } from "./sessions-here.ts";
-import { linkRefusal } from "./whereabouts.ts";
+import { editorRefusal, linkRefusal } from "./whereabouts.ts";
 
 
 // Built when a request carries _meta (most carry none): config/schema.ts, where the config's Mode and
@@ -148,6 +148,9 @@ export function serveAcp(stream: Stream, host: AgentHost) {
 
   /** A session of the store opened for an editor that resumes it; one held by a live process is refused. */
   const resumed = (sessionId: string, mcpServers: readonly McpServerSpec[]): Session => {
+    // Through the service, a session live in its engine for another front end is not this editor's to take.
+    const refused = host.transport === "stdio" && host.locator ? editorRefusal(host.locator.where(sessionId), sessionId) : null;
+    if (refused) throw invalid(refused);
     let session: Session | null;
     try {
       session = host.engine.open(sessionId, { maxMode: host.maxMode, mcpServers });

@@ -6,6 +6,7 @@ import { editorServers } from "../mcp/from-editor.ts";
 import type { acp } from "../rpc/agent.ts";
 import { storedTokens } from "../engine/tokens.ts";
 import { getSession } from "../store/sessions.ts";
+import { editorRefusal } from "./whereabouts.ts";
 import { invalid } from "./host.ts";
 import { loadedStatus } from "./loaded-status.ts";
 import { commandsUpdate } from "./prompt.ts";
@@ -28,6 +29,9 @@ export async function forkSession(here: SessionsHere, params: z.infer<ReturnType
   const servers = editorServers(params.mcpServers ?? []);
   if (!servers.ok) throw invalid(servers.error);
   if (!getSession(host.db, params.sessionId)) throw invalid(`there is no session ${params.sessionId} on this device: session/list names those there are`);
+  // Through the service, another front end's session is refused as another process's is.
+  const refused = host.locator && !here.attached(params.sessionId) ? editorRefusal(host.locator.where(params.sessionId), params.sessionId) : null;
+  if (refused) throw invalid(refused);
   let session: Session;
   try {
     session = host.engine.fork(params.sessionId, null, { origin: host.transport, maxMode: host.maxMode, mcpServers: servers.specs });

@@ -52,6 +52,17 @@ export function linkRefusal(where: Whereabouts, sessionId: string): string | nul
   return null;
 }
 
+/**
+ * Why an editor's connection to the service may not take a session up (a sentence), or null: one
+ * the service runs for another front end — another editor, or a link — is theirs, as a session
+ * another process holds is refused to `serve --stdio` with its own engine (store/holds.ts).
+ */
+export function editorRefusal(where: Whereabouts, sessionId: string): string | null {
+  if (where.at !== "here" || where.by === null) return null;
+  if (where.by === "editor") return `${inEditorSentence(sessionId)} (another editor's connection to the lembas service): open it there, or here once that editor lets go of it`;
+  return `session ${sessionId} is open in the lembas service for the web: open it here once the web lets go of it`;
+}
+
 /** `held` as `_lembas/session/status` says it: here (this process, for the web), terminal (another front end or process), none. */
 export function heldSaid(where: Whereabouts): "here" | "terminal" | "none" {
   if (where.at === "here") return where.by === "editor" || where.by === "terminal" ? "terminal" : "here";

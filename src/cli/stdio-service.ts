@@ -154,8 +154,9 @@ export async function pumpToService(
   const finished = readLines(input, MAX_MESSAGE_BYTES, (text) => {
     if (ws.readyState !== WebSocket.OPEN) return;
     const message = envelopeOf(text);
-    // The end is this process's to say, not the editor's.
-    if (message?.method === END_METHOD) return;
+    // The end is this process's to say, not the editor's. A request of that name goes on: the
+    // service takes only the end's own frame as the end, and answers it as an unknown method.
+    if (message?.method === END_METHOD && (message.id === undefined || message.id === null)) return;
     if (typeof message?.method === "string" && (typeof message.id === "string" || typeof message.id === "number")) open.add(message.id);
     ws.send(text);
   }, () => toEditor(JSON.stringify(protocolError(-32600, `Invalid request: the message is longer than ${MAX_MESSAGE_BYTES} bytes`)), false));

@@ -94,7 +94,8 @@ export async function runService(ctx: Context): Promise<void> {
   // The sessions terminals share: announced on the links, their requests routed to the terminal.
   const shares = new Shares({ db, remote: config.remote, configDir: ctx.paths.configDir, log });
   // Editors' serve --stdio hand their sessions to this engine (GET /v1/acp).
-  const editors = new EditorSockets({ engine, config, paths: ctx.paths, db }, { pid: process.pid, version: VERSION }, log);
+  // Their sessions are refused one another's and the links' (asked of the locator, made just below, once an editor asks).
+  const editors = new EditorSockets({ engine, config, paths: ctx.paths, db, locator: { where: (id) => locator.where(id) } }, { pid: process.pid, version: VERSION }, log);
   // Where each session is held (a link, an editor, a terminal, another process, nobody): every handler asks it.
   const locator = new ServiceLocator({ engine, db, owners, editors, shares });
 

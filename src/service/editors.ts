@@ -23,7 +23,7 @@ type Editor = {
 export type EditorData = { editor: Editor | null };
 
 /** What the service lends an editor's connection: its engine, config, paths and store. */
-export type EditorHostBase = Pick<AgentHost, "engine" | "config" | "paths" | "db">;
+export type EditorHostBase = Pick<AgentHost, "engine" | "config" | "paths" | "db" | "locator">;
 
 export class EditorSockets {
   private readonly editors = new Set<Editor>();

@@ -25,16 +25,17 @@ function rowByHand(row: MessageRow): StoredMessage | null | undefined {
   if (row.role !== "user" && row.role !== "assistant" && row.role !== "tool") return null;
   if (!isRecord(body)) return undefined;
   if (row.role === "user") {
-    const plain = isString(body.text) && optional(body.display, isString) && optional(body.steer, isBoolean) && optional(body.mode, isMode);
+    const plain = named(body, USER) && isString(body.text) && optional(body.display, isString) && optional(body.steer, isBoolean) && optional(body.mode, isMode);
     // Attachments and an editor's blocks are the schema's to read.
     return plain && body.attachments === undefined && body.blocks === undefined ? { seq, turnId, role: "user", body: body as StoredUser } : undefined;
   }
   if (row.role === "assistant") {
     const taken =
-      isString(body.text) && isString(body.reasoning) && isArrayOf(body.toolCalls, isToolCall) && optional(body.partial, isBoolean) && optional(body.carry, (carry) => isArrayOf(carry, isCarry));
+      named(body, ASSISTANT) && isString(body.text) && isString(body.reasoning) && isArrayOf(body.toolCalls, isToolCall) && optional(body.partial, isBoolean) && optional(body.carry, (carry) => isArrayOf(carry, isCarry));
     return taken ? { seq, turnId, role: "assistant", body: body as StoredAssistant } : undefined;
   }
   const taken =
+    named(body, TOOL) &&
     isString(body.callId) &&
     isString(body.name) &&
     isString(body.output) &&
@@ -52,6 +53,24 @@ type StoredUser = Extract<StoredMessage, { role: "user" }>["body"];
 type StoredAssistant = Extract<StoredMessage, { role: "assistant" }>["body"];
 type StoredTool = Extract<StoredMessage, { role: "tool" }>["body"];
 
+/**
+ * The fields each record's schema names: the schemas leave any other out of what they read, so a
+ * row with one is theirs to read (it is not what the engine wrote).
+ */
+const USER = new Set(["text", "display", "attachments", "steer", "mode", "blocks"]);
+const ASSISTANT = new Set(["text", "reasoning", "toolCalls", "partial", "carry"]);
+const TOOL = new Set(["callId", "name", "output", "isError", "args", "images", "diffs", "title", "kind", "paths", "helpers"]);
+const CALL = new Set(["id", "name", "arguments", "extraContent"]);
+const CARRY = new Set(["api", "item"]);
+const DIFF = new Set(["path", "oldText", "newText"]);
+const HELPER = new Set(["title", "status", "diffs"]);
+
+/** Whether every field of `record` is one of `names`. */
+function named(record: Record<string, unknown>, names: ReadonlySet<string>): boolean {
+  for (const key in record) if (!names.has(key)) return false;
+  return true;
+}
+
 const isString = (value: unknown): value is string => typeof value === "string";
 const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
 const isMode = (value: unknown): boolean => isString(value) && isOneOf(MODES, value);
@@ -66,8 +85,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** A provider's own fields on a call are the schema's to read. */
-const isToolCall = (call: unknown): boolean => isRecord(call) && isString(call.id) && isString(call.name) && isString(call.arguments) && call.extraContent === undefined;
-const isCarry = (item: unknown): boolean => isRecord(item) && (item.api === "messages" || item.api === "responses") && isRecord(item.item);
-const isFileDiff = (diff: unknown): boolean => isRecord(diff) && isString(diff.path) && (diff.oldText === null || isString(diff.oldText)) && isString(diff.newText);
+const isToolCall = (call: unknown): boolean => isRecord(call) && named(call, CALL) && isString(call.id) && isString(call.name) && isString(call.arguments) && call.extraContent === undefined;
+const isCarry = (item: unknown): boolean => isRecord(item) && named(item, CARRY) && (item.api === "messages" || item.api === "responses") && isRecord(item.item);
+const isFileDiff = (diff: unknown): boolean => isRecord(diff) && named(diff, DIFF) && isString(diff.path) && (diff.oldText === null || isString(diff.oldText)) && isString(diff.newText);
 const isHelper = (helper: unknown): boolean =>
-  isRecord(helper) && isString(helper.title) && isString(helper.status) && optional(helper.diffs, (diffs) => isArrayOf(diffs, isFileDiff));
+  isRecord(helper) && named(helper, HELPER) && isString(helper.title) && isString(helper.status) && optional(helper.diffs, (diffs) => isArrayOf(diffs, isFileDiff));

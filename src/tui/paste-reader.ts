@@ -10,8 +10,8 @@ export const PASTE_END = "\x1b[201~";
 export const UNTERMINATED_PASTE_MS = 2000;
 
 /**
- * How long keys that may end in the beginning of a paste's start marker wait for its rest. Short:
- * they are mostly a lone Escape, which pi-tui then waits on again (10 ms, 100 over SSH). A marker
+ * How long keys that may end in the beginning of a paste's start marker (past its Escape) wait for
+ * its rest. Short: pi-tui waits on what is handed to it unfinished again. A marker
  * whose rest comes later still works: pi-tui's own reader joins the two and reads that paste as it
  * always did, only not in linear time (this reader hands on the characters it read, in order, only
  * in other chunks; a paste whose end never came is given one).
@@ -35,8 +35,8 @@ function partialStart(text: string): number {
  * The end marker is looked for in each new chunk and the few characters before it, so a paste costs
  * its length once. The paste is the text up to the first end marker, whatever it holds (a start
  * marker in it is text); what follows the end in the same chunk is read as keys again, and a start
- * marker cut off at a chunk's end waits, with that chunk, for its rest (a moment: a lone Escape key
- * goes on after it).
+ * marker cut off at a chunk's end waits, with that chunk, for its rest (a moment; cut
+ * right after its Escape, it goes on at once, and pi-tui's reader joins it to its rest).
  */
 export class PasteReader {
   /** The paste under way: its chunks so far (null: none); `tail`, the last characters read of it. */
@@ -74,8 +74,10 @@ export class PasteReader {
     const at = text.indexOf(PASTE_START);
     if (at < 0) {
       // A chunk that may end in the beginning of a start marker waits for its rest whole, not cut
-      // there: two Escapes read at once are one chunk to pi-tui (the rewind's Esc Esc).
-      if (partialStart(text) > 0) this.held = text;
+      // there: two Escapes read at once are one chunk to pi-tui (the rewind's Esc Esc). Not one that
+      // ends in a lone Escape: pi-tui waits on that itself, and held here too it waited twice as long,
+      // a key typed within that time read with it as Alt+key (a split marker's rest it joins itself).
+      if (partialStart(text) > 1) this.held = text;
       else this.forward(text);
       return "";
     }

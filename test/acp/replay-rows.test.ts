@@ -29,6 +29,7 @@ const rows = [
   { role: "user", body: { text: "a resource first", blocks: [{ type: "resource", uri: "file:///p/b.md", text: "b" }] } },
   { role: "assistant", body: { text: "ok", reasoning: "why", toolCalls: [{ id: "c1", name: "edit", arguments: "{}", extraContent: { google: { sig: "x" } } }], partial: true } },
   { role: "assistant", body: { text: "", reasoning: "", toolCalls: [] } },
+  { role: "assistant", body: { text: "", reasoning: "r", toolCalls: [], carry: [{ api: "responses", item: { type: "reasoning", id: "r1" } }, { api: "messages", item: { type: "thinking" } }] } },
   {
     role: "tool",
     body: {
@@ -66,7 +67,7 @@ function spoilt(body: Record<string, unknown>): unknown[] {
 
 test("a good row of each kind reads as the records' schemas read it", () => {
   for (const { role, body } of rows) expect(replayRow(row(role, body))).toEqual(parseStored(row(role, body)));
-  expect(replayRow(row("tool", rows[8].body))?.body).toMatchObject({ helpers: rows[8].body.helpers, title: "task" });
+  expect(replayRow(row("tool", rows[9].body))?.body).toMatchObject({ helpers: rows[9].body.helpers, title: "task" });
 });
 
 test("a row spoilt in any one field reads as the schemas read it: nothing where they refuse it", () => {

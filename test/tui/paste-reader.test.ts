@@ -77,6 +77,14 @@ describe("a bracketed paste read in chunks", () => {
     expect(events).toEqual([{ key: "\x1b" }]);
   });
 
+  test("a lone Escape goes to pi-tui's reader at once, which alone waits on it: a key typed after its wait is a key, not Alt+key", () => {
+    const { given, reader } = reading();
+    reader.read("\x1b");
+    expect(given).toEqual(["\x1b"]);
+    reader.read("x\x1b");
+    expect(given).toEqual(["\x1b", "x\x1b"]);
+  });
+
   test("two Escapes read at once reach pi-tui as one chunk, as they came (the rewind's Esc Esc)", async () => {
     const { events, given, reader } = reading();
     reader.read("\x1b\x1b");

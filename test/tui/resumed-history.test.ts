@@ -6,6 +6,9 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { openDb } from "../../src/store/db.ts";
+import { listMessages } from "../../src/store/messages.ts";
+import { storedByHand } from "../../src/tui/history-rows.ts";
 import { step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
 import { runLembas, type Sandbox } from "../support/run.ts";
@@ -72,6 +75,10 @@ describe.skipIf(!HAVE_TMUX)("a resumed session's history", () => {
   test("shows every block once, in the order it came, line for line as /resume draws it", async () => {
     const id = await sessionWithTurns();
     expect(id).toMatch(/^ses_/);
+    // The rows the engine wrote (tool calls, results with diffs and titles, reasoning) are every one read by hand, without zod.
+    const db = openDb(join(box.stateDir, "lembas.db"));
+    expect(storedByHand(listMessages(db, id))?.length).toBeGreaterThan(4);
+    db.close();
 
     const resumed = await suite.open(["-c"], { rows: 60 });
     await resumed.waitFor("The second answer.");
