@@ -29,6 +29,7 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "project/align.ts: scratch": "a buffer reused between searches",
   "project/dir-part.ts: lowerPath": "a buffer reused between searches",
   "project/dir-part.ts: origPath": "a buffer reused between searches",
+  "project/dir-part.ts: ownMasks": "a cache of each prepared index's directory-name masks, weakly keyed by the index",
   "project/kept-rows.ts: toFirst": "a buffer reused between searches",
   "project/kept-rows.ts: toLater": "a buffer reused between searches",
   "project/kept-rows.ts: toLast": "a buffer reused between searches",
