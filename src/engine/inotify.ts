@@ -1,4 +1,5 @@
 import type * as Ffi from "bun:ffi";
+import { openFirstLibc } from "../libc.ts";
 
 /** bun:ffi, loaded with the first watch: a process that runs no command (an editor's first prompt) never loads it. */
 const ffi = (): typeof Ffi => require("bun:ffi") as typeof Ffi;
@@ -38,9 +39,6 @@ export const ENOSPC = 28;
 
 type Libc = ReturnType<typeof openLibc>;
 
-/** glibc's name, then a linker script's (rarely loadable) and musl's. */
-const LIBC_NAMES = ["libc.so.6", "libc.so", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`];
-
 function openLibc(name = "libc.so.6") {
   const { dlopen, FFIType } = ffi();
   return dlopen(name, {
@@ -57,16 +55,7 @@ let libc: Libc | null | undefined;
 
 function loadLibc(): Libc | null {
   if (libc !== undefined) return libc;
-  libc = null;
-  if (process.platform !== "linux") return libc;
-  for (const name of LIBC_NAMES) {
-    try {
-      libc = openLibc(name);
-      return libc;
-    } catch {
-      // the next name
-    }
-  }
+  libc = process.platform === "linux" ? openFirstLibc(openLibc) : null;
   return libc;
 }
 

@@ -1,5 +1,6 @@
 import { dlopen, FFIType } from "bun:ffi";
 import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { openFirstLibc } from "../libc.ts";
 
 /**
  * Stopping a PTY child's output from outside its session: `tcflow(TCOOFF)` on the terminal's
@@ -20,10 +21,6 @@ export type TtyFlow = {
 };
 
 const ACTIONS = process.platform === "darwin" ? { off: 1, on: 2 } : { off: 0, on: 1 };
-const LIBC_NAMES =
-  process.platform === "darwin"
-    ? ["/usr/lib/libSystem.B.dylib"]
-    : ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so"];
 
 type Tcflow = (fd: number, action: number) => number;
 let tcflowFn: Tcflow | null | undefined;
@@ -31,16 +28,8 @@ let tcflowFn: Tcflow | null | undefined;
 /** libc's tcflow, loaded once; null where no libc could be opened. */
 function loadTcflow(): Tcflow | null {
   if (tcflowFn !== undefined) return tcflowFn;
-  tcflowFn = null;
-  for (const name of LIBC_NAMES) {
-    try {
-      const lib = dlopen(name, { tcflow: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } });
-      tcflowFn = (fd, action) => lib.symbols.tcflow(fd, action);
-      break;
-    } catch {
-      // Try the next name.
-    }
-  }
+  const lib = openFirstLibc((name) => dlopen(name, { tcflow: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 } }));
+  tcflowFn = lib ? (fd, action) => lib.symbols.tcflow(fd, action) : null;
   return tcflowFn;
 }
 

@@ -13,6 +13,7 @@
 import type * as Ffi from "bun:ffi";
 import { closeSync, writeSync } from "node:fs";
 import { z } from "zod";
+import { openFirstLibc } from "../libc.ts";
 import { procStat } from "./proc-stat.ts";
 
 /** bun:ffi, loaded with the first sandboxed command (a process that runs none never loads it). */
@@ -28,8 +29,6 @@ const SYS_PIDFD_OPEN = 434;
 const SIGKILL = 9;
 const POLLIN = 1;
 
-const LIBC_NAMES = ["libc.so.6", `libc.musl-${process.arch === "arm64" ? "aarch64" : "x86_64"}.so.1`, "libc.so"];
-
 function openLibc(name: string) {
   const { dlopen, FFIType } = ffi();
   return dlopen(name, {
@@ -42,16 +41,7 @@ let libc: ReturnType<typeof openLibc> | null | undefined;
 
 function loadLibc(): ReturnType<typeof openLibc> | null {
   if (libc !== undefined) return libc;
-  libc = null;
-  if (process.platform !== "linux") return libc;
-  for (const name of LIBC_NAMES) {
-    try {
-      libc = openLibc(name);
-      return libc;
-    } catch {
-      // the next name
-    }
-  }
+  libc = process.platform === "linux" ? openFirstLibc(openLibc) : null;
   return libc;
 }
 

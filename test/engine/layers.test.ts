@@ -28,7 +28,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["store", "config"], // SQLite rows; config.yaml
   ["bus", "rpc", "terminal"],
   ["jit-policy.ts"], // when the start's JIT thresholds end (the entry, the service, the terminal say it)
-  ["controls.ts", "home.ts", "images.ts", "paths.ts", "pause.ts", "processes.ts", "real-path.ts", "plural.ts", "lazy.ts", "result-bound.ts", "stderr-tail.ts", "suggest.ts", "timing.ts", "until-aborted.ts", "version.ts"],
+  ["controls.ts", "home.ts", "images.ts", "libc.ts", "paths.ts", "pause.ts", "processes.ts", "real-path.ts", "plural.ts", "lazy.ts", "result-bound.ts", "stderr-tail.ts", "suggest.ts", "timing.ts", "until-aborted.ts", "version.ts"],
   ["errors.ts", "../package.json"], // package.json: outside src/, where version.ts reads the version
 ];
 
