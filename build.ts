@@ -65,7 +65,16 @@ export async function build(outfile = join(DIST, "lembas"), cross?: CrossCompile
     entrypoints: [join(ROOT, "src/index.ts")],
     // The start runs under raised tier-up thresholds until the program says it is up (src/jit-policy.ts),
     // and the bytecode a start runs is laid out together at the front (bytecode-order/record.ts).
-    compile: { ...(cross ? { outfile, target: cross.target, executablePath: cross.executablePath } : { outfile }), jitPolicy: START_JIT_POLICY, bytecodeOrder: order.length > 0 && order },
+    // The binary reads no .env and no bunfig.toml from where it is started: Bun's defaults would load the
+    // project's .env into lembas's environment (and its commands'), run a bunfig.toml's `preload` inside
+    // lembas, and list every directory from / down to the working directory at each start to look for them.
+    compile: {
+      ...(cross ? { outfile, target: cross.target, executablePath: cross.executablePath } : { outfile }),
+      jitPolicy: START_JIT_POLICY,
+      bytecodeOrder: order.length > 0 && order,
+      autoloadDotenv: false,
+      autoloadBunfig: false,
+    },
     minify: true,
     bytecode: true,
     format: "esm",

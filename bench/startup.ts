@@ -1,4 +1,5 @@
-// Start-up of `dist/lembas --version` beside a compiled Bun hello-world built the same way.
+// Start-up of `dist/lembas --version` beside a compiled Bun hello-world built the same way (as build.ts:
+// no .env or bunfig.toml read at start), the two run in turn.
 // Prints one JSON line: medians and p90s in ms and the ratio of the medians (goal ≤ 1.3).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,16 +8,19 @@ import { build } from "../build.ts";
 
 const RUNS = 20;
 
-function timeRuns(cmd: string[]): number[] {
-  for (let i = 0; i < 3; i++) Bun.spawnSync(cmd); // warm the page cache
-  const times: number[] = [];
+/** Each command's times, sorted; the two are run in turn (A B A B ...) so that the machine's drift falls on both alike. */
+function timeInTurn(a: string[], b: string[]): [number[], number[]] {
+  for (let i = 0; i < 3; i++) for (const cmd of [a, b]) Bun.spawnSync(cmd); // warm the page cache
+  const times: [number[], number[]] = [[], []];
   for (let i = 0; i < RUNS; i++) {
-    const start = performance.now();
-    const result = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
-    times.push(performance.now() - start);
-    if (result.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${result.exitCode}`);
+    for (const [which, cmd] of [a, b].entries()) {
+      const start = performance.now();
+      const result = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+      times[which]?.push(performance.now() - start);
+      if (result.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${result.exitCode}`);
+    }
   }
-  return times.sort((a, b) => a - b);
+  return [times[0].sort((x, y) => x - y), times[1].sort((x, y) => x - y)];
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
@@ -26,12 +30,11 @@ const dir = mkdtempSync(join(tmpdir(), "lembas-bench-"));
 try {
   const hello = join(dir, "hello.ts");
   writeFileSync(hello, 'console.log("hello");\n');
-  const built = await Bun.build({ entrypoints: [hello], compile: { outfile: join(dir, "hello") }, minify: true, bytecode: true, format: "esm", splitting: true });
+  const built = await Bun.build({ entrypoints: [hello], compile: { outfile: join(dir, "hello"), autoloadDotenv: false, autoloadBunfig: false }, minify: true, bytecode: true, format: "esm", splitting: true });
   if (!built.success) throw new Error("hello-world build failed");
   const lembas = process.env.LEMBAS_BIN ?? (await build(join(dir, "lembas")));
 
-  const base = timeRuns([join(dir, "hello")]);
-  const ours = timeRuns([lembas, "--version"]);
+  const [base, ours] = timeInTurn([join(dir, "hello")], [lembas, "--version"]);
   const baseMedian = quantile(base, 0.5);
   const oursMedian = quantile(ours, 0.5);
   console.log(
