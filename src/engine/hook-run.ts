@@ -1,5 +1,5 @@
-import { KILL_GRACE_MS, killGroup } from "../tools/process-group.ts";
-import { marked, signalMarked } from "../tools/run-mark.ts";
+import { KILL_GRACE_MS, signalRun } from "../tools/process-group.ts";
+import { marked } from "../tools/run-mark.ts";
 import { findSandbox, planFor, sayOnce } from "../tools/sandbox.ts";
 import { type ScriptProcess, spawnScript } from "../tools/script-spawn.ts";
 import type { CommandSetup } from "../tools/tool.ts";
@@ -59,13 +59,10 @@ export async function runHook(opts: HookRunOptions): Promise<HookRun> {
   }
   const { proc } = started;
   const unwatch = watchGroup(proc.pid, started.init);
-  // In bwrap, the sandbox's PID 1 is in the group: with it, every process of the sandbox goes. The
-  // command may have moved it out (it may trace it): then its pidfd reaches it (sandbox-init.ts).
-  const signal = (sig: NodeJS.Signals): void => {
-    killGroup(proc.pid, sig);
-    if (plan.kind !== "bwrap") signalMarked(mark, sig, proc.pid);
-    if (sig === "SIGKILL") void started.init.then((found) => found?.kill());
-  };
+  // In bwrap, the sandbox's PID 1 is in the group: with it, every process of the sandbox goes (no
+  // look for marked ones, a read of every process's environment at each hook's end). The command
+  // may have moved it out (it may trace it): then its pidfd reaches it (sandbox-init.ts).
+  const signal = (sig: NodeJS.Signals): void => signalRun(proc.pid, plan.kind === "bwrap" ? null : mark, started.init, sig);
   const giveUp = new AbortController();
   let emptied = false;
   let timedOut = false;

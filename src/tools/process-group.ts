@@ -89,13 +89,18 @@ export async function leftRunning(pgid: number, mark: string): Promise<boolean> 
  * whatever its group and mark (sandbox-init.ts).
  */
 export function stopRun(pid: number, mark: string, init: Promise<SandboxInit | null>, graceMs = KILL_GRACE_MS): void {
-  killGroup(pid, "SIGTERM");
-  signalMarked(mark, "SIGTERM", pid);
-  setTimeout(() => {
-    killGroup(pid, "SIGKILL");
-    signalMarked(mark, "SIGKILL", pid);
-    void init.then((found) => found?.kill());
-  }, graceMs).unref();
+  signalRun(pid, mark, init, "SIGTERM");
+  setTimeout(() => signalRun(pid, mark, init, "SIGKILL"), graceMs).unref();
+}
+
+/**
+ * One signal to a run: its group (PID), the processes carrying its MARK outside the group (none
+ * looked for when MARK is null), and with SIGKILL its sandbox's PID 1 (INIT).
+ */
+export function signalRun(pid: number, mark: string | null, init: Promise<SandboxInit | null>, signal: NodeJS.Signals): void {
+  killGroup(pid, signal);
+  if (mark !== null) signalMarked(mark, signal, pid);
+  if (signal === "SIGKILL") void init.then((found) => found?.kill());
 }
 
 /**
