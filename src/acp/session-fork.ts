@@ -30,7 +30,7 @@ export async function forkSession(here: SessionsHere, params: z.infer<ReturnType
   if (!servers.ok) throw invalid(servers.error);
   if (!getSession(host.db, params.sessionId)) throw invalid(`there is no session ${params.sessionId} on this device: session/list names those there are`);
   // Through the service, another front end's session is refused as another process's is.
-  const refused = host.locator && !here.attached(params.sessionId) ? editorRefusal(host.locator.where(params.sessionId), params.sessionId) : null;
+  const refused = host.locator && !here.holds(params.sessionId) ? editorRefusal(host.locator.where(params.sessionId), params.sessionId) : null;
   if (refused) throw invalid(refused);
   let session: Session;
   try {

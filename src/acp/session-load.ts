@@ -38,19 +38,26 @@ export async function loadSession(here: SessionsHere, params: unknown, cx: acp.A
   checkSessionCwd(host.db, sessionId, parsed.cwd, "load");
   const servers = editorServers(parsed.mcpServers ?? []);
   if (!servers.ok) throw invalid(servers.error);
-  const already = here.attached(sessionId);
-  const session = already ?? here.open(sessionId, servers.specs);
+  const session = here.attached(sessionId) ?? here.open(sessionId, servers.specs);
+  // This connection's from here, though attached only after the replay: another editor or the web
+  // asking for it meanwhile is refused, as it is once it is attached.
+  const unclaim = here.claim(sessionId);
   const send = (update: Update) => cx.notify("session/update", { sessionId, update } as acp.SessionNotification);
   try {
     const row = getSession(host.db, sessionId);
     const tokens = await replayHistory(host.db, session, send, row?.summarySeq ?? null);
     if (row) await Promise.all((await loadedStatus(host, session, row, tokens)).map(send));
+    // The editor went away mid-replay and its sessions were let go of (service/editors.ts): nothing to attach.
+    if (host.engine.get(sessionId) !== session) throw invalid(`session ${sessionId} was closed while it loaded: load it again`);
   } catch (error) {
-    // The editor went away mid-replay (or the store failed): a session opened for it is not kept open.
-    if (!already) await host.engine.release(sessionId);
+    unclaim();
+    // The editor went away mid-replay (or the store failed): a session opened for it is not kept
+    // open, unless this connection has it all the same (attached, or loading it by another request).
+    if (!here.holds(sessionId)) await host.engine.release(sessionId);
     throw error;
   }
   here.attach(session, cx);
+  unclaim();
   commandsUpdate(session, cx, host);
   return liveAnswer(session, host);
 }

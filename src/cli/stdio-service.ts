@@ -124,8 +124,10 @@ export async function pumpToService(
   stop: Promise<void>,
 ): Promise<number> {
   const { ws } = service;
-  // The editor's requests the service has not answered yet.
-  const open = new Set<string | number>();
+  // The editor's requests the service has not answered yet, counted by id: an editor may reuse an
+  // id while a request of it is open (rpc/stream.ts counts them so too), and a request of id null
+  // is one the service's dispatcher answers under it.
+  const open = new Map<RequestId, number>();
   let settled: (() => void) | null = null;
   let ending = false;
   let lastWrite: Promise<void> = Promise.resolve();
@@ -143,9 +145,12 @@ export async function pumpToService(
     if (typeof event.data !== "string") return;
     const message = envelopeOf(event.data);
     if (message === null) return;
-    const answer = message.method === undefined && message.id !== undefined && message.id !== null;
-    if (answer) {
-      open.delete(message.id as string | number);
+    let answer = false;
+    if (message.method === undefined && isRequestId(message.id)) {
+      answer = true;
+      const left = (open.get(message.id) ?? 1) - 1;
+      if (left > 0) open.set(message.id, left);
+      else open.delete(message.id);
       if (open.size === 0) settled?.();
     }
     toEditor(event.data, answer);
@@ -156,8 +161,8 @@ export async function pumpToService(
     const message = envelopeOf(text);
     // The end is this process's to say, not the editor's. A request of that name goes on: the
     // service takes only the end's own frame as the end, and answers it as an unknown method.
-    if (message?.method === END_METHOD && (message.id === undefined || message.id === null)) return;
-    if (typeof message?.method === "string" && (typeof message.id === "string" || typeof message.id === "number")) open.add(message.id);
+    if (message?.method === END_METHOD && message.id === undefined) return;
+    if (typeof message?.method === "string" && isRequestId(message.id)) open.set(message.id, (open.get(message.id) ?? 0) + 1);
     ws.send(text);
   }, () => toEditor(JSON.stringify(protocolError(-32600, `Invalid request: the message is longer than ${MAX_MESSAGE_BYTES} bytes`)), false));
 
@@ -169,7 +174,7 @@ export async function pumpToService(
     await Promise.race([answered, closed, Bun.sleep(ANSWER_TIMEOUT_MS)]);
     ws.close(1000, "the editor went");
   }
-  const lost = [...open];
+  const lost = [...open].flatMap(([id, count]) => Array<RequestId>(count).fill(id));
   for (const id of lost) {
     toEditor(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: "Internal error: the lembas service stopped before it answered: start the agent again" } }), true);
   }
@@ -177,6 +182,13 @@ export async function pumpToService(
   if (ending) return 0;
   console.error(`lembas: the lembas service (pid ${service.pid}) stopped mid-session${lost.length ? `: ${lost.length} request(s) answered with an error` : ""}; start the agent again`);
   return 1;
+}
+
+/** An id a request is answered under: the dispatcher answers id null too (an object or a boolean is refused). */
+type RequestId = string | number | null;
+
+function isRequestId(id: unknown): id is RequestId {
+  return typeof id === "string" || typeof id === "number" || id === null;
 }
 
 /** A message's id and method, or null for a frame that is not a JSON object. */

@@ -74,7 +74,10 @@ export class EditorSockets {
     };
   }
 
-  /** Whether an editor's connection has the session (the service does not let it go while one does). */
+  /**
+   * Whether an editor's connection has the session, attached or still loading it (the service does
+   * not let it go while one does, and refuses it to every other front end).
+   */
   has(sessionId: string): boolean {
     for (const editor of this.editors) if (editor.server.sessions().includes(sessionId)) return true;
     return false;

@@ -9,7 +9,7 @@ import { openDb } from "../../src/store/db.ts";
 import { getHold } from "../../src/store/holds.ts";
 import { listTurns } from "../../src/store/turns.ts";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
-import { type ServiceTest, sharedServiceEach } from "../support/device.ts";
+import { type Device, type ServiceTest, sharedServiceEach, startDevice } from "../support/device.ts";
 import { step } from "../support/engine.ts";
 
 let t: ServiceTest;
@@ -17,12 +17,15 @@ sharedServiceEach((bound) => {
   t = bound;
 });
 const agents: StdioAgent[] = [];
+let own: Device | null = null;
 afterEach(async () => {
   for (const agent of agents.splice(0)) await agent.close();
+  await own?.close();
+  own = null;
 });
 
-async function editor(env: Record<string, string> = {}): Promise<StdioAgent> {
-  const agent = await startStdioAgent({ device: t.d, model: t.d.model, env });
+async function editor(env: Record<string, string> = {}, device: Device = t.d): Promise<StdioAgent> {
+  const agent = await startStdioAgent({ device, model: device.model, env });
   agents.push(agent);
   await agent.agent.request("initialize", initializeParams);
   return agent;
@@ -35,15 +38,17 @@ async function answersTo(agent: StdioAgent, id: unknown, count = 1): Promise<unk
   return of();
 }
 
-test("a request named as the relay's end is answered as its own engine answers it, not swallowed", async () => {
-  const answers: unknown[][] = [];
-  for (const env of [{}, { LEMBAS_STDIO_OWN_ENGINE: "1" }] as Record<string, string>[]) {
-    const agent = await editor(env);
-    agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: "end-1", method: "_lembas/ipc/editor_end" }));
-    answers.push(await answersTo(agent, "end-1"));
+test("a request named as the relay's end, of id null too, is answered as its own engine answers it, not swallowed", async () => {
+  for (const id of ["end-1", null]) {
+    const answers: unknown[][] = [];
+    for (const env of [{}, { LEMBAS_STDIO_OWN_ENGINE: "1" }] as Record<string, string>[]) {
+      const agent = await editor(env);
+      agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, method: "_lembas/ipc/editor_end" }));
+      answers.push(await answersTo(agent, id));
+    }
+    expect(answers[0]).toEqual(answers[1] ?? []);
+    expect(answers[0]).toMatchObject([{ error: { code: -32601 } }]);
   }
-  expect(answers[0]).toEqual(answers[1] ?? []);
-  expect(answers[0]).toMatchObject([{ error: { code: -32601 } }]);
 });
 
 test("lines with a BOM, CRLF, two in one write and one cut in single bytes are each answered once, under their own ids", async () => {
@@ -87,5 +92,45 @@ test("the editor gone while the service's turn waits on its permission answer: t
     expect(getHold(db, sessionId)).toBeNull();
   } finally {
     db.close();
+  }
+});
+
+/** A prompt sent as a raw line under `id` (the SDK's own requests use other ids). */
+function prompt(agent: StdioAgent, id: unknown, sessionId: string, text: string): void {
+  agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text }] } }));
+}
+
+test("the service killed with requests open, one under an id the editor reused for an answered one and one under id null: each is answered with the error", async () => {
+  own = await startDevice();
+  await own.serve();
+  const agent = await editor({}, own);
+  const { sessionId } = await agent.agent.request("session/new", { cwd: own.project, mcpServers: [] });
+  own.model.push(step({ text: "thinking", hold: new Promise(() => {}) }));
+  prompt(agent, "reused", sessionId, "long");
+  prompt(agent, "queued", sessionId, "next");
+  prompt(agent, null, sessionId, "and this");
+  await agent.waitForLine((line) => line.includes("agent_message_chunk"), 15_000);
+  // The prompt "reused" is still open when the editor sends another request under its id, which is answered.
+  agent.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: "reused", method: "session/list", params: {} }));
+  expect(await answersTo(agent, "reused")).toMatchObject([{ result: { sessions: expect.any(Array) } }]);
+  own.service?.kill("SIGKILL");
+  expect(await agent.proc.exited).toBe(1);
+  const stopped = { error: { code: -32603, message: expect.stringContaining("the lembas service stopped before it answered") } };
+  expect(await answersTo(agent, "reused", 2)).toMatchObject([{ result: {} }, stopped]);
+  expect(await answersTo(agent, "queued")).toMatchObject([stopped]);
+  expect(await answersTo(agent, null)).toMatchObject([stopped]);
+  expect(agent.stderr()).toContain("3 request(s) answered with an error");
+});
+
+test("stdin closed with a prompt of id null running: it is answered cancelled before the process exits 0, as by its own engine", async () => {
+  for (const env of [{}, { LEMBAS_STDIO_OWN_ENGINE: "1" }] as Record<string, string>[]) {
+    const agent = await editor(env);
+    const { sessionId } = await agent.agent.request("session/new", { cwd: t.project, mcpServers: [] });
+    t.model.push(step({ text: "thinking", hold: new Promise(() => {}) }));
+    prompt(agent, null, sessionId, "go");
+    await agent.waitForLine((line) => line.includes("agent_message_chunk"), 15_000);
+    agent.proc.stdin.end();
+    expect(await agent.proc.exited).toBe(0);
+    expect(await answersTo(agent, null)).toMatchObject([{ result: { stopReason: "cancelled" } }]);
   }
 });
