@@ -30,7 +30,7 @@ import { judge, linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
 import { sessionUpdates } from "./updates.ts";
-import { sessionClaims } from "./session-claims.ts";
+import { sessionsLoading } from "./sessions-loading.ts";
 import { closeSession } from "./session-close.ts";
 import { ForkParams, forkSession } from "./session-fork.ts";
 import { checkSessionCwd } from "./session-cwd.ts";
@@ -68,7 +68,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   let fs: EditorFs = editorFs(null);
   const owner = {};
   const attached = new Map<string, { session: Session; detach: () => void }>();
-  const claims = sessionClaims();
+  const loading = sessionsLoading();
 
   const detach = (sessionId: string) => {
     const entry = attached.get(sessionId);
@@ -151,7 +151,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   /** A session of the store opened for an editor that resumes it; one held by a live process is refused. */
   const resumed = (sessionId: string, mcpServers: readonly McpServerSpec[]): Session => {
     // Through the service, a session live in its engine for another front end is not this editor's to take.
-    const refused = host.transport === "stdio" && host.locator && !claims.has(sessionId) ? editorRefusal(host.locator.where(sessionId), sessionId) : null;
+    const refused = host.transport === "stdio" && host.locator && !loading.has(sessionId) ? editorRefusal(host.locator.where(sessionId), sessionId) : null;
     if (refused) throw invalid(refused);
     let session: Session | null;
     try {
@@ -166,8 +166,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   const here: SessionsHere = {
     host,
     attached: conn.attached,
-    holds: (id) => attached.has(id) || claims.has(id),
-    claim: claims.claim,
+    holds: (id) => attached.has(id) || loading.has(id),
+    loading: loading.begin,
     attach,
     detach,
     open: resumed,
@@ -290,7 +290,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   return {
     connection,
     /** The sessions attached here, and those a session/load here is replaying. */
-    sessions: () => [...new Set([...attached.keys(), ...claims.ids()])],
+    sessions: () => [...new Set([...attached.keys(), ...loading.ids()])],
     /** Attaches a session the host already runs (a terminal's shared one): its events go out on this connection. */
     attach(session: Session) {
       if (attached.has(session.id)) return;

@@ -41,7 +41,7 @@ export async function loadSession(here: SessionsHere, params: unknown, cx: acp.A
   const session = here.attached(sessionId) ?? here.open(sessionId, servers.specs);
   // This connection's from here, though attached only after the replay: another editor or the web
   // asking for it meanwhile is refused, as it is once it is attached.
-  const unclaim = here.claim(sessionId);
+  const loaded = here.loading(sessionId);
   const send = (update: Update) => cx.notify("session/update", { sessionId, update } as acp.SessionNotification);
   try {
     const row = getSession(host.db, sessionId);
@@ -50,14 +50,14 @@ export async function loadSession(here: SessionsHere, params: unknown, cx: acp.A
     // The editor went away mid-replay and its sessions were let go of (service/editors.ts): nothing to attach.
     if (host.engine.get(sessionId) !== session) throw invalid(`session ${sessionId} was closed while it loaded: load it again`);
   } catch (error) {
-    unclaim();
+    loaded();
     // The editor went away mid-replay (or the store failed): a session opened for it is not kept
     // open, unless this connection has it all the same (attached, or loading it by another request).
     if (!here.holds(sessionId)) await host.engine.release(sessionId);
     throw error;
   }
   here.attach(session, cx);
-  unclaim();
+  loaded();
   commandsUpdate(session, cx, host);
   return liveAnswer(session, host);
 }

@@ -10,13 +10,13 @@ export type SessionsHere = {
   host: AgentHost;
   /** The session attached on this connection, if it is. */
   attached(sessionId: string): Session | null;
-  /** Whether this connection has the session: attached, or claimed by a load under way. */
+  /** Whether this connection has the session: attached, or loading by a session/load under way. */
   holds(sessionId: string): boolean;
   /**
    * Makes the session this connection's before anything is awaited (a load's replay), so that
-   * every front end asking where it is hears so; the function given back lets go of the claim.
+   * every front end asking where it is hears so; the function given back ends this load's hold.
    */
-  claim(sessionId: string): () => void;
+  loading(sessionId: string): () => void;
   /** Sends the session's events to this connection and gives it its approvals. */
   attach(session: Session, cx: acp.AgentContext): void;
   detach(sessionId: string): void;

@@ -4,13 +4,13 @@
  * one is (whereabouts.ts) is refused it while the replay runs, as it is once it is attached.
  * Counted: one connection may load one session twice at once.
  */
-export function sessionClaims() {
+export function sessionsLoading() {
   const counts = new Map<string, number>();
   return {
     has: (sessionId: string) => counts.has(sessionId),
     ids: () => [...counts.keys()],
-    /** Claims the session; the function given back lets go of this claim (once, however often called). */
-    claim(sessionId: string): () => void {
+    /** Marks the session as loading here; the function given back says this load is over (once, however often called). */
+    begin(sessionId: string): () => void {
       counts.set(sessionId, (counts.get(sessionId) ?? 0) + 1);
       let done = false;
       return () => {
