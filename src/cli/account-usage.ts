@@ -3,6 +3,7 @@ import { UserError } from "../errors.ts";
 import { getLogin, listLogins } from "../store/logins.ts";
 import { defineCommand } from "./command.ts";
 import { createContext } from "../app/context.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 /**
  * `lembas usage`: each login's plan, balance, month, this device's spend and rolling windows, as
@@ -12,7 +13,7 @@ import { createContext } from "../app/context.ts";
 export default defineCommand({
   meta: {
     name: "usage",
-    description: "Each login's plan, balance, this month's and this device's spend, and its spending windows",
+    description: DESCRIPTIONS.usage,
     examples: ["lembas usage", "lembas usage --login work", "lembas usage --login work --json"],
   },
   args: {

@@ -28,6 +28,19 @@ export function defineCommand<const A extends ArgsDef = Record<never, never>>(de
   return def;
 }
 
+/** A subcommand imported when it runs, and its one-line description known without importing it: its parent's help page lists it so. */
+export type DescribedLazy = (() => Promise<CommandDef>) & { readonly description: string };
+
+export function describedLazy(description: string, load: () => Promise<CommandDef>): DescribedLazy {
+  return Object.assign(load, { description });
+}
+
+/** A subcommand's one-line description: a described one's without loading it. */
+export async function descriptionOf(sub: Lazy<CommandDef>): Promise<string> {
+  if (typeof sub === "function" && "description" in sub && typeof sub.description === "string") return sub.description;
+  return (await resolveLazy(sub)).meta.description;
+}
+
 export async function resolveLazy<T>(lazy: Lazy<T>): Promise<T> {
   return typeof lazy === "function" ? (lazy as () => Promise<T>)() : lazy;
 }

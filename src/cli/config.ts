@@ -6,6 +6,7 @@ import { askYes, chosenEditor, editConfig } from "./config-edit.ts";
 import { createContext } from "../app/context.ts";
 import { setSetting, showValue, unsetConfigText } from "../app/settings.ts";
 import { presetLines } from "../config/personalities.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 const PERSONALITIES = `personality is one of:\n${presetLines().map((line) => `  ${line}`).join("\n")}\nLogged in to one instance that has personalization, its settings apply and set writes them back there.`;
 
@@ -72,6 +73,6 @@ const edit = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "config", description: "Read and change config.yaml", examples: ["lembas config set model local/qwen2.5-coder", "lembas config edit"] },
+  meta: { name: "config", description: DESCRIPTIONS.config, examples: ["lembas config set model local/qwen2.5-coder", "lembas config edit"] },
   subCommands: { path, get, set, unset, edit },
 });

@@ -2,9 +2,10 @@ import { defineCommand } from "./command.ts";
 import { resolvePaths } from "../config/paths.ts";
 import { checkDevice, formatFinding } from "../app/doctor.ts";
 import { terminalText } from "../controls.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check the config, the database, the models, the logins, the service, the shells and the tools' sandbox", examples: ["lembas doctor", "lembas doctor --probe"] },
+  meta: { name: "doctor", description: DESCRIPTIONS.doctor, examples: ["lembas doctor", "lembas doctor --probe"] },
   args: {
     probe: { type: "boolean", description: "Also ask each connection's model, with a one-token request, whether it takes tools" },
   },

@@ -8,6 +8,7 @@ import { trustedRootOf } from "../store/trust.ts";
 import { askLine } from "./ask.ts";
 import { UserError } from "../errors.ts";
 import { defineCommand } from "./command.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 const list = defineCommand({
   meta: {
@@ -63,7 +64,7 @@ const approve = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "hooks", description: "The commands lembas runs at points of a session (Claude Code's hooks): lembas hooks lists them", examples: ["lembas hooks", "lembas hooks approve"] },
+  meta: { name: "hooks", description: DESCRIPTIONS.hooks, examples: ["lembas hooks", "lembas hooks approve"] },
   subCommands: { list, approve },
   run: () => list.run?.({ args: {} }),
 });

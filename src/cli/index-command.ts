@@ -12,6 +12,7 @@ import { protectedPaths } from "../project/protected.ts";
 import { projectRoot } from "../project/root.ts";
 import { codeIndexCounts, dropCodeIndex } from "../store/code-files.ts";
 import { listLogins } from "../store/logins.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 const n = (count: number, one: string) => `${count.toLocaleString("en")} ${one}${count === 1 ? "" : "s"}`;
 
@@ -128,7 +129,7 @@ const on = defineCommand({
 export default defineCommand({
   meta: {
     name: "index",
-    description: "The project's code index that code_search searches by meaning (status, rebuild, off, on)",
+    description: DESCRIPTIONS.index,
     examples: ["lembas index status", "lembas index rebuild", "lembas index off", "lembas index on"],
   },
   subCommands: { status, rebuild, off, on },

@@ -17,6 +17,7 @@ import type { Config } from "../config/schema.ts";
 import type { Db } from "../store/db.ts";
 import { listDocuments, removeDocument } from "../store/library.ts";
 import { listLogins } from "../store/logins.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 /** Sentences on stderr; progress on stderr only at a terminal, one line redrawn in place. */
 function terminalReporter(out: NodeJS.WriteStream = process.stderr): Reporter & { done(): void } {
@@ -220,7 +221,7 @@ async function searchAccount(config: Config, selection: Extract<LibrarySelection
 export default defineCommand({
   meta: {
     name: "library",
-    description: "The library: documents the agent can search (add, list, remove, search); the account's is managed in the web UI",
+    description: DESCRIPTIONS.library,
     examples: ["lembas library add docs/", 'lembas library search "retry policy"'],
   },
   subCommands: { add, list, remove, search },

@@ -2,9 +2,10 @@ import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { encryptedUrl, login, loginLines, replacedLine } from "../link/login.ts";
 import { createContext } from "../app/context.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 export default defineCommand({
-  meta: { name: "login", description: "Link this device to a LLeMbas instance with a device token",
+  meta: { name: "login", description: DESCRIPTIONS.login,
     examples: ["lembas login https://lembas.example.org", "pass lembas/token | lembas login https://lembas.example.org --token-stdin"],
   },
   args: {

@@ -1,31 +1,31 @@
 import { VERSION, versionLine } from "../version.ts";
 import { UserError } from "../errors.ts";
-import { type CommandDef, commandAt, defineCommand, runCommand } from "./command.ts";
-import { report } from "./report.ts";
+import { commandAt, type DescribedLazy, defineCommand, describedLazy, runCommand } from "./command.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 import { nearest } from "../suggest.ts";
 import { startedUpAtTheLatest } from "../jit-policy.ts";
 import { renderUsage } from "./usage.ts";
 
-/** Every subcommand, imported only when it is the one that runs. */
-const subCommands: Record<string, () => Promise<CommandDef>> = {
-  config: () => import("./config.ts").then((m) => m.default),
-  trust: () => import("./trust.ts").then((m) => m.default),
-  untrust: () => import("./untrust.ts").then((m) => m.default),
-  run: () => import("./run.ts").then((m) => m.default),
-  serve: () => import("./serve.ts").then((m) => m.default),
-  login: () => import("./login.ts").then((m) => m.default),
-  logout: () => import("./logout.ts").then((m) => m.default),
-  status: () => import("./status.ts").then((m) => m.default),
-  usage: () => import("./account-usage.ts").then((m) => m.default),
-  sessions: () => import("./sessions.ts").then((m) => m.default),
-  models: () => import("./models.ts").then((m) => m.default),
-  service: () => import("./service.ts").then((m) => m.default),
-  doctor: () => import("./doctor.ts").then((m) => m.default),
-  mcp: () => import("./mcp.ts").then((m) => m.default),
-  hooks: () => import("./hooks.ts").then((m) => m.default),
-  permissions: () => import("./permissions.ts").then((m) => m.default),
-  library: () => import("./library.ts").then((m) => m.default),
-  index: () => import("./index-command.ts").then((m) => m.default),
+/** Every subcommand, imported only when it is the one that runs (`lembas --help` lists them by their descriptions alone). */
+const subCommands: Record<string, DescribedLazy> = {
+  config: describedLazy(DESCRIPTIONS.config, () => import("./config.ts").then((m) => m.default)),
+  trust: describedLazy(DESCRIPTIONS.trust, () => import("./trust.ts").then((m) => m.default)),
+  untrust: describedLazy(DESCRIPTIONS.untrust, () => import("./untrust.ts").then((m) => m.default)),
+  run: describedLazy(DESCRIPTIONS.run, () => import("./run.ts").then((m) => m.default)),
+  serve: describedLazy(DESCRIPTIONS.serve, () => import("./serve.ts").then((m) => m.default)),
+  login: describedLazy(DESCRIPTIONS.login, () => import("./login.ts").then((m) => m.default)),
+  logout: describedLazy(DESCRIPTIONS.logout, () => import("./logout.ts").then((m) => m.default)),
+  status: describedLazy(DESCRIPTIONS.status, () => import("./status.ts").then((m) => m.default)),
+  usage: describedLazy(DESCRIPTIONS.usage, () => import("./account-usage.ts").then((m) => m.default)),
+  sessions: describedLazy(DESCRIPTIONS.sessions, () => import("./sessions.ts").then((m) => m.default)),
+  models: describedLazy(DESCRIPTIONS.models, () => import("./models.ts").then((m) => m.default)),
+  service: describedLazy(DESCRIPTIONS.service, () => import("./service.ts").then((m) => m.default)),
+  doctor: describedLazy(DESCRIPTIONS.doctor, () => import("./doctor.ts").then((m) => m.default)),
+  mcp: describedLazy(DESCRIPTIONS.mcp, () => import("./mcp.ts").then((m) => m.default)),
+  hooks: describedLazy(DESCRIPTIONS.hooks, () => import("./hooks.ts").then((m) => m.default)),
+  permissions: describedLazy(DESCRIPTIONS.permissions, () => import("./permissions.ts").then((m) => m.default)),
+  library: describedLazy(DESCRIPTIONS.library, () => import("./library.ts").then((m) => m.default)),
+  index: describedLazy(DESCRIPTIONS.index, () => import("./index-command.ts").then((m) => m.default)),
 };
 
 export const root = defineCommand({
@@ -63,7 +63,8 @@ export async function main(argv: string[]): Promise<void> {
     if (argv[0] === "run") (await import("./run-early.ts")).startRunEarly(argv.slice(1));
     await runCommand(root, argv, ["lembas"]);
   } catch (error) {
-    process.exitCode = report(error);
+    // report.ts loads the store's module (bun:sqlite) to name its failures: loaded for an error only.
+    process.exitCode = (await import("./report.ts")).report(error);
   }
 }
 
@@ -77,5 +78,5 @@ function nearestSubcommand(word: string): string | null {
 async function printUsage(argv: string[]): Promise<void> {
   const { cmd, path } = await commandAt(root, argv, "lembas");
   const usage = await renderUsage(cmd, path);
-  console.log(cmd === root ? `${usage}\n\n${(await import("./tui.ts")).TERMINAL_USAGE}` : usage);
+  console.log(cmd === root ? `${usage}\n\n${(await import("./terminal-usage.ts")).TERMINAL_USAGE}` : usage);
 }

@@ -9,6 +9,7 @@ import { mcpListText } from "../mcp/list-text.ts";
 import { listLogins } from "../store/logins.ts";
 import { createContext } from "../app/context.ts";
 import { terminalText } from "../controls.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 const list = defineCommand({
   meta: {
@@ -70,6 +71,6 @@ const approve = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "mcp", description: "The MCP servers whose tools sessions are offered", examples: ["lembas mcp list", "lembas config set mcp.git.command uvx"] },
+  meta: { name: "mcp", description: DESCRIPTIONS.mcp, examples: ["lembas mcp list", "lembas config set mcp.git.command uvx"] },
   subCommands: { list, approve },
 });

@@ -7,11 +7,12 @@ import { noModelHint } from "../config/hints.ts";
 import { UserError } from "../errors.ts";
 import { createContext } from "../app/context.ts";
 import { terminalLine } from "../controls.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 export default defineCommand({
   meta: {
     name: "models",
-    description: "List every model ref this device can use, with the API it is spoken to in (chat, messages, responses) and its context window and where that came from",
+    description: DESCRIPTIONS.models,
     examples: ["lembas models"],
   },
   async run() {

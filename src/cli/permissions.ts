@@ -4,6 +4,7 @@ import { projectRoot } from "../engine/engine.ts";
 import { revokeRule, ruleLines } from "../engine/rule-listing.ts";
 import { UserError } from "../errors.ts";
 import { defineCommand } from "./command.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 const list = defineCommand({
   meta: {
@@ -36,7 +37,7 @@ const revoke = defineCommand({
 export default defineCommand({
   meta: {
     name: "permissions",
-    description: "The rules that allow, ask or deny tool calls beyond the mode (Claude Code's shape: Bash(npm test), Edit(src/**)): lembas permissions lists them",
+    description: DESCRIPTIONS.permissions,
     examples: ["lembas permissions", "lembas permissions revoke rule_1a2b3c4d"],
   },
   subCommands: { list, revoke },

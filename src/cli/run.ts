@@ -22,9 +22,10 @@ import { isTerminal, plainOut } from "./plain-out.ts";
 import { makePrinter } from "./print.ts";
 import { realOr } from "../real-path.ts";
 import { preconnectModel } from "./preconnect.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 export default defineCommand({
-  meta: { name: "run", description: "Run one prompt to the end and print the answer",
+  meta: { name: "run", description: DESCRIPTIONS.run,
     examples: ['lembas run "fix the failing test"', 'lembas run --mode plan --model local/qwen2.5-coder "how is the config loaded?"', 'lembas run -c --yes "now commit it"'],
   },
   args: {

@@ -1,9 +1,10 @@
 import { defineCommand } from "./command.ts";
 import { createContext } from "../app/context.ts";
 import { report } from "./report.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 export default defineCommand({
-  meta: { name: "serve", description: "Run the device service (links to your instances), or serve ACP to an editor with --stdio",
+  meta: { name: "serve", description: DESCRIPTIONS.serve,
     examples: ["lembas serve", "lembas serve --stdio"],
   },
   args: {

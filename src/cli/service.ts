@@ -13,6 +13,7 @@ import { loginEnvFile, saveLoginEnv } from "../service/login-env-file.ts";
 import { serviceManager } from "../service/manager.ts";
 import { describeStatus } from "../service/status.ts";
 import { logFile, serviceSpec } from "../service/units.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 /** `lembas service status` exits 3 when the service is not running (as LSB init scripts do). */
 const NOT_RUNNING = 3;
@@ -92,6 +93,6 @@ const logs = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "service", description: "Run lembas serve as a systemd (Linux) or launchd (macOS) service", examples: ["lembas service install", "lembas service logs -f"] },
+  meta: { name: "service", description: DESCRIPTIONS.service, examples: ["lembas service install", "lembas service logs -f"] },
   subCommands: { install, uninstall, status, logs },
 });

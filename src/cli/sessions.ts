@@ -10,6 +10,7 @@ import { getSession, listSessions } from "../store/sessions.ts";
 import { createContext } from "../app/context.ts";
 import { SESSION_HEADER, sessionCells, table } from "./session-rows.ts";
 import { deleteSessions, prune } from "./sessions-prune.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 const list = defineCommand({
   meta: { name: "list", description: "The sessions on this device, newest first", examples: ["lembas sessions list"] },
@@ -57,7 +58,7 @@ const del = defineCommand({
 });
 
 export default defineCommand({
-  meta: { name: "sessions", description: "List, show, delete and prune the sessions on this device", examples: ["lembas sessions list", "lembas sessions prune --older-than 7d"] },
+  meta: { name: "sessions", description: DESCRIPTIONS.sessions, examples: ["lembas sessions list", "lembas sessions prune --older-than 7d"] },
   subCommands: { list, show, delete: del, prune },
 });
 

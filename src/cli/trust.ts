@@ -4,6 +4,7 @@ import { defineCommand } from "./command.ts";
 import { UserError } from "../errors.ts";
 import { realOrResolved, trustDir, trustedDirs } from "../store/trust.ts";
 import { createContext } from "../app/context.ts";
+import { DESCRIPTIONS } from "./descriptions.ts";
 
 export function existingDir(dir: string): string {
   const path = resolve(dir);
@@ -12,7 +13,7 @@ export function existingDir(dir: string): string {
 }
 
 export default defineCommand({
-  meta: { name: "trust", description: "Trust a directory (default: the current one) and everything below it; --list shows them", examples: ["lembas trust", "lembas trust ~/work/app", "lembas trust --list"] },
+  meta: { name: "trust", description: DESCRIPTIONS.trust, examples: ["lembas trust", "lembas trust ~/work/app", "lembas trust --list"] },
   args: {
     dir: { type: "positional", required: false, description: "the directory" },
     list: { type: "boolean", description: "list the trusted directories" },

@@ -1,5 +1,5 @@
 import type { ArgDef } from "./args.ts";
-import { type CommandDef, resolveLazy } from "./command.ts";
+import { type CommandDef, descriptionOf } from "./command.ts";
 
 /** A command's help page, plain text: what it does, how it is called, its options, an example. */
 export async function renderUsage(cmd: CommandDef, path: readonly string[]): Promise<string> {
@@ -12,7 +12,7 @@ export async function renderUsage(cmd: CommandDef, path: readonly string[]): Pro
   if (positionals.length > 0) out.push("", "Arguments:", ...columns(positionals.map(([name, def]) => [name.toUpperCase(), def.description])));
   if (cmd.subCommands) {
     const rows: [string, string][] = [];
-    for (const [name, lazy] of Object.entries(cmd.subCommands)) rows.push([name, (await resolveLazy(lazy)).meta.description]);
+    for (const [name, sub] of Object.entries(cmd.subCommands)) rows.push([name, await descriptionOf(sub)]);
     out.push("", "Commands:", ...columns(rows));
   }
   const optionRows = options.map(([name, def]): [string, string] => [optionWord(name, def), optionText(def)]);
