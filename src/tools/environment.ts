@@ -21,7 +21,9 @@ export function looksSecret(name: string): boolean {
  * variables the connections read their keys from (`api_key_env`), and any variable whose value
  * is a connection's `api_key`, whatever its name; a variable named in `tools.env_passthrough`
  * is kept all the same, because the person said so. CDPATH, BASH_ENV, ENV and
- * DBUS_SESSION_BUS_ADDRESS always go.
+ * DBUS_SESSION_BUS_ADDRESS always go. The variables naming the person's tmux, editor or container
+ * engine (TMUX, NVIM, DOCKER_HOST…) stay: the sandbox leaves them out where it closes those
+ * servers (sandbox-sockets.ts), and without it the person's commands use them.
  */
 export function toolEnvironment(config: Pick<Config, "connections" | "tools">, env: Env): Record<string, string> {
   const passthrough = new Set(config.tools.env_passthrough);

@@ -1,8 +1,9 @@
 /**
  * The sandbox a tool's command runs in, so that it cannot read what lembas keeps from it: the
  * config dir and the state dir (the database with the device tokens, the control socket) are
- * hidden, the lembas process itself is out of sight, and so are the service managers that would
- * run a command outside the sandbox (systemd, the session bus). Everything else stays as it is: the
+ * hidden, the lembas process itself is out of sight, and so are the servers that would
+ * run a command outside the sandbox (systemd, the session bus, tmux, an editor, a container
+ * engine: sandbox-sockets.ts). Everything else stays as it is: the
  * filesystem read-write, the network, the same user (root too, without the capabilities that
  * would take the sandbox apart).
  *
@@ -11,11 +12,11 @@
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
 import { existsSync, type Stats, statSync } from "node:fs";
-import { join } from "node:path";
 import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import type { Env } from "../config/paths.ts";
 import { hostDevices } from "./sandbox-devices.ts";
+import { closedServers, type Servers } from "./sandbox-sockets.ts";
 import { BLOCK_FD, INFO_FD } from "./sandbox-init.ts";
 
 export { passedDevices } from "./sandbox-devices.ts";
@@ -106,7 +107,7 @@ export function layers(hidden: readonly string[], project: string): Layer[] {
   return [...holders.map((dir) => ({ hide: dir })), { keep: project }, ...others.map((dir) => ({ hide: dir }))];
 }
 
-/** ENV: the command's environment, which says where its service managers listen. */
+/** ENV: the command's environment, which says where the servers outside the sandbox listen. */
 function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd: string, env: Env): string[] {
   if (tool.kind === "sandbox-exec") return [tool.path, "-p", seatbeltProfile(view), ...command];
   // bwrap's PID 1 keeps stdin, stdout and stderr open until the last process of the sandbox ends,
@@ -115,7 +116,7 @@ function wrap(tool: SandboxTool, view: readonly Layer[], command: string[], cwd:
   // own stdout is /dev/null, its stderr (its own errors) stays.
   const outside = ["/bin/sh", "-c", 'exec 3>&1 >/dev/null; exec "$@"', "sh"];
   const inside = ["/bin/sh", "-c", 'exec 1>&3 3>&-; exec "$@"', "sh"];
-  return [...outside, tool.path, ...bwrapArgs(view, cwd, thisHost(env)), ...inside, ...command];
+  return [...outside, tool.path, ...bwrapArgs(view, cwd, thisHost(tool.path, env)), ...inside, ...command];
 }
 
 /**
@@ -135,7 +136,7 @@ export type Wrapped = { argv: string[]; outputFd: 1 | 3; init: boolean };
 function wrapScript(tool: SandboxTool, view: readonly Layer[], shell: readonly string[], script: string, prelude: string, cwd: string, env: Env): Wrapped {
   if (tool.kind === "sandbox-exec") return { argv: wrap(tool, view, [...shell, withPrelude(prelude, script)], cwd, env), outputFd: 1, init: false };
   const init = ["--info-fd", String(INFO_FD), "--block-fd", String(BLOCK_FD)];
-  return { argv: [tool.path, ...init, ...bwrapArgs(view, cwd, thisHost(env)), ...shell, withPrelude(prelude ? `exec 1>&3 3>&-; ${prelude}` : "exec 1>&3 3>&-", script)], outputFd: 3, init: true };
+  return { argv: [tool.path, ...init, ...bwrapArgs(view, cwd, thisHost(tool.path, env)), ...shell, withPrelude(prelude ? `exec 1>&3 3>&-; ${prelude}` : "exec 1>&3 3>&-", script)], outputFd: 3, init: true };
 }
 
 /** SCRIPT after a line of PRELUDE (when there is one). */
@@ -143,15 +144,12 @@ export function withPrelude(prelude: string, script: string): string {
   return prelude ? `${prelude}\n${script}` : script;
 }
 
-/** What bwrap needs to know of the machine: whether lembas runs as root, which devices to pass, which service managers to close. */
-export type Host = { root: boolean; devices: readonly string[]; managers: Managers };
-
 /**
- * Where the service managers listen that would run a command outside the sandbox (`systemd-run
- * --user --pipe cat …/lembas.db`): their dirs, hidden, and their sockets, each covered with
- * /dev/null (connecting to it is refused).
+ * What bwrap needs to know of the machine: whether lembas runs as root, which devices to pass,
+ * which servers outside the sandbox to close (sandbox-sockets.ts), and whether the tmpfs over a
+ * server's dir can keep the dir's mode.
  */
-export type Managers = { dirs: readonly string[]; sockets: readonly string[] };
+export type Host = { root: boolean; devices: readonly string[]; managers: Servers; modes: boolean };
 
 /**
  * What root keeps in the sandbox: enough to work on files that are not its own and to use low
@@ -168,13 +166,13 @@ const ROOT_CAPS = ["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", 
  * out; for root, whom they do not, it is a fresh one with the host's shared memory and the
  * character devices of `passedDevices`, but no disks. For root, /sys and /proc/sys are read-only
  * too: root may write there without any capability, and a core_pattern or a uevent helper runs a
- * program outside the sandbox. The service managers of `serviceManagers` are closed. Not
+ * program outside the sandbox. The servers of `closedServers` are closed. Not
  * --die-with-parent: bwrap dies of the SIGTERM a stopped command's group gets, which would SIGKILL
  * the command at once, with no grace period (the watchdog stops a sandbox whose lembas was killed:
  * watchdog.ts). Not --new-session: the command stays in the process
  * group lembas stops it by.
  */
-export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = thisHost(process.env)): string[] {
+export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host): string[] {
   // In this order for speed: bwrap reads the whole mount table after each bind, and the
   // read-only /sys adds a copy of every mount under it (a dozen cgroups), so it comes after the
   // devices. The hidden dirs and the service managers come last, over everything else.
@@ -185,8 +183,9 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
     "--proc", "/proc",
     ...(host.root ? ["--ro-bind-try", "/proc/sys", "/proc/sys", "--ro-bind-try", "/sys", "/sys"] : []),
     ...view.flatMap((layer) => ("hide" in layer ? ["--tmpfs", layer.hide] : "keep" in layer ? ["--bind", layer.keep, layer.keep] : ["--ro-bind", "/dev/null", layer.hideFile])),
-    ...host.managers.dirs.flatMap((dir) => ["--tmpfs", dir]),
+    ...host.managers.dirs.flatMap((dir) => [...modeOf(dir, host.modes), "--tmpfs", dir]),
     ...host.managers.sockets.flatMap((socket) => ["--ro-bind", "/dev/null", socket]),
+    ...host.managers.unset.flatMap((name) => ["--unsetenv", name]),
     "--cap-drop", "ALL",
     ...(host.root ? ROOT_CAPS.flatMap((cap) => ["--cap-add", cap]) : []),
     "--chdir", cwd,
@@ -194,23 +193,27 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host = this
   ];
 }
 
-function thisHost(env: Env): Host {
+function thisHost(bwrap: string, env: Env): Host {
   const root = process.getuid?.() === 0;
-  return { root, devices: root ? hostDevices() : [], managers: serviceManagers(env, root) };
+  return { root, devices: root ? hostDevices() : [], managers: closedServers(env, root), modes: setsModes(bwrap) };
 }
 
-/**
- * The user's systemd (its dir in the runtime dir: the private socket) and session bus, where
- * they are: at XDG_RUNTIME_DIR and at RUN/user/<uid>, where a command finds them without the
- * variable. For root, the system's too (systemd's private socket, the system bus).
- */
-export function serviceManagers(env: Env, root: boolean, run = "/run"): Managers {
-  const uid = process.getuid?.();
-  const runtime = [env.XDG_RUNTIME_DIR, uid === undefined ? undefined : join(run, "user", String(uid))].filter((dir): dir is string => Boolean(dir));
-  const system = root ? [join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")] : [];
-  const dirs = runtime.map((dir) => join(dir, "systemd")).filter((path) => safeFollowedStat(path)?.isDirectory() === true);
-  const sockets = [...runtime.map((dir) => join(dir, "bus")), ...system].filter((path) => safeFollowedStat(path)?.isDirectory() === false);
-  return { dirs: [...new Set(dirs.map(realOr))], sockets: [...new Set(sockets.map(realOr))] };
+/** `--perms` for a hidden dir's tmpfs, with the dir's own mode (tmux refuses a dir of its sockets that others may read), where bwrap takes it. */
+function modeOf(dir: string, modes: boolean): string[] {
+  const mode = modes ? safeFollowedStat(dir)?.mode : undefined;
+  return mode === undefined ? [] : ["--perms", (mode & 0o7777).toString(8).padStart(4, "0")];
+}
+
+const withModes = new Map<string, boolean>();
+
+/** Whether this bwrap sets a tmpfs's mode (`--perms`, bubblewrap 0.5): an older one gives every tmpfs 0755. */
+function setsModes(bwrap: string): boolean {
+  const known = withModes.get(bwrap);
+  if (known !== undefined) return known;
+  const help = Bun.spawnSync([bwrap, "--help"], { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const takes = `${help.stdout.toString()}${help.stderr.toString()}`.includes("--perms");
+  withModes.set(bwrap, takes);
+  return takes;
 }
 
 function safeFollowedStat(path: string): Stats | null {

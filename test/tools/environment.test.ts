@@ -30,6 +30,12 @@ describe("toolEnvironment", () => {
     const env = { PATH: "/bin", CDPATH: "/tmp", BASH_ENV: "/tmp/run-me.sh", ENV: "/tmp/run-me.sh", DBUS_SESSION_BUS_ADDRESS: "unix:path=/run/user/1000/bus", HOME: "/home/p" };
     expect(toolEnvironment(config, env)).toEqual({ PATH: "/bin", HOME: "/home/p" });
   });
+
+  test("the variables naming the person's tmux, editor and container engine stay: only the sandbox leaves them out (sandbox-sockets.test.ts), and without it a command needs them", () => {
+    const config = Config.parse({});
+    const env = { PATH: "/bin", TMUX: "/tmp/tmux-1000/default,42,0", TMUX_PANE: "%1", STY: "42.pts-1.h", NVIM: "/run/user/1000/nvim.42.0", DOCKER_HOST: "unix:///run/user/1000/docker.sock", VSCODE_IPC_HOOK_CLI: "/run/user/1000/vscode-ipc-1.sock" };
+    expect(toolEnvironment(config, env)).toEqual(env);
+  });
 });
 
 describe("tools.env_passthrough in config.yaml", () => {

@@ -3,7 +3,8 @@ import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync, r
 import { join } from "node:path";
 import { bashTool } from "../../src/tools/bash.ts";
 import { Jobs } from "../../src/tools/jobs.ts";
-import { bwrapArgs, findSandbox, layers, passedDevices, planFor, seatbeltProfile, serviceManagers } from "../../src/tools/sandbox.ts";
+import { bwrapArgs, findSandbox, layers, passedDevices, planFor, seatbeltProfile } from "../../src/tools/sandbox.ts";
+import { serviceManagers } from "../../src/tools/sandbox-sockets.ts";
 import { cleanupTempDirs, makeContext, run, tempDir } from "./context.ts";
 
 afterAll(cleanupTempDirs);
@@ -354,7 +355,7 @@ describe("when the command runs without the sandbox", () => {
   });
 });
 
-const NONE = { dirs: [], sockets: [] };
+const NONE = { dirs: [], sockets: [], unset: [] };
 
 describe("what the command sees, in order", () => {
   test("the hidden dirs that hold the project go first, then the project is put back, then the other hidden dirs", () => {
@@ -369,17 +370,17 @@ describe("what the command sees, in order", () => {
   });
 
   test("bwrap binds the project back after the tmpfs over the dir that holds it; root gets no capability that unmounts", () => {
-    const args = bwrapArgs([{ hide: "/s" }, { keep: "/s/p" }], "/s/p", { root: true, devices: [], managers: NONE });
+    const args = bwrapArgs([{ hide: "/s" }, { keep: "/s/p" }], "/s/p", { root: true, devices: [], managers: NONE, modes: false });
     expect(args.join(" ")).toContain("--tmpfs /s --bind /s/p /s/p");
     expect(args.join(" ")).toContain("--dev /dev");
     expect(args).not.toContain("--dev-bind");
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args).not.toContain("CAP_SYS_ADMIN");
     expect(args).not.toContain("CAP_DAC_READ_SEARCH");
-    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE })).not.toContain("--cap-add");
-    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE }).join(" ")).toContain("--dev-bind /dev /dev");
-    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE })).not.toContain("--dev");
-    expect(bwrapArgs([], "/", { root: true, devices: ["/dev/fuse"], managers: NONE }).join(" ")).toContain("--dev /dev --bind-try /dev/shm /dev/shm --dev-bind-try /dev/fuse /dev/fuse");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE, modes: false })).not.toContain("--cap-add");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE, modes: false }).join(" ")).toContain("--dev-bind /dev /dev");
+    expect(bwrapArgs([], "/", { root: false, devices: [], managers: NONE, modes: false })).not.toContain("--dev");
+    expect(bwrapArgs([], "/", { root: true, devices: ["/dev/fuse"], managers: NONE, modes: false }).join(" ")).toContain("--dev /dev --bind-try /dev/shm /dev/shm --dev-bind-try /dev/fuse /dev/fuse");
   });
 });
 
@@ -390,16 +391,17 @@ describe("the service managers that would run a command outside the sandbox", ()
     const user = join(run, "user", String(process.getuid?.()));
     for (const dir of [join(xdg, "systemd"), join(user, "systemd"), join(run, "systemd"), join(run, "dbus")]) mkdirSync(dir, { recursive: true });
     for (const socket of [join(xdg, "bus"), join(user, "bus"), join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")]) writeFileSync(socket, "");
-    expect(serviceManagers({ XDG_RUNTIME_DIR: xdg }, false, run)).toEqual({ dirs: [join(xdg, "systemd"), join(user, "systemd")], sockets: [join(xdg, "bus"), join(user, "bus")] });
+    expect(serviceManagers({ XDG_RUNTIME_DIR: xdg }, false, run)).toEqual({ dirs: [join(xdg, "systemd"), join(user, "systemd")], sockets: [join(xdg, "bus"), join(user, "bus")], unset: [] });
     expect(serviceManagers({ XDG_RUNTIME_DIR: user }, true, run)).toEqual({
       dirs: [join(user, "systemd")],
       sockets: [join(user, "bus"), join(run, "systemd", "private"), join(run, "dbus", "system_bus_socket")],
+      unset: [],
     });
-    expect(serviceManagers({ XDG_RUNTIME_DIR: tempDir() }, true, tempDir())).toEqual({ dirs: [], sockets: [] });
+    expect(serviceManagers({ XDG_RUNTIME_DIR: tempDir() }, true, tempDir())).toEqual({ dirs: [], sockets: [], unset: [] });
   });
 
   test("bwrap hides their dirs and covers their sockets with /dev/null", () => {
-    const args = bwrapArgs([], "/", { root: false, devices: [], managers: { dirs: ["/r/systemd"], sockets: ["/r/bus"] } }).join(" ");
+    const args = bwrapArgs([], "/", { root: false, devices: [], managers: { dirs: ["/r/systemd"], sockets: ["/r/bus"], unset: [] }, modes: false }).join(" ");
     expect(args).toContain("--tmpfs /r/systemd --ro-bind /dev/null /r/bus");
   });
 
