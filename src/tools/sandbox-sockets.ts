@@ -12,8 +12,7 @@
  * Not closed: servers on the network (a `DOCKER_HOST=tcp://…`, an Emacs TCP server) and Linux's
  * abstract sockets (`KITTY_LISTEN_ON=unix:@…`): the sandbox shares the network.
  */
-import { readdirSync, type Stats, statSync } from "node:fs";
-import { userInfo } from "node:os";
+import { readdirSync, readFileSync, type Stats, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Env } from "../config/paths.ts";
 import { isInside } from "../paths.ts";
@@ -33,7 +32,7 @@ const ENGINE_URLS = ["DOCKER_HOST", "CONTAINER_HOST"];
 
 export function thisMachine(env: Env): Places {
   const uid = process.getuid?.() ?? 0;
-  const info = safeUserInfo();
+  const info = env.HOME && env.USER ? null : passwdEntry(uid);
   return { run: "/run", varRun: "/var/run", tmp: "/tmp", home: env.HOME || info?.homedir || "/", uid, user: env.USER || info?.username || String(uid) };
 }
 
@@ -138,10 +137,15 @@ function safeFollowedStat(path: string): Stats | null {
   }
 }
 
-function safeUserInfo(): { homedir: string; username: string } | null {
+/** The user's name and home from /etc/passwd (node:os's userInfo would load node:os on the first request's path). */
+function passwdEntry(uid: number): { homedir: string; username: string } | null {
   try {
-    return userInfo();
+    for (const line of readFileSync("/etc/passwd", "utf8").split("\n")) {
+      const fields = line.split(":");
+      if (fields.length >= 6 && Number(fields[2]) === uid) return { username: fields[0] ?? "", homedir: fields[5] ?? "" };
+    }
   } catch {
-    return null;
+    // No passwd to read: the names from the environment, else the uid, are used.
   }
+  return null;
 }

@@ -195,7 +195,9 @@ export function bwrapArgs(view: readonly Layer[], cwd: string, host: Host): stri
 
 function thisHost(bwrap: string, env: Env): Host {
   const root = process.getuid?.() === 0;
-  return { root, devices: root ? hostDevices() : [], managers: closedServers(env, root), modes: setsModes(bwrap) };
+  const managers = closedServers(env, root);
+  // bwrap is asked whether it takes --perms only where there is a dir to hide (a spawn of its own).
+  return { root, devices: root ? hostDevices() : [], managers, modes: managers.dirs.length > 0 && setsModes(bwrap) };
 }
 
 /** `--perms` for a hidden dir's tmpfs, with the dir's own mode (tmux refuses a dir of its sockets that others may read), where bwrap takes it. */
