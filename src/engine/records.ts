@@ -84,7 +84,10 @@ export type StoredMessage =
   | { seq: number; turnId: string | null; role: "assistant"; body: AssistantRecord }
   | { seq: number; turnId: string | null; role: "tool"; body: ToolResultRecord };
 
-/** Reads a stored row back; a row that no longer parses is skipped rather than breaking the session. */
+/**
+ * Reads a stored row back; a row that no longer parses is skipped rather than breaking the session:
+ * one of the wrong shape, as one whose body is not JSON at all (the store gives its body as undefined).
+ */
 export function parseStored(row: { seq: number; role: string; body: unknown; turnId: string | null }): StoredMessage | null {
   const { seq, turnId } = row;
   if (row.role === "user") {

@@ -12,6 +12,8 @@ import type { StoredMessage } from "./records.ts";
 export function rowByHand(row: { seq: number; role: string; body: unknown; turnId: string | null }): StoredMessage | null | undefined {
   const { seq, turnId, body } = row;
   if (row.role !== "user" && row.role !== "assistant" && row.role !== "tool") return null;
+  // A body the store could not read as JSON (store/messages.ts): every schema refuses it.
+  if (body === undefined) return null;
   if (!isRecord(body)) return undefined;
   if (row.role === "user") return isUser(body) ? { seq, turnId, role: "user", body: body as StoredUser } : undefined;
   if (row.role === "assistant") return isAssistant(body) ? { seq, turnId, role: "assistant", body: body as StoredAssistant } : undefined;

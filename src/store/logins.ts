@@ -1,4 +1,5 @@
 import type { Db } from "./db.ts";
+import { readJson } from "./json-column.ts";
 
 /**
  * A login to a LLeMbas instance. The token is a secret: never print or log it. providers: those
@@ -23,11 +24,17 @@ function toLogin(raw: RawLogin): Login {
     name: raw.name,
     url: raw.url,
     token: raw.token,
-    protocols: JSON.parse(raw.protocols) as number[],
-    providers: raw.providers === null ? null : (JSON.parse(raw.providers) as string[]),
+    // Kept lists that no longer read as lists are taken as never learnt: the next link or model list learns them again.
+    protocols: listOf(readJson(raw.protocols), (p): p is number => typeof p === "number") ?? [],
+    providers: raw.providers === null ? null : listOf(readJson(raw.providers), (p): p is string => typeof p === "string"),
     position: raw.position,
     createdAt: raw.created_at,
   };
+}
+
+/** `value` as a list of T, or null when it is not one. */
+function listOf<T>(value: unknown, is: (item: unknown) => item is T): T[] | null {
+  return Array.isArray(value) && value.every(is) ? value : null;
 }
 
 /** Logins in the order they were made (the naming rules give the first one the short names). */

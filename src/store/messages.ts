@@ -1,5 +1,7 @@
 import type { Db } from "./db.ts";
+import { readJson } from "./json-column.ts";
 
+/** body: the stored record as JSON gave it back; undefined for a body that is not JSON, which every reader skips (engine/records.ts). */
 export type MessageRow = { id: number; seq: number; role: string; body: unknown; turnId: string | null; createdAt: number };
 
 type RawMessage = { id: number; seq: number; role: string; body: string; turn_id: string | null; created_at: number };
@@ -9,7 +11,7 @@ function toRow(raw: RawMessage): MessageRow {
     id: raw.id,
     seq: raw.seq,
     role: raw.role,
-    body: JSON.parse(raw.body) as unknown,
+    body: readJson(raw.body),
     turnId: raw.turn_id,
     createdAt: raw.created_at,
   };

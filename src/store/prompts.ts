@@ -8,7 +8,8 @@ import type { Db } from "./db.ts";
 export function recentPrompts(db: Db, root: string, limit: number): string[] {
   return db
     .query<{ typed: string | null }, [string, number]>(
-      `SELECT coalesce(json_extract(m.body, '$.display'), json_extract(m.body, '$.text')) AS typed
+      // A body that is not JSON (a disk error, a hand edit) is passed over: json_extract would fail the whole query on it.
+      `SELECT CASE WHEN json_valid(m.body) THEN coalesce(json_extract(m.body, '$.display'), json_extract(m.body, '$.text')) END AS typed
          FROM messages m JOIN sessions s ON s.id = m.session_id
         WHERE s.root = ? AND m.role = 'user'
         ORDER BY m.created_at DESC, m.id DESC

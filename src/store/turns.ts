@@ -1,6 +1,8 @@
 import type { Db } from "./db.ts";
+import { readJson } from "./json-column.ts";
 
 export type TurnState = "queued" | "running" | "done";
+/** answer: null before the turn is done; undefined for one kept that is not JSON (engine/turn-queue.ts says it could not be read). */
 export type TurnRow = { turnId: string; seq: number; state: TurnState; answer: unknown; updatedAt: number };
 
 /** How many accepted turn ids a session keeps, and for how long an untouched one is kept. */
@@ -14,7 +16,7 @@ function toRow(raw: RawTurn): TurnRow {
     turnId: raw.turn_id,
     seq: raw.seq,
     state: raw.state,
-    answer: raw.answer === null ? null : (JSON.parse(raw.answer) as unknown),
+    answer: raw.answer === null ? null : readJson(raw.answer),
     updatedAt: raw.updated_at,
   };
 }
