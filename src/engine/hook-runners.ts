@@ -17,8 +17,8 @@ const TASKFILES = ["Taskfile", "taskfile", "Taskfile.dist", "taskfile.dist"].fla
 
 /**
  * The runners whose scripts or targets a hook's line may name, by the word that starts them. A
- * runner anywhere in a command (behind `sh -c`, `timeout 60`, `cross-env`) counts: taking too much
- * only asks again more often. Cargo's build scripts (build.rs, its dependencies) are compiled
+ * runner anywhere in a command (behind `sh -c`, `timeout 60`, `cross-env`, `npx`; `deno task`'s
+ * task too) counts: taking too much only asks again more often. Cargo's build scripts (build.rs, its dependencies) are compiled
  * code and out of reach, as are the packages under node_modules and the test files a runner finds.
  */
 const RUNNERS: Readonly<Record<string, Runner>> = {
@@ -72,13 +72,13 @@ export function runnerFiles(command: string, root: string, cwd: string = root): 
   return [...new Set(found)];
 }
 
-/** A line's commands, each its words with the quotes taken off (`sh -c 'make check'` is sh, -c, make, check). */
+/** A line's commands, each its words with the quotes (and their backslashes) taken off (`sh -c 'make check'` is sh, -c, make, check). */
 function commands(line: string): string[][] {
   return line.split(SEPARATORS).map((part) =>
     part
       .split(/[\s<>]+/)
       .flatMap((w) => (w.startsWith("-") && w.includes("=") ? w.split("=", 2) : [w]))
-      .map((w) => w.replace(/^['"]+|['"]+$/g, ""))
+      .map((w) => w.replace(/^[\\'"]+|[\\'"]+$/g, ""))
       .filter((w) => w !== ""),
   );
 }
