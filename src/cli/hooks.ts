@@ -19,7 +19,7 @@ const list = defineCommand({
   args: {},
   run() {
     const ctx = createContext();
-    for (const text of hookLines(ctx.config(), ctx.db(), projectRoot(process.cwd()))) console.log(terminalText(text));
+    for (const text of hookLines(ctx.config(), ctx.db(), projectRoot(process.cwd()), process.cwd())) console.log(terminalText(text));
   },
 });
 
@@ -36,7 +36,7 @@ const approve = defineCommand({
     const ctx = createContext();
     const db = ctx.db();
     const root = projectRoot(process.cwd());
-    const files = projectHooks(root, db);
+    const files = projectHooks(root, db, { cwd: process.cwd() });
     if (files.length === 0) throw new UserError(`${root} has no hooks in ${PROJECT_HOOK_FILES.join(", ")}`, 2);
     if (trustedRootOf(db, root) === null) throw new UserError(`${root} is not trusted: lembas trust, then lembas hooks approve`, 2);
     for (const problem of files.flatMap((f) => f.problems)) console.error(terminalText(`lembas: ${problem}`));

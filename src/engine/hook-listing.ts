@@ -16,12 +16,12 @@ function line(spec: HookSpec, note: string | null): string {
 }
 
 /**
- * Every hook a session in the project at ROOT has, a line each, with where it is written and,
+ * Every hook a session in the project at ROOT, started in CWD, has, a line each, with where it is written and,
  * for a project's, whether it runs; then what could not be read of the project's files.
  */
-export function hookLines(config: Pick<Config, "hooks">, db: Db, root: string): string[] {
+export function hookLines(config: Pick<Config, "hooks">, db: Db, root: string, cwd: string = root): string[] {
   const own = hookSpecs(config.hooks, "config.yaml").map((spec) => line(spec, null));
-  const files = projectHooks(root, db);
+  const files = projectHooks(root, db, { cwd });
   const project = files.flatMap((file) => file.specs.map((spec) => line(spec, held(file))));
   const problems = files.flatMap((file) => file.problems);
   if (own.length + project.length === 0 && problems.length === 0) {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { HOOK_EVENTS, type HookGroup, type HooksConfig, hookGroupSchema } from "../config/hook-schemas.ts";
 import type { Db } from "../store/db.ts";
@@ -6,6 +7,7 @@ import { approveMcpFile, isMcpApproved } from "../store/mcp-approvals.ts";
 import { trustedRootOf } from "../store/trust.ts";
 import { type HookSpec, hookSpecs } from "./hook-set.ts";
 import { namedContent, namedFiles } from "./hook-scripts.ts";
+import { runnerFiles } from "./hook-runners.ts";
 import { PROJECT_SETTINGS_FILES, ProjectSettings } from "./project-settings.ts";
 import { lazily } from "../lazy.ts";
 
@@ -24,9 +26,13 @@ export type ProjectHookFile = {
   path: string;
   state: "untrusted" | "invalid" | "needs-approval" | "approved";
   specs: HookSpec[];
-  /** The project files the hooks' commands name (their scripts), absolute: the approval covers them too. */
+  /**
+   * The project files the hooks run, absolute: those their commands name (their scripts) and those
+   * their runners read for what to run (package.json for `npm test`, the Makefile for `make`), as
+   * they are there now. The approval covers them, and the runners' files not there yet too.
+   */
   scripts: string[];
-  /** The hash of the hooks as written and of the scripts they name, which an approval names. */
+  /** The hash of the hooks as written and of the files they run (those not there as not there), which an approval names. */
   hash: string;
   problems: string[];
 };
@@ -35,8 +41,14 @@ export type ProjectHookFile = {
 const settingsSchema = lazily(() => z.looseObject({ hooks: z.record(z.string(), z.unknown()).optional() }));
 const KNOWN: ReadonlySet<string> = new Set(HOOK_EVENTS);
 
-/** The hooks of the project at ROOT, file by file (those with a `hooks` key, or that do not read). */
-export function projectHooks(root: string, db: Db, settings = new ProjectSettings(root)): ProjectHookFile[] {
+/**
+ * The hooks of the project at ROOT, file by file (those with a `hooks` key, or that do not read),
+ * as they run from CWD (their runners' files are looked for from there up). The files they run are
+ * hashed again at every call: a session asks before every hook, and a file the model wrote since
+ * must not run on an earlier hash.
+ */
+export function projectHooks(root: string, db: Db, opts: { settings?: ProjectSettings; cwd?: string } = {}): ProjectHookFile[] {
+  const settings = opts.settings ?? new ProjectSettings(root);
   const files = settings.files();
   if (files.length === 0) return [];
   const trusted = trustedRootOf(db, root) !== null;
@@ -45,8 +57,10 @@ export function projectHooks(root: string, db: Db, settings = new ProjectSetting
     if ("problem" in read) return [{ file, path, state: "invalid", specs: [], scripts: [], hash: "", problems: [read.problem] }];
     const { hooks, problems } = readHooks(path, read.json);
     const specs = hooks ? hookSpecs(hooks, file) : [];
-    const scripts = [...new Set(specs.flatMap((spec) => namedFiles(spec.command, root)))];
-    const hash = new Bun.CryptoHasher("sha256").update(JSON.stringify(hooks)).update(namedContent(scripts, root)).digest("hex");
+    const named = specs.flatMap((spec) => namedFiles(spec.command, root));
+    const covered = [...new Set([...named, ...specs.flatMap((spec) => runnerFiles(spec.command, root, opts.cwd))])];
+    const scripts = covered.filter((path) => named.includes(path) || existsSync(path));
+    const hash = new Bun.CryptoHasher("sha256").update(JSON.stringify(hooks)).update(namedContent(covered, root)).digest("hex");
     const state = hooks === null ? "invalid" : !trusted ? "untrusted" : isMcpApproved(db, path, hash) ? "approved" : "needs-approval";
     return specs.length === 0 && problems.length === 0 ? [] : [{ file, path, state, specs, scripts, hash, problems }];
   });

@@ -20,7 +20,7 @@ type HookedSession = {
 
 /**
  * A session's hooks: config.yaml's `hooks:`, then those of the project's settings files that the
- * person approved as they read now (with the scripts they name), in a trusted project. The files
+ * person approved as they read now (with the project files they run), in a trusted project. The files
  * are looked at again before each use (read again when their stamps changed), so an edit, an
  * approval or `lembas untrust` holds from the next hook on. What the project's files hold but does
  * not run, and a file that does not read, is said once, from the first prompt.
@@ -32,12 +32,12 @@ export function sessionHooks(session: HookedSession, deps: SessionDeps): Session
   const source = () => {
     const specs = [...own];
     const notes: HookNote[] = [];
-    for (const file of projectHooks(session.root, deps.db, settings)) {
+    for (const file of projectHooks(session.root, deps.db, { settings, cwd: session.cwd })) {
       if (file.state !== "untrusted") notes.push(...file.problems.map((message) => ({ message, level: "warn" as const })));
       if (file.state === "approved") specs.push(...file.specs);
       // Not trusting a project is the person's choice: said, not warned of.
       else if (file.state === "untrusted") notes.push({ level: "info", message: `the hooks of ${file.path} do not run: ${session.root} is not trusted (lembas trust, then lembas hooks approve, there)` });
-      else if (file.state === "needs-approval") notes.push({ level: "warn", message: `the hooks of ${file.path} do not run: you have not approved them${file.scripts.length > 0 ? " and the scripts they name" : ""} as they read now (lembas hooks lists them; lembas hooks approve, in ${session.root}, runs them)` });
+      else if (file.state === "needs-approval") notes.push({ level: "warn", message: `the hooks of ${file.path} do not run: you have not approved them${file.scripts.length > 0 ? " and the project files they run" : ""} as they read now (lembas hooks lists them; lembas hooks approve, in ${session.cwd}, runs them)` });
     }
     return { specs, notes };
   };

@@ -333,7 +333,7 @@ describe("a project's hook scripts", () => {
     const result = await run(["--yes", "go"]);
     expect(result.code).toBe(0);
     expect(existsSync(mark)).toBe(false);
-    expect(afterHeader(result.stderr)).toContain("you have not approved them and the scripts they name as they read now");
+    expect(afterHeader(result.stderr)).toContain("you have not approved them and the project files they run as they read now");
     expect((await lembas(["hooks"])).stdout).toContain("not run: not approved as it reads now");
   });
 
@@ -349,7 +349,7 @@ describe("a project's hook scripts", () => {
     expect(result.code).toBe(0);
     expect(readFileSync(join(box.project, ".claude/hooks/pre.sh"), "utf8")).toBe(rewritten(mark));
     expect(existsSync(mark)).toBe(false);
-    expect(afterHeader(result.stderr)).toContain("you have not approved them and the scripts they name as they read now");
+    expect(afterHeader(result.stderr)).toContain("you have not approved them and the project files they run as they read now");
   });
 });
 

@@ -139,6 +139,28 @@ describe("a project's hooks in a long session", () => {
     expect(notices.filter((n) => n.includes("you have not approved them as they read now"))).toHaveLength(1);
     expect(notices.filter((n) => n.includes("is not trusted"))).toHaveLength(1);
   });
+
+  test("the Makefile an approved `make check` runs is hashed again before every run: the model's rewrite in the second turn does not run", async () => {
+    h = await engineHarness();
+    const harness = h;
+    const target = (mark: string) => `check:\n\techo ran >> ${join(scripts, mark)}\n`;
+    mkdirSync(join(harness.project, ".agent"));
+    writeFileSync(join(harness.project, ".agent", "settings.json"), JSON.stringify({ hooks: { PostToolUse: [{ matcher: "write", hooks: [{ type: "command", command: "make check" }] }] } }));
+    writeFileSync(join(harness.project, "Makefile"), target("approved"));
+    trustDir(harness.db, harness.project);
+    for (const file of projectHooks(harness.project, harness.db)) approveProjectHooks(harness.db, file);
+    const write = (path: string) => step({ toolCalls: [{ name: "write", arguments: { path, content: `${path}\n` } }] });
+    h.model.push(write("a.txt"), step({ text: "one" }));
+    h.model.push(step({ toolCalls: [{ name: "read", arguments: { path: "Makefile" } }] }), step({ toolCalls: [{ name: "write", arguments: { path: "Makefile", content: target("rewritten") } }] }), write("b.txt"), step({ text: "two" }));
+    const session = await h.session({ mode: "edit" });
+    await session.prompt({ text: "first" });
+    expect(readFileSync(join(scripts, "approved"), "utf8")).toBe("ran\n");
+    await session.prompt({ text: "second" });
+    expect(readFileSync(join(harness.project, "Makefile"), "utf8")).toBe(target("rewritten"));
+    expect(existsSync(join(scripts, "rewritten"))).toBe(false);
+    const notices = ofType(h.events(session), "notice").map((n) => n.message);
+    expect(notices.filter((n) => n.includes("you have not approved them and the project files they run as they read now"))).toHaveLength(1);
+  });
 });
 
 describe("matchers", () => {
