@@ -1,5 +1,3 @@
-import { existsSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
 import { z } from "zod";
 import type { EngineEvent } from "../bus/index.ts";
 import { EFFORTS, isOneOf, MODES } from "../config/key-values.ts";
@@ -26,7 +24,8 @@ import { type AgentHost, type Conn, instanceRef, invalid, locatorOf } from "./ho
 import { modeState } from "./modes.ts";
 import { ListParams, listPast, ResumeParams } from "./past-sessions.ts";
 import { acpInteraction } from "./permission.ts";
-import { judge, linkRoot, sessionRefusal } from "./places.ts";
+import { checkCwd, placeCheck } from "./link-places.ts";
+import { linkRoot, sessionRefusal } from "./places.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
 import { sessionUpdates } from "./updates.ts";
@@ -67,7 +66,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   let client: ClientInfo = { lembas: false, protocol: 0 };
   let fs: EditorFs = editorFs(null);
   const owner = {};
-  const attached = new Map<string, { session: Session; detach: () => void }>();
+  /** Each attached session, with what its requests ask again of its place (on the link) and how to let go of it. */
+  const attached = new Map<string, { session: Session; recheck: (() => string | null) | null; detach: () => void }>();
   const loading = sessionsLoading();
 
   const detach = (sessionId: string) => {
@@ -78,7 +78,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     host.owners?.drop(sessionId, owner);
   };
 
-  const attach = (session: Session, cx: acp.AgentContext) => {
+  /** `judged`: attached under the link's rules of place, asked again at each request (a terminal's share is not). */
+  const attach = (session: Session, cx: acp.AgentContext, judged = host.transport === "link") => {
     if (attached.has(session.id)) return;
     const updates = sessionUpdates(session, (update) => {
       void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
@@ -99,6 +100,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     host.owners?.take(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
+      recheck: judged ? placeCheck(session, host.config.remote, host.db) : null,
       detach: () => {
         unsubscribe();
         unwatch();
@@ -129,7 +131,12 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     },
     session(sessionId, cx) {
       const here = attached.get(sessionId);
-      if (here) return here.session;
+      if (here) {
+        // Untrusted since it was attached: refused from its next request on (a running turn goes on).
+        const refused = here.recheck?.() ?? null;
+        if (refused) throw invalid(refused);
+        return here.session;
+      }
       if (host.transport !== "link" || host.attachedOnly) throw invalid(`there is no session ${sessionId} on this connection`);
       const row = getSession(host.db, sessionId);
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
@@ -294,7 +301,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     /** Attaches a session the host already runs (a terminal's shared one): its events go out on this connection. */
     attach(session: Session) {
       if (attached.has(session.id)) return;
-      attach(session, connection.client);
+      attach(session, connection.client, false);
       commandsUpdate(session, connection.client, host);
     },
     /** Lets go of one session (a terminal stops sharing it). */
@@ -377,15 +384,3 @@ function refuseServers(method: string, params: unknown): string | null {
   const servers = editorServers(params.mcpServers);
   return servers.ok ? null : servers.error;
 }
-
-function checkCwd(cwd: string, host: AgentHost): string {
-  if (!isAbsolute(cwd)) throw invalid(`cwd must be an absolute path, not ${JSON.stringify(cwd)}`);
-  if (host.transport === "link") {
-    const verdict = judge(cwd, host.config.remote, host.db);
-    if (!verdict.accepted) throw invalid(verdict.reason);
-    return cwd;
-  }
-  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw invalid(`cwd ${cwd} is not an existing directory`);
-  return cwd;
-}
-

@@ -1,8 +1,10 @@
 import { readFile } from "node:fs/promises";
+import { delimiter, join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { LanguageServers } from "../lsp/pool.ts";
 import { serverInstalledFor } from "../lsp/project-languages.ts";
 import type { Db } from "../store/db.ts";
+import { stampOf } from "./project-settings.ts";
 import { trustedRootOf } from "../store/trust.ts";
 import { waitMs } from "../timing.ts";
 import { apartFromBefore, type Diagnostic, turnSummary, worthSaying } from "../tools/diagnostics.ts";
@@ -14,6 +16,11 @@ import type { CommandSetup } from "../tools/tool.ts";
 const IDLE_MS = 5 * 60_000;
 const WAIT_MS = 3_000;
 const START_MS = 15_000;
+/**
+ * How long "no server for this project's files" is kept: a step's lookups share it, and a file or a
+ * server that appears deeper than the directories whose stamps are watched is seen within it.
+ */
+const NOT_INSTALLED_MS = 5_000;
 
 /**
  * The language servers of one engine (one process), shared by its sessions: src/lsp/ is loaded at
@@ -23,8 +30,12 @@ export class EngineLanguageServers {
   private pool: LanguageServers | null = null;
   private loading: Promise<LanguageServers> | null = null;
   private readonly editedByTurn = new WeakMap<object, EditedFiles>();
-  /** Whether a server is installed for the project's files, by root and mode: looked at once a process. */
-  private readonly installed = new Map<string, boolean>();
+  /**
+   * Whether a server is installed for the project's files, by root and mode. Yes is kept for the
+   * process; no only for a few seconds, and while the project root, its node_modules/.bin and PATH's
+   * directories keep their stamps: a file or a server added there is seen at the next step.
+   */
+  private readonly installed = new Map<string, true | { until: number; stamps: string }>();
 
   constructor(private readonly deps: { config: Pick<Config, "lsp">; commands: CommandSetup; db: Db }) {}
 
@@ -37,11 +48,13 @@ export class EngineLanguageServers {
     if (this.pool?.up(root)) return true;
     if (trustedRootOf(this.deps.db, root) === null) return false;
     const key = `${root}\0${planMode}`;
-    let installed = this.installed.get(key);
-    if (installed === undefined) {
-      installed = serverInstalledFor(root, this.deps.config.lsp, this.deps.commands.env.PATH ?? "", !planMode);
-      this.installed.set(key, installed);
-    }
+    const known = this.installed.get(key);
+    if (known === true) return true;
+    const PATH = this.deps.commands.env.PATH ?? "";
+    const stamps = stampsOf(root, PATH);
+    if (known && known.stamps === stamps && Date.now() < known.until) return false;
+    const installed = serverInstalledFor(root, this.deps.config.lsp, PATH, !planMode);
+    this.installed.set(key, installed || { until: Date.now() + NOT_INSTALLED_MS, stamps });
     return installed;
   }
 
@@ -90,6 +103,12 @@ export class EngineLanguageServers {
     const now = new Map(await Promise.all([...edited].map(async ([shown, file]) => [shown, (await file.again().catch(() => null)) ?? file] as const)));
     return turnSummary(now);
   }
+}
+
+/** The stamps of the directories where a file or a server the project's look would find is most often added. */
+function stampsOf(root: string, PATH: string): string {
+  const dirs = [root, join(root, "node_modules", ".bin"), ...PATH.split(delimiter).filter((dir) => dir !== "")];
+  return dirs.map((dir) => stampOf(dir) ?? "-").join("\0");
 }
 
 type Tally = { errors: number; warnings: number };

@@ -41,3 +41,12 @@ export function trustedRootOf(db: Db, path: string): string | null {
 export function realOrResolved(path: string): string {
   return realOr(resolve(path));
 }
+
+/**
+ * Whether one of DIRS (absolute, symlinks resolved: a directory and its ancestors) is trusted as
+ * trust stores it: one lookup of the table's key, for a check asked at every request.
+ */
+export function anyTrusted(db: Db, dirs: readonly string[]): boolean {
+  if (dirs.length === 0) return false;
+  return db.query<{ found: number }, string[]>(`SELECT 1 AS found FROM trusted WHERE path IN (${dirs.map(() => "?").join(", ")}) LIMIT 1`).get(...dirs) !== null;
+}
