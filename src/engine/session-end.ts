@@ -1,3 +1,4 @@
+import { waitMs } from "../timing.ts";
 import type { SessionHooks } from "./hook-set.ts";
 
 /**
@@ -19,7 +20,7 @@ export class SessionEnd {
   begin(hooks: SessionHooks | null, reason: "clear" | "other"): void {
     if (this.begun || this.stopped.signal.aborted || !hooks?.has("SessionEnd")) return;
     this.begun = true;
-    void hooks.run("SessionEnd", "other", { reason }, AbortSignal.any([this.stopped.signal, AbortSignal.timeout(SESSION_END_MS)]));
+    void hooks.run("SessionEnd", "other", { reason }, AbortSignal.any([this.stopped.signal, AbortSignal.timeout(waitMs("SESSION_END_MS", SESSION_END_MS))]));
   }
 
   /** Whoever ends the process will not wait (a Ctrl-C once the answer is out): the hooks stop now. */
