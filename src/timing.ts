@@ -30,6 +30,8 @@ const WAITS = {
   LSP_WAIT_MS: "LEMBAS_TEST_LSP_WAIT_MS",
   /** How long a language server has to start and answer initialize (15 s). */
   LSP_START_MS: "LEMBAS_TEST_LSP_START_MS",
+  /** How long SessionEnd hooks may run as their session closes (1.5 s, src/engine/session-end.ts). */
+  SESSION_END_MS: "LEMBAS_TEST_SESSION_END_MS",
   /** How long a command that does not say when it is up runs under the start's JIT thresholds (1.5 s, src/jit-policy.ts). */
   STARTED_UP_MS: "LEMBAS_TEST_STARTED_UP_MS",
 } as const;

@@ -117,12 +117,15 @@ async function runPrompt(args: RunArgs, interrupt: Interruption, tally: RunTally
   try {
     answer = (await enterPrompt(session, blocks, turnId, devicePlace(ctx.paths, engine.protectedPaths))).answer;
   } catch (error) {
+    interrupt.ended();
     if (!existing) await engine.delete(session.id);
     await engine.stop();
     dropReads();
     printer.end();
     throw error;
   }
+  // What the session runs as it closes (SessionEnd hooks) a stop now cuts short: the answer is out.
+  interrupt.ended();
   // A new session whose model never answered (unreachable, refusing the key, cancelled at once) is not kept.
   const kept = existing !== undefined || tally.answered || (answer.action === true && !answer.error);
   if (!kept) await engine.delete(session.id);

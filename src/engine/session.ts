@@ -14,12 +14,14 @@ import type { Interaction } from "./interaction.ts";
 import type { FileAccess } from "../tools/file-access.ts";
 import { cappedMode, turnMode } from "./mode-cap.ts";
 import { ReadLedger } from "./read-ledger.ts";
-import { type NewMessage, parseStored, type StoredMessage, type UserRecord } from "./records.ts";
+import { type NewMessage, parseStored, type StoredMessage } from "./records.ts";
 import type { SessionMcp } from "./session-mcp.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { promptHooks } from "./turn-hooks.ts";
 import { notify } from "./notify-hooks.ts";
 import { SessionPrompt } from "./session-prompt.ts";
+import { SessionEnd } from "./session-end.ts";
+import { storeTurnStart, userRecord } from "./turn-start.ts";
 import type { ActionRun, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 import { KnownModels } from "./settings.ts";
 import { cleanTitle, nameSession, provisionalTitle } from "./side-calls.ts";
@@ -33,8 +35,6 @@ import { startedUp } from "../jit-policy.ts";
 
 export type { ActionRun, Attachment, PromptInput, SessionDeps, SessionStatus, TurnTicket } from "./session-types.ts";
 export type { TurnAnswer } from "./turn-queue.ts";
-
-/** A stored mode or effort this version does not know reads as the default (made once: these are hot). */
 
 /**
  * One session: its settings, its conversation in the store, and a queue of turns run one at a
@@ -65,6 +65,8 @@ export class Session {
   private readonly preparing = new Map<string, AbortController>();
   /** Aborted when the session closes: work that is not a turn (the title call) stops too. */
   private readonly closing = new AbortController();
+  /** Its SessionEnd hooks, run as it closes. */
+  private readonly end = new SessionEnd();
 
   constructor(
     private row: SessionRow,
@@ -137,6 +139,11 @@ export class Session {
 
   get busy(): boolean {
     return this.running !== null || this.turns.waiting.length > 0 || this.compactCommand.busy;
+  }
+
+  /** Whether a prompt's turn runs, to take steering (busy with only turns waiting, or an action, it is not). */
+  get steerable(): boolean {
+    return this.running !== null;
   }
 
   /** The session event: what a client that starts listening now needs first. */
@@ -285,11 +292,16 @@ export class Session {
    */
   close(opts: { deleted?: boolean; finish?: boolean } = {}): void {
     this.turns.close(opts);
-    if (this.hooks?.has("SessionEnd") && !this.closing.signal.aborted) void this.hooks.run("SessionEnd", "other", { reason: opts.deleted ? "clear" : "other" }, new AbortController().signal);
+    if (!this.closing.signal.aborted) this.end.begin(this.hooks, opts.deleted ? "clear" : "other");
     this.closing.abort();
     void this.jobs.stopAll();
     void this.mcp?.stop();
     if (!opts.finish) this.cancel();
+  }
+
+  /** Stops its SessionEnd hooks now, or before they start: whoever ends the process will not wait for them. */
+  stopEnding(): void {
+    this.end.stop();
   }
 
   /** A message for the running turn, given to the model at its next step. */
@@ -460,25 +472,11 @@ export class Session {
 
   /** Marks the turn running, says so, and stores the person's message. True for the session's first prompt. */
   private beginTurn(turnId: string, input: PromptInput): boolean {
-    const user: UserRecord = {
-      text: input.text,
-      ...(input.display !== undefined ? { display: input.display } : {}),
-      ...(input.attachments?.length ? { attachments: input.attachments } : {}),
-      ...(input.blocks ? { blocks: input.blocks } : {}),
-      mode: turnMode(this.mode, this.turnCap),
-    };
+    const user = userRecord(input, turnMode(this.mode, this.turnCap));
     const firstPrompt = !this.row.title;
     const title = firstPrompt ? cleanTitle(provisionalTitle(input.display ?? input.text)) : null;
     this.bus.emit({ type: "task", state: "start", turnId });
-    // One commit for the turn's start: its state, the person's message and a first title.
-    const { seq } = this.deps.db
-      .transaction(() => {
-        setTurnState(this.deps.db, this.id, turnId, "running");
-        const row = appendMessage(this.deps.db, this.id, "user", user, turnId);
-        if (title) updateSession(this.deps.db, this.id, { title });
-        return row;
-      })
-      .immediate();
+    const seq = storeTurnStart(this.deps.db, this.id, turnId, user, title);
     this.remember({ seq, role: "user", body: user, turnId });
     const attachments = input.attachments?.map(({ name, mimeType, size }) => ({ name, mimeType, size }));
     this.bus.emit({ type: "prompt", text: input.display ?? input.text, turnId, ...(attachments?.length ? { attachments } : {}) });

@@ -427,15 +427,15 @@ export class TuiApp implements CommandHost {
       return;
     }
     const session = this.runtime.session;
-    if (session.busy && this.editor.hasImagesIn(raw)) {
+    if (session.steerable && this.editor.hasImagesIn(raw)) {
       // Steering carries text only: the images wait, with their text, for the turn to end.
       this.editor.setText(raw);
       this.status.say("a turn is running: images go with a prompt, send it when the turn ends");
       this.render();
       return;
     }
-    // A command typed while the model works is its own turn, queued; other text steers the turn.
-    if (session.busy && !this.runtime.isCommand(text)) {
+    // Text steers a running turn; a command, or text while turns only wait (just sent) or an action runs, is a turn queued after them.
+    if (session.steerable && !this.runtime.isCommand(text)) {
       this.runtime.steer(text);
       this.status.say("given to the model at its next step");
       this.render();

@@ -83,6 +83,24 @@ describe.skipIf(!HAVE_TMUX)("signals", () => {
   });
 });
 
+describe.skipIf(!HAVE_TMUX)("a message typed right after another", () => {
+  test("first⏎second⏎ typed at once: both reach the model, in order, and no error is shown (the second waited for the first turn, not yet running)", async () => {
+    model.push(step({ text: "answered the first" }), step({ text: "answered the second" }));
+    const screen = await open();
+    await screen.waitFor("test/test-model");
+    // One send-keys: the two lines come in one read, as a quick typist's (or a paste's without brackets) do.
+    Bun.spawnSync(["tmux", "-L", screen.socket, "send-keys", "-t", "0", "first", "Enter", "second", "Enter"]);
+    await screen.waitFor("answered the second");
+    const said = (r: (typeof model.requests)[number]) => (r.body.messages ?? []).filter((m) => m.role === "user").map((m) => JSON.stringify(m.content));
+    const turns = model.requests.filter((r) => Array.isArray(r.body.tools) && r.body.tools.length > 0).map(said);
+    const last = turns.at(-1) ?? [];
+    expect(last.findIndex((t) => t.includes("first"))).toBeGreaterThanOrEqual(0);
+    expect(last.findIndex((t) => t.includes("second"))).toBeGreaterThan(last.findIndex((t) => t.includes("first")));
+    expect(screen.text()).not.toContain("nothing is running");
+    expect(screen.text()).not.toContain("unexpected error");
+  });
+});
+
 describe.skipIf(!HAVE_TMUX)("a command typed while a turn runs", () => {
   test("/compact typed while the model works is not given to the model as text (it waits its turn as the command it is)", async () => {
     model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "sleep 1.5; echo slept" } }] }), step({ text: "finished the work" }));
