@@ -66,6 +66,7 @@ export default defineCommand({
     const { answer } = ran;
     if (answer.error) throw new UserError(answer.error, 1);
     if (answer.stopReason !== "end_turn") throw new UserError(stopSentence(answer.stopReason), answer.stopReason === "cancelled" ? 130 : 1);
+    if (interrupt.stoppedEnding) throw new UserError("stopped: the session's SessionEnd hooks were cut short", 130);
   },
 });
 
