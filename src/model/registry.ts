@@ -1,7 +1,7 @@
 import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./resolved.ts";
-import type { DiscoveredModel, KeptListings, StoredListing } from "../store/listings.ts";
+import type { DiscoveredModel, KeptListings, ListedServer, StoredListing } from "../store/listings.ts";
 import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";
 import { waitMs } from "../timing.ts";
@@ -272,11 +272,11 @@ export class ModelRegistry implements ModelSource {
       if (this.stopping.signal.aborted) return;
       if (found.ok) {
         Object.assign(entry, { models: found.value.models, dialect: found.value.dialect, error: null, listedAt: Date.now(), kept: false });
-        this.keep(() => this.kept.save(name, entry.endpoint.baseUrl, found.value));
+        this.keep(() => this.kept.save(name, listedServer(entry.endpoint), found.value));
         this.keepProviders(new Map([[name, entry]]));
       } else {
         Object.assign(entry, { error: found.error.message, kept: false });
-        if (entry.models !== null) this.keep(() => this.kept.fail(name, entry.endpoint.baseUrl, found.error.message));
+        if (entry.models !== null) this.keep(() => this.kept.fail(name, listedServer(entry.endpoint), found.error.message));
       }
     })().finally(() => {
       entry.refreshing = null;
@@ -340,10 +340,15 @@ export class ModelRegistry implements ModelSource {
   /** The kept listing of an endpoint, its family read by id (one this lembas does not know is generic). */
   private readKept(endpoint: Endpoint): (StoredListing & Discovery) | null {
     try {
-      const kept = this.kept.read(endpoint.name, endpoint.baseUrl);
+      const kept = this.kept.read(endpoint.name, listedServer(endpoint));
       return kept && { ...kept, dialect: dialectById(kept.dialect).id };
     } catch {
       return null;
     }
   }
+}
+
+/** The server and key a listing is kept for (store/listings.ts). */
+function listedServer(endpoint: Endpoint): ListedServer {
+  return { baseUrl: endpoint.baseUrl, key: endpoint.apiKey };
 }
