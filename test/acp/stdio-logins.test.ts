@@ -35,7 +35,11 @@ test("a logout in another shell: the open session's next turn says so and sends 
   expect(offered(first)).toContain("inst/test-model");
   d.model.push(step({ text: "one" }));
   expect(await prompt(a, first.sessionId, "one")).toMatchObject({ stopReason: "end_turn" });
-  const sent = d.model.requests.length;
+  // The turn's request, and the session's title asked after it.
+  const sent = (await d.model.waitForRequests(2)).length;
+  // A session whose model is named, not the default.
+  const pinned = (await a.agent.request("session/new", { cwd: d.project, mcpServers: [] })) as NewSession;
+  await a.agent.request("session/set_config_option", { sessionId: pinned.sessionId, configId: "model", value: "inst/test-model" });
 
   expect(await runLembas(d.box, ["logout", "inst"])).toMatchObject({ code: 0 });
   d.model.push(step({ text: "two" }));
@@ -43,6 +47,8 @@ test("a logout in another shell: the open session's next turn says so and sends 
   expect(refused.message).toContain("inst");
   expect(refused.message).toContain("lembas logout");
   expect(refused.message).toContain(`lembas login ${d.instance.url}`);
+  const named = await rpcError(prompt(a, pinned.sessionId, "two"));
+  expect(named.message).toStartWith("the model inst/test-model was the login inst's, which was logged out (lembas logout)");
   const later = (await a.agent.request("session/new", { cwd: d.project, mcpServers: [] })) as NewSession;
   expect(offered(later)).not.toContain("inst/test-model");
   expect(d.model.requests.length).toBe(sent);
