@@ -33,8 +33,9 @@ export function createEngine(
       // kept in memory all the same; the next list tries again
     }
   };
-  const models = new ModelRegistry(config, logins.current(), process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
-  models.followLogins(() => logins.current());
+  const now = logins.current();
+  const models = new ModelRegistry(config, now, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
+  models.followLogins(() => logins.current(), now);
   const library = libraryBackend(config, db, process.env);
   // Made once for the code index and the engine: each of its globs is compiled (bench/START.md).
   const guarded = protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]);

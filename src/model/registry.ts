@@ -241,11 +241,12 @@ export class ModelRegistry implements ModelSource {
   /**
    * Follows the store's logins (store/logins-watch.ts): a login made or removed in another process
    * is taken, as setLogins would, when a model is next resolved or the refs next read (once a call,
-   * a look of microseconds). `now` returns the same array while the logins are unchanged.
+   * a look of microseconds). `now` returns the same array while the logins are unchanged; `seen`
+   * is the one it returned last (the logins this registry was made with: not looked at again).
    */
-  followLogins(now: () => readonly RegistryLogin[]): void {
+  followLogins(now: () => readonly RegistryLogin[], seen: readonly RegistryLogin[]): void {
     this.follow = now;
-    this.followed = now();
+    this.followed = seen;
   }
 
   private follow: (() => readonly RegistryLogin[]) | null = null;
