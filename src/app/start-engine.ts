@@ -4,6 +4,7 @@ import { ModelRegistry, type RegistryLogin } from "../model/registry.ts";
 import type { Db } from "../store/db.ts";
 import { keptListings } from "../store/listings.ts";
 import { listLogins, setLoginProviders } from "../store/logins.ts";
+import { LoginsWatch } from "../store/logins-watch.ts";
 import { ALL_TOOLS } from "../tools/index.ts";
 import { Engine } from "../engine/engine.ts";
 import { localPorts } from "../model/local-ports.ts";
@@ -20,10 +21,11 @@ export function createEngine(
   holder = "terminal",
   onFileUse?: (root: string, path: string) => void,
   commandEnv?: Env,
-): { engine: Engine; models: ModelRegistry; dropReads: () => void } {
+): { engine: Engine; models: ModelRegistry; logins: LoginsWatch; dropReads: () => void } {
   const config = ctx.config();
   const db = ctx.db();
-  const logins = registryLogins(db);
+  // Followed by the registry: a login or logout in another shell is seen before the next model is resolved.
+  const logins = new LoginsWatch(db);
   const remember = (login: string, providers: string[]) => {
     try {
       setLoginProviders(db, login, providers);
@@ -31,7 +33,9 @@ export function createEngine(
       // kept in memory all the same; the next list tries again
     }
   };
-  const models = new ModelRegistry(config, logins, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
+  const now = logins.current();
+  const models = new ModelRegistry(config, now, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
+  models.followLogins(() => logins.current(), now);
   const library = libraryBackend(config, db, process.env);
   // Made once for the code index and the engine: each of its globs is compiled (bench/START.md).
   const guarded = protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]);
@@ -43,10 +47,10 @@ export function createEngine(
   const personal = personalEntry(db, config, () => listLogins(db), { signal: reads.signal });
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), protectedPaths: guarded, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}), code });
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
-  return { engine, models, dropReads: () => reads.abort() };
+  return { engine, models, logins, dropReads: () => reads.abort() };
 }
 
-/** The store's logins as the registry takes them (again after a login or a logout: ModelRegistry.setLogins). */
+/** The store's logins as the registry takes them (again after the terminal's own login or logout: ModelRegistry.setLogins). */
 export function registryLogins(db: Db): RegistryLogin[] {
   return listLogins(db).map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers }));
 }

@@ -1,7 +1,7 @@
 import type { Env } from "../config/paths.ts";
 import type { Config } from "../config/schema.ts";
 import { DEFAULT_CONTEXT, type ModelSource, type ResolvedModel } from "./resolved.ts";
-import type { DiscoveredModel, KeptListings, StoredListing } from "../store/listings.ts";
+import type { DiscoveredModel, KeptListings, ListedServer, StoredListing } from "../store/listings.ts";
 import { noModelHint } from "../config/hints.ts";
 import { within } from "../pause.ts";
 import { waitMs } from "../timing.ts";
@@ -94,6 +94,7 @@ export class ModelRegistry implements ModelSource {
   }
 
   async entries(): Promise<RefEntry[]> {
+    this.lookAtLogins();
     return (await this.names()).entries;
   }
 
@@ -165,14 +166,15 @@ export class ModelRegistry implements ModelSource {
 
   /** A ref's entry; a ref the kept listings do not know waits for the servers' fresh lists once. */
   private async find(ref: string | null): Promise<{ entry: RefEntry; connection: Listed }> {
+    this.lookAtLogins();
     const first = await this.tryFind(ref);
     if (first.ok) return first.value;
     const listed = await this.list();
     const kept = [...listed.values()].filter((l) => l.kept);
-    if (kept.length === 0) throw new UserError(first.error, 1);
+    if (kept.length === 0) throw new UserError(this.loggedOutSentence(ref) ?? first.error, 1);
     await Promise.all(kept.map((l) => this.refresh(l)));
     const again = await this.tryFind(ref);
-    if (!again.ok) throw new UserError(again.error, 1);
+    if (!again.ok) throw new UserError(this.loggedOutSentence(ref) ?? again.error, 1);
     return again.value;
   }
 
@@ -191,12 +193,14 @@ export class ModelRegistry implements ModelSource {
 
   /** Lists every server afresh now (`lembas models`); one that fails keeps its last good list, and says why. */
   async refreshAll(): Promise<void> {
+    this.lookAtLogins();
     const listed = await this.list();
     await Promise.all([...listed.values()].map((l) => (l.askedAt === 0 || l.refreshing ? this.refresh(l) : undefined)));
   }
 
   /** Each connection's family, and how its list was had. */
   async statuses(): Promise<ListingStatus[]> {
+    this.lookAtLogins();
     const listed = await this.list();
     return [...listed.entries()].map(([name, l]) => ({ name, dialect: l.dialect, models: l.models?.length ?? null, listedAt: l.listedAt, error: l.error }));
   }
@@ -222,9 +226,49 @@ export class ModelRegistry implements ModelSource {
 
   /** The logins changed (a login made, removed, or its token renewed): list their models afresh. */
   setLogins(logins: readonly RegistryLogin[]): void {
+    const refs = this.built?.names.entries ?? [];
+    for (const gone of this.logins) {
+      if (logins.some((l) => l.name === gone.name)) continue;
+      const held = refs.filter((e) => e.login === gone.name).flatMap((e) => [e.ref, ...e.aliases]);
+      this.loggedOut.set(gone.name, { url: gone.url, refs: held });
+    }
+    for (const login of logins) this.loggedOut.delete(login.name);
     this.logins = logins;
     this.listing = null;
     this.loginsChanged = true;
+  }
+
+  /**
+   * Follows the store's logins (store/logins-watch.ts): a login made or removed in another process
+   * is taken, as setLogins would, when a model is next resolved or the refs next read (once a call,
+   * a look of microseconds). `now` returns the same array while the logins are unchanged; `seen`
+   * is the one it returned last (the logins this registry was made with: not looked at again).
+   */
+  followLogins(now: () => readonly RegistryLogin[], seen: readonly RegistryLogin[]): void {
+    this.follow = now;
+    this.followed = seen;
+  }
+
+  private follow: (() => readonly RegistryLogin[]) | null = null;
+  private followed: readonly RegistryLogin[] | null = null;
+  /** The logins removed while this registry ran, with the refs their models had: a turn on one says so. */
+  private readonly loggedOut = new Map<string, { url: string; refs: string[] }>();
+
+  private lookAtLogins(): void {
+    const now = this.follow?.();
+    if (!now || now === this.followed) return;
+    this.followed = now;
+    this.setLogins(now);
+  }
+
+  /** Why `ref` (null: the default model) cannot be had when a login it would be was logged out, or null. */
+  private loggedOutSentence(ref: string | null): string | null {
+    for (const [name, gone] of this.loggedOut) {
+      const again = `log in again (lembas login ${gone.url})`;
+      if (ref === null) return `no model can be had: the login ${name}, whose models were the ones here, was logged out (lembas logout): ${again}, or set model: in config.yaml`;
+      if (gone.refs.includes(ref) || ref.startsWith(`${name}/`)) return `the model ${ref} was the login ${name}'s, which was logged out (lembas logout): ${again}, or choose another model`;
+    }
+    return null;
   }
 
   /**
@@ -272,11 +316,11 @@ export class ModelRegistry implements ModelSource {
       if (this.stopping.signal.aborted) return;
       if (found.ok) {
         Object.assign(entry, { models: found.value.models, dialect: found.value.dialect, error: null, listedAt: Date.now(), kept: false });
-        this.keep(() => this.kept.save(name, entry.endpoint.baseUrl, found.value));
+        this.keep(() => this.kept.save(name, listedServer(entry.endpoint), found.value));
         this.keepProviders(new Map([[name, entry]]));
       } else {
         Object.assign(entry, { error: found.error.message, kept: false });
-        if (entry.models !== null) this.keep(() => this.kept.fail(name, entry.endpoint.baseUrl, found.error.message));
+        if (entry.models !== null) this.keep(() => this.kept.fail(name, listedServer(entry.endpoint), found.error.message));
       }
     })().finally(() => {
       entry.refreshing = null;
@@ -340,10 +384,15 @@ export class ModelRegistry implements ModelSource {
   /** The kept listing of an endpoint, its family read by id (one this lembas does not know is generic). */
   private readKept(endpoint: Endpoint): (StoredListing & Discovery) | null {
     try {
-      const kept = this.kept.read(endpoint.name, endpoint.baseUrl);
+      const kept = this.kept.read(endpoint.name, listedServer(endpoint));
       return kept && { ...kept, dialect: dialectById(kept.dialect).id };
     } catch {
       return null;
     }
   }
+}
+
+/** The server and key a listing is kept for (store/listings.ts). */
+function listedServer(endpoint: Endpoint): ListedServer {
+  return { baseUrl: endpoint.baseUrl, key: endpoint.apiKey };
 }

@@ -10,7 +10,6 @@ import { createFileIndexes } from "../project/files.ts";
 import { storeFailure } from "../store/db.ts";
 import { KILL_GRACE_MS } from "../tools/process-group.ts";
 import { stopOrphanedRuns } from "../tools/run-mark.ts";
-import { listLogins } from "../store/logins.ts";
 import { pruneTurns } from "../store/turns.ts";
 import { VERSION } from "../version.ts";
 import { startControlServer } from "./control.ts";
@@ -83,7 +82,7 @@ export async function runService(ctx: Context): Promise<void> {
   const said = (error: unknown) => storeFailure(error, ctx.paths.dbFile)?.message ?? errorMessage(error);
   // The person's login-shell environment (kept, or read now), for the commands the sessions run.
   const commandEnv = await serviceSessionEnv(ctx.paths, config, log);
-  const { engine, models } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path), commandEnv);
+  const { engine, logins: loginsNow } = createEngine(ctx, "service", (root, path) => files.recordUse(root, path), commandEnv);
   // The picker leaves out what the engine protects (config.yaml's `protected:` and the config and state dirs too).
   const files = createFileIndexes(db, { protectedPaths: engine.protectedPaths });
   const warmed = engine.warm();
@@ -99,14 +98,9 @@ export async function runService(ctx: Context): Promise<void> {
   // Where each session is held (a link, an editor, a terminal, another process, nobody): every handler asks it.
   const locator = new ServiceLocator({ engine, db, owners, editors, shares });
 
-  let loginsKey = JSON.stringify(listLogins(db).map(({ name, url, token, protocols }) => [name, url, token, protocols]));
+  // The links follow the store's logins as the engine's models do (the same watch: store/logins-watch.ts).
   const syncLogins = () => {
-    const logins = listLogins(db);
-    const key = JSON.stringify(logins.map(({ name, url, token, protocols }) => [name, url, token, protocols]));
-    if (key !== loginsKey) {
-      loginsKey = key;
-      models.setLogins(logins.map(({ name, url, token, protocols, providers }) => ({ name, url, token, protocols, providers })));
-    }
+    const logins = loginsNow.current();
     for (const login of logins) {
       const known = dialers.get(login.name);
       // A new token (logged in again) restarts the link, even one that stopped on the old token.

@@ -28,13 +28,29 @@ export type Listing = { dialect: string; models: DiscoveredModel[] };
 export type StoredListing = Listing & { listedAt: number; failure: { why: string; at: number } | null };
 
 /**
+ * The server a listing was had from, and the key (a login's device token) it was asked with: what
+ * one account is shown is not another's, so a listing is kept for the two together.
+ */
+export type ListedServer = { baseUrl: string; key: string | null };
+
+/**
  * Where the model registry keeps what servers told of their models between processes (model/registry.ts).
  */
 export type KeptListings = {
-  read(connection: string, baseUrl: string): StoredListing | null;
-  save(connection: string, baseUrl: string, listing: Listing): void;
-  fail(connection: string, baseUrl: string, why: string): void;
+  read(connection: string, server: ListedServer): StoredListing | null;
+  save(connection: string, server: ListedServer, listing: Listing): void;
+  fail(connection: string, server: ListedServer, why: string): void;
 };
+
+/**
+ * What the base_url column holds: the URL, and after a `#` a hash of the key when there is one. A
+ * listing kept for another key (logged in again as another account, or before keys were kept
+ * apart) is then no listing, and a lembas of before reads this one as another server's.
+ */
+function place(server: ListedServer): string {
+  if (server.key === null) return server.baseUrl;
+  return `${server.baseUrl}#${new Bun.CryptoHasher("sha256").update(server.key).digest("hex").slice(0, 32)}`;
+}
 
 type Row = { base_url: string; dialect: string; models: string; listed_at: number; failure: string | null; failed_at: number | null };
 
@@ -98,13 +114,13 @@ const MODEL_KEYS = ["id", "provider", "contextLength", "contextFrom", "trainedCo
 
 /**
  * The listing kept for `connection`, or null: none, one made for another base URL (the
- * connection was pointed elsewhere), or one this lembas cannot read.
+ * connection was pointed elsewhere) or another key (another account), or one this lembas cannot read.
  */
-export function readListing(db: Db, connection: string, baseUrl: string): StoredListing | null {
+export function readListing(db: Db, connection: string, server: ListedServer): StoredListing | null {
   const row = db
     .query<Row, [string]>("SELECT base_url, dialect, models, listed_at, failure, failed_at FROM model_listings WHERE connection = ?")
     .get(connection);
-  if (!row || row.base_url !== baseUrl) return null;
+  if (!row || row.base_url !== place(server)) return null;
   let json: unknown;
   try {
     json = JSON.parse(row.models);
@@ -118,24 +134,29 @@ export function readListing(db: Db, connection: string, baseUrl: string): Stored
 }
 
 /** Keeps a good listing (and forgets an earlier failure). */
-export function saveListing(db: Db, connection: string, baseUrl: string, listing: Listing, at = Date.now()): void {
+export function saveListing(db: Db, connection: string, server: ListedServer, listing: Listing, at = Date.now()): void {
   db.query(
     `INSERT INTO model_listings (connection, base_url, dialect, models, listed_at, failure, failed_at) VALUES (?, ?, ?, ?, ?, NULL, NULL)
      ON CONFLICT (connection) DO UPDATE SET base_url = excluded.base_url, dialect = excluded.dialect, models = excluded.models,
        listed_at = excluded.listed_at, failure = NULL, failed_at = NULL`,
-  ).run(connection, baseUrl, listing.dialect, JSON.stringify(listing.models), at);
+  ).run(connection, place(server), listing.dialect, JSON.stringify(listing.models), at);
 }
 
 /** Notes that listing failed, keeping the last good models (a connection never listed keeps nothing). */
-export function noteListingFailure(db: Db, connection: string, baseUrl: string, why: string, at = Date.now()): void {
-  db.query("UPDATE model_listings SET failure = ?, failed_at = ? WHERE connection = ? AND base_url = ?").run(why, at, connection, baseUrl);
+export function noteListingFailure(db: Db, connection: string, server: ListedServer, why: string, at = Date.now()): void {
+  db.query("UPDATE model_listings SET failure = ?, failed_at = ? WHERE connection = ? AND base_url = ?").run(why, at, connection, place(server));
+}
+
+/** Forgets what was kept for a connection (a login logged out: its token is forgotten, and what it was shown with it). */
+export function forgetListing(db: Db, connection: string): void {
+  db.query("DELETE FROM model_listings WHERE connection = ?").run(connection);
 }
 
 /** The registry's kept listings over the store. */
 export function keptListings(db: Db): KeptListings {
   return {
-    read: (connection, baseUrl) => readListing(db, connection, baseUrl),
-    save: (connection, baseUrl, listing) => saveListing(db, connection, baseUrl, listing),
-    fail: (connection, baseUrl, why) => noteListingFailure(db, connection, baseUrl, why),
+    read: (connection, server) => readListing(db, connection, server),
+    save: (connection, server, listing) => saveListing(db, connection, server, listing),
+    fail: (connection, server, why) => noteListingFailure(db, connection, server, why),
   };
 }
