@@ -201,7 +201,7 @@ describe("servers that do not start", () => {
     expect(byServer.missing).toContain('MCP server "missing" did not start: could not run "/nonexistent/mcp-server"');
     expect(byServer.quits).toContain("exited with code 3 before it answered");
     expect(byServer.quits).toContain("exiting at start as asked");
-    expect(byServer.mute).toContain("did not answer within 1.5 s");
+    expect(byServer.mute).toContain("did not answer within 5 s");
     expect(byServer.noisy).toContain('sent a line that is not JSON: "<<garbage>>"');
     expect(hub.tools().every((t) => t.name.startsWith("mcp__good__"))).toBe(true);
     expect(await call(hub, "mcp__good__echo", { text: "fine" })).toEqual({ output: "echo: fine" });
