@@ -40,6 +40,8 @@ export type PermissionDecision = {
   feedback?: string;
   /** Nobody answered (no one to ask, the turn ended, the time ran out): refused, not the person's denial. */
   unanswered?: true;
+  /** A yes given ahead for every request (`lembas run --yes`), not by a person who saw it: it holds for this run and is never kept. */
+  unattended?: true;
 };
 
 /**
@@ -61,10 +63,13 @@ export function nobody(reason: string): Interaction {
   };
 }
 
-/** Approves every request once (`lembas run --yes`); questions and plans still have nobody to answer. */
+/**
+ * Approves every request once (`lembas run --yes`), for this run only (a project's .mcp.json is
+ * not approved for good); questions and plans still have nobody to answer.
+ */
 export function approveAll(): Interaction {
   return {
-    permission: async () => ({ outcome: "once" }),
+    permission: async () => ({ outcome: "once", unattended: true }),
     question: async () => ({ outcome: "nobody" }),
     plan: async () => ({ outcome: "nobody" }),
   };

@@ -149,7 +149,9 @@ export class SessionMcp {
       this.notice(`the MCP servers of ${pending.path} are not approved, and not used in this session: approve them when lembas asks (lembas in a terminal there), or with lembas mcp approve in the project`);
       return true;
     }
-    const approved = pending.approve();
+    // A yes nobody gave in person (run --yes) lets the servers run now and keeps nothing.
+    const approved = answer.unattended ? pending.allowForSession() : pending.approve();
+    if (answer.unattended) this.notice(`the MCP servers of ${pending.path} run for this session only, as --yes allowed them: approve them for good with lembas mcp approve in the project`);
     for (const problem of approved.problems) this.notice(problem);
     await this.startSpecs(approved.specs);
     return true;

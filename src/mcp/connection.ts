@@ -9,6 +9,7 @@ import { VERSION } from "../version.ts";
 import { toToolResult } from "./result.ts";
 import type { McpServerSpec } from "./spec.ts";
 import { StdioTransport } from "./stdio-transport.ts";
+import { listTools, type RefusedTool, refusedNotice } from "./tool-list.ts";
 
 export type { McpToolDefinition };
 
@@ -39,8 +40,6 @@ export type ConnectionState = "up" | "crashed" | "down" | "stopped";
 /** Why an in-flight call was given up, when it was not the server's own answer. */
 class CallFault extends Error {}
 
-/** The most tools taken from one server. */
-const MAX_TOOLS = 500;
 /** The most malformed-message notices one server gets; the rest are only counted. */
 const MAX_NOTICES = 3;
 
@@ -58,6 +57,7 @@ export class McpConnection {
   private readonly inflight = new Set<AbortController>();
   private lastMalformed: string | undefined;
   private malformedCount = 0;
+  private refusedTold = "";
   private restarting: Promise<string | null> | undefined;
   /** Aborted by stop: a start under way gives up. */
   private readonly life = new AbortController();
@@ -165,8 +165,9 @@ export class McpConnection {
     try {
       if (limit.aborted) throw new Error("the session was cancelled");
       await client.connect(transport, { signal: limit, timeout: startMs });
-      const tools = await listTools(client, limit, startMs);
+      const { tools, refused } = await listTools(client, limit, startMs);
       if (this.life.signal.aborted) throw new Error("stopped");
+      this.tellRefused(refused);
       return tools;
     } catch (error) {
       this.client = undefined;
@@ -174,6 +175,14 @@ export class McpConnection {
       await transport.close().catch(() => undefined);
       throw new Error(await this.startError(error, signal, limit));
     }
+  }
+
+  /** Says which tools are left out, once for each set of them (a restart that lists the same says nothing). */
+  private tellRefused(refused: readonly RefusedTool[]): void {
+    const told = refused.map((r) => r.name).join("\n");
+    if (refused.length === 0 || told === this.refusedTold) return;
+    this.refusedTold = told;
+    this.deps.notice(refusedNotice(this.spec.name, refused));
   }
 
   private makeTransport(): Transport {
@@ -241,7 +250,8 @@ export class McpConnection {
   private async exitWordsSettled(): Promise<string | undefined> {
     if (!(this.transport instanceof StdioTransport)) return undefined;
     const transport = this.transport;
-    for (let i = 0; i < 10 && !transport.exitDescription(); i++) await Bun.sleep(10);
+    // An exit after our own close (the SDK's, or ours) is not the server's: nothing to wait for.
+    for (let i = 0; i < 10 && !transport.exitDescription() && !transport.closing; i++) await Bun.sleep(10);
     if (transport.exitDescription()) await transport.stderrRead(100);
     return transport.exitDescription();
   }
@@ -251,18 +261,6 @@ export class McpConnection {
     const tail = this.transport.stderr.text();
     return tail ? `; its stderr ended with:\n${tail}` : "";
   }
-}
-
-async function listTools(client: Client, signal: AbortSignal, timeout: number): Promise<McpToolDefinition[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
-  const tools: McpToolDefinition[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {}, { signal, timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor && tools.length < MAX_TOOLS);
-  return tools.slice(0, MAX_TOOLS);
 }
 
 /** An HTTP server's refusal in words: its address (no query), the status, what it said. Headers are never named. */

@@ -58,8 +58,9 @@ export type ProjectServers = {
  * The servers of `<root>/.mcp.json` (source "project", started in the root), only in a trusted
  * project and only once the person approved the file as it now reads (its SHA-256 is kept); any
  * change to it asks again. `${VAR}` and `${VAR:-default}` are expanded from `vars`, as Claude Code does.
+ * `allowedHash`: the file's content allowed for this session only (`lembas run --yes`), never kept.
  */
-export function projectServers(root: string, db: Db, vars: Vars = process.env): ProjectServers {
+export function projectServers(root: string, db: Db, vars: Vars = process.env, allowedHash?: string): ProjectServers {
   const none: ProjectServers = { state: "none", specs: [], needsApproval: null, problems: [] };
   const path = realOrResolved(join(root, PROJECT_MCP_FILE));
   let text: string;
@@ -73,7 +74,7 @@ export function projectServers(root: string, db: Db, vars: Vars = process.env): 
   const read = readEntries(path, text);
   if (!read.ok) return { ...none, state: "invalid", problems: [{ name: PROJECT_MCP_FILE, problem: read.problem }] };
   const hash = new Bun.CryptoHasher("sha256").update(text).digest("hex");
-  if (!isMcpApproved(db, path, hash)) {
+  if (hash !== allowedHash && !isMcpApproved(db, path, hash)) {
     const servers = read.entries.map(({ name, entry }) => toApprove(name, entry));
     return { ...none, state: "needs-approval", needsApproval: { path, hash, servers }, problems: read.problems };
   }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import { boundedForFrontEnds } from "./result.ts";
 import { primeSchemas, type PermissionClass, type Tool, type ToolContext, type ToolKind, type ToolResult } from "../tools/tool.ts";
 
 /** The arguments of any MCP tool: an object, checked against its JSON schema by the server itself. */
@@ -33,7 +34,7 @@ export function mcpTool(name: string, server: string, definition: McpToolDefinit
     allowKey: name,
     needs: ["model"],
     title: (input) => `${server}: ${definition.name}${argsView(input)}`,
-    execute: (input, ctx) => call(input, ctx),
+    execute: async (input, ctx) => boundedForFrontEnds(await call(input, ctx)),
   };
   primeSchemas([tool], { [name]: modelSchema(definition.inputSchema) });
   return tool;

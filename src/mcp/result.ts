@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
-import { capOutput, type ToolResult } from "../tools/tool.ts";
+import { capOutput, MAX_RESULT_CHARS, type ToolResult } from "../tools/tool.ts";
 
 /** The largest image (base64 characters) passed on to a vision model; a larger one becomes a sentence. */
 export const MAX_IMAGE_CHARS = 7_000_000;
@@ -29,6 +29,21 @@ export function toToolResult(result: CallToolResult, source: ResultSource): Tool
     ...(images.length > 0 ? { images } : {}),
     ...(result.structuredContent !== undefined ? { meta: { structuredContent: result.structuredContent } } : {}),
   };
+}
+
+/**
+ * A result as a session's tool gives it on, to the front ends too (the tool_end event's meta, an
+ * editor's rawOutput, the link): structured content within the bound of the model's text, as its
+ * JSON measures; past it left out, with a sentence saying so. The model's text is capped already.
+ */
+export function boundedForFrontEnds(result: ToolResult): ToolResult {
+  const structured = result.meta?.structuredContent;
+  if (structured === undefined) return result;
+  const chars = JSON.stringify(structured)?.length ?? 0;
+  if (chars <= MAX_RESULT_CHARS) return result;
+  const { structuredContent: _left, ...meta } = result.meta ?? {};
+  const leftOut = `the tool's structured content is left out here: ${chars} characters of JSON, over the ${MAX_RESULT_CHARS} a result may hold (the model got the output, capped)`;
+  return { ...result, meta: { ...meta, structuredContentLeftOut: leftOut } };
 }
 
 type Part = { text?: string; image?: { mimeType: string; data: string } };

@@ -13,7 +13,7 @@ import type { GatheredServers } from "./wiring-types.ts";
 /**
  * One session's servers: the editor's, config.yaml's, the trusted project's approved .mcp.json and
  * the logins' instances (those the store says serve /mcp), one a name (servers.ts's order); a file that waits for approval is
- * `pending`, and approving it gives its servers but those whose names are taken.
+ * `pending`; approving it (kept, or for the session only) gives its servers but those whose names are taken.
  */
 export async function sessionServers(input: {
   db: Db;
@@ -37,6 +37,18 @@ export async function sessionServers(input: {
   const needs = project.needsApproval;
   if (!needs) return { specs: merged.specs, problems, pending: null };
   const taken = new Set(merged.specs.map((s) => s.name));
+  /** The file's servers once allowed (kept, or for this session only), but those whose names are taken. */
+  const allowed = (allowedHash?: string) => {
+    const approved = projectServers(root, db, vars, allowedHash);
+    const clash = approved.specs.filter((s) => taken.has(s.name));
+    return {
+      specs: approved.specs.filter((s) => !taken.has(s.name)),
+      problems: [
+        ...approved.problems.map((p) => `MCP server ${p.name}: ${p.problem}`),
+        ...clash.map((s) => `MCP server ${s.name} of ${needs.path} is not used: a server of that name runs already`),
+      ],
+    };
+  };
   return {
     specs: merged.specs,
     problems,
@@ -45,16 +57,9 @@ export async function sessionServers(input: {
       servers: needs.servers,
       approve() {
         approveProjectServers(db, root, needs.hash);
-        const approved = projectServers(root, db, vars);
-        const clash = approved.specs.filter((s) => taken.has(s.name));
-        return {
-          specs: approved.specs.filter((s) => !taken.has(s.name)),
-          problems: [
-            ...approved.problems.map((p) => `MCP server ${p.name}: ${p.problem}`),
-            ...clash.map((s) => `MCP server ${s.name} of ${needs.path} is not used: a server of that name runs already`),
-          ],
-        };
+        return allowed();
       },
+      allowForSession: () => allowed(needs.hash),
     },
   };
 }

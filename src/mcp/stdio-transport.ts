@@ -41,7 +41,8 @@ export class StdioTransport implements Transport {
 
   readonly stderr = new StderrTail();
   private proc: Subprocess<"pipe", "pipe", "pipe"> | undefined;
-  private exit: { code: number | null; signal: string | number | null } | undefined;
+  /** How the process ended; `ours`: after close asked it to (its exit then says nothing of the server). */
+  private exit: { code: number | null; signal: string | number | null; ours: boolean } | undefined;
   private closed: Promise<void> | undefined;
   private stderrEnded: Promise<void> = Promise.resolve();
 
@@ -52,9 +53,14 @@ export class StdioTransport implements Transport {
     return this.exit ? undefined : this.proc?.pid;
   }
 
-  /** How the process ended, in words ("exited with code 1"), or undefined while it runs. */
+  /** Whether close was called: an exit from then on is ours, not the server's. */
+  get closing(): boolean {
+    return this.closed !== undefined;
+  }
+
+  /** How the process ended of itself, in words ("exited with code 1"); undefined while it runs, or when close stopped it. */
   exitDescription(): string | undefined {
-    if (!this.exit) return undefined;
+    if (!this.exit || this.exit.ours) return undefined;
     return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
   }
 
@@ -75,7 +81,7 @@ export class StdioTransport implements Transport {
     this.stderrEnded = this.readStderr(proc.stderr).catch(() => undefined);
     void proc.exited.then(() => {
       running.delete(proc.pid);
-      this.exit = { code: proc.exitCode, signal: proc.signalCode };
+      this.exit = { code: proc.exitCode, signal: proc.signalCode, ours: this.closing };
       // The group may outlive its leader: whatever it started goes with it.
       killGroup(proc.pid, "SIGKILL");
       release();

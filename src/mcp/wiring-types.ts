@@ -30,6 +30,8 @@ export type PendingApproval = {
   servers: readonly ServerToApprove[];
   /** Keeps the yes in the store (with the file's hash); the file's servers, as approved. */
   approve(): { specs: McpServerSpec[]; problems: string[] };
+  /** The same servers for this session only (a yes nobody gave in person: `lembas run --yes`): nothing is kept. */
+  allowForSession(): { specs: McpServerSpec[]; problems: string[] };
 };
 
 /** A session's servers from every source, merged (one a name); what could not be used, a sentence each. */

@@ -40,6 +40,7 @@ test("a turn cancelled while the project's .mcp.json question is open is no answ
       approvals++;
       return { specs: [stdioServer("proj", tag)], problems: [] };
     },
+    allowForSession: () => ({ specs: [stdioServer("proj", tag)], problems: [] }),
   };
   const notices: string[] = [];
   const hubOptions = { env: { ...process.env } as Record<string, string>, cwd: process.cwd(), onNotice: (m: string) => void notices.push(m) };

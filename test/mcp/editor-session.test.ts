@@ -171,3 +171,21 @@ test("session/resume takes the editor's mcpServers again: a stored session's nex
     box.cleanup();
   }
 }, 30_000);
+
+test("a result's large structured content is left out of the client's rawOutput, with a sentence; a small one is given as it is", async () => {
+  a = await startStdioAgent();
+  const tag = `structured-${crypto.randomUUID()}`;
+  a.model.push(
+    step({ toolCalls: [{ id: "big", name: "mcp__notes__huge", arguments: { chars: 2_000_000, structured: true } }] }),
+    step({ toolCalls: [{ id: "small", name: "mcp__notes__structured", arguments: {} }] }),
+    step({ text: "done" }),
+  );
+  const { sessionId } = await newSession(a, "auto", tag);
+  await prompt(a, sessionId);
+  const big = updatesOf(a, "big").at(-1)?.rawOutput as Record<string, unknown> | undefined;
+  // Measured, not printed: a failure must not dump megabytes.
+  expect(JSON.stringify(big ?? null).length).toBeLessThan(2_000);
+  expect(big?.output).toBe("a small summary");
+  expect(String(big?.structuredContentLeftOut)).toContain("left out");
+  expect(updatesOf(a, "small").at(-1)?.rawOutput).toMatchObject({ structuredContent: { temperature: 21, unit: "C" } });
+}, 30_000);

@@ -65,6 +65,19 @@ describe("config.yaml's servers in lembas run", () => {
     expect(processesTagged(tag)).toEqual([]);
   }, 40_000);
 
+  test("a result's large structured content is left out of run --format json, with a sentence; the model gets the text", async () => {
+    addConfig(`mcp:\n  notes:\n    command: ${process.execPath}\n    args: ${server([])}\n`);
+    model.push(step({ toolCalls: [{ name: "mcp__notes__huge", arguments: { chars: 2_000_000, structured: true } }] }), step({ text: "done" }));
+    const result = await run(["--yes", "--format", "json", "summarise"]);
+    expect(result.code).toBe(0);
+    expect(toolOutputs()).toEqual(["a small summary"]);
+    // Measured, not printed: a failure must not dump megabytes.
+    expect(result.stdout.length).toBeLessThan(100_000);
+    const end = result.stdout.split("\n").find((l) => l.includes('"tool_end"')) ?? "";
+    expect(end).toContain("structuredContentLeftOut");
+    expect(end).not.toContain("yyyyyyyy");
+  }, 30_000);
+
   test("without servers nothing is offered but the built-ins, and no MCP module is loaded; with one, the hub and the SDK are", async () => {
     const modules = async () => {
       const list = join(box.dir, "loaded.txt");
@@ -86,7 +99,7 @@ describe("config.yaml's servers in lembas run", () => {
 });
 
 describe("a trusted project's .mcp.json", () => {
-  test("asked once: not approved without a terminal (a notice says how), approved with --yes and remembered, asked again once the file changes", async () => {
+  test("asked once: not approved without a terminal (a notice says how); --yes runs them for that run only, never remembered; lembas mcp approve remembers, until the file changes", async () => {
     const tag = `project-${crypto.randomUUID()}`;
     const file = (extra: string) =>
       writeFileSync(join(box.project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: process.execPath, args: [SERVER, `--tag=${tag}`, extra], env: { NOTE_TOKEN: "${HOME}" } } } }));
@@ -102,8 +115,14 @@ describe("a trusted project's .mcp.json", () => {
     expect(refused.stderr).toContain(`the MCP servers of ${join(box.project, ".mcp.json")} are not approved`);
     expect(refused.stderr).toContain("lembas mcp approve");
     expect(refused.names.some((n) => n.startsWith("mcp__proj__"))).toBe(false);
-    const approved = await turn(["--yes"]);
-    expect(approved.names).toContain("mcp__proj__echo");
+    const yes = await turn(["--yes"]);
+    expect(yes.names).toContain("mcp__proj__echo");
+    // Nobody saw the servers listed: the next run without --yes neither starts them nor takes them as approved.
+    const after = await turn([]);
+    expect(after.names.some((n) => n.startsWith("mcp__proj__"))).toBe(false);
+    expect(after.stderr).toContain("are not approved");
+    expect(yes.stderr).toContain("run for this session only, as --yes allowed them: approve them for good with lembas mcp approve");
+    expect((await runLembas(box, ["mcp", "approve"], { cwd: box.project })).code).toBe(0);
     const remembered = await turn([]);
     expect(remembered.stderr).not.toContain("not approved");
     expect(remembered.names).toContain("mcp__proj__echo");

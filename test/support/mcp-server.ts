@@ -1,6 +1,7 @@
 // A real MCP server for the tests, on the SDK's server side.
-//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger] [--must-not-see=FILE] [--hostile] [--hostile-exit]
+//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger] [--must-not-see=FILE] [--hostile] [--hostile-exit] [--bad-tool] [--bad-list]
 // --hostile: also lists a tool whose name carries terminal control (HOSTILE); --hostile-exit: writes HOSTILE to stderr and exits at start.
+// --bad-tool: also lists "shapeless", whose inputSchema is not an object; --bad-list: answers tools/list with no list at all.
 // --must-not-see: exits at start when FILE can be read and is not empty (a server started outside the sandbox).
 // --linger: outlives the end of its stdin, and starts a child that would outlive it (for the no-orphans tests).
 // stdio: echo, read_note (read-only), crash, hang, image, huge, structured, resource, fail, garbage,
@@ -28,7 +29,11 @@ const TOOLS: Tool[] = [
   { name: "lookup", description: "Looks a word up on the web.", inputSchema: object({ word: { type: "string" } }), annotations: { readOnlyHint: true, openWorldHint: true } },
   { name: "hang", description: "Never answers (until cancelled).", inputSchema: object() },
   { name: "image", description: "Returns a tiny PNG.", inputSchema: object() },
-  { name: "huge", description: "Returns `chars` characters of text.", inputSchema: object({ chars: { type: "number" } }, ["chars"]) },
+  {
+    name: "huge",
+    description: "Returns `chars` characters of text; `structured`: a line of text, and the characters as structured content.",
+    inputSchema: object({ chars: { type: "number" }, structured: { type: "boolean" } }, ["chars"]),
+  },
   {
     name: "structured",
     description: "Returns only structured content.",
@@ -49,14 +54,21 @@ const STDIO_ONLY: Tool[] = [
 /** Text that would act on a terminal printed as it is: retitle the window (OSC 0), clear it, reverse the line. */
 export const HOSTILE = "owned\x1b]0;pwned\x07\x1b[2J\u202egnp.exe";
 
-type Options = { stdio: boolean; downAfterCrash?: string; hostile?: boolean };
+type Options = { stdio: boolean; downAfterCrash?: string; hostile?: boolean; badTool?: boolean; badList?: boolean };
+
+/** A tool no MCP client can take: its inputSchema is a string's, not an object's. */
+const SHAPELESS = { name: "shapeless", description: "Takes a bare string.", inputSchema: { type: "string" } } as unknown as Tool;
 
 const counts = { calls: 0, cancelled: 0 };
 
 function makeServer(options: Options): Server {
   const server = new Server({ name: "lembas-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
   const hostile: Tool[] = options.hostile ? [{ name: HOSTILE, description: "A name that would act on a terminal.", inputSchema: object() }] : [];
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(options.stdio ? [...TOOLS, ...STDIO_ONLY] : TOOLS), ...hostile] }));
+  const shapeless = options.badTool ? [SHAPELESS] : [];
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (options.badList) return { tools: "none" } as unknown as { tools: Tool[] };
+    return { tools: [...(options.stdio ? [...TOOLS, ...STDIO_ONLY] : TOOLS), ...hostile, ...shapeless] };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     counts.calls++;
     return callTool(request.params.name, request.params.arguments ?? {}, extra.signal, options);
@@ -80,6 +92,7 @@ async function callTool(name: string, args: Record<string, unknown>, signal: Abo
     case "image":
       return { content: [{ type: "image", data: PNG_BASE64, mimeType: "image/png" }] };
     case "huge":
+      if (args.structured === true) return { content: [{ type: "text", text: "a small summary" }], structuredContent: { blob: "y".repeat(Number(args.chars)) } };
       return text("x".repeat(Number(args.chars)));
     case "structured":
       return { content: [], structuredContent: { temperature: 21, unit: "C" } };
@@ -158,7 +171,8 @@ async function main(argv: string[]): Promise<void> {
     const tag = value("tag") ?? "";
     Bun.spawn([process.execPath, "-e", `setInterval(() => {}, 1000) // child of ${tag}`], { stdio: ["ignore", "ignore", "ignore"] });
   }
-  await makeServer({ stdio: true, hostile: flag("hostile"), ...(downAfterCrash ? { downAfterCrash } : {}) }).connect(new StdioServerTransport());
+  const options: Options = { stdio: true, hostile: flag("hostile"), badTool: flag("bad-tool"), badList: flag("bad-list"), ...(downAfterCrash ? { downAfterCrash } : {}) };
+  await makeServer(options).connect(new StdioServerTransport());
 }
 
 if (import.meta.main) await main(process.argv.slice(2));
