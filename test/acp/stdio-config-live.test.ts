@@ -61,3 +61,17 @@ test("a deny rule written under serve --stdio holds from the next turn; broken, 
   expect(await writes(a, sessionId, "two.txt")).toBe(true);
   expect(noticeCards(a, sessionId).some((c) => c.includes("reads again"))).toBe(true);
 }, 120_000);
+
+test("a hook written into config.yaml under serve --stdio runs at the open session's next tool call", async () => {
+  a = await startStdioAgent();
+  await a.agent.request("initialize", initializeParams);
+  const cfgFile = join(a.box.configDir, "config.yaml");
+  const ran = join(a.box.dir, "hook-ran.txt");
+  const { sessionId } = (await a.agent.request("session/new", { cwd: a.project, mcpServers: [] })) as Made;
+  expect(await writes(a, sessionId, "one.txt")).toBe(true);
+  expect(existsSync(ran)).toBe(false);
+
+  writeFileSync(cfgFile, `${readFileSync(cfgFile, "utf8")}hooks:\n  PreToolUse:\n    - matcher: write\n      hooks:\n        - type: command\n          command: echo ran >> ${ran}\n`);
+  expect(await writes(a, sessionId, "two.txt")).toBe(true);
+  expect(readFileSync(ran, "utf8")).toBe("ran\n");
+}, 60_000);
