@@ -9,11 +9,19 @@ export function configNewsLine(news: ConfigNews, file: string): string | null {
 }
 
 /**
- * Every session this engine holds is told (a notice, which its front ends show) when config.yaml,
- * edited while it runs, is refused and the last good one kept, and when it reads again. Returns how to stop.
+ * What an engine does when config.yaml, edited while it runs, is read again: every session it holds
+ * is told (a notice, which its front ends show) when the file is refused and the last good one kept,
+ * and when it reads again; connections added, changed or taken out are listed afresh (`relist`), for
+ * the next session's model. Returns how to stop.
  */
-export function tellSessionsOfConfig(ctx: Context, engine: Engine): () => void {
+export function followConfig(ctx: Context, engine: Engine, relist: () => void): () => void {
+  let connections = JSON.stringify(ctx.config().connections);
   return ctx.onConfigNews((news) => {
+    if (news.kind === "applied") {
+      const now = JSON.stringify(ctx.config().connections);
+      if (now !== connections) relist();
+      connections = now;
+    }
     const line = configNewsLine(news, ctx.paths.configFile);
     if (line === null) return;
     for (const session of engine.list()) session.notice(line, news.kind === "refused" ? "warn" : "info");

@@ -8,7 +8,8 @@ import { afterEach, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
-import { step } from "../support/engine.ts";
+import { isStep, step } from "../support/engine.ts";
+import { startModel } from "../support/model.ts";
 
 let a: StdioAgent | null = null;
 afterEach(async () => {
@@ -74,4 +75,26 @@ test("a hook written into config.yaml under serve --stdio runs at the open sessi
   writeFileSync(cfgFile, `${readFileSync(cfgFile, "utf8")}hooks:\n  PreToolUse:\n    - matcher: write\n      hooks:\n        - type: command\n          command: echo ran >> ${ran}\n`);
   expect(await writes(a, sessionId, "two.txt")).toBe(true);
   expect(readFileSync(ran, "utf8")).toBe("ran\n");
+}, 60_000);
+
+test("a connection and a model written into config.yaml under serve --stdio are a new session's; the open one keeps its own", async () => {
+  a = await startStdioAgent();
+  const other = await startModel();
+  try {
+    await a.agent.request("initialize", initializeParams);
+    const cfgFile = join(a.box.configDir, "config.yaml");
+    const { sessionId } = (await a.agent.request("session/new", { cwd: a.project, mcpServers: [] })) as Made;
+    writeFileSync(cfgFile, `${readFileSync(cfgFile, "utf8").replace("model: test/test-model", "model: other/test-model\neffort: high")}  other:\n    base_url: ${other.url}\n`);
+    const fresh = (await a.agent.request("session/new", { cwd: a.project, mcpServers: [] })) as Made;
+    other.push(step({ text: "from the other" }));
+    await a.agent.request("session/prompt", { sessionId: fresh.sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const asked = other.requests.filter((r) => isStep(r.body));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.body.reasoning_effort).toBe("high");
+    a.model.push(step({ text: "from the first" }));
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(other.requests.filter((r) => isStep(r.body))).toHaveLength(1);
+  } finally {
+    await other.close();
+  }
 }, 60_000);
