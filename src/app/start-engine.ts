@@ -14,6 +14,7 @@ import { LazyCodeIndexes } from "../code-index/engine-code-index.ts";
 import { protectedPaths } from "../project/protected.ts";
 import { refreshAccountLibrary } from "../library/account-check.ts";
 import { mcpWiring } from "../mcp/wiring.ts";
+import { followConfig } from "./config-news.ts";
 
 /** The engine as every front end starts it: the config, the store, the device's models and every tool. */
 export function createEngine(
@@ -46,6 +47,7 @@ export function createEngine(
   if (config.library !== "local") refreshAccountLibrary(db, listLogins(db), { signal: reads.signal }).catch(() => {});
   const personal = personalEntry(db, config, () => listLogins(db), { signal: reads.signal });
   const engine = new Engine({ db, paths: ctx.paths, config, models, tools: ALL_TOOLS, holder, personal, mcp: mcpWiring({ db, config, vars: commandEnv ?? process.env }), protectedPaths: guarded, ...(onFileUse ? { onFileUse } : {}), ...(commandEnv ? { commandEnv } : {}), ...(library ? { library } : {}), code });
+  followConfig(ctx, engine, () => models.setLogins(registryLogins(db)));
   // A process that ends without process.exit (lembas run) drops a read still going: the next session reads again.
   return { engine, models, logins, dropReads: () => reads.abort() };
 }

@@ -19,18 +19,22 @@ type HookedSession = {
 };
 
 /**
- * A session's hooks: config.yaml's `hooks:`, then those of the project's settings files that the
- * person approved as they read now (with the project files they run), in a trusted project. The files
+ * A session's hooks: config.yaml's `hooks:` (as the file reads now), then those of the project's
+ * settings files that the person approved as they read now (with the project files they run), in a
+ * trusted project. The files
  * are looked at again before each use (read again when their stamps changed), so an edit, an
  * approval or `lembas untrust` holds from the next hook on. What the project's files hold but does
  * not run, and a file that does not read, is said once, from the first prompt.
  */
 export function sessionHooks(session: HookedSession, deps: SessionDeps): SessionHooks {
-  const own = hookSpecs(deps.config.hooks, "config.yaml");
+  // config.yaml's hooks as now in force (config/live.ts gives a new object once the file changed): made again then only.
+  let own = { from: deps.config.hooks, specs: hookSpecs(deps.config.hooks, "config.yaml") };
   const settings = new ProjectSettings(session.root);
   const transcript = new HookTranscript(hookTranscriptPath(deps.paths.stateDir, session.id), session);
   const source = () => {
-    const specs = [...own];
+    const hooks = deps.config.hooks;
+    if (hooks !== own.from) own = { from: hooks, specs: hookSpecs(hooks, "config.yaml") };
+    const specs = [...own.specs];
     const notes: HookNote[] = [];
     for (const file of projectHooks(session.root, deps.db, { settings, cwd: session.cwd })) {
       if (file.state !== "untrusted") notes.push(...file.problems.map((message) => ({ message, level: "warn" as const })));

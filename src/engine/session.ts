@@ -426,6 +426,8 @@ export class Session {
     const refused = this.turns.start(turnId);
     if (refused) return refused;
     if (input.mode) this.setMode(input.mode);
+    // A session the web holds follows remote.max_mode as config.yaml says it now: above it, its mode is lowered, said as any change is.
+    if (input.maxMode && this.maxMode !== "auto") this.setMode(cappedMode(this.mode, input.maxMode));
     const abort = new AbortController();
     this.running = { turnId, abort, maxMode: input.maxMode ?? null };
     let firstPrompt = false;

@@ -235,9 +235,14 @@ export class LinkDialer {
       db,
       transport: "link",
       protocol,
-      limits: { roots: config.remote.roots, max_mode: config.remote.max_mode },
+      // Read at each use: config.yaml edited while the link is up applies from the next request (config/live.ts).
+      get limits() {
+        return { roots: config.remote.roots, max_mode: config.remote.max_mode };
+      },
       connection: login,
-      maxMode: config.remote.max_mode,
+      get maxMode() {
+        return config.remote.max_mode;
+      },
       owners: this.deps.owners,
       ...(locator ? { locator } : {}),
       desks: this.deps.desks,

@@ -4,6 +4,7 @@ import type { CardDesk } from "../acp/cards.ts";
 import { LinkOwners } from "../acp/link-owners.ts";
 import type { Context } from "../app/context.ts";
 import { createEngine } from "../app/start-engine.ts";
+import { configNewsLine } from "../app/config-news.ts";
 import { errorMessage } from "../errors.ts";
 import { LinkDialer } from "../link/dialer.ts";
 import { createFileIndexes } from "../project/files.ts";
@@ -74,6 +75,8 @@ export async function runService(ctx: Context): Promise<void> {
   process.on("unhandledRejection", (reason) => log(`unexpected error (the service goes on): ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`));
   process.on("uncaughtException", (error) => log(`unexpected error (the service goes on): ${error.stack ?? error.message}`));
   const config = ctx.config();
+  // config.yaml edited while the service runs is read at the next step or request (config/live.ts): said here.
+  ctx.onConfigNews((news) => log(configNewsLine(news, ctx.paths.configFile) ?? `${ctx.paths.configFile} changed: read again, in force from the next step or request`));
   const db = openStore(ctx, log);
   // Once the store says the state dir is usable, before any engine or link (a second service must
   // not link to the instances too): one service per state dir.
@@ -91,7 +94,14 @@ export async function runService(ctx: Context): Promise<void> {
   const dialers = new Map<string, LinkDialer>();
   const startedAt = new Date().toISOString();
   // The sessions terminals share: announced on the links, their requests routed to the terminal.
-  const shares = new Shares({ db, remote: config.remote, configDir: ctx.paths.configDir, log });
+  const shares = new Shares({
+    db,
+    get remote() {
+      return config.remote;
+    },
+    configDir: ctx.paths.configDir,
+    log,
+  });
   // Editors' serve --stdio hand their sessions to this engine (GET /v1/acp).
   // Their sessions are refused one another's and the links' (asked of the locator, made just below, once an editor asks).
   const editors = new EditorSockets({ engine, config, paths: ctx.paths, db, locator: { where: (id) => locator.where(id) } }, { pid: process.pid, version: VERSION }, log);

@@ -1,7 +1,6 @@
 import type { EngineEvent } from "../bus/index.ts";
 import type { Context } from "../app/context.ts";
 import type { Effort, Mode } from "../config/schema.ts";
-import { loadConfig } from "../config/load.ts";
 import { createEngine, registryLogins } from "../app/start-engine.ts";
 import type { Engine } from "../engine/engine.ts";
 import type { Session, TurnAnswer } from "../engine/session.ts";
@@ -101,9 +100,7 @@ export class TuiRuntime {
   async reload(): Promise<void> {
     if (this.current) throw new Error("the engine is made again only before a session is open");
     const left = this.made?.engine;
-    const { paths, db } = this.ctx;
-    const config = loadConfig(paths.configFile);
-    this.ctx = { paths, db, config: () => config };
+    // The context's config reads config.yaml as it is now (config/live.ts): the engine is made on it again.
     this.made = null;
     this.make();
     await left?.stop();

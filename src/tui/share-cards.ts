@@ -30,7 +30,8 @@ export class SharedCards {
 
   constructor(
     private readonly desk: CardDesk,
-    private readonly maxMode: Mode,
+    /** remote.max_mode as config.yaml says it now. */
+    private readonly maxMode: () => Mode,
   ) {
     desk.listen((change) => (change.type === "open" ? this.send(change.card) : this.settled(change.callId)));
   }
@@ -58,7 +59,7 @@ export class SharedCards {
       (result) => {
         // Answered here meanwhile, or sent again on a newer connection: this answer is not the first.
         if (this.target !== target || !this.sent.delete(card.callId)) return;
-        answer(card, result, this.maxMode);
+        answer(card, result, this.maxMode());
       },
       () => {
         // No answer from the web (the connection went, the card was settled here): it stays the terminal's.

@@ -68,7 +68,7 @@ export class TerminalShare {
   readonly choices: ShareChoices;
 
   constructor(private readonly deps: ShareDeps) {
-    this.cards = new SharedCards(deps.desk, deps.config.remote.max_mode);
+    this.cards = new SharedCards(deps.desk, () => deps.config.remote.max_mode);
     this.choices = new ShareChoices(deps.db);
   }
 
@@ -235,9 +235,14 @@ export class TerminalShare {
       db,
       transport: "link",
       protocol: 2,
-      limits: { roots: config.remote.roots, max_mode: config.remote.max_mode },
+      // Read at each use: config.yaml edited while the terminal runs applies from the next request (config/live.ts).
+      get limits() {
+        return { roots: config.remote.roots, max_mode: config.remote.max_mode };
+      },
       connection: null,
-      maxMode: config.remote.max_mode,
+      get maxMode() {
+        return config.remote.max_mode;
+      },
       files,
       link: this.surface(),
       attachedOnly: true,

@@ -200,7 +200,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
   test("/settings KEY VALUE writes as lembas config set does; a bad value is one line", async () => {
     const screen = await open();
     await screen.type("/settings remote.max_mode plan", "Enter");
-    await screen.waitFor("remote.max_mode = plan (saved in config.yaml");
+    await screen.waitFor("remote.max_mode = plan (saved in config.yaml; in force from the next turn)");
     expect(Bun.YAML.parse(readFileSync(join(box.configDir, "config.yaml"), "utf8"))).toMatchObject({ remote: { max_mode: "plan" } });
     await screen.type("/settings remote.max_mode fast", "Enter");
     await screen.waitFor("remote.max_mode: must be one of plan, manual, edit, auto");
@@ -211,7 +211,7 @@ describe.skipIf(!HAVE_TMUX)("the terminal's own commands", () => {
     await screen.waitFor("(now)");
     await screen.type("hi");
     await screen.type("Enter");
-    await screen.waitFor("effort = high (saved in config.yaml");
+    await screen.waitFor("effort = high (saved in config.yaml; a new session starts with it)");
     expect(Bun.YAML.parse(readFileSync(join(box.configDir, "config.yaml"), "utf8"))).toMatchObject({ effort: "high", remote: { max_mode: "plan" } });
   });
 

@@ -14,13 +14,16 @@ import { say } from "./say.ts";
 
 /**
  * /settings and /theme: the config.yaml keys a person changes most, written exactly as
- * `lembas config set` writes them (validated, atomically). The engine read config.yaml when this
- * lembas started, so a change applies from the next start; the theme applies at once as well.
+ * `lembas config set` writes them (validated, atomically). The engine reads config.yaml again when
+ * it changes (config/live.ts), so a change applies from the next turn; the theme and vim at once.
  * personality, personality_custom and instructions go to the instance whose personalization applies.
  */
 type Setting = { key: string; about: string; values?: () => Promise<readonly string[]> | readonly string[] };
 
 const BOOL = () => ["true", "false"];
+
+/** The keys a session takes when it is made: the open one keeps its own. */
+const NEW_SESSIONS: ReadonlySet<string> = new Set(["model", "effort", "mode"]);
 
 const SETTINGS: readonly Setting[] = [
   { key: "model", about: "the model a new session uses", values: () => [] },
@@ -99,7 +102,7 @@ async function write(app: CommandHost, key: string, value: string): Promise<void
   const vim = key === "tui.vim" ? parseCliValue(value) : null;
   if (typeof vim === "boolean" && vim !== (app.status.vim !== null)) app.toggleVim();
   const now = key === "theme" || key === "tui.vim";
-  say(app, now ? `${line} (kept in config.yaml)` : `${line} (saved in config.yaml; lembas uses it from its next start)`);
+  say(app, now ? `${line} (kept in config.yaml)` : `${line} (saved in config.yaml; ${NEW_SESSIONS.has(key) ? "a new session starts with it" : "in force from the next turn"})`);
 }
 
 function personalShown(app: CommandHost, config: PersonalSettings): { settings: PersonalSettings; from: string } | null {
