@@ -96,6 +96,18 @@ describe("what a project's command file may be", () => {
     ]);
   });
 
+  test("a link to a path config.yaml protects is skipped too", async () => {
+    writeFileSync(join(box.configDir, "config.yaml"), `model: test/test-model\nconnections:\n  test:\n    base_url: ${model.url}\nprotected:\n  - infra/**\n`);
+    put(join(box.project, "infra", "prod.md"), "PROD-PASSWORDS\n");
+    mkdirSync(join(box.project, ".agent", "commands"), { recursive: true });
+    symlinkSync(join(box.project, "infra", "prod.md"), projectCommand("peek"));
+    model.push(step({ text: "ok" }));
+    const result = await run(["/peek"]);
+    expect(result.code).toBe(0);
+    expect(everything()).not.toContain("PROD-PASSWORDS");
+    expect(skipped(result.stderr)).toEqual([`lembas: ${projectCommand("peek")} is skipped: it is a protected path`]);
+  });
+
   test("the person's own command may be a link (a dotfiles repo): it is read", async () => {
     put(join(box.dir, "dotfiles", "ship.md"), "Ship it the person's way.\n");
     mkdirSync(join(box.configDir, "commands"), { recursive: true });
