@@ -13,9 +13,9 @@ export function commandsUpdate(session: Session, cx: acp.AgentContext, host: Age
   // After the answer, never before it: a client drops updates for a session it does not know yet.
   setTimeout(() => {
     try {
-      const set = loadCommands({ root: session.root, configDir: host.paths.configDir });
+      const set = loadCommands({ root: session.root, configDir: host.paths.configDir, protectedPaths: host.engine.protectedPaths });
       sendCommands(session.id, cx, set);
-      for (const notice of set.notices) session.notice(notice);
+      for (const notice of set.notices) session.noticeOnce(notice);
     } catch (error) {
       // A timer's throw would end the process: the session goes on without its command list.
       session.notice(`the commands could not be read: ${errorMessage(error)}`);
@@ -56,10 +56,8 @@ export async function runPrompt(session: Session, blocks: Block[], turnId: strin
   } finally {
     tokens = usage?.stop() ?? null;
   }
-  if (!entered.known && commandsChanged(entered)) {
-    sendCommands(session.id, cx, entered.after);
-    for (const notice of entered.after.notices.filter((n) => !entered.before.notices.includes(n))) session.notice(notice);
-  }
+  // The command files skipped were said by enterPrompt, once a session.
+  if (!entered.known && commandsChanged(entered)) sendCommands(session.id, cx, entered.after);
   const result = promptResult(entered.answer, host);
   return tokens && !entered.known ? { ...result, usage: tokens } : result;
 }

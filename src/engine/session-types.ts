@@ -55,6 +55,8 @@ export type PromptInput = {
   command?: string;
   /** A mode the session takes when the turn starts (a command's: /plan with a task), and keeps. */
   mode?: Mode;
+  /** `mode` only lowers the session's as the turn starts, never raises it (a project's command file's). */
+  modeOnlyLowers?: boolean;
   /** The highest mode this turn runs in, whatever the session's (a web prompt in a terminal's session: remote.max_mode). */
   maxMode?: Mode;
 };

@@ -67,6 +67,7 @@ export class Session {
   private readonly closing = new AbortController();
   /** Its SessionEnd hooks, run as it closes. */
   private readonly end = new SessionEnd();
+  private readonly said = new Set<string>();
 
   constructor(
     private row: SessionRow,
@@ -228,6 +229,13 @@ export class Session {
   /** Tells whoever listens something the person should know (a command file that was skipped). */
   notice(message: string, level: "info" | "warn" = "warn"): void {
     this.bus.emit({ type: "notice", message, level });
+  }
+
+  /** A notice said once in the session's life, however often what it says is found again (a command file skipped, read at every prompt). */
+  noticeOnce(message: string): void {
+    if (this.said.has(message)) return;
+    this.said.add(message);
+    this.notice(message);
   }
 
   /** Files the person attached (@mentions): the model has seen them, as if it had read them (`held`: as an editor held them). */
@@ -425,7 +433,7 @@ export class Session {
   private async runTurn(turnId: string, input: PromptInput): Promise<TurnAnswer> {
     const refused = this.turns.start(turnId);
     if (refused) return refused;
-    if (input.mode) this.setMode(input.mode);
+    if (input.mode) this.setMode(input.modeOnlyLowers ? cappedMode(input.mode, this.mode) : input.mode);
     // A session the web holds follows remote.max_mode as config.yaml says it now: above it, its mode is lowered, said as any change is.
     if (input.maxMode && this.maxMode !== "auto") this.setMode(cappedMode(this.mode, input.maxMode));
     const abort = new AbortController();

@@ -51,14 +51,17 @@ export async function enterPrompt(session: Session, blocks: Block[], turnId: str
   let before: CommandSet;
   let answer: TurnAnswer;
   try {
-    before = loadCommands({ root: session.root, configDir: place.configDir });
+    before = loadCommands({ root: session.root, configDir: place.configDir, protectedPaths: place.protectedPaths });
+    // A command file skipped is said before the turn it would have been (once a session, in every front end).
+    for (const notice of before.notices) session.noticeOnce(notice);
     answer = await startPrompt(session, ticket, blocks, before, place, context);
   } catch (error) {
     // Not prepared (a block refused): the turn is forgotten. Once started, abandon does nothing.
     ticket.abandon(error);
     throw error;
   }
-  const after = loadCommands({ root: session.root, configDir: place.configDir });
+  const after = loadCommands({ root: session.root, configDir: place.configDir, protectedPaths: place.protectedPaths });
+  for (const notice of after.notices) session.noticeOnce(notice);
   return { known: false, answer, before, after };
 }
 
@@ -84,7 +87,7 @@ async function startPrompt(session: Session, ticket: TurnTicket, blocks: Block[]
   }
   const input = await preparedInput(session, { blocks, typed, files, rules }, command, review, place, ticket.signal, context);
   // The command's mode is taken when the turn starts, not now: a turn that never runs changes nothing.
-  const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode) } : {};
+  const mode = command?.type === "prompt" && command.mode ? { mode: cappedMode(command.mode, place.maxMode), ...(command.modeOnlyLowers ? { modeOnlyLowers: true } : {}) } : {};
   // A prompt from the web runs at most in remote.max_mode, even in a session that runs above it (a terminal's).
   const cap = place.roots !== null ? { maxMode: place.maxMode } : {};
   return ticket.prompt({ ...input, ...mode, ...cap });

@@ -7,6 +7,7 @@ import type { Effort } from "../config/mode-effort.ts";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
 import { lembasToolName } from "./claude-tool-names.ts";
+import { MAX_DEFINITION_BYTES } from "./definition-dirs.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 
 /**
@@ -35,8 +36,8 @@ export type AgentFile = {
   problems: string[];
 };
 
-/** The largest agent file read: its body is a system prompt. */
-const MAX_AGENT_BYTES = 256 * 1024;
+/** The largest agent file read (its body is a system prompt), as for command files and skills. */
+const MAX_AGENT_BYTES = MAX_DEFINITION_BYTES;
 
 const NAME = /^[A-Za-z0-9][\w-]*$/;
 

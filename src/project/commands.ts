@@ -1,10 +1,12 @@
-import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { z } from "zod";
 import { type Effort, effortSchema, type Mode, modeSchema } from "../config/mode-effort.ts";
 import { lazily } from "../lazy.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
-import { firstLine, listDir } from "./definition-dirs.ts";
+import { isInside } from "../paths.ts";
+import { realPath } from "../real-path.ts";
+import { firstLine, listDir, readDefinitionText } from "./definition-dirs.ts";
+import { isProtected, type ProtectedPaths, protectedPaths } from "./protected.ts";
 import { findSkills } from "./skills.ts";
 
 /**
@@ -17,8 +19,8 @@ export type CommandKind = "builtin" | "custom" | "skill";
 
 export type CommandInfo = { name: string; description: string; hint?: string; kind: CommandKind };
 
-/** A custom command or skill as read from its file. */
-type Defined = CommandInfo & { body: string; model?: string; mode?: Mode; effort?: Effort; path: string };
+/** A custom command or skill as read from its file; `project`: a project's command file, whose mode may only lower the session's. */
+type Defined = CommandInfo & { body: string; model?: string; mode?: Mode; effort?: Effort; path: string; project?: true };
 
 /** A project's commands in the spec's order, and what was skipped (a broken command file) and why. */
 export type CommandSet = { all: (CommandInfo & Partial<Defined>)[]; notices: string[] };
@@ -26,7 +28,7 @@ export type CommandSet = { all: (CommandInfo & Partial<Defined>)[]; notices: str
 export type Invocation =
   | { type: "action"; name: "compact" | "undo" | "plan"; args: string }
   | { type: "review"; name: "review"; args: string }
-  | { type: "prompt"; name: string; text: string; display: string; mode?: Mode; model?: string; effort?: Effort };
+  | { type: "prompt"; name: string; text: string; display: string; mode?: Mode; modeOnlyLowers?: true; model?: string; effort?: Effort };
 
 /** The built-ins, in the spec's order. */
 export const BUILTIN_COMMANDS: readonly CommandInfo[] = [
@@ -63,12 +65,21 @@ const frontmatter = lazily(() =>
   }),
 );
 
-/** Reads every command available in a project: built-ins, then custom commands, then skills. */
-export function loadCommands(opts: { root: string; configDir: string }): CommandSet {
+/**
+ * Reads every command available in a project: built-ins, then custom commands, then skills. The
+ * project's command files (checked in: anyone's) are read only when they are the project's own
+ * regular files, not protected, and named like no built-in nor any of the person's own commands:
+ * `protectedPaths` judges them (config.yaml's list; absent: the built-in one).
+ */
+export function loadCommands(opts: { root: string; configDir: string; protectedPaths?: ProtectedPaths }): CommandSet {
   const notices: string[] = [];
   const custom = new Map<string, Defined>();
-  for (const dir of [join(opts.configDir, "commands"), join(opts.root, ".agent", "commands")]) {
-    for (const command of readCommandDir(dir, notices)) custom.set(command.name, command);
+  for (const command of readCommandDir(join(opts.configDir, "commands"), null, notices)) custom.set(command.name, command);
+  const project = { root: opts.root, rules: opts.protectedPaths ?? null };
+  for (const command of readCommandDir(join(opts.root, ".agent", "commands"), project, notices)) {
+    const own = custom.get(command.name);
+    if (own) notices.push(`${command.path} is skipped: /${command.name} is your own command (${own.path})`);
+    else custom.set(command.name, command);
   }
   // What findSkills left out the engine says, once a session, to every front end (engine/session-prompt.ts).
   const found = findSkills(opts);
@@ -86,12 +97,25 @@ export function loadCommands(opts: { root: string; configDir: string }): Command
 
 const NAME = /^[A-Za-z0-9][\w-]*$/;
 
-function readCommandDir(dir: string, notices: string[]): Defined[] {
+/** Where a project's command files must stay, and what they must not be. */
+type ProjectBounds = { root: string; rules: ProtectedPaths | null };
+
+/** The commands of one folder; `project`: the bounds of a project's folder, null for the person's own. */
+function readCommandDir(dir: string, project: ProjectBounds | null, notices: string[]): Defined[] {
   const out: Defined[] = [];
   for (const file of listDir(dir, notices).filter((f) => f.endsWith(".md"))) {
     const name = basename(file, ".md");
-    if (!NAME.test(name) || TUI_COMMANDS.has(name)) continue;
+    if (!NAME.test(name)) continue;
     const path = join(dir, file);
+    if (TUI_COMMANDS.has(name)) {
+      notices.push(`${path} is skipped: /${name} is lembas's own command`);
+      continue;
+    }
+    const outside = project ? leftOut(path, project) : null;
+    if (outside) {
+      notices.push(`${path} is skipped: ${outside}`);
+      continue;
+    }
     const read = readDefined(path, notices);
     if (!read) continue;
     out.push({
@@ -101,6 +125,7 @@ function readCommandDir(dir: string, notices: string[]): Defined[] {
       ...hintOf(read.meta),
       body: read.body,
       path,
+      ...(project ? { project: true } : {}),
       ...(read.meta.model ? { model: read.meta.model } : {}),
       ...(read.meta.mode ? { mode: read.meta.mode } : {}),
       ...(read.meta.effort ? { effort: read.meta.effort } : {}),
@@ -109,9 +134,25 @@ function readCommandDir(dir: string, notices: string[]): Defined[] {
   return out;
 }
 
+/** Why a project's command file is not read: it leads out of the project (a link), or it is protected (a secret, .git, the hooks' settings); null when neither. */
+function leftOut(path: string, project: ProjectBounds): string | null {
+  const real = realPath(path);
+  const root = realPath(project.root);
+  if (!isInside(real, root)) return "it leads outside the project";
+  return isProtected(real, root, project.rules ?? builtInRules()) ? "it is a protected path" : null;
+}
+
+/** The built-in protected paths, for a caller that has no config.yaml's list at hand. */
+const builtInRules = lazily(() => protectedPaths([], []));
+
 function readDefined(path: string, notices: string[]): { meta: z.infer<ReturnType<typeof frontmatter>>; body: string } | null {
+  const read = readDefinitionText(path, "a command file");
+  if ("skipped" in read) {
+    notices.push(`${path} is skipped: ${read.skipped}`);
+    return null;
+  }
   try {
-    const parsed = parseFrontmatter(readFileSync(path, "utf8"));
+    const parsed = parseFrontmatter(read.text);
     const meta = frontmatter().safeParse(parsed.meta);
     if (!meta.success) {
       const issue = meta.error.issues[0];
@@ -120,11 +161,7 @@ function readDefined(path: string, notices: string[]): { meta: z.infer<ReturnTyp
     }
     return { meta: meta.data, body: parsed.body.trim() };
   } catch (error) {
-    if (error instanceof FrontmatterError) {
-      notices.push(`${path} is skipped: ${error.message}`);
-      return null;
-    }
-    notices.push(`${path} is skipped: it cannot be read`);
+    notices.push(`${path} is skipped: ${error instanceof FrontmatterError ? error.message : "it cannot be read"}`);
     return null;
   }
 }
@@ -190,6 +227,8 @@ export function parseCommand(text: string, set: CommandSet = { all: [...BUILTIN_
     text: expanded,
     display,
     ...(command.mode ? { mode: command.mode } : {}),
+    // A project's file (a stranger's repo) may ask for less than the person gave the session, never more.
+    ...(command.mode && command.project ? { modeOnlyLowers: true as const } : {}),
     ...(command.model ? { model: command.model } : {}),
     ...(command.effort ? { effort: command.effort } : {}),
   };

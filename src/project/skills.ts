@@ -4,7 +4,7 @@ import { z } from "zod";
 import { lazily } from "../lazy.ts";
 import { isInside } from "../paths.ts";
 import { realPath } from "../real-path.ts";
-import { firstLine, isDir, listDir } from "./definition-dirs.ts";
+import { firstLine, isDir, listDir, MAX_DEFINITION_BYTES } from "./definition-dirs.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
 import { SECRET_NAMES } from "./protected.ts";
 
@@ -32,8 +32,8 @@ export type Skill = {
 /** The skills found, and the folders left out and why. */
 export type SkillSet = { skills: Skill[]; notices: string[] };
 
-/** The largest SKILL.md read: one larger would fill a small model's whole window, and is left out. */
-export const MAX_SKILL_BYTES = 256 * 1024;
+/** The largest SKILL.md read, as for command files: one larger would fill a small model's whole window, and is left out. */
+export const MAX_SKILL_BYTES = MAX_DEFINITION_BYTES;
 
 export const SKILL_NAME = /^[A-Za-z0-9][\w-]*$/;
 

@@ -71,7 +71,7 @@ export function findTuiCommand(text: string): { command: TuiCommand; args: strin
  */
 export function unknownCommandLine(app: CommandHost, text: string): string | null {
   const { root } = app.runtime.session;
-  const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir }).all.map((c) => c.name);
+  const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir, protectedPaths: app.runtime.engine.protectedPaths }).all.map((c) => c.name);
   const own = TUI_COMMAND_LIST.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
   return unknownCommand(text, [...own, ...shared]);
 }

@@ -28,7 +28,7 @@ export function sessionSources(runtime: TuiRuntime): CompletionSources {
   const place = () => (runtime.hasSession ? runtime.session : { root: projectRoot(runtime.cwd), cwd: runtime.cwd });
   return {
     commands() {
-      const shared = loadCommands({ root: place().root, configDir: runtime.ctx.paths.configDir }).all;
+      const shared = loadCommands({ root: place().root, configDir: runtime.ctx.paths.configDir, protectedPaths: runtime.engine.protectedPaths }).all;
       const names = new Set(shared.map((c) => c.name));
       return [...shared, ...TUI_COMMAND_LIST.filter((c) => !names.has(c.name))];
     },

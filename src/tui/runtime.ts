@@ -249,7 +249,7 @@ export class TuiRuntime {
 
   /** Whether the text is one of the session's commands (/compact, /review, a custom one): it waits its turn, it never steers. */
   isCommand(text: string): boolean {
-    return parseCommand(text, loadCommands({ root: this.session.root, configDir: this.ctx.paths.configDir })) !== null;
+    return parseCommand(text, loadCommands({ root: this.session.root, configDir: this.ctx.paths.configDir, protectedPaths: this.engine.protectedPaths })) !== null;
   }
 
   /** Gives text to the running turn at its next step (_lembas/steer's semantics). */

@@ -25,7 +25,7 @@ type Row = { name: string; description: string };
  */
 export function help(app: CommandHost, args: string, list: readonly TuiCommand[]): void {
   const { root } = app.runtime.session;
-  const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir }).all;
+  const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir, protectedPaths: app.runtime.engine.protectedPaths }).all;
   const rows: Row[] = [...list.map((c) => ({ name: usage(c), description: c.description })), ...shared.map((c) => ({ name: usage(c), description: `${c.description}${c.kind === "builtin" ? "" : ` (${c.kind})`}` }))];
   if (args) {
     const name = args.replace(/^\//, "");
