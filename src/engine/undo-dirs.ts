@@ -1,11 +1,10 @@
-import { chmodSync, mkdirSync, rmdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, rmdirSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import { errorMessage } from "../errors.ts";
 import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import { lstatOrNull, type StoredImage } from "../store/undo.ts";
 import { isDirRel } from "./file-stat.ts";
-import type { Skipped } from "./undo-restore.ts";
 
 const NOT_EMPTY = "it still holds files the undo did not remove (put there or changed since the turn), so it is left as it is";
 const OUTSIDE = "its directory now leads outside the project (a symlink), so it is left as it is";
@@ -27,7 +26,8 @@ export class DirRestore {
     images: readonly StoredImage[],
     private readonly root: string,
     private readonly realRoot: string,
-    private readonly skipped: Skipped[],
+    /** Where what is left is said (undo's skipped). */
+    private readonly skipped: { path: string; why: string }[],
   ) {
     const dirs = images.filter((image) => isDirRel(image.path));
     // A parent's path is a prefix of its children's: by length is shallowest first.
@@ -68,7 +68,8 @@ export class DirRestore {
     const now = lstatOrNull(path);
     if (!now) return null;
     if (!now.isDirectory()) return "it is not a directory now, so it is left as it is";
-    if (image.refused) return image.refused;
+    // Not known to be the turn's: said only when empty (else what it holds is said file by file).
+    if (image.refused) return readdirSync(path).length > 0 ? null : image.refused;
     if (!insideReal(dirname(path), this.realRoot) || realOr(path) === this.realRoot) return OUTSIDE;
     try {
       // rmdir removes only an empty directory, whatever was put in it a moment ago.

@@ -37,7 +37,8 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
   const restoring = new TurnRestore(db, sessionId, turnId, root, stateDir, leave);
   restoring.dirs.putBackFree();
   for (const image of restoring.images()) restoring.done(image, () => restoreFile(image, restoring.realRoot, restoring.trash));
-  return restoring.finish();
+  // Its place is free now, and what the turn left there was the directory undo just removed.
+  return restoring.finish((image) => restoreFile({ ...image, stamp: ABSENT }, restoring.realRoot, restoring.trash));
 }
 
 /**
@@ -97,6 +98,8 @@ function madeThroughEditor(image: StoredImage): boolean {
 }
 
 const CHANGED = "it changed after the turn (by you or another program), so it is left as it is";
+const IS_DIR = "it is a directory now, so it is left as it is";
+const ABSENT: Stamp = { existed: false, size: null, mtime: null, hash: null };
 
 /** One turn's restore: its pre-images, what was put back and what was left and why, then its trash. */
 class TurnRestore {
@@ -131,6 +134,19 @@ class TurnRestore {
     return relative(this.root, image.path) || image.path;
   }
 
+  /** A file left as the turn had put a directory it made in its place: once that directory is removed (empty), the file goes back there. */
+  private retryWhereDirsWent(retry: (image: StoredImage) => string | null): void {
+    const gone = new Set(this.dirs.removed);
+    for (const image of this.all) {
+      const shown = this.shown(image);
+      const at = this.skipped.findIndex((s) => s.path === shown && s.why === IS_DIR);
+      if (isDirRel(image.path) || !gone.has(shown) || at < 0) continue;
+      this.skipped.splice(at, 1);
+      this.leave.delete(image.path);
+      this.done(image, () => retry(image));
+    }
+  }
+
   /** Restores one file with `restore` (null: done, else why it was left); a throw is said as why. */
   done(image: StoredImage, restore: () => string | null): void {
     const shown = this.shown(image);
@@ -146,9 +162,11 @@ class TurnRestore {
     } else this.files.push(shown);
   }
 
-  finish(): Restored {
+  /** `retry`: how a file is restored, tried again where the turn had put a directory in its place, now removed. */
+  finish(retry?: (image: StoredImage) => string | null): Restored {
     const { db, sessionId, turnId, skipped, trash, dirs } = this;
     dirs.finish();
+    if (retry) this.retryWhereDirsWent(retry);
     skipped.push(...jobsNotRestored(db, sessionId, turnId));
     const mark = turnMarkOf(db, sessionId, turnId);
     if (mark) skipped.push({ path: WHOLE_TURN, why: mark });
@@ -199,7 +217,7 @@ function unrestorable(image: StoredImage, now: Stamp, realRoot: string): string 
   if (!sameStamp(now, image.stamp)) return CHANGED;
   if (!insideReal(dirname(image.path), realRoot)) return "its directory now leads outside the project (a symlink), so it is left as it is";
   const disk = lstatOrNull(image.path);
-  if (disk?.isDirectory()) return "it is a directory now, so it is left as it is";
+  if (disk?.isDirectory()) return IS_DIR;
   // A pipe or a device would block the copy into the trash, or be written through.
   if (disk && !disk.isFile() && !disk.isSymbolicLink()) return "it is not a regular file now, so it is left as it is";
   return null;

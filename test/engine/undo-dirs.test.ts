@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type EngineHarness, engineHarness, step } from "../support/engine.ts";
@@ -88,4 +88,17 @@ test("a directory the turn made that is a symlink now is left, and what it leads
   } finally {
     rmSync(elsewhere, { recursive: true, force: true });
   }
+});
+
+test("a file a command replaced with a directory comes back once that directory, emptied, is removed", async () => {
+  writeFileSync(at("out"), "a file\n");
+  const session = await h.session({ mode: "auto" });
+  h.model.push(bash("rm out && mkdir -p out/sub && echo x > out/sub/x"), step({ text: "done" }));
+  await session.prompt({ text: "dir" });
+
+  const undone = session.undo();
+  expect(undone?.skipped).toEqual([]);
+  expect([...(undone?.files ?? [])].sort()).toEqual(["out", "out/sub/x"]);
+  expect(undone?.removedDirs).toEqual(["out/sub", "out"]);
+  expect(readFileSync(at("out"), "utf8")).toBe("a file\n");
 });
