@@ -2,6 +2,7 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { rewoundLine } from "../../src/tui/commands/turn-pickers.ts";
 import { type EngineHarness, engineHarness, step } from "../support/engine.ts";
 
 let h: EngineHarness;
@@ -55,6 +56,8 @@ test("rewind puts back a directory a command moved or removed, even empty, with 
   expect(existsSync(at("docs/a.md"))).toBe(true);
   expect(statSync(at("private")).mode & 0o777).toBe(0o700);
   expect(readdirSync(h.project).sort()).toEqual(["docs", "private"]);
+  // The terminal's line names them.
+  expect(rewoundLine(rewound)).toContain("put back the directories docs, docs/empty; removed the empty directories later/x, later, moved/empty, moved)");
 });
 
 test("a directory the turn made that the person filled since stays, and the undo says why", async () => {
