@@ -2,27 +2,13 @@ import { type Dirent, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { realOr } from "../real-path.ts";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import { gitDirOf, type IndexSnapshot, readIndex } from "./git-index.ts";
+import { dirStatOf, isClean, isDirRel, sameSeen, type Seen, statOf } from "./file-stat.ts";
 import { EACCES, ENOMEM, ENOSPC, IN_CREATE, IN_DELETE, IN_DELETE_SELF, IN_IGNORED, IN_ISDIR, IN_MOVE_SELF, IN_MOVED_FROM, IN_MOVED_TO, IN_Q_OVERFLOW, Inotify } from "./inotify.ts";
 
 /**
- * A file as last seen: enough to tell that it changed (git's own test: size, mtime, ctime, inode,
- * mode; ctime because a write that puts the mtime back, as cp -p and tar do, still moves it).
- * Plain numbers, not bigints: a project's every file is kept so.
- */
-export type Seen = {
-  size: number;
-  mtimeSec: number;
-  mtimeNsec: number;
-  ctimeSec: number;
-  ctimeNsec: number;
-  ino: number;
-  mode: number;
-  regular: boolean;
-};
-
-/**
  * One path a sync found different: how it was at the last sync and how it is now (null: absent).
- * `refused`: why undo must leave it alone whatever it holds.
+ * `refused`: why undo must leave it alone whatever it holds. A directory's `rel` ends with a slash
+ * (isDirRel), and it is a change only when it came or went: what it holds is said file by file.
  */
 export type Change = { rel: string; before: Seen | null; after: Seen | null; kept: Uint8Array | null; refused?: string };
 
@@ -51,6 +37,8 @@ export const MAX_FILES = 300_000;
  */
 export class ProjectFiles {
   private readonly seen = new Map<string, Seen>();
+  /** The directories under the root as last seen (the root not among them). */
+  private readonly seenDirs = new Map<string, Seen>();
   private readonly cache = new Map<string, { seen: Seen; bytes: Uint8Array }>();
   private cacheBytes = 0;
   private readonly windows = new Set<Change[]>();
@@ -128,7 +116,7 @@ export class ProjectFiles {
       const refused = first?.refused ?? change.refused;
       byPath.set(change.rel, first ? { ...first, after: change.after, ...(refused ? { refused } : {}) } : change);
     }
-    return [...byPath.values()].filter((c) => c.before !== null || c.after !== null);
+    return [...byPath.values()].filter((c) => (isDirRel(c.rel) ? (c.before === null) !== (c.after === null) : c.before !== null || c.after !== null));
   }
 
   /** Before an edit tool writes: what changed until now goes to the open windows (another session's commands). */
@@ -137,11 +125,11 @@ export class ProjectFiles {
     this.dispatch(this.sync());
   }
 
-  /** After an edit tool wrote `path`: the write is taken in, but in no window (its own turn undoes it). */
+  /** After an edit tool wrote `path`: the write is taken in, but in no window (its own turn undoes it), nor the directories it made for it. */
   afterWrite(path: string): void {
     if (!this.started || this.windows.size === 0) return;
     const rel = relative(this.base, join(realOr(dirname(path)), basename(path))).split(sep).join("/");
-    this.dispatch(this.sync().filter((c) => c.rel !== rel));
+    this.dispatch(this.sync().filter((c) => c.rel !== rel && !(isDirRel(c.rel) && rel.startsWith(c.rel))));
   }
 
   private dispatch(changes: Change[]): void {
@@ -167,6 +155,7 @@ export class ProjectFiles {
     // A sync reads at most the cache's size: many changes at once (an install) do not read them all.
     let budget = CACHE_MAX_BYTES;
     for (const change of changes) {
+      if (isDirRel(change.rel)) continue;
       change.kept = change.before ? this.cached(change.rel, change.before) : null;
       this.remember(change, budget > 0);
       if (change.after?.regular && change.after.size <= CACHE_MAX_FILE) budget -= change.after.size;
@@ -202,11 +191,13 @@ export class ProjectFiles {
     this.watch = this.useInotify ? Inotify.open() : null;
     const index = this.gitIndex();
     const found = new Map<string, Seen>();
-    if (!this.walk("", found)) {
+    const dirs = new Map<string, Seen>();
+    if (!this.walk("", found, dirs)) {
       this.giveUp();
       return;
     }
     for (const [rel, seen] of found) this.seen.set(rel, seen);
+    for (const [rel, seen] of dirs) this.seenDirs.set(rel, seen);
     // The most recently changed files first: they are the likeliest to be changed again.
     const candidates = [...found].filter(([rel, seen]) => seen.regular && seen.size <= CACHE_MAX_FILE && !isClean(rel, seen, index));
     candidates.sort((a, b) => b[1].mtimeSec - a[1].mtimeSec || b[1].mtimeNsec - a[1].mtimeNsec);
@@ -216,9 +207,11 @@ export class ProjectFiles {
     }
   }
 
-  /** Walks a directory into `found`, watching each directory before listing it; false past the bounds. */
-  private walk(dir: string, found: Map<string, Seen>): boolean {
+  /** Walks a directory into `found` (its files) and `dirs`, watching each directory before listing it; false past the bounds. */
+  private walk(dir: string, found: Map<string, Seen>, dirs: Map<string, Seen>): boolean {
     const abs = dir ? join(this.base, dir) : this.base;
+    const self = dir ? dirStatOf(abs) : null;
+    if (self) dirs.set(dir, self);
     if (this.watch && !this.dirs.has(dir)) {
       const wd = this.dirs.size < this.maxDirs ? this.watch.add(abs) : -ENOSPC;
       if (wd >= 0) {
@@ -245,7 +238,7 @@ export class ProjectFiles {
       const rel = dir ? `${dir}/${entry.name}` : entry.name;
       if (this.excluded.has(rel)) continue;
       if (entry.isDirectory()) {
-        if (!this.walk(rel, found)) return false;
+        if (!this.walk(rel, found, dirs)) return false;
         continue;
       }
       const seen = statOf(join(this.base, rel));
@@ -260,6 +253,7 @@ export class ProjectFiles {
     this.tooLarge = true;
     this.unwatchAll();
     this.seen.clear();
+    this.seenDirs.clear();
     this.cache.clear();
     this.cacheBytes = 0;
   }
@@ -291,11 +285,13 @@ export class ProjectFiles {
    */
   private rescan(watched?: ReadonlySet<string>): Change[] {
     const found = new Map<string, Seen>();
-    if (!this.walk("", found)) {
+    const dirs = new Map<string, Seen>();
+    if (!this.walk("", found, dirs)) {
       this.giveUp();
       return [];
     }
-    const changes: Change[] = [];
+    const changes = this.dirChanges([...this.seenDirs.keys(), ...dirs.keys()], (rel) => dirs.get(rel) ?? null);
+    if (watched) for (const change of changes) if (!watched.has(parentOf(change.rel.slice(0, -1)))) change.refused = UNFOLLOWED;
     for (const [rel, before] of this.seen) {
       const after = found.get(rel) ?? null;
       if (after && sameSeen(before, after)) continue;
@@ -345,16 +341,19 @@ export class ProjectFiles {
       }
       suspects.add(rel);
     }
-    for (const gone of goneDirs) this.forgetDir(gone, suspects);
+    const dirSuspects = new Set<string>();
+    for (const gone of goneDirs) this.forgetDir(gone, suspects, dirSuspects);
     const found = new Map<string, Seen>();
+    const dirs = new Map<string, Seen>();
     for (const dir of newDirs) {
-      if (!this.walk(dir, found)) {
+      if (!this.walk(dir, found, dirs)) {
         this.giveUp();
         return [];
       }
     }
     for (const rel of found.keys()) suspects.add(rel);
-    const changes: Change[] = [];
+    const changes = this.dirChanges([...dirSuspects, ...dirs.keys()], (rel) => dirs.get(rel) ?? dirStatOf(join(this.base, rel)));
+    for (const change of changes) if (change.after && underAny(change.rel.slice(0, -1), movedIn)) change.refused = MOVED_IN;
     for (const rel of suspects) {
       const before = this.seen.get(rel) ?? null;
       const after = found.get(rel) ?? statOf(join(this.base, rel));
@@ -367,8 +366,8 @@ export class ProjectFiles {
     return changes;
   }
 
-  /** A directory gone (deleted, moved away): its watches go, its files are looked at again. */
-  private forgetDir(dir: string, suspects: Set<string>): void {
+  /** A directory gone (deleted, moved away): its watches go, its files and directories are looked at again. */
+  private forgetDir(dir: string, suspects: Set<string>, dirSuspects: Set<string>): void {
     const prefix = `${dir}/`;
     for (const [path, wd] of this.dirs) {
       if (path !== dir && !path.startsWith(prefix)) continue;
@@ -377,6 +376,20 @@ export class ProjectFiles {
       this.dirOf.delete(wd);
     }
     for (const rel of this.seen.keys()) if (rel.startsWith(prefix)) suspects.add(rel);
+    for (const rel of this.seenDirs.keys()) if (rel === dir || rel.startsWith(prefix)) dirSuspects.add(rel);
+  }
+
+  /** The directories among `rels` that came or went since last seen (`now`: its stat now, null when none); what is seen of them is brought up to date. */
+  private dirChanges(rels: Iterable<string>, now: (rel: string) => Seen | null): Change[] {
+    const changes: Change[] = [];
+    for (const rel of new Set(rels)) {
+      const before = this.seenDirs.get(rel) ?? null;
+      const after = now(rel);
+      if (after) this.seenDirs.set(rel, after);
+      else this.seenDirs.delete(rel);
+      if ((before === null) !== (after === null)) changes.push({ rel: `${rel}/`, before, after, kept: null });
+    }
+    return changes;
   }
 
   private remember(change: Change, read: boolean): void {
@@ -431,56 +444,4 @@ function underAny(rel: string, tops: ReadonlySet<string>): boolean {
     if (tops.has(rel.slice(0, at))) return true;
   }
   return false;
-}
-
-
-/** A file's stat, or null when it is absent or a directory (or, with `dirs`, absent only). */
-export function statOf(path: string, dirs = false): Seen | null {
-  try {
-    const s = lstatSync(path, { bigint: true });
-    if (s.isDirectory() && !dirs) return null;
-    const [mtimeSec, mtimeNsec] = secNsec(s.mtimeNs);
-    const [ctimeSec, ctimeNsec] = secNsec(s.ctimeNs);
-    return { size: Number(s.size), mtimeSec, mtimeNsec, ctimeSec, ctimeNsec, ino: Number(s.ino), mode: Number(s.mode), regular: s.isFile() };
-  } catch {
-    return null;
-  }
-}
-
-export function sameSeen(a: Seen, b: Seen): boolean {
-  return (
-    a.size === b.size &&
-    a.mtimeSec === b.mtimeSec &&
-    a.mtimeNsec === b.mtimeNsec &&
-    a.ctimeSec === b.ctimeSec &&
-    a.ctimeNsec === b.ctimeNsec &&
-    a.ino === b.ino &&
-    a.mode === b.mode
-  );
-}
-
-/**
- * Whether the file was, when `seen`, exactly its blob in the index: its stat is the one the index
- * recorded (mtime, ctime, size, inode), and it was not changed in the same instant the index was
- * written (git's racy case).
- */
-export function isClean(rel: string, seen: Seen, index: IndexSnapshot | null): boolean {
-  return cleanBlob(rel, seen, index) !== null;
-}
-
-export function cleanBlob(rel: string, seen: Seen, index: IndexSnapshot | null): string | null {
-  if (!index || !seen.regular) return null;
-  const entry = index.entries().get(rel);
-  if (!entry) return null;
-  if (entry.mtimeSec !== seen.mtimeSec % 2 ** 32 || entry.mtimeNsec !== seen.mtimeNsec) return null;
-  // Stricter than git's default: a write that put the mtime back still moved the ctime.
-  if (entry.ctimeSec !== seen.ctimeSec % 2 ** 32 || entry.ctimeNsec !== seen.ctimeNsec) return null;
-  if (entry.size !== seen.size % 2 ** 32 || (entry.ino !== 0 && entry.ino !== seen.ino % 2 ** 32)) return null;
-  const [indexSec, indexNsec] = secNsec(index.mtimeNs);
-  if (seen.mtimeSec > indexSec || (seen.mtimeSec === indexSec && seen.mtimeNsec >= indexNsec)) return null;
-  return entry.sha;
-}
-
-function secNsec(ns: bigint): [number, number] {
-  return [Number(ns / 1_000_000_000n), Number(ns % 1_000_000_000n)];
 }

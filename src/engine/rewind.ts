@@ -54,16 +54,30 @@ export function rewindCode(place: Place, messages: readonly StoredMessage[], poi
   const files = new Set<string>();
   const skipped: Skipped[] = [];
   const leave = new Set<string>();
+  const removedDirs: string[] = [];
+  const putBackDirs: string[] = [];
   let trash: string | undefined;
   for (const turnId of turnsFrom(messages, point).reverse()) {
     const restored = restoreTurn(place.db, place.sessionId, turnId, place.root, place.stateDir, leave);
     for (const file of restored.files) files.add(file);
     skipped.push(...restored.skipped);
+    removedDirs.push(...(restored.removedDirs ?? []));
+    putBackDirs.push(...(restored.putBackDirs ?? []));
     trash = restored.trash ?? trash;
   }
+  // A directory one pass made again and another removed (or the other way) is as it was: neither is said.
+  const both = new Set(removedDirs.filter((dir) => putBackDirs.includes(dir)));
+  const removed = removedDirs.filter((dir) => !both.has(dir));
+  const putBack = putBackDirs.filter((dir) => !both.has(dir));
   // A file a later pass put back but an earlier one could not is named once, as left.
   const left = new Set(skipped.map((s) => s.path));
-  return { files: [...files].filter((f) => !left.has(f)), skipped: dedupe(skipped), ...(trash ? { trash } : {}) };
+  return {
+    files: [...files].filter((f) => !left.has(f)),
+    skipped: dedupe(skipped),
+    ...(trash ? { trash } : {}),
+    ...(removed.length > 0 ? { removedDirs: removed } : {}),
+    ...(putBack.length > 0 ? { putBackDirs: putBack } : {}),
+  };
 }
 
 /**

@@ -1,9 +1,10 @@
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
-import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
+import { isDirRel } from "./file-stat.ts";
+import { DirRestore, insideReal } from "./undo-dirs.ts";
 import { jobsNotRestored } from "./undo-jobs.ts";
 import { TRASH_MAX_BYTES, UndoTrash } from "./undo-trash.ts";
 import { forgetPreImages, lstatOrNull, preImagesOf, type Stamp, type StoredImage, sameStamp, stampOf, turnMarkOf } from "../store/undo.ts";
@@ -11,8 +12,11 @@ import type { FileAccess } from "../tools/file-access.ts";
 
 /** A file undo did not touch, and why. */
 export type Skipped = { path: string; why: string };
-/** `trash`: where what undo replaced or deleted was put first, when it replaced or deleted anything. */
-export type Restored = { files: string[]; skipped: Skipped[]; trash?: string };
+/**
+ * `trash`: where what undo replaced or deleted was put first, when it replaced or deleted anything.
+ * `removedDirs`: the empty directories the turn had made, removed; `putBackDirs`: those it had removed, made again.
+ */
+export type Restored = { files: string[]; skipped: Skipped[]; trash?: string; removedDirs?: string[]; putBackDirs?: string[] };
 /** What /undo answers: the undone turn's prompt, the files put back, and those left alone and why. */
 export type Undone = Restored & { prompt: string };
 
@@ -20,7 +24,8 @@ export type Undone = Restored & { prompt: string };
 export const WHOLE_TURN = "(the whole turn)";
 
 /**
- * Puts back every file the turn changed, byte for byte, and deletes the files it created, but only
+ * Puts back every file the turn changed, byte for byte, and deletes the files it created (and the
+ * directories it made or removed, as they were: DirRestore), but only
  * files still as the turn left them: one changed since (by the person, by another program) is left
  * alone and said, as is one whose earlier content was not kept. A file that cannot be restored is
  * said too, and the others are restored all the same: undo always answers. What the turn's
@@ -30,8 +35,10 @@ export const WHOLE_TURN = "(the whole turn)";
  */
 export function restoreTurn(db: Db, sessionId: string, turnId: string, root: string, stateDir: string, leave = new Set<string>()): Restored {
   const restoring = new TurnRestore(db, sessionId, turnId, root, stateDir, leave);
+  restoring.dirs.putBackFree();
   for (const image of restoring.images()) restoring.done(image, () => restoreFile(image, restoring.realRoot, restoring.trash));
-  return restoring.finish();
+  // Its place is free now, and what the turn left there was the directory undo just removed.
+  return restoring.finish((image) => restoreFile({ ...image, stamp: ABSENT }, restoring.realRoot, restoring.trash));
 }
 
 /**
@@ -44,6 +51,7 @@ export function restoreTurn(db: Db, sessionId: string, turnId: string, root: str
  */
 export async function restoreTurnThrough(access: FileAccess, db: Db, sessionId: string, turnId: string, root: string, stateDir: string): Promise<Restored> {
   const restoring = new TurnRestore(db, sessionId, turnId, root, stateDir, new Set());
+  restoring.dirs.putBackFree();
   const signal = new AbortController().signal;
   const heldNow = async (path: string): Promise<Stamp> => {
     const held = await access.readText(path, signal);
@@ -90,6 +98,8 @@ function madeThroughEditor(image: StoredImage): boolean {
 }
 
 const CHANGED = "it changed after the turn (by you or another program), so it is left as it is";
+const IS_DIR = "it is a directory now, so it is left as it is";
+const ABSENT: Stamp = { existed: false, size: null, mtime: null, hash: null };
 
 /** One turn's restore: its pre-images, what was put back and what was left and why, then its trash. */
 class TurnRestore {
@@ -97,6 +107,8 @@ class TurnRestore {
   readonly skipped: Skipped[] = [];
   readonly trash: UndoTrash;
   readonly realRoot: string;
+  readonly dirs: DirRestore;
+  private readonly all: StoredImage[];
 
   constructor(
     private readonly db: Db,
@@ -108,15 +120,31 @@ class TurnRestore {
   ) {
     this.trash = new UndoTrash(stateDir, sessionId, root);
     this.realRoot = realOr(root);
+    this.all = preImagesOf(db, sessionId, turnId);
+    this.dirs = new DirRestore(this.all, root, this.realRoot, this.skipped);
   }
 
+  /** The turn's files (its directories are the DirRestore's). */
   images(): StoredImage[] {
-    return preImagesOf(this.db, this.sessionId, this.turnId).filter((image) => !this.leave.has(image.path));
+    return this.all.filter((image) => !isDirRel(image.path) && !this.leave.has(image.path));
   }
 
   /** The path as undo's answer names it: relative to the root. */
   shown(image: StoredImage): string {
     return relative(this.root, image.path) || image.path;
+  }
+
+  /** A file left as the turn had put a directory it made in its place: once that directory is removed (empty), the file goes back there. */
+  private retryWhereDirsWent(retry: (image: StoredImage) => string | null): void {
+    const gone = new Set(this.dirs.removed);
+    for (const image of this.all) {
+      const shown = this.shown(image);
+      const at = this.skipped.findIndex((s) => s.path === shown && s.why === IS_DIR);
+      if (isDirRel(image.path) || !gone.has(shown) || at < 0) continue;
+      this.skipped.splice(at, 1);
+      this.leave.delete(image.path);
+      this.done(image, () => retry(image));
+    }
   }
 
   /** Restores one file with `restore` (null: done, else why it was left); a throw is said as why. */
@@ -134,8 +162,11 @@ class TurnRestore {
     } else this.files.push(shown);
   }
 
-  finish(): Restored {
-    const { db, sessionId, turnId, skipped, trash } = this;
+  /** `retry`: how a file is restored, tried again where the turn had put a directory in its place, now removed. */
+  finish(retry?: (image: StoredImage) => string | null): Restored {
+    const { db, sessionId, turnId, skipped, trash, dirs } = this;
+    dirs.finish();
+    if (retry) this.retryWhereDirsWent(retry);
     skipped.push(...jobsNotRestored(db, sessionId, turnId));
     const mark = turnMarkOf(db, sessionId, turnId);
     if (mark) skipped.push({ path: WHOLE_TURN, why: mark });
@@ -145,7 +176,13 @@ class TurnRestore {
       const why = `${trash.notKept} file(s) past the trash's ${TRASH_MAX_BYTES / 1024 / 1024} MiB were not kept there: they were as the turn left them`;
       skipped.push({ path: "(undo trash)", why });
     }
-    return { files: this.files, skipped, ...(kept ? { trash: kept } : {}) };
+    return {
+      files: this.files,
+      skipped,
+      ...(kept ? { trash: kept } : {}),
+      ...(dirs.removed.length > 0 ? { removedDirs: dirs.removed } : {}),
+      ...(dirs.putBack.length > 0 ? { putBackDirs: dirs.putBack } : {}),
+    };
   }
 }
 
@@ -180,7 +217,7 @@ function unrestorable(image: StoredImage, now: Stamp, realRoot: string): string 
   if (!sameStamp(now, image.stamp)) return CHANGED;
   if (!insideReal(dirname(image.path), realRoot)) return "its directory now leads outside the project (a symlink), so it is left as it is";
   const disk = lstatOrNull(image.path);
-  if (disk?.isDirectory()) return "it is a directory now, so it is left as it is";
+  if (disk?.isDirectory()) return IS_DIR;
   // A pipe or a device would block the copy into the trash, or be written through.
   if (disk && !disk.isFile() && !disk.isSymbolicLink()) return "it is not a regular file now, so it is left as it is";
   return null;
@@ -211,13 +248,3 @@ function trashSafely(trash: UndoTrash, skipped: Skipped[]): string | null {
   }
 }
 
-/** Whether a directory, as the kernel would walk it (its nearest existing ancestor's real path), is inside the root. */
-function insideReal(dir: string, realRoot: string): boolean {
-  let at = dir;
-  while (!lstatOrNull(at)) {
-    const up = dirname(at);
-    if (up === at) return false;
-    at = up;
-  }
-  return isInside(realOr(at), realRoot);
-}

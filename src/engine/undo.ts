@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { errorMessage } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import {
@@ -17,7 +17,8 @@ import {
 } from "../store/undo.ts";
 import { readBlobs } from "./git-index.ts";
 import type { FollowedProjects } from "./followed-projects.ts";
-import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, cleanBlob, type ProjectFiles } from "./project-files.ts";
+import { cleanBlob, isDirRel } from "./file-stat.ts";
+import { CACHE_MAX_BYTES, CACHE_MAX_FILE, type Change, type ProjectFiles } from "./project-files.ts";
 import type { ToolResultRecord } from "./records.ts";
 
 /** How many paths a command's "cannot be undone" note names before it counts the rest. */
@@ -60,9 +61,19 @@ export class TurnUndo {
     this.projects.tell(this.root, (files) => files.beforeWrite());
     if (!hasPreImage(this.db, this.sessionId, this.turnId, path)) {
       this.keep(held === undefined ? readPreImage(path) : heldPreImage(path, held));
+      this.keepDirsMadeFor(path);
       trimPreImages(this.db, this.sessionId);
     }
     this.unstamped.add(path);
+  }
+
+  /** The directories inside the project a write to `path` will make (they are not there yet): undo removes them again once empty. */
+  private keepDirsMadeFor(path: string): void {
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const rel = relative(this.root, dir);
+      if (!rel || rel.startsWith("..") || lstatOrNull(dir)) return;
+      this.keep({ path: `${dir}/`, existed: false, content: null, mode: null });
+    }
   }
 
   /** Records a pre-image within the turn's bound: past it, only that the content was not kept. */
@@ -183,7 +194,7 @@ export class TurnUndo {
       const unwatched = files.takeUnwatched();
       const said = unwatched.length > 0 ? [`lembas may not watch ${unwatched.slice(0, NOTE_PATHS).join(", ")} (permission denied): what commands change there cannot be undone.`] : [];
       // Stamped now, as the command left them: what is saved while git is read is not the command's.
-      const stamps = new Map(changes.map((c) => [c.rel, stampOf(join(this.root, c.rel))] as const));
+      const stamps = new Map(changes.map((c) => [c.rel, isDirRel(c.rel) ? dirStamp(c) : stampOf(join(this.root, c.rel))] as const));
       return [...said, ...(await this.record(files, changes, index, stamps))];
     } catch (error) {
       return [`${NOT_RECORDED}: ${errorMessage(error)}.`];
@@ -217,7 +228,7 @@ export class TurnUndo {
           const path = join(this.root, c.rel);
           const sha = wanted.get(c.rel);
           const image = this.keep(preImageOf(path, c, sha ? (blobs.get(sha) ?? null) : null), stamps.get(c.rel) ?? stampOf(path));
-          if (image.missing || image.refused) lost.push(`${c.rel} (${image.missing ?? image.refused})`);
+          if (!isDirRel(c.rel) && (image.missing || image.refused)) lost.push(`${c.rel} (${image.missing ?? image.refused})`);
         }
         if (i < groups.length - 1) return;
         for (const c of again) {
@@ -259,6 +270,11 @@ function* batches(changes: Change[]): Generator<Change[]> {
   if (batch.length > 0) yield batch;
 }
 
+/** How a command left a directory: there or not (what it holds is stamped file by file). */
+function dirStamp(change: Change): Stamp {
+  return { existed: change.after !== null, size: null, mtime: null, hash: null };
+}
+
 /** The pre-image of a file an editor holds: its text there, the disk's mode (none for a file not yet on disk). */
 function heldPreImage(path: string, text: string): PreImage {
   const disk = lstatOrNull(path);
@@ -270,6 +286,7 @@ function heldPreImage(path: string, text: string): PreImage {
 /** A command's pre-image of one path: absent before, or its bytes from the cache or from git. */
 function preImageOf(path: string, change: Change, blob: Uint8Array | null): PreImage {
   const before = change.before;
+  if (isDirRel(change.rel)) return { path, existed: before !== null, content: null, mode: before ? before.mode & 0o7777 : null, ...(change.refused ? { refused: change.refused } : {}) };
   if (change.refused) return { path, existed: before !== null, content: null, mode: before ? before.mode & 0o7777 : null, refused: change.refused };
   if (!before) return { path, existed: false, content: null, mode: null };
   const mode = before.mode & 0o7777;

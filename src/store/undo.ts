@@ -14,6 +14,8 @@ export const UNDO_MAX_BYTES = 1024 * 1024 * 1024;
  * A file as it was before the turn first changed it. `content` null with `existed` means it cannot
  * be restored, and `missing` says why. `refused`: undo leaves the file alone whatever it holds, and
  * says this sentence (a file moved in from outside the project, whose only copy it may be).
+ * A directory's path ends with a slash: `existed` says whether it was there before the turn, `mode`
+ * its mode then, and it has no content (what it held is kept file by file).
  */
 export type PreImage = { path: string; existed: boolean; content: Uint8Array | null; mode: number | null; missing?: string; refused?: string };
 

@@ -1,4 +1,5 @@
 import type { TurnAnswer } from "../engine/session.ts";
+import { dirsDone } from "../engine/undo-dirs.ts";
 
 /**
  * What an action (a command that sends nothing to the model: /compact, /undo, /plan, a /review
@@ -12,13 +13,17 @@ export function actionResult(answer: TurnAnswer): { line: string; failed: boolea
   if (answer.stopReason === "cancelled") return { line: `/${answer.command ?? "the command"} was cancelled: the conversation is as it was`, failed: false };
   const meta = answer.meta ?? {};
   if (answer.command === "undo") {
-    const undone = meta.undone as { prompt?: string; files?: unknown[]; skipped?: { path: string; why: string }[] } | null | undefined;
+    const undone = meta.undone as
+      | { prompt?: string; files?: unknown[]; skipped?: { path: string; why: string }[]; removedDirs?: string[]; putBackDirs?: string[] }
+      | null
+      | undefined;
     if (!undone) return { line: "there is nothing to undo", failed: false };
     // What undo left as it is is said with the rest: a person must not take it for restored.
     const skipped = (undone.skipped ?? []).map((s) => `${s.path}: ${s.why}`);
     const left = skipped.length > 0 ? `. Not restored: ${skipped.join("; ")}` : "";
     const restored = undone.files?.length ?? 0;
-    return { line: `undid the last turn (${restored} ${restored === 1 ? "file" : "files"} restored): “${undone.prompt ?? ""}”${left}`, failed: false };
+    const done = [`${restored} ${restored === 1 ? "file" : "files"} restored`, ...dirsDone(undone)].join("; ");
+    return { line: `undid the last turn (${done}): “${undone.prompt ?? ""}”${left}`, failed: false };
   }
   if (answer.command === "compact") return { line: "the conversation was compacted", failed: false };
   if (answer.command === "plan" && typeof meta.mode === "string") return { line: `mode: ${meta.mode}`, failed: false };

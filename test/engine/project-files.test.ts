@@ -28,7 +28,7 @@ function described(changes: Change[]): string[] {
 
 for (const inotify of [true, false]) {
   describe(inotify ? "followed by inotify" : "followed by walking", () => {
-    test("a command's changes: changed, created, deleted, a directory moved and one made, but never .git", async () => {
+    test("a command's changes: changed, created, deleted, a directory moved and one made (the directories too), but never .git", async () => {
       const files = new ProjectFiles(dir, { inotify });
       files.end(files.begin());
       expect(files.watching).toBe(inotify);
@@ -36,11 +36,17 @@ for (const inotify of [true, false]) {
       sh("echo changed > a.txt && rm gone.txt && mv d moved && mkdir -p n/m && echo x > n/m/x.txt && echo y > .git/y");
       expect(described(files.end(window))).toEqual([
         'a.txt: was → is (kept "a before\\n")',
+        "d/: was → absent",
         'd/b.txt: was → absent (kept "b\\n")',
+        "d/e/: was → absent",
         'd/e/c.txt: was → absent (kept "c\\n")',
         'gone.txt: was → absent (kept "gone\\n")',
+        "moved/: absent → is",
         "moved/b.txt: absent → is",
+        "moved/e/: absent → is",
         "moved/e/c.txt: absent → is",
+        "n/: absent → is",
+        "n/m/: absent → is",
         "n/m/x.txt: absent → is",
       ]);
       // The moved directory is followed where it went.
@@ -109,7 +115,8 @@ test("when inotify's queue overflows, a walk finds every change all the same", a
   // Three events a file, past the kernel's 16,384 queued events.
   sh("mkdir many && cd many && seq 1 8000 | xargs touch && echo changed > ../a.txt");
   const changes = files.end(window);
-  expect(changes.filter((c) => c.rel.startsWith("many/") && !c.before && c.after)).toHaveLength(8000);
+  expect(changes.filter((c) => c.rel.startsWith("many/") && !c.before && c.after)).toHaveLength(8001);
+  expect(described(changes.filter((c) => c.rel === "many/"))).toEqual(["many/: absent → is"]);
   expect(described(changes.filter((c) => c.rel === "a.txt"))).toEqual(['a.txt: was → is (kept "a before\\n")']);
   // Still watched afterwards.
   const next = files.begin();

@@ -34,9 +34,12 @@ test("a file a command replaced with a directory: undo answers, says why, restor
   h.model.push(step({ toolCalls: [{ name: "bash", arguments: { command: "echo changed > zz.txt && rm out && mkdir out && echo x > out/x" } }] }), step({ text: "done" }));
   const session = await h.session({ mode: "auto" });
   await session.prompt({ text: "dir" });
+  // The person's file in it keeps the directory (an empty one the turn made would go, and the file come back).
+  writeFileSync(join(h.project, "out", "mine.txt"), "the person's\n");
   const undone = session.undo();
   expect(undone?.files).toContain("zz.txt");
-  expect(undone?.skipped.find((s) => s.path === "out")?.why).toContain("directory");
+  expect(undone?.skipped.find((s) => s.path === "out")?.why).toContain("left as it is");
+  expect(undone?.skipped.find((s) => s.path === "out/")?.why).toContain("still holds files");
   expect(readFileSync(join(h.project, "zz.txt"), "utf8")).toBe("zz\n");
   expect(existsSync(join(h.project, "out"))).toBe(true);
   expect(readdirSync(h.project).filter((n) => n.includes("lembas-undo"))).toEqual([]);

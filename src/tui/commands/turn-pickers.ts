@@ -1,4 +1,5 @@
 import { REWIND_WHATS, type RewindPoint, rewindPoints, type RewindWhat, type Rewound } from "../../engine/rewind.ts";
+import { dirsDone } from "../../engine/undo-dirs.ts";
 import type { CommandHost } from "../command-host.ts";
 import { say } from "./say.ts";
 
@@ -90,7 +91,7 @@ export function rewoundLine(r: Rewound): string {
   const head =
     r.what === "conversation"
       ? `rewound the conversation to before “${short(r.prompt)}” (${turns}); the files are as they were`
-      : `rewound ${r.what === "code" ? "the code" : "the code and the conversation"} to before “${short(r.prompt)}” (${turns}; ${files}${shown ? `: ${shown}` : ""})`;
+      : `rewound ${r.what === "code" ? "the code" : "the code and the conversation"} to before “${short(r.prompt)}” (${[`${turns}; ${files}${shown ? `: ${shown}` : ""}`, ...dirsDone(r)].join("; ")})`;
   const left = r.skipped.map((s) => `${s.path}: ${s.why}`);
   return left.length > 0 ? `${head}. Left as they are: ${left.join("; ")}` : head;
 }
