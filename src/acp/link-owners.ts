@@ -1,7 +1,7 @@
 /**
  * Which link owns each session the service runs: a session is attached to one connection at a
  * time, and a new link of the same login that names it takes it (the old one lets go of it
- * first). Another login's link never does (session-logins.ts refuses it first).
+ * first). Another login's link never does (session-logins.ts `openRefusal` refuses it first).
  */
 export class LinkOwners {
   private readonly owners = new Map<string, { owner: object; login: string | null; release: () => void }>();

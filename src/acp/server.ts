@@ -26,7 +26,7 @@ import { ListParams, listPast, ResumeParams } from "./past-sessions.ts";
 import { acpInteraction } from "./permission.ts";
 import { checkCwd, placeCheck } from "./link-places.ts";
 import { linkRoot, sessionRefusal } from "./places.ts";
-import { loginRefusal } from "./session-logins.ts";
+import { openRefusal } from "./session-logins.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
 import { sessionUpdates } from "./updates.ts";
@@ -142,7 +142,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport !== "link" || host.attachedOnly) throw invalid(`there is no session ${sessionId} on this connection`);
       const row = getSession(host.db, sessionId);
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
-      const refused = loginRefusal(host, sessionId) ?? sessionRefusal(row, host.config.remote, host.db) ?? linkRefusal(locatorOf(host).where(sessionId), sessionId);
+      const refused = openRefusal(host, sessionId) ?? sessionRefusal(row, host.config.remote, host.db) ?? linkRefusal(locatorOf(host).where(sessionId), sessionId);
       if (refused) throw invalid(refused);
       let session: Session | null;
       try {

@@ -14,16 +14,26 @@ import { insideRoots } from "./places.ts";
 export const NOT_THIS_INSTANCES = "not this instance's session";
 
 /** Why this link's login may not name a session (a sentence), or null: the rules of place decide. */
-export function loginRefusal(host: Pick<AgentHost, "db" | "connection" | "owners">, sessionId: string): string | null {
+export function loginRefusal(host: Pick<AgentHost, "db" | "connection">, sessionId: string): string | null {
   const login = host.connection;
   if (login === null) return null;
   const given = givenToLogins(host.db, sessionId);
   if (given.length > 0 && !given.includes(login)) {
     return `session ${sessionId} is ${NOT_THIS_INSTANCES}: it was made on or given to another instance this device is logged in to`;
   }
-  // Given to both (a terminal's share, left): still one link at a time, and never taken from another login's.
+  return null;
+}
+
+/**
+ * Why this link may not open (attach) a session it names, or null: the rule of logins, and one
+ * given to both logins (a terminal's share, left) is still one link's at a time, never taken from
+ * another login's link.
+ */
+export function openRefusal(host: Pick<AgentHost, "db" | "connection" | "owners">, sessionId: string): string | null {
+  const refused = loginRefusal(host, sessionId);
+  if (refused) return refused;
   const holder = host.owners?.loginOf(sessionId) ?? null;
-  if (holder !== null && holder !== login) {
+  if (holder !== null && holder !== host.connection) {
     return `session ${sessionId} is open on the link of another instance this device is logged in to: it can be opened here once that link lets go of it`;
   }
   return null;

@@ -12,6 +12,7 @@ import { createContext } from "../../src/app/context.ts";
 import { login } from "../../src/link/login.ts";
 import { openDb } from "../../src/store/db.ts";
 import { insertSession, newSessionId } from "../../src/store/sessions.ts";
+import { markGiven } from "../../src/store/marks.ts";
 import { trustDir } from "../../src/store/trust.ts";
 import { type Device, LEMBAS_INIT, lembasEvents, newSession, startDevice, TOKEN } from "../support/device.ts";
 import { isStep, step } from "../support/engine.ts";
@@ -110,6 +111,28 @@ test("a session never given to any login falls to the rules of place: both links
     db.close();
   }
   for (const link of [a, b]) expect(await link.request("_lembas/session/history", { sessionId })).toMatchObject({ sessionId, turns: [] });
+}, 60_000);
+
+test("a session given to both logins (a terminal's share, left) is still one link's at a time: another login's link does not take it", async () => {
+  const { d, a, b } = await twoLinks();
+  const sessionId = newSessionId();
+  const db = openDb(join(d.box.stateDir, "lembas.db"));
+  try {
+    insertSession(db, { id: sessionId, root: d.project, cwd: d.project, mode: "edit", model: null, effort: "medium", origin: "terminal" });
+    for (const login of ["inst", "instb"]) markGiven(db, sessionId, login);
+  } finally {
+    db.close();
+  }
+  d.model.push(step({ text: "A's turn" }));
+  await a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "from A" }] }, 20_000);
+  const error = await rpcError(b.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "from B" }] }, 15_000));
+  expect(error).toMatchObject({ code: -32602, message: expect.stringContaining("open on the link of another instance") });
+  // Both may still read it; A still has it and its events.
+  for (const link of [a, b]) expect(await link.request("_lembas/session/history", { sessionId })).toMatchObject({ sessionId });
+  const from = a.notifications.length;
+  d.model.push(step({ text: "A's again" }));
+  await a.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] }, 20_000);
+  expect(lembasEvents(a, sessionId, from).length).toBeGreaterThan(0);
 }, 60_000);
 
 test.skipIf(!HAVE_TMUX)("a terminal's shared session reaches both links, and each may read it", async () => {
