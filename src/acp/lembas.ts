@@ -9,12 +9,13 @@ import { availableCommands, loadCommands } from "../project/commands.ts";
 import { DEFAULT_LIMIT, MAX_LIMIT } from "../project/files.ts";
 import type { acp } from "../rpc/agent.ts";
 import { keepDelete } from "../store/deletes.ts";
-import { givenTo, wasGiven } from "../store/marks.ts";
+import { givenTo } from "../store/marks.ts";
 import { listMessages } from "../store/messages.ts";
 import { getSession } from "../store/sessions.ts";
 import { historyTurns } from "../transcript/history-turns.ts";
 import { boundedHistory } from "./history-answer.ts";
 import { insideRoots, judge, linkRoot, listing, places } from "./places.ts";
+import { knowRefusal, loginRefusal } from "./session-logins.ts";
 import { type Conn, instanceRef, invalid, locatorOf } from "./host.ts";
 import { heldSaid, linkRefusal } from "./whereabouts.ts";
 import { storeRequestError } from "./store-errors.ts";
@@ -123,8 +124,9 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     if (where.at === "absent") return { sessionId: params.sessionId, exists: false, held: "none", busy: false, title: "", queued: [] };
     const held = heldSaid(where);
     if (where.at === "here") {
-      // A session the service runs for the web is anyone's to follow; an editor's or the terminal's only under the rules of history.
-      if (held !== "here") mayKnow(where.session);
+      // A session the service runs for the web is any link's of its login to follow; an editor's or the terminal's only under the rules of history.
+      const refused = held === "here" ? loginRefusal(host, where.session.id) : knowRefusal(conn, where.session);
+      if (refused) throw invalid(refused);
       const status = where.session.status();
       return {
         sessionId: where.session.id,
@@ -151,24 +153,17 @@ export function registerLembasMethods(app: acp.AgentApp, conn: Conn): void {
     };
   });
 
-  /**
-   * Whether this link's client may read a session (history, status): it holds it, was given it, or
-   * the session's project is inside the remote roots — the rule delete applies.
-   */
+  /** Whether this link's client may read a session (history, status): the rule delete applies (session-logins.ts). */
   function mayKnow(row: { id: string; root: string }): void {
-    if (conn.attached(row.id) || wasGiven(db, row.id, host.connection ?? "") || insideRoots(row.root, config.remote)) return;
-    throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
+    const refused = knowRefusal(conn, row);
+    if (refused) throw invalid(refused);
   }
 
   app.onRequest("_lembas/session/delete", SessionRef, async ({ params }) => {
     const row = getSession(db, params.sessionId);
     if (!row) return { deleted: false };
     const login = host.connection ?? "";
-    const held = conn.attached(row.id) !== null;
-    const given = wasGiven(db, row.id, login);
-    if (!held && !given && !insideRoots(row.root, config.remote)) {
-      throw invalid(`session ${row.id} was never given to this client and is outside the device's remote roots`);
-    }
+    mayKnow(row);
     const refused = linkRefusal(locatorOf(host).where(row.id), row.id);
     if (refused) throw invalid(refused);
     const others = givenTo(db, row.id).filter((l) => l !== login);

@@ -26,6 +26,7 @@ import { ListParams, listPast, ResumeParams } from "./past-sessions.ts";
 import { acpInteraction } from "./permission.ts";
 import { checkCwd, placeCheck } from "./link-places.ts";
 import { linkRoot, sessionRefusal } from "./places.ts";
+import { openRefusal } from "./session-logins.ts";
 import { commandsUpdate, runPrompt } from "./prompt.ts";
 import { storeRequestError } from "./store-errors.ts";
 import { sessionUpdates } from "./updates.ts";
@@ -81,6 +82,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   /** `judged`: attached under the link's rules of place, asked again at each request (a terminal's share is not). */
   const attach = (session: Session, cx: acp.AgentContext, judged = host.transport === "link") => {
     if (attached.has(session.id)) return;
+    // First: a session another login's link owns is not taken (it throws before anything is attached).
+    host.owners?.take(session.id, owner, () => detach(session.id), host.connection);
     const updates = sessionUpdates(session, (update) => {
       void cx.notify("session/update", { sessionId: session.id, update } as acp.SessionNotification).catch(() => {});
     }, { editor: host.transport === "stdio" });
@@ -97,7 +100,6 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       updates.tools.asked(request);
     };
     const release = host.link ? host.link.attachDesk(conn, session, cx) : attachEditor(session, cx, announce);
-    host.owners?.take(session.id, owner, () => detach(session.id));
     attached.set(session.id, {
       session,
       recheck: judged ? placeCheck(session, host.config.remote, host.db) : null,
@@ -140,7 +142,7 @@ export function serveAcp(stream: Stream, host: AgentHost) {
       if (host.transport !== "link" || host.attachedOnly) throw invalid(`there is no session ${sessionId} on this connection`);
       const row = getSession(host.db, sessionId);
       if (!row) throw invalid(`there is no session ${sessionId} on this device`);
-      const refused = sessionRefusal(row, host.config.remote, host.db) ?? linkRefusal(locatorOf(host).where(sessionId), sessionId);
+      const refused = openRefusal(host, sessionId) ?? sessionRefusal(row, host.config.remote, host.db) ?? linkRefusal(locatorOf(host).where(sessionId), sessionId);
       if (refused) throw invalid(refused);
       let session: Session | null;
       try {

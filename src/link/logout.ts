@@ -4,7 +4,8 @@ import { forgetListing } from "../store/listings.ts";
 import { deleteLogin, listLogins } from "../store/logins.ts";
 
 /**
- * Forgets a login (its token, and the models listing kept for it): the one named, or the only one there is. Returns its name; no
+ * Forgets a login (its token, the sessions its clients were given and the deletes kept for them,
+ * and the models listing kept for it): the one named, or the only one there is. Returns its name; no
  * login, no name among several, or a name that is not one, is a UserError naming the logins.
  */
 export function logout(db: Db, name?: string): string {

@@ -24,3 +24,14 @@ export function forgetDelete(db: Db, sessionId: string, login: string): void {
 export function isPendingDelete(db: Db, sessionId: string): boolean {
   return db.query("SELECT 1 FROM pending_deletes WHERE session_id = ? LIMIT 1").get(sessionId) !== null;
 }
+
+/** Forgets every delete kept for a login (it logged out, or its name now stands for another account). */
+export function forgetDeletes(db: Db, login: string): void {
+  db.query("DELETE FROM pending_deletes WHERE login = ?").run(login);
+}
+
+/** A login renamed is still told the deletes kept for it. */
+export function renameDeletes(db: Db, from: string, to: string): void {
+  db.query("UPDATE OR IGNORE pending_deletes SET login = ? WHERE login = ?").run(to, from);
+  forgetDeletes(db, from);
+}

@@ -1,5 +1,7 @@
 import type { Db } from "./db.ts";
+import { forgetDeletes, renameDeletes } from "./deletes.ts";
 import { readJson } from "./json-column.ts";
+import { forgetMarks, renameMarks } from "./marks.ts";
 
 /**
  * A login to a LLeMbas instance. The token is a secret: never print or log it. providers: those
@@ -52,10 +54,26 @@ export function getLogin(db: Db, name: string): Login | null {
   return raw ? toLogin(raw) : null;
 }
 
-/** Adds a login or, for a known URL, refreshes its token and protocols while keeping its place in the order. */
+/**
+ * Adds a login or, for a known URL, refreshes its token and protocols while keeping its place in the
+ * order. What the device keeps for a login's clients (the sessions given to them, the deletes to
+ * tell them) goes with the account, not the name: a new login, or a new token for a known URL —
+ * another account, as far as the device can tell — starts with none; a rename keeps them.
+ */
 export function saveLogin(db: Db, login: { name: string; url: string; token: string; protocols: number[] }): Login {
   const run = db.transaction(() => {
-    const existing = db.query<{ position: number }, [string]>("SELECT position FROM logins WHERE url = ?").get(login.url);
+    const existing = db.query<{ name: string; token: string }, [string]>("SELECT name, token FROM logins WHERE url = ?").get(login.url);
+    const sameAccount = existing?.token === login.token;
+    // A name no login has may still hold what a logout left before logouts forgot it.
+    if (existing?.name !== login.name || !sameAccount) forgetClients(db, login.name);
+    if (existing && existing.name !== login.name) {
+      if (sameAccount) {
+        renameMarks(db, existing.name, login.name);
+        renameDeletes(db, existing.name, login.name);
+      } else {
+        forgetClients(db, existing.name);
+      }
+    }
     if (existing) {
       db.query("UPDATE logins SET name = ?, token = ?, protocols = ? WHERE url = ?").run(
         login.name,
@@ -90,6 +108,18 @@ export function setLoginProviders(db: Db, name: string, providers: readonly stri
   db.query("UPDATE logins SET providers = ? WHERE name = ?").run(JSON.stringify(providers), name);
 }
 
+/** Forgets a login with what was kept for its clients (store/marks.ts, store/deletes.ts), in one transaction. */
 export function deleteLogin(db: Db, name: string): boolean {
-  return db.query("DELETE FROM logins WHERE name = ?").run(name).changes > 0;
+  const run = db.transaction(() => {
+    const deleted = db.query("DELETE FROM logins WHERE name = ?").run(name).changes > 0;
+    if (deleted) forgetClients(db, name);
+    return deleted;
+  });
+  return run.immediate();
+}
+
+/** What the device kept for a login name's clients: the sessions they were given, the deletes to tell them. */
+function forgetClients(db: Db, name: string): void {
+  forgetMarks(db, name);
+  forgetDeletes(db, name);
 }
