@@ -131,14 +131,22 @@ function namesIn(dir: string, pattern: RegExp): string[] {
 
 function safeFollowedStat(path: string): Stats | null {
   try {
-    return statSync(path);
+    // Most places are absent: an absent one is said without an exception (tens of them at every command).
+    return statSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
 }
 
-/** The user's name and home from /etc/passwd (node:os's userInfo would load node:os on the first request's path). */
+const fromPasswd = new Map<number, { homedir: string; username: string } | null>();
+
+/** The user's name and home from /etc/passwd, read once a process (node:os's userInfo would load node:os on the first request's path). */
 function passwdEntry(uid: number): { homedir: string; username: string } | null {
+  if (!fromPasswd.has(uid)) fromPasswd.set(uid, readPasswd(uid));
+  return fromPasswd.get(uid) ?? null;
+}
+
+function readPasswd(uid: number): { homedir: string; username: string } | null {
   try {
     for (const line of readFileSync("/etc/passwd", "utf8").split("\n")) {
       const fields = line.split(":");

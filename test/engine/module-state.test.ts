@@ -40,6 +40,7 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "tools/sandbox-devices.ts: kept": "the machine's devices root's sandbox passes, read again when /dev changes",
   "tools/sandbox.ts: found": "the machine's sandbox tool, tried once for each PATH",
   "tools/sandbox-init.ts: libc": "the machine's C library, opened once (pidfds of the sandboxes' PID 1s)",
+  "tools/sandbox-sockets.ts: fromPasswd": "the user's name and home from /etc/passwd, read once a process",
   "tools/sandbox.ts: withModes": "whether each bwrap sets a tmpfs's mode (--perms), asked once a process",
   "tools/sandbox.ts: said": "that commands run without the sandbox is said once a process, for each reason",
   "tools/search.ts: engineCache": "the machine's ripgrep, looked up once",
