@@ -21,6 +21,7 @@ export function newTurnId(): string {
   return `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
 }
 
+/** How a turn ended, as its caller is answered (and a re-send of its turn id is, later). */
 export type TurnAnswer = {
   turnId: string;
   stopReason: StopReason;
