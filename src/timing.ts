@@ -34,6 +34,10 @@ const WAITS = {
   SESSION_END_MS: "LEMBAS_TEST_SESSION_END_MS",
   /** How long a command that does not say when it is up runs under the start's JIT thresholds (1.5 s, src/jit-policy.ts). */
   STARTED_UP_MS: "LEMBAS_TEST_STARTED_UP_MS",
+  /** How long a session a link holds may sit idle before the service lets go of it (10 min, src/service/idle-sweep.ts). */
+  SESSION_IDLE_MS: "LEMBAS_TEST_SESSION_IDLE_MS",
+  /** How often the service looks for idle sessions to let go of (1 min). */
+  IDLE_SWEEP_MS: "LEMBAS_TEST_IDLE_SWEEP_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

@@ -1,4 +1,5 @@
 import type { Session, TurnAnswer } from "../engine/session.ts";
+import { QueueFull } from "../engine/turn-queue.ts";
 import { errorMessage } from "../errors.ts";
 import { type Block, BlockError } from "../front/blocks.ts";
 import { commandsChanged, type Entered, enterPrompt, type PromptPlace } from "../front/prompt.ts";
@@ -42,19 +43,31 @@ export function promptPlace(host: AgentHost, session: Session): PromptPlace {
   };
 }
 
-/** Runs one session/prompt through the one way into a session; a block it cannot read is -32602. */
+/**
+ * The most bytes of prompts one session holds, from their arrival to their answer, while a turn
+ * runs: each prompt may be 25 MB, and those waiting behind a turn stay in memory until they run.
+ */
+export const MAX_WAITING_BYTES = 64 * 1024 * 1024;
+const held = new WeakMap<Session, number>();
+
+/** Runs one session/prompt through the one way into a session; a block it cannot read, or one prompt too many waiting, is -32602. */
 export async function runPrompt(session: Session, blocks: Block[], turnId: string, host: AgentHost, cx: acp.AgentContext) {
   let entered: Entered;
   let tokens: TurnUsage | null = null;
+  const bytes = sizeOf(blocks);
+  const before = held.get(session) ?? 0;
+  if (session.busy && before + bytes > MAX_WAITING_BYTES) throw invalid(new QueueFull(`${MAX_WAITING_BYTES / 1024 / 1024} MB of prompts`).message);
+  held.set(session, before + bytes);
   // An editor is told the turn's tokens in the answer (the schema's unstable `usage`); the link's answer stays as the spec shows it.
   const usage = host.transport === "stdio" ? countTurnUsage(session, turnId) : null;
   try {
     entered = await enterPrompt(session, blocks, turnId, promptPlace(host, session));
   } catch (error) {
-    if (error instanceof BlockError) throw invalid(error.message);
+    if (error instanceof BlockError || error instanceof QueueFull) throw invalid(error.message);
     throw error;
   } finally {
     tokens = usage?.stop() ?? null;
+    held.set(session, (held.get(session) ?? bytes) - bytes);
   }
   // The command files skipped were said by enterPrompt, once a session.
   if (!entered.known && commandsChanged(entered)) sendCommands(session.id, cx, entered.after);
@@ -81,4 +94,12 @@ function promptResult(answer: TurnAnswer, host: AgentHost) {
       },
     },
   };
+}
+
+/** What a prompt's blocks hold, in characters of their strings (its text, its resources' data). */
+function sizeOf(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (Array.isArray(value)) return value.reduce((n: number, v: unknown) => n + sizeOf(v), 0);
+  if (typeof value === "object" && value !== null) return Object.values(value).reduce((n: number, v: unknown) => n + sizeOf(v), 0);
+  return 0;
 }

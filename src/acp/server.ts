@@ -70,6 +70,9 @@ export function serveAcp(stream: Stream, host: AgentHost) {
   /** Each attached session, with what its requests ask again of its place (on the link) and how to let go of it. */
   const attached = new Map<string, { session: Session; recheck: (() => string | null) | null; detach: () => void }>();
   const loading = sessionsLoading();
+  /** Initialize's follow-up, not run yet; and whether the connection was let go of (nothing attaches after). */
+  let initializing: ReturnType<typeof setTimeout> | null = null;
+  let letGo = false;
 
   const detach = (sessionId: string) => {
     const entry = attached.get(sessionId);
@@ -81,7 +84,8 @@ export function serveAcp(stream: Stream, host: AgentHost) {
 
   /** `judged`: attached under the link's rules of place, asked again at each request (a terminal's share is not). */
   const attach = (session: Session, cx: acp.AgentContext, judged = host.transport === "link") => {
-    if (attached.has(session.id)) return;
+    // A session made or opened for a connection already let go of stays unattached (the sweep lets go of it).
+    if (letGo || attached.has(session.id)) return;
     // First: a session another login's link owns is not taken (it throws before anything is attached).
     host.owners?.take(session.id, owner, () => detach(session.id), host.connection);
     const updates = sessionUpdates(session, (update) => {
@@ -186,7 +190,10 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     .onRequest("initialize", ({ params, client: cx }) => {
       client = detectClient(params.clientCapabilities);
       fs = editorFs(params.clientCapabilities);
-      setTimeout(() => {
+      // Acted on after the answer; a connection that closed first (the link dropped at once) is let be.
+      initializing = setTimeout(() => {
+        initializing = null;
+        if (letGo || connection.signal.aborted) return;
         host.onInitialized?.(cx, client);
         for (const id of host.adopt?.() ?? []) {
           try {
@@ -310,11 +317,15 @@ export function serveAcp(stream: Stream, host: AgentHost) {
     detach,
     /** Lets go of every session (the link dropped): their turns go on, with nobody attached. */
     detachAll() {
+      letGo = true;
+      if (initializing) clearTimeout(initializing);
       terminals?.closeAll();
       for (const id of [...attached.keys()]) detach(id);
     },
     /** Cancels every attached session's turns and lets go of them (end of stdin, shutdown). */
     async close() {
+      letGo = true;
+      if (initializing) clearTimeout(initializing);
       terminals?.closeAll();
       const sessions = [...attached.values()].map((a) => a.session);
       for (const session of sessions) session.close();

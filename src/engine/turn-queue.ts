@@ -1,17 +1,27 @@
 import { z } from "zod";
-import { errorMessage } from "../errors.ts";
+import { errorMessage, UserError } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { turnAnswered, turnBegan, turnEnded } from "../store/checkpoint.ts";
 import { heldElsewhere } from "../store/placement.ts";
 import { acceptTurn, forgetTurn, getTurn, setTurnState } from "../store/turns.ts";
 import type { StopReason } from "./turn.ts";
 
-/** How a turn ended, as its caller is answered (and a re-send of its turn id is, later). */
+/** The most turns that may wait in one session behind the running one: a flood of prompts is refused, not held. */
+export const MAX_WAITING = 8;
+
+/** A new turn refused because the session's queue is full: nothing of it was accepted. */
+export class QueueFull extends UserError {
+  constructor(what = `${MAX_WAITING} prompts`) {
+    super(`${what} are already waiting in this session: wait for them or cancel`, 2);
+  }
+}
+
 /** A turn id made here: for a turn typed in a terminal, or a client that gave none. */
 export function newTurnId(): string {
   return `turn_${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
 }
 
+/** How a turn ended, as its caller is answered (and a re-send of its turn id is, later). */
 export type TurnAnswer = {
   turnId: string;
   stopReason: StopReason;
@@ -97,6 +107,8 @@ export class TurnQueue {
     for (;;) {
       const pending = this.pending.get(turnId);
       if (pending) return { known: pending };
+      // A new turn past the bound is refused before it is accepted; a known one is still answered.
+      if (this.waitingIds.length >= MAX_WAITING && !getTurn(this.db, this.sessionId, turnId)) throw new QueueFull();
       let { accepted, turn } = acceptTurn(this.db, this.sessionId, turnId);
       if (!accepted && turn.state !== "done" && !this.heldElsewhere()) {
         // Accepted earlier, and nobody alive will run it: one that never started is forgotten and

@@ -105,6 +105,10 @@ export class LinkDialer {
   sessions(): string[] {
     return this.server?.sessions() ?? [];
   }
+  /** The sessions this login's link holds, and those its last link held when it dropped (their turns may run on). */
+  held(): string[] {
+    return [...new Set([...this.sessions(), ...this.heldBefore])];
+  }
 
   start(): void {
     this.running ??= this.run();
@@ -117,7 +121,7 @@ export class LinkDialer {
 
   /**
    * Closes the link and stops redialling, saying why (the service stops, the person logged out,
-   * or logged in again). Running turns are the engine's to stop.
+   * or logged in again). Running turns are the engine's to stop (a logout's: service/logout-turns.ts).
    */
   async stop(why: StopReason = "service"): Promise<void> {
     this.stopReason = why;
@@ -198,6 +202,12 @@ export class LinkDialer {
     return this.serve(ws, protocol);
   }
 
+  /** Whether a session this login's link held still runs or waits for an answer (a turn, a card): the next link takes it up. */
+  private stillBusy(id: string): boolean {
+    const session = this.deps.engine.get(id);
+    return session !== null && (session.busy || (this.deps.desks.get(id)?.open ?? 0) > 0);
+  }
+
   /** Bun's client does not tell why an upgrade failed: ask the instance whether it was the token. */
   private async tokenRejected(): Promise<boolean> {
     try {
@@ -228,6 +238,7 @@ export class LinkDialer {
     const locator = this.deps.locator;
     const routed = this.deps.relay?.route(transport.stream, login) ?? null;
     const sharing = { stop: null as (() => void) | null };
+    let gone = false;
     this.server = serveAcp(routed?.stream ?? transport.stream, {
       engine: this.deps.engine,
       config,
@@ -247,12 +258,13 @@ export class LinkDialer {
       ...(locator ? { locator } : {}),
       desks: this.deps.desks,
       link: linkSurface,
-      adopt: () => this.heldBefore.splice(0),
+      adopt: () => this.heldBefore.splice(0).filter((id) => this.stillBusy(id)),
       bufferedAmount: () => ws.bufferedAmount,
       files: this.deps.files,
       log: (line) => this.deps.log(`link ${login}: ${line}`),
       onInitialized: (cx, client) => {
-        if (!client.lembas) return;
+        // A link that closed before its initialize was acted on attaches nothing: its cleanup ran already.
+        if (gone || !client.lembas) return;
         const kept = keptDeletes({ ws, db, login, notify: (sessionId) => cx.notify("_lembas/session/deleted", { sessionId }) });
         this.kept = kept;
         kept.send();
@@ -266,12 +278,14 @@ export class LinkDialer {
     this.set("connected");
     const stopKeepalive = this.keepalive(ws);
     const { code, reason } = await closed;
+    gone = true;
     stopKeepalive();
     sharing.stop?.();
     if (keptTimer) clearInterval(keptTimer);
     this.kept?.stop();
     this.kept = null;
-    this.heldBefore = [...new Set([...this.heldBefore, ...this.server.sessions()])];
+    // Taken up by the next link: those whose turn runs on or whose card waits (others open again when named).
+    this.heldBefore = [...new Set([...this.heldBefore, ...this.server.sessions()])].filter((id) => this.stillBusy(id));
     this.server.detachAll();
     this.server = null;
     this.socket = null;

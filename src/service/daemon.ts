@@ -22,14 +22,16 @@ import { handOver } from "./handover.ts";
 import { ServiceLocator } from "./locator.ts";
 import { rotatingLog } from "../app/logfile.ts";
 import { linkRelay } from "./router.ts";
+import { stopLoginTurns } from "./logout-turns.ts";
+import { idleSweep } from "./idle-sweep.ts";
 import { serviceSessionEnv } from "./session-env.ts";
 import { holdService } from "./singleton.ts";
 import { LOG_NAME } from "./units.ts";
 import { waitMs } from "../timing.ts";
 import { startedUp } from "../jit-policy.ts";
 
-/** How often the service looks for logins made or removed since it started. */
-const LOGINS_EVERY_MS = 5000;
+/** How often the service looks for logins made or removed since it started (a look costs microseconds: a logout stops its turns within a second). */
+const LOGINS_EVERY_MS = 1000;
 
 /**
  * The service's log: a line an event, to <state>/logs/lembas.log, and to stderr when a person
@@ -135,6 +137,7 @@ export async function runService(ctx: Context): Promise<void> {
     }
     for (const [name, dialer] of dialers) {
       if (logins.some((l) => l.name === name)) continue;
+      stopLoginTurns(engine, name, dialer.held());
       void dialer.stop("logout");
       dialers.delete(name);
     }
@@ -153,16 +156,8 @@ export async function runService(ctx: Context): Promise<void> {
   };
   prune();
   const pruneTimer = setInterval(prune, 6 * 60 * 60 * 1000);
-  // A session no link holds, nor an editor, with no turn and no open card, is let go: a terminal may take it,
-  // and the service does not keep every session it ever ran in memory.
-  const sweep = async () => {
-    for (const session of engine.list()) {
-      if (!locator.idle(session.id, desks.get(session.id)?.open ?? 0)) continue;
-      await engine.release(session.id);
-      desks.delete(session.id);
-    }
-  };
-  const sweepTimer = setInterval(() => void sweep().catch((error) => log(`could not let go of idle sessions: ${said(error)}`)), 60_000);
+  // Sessions nobody holds, and a link's idle ones, are let go of (service/idle-sweep.ts).
+  const stopSweep = idleSweep({ engine, owners, locator, desks }, (error) => log(`could not let go of idle sessions: ${said(error)}`));
 
   // Deletes asked of the service (a terminal, a shell), done wherever the session is held, and told on every link now.
   const deletes = new ServiceDeletes({ engine, db, owners, desks, shares, locator, log, sendKept: () => dialers.forEach((d) => d.sendKept()) });
@@ -204,7 +199,7 @@ export async function runService(ctx: Context): Promise<void> {
   log("stopping: cancelling running turns and closing the links");
   clearInterval(loginTimer);
   clearInterval(pruneTimer);
-  clearInterval(sweepTimer);
+  stopSweep();
   // Every step runs whatever the one before met (a full disk, say): the links close and it exits.
   for (const problem of await engine.stop()) log(`while stopping: ${problem}`);
   await Promise.allSettled([...dialers.values()].map((d) => d.stop()));

@@ -12,6 +12,7 @@ const SRC = resolve(import.meta.dir, "../../src");
  * engines in one process never share it.
  */
 const PROCESS_WIDE: Readonly<Record<string, string>> = {
+  "acp/prompt.ts: held": "the bytes of each session's prompts from their arrival to their answer (a WeakMap keyed by the session: two engines never share one)",
   "bus/index.ts: made": "the event schemas, made once on first use",
   "cli/plain-out.ts: made": "the process's one writer of stdout and one of stderr, so that what is written to each keeps its order",
   "engine/inotify.ts: libc": "the machine's C library, opened once",
