@@ -222,7 +222,7 @@ export class McpConnection {
     if (limit.aborted || isCode(error, ErrorCode.RequestTimeout)) {
       return `it did not answer within ${seconds(this.deps.limits.startMs)}${garbage}${this.stderrWords()}`;
     }
-    const words = await this.exitWordsSettled();
+    const words = await this.exitWordsSettled(isBrokenPipe(error));
     if (words) return `it ${words} before it answered${garbage}${this.stderrWords()}`;
     if (error instanceof StreamableHTTPError) return httpWords(this.spec, error);
     return `${errorMessage(error)}${garbage}${this.stderrWords()}`;
@@ -246,14 +246,18 @@ export class McpConnection {
     return (this.transport instanceof StdioTransport && this.transport.exitDescription()) || "its connection closed";
   }
 
-  /** How a stdio server ended, waiting a moment for its exit to be seen; undefined while it runs. */
-  private async exitWordsSettled(): Promise<string | undefined> {
+  /**
+   * How a stdio server ended, waiting a moment for its exit to be seen; undefined while it runs.
+   * GONE: a write found its pipe broken, so it ended of itself even if a close came after.
+   */
+  private async exitWordsSettled(gone = false): Promise<string | undefined> {
     if (!(this.transport instanceof StdioTransport)) return undefined;
     const transport = this.transport;
+    const opts = { evenAfterClose: gone };
     // An exit after our own close (the SDK's, or ours) is not the server's: nothing to wait for.
-    for (let i = 0; i < 10 && !transport.exitDescription() && !transport.closing; i++) await Bun.sleep(10);
-    if (transport.exitDescription()) await transport.stderrRead(100);
-    return transport.exitDescription();
+    for (let i = 0; i < 10 && !transport.exitDescription(opts) && (gone || !transport.closing); i++) await Bun.sleep(10);
+    if (transport.exitDescription(opts)) await transport.stderrRead(100);
+    return transport.exitDescription(opts);
   }
 
   private stderrWords(): string {
@@ -277,4 +281,9 @@ function isCode(error: unknown, code: number): boolean {
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** A write to a server whose end of the pipe is closed: it exited (or shut its stdin) first. */
+function isBrokenPipe(error: unknown): boolean {
+  return error instanceof Error && ((error as NodeJS.ErrnoException).code === "EPIPE" || /\bEPIPE\b|broken pipe/i.test(error.message));
 }

@@ -58,9 +58,13 @@ export class StdioTransport implements Transport {
     return this.closed !== undefined;
   }
 
-  /** How the process ended of itself, in words ("exited with code 1"); undefined while it runs, or when close stopped it. */
-  exitDescription(): string | undefined {
-    if (!this.exit || this.exit.ours) return undefined;
+  /**
+   * How the process ended of itself, in words ("exited with code 1"); undefined while it runs, or
+   * when close stopped it — unless EVENAFTERCLOSE: a write that found the pipe broken says the
+   * server was gone first, whatever close came after.
+   */
+  exitDescription(opts: { evenAfterClose?: boolean } = {}): string | undefined {
+    if (!this.exit || (this.exit.ours && !opts.evenAfterClose)) return undefined;
     return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
   }
 
