@@ -1,7 +1,7 @@
 import type { Effort } from "../config/schema.ts";
 import type { ToolSpec } from "../model/request.ts";
-import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
-import { errorMessage } from "../errors.ts";
+import type { ResolvedModel } from "../model/resolved.ts";
+import { modelNow } from "./model-now.ts";
 import type { TodoItem } from "../tools/tool.ts";
 import type { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
@@ -159,16 +159,6 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, res
     if (ended) return { stopReason: ended };
   }
   return { stopReason: "max_turn_requests" };
-}
-
-/** The turn's model as its login stands now (ModelSource.current): a logout since the last step ends the turn with its sentence. */
-async function modelNow(models: ModelSource, model: ResolvedModel): Promise<ResolvedModel | { gone: string }> {
-  if (!models.current) return model;
-  try {
-    return await models.current(model);
-  } catch (error) {
-    return { gone: errorMessage(error) };
-  }
 }
 
 type ModelStep = { model: ResolvedModel; turnId: string; system: string; tools: ToolSpec[]; signal: AbortSignal; native: NativeCalls };
