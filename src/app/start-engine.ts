@@ -11,7 +11,7 @@ import { localPorts } from "../model/local-ports.ts";
 import { personalEntry } from "../account/personal-entry.ts";
 import { libraryBackend } from "../library/engine-library.ts";
 import { LazyCodeIndexes } from "../code-index/engine-code-index.ts";
-import { protectedPaths } from "../project/protected.ts";
+import { liveProtectedPaths } from "../engine/config-derived.ts";
 import { refreshAccountLibrary } from "../library/account-check.ts";
 import { mcpWiring } from "../mcp/wiring.ts";
 import { followConfig } from "./config-news.ts";
@@ -38,8 +38,8 @@ export function createEngine(
   const models = new ModelRegistry(config, now, process.env, localPorts(process.env.LEMBAS_LOCAL_PORTS), remember, keptListings(db));
   models.followLogins(() => logins.current(), now);
   const library = libraryBackend(config, db, process.env);
-  // Made once for the code index and the engine: each of its globs is compiled (bench/START.md).
-  const guarded = protectedPaths(config.protected, [ctx.paths.configDir, ctx.paths.stateDir]);
+  // Shared by the code index and the engine, and compiled again only when config.yaml's protected changes (bench/START.md).
+  const guarded = liveProtectedPaths(config, [ctx.paths.configDir, ctx.paths.stateDir]);
   const code = new LazyCodeIndexes(config, db, process.env, guarded);
   // The instance's personalization, in place of config.yaml's personality and instructions when it applies.
   const reads = new AbortController();

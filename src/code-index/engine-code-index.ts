@@ -19,7 +19,8 @@ export class LazyCodeIndexes implements CodeIndexBackend {
     private readonly config: Config,
     private readonly db: Db,
     private readonly env: Env,
-    private readonly protectedPaths: ProtectedPaths,
+    /** As config.yaml says them when the indexes are first used. */
+    private readonly protectedPaths: () => ProtectedPaths,
   ) {}
 
   available(root: string): boolean {
@@ -48,7 +49,7 @@ export class LazyCodeIndexes implements CodeIndexBackend {
   }
 
   private indexes(): Promise<CodeIndexes> {
-    this.loaded ??= import("./indexes.ts").then((m) => m.codeIndexes(this.config, this.db, this.env, this.protectedPaths));
+    this.loaded ??= import("./indexes.ts").then((m) => m.codeIndexes(this.config, this.db, this.env, this.protectedPaths()));
     return this.loaded;
   }
 }

@@ -79,7 +79,9 @@ export function withDeniedReads(ctx: ToolContext, denied: DeniedReads | null): T
  */
 export function hidingDenied(setup: CommandSetup, rules: () => readonly ActiveRule[], root: string): CommandSetup {
   return {
-    env: setup.env,
+    get env() {
+      return setup.env;
+    },
     get hidden() {
       return [...setup.hidden, ...(deniedReads(rules(), root, setup.env.HOME)?.places() ?? [])];
     },

@@ -5,15 +5,14 @@ import type { Env, Paths } from "../config/paths.ts";
 import type { Config, Effort, Mode } from "../config/schema.ts";
 import { errorMessage, UserError } from "../errors.ts";
 import type { RetryPolicy } from "../model/retry.ts";
-import { withCommandGitConfig } from "../project/git-safety.ts";
-import { type ProtectedPaths, protectedPaths } from "../project/protected.ts";
+import type { ProtectedPaths } from "../project/protected.ts";
+import { liveCommands, liveProtectedPaths, liveWeb } from "./config-derived.ts";
 import { realOr } from "../real-path.ts";
 import { projectRoot } from "../project/root.ts";
 import { type Db, storeFailure } from "../store/db.ts";
 import { deleteSession, getSession, insertSession, listSessions, newSessionId } from "../store/sessions.ts";
 import { beat, HEARTBEAT_MS } from "../store/holds.ts";
 import { holdSession, heldElsewhere, heldElsewhereSentence, lostHolds, releaseHold } from "../store/placement.ts";
-import { toolEnvironment } from "../tools/environment.ts";
 import type { Jobs } from "../tools/jobs.ts";
 import { hasSchema, inputSchema, type Tool } from "../tools/tool.ts";
 import type { ModelSource } from "../model/resolved.ts";
@@ -58,8 +57,8 @@ export type EngineOptions = {
   code?: CodeIndexBackend;
   /** Where sessions' MCP servers come from and what runs them (src/mcp/wiring.ts); none: sessions have none. */
   mcp?: McpWiring;
-  /** The paths no tool touches without asking, when the caller made them already (default: from config and paths). */
-  protectedPaths?: ProtectedPaths;
+  /** The paths no tool touches without asking as config.yaml says them now, when the caller made them already (default: from config and paths). */
+  protectedPaths?: () => ProtectedPaths;
 };
 
 export type NewSession = {
@@ -100,18 +99,20 @@ export class Engine {
       }
     }, HEARTBEAT_MS).unref();
     const { paths, config } = options;
+    const guarded = options.protectedPaths ?? liveProtectedPaths(config, [paths.configDir, paths.stateDir]);
     this.deps = {
       db: options.db,
       paths,
       config,
       models: options.models,
       tools: options.tools,
-      protectedPaths: options.protectedPaths ?? protectedPaths(config.protected, [paths.configDir, paths.stateDir]),
+      // config.yaml's protected, tools.env_passthrough and fetch.allow_private as it says them now: from the next tool call.
+      get protectedPaths() {
+        return guarded();
+      },
       projects: new FollowedProjects(paths.stateDir),
-      // Made once: the environment is the process's, and reading it at every tool call bought nothing.
-      // git in it holds config no repository the model wrote can undo (see withCommandGitConfig).
-      commands: { env: withCommandGitConfig(toolEnvironment(config, options.commandEnv ?? process.env)), hidden: [paths.configDir, paths.stateDir] },
-      web: { allowPrivate: config.fetch.allow_private },
+      commands: liveCommands(config, options.commandEnv ?? process.env, [paths.configDir, paths.stateDir]),
+      web: liveWeb(config),
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.maxSteps ? { maxSteps: options.maxSteps } : {}),
       ...(options.onFileUse ? { onFileUse: options.onFileUse } : {}),

@@ -1,6 +1,7 @@
 import type { Effort } from "../config/schema.ts";
 import type { ToolSpec } from "../model/request.ts";
 import type { ResolvedModel } from "../model/resolved.ts";
+import { modelNow } from "./model-now.ts";
 import type { TodoItem } from "../tools/tool.ts";
 import type { Compaction } from "./compaction.ts";
 import { toChatMessages } from "./history.ts";
@@ -72,7 +73,8 @@ async function sayDiagnostics(session: StepSession, turn: StepTurn, ended: Ended
   return ended;
 }
 
-async function steps(session: StepSession, parts: StepParts, turn: StepTurn, model: ResolvedModel, effort: Effort): Promise<Ended> {
+async function steps(session: StepSession, parts: StepParts, turn: StepTurn, resolved: ResolvedModel, effort: Effort): Promise<Ended> {
+  let model = resolved;
   const { turnId, signal, undo } = turn;
   const { deps, bus } = session;
   const maxSteps = deps.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -86,6 +88,9 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
   let rulesSaid = false;
   for (let step = 1; step <= maxSteps; step++) {
     if (signal.aborted) return { stopReason: "cancelled" };
+    const now = await modelNow(deps.models, model);
+    if ("gone" in now) return { stopReason: "end_turn", error: now.gone };
+    model = now;
     const skills = (await session.systemPrompt.skills()).length > 0;
     const mcp = (await session.mcp?.tools(session.interaction ?? nobody(""), signal, mode())) ?? [];
     const agents = agentListings(findAgentFiles({ root: session.root, configDir: deps.paths.configDir }), [...deps.tools, ...mcp]);
@@ -105,6 +110,8 @@ async function steps(session: StepSession, parts: StepParts, turn: StepTurn, mod
     if (parts.compaction.overflowed(outcome, model)) {
       const why = await parts.compaction.afterOverflow(request, outcome.error);
       if (why !== null) return { stopReason: "end_turn", error: why };
+      const still = await modelNow(deps.models, model);
+      if ("gone" in still) return { stopReason: "end_turn", error: still.gone };
       outcome = await callStep(session, parts, request, effort, step);
     }
     const { record } = outcome;

@@ -2,7 +2,8 @@ import { type EngineEvent, SessionBus } from "../bus/index.ts";
 import type { CodeIndexBackend } from "../tools/code-search-backend.ts";
 import { codeOf } from "./code-capability.ts";
 import type { Effort, Mode } from "../config/schema.ts";
-import type { ResolvedModel } from "../model/resolved.ts";
+import type { ModelSource, ResolvedModel } from "../model/resolved.ts";
+import { modelNow } from "./model-now.ts";
 import type { RetryPolicy } from "../model/retry.ts";
 import { type ProtectedPaths, protectionJudge } from "../project/protected.ts";
 import { diskAccess, type FileAccess } from "../tools/file-access.ts";
@@ -58,7 +59,7 @@ export type SubAgentDeps = {
    * What the session has for its own calls (its deps): the helper takes the tools that only read,
    * never task itself; the commands' HOME is what `~` means when a call's paths are judged.
    */
-  shared: { tools: readonly Tool[]; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy>; config: { permissions: PermissionsConfig; lsp_warnings: boolean }; db: Db; code?: CodeIndexBackend; languageServers?: EngineLanguageServers };
+  shared: { tools: readonly Tool[]; models?: Pick<ModelSource, "current">; protectedPaths: ProtectedPaths; commands: CommandSetup; retry?: Partial<RetryPolicy>; config: { permissions: PermissionsConfig; lsp_warnings: boolean }; db: Db; code?: CodeIndexBackend; languageServers?: EngineLanguageServers };
   /** The session's MCP tools: the helper takes those the server marks read-only, after the built-ins. */
   mcpTools?: readonly Tool[];
   /** The session's hooks: its PreToolUse and PostToolUse hooks see the helper's calls too. */
@@ -170,33 +171,37 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
   const compaction = new Compaction({ bus, messages: () => history, summary: () => summary, keepSummary: (text, seq) => (summary = { summary: text, summarySeq: seq }) });
   let toolCalls = 0;
   const native = { seen: false };
+  let model = deps.model;
   const call = (request: StepRequest, step: number): Promise<StepOutcome> =>
     callModel({
       bus,
       turnId: parentCallId,
       step,
-      model: deps.model,
+      model,
       effort: deps.effort,
-      messages: toChatMessages(system, compaction.fitted(history, deps.model), { ...summary, vision: deps.model.vision, afterSummary: compaction.afterSummary(parentCallId, []) }),
+      messages: toChatMessages(system, compaction.fitted(history, model), { ...summary, vision: model.vision, afterSummary: compaction.afterSummary(parentCallId, []) }),
       tools: [...request.tools],
       signal,
       native,
       ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
       onUsage: (usage) => {
-        compaction.reportUsage(deps.model, usage.promptTokens);
+        compaction.reportUsage(model, usage.promptTokens);
         deps.bus.emit({ type: "usage", ...usage });
       },
     });
   const cancelled = (steps: number): SubAgentAnswer => ({ text: "Cancelled: the turn was stopped.", isError: true, steps, toolCalls });
   for (let step = 1; ; step++) {
     if (signal.aborted) return cancelled(step - 1);
+    const now = await modelNow(deps.shared.models, model);
+    if ("gone" in now) return { text: `The helper's model call was not made: ${now.gone}`, isError: true, steps: step - 1, toolCalls };
+    model = now;
     const last = step > maxSteps;
     if (last) add({ role: "user", body: { text: LAST_STEP } });
-    const request: StepRequest = { model: deps.model, turnId: parentCallId, todos: [], system, tools: last ? [] : toolSpecs(tools, deps.model), signal };
+    const request: StepRequest = { model, turnId: parentCallId, todos: [], system, tools: last ? [] : toolSpecs(tools, model), signal };
     await compaction.beforeStep(request);
     let outcome = await call(request, step);
     // A server that found the request too long: compacted, the step is sent once more, as a session's is.
-    if (compaction.overflowed(outcome, deps.model)) {
+    if (compaction.overflowed(outcome, model)) {
       const why = await compaction.afterOverflow(request, outcome.error);
       if (why !== null) return { text: `The helper's model call failed: ${why}`, isError: true, steps: step, toolCalls };
       outcome = await call(request, step);

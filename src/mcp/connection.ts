@@ -6,6 +6,7 @@ import { errorMessage } from "../errors.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { untilAborted } from "../until-aborted.ts";
 import { VERSION } from "../version.ts";
+import { outputProblem } from "./output-check.ts";
 import { toToolResult } from "./result.ts";
 import type { McpServerSpec } from "./spec.ts";
 import { StdioTransport } from "./stdio-transport.ts";
@@ -96,6 +97,8 @@ export class McpConnection {
         timeout: this.deps.limits.callMs,
       });
       if ("toolResult" in result && !("content" in result)) return { output: JSON.stringify(result.toolResult, null, 2) };
+      const problem = await outputProblem(this.spec.name, this.tools.find((t) => t.name === tool), result as CallToolResult);
+      if (problem) return { output: problem, isError: true };
       return toToolResult(result as CallToolResult, { server: this.spec.name, tool, vision: ctx.vision });
     } catch (error) {
       return { output: await this.callError(tool, error, call.signal), isError: true };

@@ -264,11 +264,22 @@ export class ModelRegistry implements ModelSource {
   /** Why `ref` (null: the default model) cannot be had when a login it would be was logged out, or null. */
   private loggedOutSentence(ref: string | null): string | null {
     for (const [name, gone] of this.loggedOut) {
-      const again = `log in again (lembas login ${gone.url})`;
-      if (ref === null) return `no model can be had: the login ${name}, whose models were the ones here, was logged out (lembas logout): ${again}, or set model: in config.yaml`;
-      if (gone.refs.includes(ref) || ref.startsWith(`${name}/`)) return `the model ${ref} was the login ${name}'s, which was logged out (lembas logout): ${again}, or choose another model`;
+      if (ref === null) return `no model can be had: the login ${name}, whose models were the ones here, was logged out (lembas logout): ${logInAgain(gone.url)}, or set model: in config.yaml`;
+      if (gone.refs.includes(ref) || ref.startsWith(`${name}/`)) return modelLoggedOut(ref, name, gone.url);
     }
     return null;
+  }
+
+  async current(model: ResolvedModel): Promise<ResolvedModel> {
+    this.lookAtLogins();
+    const login = this.logins.find((l) => l.name === model.connection);
+    if (login) {
+      const endpoint = endpointFromLogin(login);
+      return endpoint.apiKey === model.endpoint.apiKey && endpoint.baseUrl === model.endpoint.baseUrl ? model : await this.resolve(model.ref);
+    }
+    const gone = this.loggedOut.get(model.connection);
+    if (gone) throw new UserError(modelLoggedOut(model.ref, model.connection, gone.url), 1);
+    return model;
   }
 
   /**
@@ -390,6 +401,14 @@ export class ModelRegistry implements ModelSource {
       return null;
     }
   }
+}
+
+function logInAgain(url: string): string {
+  return `log in again (lembas login ${url})`;
+}
+
+function modelLoggedOut(ref: string, login: string, url: string): string {
+  return `the model ${ref} was the login ${login}'s, which was logged out (lembas logout): ${logInAgain(url)}, or choose another model`;
 }
 
 /** The server and key a listing is kept for (store/listings.ts). */

@@ -43,6 +43,13 @@ export type ModelSource = {
   refs(): Promise<string[]>;
   /** The device's ref for a model a login's instance names by its served name (the link's lembas_model). */
   refFor(login: string, servedName: string): Promise<string>;
+  /**
+   * A model resolved earlier in the turn, as its login stands now (a look of microseconds, taken
+   * before each step's request): the same model while the login is unchanged, resolved again when
+   * its token or URL was renewed; throws a UserError with the logout's sentence when the login was
+   * logged out, so no request goes with the removed token.
+   */
+  current?(model: ResolvedModel): Promise<ResolvedModel>;
   /** Stops what it still asks of servers in the background (the engine stops), after a moment's grace. */
   stop?(): Promise<void>;
 };

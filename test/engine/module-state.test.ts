@@ -25,6 +25,8 @@ const PROCESS_WIDE: Readonly<Record<string, string>> = {
   "engine/git-status.ts: early": "a git status `lembas run` sets going before its modules load, before any engine; taken by the first session of that project root",
   "mcp/from-editor.ts: schemas": "zod schemas, made once on first use",
   "mcp/mcp-tool.ts: made": "a zod schema, made once on first use",
+  "mcp/output-check.ts: checks": "each outputSchema's compiled check, which the schema alone decides (a WeakMap keyed by the schema)",
+  "mcp/output-check.ts: validator": "the MCP SDK's JSON Schema validator, loaded once on first use",
   "mcp/stdio-transport.ts: running": "every MCP server process group, killed when the process exits, whatever engine started it",
   "mcp/stdio-transport.ts: exitHookSet": "the process's exit hook for those groups, set once",
   "project/align.ts: scratch": "a buffer reused between searches",

@@ -64,6 +64,20 @@ describe("the hub against the test server", () => {
     expect(hub.servers()).toEqual([{ name: "t", source: "config", state: "up", tools: expect.arrayContaining(["echo", "crash"]) }]);
   });
 
+  test("structured content that does not keep to the tool's outputSchema, or is missing, is an error naming the tool and what is wrong", async () => {
+    const { hub } = await startHub({}, "--off-schema");
+    const off = await call(hub, "mcp__t__structured");
+    expect(off.isError).toBe(true);
+    expect(off.output).toStartWith('MCP tool "structured" of server "t" returned structured content that does not match its outputSchema:');
+    expect(off.output).toContain("structuredContent/temperature must be number");
+    expect(off.output).not.toContain("warm");
+    const none = await call(hub, "mcp__t__no_structure");
+    expect(none.isError).toBe(true);
+    expect(none.output).toBe('MCP tool "no_structure" of server "t" declares an outputSchema but returned no structured content.');
+    // A tool that keeps to it, on the same server: as before.
+    expect((await call(hub, "mcp__t__echo", { text: "hi" })).output).toBe("echo: hi");
+  });
+
   test("a call's text, image, structured content, resources and isError come back as the model sees them", async () => {
     const { hub } = await startHub();
     expect(await call(hub, "mcp__t__echo", { text: "hello" })).toEqual({ output: "echo: hello" });

@@ -76,7 +76,7 @@ export async function engineHarness(
     // Sessions' MCP servers as the front ends wire them (config.yaml's `mcp:` of opts.config).
     ...(opts.mcp ? { mcp: mcpWiring({ db, config, vars: box.env }) } : {}),
     // The project's code index as the front ends wire it (needs config.yaml's `embedding:`).
-    ...(opts.code ? { code: new LazyCodeIndexes(config, db, box.env, protectedPaths(config.protected, [paths.configDir, paths.stateDir])) } : {}),
+    ...(opts.code ? { code: new LazyCodeIndexes(config, db, box.env, () => protectedPaths(config.protected, [paths.configDir, paths.stateDir])) } : {}),
   });
   const logs = new Map<string, EngineEvent[]>();
   // Every event the engine emits must match its schema (the contract clients are built from).

@@ -1,7 +1,8 @@
 // A real MCP server for the tests, on the SDK's server side.
-//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger] [--must-not-see=FILE] [--hostile] [--hostile-exit] [--bad-tool] [--bad-list]
+//   bun test/support/mcp-server.ts [--exit-at-start] [--no-initialize] [--garbage] [--down-after-crash=FILE] [--linger] [--must-not-see=FILE] [--hostile] [--hostile-exit] [--bad-tool] [--bad-list] [--off-schema]
 // --hostile: also lists a tool whose name carries terminal control (HOSTILE); --hostile-exit: writes HOSTILE to stderr and exits at start.
 // --bad-tool: also lists "shapeless", whose inputSchema is not an object; --bad-list: answers tools/list with no list at all.
+// --off-schema: "structured" answers a temperature as text, and "no_structure" (which declares an outputSchema) no structured content.
 // --must-not-see: exits at start when FILE can be read and is not empty (a server started outside the sandbox).
 // --linger: outlives the end of its stdin, and starts a child that would outlive it (for the no-orphans tests).
 // stdio: echo, read_note (read-only), crash, hang, image, huge, structured, resource, fail, garbage,
@@ -54,7 +55,10 @@ const STDIO_ONLY: Tool[] = [
 /** Text that would act on a terminal printed as it is: retitle the window (OSC 0), clear it, reverse the line. */
 export const HOSTILE = "owned\x1b]0;pwned\x07\x1b[2J\u202egnp.exe";
 
-type Options = { stdio: boolean; downAfterCrash?: string; hostile?: boolean; badTool?: boolean; badList?: boolean };
+type Options = { stdio: boolean; downAfterCrash?: string; hostile?: boolean; badTool?: boolean; badList?: boolean; offSchema?: boolean };
+
+/** With --off-schema: a tool whose outputSchema says structured content, which it never returns. */
+const NO_STRUCTURE: Tool = { name: "no_structure", description: "Declares structured output, returns text.", inputSchema: object(), outputSchema: object({ count: { type: "integer" } }, ["count"]) };
 
 /** A tool no MCP client can take: its inputSchema is a string's, not an object's. */
 const SHAPELESS = { name: "shapeless", description: "Takes a bare string.", inputSchema: { type: "string" } } as unknown as Tool;
@@ -65,9 +69,10 @@ function makeServer(options: Options): Server {
   const server = new Server({ name: "lembas-test-server", version: "1.0.0" }, { capabilities: { tools: {} } });
   const hostile: Tool[] = options.hostile ? [{ name: HOSTILE, description: "A name that would act on a terminal.", inputSchema: object() }] : [];
   const shapeless = options.badTool ? [SHAPELESS] : [];
+  const offSchema = options.offSchema ? [NO_STRUCTURE] : [];
   server.setRequestHandler(ListToolsRequestSchema, async () => {
     if (options.badList) return { tools: "none" } as unknown as { tools: Tool[] };
-    return { tools: [...(options.stdio ? [...TOOLS, ...STDIO_ONLY] : TOOLS), ...hostile, ...shapeless] };
+    return { tools: [...(options.stdio ? [...TOOLS, ...STDIO_ONLY] : TOOLS), ...hostile, ...shapeless, ...offSchema] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     counts.calls++;
@@ -95,7 +100,10 @@ async function callTool(name: string, args: Record<string, unknown>, signal: Abo
       if (args.structured === true) return { content: [{ type: "text", text: "a small summary" }], structuredContent: { blob: "y".repeat(Number(args.chars)) } };
       return text("x".repeat(Number(args.chars)));
     case "structured":
+      if (options.offSchema) return { content: [], structuredContent: { temperature: "warm", unit: "C" } };
       return { content: [], structuredContent: { temperature: 21, unit: "C" } };
+    case "no_structure":
+      return text("three");
     case "resource":
       return {
         content: [
@@ -171,7 +179,7 @@ async function main(argv: string[]): Promise<void> {
     const tag = value("tag") ?? "";
     Bun.spawn([process.execPath, "-e", `setInterval(() => {}, 1000) // child of ${tag}`], { stdio: ["ignore", "ignore", "ignore"] });
   }
-  const options: Options = { stdio: true, hostile: flag("hostile"), badTool: flag("bad-tool"), badList: flag("bad-list"), ...(downAfterCrash ? { downAfterCrash } : {}) };
+  const options: Options = { stdio: true, hostile: flag("hostile"), badTool: flag("bad-tool"), badList: flag("bad-list"), offSchema: flag("off-schema"), ...(downAfterCrash ? { downAfterCrash } : {}) };
   await makeServer(options).connect(new StdioServerTransport());
 }
 
