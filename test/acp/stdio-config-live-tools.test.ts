@@ -20,9 +20,13 @@ async function toolResult(agent: StdioAgent, sessionId: string, name: string, ar
   agent.model.push(step({ toolCalls: [{ name, arguments: args }] }), step({ text: "ok" }));
   const before = agent.model.requests.length;
   await agent.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `use ${name}` }] });
-  const answered = agent.model.requests.slice(before).at(-1);
-  const messages = (answered?.body.messages ?? []) as { role: string; content?: unknown }[];
-  return JSON.stringify(messages.filter((m) => m.role === "tool").at(-1)?.content ?? "");
+  // The step that carried the tool's result (a session's title is asked for by a request of its own, which may come last).
+  const withResult = agent.model.requests
+    .slice(before)
+    .map((request) => (request.body.messages ?? []) as { role: string; content?: unknown }[])
+    .filter((messages) => messages.some((m) => m.role === "tool"))
+    .at(-1);
+  return JSON.stringify(withResult?.filter((m) => m.role === "tool").at(-1)?.content ?? "");
 }
 
 async function session(agent: StdioAgent): Promise<string> {
