@@ -6,6 +6,7 @@
  * session/close and session/resume; and a call refused before it ran shows the sentence the model got.
  */
 import { afterEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { initializeParams, type StdioAgent, startStdioAgent } from "../support/acp.ts";
@@ -118,6 +119,37 @@ test("a server that numbers its calls call_0 in every step gives the editor two 
   const third = announced(updatesOf(b, sessionId)).map((c) => String(c.toolCallId)).at(-1);
   expect(ids).not.toContain(third);
   expect(pairing(b).results.map((r) => r.id)).toEqual([...ids, third!]);
+}, 60_000);
+
+test("a session an older lembas stored with call_0 in every step is replayed with an id of its own for each call", async () => {
+  const p = await place();
+  const a = await agentAt(p);
+  const sessionId = await newSession(a);
+  p.model.push(step({ toolCalls: [bash("call_0", "echo one")] }), step({ toolCalls: [bash("call_0", "echo two")] }), step({ text: "done" }));
+  await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+  await stop(a);
+  // As an older version stored it: the server's ids as they came.
+  const db = new Database(join(p.box.stateDir, "lembas.db"));
+  try {
+    for (const row of db.query<{ seq: number; body: string }, [string]>("SELECT seq, body FROM messages WHERE session_id = ? AND role IN ('assistant', 'tool')").all(sessionId)) {
+      const body = row.body.replace(/"(id|callId)":"call_[0-9a-f]{24}"/g, '"$1":"call_0"');
+      db.query("UPDATE messages SET body = ? WHERE session_id = ? AND seq = ?").run(body, sessionId, row.seq);
+    }
+  } finally {
+    db.close();
+  }
+
+  const b = await agentAt(p);
+  await b.agent.request("session/load", { sessionId, cwd: p.project, mcpServers: [] });
+  const ids = announced(updatesOf(b, sessionId)).map((c) => String(c.toolCallId));
+  expect(ids).toHaveLength(2);
+  expect(ids[0]).toBe("call_0");
+  expect(ids[1]).not.toBe("call_0");
+  const replayed = cardsById(updatesOf(b, sessionId));
+  expect(replayed.get(ids[0]!)?.text).toContain("one");
+  expect(replayed.get(ids[0]!)?.text).not.toContain("two");
+  expect(replayed.get(ids[1]!)).toMatchObject({ status: "completed" });
+  expect(replayed.get(ids[1]!)?.text).toContain("two");
 }, 60_000);
 
 test("two calls with one id in one reply both run, each with an id of its own", async () => {
