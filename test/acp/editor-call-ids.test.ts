@@ -51,8 +51,6 @@ type U = Record<string, unknown>;
 const updatesOf = (agent: StdioAgent, sessionId: string): U[] => agent.updates.filter((u) => u.sessionId === sessionId).map((u) => u.update as U);
 const announced = (updates: U[]) => updates.filter((u) => u.sessionUpdate === "tool_call");
 const textOf = (u: U | undefined) => ((u?.content as { content?: { text?: string } }[] | undefined) ?? []).map((c) => c.content?.text ?? "").join("");
-/** The last update of each call that carries its status, by toolCallId. */
-const ends = (updates: U[]) => new Map(updates.filter((u) => u.status === "completed" || u.status === "failed").map((u) => [String(u.toolCallId), u]));
 
 async function newSession(agent: StdioAgent, mcpServers: unknown[] = [], mode = "auto"): Promise<string> {
   return ((await agent.agent.request("session/new", { cwd: agent.project, mcpServers: mcpServers as never, _meta: { mode } })) as { sessionId: string }).sessionId;
