@@ -11,18 +11,21 @@ const TITLE_CHARS = 80;
  * command file that could not be read): ACP has no session/update for them, so each is a tool call
  * card of its own, as codex-acp shows an MCP server's failed start: kind "other", failed for a
  * warning (completed for an information), its sentence as the card's text. Each notice once; a
- * model request sent again (a notice with `retry`) is the turn's business and shows nothing. The
- * cards are updates only: nothing of them reaches the model's history, nor a session/load.
+ * model request sent again (a notice with `retry`) is the turn's business and shows nothing. Card
+ * ids are unique in the session, across attaches. The cards are updates only: nothing of them reaches the model's history, nor a session/load.
  */
 export function editorNotices(): (event: EngineEvent) => Update[] {
   const said = new Set<string>();
+  // The cards of an earlier attach of the session (before a session/close and session/resume) are
+  // still in the client's thread: this attach's ids carry a mark of their own, so none is reused.
+  const attach = crypto.randomUUID().slice(0, 8);
   return (event) => {
     if (event.type !== "notice" || event.retry || said.has(event.message) || said.size >= MAX_NOTICES) return [];
     said.add(event.message);
     return [
       {
         sessionUpdate: "tool_call",
-        toolCallId: `lembas_notice_${said.size}`,
+        toolCallId: `lembas_notice_${attach}_${said.size}`,
         title: titleOf(event.message),
         kind: "other",
         status: event.level === "warn" ? "failed" : "completed",

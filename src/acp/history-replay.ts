@@ -92,6 +92,9 @@ class StoredEvents {
   private open = false;
   /** The arguments of the last model call's tool calls, for a result stored without its own. */
   private calls = new Map<string, unknown>();
+  /** The ids the replay has shown, and the last model call's ids as shown (shownId). */
+  private readonly shown = new Set<string>();
+  private shownIds = new Map<string, string>();
 
   constructor(private readonly where: { root: string; cwd: string }) {}
 
@@ -133,12 +136,26 @@ class StoredEvents {
     if (body.reasoning) out.push({ type: "reasoning", delta: body.reasoning });
     if (body.text) out.push({ type: "text", delta: body.text });
     this.calls = new Map(body.toolCalls.map((call) => [call.id, parseArgs(call.arguments)]));
-    body.toolCalls.forEach((call, index) => out.push({ type: "tool_call_delta", callId: call.id, index, name: call.name, argumentsDelta: call.arguments }));
+    this.shownIds = new Map(body.toolCalls.map((call) => [call.id, this.shownId(call.id)]));
+    body.toolCalls.forEach((call, index) => out.push({ type: "tool_call_delta", callId: this.shownIds.get(call.id) ?? call.id, index, name: call.name, argumentsDelta: call.arguments }));
     return out;
   }
 
-  private tool(body: Extract<StoredMessage, { role: "tool" }>["body"]): (EngineEvent | Helpers)[] {
-    const args = body.args ?? this.calls.get(body.callId) ?? {};
+  /**
+   * The id a stored call is shown with: its own, unless an earlier call of the session was shown
+   * with it (an older lembas kept a server's `call_0` of every step as it came), then one made from
+   * it, so that a client keeping cards by id keeps each call's card.
+   */
+  private shownId(id: string): string {
+    let shown = id;
+    for (let n = 2; this.shown.has(shown); n++) shown = `${id}~${n}`;
+    this.shown.add(shown);
+    return shown;
+  }
+
+  private tool(stored: Extract<StoredMessage, { role: "tool" }>["body"]): (EngineEvent | Helpers)[] {
+    const args = stored.args ?? this.calls.get(stored.callId) ?? {};
+    const body = { ...stored, callId: this.shownIds.get(stored.callId) ?? stored.callId };
     const tool = toolByName(body.name);
     // A result keeps the title it was shown with (an MCP tool's names its server): only an older one's is made again.
     const { title, locations } = body.title !== undefined ? { title: body.title, locations: (body.paths ?? []).map((path) => ({ path })) } : this.shownAgain(tool, body.name, args);

@@ -25,8 +25,9 @@ const HELPER_MARK: Record<string, string> = { in_progress: "â—‹", completed: "â—
  * the model starts it (its first streamed piece) or, failing that, when its approval is asked or it
  * starts; what follows is `tool_call_update`. A running command's output goes out as the call's
  * content at most once every `intervalMs` (ACP content replaces what was shown, so each carries the
- * output so far, up to its last MAX_LIVE_OUTPUT characters). A call announced that never ran (its
- * arguments were bad, its model call cut short) is failed when the step it belongs to is over.
+ * output so far, up to its last MAX_LIVE_OUTPUT characters). A call that ends without having run
+ * (its arguments were bad, its approval cancelled) ends with what the model was told; one announced
+ * that the engine never ended (its model call cut short) is failed when its step is over.
  */
 export class ToolCallFeed {
   private readonly calls = new Map<string, Call>();
@@ -117,9 +118,11 @@ export class ToolCallFeed {
   private end(event: Extract<EngineEvent, { type: "tool_end" }>): void {
     // A task's helper changed files: their diffs stay in its content, after its answer (content replaces what was shown).
     const fromHelpers = helperDiffs(this.calls.get(event.callId));
-    this.forget(event.callId);
+    // A call that ends unrun (no tool of its name) may never have been announced: its card says it all at once.
+    const known = this.forget(event.callId);
     this.send({
-      sessionUpdate: "tool_call_update",
+      sessionUpdate: known ? "tool_call_update" : "tool_call",
+      ...(known ? {} : { title: streamingTitle(event.name) || "tool call", kind: kindOf(event.name) }),
       toolCallId: event.callId,
       status: event.isError ? "failed" : "completed",
       content: event.diffs?.length

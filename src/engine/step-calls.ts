@@ -1,6 +1,6 @@
 import { type LoopGuard, sameCallKey } from "./loop-guard.ts";
 import type { ToolCallRecord, ToolResultRecord } from "./records.ts";
-import { type JudgedCall, judgeToolCall, onlyReads, type RunToolDeps, runJudgedCall } from "./tool-runner.ts";
+import { endedUnrun, type JudgedCall, judgeToolCall, onlyReads, type RunToolDeps, runJudgedCall } from "./tool-runner.ts";
 import { skippedResults, type StopReason } from "./turn.ts";
 
 export type StepCallsInput = {
@@ -28,7 +28,7 @@ export async function runStepCalls(input: StepCallsInput): Promise<StopReason | 
   while (i < calls.length) {
     if (halt !== null) return haltedBy(halt, input, calls.slice(i));
     if (input.signal.aborted) {
-      for (const r of skippedResults(calls.slice(i), "Not run: the turn was cancelled.")) input.record(r);
+      skipped(input, calls.slice(i), "Not run: the turn was cancelled.");
       return "cancelled";
     }
     const call = calls[i] as ToolCallRecord;
@@ -40,13 +40,13 @@ export async function runStepCalls(input: StepCallsInput): Promise<StopReason | 
       i++;
       const ended = guard.ended();
       if (!ended) continue;
-      for (const r of skippedResults(calls.slice(i), "Not run: the turn was stopped, as the model kept repeating a call that failed.")) input.record(r);
+      skipped(input, calls.slice(i), "Not run: the turn was stopped, as the model kept repeating a call that failed.");
       deps.bus.emit({ type: "notice", level: "warn", message: ended });
       return "max_turn_requests";
     }
     const first = judgeToolCall(call, deps);
     if (!onlyReads(first)) {
-      take(input, call, "output" in first ? first : await runJudgedCall(first, deps));
+      take(input, call, "output" in first ? endedUnrun(first, deps.bus) : await runJudgedCall(first, deps));
       i++;
       continue;
     }
@@ -64,7 +64,7 @@ export async function runStepCalls(input: StepCallsInput): Promise<StopReason | 
  * exit 0 for `lembas run`): the calls left are not run, its stopReason is said to the person (not the model).
  */
 function haltedBy(reason: string, input: StepCallsInput, left: readonly ToolCallRecord[]): StopReason {
-  for (const r of skippedResults(left, "Not run: a hook stopped the turn.")) input.record(r);
+  skipped(input, left, "Not run: a hook stopped the turn.");
   input.deps().bus.emit({ type: "notice", level: "warn", message: `a hook stopped the turn: ${reason}` });
   return "end_turn";
 }
@@ -88,6 +88,12 @@ function readsAfter(calls: readonly ToolCallRecord[], first: JudgedCall, start: 
     reads.push(judged);
   }
   return reads;
+}
+
+/** The calls left when the step stopped: each recorded, and told ended, with why it did not run. */
+function skipped(input: StepCallsInput, left: readonly ToolCallRecord[], why: string): void {
+  const { bus } = input.deps();
+  for (const r of skippedResults(left, why)) input.record(endedUnrun(r, bus));
 }
 
 function take(input: StepCallsInput, call: ToolCallRecord, result: ToolResultRecord): void {

@@ -18,6 +18,7 @@ import { runStepCalls } from "./step-calls.ts";
 import { toolContext, type ToolParts, type ToolSession } from "./tool-context.ts";
 import { offeredTools, toolSpecs } from "./toolset.ts";
 import { webSearchRoute } from "./search-route.ts";
+import { usedCallIds } from "./call-ids.ts";
 import { callModel, type NativeCalls, type StepOutcome, type StopReason, skippedResults } from "./turn.ts";
 import type { TurnUndo } from "./undo.ts";
 import { MAX_STOP_BLOCKS, stopHooks } from "./turn-hooks.ts";
@@ -167,7 +168,8 @@ function callStep(session: StepSession, parts: StepParts, request: ModelStep, ef
   const { model, turnId } = request;
   const { compaction } = parts;
   const afterSummary = compaction.afterSummary(turnId, parts.todos());
-  const sent = compaction.fitted(session.messages(), model);
+  const stored = session.messages();
+  const sent = compaction.fitted(stored, model);
   const { summary, summarySeq } = parts.summary();
   const notes = modeNotes(sent, summarySeq, model);
   return callModel({
@@ -180,6 +182,7 @@ function callStep(session: StepSession, parts: StepParts, request: ModelStep, ef
     tools: request.tools,
     signal: request.signal,
     native: request.native,
+    usedCallIds: usedCallIds(stored),
     ...(session.deps.retry ? { retry: session.deps.retry } : {}),
     onUsage: (usage) => {
       compaction.reportUsage(model, usage.promptTokens);

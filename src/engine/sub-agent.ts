@@ -19,6 +19,7 @@ import type { AssistantRecord, StoredMessage, ToolResultRecord, UserRecord } fro
 import { runToolCall } from "./tool-runner.ts";
 import type { SessionHooks } from "./hook-set.ts";
 import { callModel, type StepOutcome } from "./turn.ts";
+import { usedCallIds } from "./call-ids.ts";
 import type { TurnUndo } from "./undo.ts";
 import { type AgentPlan, leftOutSentence } from "./agent-roster.ts";
 import type { PermissionsConfig } from "../config/permission-rules.ts";
@@ -183,6 +184,7 @@ export async function runSubAgent(deps: SubAgentDeps, parentCallId: string, prom
       tools: [...request.tools],
       signal,
       native,
+      usedCallIds: usedCallIds(history),
       ...(deps.shared.retry ? { retry: deps.shared.retry } : {}),
       onUsage: (usage) => {
         compaction.reportUsage(model, usage.promptTokens);

@@ -61,7 +61,17 @@ export type JudgedCall = {
  */
 export async function runToolCall(call: ToolCallRecord, deps: RunToolDeps): Promise<ToolResultRecord> {
   const judged = judgeToolCall(call, deps);
-  return "output" in judged ? judged : runJudgedCall(judged, deps);
+  return "output" in judged ? endedUnrun(judged, deps.bus) : runJudgedCall(judged, deps);
+}
+
+/**
+ * A call that ends without having run (its arguments are not JSON or not its tool's, there is no
+ * such tool, the turn was cancelled before it ran): its end is told with what the model is told,
+ * so that whoever shows the call (an editor's card) shows why.
+ */
+export function endedUnrun(result: ToolResultRecord, bus: SessionBus): ToolResultRecord {
+  bus.emit({ type: "tool_end", callId: result.callId, name: result.name, output: result.output, isError: true });
+  return result;
 }
 
 /** True for a call that only reads and runs without asking anyone: it may run beside others like it. */
@@ -135,7 +145,7 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
     return fail(refused, input);
   }
   // Cancelled meanwhile (a PreToolUse hook ran as the editor went): nobody is asked, nor answers.
-  if (deps.signal.aborted) return fail("Cancelled before it ran.", input);
+  if (deps.signal.aborted) return endedUnrun(fail("Cancelled before it ran.", input), deps.bus);
   if (decision.action === "ask") {
     notify(deps.hooks, "permission_prompt", `lembas needs your permission: ${title}`);
     const answer = await deps.interaction.permission(
@@ -153,7 +163,7 @@ export async function runJudgedCall(modelJudged: JudgedCall, deps: RunToolDeps):
       },
       deps.signal,
     );
-    if (deps.signal.aborted) return fail("Cancelled before it ran.", input);
+    if (deps.signal.aborted) return endedUnrun(fail("Cancelled before it ran.", input), deps.bus);
     // A line the person corrected is theirs to run once: nothing is kept of the model's.
     const keeping = answer.keep && decision.always?.rules && !answer.command ? decision.always.rules : null;
     if (keeping && answer.keep && answer.outcome !== "once") deps.keep?.(answer.outcome === "deny" ? "deny" : "allow", keeping, answer.keep);

@@ -13,6 +13,7 @@ import { promptWithoutTools } from "./instructions.ts";
 import { offersTools, type ResolvedModel } from "../model/resolved.ts";
 import type { AssistantRecord, ToolCallRecord, ToolResultRecord } from "./records.ts";
 import { KeptText } from "./step-text.ts";
+import { CallIds } from "./call-ids.ts";
 
 export type StopReason = "end_turn" | "max_turn_requests" | "max_tokens" | "cancelled" | "refusal";
 
@@ -39,19 +40,15 @@ export async function callModel(input: {
   retry?: Partial<RetryPolicy>;
   /** Whether the server sent calls of its own earlier in the turn; set here when it does. */
   native: NativeCalls;
+  /** The call ids the session has used already (call-ids.ts): a call the server gives one of them gets its own. */
+  usedCallIds?: ReadonlySet<string>;
   onUsage(usage: Usage): void;
 }): Promise<StepOutcome> {
   const { bus } = input;
   const text = new KeptText("answer");
   const reasoning = new KeptText("reasoning");
-  const callIds = new Map<number, string>();
-  const idOf = (index: number, given?: string): string => {
-    const known = callIds.get(index);
-    if (known) return known;
-    const id = given ?? `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
-    callIds.set(index, id);
-    return id;
-  };
+  const callIds = new CallIds(input.usedCallIds);
+  const idOf = (index: number, given?: string): string => callIds.of(index, given);
   const calls = new ToolCallAccumulator();
   const carry: CarryItem[] = [];
   const record = (partial: boolean): AssistantRecord => {

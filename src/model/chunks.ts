@@ -227,7 +227,9 @@ export class ChunkReader {
 
   /**
    * Which call a piece belongs to, whatever the server's ids and indexes say:
-   * - an id seen before is that call, whatever its index (some servers repeat the id on every piece);
+   * - an id seen before is that call, whatever its index (some servers repeat the id on every piece),
+   *   unless it comes with a tool name at another index after that call was named: that is a call
+   *   the server gave the same id (the engine gives it one of its own);
    * - a server's index names a slot; a new id with a tool name at a used index is a new call (some
    *   servers send every call at index 0), but a new id without a name is the same call, whose id
    *   changed mid-call (the first id is kept);
@@ -239,11 +241,13 @@ export class ChunkReader {
     const id = call.id || undefined;
     const name = call.function?.name || undefined;
     const key = call.index ?? position;
-    let slot = id === undefined ? undefined : this.byId.get(id);
+    const atKey = this.slots.get(key);
+    let slot = id === undefined ? undefined : atKey?.id === id ? atKey : this.byId.get(id);
+    if (slot && name !== undefined && slot.named && slot !== atKey) slot = undefined;
     if (slot) {
       this.slots.set(key, slot);
     } else {
-      slot = this.slots.get(key);
+      slot = atKey;
       const startsAnother =
         slot !== undefined &&
         name !== undefined &&

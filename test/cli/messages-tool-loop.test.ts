@@ -85,3 +85,21 @@ describe("a Messages tool loop with thinking, not ended the plain way", () => {
     expect(ran.stdout).toContain("It says APPLE.");
   });
 });
+
+test("two tool_use blocks with one id in one reply both run, each tool_result naming its own call", async () => {
+  writeFileSync(join(box.project, "b.txt"), "BANANA-MARKER\n");
+  config("off");
+  route.push(
+    { match: isStep, body: reply(toolBlock(0, "toolu_dup", "read", '{"path":"a.txt"}') + toolBlock(1, "toolu_dup", "read", '{"path":"b.txt"}'), "tool_use") },
+    { match: isStep, body: reply(textBlock(0, "Both read.")) },
+  );
+  expect((await run(["read a and b"])).code).toBe(0);
+  const messages = steps().at(-1)?.messages as Message[];
+  const uses = messages.flatMap((m) => m.content).filter((b) => b.type === "tool_use").map((b) => String(b.id));
+  const results = messages.flatMap((m) => m.content).filter((b) => b.type === "tool_result");
+  expect(uses).toHaveLength(2);
+  expect(new Set(uses).size).toBe(2);
+  expect(results.map((r) => r.tool_use_id)).toEqual(uses);
+  expect(JSON.stringify(results[0])).toContain("APPLE-MARKER");
+  expect(JSON.stringify(results[1])).toContain("BANANA-MARKER");
+});

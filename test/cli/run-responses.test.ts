@@ -69,6 +69,25 @@ describe("a Responses connection", () => {
     expect(events.at(-1)).toMatchObject({ type: "result", ok: true, usage: { promptTokens: 2100, completionTokens: 60, cacheReadTokens: 1800, reasoningTokens: 30 } });
   });
 
+  test("a server that gives its calls call_0 in every step: the second call gets an id of its own, and each function_call_output names its call", async () => {
+    writeFileSync(join(box.project, "a.txt"), "ALPHA\n");
+    writeFileSync(join(box.project, "b.txt"), "BETA\n");
+    route.push(
+      step(answer({ calls: [{ id: "call_0", name: "read", arguments: { path: "a.txt" } }] })),
+      step(answer({ calls: [{ id: "call_0", name: "read", arguments: { path: "b.txt" } }] })),
+      step(answer({ text: "read both" })),
+    );
+    expect((await run(["read a and b"])).code).toBe(0);
+    const input = steps().at(-1)?.input as Record<string, unknown>[];
+    const calls = input.filter((item) => item.type === "function_call").map((item) => String(item.call_id));
+    const outputs = input.filter((item) => item.type === "function_call_output");
+    expect(calls).toHaveLength(2);
+    expect(calls[0]).toBe("call_0");
+    expect(calls[1]).not.toBe("call_0");
+    expect(outputs.map((o) => o.call_id)).toEqual(calls);
+    expect(String(outputs[1]?.output)).toContain("BETA");
+  });
+
   test("a reasoning item is sent back within its turn only: the next turn starts without it", async () => {
     route.push(step(answer({ reasoning: { summary: "Thinking.", encrypted: "gAAAAB-enc-2" }, text: "first" })), step(answer({ text: "second" })));
     expect((await run(["one"])).code).toBe(0);
