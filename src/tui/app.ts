@@ -25,6 +25,7 @@ import { bangCommand, ShellMode } from "./shell-mode.ts";
 import { applyTheme, editorTheme, type Theme, type ThemeName } from "./theme.ts";
 import { configuredVim } from "./configured.ts";
 import { Transcript } from "./transcript.ts";
+import { ScreenHandover } from "./screen-handover.ts";
 import { resumedLine } from "./resumed-history.ts";
 import { storedCalls } from "./stored-calls.ts";
 import { startedUp } from "../jit-policy.ts";
@@ -52,6 +53,7 @@ export class TuiApp implements CommandHost {
   /** The composer's `!` commands. */
   private readonly shell: ShellMode;
   private readonly notifier: Notifier;
+  private readonly handover: ScreenHandover;
   /** Prompts entered before the session was open, sent once it is. */
   private readonly early: string[] = [];
   private picker: Component | null = null;
@@ -78,6 +80,8 @@ export class TuiApp implements CommandHost {
       this.status.balance = shown;
       this.render();
     });
+    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), process.env);
+    this.handover = new ScreenHandover(this.tui, this.notifier);
     this.editor = new Composer(this.tui, editorTheme(this.theme), {
       completion: sessionSources(runtime),
       cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd),
@@ -91,7 +95,6 @@ export class TuiApp implements CommandHost {
     this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
     this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
-    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), process.env);
     this.pasteFolds = new PasteFolds(this.editor);
     this.done = new Promise((resolve) => {
       this.finished = resolve;
@@ -113,7 +116,7 @@ export class TuiApp implements CommandHost {
         panel: () => (this.panel.current ? (this.panel.current === this.cards.first() ? "card" : "other") : null),
         editor: this.editor,
         shell: this.shell,
-        suspend: () => this.suspend(),
+        suspend: () => this.handover.suspend(),
         rewind: () => void this.commandPicker("/rewind"),
       }),
     );
@@ -223,6 +226,11 @@ export class TuiApp implements CommandHost {
 
   writeTerminal(data: string): void {
     this.tui.terminal.write(data);
+  }
+
+  /** Whether another program has the terminal (Ctrl+G's editor, the shell after Ctrl-Z). */
+  get terminalGivenAway(): boolean {
+    return this.handover.givenAway;
   }
 
   quit(): void {
@@ -365,32 +373,6 @@ export class TuiApp implements CommandHost {
   private stopTicker(): void {
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = null;
-  }
-
-  /**
-   * The terminal given away (Ctrl-Z, Ctrl+G's editor) and taken back: the screen, and focus
-   * reporting, whose reports would reach the other program as keys (and which it may turn off).
-   */
-  private readonly handover = {
-    stop: () => {
-      this.notifier.stop();
-      this.tui.stop();
-    },
-    start: () => {
-      this.tui.start();
-      this.notifier.start();
-    },
-    requestRender: (force?: boolean) => this.tui.requestRender(force),
-  };
-
-  /** What the keys that mean the same wherever focus is act on (src/tui/keys.ts). */
-  private suspend(): void {
-    this.handover.stop();
-    process.once("SIGCONT", () => {
-      this.handover.start();
-      this.handover.requestRender(true);
-    });
-    process.kill(process.pid, "SIGSTOP");
   }
 
   /** What the person entered in the composer (or gave as the first message). */

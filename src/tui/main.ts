@@ -28,9 +28,14 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
     if (change.type === "note" && !runtime.hasSession) frame.releaseKeys();
   });
   const quit = () => app.quit();
+  // A Ctrl-C typed while Ctrl+G's editor has the terminal reaches the whole foreground group: it is
+  // the editor's (as git leaves it to `git commit`'s), and the draft stays.
+  const interrupted = () => {
+    if (!app.terminalGivenAway) quit();
+  };
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
-  process.on("SIGINT", quit);
+  process.on("SIGINT", interrupted);
   process.stdin.on("end", quit);
   app.start();
   const restore = catchStrayOutput(ctx.paths.logsDir, (line) => app.say(line, "warn"));
@@ -59,7 +64,7 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
     restore();
     process.off("SIGTERM", quit);
     process.off("SIGHUP", quit);
-    process.off("SIGINT", quit);
+    process.off("SIGINT", interrupted);
     process.stdin.off("end", quit);
   }
   if (session) writeQuietly(`Session ${session.id}${session.title ? ` (${plain(session.title)})` : ""}. Resume it with: lembas -r ${session.id}\n`);
