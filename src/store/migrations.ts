@@ -335,6 +335,21 @@ CREATE TABLE code_roots (
 );
 `,
   },
+  {
+    // What the person entered during a turn that the quit left unsent (the model's next step never
+    // came): kept in the project's prompt history, so that ↑ brings it back in the next run.
+    version: 15,
+    sql: `
+CREATE TABLE unsent_prompts (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  root       TEXT NOT NULL,
+  text       TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX unsent_prompts_root ON unsent_prompts(root);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

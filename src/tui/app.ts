@@ -1,6 +1,5 @@
-import type { Session, TurnAnswer } from "../engine/session.ts";
+import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
-import { actionResult } from "../transcript/action-result.ts";
 import { VERSION } from "../version.ts";
 import { CardViews } from "./card-views.ts";
 import { GlobalKeys } from "./keys.ts";
@@ -14,8 +13,9 @@ import { type Component, Text, type TUI } from "./kit.ts";
 import { PasteFolds } from "./paste-folds.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
+import { PromptSender } from "./prompt-sender.ts";
 import type { Opening } from "./opening.ts";
-import type { PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
+import type { RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import type { StatusBar } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
@@ -61,6 +61,7 @@ export class TuiApp implements CommandHost {
   private drawnHistory: string | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitting: Promise<void> | null = null;
+  readonly sender: PromptSender;
   private finished: (session: Session | null) => void = () => {};
   readonly done: Promise<Session | null>;
 
@@ -96,6 +97,7 @@ export class TuiApp implements CommandHost {
     this.editor.onSubmit = (text) => this.submit(text);
     this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
     this.pasteFolds = new PasteFolds(this.editor);
+    this.sender = new PromptSender(runtime, { line: (text, level) => this.transcript.line(text, level), render: () => this.render(), quitting: () => this.quitting !== null });
     this.done = new Promise((resolve) => {
       this.finished = resolve;
     });
@@ -246,6 +248,7 @@ export class TuiApp implements CommandHost {
     if (jobsLeft) this.transcript.line(jobsLeft, "warn");
     try {
       session = await this.runtime.quit();
+      await this.sender.settled();
     } catch (error) {
       this.transcript.line(`the session could not be closed cleanly: ${errorMessage(error)}`, "error");
     }
@@ -426,7 +429,7 @@ export class TuiApp implements CommandHost {
     // What `!` commands printed goes with the next prompt, not with a command (/compact, /review).
     const context = text.startsWith("/") && this.runtime.isCommand(text) ? undefined : (this.shell.takeContext() ?? undefined);
     this.transcript.foldPastes(this.pasteFolds.take(raw));
-    void this.send(text, this.editor.takeImages(raw), context);
+    this.sender.send(text, this.editor.takeImages(raw), context);
   }
 
   /** What was entered before a session was open, or while the terminal moved to another: sent in the order typed. */
@@ -444,26 +447,6 @@ export class TuiApp implements CommandHost {
     if (command) this.editor.setText(raw);
     this.status.say(wait);
     this.render();
-  }
-
-  /** Sends a prompt; what the turn ended before taking in (steering) is sent next. */
-  private async send(text: string, images: readonly PastedImage[], context?: string): Promise<void> {
-    let answer: TurnAnswer | null = null;
-    try {
-      answer = await this.runtime.submit(text, images, context);
-    } catch (error) {
-      this.transcript.line(errorMessage(error), "error");
-    }
-    if (answer) this.sayAnswer(answer);
-    this.render();
-    const unsent = answer?.unsent ?? [];
-    if (unsent.length > 0 && !this.quitting) void this.send(unsent.join("\n\n"), []);
-  }
-
-  /** An action's result (compact, undo, plan, review) in one line; a turn's error was said by its event. */
-  private sayAnswer(answer: TurnAnswer): void {
-    const result = actionResult(answer);
-    if (result) this.transcript.line(result.line, result.failed ? "error" : "info");
   }
 
   /** The panel shows the picker if one is open, else the oldest card; the composer has focus otherwise. */

@@ -5,6 +5,7 @@ import { TuiApp } from "./app.ts";
 import { firstRun } from "./first-run.ts";
 import { findNoModel } from "./no-model.ts";
 import { plain } from "./blocks/plain.ts";
+import { counted } from "../plural.ts";
 import type { FirstFrame } from "./first-frame.ts";
 import type { Opening } from "./opening.ts";
 import { catchStrayOutput } from "./stray-output.ts";
@@ -67,6 +68,7 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
     process.off("SIGINT", interrupted);
     process.stdin.off("end", quit);
   }
+  for (const line of notSentLines(app.sender.notSent)) writeQuietly(`${line}\n`);
   if (session) writeQuietly(`Session ${session.id}${session.title ? ` (${plain(session.title)})` : ""}. Resume it with: lembas -r ${session.id}\n`);
   return 0;
 }
@@ -80,6 +82,13 @@ async function openOrEnd(app: TuiApp, opening: Opening, choice: SessionChoice): 
     await app.done;
     throw error;
   }
+}
+
+/** What the person entered that the quit left unsent, said on the way out: where it is kept, or the text itself. */
+function notSentLines(notSent: readonly { text: string; kept: boolean }[]): string[] {
+  const kept = notSent.filter((m) => m.kept).length;
+  const lost = notSent.filter((m) => !m.kept).map((m) => `not sent, and it could not be kept: ${plain(m.text)}`);
+  return [...(kept > 0 ? [`${counted(kept, "message")} ${kept === 1 ? "was" : "were"} not sent: ↑ brings ${kept === 1 ? "it" : "them"} back`] : []), ...lost];
 }
 
 /** The last line, to a terminal that may be gone (a hang-up): then it is simply not said. */
