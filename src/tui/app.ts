@@ -21,7 +21,9 @@ import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
 import { jobsLeftNote } from "./jobs-left.ts";
 import { cardNotice, configuredNotify, Notifier } from "./notify.ts";
-import { bangCommand, ShellMode } from "./shell-mode.ts";
+import { bangCommand, type ShellRun, ShellMode } from "./shell-mode.ts";
+import { keptRuns } from "./kept-runs.ts";
+import { keepShellRun } from "../store/shell-runs.ts";
 import { applyTheme, editorTheme, type Theme, type ThemeName } from "./theme.ts";
 import { configuredVim } from "./configured.ts";
 import { Transcript } from "./transcript.ts";
@@ -95,7 +97,7 @@ export class TuiApp implements CommandHost {
     });
     this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
-    this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
+    this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render(), keep: (run) => this.keepRun(run) }, this.theme);
     this.pasteFolds = new PasteFolds(this.editor);
     this.sender = new PromptSender(runtime, { line: (text, level) => this.transcript.line(text, level), render: () => this.render(), quitting: () => this.quitting !== null });
     this.done = new Promise((resolve) => {
@@ -303,7 +305,7 @@ export class TuiApp implements CommandHost {
     this.drawnHistory = null;
     if (history.length > 0 && !drawn) {
       this.transcript.line(resumedLine(session.id, session.title));
-      this.transcript.history(history, storedCalls);
+      this.transcript.history(history, storedCalls, keptRuns(this.runtime.ctx.db(), session.id, this.theme));
     }
     this.sendEarly();
     this.balance.start();
@@ -438,6 +440,16 @@ export class TuiApp implements CommandHost {
   /** Focus reports go to the notifier; while a `!` command runs, Esc and Ctrl-C stop it. */
   private focusAndShellKeys(data: string): { consume: true } | undefined {
     return this.notifier.input(data) || this.shell.stopKey(data, this.editor.capturesViewportInput) ? { consume: true } : undefined;
+  }
+
+  /** A `!` run kept with the session (drawn when it is resumed); one that cannot be is said. */
+  private keepRun(run: ShellRun): void {
+    if (!this.runtime.hasSession) return;
+    try {
+      keepShellRun(this.runtime.ctx.db(), this.runtime.session.id, run);
+    } catch (error) {
+      this.say(`the command's output could not be kept with the session: ${errorMessage(error)}`, "warn");
+    }
   }
 
   /** `!command`: run in the session's directory as the person, or why not now (the draft kept). */
