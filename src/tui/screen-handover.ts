@@ -8,6 +8,8 @@ import type { Notifier } from "./notify.ts";
  */
 export class ScreenHandover implements TerminalHandover {
   private away = false;
+  /** Counts each giving away and back: only the latest decides whether the terminal is away. */
+  private handovers = 0;
 
   constructor(
     private readonly tui: TUI,
@@ -21,6 +23,7 @@ export class ScreenHandover implements TerminalHandover {
 
   stop(): void {
     this.away = true;
+    this.handovers++;
     this.notifier.stop();
     this.tui.stop();
   }
@@ -28,7 +31,12 @@ export class ScreenHandover implements TerminalHandover {
   start(): void {
     this.tui.start();
     this.notifier.start();
-    this.away = false;
+    // The Ctrl-C that ended the editor reached lembas too, and its SIGINT may be dispatched after
+    // the editor's exit: it is still the editor's. A Ctrl-C typed from now on is a key (raw mode).
+    const handover = ++this.handovers;
+    setTimeout(() => {
+      if (handover === this.handovers) this.away = false;
+    }, 0);
   }
 
   requestRender(force?: boolean): void {
