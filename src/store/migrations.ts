@@ -335,6 +335,32 @@ CREATE TABLE code_roots (
 );
 `,
   },
+  {
+    // What the person entered during a turn that the quit left unsent (the model's next step never
+    // came): kept in the project's prompt history, so that ↑ brings it back in the next run.
+    // The commands the person ran with `!` in a session (shell_runs.body: the run as JSON), after
+    // how many of its user messages: a resumed session draws them where they came.
+    version: 15,
+    sql: `
+CREATE TABLE unsent_prompts (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  root       TEXT NOT NULL,
+  text       TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX unsent_prompts_root ON unsent_prompts(root);
+
+CREATE TABLE shell_runs (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  after_users INTEGER NOT NULL,
+  body        TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+);
+CREATE INDEX shell_runs_session ON shell_runs(session_id);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -1,6 +1,5 @@
-import type { Session, TurnAnswer } from "../engine/session.ts";
+import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
-import { actionResult } from "../transcript/action-result.ts";
 import { VERSION } from "../version.ts";
 import { CardViews } from "./card-views.ts";
 import { GlobalKeys } from "./keys.ts";
@@ -14,17 +13,21 @@ import { type Component, Text, type TUI } from "./kit.ts";
 import { PasteFolds } from "./paste-folds.ts";
 import { Panel, Picker } from "./panel.ts";
 import { projectPrompts } from "./prompt-history.ts";
+import { PromptSender } from "./prompt-sender.ts";
 import type { Opening } from "./opening.ts";
-import type { PastedImage, RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
+import type { RuntimeChange, SessionChoice, TuiRuntime } from "./runtime.ts";
 import type { StatusBar } from "./status-bar.ts";
 import { watchBalance } from "./session-balance.ts";
 import type { BalanceWatch } from "./balance.ts";
 import { jobsLeftNote } from "./jobs-left.ts";
 import { cardNotice, configuredNotify, Notifier } from "./notify.ts";
-import { bangCommand, ShellMode } from "./shell-mode.ts";
+import { bangCommand, type ShellRun, ShellMode } from "./shell-mode.ts";
+import { keptRuns } from "./kept-runs.ts";
+import { keepShellRun } from "../store/shell-runs.ts";
 import { applyTheme, editorTheme, type Theme, type ThemeName } from "./theme.ts";
 import { configuredVim } from "./configured.ts";
 import { Transcript } from "./transcript.ts";
+import { ScreenHandover } from "./screen-handover.ts";
 import { resumedLine } from "./resumed-history.ts";
 import { storedCalls } from "./stored-calls.ts";
 import { startedUp } from "../jit-policy.ts";
@@ -52,6 +55,7 @@ export class TuiApp implements CommandHost {
   /** The composer's `!` commands. */
   private readonly shell: ShellMode;
   private readonly notifier: Notifier;
+  private readonly handover: ScreenHandover;
   /** Prompts entered before the session was open, sent once it is. */
   private readonly early: string[] = [];
   private picker: Component | null = null;
@@ -59,6 +63,7 @@ export class TuiApp implements CommandHost {
   private drawnHistory: string | null = null;
   private ticker: ReturnType<typeof setInterval> | null = null;
   private quitting: Promise<void> | null = null;
+  readonly sender: PromptSender;
   private finished: (session: Session | null) => void = () => {};
   readonly done: Promise<Session | null>;
 
@@ -78,6 +83,8 @@ export class TuiApp implements CommandHost {
       this.status.balance = shown;
       this.render();
     });
+    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), process.env);
+    this.handover = new ScreenHandover(this.tui, this.notifier);
     this.editor = new Composer(this.tui, editorTheme(this.theme), {
       completion: sessionSources(runtime),
       cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd),
@@ -90,9 +97,9 @@ export class TuiApp implements CommandHost {
     });
     this.editor.setVim(configuredVim(runtime));
     this.editor.onSubmit = (text) => this.submit(text);
-    this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render() }, this.theme);
-    this.notifier = new Notifier((data) => this.tui.terminal.write(data), () => configuredNotify(() => runtime.ctx.config()), process.env);
+    this.shell = new ShellMode({ cwd: () => (runtime.hasSession ? runtime.session.cwd : runtime.cwd), show: (block) => this.transcript.addChild(block), render: () => this.render(), keep: (run) => this.keepRun(run) }, this.theme);
     this.pasteFolds = new PasteFolds(this.editor);
+    this.sender = new PromptSender(runtime, { line: (text, level) => this.transcript.line(text, level), render: () => this.render(), quitting: () => this.quitting !== null });
     this.done = new Promise((resolve) => {
       this.finished = resolve;
     });
@@ -113,7 +120,7 @@ export class TuiApp implements CommandHost {
         panel: () => (this.panel.current ? (this.panel.current === this.cards.first() ? "card" : "other") : null),
         editor: this.editor,
         shell: this.shell,
-        suspend: () => this.suspend(),
+        suspend: () => this.handover.suspend(),
         rewind: () => void this.commandPicker("/rewind"),
       }),
     );
@@ -225,6 +232,11 @@ export class TuiApp implements CommandHost {
     this.tui.terminal.write(data);
   }
 
+  /** Whether another program has the terminal (Ctrl+G's editor, the shell after Ctrl-Z). */
+  get terminalGivenAway(): boolean {
+    return this.handover.givenAway;
+  }
+
   quit(): void {
     this.quitting ??= this.shutdown();
   }
@@ -238,6 +250,7 @@ export class TuiApp implements CommandHost {
     if (jobsLeft) this.transcript.line(jobsLeft, "warn");
     try {
       session = await this.runtime.quit();
+      await this.sender.settled();
     } catch (error) {
       this.transcript.line(`the session could not be closed cleanly: ${errorMessage(error)}`, "error");
     }
@@ -292,7 +305,7 @@ export class TuiApp implements CommandHost {
     this.drawnHistory = null;
     if (history.length > 0 && !drawn) {
       this.transcript.line(resumedLine(session.id, session.title));
-      this.transcript.history(history, storedCalls);
+      this.transcript.history(history, storedCalls, keptRuns(this.runtime.ctx.db(), session.id, this.theme));
     }
     this.sendEarly();
     this.balance.start();
@@ -367,32 +380,6 @@ export class TuiApp implements CommandHost {
     this.ticker = null;
   }
 
-  /**
-   * The terminal given away (Ctrl-Z, Ctrl+G's editor) and taken back: the screen, and focus
-   * reporting, whose reports would reach the other program as keys (and which it may turn off).
-   */
-  private readonly handover = {
-    stop: () => {
-      this.notifier.stop();
-      this.tui.stop();
-    },
-    start: () => {
-      this.tui.start();
-      this.notifier.start();
-    },
-    requestRender: (force?: boolean) => this.tui.requestRender(force),
-  };
-
-  /** What the keys that mean the same wherever focus is act on (src/tui/keys.ts). */
-  private suspend(): void {
-    this.handover.stop();
-    process.once("SIGCONT", () => {
-      this.handover.start();
-      this.handover.requestRender(true);
-    });
-    process.kill(process.pid, "SIGSTOP");
-  }
-
   /** What the person entered in the composer (or gave as the first message). */
   submit(raw: string): void {
     const text = raw.trim();
@@ -444,7 +431,7 @@ export class TuiApp implements CommandHost {
     // What `!` commands printed goes with the next prompt, not with a command (/compact, /review).
     const context = text.startsWith("/") && this.runtime.isCommand(text) ? undefined : (this.shell.takeContext() ?? undefined);
     this.transcript.foldPastes(this.pasteFolds.take(raw));
-    void this.send(text, this.editor.takeImages(raw), context);
+    this.sender.send(text, this.editor.takeImages(raw), context);
   }
 
   /** What was entered before a session was open, or while the terminal moved to another: sent in the order typed. */
@@ -455,6 +442,16 @@ export class TuiApp implements CommandHost {
     return this.notifier.input(data) || this.shell.stopKey(data, this.editor.capturesViewportInput) ? { consume: true } : undefined;
   }
 
+  /** A `!` run kept with the session (drawn when it is resumed); one that cannot be is said. */
+  private keepRun(run: ShellRun): void {
+    if (!this.runtime.hasSession) return;
+    try {
+      keepShellRun(this.runtime.ctx.db(), this.runtime.session.id, run);
+    } catch (error) {
+      this.say(`the command's output could not be kept with the session: ${errorMessage(error)}`, "warn");
+    }
+  }
+
   /** `!command`: run in the session's directory as the person, or why not now (the draft kept). */
   private runShell(command: string, raw: string): void {
     const wait = this.shell.refusal(command, this.runtime.session.busy);
@@ -462,26 +459,6 @@ export class TuiApp implements CommandHost {
     if (command) this.editor.setText(raw);
     this.status.say(wait);
     this.render();
-  }
-
-  /** Sends a prompt; what the turn ended before taking in (steering) is sent next. */
-  private async send(text: string, images: readonly PastedImage[], context?: string): Promise<void> {
-    let answer: TurnAnswer | null = null;
-    try {
-      answer = await this.runtime.submit(text, images, context);
-    } catch (error) {
-      this.transcript.line(errorMessage(error), "error");
-    }
-    if (answer) this.sayAnswer(answer);
-    this.render();
-    const unsent = answer?.unsent ?? [];
-    if (unsent.length > 0 && !this.quitting) void this.send(unsent.join("\n\n"), []);
-  }
-
-  /** An action's result (compact, undo, plan, review) in one line; a turn's error was said by its event. */
-  private sayAnswer(answer: TurnAnswer): void {
-    const result = actionResult(answer);
-    if (result) this.transcript.line(result.line, result.failed ? "error" : "info");
   }
 
   /** The panel shows the picker if one is open, else the oldest card; the composer has focus otherwise. */

@@ -126,6 +126,8 @@ export class Composer extends Editor {
 
   /** The draft becomes `text`, each of the large `pastes` it still holds whole folded to a marker again. */
   private setFolded(text: string, pastes: readonly string[]): void {
+    const undo = this.undoSteps();
+    const before = undo?.length ?? 0;
     this.setText("");
     let rest = text;
     for (const paste of pastes) {
@@ -137,6 +139,14 @@ export class Composer extends Editor {
       rest = rest.slice(at + paste.length);
     }
     this.insertTextAtCursor(rest);
+    // The edit is one undo step, as the editor made it: its first snapshot is the draft before it.
+    if (undo && undo.length > before + 1) undo.length = before + 1;
+  }
+
+  /** pi-tui's undo stack (private to its Editor); null where a version keeps it elsewhere, and the steps are then left as they are. */
+  private undoSteps(): unknown[] | null {
+    const stack = (this as unknown as { undoStack?: { stack?: unknown } }).undoStack?.stack;
+    return Array.isArray(stack) ? stack : null;
   }
 
   private menuStillApplies(): boolean {

@@ -5,6 +5,7 @@ import { TuiApp } from "./app.ts";
 import { firstRun } from "./first-run.ts";
 import { findNoModel } from "./no-model.ts";
 import { plain } from "./blocks/plain.ts";
+import { counted } from "../plural.ts";
 import type { FirstFrame } from "./first-frame.ts";
 import type { Opening } from "./opening.ts";
 import { catchStrayOutput } from "./stray-output.ts";
@@ -28,9 +29,14 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
     if (change.type === "note" && !runtime.hasSession) frame.releaseKeys();
   });
   const quit = () => app.quit();
+  // A Ctrl-C typed while Ctrl+G's editor has the terminal reaches the whole foreground group: it is
+  // the editor's (as git leaves it to `git commit`'s), and the draft stays.
+  const interrupted = () => {
+    if (!app.terminalGivenAway) quit();
+  };
   process.on("SIGTERM", quit);
   process.on("SIGHUP", quit);
-  process.on("SIGINT", quit);
+  process.on("SIGINT", interrupted);
   process.stdin.on("end", quit);
   app.start();
   const restore = catchStrayOutput(ctx.paths.logsDir, (line) => app.say(line, "warn"));
@@ -59,9 +65,10 @@ export async function openTerminal(ctx: Context, cwd: string, args: TerminalArgs
     restore();
     process.off("SIGTERM", quit);
     process.off("SIGHUP", quit);
-    process.off("SIGINT", quit);
+    process.off("SIGINT", interrupted);
     process.stdin.off("end", quit);
   }
+  for (const line of notSentLines(app.sender.notSent)) writeQuietly(`${line}\n`);
   if (session) writeQuietly(`Session ${session.id}${session.title ? ` (${plain(session.title)})` : ""}. Resume it with: lembas -r ${session.id}\n`);
   return 0;
 }
@@ -75,6 +82,13 @@ async function openOrEnd(app: TuiApp, opening: Opening, choice: SessionChoice): 
     await app.done;
     throw error;
   }
+}
+
+/** What the person entered that the quit left unsent, said on the way out: where it is kept, or the text itself. */
+function notSentLines(notSent: readonly { text: string; kept: boolean }[]): string[] {
+  const kept = notSent.filter((m) => m.kept).length;
+  const lost = notSent.filter((m) => !m.kept).map((m) => `not sent, and it could not be kept: ${plain(m.text)}`);
+  return [...(kept > 0 ? [`${counted(kept, "message")} ${kept === 1 ? "was" : "were"} not sent: ↑ brings ${kept === 1 ? "it" : "them"} back`] : []), ...lost];
 }
 
 /** The last line, to a terminal that may be gone (a hang-up): then it is simply not said. */

@@ -1,6 +1,8 @@
 import type { Db } from "../store/db.ts";
 import { recentPrompts } from "../store/prompts.ts";
 
+export { keepUnsentPrompts } from "../store/prompts.ts";
+
 /** How many earlier prompts Up reaches: pi-tui's Editor keeps no more than this many. */
 export const HISTORY_SIZE = 100;
 /** How many earlier prompts Ctrl+R searches: far more than Up reaches, read when it is pressed. */

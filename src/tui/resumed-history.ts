@@ -6,6 +6,7 @@ import { getSession } from "../store/sessions.ts";
 import { historyTurns } from "../transcript/history-turns.ts";
 import type { FirstFrame } from "./first-frame.ts";
 import { storedByHand } from "./history-rows.ts";
+import { keptRuns } from "./kept-runs.ts";
 import { latestIn, type Opening } from "./opening.ts";
 import { Transcript } from "./transcript.ts";
 
@@ -31,7 +32,7 @@ export async function drawResumedHistory(frame: FirstFrame, db: Db, cwd: string,
   transcript.cwd = row.cwd;
   transcript.root = row.root;
   transcript.line(resumedLine(row.id, row.title));
-  transcript.history(turns, calls);
+  transcript.history(turns, calls, keptRuns(db, row.id, frame.theme));
   frame.showHistory(row.id, transcript);
   return { kind: "resume", id: row.id };
 }

@@ -25,6 +25,8 @@ export type ShellHost = {
   cwd(): string;
   show(block: Component): void;
   render(): void;
+  /** A run ended: kept with the session, the person's own part of it (drawn when it is resumed). */
+  keep(run: ShellRun): void;
 };
 
 /** The command of a composer text that starts with `!` (`!git status`), or null for a prompt. */
@@ -110,7 +112,9 @@ export class ShellMode {
       const stopped = run.stopped !== null;
       this.moveTo(left, cwd, block);
       block.end({ exitCode: run.exitCode, signal: run.signal, stopped, leftBehind: run.leftBehind });
-      this.unsent.push({ command, cwd, output: run.output, exitCode: run.exitCode, signal: run.signal, stopped, leftBehind: run.leftBehind });
+      const ran: ShellRun = { command, cwd, output: run.output, exitCode: run.exitCode, signal: run.signal, stopped, leftBehind: run.leftBehind };
+      this.host.keep(ran);
+      this.unsent.push(ran);
       const kept = newestWithin(this.unsent, CONTEXT_MAX_CHARS);
       this.leftOut += this.unsent.length - kept.length;
       this.unsent = kept;

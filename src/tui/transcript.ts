@@ -24,6 +24,9 @@ export type StoredCalls = {
   todos(args: unknown): readonly TodoItem[] | undefined;
 };
 
+/** A block of the person's own (a `!` run) in a resumed history: drawn after that many user messages. */
+export type OwnBlock = { afterUsers: number; block: Component };
+
 /** Events that come only once a model request was answered: the retries before it are over. */
 const ANSWERED: ReadonlySet<EngineEvent["type"]> = new Set(["step", "reasoning", "text", "tool_call_delta", "tool_start", "progress", "tool_end", "sub_tool", "usage", "todos"]);
 
@@ -83,13 +86,19 @@ export class Transcript extends Container {
 
   /**
    * The turns a resumed session already had, drawn finished. `calls` reads its tool calls; null
-   * only for a history that has none.
+   * only for a history that has none. `own`: the person's `!` runs, each where it came.
    */
-  history(turns: readonly HistoryTurn[], calls: StoredCalls | null): void {
+  history(turns: readonly HistoryTurn[], calls: StoredCalls | null, own: readonly OwnBlock[] = []): void {
     // As live: the list a turn's todo calls wrote is one block, where its first call came.
     let todos: TodoBlock | null = null;
+    let users = 0;
+    let next = 0;
+    const ownUpTo = (count: number) => {
+      for (let mine = own[next]; mine && mine.afterUsers <= count; mine = own[++next]) this.addChild(mine.block);
+    };
     for (const turn of turns) {
       if (turn.role === "user") {
+        ownUpTo(users++);
         this.addChild(new UserMessage(turn.text, this.theme, turn.attachments ?? []));
         todos = null;
         continue;
@@ -114,6 +123,7 @@ export class Transcript extends Container {
         this.addChild(block);
       }
     }
+    ownUpTo(Number.POSITIVE_INFINITY);
     this.settle();
   }
 

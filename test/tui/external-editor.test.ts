@@ -61,6 +61,22 @@ describe.skipIf(!HAVE_TMUX)("Ctrl+G", () => {
     expect(screen.text()).not.toContain("something else");
   });
 
+  test("Ctrl-C while the editor has the terminal is the editor's: lembas goes on, the draft unchanged (an editor that waits in cooked mode, as `code --wait`)", async () => {
+    const editor = script("waiting.sh", `printf 'EDITOR-WAITS\\n'\nsleep 60`);
+    model.push(step({ text: "got the draft" }));
+    const screen = await suite.open([], { env: { VISUAL: editor } });
+    await screen.write("precious draft words");
+    await screen.type("C-g");
+    await screen.waitFor("EDITOR-WAITS");
+    await screen.type("C-c");
+    await screen.waitFor("the draft is unchanged");
+    expect(screen.exitCode()).toBeNull();
+    expect(screen.text()).toContain("precious draft words");
+    await screen.type("Enter");
+    await screen.waitFor("got the draft");
+    expect(lastPrompt()).toStartWith("precious draft words");
+  });
+
   test("an editor not found leaves the draft unchanged and says so", async () => {
     const screen = await suite.open([], { env: { VISUAL: "", EDITOR: "/nowhere/editor --wait" } });
     await screen.write("keep this draft");

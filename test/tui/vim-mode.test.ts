@@ -4,7 +4,7 @@
  * interrupting a turn; /vim turning it on and keeping it in config.yaml.
  */
 import { beforeEach, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { isStep, step } from "../support/engine.ts";
 import type { ScriptedModel } from "../support/model.ts";
@@ -189,6 +189,25 @@ describe.skipIf(!HAVE_TMUX)("vim mode", () => {
     await screen.waitFor("got the paste");
     expect(lastPrompt()).toContain("see pasted line 1\n");
     expect(lastPrompt()).toContain("pasted line 300 end");
+  });
+
+  test("one u takes Ctrl+G's whole edit back, a folded paste in it too, to the draft as it was", async () => {
+    appendFileSync(join(box.configDir, "config.yaml"), "tui:\n  vim: true\n");
+    const editor = join(box.dir, "prefix.sh");
+    writeFileSync(editor, `#!/bin/sh\nsed -i '1s/^/edited /' "$1"\n`);
+    chmodSync(editor, 0o755);
+    const screen = await suite.open([], { env: { VISUAL: editor } });
+    await screen.waitFor("-- INSERT --");
+    await screen.write("look: ");
+    await screen.paste(Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n"));
+    await screen.waitFor("[paste #1 +300 lines]");
+    await screen.type("Escape");
+    await screen.waitFor("-- NORMAL --");
+    await screen.type("C-g");
+    await screen.waitFor("edited look: [paste #1 +300 lines]");
+    await screen.write("u");
+    await screen.waitGone("edited look:");
+    expect(composer(screen.text())).toEqual(["look: [paste #1 +300 lines]"]);
   });
 
   test("a tui.vim that is not true or false is refused with the key named", async () => {
