@@ -56,3 +56,13 @@ export function escapeControls(text: string): string {
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
   });
 }
+
+/**
+ * Text a project makes (a file or directory name, a custom command's or a skill's description) as
+ * one line to draw: line breaks and tabs become spaces, every other control character and bidi
+ * control is written out ({@link escapeControls}), so that an escape sequence in it shows as text
+ * (`\x1b]0;…`) instead of retitling the window, writing the clipboard or switching screens.
+ */
+export function visibleLine(text: string): string {
+  return escapeControls(text.replace(/[\t\n]/g, " "));
+}

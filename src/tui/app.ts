@@ -1,6 +1,5 @@
 import type { Session } from "../engine/session.ts";
 import { errorMessage } from "../errors.ts";
-import { VERSION } from "../version.ts";
 import { CardViews } from "./card-views.ts";
 import { GlobalKeys } from "./keys.ts";
 import { appKeySurface } from "./app-keys.ts";
@@ -8,7 +7,7 @@ import type { CommandHost } from "./command-host.ts";
 import { findTuiCommand, unknownCommandLine } from "./commands.ts";
 import { sessionSources } from "./completion.ts";
 import { Composer } from "./composer.ts";
-import { type FirstFrame, MIN_COLUMNS, MIN_ROWS } from "./first-frame.ts";
+import { type FirstFrame, headerText, MIN_COLUMNS, MIN_ROWS } from "./first-frame.ts";
 import { type Component, Text, type TUI } from "./kit.ts";
 import { PasteFolds } from "./paste-folds.ts";
 import { Panel, Picker } from "./panel.ts";
@@ -355,7 +354,7 @@ export class TuiApp implements CommandHost {
   private setHeader(): void {
     if (!this.runtime.hasSession) return;
     const s = this.runtime.session;
-    this.header.setText(this.theme.dim(`lembas ${VERSION} · ${s.cwd}`));
+    this.header.setText(this.theme.dim(headerText(s.cwd)));
     this.setWindowTitle(s.title);
   }
 

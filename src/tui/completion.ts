@@ -1,3 +1,4 @@
+import { visibleLine } from "../controls.ts";
 import { projectRoot } from "../engine/engine.ts";
 import { mentionFor } from "../project/attach.ts";
 import { loadCommands } from "../project/commands.ts";
@@ -123,7 +124,9 @@ export class ComposerCompletion implements AutocompleteProvider {
     }
     if (signal.aborted || entries.length === 0) return null;
     const items = entries.slice(0, FILE_LIMIT).map((entry) => {
-      const path = entry.kind === "dir" && !entry.path.endsWith("/") ? `${entry.path}/` : entry.path;
+      // A name a project made (a cloned repo, an archive) is drawn, and written into the draft, with
+      // its control characters shown as escapes: they would act on the terminal, not be read.
+      const path = visibleLine(entry.kind === "dir" && !entry.path.endsWith("/") ? `${entry.path}/` : entry.path);
       return { value: mentionFor(path), label: path };
     });
     return { items, prefix: token };
@@ -137,7 +140,7 @@ export class ComposerCompletion implements AutocompleteProvider {
     const items = matches.map((c) => ({
       value: `/${c.name}`,
       label: `/${c.name}`,
-      description: c.hint ? `${c.hint} — ${c.description}` : c.description,
+      description: visibleLine(c.hint ? `${c.hint} — ${c.description}` : c.description),
     }));
     return { items, prefix: token };
   }

@@ -1,3 +1,4 @@
+import { visibleLine } from "../controls.ts";
 import { VERSION } from "../version.ts";
 import { Editor, ProcessTerminal, Text } from "./kit.ts";
 import { PacedScreen } from "./paced-screen.ts";
@@ -8,6 +9,11 @@ import type { Transcript } from "./transcript.ts";
 /** Smaller than this, the screen says so in one line instead of drawing. */
 export const MIN_COLUMNS = 40;
 export const MIN_ROWS = 10;
+
+/** The screen's first line: the version and the directory, whose name may carry control characters (shown, not obeyed). */
+export function headerText(cwd: string): string {
+  return `lembas ${VERSION} · ${visibleLine(cwd)}`;
+}
 
 /**
  * What the app takes over from the first frame: the screen as drawn, and what it shows; with
@@ -54,7 +60,7 @@ export class FirstFrame {
   constructor(cwd: string, theme: ThemeName, facts: StatusFacts) {
     const screen = new PacedScreen(this.terminal);
     const shown = makeTheme(theme);
-    const header = new Text(shown.dim(`lembas ${VERSION} · ${cwd}`), 0, 0);
+    const header = new Text(shown.dim(headerText(cwd)), 0, 0);
     const status = new StatusBar(shown);
     status.reset(facts);
     this.parts = { screen, theme: shown, header, status, history: null };

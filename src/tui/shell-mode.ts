@@ -99,7 +99,7 @@ export class ShellMode {
     this.host.show(block);
     this.host.render();
     try {
-      const run = await runCommand(`${command}\n__lembas_status=$?\npwd > '${left}' 2>/dev/null\nexit $__lembas_status`, {
+      const run = await runCommand(wrapped(command, left), {
         cwd,
         env: personEnv(),
         signal: stop.signal,
@@ -150,6 +150,22 @@ export class ShellMode {
     this.leftOut = 0;
     return context;
   }
+}
+
+/**
+ * The script that runs the person's `command` as the shell would and writes the directory it ends
+ * in to `left`. The command is eval's one argument, quoted whole, not lines pasted before lembas's
+ * own: an unfinished one (`echo a |`, `cat <<EOF`) then gets the shell's own syntax error and exit
+ * code, and lembas's lines never become its input or its output. The EXIT trap writes the directory
+ * also when the command ends the shell itself (`exit 3`); the exit code stays the command's.
+ */
+function wrapped(command: string, left: string): string {
+  return `trap ${quoted(`pwd > ${quoted(left)} 2>/dev/null`)} EXIT; eval ${quoted(command)}`;
+}
+
+/** `text` as one single-quoted shell word. */
+function quoted(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 /**

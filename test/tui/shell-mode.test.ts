@@ -116,6 +116,34 @@ describe.skipIf(!HAVE_TMUX)("! in the composer", () => {
     expect(suite.model.requests.length).toBe(0);
   });
 
+  test("an unfinished command gets the shell's own syntax error and exit code; lembas's own lines never become its input or its output", async () => {
+    const screen = await suite.open();
+    await screen.type("!echo a |", "Enter");
+    await screen.waitFor("exit 2");
+    expect(screen.text()).toContain("syntax error: unexpected end of file");
+    // The whole line is parsed before any of it runs, as a shell reads it: the redirection never happens.
+    await screen.type("!echo x > made.txt &&", "Enter");
+    await screen.waitFor(/exit 2[\s\S]*exit 2/);
+    expect(existsSync(join(suite.box.project, "made.txt"))).toBe(false);
+    // A here-document left open reads to the end of the person's text, not into lembas's lines.
+    await screen.type("!cat <<EOF", "Enter");
+    await screen.waitFor("wanted `EOF'");
+    // A command that ends the shell itself keeps its exit code, and a cd before it still carries over.
+    mkdirSync(join(suite.box.project, "sub"));
+    await screen.type("!cd sub && exit 3", "Enter");
+    await screen.waitFor("exit 3");
+    await screen.waitFor(`! commands run in ${suite.box.project}/sub now`);
+    await screen.type("!echo 'it'\\''s' \"$((6*7))\"", "Enter");
+    await screen.waitFor("⎿ it's 42");
+    expect(screen.text()).not.toMatch(/__lembas|lembas-shell-cwd/);
+    await screen.type("what happened?", "Enter");
+    await suite.model.waitForRequests(1);
+    await screen.waitGone(/ working \d+(s|m)/);
+    const sent = lastUserMessage();
+    expect(sent).toContain("<bash-input>cat <<EOF</bash-input>");
+    expect(sent).not.toMatch(/__lembas|lembas-shell-cwd/);
+  });
+
   test("what a command printed stays with its session: after /new the next prompt carries none of it", async () => {
     const screen = await suite.open();
     await screen.type("!echo left behind", "Enter");

@@ -1,3 +1,4 @@
+import { visibleLine } from "../../controls.ts";
 import { loadCommands } from "../../project/commands.ts";
 import type { CommandHost, TuiCommand } from "../command-host.ts";
 import { type Component, matchesKey, truncateToWidth, visibleWidth, wrapTextWithAnsi } from "../kit.ts";
@@ -26,19 +27,20 @@ type Row = { name: string; description: string };
 export function help(app: CommandHost, args: string, list: readonly TuiCommand[]): void {
   const { root } = app.runtime.session;
   const shared = loadCommands({ root, configDir: app.runtime.ctx.paths.configDir, protectedPaths: app.runtime.engine.protectedPaths }).all;
-  const rows: Row[] = [...list.map((c) => ({ name: usage(c), description: c.description })), ...shared.map((c) => ({ name: usage(c), description: `${c.description}${c.kind === "builtin" ? "" : ` (${c.kind})`}` }))];
+  // Custom commands and skills are the project's text: drawn with their control characters shown, never obeyed.
+  const rows: Row[] = [...list.map((c) => ({ name: usage(c), description: c.description })), ...shared.map((c) => ({ name: usage(c), description: visibleLine(`${c.description}${c.kind === "builtin" ? "" : ` (${c.kind})`}`) }))];
   if (args) {
     const name = args.replace(/^\//, "");
     const found = [...list, ...shared].find((c) => c.name === name || ("aliases" in c && c.aliases?.includes(name)));
     if (!found) return say(app, `there is no command /${name} (/help lists them)`, "warn");
-    return say(app, `${usage(found)} — ${found.description}`);
+    return say(app, visibleLine(`${usage(found)} — ${found.description}`));
   }
   let close = () => {};
   close = app.present(new HelpPanel(app.theme, rows, () => close()));
 }
 
 function usage(c: { name: string; hint?: string }): string {
-  return `/${c.name}${c.hint ? ` ${c.hint}` : ""}`;
+  return visibleLine(`/${c.name}${c.hint ? ` ${c.hint}` : ""}`);
 }
 
 export class HelpPanel implements Component {
