@@ -38,6 +38,8 @@ const WAITS = {
   SESSION_IDLE_MS: "LEMBAS_TEST_SESSION_IDLE_MS",
   /** How often the service looks for idle sessions to let go of (1 min). */
   IDLE_SWEEP_MS: "LEMBAS_TEST_IDLE_SWEEP_MS",
+  /** The link's first redial delay, doubling to its cap (0.5 s). */
+  REDIAL_BASE_MS: "LEMBAS_TEST_REDIAL_BASE_MS",
 } as const;
 
 export type Wait = keyof typeof WAITS;

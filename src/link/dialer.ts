@@ -156,7 +156,7 @@ export class LinkDialer {
       }
       if (outcome.kind === "closed" && outcome.upMs >= RESET_AFTER_MS) attempt = 0;
       const why = outcome.kind === "closed" ? `closed ${outcome.code}${outcome.reason ? ` ${outcome.reason}` : ""}` : outcome.why;
-      const delay = backoffDelay(attempt++, this.deps.backoff ?? DEFAULT_BACKOFF);
+      const delay = backoffDelay(attempt++, this.deps.backoff ?? { ...DEFAULT_BACKOFF, baseMs: waitMs("REDIAL_BASE_MS", DEFAULT_BACKOFF.baseMs) });
       this.set("waiting", `${why}; redialling in ${(delay / 1000).toFixed(1)} s`);
       await this.pause.for(delay);
     }

@@ -80,7 +80,8 @@ test("a logout cancels the running turn of a session its link held: stored cance
 
 test("a link closed right after the instance's initialize attaches nothing: after a logout a terminal is told no link is up", async () => {
   d = await startDevice();
-  let link = await d.serve({ env: QUICK_LOGINS });
+  // Six closes in a row: the redial's backoff (0.5 s doubling) would reach 16–30 s by the seventh link.
+  let link = await d.serve({ env: { ...QUICK_LOGINS, LEMBAS_TEST_REDIAL_BASE_MS: "20" } });
   for (let i = 0; i < 3; i++) {
     await link.close(1011, "bye");
     link = await d.instance.waitForLink(20_000);
