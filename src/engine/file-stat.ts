@@ -70,12 +70,8 @@ function secNsec(ns: bigint): [number, number] {
 
 /** A directory's stat, or null when there is none at the path (a symlink to one is not one). */
 export function dirStatOf(path: string): Seen | null {
-  try {
-    if (!lstatSync(path).isDirectory()) return null;
-  } catch {
-    return null;
-  }
-  return statOf(path, true);
+  const seen = statOf(path, true);
+  return seen && (seen.mode & 0o170000) === 0o040000 ? seen : null;
 }
 
 /** Whether a project-relative path names a directory: it ends with a slash, as `ls -p` shows one. */

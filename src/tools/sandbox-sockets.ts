@@ -129,7 +129,8 @@ function namesIn(dir: string, pattern: RegExp): string[] {
   }
 }
 
-function safeFollowedStat(path: string): Stats | null {
+/** A path's stat through links, or null when it is absent or cannot be read. */
+export function safeFollowedStat(path: string): Stats | null {
   try {
     // Most places are absent: an absent one is said without an exception (tens of them at every command).
     return statSync(path, { throwIfNoEntry: false }) ?? null;

@@ -11,12 +11,12 @@
  * with a fresh /proc (so /proc/<lembas pid>/fd and /environ are not there). macOS: sandbox-exec
  * with a profile denying file reads and writes under the hidden dirs. Neither: no sandbox.
  */
-import { existsSync, type Stats, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { isInside } from "../paths.ts";
 import { realOr } from "../real-path.ts";
 import type { Env } from "../config/paths.ts";
 import { hostDevices } from "./sandbox-devices.ts";
-import { closedServers, type Servers } from "./sandbox-sockets.ts";
+import { closedServers, safeFollowedStat, type Servers } from "./sandbox-sockets.ts";
 import { BLOCK_FD, INFO_FD } from "./sandbox-init.ts";
 
 export { passedDevices } from "./sandbox-devices.ts";
@@ -216,14 +216,6 @@ function setsModes(bwrap: string): boolean {
   const takes = `${help.stdout.toString()}${help.stderr.toString()}`.includes("--perms");
   withModes.set(bwrap, takes);
   return takes;
-}
-
-function safeFollowedStat(path: string): Stats | null {
-  try {
-    return statSync(path);
-  } catch {
-    return null;
-  }
 }
 
 /** sandbox-exec's profile: everything allowed but reading or writing under the hidden dirs (the last rule that matches wins). */
