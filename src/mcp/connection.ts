@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type CallToolResult, CallToolResultSchema, ErrorCode, McpError, type Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage } from "../errors.ts";
+import { errorCode, errorMessage } from "../errors.ts";
 import type { ToolResult } from "../tools/tool.ts";
 import { untilAborted } from "../until-aborted.ts";
 import { VERSION } from "../version.ts";
@@ -288,5 +288,6 @@ function seconds(ms: number): string {
 
 /** A write to a server whose end of the pipe is closed: it exited (or shut its stdin) first. */
 function isBrokenPipe(error: unknown): boolean {
-  return error instanceof Error && ((error as NodeJS.ErrnoException).code === "EPIPE" || /\bEPIPE\b|broken pipe/i.test(error.message));
+  // The transport's own error wraps the write's, so its message is read too.
+  return errorCode(error) === "EPIPE" || /\bEPIPE\b|broken pipe/i.test(errorMessage(error));
 }
